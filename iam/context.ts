@@ -1,0 +1,37 @@
+/**
+ * The IAM's process-wide dependencies, built once at boot (plugins/00.boot.ts) and handed to
+ * features as arguments. Routes and middleware reach it through `useIam()`; features never do.
+ */
+import type { Kysely } from 'kysely'
+import type { IamConfig } from './lib/config-schema'
+import type { Logger } from './lib/log'
+import type { Database } from './db/schema'
+import type { SharedStore } from './lib/store'
+
+export interface IamContext {
+  readonly config: Readonly<IamConfig>
+  readonly db: Kysely<Database>
+  readonly store: SharedStore
+  readonly log: Logger
+  /** ms since epoch; features take `now` from here so tests can move time through config */
+  readonly now: () => number
+}
+
+let current: IamContext | undefined
+let ready: Promise<IamContext> | undefined
+
+export function setIamContext(promise: Promise<IamContext>): void {
+  ready = promise.then((ctx) => (current = ctx))
+}
+
+/** Resolves once boot finished (migrations ran, storage connected). */
+export function whenIamReady(): Promise<IamContext> {
+  if (!ready) throw new Error('IAM boot has not started')
+  return ready
+}
+
+/** The booted context; only valid after `whenIamReady()` resolved (the 00 middleware awaits it). */
+export function useIam(): IamContext {
+  if (!current) throw new Error('IAM context used before boot completed')
+  return current
+}

@@ -1,0 +1,54 @@
+/**
+ * Opens the database the config names: PostgreSQL (`database.url` = postgres://...) through `pg`,
+ * otherwise PGlite, on disk under <dataDir>/iam/db or in memory (`memory://`). One SQL dialect.
+ */
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { Kysely, PostgresDialect } from 'kysely'
+import { Migrator, type MigrationResultSet } from 'kysely/migration'
+import type { IamConfig } from '../lib/config-schema'
+import { migrations } from './migrations/index'
+import type { Database } from './schema'
+
+export type DatabaseKind = 'postgres' | 'pglite'
+
+export function databaseKind(config: Pick<IamConfig, 'database'>): DatabaseKind {
+  return config.database.url && /^postgres(ql)?:/.test(config.database.url) ? 'postgres' : 'pglite'
+}
+
+export async function createDatabase(config: Pick<IamConfig, 'database' | 'service'>): Promise<Kysely<Database>> {
+  if (databaseKind(config) === 'postgres') {
+    const { default: pg } = await import('pg')
+    // timestamptz -> Date (default); int8 (count(*)) -> number: our counts stay far below 2^53.
+    pg.types.setTypeParser(20, (value: string) => Number(value))
+    const pool = new pg.Pool({ connectionString: config.database.url, max: 10 })
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  }
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { PGliteDialect } = await import('kysely-pglite-dialect')
+  let dataDir: string | undefined
+  if (config.database.url !== 'memory://') {
+    dataDir = config.database.url?.startsWith('file://')
+      ? config.database.url.slice('file://'.length)
+      : resolve(join(config.service.dataDir, 'iam', 'db'))
+    mkdirSync(dataDir, { recursive: true })
+  }
+  const pglite = await PGlite.create(dataDir ? { dataDir } : {})
+  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
+}
+
+/** Runs every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'iam_migrations',
+    migrationLockTableName: 'iam_migrations_lock',
+  })
+  const result = await migrator.migrateToLatest()
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`migration ${failed} failed: ${(result.error as Error).message ?? result.error}`)
+  }
+  return result
+}

@@ -1,0 +1,10 @@
+/**
+ * Every migration, by dated name. Static imports (not a folder scan) so the bundled server carries
+ * them; the Migrator runs them in name order.
+ */
+import type { Migration } from 'kysely/migration'
+import * as initial from './2026-11-21-0001-initial'
+
+export const migrations: Record<string, Migration> = {
+  '2026-11-21-0001-initial': initial,
+}

@@ -1,0 +1,167 @@
+/**
+ * Table types for Kysely, matching migrations/. Row types via Selectable / Insertable / Updateable.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+type Json<T> = ColumnType<T, T | string | undefined, T | string>
+
+export interface UsersTable {
+  id: Generated<number>
+  email: string
+  name: string
+  password_hash: string | null
+  email_verified: Generated<boolean>
+  terms_consent: Generated<boolean>
+  roles: Json<string[]>
+  banned_until: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface OauthIdentitiesTable {
+  id: Generated<number>
+  user_id: number
+  provider: string
+  provider_user_id: string
+  email: string
+  email_verified: Generated<boolean>
+  profile: Json<Record<string, unknown>>
+  created_at: Timestamp
+  last_login_at: Timestamp
+}
+
+export interface VisitorsTable {
+  id: Generated<number>
+  canary_id: string
+  visitor_id: string
+  ip_address: string | null
+  user_agent: string | null
+  fingerprint: Json<Record<string, unknown> | null>
+  score: Generated<number>
+  banned_until: NullableTimestamp
+  first_seen: Timestamp
+  last_seen: Timestamp
+}
+
+export interface SessionFamiliesTable {
+  id: string
+  user_id: number
+  visitor_id: number
+  remember: Generated<boolean>
+  ip_address: string | null
+  fingerprint: Json<Record<string, unknown> | null>
+  created_at: Timestamp
+  last_seen: Timestamp
+  last_mfa_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+  revoked_reason: string | null
+}
+
+export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'
+
+export interface RefreshTokensTable {
+  id: Generated<number>
+  family_id: string
+  token_hash: string
+  status: ColumnType<RefreshTokenStatus, RefreshTokenStatus | undefined, RefreshTokenStatus>
+  created_at: Timestamp
+  expires_at: ColumnType<Date, Date | string, Date | string>
+  used_at: NullableTimestamp
+  replaced_by: number | null
+}
+
+export type Privilege = 'demo' | 'restricted' | 'protected' | 'full' | 'custom'
+
+export interface ApiTokensTable {
+  id: Generated<number>
+  user_id: number
+  name: string
+  prefix: ColumnType<string, string | undefined, string>
+  hashed_token: string
+  public_identifier: string
+  privilege_type: Privilege
+  valid: ColumnType<0 | 1, 0 | 1 | undefined, 0 | 1>
+  created_at: Timestamp
+  expires_at: NullableTimestamp
+  restricted_to_ip_address: Json<string[] | null>
+  last_used: NullableTimestamp
+  usage_count: Generated<number>
+  rotated_to: number | null
+}
+
+export interface MagicLinksTable {
+  jti: string
+  purpose: string
+  subject: string
+  user_id: number
+  family_id: string | null
+  visitor: string
+  random_hash: string
+  data: Json<Record<string, unknown>>
+  previews: Generated<number>
+  attempts: Generated<number>
+  created_at: Timestamp
+  expires_at: ColumnType<Date, Date | string, Date | string>
+  consumed_at: NullableTimestamp
+}
+
+export interface MfaCodesTable {
+  id: Generated<number>
+  link_jti: string
+  user_id: number
+  family_id: string | null
+  code_hmac: string
+  attempts: Generated<number>
+  created_at: Timestamp
+  expires_at: ColumnType<Date, Date | string, Date | string>
+  used_at: NullableTimestamp
+}
+
+export interface SigningKeysTable {
+  kid: string
+  alg: string
+  private_jwk: Json<Record<string, unknown>>
+  public_jwk: Json<Record<string, unknown>>
+  created_at: Timestamp
+  retired_at: NullableTimestamp
+}
+
+export interface SecurityEventsTable {
+  id: Generated<number>
+  type: string
+  user_id: number | null
+  visitor_id: number | null
+  ip_address: string | null
+  details: Json<Record<string, unknown>>
+  created_at: Timestamp
+}
+
+export interface Database {
+  users: UsersTable
+  oauth_identities: OauthIdentitiesTable
+  visitors: VisitorsTable
+  session_families: SessionFamiliesTable
+  refresh_tokens: RefreshTokensTable
+  api_tokens: ApiTokensTable
+  magic_links: MagicLinksTable
+  mfa_codes: MfaCodesTable
+  signing_keys: SigningKeysTable
+  security_events: SecurityEventsTable
+}
+
+export type User = Selectable<UsersTable>
+export type NewUser = Insertable<UsersTable>
+export type UserUpdate = Updateable<UsersTable>
+export type Visitor = Selectable<VisitorsTable>
+export type NewVisitor = Insertable<VisitorsTable>
+export type SessionFamily = Selectable<SessionFamiliesTable>
+export type RefreshToken = Selectable<RefreshTokensTable>
+export type ApiToken = Selectable<ApiTokensTable>
+export type NewApiToken = Insertable<ApiTokensTable>
+export type MagicLink = Selectable<MagicLinksTable>
+export type MfaCode = Selectable<MfaCodesTable>
+export type SigningKey = Selectable<SigningKeysTable>
+export type SecurityEvent = Selectable<SecurityEventsTable>
+export type NewSecurityEvent = Insertable<SecurityEventsTable>

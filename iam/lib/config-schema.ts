@@ -1,0 +1,228 @@
+/**
+ * The IAM configuration: one strict zod schema, every key with its default (DESIGN section 3).
+ * Unknown keys and bad values are errors naming the key; nothing here reads files or env.
+ */
+import { z } from 'zod'
+
+const MINUTE_MS = 60_000
+const HOUR_MS = 60 * MINUTE_MS
+const DAY_MS = 24 * HOUR_MS
+
+const limiter = (points: number, duration: number, blockDuration: number) =>
+  z
+    .strictObject({
+      points: z.number().int().positive(),
+      /** seconds */
+      duration: z.number().positive(),
+      /** seconds; 0 = no block beyond the window */
+      blockDuration: z.number().nonnegative(),
+    })
+    .default({ points, duration, blockDuration })
+
+export type LimiterConfig = { points: number; duration: number; blockDuration: number }
+
+const ipOrIpPort = z.string().regex(/^[0-9a-fA-F:.[\]]+(:\d+)?$/, 'expected "ip" or "ip:port"')
+
+const secret = z.string().min(32, 'a secret needs at least 32 characters')
+
+const argon2Schema = z
+  .strictObject({
+    memoryCost: z.number().int().min(8192).default(19456),
+    timeCost: z.number().int().min(1).default(2),
+    parallelism: z.number().int().min(1).default(1),
+  })
+  .prefault({})
+
+const providerSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'provider names are 1-64 of [A-Za-z0-9_-]'),
+  useStandardProfile: z.boolean().optional(),
+  /** maps our profile fields to the provider's: { id: 'user_id', email: 'mail', ... } */
+  fields: z.record(z.string(), z.string()).optional(),
+})
+
+export const configSchema = z.strictObject({
+  service: z
+    .strictObject({
+      publicUrl: z.url().default('http://127.0.0.1:3001'),
+      /** the trusted client (the gateway) allowed to read /operational/config */
+      clientIp: z.string().default('127.0.0.1'),
+      /** allows PGlite / the memory storage in production when exactly one instance runs */
+      singleNode: z.boolean().default(false),
+      /** where the dev profile keeps its database, secrets and outbox */
+      dataDir: z.string().default('.data'),
+      proxy: z
+        .strictObject({ trust: z.boolean().default(false), ipToTrust: z.string().optional() })
+        .prefault({}),
+      Hmac: z
+        .strictObject({
+          clientId: z.string().min(1),
+          sharedSecret: secret,
+          maxClockSkew: z.number().int().positive().default(300_000),
+        })
+        .optional(),
+    })
+    .prefault({}),
+  database: z
+    .strictObject({
+      /** postgres://... for PostgreSQL; absent => PGlite in <dataDir>/iam/db; "memory://" => PGlite in memory */
+      url: z.string().optional(),
+    })
+    .prefault({}),
+  storage: z
+    .strictObject({
+      driver: z.enum(['memory', 'redis']).default('memory'),
+      url: z.string().optional(),
+      /** key namespace; every key is <prefix>:v1:<area>:<key> */
+      prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('iam'),
+    })
+    .prefault({}),
+  secrets: z
+    .strictObject({
+      /** HMAC key for one-time codes */
+      codes: secret.optional(),
+      /** HS256 key for magic-link JWTs */
+      links: secret.optional(),
+      /** Ed25519 private JWKs for access tokens; the first signs, all verify */
+      accessTokenKeys: z.array(z.record(z.string(), z.unknown())).optional(),
+    })
+    .prefault({}),
+  jwt: z
+    .strictObject({
+      access_tokens: z
+        .strictObject({
+          expiresInMs: z.number().int().positive().default(15 * MINUTE_MS),
+          issuer: z.string().default('http://127.0.0.1:3001'),
+          audience: z.string().default('http://127.0.0.1:3000'),
+        })
+        .prefault({}),
+      refresh_tokens: z
+        .strictObject({
+          domain: z.string().default('localhost'),
+          refresh_ttl: z.number().int().positive().default(7 * DAY_MS),
+          rememberMe_ttl: z.number().int().positive().default(30 * DAY_MS),
+          MAX_SESSION_LIFE: z.number().int().positive().default(30 * DAY_MS),
+          reuseGraceMs: z.number().int().nonnegative().default(10_000),
+          maxAllowedSessionsPerUser: z.number().int().positive().default(5),
+          byPassAnomaliesFor: z.number().int().nonnegative().default(3 * HOUR_MS),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  magic_links: z
+    .strictObject({
+      domain: z.url().default('http://127.0.0.1:3000'),
+      paths: z
+        .strictObject({
+          mfa: z.string().startsWith('/').default('/auth/mfa'),
+          passwordReset: z.string().startsWith('/').default('/reset-password'),
+          custom: z.string().startsWith('/').default('/auth/confirm'),
+        })
+        .prefault({}),
+      expiresInMs: z.number().int().positive().default(15 * MINUTE_MS),
+      previews: z.number().int().positive().default(5),
+      attempts: z.number().int().positive().default(3),
+    })
+    .prefault({}),
+  codes: z.strictObject({ ttlMs: z.number().int().positive().default(7 * MINUTE_MS) }).prefault({}),
+  email: z
+    .strictObject({
+      from: z.string().default('Identity <no-reply@localhost>'),
+      siteName: z.string().default('Identity'),
+      smtp: z
+        .strictObject({
+          host: z.string(),
+          port: z.number().int().min(1).max(65535),
+          secure: z.boolean().default(false),
+          auth: z.strictObject({ user: z.string(), pass: z.string() }).optional(),
+        })
+        .optional(),
+    })
+    .prefault({}),
+  password: z
+    .strictObject({
+      policy: z
+        .strictObject({
+          minLength: z.number().int().min(8).default(12),
+          maxLength: z.number().int().max(1024).default(128),
+        })
+        .prefault({}),
+      argon2: argon2Schema,
+      pepper: secret.optional(),
+      breachCheck: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          rangeApiUrl: z.url().default('https://api.pwnedpasswords.com/range/'),
+          failOpen: z.boolean().default(true),
+          timeoutMs: z.number().int().positive().default(1500),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  emailChecks: z
+    .strictObject({
+      mx: z.boolean().default(true),
+      dnsServers: z.array(ipOrIpPort).optional(),
+      disposable: z.boolean().default(true),
+    })
+    .prefault({}),
+  providers: z.array(providerSchema).default([]),
+  apiTokens: z
+    .strictObject({
+      limitTokensPerUser: z.number().int().positive().default(20),
+      rateLimitOnSuccessfulRequest: z.boolean().default(false),
+    })
+    .prefault({}),
+  rate_limiters: z
+    .strictObject({
+      apiTokensLimiters: z
+        .strictObject({
+          consumptionRateLimiter: limiter(10, 60, 3600),
+          generalUnionLimiter: z
+            .strictObject({ burst: limiter(1, 1, 900), slow: limiter(50, 60, 3600) })
+            .prefault({}),
+          operationRateLimits: z
+            .strictObject({
+              newTokenCreationLimiter: limiter(5, 600, 3600),
+              revokeTokensLimiter: limiter(5, 600, 7200),
+              getMetadataTokenLimiter: limiter(20, 2, 1800),
+              rotationRateLimiter: limiter(5, 600, 7200),
+              ipRestrictionUpdate: limiter(5, 600, 1800),
+              privilegeUpdate: limiter(5, 600, 1800),
+            })
+            .prefault({}),
+        })
+        .prefault({}),
+      // Not in the spec's table: our defaults, per IP or IP + subject (never an email alone).
+      signup: limiter(10, 3600, 3600),
+      login: limiter(10, 900, 900),
+      oauth: limiter(30, 60, 300),
+      refresh: limiter(60, 60, 300),
+      links: limiter(20, 600, 900),
+      codes: limiter(10, 600, 900),
+      forgotPassword: limiter(5, 3600, 3600),
+      emails: limiter(10, 3600, 3600),
+    })
+    .prefault({}),
+  anomalies: z
+    .strictObject({
+      ipDrift: z.enum(['subnet', 'exact', 'off']).default('subnet'),
+      idleMs: z.number().int().positive().default(24 * HOUR_MS),
+      velocity: z
+        .strictObject({
+          count: z.number().int().positive().default(3),
+          windowMs: z.number().int().positive().default(10 * MINUTE_MS),
+        })
+        .prefault({}),
+      /** a proxy or hosting network counts as a reputation anomaly unless allowed */
+      allowProxy: z.boolean().default(false),
+    })
+    .prefault({}),
+  botDetector: z
+    .strictObject({ enabled: z.boolean().default(true), banScore: z.number().int().positive().default(100) })
+    .prefault({}),
+  geo: z.strictObject({ mmdbPath: z.string().optional() }).prefault({}),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+})
+
+/** The parsed configuration (every default filled in). */
+export type IamConfig = z.infer<typeof configSchema>

@@ -1,0 +1,42 @@
+/**
+ * Dev profile only: secrets the config leaves out are generated once and kept in
+ * <dataDir>/iam/secrets.json (mode 600), so restarts keep sessions and links valid.
+ * They carry DEV_SECRET_PREFIX, which production refuses.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { DEV_SECRET_PREFIX } from './config'
+import type { IamConfig } from './config-schema'
+
+type DevSecrets = { codes: string; links: string }
+
+export function devSecretsPath(config: Pick<IamConfig, 'service'>): string {
+  return resolve(join(config.service.dataDir, 'iam', 'secrets.json'))
+}
+
+export function withDevSecrets(config: IamConfig): IamConfig {
+  if (config.secrets.codes && config.secrets.links) return config
+  const path = devSecretsPath(config)
+  let kept: Partial<DevSecrets> = {}
+  if (existsSync(path)) kept = JSON.parse(readFileSync(path, 'utf8')) as Partial<DevSecrets>
+  const generate = () => `${DEV_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`
+  const secrets: DevSecrets = { codes: kept.codes ?? generate(), links: kept.links ?? generate() }
+  if (secrets.codes !== kept.codes || secrets.links !== kept.links) {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, JSON.stringify(secrets), { mode: 0o600 })
+    chmodSync(path, 0o600)
+  }
+  return {
+    ...config,
+    secrets: { ...config.secrets, codes: config.secrets.codes ?? secrets.codes, links: config.secrets.links ?? secrets.links },
+  }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const item of Object.values(value)) deepFreeze(item)
+  }
+  return value
+}

@@ -1,0 +1,16 @@
+import { defineNitroConfig } from 'nitropack/config'
+
+// The IAM: a standalone Nitro app (`nitro build --dir iam`). Routes, middleware and plugins are
+// file-based; middleware runs in file-name order (00-, 10-, ...).
+export default defineNitroConfig({
+  compatibilityDate: '2025-11-01',
+  srcDir: '.',
+  preset: 'node-server',
+  errorHandler: '~/error',
+  // No Nitro storage, no auto-imports: features take dependencies as arguments.
+  imports: false,
+  experimental: { tasks: false },
+  typescript: { strict: true },
+  // PGlite loads its WASM and data files relative to its own module: keep it a real package.
+  externals: { external: ['@electric-sql/pglite', '@node-rs/argon2'] },
+})

@@ -1,0 +1,67 @@
+/**
+ * Boot: configuration, dev secrets, database (+ migrations in the dev profile), shared storage.
+ * A configuration the IAM must not run with stops the process here, with the reason, before it
+ * answers anything. Shutdown (SIGTERM) closes the pools after in-flight requests finish.
+ */
+import { defineNitroPlugin } from 'nitropack/runtime'
+import { setIamContext, type IamContext } from '../context'
+import { ConfigError, loadConfig, productionProblems } from '../lib/config'
+import type { IamConfig } from '../lib/config-schema'
+import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
+import { createLogger } from '../lib/log'
+import { createStore } from '../lib/store'
+import { createDatabase, databaseKind, migrateToLatest } from '../db/database'
+
+function fail(message: string): never {
+  process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
+  process.exit(1)
+}
+
+async function boot(config: IamConfig, production: boolean): Promise<IamContext> {
+  const log = createLogger(config.logLevel, { app: 'iam' })
+  const db = await createDatabase(config)
+  if (!production || process.env.IAM_TASK === 'db:migrate') {
+    const result = await migrateToLatest(db)
+    const applied = result.results?.map((r) => r.migrationName) ?? []
+    if (applied.length) log.info('migrations applied', { applied })
+  }
+  if (process.env.IAM_TASK === 'db:migrate') {
+    await db.destroy()
+    log.info('db:migrate done')
+    process.exit(0)
+  }
+  const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix })
+  if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
+  if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')
+  log.info('iam ready', { database: databaseKind(config), storage: store.kind })
+  return { config, db, store, log, now: Date.now }
+}
+
+export default defineNitroPlugin((nitroApp) => {
+  // The node-server entry reads PORT/HOST after plugins ran: give DESIGN's defaults (loopback only).
+  process.env.PORT ||= process.env.NITRO_PORT || '3001'
+  process.env.HOST ||= process.env.NITRO_HOST || '127.0.0.1'
+  // Read at run time: the bundler replaces the literal `process.env.NODE_ENV` with "production".
+  const { env } = process
+  const production = env['NODE_ENV'] === 'production'
+  let config: IamConfig
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message)
+    throw error
+  }
+  if (production) {
+    const problems = productionProblems(config)
+    if (problems.length) fail(`Refusing to start in production:\n${problems.join('\n')}`)
+  } else {
+    config = withDevSecrets(config)
+  }
+  const ready = boot(deepFreeze(config), production)
+  ready.catch((error: Error) => fail(`IAM boot failed: ${error.message}`))
+  setIamContext(ready)
+  nitroApp.hooks.hook('close', async () => {
+    const ctx = await ready
+    await Promise.allSettled([ctx.db.destroy(), ctx.store.close()])
+  })
+})

@@ -1,0 +1,18 @@
+// The gateway: a Nuxt 4 app whose pages are the login UI and whose server routes run the OAuth/OIDC
+// flow and proxy the browser's actions to the IAM (DESIGN section 5).
+export default defineNuxtConfig({
+  compatibilityDate: '2025-11-01',
+  srcDir: '.',
+  ignore: ['iam/**', 'tests/**', 'bench/**', 'scripts/**', '.data/**'],
+  devtools: { enabled: false },
+  telemetry: false,
+  typescript: { strict: true },
+  runtimeConfig: {
+    // NUXT_GATEWAY_CONFIG or GATEWAY_CONFIG: path of the gateway JSON config
+    gatewayConfig: '',
+    public: {},
+  },
+  nitro: {
+    preset: 'node-server',
+  },
+})

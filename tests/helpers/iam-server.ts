@@ -1,0 +1,163 @@
+/**
+ * Starts the built IAM (`node iam/.output/server/index.mjs`) as a child process: its own config
+ * file, data dir and storage prefix. With DATABASE_URL set it gets a fresh PostgreSQL database
+ * (dropped on stop); with REDIS_URL set it uses Redis under a unique prefix. Two instances can
+ * share both by passing `share` from the first.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT } from './build'
+
+export type Json = Record<string, unknown>
+
+export interface IamServer {
+  url: string
+  port: number
+  /** everything the process printed, one entry per line */
+  logs: string[]
+  /** what a second instance passes to share this one's database and storage */
+  share: { databaseUrl: string; storagePrefix: string }
+  dataDir: string
+  process: ChildProcess
+  stop(): Promise<void>
+}
+
+export interface StartOptions {
+  config?: Json
+  env?: Record<string, string>
+  share?: IamServer['share']
+  /** reject instead of waiting for "Listening" (for tests of refused starts) */
+  expectExit?: boolean
+}
+
+const deepMerge = (a: Json, b: Json): Json => {
+  const out: Json = { ...a }
+  for (const [key, value] of Object.entries(b)) {
+    const prev = out[key]
+    out[key] =
+      value && typeof value === 'object' && !Array.isArray(value) && prev && typeof prev === 'object' && !Array.isArray(prev)
+        ? deepMerge(prev as Json, value as Json)
+        : value
+  }
+  return out
+}
+
+async function createPgDatabase(baseUrl: string): Promise<string> {
+  const { default: pg } = await import('pg')
+  const name = `iam_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  try {
+    await admin.query(`create database ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+async function dropPgDatabase(baseUrl: string, dbUrl: string): Promise<void> {
+  const { default: pg } = await import('pg')
+  const name = new URL(dbUrl).pathname.slice(1)
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** Runs the built IAM with `config` merged over test defaults; resolves once it listens. */
+export async function startIam(options: StartOptions = {}): Promise<IamServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'iam-test-'))
+  const baseDbUrl = process.env.DATABASE_URL
+  const ownsDatabase = !options.share && !!baseDbUrl
+  const databaseUrl = options.share?.databaseUrl ?? (baseDbUrl ? await createPgDatabase(baseDbUrl) : 'memory://')
+  const storagePrefix = options.share?.storagePrefix ?? `t${randomBytes(5).toString('hex')}`
+  const config = deepMerge(
+    {
+      service: { dataDir },
+      database: { url: databaseUrl },
+      storage: process.env.REDIS_URL
+        ? { driver: 'redis', url: process.env.REDIS_URL, prefix: storagePrefix }
+        : { driver: 'memory', prefix: storagePrefix },
+      // tests never reach the internet: breach checks and MX lookups are off unless a test turns them on
+      password: { breachCheck: { enabled: false }, argon2: { memoryCost: 8192, timeCost: 1, parallelism: 1 } },
+      emailChecks: { mx: false },
+      logLevel: 'debug',
+    },
+    options.config ?? {},
+  )
+  const configPath = join(dataDir, 'iam.json')
+  writeFileSync(configPath, JSON.stringify(config))
+  // the URLs in env would override the per-instance database and prefix chosen above
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const child = spawn(process.execPath, [join(ROOT, 'iam/.output/server/index.mjs')], {
+    cwd: dataDir,
+    env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const logs: string[] = []
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+    if (ownsDatabase && baseDbUrl) await dropPgDatabase(baseDbUrl, databaseUrl).catch(() => {})
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`IAM did not start:\n${logs.join('\n')}`)), 45_000)
+    const onLine = (line: string) => {
+      logs.push(line)
+      const match = /Listening on https?:\/\/[^\s]*:(\d+)/.exec(line)
+      if (match) {
+        clearTimeout(timer)
+        resolve(Number(match[1]))
+      }
+    }
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let buffer = ''
+      stream.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString()
+        const lines = buffer.split('\n')
+        buffer = lines.pop() ?? ''
+        lines.forEach(onLine)
+      })
+    }
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(Object.assign(new Error(`IAM exited with ${code}:\n${logs.join('\n')}`), { code, logs }))
+    })
+  }).catch(async (error) => {
+    await stop()
+    throw error
+  })
+  const url = `http://127.0.0.1:${port}`
+  // "Listening" comes before boot finished; /health waits on boot (migrations) through 00.ready.
+  await fetch(`${url}/health`).catch(() => undefined)
+  return { url, port, logs, share: { databaseUrl, storagePrefix }, dataDir, process: child, stop }
+}
+
+/** Starts the IAM with a config it must refuse; resolves with the exit code and output. */
+export async function startIamExpectingExit(options: StartOptions = {}): Promise<{ code: number | null; output: string }> {
+  try {
+    const server = await startIam(options)
+    await server.stop()
+    throw new Error('the IAM started but was expected to refuse')
+  } catch (error) {
+    const e = error as Error & { code?: number | null; logs?: string[] }
+    if (!e.logs) throw error
+    return { code: e.code ?? null, output: e.logs.join('\n') }
+  }
+}
