@@ -12,7 +12,10 @@ export default defineNuxtConfig({
     gatewayConfig: '',
     public: {},
   },
+  // GATEWAY_OUTPUT_DIR / GATEWAY_BUILD_DIR: separate builds side by side.
+  buildDir: process.env.GATEWAY_BUILD_DIR || '.nuxt',
   nitro: {
     preset: 'node-server',
+    output: { dir: process.env.GATEWAY_OUTPUT_DIR || '.output' },
   },
 })

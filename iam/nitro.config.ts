@@ -11,6 +11,9 @@ export default defineNitroConfig({
   imports: false,
   experimental: { tasks: false },
   typescript: { strict: true },
+  // IAM_OUTPUT_DIR / IAM_BUILD_DIR: separate builds side by side (parallel work trees, benchmarks).
+  output: { dir: process.env.IAM_OUTPUT_DIR || '.output' },
+  buildDir: process.env.IAM_BUILD_DIR || '.nitro',
   // PGlite loads its WASM and data files relative to its own module: keep it a real package.
   externals: { external: ['@electric-sql/pglite', '@node-rs/argon2'] },
 })

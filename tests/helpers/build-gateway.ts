@@ -3,7 +3,7 @@ import { buildIfStale } from './build'
 export default function setup(): void {
   buildIfStale(
     'build:gateway',
-    '.output/server/index.mjs',
+    `${process.env.GATEWAY_OUTPUT_DIR || '.output'}/server/index.mjs`,
     ['app', 'pages', 'components', 'composables', 'server', 'public', 'iam/client', 'nuxt.config.ts', 'package-lock.json'],
     /\/(\.output|\.nuxt|node_modules)(\/|$)/,
   )

@@ -1,5 +1,5 @@
 import { buildIfStale } from './build'
 
 export default function setup(): void {
-  buildIfStale('build:iam', 'iam/.output/server/index.mjs', ['iam', 'package-lock.json'], /\/(\.output|\.nitro|node_modules)(\/|$)|iam\/tsconfig/)
+  buildIfStale('build:iam', `${process.env.IAM_OUTPUT_DIR || 'iam/.output'}/server/index.mjs`, ['iam', 'package-lock.json'], /\/(\.output|\.nitro|node_modules)(\/|$)|iam\/tsconfig/)
 }

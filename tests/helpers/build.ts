@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 
 export const ROOT = join(import.meta.dirname, '..', '..')
 
@@ -21,7 +21,7 @@ function newestMtime(dir: string, skip: RegExp): number {
 
 /** Runs `npm run <script>` unless `output` is newer than every file under `sources`. */
 export function buildIfStale(script: string, output: string, sources: string[], skip: RegExp): void {
-  const outPath = join(ROOT, output)
+  const outPath = isAbsolute(output) ? output : join(ROOT, output)
   if (process.env.SKIP_BUILD !== '1' && existsSync(outPath)) {
     const built = statSync(outPath).mtimeMs
     const newest = Math.max(

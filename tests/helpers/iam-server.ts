@@ -13,6 +13,9 @@ import { ROOT } from './build'
 
 export type Json = Record<string, unknown>
 
+/** The built IAM entry (IAM_OUTPUT_DIR when set, for side-by-side builds). */
+export const iamEntry = () => join(process.env.IAM_OUTPUT_DIR || join(ROOT, 'iam', '.output'), 'server', 'index.mjs')
+
 export interface IamServer {
   url: string
   port: number
@@ -97,7 +100,7 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
   writeFileSync(configPath, JSON.stringify(config))
   // the URLs in env would override the per-instance database and prefix chosen above
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
-  const child = spawn(process.execPath, [join(ROOT, 'iam/.output/server/index.mjs')], {
+  const child = spawn(process.execPath, [iamEntry()], {
     cwd: dataDir,
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
