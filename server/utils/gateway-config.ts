@@ -1,0 +1,89 @@
+/**
+ * The gateway configuration (DESIGN section 3): `GATEWAY_CONFIG` (or runtime config
+ * `gatewayConfig`) names a JSON file with `iam` and `OAuthProviders`; function-valued provider
+ * `callbacks` are registered in code (`registerProviderCallbacks`). Parsed once, strictly: a bad
+ * file stops the start with a message naming the key.
+ */
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
+
+const absoluteUrl = z.url({ protocol: /^https?$/ })
+
+const providerBase = {
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'provider names are 1-64 of [A-Za-z0-9_-]'),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  redirectUri: absoluteUrl,
+  defaultScopes: z.array(z.string().min(1)).default([]),
+  supportPKCE: z.boolean().default(false),
+  redirectUrlOnSuccess: absoluteUrl,
+  redirectUrlOnError: absoluteUrl,
+  extraAuthParams: z.record(z.string(), z.string()).default({}),
+  tokenAuthMethod: z.enum(['client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
+  /** a human label for the sign-in button */
+  displayName: z.string().optional(),
+}
+
+export const providerSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('oidc'), issuer: absoluteUrl, ...providerBase }),
+  z.strictObject({
+    kind: z.literal('oauth'),
+    authorizationEndpoint: absoluteUrl,
+    tokenEndpoint: absoluteUrl,
+    userInfoEndpoint: absoluteUrl,
+    ...providerBase,
+  }),
+])
+
+export const gatewayConfigSchema = z.strictObject({
+  iam: z
+    .strictObject({
+      url: absoluteUrl.default('http://127.0.0.1:3001'),
+      hmac: z.strictObject({ clientId: z.string().min(1), sharedSecret: z.string().min(32) }).optional(),
+      timeoutMs: z.number().int().positive().default(10_000),
+    })
+    .prefault({}),
+  /** key for signing the OAuth flow cookies; generated per process when absent (dev only) */
+  cookieSecret: z.string().min(32).optional(),
+  OAuthProviders: z
+    .array(providerSchema)
+    .default([])
+    .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'provider names must be unique'),
+})
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>
+export type ProviderConfig = z.infer<typeof providerSchema>
+
+export class GatewayConfigError extends Error {
+  override name = 'GatewayConfigError'
+}
+
+export function parseGatewayConfig(raw: unknown): GatewayConfig {
+  const result = gatewayConfigSchema.safeParse(raw ?? {})
+  if (result.success) return result.data
+  const lines = result.error.issues.flatMap((issue) => {
+    const at = issue.path.map(String).join('.')
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${at ? `${at}.` : ''}${k}: unknown key`)
+    return [`${at || '(root)'}: ${issue.message}`]
+  })
+  throw new GatewayConfigError(`Invalid gateway configuration:\n${lines.join('\n')}`)
+}
+
+let cached: GatewayConfig | undefined
+
+/** The parsed configuration, read once from GATEWAY_CONFIG / NUXT_GATEWAY_CONFIG (or defaults). */
+export function useGatewayConfig(): GatewayConfig {
+  if (cached) return cached
+  const { env } = process
+  const path = env['GATEWAY_CONFIG'] || env['NUXT_GATEWAY_CONFIG']
+  let raw: unknown = {}
+  if (path) {
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8'))
+    } catch (error) {
+      throw new GatewayConfigError(`GATEWAY_CONFIG: cannot read ${path} as JSON (${(error as Error).message})`)
+    }
+  }
+  cached = parseGatewayConfig(raw)
+  return cached
+}
