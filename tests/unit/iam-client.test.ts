@@ -1,0 +1,162 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { computeSignature, HMAC_HEADERS, signaturesMatch } from '../../iam/client/hmac'
+import { createIamClient, IamUnavailableError } from '../../iam/client/iam-client'
+
+interface Seen {
+  method: string
+  url: string
+  headers: IncomingMessage['headers']
+  body: string
+}
+
+const hmac = { clientId: 'gateway', sharedSecret: 'a-shared-secret-of-at-least-32-characters' }
+let server: Server
+let base: string
+let seen: Seen[] = []
+let reply: (res: ServerResponse) => void
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
+      reply(res)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+beforeEach(() => {
+  seen = []
+  reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+})
+
+/** What the IAM does: recompute the signature over the request target it received. */
+function verifies(request: Seen, secret = hmac.sharedSecret): boolean {
+  const header = (name: string) => String(request.headers[name] ?? '')
+  const expected = computeSignature({
+    clientId: header(HMAC_HEADERS.clientId),
+    sharedSecret: secret,
+    method: request.method,
+    url: request.url,
+    timestampMs: Number(header(HMAC_HEADERS.timestamp)),
+    requestId: header(HMAC_HEADERS.requestId),
+  })
+  return signaturesMatch(expected, header(HMAC_HEADERS.signature))
+}
+
+describe('createIamClient', () => {
+  it('signs the path and query exactly as the IAM receives them', async () => {
+    const client = createIamClient({ baseUrl: base, hmac })
+    await client.request({ method: 'post', path: '/auth/OAuth/demo', query: { a: 'x y', b: '/&=' }, body: { x: 1 } })
+    const [request] = seen
+    expect(request!.url).toBe('/auth/OAuth/demo?a=x+y&b=%2F%26%3D')
+    expect(request!.method).toBe('POST')
+    expect(request!.headers[HMAC_HEADERS.clientId]).toBe('gateway')
+    expect(verifies(request!)).toBe(true)
+    expect(verifies(request!, 'another-secret-of-at-least-32-characters!')).toBe(false)
+  })
+
+  it('keeps and signs a path prefix of the base URL', async () => {
+    const client = createIamClient({ baseUrl: `${base}/iam/`, hmac })
+    await client.request({ method: 'GET', path: '/health' })
+    expect(seen[0]!.url).toBe('/iam/health')
+    expect(verifies(seen[0]!)).toBe(true)
+  })
+
+  it('uses a fresh nonce as X-Request-ID on every request, and caller headers cannot replace the signature', async () => {
+    const client = createIamClient({ baseUrl: base, hmac })
+    const headers = { [HMAC_HEADERS.signature]: '0'.repeat(64), [HMAC_HEADERS.requestId]: 'fixed' }
+    await client.request({ method: 'GET', path: '/health', headers })
+    await client.request({ method: 'GET', path: '/health', headers })
+    const ids = seen.map((r) => r.headers[HMAC_HEADERS.requestId])
+    expect(ids[0]).not.toBe('fixed')
+    expect(ids[0]).not.toBe(ids[1])
+    expect(seen.every((r) => verifies(r))).toBe(true)
+  })
+
+  it('sends no signature headers without hmac', async () => {
+    await createIamClient({ baseUrl: base }).request({ method: 'GET', path: '/health' })
+    expect(Object.keys(seen[0]!.headers).filter((h) => h.startsWith('x-'))).toEqual([])
+  })
+
+  it('forwards the client IP, user agent, cookies and a JSON body', async () => {
+    const client = createIamClient({ baseUrl: base })
+    await client.request({
+      method: 'POST',
+      path: '/login',
+      body: { email: 'a@example.com' },
+      cookies: { canary_id: 'abc123', session: 'tok-_en' },
+      clientIp: '203.0.113.9',
+      userAgent: 'Mozilla/5.0 test',
+    })
+    const { headers, body } = seen[0]!
+    expect(headers['x-forwarded-for']).toBe('203.0.113.9')
+    expect(headers['user-agent']).toBe('Mozilla/5.0 test')
+    expect(headers.cookie).toBe('canary_id=abc123; session=tok-_en')
+    expect(headers['content-type']).toBe('application/json')
+    expect(JSON.parse(body)).toEqual({ email: 'a@example.com' })
+  })
+
+  it('refuses a cookie value that would smuggle another cookie', async () => {
+    const client = createIamClient({ baseUrl: base })
+    await expect(client.request({ method: 'GET', path: '/x', cookies: { session: 'a; admin=1' } })).rejects.toThrow(TypeError)
+    expect(seen).toEqual([])
+  })
+
+  it('refuses a path with a query string or without a leading slash', async () => {
+    const client = createIamClient({ baseUrl: base })
+    await expect(client.request({ method: 'GET', path: '/x?y=1' })).rejects.toThrow(TypeError)
+    await expect(client.request({ method: 'GET', path: 'x' })).rejects.toThrow(TypeError)
+    await expect(client.request({ method: 'GET', path: '//evil.example/x' })).rejects.toThrow(TypeError)
+  })
+
+  it('returns the status, parsed JSON body and every Set-Cookie header', async () => {
+    reply = (res) => {
+      res.setHeader('set-cookie', ['session=n1; HttpOnly', 'canary_id=c; Path=/'])
+      res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true,"accessToken":"t"}')
+    }
+    const res = await createIamClient({ baseUrl: base }).request<{ accessToken: string }>({ method: 'POST', path: '/signup', body: {} })
+    expect(res.status).toBe(201)
+    expect(res.body).toEqual({ ok: true, accessToken: 't' })
+    expect(res.setCookies).toEqual(['session=n1; HttpOnly', 'canary_id=c; Path=/'])
+  })
+
+  it('gives a null body for plain text and for malformed JSON', async () => {
+    reply = (res) => res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden')
+    const client = createIamClient({ baseUrl: base })
+    expect(await client.request({ method: 'GET', path: '/x' })).toMatchObject({ status: 403, body: null })
+    reply = (res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{not json')
+    expect(await client.request({ method: 'GET', path: '/x' })).toMatchObject({ status: 500, body: null })
+  })
+
+  it('throws IamUnavailableError when nothing listens', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const client = createIamClient({ baseUrl: `http://127.0.0.1:${port}` })
+    await expect(client.request({ method: 'GET', path: '/health' })).rejects.toBeInstanceOf(IamUnavailableError)
+    expect(await client.health()).toBe(false)
+  })
+
+  it('throws IamUnavailableError when the IAM does not answer within timeoutMs', async () => {
+    reply = () => {} // never answers
+    const client = createIamClient({ baseUrl: base, timeoutMs: 100 })
+    await expect(client.request({ method: 'GET', path: '/slow' })).rejects.toBeInstanceOf(IamUnavailableError)
+    server.closeAllConnections()
+  })
+
+  it('health() is true only for a 200 answer', async () => {
+    const client = createIamClient({ baseUrl: base, hmac })
+    reply = (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('OK')
+    expect(await client.health()).toBe(true)
+    reply = (res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"reason":"Invalid signature"}')
+    expect(await client.health()).toBe(false)
+    expect(seen.every((r) => r.url === '/health' && verifies(r))).toBe(true)
+  })
+})
