@@ -1,0 +1,87 @@
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { startIam, type IamServer } from '../helpers/iam-server'
+
+const hmac = { clientId: 'gateway', sharedSecret: 'health-test-shared-secret-0123456789abcdef' }
+const REMOTE_CLIENT = '203.0.113.7'
+
+/**
+ * A reverse proxy in front of the IAM that forwards the request target and headers unchanged and
+ * appends X-Forwarded-For. The IAM trusts it, so it sees a non-local client: GET /health is then
+ * not HMAC-exempt (the exemption is for loopback clients only), and only a correctly signed request
+ * passes. Without it every test request would come from 127.0.0.1 and prove nothing about signing.
+ */
+async function startForwardingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target)
+  const server: Server = createServer((req, res) => {
+    const headers = { ...req.headers, 'x-forwarded-for': REMOTE_CLIENT }
+    const upstream = request({ hostname, port, method: req.method, path: req.url, headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers)
+      up.pipe(res)
+    })
+    upstream.on('error', () => res.writeHead(502).end())
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+let iam: IamServer
+let proxy: Awaited<ReturnType<typeof startForwardingProxy>>
+const gateways: GatewayServer[] = []
+const gateway = async (iamConfig: Record<string, unknown>) => {
+  const server = await startGateway({ config: { iam: iamConfig } })
+  gateways.push(server)
+  return server
+}
+
+beforeAll(async () => {
+  iam = await startIam({ config: { service: { Hmac: hmac, proxy: { trust: true, ipToTrust: '127.0.0.1' } } } })
+  proxy = await startForwardingProxy(iam.url)
+})
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.stop()))
+  await proxy?.close()
+  await iam?.stop()
+})
+
+describe('GET /api/health', () => {
+  it('the IAM behind the proxy refuses an unsigned /health (so a 200 below proves the signature)', async () => {
+    const res = await fetch(`${proxy.url}/health`)
+    expect(res.status).toBe(401)
+  })
+
+  it('answers 200 { gateway: "ok", iam: "ok" } when the IAM accepts the signed request', async () => {
+    const gw = await gateway({ url: proxy.url, hmac })
+    const res = await fetch(`${gw.url}/api/health`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ gateway: 'ok', iam: 'ok' })
+  })
+
+  it('answers 503 { gateway: "ok", iam: "unreachable" } when the IAM refuses the gateway secret', async () => {
+    const gw = await gateway({ url: proxy.url, hmac: { ...hmac, sharedSecret: 'not-the-shared-secret-0123456789abcdefgh' } })
+    const res = await fetch(`${gw.url}/api/health`)
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({ gateway: 'ok', iam: 'unreachable' })
+  })
+
+  it('answers 503 { gateway: "ok", iam: "unreachable" } when the IAM is down', async () => {
+    const gw = await gateway({ url: `http://127.0.0.1:${await closedPort()}`, hmac, timeoutMs: 2000 })
+    const res = await fetch(`${gw.url}/api/health`)
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({ gateway: 'ok', iam: 'unreachable' })
+  })
+})

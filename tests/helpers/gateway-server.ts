@@ -1,0 +1,89 @@
+/**
+ * Starts the built gateway (`node .output/server/index.mjs`, or GATEWAY_OUTPUT_DIR) as a child
+ * process with its own GATEWAY_CONFIG file; resolves once it listens.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT } from './build'
+
+/** The built gateway entry (GATEWAY_OUTPUT_DIR when set, for side-by-side builds). */
+export const gatewayEntry = () => join(process.env.GATEWAY_OUTPUT_DIR || join(ROOT, '.output'), 'server', 'index.mjs')
+
+export interface GatewayServer {
+  url: string
+  port: number
+  /** everything the process printed, one entry per line */
+  logs: string[]
+  process: ChildProcess
+  stop(): Promise<void>
+}
+
+export interface GatewayStartOptions {
+  /** the GATEWAY_CONFIG content (iam, cookieSecret, OAuthProviders) */
+  config?: Record<string, unknown>
+  /** 0 (default) = any free port */
+  port?: number
+  env?: Record<string, string>
+}
+
+/** Runs the built gateway; resolves once it listens on 127.0.0.1. */
+export async function startGateway(options: GatewayStartOptions = {}): Promise<GatewayServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'))
+  const configPath = join(dir, 'gateway.json')
+  writeFileSync(configPath, JSON.stringify(options.config ?? {}))
+  const child = spawn(process.execPath, [gatewayEntry()], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(options.port ?? 0),
+      HOST: '127.0.0.1',
+      GATEWAY_CONFIG: configPath,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const logs: string[] = []
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${logs.join('\n')}`)), 45_000)
+    const onLine = (line: string) => {
+      logs.push(line)
+      const match = /Listening on https?:\/\/[^\s]*:(\d+)/.exec(line)
+      if (match) {
+        clearTimeout(timer)
+        resolve(Number(match[1]))
+      }
+    }
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let buffer = ''
+      stream.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString()
+        const lines = buffer.split('\n')
+        buffer = lines.pop() ?? ''
+        lines.forEach(onLine)
+      })
+    }
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(Object.assign(new Error(`gateway exited with ${code}:\n${logs.join('\n')}`), { code, logs }))
+    })
+  }).catch(async (error) => {
+    await stop()
+    throw error
+  })
+  return { url: `http://127.0.0.1:${port}`, port, logs, process: child, stop }
+}
