@@ -1,0 +1,80 @@
+/**
+ * The mailer: SMTP through nodemailer when `email.smtp` is set (SMTP_URL overrides it), otherwise
+ * the dev outbox: every mail is written to <dataDir>/mail/<time>-<id>.eml and, outside production,
+ * its links are logged so a newcomer can follow them. Codes are never logged.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { createTransport } from 'nodemailer'
+import type { IamConfig } from '../../lib/config-schema'
+import type { Logger } from '../../lib/log'
+import type { MailContent } from './templates'
+
+export interface OutgoingMail {
+  to: string
+  content: MailContent
+  /** the links in the mail, for the dev outbox log */
+  links?: string[]
+}
+
+export interface Mailer {
+  readonly kind: 'smtp' | 'outbox'
+  /** Resolves once the mail was accepted (SMTP) or written (outbox); rejects on failure. */
+  send(mail: OutgoingMail): Promise<void>
+}
+
+export interface MailerDeps {
+  config: Pick<IamConfig, 'email' | 'service'>
+  log: Logger
+  production: boolean
+}
+
+/** Keeps a transient SMTP outage from hanging a request for minutes (nodemailer's defaults). */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 }
+
+export function createMailer({ config, log, production }: MailerDeps): Mailer {
+  const { smtp, from } = config.email
+  if (smtp) {
+    const transport = createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass } } : {}),
+      ...SMTP_TIMEOUTS,
+    })
+    return {
+      kind: 'smtp',
+      async send(mail) {
+        await transport.sendMail({ from, to: mail.to, ...mail.content })
+      },
+    }
+  }
+  const dir = resolve(join(config.service.dataDir, 'mail'))
+  const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+  return {
+    kind: 'outbox',
+    async send(mail) {
+      const info = await composer.sendMail({ from, to: mail.to, ...mail.content })
+      await mkdir(dir, { recursive: true })
+      const file = join(dir, `${Date.now()}-${randomBytes(4).toString('hex')}.eml`)
+      await writeFile(file, info.message as Buffer, { mode: 0o600 })
+      // Dev convenience only: in production the outbox is a file drop, never a log of live links.
+      if (!production) log.info('mail written to the outbox', { file, subject: mail.content.subject, links: mail.links ?? [] })
+    },
+  }
+}
+
+const mailers = new WeakMap<object, Mailer>()
+
+/** The mailer of a booted context, built once per context. */
+export function getMailer(ctx: { config: MailerDeps['config']; log: Logger }): Mailer {
+  let mailer = mailers.get(ctx)
+  if (!mailer) {
+    // read at run time: the bundler would inline a literal `process.env.NODE_ENV`
+    const production = process.env['NODE_ENV'] === 'production'
+    mailer = createMailer({ config: ctx.config, log: ctx.log, production })
+    mailers.set(ctx, mailer)
+  }
+  return mailer
+}

@@ -1,0 +1,114 @@
+/**
+ * Mail templates: pure functions from values to `{ subject, text, html }`. Every interpolated value
+ * is HTML-escaped in the HTML part (names, notes and reasons come from users); the text part reads
+ * on its own in a plain-text client. Codes and tokens never go in a subject: subjects show up in
+ * notifications and server logs.
+ */
+
+export interface MailContent {
+  subject: string
+  text: string
+  html: string
+}
+
+/** Escapes the five characters that matter in HTML text and attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+type Block = { kind: 'p'; text: string } | { kind: 'link'; label: string; url: string } | { kind: 'code'; code: string }
+
+/** Renders blocks to both parts, so text and HTML say the same thing. */
+function render(siteName: string, subject: string, blocks: Block[]): MailContent {
+  const text = [
+    ...blocks.map((b) =>
+      b.kind === 'p' ? b.text : b.kind === 'link' ? `${b.label}:\n${b.url}` : `Your code: ${b.code}`,
+    ),
+    `-- \n${siteName}`,
+  ].join('\n\n')
+  const body = blocks
+    .map((b) =>
+      b.kind === 'p'
+        ? `<p>${escapeHtml(b.text)}</p>`
+        : b.kind === 'link'
+          ? `<p><a href="${escapeHtml(b.url)}">${escapeHtml(b.label)}</a></p><p style="font-size:12px;color:#555">${escapeHtml(b.url)}</p>`
+          : `<p>Your code:</p><p style="font-size:24px;font-family:monospace;letter-spacing:4px"><strong>${escapeHtml(b.code)}</strong></p>`,
+    )
+    .join('\n')
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
+<body style="font-family:sans-serif;line-height:1.5">
+${body}
+<p style="color:#555">${escapeHtml(siteName)}</p>
+</body></html>`
+  return { subject, text, html }
+}
+
+const minutes = (ms: number) => `${Math.max(1, Math.round(ms / 60_000))} minutes`
+
+export interface CodeMailInput {
+  siteName: string
+  link: string
+  code: string
+  /** how long the code stays valid */
+  codeTtlMs: number
+}
+
+/** Adaptive MFA: a sign-in from a new device or place must be confirmed. */
+export function adaptiveMfaMail(input: CodeMailInput & { anomaly: string; ipAddress: string }): MailContent {
+  return render(input.siteName, `${input.siteName}: confirm it's you`, [
+    { kind: 'p', text: `We noticed something unusual about a sign-in to your ${input.siteName} account (${input.anomaly}, from ${input.ipAddress}).` },
+    { kind: 'p', text: `To continue, open the link below and enter the code. The code expires in ${minutes(input.codeTtlMs)}.` },
+    { kind: 'link', label: 'Confirm it is you', url: input.link },
+    { kind: 'code', code: input.code },
+    { kind: 'p', text: 'If this was not you, do not enter the code and change your password.' },
+  ])
+}
+
+/** A custom MFA flow protecting a sensitive action (payment, deletion, email change ...). */
+export function customActionMail(input: CodeMailInput & { reason: string; note?: string }): MailContent {
+  const blocks: Block[] = [
+    { kind: 'p', text: `Someone signed in to your ${input.siteName} account asked to confirm the action ${input.reason}.` },
+  ]
+  if (input.note) blocks.push({ kind: 'p', text: `Note: ${input.note}` })
+  blocks.push(
+    { kind: 'p', text: `Open the link below and enter the code to confirm. The code expires in ${minutes(input.codeTtlMs)}.` },
+    { kind: 'link', label: 'Confirm the action', url: input.link },
+    { kind: 'code', code: input.code },
+    { kind: 'p', text: 'If you did not ask for this, ignore this mail and change your password.' },
+  )
+  return render(input.siteName, `${input.siteName}: confirm a sensitive action`, blocks)
+}
+
+/** Sent to the OLD address after an email change, so a hijacked account is noticed. */
+export function emailChangedNotice(input: { siteName: string; newEmailMasked: string; when: string; ipAddress: string }): MailContent {
+  return render(input.siteName, `${input.siteName}: your email address was changed`, [
+    { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${input.when} from ${input.ipAddress}.` },
+    { kind: 'p', text: 'If you did not do this, contact support at once: someone else may control your account.' },
+  ])
+}
+
+export function passwordResetMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
+  return render(input.siteName, `${input.siteName}: reset your password`, [
+    { kind: 'p', text: `Someone asked to reset the password of your ${input.siteName} account.` },
+    { kind: 'p', text: `Open the link below to choose a new password. It works once and expires in ${minutes(input.linkTtlMs)}.` },
+    { kind: 'link', label: 'Choose a new password', url: input.link },
+    { kind: 'p', text: 'If you did not ask for this, ignore this mail: your password stays as it is.' },
+  ])
+}
+
+export function passwordChangedNotice(input: { siteName: string; when: string; ipAddress: string }): MailContent {
+  return render(input.siteName, `${input.siteName}: your password was changed`, [
+    { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${input.when} from ${input.ipAddress}. Every session was signed out.` },
+    { kind: 'p', text: 'If you did not do this, reset your password now and contact support.' },
+  ])
+}
+
+/** An account without a password (provider sign-in only) asked for a reset. */
+export function useProviderMail(input: { siteName: string; providers: string[]; loginUrl: string }): MailContent {
+  const names = input.providers.length ? input.providers.join(', ') : 'your sign-in provider'
+  return render(input.siteName, `${input.siteName}: how to sign in`, [
+    { kind: 'p', text: `Someone asked to reset the password of your ${input.siteName} account. Your account has no password: you sign in with ${names}.` },
+    { kind: 'link', label: 'Sign in', url: input.loginUrl },
+    { kind: 'p', text: 'If you did not ask for this, ignore this mail.' },
+  ])
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import {
+  adaptiveMfaMail,
+  customActionMail,
+  emailChangedNotice,
+  escapeHtml,
+  passwordChangedNotice,
+  passwordResetMail,
+  useProviderMail,
+} from '../../iam/features/mail/templates'
+
+const link = 'http://127.0.0.1:3000/auth/confirm?token=a.b.c&random=xyz&reason=PAY&visitor=v1'
+
+describe('mail templates', () => {
+  it('escapes every HTML-significant character', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#60;/a&#62;')
+  })
+
+  it('escapes user-provided values in the HTML part and keeps them readable in the text part', () => {
+    const mail = customActionMail({ siteName: 'Acme <Id>', link, code: '1234567', codeTtlMs: 420_000, reason: 'PAY', note: '<img src=x onerror=alert(1)>' })
+    expect(mail.html).not.toContain('<img')
+    expect(mail.html).toContain('&#60;img src=x onerror=alert(1)&#62;')
+    expect(mail.html).toContain('Acme &#60;Id&#62;')
+    expect(mail.text).toContain('Note: <img src=x onerror=alert(1)>')
+  })
+
+  it('never puts the code in the subject and puts it in both parts', () => {
+    const mails = [
+      adaptiveMfaMail({ siteName: 'Acme', link, code: '7654321', codeTtlMs: 420_000, anomaly: 'new device', ipAddress: '10.0.0.1' }),
+      customActionMail({ siteName: 'Acme', link, code: '7654321', codeTtlMs: 420_000, reason: 'PAY' }),
+    ]
+    for (const mail of mails) {
+      expect(mail.subject).not.toContain('7654321')
+      expect(mail.subject).not.toContain('token')
+      expect(mail.text).toContain('7654321')
+      expect(mail.html).toContain('7654321')
+      expect(mail.text).toContain(link)
+      expect(mail.html).toContain(escapeHtml(link))
+    }
+  })
+
+  it('gives the reset link in both parts, never in the subject', () => {
+    const mail = passwordResetMail({ siteName: 'Acme', link, linkTtlMs: 900_000 })
+    expect(mail.subject).toBe('Acme: reset your password')
+    expect(mail.text).toContain(link)
+    expect(mail.text).toContain('15 minutes')
+  })
+
+  it('names the new address masked, the time and the IP in the email-change notice', () => {
+    const mail = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: '2026-11-21T20:00:00.000Z', ipAddress: '10.0.0.9' })
+    expect(mail.text).toContain('n***@example.com')
+    expect(mail.text).toContain('10.0.0.9')
+    expect(passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9' }).text).toContain('signed out')
+  })
+
+  it('tells a provider-only account which provider to use', () => {
+    const mail = useProviderMail({ siteName: 'Acme', providers: ['github'], loginUrl: 'http://127.0.0.1:3000/login' })
+    expect(mail.text).toContain('github')
+    expect(mail.text).toContain('http://127.0.0.1:3000/login')
+  })
+})
