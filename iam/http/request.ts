@@ -1,0 +1,52 @@
+/**
+ * What the platform middleware resolved for a request: its id, the client IP and the JSON body.
+ * Routes read them here instead of touching headers, sockets or the body stream themselves.
+ */
+import { randomUUID } from 'node:crypto'
+import { setResponseHeader, type H3Event } from 'h3'
+import type { RouteRule } from '../lib/route-rules'
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** set by middleware/10.request-context.ts */
+    requestId?: string
+    /** set by middleware/10.request-context.ts: normalised, proxy-resolved (DESIGN section 3) */
+    clientIp?: string
+    /** set by middleware/30.request-rules.ts: the route's rule (undefined = not in the table) */
+    routeRule?: RouteRule
+    /** set by middleware/30.request-rules.ts for JSON routes: the parsed, checked body */
+    jsonBody?: { value: unknown }
+  }
+}
+
+/** The request id (echoed `X-Request-Id` or generated); also on the response. */
+export function getRequestId(event: H3Event): string {
+  let id = event.context.requestId
+  if (!id) {
+    // Only reached when an error happened before middleware 10 ran (e.g. during boot).
+    id = randomUUID()
+    event.context.requestId = id
+    if (!event.node.res.headersSent) setResponseHeader(event, 'X-Request-Id', id)
+  }
+  return id
+}
+
+/** The resolved client IP (IPv4-mapped addresses normalised). */
+export function getClientIp(event: H3Event): string {
+  const ip = event.context.clientIp
+  if (!ip) throw new Error('getClientIp: the client IP is resolved by middleware/10.request-context.ts, which did not run')
+  return ip
+}
+
+/**
+ * The JSON body parsed and checked by middleware/30.request-rules.ts (an object, within the size
+ * limit). `undefined` for routes that take no JSON body (GET, cookie-only). A POST/PUT/PATCH
+ * route missing from iam/lib/route-rules.ts is a bug: it throws, so it is found in the first test.
+ */
+export function getJsonBody<T = unknown>(event: H3Event): T {
+  const parsed = event.context.jsonBody
+  if (parsed) return parsed.value as T
+  const rule = event.context.routeRule
+  if (rule || event.method === 'GET' || event.method === 'HEAD') return undefined as T
+  throw new Error(`getJsonBody: ${event.method} ${event.path.split('?')[0]} is not declared in iam/lib/route-rules.ts`)
+}

@@ -1,0 +1,63 @@
+/**
+ * Early exits and the spec's result envelope. Every route and middleware ends a request with a
+ * known status through `httpFail`; the final handler (iam/error.ts) renders exactly what was given.
+ */
+import { createError, isError } from 'h3'
+
+/** The spec's body for any unmatched route (its spelling kept). */
+export const NOT_FOUND_BODY = Object.freeze({ error: "The page you are looking for doesn't exists" })
+
+const MARK = 'iam:http-fail'
+
+/** What an httpFail error carries to the final handler. */
+export interface HttpFailure {
+  status: number
+  /** JSON-rendered, or sent as is when `text` is true */
+  body: unknown
+  text: boolean
+  headers: Record<string, string>
+}
+
+type Marked = { [MARK]: true; failure: HttpFailure }
+
+function raise(failure: HttpFailure): never {
+  const data: Marked = { [MARK]: true, failure }
+  // statusMessage stays generic: h3 may print it, the body is ours alone.
+  throw createError({ statusCode: failure.status, statusMessage: 'iam response', data })
+}
+
+/**
+ * Ends the request with `status` and exactly `body` (JSON) plus `headers`.
+ * Thrown, so it works from any depth of a route or middleware chain.
+ */
+export function httpFail(status: number, body: unknown, headers: Record<string, string> = {}): never {
+  return raise({ status, body, text: false, headers })
+}
+
+/** Like httpFail with a plain text body (the spec's 403 `Forbidden` for an unresolvable client IP). */
+export function httpFailText(status: number, text: string, headers: Record<string, string> = {}): never {
+  return raise({ status, body: text, text: true, headers })
+}
+
+/** 404 with the spec's unmatched-route body. */
+export function notFound(): never {
+  return httpFail(404, NOT_FOUND_BODY)
+}
+
+/** The failure an error carries when it came from httpFail; undefined for anything else. */
+export function getHttpFailure(error: unknown): HttpFailure | undefined {
+  if (!isError(error)) return undefined
+  const data: unknown = error.data
+  if (data && typeof data === 'object' && MARK in data) return (data as Marked).failure
+  return undefined
+}
+
+/** `{ ok: true, date, data }` (spec "Result envelope"). */
+export function okEnvelope<T>(data: T): { ok: true; date: string; data: T } {
+  return { ok: true, date: new Date().toISOString(), data }
+}
+
+/** `{ ok: false, date, reason }` (spec "Result envelope"). */
+export function failEnvelope<R extends string>(reason: R): { ok: false; date: string; reason: R } {
+  return { ok: false, date: new Date().toISOString(), reason }
+}

@@ -1,0 +1,115 @@
+/**
+ * Per-route request rules (IAM spec "Common request rules", "Limits"), one table that reads like
+ * the spec. middleware/30.request-rules.ts applies them before any route runs, so routes never
+ * see a body that is not a size-checked JSON object, and cookie-only routes never see a body,
+ * query string or Content-Type.
+ *
+ * Every route of the spec is listed here up front; a new route needs no platform change unless
+ * it is not in the spec.
+ */
+
+/** 1kb as the spec (and body-parser's "1kb") means it: 1024 bytes. */
+export const JSON_LIMIT_BYTES = 1024
+/** POST /auth/OAuth/:providerName carries a provider profile. */
+export const OAUTH_JSON_LIMIT_BYTES = 4 * 1024
+
+export type BodyRule =
+  /** Content-Type application/json, non-empty, within limitBytes, a JSON object */
+  | { kind: 'json'; limitBytes: number }
+  /** acceptCookieOnly (spec Authentication 6): session cookie; no body, query string or Content-Type */
+  | { kind: 'cookie-only' }
+  /** no body is read; the route answers on its own terms */
+  | { kind: 'none' }
+  /** mounted before the JSON and cookie parsers (GET /api/public/verify): nothing is touched */
+  | { kind: 'untouched' }
+
+export interface RouteRule {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** segments starting with ':' match one non-empty segment */
+  path: string
+  body: BodyRule
+  /** test-only routes (routes/__test): matched only when test routes are enabled */
+  testOnly?: boolean
+}
+
+const json = (limitBytes = JSON_LIMIT_BYTES): BodyRule => ({ kind: 'json', limitBytes })
+const cookieOnly: BodyRule = { kind: 'cookie-only' }
+const none: BodyRule = { kind: 'none' }
+
+export const ROUTE_RULES: readonly RouteRule[] = [
+  // Authentication routes
+  { method: 'POST', path: '/signup', body: json() },
+  { method: 'POST', path: '/login', body: json() },
+  { method: 'POST', path: '/auth/OAuth/:providerName', body: json(OAUTH_JSON_LIMIT_BYTES) },
+  { method: 'POST', path: '/auth/user/refresh-session', body: cookieOnly },
+  { method: 'POST', path: '/auth/logout', body: cookieOnly },
+  // MFA, email update and password reset
+  { method: 'GET', path: '/auth/verify-mfa', body: none },
+  { method: 'POST', path: '/auth/verify-mfa', body: json() },
+  { method: 'POST', path: '/custom/mfa/:reason', body: json() },
+  { method: 'GET', path: '/auth/verify-custom-mfa', body: none },
+  { method: 'POST', path: '/auth/verify-custom-mfa', body: json() },
+  { method: 'POST', path: '/update/email', body: json() },
+  { method: 'POST', path: '/auth/forgot-password', body: json() },
+  { method: 'GET', path: '/auth/reset-password', body: none },
+  { method: 'POST', path: '/auth/reset-password', body: json() },
+  // Gateway authorization
+  { method: 'GET', path: '/secret/data', body: none },
+  { method: 'GET', path: '/secret/accesstoken/metadata', body: cookieOnly },
+  // API tokens
+  { method: 'GET', path: '/api/public/verify', body: { kind: 'untouched' } },
+  { method: 'POST', path: '/api/manage/new-token', body: json() },
+  { method: 'POST', path: '/api/manage/revoke', body: json() },
+  { method: 'POST', path: '/api/manage/metadata', body: json() },
+  { method: 'POST', path: '/api/manage/rotate', body: json() },
+  { method: 'POST', path: '/api/manage/ip-restriction-update', body: json() },
+  { method: 'POST', path: '/api/manage/privilege-update', body: json() },
+  { method: 'GET', path: '/api/manage/list-metadata', body: none },
+  // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
+  { method: 'POST', path: '/api/manage/list-metadata', body: none },
+  // Standalone and DESIGN additions
+  { method: 'GET', path: '/operational/config', body: none },
+  { method: 'GET', path: '/health', body: none },
+  { method: 'GET', path: '/check', body: none },
+  { method: 'GET', path: '/.well-known/jwks.json', body: none },
+  // Test-only routes (routes/__test), to prove the platform rules before the real routes exist
+  { method: 'POST', path: '/__test/echo', body: json(), testOnly: true },
+  { method: 'POST', path: '/__test/echo-4kb', body: json(OAUTH_JSON_LIMIT_BYTES), testOnly: true },
+  { method: 'POST', path: '/__test/cookie-only', body: cookieOnly, testOnly: true },
+  { method: 'GET', path: '/__test/cookie-only', body: cookieOnly, testOnly: true },
+  { method: 'GET', path: '/__test/throw', body: none, testOnly: true },
+]
+
+/**
+ * The path as the router matches it: the query dropped and one trailing slash removed (radix3's
+ * non-strict trailing slash), so a rule can never be dodged by a spelling the router accepts.
+ */
+export function routePath(url: string): string {
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  return path.replace(/\/$/, '') || '/'
+}
+
+function matches(pattern: string, path: string): boolean {
+  const want = pattern.split('/')
+  const got = path.split('/')
+  if (want.length !== got.length) return false
+  return want.every((segment, i) => (segment.startsWith(':') ? got[i] !== '' : segment === got[i]))
+}
+
+/** The rule for a request, or undefined when the table has none (unknown route or method). */
+export function findRouteRule(method: string, url: string, opts: { testRoutes?: boolean } = {}): RouteRule | undefined {
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
+  const path = routePath(url)
+  return ROUTE_RULES.find(
+    (rule) => rule.method === m && (!rule.testOnly || opts.testRoutes === true) && matches(rule.path, path),
+  )
+}
+
+/**
+ * Test-only routes answer only with IAM_TEST_ROUTES=1 outside production. Takes the env object so
+ * callers read it at run time (the bundler replaces a literal `process.env.NODE_ENV`).
+ */
+export function testRoutesEnabled(env: Record<string, string | undefined>): boolean {
+  return env['IAM_TEST_ROUTES'] === '1' && env['NODE_ENV'] !== 'production'
+}
