@@ -1,0 +1,59 @@
+/**
+ * The system Chromium (/usr/bin/chromium, or CHROMIUM_PATH) through playwright-core: never a
+ * downloaded browser. Each launch gets a fresh temporary profile, removed on close, so tests never
+ * share cookies or storage.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { ROOT } from './build'
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+
+// STACK.md: the flags that work on these machines (headless itself is playwright's `headless: true`).
+// No sandbox: CI runs as root in a container, where Chromium's sandbox cannot start.
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
+
+export interface Browser {
+  context: BrowserContext
+  /** a new tab */
+  newPage(): Promise<Page>
+  close(): Promise<void>
+}
+
+/** Launches headless Chromium with a new temporary user-data-dir. */
+export async function launchBrowser(): Promise<Browser> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
+  })
+  return {
+    context,
+    newPage: () => context.newPage(),
+    async close() {
+      await context.close()
+      rmSync(userDataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Saves a full-page screenshot as test-results/<name>.png and returns its path. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  const dir = join(ROOT, 'test-results')
+  mkdirSync(dir, { recursive: true })
+  const path = join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '')}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
