@@ -1,17 +1,19 @@
 /**
  * Shared key-value storage: everything several IAM instances must agree on (HMAC nonces, limits,
- * anomalies, bans, grace-window pairs). unstorage carries plain values (redis driver, or a TTL-aware
- * memory driver for one process); the atomic primitives run as Lua on Redis and under a per-key
- * lock in memory, so neither does read-modify-write across awaits.
+ * anomalies, bans, grace-window pairs). Redis through ioredis, or a TTL-aware Map for one process.
+ * The atomic primitives run as Lua on Redis and synchronously under a per-key lock in memory, so
+ * neither does read-modify-write across awaits.
  *
- * Keys are namespaced and versioned: `<prefix>:v1:<area>:<key>`. Every write has a TTL.
+ * Keys are namespaced and versioned: `<prefix>:v1:<area>:<key>`, used verbatim. (unstorage is not
+ * used for keys: its normalizeKey collapses `::` and drops everything after `?`, so an IPv6-keyed
+ * value written by the raw client could not be read back through it.) Every write has a TTL.
  */
+import { createHash } from 'node:crypto'
 import Redis from 'ioredis'
-import { createStorage, defineDriver, type Storage } from 'unstorage'
-import redisDriver from 'unstorage/drivers/redis'
 
 export interface SharedStore {
   readonly kind: 'memory' | 'redis'
+  /** The stored value (JSON round-trip), or null when absent or expired. */
   get<T>(key: string): Promise<T | null>
   set(key: string, value: unknown, ttlMs: number): Promise<void>
   /** Writes only when the key is absent; true when this call wrote it (one winner). */
@@ -23,7 +25,9 @@ export interface SharedStore {
   ttl(key: string): Promise<number | null>
   /** The Redis connection for Lua scripts (redis kind only). */
   readonly redis: Redis | null
-  /** Memory kind: runs fn with exclusive access to `key` (per-key serialisation). */
+  /** Memory kind: the entries, by full key, for multi-key updates done synchronously inside withLock. */
+  readonly memory: TtlMap | null
+  /** Runs fn with exclusive access to `key` in this process (per-key serialisation). */
   withLock<T>(key: string, fn: () => Promise<T> | T): Promise<T>
   /** The full key as stored (prefix and version applied). */
   fullKey(key: string): string
@@ -34,12 +38,13 @@ export interface StoreOptions {
   driver: 'memory' | 'redis'
   url?: string
   prefix: string
+  /** memory driver clock (ms since epoch); Redis expires keys on its own clock */
   now?: () => number
 }
 
 type Entry = { value: unknown; expiresAt: number }
 
-/** A Map with expiry, swept lazily on access and every minute. */
+/** A Map with expiry, swept lazily on access and every minute. Synchronous by design. */
 export class TtlMap {
   private readonly map = new Map<string, Entry>()
   private readonly sweeper: NodeJS.Timeout
@@ -56,7 +61,12 @@ export class TtlMap {
     return entry
   }
   set(key: string, value: unknown, ttlMs: number): void {
-    this.map.set(key, { value, expiresAt: this.now() + ttlMs })
+    this.map.set(key, { value, expiresAt: this.now() + checkTtl(ttlMs) })
+  }
+  /** Remaining life in ms, null when absent (same meaning as Redis PTTL >= 0). */
+  ttl(key: string): number | null {
+    const entry = this.get(key)
+    return entry ? entry.expiresAt - this.now() : null
   }
   delete(key: string): void {
     this.map.delete(key)
@@ -77,27 +87,45 @@ export class TtlMap {
   }
 }
 
-const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000
+/** A TTL is required on every write; a missing or absurd one is a bug, not a default. */
+function checkTtl(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`store TTL must be a positive number of ms, got ${ttlMs}`)
+  return Math.max(1, Math.round(ttlMs))
+}
 
-const ttlMemoryDriver = defineDriver((opts: { map: TtlMap }) => ({
-  name: 'ttl-memory',
-  getInstance: () => opts.map,
-  hasItem: (key) => opts.map.get(key) !== undefined,
-  getItem: (key) => opts.map.get(key)?.value ?? null,
-  setItem: (key, value, tOptions) => opts.map.set(key, value, (tOptions?.ttl ?? 0) * 1000 || DEFAULT_TTL_MS),
-  removeItem: (key) => opts.map.delete(key),
-  getKeys: () => opts.map.keys(),
-  clear: () => opts.map.clear(),
-  dispose: () => opts.map.dispose(),
-}))
+function parseStored(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
 
-// KEYS[1] key; ARGV[1] ttl ms; ARGV[2] by. INCRBY then set the TTL only on creation.
-const INCREMENT_LUA = `
+/**
+ * A Lua script run by EVALSHA, falling back to EVAL (which caches it) when the server does not know
+ * it yet (first use, or after SCRIPT FLUSH / a failover). Returns the script's raw reply.
+ */
+export function defineRedisScript(lua: string): (redis: Redis, keys: string[], args: Array<string | number>) => Promise<unknown> {
+  const sha = createHash('sha1').update(lua).digest('hex')
+  return async (redis, keys, args) => {
+    try {
+      return await redis.evalsha(sha, keys.length, ...keys, ...args)
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
+      return redis.eval(lua, keys.length, ...keys, ...args)
+    }
+  }
+}
+
+// KEYS[1] key; ARGV[1] ttl ms; ARGV[2] by. INCRBY, then give the key a TTL if it has none (creation).
+const incrementScript = defineRedisScript(`
 local v = redis.call('INCRBY', KEYS[1], ARGV[2])
-if tonumber(v) == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return v`
+if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return v`)
 
 export function createStore(options: StoreOptions): SharedStore {
+  if (!/^[A-Za-z0-9_-]+$/.test(options.prefix)) throw new Error(`invalid storage prefix: ${options.prefix}`)
   const base = `${options.prefix}:v1`
   const fullKey = (key: string) => `${base}:${key}`
   const now = options.now ?? Date.now
@@ -117,67 +145,65 @@ export function createStore(options: StoreOptions): SharedStore {
   if (options.driver === 'redis') {
     if (!options.url) throw new Error('storage.url is required for the redis driver')
     const redis = new Redis(options.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
-    const storage: Storage = createStorage({ driver: redisDriver({ base, url: options.url }) })
     return {
       kind: 'redis',
       redis,
+      memory: null,
       fullKey,
       withLock,
-      get: async <T>(key: string) => ((await storage.getItem(key)) ?? null) as T | null,
+      get: async <T>(key: string) => {
+        const raw = await redis.get(fullKey(key))
+        return raw === null ? null : (parseStored(raw) as T)
+      },
       set: async (key, value, ttlMs) => {
-        // px precision matters for short windows: write through the client, readable by unstorage.
-        await redis.set(fullKey(key), JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)))
+        await redis.set(fullKey(key), JSON.stringify(value), 'PX', checkTtl(ttlMs))
       },
       setIfAbsent: async (key, value, ttlMs) =>
-        (await redis.set(fullKey(key), JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK',
+        (await redis.set(fullKey(key), JSON.stringify(value), 'PX', checkTtl(ttlMs), 'NX')) === 'OK',
       delete: async (key) => {
         await redis.del(fullKey(key))
       },
       increment: async (key, ttlMs, by = 1) =>
-        Number(await redis.eval(INCREMENT_LUA, 1, fullKey(key), String(Math.max(1, Math.round(ttlMs))), String(by))),
+        Number(await incrementScript(redis, [fullKey(key)], [checkTtl(ttlMs), Math.trunc(by)])),
       ttl: async (key) => {
         const ms = await redis.pttl(fullKey(key))
         return ms >= 0 ? ms : ms === -1 ? Number.POSITIVE_INFINITY : null
       },
       close: async () => {
-        await storage.dispose()
-        redis.disconnect()
+        await redis.quit().catch(() => redis.disconnect())
       },
     }
   }
 
   const map = new TtlMap(now)
-  const storage: Storage = createStorage({ driver: ttlMemoryDriver({ map }) })
   return {
     kind: 'memory',
     redis: null,
+    memory: map,
     fullKey,
     withLock,
-    get: async <T>(key: string) => (map.get(fullKey(key))?.value ?? null) as T | null,
-    set: async (key, value, ttlMs) => {
-      await storage.setItem(fullKey(key), value as never, { ttl: ttlMs / 1000 })
+    get: async <T>(key: string) => {
+      const entry = map.get(fullKey(key))
+      return entry ? (parseStored(entry.value) as T) : null
     },
+    // Stored as JSON text, like Redis: callers get copies, never a reference into the store.
+    set: async (key, value, ttlMs) => map.set(fullKey(key), JSON.stringify(value), ttlMs),
     setIfAbsent: (key, value, ttlMs) =>
       withLock(key, () => {
         if (map.get(fullKey(key))) return false
-        map.set(fullKey(key), value, ttlMs)
+        map.set(fullKey(key), JSON.stringify(value), ttlMs)
         return true
       }),
     delete: async (key) => map.delete(fullKey(key)),
     increment: (key, ttlMs, by = 1) =>
       withLock(key, () => {
         const entry = map.get(fullKey(key))
-        const next = Number(entry?.value ?? 0) + by
+        const next = Number(parseStored(entry?.value ?? 0)) + Math.trunc(by)
         if (entry) entry.value = next
         else map.set(fullKey(key), next, ttlMs)
         return next
       }),
-    ttl: async (key) => {
-      const entry = map.get(fullKey(key))
-      return entry ? entry.expiresAt - now() : null
-    },
-    close: async () => {
-      await storage.dispose()
-    },
+    ttl: async (key) => map.ttl(fullKey(key)),
+    close: async () => map.dispose(),
   }
 }

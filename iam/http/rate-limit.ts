@@ -1,0 +1,28 @@
+/**
+ * Rate-limit rejections over HTTP (spec "Errors" and "Limits" rule 1): 429
+ * `{ error: "Too many requests", retry }` with `Retry-After` carrying the same value, a number of
+ * seconds or `permanent`.
+ */
+import type { LimitDecision, RateLimiter } from '../features/rate-limits/limiter'
+import { retrySeconds } from '../features/rate-limits/limiter'
+import { httpFail } from './respond'
+
+/** The 429 body and header value of a rejection. */
+export function tooManyRequestsBody(decision: Extract<LimitDecision, { ok: false }>): {
+  error: 'Too many requests'
+  retry: number | 'permanent'
+} {
+  return { error: 'Too many requests', retry: decision.permanent ? 'permanent' : retrySeconds(decision.retryMs) }
+}
+
+/** Ends the request with the spec's 429 for a rejected decision. */
+export function throwTooManyRequests(decision: Extract<LimitDecision, { ok: false }>): never {
+  const body = tooManyRequestsBody(decision)
+  return httpFail(429, body, { 'Retry-After': String(body.retry) })
+}
+
+/** Consumes one point of `limiter` for `key`; on rejection ends the request with 429. */
+export async function enforceRateLimit(limiter: RateLimiter, key: string): Promise<void> {
+  const decision = await limiter.consume(key)
+  if (!decision.ok) throwTooManyRequests(decision)
+}

@@ -1,0 +1,53 @@
+/**
+ * Stores for the store and rate-limiter unit tests: a memory store on a clock the test moves, and a
+ * Redis store (REDIS_URL) under a unique prefix that `dropStore` removes again.
+ */
+import { randomBytes } from 'node:crypto'
+import { createStore, type SharedStore } from '../../iam/lib/store'
+
+export const REDIS_URL = process.env.REDIS_URL
+
+export interface ClockedStore {
+  store: SharedStore
+  /** moves the memory store's clock forward */
+  advance(ms: number): void
+  now(): number
+}
+
+export function memoryStore(): ClockedStore {
+  let time = Date.UTC(2026, 0, 1)
+  const store = createStore({ driver: 'memory', prefix: `t${randomBytes(4).toString('hex')}`, now: () => time })
+  return { store, advance: (ms) => void (time += ms), now: () => time }
+}
+
+export function redisStore(prefix = `t${randomBytes(5).toString('hex')}`): SharedStore {
+  if (!REDIS_URL) throw new Error('REDIS_URL is not set')
+  return createStore({ driver: 'redis', url: REDIS_URL, prefix })
+}
+
+/** Every key the store holds under its prefix, with its remaining life in ms (Infinity = no TTL). */
+export async function keysWithTtl(store: SharedStore): Promise<Array<{ key: string; ttlMs: number }>> {
+  if (store.memory) {
+    const map = store.memory
+    return map.keys().map((key) => ({ key, ttlMs: map.ttl(key) ?? 0 }))
+  }
+  const redis = store.redis!
+  const keys: string[] = []
+  let cursor = '0'
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${store.fullKey('')}*`, 'COUNT', 500)
+    cursor = next
+    keys.push(...batch)
+  } while (cursor !== '0')
+  const ttls = await Promise.all(keys.map((key) => redis.pttl(key)))
+  return keys.map((key, i) => ({ key, ttlMs: ttls[i] === -1 ? Number.POSITIVE_INFINITY : ttls[i] }))
+}
+
+/** Deletes everything under the store's prefix and closes it. */
+export async function dropStore(store: SharedStore): Promise<void> {
+  if (store.redis) {
+    const keys = (await keysWithTtl(store)).map((k) => k.key)
+    if (keys.length) await store.redis.del(...keys)
+  }
+  await store.close()
+}
