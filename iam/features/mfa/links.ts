@@ -1,0 +1,156 @@
+/**
+ * The magic-link engine: issue (link + optional code), check (token, random, visitor, state),
+ * preview (counted), attempt (counted code check) and consume (one winner, inside the caller's
+ * transaction so the action and the consumption commit or roll back together).
+ */
+import type { Kysely, Transaction } from 'kysely'
+import type { Database } from '../../db/schema'
+import type { IamConfig } from '../../lib/config-schema'
+import { codeMatches, generateCode, macCode } from './codes'
+import {
+  buildLinkUrl,
+  createRandom,
+  digestsEqual,
+  hashRandom,
+  paramsMatchClaims,
+  signLinkToken,
+  verifyLinkToken,
+  type LinkParams,
+} from './link-token'
+import * as repo from './repository'
+import type { LinkWithCode } from './repository'
+
+export interface LinkDeps {
+  db: Kysely<Database>
+  config: Pick<IamConfig, 'magic_links' | 'codes' | 'secrets'>
+  now: () => number
+}
+
+export type LinkPath = keyof IamConfig['magic_links']['paths']
+
+const secretOf = (value: string | undefined, name: string): string => {
+  // boot fills both in the dev profile and production refuses to start without them
+  if (!value) throw new Error(`secrets.${name} is not configured`)
+  return value
+}
+
+export interface IssuedLink {
+  jti: string
+  url: string
+  /** the plain code, to be mailed once; null for link-only flows (password reset) */
+  code: string | null
+  expiresAt: Date
+  codeExpiresAt: Date | null
+}
+
+/** Creates the link row (and code row) in `trx`; the caller mails the URL and code after commit. */
+export async function issueLink(
+  trx: Transaction<Database>,
+  deps: LinkDeps,
+  input: { purpose: string; path: LinkPath; userId: number; familyId: string | null; visitor: string; data?: Record<string, unknown>; withCode: boolean },
+): Promise<IssuedLink> {
+  const { magic_links: cfg } = deps.config
+  const now = deps.now()
+  const { token, claims } = await signLinkToken(secretOf(deps.config.secrets.links, 'links'), {
+    purpose: input.purpose,
+    visitor: input.visitor,
+    expiresInMs: cfg.expiresInMs,
+    now,
+  })
+  const random = createRandom()
+  const expiresAt = new Date(now + cfg.expiresInMs)
+  const code = input.withCode ? generateCode() : null
+  // a code never outlives its link
+  const codeExpiresAt = code ? new Date(Math.min(now + deps.config.codes.ttlMs, expiresAt.getTime())) : null
+  const binding = { linkJti: claims.jti, userId: input.userId, familyId: input.familyId }
+  await repo.insertLink(
+    trx,
+    {
+      jti: claims.jti,
+      purpose: input.purpose,
+      subject: claims.subject,
+      user_id: input.userId,
+      family_id: input.familyId,
+      visitor: input.visitor,
+      random_hash: hashRandom(random),
+      data: input.data ?? {},
+      created_at: new Date(now),
+      expires_at: expiresAt,
+    },
+    code && codeExpiresAt ? { code_hmac: macCode(secretOf(deps.config.secrets.codes, 'codes'), code, binding), expires_at: codeExpiresAt } : null,
+  )
+  const url = buildLinkUrl(cfg.domain, cfg.paths[input.path], { token, random, reason: input.purpose, visitor: input.visitor })
+  return { jti: claims.jti, url, code, expiresAt, codeExpiresAt }
+}
+
+export type LinkFailure = 'invalid' | 'mismatch' | 'expired' | 'used'
+export type LinkCheck = { ok: true; link: LinkWithCode } | { ok: false; reason: LinkFailure }
+
+/**
+ * Checks a link's URL parameters: JWT (signature, expiry), reason/visitor against the claims,
+ * the expected purpose, the row (random hash compared in constant time) and its state.
+ */
+export async function checkLink(deps: LinkDeps, params: LinkParams, acceptPurpose: (purpose: string) => boolean): Promise<LinkCheck> {
+  const now = deps.now()
+  const verified = await verifyLinkToken(secretOf(deps.config.secrets.links, 'links'), params.token, now)
+  if (!verified.ok) return { ok: false, reason: verified.reason }
+  const { claims } = verified
+  if (!paramsMatchClaims(params, claims) || !acceptPurpose(claims.purpose)) return { ok: false, reason: 'mismatch' }
+  const link = await repo.findLink(deps.db, claims.jti)
+  // compare even when the row is missing, so both paths do the same work
+  const sameRandom = digestsEqual(hashRandom(params.random), link?.random_hash ?? '0'.repeat(64))
+  if (!link || !sameRandom || link.visitor !== params.visitor || link.purpose !== claims.purpose || link.subject !== claims.subject) {
+    return { ok: false, reason: 'invalid' }
+  }
+  if (link.consumed_at) return { ok: false, reason: 'used' }
+  if (link.expires_at.getTime() <= now) return { ok: false, reason: 'expired' }
+  return { ok: true, link }
+}
+
+/** GET: counts a preview; beyond `magic_links.previews` (or after the attempts ran out) the link stops previewing. */
+export async function previewLink(deps: LinkDeps, params: LinkParams, acceptPurpose: (purpose: string) => boolean): Promise<LinkCheck | { ok: false; reason: 'previews' }> {
+  const check = await checkLink(deps, params, acceptPurpose)
+  if (!check.ok) return check
+  const { previews, attempts } = deps.config.magic_links
+  const counted = await repo.countPreview(deps.db, check.link.jti, new Date(deps.now()), previews, attempts)
+  return counted ? check : { ok: false, reason: 'previews' }
+}
+
+export type CodeCheck = { ok: true } | { ok: false; reason: 'bad_code' | 'attempts' | 'used' }
+
+/**
+ * POST: counts one attempt atomically, then compares the code in constant time. A wrong code on
+ * the last permitted attempt ends the link. A right code is only consumed by `consumeLink`.
+ */
+export async function attemptCode(deps: LinkDeps, link: LinkWithCode, code: string): Promise<CodeCheck> {
+  const now = new Date(deps.now())
+  const max = deps.config.magic_links.attempts
+  const count = await repo.countAttempt(deps.db, link.jti, now, max)
+  if (count === null) {
+    const fresh = await repo.findLink(deps.db, link.jti)
+    return { ok: false, reason: fresh?.consumed_at ? 'used' : 'attempts' }
+  }
+  const binding = { linkJti: link.jti, userId: link.user_id, familyId: link.family_id }
+  const matches =
+    !!link.code && codeMatches(secretOf(deps.config.secrets.codes, 'codes'), code, binding, link.code.code_hmac)
+  const live = !!link.code && !link.code.used_at && link.code.expires_at.getTime() > now.getTime()
+  if (matches && live) return { ok: true }
+  if (count >= max) await repo.burnLink(deps.db, link.jti, now)
+  return { ok: false, reason: 'bad_code' }
+}
+
+/** Consumes the link (and its code) in `trx`; false when another request already won. */
+export function consumeLink(trx: Transaction<Database>, deps: LinkDeps, link: LinkWithCode): Promise<boolean> {
+  return repo.consumeLink(trx, link.jti, new Date(deps.now()), !!link.code)
+}
+
+/** The `{ error }` texts of link and code failures (stable; clients may show them). */
+export const LINK_ERRORS = {
+  invalid: 'Invalid link',
+  mismatch: 'Invalid link purpose or subject',
+  expired: 'Link expired',
+  used: 'Link already used',
+  previews: 'Link preview limit reached',
+  bad_code: 'Invalid or expired code',
+  attempts: 'Too many attempts, request a new code',
+} as const
