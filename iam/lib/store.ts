@@ -197,6 +197,7 @@ export function createStore(options: StoreOptions): SharedStore {
     delete: async (key) => map.delete(fullKey(key)),
     increment: (key, ttlMs, by = 1) =>
       withLock(key, () => {
+        checkTtl(ttlMs)
         const entry = map.get(fullKey(key))
         const next = Number(parseStored(entry?.value ?? 0)) + Math.trunc(by)
         if (entry) entry.value = next

@@ -33,6 +33,18 @@ describe.each(backends)('rate limiter on $backend', ({ make, skip }) => {
     expect(allowedCount(decisions)).toBe(50)
   })
 
+  it.skipIf(skip)('answers exactly permanentAfter numeric rejections under concurrency, the rest permanent', async () => {
+    const store = newStore()
+    for (const permanentAfter of [1, 2]) {
+      const limiter = createRateLimiter(store, `race${permanentAfter}`, { points: 50, duration: 60, blockDuration: 600 }, { permanentAfter })
+      const decisions = await Promise.all(Array.from({ length: 500 }, () => limiter.consume('ip')))
+      const rejected = decisions.filter((d) => !d.ok)
+      expect(allowedCount(decisions)).toBe(50)
+      expect(rejected.filter((d) => !d.permanent)).toHaveLength(permanentAfter)
+      expect(rejected.filter((d) => d.permanent)).toHaveLength(450 - permanentAfter)
+    }
+  })
+
   it.skipIf(skip)('allows min(points, n) of n concurrent consumes', async () => {
     const store = newStore()
     let run = 0

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createStore, defineRedisScript, type SharedStore } from '../../iam/lib/store'
+import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore } from '../helpers/limiter-stores'
+
+const backends = [
+  { backend: 'memory', make: () => memoryStore().store, skip: false },
+  // Redis runs only when REDIS_URL names a server (the PostgreSQL + Redis run of the suite sets it).
+  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
+]
+
+describe.each(backends)('shared store on $backend', ({ make, skip }) => {
+  const stores: SharedStore[] = []
+  const newStore = () => {
+    const store = make()
+    stores.push(store)
+    return store
+  }
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map(dropStore))
+  })
+
+  it.skipIf(skip)('lets exactly one of 200 concurrent setIfAbsent calls win', async () => {
+    const store = newStore()
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.setIfAbsent('nonce:abc', { i }, 60_000)))
+    expect(results.filter(Boolean)).toHaveLength(1)
+    const winner = results.indexOf(true)
+    expect(await store.get('nonce:abc')).toEqual({ i: winner })
+  })
+
+  it.skipIf(skip)('increments exactly under 200 concurrent calls and keeps the TTL of creation', async () => {
+    const store = newStore()
+    const values = await Promise.all(Array.from({ length: 200 }, () => store.increment('count:x', 30_000)))
+    expect(new Set(values).size).toBe(200)
+    expect(Math.max(...values)).toBe(200)
+    expect(await store.increment('count:x', 999_999, 5)).toBe(205)
+    expect(await store.get('count:x')).toBe(205)
+    const ttl = await store.ttl('count:x')
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(30_000)
+  })
+
+  it.skipIf(skip)('round-trips JSON values and hands out copies', async () => {
+    const store = newStore()
+    const value = { a: 1, list: ['x'], nested: { ok: true } }
+    await store.set('json:v', value, 60_000)
+    value.list.push('mutated')
+    expect(await store.get('json:v')).toEqual({ a: 1, list: ['x'], nested: { ok: true } })
+    await store.set('json:s', 'plain', 60_000)
+    expect(await store.get('json:s')).toBe('plain')
+    expect(await store.get('json:absent')).toBeNull()
+  })
+
+  it.skipIf(skip)('reads back keys containing "::", "/" and "?" (IPv6 addresses, paths) verbatim', async () => {
+    const store = newStore()
+    await store.set('ip:::1', 'loopback6', 60_000)
+    await store.set('ip:1', 'other', 60_000)
+    await store.set('path:/a/b?x=1', 'query', 60_000)
+    expect(await store.get('ip:::1')).toBe('loopback6')
+    expect(await store.get('ip:1')).toBe('other')
+    expect(await store.get('path:/a/b?x=1')).toBe('query')
+    expect(await store.get('path:/a/b')).toBeNull()
+  })
+
+  it.skipIf(skip)('stores every key under <prefix>:v1: with the TTL it was given', async () => {
+    const store = newStore()
+    await store.set('area:k', 1, 45_000)
+    await store.setIfAbsent('area:n', 1, 10_000)
+    await store.increment('area:c', 20_000)
+    const keys = await keysWithTtl(store)
+    expect(keys.map((k) => k.key).sort()).toEqual(['area:c', 'area:k', 'area:n'].map((k) => store.fullKey(k)))
+    for (const { key, ttlMs } of keys) {
+      expect(key.startsWith(store.fullKey(''))).toBe(true)
+      expect(ttlMs).toBeGreaterThan(0)
+    }
+    expect(store.fullKey('area:k')).toMatch(/^t[0-9a-f]+:v1:area:k$/)
+    expect(await store.ttl('area:k')).toBeLessThanOrEqual(45_000)
+  })
+
+  it.skipIf(skip)('deletes, and answers null TTL for an absent key', async () => {
+    const store = newStore()
+    await store.set('d:k', 1, 60_000)
+    await store.delete('d:k')
+    expect(await store.get('d:k')).toBeNull()
+    expect(await store.ttl('d:k')).toBeNull()
+  })
+
+  it.skipIf(skip)('refuses a write without a positive TTL', async () => {
+    const store = newStore()
+    await expect(store.set('t:k', 1, 0)).rejects.toThrow(/TTL/)
+    await expect(store.setIfAbsent('t:k', 1, Number.NaN)).rejects.toThrow(/TTL/)
+    await expect(store.increment('t:k', Number.POSITIVE_INFINITY)).rejects.toThrow(/TTL/)
+  })
+})
+
+describe('memory store over time', () => {
+  it('expires values at their TTL and lets setIfAbsent win again after expiry', async () => {
+    const { store, advance } = memoryStore()
+    expect(await store.setIfAbsent('n', 'first', 5_000)).toBe(true)
+    advance(4_999)
+    expect(await store.get('n')).toBe('first')
+    expect(await store.ttl('n')).toBe(1)
+    expect(await store.setIfAbsent('n', 'second', 5_000)).toBe(false)
+    advance(1)
+    expect(await store.get('n')).toBeNull()
+    expect(await store.setIfAbsent('n', 'second', 5_000)).toBe(true)
+  })
+
+  it('does not extend an increment counter TTL on later increments', async () => {
+    const { store, advance } = memoryStore()
+    await store.increment('c', 10_000)
+    advance(6_000)
+    await store.increment('c', 10_000)
+    expect(await store.ttl('c')).toBe(4_000)
+    advance(4_000)
+    expect(await store.increment('c', 10_000)).toBe(1)
+  })
+
+  it('keeps stores with different prefixes apart', async () => {
+    const a = createStore({ driver: 'memory', prefix: 'a' })
+    const b = createStore({ driver: 'memory', prefix: 'b' })
+    await a.set('k', 1, 1000)
+    expect(await b.get('k')).toBeNull()
+    expect(() => createStore({ driver: 'memory', prefix: 'bad:prefix' })).toThrow(/prefix/)
+  })
+})
+
+// Only with a Redis server (REDIS_URL).
+describe.skipIf(!REDIS_URL)('redis scripts', () => {
+  it('runs a script the server has not cached yet through EVAL, then by its SHA', async () => {
+    const store = redisStore()
+    try {
+      // a unique body: certainly unknown to the server, so the first call takes the NOSCRIPT fallback
+      const script = defineRedisScript(`-- ${randomBytes(8).toString('hex')}\nreturn tonumber(ARGV[1]) + 1`)
+      expect(await script(store.redis!, [], [41])).toBe(42)
+      expect(await script(store.redis!, [], [1])).toBe(2)
+    } finally {
+      await dropStore(store)
+    }
+  })
+
+  it('shares values between two connections to the same prefix', async () => {
+    const prefix = `t${randomBytes(5).toString('hex')}`
+    const a = redisStore(prefix)
+    const b = redisStore(prefix)
+    try {
+      const wins = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).setIfAbsent('one', i, 60_000)),
+      )
+      expect(wins.filter(Boolean)).toHaveLength(1)
+      expect(await b.get('one')).toBe(await a.get('one'))
+    } finally {
+      await b.close()
+      await dropStore(a)
+    }
+  })
+})
