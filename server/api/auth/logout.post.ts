@@ -1,0 +1,28 @@
+/**
+ * POST /api/auth/logout -> IAM POST /auth/logout (Bearer + session + canary_id). The browser's
+ * cookies are cleared whatever the IAM answers: signing out must always work from the user's side.
+ */
+import { clearSessionCookies, currentCookie, forwardSetCookies } from '../../utils/bff/cookies'
+import { isFormPost } from '../../utils/bff/forms'
+import { callIam } from '../../utils/bff/iam-call'
+import { formReply } from '../../utils/bff/input'
+import { BffReply, defineBffHandler } from '../../utils/bff/respond'
+
+export default defineBffHandler(async (event) => {
+  if (currentCookie(event, 'session')) {
+    try {
+      const res = await callIam(event, {
+        method: 'POST',
+        path: '/auth/logout',
+        bearer: currentCookie(event, 'access') ?? '',
+        cookies: ['session', 'canary_id'],
+      })
+      forwardSetCookies(event, res.setCookies)
+    } catch (error) {
+      if (!(error instanceof BffReply)) throw error
+    }
+  }
+  clearSessionCookies(event)
+  if (isFormPost(event)) formReply('/login?signedOut=1')
+  return { ok: true, date: new Date().toISOString() }
+})

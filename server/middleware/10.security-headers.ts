@@ -1,0 +1,36 @@
+/**
+ * Security headers on every answer (pages and API). The page CSP gets hashes of Nuxt's inline
+ * scripts/styles added by server/plugins/csp-hashes.ts; this default is what API answers and any
+ * page without inline content keep. `no-store` everywhere except the fingerprinted build assets:
+ * auth pages carry one-time links in their URL and per-user state in their body.
+ */
+import { defineEventHandler, setResponseHeaders } from 'h3'
+
+/** The CSP every answer starts with; inline content is allowed only by hash. */
+export const BASE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+  "base-uri 'self'",
+]
+
+export default defineEventHandler((event) => {
+  const assets = event.path.startsWith('/_nuxt/')
+  setResponseHeaders(event, {
+    'content-security-policy': BASE_CSP.join('; '),
+    'x-content-type-options': 'nosniff',
+    // magic-link pages hold tokens in their query string: never leak them in Referer
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+    'strict-transport-security': 'max-age=31536000',
+    ...(assets ? {} : { 'cache-control': 'no-store' }),
+  })
+})

@@ -1,0 +1,32 @@
+/**
+ * Nuxt's server-rendered pages contain inline `<script>` (the app config) and `<style>` (component
+ * CSS). Rather than `'unsafe-inline'`, the page CSP allows exactly those blocks by SHA-256 hash
+ * (CSP3 hash-source), computed on the final HTML.
+ */
+import { createHash } from 'node:crypto'
+import { BASE_CSP } from '../middleware/10.security-headers'
+
+const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
+const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi
+
+function hashes(html: string, pattern: RegExp): string[] {
+  const out = new Set<string>()
+  for (const match of html.matchAll(pattern)) {
+    if (match[1]) out.add(`'sha256-${createHash('sha256').update(match[1], 'utf8').digest('base64')}'`)
+  }
+  return [...out]
+}
+
+export default defineNitroPlugin((nitroApp) => {
+  nitroApp.hooks.hook('render:response', (response) => {
+    if (typeof response.body !== 'string') return
+    const scripts = hashes(response.body, INLINE_SCRIPT)
+    const styles = hashes(response.body, INLINE_STYLE)
+    const csp = BASE_CSP.map((directive) => {
+      if (directive.startsWith('script-src ')) return [directive, ...scripts].join(' ')
+      if (directive.startsWith('style-src ')) return [directive, ...styles].join(' ')
+      return directive
+    }).join('; ')
+    response.headers = { ...response.headers, 'content-security-policy': csp }
+  })
+})

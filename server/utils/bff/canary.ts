@@ -1,0 +1,19 @@
+/**
+ * The device cookie. The IAM requires `canary_id` on signup, login and OAuth (400 without it) and
+ * issues it from `GET /check` (DESIGN section 4), so before the first of those the BFF asks the IAM
+ * for one and forwards its Set-Cookie to the browser.
+ */
+import type { H3Event } from 'h3'
+import { currentCookie, forwardSetCookies } from './cookies'
+import { callIam } from './iam-call'
+import { bffFail } from './respond'
+
+/** The browser's canary_id, obtained from the IAM's /check when the browser has none yet. */
+export async function ensureCanary(event: H3Event): Promise<string | undefined> {
+  const existing = currentCookie(event, 'canary_id')
+  if (existing) return existing
+  const res = await callIam(event, { method: 'GET', path: '/check' })
+  if (res.status === 403) bffFail(403, { ok: false, error: 'This device has been blocked. Contact support if you think this is a mistake.' })
+  forwardSetCookies(event, res.setCookies)
+  return currentCookie(event, 'canary_id')
+}

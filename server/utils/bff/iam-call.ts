@@ -1,0 +1,58 @@
+/**
+ * One signed call from the BFF to the IAM on behalf of the browser: allow-listed path + method,
+ * the end user's IP and User-Agent forwarded, and only the cookies this call needs.
+ */
+import { getRequestHeader, getRequestIP, type H3Event } from 'h3'
+import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
+import { useIamClient } from '../iam'
+import { isAllowedIamCall, type ForwardedCookie } from './allow-list'
+import { currentCookie } from './cookies'
+import { bffFail } from './respond'
+
+export interface BffIamCall {
+  method: 'GET' | 'POST'
+  path: string
+  query?: Record<string, string>
+  body?: unknown
+  /** the browser cookies this call forwards */
+  cookies?: ForwardedCookie[]
+  /** send `Authorization: Bearer <access token>` */
+  bearer?: string
+}
+
+/** The end user's address as the gateway sees it (the socket peer; IPv4-mapped IPv6 normalised). */
+export function clientIpOf(event: H3Event): string | undefined {
+  const ip = getRequestIP(event)
+  return ip?.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
+}
+
+/** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
+export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
+  if (!isAllowedIamCall(call.method, call.path)) {
+    // A BFF route asked for something outside the table: a programming error, never user input.
+    throw new Error(`BFF: IAM call not allow-listed: ${call.method} ${call.path}`)
+  }
+  const cookies: Record<string, string> = {}
+  for (const name of call.cookies ?? []) {
+    const value = currentCookie(event, name)
+    if (value) cookies[name] = value
+  }
+  try {
+    return await useIamClient().request<T>({
+      method: call.method,
+      path: call.path,
+      query: call.query,
+      body: call.body,
+      cookies,
+      headers: call.bearer ? { authorization: `Bearer ${call.bearer}` } : undefined,
+      clientIp: clientIpOf(event),
+      userAgent: getRequestHeader(event, 'user-agent') ?? '',
+    })
+  } catch (error) {
+    if (error instanceof IamUnavailableError) {
+      console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: 'bff: IAM unreachable', path: call.path }))
+      bffFail(503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' })
+    }
+    throw error
+  }
+}

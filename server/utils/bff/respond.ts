@@ -1,0 +1,75 @@
+/**
+ * How BFF routes answer the browser: JSON only, never a token. IAM answers are relayed with their
+ * status (202 MFA and 429 Retry-After pass through as states the page shows), their Set-Cookie
+ * headers, and bodies with `accessToken`/`accessIat` removed (the token goes into the HttpOnly cookie).
+ */
+import { defineEventHandler, setResponseHeader, setResponseStatus, type EventHandlerRequest, type H3Event } from 'h3'
+import type { IamResponse } from '../../../iam/client/iam-client'
+import { forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
+
+/** A finished answer thrown from deep inside a BFF helper (rendered by defineBffHandler). */
+export class BffReply extends Error {
+  override name = 'BffReply'
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`BFF reply ${status}`)
+  }
+}
+
+/** Ends the request with `status` and JSON `body`. */
+export function bffFail(status: number, body: Record<string, unknown>, headers?: Record<string, string>): never {
+  throw new BffReply(status, body, headers)
+}
+
+/** defineEventHandler + rendering of BffReply + no-store (auth answers must never be cached). */
+export function defineBffHandler<T>(handler: (event: H3Event<EventHandlerRequest>) => Promise<T>) {
+  return defineEventHandler(async (event) => {
+    setResponseHeader(event, 'cache-control', 'no-store')
+    try {
+      return await handler(event)
+    } catch (error) {
+      if (!(error instanceof BffReply)) throw error
+      setResponseStatus(event, error.status)
+      for (const [name, value] of Object.entries(error.headers)) setResponseHeader(event, name, value)
+      return error.body
+    }
+  })
+}
+
+const SECRET_FIELDS = new Set(['accessToken', 'accessIat', 'refreshToken'])
+
+/** A copy of `body` without token fields (top level and `data`). */
+export function stripTokens(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {}
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body)) {
+    if (SECRET_FIELDS.has(key)) continue
+    out[key] = key === 'data' && value && typeof value === 'object' && !Array.isArray(value) ? stripTokens(value) : value
+  }
+  return out
+}
+
+/**
+ * Relays an IAM answer: cookies forwarded, issued tokens moved into cookies, status kept, body
+ * stripped. IAM 5xx bodies are replaced (they may carry internals); 429 keeps Retry-After.
+ */
+export function relay(event: H3Event, res: IamResponse<unknown>): Record<string, unknown> {
+  forwardSetCookies(event, res.setCookies)
+  const issued = readIssuedAccess(res.body)
+  if (issued && res.status < 300) setAccessCookies(event, issued)
+  setResponseStatus(event, res.status)
+  if (res.status === 429) {
+    const retryAfter = res.headers.get('retry-after')
+    if (retryAfter) setResponseHeader(event, 'retry-after', retryAfter)
+    const retry = (res.body as { retry?: unknown } | null)?.retry ?? retryAfter
+    return { ok: false, error: 'Too many requests', retry }
+  }
+  if (res.status >= 500) return { ok: false, error: 'The sign-in service failed. Please try again.' }
+  const body = stripTokens(res.body)
+  if (res.status === 202) return { ok: false, mfa: true, message: body.message ?? 'A login link has been sent to your email.' }
+  if (issued) return { ok: true, date: body.date ?? new Date().toISOString(), signedIn: true }
+  return body
+}

@@ -1,0 +1,105 @@
+/**
+ * The browser's session as the BFF sees it: an access token in `__Secure-a`, refreshed through the
+ * IAM when it is missing (cookie expired) or in its last quarter of life (the IAM's refreshThreshold,
+ * 25 % of the TTL, is what `shouldRotate` reports), and one shared refresh per browser: concurrent
+ * requests with the same `session` cookie await the same IAM call, because the IAM rotates the refresh
+ * token and a second, parallel rotation of the same token looks like reuse (RFC 9700 section 4.14).
+ */
+import { createHash } from 'node:crypto'
+import type { H3Event } from 'h3'
+import type { IamResponse } from '../../../iam/client/iam-client'
+import { clearSessionCookies, currentCookie, forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
+import { callIam, type BffIamCall } from './iam-call'
+import { bffFail } from './respond'
+
+/** In flight per process, keyed by SHA-256 of the refresh cookie (never the cookie itself). */
+const inFlight = new Map<string, Promise<IamResponse<unknown>>>()
+
+export const SIGNED_OUT = { ok: false, signedOut: true, error: 'Your session has ended. Please sign in again.' } as const
+
+function msLeftRatio(token: string, nowMs: number): number {
+  // Only timing is read here, never trusted: the IAM verifies the signature on every call.
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown; iat?: unknown }
+    if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || payload.exp <= payload.iat) return 0
+    return (payload.exp * 1000 - nowMs) / ((payload.exp - payload.iat) * 1000)
+  } catch {
+    return 0
+  }
+}
+
+/** Rotates the refresh token once for all concurrent requests of this browser; applies the result to `event`. */
+export async function refreshSession(event: H3Event): Promise<IamResponse<unknown>> {
+  const session = currentCookie(event, 'session')
+  if (!session) bffFail(401, SIGNED_OUT)
+  const key = createHash('sha256').update(session).digest('base64url')
+  let pending = inFlight.get(key)
+  if (!pending) {
+    pending = callIam(event, { method: 'POST', path: '/auth/user/refresh-session', cookies: ['session', 'canary_id'] })
+    inFlight.set(key, pending)
+    // settle-then-delete: later requests carry the new cookie, so they never hit this entry
+    pending.finally(() => inFlight.delete(key)).catch(() => {})
+  }
+  const res = await pending
+  event.context.bffRefreshed = true
+  forwardSetCookies(event, res.setCookies)
+  const issued = readIssuedAccess(res.body)
+  if (res.status < 300 && issued) setAccessCookies(event, issued)
+  return res
+}
+
+/** Turns a refresh that did not issue tokens into the page's state (MFA, rate limit, signed out). */
+function failRefresh(event: H3Event, res: IamResponse<unknown>): never {
+  if (res.status === 202) {
+    const message = (res.body as { message?: unknown } | null)?.message
+    bffFail(202, { ok: false, mfa: true, message: typeof message === 'string' ? message : 'A login link has been sent to your email.' })
+  }
+  if (res.status === 429) {
+    const retry = res.headers.get('retry-after') ?? ''
+    bffFail(429, { ok: false, error: 'Too many requests', retry: /^\d+$/.test(retry) ? Number(retry) : retry }, retry ? { 'retry-after': retry } : {})
+  }
+  if (res.status >= 500) bffFail(502, { ok: false, error: 'The sign-in service failed. Please try again.' })
+  clearSessionCookies(event)
+  bffFail(401, SIGNED_OUT)
+}
+
+/** A usable access token for this request, refreshing first when needed; ends the request when signed out. */
+export async function ensureAccess(event: H3Event): Promise<string> {
+  if (!currentCookie(event, 'session')) {
+    clearSessionCookies(event)
+    bffFail(401, SIGNED_OUT)
+  }
+  const access = currentCookie(event, 'access')
+  if (access && msLeftRatio(access, Date.now()) > 0.25) return access
+  const res = await refreshSession(event)
+  const fresh = currentCookie(event, 'access')
+  if (res.status >= 300 || !fresh) failRefresh(event, res)
+  return fresh
+}
+
+/**
+ * An IAM call on behalf of the signed-in browser (Bearer + session + canary_id). A 401 is checked
+ * against the session itself: when the session still stands (a wrong code, say), the 401 is the
+ * action's answer; otherwise one refresh is tried and the call repeated, and a session the IAM
+ * refuses to refresh (revoked, reused, expired) is cleared from the browser at once.
+ */
+export async function callAuthed<T = unknown>(event: H3Event, call: Omit<BffIamCall, 'bearer' | 'cookies'>): Promise<IamResponse<T>> {
+  const send = async () => callIam<T>(event, { ...call, bearer: await ensureAccess(event), cookies: ['session', 'canary_id'] })
+  const res = await send()
+  if (res.status !== 401) return res
+  const probe = await callIam(event, {
+    method: 'GET',
+    path: '/secret/accesstoken/metadata',
+    bearer: currentCookie(event, 'access'),
+    cookies: ['session', 'canary_id'],
+  })
+  if (probe.status === 200) return res
+  if (probe.status === 202 || probe.status === 429) failRefresh(event, probe)
+  if (event.context.bffRefreshed === true) {
+    clearSessionCookies(event)
+    bffFail(401, SIGNED_OUT)
+  }
+  const refreshed = await refreshSession(event)
+  if (refreshed.status >= 300) failRefresh(event, refreshed)
+  return send()
+}
