@@ -29,7 +29,7 @@ beforeAll(async () => {
   await db.insertInto('visitors').values({ canary_id: 'c1', visitor_id: 'v1' }).execute()
   await db.insertInto('session_families').values({ id: 'f1', user_id: 1, visitor_id: 1 }).execute()
   deps = { db, config, now: () => clock }
-})
+}, 60_000)
 afterAll(() => db.destroy())
 
 const issue = (withCode = true, purpose = 'MAGIC_LINK_MFA_CHECKS') =>

@@ -1,0 +1,74 @@
+/**
+ * Starting a link flow: one transaction serialised on the session (or user) row decides whether a
+ * live link of the flow already exists, then issues the new link; the mail goes out after commit.
+ * A mail that fails removes the link (and its code, by cascade), so nothing is left half-started.
+ */
+import type { IamContext } from '../../context'
+import { getMailer, type OutgoingMail } from '../mail/mailer'
+import { issueLink, type IssuedLink, type LinkPath } from './links'
+import { burnFlowLinks, deleteLink, findLiveLink, lockFlowOwner } from './repository'
+
+export type FlowDeps = Pick<IamContext, 'db' | 'config' | 'log' | 'now'>
+
+export interface StartFlowInput {
+  purpose: string
+  path: LinkPath
+  userId: number
+  familyId: string | null
+  visitor: string
+  data?: Record<string, unknown>
+  withCode: boolean
+  /** a live link of the same flow: 'keep' answers sent:false, 'replace' ends it and sends a new one */
+  onLive: 'keep' | 'replace'
+  mail: (issued: IssuedLink) => OutgoingMail
+}
+
+export type StartFlowResult =
+  | { ok: true; sent: true; issued: IssuedLink }
+  | { ok: true; sent: false; expiresAt: Date }
+  | { ok: false; error: 'session_gone' | 'mail_failed' }
+
+export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<StartFlowResult> {
+  const owner = { userId: input.userId, familyId: input.familyId, purpose: input.purpose }
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    if (!(await lockFlowOwner(trx, input.userId, input.familyId))) return { kind: 'gone' as const }
+    const now = new Date(deps.now())
+    const live = await findLiveLink(trx, { ...owner, now })
+    if (live && input.onLive === 'keep') return { kind: 'live' as const, expiresAt: live.expires_at }
+    if (live) await burnFlowLinks(trx, { ...owner, now })
+    const issued = await issueLink(trx, deps, {
+      purpose: input.purpose,
+      path: input.path,
+      userId: input.userId,
+      familyId: input.familyId,
+      visitor: input.visitor,
+      data: input.data,
+      withCode: input.withCode,
+    })
+    return { kind: 'issued' as const, issued }
+  })
+  if (outcome.kind === 'gone') return { ok: false, error: 'session_gone' }
+  if (outcome.kind === 'live') return { ok: true, sent: false, expiresAt: outcome.expiresAt }
+  try {
+    await getMailer(deps).send(input.mail(outcome.issued))
+  } catch (error) {
+    await deleteLink(deps.db, outcome.issued.jti).catch((cleanup: Error) =>
+      deps.log.error('could not remove the link of a failed mail', { error: cleanup.message }),
+    )
+    deps.log.error('mail delivery failed', { purpose: input.purpose, userId: input.userId, error: (error as Error).message })
+    return { ok: false, error: 'mail_failed' }
+  }
+  return { ok: true, sent: true, issued: outcome.issued }
+}
+
+/** The user's address and name, for mails. */
+export async function findMailRecipient(deps: Pick<IamContext, 'db'>, userId: number) {
+  return (await deps.db.selectFrom('users').select(['id', 'email', 'name', 'password_hash']).where('id', '=', userId).executeTakeFirst()) ?? null
+}
+
+/** `j***@example.com`: enough for the owner to recognise, little for anyone else. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@')
+  if (at < 1) return '***'
+  return `${email[0]}***${email.slice(at)}`
+}
