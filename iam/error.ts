@@ -1,9 +1,70 @@
+/**
+ * The final handler (IAM spec Errors). Three cases:
+ * - httpFail (iam/http/respond.ts): exactly the given status, body and headers;
+ * - no route for this path and method: 404 with the spec's body. A known path with another method
+ *   is an unmatched route too (the router's 405 becomes 404), as the spec words it;
+ * - anything else is a bug or an infrastructure failure: the response status when a handler set
+ *   one above 415 (spec), else 500, with `{ error, requestId }`. The cause is logged at error
+ *   level with the request id and stack, and never reaches the body.
+ */
+import { STATUS_CODES } from 'node:http'
 import type { NitroErrorHandler } from 'nitropack/types'
+import type { H3Error, H3Event } from 'h3'
 import { send, setResponseHeader, setResponseStatus } from 'h3'
+import { useIam } from './context'
+import { getHttpFailure, NOT_FOUND_BODY } from './http/respond'
+import { getRequestId } from './http/request'
+import type { LogFields } from './lib/log'
 
-// Placeholder final handler; replaced by the platform error handler.
-export default (function errorHandler(error, event) {
-  setResponseStatus(event, error.statusCode || 500)
-  setResponseHeader(event, 'content-type', 'application/json')
-  return send(event, JSON.stringify({ error: error.statusCode === 404 ? "The page you are looking for doesn't exists" : 'Internal Server Error' }))
+function respond(event: H3Event, status: number, body: string, contentType: string, headers: Record<string, string> = {}) {
+  const res = event.node.res
+  if (res.headersSent) {
+    // A streamed response failed midway: nothing valid can follow, end it.
+    if (!res.writableEnded) res.end()
+    return
+  }
+  // The standard reason phrase: h3 had already put the error's own message in the status line.
+  setResponseStatus(event, status, STATUS_CODES[status] ?? 'Error')
+  for (const [name, value] of Object.entries(headers)) setResponseHeader(event, name, value)
+  setResponseHeader(event, 'content-type', contentType)
+  return send(event, body)
+}
+
+function logError(msg: string, fields: LogFields): void {
+  try {
+    useIam().log.error(msg, fields)
+  } catch {
+    // Boot did not finish: the logger is not there yet.
+    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg, ...fields })}\n`)
+  }
+}
+
+export default (function errorHandler(error: H3Error, event: H3Event) {
+  const failure = getHttpFailure(error)
+  if (failure) {
+    return failure.text
+      ? respond(event, failure.status, String(failure.body), 'text/plain; charset=utf-8', failure.headers)
+      : respond(event, failure.status, JSON.stringify(failure.body), 'application/json', failure.headers)
+  }
+  const requestId = getRequestId(event)
+  if (!error.unhandled && (error.statusCode === 404 || error.statusCode === 405)) {
+    return respond(event, 404, JSON.stringify(NOT_FOUND_BODY), 'application/json')
+  }
+  const current = event.node.res.statusCode
+  let status: number
+  if (error.unhandled) status = current > 415 && current < 600 ? current : 500
+  else status = error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+  const cause = error.cause instanceof Error ? error.cause : error
+  if (status >= 500) {
+    logError('unhandled error', {
+      requestId,
+      method: event.method,
+      path: event.path.split('?')[0],
+      status,
+      error: { name: cause.name, message: cause.message, stack: cause.stack },
+    })
+  }
+  // A deliberate 4xx from h3 itself (not httpFail): its reason phrase, nothing from the message.
+  const phrase = status >= 500 ? 'Internal Server Error' : (STATUS_CODES[status] ?? 'Error')
+  return respond(event, status, JSON.stringify({ error: phrase, requestId }), 'application/json')
 }) satisfies NitroErrorHandler

@@ -1,0 +1,50 @@
+/**
+ * Request id and client IP for every request, and one structured log line when it ends.
+ *
+ * - Request id: a sane `X-Request-Id` from the caller (the gateway sends its HMAC nonce there) is
+ *   kept so one id follows the request across services; anything else is replaced. Always echoed.
+ * - Client IP (DESIGN section 3): see lib/ip.ts resolveClientIp. Unresolvable => 403 plain text
+ *   `Forbidden` (spec Errors, validateIp).
+ * - The log line carries no query string (magic-link tokens travel there) and no headers.
+ */
+import { randomUUID } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
+import { defineEventHandler, getRequestHeader, setResponseHeader } from 'h3'
+import { useIam } from '../context'
+import { httpFailText } from '../http/respond'
+import { resolveClientIp } from '../lib/ip'
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+export default defineEventHandler((event) => {
+  const started = performance.now()
+  const { config, log } = useIam()
+  const given = getRequestHeader(event, 'x-request-id')
+  const requestId = given && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+  event.context.requestId = requestId
+  setResponseHeader(event, 'X-Request-Id', requestId)
+
+  const { req, res } = event.node
+  res.once('close', () => {
+    const route = event.context.matchedRoute?.path
+    log.info('request', {
+      requestId,
+      method: req.method,
+      path: (req.url ?? '/').split('?')[0],
+      ...(route ? { route } : {}),
+      status: res.statusCode,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(event.context.clientIp ? { ip: event.context.clientIp } : {}),
+      ...(res.writableFinished ? {} : { aborted: true }),
+    })
+  })
+
+  const clientIp = resolveClientIp({
+    socketIp: req.socket?.remoteAddress,
+    forwardedFor: req.headers['x-forwarded-for'],
+    trustProxy: config.service.proxy.trust,
+    proxyIp: config.service.proxy.ipToTrust,
+  })
+  if (!clientIp) httpFailText(403, 'Forbidden')
+  event.context.clientIp = clientIp
+})

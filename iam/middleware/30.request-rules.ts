@@ -1,0 +1,119 @@
+/**
+ * Body and cookie-only rules per route (IAM spec "Common request rules", "Limits"; the table is
+ * lib/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
+ *
+ * JSON routes, in this order: Content-Type application/json (charset utf-8 or none) else 403
+ * `not allowed.`; a declared Content-Length over the limit is refused before reading (413); the
+ * body is read up to limit + 1 bytes, never more (a chunked body has no declared length: the
+ * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400.
+ *
+ * Cookie-only routes (acceptCookieOnly, spec Authentication 6): a missing `session` cookie is
+ * 401 `Refresh token missing` first, as in the spec's refresh chain (requireRefreshToken runs
+ * before acceptCookieOnly); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
+ * a query string, a Content-Type header, in that order.
+ */
+import { defineEventHandler, getRequestHeader, parseCookies, type H3Event } from 'h3'
+import type { IncomingMessage } from 'node:http'
+import { httpFail } from '../http/respond'
+import { findRouteRule, testRoutesEnabled } from '../lib/route-rules'
+
+const TOO_LARGE = { error: 'Payload too large' }
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false
+  const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase())
+  if (type !== 'application/json') return false
+  return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-?8"?$/.test(param))
+}
+
+/** Reads at most `limit` bytes; 'too-large' as soon as one more arrives (the rest is not read). */
+function readBounded(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const cleanup = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+      req.off('aborted', onAborted)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        cleanup()
+        req.pause()
+        resolve('too-large')
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      cleanup()
+      resolve(Buffer.concat(chunks, size))
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      reject(error)
+    }
+    const onAborted = () => onError(new Error('request aborted'))
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+    req.on('aborted', onAborted)
+  })
+}
+
+// fatal: invalid UTF-8 is malformed input, not U+FFFD; a leading BOM is dropped (RFC 8259 section 8.1).
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+/** `__proto__` keys are dropped: a parsed body must never carry a prototype for a later merge. */
+const reviver = (key: string, value: unknown) => (key === '__proto__' ? undefined : value)
+
+async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> {
+  if (!isJsonContentType(getRequestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
+  const encoding = getRequestHeader(event, 'content-encoding')
+  // A compressed body's size says nothing about what it inflates to: not accepted.
+  if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported' })
+  const declared = getRequestHeader(event, 'content-length')
+  if (declared !== undefined && Number(declared) > limitBytes) httpFail(413, TOO_LARGE, { connection: 'close' })
+  const raw = await readBounded(event.node.req, limitBytes)
+  // The rest of an oversized body stays unread: closing the connection is cheaper than draining it.
+  if (raw === 'too-large') httpFail(413, TOO_LARGE, { connection: 'close' })
+  if (raw.length === 0) httpFail(403, { error: 'Empty body' })
+  let text: string
+  try {
+    text = decoder.decode(raw)
+  } catch {
+    httpFail(400, { error: 'Malformed JSON' })
+  }
+  if (text.trim() === '') httpFail(403, { error: 'Empty body' })
+  let value: unknown
+  try {
+    value = JSON.parse(text, reviver)
+  } catch {
+    httpFail(400, { error: 'Malformed JSON' })
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    httpFail(400, { error: 'JSON body must be an object' })
+  }
+  event.context.jsonBody = { value }
+}
+
+function applyCookieOnlyRule(event: H3Event): void {
+  if (!parseCookies(event).session) httpFail(401, { error: 'Refresh token missing' })
+  const length = getRequestHeader(event, 'content-length')
+  const hasBody =
+    getRequestHeader(event, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')
+  if (hasBody) httpFail(400, { error: 'Request body not allowed' })
+  if ((event.node.req.url ?? '').includes('?')) httpFail(400, { error: 'Query string not allowed' })
+  if (getRequestHeader(event, 'content-type') !== undefined) httpFail(400, { error: 'Content-Type not allowed' })
+}
+
+export default defineEventHandler(async (event) => {
+  const { env } = process
+  const rule = findRouteRule(event.method, event.path, { testRoutes: testRoutesEnabled(env) })
+  if (!rule) return
+  event.context.routeRule = rule
+  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body.limitBytes)
+  else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
+})

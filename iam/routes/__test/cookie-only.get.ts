@@ -1,0 +1,9 @@
+import { defineEventHandler } from 'h3'
+import { notFound } from '../../http/respond'
+import { testRoutesEnabled } from '../../lib/route-rules'
+
+/** Test-only: a cookie-only GET (like GET /secret/accesstoken/metadata) to prove its rules. */
+export default defineEventHandler(() => {
+  if (!testRoutesEnabled(process.env)) notFound()
+  return { ok: true }
+})

@@ -1,0 +1,9 @@
+import { defineEventHandler } from 'h3'
+import { notFound } from '../../http/respond'
+import { testRoutesEnabled } from '../../lib/route-rules'
+
+/** Test-only: a cookie-only route (like POST /auth/user/refresh-session) to prove its rules. */
+export default defineEventHandler(() => {
+  if (!testRoutesEnabled(process.env)) notFound()
+  return { ok: true }
+})

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { findRouteRule, routePath, testRoutesEnabled } from '../../iam/lib/route-rules'
+
+describe('route rules table', () => {
+  it('gives JSON routes the 1kb limit and POST /auth/OAuth/:providerName 4kb', () => {
+    expect(findRouteRule('POST', '/signup')?.body).toEqual({ kind: 'json', limitBytes: 1024 })
+    expect(findRouteRule('POST', '/api/manage/new-token')?.body).toEqual({ kind: 'json', limitBytes: 1024 })
+    expect(findRouteRule('POST', '/auth/OAuth/github')?.body).toEqual({ kind: 'json', limitBytes: 4096 })
+    expect(findRouteRule('POST', '/auth/OAuth/')).toBeUndefined()
+  })
+  it('marks the three cookie-only routes of the spec', () => {
+    expect(findRouteRule('POST', '/auth/user/refresh-session')?.body.kind).toBe('cookie-only')
+    expect(findRouteRule('POST', '/auth/logout')?.body.kind).toBe('cookie-only')
+    expect(findRouteRule('GET', '/secret/accesstoken/metadata?x=1')?.body.kind).toBe('cookie-only')
+  })
+  it('leaves GET /api/public/verify untouched and POST list-metadata to its controller', () => {
+    expect(findRouteRule('GET', '/api/public/verify?privilege=demo')?.body.kind).toBe('untouched')
+    expect(findRouteRule('POST', '/api/manage/list-metadata')?.body.kind).toBe('none')
+  })
+  it('matches the way the router does: query dropped, one trailing slash ignored, case kept', () => {
+    expect(routePath('/signup/?a=1')).toBe('/signup')
+    expect(findRouteRule('POST', '/auth/logout/')?.body.kind).toBe('cookie-only')
+    expect(findRouteRule('POST', '/SIGNUP')).toBeUndefined()
+    expect(findRouteRule('post', '/signup')?.path).toBe('/signup')
+    expect(findRouteRule('HEAD', '/health')?.path).toBe('/health')
+  })
+  it('has no rule for unknown paths or methods', () => {
+    expect(findRouteRule('GET', '/nope')).toBeUndefined()
+    expect(findRouteRule('PUT', '/signup')).toBeUndefined()
+  })
+  it('matches test-only routes only when enabled', () => {
+    expect(findRouteRule('POST', '/__test/echo')).toBeUndefined()
+    expect(findRouteRule('POST', '/__test/echo', { testRoutes: true })?.body.kind).toBe('json')
+  })
+  it('enables test routes only with IAM_TEST_ROUTES=1 outside production', () => {
+    expect(testRoutesEnabled({ IAM_TEST_ROUTES: '1', NODE_ENV: 'development' })).toBe(true)
+    expect(testRoutesEnabled({ IAM_TEST_ROUTES: '1', NODE_ENV: 'production' })).toBe(false)
+    expect(testRoutesEnabled({ NODE_ENV: 'development' })).toBe(false)
+  })
+})
