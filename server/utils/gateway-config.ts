@@ -9,8 +9,25 @@ import { z } from 'zod'
 
 const absoluteUrl = z.url({ protocol: /^https?$/ })
 
+// Parameters the flow itself sets: extraAuthParams may not override them (state, PKCE and nonce
+// would otherwise be attacker-shaped by a config typo, and redirect_uri must match the callback).
+const RESERVED_AUTH_PARAMS = new Set([
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+])
+
 const providerBase = {
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'provider names are 1-64 of [A-Za-z0-9_-]'),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'provider names are 1-64 of [A-Za-z0-9_-]')
+    // /oauth/callback/:provider would be shadowed by a provider named "callback"
+    .refine((name) => name !== 'callback', 'the provider name "callback" is reserved'),
   clientId: z.string().min(1),
   clientSecret: z.string().min(1),
   redirectUri: absoluteUrl,
@@ -18,7 +35,17 @@ const providerBase = {
   supportPKCE: z.boolean().default(false),
   redirectUrlOnSuccess: absoluteUrl,
   redirectUrlOnError: absoluteUrl,
-  extraAuthParams: z.record(z.string(), z.string()).default({}),
+  extraAuthParams: z
+    .record(z.string(), z.string())
+    .default({})
+    .refine(
+      (params) => Object.keys(params).every((key) => !RESERVED_AUTH_PARAMS.has(key)),
+      `extraAuthParams may not set ${[...RESERVED_AUTH_PARAMS].join(', ')}`,
+    )
+    .refine(
+      (params) => !params['response_mode'] || ['query', 'form_post'].includes(params['response_mode']),
+      'extraAuthParams.response_mode must be query or form_post',
+    ),
   tokenAuthMethod: z.enum(['client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
   /** a human label for the sign-in button */
   displayName: z.string().optional(),

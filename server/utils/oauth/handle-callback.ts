@@ -1,0 +1,66 @@
+/**
+ * GET and POST /oauth/callback/:provider (gateway.md, callback handler): the validation step
+ * (validate-callback.ts), then the success step: email resolution, extra user info merged with
+ * mode drop, the IAM login, the session cookies and the success page. The flow cookies are
+ * cleared first, so every outcome (redirect, 400, success) carries the clearing headers.
+ */
+import { appendResponseHeader, getRouterParam, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
+import { useCookieSecret } from './cookie-secret'
+import { clearFlowCookies, readFlowCookies } from './flow-cookies'
+import { ensureCanary, loginAtIam } from './iam-calls'
+import { logOAuth } from './log'
+import { findProvider, type RegisteredProvider } from './registry'
+import { answerStatus, redirectWithError } from './respond'
+import { setSessionCookies } from './session-cookies'
+import { renderSuccessPage } from './success-page'
+import { collectExtraUserInfo, mergeDrop, resolveEmail } from './user-profile'
+import { validateCallback } from './validate-callback'
+
+async function successStep(
+  event: H3Event,
+  { config: provider, callbacks }: RegisteredProvider,
+  accessToken: string,
+  userData: Record<string, unknown>,
+): Promise<unknown> {
+  const ctx = { provider, user: Object.freeze({ ...userData }) }
+  const email = await resolveEmail(userData, accessToken, callbacks, ctx)
+  if (!email.ok) {
+    return email.error === 'email_missing' ? answerStatus(event, 400, 'email_missing') : redirectWithError(event, provider, email.error)
+  }
+  const extra = await collectExtraUserInfo(accessToken, callbacks, ctx)
+  if (!extra.ok) return redirectWithError(event, provider, extra.error)
+  const user = mergeDrop({ ...userData, email: email.email }, extra.extras, (key, index) =>
+    logOAuth('warn', 'extra user info key dropped (already set)', { provider: provider.name, key, callback: index }),
+  )
+
+  const canary = await ensureCanary(event)
+  if (!canary.ok) return redirectWithError(event, provider, canary.error)
+  for (const header of canary.setCookies) appendResponseHeader(event, 'set-cookie', header)
+
+  const login = await loginAtIam(event, provider.name, user, canary.canary)
+  if (!login.ok) return redirectWithError(event, provider, login.error)
+  setSessionCookies(event, login)
+  const page = renderSuccessPage(new URL(provider.redirectUrlOnSuccess).href, provider.displayName ?? provider.name)
+  setResponseStatus(event, 200)
+  setResponseHeaders(event, page.headers)
+  return page.html
+}
+
+/** The callback handler; `params` is the query (GET) or the form body (POST). */
+export async function handleCallback(event: H3Event, params: URLSearchParams): Promise<unknown> {
+  const registered = findProvider(getRouterParam(event, 'provider') ?? '')
+  if (!registered) return answerStatus(event, 404, 'unknown_provider')
+  const provider = registered.config
+  const cookies = readFlowCookies(event, provider)
+  clearFlowCookies(event, provider)
+
+  const result = await validateCallback({ provider, params, cookies, cookieSecret: useCookieSecret(), nowMs: Date.now() })
+  if (!result.ok) {
+    return 'status' in result ? answerStatus(event, result.status, result.error) : redirectWithError(event, provider, result.redirect)
+  }
+  // gateway.md: the request context after the validation step
+  event.context['provider'] = provider
+  event.context['userData'] = result.userData
+  event.context['accessToken'] = result.accessToken
+  return successStep(event, registered, result.accessToken, result.userData)
+}

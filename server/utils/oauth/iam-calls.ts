@@ -1,0 +1,103 @@
+/**
+ * The flow's two IAM calls, through the gateway's signed IAM client (server/utils/iam.ts):
+ * GET /check to give a browser its `canary_id` before the flow, and POST /auth/OAuth/{provider}
+ * with the merged profile. Results are values; only bugs throw.
+ */
+import { getCookie, getRequestIP, getRequestHeader, type H3Event } from 'h3'
+import { IamUnavailableError } from '../../../iam/client/iam-client'
+import { useIamClient } from '../iam'
+import type { OAuthRedirectError } from './error-codes'
+import { logOAuth } from './log'
+
+const CANARY_COOKIE = 'canary_id'
+// RFC 6265 section 4.1.1 cookie-octets, bounded
+const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]{1,512}$/
+
+/** The end user's address and agent, forwarded to the IAM for its device and anomaly checks. */
+function clientOf(event: H3Event): { clientIp?: string; userAgent?: string } {
+  // the socket address: the gateway does not trust X-Forwarded-For from the browser
+  const ip = getRequestIP(event)?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')
+  return { clientIp: ip || undefined, userAgent: getRequestHeader(event, 'user-agent') || undefined }
+}
+
+function cookieName(setCookie: string): string {
+  return setCookie.slice(0, setCookie.indexOf('=')).trim()
+}
+
+function cookieValue(setCookie: string): string {
+  const pair = setCookie.split(';', 1)[0] ?? ''
+  return pair.slice(pair.indexOf('=') + 1).trim()
+}
+
+export type CanaryResult =
+  | { ok: true; canary: string; /** Set-Cookie headers for the browser (empty when it had one) */ setCookies: string[] }
+  | { ok: false; error: OAuthRedirectError }
+
+/** The browser's canary_id, fetched from the IAM's GET /check when the browser has none. */
+export async function ensureCanary(event: H3Event): Promise<CanaryResult> {
+  const existing = getCookie(event, CANARY_COOKIE)
+  // a value the IAM client could not put in a Cookie header (it would smuggle a second cookie) is
+  // treated as absent: the IAM issues a fresh one
+  if (existing && COOKIE_VALUE.test(existing)) return { ok: true, canary: existing, setCookies: [] }
+  try {
+    const res = await useIamClient().request({ method: 'GET', path: '/check', ...clientOf(event) })
+    const setCookies = res.setCookies.filter((c) => cookieName(c) === CANARY_COOKIE)
+    const canary = setCookies.map(cookieValue).find(Boolean)
+    if (res.status !== 200 || !canary) {
+      logOAuth('warn', 'IAM /check did not issue a canary', { status: res.status })
+      return { ok: false, error: 'iam_rejected' }
+    }
+    return { ok: true, canary, setCookies }
+  } catch (error) {
+    if (!(error instanceof IamUnavailableError)) throw error
+    logOAuth('error', 'IAM unreachable on /check', { reason: error.message })
+    return { ok: false, error: 'iam_unavailable' }
+  }
+}
+
+/** The IAM's OAuth login success body (DESIGN section 4). */
+export interface IamLoginSuccess {
+  accessToken: string
+  accessIat: number
+  expiresInMs: number
+  /** the IAM's Set-Cookie headers (the `session` refresh cookie), forwarded as they are */
+  setCookies: string[]
+}
+
+export type IamLoginResult = ({ ok: true } & IamLoginSuccess) | { ok: false; error: OAuthRedirectError }
+
+function isSuccessBody(body: unknown): body is { accessToken: string; accessIat: number; expiresInMs: number } {
+  if (!body || typeof body !== 'object') return false
+  const b = body as Record<string, unknown>
+  return typeof b['accessToken'] === 'string' && typeof b['accessIat'] === 'number' && typeof b['expiresInMs'] === 'number'
+}
+
+/** POST {iam}/auth/OAuth/{provider} with the profile and the canary; maps the answer to a result. */
+export async function loginAtIam(
+  event: H3Event,
+  providerName: string,
+  user: Record<string, unknown>,
+  canary: string,
+): Promise<IamLoginResult> {
+  try {
+    const res = await useIamClient().request({
+      method: 'POST',
+      path: `/auth/OAuth/${encodeURIComponent(providerName)}`,
+      body: user,
+      cookies: { [CANARY_COOKIE]: canary },
+      ...clientOf(event),
+    })
+    if ((res.status === 200 || res.status === 201) && isSuccessBody(res.body)) {
+      const { accessToken, accessIat, expiresInMs } = res.body
+      return { ok: true, accessToken, accessIat, expiresInMs, setCookies: res.setCookies }
+    }
+    logOAuth('warn', 'IAM refused the OAuth login', { provider: providerName, status: res.status })
+    if (res.status === 409) return { ok: false, error: 'iam_conflict' }
+    if (res.status === 429) return { ok: false, error: 'rate_limited' }
+    return { ok: false, error: 'iam_rejected' }
+  } catch (error) {
+    if (!(error instanceof IamUnavailableError)) throw error
+    logOAuth('error', 'IAM unreachable on OAuth login', { provider: providerName, reason: error.message })
+    return { ok: false, error: 'iam_unavailable' }
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The flow's non-success answers: a redirect to the provider's configured redirectUrlOnError with
+ * a code from error-codes.ts (nothing in the request chooses the target), or a JSON `{ error }`
+ * with a status for the spec's 404/400 cases.
+ */
+import { sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
+import type { ProviderConfig } from '../gateway-config'
+import type { OAuthRedirectError, OAuthStatusError } from './error-codes'
+
+/** 302 to redirectUrlOnError?error=<code> (existing query parameters of the configured URL kept). */
+export function redirectWithError(event: H3Event, provider: ProviderConfig, error: OAuthRedirectError): Promise<void> {
+  const url = new URL(provider.redirectUrlOnError)
+  url.searchParams.set('error', error)
+  setResponseHeader(event, 'cache-control', 'no-store')
+  setResponseHeader(event, 'referrer-policy', 'no-referrer')
+  return sendRedirect(event, url.href, 302)
+}
+
+/** `{ error }` with `status` (404 unknown provider, 400 state/iss/email). */
+export function answerStatus(event: H3Event, status: 400 | 404, error: OAuthStatusError): { error: OAuthStatusError } {
+  setResponseStatus(event, status)
+  setResponseHeader(event, 'cache-control', 'no-store')
+  setResponseHeader(event, 'content-type', 'application/json; charset=utf-8')
+  return { error }
+}
