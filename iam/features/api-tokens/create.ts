@@ -1,0 +1,89 @@
+/**
+ * createApiKey and the creation step of rotation. The per-user limit of valid tokens holds under
+ * concurrency: the creating transaction first takes the user's row lock (FOR NO KEY UPDATE, which
+ * does not block foreign-key checks of other tables), then counts and inserts, so concurrent
+ * creations of one user run one after another and the (limit+1)-th sees the limit reached.
+ */
+import type { Kysely, Transaction } from 'kysely'
+import type { Database } from '../../db/schema'
+import { toStoredIpList } from './ip-list'
+import * as repo from './repository'
+import { CREATION_REASONS, isPrivilege, type CreationSuccess, type Privilege } from './results'
+import { DEFAULT_PREFIX, generatePublicIdentifier, generateRawToken, hashToken, isValidPrefix } from './token-format'
+
+/** 100 years: keeps expires_at a valid timestamp whatever the caller passes. */
+const MAX_EXPIRES_MS = 100 * 365 * 24 * 60 * 60 * 1000
+export const MAX_NAME_LENGTH = 100
+
+export type CreateInput = {
+  userId: number
+  privilegeType: Privilege
+  name: string
+  prefix?: string
+  expires?: number | null
+  ipAddresses?: readonly string[] | null
+}
+
+export type CreateOutcome = { ok: true; id: number; data: CreationSuccess } | { ok: false; reason: string }
+
+/** Checks the input; the prepared row or the reason it is refused. */
+function prepare(input: CreateInput, at: Date): { reason: string } | { row: repo.NewTokenRow; rawApiKey: string } {
+  const prefix = input.prefix ?? DEFAULT_PREFIX
+  if (!isValidPrefix(prefix)) return { reason: CREATION_REASONS.invalidPrefix }
+  if (!isPrivilege(input.privilegeType)) return { reason: CREATION_REASONS.invalidPrivilege }
+  if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > MAX_NAME_LENGTH) {
+    return { reason: CREATION_REASONS.invalidName }
+  }
+  if (!Number.isSafeInteger(input.userId) || input.userId <= 0 || input.userId > 2_147_483_647) {
+    return { reason: CREATION_REASONS.userNotFound }
+  }
+  const { expires } = input
+  if (expires !== undefined && expires !== null && !(Number.isFinite(expires) && expires > 0 && expires <= MAX_EXPIRES_MS)) {
+    return { reason: CREATION_REASONS.invalidExpiry }
+  }
+  const ips = toStoredIpList(input.ipAddresses)
+  if (ips === undefined) return { reason: CREATION_REASONS.invalidIpAddresses }
+  const rawApiKey = generateRawToken(prefix)
+  const row: repo.NewTokenRow = {
+    userId: input.userId,
+    name: input.name,
+    prefix,
+    hash: hashToken(rawApiKey),
+    publicIdentifier: generatePublicIdentifier(),
+    privilege: input.privilegeType,
+    createdAt: at,
+    expiresAt: expires ? new Date(at.getTime() + Math.floor(expires)) : null,
+    ips,
+  }
+  return { row, rawApiKey }
+}
+
+/** Creates a token inside `trx` (the caller's transaction); refusals leave the transaction unchanged. */
+export async function createInTransaction(
+  trx: Transaction<Database>,
+  input: CreateInput,
+  at: Date,
+  limitTokensPerUser: number,
+): Promise<CreateOutcome> {
+  const prepared = prepare(input, at)
+  if ('reason' in prepared) return { ok: false, reason: prepared.reason }
+  if (!(await repo.lockUser(trx, input.userId))) return { ok: false, reason: CREATION_REASONS.userNotFound }
+  if ((await repo.countLiveTokens(trx, input.userId, at)) >= limitTokensPerUser) {
+    return { ok: false, reason: CREATION_REASONS.limitReached(limitTokensPerUser) }
+  }
+  const id = await repo.insertToken(trx, prepared.row)
+  return {
+    ok: true,
+    id,
+    data: {
+      rawApiKey: prepared.rawApiKey,
+      rawPublicId: prepared.row.publicIdentifier,
+      expiresAt: prepared.row.expiresAt ? prepared.row.expiresAt.toISOString() : null,
+    },
+  }
+}
+
+/** Creates a token in its own transaction. */
+export function createToken(db: Kysely<Database>, input: CreateInput, at: Date, limit: number): Promise<CreateOutcome> {
+  return db.transaction().execute((trx) => createInTransaction(trx, input, at, limit))
+}

@@ -1,0 +1,207 @@
+/**
+ * The library form of the API token feature: the spec's "Library operations" with exactly its
+ * names, parameter lists and result envelopes, bound to the dependencies passed in.
+ * Direct calls do not authenticate anyone: only trusted server code may call them.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema'
+import type { IamConfig } from '../../lib/config-schema'
+import type { Logger } from '../../lib/log'
+import { createToken } from './create'
+import { toStoredIpList } from './ip-list'
+import { privateActionManagerWith } from './manager'
+import * as repo from './repository'
+import {
+  CREATION_REASONS, failResult, isPrivilege, okResult, REASONS,
+  type AllValidTokensList, type CreationSuccess, type ManagerAction, type ManagerResult, type MessageSuccess,
+  type Privilege, type Result, type RevokeSuccess, type RotationSuccess, type SingleTokenMeta, type VerifySuccess,
+} from './results'
+import { rotateWith } from './rotate'
+import { storedHashOf } from './token-format'
+import { verifyApiKeyWith } from './verify'
+
+export type ApiTokenLibraryDeps = {
+  db: Kysely<Database>
+  config: { apiTokens: Pick<IamConfig['apiTokens'], 'limitTokensPerUser'> }
+  log: Logger
+  /** ms since epoch */
+  now?: () => number
+}
+
+const INVALIDED = 'Token invalided successfully' as const
+
+/** Binds the nine library operations to `deps`. */
+export function createApiTokenLibrary(deps: ApiTokenLibraryDeps) {
+  const now = deps.now ?? Date.now
+  const { db } = deps
+  const limit = () => deps.config.apiTokens.limitTokensPerUser
+  const log = (type: string) => deps.log.child({ branch: 'api_tokens', type })
+  const stamp = () => new Date(now())
+  const verifyDeps = { db, log: deps.log, now }
+
+  async function createApiKey(
+    userId: number,
+    privilegeType: Privilege,
+    name: string,
+    prefix = 'api',
+    expires?: number | null,
+    ipAddresses?: string[] | null,
+  ): Promise<Result<CreationSuccess>> {
+    const at = stamp()
+    try {
+      const created = await createToken(db, { userId, privilegeType, name, prefix, expires, ipAddresses }, at, limit())
+      if (!created.ok) {
+        log('create').info('api token not created', { userId, reason: created.reason })
+        return failResult(at.toISOString(), created.reason)
+      }
+      log('create').info('api token created', { userId, rowId: created.id })
+      return okResult(at.toISOString(), created.data)
+    } catch (error) {
+      log('create').error('api token creation failed', { userId, error })
+      return failResult(at.toISOString(), CREATION_REASONS.serverErrorCreating)
+    }
+  }
+
+  function verifyApiKey(
+    rawKey: string,
+    skipCountUpdates: boolean,
+    providedPrivilege: Privilege,
+    byPassIpCheck: boolean,
+    isInternalHash = false,
+    ipAddress?: string,
+  ): Promise<Result<VerifySuccess>> {
+    return verifyApiKeyWith(verifyDeps, rawKey, skipCountUpdates, providedPrivilege, byPassIpCheck, isInternalHash, ipAddress)
+  }
+
+  /** Idempotent: an unknown, invalid or unverifiable token still answers ok with the plain message. */
+  async function revokeApiKey(
+    rawKey: string,
+    providedPrivilege: Privilege,
+  ): Promise<Result<RevokeSuccess | typeof INVALIDED>> {
+    const at = stamp()
+    const date = at.toISOString()
+    const hash = storedHashOf(rawKey)
+    if (!hash || !isPrivilege(providedPrivilege)) return okResult(date, INVALIDED)
+    try {
+      const row = await repo.revokeByHash(db, hash, providedPrivilege, at)
+      // an expired token fails verification: it is invalidated all the same, answered as invalid
+      if (!row || row.expired) return okResult(date, INVALIDED)
+      log('revoke').info('api token revoked', { userId: row.user_id, rowId: row.id })
+      return okResult(date, { msg: INVALIDED, invalidedTokenId: row.id, userId: row.user_id })
+    } catch (error) {
+      log('revoke').error('api token revocation failed', { error })
+      return failResult(date, REASONS.errorInvalidating)
+    }
+  }
+
+  function rotateApiKey(
+    rawOldToken: string,
+    privilegeType: Privilege,
+    name: string,
+    deleteOnRotation = false,
+    ipAddress?: string[] | null,
+    expires?: number | null,
+    prefix = 'api',
+  ): Promise<Result<RotationSuccess>> {
+    return rotateWith(
+      { db, log: log('rotate'), at: stamp(), limit: limit() },
+      { rawOldToken, privilegeType, name, deleteOnRotation, ipAddress, expires, prefix },
+    )
+  }
+
+  async function getUserApiKeysMetaData(rawApiKey: string, providedPrivilege: Privilege): Promise<Result<SingleTokenMeta>> {
+    // counters skipped, IP check bypassed, internal hash: a lookup, not a use
+    const verified = await verifyApiKey(rawApiKey, true, providedPrivilege, true, true, undefined)
+    if (!verified.ok) return failResult(verified.date, verified.reason || REASONS.cantGetMetadata)
+    try {
+      const counts = await repo.countTokens(db, verified.data.userId)
+      return okResult(verified.date, { tokenMeta: verified.data, counts })
+    } catch (error) {
+      log('metadata').error('api token metadata failed', { error })
+      return failResult(stamp().toISOString(), REASONS.errorGettingMetadata)
+    }
+  }
+
+  async function updateRestriction(
+    userId: number,
+    rawToken: string,
+    newIpAddress: string[] | null,
+  ): Promise<Result<MessageSuccess>> {
+    const date = stamp().toISOString()
+    const hash = storedHashOf(rawToken)
+    const ips = toStoredIpList(newIpAddress)
+    if (ips === undefined) return failResult(date, REASONS.badRequest)
+    if (!hash || !Number.isSafeInteger(userId)) return failResult(date, REASONS.notFoundOrUnauthorized)
+    try {
+      if (!(await repo.updateIpList(db, userId, hash, ips))) return failResult(date, REASONS.notFoundOrUnauthorized)
+      log('update_ip').info('api token IP restriction updated', { userId, restricted: ips !== null })
+      return okResult(date, { msg: 'Restriction updated successfully' })
+    } catch (error) {
+      log('update_ip').error('api token IP restriction update failed', { error })
+      return failResult(date, REASONS.internalServerError)
+    }
+  }
+
+  /** Performs no token verification: the caller (privateActionManager) has checked ownership. */
+  async function updatePrivileges(userId: number, rawToken: string, newPrivileges: Privilege): Promise<Result<MessageSuccess>> {
+    const date = stamp().toISOString()
+    const hash = storedHashOf(rawToken)
+    if (!isPrivilege(newPrivileges)) return failResult(date, REASONS.badRequest)
+    if (!hash || !Number.isSafeInteger(userId)) return failResult(date, REASONS.notFoundOrUnauthorized)
+    try {
+      if (!(await repo.updatePrivilege(db, userId, hash, newPrivileges))) return failResult(date, REASONS.notFoundOrUnauthorized)
+      log('update_privileges').info('api token privilege updated', { userId, privilege: newPrivileges })
+      return okResult(date, { msg: 'Privileges updated successfully' })
+    } catch (error) {
+      log('update_privileges').error('api token privilege update failed', { error })
+      return failResult(date, REASONS.internalServerError)
+    }
+  }
+
+  /** The three counts are user-wide; only valid rows are listed; tokenList is omitted when empty. */
+  async function getAllValidTokensList(userId: number): Promise<Result<AllValidTokensList>> {
+    const date = stamp().toISOString()
+    try {
+      const counts = await repo.countTokens(db, userId)
+      const rows = await repo.listValidTokens(db, userId)
+      const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
+      const data: AllValidTokensList = { ...counts }
+      if (rows.length > 0) {
+        data.tokenList = rows.map((row) => ({
+          id: row.id,
+          name: row.name,
+          created_at: iso(row.created_at)!,
+          expires_at: iso(row.expires_at),
+          restricted_to_ip_address: Array.isArray(row.restricted_to_ip_address) && row.restricted_to_ip_address.length ? row.restricted_to_ip_address : null,
+          public_identifier: row.public_identifier,
+          last_used: iso(row.last_used),
+          usage_count: Number(row.usage_count),
+          privilege_type: row.privilege_type,
+        }))
+      }
+      return okResult(date, data)
+    } catch (error) {
+      log('get_list_meta').error('api token listing failed', { error })
+      return failResult(date, REASONS.serverError)
+    }
+  }
+
+  const operations = {
+    createApiKey, verifyApiKey, revokeApiKey, rotateApiKey, getUserApiKeysMetaData,
+    updateRestriction, updatePrivileges, getAllValidTokensList,
+  }
+
+  function privateActionManager(
+    userId: number,
+    tokenId: number,
+    publicIdentifier: string,
+    tokenName: string,
+    action: ManagerAction,
+  ): Promise<ManagerResult> {
+    return privateActionManagerWith({ db, log: log('action_manager'), now, operations }, userId, tokenId, publicIdentifier, tokenName, action)
+  }
+
+  return { ...operations, privateActionManager }
+}
+
+export type ApiTokenLibrary = ReturnType<typeof createApiTokenLibrary>

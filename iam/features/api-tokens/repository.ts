@@ -1,0 +1,242 @@
+/**
+ * SQL of the API token feature. Functions take `db` (or a transaction) first. Every statement that
+ * decides an outcome under concurrency is a single statement or runs in a transaction with a row lock.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, Privilege } from '../../db/schema'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export type VerifiedRow = {
+  id: number
+  user_id: number
+  name: string
+  created_at: Date
+  expires_at: Date | null
+  last_used: Date | null
+  usage_count: number
+}
+
+export type DiagnosisRow = {
+  valid: 0 | 1
+  privilege_type: Privilege
+  expires_at: Date | null
+  restricted_to_ip_address: string[] | null
+  user_id: number
+}
+
+/**
+ * The success path of verification as ONE statement: validity, privilege, expiry and IP
+ * allow-list are checked by the same UPDATE that counts the use, so N concurrent verifications
+ * add exactly N (the row lock serialises the increments) and a revoked/expired token never counts.
+ */
+export async function verifyAndCount(
+  db: Db,
+  hash: string,
+  privilege: Privilege,
+  at: Date,
+  ip: string | null,
+  bypassIp: boolean,
+): Promise<VerifiedRow | undefined> {
+  const { rows } = await sql<VerifiedRow>`
+    update api_tokens set usage_count = usage_count + 1, last_used = ${at}
+    where hashed_token = ${hash} and valid = 1 and privilege_type = ${privilege}
+      and (expires_at is null or expires_at > ${at})
+      and (${bypassIp}::boolean or ${ipAllowed(ip)})
+    returning id, user_id, name, created_at, expires_at, last_used, usage_count`.execute(db)
+  return rows[0]
+}
+
+/** The same conditions without counting (skipCountUpdates). */
+export async function verifyWithoutCount(
+  db: Db,
+  hash: string,
+  privilege: Privilege,
+  at: Date,
+  ip: string | null,
+  bypassIp: boolean,
+): Promise<VerifiedRow | undefined> {
+  const { rows } = await sql<VerifiedRow>`
+    select id, user_id, name, created_at, expires_at, last_used, usage_count from api_tokens
+    where hashed_token = ${hash} and valid = 1 and privilege_type = ${privilege}
+      and (expires_at is null or expires_at > ${at})
+      and (${bypassIp}::boolean or ${ipAllowed(ip)})`.execute(db)
+  return rows[0]
+}
+
+/** No list (SQL or JSON null, or empty) = any host; otherwise the IP must be listed. */
+function ipAllowed(ip: string | null) {
+  return sql`(restricted_to_ip_address is null or restricted_to_ip_address in ('null'::jsonb, '[]'::jsonb)
+    or restricted_to_ip_address @> jsonb_build_array(${ip}::text))`
+}
+
+/** Failure path: what the row looks like, to name the reason. */
+export async function findForDiagnosis(db: Db, hash: string): Promise<DiagnosisRow | undefined> {
+  return db
+    .selectFrom('api_tokens')
+    .select(['valid', 'privilege_type', 'expires_at', 'restricted_to_ip_address', 'user_id'])
+    .where('hashed_token', '=', hash)
+    .executeTakeFirst()
+}
+
+/** Marks an expired token invalid (spec step 5). */
+export async function invalidateIfExpired(db: Db, hash: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ valid: 0 })
+    .where('hashed_token', '=', hash)
+    .where('valid', '=', 1)
+    .where('expires_at', '<=', at)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/**
+ * Revokes a valid token of `privilege` in one statement; tells whether it had already expired
+ * (then the revocation is the expiry transition, and the helper answers as for an invalid token).
+ */
+export async function revokeByHash(
+  db: Db,
+  hash: string,
+  privilege: Privilege,
+  at: Date,
+): Promise<{ id: number; user_id: number; expired: boolean; expires_at: Date | null; prefix: string } | undefined> {
+  const { rows } = await sql<{ id: number; user_id: number; expired: boolean; expires_at: Date | null; prefix: string }>`
+    update api_tokens set valid = 0
+    where hashed_token = ${hash} and privilege_type = ${privilege} and valid = 1
+    returning id, user_id, expires_at, prefix, (expires_at is not null and expires_at <= ${at}) as expired`.execute(db)
+  return rows[0]
+}
+
+/** Takes the user's row lock: creations of one user queue here, so count + insert cannot race. */
+export async function lockUser(trx: Transaction<Database>, userId: number): Promise<boolean> {
+  const { rows } = await sql<{ id: number }>`select id from users where id = ${userId} for no key update`.execute(trx)
+  return rows.length > 0
+}
+
+/** Valid, unexpired tokens of the user (the per-user limit counts these). */
+export async function countLiveTokens(db: Db, userId: number, at: Date): Promise<number> {
+  const row = await db
+    .selectFrom('api_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('valid', '=', 1)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export type NewTokenRow = {
+  userId: number
+  name: string
+  prefix: string
+  hash: string
+  publicIdentifier: string
+  privilege: Privilege
+  createdAt: Date
+  expiresAt: Date | null
+  ips: string[] | null
+}
+
+export async function insertToken(db: Db, row: NewTokenRow): Promise<number> {
+  const inserted = await db
+    .insertInto('api_tokens')
+    .values({
+      user_id: row.userId,
+      name: row.name,
+      prefix: row.prefix,
+      hashed_token: row.hash,
+      public_identifier: row.publicIdentifier,
+      privilege_type: row.privilege,
+      valid: 1,
+      created_at: row.createdAt,
+      expires_at: row.expiresAt,
+      // JSON text for jsonb; SQL NULL (not JSON null) when unrestricted
+      restricted_to_ip_address: row.ips ? JSON.stringify(row.ips) : null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return inserted.id
+}
+
+export async function setRotatedTo(db: Db, oldId: number, newId: number): Promise<void> {
+  await db.updateTable('api_tokens').set({ rotated_to: newId }).where('id', '=', oldId).execute()
+}
+
+export async function deleteRevoked(db: Db, id: number, userId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('api_tokens')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('valid', '=', 0)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+/** User-wide counts (the listing and metadata results). */
+export async function countTokens(
+  db: Db,
+  userId: number,
+): Promise<{ total: number; totalValidTokens: number; totalInvalidTokens: number }> {
+  const { rows } = await sql<{ total: number; valid: number; invalid: number }>`
+    select count(*)::int as total, count(*) filter (where valid = 1)::int as valid,
+           count(*) filter (where valid = 0)::int as invalid
+    from api_tokens where user_id = ${userId}`.execute(db)
+  const row = rows[0]
+  return { total: Number(row?.total ?? 0), totalValidTokens: Number(row?.valid ?? 0), totalInvalidTokens: Number(row?.invalid ?? 0) }
+}
+
+export async function listValidTokens(db: Db, userId: number) {
+  return db
+    .selectFrom('api_tokens')
+    .select([
+      'id', 'name', 'created_at', 'expires_at', 'restricted_to_ip_address', 'public_identifier',
+      'last_used', 'usage_count', 'privilege_type',
+    ])
+    .where('user_id', '=', userId)
+    .where('valid', '=', 1)
+    .orderBy('id')
+    .execute()
+}
+
+/** The owner check of privateActionManager: id, owner, name, public identifier, valid. */
+export async function findOwnedValidToken(
+  db: Db,
+  userId: number,
+  tokenId: number,
+  name: string,
+  publicIdentifier: string,
+) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'hashed_token', 'privilege_type', 'name', 'prefix', 'expires_at', 'restricted_to_ip_address'])
+    .where('id', '=', tokenId)
+    .where('user_id', '=', userId)
+    .where('name', '=', name)
+    .where('public_identifier', '=', publicIdentifier)
+    .where('valid', '=', 1)
+    .executeTakeFirst()
+}
+
+/** Sets the allow-list of a valid token of the user; false when no row matched. */
+export async function updateIpList(db: Db, userId: number, hash: string, ips: string[] | null): Promise<boolean> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ restricted_to_ip_address: ips ? JSON.stringify(ips) : null })
+    .where('hashed_token', '=', hash)
+    .where('user_id', '=', userId)
+    .where('valid', '=', 1)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function updatePrivilege(db: Db, userId: number, hash: string, privilege: Privilege): Promise<boolean> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ privilege_type: privilege })
+    .where('hashed_token', '=', hash)
+    .where('user_id', '=', userId)
+    .where('valid', '=', 1)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}

@@ -1,0 +1,82 @@
+/**
+ * verifyApiKey (spec "Verification process"). The success path is one SQL statement
+ * (repository.verifyAndCount); only a failure takes a second query, to name the reason in the
+ * spec's order: Invalid key (absent, revoked, other privilege), Invalid Host, Token expired.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema'
+import type { Logger } from '../../lib/log'
+import { normalizeMappedIp } from './ip-list'
+import * as repo from './repository'
+import { failResult, isPrivilege, okResult, REASONS, type Privilege, type Result, type VerifySuccess } from './results'
+import { hashToken, isSha256Hex, parseRawToken } from './token-format'
+
+export type VerifyDeps = { db: Kysely<Database>; log: Logger; now: () => number }
+
+const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null)
+
+export async function verifyApiKeyWith(
+  deps: VerifyDeps,
+  rawKey: string,
+  skipCountUpdates: boolean,
+  providedPrivilege: Privilege,
+  byPassIpCheck: boolean,
+  isInternalHash = false,
+  ipAddress?: string,
+): Promise<Result<VerifySuccess>> {
+  const at = new Date(deps.now())
+  const date = at.toISOString()
+  // No token value in any log line: only the branch, the reason and the row id.
+  const log = deps.log.child({ branch: 'api_tokens', type: 'verify' })
+  const fail = (reason: string, fields: Record<string, unknown> = {}) => {
+    log.info('api token verification failed', { reason, ...fields })
+    return failResult(date, reason)
+  }
+
+  // Step 1: malformed input is rejected here and never reaches SQL.
+  let hash: string
+  if (isInternalHash) {
+    if (typeof rawKey !== 'string' || rawKey.length === 0 || rawKey.length > 512) return fail(REASONS.invalidKey)
+    hash = isSha256Hex(rawKey) ? rawKey : hashToken(rawKey)
+  } else {
+    if (!parseRawToken(rawKey)) return fail(REASONS.invalidKey, { malformed: true })
+    hash = hashToken(rawKey) // step 2
+  }
+  if (!isPrivilege(providedPrivilege)) return fail(REASONS.invalidKey)
+  const ip = typeof ipAddress === 'string' && ipAddress ? normalizeMappedIp(ipAddress) : null
+
+  try {
+    const row = skipCountUpdates
+      ? await repo.verifyWithoutCount(deps.db, hash, providedPrivilege, at, ip, byPassIpCheck)
+      : await repo.verifyAndCount(deps.db, hash, providedPrivilege, at, ip, byPassIpCheck)
+    if (row) {
+      return okResult(date, {
+        name: row.name,
+        tokenId: row.id,
+        userId: row.user_id,
+        createdAt: iso(row.created_at)!,
+        expiresAt: iso(row.expires_at),
+        lastUsed: iso(row.last_used),
+        usageCount: Number(row.usage_count),
+        providedPrivilege,
+      })
+    }
+    // Failure: name the reason (steps 3, 4, 5 in the spec's order).
+    const found = await repo.findForDiagnosis(deps.db, hash)
+    if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey)
+    const list = found.restricted_to_ip_address
+    if (!byPassIpCheck && Array.isArray(list) && list.length > 0 && (!ip || !list.includes(ip))) {
+      log.warn('api token used from a host outside its allow-list', { userId: found.user_id, ipAddress: ip })
+      return fail(REASONS.invalidHost, { userId: found.user_id })
+    }
+    if (found.expires_at && new Date(found.expires_at).getTime() <= at.getTime()) {
+      await repo.invalidateIfExpired(deps.db, hash, at)
+      return fail(REASONS.tokenExpired, { userId: found.user_id })
+    }
+    // The row changed between the two statements (a concurrent update): refuse, never count twice.
+    return fail(REASONS.invalidKey, { userId: found.user_id, raced: true })
+  } catch (error) {
+    log.error('api token verification error', { error })
+    return fail(REASONS.serverErrorValidating)
+  }
+}
