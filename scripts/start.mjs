@@ -1,0 +1,248 @@
+// npm start: builds the IAM and the gateway when their output is missing or older than their sources,
+// then runs the IAM (127.0.0.1:3001), the gateway (127.0.0.1:3000) and, when present, the demo OIDC
+// provider, on the embedded defaults. Zero config: unless IAM_CONFIG / GATEWAY_CONFIG are given, it
+// writes .data/iam.config.json and .data/gateway.config.json that wire the gateway to the IAM with
+// HMAC (a shared secret generated once and kept in .data/start-secrets.json).
+// Ctrl-C / SIGTERM stops every child; if one child dies the others are stopped and its exit code is ours.
+// scripts/dev.mjs reuses the config and process handling exported here.
+import { spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+export const HOST = '127.0.0.1'
+export const PORTS = {
+  iam: Number(process.env.IAM_PORT || 3001),
+  gateway: Number(process.env.GATEWAY_PORT || 3000),
+  demo: Number(process.env.DEMO_OIDC_PORT || 3002),
+}
+const DATA_DIR = join(ROOT, '.data')
+const rel = (path) => (isAbsolute(path) && path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path)
+
+// ---- builds (same rule as tests/helpers/build.ts) -------------------------------------------------
+const BUILDS = [
+  {
+    script: 'build:iam',
+    output: process.env.IAM_OUTPUT_DIR || 'iam/.output',
+    sources: ['iam', 'package-lock.json'],
+    skip: /\/(\.output|\.nitro|node_modules)(\/|$)|iam\/tsconfig/,
+  },
+  {
+    script: 'build:gateway',
+    output: process.env.GATEWAY_OUTPUT_DIR || '.output',
+    sources: ['app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
+      'server', 'public', 'iam/client', 'nuxt.config.ts', 'package-lock.json'],
+    skip: /\/(\.output|\.nuxt|node_modules)(\/|$)/,
+  },
+]
+export const entryOf = (output) => resolve(ROOT, output, 'server', 'index.mjs')
+
+function newestMtime(path, skip) {
+  if (!existsSync(path) || skip.test(path)) return 0
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name), skip)))
+}
+
+function buildIfStale({ script, output, sources, skip }) {
+  const entry = entryOf(output)
+  if (existsSync(entry)) {
+    const newest = Math.max(...sources.map((source) => newestMtime(join(ROOT, source), skip)))
+    if (statSync(entry).mtimeMs >= newest) return
+  }
+  console.log(`> npm run ${script}`)
+  const result = spawnSync('npm', ['run', script], { cwd: ROOT, stdio: 'inherit' })
+  if (result.status !== 0) process.exit(result.status ?? 1)
+}
+
+// ---- zero-config wiring ----------------------------------------------------------------------------
+const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'))
+
+function writePrivate(path, value) {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
+  chmodSync(path, 0o600)
+}
+
+/** Kept across starts so sessions and flow cookies survive a restart. `dev_`: production refuses them. */
+function startSecrets() {
+  const path = join(DATA_DIR, 'start-secrets.json')
+  const kept = existsSync(path) ? readJson(path) : {}
+  // 32 random bytes = 256 bits, the HMAC-SHA256 block strength.
+  const generate = () => `dev_${randomBytes(32).toString('base64url')}`
+  const secrets = { hmacSharedSecret: kept.hmacSharedSecret ?? generate(), cookieSecret: kept.cookieSecret ?? generate() }
+  if (secrets.hmacSharedSecret !== kept.hmacSharedSecret || secrets.cookieSecret !== kept.cookieSecret) writePrivate(path, secrets)
+  return secrets
+}
+
+// HOOK(demo-oidc-provider): scripts/demo-oidc-provider.mjs (helperD) runs the local OpenID provider.
+// The values below must match that script's client registration; adjust them when it changes.
+export const DEMO_SCRIPT = join(ROOT, 'scripts', 'demo-oidc-provider.mjs')
+export function demoProvider() {
+  if (!existsSync(DEMO_SCRIPT)) return undefined
+  return { name: 'demo', issuer: `http://${HOST}:${PORTS.demo}`, clientId: 'demo-gateway', clientSecret: 'demo-gateway-secret-not-for-production' }
+}
+
+/**
+ * The config files the IAM and the gateway run with: the user's (IAM_CONFIG / GATEWAY_CONFIG), or
+ * generated ones under .data/. When only one side is given, the generated other side takes its HMAC
+ * settings from it, so the pair always agrees.
+ */
+export function prepareConfig() {
+  const userIam = process.env.IAM_CONFIG && resolve(process.env.IAM_CONFIG)
+  const userGateway = process.env.GATEWAY_CONFIG && resolve(process.env.GATEWAY_CONFIG)
+  if (userIam && userGateway) return { iamConfig: userIam, gatewayConfig: userGateway }
+  const secrets = startSecrets()
+  let hmac = { clientId: 'gateway', sharedSecret: secrets.hmacSharedSecret }
+  if (userIam) hmac = pickHmac(readJson(userIam)?.service?.Hmac)
+  if (userGateway) hmac = pickHmac(readJson(userGateway)?.iam?.hmac)
+  const iamUrl = `http://${HOST}:${PORTS.iam}`
+  const gatewayUrl = `http://${HOST}:${PORTS.gateway}`
+  const demo = demoProvider()
+  const iamConfig = userIam ?? join(DATA_DIR, 'iam.config.json')
+  const gatewayConfig = userGateway ?? join(DATA_DIR, 'gateway.config.json')
+  if (!userIam) {
+    writePrivate(iamConfig, {
+      service: { publicUrl: iamUrl, ...(hmac ? { Hmac: hmac } : {}) },
+      jwt: { access_tokens: { issuer: iamUrl, audience: gatewayUrl } },
+      magic_links: { domain: gatewayUrl },
+      providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
+    })
+  }
+  if (!userGateway) {
+    const provider = demo && {
+      kind: 'oidc',
+      name: demo.name,
+      displayName: 'Demo provider',
+      issuer: demo.issuer,
+      clientId: demo.clientId,
+      clientSecret: demo.clientSecret,
+      redirectUri: `${gatewayUrl}/oauth/callback/${demo.name}`,
+      defaultScopes: ['openid', 'email', 'profile'],
+      supportPKCE: true,
+      redirectUrlOnSuccess: `${gatewayUrl}/account`,
+      redirectUrlOnError: `${gatewayUrl}/auth/error`,
+    }
+    writePrivate(gatewayConfig, {
+      iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
+      cookieSecret: secrets.cookieSecret,
+      OAuthProviders: provider ? [provider] : [],
+    })
+  }
+  return { iamConfig, gatewayConfig, demo }
+}
+
+const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId, sharedSecret: h.sharedSecret } : undefined)
+
+// ---- processes -------------------------------------------------------------------------------------
+/** Fails clearly, before anything starts, when a port is taken. */
+export async function assertPortsFree(ports) {
+  for (const [name, port] of ports) {
+    const free = await new Promise((done) => {
+      const probe = createServer().once('error', () => done(false))
+      probe.listen(port, HOST, () => probe.close(() => done(true)))
+    })
+    if (!free) {
+      console.error(`Port ${port} on ${HOST} is in use: cannot start the ${name}. Stop what uses it or set ${name.toUpperCase()}_PORT.`)
+      process.exit(1)
+    }
+  }
+}
+
+const COLORS = { iam: 36, gateway: 35, demo: 33 }
+function pipeWithPrefix(stream, name, out) {
+  const tag = process.stdout.isTTY ? `\x1b[${COLORS[name] ?? 32}m[${name}]\x1b[0m ` : `[${name}] `
+  let buffer = ''
+  stream.on('data', (chunk) => {
+    buffer += chunk.toString()
+    const lines = buffer.split('\n')
+    buffer = lines.pop() ?? ''
+    for (const line of lines) out.write(`${tag}${line}\n`)
+  })
+  stream.on('end', () => buffer && out.write(`${tag}${buffer}\n`))
+}
+
+/** Runs the children; Ctrl-C / SIGTERM stop all; one exiting stops the rest and sets the exit code. */
+export function runAll(children) {
+  const live = new Set()
+  let stopping = false
+  let exitCode = 0
+  const stopAll = (code) => {
+    if (stopping) return
+    stopping = true
+    exitCode = code
+    for (const child of live) child.kill('SIGTERM')
+    // Graceful shutdown finishes in-flight requests; do not wait forever on a stuck child.
+    setTimeout(() => live.forEach((child) => child.kill('SIGKILL')), 10_000).unref()
+    if (live.size === 0) process.exit(exitCode)
+  }
+  for (const { name, args, env } of children) {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    live.add(child)
+    pipeWithPrefix(child.stdout, name, process.stdout)
+    pipeWithPrefix(child.stderr, name, process.stderr)
+    const onEnd = (code, signal) => {
+      if (!live.delete(child)) return
+      if (!stopping) {
+        console.error(`[${name}] exited (${signal ?? `code ${code}`}): stopping the others`)
+        stopAll(code ?? 1)
+      } else if (live.size === 0) process.exit(exitCode)
+    }
+    child.once('exit', onEnd)
+    child.once('error', (error) => {
+      console.error(`[${name}] ${error.message}`)
+      onEnd(1, null)
+    })
+  }
+  process.once('SIGINT', () => stopAll(0))
+  process.once('SIGTERM', () => stopAll(0))
+}
+
+/** Waits until the gateway reports the IAM healthy through HMAC, then prints where everything is. */
+export async function announceWhenReady(lines, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs
+  const pause = () => new Promise((r) => setTimeout(r, 500))
+  // The IAM first (loopback /health needs no signature): asking the gateway earlier only logs warnings.
+  while (Date.now() < deadline && (await fetch(`http://${HOST}:${PORTS.iam}/health`).catch(() => undefined))?.status !== 200) await pause()
+  while (Date.now() < deadline) {
+    const res = await fetch(`http://${HOST}:${PORTS.gateway}/api/health`).catch(() => undefined)
+    if (res?.status === 200) return console.log(['', ...lines, ''].join('\n'))
+    await pause()
+  }
+  console.error(`The gateway does not report the IAM healthy (GET http://${HOST}:${PORTS.gateway}/api/health): check the HMAC settings of both configs and the logs above.`)
+}
+
+export function banner({ iamConfig, gatewayConfig, demo }) {
+  return [
+    `  Gateway (open this)  http://${HOST}:${PORTS.gateway}`,
+    `  IAM                  http://${HOST}:${PORTS.iam}`,
+    ...(demo ? [`  Demo OIDC provider   ${demo.issuer}`] : []),
+    `  Mail outbox          .data/mail/ (MFA links and codes, when no SMTP is configured)`,
+    `  Config               ${rel(iamConfig)}, ${rel(gatewayConfig)}`,
+    '  Ctrl-C stops everything.',
+  ]
+}
+
+/** Child env: our PORT/HOST win over NITRO_* from the user's shell. */
+export function childEnv(extra) {
+  const { NITRO_PORT: _p, NITRO_HOST: _h, ...env } = process.env
+  return { ...env, HOST, ...extra }
+}
+
+async function main() {
+  const demo = demoProvider()
+  await assertPortsFree([['iam', PORTS.iam], ['gateway', PORTS.gateway], ...(demo ? [['demo', PORTS.demo]] : [])])
+  for (const build of BUILDS) buildIfStale(build)
+  const config = prepareConfig()
+  runAll([
+    ...(demo ? [{ name: 'demo', args: [DEMO_SCRIPT], env: childEnv({ PORT: String(PORTS.demo) }) }] : []),
+    { name: 'iam', args: [entryOf(BUILDS[0].output)], env: childEnv({ PORT: String(PORTS.iam), IAM_CONFIG: config.iamConfig }) },
+    { name: 'gateway', args: [entryOf(BUILDS[1].output)], env: childEnv({ PORT: String(PORTS.gateway), GATEWAY_CONFIG: config.gatewayConfig }) },
+  ])
+  await announceWhenReady(banner(config))
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main()
