@@ -1,0 +1,119 @@
+/**
+ * Runs the anomaly checks for one request and applies the outcome: MFA (anomaly stored under the
+ * session cookie's hash, magic link + code mailed) or re-login (family revoked when the rule says
+ * so). The decision itself is evaluate-anomalies.ts; this file gathers the facts and writes.
+ */
+import type { IamContext } from '../../context'
+import type { Visitor } from '../../db/schema'
+import type { FingerPrint } from '../devices/fingerprint'
+import { sendAdaptiveMfa } from '../mfa/adaptive'
+import { hashRefreshToken } from '../sessions/refresh-token'
+import { revokeFamily } from '../sessions/session-service'
+import { countUserSessions, findSessionByTokenHash, touchFamily, type SessionState } from '../sessions/sessions-repo'
+import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
+import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
+
+export type GuardResult =
+  | { ok: true; session: SessionState }
+  | { ok: false; outcome: 'mfa'; type: AnomalyType }
+  | { ok: false; outcome: 'relogin'; type: AnomalyType }
+  | { ok: false; outcome: 'mfa_failed'; type: AnomalyType; error: string }
+
+export function anomalySettings(config: IamContext['config']): AnomalySettings {
+  const rt = config.jwt.refresh_tokens
+  return {
+    maxSessionLifeMs: rt.MAX_SESSION_LIFE,
+    reuseGraceMs: rt.reuseGraceMs,
+    maxAllowedSessionsPerUser: rt.maxAllowedSessionsPerUser,
+    byPassAnomaliesForMs: rt.byPassAnomaliesFor,
+    idleMs: config.anomalies.idleMs,
+    velocity: config.anomalies.velocity,
+    ipDrift: config.anomalies.ipDrift,
+    banScore: config.botDetector.banScore,
+    allowProxy: config.anomalies.allowProxy,
+  }
+}
+
+const driftPrint = (fp: Record<string, unknown> | FingerPrint | null): DriftPrint | null => (fp ? (fp as DriftPrint) : null)
+
+/**
+ * Checks the session of `refreshToken` for this request. `access` is the verified access token's
+ * sub/sid (protectRoute) or null (refresh).
+ */
+export async function guardSession(
+  ctx: IamContext,
+  input: {
+    refreshToken: string
+    access: { sub: string; sid: string } | null
+    visitor: Visitor | null
+    ipAddress: string
+    fingerprint: FingerPrint | null
+  },
+): Promise<GuardResult> {
+  const now = ctx.now()
+  const settings = anomalySettings(ctx.config)
+  const state = await findSessionByTokenHash(ctx.db, hashRefreshToken(input.refreshToken))
+  const sessions = state
+    ? await countUserSessions(ctx.db, state.family.user_id, new Date(now), new Date(now - settings.velocity.windowMs))
+    : { live: 0, recent: 0 }
+  const decision = evaluateAnomalies(
+    {
+      now,
+      token: state
+        ? { status: state.token.status, expiresAt: state.token.expires_at.getTime(), usedAt: state.token.used_at?.getTime() ?? null }
+        : null,
+      family: state
+        ? {
+            id: state.family.id,
+            userId: state.family.user_id,
+            visitorRowId: state.family.visitor_id,
+            createdAt: state.family.created_at.getTime(),
+            lastSeen: state.family.last_seen.getTime(),
+            lastMfaAt: state.family.last_mfa_at?.getTime() ?? null,
+            revoked: !!state.family.revoked_at,
+            ipAddress: state.family.ip_address,
+            fingerprint: driftPrint(state.family.fingerprint),
+          }
+        : null,
+      access: input.access,
+      device: input.visitor ? { rowId: input.visitor.id, score: input.visitor.score } : null,
+      ipAddress: input.ipAddress,
+      fingerprint: driftPrint(input.fingerprint),
+      sessions,
+    },
+    settings,
+  )
+  if (decision.ok) {
+    await touchFamily(ctx.db, state!.family.id, new Date(now))
+    return { ok: true, session: state! }
+  }
+  const log = { type: decision.type, familyId: state?.family.id, userId: state?.family.user_id }
+  if (decision.action === 'relogin') {
+    if (decision.revokeFamily && state) await revokeFamily(ctx.db, state.family.id, decision.type.toLowerCase(), now)
+    ctx.log.info('session anomaly: re-login required', log)
+    return { ok: false, outcome: 'relogin', type: decision.type }
+  }
+  // MFA: record first, so parallel requests of this session already answer 202 from the cache
+  const family = state!.family
+  await setActiveAnomaly(
+    ctx.store,
+    input.refreshToken,
+    { action: 'mfa', type: decision.type, familyId: family.id, userId: family.user_id, createdAt: now },
+    ctx.config.magic_links.expiresInMs,
+  )
+  const sent = await sendAdaptiveMfa(ctx, {
+    userId: family.user_id,
+    familyId: family.id,
+    visitor: input.visitor?.visitor_id ?? '',
+    anomaly: decision.type,
+    ipAddress: input.ipAddress,
+  })
+  if (!sent.ok) {
+    // the owner never got a link: leaving the session MFA-pending would lock them out
+    await clearAnomalyForCookie(ctx.store, input.refreshToken)
+    ctx.log.error('adaptive MFA dispatch failed', { ...log, error: sent.error })
+    return { ok: false, outcome: 'mfa_failed', type: decision.type, error: sent.error }
+  }
+  ctx.log.info('session anomaly: MFA required', { ...log, sent: sent.sent })
+  return { ok: false, outcome: 'mfa', type: decision.type }
+}

@@ -1,0 +1,92 @@
+/**
+ * Devices: the canary cookie value, the visit record behind GET /check and the auth routes, and
+ * bans. A device is banned while `banned_until` is in the future; bans come from XSS input or a
+ * bot-detector score at or above `botDetector.banScore`.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { IamContext } from '../../context'
+import type { Database, Visitor } from '../../db/schema'
+import { buildFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
+import { openGeoLookup } from './geo'
+import { setVisitorBan, upsertVisitor } from './visitors-repo'
+
+/** How long a ban lasts unless lifted. */
+export const BAN_MS = 24 * 60 * 60 * 1000
+
+/** 32 random bytes, hex: 256 bits, not guessable, fixed shape so junk cookies are refused early. */
+export function newCanaryId(): string {
+  return randomBytes(32).toString('hex')
+}
+
+const CANARY_SHAPE = /^[0-9a-f]{64}$/
+
+/** True when the value has the shape of a canary we issue. */
+export function isCanaryId(value: unknown): value is string {
+  return typeof value === 'string' && CANARY_SHAPE.test(value)
+}
+
+/** Public handle of a device (links carry it, never the canary). */
+const newVisitorId = () => randomBytes(16).toString('hex')
+
+/** True while the device's ban runs. */
+export function isBanned(visitor: Pick<Visitor, 'banned_until'>, now: number): boolean {
+  return !!visitor.banned_until && visitor.banned_until.getTime() > now
+}
+
+/** Fingerprint of a request, or null when fingerprinting fails (the request continues without it). */
+export async function fingerPrintOf(ctx: IamContext, userAgent: string, ipAddress: string): Promise<FingerPrint | null> {
+  try {
+    const geo = await openGeoLookup(ctx.config.geo.mmdbPath, (msg, fields) => ctx.log.warn(msg, fields))
+    return buildFingerPrint(userAgent, ipAddress, geo)
+  } catch (error) {
+    ctx.log.warn('fingerprint failed', { error: (error as Error).message })
+    return null
+  }
+}
+
+export interface Visit {
+  visitor: Visitor
+  fingerprint: FingerPrint | null
+  banned: boolean
+}
+
+/** Records the device behind `canaryId` (registering an unknown canary) and says whether it is banned. */
+export async function recordVisit(
+  ctx: IamContext,
+  input: { canaryId: string; ipAddress: string; userAgent: string; fingerprint?: FingerPrint | null },
+): Promise<Visit> {
+  const now = ctx.now()
+  const fingerprint = input.fingerprint === undefined ? await fingerPrintOf(ctx, input.userAgent, input.ipAddress) : input.fingerprint
+  const score = fingerprint && ctx.config.botDetector.enabled ? scoreFingerPrint(fingerprint) : 0
+  const banScore = ctx.config.botDetector.banScore
+  const visitor = await upsertVisitor(ctx.db, {
+    canaryId: input.canaryId,
+    visitorId: newVisitorId(),
+    ipAddress: input.ipAddress,
+    userAgent: input.userAgent,
+    fingerprint: fingerprint ? { ...fingerprint } : null,
+    score,
+    bannedUntil: score >= banScore ? new Date(now + BAN_MS) : null,
+    now: new Date(now),
+  })
+  return { visitor, fingerprint, banned: isBanned(visitor, now) }
+}
+
+/**
+ * Bans a device: score set to `banScore`, `banned_until` = now + BAN_MS, a security event kept.
+ * Every XSS finding goes through here.
+ */
+export async function banVisitor(
+  db: Kysely<Database>,
+  visitorRowId: number,
+  opts: { banScore: number; now: number; reason: string; ipAddress?: string | null; durationMs?: number },
+): Promise<void> {
+  await setVisitorBan(db, visitorRowId, {
+    score: opts.banScore,
+    until: new Date(opts.now + (opts.durationMs ?? BAN_MS)),
+    reason: opts.reason,
+    ipAddress: opts.ipAddress ?? null,
+    now: new Date(opts.now),
+  })
+}

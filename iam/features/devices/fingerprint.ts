@@ -1,0 +1,61 @@
+/**
+ * The request fingerprint (req.fingerPrint of the spec): user agent parsed with ua-parser-js 1.x
+ * (MIT; 2.x is AGPL), `isbot` for crawlers, our AI-agent list for `botAI`, and geo/ASN/proxy
+ * fields when a geo database is configured. Pure: the geo lookup is passed in.
+ */
+import { isbot } from 'isbot'
+import UAParser from 'ua-parser-js'
+import { isAiCrawler } from './ai-crawlers'
+import type { GeoFields, GeoLookup } from './geo'
+
+export interface FingerPrint extends GeoFields {
+  userAgent: string
+  ipAddress: string
+  /** ua-parser device type, or "desktop" when the agent names none */
+  device: string
+  bot: boolean
+  botAI: boolean
+  deviceVendor?: string
+  deviceModel?: string
+  browser?: string
+  browserType?: string
+  browserVersion?: string
+  os?: string
+}
+
+/** Builds the fingerprint of one request. */
+export function buildFingerPrint(userAgent: string, ipAddress: string, geo: GeoLookup | null): FingerPrint {
+  const ua = new UAParser(userAgent).getResult()
+  const botAI = isAiCrawler(userAgent)
+  const bot = botAI || isbot(userAgent)
+  const fp: FingerPrint = {
+    userAgent,
+    ipAddress,
+    device: ua.device.type ?? 'desktop',
+    bot,
+    botAI,
+    deviceVendor: ua.device.vendor,
+    deviceModel: ua.device.model,
+    browser: ua.browser.name,
+    browserType: bot ? 'crawler' : ua.browser.name ? 'browser' : undefined,
+    browserVersion: ua.browser.version,
+    os: ua.os.name,
+    ...(geo?.(ipAddress) ?? {}),
+  }
+  for (const key of Object.keys(fp) as (keyof FingerPrint)[]) if (fp[key] === undefined) delete fp[key]
+  return fp
+}
+
+/** Score contributions; a device at or over `banScore` is banned, at 25% it is a reputation anomaly. */
+export const SCORE = { aiCrawler: 100, bot: 10, emptyUserAgent: 10, proxy: 30, hosting: 30 } as const
+
+/** The bot-detector score of one fingerprint (0 = nothing suspicious). */
+export function scoreFingerPrint(fp: FingerPrint): number {
+  let score = 0
+  if (fp.botAI) score += SCORE.aiCrawler
+  else if (fp.bot) score += SCORE.bot
+  if (!fp.userAgent.trim()) score += SCORE.emptyUserAgent
+  if (fp.proxy) score += SCORE.proxy
+  if (fp.hosting) score += SCORE.hosting
+  return score
+}

@@ -1,0 +1,82 @@
+/**
+ * Email address checks for signup and email change: format, disposable provider, and a domain that
+ * can receive mail (MX, or an A/AAAA fallback per RFC 5321 §5.1). DNS goes through node's Resolver
+ * with `emailChecks.dnsServers` when set. Only "no such domain / no records" rejects: a timeout or
+ * a server failure allows the address (an outage must not block every signup).
+ */
+import { Resolver } from 'node:dns/promises'
+import disposableDomains from 'disposable-email-domains/index.json'
+import disposableWildcards from 'disposable-email-domains/wildcard.json'
+
+export type EmailCheckResult = { ok: true; email: string } | { ok: false; reason: string }
+
+export interface EmailCheckSettings {
+  mx: boolean
+  disposable: boolean
+  dnsServers?: readonly string[]
+  timeoutMs?: number
+}
+
+// Pragmatic shape (WHATWG "valid email address" with a dotted domain): no quoted local parts.
+const EMAIL_SHAPE = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
+
+const disposableSet = new Set<string>(disposableDomains as string[])
+const wildcardSet = new Set<string>(disposableWildcards as string[])
+
+/** Trimmed, domain lower-cased (the local part keeps its case, RFC 5321 §2.4). */
+export function normalizeEmail(email: string): string {
+  const trimmed = email.trim()
+  const at = trimmed.lastIndexOf('@')
+  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`
+}
+
+export function isEmailShape(email: string): boolean {
+  return email.length <= 254 && EMAIL_SHAPE.test(email) && email.split('@')[0]!.length <= 64
+}
+
+/** True when the domain, or a parent of it in the wildcard list, is a disposable provider. */
+export function isDisposableDomain(domain: string): boolean {
+  const d = domain.toLowerCase()
+  if (disposableSet.has(d)) return true
+  const labels = d.split('.')
+  for (let i = 1; i < labels.length - 1; i++) if (wildcardSet.has(labels.slice(i).join('.'))) return true
+  return wildcardSet.has(d)
+}
+
+const NO_DOMAIN = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN'])
+
+/** 'yes' | 'no' (the domain cannot receive mail) | 'unknown' (lookup failed: allowed). */
+export async function domainAcceptsMail(domain: string, settings: EmailCheckSettings): Promise<'yes' | 'no' | 'unknown'> {
+  const resolver = new Resolver({ timeout: settings.timeoutMs ?? 2000, tries: 1 })
+  if (settings.dnsServers?.length) resolver.setServers([...settings.dnsServers])
+  try {
+    const mx = await resolver.resolveMx(domain)
+    // RFC 7505 null MX ("." with preference 0) says the domain accepts no mail
+    if (mx.length && mx.every((r) => r.exchange === '' || r.exchange === '.')) return 'no'
+    if (mx.length) return 'yes'
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? ''
+    if (!NO_DOMAIN.has(code)) return 'unknown'
+    if (code === 'ENOTFOUND' || code === 'NXDOMAIN') return 'no'
+  }
+  // no MX records: the implicit MX is the A/AAAA record (RFC 5321 §5.1)
+  try {
+    const a = await resolver.resolve4(domain)
+    return a.length ? 'yes' : 'no'
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? ''
+    return NO_DOMAIN.has(code) ? 'no' : 'unknown'
+  }
+}
+
+/** Runs the checks in cost order: format, disposable list, DNS. */
+export async function checkEmailAddress(raw: string, settings: EmailCheckSettings): Promise<EmailCheckResult> {
+  const email = normalizeEmail(raw)
+  if (!isEmailShape(email)) return { ok: false, reason: 'Invalid email address' }
+  const domain = email.slice(email.lastIndexOf('@') + 1)
+  if (settings.disposable && isDisposableDomain(domain)) return { ok: false, reason: 'Disposable email addresses are not accepted' }
+  if (settings.mx && (await domainAcceptsMail(domain, settings)) === 'no') {
+    return { ok: false, reason: 'The email domain cannot receive mail' }
+  }
+  return { ok: true, email }
+}

@@ -1,0 +1,86 @@
+/**
+ * Login from a provider profile forwarded by the gateway. Identities are keyed by
+ * (provider, provider user id), never by email. An email already in use links only when both the
+ * provider and our account vouch for it (verified on both sides) and the account has no password:
+ * an unverified provider address never creates over, or attaches to, an existing account, and an
+ * address owned by a password account answers `email_taken` (409).
+ */
+import type { Transaction } from 'kysely'
+import type { IamContext } from '../../context'
+import type { Database, User, Visitor } from '../../db/schema'
+import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
+import { completePair, openSession, type OpenedSession, type TokenPair } from '../sessions/session-service'
+import { findIdentity, findUserByEmail, findUserById, insertIdentity, insertUser, isUniqueViolation, touchIdentity } from '../users/users-repo'
+import { displayName, type OAuthProfile } from './provider-profile'
+
+export type OAuthLoginResult =
+  | { ok: true; pair: TokenPair; userId: number; created: boolean }
+  | { ok: false; reason: 'invalid_email' | 'email_taken' | 'banned' }
+
+export interface OAuthLoginInput {
+  provider: string
+  profile: OAuthProfile
+  visitor: Visitor
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+}
+
+type Outcome = { user: User; session: OpenedSession; created: boolean } | 'email_taken' | 'banned'
+
+async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input: OAuthLoginInput, email: string): Promise<Outcome> {
+  const now = new Date(ctx.now())
+  const { profile } = input
+  const identityRecord = { email, emailVerified: profile.emailVerified, profile: { ...profile }, now }
+  let user: User | undefined
+  let created = false
+  const identity = await findIdentity(trx, input.provider, profile.providerUserId)
+  if (identity) {
+    user = await findUserById(trx, identity.user_id)
+    await touchIdentity(trx, identity.id, identityRecord)
+  } else {
+    const existing = await findUserByEmail(trx, email)
+    if (existing) {
+      if (existing.password_hash || !existing.email_verified || !profile.emailVerified) return 'email_taken'
+      user = existing
+    } else {
+      user = await insertUser(trx, {
+        email,
+        name: displayName(profile),
+        passwordHash: null,
+        emailVerified: profile.emailVerified,
+        termsConsent: false,
+        now,
+      })
+      created = true
+    }
+    await insertIdentity(trx, { userId: user.id, provider: input.provider, providerUserId: profile.providerUserId, ...identityRecord })
+  }
+  if (!user) throw new Error('oauth identity without its user')
+  if (user.banned_until && user.banned_until.getTime() > now.getTime()) return 'banned'
+  const session = await openSession(ctx, trx, {
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    fingerprint: input.fingerprint,
+    remember: false,
+  })
+  return { user, session, created }
+}
+
+export async function oauthLogin(ctx: IamContext, input: OAuthLoginInput): Promise<OAuthLoginResult> {
+  const email = normalizeEmail(input.profile.email)
+  if (!isEmailShape(email)) return { ok: false, reason: 'invalid_email' }
+  // A parallel first login of the same identity or address loses the unique race once; the retry
+  // then finds what the winner wrote.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const outcome = await ctx.db.transaction().execute((trx) => resolveAndOpen(ctx, trx, input, email))
+      if (outcome === 'email_taken' || outcome === 'banned') return { ok: false, reason: outcome }
+      const pair = await completePair(ctx, outcome.session, { userId: outcome.user.id, roles: outcome.user.roles, visitor: input.visitor.visitor_id })
+      return { ok: true, pair, userId: outcome.user.id, created: outcome.created }
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+      if (attempt >= 1) return { ok: false, reason: 'email_taken' }
+    }
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Sessions: one login = one family; each refresh rotates the family's single active token
+ * (RFC 9700 §4.14.2). Opening a session runs inside the caller's transaction so signup/login
+ * write the user and the session together.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Kysely, Transaction } from 'kysely'
+import type { IamContext } from '../../context'
+import type { Database } from '../../db/schema'
+import { issueAccessToken } from '../tokens/token-service'
+import { hashRefreshToken, newRefreshToken } from './refresh-token'
+import { bindFamily, insertFamily, insertRefreshToken, revokeFamilies } from './sessions-repo'
+
+/** What a successful signup/login/refresh/MFA hands to the client. */
+export interface TokenPair {
+  accessToken: string
+  /** issue time in ms */
+  accessIat: number
+  expiresInMs: number
+  refreshToken: string
+  /** absolute expiry of the refresh token (ms since epoch), for the cookie's Max-Age */
+  refreshExpiresAt: number
+  familyId: string
+}
+
+type SessionConfig = IamContext['config']['jwt']['refresh_tokens']
+
+/** Refresh lifetime: the remember/normal TTL, never past MAX_SESSION_LIFE counted from the family's start. */
+export function refreshExpiry(cfg: SessionConfig, remember: boolean, familyCreatedAt: number, now: number): number {
+  const ttl = remember ? cfg.rememberMe_ttl : cfg.refresh_ttl
+  return Math.min(now + ttl, familyCreatedAt + cfg.MAX_SESSION_LIFE)
+}
+
+export interface OpenSessionInput {
+  userId: number
+  visitorRowId: number
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+  remember: boolean
+}
+
+export interface OpenedSession {
+  familyId: string
+  refreshToken: string
+  refreshExpiresAt: number
+}
+
+/** Inserts a family and its first refresh token (inside `trx`). */
+export async function openSession(ctx: IamContext, trx: Transaction<Database>, input: OpenSessionInput): Promise<OpenedSession> {
+  const now = ctx.now()
+  const familyId = randomUUID()
+  const refreshToken = newRefreshToken()
+  const refreshExpiresAt = refreshExpiry(ctx.config.jwt.refresh_tokens, input.remember, now, now)
+  await insertFamily(trx, { id: familyId, ...input, now: new Date(now) })
+  await insertRefreshToken(trx, { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
+  return { familyId, refreshToken, refreshExpiresAt }
+}
+
+/** Signs the access token that goes with an opened/rotated refresh token. */
+export async function completePair(
+  ctx: IamContext,
+  session: OpenedSession,
+  claims: { userId: number; roles: string[]; visitor: string },
+): Promise<TokenPair> {
+  const access = await issueAccessToken(ctx, { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles })
+  return {
+    accessToken: access.token,
+    accessIat: access.accessIat,
+    expiresInMs: access.expiresInMs,
+    refreshToken: session.refreshToken,
+    refreshExpiresAt: session.refreshExpiresAt,
+    familyId: session.familyId,
+  }
+}
+
+/** Opens a session in its own transaction and signs its access token. */
+export async function createSession(
+  ctx: IamContext,
+  input: OpenSessionInput & { roles: string[]; visitor: string },
+): Promise<TokenPair> {
+  const session = await ctx.db.transaction().execute((trx) => openSession(ctx, trx, input))
+  return completePair(ctx, session, { userId: input.userId, roles: input.roles, visitor: input.visitor })
+}
+
+/** Loads what an access token needs for a family: the user's roles and the bound device's public id. */
+export async function familyClaims(db: Kysely<Database> | Transaction<Database>, familyId: string) {
+  return db
+    .selectFrom('session_families as f')
+    .innerJoin('users as u', 'u.id', 'f.user_id')
+    .innerJoin('visitors as v', 'v.id', 'f.visitor_id')
+    .where('f.id', '=', familyId)
+    .select(['f.user_id as userId', 'u.roles as roles', 'v.visitor_id as visitor', 'f.created_at as createdAt', 'f.remember as remember', 'f.revoked_at as revokedAt'])
+    .executeTakeFirst()
+}
+
+/** Revokes one family (logout, reuse, velocity). */
+export async function revokeFamily(db: Kysely<Database>, familyId: string, reason: string, now: number): Promise<void> {
+  await db.transaction().execute((trx) => revokeFamilies(trx, { familyId }, reason, new Date(now)))
+}
+
+/**
+ * Revokes every live session of a user, except `except` (a family id) when given: password reset
+ * revokes all, email change all but the current one. Returns the revoked family ids.
+ */
+export async function revokeUserSessions(
+  db: Kysely<Database>,
+  userId: number,
+  opts: { except?: string; reason?: string; now?: number } = {},
+): Promise<string[]> {
+  const now = new Date(opts.now ?? Date.now())
+  return db.transaction().execute((trx) => revokeFamilies(trx, { userId, exceptFamilyId: opts.except }, opts.reason ?? 'revoked', now))
+}
+
+/**
+ * After a passed adaptive MFA: binds the current device, IP and fingerprint to the family, sets
+ * last_mfa_at, retires the family's active token (status revoked: a later use is a dead session,
+ * not a theft signal) and issues a new pair in the same family (MAX_SESSION_LIFE keeps counting).
+ * Null when the family is revoked or past its lifetime.
+ */
+export async function reissueAfterMfa(
+  ctx: IamContext,
+  input: { familyId: string; visitorRowId: number; ipAddress: string; fingerprint: Record<string, unknown> | null },
+): Promise<TokenPair | null> {
+  const now = ctx.now()
+  const cfg = ctx.config.jwt.refresh_tokens
+  const session = await ctx.db.transaction().execute(async (trx) => {
+    const family = await trx.selectFrom('session_families').selectAll().where('id', '=', input.familyId).forUpdate().executeTakeFirst()
+    if (!family || family.revoked_at || family.created_at.getTime() + cfg.MAX_SESSION_LIFE <= now) return null
+    await bindFamily(trx, input.familyId, { visitorRowId: input.visitorRowId, ipAddress: input.ipAddress, fingerprint: input.fingerprint, now: new Date(now) })
+    await trx.updateTable('refresh_tokens').set({ status: 'revoked', used_at: new Date(now) }).where('family_id', '=', input.familyId).where('status', '=', 'active').execute()
+    const refreshToken = newRefreshToken()
+    const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.created_at.getTime(), now)
+    await insertRefreshToken(trx, { familyId: input.familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
+    return { familyId: input.familyId, refreshToken, refreshExpiresAt }
+  })
+  if (!session) return null
+  const claims = await familyClaims(ctx.db, input.familyId)
+  if (!claims) return null
+  return completePair(ctx, session, { userId: claims.userId, roles: claims.roles, visitor: claims.visitor })
+}

@@ -1,0 +1,53 @@
+/**
+ * Password login. Never reveals whether an account exists: an unknown address (or an account with
+ * no password) costs one Argon2 verification against a dummy hash, like a wrong password does, and
+ * both answer `invalid_credentials`. A hash made with older parameters is replaced after success.
+ */
+import type { IamContext } from '../../context'
+import type { Visitor } from '../../db/schema'
+import { normalizeEmail } from '../email-checks/email-checks'
+import { getPasswordHasher } from '../passwords/password-service'
+import { createSession, type TokenPair } from '../sessions/session-service'
+import { findUserByEmail, replacePasswordHash } from './users-repo'
+
+export interface LoginInput {
+  email: string
+  password: string
+  visitor: Visitor
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+  remember: boolean
+}
+
+export type LoginResult =
+  | { ok: true; pair: TokenPair; userId: number }
+  | { ok: false; reason: 'invalid_credentials' | 'banned' }
+
+export async function login(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
+  const hasher = getPasswordHasher(ctx)
+  const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
+  if (!user || !user.password_hash) {
+    await hasher.verifyDummy(input.password)
+    ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: false })
+    return { ok: false, reason: 'invalid_credentials' }
+  }
+  const verified = await hasher.verify(user.password_hash, input.password)
+  ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: true })
+  if (!verified.ok) return { ok: false, reason: 'invalid_credentials' }
+  const now = ctx.now()
+  // checked after the password so a ban does not reveal that an address has an account
+  if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, reason: 'banned' }
+  if (verified.needsRehash) {
+    await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))
+  }
+  const pair = await createSession(ctx, {
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    fingerprint: input.fingerprint,
+    remember: input.remember,
+    roles: user.roles,
+    visitor: input.visitor.visitor_id,
+  })
+  return { ok: true, pair, userId: user.id }
+}

@@ -1,0 +1,61 @@
+/**
+ * Signup: checks the password and the address, hashes, then writes the user and the first session
+ * in ONE transaction. The unique index on lower(email) decides races: of 50 parallel signups with
+ * one address exactly one commits; the others map the violation to `email_taken`.
+ */
+import type { IamContext } from '../../context'
+import type { Visitor } from '../../db/schema'
+import { checkEmailAddress } from '../email-checks/email-checks'
+import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { completePair, openSession, type TokenPair } from '../sessions/session-service'
+import { insertUser, isUniqueViolation } from './users-repo'
+
+export interface SignupInput {
+  email: string
+  password: string
+  name: string
+  remember: boolean
+  visitor: Visitor
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+}
+
+export type SignupResult =
+  | { ok: true; pair: TokenPair; userId: number }
+  | { ok: false; reason: 'invalid'; status: 400 | 503; fields: Record<string, string> }
+  | { ok: false; reason: 'email_taken' }
+
+export async function signup(ctx: IamContext, input: SignupInput): Promise<SignupResult> {
+  const email = await checkEmailAddress(input.email, { ...ctx.config.emailChecks })
+  if (!email.ok) return { ok: false, reason: 'invalid', status: 400, fields: { email: email.reason } }
+  const password = await checkNewPassword(ctx, input.password, email.email)
+  if (!password.ok) return { ok: false, reason: 'invalid', status: password.status, fields: { password: password.reason } }
+  const passwordHash = await getPasswordHasher(ctx).hash(input.password)
+  const now = ctx.now()
+  try {
+    const created = await ctx.db.transaction().execute(async (trx) => {
+      const user = await insertUser(trx, {
+        email: email.email,
+        name: input.name,
+        passwordHash,
+        emailVerified: false,
+        termsConsent: true,
+        now: new Date(now),
+      })
+      const session = await openSession(ctx, trx, {
+        userId: user.id,
+        visitorRowId: input.visitor.id,
+        ipAddress: input.ipAddress,
+        fingerprint: input.fingerprint,
+        remember: input.remember,
+      })
+      return { user, session }
+    })
+    const pair = await completePair(ctx, created.session, { userId: created.user.id, roles: created.user.roles, visitor: input.visitor.visitor_id })
+    ctx.log.info('user signed up', { userId: created.user.id })
+    return { ok: true, pair, userId: created.user.id }
+  } catch (error) {
+    if (isUniqueViolation(error)) return { ok: false, reason: 'email_taken' }
+    throw error
+  }
+}

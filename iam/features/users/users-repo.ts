@@ -1,0 +1,91 @@
+/**
+ * Users and OAuth identities: SQL only. Email uniqueness is the unique index on lower(email);
+ * callers map its violation (isUniqueViolation) to 409 instead of pre-checking.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, User } from '../../db/schema'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** Postgres and PGlite both report unique violations as SQLSTATE 23505. */
+export function isUniqueViolation(error: unknown): boolean {
+  return !!error && typeof error === 'object' && (error as { code?: unknown }).code === '23505'
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst()
+}
+
+export function findUserById(db: Db, id: number): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function insertUser(
+  db: Db,
+  user: { email: string; name: string; passwordHash: string | null; emailVerified: boolean; termsConsent: boolean; now: Date },
+): Promise<User> {
+  return db
+    .insertInto('users')
+    .values({
+      email: user.email,
+      name: user.name,
+      password_hash: user.passwordHash,
+      email_verified: user.emailVerified,
+      terms_consent: user.termsConsent,
+      roles: JSON.stringify(['user']),
+      created_at: user.now,
+      updated_at: user.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Replaces the hash only if it is still the one we verified (a concurrent change wins). */
+export async function replacePasswordHash(db: Db, userId: number, oldHash: string, newHash: string, now: Date): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: newHash, updated_at: now })
+    .where('id', '=', userId)
+    .where('password_hash', '=', oldHash)
+    .execute()
+}
+
+export function findIdentity(db: Db, provider: string, providerUserId: string) {
+  return db
+    .selectFrom('oauth_identities')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_user_id', '=', providerUserId)
+    .executeTakeFirst()
+}
+
+export async function insertIdentity(
+  db: Db,
+  identity: { userId: number; provider: string; providerUserId: string; email: string; emailVerified: boolean; profile: Record<string, unknown>; now: Date },
+): Promise<void> {
+  await db
+    .insertInto('oauth_identities')
+    .values({
+      user_id: identity.userId,
+      provider: identity.provider,
+      provider_user_id: identity.providerUserId,
+      email: identity.email,
+      email_verified: identity.emailVerified,
+      profile: JSON.stringify(identity.profile),
+      created_at: identity.now,
+      last_login_at: identity.now,
+    })
+    .execute()
+}
+
+export async function touchIdentity(
+  db: Db,
+  id: number,
+  update: { email: string; emailVerified: boolean; profile: Record<string, unknown>; now: Date },
+): Promise<void> {
+  await db
+    .updateTable('oauth_identities')
+    .set({ email: update.email, email_verified: update.emailVerified, profile: JSON.stringify(update.profile), last_login_at: update.now })
+    .where('id', '=', id)
+    .execute()
+}

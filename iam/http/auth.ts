@@ -1,0 +1,192 @@
+/**
+ * The authentication chain of the spec ("Authentication" 2-5): requireAccessToken,
+ * requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, and fullAuthentication
+ * which runs them in that order. Early exits go through httpFail. Also the device gate and token
+ * responses shared by signup, login, OAuth login, refresh and MFA verification.
+ */
+import { getRequestHeader, setResponseStatus, type H3Event } from 'h3'
+import type { JWTPayload } from 'jose'
+import type { z } from 'zod'
+import { useIam, type IamContext } from '../context'
+import type { Visitor } from '../db/schema'
+import { getActiveAnomaly } from '../features/anomalies/anomaly-store'
+import { guardSession, type GuardResult } from '../features/anomalies/anomaly-service'
+import { banVisitor, fingerPrintOf, isCanaryId, recordVisit } from '../features/devices/devices-service'
+import type { FingerPrint } from '../features/devices/fingerprint'
+import type { TokenPair } from '../features/sessions/session-service'
+import { checkAccessToken } from '../features/tokens/token-service'
+import { containsXss } from '../lib/xss'
+import { getCanaryCookie, getSessionCookie, setSessionCookie } from './cookies'
+import { getClientIp } from './request'
+import { httpFail } from './respond'
+
+/** req.user of the spec, plus the session (family) id and the device row. */
+export interface RequestUser {
+  userId: number
+  visitor_id: string
+  accessTokenId: string
+  roles: string[]
+  payload: JWTPayload
+  sessionId: string
+  visitorRowId: number
+}
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** raw access token (requireAccessToken) */
+    token?: string
+    /** raw refresh token (requireRefreshToken) */
+    refreshToken?: string
+    /** spec req.fingerPrint; unset when fingerprinting failed */
+    fingerPrint?: FingerPrint
+    /** the device of the canary_id cookie (getFingerPrint / requireDevice) */
+    visitor?: Visitor
+    /** spec req.user (protectRoute) */
+    user?: RequestUser
+  }
+}
+
+export const MFA_MESSAGE = 'A login link has been sent to your email.'
+export const RELOGIN_ERROR = 'Re-login is required'
+
+/** `{ ok: false, date, error, ...extra }` with `status`: the error body of the auth routes. */
+export function authFail(status: number, error: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): never {
+  return httpFail(status, { ok: false, date: new Date().toISOString(), error, ...extra }, headers)
+}
+
+/** `{ field: first message }` of a zod failure (the `fields` of a 400). */
+export function validationFields(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {}
+  for (const issue of error.issues) fields[String(issue.path[0] ?? 'body')] ??= issue.message
+  return fields
+}
+
+/** Spec Authentication 2: the header is checked, the token is not verified here. */
+export function requireAccessToken(event: H3Event): string {
+  const header = getRequestHeader(event, 'authorization')
+  const match = header ? /^Bearer(?: (.*))?$/i.exec(header.trim()) : null
+  if (!match) return authFail(401, 'Missing Bearer token')
+  const token = (match[1] ?? '').trim()
+  if (!token) return authFail(401, 'Access token missing')
+  event.context.token = token
+  return token
+}
+
+/** Spec Authentication 3. */
+export function requireRefreshToken(event: H3Event): string {
+  const token = getSessionCookie(event)
+  if (!token) return authFail(401, 'Refresh token missing')
+  event.context.refreshToken = token
+  return token
+}
+
+/**
+ * Spec req.fingerPrint, and the device of the canary cookie when there is one (registered when
+ * unknown). A banned device ends here with 403. A fingerprint failure leaves it unset.
+ */
+export async function getFingerPrint(event: H3Event): Promise<FingerPrint | undefined> {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const userAgent = getRequestHeader(event, 'user-agent') ?? ''
+  const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
+  if (fingerprint) event.context.fingerPrint = fingerprint
+  const canary = getCanaryCookie(event)
+  if (isCanaryId(canary)) {
+    const visit = await recordVisit(ctx, { canaryId: canary, ipAddress, userAgent, fingerprint })
+    if (visit.banned) authFail(403, 'Device banned', { banned: true })
+    event.context.visitor = visit.visitor
+  }
+  return fingerprint ?? undefined
+}
+
+/**
+ * Signup, login and OAuth: the canary_id cookie is required (400), the device is recorded and a
+ * banned one refused (403). Returns the device.
+ */
+export async function requireDevice(event: H3Event): Promise<Visitor> {
+  if (!isCanaryId(getCanaryCookie(event))) return authFail(400, 'The canary_id cookie is required')
+  await getFingerPrint(event)
+  return event.context.visitor!
+}
+
+/** XSS in free text: the device is banned and the answer is 403 `{ banned: true }` (DESIGN 4). */
+export async function rejectXss(event: H3Event, value: unknown): Promise<void> {
+  if (!containsXss(value)) return
+  const ctx = useIam()
+  const visitor = event.context.visitor
+  if (visitor) {
+    await banVisitor(ctx.db, visitor.id, { banScore: ctx.config.botDetector.banScore, now: ctx.now(), reason: 'xss', ipAddress: getClientIp(event) })
+  }
+  ctx.log.warn('xss input: device banned', { path: event.path.split('?')[0], visitorRowId: visitor?.id })
+  httpFail(403, { banned: true })
+}
+
+/** Spec Authentication 4: a cached anomaly of this session short-circuits the request. */
+export async function checkForActiveMfa(event: H3Event): Promise<void> {
+  const cookie = getSessionCookie(event)
+  if (!cookie) return
+  const anomaly = await getActiveAnomaly(useIam().store, cookie)
+  if (!anomaly) return
+  if (anomaly.action === 'mfa') httpFail(202, { mfa: true, message: MFA_MESSAGE })
+  httpFail(401, { error: RELOGIN_ERROR, message: anomaly.type })
+}
+
+/** Maps a failed session guard to the response (202 MFA, 401 re-login, 500 mail failure). */
+export function failGuard(result: Exclude<GuardResult, { ok: true }>): never {
+  if (result.outcome === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
+  if (result.outcome === 'mfa_failed') return authFail(500, 'Could not send the verification email; try again later')
+  return authFail(401, RELOGIN_ERROR, { reason: result.type })
+}
+
+/** The device of a session route; a session without its device cookie must sign in again. */
+export function requireSessionDevice(event: H3Event): Visitor {
+  const visitor = event.context.visitor
+  if (!visitor) return authFail(401, RELOGIN_ERROR, { reason: 'DEVICE_COOKIE_MISSING' })
+  return visitor
+}
+
+/** Spec Authentication 5: verifies the access token, runs the nine checks, sets req.user. */
+export async function protectRoute(event: H3Event): Promise<RequestUser> {
+  const ctx = useIam()
+  const token = event.context.token ?? requireAccessToken(event)
+  const refreshToken = event.context.refreshToken ?? requireRefreshToken(event)
+  const verified = await checkAccessToken(ctx, token)
+  if (!verified.ok) return authFail(401, verified.reason === 'expired' ? 'Access token expired' : 'Invalid access token')
+  const visitor = requireSessionDevice(event)
+  const { payload } = verified
+  const result = await guardSession(ctx, {
+    refreshToken,
+    access: { sub: payload.sub, sid: payload.sid },
+    visitor,
+    ipAddress: getClientIp(event),
+    fingerprint: event.context.fingerPrint ?? null,
+  })
+  if (!result.ok) return failGuard(result)
+  const user: RequestUser = {
+    userId: Number(payload.sub),
+    visitor_id: visitor.visitor_id,
+    accessTokenId: payload.jti,
+    roles: payload.roles,
+    payload,
+    sessionId: payload.sid,
+    visitorRowId: visitor.id,
+  }
+  event.context.user = user
+  return user
+}
+
+/** requireAccessToken, requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute. */
+export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
+  requireAccessToken(event)
+  requireRefreshToken(event)
+  await getFingerPrint(event)
+  await checkForActiveMfa(event)
+  return protectRoute(event)
+}
+
+/** Sets the session cookie and answers `{ ok: true, date, accessToken, accessIat, expiresInMs }`. */
+export function sendTokens(event: H3Event, ctx: IamContext, pair: TokenPair, status: number) {
+  setSessionCookie(event, ctx.config, pair.refreshToken, pair.refreshExpiresAt, ctx.now())
+  setResponseStatus(event, status)
+  return { ok: true as const, date: new Date().toISOString(), accessToken: pair.accessToken, accessIat: pair.accessIat, expiresInMs: pair.expiresInMs }
+}

@@ -1,0 +1,41 @@
+/**
+ * The IAM's cookies: `session` (refresh token: HttpOnly, Secure, SameSite=Strict, Path=/, Domain
+ * from refresh_tokens.domain unless it is localhost or an IP, where browsers reject a Domain) and
+ * `canary_id` (the device: HttpOnly, Secure, SameSite=Lax so top-level navigations keep it, 90 days).
+ */
+import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
+import type { IamConfig } from '../lib/config-schema'
+import { isIP } from '../lib/ip'
+
+export const SESSION_COOKIE = 'session'
+export const CANARY_COOKIE = 'canary_id'
+const CANARY_MAX_AGE_S = 90 * 24 * 60 * 60
+
+function cookieDomain(config: Readonly<IamConfig>): string | undefined {
+  const domain = config.jwt.refresh_tokens.domain.replace(/^\./, '')
+  if (!domain || domain === 'localhost' || domain.endsWith('.localhost') || isIP(domain.replace(/^\[|\]$/g, ''))) return undefined
+  return domain
+}
+
+/** Sets the refresh-token cookie, living as long as the token. */
+export function setSessionCookie(event: H3Event, config: Readonly<IamConfig>, token: string, expiresAt: number, now: number): void {
+  setCookie(event, SESSION_COOKIE, token, {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'strict',
+    path: '/',
+    domain: cookieDomain(config),
+    maxAge: Math.max(1, Math.floor((expiresAt - now) / 1000)),
+  })
+}
+
+export function clearSessionCookie(event: H3Event, config: Readonly<IamConfig>): void {
+  deleteCookie(event, SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'strict', path: '/', domain: cookieDomain(config) })
+}
+
+export function setCanaryCookie(event: H3Event, canaryId: string): void {
+  setCookie(event, CANARY_COOKIE, canaryId, { httpOnly: true, secure: true, sameSite: 'lax', path: '/', maxAge: CANARY_MAX_AGE_S })
+}
+
+export const getSessionCookie = (event: H3Event): string | undefined => getCookie(event, SESSION_COOKIE) || undefined
+export const getCanaryCookie = (event: H3Event): string | undefined => getCookie(event, CANARY_COOKIE) || undefined

@@ -1,0 +1,36 @@
+import { defineEventHandler, getRouterParam } from 'h3'
+import { useIam } from '../../../context'
+import { findProvider, readProfile } from '../../../features/oauth-login/provider-profile'
+import { oauthLogin } from '../../../features/oauth-login/oauth-login-service'
+import { getAuthLimiters } from '../../../features/users/auth-limiters'
+import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/auth'
+import { enforceRateLimit } from '../../../http/rate-limit'
+import { getClientIp, getJsonBody } from '../../../http/request'
+import { notFound } from '../../../http/respond'
+
+/** POST /auth/OAuth/:providerName: 201 tokens; 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const provider = findProvider(ctx.config.providers, getRouterParam(event, 'providerName', { decode: true }) ?? '')
+  if (!provider) return notFound()
+  const ipAddress = getClientIp(event)
+  const visitor = await requireDevice(event)
+  const body = getJsonBody<Record<string, unknown>>(event)
+  await rejectXss(event, body)
+  await enforceRateLimit(getAuthLimiters(ctx).oauth, ipAddress)
+  const profile = readProfile(provider, body)
+  if (!profile.ok) return authFail(400, 'Invalid provider profile', { fields: profile.fields })
+  const result = await oauthLogin(ctx, {
+    provider: provider.name,
+    profile: profile.profile,
+    visitor,
+    ipAddress,
+    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+  })
+  if (!result.ok) {
+    if (result.reason === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
+    if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
+    return authFail(409, 'Email already registered')
+  }
+  return sendTokens(event, ctx, result.pair, 201)
+})

@@ -1,0 +1,28 @@
+import { defineEventHandler } from 'h3'
+import { useIam } from '../../context'
+import { resolveFamilyAnomaly } from '../../features/anomalies/anomaly-store'
+import { hashRefreshToken, isRefreshTokenShape } from '../../features/sessions/refresh-token'
+import { revokeFamily } from '../../features/sessions/session-service'
+import { findSessionByTokenHash } from '../../features/sessions/sessions-repo'
+import { requireAccessToken, requireRefreshToken } from '../../http/auth'
+import { clearSessionCookie } from '../../http/cookies'
+
+/**
+ * POST /auth/logout (cookie-only): Bearer header and session cookie required (401 otherwise).
+ * Revokes the session the cookie names and clears the cookie; an unknown or dead session still
+ * answers 200 (logging out twice is not an error).
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  requireAccessToken(event)
+  const refreshToken = requireRefreshToken(event)
+  if (isRefreshTokenShape(refreshToken)) {
+    const state = await findSessionByTokenHash(ctx.db, hashRefreshToken(refreshToken))
+    if (state && !state.family.revoked_at) {
+      await revokeFamily(ctx.db, state.family.id, 'logout', ctx.now())
+      await resolveFamilyAnomaly(ctx.store, state.family.id)
+    }
+  }
+  clearSessionCookie(event, ctx.config)
+  return { ok: true, date: new Date().toISOString() }
+})

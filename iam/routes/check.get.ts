@@ -1,0 +1,26 @@
+import { defineEventHandler, getRequestHeader, setResponseStatus } from 'h3'
+import { useIam } from '../context'
+import { isCanaryId, newCanaryId, recordVisit } from '../features/devices/devices-service'
+import { getCanaryCookie, setCanaryCookie } from '../http/cookies'
+import { getClientIp } from '../http/request'
+
+/**
+ * GET /check (bot detection): issues the canary_id cookie when absent, records the device
+ * synchronously (so the next signup/login finds it) and says whether it is banned (403).
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  let canaryId = getCanaryCookie(event)
+  if (!isCanaryId(canaryId)) {
+    canaryId = newCanaryId()
+    setCanaryCookie(event, canaryId)
+  }
+  const visit = await recordVisit(ctx, { canaryId, ipAddress, userAgent: getRequestHeader(event, 'user-agent') ?? '' })
+  const time = new Date().toISOString()
+  if (visit.banned) {
+    setResponseStatus(event, 403)
+    return { results: { success: false, banned: true, time, ipAddress }, message: 'This device is banned' }
+  }
+  return { results: { success: true, banned: false, time, ipAddress }, message: 'Device recorded' }
+})

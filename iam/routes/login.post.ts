@@ -1,0 +1,51 @@
+import { defineEventHandler } from 'h3'
+import { z } from 'zod'
+import { useIam } from '../context'
+import { getAuthLimiters, loginAccountKey } from '../features/users/auth-limiters'
+import { login } from '../features/users/login-service'
+import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
+import { throwTooManyRequests } from '../http/rate-limit'
+import { getClientIp, getJsonBody } from '../http/request'
+
+const bodySchema = z.object({
+  email: z.string().trim().min(1, 'Email is required').max(254),
+  password: z.string().min(1, 'Password is required').max(1024),
+  rememberUser: z.enum(['on', 'off']).optional(),
+})
+
+/** One body for an unknown address and a wrong password: nothing tells them apart. */
+const INVALID_CREDENTIALS = 'Invalid email or password'
+
+/** POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned; 429. */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const visitor = await requireDevice(event)
+  const raw = getJsonBody<Record<string, unknown>>(event)
+  const { password: _p, ...freeText } = raw
+  await rejectXss(event, freeText)
+  const parsed = bodySchema.safeParse(raw)
+  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  const body = parsed.data
+  const limiters = getAuthLimiters(ctx)
+  const accountKey = loginAccountKey(ipAddress, body.email)
+  for (const [limiter, key] of [[limiters.loginIp, ipAddress], [limiters.loginAccount, accountKey]] as const) {
+    const decision = await limiter.consume(key)
+    if (!decision.ok) throwTooManyRequests(decision)
+  }
+  const result = await login(ctx, {
+    email: body.email,
+    password: body.password,
+    remember: body.rememberUser === 'on',
+    visitor,
+    ipAddress,
+    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+  })
+  if (!result.ok) {
+    if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
+    return authFail(401, INVALID_CREDENTIALS)
+  }
+  // success forgives this address's failures from this IP; the IP budget keeps counting
+  await limiters.loginAccount.reset(accountKey)
+  return sendTokens(event, ctx, result.pair, 200)
+})

@@ -1,0 +1,48 @@
+import { defineEventHandler } from 'h3'
+import { z } from 'zod'
+import { useIam } from '../context'
+import { signup } from '../features/users/signup-service'
+import { getAuthLimiters } from '../features/users/auth-limiters'
+import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
+import { enforceRateLimit } from '../http/rate-limit'
+import { getClientIp, getJsonBody } from '../http/request'
+
+const bodySchema = z.object({
+  email: z.string().trim().min(1, 'Email is required').max(254),
+  password: z.string().min(1, 'Password is required').max(1024),
+  confirmedPassword: z.string().min(1, 'Please confirm the password').max(1024),
+  name: z.string().trim().min(1, 'Name is required').max(100),
+  termsConsent: z.literal('on', 'You must accept the terms'),
+  rememberUser: z.enum(['on', 'off']).optional(),
+})
+
+/** POST /signup: 201 tokens; 400 validation; 403 XSS/banned; 409 email taken; 429. */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const visitor = await requireDevice(event)
+  const raw = getJsonBody<Record<string, unknown>>(event)
+  const { password: _p, confirmedPassword: _c, ...freeText } = raw
+  await rejectXss(event, freeText)
+  await enforceRateLimit(getAuthLimiters(ctx).signup, ipAddress)
+  const parsed = bodySchema.safeParse(raw)
+  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  const body = parsed.data
+  if (body.password !== body.confirmedPassword) {
+    return authFail(400, 'Passwords do not match', { fields: { confirmedPassword: 'Passwords do not match' } })
+  }
+  const result = await signup(ctx, {
+    email: body.email,
+    password: body.password,
+    name: body.name,
+    remember: body.rememberUser === 'on',
+    visitor,
+    ipAddress,
+    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+  })
+  if (!result.ok) {
+    if (result.reason === 'email_taken') return authFail(409, 'Email already registered')
+    return authFail(result.status, result.status === 503 ? 'Service unavailable' : 'Validation failed', { fields: result.fields })
+  }
+  return sendTokens(event, ctx, result.pair, 201)
+})
