@@ -57,6 +57,8 @@ export function createOidcProvider({ issuer, clients, findAccount = defaultAccou
     // per-process cookie keys: the demo keeps no state across restarts anyway
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     features: { devInteractions: { enabled: true } },
+    // explicit lifetimes (seconds): short, as a local try-out needs, and no start-up notices
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     // PKCE stays optional for confidential clients (so both gateway settings can be exercised);
     // the gateway sends it whenever supportPKCE is on.
     pkce: { required: () => false },

@@ -4,14 +4,14 @@
  * mode drop, the IAM login, the session cookies and the success page. The flow cookies are
  * cleared first, so every outcome (redirect, 400, success) carries the clearing headers.
  */
-import { appendResponseHeader, getRouterParam, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
+import { getRouterParam, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
 import { useCookieSecret } from './cookie-secret'
 import { clearFlowCookies, readFlowCookies } from './flow-cookies'
 import { ensureCanary, loginAtIam } from './iam-calls'
 import { logOAuth } from './log'
 import { findProvider, type RegisteredProvider } from './registry'
 import { answerStatus, redirectWithError } from './respond'
-import { setSessionCookies } from './session-cookies'
+import { forwardSetCookies, setAccessCookies } from '../bff/cookies'
 import { renderSuccessPage } from './success-page'
 import { collectExtraUserInfo, mergeDrop, resolveEmail } from './user-profile'
 import { validateCallback } from './validate-callback'
@@ -35,11 +35,14 @@ async function successStep(
 
   const canary = await ensureCanary(event)
   if (!canary.ok) return redirectWithError(event, provider, canary.error)
-  for (const header of canary.setCookies) appendResponseHeader(event, 'set-cookie', header)
+  forwardSetCookies(event, canary.setCookies)
 
   const login = await loginAtIam(event, provider.name, user, canary.canary)
   if (!login.ok) return redirectWithError(event, provider, login.error)
-  setSessionCookies(event, login)
+  // __Secure-a / a-iat with the BFF's attributes (HttpOnly, Secure, SameSite=Strict, Path=/), and
+  // the IAM's own Set-Cookie headers (the `session` refresh cookie) verbatim
+  setAccessCookies(event, login)
+  forwardSetCookies(event, login.setCookies)
   const page = renderSuccessPage(new URL(provider.redirectUrlOnSuccess).href, provider.displayName ?? provider.name)
   setResponseStatus(event, 200)
   setResponseHeaders(event, page.headers)

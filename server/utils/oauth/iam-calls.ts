@@ -3,8 +3,9 @@
  * GET /check to give a browser its `canary_id` before the flow, and POST /auth/OAuth/{provider}
  * with the merged profile. Results are values; only bugs throw.
  */
-import { getCookie, getRequestIP, getRequestHeader, type H3Event } from 'h3'
+import { getRequestIP, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError } from '../../../iam/client/iam-client'
+import { currentCookie } from '../bff/cookies'
 import { useIamClient } from '../iam'
 import type { OAuthRedirectError } from './error-codes'
 import { logOAuth } from './log'
@@ -35,7 +36,9 @@ export type CanaryResult =
 
 /** The browser's canary_id, fetched from the IAM's GET /check when the browser has none. */
 export async function ensureCanary(event: H3Event): Promise<CanaryResult> {
-  const existing = getCookie(event, CANARY_COOKIE)
+  // currentCookie also sees a canary that server/middleware/30.page-cookies.ts fetched (and
+  // forwarded) earlier in this same request, so /check is not asked twice
+  const existing = currentCookie(event, CANARY_COOKIE)
   // a value the IAM client could not put in a Cookie header (it would smuggle a second cookie) is
   // treated as absent: the IAM issues a fresh one
   if (existing && COOKIE_VALUE.test(existing)) return { ok: true, canary: existing, setCookies: [] }

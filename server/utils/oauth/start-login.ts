@@ -3,7 +3,8 @@
  * IAM's GET /check), load the provider metadata, store state / PKCE verifier / nonce in the flow
  * cookies and redirect to the authorization endpoint.
  */
-import { appendResponseHeader, getRouterParam, sendRedirect, setResponseHeader, type H3Event } from 'h3'
+import { getRouterParam, sendRedirect, setResponseHeader, type H3Event } from 'h3'
+import { forwardSetCookies } from '../bff/cookies'
 import { getAuthorizationServer } from './authorization-server'
 import { buildAuthorizationRequest } from './authorize'
 import { useCookieSecret } from './cookie-secret'
@@ -21,7 +22,7 @@ export async function startLogin(event: H3Event): Promise<unknown> {
 
   const canary = await ensureCanary(event)
   if (!canary.ok) return redirectWithError(event, provider, canary.error)
-  for (const header of canary.setCookies) appendResponseHeader(event, 'set-cookie', header)
+  forwardSetCookies(event, canary.setCookies)
 
   let as
   try {

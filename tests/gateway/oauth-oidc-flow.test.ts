@@ -1,0 +1,319 @@
+/**
+ * The OIDC authorization code flow end to end: the built gateway, a real oidc-provider on loopback
+ * and a fake IAM (gateway.md: redirect handler, callback validation and success steps).
+ */
+import { createHash } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { signState } from '../../server/utils/oauth/state-cookie'
+import { freePort, startFakeIam, type FakeIam } from '../helpers/fake-iam'
+import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { createBrowser, startOidcProvider, walkProvider, type Browser, type OidcProvider } from '../helpers/oidc-provider'
+
+const COOKIE_SECRET = 'test-cookie-secret-0123456789-abcdefghijklmnop'
+const HOSTILE_LABEL = '<img src=x onerror=alert(1)>"\'&'
+
+let iam: FakeIam
+let op: OidcProvider
+let gw: GatewayServer
+let base: string
+
+const setCookies = (res: Response) => res.headers.getSetCookie()
+const cookieHeader = (res: Response, name: string) => setCookies(res).find((c) => c.startsWith(`${name}=`))
+
+function expectFlowCookiesCleared(res: Response, provider: string) {
+  for (const name of [`state${provider}`, `pkce_v${provider}`, `nonce${provider}`]) {
+    expect(cookieHeader(res, name), name).toMatch(new RegExp(`^${name}=; Max-Age=0;`))
+  }
+}
+
+function errorRedirect(res: Response): string | null {
+  expect(res.status).toBe(302)
+  const location = new URL(res.headers.get('location') ?? '')
+  expect(location.origin + location.pathname).toBe(`${base}/auth/error`)
+  return location.searchParams.get('error')
+}
+
+/** Starts a flow for `provider` and walks the provider's login; returns where it sends the browser back. */
+async function runToCallback(browser: Browser, provider: string, opts: { abort?: boolean } = {}) {
+  const start = await browser.request(`${base}/oauth/${provider}`)
+  expect(start.status).toBe(302)
+  return walkProvider(browser, start.headers.get('location') ?? '', `${base}/oauth/callback/${provider}`, 'alice', opts)
+}
+
+async function completeByRedirect(browser: Browser, provider: string) {
+  const back = await runToCallback(browser, provider)
+  if (back.kind !== 'redirect') throw new Error('expected a query response')
+  return browser.request(back.url)
+}
+
+beforeAll(async () => {
+  iam = await startFakeIam()
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  const client = (id: string, provider: string, method: 'client_secret_basic' | 'client_secret_post') => ({
+    client_id: id,
+    client_secret: `${id}-secret-0123456789`,
+    redirect_uris: [`${base}/oauth/callback/${provider}`],
+    token_endpoint_auth_method: method,
+  })
+  const clients = [client('gw-basic', 'demo', 'client_secret_basic'), client('gw-post', 'demopost', 'client_secret_post'), client('gw-form', 'demoform', 'client_secret_basic')]
+  op = await startOidcProvider(clients)
+  const entry = (name: string, c: (typeof clients)[number], extra: Record<string, unknown> = {}) => ({
+    kind: 'oidc',
+    name,
+    issuer: op.issuer,
+    clientId: c.client_id,
+    clientSecret: c.client_secret,
+    redirectUri: c.redirect_uris[0],
+    defaultScopes: ['openid', 'email', 'profile'],
+    supportPKCE: true,
+    redirectUrlOnSuccess: `${base}/account`,
+    redirectUrlOnError: `${base}/auth/error`,
+    tokenAuthMethod: c.token_endpoint_auth_method,
+    ...extra,
+  })
+  gw = await startGateway({
+    port,
+    config: {
+      iam: { url: iam.url, hmac: iam.hmac },
+      cookieSecret: COOKIE_SECRET,
+      OAuthProviders: [
+        entry('demo', clients[0]!, { extraAuthParams: { prompt: 'consent' } }),
+        entry('demopost', clients[1]!),
+        entry('demoform', clients[2]!, {
+          supportPKCE: false,
+          extraAuthParams: { response_mode: 'form_post' },
+          displayName: HOSTILE_LABEL,
+          redirectUrlOnSuccess: `${base}/welcome?next=%22%3E%3Cscript%3Ealert(1)%3C/script%3E&a=1`,
+        }),
+      ],
+    },
+  })
+})
+
+afterAll(async () => {
+  await gw?.stop()
+  await op?.stop()
+  await iam?.stop()
+})
+
+describe('GET /oauth/:provider', () => {
+  it('answers 404 for an unknown provider on both routes', async () => {
+    for (const path of ['/oauth/nope', '/oauth/callback/nope?code=x&state=y']) {
+      const res = await fetch(`${base}${path}`, { redirect: 'manual' })
+      expect(res.status).toBe(404)
+      expect(await res.json()).toEqual({ error: 'unknown_provider' })
+    }
+  })
+
+  it('redirects with state, PKCE S256, nonce, scopes and extraAuthParams, and sets signed short-lived flow cookies', async () => {
+    const res = await fetch(`${base}/oauth/demo`, { redirect: 'manual' })
+    expect(res.status).toBe(302)
+    const location = new URL(res.headers.get('location') ?? '')
+    expect(location.origin + location.pathname).toBe(`${op.issuer}/auth`)
+    const q = location.searchParams
+    expect(q.get('client_id')).toBe('gw-basic')
+    expect(q.get('redirect_uri')).toBe(`${base}/oauth/callback/demo`)
+    expect(q.get('response_type')).toBe('code')
+    expect(q.get('scope')).toBe('openid email profile')
+    expect(q.get('prompt')).toBe('consent')
+    expect(q.get('code_challenge_method')).toBe('S256')
+    for (const name of ['statedemo', 'pkce_vdemo', 'noncedemo']) {
+      expect(cookieHeader(res, name)).toMatch(new RegExp(`^${name}=[^;]+; Max-Age=180; Path=/; HttpOnly; Secure; SameSite=Lax$`))
+    }
+    const value = (name: string) => cookieHeader(res, name)!.split(';')[0]!.slice(name.length + 1)
+    const [state, expiresAtMs, mac] = value('statedemo').split('.')
+    expect(q.get('state')).toBe(state)
+    expect(Number(expiresAtMs)).toBeGreaterThan(Date.now())
+    expect(mac).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(q.get('nonce')).toBe(value('noncedemo'))
+    expect(q.get('code_challenge')).toBe(createHash('sha256').update(value('pkce_vdemo')).digest('base64url'))
+  })
+
+  it('gets a canary_id from the IAM /check for a browser without one and forwards it', async () => {
+    const before = iam.requests.length
+    const res = await fetch(`${base}/oauth/demo`, { redirect: 'manual', headers: { 'user-agent': 'ua-test/1' } })
+    expect(cookieHeader(res, 'canary_id')).toMatch(/^canary_id=[0-9a-f]{64}; /)
+    const check = iam.requests.slice(before).find((r) => r.path === '/check')
+    expect(check?.hmacValid).toBe(true)
+    expect(check?.headers['user-agent']).toBe('ua-test/1')
+    const again = await fetch(`${base}/oauth/demo`, { redirect: 'manual', headers: { cookie: 'canary_id=abc123' } })
+    expect(cookieHeader(again, 'canary_id')).toBeUndefined()
+  })
+
+  it('uses SameSite=None flow cookies when the provider answers with form_post', async () => {
+    const res = await fetch(`${base}/oauth/demoform`, { redirect: 'manual' })
+    expect(new URL(res.headers.get('location') ?? '').searchParams.get('response_mode')).toBe('form_post')
+    expect(cookieHeader(res, 'statedemoform')).toMatch(/; SameSite=None$/)
+    expect(cookieHeader(res, 'pkce_vdemoform')).toBeUndefined()
+  })
+})
+
+describe('the full code flow', () => {
+  for (const provider of ['demo', 'demopost']) {
+    it(`logs in through ${provider === 'demo' ? 'client_secret_basic' : 'client_secret_post'} with PKCE and hands the user to the IAM`, async () => {
+      const browser = createBrowser()
+      iam.users.clear()
+      const before = iam.requests.length
+      const res = await completeByRedirect(browser, provider)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('cache-control')).toBe('no-store')
+      expectFlowCookiesCleared(res, provider)
+      expect(cookieHeader(res, '__Secure-a')).toMatch(/^__Secure-a=iam-at-[0-9a-f]+; Max-Age=900; Path=\/; HttpOnly; Secure; SameSite=Strict$/)
+      expect(cookieHeader(res, 'a-iat')).toMatch(/^a-iat=\d+; Max-Age=900; Path=\/; HttpOnly; Secure; SameSite=Strict$/)
+      expect(cookieHeader(res, 'session')).toMatch(/^session=[\w-]+; Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Strict$/)
+      const jar = browser.cookies(base)
+      expect([...jar.keys()].sort()).toEqual(['__Secure-a', 'a-iat', 'canary_id', 'session'])
+
+      const user = iam.users.get('alice@example.com')
+      expect(user).toMatchObject({ sub: 'alice', email: 'alice@example.com', email_verified: true, name: 'alice', provider })
+      expect(user).not.toHaveProperty('nonce')
+      expect(user).not.toHaveProperty('at_hash')
+      const login = iam.requests.slice(before).find((r) => r.path === `/auth/OAuth/${provider}`)!
+      expect(login.hmacValid).toBe(true)
+      expect(login.cookies).toEqual({ canary_id: jar.get('canary_id') })
+      expect(login.headers['x-forwarded-for']).toBe('127.0.0.1')
+    })
+  }
+
+  it('accepts the authorization response as a form post (response_mode=form_post)', async () => {
+    const browser = createBrowser()
+    const back = await runToCallback(browser, 'demoform')
+    expect(back.kind).toBe('form_post')
+    if (back.kind !== 'form_post') return
+    const res = await browser.request(back.action, { method: 'POST', body: back.params })
+    expect(res.status).toBe(200)
+    expectFlowCookiesCleared(res, 'demoform')
+    expect(cookieHeader(res, 'statedemoform')).toMatch(/SameSite=None$/)
+    expect(browser.cookies(base).has('__Secure-a')).toBe(true)
+  })
+})
+
+describe('the success page', () => {
+  it('escapes every embedded value and sends the browser only to redirectUrlOnSuccess', async () => {
+    const browser = createBrowser()
+    const start = await browser.request(`${base}/oauth/demoform?redirect=https://evil.test&redirect_uri=https://evil.test`)
+    const back = await walkProvider(browser, start.headers.get('location') ?? '', `${base}/oauth/callback/demoform`, 'bob')
+    if (back.kind !== 'form_post') throw new Error('expected form_post')
+    back.params.set('redirect_uri', 'https://evil.test/')
+    back.params.set('returnTo', 'https://evil.test/')
+    const res = await browser.request(`${back.action}?next=https://evil.test`, { method: 'POST', body: back.params })
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).not.toContain('evil.test')
+    expect(html).not.toContain('<img')
+    expect(html).not.toContain('<script>alert')
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;&#34;&#39;&#38;')
+    const target = `${base}/welcome?next=%22%3E%3Cscript%3Ealert(1)%3C/script%3E&a=1`
+    expect(html).toContain(`<meta http-equiv="refresh" content="0;url=${target.replace(/&/g, '&#38;')}">`)
+    expect(html).toContain(`window.location.replace(${JSON.stringify(target).replace(/&/g, '\\u0026')})`)
+    const csp = res.headers.get('content-security-policy') ?? ''
+    expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/)
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? ''
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`)
+  })
+})
+
+describe('callback validation', () => {
+  it('clears the cookies and redirects with the provider error when the user refuses', async () => {
+    const browser = createBrowser()
+    const back = await runToCallback(browser, 'demo', { abort: true })
+    if (back.kind !== 'redirect') throw new Error('expected redirect')
+    expect(new URL(back.url).searchParams.get('error')).toBe('access_denied')
+    const res = await browser.request(back.url)
+    expect(errorRedirect(res)).toBe('access_denied')
+    expectFlowCookiesCleared(res, 'demo')
+  })
+
+  it('maps an unknown provider error code to access_denied', async () => {
+    const res = await fetch(`${base}/oauth/callback/demo?error=%3Cscript%3E&state=x`, { redirect: 'manual' })
+    expect(errorRedirect(res)).toBe('access_denied')
+    expectFlowCookiesCleared(res, 'demo')
+  })
+
+  it('redirects with missing_code when the callback has no code', async () => {
+    const browser = createBrowser()
+    const back = await runToCallback(browser, 'demo')
+    if (back.kind !== 'redirect') throw new Error('expected redirect')
+    const url = new URL(back.url)
+    url.searchParams.delete('code')
+    const res = await browser.request(url.href)
+    expect(errorRedirect(res)).toBe('missing_code')
+    expectFlowCookiesCleared(res, 'demo')
+  })
+
+  it('answers 400 for a missing, tampered, stale, foreign or mismatched state', async () => {
+    const cases: Array<(browser: Browser, url: URL) => void> = [
+      (b) => b.cookies(base).delete('statedemo'),
+      (b) => b.cookies(base).set('statedemo', `${b.cookies(base).get('statedemo')!.slice(0, -2)}AA`),
+      (b, url) => b.cookies(base).set('statedemo', signState(COOKIE_SECRET, 'demo', url.searchParams.get('state')!, Date.now() - 1)),
+      // a state signed for another provider (keyword auth-oauth.demopost) is refused by demo
+      (b, url) => b.cookies(base).set('statedemo', signState(COOKIE_SECRET, 'demopost', url.searchParams.get('state')!, Date.now() + 60_000)),
+      (_b, url) => url.searchParams.set('state', 'x'.repeat(43)),
+    ]
+    for (const tamper of cases) {
+      const browser = createBrowser()
+      const back = await runToCallback(browser, 'demo')
+      if (back.kind !== 'redirect') throw new Error('expected redirect')
+      const url = new URL(back.url)
+      tamper(browser, url)
+      const res = await browser.request(url.href)
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({ error: 'invalid_state' })
+      expectFlowCookiesCleared(res, 'demo')
+    }
+  })
+
+  it('answers 400 when the iss parameter is missing or names another issuer (RFC 9207)', async () => {
+    for (const iss of ['http://127.0.0.1:1/other', null]) {
+      const browser = createBrowser()
+      const back = await runToCallback(browser, 'demo')
+      if (back.kind !== 'redirect') throw new Error('expected redirect')
+      const url = new URL(back.url)
+      if (iss) url.searchParams.set('iss', iss)
+      else url.searchParams.delete('iss')
+      const res = await browser.request(url.href)
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({ error: 'iss_mismatch' })
+      expectFlowCookiesCleared(res, 'demo')
+    }
+  })
+
+  it('redirects with token_exchange_failed when the code was already used', async () => {
+    const browser = createBrowser()
+    const back = await runToCallback(browser, 'demo')
+    if (back.kind !== 'redirect') throw new Error('expected redirect')
+    const jar = new Map(browser.cookies(base))
+    expect((await browser.request(back.url)).status).toBe(200)
+    // replay: the same callback with the same (still signed and fresh) flow cookies
+    for (const [k, v] of jar) browser.cookies(base).set(k, v)
+    const res = await browser.request(back.url)
+    expect(errorRedirect(res)).toBe('token_exchange_failed')
+    expectFlowCookiesCleared(res, 'demo')
+  })
+})
+
+describe('IAM answers', () => {
+  const cases = [
+    { answer: { status: 409 }, error: 'iam_conflict' },
+    { answer: { status: 429, body: { error: 'Too many requests', retry: 60 } }, error: 'rate_limited' },
+    { answer: { status: 400 }, error: 'iam_rejected' },
+    { answer: { status: 500 }, error: 'iam_rejected' },
+    { answer: 'drop' as const, error: 'iam_unavailable' },
+  ]
+  for (const { answer, error } of cases) {
+    it(`redirects to redirectUrlOnError with ${error} when the IAM answers ${typeof answer === 'string' ? 'nothing' : answer.status}`, async () => {
+      iam.oauthAnswer = answer
+      try {
+        const browser = createBrowser()
+        const res = await completeByRedirect(browser, 'demo')
+        expect(errorRedirect(res)).toBe(error)
+        expectFlowCookiesCleared(res, 'demo')
+        expect(cookieHeader(res, '__Secure-a')).toBeUndefined()
+        expect(browser.cookies(base).has('session')).toBe(false)
+      } finally {
+        iam.oauthAnswer = undefined
+      }
+    })
+  }
+})

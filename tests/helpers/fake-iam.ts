@@ -1,0 +1,116 @@
+/**
+ * A stand-in for the IAM's two routes the OAuth flow calls (node:http on 127.0.0.1), recording
+ * every request: GET /check issues `canary_id` (DESIGN section 4), POST /auth/OAuth/:provider
+ * answers like the IAM spec (201 + `{ ok, date, accessToken, accessIat, expiresInMs }` + Set-Cookie
+ * `session`) and keeps the user by email. HMAC headers are verified with iam/client/hmac.ts.
+ */
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { computeSignature, HMAC_HEADERS, signaturesMatch } from '../../iam/client/hmac'
+
+export interface FakeIamRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  cookies: Record<string, string>
+  body: unknown
+  /** null when the request carried no HMAC headers */
+  hmacValid: boolean | null
+}
+
+export interface FakeIam {
+  url: string
+  requests: FakeIamRequest[]
+  /** users created by POST /auth/OAuth/:provider, by email */
+  users: Map<string, Record<string, unknown>>
+  /** replaces the answer of POST /auth/OAuth/:provider while set; 'drop' closes the connection (unreachable) */
+  oauthAnswer?: { status: number; body?: unknown } | 'drop'
+  hmac: { clientId: string; sharedSecret: string }
+  stop(): Promise<void>
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0) out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim()
+  }
+  return out
+}
+
+/** Starts the fake IAM on a free loopback port. */
+export async function startFakeIam(): Promise<FakeIam> {
+  const hmac = { clientId: 'gateway', sharedSecret: randomBytes(32).toString('hex') }
+  const fake: FakeIam = { url: '', requests: [], users: new Map(), hmac, stop: async () => {} }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8')
+      let body: unknown = raw
+      try {
+        body = raw ? JSON.parse(raw) : undefined
+      } catch {}
+      const signature = req.headers[HMAC_HEADERS.signature]
+      const hmacValid =
+        typeof signature === 'string'
+          ? req.headers[HMAC_HEADERS.clientId] === hmac.clientId &&
+            signaturesMatch(
+              computeSignature({
+                ...hmac,
+                method: req.method ?? 'GET',
+                url: req.url ?? '/',
+                timestampMs: Number(req.headers[HMAC_HEADERS.timestamp]),
+                requestId: String(req.headers[HMAC_HEADERS.requestId]),
+              }),
+              signature,
+            )
+          : null
+      const cookies = parseCookies(req.headers.cookie)
+      const path = (req.url ?? '/').split('?')[0] ?? '/'
+      fake.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, cookies, body, hmacValid })
+      const json = (status: number, payload: unknown, headers: Record<string, string | string[]> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers })
+        res.end(JSON.stringify(payload))
+      }
+      if (req.method === 'GET' && path === '/health') return json(200, { ok: true })
+      if (req.method === 'GET' && path === '/check') {
+        const canary = cookies['canary_id'] ?? randomBytes(32).toString('hex')
+        const setCookie = cookies['canary_id']
+          ? []
+          : [`canary_id=${canary}; Max-Age=7776000; Path=/; HttpOnly; Secure; SameSite=Lax`]
+        return json(200, { results: { success: true, banned: false, time: Date.now(), ipAddress: '127.0.0.1' }, message: 'ok' }, { 'set-cookie': setCookie })
+      }
+      const oauth = /^\/auth\/OAuth\/([^/]+)$/.exec(path)
+      if (req.method === 'POST' && oauth) {
+        if (fake.oauthAnswer === 'drop') return void req.socket.destroy()
+        if (fake.oauthAnswer) return json(fake.oauthAnswer.status, fake.oauthAnswer.body ?? { ok: false, date: new Date().toISOString(), error: 'refused' })
+        if (!cookies['canary_id']) return json(400, { ok: false, date: new Date().toISOString(), error: 'canary_id cookie required' })
+        const user = body as Record<string, unknown>
+        if (!user || typeof user.email !== 'string') return json(400, { ok: false, date: new Date().toISOString(), error: 'email required' })
+        fake.users.set(user.email, { ...user, provider: decodeURIComponent(oauth[1] ?? '') })
+        const accessToken = `iam-at-${randomBytes(8).toString('hex')}`
+        return json(
+          201,
+          { ok: true, date: new Date().toISOString(), accessToken, accessIat: Date.now(), expiresInMs: 900_000 },
+          { 'set-cookie': [`session=${randomBytes(32).toString('base64url')}; Max-Age=604800; Path=/; HttpOnly; Secure; SameSite=Strict`] },
+        )
+      }
+      json(404, { error: 'Not found' })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  fake.stop = () => new Promise((resolve) => server.close(() => resolve()))
+  return fake
+}
+
+/** A free loopback port (the gateway's redirectUri must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
