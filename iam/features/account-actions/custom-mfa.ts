@@ -1,0 +1,137 @@
+/**
+ * Custom MFA flows protecting sensitive actions (spec POST /custom/mfa/:reason, GET/POST
+ * /auth/verify-custom-mfa; DESIGN 4). A flow is bound to the signed-in user, the session and the
+ * device: its link works only inside that session. One live code per session and reason; a new
+ * start of the same reason replaces the old link, other reasons are left alone.
+ */
+import type { IamContext } from '../../context'
+import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
+import type { LimitDecision } from '../rate-limits/limiter'
+import { customActionMail } from '../mail/templates'
+import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
+import type { LinkParams } from '../mfa/link-token'
+import { attemptCode, checkLink, consumeLink, previewLink } from '../mfa/links'
+import type { LinkWithCode } from '../mfa/repository'
+import { isGenericCustomReason } from '../mfa/purposes'
+import { recordSecurityEvent } from '../security-events/repository'
+import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
+import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+
+/** The signed-in caller (req.user of the spec, reduced to what flows need). */
+export interface SessionUser {
+  userId: number
+  sessionId: string
+  visitor_id: string
+  visitorRowId: number
+}
+
+export type StartCustomResult =
+  | { ok: true; reason: string; expiresAt: string; sentTo: string }
+  | { ok: false; limited: Extract<LimitDecision, { ok: false }> }
+  | ActionFailure
+
+export async function startCustomMfa(
+  ctx: IamContext,
+  input: { user: SessionUser; reason: string; note?: string; ipAddress: string },
+): Promise<StartCustomResult> {
+  // per user and per IP: mails (emails limiter) and links (links limiter); keys never an email alone
+  const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
+  for (const [limiter, key] of [
+    [auth.emails, `user_${input.user.userId}`],
+    [auth.links, `ip_${input.ipAddress}`],
+  ] as const) {
+    const decision = await limiter.consume(key)
+    if (!decision.ok) return { ok: false, limited: decision }
+  }
+  const user = await findMailRecipient(ctx, input.user.userId)
+  if (!user) return fail(401, 'Not authenticated')
+  const { siteName } = ctx.config.email
+  const result = await startFlow(ctx, {
+    purpose: input.reason,
+    path: 'custom',
+    userId: input.user.userId,
+    familyId: input.user.sessionId,
+    visitor: input.user.visitor_id,
+    data: input.note ? { note: input.note } : {},
+    withCode: true,
+    onLive: 'replace',
+    mail: (issued) => ({
+      to: user.email,
+      links: [issued.url],
+      content: customActionMail({
+        siteName,
+        link: issued.url,
+        code: issued.code ?? '',
+        codeTtlMs: (issued.codeExpiresAt?.getTime() ?? ctx.now()) - ctx.now(),
+        reason: input.reason,
+        note: input.note,
+      }),
+    }),
+  })
+  if (!result.ok) {
+    return result.error === 'mail_failed' ? fail(500, 'Could not send the confirmation email; try again later') : fail(401, 'Re-login is required')
+  }
+  const expiresAt = result.sent ? result.issued.expiresAt : result.expiresAt
+  await recordSecurityEvent(ctx.db, {
+    type: 'custom_mfa_started',
+    userId: input.user.userId,
+    visitorRowId: input.user.visitorRowId,
+    ipAddress: input.ipAddress,
+    details: { reason: input.reason },
+    at: new Date(ctx.now()),
+  })
+  return { ok: true, reason: input.reason, expiresAt: expiresAt.toISOString(), sentTo: maskEmail(user.email) }
+}
+
+/** A custom link of this user's session and device, for `accept`ed purposes. */
+export async function checkSessionLink(
+  ctx: IamContext,
+  params: LinkParams,
+  user: SessionUser,
+  accept: (purpose: string) => boolean,
+  mode: 'preview' | 'check',
+): Promise<{ ok: true; link: LinkWithCode } | ActionFailure> {
+  const check = mode === 'preview' ? await previewLink(ctx, params, accept) : await checkLink(ctx, params, accept)
+  if (!check.ok) return linkFailure(check.reason)
+  const { link } = check
+  if (link.user_id !== user.userId || link.family_id !== user.sessionId || link.visitor !== user.visitor_id) return linkFailure('mismatch')
+  return { ok: true, link }
+}
+
+export async function previewCustomLink(ctx: IamContext, params: LinkParams, user: SessionUser) {
+  const check = await checkSessionLink(ctx, params, user, isGenericCustomReason, 'preview')
+  if (!check.ok) return check
+  const { link } = check
+  const note = typeof link.data['note'] === 'string' ? link.data['note'] : undefined
+  return { ok: true as const, reason: link.purpose, expiresAt: link.expires_at.toISOString(), ...(note ? { note } : {}) }
+}
+
+/** Code attempt, then consumption (one winner), then a new pair for the session. */
+export async function verifyCustomMfa(
+  ctx: IamContext,
+  input: { params: LinkParams; code: string; user: SessionUser; actor: Actor },
+): Promise<{ ok: true; pair: TokenPair; reason: string } | ActionFailure> {
+  const check = await checkSessionLink(ctx, input.params, input.user, isGenericCustomReason, 'check')
+  if (!check.ok) return check
+  const { link } = check
+  const code = await attemptCode(ctx, link, input.code)
+  if (!code.ok) return codeFailure(code)
+  const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, link))
+  if (!won) return linkFailure('used')
+  const pair = await reissueAfterMfa(ctx, {
+    familyId: input.user.sessionId,
+    visitorRowId: input.user.visitorRowId,
+    ipAddress: input.actor.ipAddress,
+    fingerprint: input.actor.fingerprint,
+  })
+  if (!pair) return fail(401, 'Re-login is required')
+  await recordSecurityEvent(ctx.db, {
+    type: 'custom_mfa_verified',
+    userId: input.user.userId,
+    visitorRowId: input.user.visitorRowId,
+    ipAddress: input.actor.ipAddress,
+    details: { reason: link.purpose },
+    at: new Date(ctx.now()),
+  })
+  return { ok: true, pair, reason: link.purpose }
+}

@@ -1,0 +1,84 @@
+/**
+ * Email change (spec POST /update/email; DESIGN 4): a custom flow with reason `change_email`.
+ * The new address is checked (format, disposable, MX) before anything is spent; then one
+ * transaction consumes the link and code, moves the address and revokes every other session, so
+ * an address in use (the unique index says so) rolls all of it back. The old address is told.
+ */
+import type { IamContext } from '../../context'
+import { checkEmailAddress } from '../email-checks/email-checks'
+import { getMailer } from '../mail/mailer'
+import { emailChangedNotice } from '../mail/templates'
+import { maskEmail } from '../mfa/flows'
+import type { LinkParams } from '../mfa/link-token'
+import { attemptCode, consumeLink } from '../mfa/links'
+import { CHANGE_EMAIL_REASON } from '../mfa/purposes'
+import { recordSecurityEvent } from '../security-events/repository'
+import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
+import { revokeFamilies } from '../sessions/sessions-repo'
+import { isUniqueViolation } from '../users/users-repo'
+import { checkSessionLink, type SessionUser } from './custom-mfa'
+import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+
+const EMAIL_IN_USE = 'Email already in use'
+const isChangeEmail = (purpose: string) => purpose === CHANGE_EMAIL_REASON
+
+export async function changeEmail(
+  ctx: IamContext,
+  input: { params: LinkParams; code: string; newEmail: string; user: SessionUser; actor: Actor },
+): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
+  const check = await checkSessionLink(ctx, input.params, input.user, isChangeEmail, 'check')
+  if (!check.ok) return check
+  const { link } = check
+  const email = await checkEmailAddress(input.newEmail, { ...ctx.config.emailChecks })
+  if (!email.ok) return fail(400, email.reason, { newEmail: email.reason })
+  const code = await attemptCode(ctx, link, input.code)
+  if (!code.ok) return codeFailure(code)
+  const now = new Date(ctx.now())
+  type Done = { kind: 'done'; oldEmail: string; revoked: string[] } | { kind: 'used' } | { kind: 'same' } | { kind: 'gone' }
+  let done: Done
+  try {
+    done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {
+      const user = await trx.selectFrom('users').select(['email']).where('id', '=', input.user.userId).forUpdate().executeTakeFirst()
+      if (!user) return { kind: 'gone' }
+      if (user.email.toLowerCase() === email.email.toLowerCase()) return { kind: 'same' }
+      if (!(await consumeLink(trx, ctx, link))) return { kind: 'used' }
+      // a unique violation here aborts the whole transaction: link, address and sessions stay as they were
+      await trx.updateTable('users').set({ email: email.email, email_verified: true, updated_at: now }).where('id', '=', input.user.userId).execute()
+      const revoked = await revokeFamilies(trx, { userId: input.user.userId, exceptFamilyId: input.user.sessionId }, 'email_changed', now)
+      await recordSecurityEvent(trx, {
+        type: 'email_changed',
+        userId: input.user.userId,
+        visitorRowId: input.user.visitorRowId,
+        ipAddress: input.actor.ipAddress,
+        details: { from: maskEmail(user.email), to: maskEmail(email.email), revokedSessions: revoked.length },
+        at: now,
+      })
+      return { kind: 'done', oldEmail: user.email, revoked }
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) return fail(400, EMAIL_IN_USE, { newEmail: EMAIL_IN_USE })
+    throw error
+  }
+  if (done.kind === 'used') return linkFailure('used')
+  if (done.kind === 'same') return fail(400, 'The new address is the current one', { newEmail: 'The new address is the current one' })
+  if (done.kind === 'gone') return fail(401, 'Re-login is required')
+  ctx.log.info('email changed', { userId: input.user.userId, revokedSessions: done.revoked.length })
+  // The change is committed: a notice that cannot be delivered is logged, not a failed request.
+  const content = emailChangedNotice({
+    siteName: ctx.config.email.siteName,
+    newEmailMasked: maskEmail(email.email),
+    when: now.toISOString(),
+    ipAddress: input.actor.ipAddress,
+  })
+  getMailer(ctx)
+    .send({ to: done.oldEmail, content })
+    .catch((error: Error) => ctx.log.error('email-change notice not delivered', { userId: input.user.userId, error: error.message }))
+  const pair = await reissueAfterMfa(ctx, {
+    familyId: input.user.sessionId,
+    visitorRowId: input.user.visitorRowId,
+    ipAddress: input.actor.ipAddress,
+    fingerprint: input.actor.fingerprint,
+  })
+  if (!pair) return fail(401, 'Re-login is required')
+  return { ok: true, pair }
+}

@@ -1,0 +1,125 @@
+/**
+ * Password reset (spec POST /auth/forgot-password, GET/POST /auth/reset-password; DESIGN 4).
+ * The request answers the same whatever the address: the lookup and the mail run after the
+ * response, off the request path, so neither the body nor the timing tells an account exists.
+ * The link binds to the user id, never a device (its `visitor` is a random handle). A completed
+ * reset revokes every session of the user and mails a notice.
+ */
+import { randomBytes } from 'node:crypto'
+import type { IamContext } from '../../context'
+import { normalizeEmail } from '../email-checks/email-checks'
+import { getMailer } from '../mail/mailer'
+import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
+import { startFlow } from '../mfa/flows'
+import type { LinkParams } from '../mfa/link-token'
+import { checkLink, consumeLink, previewLink } from '../mfa/links'
+import { PASSWORD_RESET_PURPOSE } from '../mfa/purposes'
+import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
+import type { LimitDecision } from '../rate-limits/limiter'
+import { recordSecurityEvent } from '../security-events/repository'
+import { revokeFamilies } from '../sessions/sessions-repo'
+import { findUserByEmail, findUserById } from '../users/users-repo'
+import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+
+const isReset = (purpose: string) => purpose === PASSWORD_RESET_PURPOSE
+
+/** The one body of POST /auth/forgot-password (no date: identical bytes for every address). */
+export const FORGOT_PASSWORD_BODY = Object.freeze({
+  ok: true,
+  message: 'If an account exists for this address, a password reset link has been sent.',
+})
+
+/**
+ * Rate limits (per IP, and per IP + address so one client cannot flood one mailbox), then
+ * schedules the lookup and mail. Both branches do the same request-path work.
+ */
+export async function requestPasswordReset(
+  ctx: IamContext,
+  input: { email: string; ipAddress: string },
+): Promise<{ ok: true } | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
+  const email = normalizeEmail(input.email)
+  const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
+  for (const key of [`ip_${input.ipAddress}`, `ip_${input.ipAddress}_${email.toLowerCase()}`]) {
+    const decision = await auth.forgotPassword.consume(key)
+    if (!decision.ok) return { ok: false, limited: decision }
+  }
+  setImmediate(() => {
+    sendResetMail(ctx, email, input.ipAddress).catch((error: Error) =>
+      ctx.log.error('password reset mail failed', { error: error.message }),
+    )
+  })
+  return { ok: true }
+}
+
+async function sendResetMail(ctx: IamContext, email: string, ipAddress: string): Promise<void> {
+  const user = await findUserByEmail(ctx.db, email)
+  if (!user) return
+  const { siteName } = ctx.config.email
+  if (!user.password_hash) {
+    const providers = await ctx.db.selectFrom('oauth_identities').select('provider').distinct().where('user_id', '=', user.id).execute()
+    const loginUrl = new URL('/login', ctx.config.magic_links.domain).toString()
+    await getMailer(ctx).send({ to: user.email, links: [loginUrl], content: useProviderMail({ siteName, providers: providers.map((p) => p.provider), loginUrl }) })
+    return
+  }
+  const result = await startFlow(ctx, {
+    purpose: PASSWORD_RESET_PURPOSE,
+    path: 'passwordReset',
+    userId: user.id,
+    familyId: null,
+    visitor: randomBytes(16).toString('base64url'),
+    withCode: false,
+    onLive: 'replace',
+    mail: (issued) => ({
+      to: user.email,
+      links: [issued.url],
+      content: passwordResetMail({ siteName, link: issued.url, linkTtlMs: ctx.config.magic_links.expiresInMs }),
+    }),
+  })
+  if (!result.ok) throw new Error(`reset flow not started: ${result.error}`)
+  await recordSecurityEvent(ctx.db, { type: 'password_reset_requested', userId: user.id, visitorRowId: null, ipAddress, at: new Date(ctx.now()) })
+}
+
+export async function previewResetLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
+  const check = await previewLink(ctx, params, isReset)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+}
+
+export async function resetPassword(
+  ctx: IamContext,
+  input: { params: LinkParams; password: string; confirmedPassword: string; actor: Actor },
+): Promise<{ ok: true } | ActionFailure> {
+  const check = await checkLink(ctx, input.params, isReset)
+  if (!check.ok) return linkFailure(check.reason)
+  const { link } = check
+  if (input.password !== input.confirmedPassword) {
+    return fail(400, 'Passwords do not match', { confirmedPassword: 'Passwords do not match' })
+  }
+  const user = await findUserById(ctx.db, link.user_id)
+  if (!user) return linkFailure('invalid')
+  const verdict = await checkNewPassword(ctx, input.password, user.email)
+  if (!verdict.ok) return fail(verdict.status, verdict.reason, { password: verdict.reason })
+  const hash = await getPasswordHasher(ctx).hash(input.password)
+  const now = new Date(ctx.now())
+  const revoked = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await consumeLink(trx, ctx, link))) return null
+    await trx.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', user.id).execute()
+    const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now)
+    await recordSecurityEvent(trx, {
+      type: 'password_reset',
+      userId: user.id,
+      visitorRowId: input.actor.visitorRowId,
+      ipAddress: input.actor.ipAddress,
+      details: { revokedSessions: families.length },
+      at: now,
+    })
+    return families
+  })
+  if (!revoked) return linkFailure('used')
+  ctx.log.info('password reset', { userId: user.id, revokedSessions: revoked.length })
+  const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, when: now.toISOString(), ipAddress: input.actor.ipAddress })
+  getMailer(ctx)
+    .send({ to: user.email, content })
+    .catch((error: Error) => ctx.log.error('password-changed notice not delivered', { userId: user.id, error: error.message }))
+  return { ok: true }
+}
