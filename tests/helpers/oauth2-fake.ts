@@ -60,6 +60,8 @@ interface CodeGrant {
 }
 
 const b64sha256 = (value: string) => createHash('sha256').update(value).digest('base64url')
+// OIDC Core 3.1.3.6: base64url of the left half of the SHA-256 (RS256) digest
+const atHashOf = (token: string) => createHash('sha256').update(token).digest().subarray(0, 16).toString('base64url')
 
 /** Starts the fake on a free loopback port. */
 export async function startOAuth2Fake(options: FakeOptions): Promise<FakeProvider> {
@@ -82,10 +84,10 @@ export async function startOAuth2Fake(options: FakeOptions): Promise<FakeProvide
       iat: now,
       exp: now + 300,
       nonce: grant.nonce,
-      at_hash: b64sha256(accessToken).slice(0, 22),
+      at_hash: atHashOf(accessToken),
       email: 'oidc-user@example.com',
     }
-    if (fake.behaviour.atHash === 'wrong') claims.at_hash = b64sha256(`${accessToken}x`).slice(0, 22)
+    if (fake.behaviour.atHash === 'wrong') claims.at_hash = atHashOf(`${accessToken}x`)
     if (fake.behaviour.atHash === 'omit') delete claims.at_hash
     for (const [k, v] of Object.entries(fake.behaviour.idTokenClaims ?? {})) {
       if (v === undefined) delete claims[k]
