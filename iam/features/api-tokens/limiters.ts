@@ -1,0 +1,57 @@
+/**
+ * The nine API token limiters (spec "API token rate limiters", Application rules 1-5), configured
+ * under rate_limiters.apiTokensLimiters. Union and consumption limiters block permanently at their
+ * first rejection, operation limiters at the second consecutive one (rule 2).
+ *
+ * Keys (rule 3): the union limiter by client IP, `<IP>_list-metadata` for listing and
+ * `<IP>_verify` for verification; operation limiters by `<IP>_<userId>`. The consumption limiter
+ * also counts per token: under the SHA-256 of the presented value, so no raw token is ever a
+ * storage key.
+ */
+import type { IamConfig } from '../../lib/config-schema'
+import type { SharedStore } from '../../lib/store'
+import { createRateLimiter, type RateLimiter } from '../rate-limits/limiter'
+import { hashToken } from './token-format'
+
+export const OPERATION_ACTIONS = ['new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update'] as const
+export type OperationAction = (typeof OPERATION_ACTIONS)[number]
+
+export type ApiTokenLimiters = {
+  consumption: RateLimiter
+  union: RateLimiter
+  operations: Record<OperationAction, RateLimiter>
+}
+
+export function createApiTokenLimiters(
+  store: SharedStore,
+  config: IamConfig['rate_limiters']['apiTokensLimiters'],
+): ApiTokenLimiters {
+  const ops = config.operationRateLimits
+  const operation = (name: string, spec: typeof ops.newTokenCreationLimiter) =>
+    createRateLimiter(store, `api-tokens:${name}`, spec, { permanentAfter: 2 })
+  return {
+    consumption: createRateLimiter(store, 'api-tokens:consumption', config.consumptionRateLimiter, { permanentAfter: 1 }),
+    union: createRateLimiter(
+      store,
+      'api-tokens:general-union',
+      [config.generalUnionLimiter.burst, config.generalUnionLimiter.slow],
+      { permanentAfter: 1 },
+    ),
+    operations: {
+      'new-token': operation('new-token', ops.newTokenCreationLimiter),
+      revoke: operation('revoke', ops.revokeTokensLimiter),
+      metadata: operation('metadata', ops.getMetadataTokenLimiter),
+      rotate: operation('rotate', ops.rotationRateLimiter),
+      'ip-restriction-update': operation('ip-restriction-update', ops.ipRestrictionUpdate),
+      'privilege-update': operation('privilege-update', ops.privilegeUpdate),
+    },
+  }
+}
+
+export const limiterKeys = {
+  ip: (ip: string) => ip,
+  listing: (ip: string) => `${ip}_list-metadata`,
+  verify: (ip: string) => `${ip}_verify`,
+  operation: (ip: string, userId: number) => `${ip}_${userId}`,
+  token: (presented: string) => `token_${hashToken(presented)}`,
+}

@@ -1,0 +1,28 @@
+/**
+ * GET /api/public/verify?privilege=<privilege> with the raw token in `x-api-key` (spec "Public API
+ * token verification"). No session, no cookies, no body: the request-rules middleware leaves this
+ * route untouched. The table and limiter rule 5 live in features/api-tokens/public-verify.ts.
+ */
+import { defineEventHandler, getQuery, getRequestHeader, setResponseStatus } from 'h3'
+import { useIam } from '../../../context'
+import { apiTokenService } from '../../../features/api-tokens/service'
+import { verifyPublicRequest } from '../../../features/api-tokens/public-verify'
+import { throwTooManyRequests } from '../../../http/rate-limit'
+import { httpFail } from '../../../http/respond'
+
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const outcome = await verifyPublicRequest(
+    apiTokenService(ctx),
+    {
+      apiKey: event.node.req.headers['x-api-key'] ?? getRequestHeader(event, 'x-api-key'),
+      ip: event.context.clientIp,
+      privilege: getQuery(event).privilege,
+    },
+    ctx.now,
+  )
+  if (outcome.kind === 'limited') return throwTooManyRequests(outcome.decision)
+  if (outcome.status !== 200) return httpFail(outcome.status, outcome.body)
+  setResponseStatus(event, 200)
+  return outcome.body
+})
