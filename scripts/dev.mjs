@@ -3,7 +3,6 @@
 // (.data/iam.config.json + .data/gateway.config.json, unless IAM_CONFIG / GATEWAY_CONFIG are given).
 import { join } from 'node:path'
 import {
-  DEMO_SCRIPT,
   HOST,
   PORTS,
   ROOT,
@@ -18,11 +17,11 @@ import {
 
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name)
 
-const demo = demoProvider()
+const demo = await demoProvider()
 await assertPortsFree([['iam', PORTS.iam], ['gateway', PORTS.gateway], ...(demo ? [['demo', PORTS.demo]] : [])])
-const config = prepareConfig()
+const config = prepareConfig(demo)
 runAll([
-  ...(demo ? [{ name: 'demo', args: [DEMO_SCRIPT], env: childEnv({ PORT: String(PORTS.demo) }) }] : []),
+  ...(demo ? [demo.child] : []),
   {
     name: 'iam',
     args: [bin('nitro'), 'dev', '--dir', 'iam', '--port', String(PORTS.iam), '--host', HOST],
@@ -35,4 +34,4 @@ runAll([
   },
 ])
 // dev servers compile on the first request, so allow more time before warning
-await announceWhenReady(banner(config), 300_000)
+await announceWhenReady(banner(config, demo), 300_000)

@@ -78,12 +78,16 @@ function startSecrets() {
   return secrets
 }
 
-// HOOK(demo-oidc-provider): scripts/demo-oidc-provider.mjs (helperD) runs the local OpenID provider.
-// The values below must match that script's client registration; adjust them when it changes.
+// The demo OpenID provider (scripts/demo-oidc-provider.mjs) runs beside the apps in development: its
+// gateway entry comes from the script itself, so the client registration cannot drift. It refuses
+// NODE_ENV=production, and so do we.
 export const DEMO_SCRIPT = join(ROOT, 'scripts', 'demo-oidc-provider.mjs')
-export function demoProvider() {
-  if (!existsSync(DEMO_SCRIPT)) return undefined
-  return { name: 'demo', issuer: `http://${HOST}:${PORTS.demo}`, clientId: 'demo-gateway', clientSecret: 'demo-gateway-secret-not-for-production' }
+export async function demoProvider() {
+  if (!existsSync(DEMO_SCRIPT) || process.env.NODE_ENV === 'production') return undefined
+  const { demoProviderEntry } = await import(pathToFileURL(DEMO_SCRIPT).href)
+  const entry = demoProviderEntry({ issuer: `http://${HOST}:${PORTS.demo}`, gatewayUrl: `http://${HOST}:${PORTS.gateway}` })
+  const env = childEnv({ DEMO_OIDC_PORT: String(PORTS.demo), DEMO_GATEWAY_URL: `http://${HOST}:${PORTS.gateway}` })
+  return { name: entry.name, issuer: entry.issuer, entry, child: { name: 'demo', args: [DEMO_SCRIPT], env } }
 }
 
 /**
@@ -91,7 +95,7 @@ export function demoProvider() {
  * generated ones under .data/. When only one side is given, the generated other side takes its HMAC
  * settings from it, so the pair always agrees.
  */
-export function prepareConfig() {
+export function prepareConfig(demo) {
   const userIam = process.env.IAM_CONFIG && resolve(process.env.IAM_CONFIG)
   const userGateway = process.env.GATEWAY_CONFIG && resolve(process.env.GATEWAY_CONFIG)
   if (userIam && userGateway) return { iamConfig: userIam, gatewayConfig: userGateway }
@@ -101,7 +105,6 @@ export function prepareConfig() {
   if (userGateway) hmac = pickHmac(readJson(userGateway)?.iam?.hmac)
   const iamUrl = `http://${HOST}:${PORTS.iam}`
   const gatewayUrl = `http://${HOST}:${PORTS.gateway}`
-  const demo = demoProvider()
   const iamConfig = userIam ?? join(DATA_DIR, 'iam.config.json')
   const gatewayConfig = userGateway ?? join(DATA_DIR, 'gateway.config.json')
   if (!userIam) {
@@ -113,26 +116,13 @@ export function prepareConfig() {
     })
   }
   if (!userGateway) {
-    const provider = demo && {
-      kind: 'oidc',
-      name: demo.name,
-      displayName: 'Demo provider',
-      issuer: demo.issuer,
-      clientId: demo.clientId,
-      clientSecret: demo.clientSecret,
-      redirectUri: `${gatewayUrl}/oauth/callback/${demo.name}`,
-      defaultScopes: ['openid', 'email', 'profile'],
-      supportPKCE: true,
-      redirectUrlOnSuccess: `${gatewayUrl}/account`,
-      redirectUrlOnError: `${gatewayUrl}/auth/error`,
-    }
     writePrivate(gatewayConfig, {
       iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
       cookieSecret: secrets.cookieSecret,
-      OAuthProviders: provider ? [provider] : [],
+      OAuthProviders: demo ? [demo.entry] : [],
     })
   }
-  return { iamConfig, gatewayConfig, demo }
+  return { iamConfig, gatewayConfig }
 }
 
 const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId, sharedSecret: h.sharedSecret } : undefined)
@@ -215,11 +205,11 @@ export async function announceWhenReady(lines, timeoutMs = 120_000) {
   console.error(`The gateway does not report the IAM healthy (GET http://${HOST}:${PORTS.gateway}/api/health): check the HMAC settings of both configs and the logs above.`)
 }
 
-export function banner({ iamConfig, gatewayConfig, demo }) {
+export function banner({ iamConfig, gatewayConfig }, demo) {
   return [
     `  Gateway (open this)  http://${HOST}:${PORTS.gateway}`,
     `  IAM                  http://${HOST}:${PORTS.iam}`,
-    ...(demo ? [`  Demo OIDC provider   ${demo.issuer}`] : []),
+    ...(demo ? [`  Demo OIDC provider   ${demo.issuer} (sign in there with any login id)`] : []),
     `  Mail outbox          .data/mail/ (MFA links and codes, when no SMTP is configured)`,
     `  Config               ${rel(iamConfig)}, ${rel(gatewayConfig)}`,
     '  Ctrl-C stops everything.',
@@ -233,16 +223,16 @@ export function childEnv(extra) {
 }
 
 async function main() {
-  const demo = demoProvider()
+  const demo = await demoProvider()
   await assertPortsFree([['iam', PORTS.iam], ['gateway', PORTS.gateway], ...(demo ? [['demo', PORTS.demo]] : [])])
   for (const build of BUILDS) buildIfStale(build)
-  const config = prepareConfig()
+  const config = prepareConfig(demo)
   runAll([
-    ...(demo ? [{ name: 'demo', args: [DEMO_SCRIPT], env: childEnv({ PORT: String(PORTS.demo) }) }] : []),
+    ...(demo ? [demo.child] : []),
     { name: 'iam', args: [entryOf(BUILDS[0].output)], env: childEnv({ PORT: String(PORTS.iam), IAM_CONFIG: config.iamConfig }) },
     { name: 'gateway', args: [entryOf(BUILDS[1].output)], env: childEnv({ PORT: String(PORTS.gateway), GATEWAY_CONFIG: config.gatewayConfig }) },
   ])
-  await announceWhenReady(banner(config))
+  await announceWhenReady(banner(config, demo))
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main()
