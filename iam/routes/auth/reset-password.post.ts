@@ -1,0 +1,44 @@
+import { defineEventHandler, getQuery } from 'h3'
+import { z } from 'zod'
+import { useIam } from '../../context'
+import { resetPassword } from '../../features/account-actions/password-reset'
+import { parseLinkQuery } from '../../features/mfa/link-params'
+import { LINK_ERRORS } from '../../features/mfa/links'
+import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
+import { authFail, getFingerPrint, rejectXss, validationFields } from '../../http/auth'
+import { enforceRateLimit } from '../../http/rate-limit'
+import { getClientIp, getJsonBody } from '../../http/request'
+import { okEnvelope } from '../../http/respond'
+
+const bodySchema = z.object({
+  password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
+  confirmedPassword: z.string({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
+})
+
+/**
+ * POST /auth/reset-password (PASSWORD_RESET link in the query, `{ password, confirmedPassword }`):
+ * 200 password replaced, every session revoked, notice mailed; 400 validation, mismatch, breached
+ * password or bad link; 403 XSS (device banned) or banned device; 429.
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `reset_${ipAddress}`)
+  const params = parseLinkQuery(getQuery(event))
+  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const raw = getJsonBody<Record<string, unknown>>(event)
+  await getFingerPrint(event)
+  // passwords are never rendered: only the other fields are checked for markup (as login does)
+  const { password: _p, confirmedPassword: _c, ...freeText } = raw
+  await rejectXss(event, freeText)
+  const parsed = bodySchema.safeParse(raw)
+  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  const result = await resetPassword(ctx, {
+    params,
+    password: parsed.data.password,
+    confirmedPassword: parsed.data.confirmedPassword,
+    actor: { visitorRowId: event.context.visitor?.id ?? null, ipAddress, fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null },
+  })
+  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  return okEnvelope({ message: 'Your password has been changed. Sign in with the new password.' })
+})
