@@ -95,3 +95,20 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpCapture>
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
+
+/** The first link of a mail's text part that carries a `token` query (a magic link). */
+export function magicLinkOf(mail: ParsedMail): URL {
+  const match = /(https?:\/\/\S+\?token=\S+)/.exec(mail.text ?? '')
+  if (!match) throw new Error(`no magic link in mail "${mail.subject}"`)
+  return new URL(match[1]!)
+}
+
+/** The 7-digit code of a mail's text part. */
+export function codeOf(mail: ParsedMail): string {
+  const match = /Your code: (\d{7})/.exec(mail.text ?? '')
+  if (!match) throw new Error(`no code in mail "${mail.subject}"`)
+  return match[1]!
+}
+
+/** `?token&random&reason&visitor` of a magic link, to append to an IAM route. */
+export const linkQueryOf = (mail: ParsedMail): string => magicLinkOf(mail).search
