@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import { Kysely, PostgresDialect } from 'kysely'
 import { Migrator, type MigrationResultSet } from 'kysely/migration'
 import type { IamConfig } from '../lib/config-schema'
+import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
 import type { Database } from './schema'
 
@@ -22,7 +23,10 @@ export async function createDatabase(config: Pick<IamConfig, 'database' | 'servi
     // timestamptz -> Date (default); int8 (count(*)) -> number: our counts stay far below 2^53.
     pg.types.setTypeParser(20, (value: string) => Number(value))
     const pool = new pg.Pool({ connectionString: config.database.url, max: 10 })
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    // An idle client losing its connection emits 'error' on the pool; unhandled, that event would
+    // end the process. The pool drops the client, and the next query reports its own failure.
+    pool.on('error', () => {})
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()] })
   }
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGliteDialect } = await import('kysely-pglite-dialect')
@@ -34,7 +38,7 @@ export async function createDatabase(config: Pick<IamConfig, 'database' | 'servi
     mkdirSync(dataDir, { recursive: true })
   }
   const pglite = await PGlite.create(dataDir ? { dataDir } : {})
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
+  return new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins: [jsonArraysPlugin()] })
 }
 
 /** Runs every pending migration; throws with the failing migration's name. */

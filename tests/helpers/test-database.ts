@@ -1,0 +1,59 @@
+/**
+ * Databases for the database unit tests: PGlite in memory, or a throwaway PostgreSQL database
+ * created next to DATABASE_URL (like iam-server.ts does for each IAM) and dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import { createDatabase } from '../../iam/db/database'
+import type { Database } from '../../iam/db/schema'
+import { configSchema } from '../../iam/lib/config-schema'
+
+export const DATABASE_URL = process.env.DATABASE_URL
+
+/** Creates an empty PostgreSQL database; `drop` removes it (and any open connections to it). */
+export async function createThrowawayPg(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg')
+  const name = `iam_test_${randomBytes(6).toString('hex')}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: baseUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`create database ${name}`)
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) }
+}
+
+export interface TestDatabase {
+  db: Kysely<Database>
+  /** the database URL, to open more connections to the same database */
+  url: string
+  close(): Promise<void>
+}
+
+/** Opens an empty database of `kind` (not migrated). */
+/** Opens the database at `url` the way the IAM does (same dialect choice, plugins and parsers). */
+export const connectDatabase = (url: string) => createDatabase(configSchema.parse({ database: { url } }))
+
+export async function openTestDatabase(kind: 'pglite' | 'postgres'): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const db = await connectDatabase('memory://')
+    return { db, url: 'memory://', close: () => db.destroy() }
+  }
+  if (!DATABASE_URL) throw new Error('DATABASE_URL is not set')
+  const pg = await createThrowawayPg(DATABASE_URL)
+  const db = await connectDatabase(pg.url)
+  return {
+    db,
+    url: pg.url,
+    close: async () => {
+      await db.destroy()
+      await pg.drop()
+    },
+  }
+}

@@ -1,0 +1,175 @@
+// The schema's constraints are the last line of the invariants later features rely on (one account
+// per address, one live refresh token per family, unique token hashes ...): checked on PGlite and,
+// with DATABASE_URL, on a throwaway PostgreSQL database.
+import { randomBytes } from 'node:crypto'
+import { sql, type Kysely } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrateToLatest } from '../../iam/db/database'
+import type { Database } from '../../iam/db/schema'
+import { DATABASE_URL, openTestDatabase, type TestDatabase } from '../helpers/test-database'
+
+const kinds = [
+  { kind: 'pglite' as const, skip: false },
+  // PostgreSQL only when DATABASE_URL names a server (the PostgreSQL + Redis run of the suite sets it).
+  { kind: 'postgres' as const, skip: !DATABASE_URL },
+]
+
+const uid = () => randomBytes(6).toString('hex')
+
+/** The SQLSTATE of a failed statement: 23505 unique, 23514 check, 23503 foreign key. */
+async function sqlState(work: Promise<unknown>): Promise<string> {
+  try {
+    await work
+  } catch (error) {
+    return String((error as { code?: unknown }).code)
+  }
+  throw new Error('the statement succeeded but was expected to violate a constraint')
+}
+
+describe.each(kinds)('schema on $kind', ({ kind, skip }) => {
+  let t: TestDatabase
+  let db: Kysely<Database>
+
+  beforeAll(async () => {
+    if (skip) return
+    t = await openTestDatabase(kind)
+    db = t.db
+    const result = await migrateToLatest(db)
+    expect(result.results?.map((r) => [r.migrationName, r.status])).toEqual([['2026-11-21-0001-initial', 'Success']])
+  }, 60_000)
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  const newUser = async (email = `${uid()}@example.com`) =>
+    (await db.insertInto('users').values({ email, name: 'n', roles: ['user'] }).returning('id').executeTakeFirstOrThrow()).id
+  const newVisitor = async () =>
+    (await db.insertInto('visitors').values({ canary_id: uid(), visitor_id: uid() }).returning('id').executeTakeFirstOrThrow()).id
+  const newFamily = async (userId: number) => {
+    const id = uid()
+    await db.insertInto('session_families').values({ id, user_id: userId, visitor_id: await newVisitor() }).execute()
+    return id
+  }
+  const refreshRow = (familyId: string, status: 'active' | 'rotated' | 'revoked' = 'active') => ({
+    family_id: familyId,
+    token_hash: uid(),
+    status,
+    expires_at: new Date(Date.now() + 60_000),
+  })
+  const apiToken = (userId: number, over: Record<string, unknown> = {}) => ({
+    user_id: userId,
+    name: 't',
+    hashed_token: uid(),
+    public_identifier: uid(),
+    privilege_type: 'full' as const,
+    ...over,
+  })
+
+  it.skipIf(skip)('re-running the migrations is a no-op', async () => {
+    const again = await migrateToLatest(db)
+    expect(again.results).toEqual([])
+  })
+
+  it.skipIf(skip)('refuses a second account whose email differs only in case', async () => {
+    await newUser('Ann.Case@Example.com')
+    expect(await sqlState(newUser('ann.case@example.COM'))).toBe('23505')
+  })
+
+  it.skipIf(skip)('keeps at most one active refresh token per family, however many writers race', async () => {
+    const familyId = await newFamily(await newUser())
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => db.insertInto('refresh_tokens').values(refreshRow(familyId)).execute()),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    // used and revoked rows are history: any number of them
+    await db.insertInto('refresh_tokens').values([refreshRow(familyId, 'rotated'), refreshRow(familyId, 'rotated'), refreshRow(familyId, 'revoked')]).execute()
+    expect(await sqlState(db.insertInto('refresh_tokens').values(refreshRow(familyId)).execute())).toBe('23505')
+    expect(await sqlState(db.insertInto('refresh_tokens').values({ ...refreshRow(familyId), status: 'bogus' as never }).execute())).toBe('23514')
+  })
+
+  it.skipIf(skip)('refuses a duplicate refresh token hash', async () => {
+    const familyId = await newFamily(await newUser())
+    const row = refreshRow(familyId, 'rotated')
+    await db.insertInto('refresh_tokens').values(row).execute()
+    expect(await sqlState(db.insertInto('refresh_tokens').values(row).execute())).toBe('23505')
+  })
+
+  it.skipIf(skip)('keeps API token hashes and public identifiers unique', async () => {
+    const userId = await newUser()
+    const first = apiToken(userId)
+    await db.insertInto('api_tokens').values(first).execute()
+    expect(await sqlState(db.insertInto('api_tokens').values(apiToken(userId, { hashed_token: first.hashed_token })).execute())).toBe('23505')
+    expect(
+      await sqlState(db.insertInto('api_tokens').values(apiToken(userId, { public_identifier: first.public_identifier })).execute()),
+    ).toBe('23505')
+  })
+
+  it.skipIf(skip)('accepts only the spec privileges and valid in (0, 1)', async () => {
+    const userId = await newUser()
+    for (const privilege_type of ['demo', 'restricted', 'protected', 'full', 'custom'] as const) {
+      await db.insertInto('api_tokens').values(apiToken(userId, { privilege_type })).execute()
+    }
+    expect(await sqlState(db.insertInto('api_tokens').values(apiToken(userId, { privilege_type: 'admin' })).execute())).toBe('23514')
+    expect(await sqlState(db.insertInto('api_tokens').values(apiToken(userId, { valid: 2 })).execute())).toBe('23514')
+    const row = await db.insertInto('api_tokens').values(apiToken(userId)).returning(['valid', 'usage_count', 'prefix']).executeTakeFirstOrThrow()
+    expect(row).toEqual({ valid: 1, usage_count: 0, prefix: 'api' })
+  })
+
+  it.skipIf(skip)('links one provider account to one identity', async () => {
+    const userId = await newUser()
+    const identity = { user_id: userId, provider: 'demo', provider_user_id: uid(), email: 'x@example.com' }
+    await db.insertInto('oauth_identities').values(identity).execute()
+    const other = await newUser()
+    expect(await sqlState(db.insertInto('oauth_identities').values({ ...identity, user_id: other }).execute())).toBe('23505')
+    await db.insertInto('oauth_identities').values({ ...identity, provider: 'other' }).execute()
+  })
+
+  it.skipIf(skip)('deletes a user with everything that belongs to them, and keeps their security events anonymised', async () => {
+    const userId = await newUser()
+    const familyId = await newFamily(userId)
+    await db.insertInto('refresh_tokens').values(refreshRow(familyId)).execute()
+    await db.insertInto('api_tokens').values(apiToken(userId)).execute()
+    await db.insertInto('oauth_identities').values({ user_id: userId, provider: 'p', provider_user_id: uid(), email: 'e@example.com' }).execute()
+    const jti = uid()
+    await db
+      .insertInto('magic_links')
+      .values({ jti, purpose: 'MFA', subject: 's', user_id: userId, family_id: familyId, visitor: 'v', random_hash: 'h', expires_at: new Date() })
+      .execute()
+    await db.insertInto('mfa_codes').values({ link_jti: jti, user_id: userId, family_id: familyId, code_hmac: 'c', expires_at: new Date() }).execute()
+    const event = await db.insertInto('security_events').values({ type: 'login', user_id: userId }).returning('id').executeTakeFirstOrThrow()
+
+    await db.deleteFrom('users').where('id', '=', userId).execute()
+    const count = async (table: 'session_families' | 'api_tokens' | 'oauth_identities' | 'magic_links' | 'mfa_codes') =>
+      (await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n
+    for (const table of ['session_families', 'api_tokens', 'oauth_identities', 'magic_links', 'mfa_codes'] as const) {
+      expect(await count(table), table).toBe(0)
+    }
+    const tokens = await db.selectFrom('refresh_tokens').select('id').where('family_id', '=', familyId).execute()
+    expect(tokens).toEqual([])
+    const kept = await db.selectFrom('security_events').select('user_id').where('id', '=', event.id).executeTakeFirstOrThrow()
+    expect(kept.user_id).toBeNull()
+  })
+
+  it.skipIf(skip)('refuses rows pointing at a missing user', async () => {
+    expect(await sqlState(db.insertInto('api_tokens').values(apiToken(2_000_000_000)).execute())).toBe('23503')
+  })
+
+  it.skipIf(skip)('writes JS arrays into jsonb columns as JSON on insert and update, and counts as numbers', async () => {
+    const userId = await newUser()
+    const row = await db
+      .insertInto('api_tokens')
+      .values(apiToken(userId, { restricted_to_ip_address: ['203.0.113.5', '198.51.100.1'] }))
+      .returning(['id', 'restricted_to_ip_address'])
+      .executeTakeFirstOrThrow()
+    expect(row.restricted_to_ip_address).toEqual(['203.0.113.5', '198.51.100.1'])
+    await db.updateTable('api_tokens').set({ restricted_to_ip_address: ['192.0.2.9'] }).where('id', '=', row.id).execute()
+    await db.updateTable('users').set({ roles: ['user', 'admin'] }).where('id', '=', userId).execute()
+    const user = await db.selectFrom('users').select('roles').where('id', '=', userId).executeTakeFirstOrThrow()
+    expect(user.roles).toEqual(['user', 'admin'])
+    const updated = await db.selectFrom('api_tokens').select('restricted_to_ip_address').where('id', '=', row.id).executeTakeFirstOrThrow()
+    expect(updated.restricted_to_ip_address).toEqual(['192.0.2.9'])
+    // arrays outside column writes stay SQL arrays
+    const any = await sql<{ n: number }>`select count(*) as n from users where id = any(${[userId, -1]})`.execute(db)
+    expect(any.rows[0].n).toBe(1)
+  })
+})
