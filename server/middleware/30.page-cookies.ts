@@ -5,7 +5,7 @@
  * - the `__Host-csrf` double-submit token for pages whose forms work without JavaScript.
  */
 import { defineEventHandler, getRequestHeader } from 'h3'
-import { ensureCanary } from '../utils/bff/canary'
+import { ensureDeviceCookie } from '../utils/bff/canary'
 import { issueCsrfToken } from '../utils/bff/forms'
 import { BffReply } from '../utils/bff/respond'
 
@@ -20,7 +20,7 @@ export default defineEventHandler(async (event) => {
   if (FORM_PAGES.test(event.path)) event.context.csrfToken = issueCsrfToken(event)
   if (NEEDS_CANARY.test(event.path)) {
     try {
-      await ensureCanary(event)
+      await ensureDeviceCookie(event)
     } catch (error) {
       // the page still renders; the form's own request reports the problem with a clear message
       if (!(error instanceof BffReply)) throw error

@@ -1,6 +1,6 @@
 /** POST /api/auth/forgot-password `{ email }` -> IAM POST /auth/forgot-password (200 whether or not the address exists). */
 import { z } from 'zod'
-import { ensureCanary } from '../../utils/bff/canary'
+import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIam } from '../../utils/bff/iam-call'
 import { formErrorCode, formReply, readInput } from '../../utils/bff/input'
@@ -10,7 +10,7 @@ const bodySchema = z.object({ email: z.string().trim().min(3, 'Enter your email 
 
 export default defineBffHandler(async (event) => {
   const input = await readInput(event, bodySchema, '/forgot-password')
-  await ensureCanary(event)
+  await ensureDeviceCookie(event)
   const res = await callIam(event, { method: 'POST', path: '/auth/forgot-password', body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) formReply('/forgot-password', res.status < 300 ? 'sent' : formErrorCode(res.status))

@@ -1,7 +1,7 @@
 /** POST /api/auth/login -> IAM POST /login (canary_id ensured first). 200 `{ ok, date, signedIn }`. */
 import { z } from 'zod'
 import { safeReturnTo } from '../../../composables/safe-return-to'
-import { ensureCanary } from '../../utils/bff/canary'
+import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIam } from '../../utils/bff/iam-call'
 import { formErrorCode, formReply, readInput } from '../../utils/bff/input'
@@ -16,7 +16,7 @@ const bodySchema = z.object({
 
 export default defineBffHandler(async (event) => {
   const { returnTo, ...input } = await readInput(event, bodySchema, '/login')
-  await ensureCanary(event)
+  await ensureDeviceCookie(event)
   const res = await callIam(event, { method: 'POST', path: '/login', body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) {

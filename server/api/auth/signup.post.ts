@@ -1,7 +1,7 @@
 /** POST /api/auth/signup -> IAM POST /signup (canary_id ensured first). 201 `{ ok, date, signedIn }`. */
 import { z } from 'zod'
 import { safeReturnTo } from '../../../composables/safe-return-to'
-import { ensureCanary } from '../../utils/bff/canary'
+import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIam } from '../../utils/bff/iam-call'
 import { formErrorCode, formReply, readInput } from '../../utils/bff/input'
@@ -19,7 +19,7 @@ const bodySchema = z.object({
 
 export default defineBffHandler(async (event) => {
   const { returnTo, ...input } = await readInput(event, bodySchema, '/signup')
-  await ensureCanary(event)
+  await ensureDeviceCookie(event)
   const res = await callIam(event, { method: 'POST', path: '/signup', body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) formReply(res.status < 300 ? safeReturnTo(returnTo) : '/signup', res.status < 300 ? undefined : formErrorCode(res.status))

@@ -13,7 +13,7 @@ interface AllowedCall {
   path: RegExp
 }
 
-// Custom-MFA reasons per DESIGN section 4: [A-Z0-9_]{3,64}.
+// Custom-MFA reasons per DESIGN section 4: [A-Z0-9_]{3,64}, and change_email (the email change flow).
 const ALLOWED: readonly AllowedCall[] = [
   { method: 'GET', path: /^\/check$/ },
   { method: 'POST', path: /^\/signup$/ },
@@ -27,7 +27,7 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'POST', path: /^\/auth\/forgot-password$/ },
   { method: 'GET', path: /^\/auth\/reset-password$/ },
   { method: 'POST', path: /^\/auth\/reset-password$/ },
-  { method: 'POST', path: /^\/custom\/mfa\/[A-Z0-9_]{3,64}$/ },
+  { method: 'POST', path: /^\/custom\/mfa\/(?:[A-Z0-9_]{3,64}|change_email)$/ },
   { method: 'GET', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/update\/email$/ },

@@ -11,6 +11,9 @@ export const ACCESS_IAT_COOKIE = 'a-iat'
 export const SESSION_COOKIE = 'session'
 export const CANARY_COOKIE = 'canary_id'
 
+/** RFC 6265 cookie-value octets: anything else could smuggle a second cookie, and is no value the IAM issued. */
+export const isCookieValue = (value: string): boolean => /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]+$/.test(value)
+
 const authCookie = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' } as const
 
 /** What the IAM returns when it issues tokens (DESIGN section 4, success bodies). */

@@ -6,7 +6,7 @@ import { getRequestHeader, getRequestIP, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
 import { useIamClient } from '../iam'
 import { isAllowedIamCall, type ForwardedCookie } from './allow-list'
-import { currentCookie } from './cookies'
+import { currentCookie, isCookieValue } from './cookies'
 import { bffFail } from './respond'
 
 export interface BffIamCall {
@@ -35,7 +35,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
   const cookies: Record<string, string> = {}
   for (const name of call.cookies ?? []) {
     const value = currentCookie(event, name)
-    if (value) cookies[name] = value
+    if (value && isCookieValue(value)) cookies[name] = value
   }
   try {
     return await useIamClient().request<T>({

@@ -1,0 +1,23 @@
+/** Messages for the `?error=` codes no-JS form posts come back with (server/utils/bff/input.ts formErrorCode). */
+const MESSAGES: Record<string, string> = {
+  invalid: 'Please check the form and try again.',
+  invalid_credentials: 'The email or password is incorrect.',
+  forbidden: 'This request was refused. If you think this is a mistake, contact support.',
+  conflict: 'An account with this email address already exists. Sign in instead.',
+  rate_limited: 'Too many attempts. Wait a few minutes and try again.',
+  unavailable: 'The sign-in service is unavailable right now. Please try again shortly.',
+  mfa_required: 'For your security we sent a sign-in link to your email. Open it to continue.',
+}
+
+/** The sentence for a form error code, or null for none/unknown codes. */
+export function formErrorMessage(code: unknown): string | null {
+  return typeof code === 'string' ? (MESSAGES[code] ?? null) : null
+}
+
+/** Moves keyboard focus to the first invalid field, else to the form's alert, after the DOM updated. */
+export async function focusFirstProblem(): Promise<void> {
+  await nextTick()
+  if (typeof document === 'undefined') return
+  const target = document.querySelector<HTMLElement>('[aria-invalid="true"]') ?? document.querySelector<HTMLElement>('.alert[role="alert"]')
+  target?.focus()
+}

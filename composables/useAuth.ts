@@ -1,0 +1,101 @@
+/**
+ * Session state and actions for pages (also for teams building their own pages). The state comes
+ * from the BFF (`GET /api/auth/session`), never from a token: the access token is an HttpOnly
+ * cookie that page JavaScript cannot read.
+ *
+ *   const auth = useAuth()
+ *   await auth.load()                   // on mount; status: signed-in | signed-out | mfa-pending
+ *   const r = await auth.login({ email, password })
+ *   if (r.status === 200) navigateTo(safeReturnTo(route.query.returnTo))
+ */
+import { bffFetch, type BffResult } from './useBff'
+
+export type AuthStatus = 'unknown' | 'signed-in' | 'signed-out' | 'mfa-pending'
+
+export interface AuthState {
+  status: AuthStatus
+  userId: string | null
+  email: string | null
+  name: string | null
+  roles: string[]
+  expiresAt: string | null
+  /** the MFA notice while status is mfa-pending */
+  message: string | null
+}
+
+const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, name: null, roles: [], expiresAt: null, message: null })
+
+export interface SignupInput {
+  email: string
+  password: string
+  confirmedPassword: string
+  name: string
+  termsConsent: boolean
+  rememberUser?: boolean
+}
+
+/** The shared auth state and the actions that change it. */
+export function useAuth() {
+  const state = useState<AuthState>('auth-state', () => ({ ...signedOut(), status: 'unknown' }))
+
+  /** Reads the session from the BFF (refreshing the access token when it is due). */
+  async function load(): Promise<AuthState> {
+    const { status, body } = await bffFetch('/api/auth/session')
+    if (status === 200 && body.authenticated === true) {
+      state.value = {
+        status: 'signed-in',
+        userId: typeof body.userId === 'string' ? body.userId : null,
+        email: typeof body.email === 'string' ? body.email : null,
+        name: typeof body.name === 'string' ? body.name : null,
+        roles: Array.isArray(body.roles) ? (body.roles as string[]) : [],
+        expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,
+        message: null,
+      }
+    } else if (status === 200 && body.mfa === true) {
+      state.value = { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }
+    } else if (status === 200) {
+      state.value = signedOut()
+    }
+    return state.value
+  }
+
+  async function afterSignIn(result: BffResult): Promise<BffResult> {
+    if (result.status >= 200 && result.status < 300 && result.body.signedIn) await load()
+    return result
+  }
+
+  return {
+    state: readonly(state),
+    isSignedIn: computed(() => state.value.status === 'signed-in'),
+    load,
+    /** POST /api/auth/login; 200 signed in, 401 wrong credentials, 429 rate limited. */
+    login: async (input: { email: string; password: string; rememberUser?: boolean }) =>
+      afterSignIn(await bffFetch('/api/auth/login', { method: 'POST', body: { email: input.email, password: input.password, ...(input.rememberUser ? { rememberUser: 'on' } : {}) } })),
+    /** POST /api/auth/signup; 201 signed in, 400 with `fields`, 409 address taken. */
+    signup: async (input: SignupInput) =>
+      afterSignIn(
+        await bffFetch('/api/auth/signup', {
+          method: 'POST',
+          body: {
+            email: input.email,
+            password: input.password,
+            confirmedPassword: input.confirmedPassword,
+            name: input.name,
+            ...(input.termsConsent ? { termsConsent: 'on' } : {}),
+            ...(input.rememberUser ? { rememberUser: 'on' } : {}),
+          },
+        }),
+      ),
+    /** POST /api/auth/logout; always ends the browser's session. */
+    logout: async () => {
+      const result = await bffFetch('/api/auth/logout', { method: 'POST' })
+      state.value = signedOut()
+      return result
+    },
+    /** Mails a confirmation link + code for a protected action (POST /api/auth/custom-mfa/:reason). */
+    requestConfirmation: (reason: string, note?: string) =>
+      bffFetch(`/api/auth/custom-mfa/${encodeURIComponent(reason)}`, { method: 'POST', body: note ? { note } : {} }),
+    /** Sends the MFA code of an adaptive-MFA link; 200 signs the browser in again. */
+    verifyMfa: async (linkQuery: string, code: string) => afterSignIn(await bffFetch(`/api/auth/mfa?${linkQuery}`, { method: 'POST', body: { code } })),
+  }
+}

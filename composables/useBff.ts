@@ -1,0 +1,68 @@
+/**
+ * The pages' one way to call the BFF: same-origin `fetch` with the `X-CSRF: 1` header every unsafe
+ * BFF route requires. Never throws for HTTP statuses: 202 (MFA pending) and 429 (rate limited) are
+ * states the page shows, so the caller gets `{ status, body }` and `describeFailure` for the message.
+ */
+export interface BffBody {
+  ok?: boolean
+  error?: string
+  reason?: string
+  message?: string
+  mfa?: boolean
+  signedOut?: boolean
+  retry?: number | string
+  fields?: Record<string, string>
+  data?: unknown
+  [key: string]: unknown
+}
+
+export interface BffResult<T extends BffBody = BffBody> {
+  status: number
+  body: T
+}
+
+/** Calls a BFF route; status 0 means the network failed. */
+export async function bffFetch<T extends BffBody = BffBody>(path: string, options: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<BffResult<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-csrf': '1' }
+  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  try {
+    const res = await fetch(path, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    })
+    const text = await res.text()
+    let body: unknown = {}
+    try {
+      body = text ? JSON.parse(text) : {}
+    } catch {
+      body = {}
+    }
+    return { status: res.status, body: (body && typeof body === 'object' ? body : {}) as T }
+  } catch {
+    return { status: 0, body: { ok: false, error: 'Could not reach the server. Check your connection and try again.' } as T }
+  }
+}
+
+/** A sentence for the user about a failed call (rate limit with its wait, MFA notice, or the server's error). */
+export function describeFailure(result: BffResult): string {
+  const { status, body } = result
+  if (status === 429) {
+    return typeof body.retry === 'number'
+      ? `Too many attempts. Try again in ${body.retry} second${body.retry === 1 ? '' : 's'}.`
+      : 'Too many attempts from this network. Try again later or contact support.'
+  }
+  if (status === 202 && body.mfa) return body.message ?? 'A sign-in link has been sent to your email. Open it to continue.'
+  if (body.signedOut) return 'Your session has ended. Please sign in again.'
+  if (status === 0) return body.error ?? 'Could not reach the server.'
+  if (status >= 500) return 'Something went wrong on our side. Please try again.'
+  return body.error ?? body.reason ?? 'The request could not be completed.'
+}
+
+/** Field messages of a 400 answer (`fields`), as a plain record. */
+export function fieldErrorsOf(result: BffResult): Record<string, string> {
+  const fields = result.body.fields
+  return fields && typeof fields === 'object' ? { ...fields } : {}
+}

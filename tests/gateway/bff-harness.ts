@@ -1,0 +1,84 @@
+/**
+ * Shared set-up of the BFF tests: the real built IAM (HMAC on, trusting the gateway's
+ * X-Forwarded-For) behind the built gateway, and a tiny cookie jar standing in for a browser.
+ */
+import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { startIam, type IamServer } from '../helpers/iam-server'
+
+export const hmac = { clientId: 'gateway', sharedSecret: 'bff-test-shared-secret-0123456789abcdef' }
+
+export interface Stack {
+  iam: IamServer
+  gateway: GatewayServer
+  stop(): Promise<void>
+}
+
+/** IAM + gateway wired with HMAC. */
+export async function startStack(iamConfig: Record<string, unknown> = {}, gatewayConfig: Record<string, unknown> = {}): Promise<Stack> {
+  const iam = await startIam({ config: { service: { Hmac: hmac, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...iamConfig } })
+  const gateway = await startGateway({ config: { iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...gatewayConfig } }).catch(async (error: unknown) => {
+    await iam.stop()
+    throw error
+  })
+  return {
+    iam,
+    gateway,
+    async stop() {
+      await gateway.stop()
+      await iam.stop()
+    },
+  }
+}
+
+/** A cookie jar + fetch with the headers a same-origin page of the gateway sends. */
+export function browserLike(base: string, userAgent = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36') {
+  const jar = new Map<string, string>()
+  const origin = new URL(base).origin
+  const remember = (res: Response) => {
+    for (const raw of res.headers.getSetCookie()) {
+      const [pair = ''] = raw.split(';')
+      const eq = pair.indexOf('=')
+      const name = pair.slice(0, eq).trim()
+      const value = pair.slice(eq + 1).trim()
+      const expired = /max-age=0\b/i.test(raw) || /expires=Thu, 01 Jan 1970/i.test(raw) || value === ''
+      if (expired) jar.delete(name)
+      else jar.set(name, value)
+    }
+  }
+  const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  return {
+    jar,
+    /** fetch from a page of the gateway: Origin, Sec-Fetch-Site same-origin, X-CSRF, cookies */
+    async call(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+      const headers: Record<string, string> = {
+        'user-agent': userAgent,
+        accept: 'application/json',
+        'sec-fetch-site': 'same-origin',
+        cookie: cookieHeader(),
+        ...(init.method && init.method !== 'GET' ? { origin, 'x-csrf': '1' } : {}),
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      }
+      const res = await fetch(base + path, {
+        method: init.method ?? 'GET',
+        headers,
+        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+        redirect: 'manual',
+      })
+      remember(res)
+      const text = await res.text()
+      let json: Record<string, unknown> = {}
+      try {
+        json = text ? (JSON.parse(text) as Record<string, unknown>) : {}
+      } catch {
+        json = {}
+      }
+      return { status: res.status, headers: res.headers, text, json, setCookies: res.headers.getSetCookie() }
+    },
+  }
+}
+
+let counter = 0
+/** A fresh address per call (MX checks are off in tests). */
+export const freshEmail = (tag = 'user') => `${tag}.${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+export const PASSWORD = 'correct horse battery staple 42'

@@ -1,0 +1,151 @@
+/**
+ * The BFF's browser-facing defences: CSRF refusal, security headers, allow-listed IAM calls, and
+ * same-origin-only return targets. Runs the built gateway against the built IAM (HMAC on).
+ */
+import { createHash } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { safeReturnTo } from '../../composables/safe-return-to'
+import { isAllowedIamCall } from '../../server/utils/bff/allow-list'
+import { browserLike, startStack, type Stack } from './bff-harness'
+
+let stack: Stack
+beforeAll(async () => {
+  stack = await startStack()
+})
+afterAll(async () => {
+  await stack?.stop()
+})
+
+const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+
+describe('CSRF on unsafe BFF routes', () => {
+  it('refuses a same-origin POST without the X-CSRF header with 403 JSON', async () => {
+    const b = browserLike(stack.gateway.url)
+    const res = await b.call('/api/auth/login', { method: 'POST', body: { email: 'a@example.com', password: 'x' }, headers: { 'x-csrf': '' } })
+    expect(res.status).toBe(403)
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+  })
+
+  it('refuses a request carrying X-CSRF from another origin', async () => {
+    const b = browserLike(stack.gateway.url)
+    const res = await b.call('/api/tokens', { method: 'POST', body: { name: 'x', privilege: 'demo' }, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
+    expect(res.status).toBe(403)
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+  })
+
+  it('refuses a cross-site HTML form post even with a copied double-submit token', async () => {
+    const b = browserLike(stack.gateway.url)
+    b.jar.set('__Host-csrf', 'A'.repeat(43))
+    const res = await b.call('/api/auth/login', {
+      method: 'POST',
+      body: formBody({ email: 'a@example.com', password: 'x', _csrf: 'A'.repeat(43) }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'x-csrf': '' },
+    })
+    expect(res.status).toBe(403)
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+  })
+
+  it('refuses a same-origin form post whose _csrf does not match the cookie', async () => {
+    const b = browserLike(stack.gateway.url)
+    b.jar.set('__Host-csrf', 'A'.repeat(43))
+    const res = await b.call('/api/auth/logout', {
+      method: 'POST',
+      body: formBody({ _csrf: 'B'.repeat(43) }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '' },
+    })
+    expect(res.status).toBe(403)
+  })
+
+  it('accepts a same-origin no-JS form post with the token from the page', async () => {
+    const b = browserLike(stack.gateway.url)
+    const page = await b.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    expect(page.status).toBe(200)
+    const token = b.jar.get('__Host-csrf')
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(page.text).toContain(`value="${token}"`)
+    const res = await b.call('/api/auth/logout', {
+      method: 'POST',
+      body: formBody({ _csrf: token ?? '' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '' },
+    })
+    expect(res.status).toBe(303)
+    expect(res.headers.get('location')).toBe('/login?signedOut=1')
+  })
+
+  it('leaves safe methods alone', async () => {
+    const b = browserLike(stack.gateway.url)
+    const res = await b.call('/api/auth/session', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ authenticated: false })
+  })
+})
+
+describe('security headers', () => {
+  it('sends CSP, nosniff, no-referrer and no-store on API answers', async () => {
+    const res = await browserLike(stack.gateway.url).call('/api/auth/session')
+    const csp = res.headers.get('content-security-policy') ?? ''
+    for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "script-src 'self'"]) expect(csp).toContain(directive)
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(res.headers.get('cache-control')).toBe('no-store')
+  })
+
+  it('allows the page inline scripts and styles only by their SHA-256 hash', async () => {
+    const res = await browserLike(stack.gateway.url).call('/login', { headers: { accept: 'text/html' } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const csp = res.headers.get('content-security-policy') ?? ''
+    expect(csp).not.toContain('unsafe-inline')
+    const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src')) ?? ''
+    const inline = [...res.text.matchAll(/<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]).filter(Boolean)
+    expect(inline.length).toBeGreaterThan(0)
+    for (const body of inline) expect(scriptSrc).toContain(`'sha256-${createHash('sha256').update(body!, 'utf8').digest('base64')}'`)
+  })
+})
+
+describe('allow-listed IAM calls', () => {
+  it('permits exactly the browser actions and nothing else', () => {
+    expect(isAllowedIamCall('POST', '/login')).toBe(true)
+    expect(isAllowedIamCall('GET', '/secret/accesstoken/metadata')).toBe(true)
+    expect(isAllowedIamCall('POST', '/custom/mfa/change_email')).toBe(true)
+    expect(isAllowedIamCall('POST', '/api/manage/rotate')).toBe(true)
+    expect(isAllowedIamCall('GET', '/login')).toBe(false)
+    expect(isAllowedIamCall('GET', '/operational/config')).toBe(false)
+    expect(isAllowedIamCall('POST', '/auth/OAuth/demo')).toBe(false)
+    expect(isAllowedIamCall('POST', '/custom/mfa/../../operational/config')).toBe(false)
+    expect(isAllowedIamCall('POST', '/api/manage/list-metadata')).toBe(false)
+  })
+
+  it('refuses a custom-MFA reason outside [A-Z0-9_]{3,64} before calling the IAM', async () => {
+    const b = browserLike(stack.gateway.url)
+    b.jar.set('session', 'x')
+    const res = await b.call('/api/auth/custom-mfa/..%2F..%2Foperational%2Fconfig', { method: 'POST', body: {} })
+    expect([400, 404]).toContain(res.status)
+    expect(res.text).not.toContain('accessTokenTTL')
+  })
+})
+
+describe('return-to targets', () => {
+  it('keeps same-origin paths and refuses every other form', () => {
+    expect(safeReturnTo('/tokens')).toBe('/tokens')
+    expect(safeReturnTo('/auth/confirm?token=a&reason=b')).toBe('/auth/confirm?token=a&reason=b')
+    for (const evil of ['//evil.example', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', '/\t/evil.example', '', 'tokens', '\\\\evil.example']) {
+      expect(safeReturnTo(evil)).toBe('/account')
+    }
+  })
+
+  it('a no-JS sign-in never redirects off-site, whatever returnTo says', async () => {
+    const b = browserLike(stack.gateway.url)
+    await b.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    const res = await b.call('/api/auth/login', {
+      method: 'POST',
+      body: formBody({ email: 'nobody@example.com', password: 'wrong password 123', returnTo: '//evil.example/x', _csrf: b.jar.get('__Host-csrf') ?? '' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '' },
+    })
+    expect(res.status).toBe(303)
+    const location = res.headers.get('location') ?? ''
+    expect(location.startsWith('/')).toBe(true)
+    expect(location.startsWith('//')).toBe(false)
+    expect(location).not.toContain('evil.example')
+  })
+})
