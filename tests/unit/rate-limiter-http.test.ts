@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { createRateLimiter } from '../../iam/features/rate-limits/limiter'
+import { enforceRateLimit, throwTooManyRequests } from '../../iam/http/rate-limit'
+import { getHttpFailure } from '../../iam/http/respond'
+import { memoryStore } from '../helpers/limiter-stores'
+
+const failureOf = (fn: () => unknown) => {
+  try {
+    fn()
+  } catch (error) {
+    return getHttpFailure(error)
+  }
+  throw new Error('expected a thrown 429')
+}
+
+describe('throwTooManyRequests', () => {
+  it('answers 429 with retry = ceil(ms / 1000) in the body and Retry-After', () => {
+    expect(failureOf(() => throwTooManyRequests({ ok: false, retryMs: 898_500, permanent: false }))).toEqual({
+      status: 429,
+      body: { error: 'Too many requests', retry: 899 },
+      text: false,
+      headers: { 'Retry-After': '899' },
+    })
+  })
+
+  it('answers retry "permanent" for a permanently blocked key', () => {
+    expect(failureOf(() => throwTooManyRequests({ ok: false, retryMs: 31_000_000_000, permanent: true }))).toEqual({
+      status: 429,
+      body: { error: 'Too many requests', retry: 'permanent' },
+      text: false,
+      headers: { 'Retry-After': 'permanent' },
+    })
+  })
+})
+
+describe('enforceRateLimit', () => {
+  it('lets allowed requests through and ends a rejected one with 429', async () => {
+    const { store } = memoryStore()
+    const limiter = createRateLimiter(store, 'http', { points: 1, duration: 60, blockDuration: 900 }, { permanentAfter: 1 })
+    await expect(enforceRateLimit(limiter, '203.0.113.1')).resolves.toBeUndefined()
+    const first = await enforceRateLimit(limiter, '203.0.113.1').catch(getHttpFailure)
+    expect(first).toMatchObject({ status: 429, body: { error: 'Too many requests', retry: 900 }, headers: { 'Retry-After': '900' } })
+    const second = await enforceRateLimit(limiter, '203.0.113.1').catch(getHttpFailure)
+    expect(second).toMatchObject({ status: 429, body: { error: 'Too many requests', retry: 'permanent' } })
+  })
+})
