@@ -14,7 +14,9 @@ export default defineBffHandler(async (event) => {
       const res = await callIam(event, {
         method: 'POST',
         path: '/auth/logout',
-        bearer: currentCookie(event, 'access') ?? '',
+        // The IAM revokes by the refresh cookie; requireAccessToken checks presence, not validity
+        // (IAM spec, Authentication 2), so an expired access cookie must not block the sign-out.
+        bearer: currentCookie(event, 'access') ?? 'expired',
         cookies: ['session', 'canary_id'],
       })
       forwardSetCookies(event, res.setCookies)

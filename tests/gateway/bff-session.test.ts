@@ -1,0 +1,206 @@
+/**
+ * The BFF's session handling against the real IAM: tokens only in HttpOnly cookies, one shared
+ * refresh per browser, revoked sessions ending on the next request, 429 passed through, and the
+ * API-token actions end to end (verified by a resource server through the IAM's public route).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createIamClient } from '../../iam/client/iam-client'
+import { browserLike, freshEmail, hmac, PASSWORD, startStack, type Stack } from './bff-harness'
+
+let stack: Stack
+beforeAll(async () => {
+  stack = await startStack({
+    rate_limiters: {
+      forgotPassword: { points: 2, duration: 3600, blockDuration: 3600 },
+      // the spec's 1 request/s burst would make back-to-back test actions 429
+      apiTokensLimiters: { generalUnionLimiter: { burst: { points: 1000, duration: 1, blockDuration: 1 }, slow: { points: 1000, duration: 60, blockDuration: 1 } } },
+    },
+  })
+})
+afterAll(async () => {
+  await stack?.stop()
+})
+
+async function signedUpBrowser() {
+  const b = browserLike(stack.gateway.url)
+  const email = freshEmail()
+  const res = await b.call('/api/auth/signup', {
+    method: 'POST',
+    body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: 'Test User', termsConsent: 'on' },
+  })
+  expect(res.status, res.text).toBe(201)
+  return { b, email, res }
+}
+
+const refreshCalls = () => stack.iam.logs.filter((line) => line.includes('"path":"/auth/user/refresh-session"')).length
+
+describe('cookies and bodies', () => {
+  it('signup sets the access token only as an HttpOnly Secure SameSite=Strict cookie, never in the body', async () => {
+    const { res, b } = await signedUpBrowser()
+    expect(res.json).toMatchObject({ ok: true, signedIn: true })
+    expect(res.text).not.toMatch(/accessToken|accessIat|eyJ/)
+    const access = res.setCookies.find((c) => c.startsWith('__Secure-a='))
+    expect(access).toMatch(/; HttpOnly/i)
+    expect(access).toMatch(/; Secure/i)
+    expect(access).toMatch(/; SameSite=Strict/i)
+    expect(access).toMatch(/; Path=\//i)
+    expect(res.setCookies.some((c) => c.startsWith('a-iat='))).toBe(true)
+    // the IAM's own cookies are forwarded: the device cookie from /check and the refresh token
+    expect(b.jar.get('canary_id')).toMatch(/^[0-9a-f]{64}$/)
+    expect(b.jar.get('session')).toBeTruthy()
+  })
+
+  it('reports the signed-in session without exposing a token', async () => {
+    const { b } = await signedUpBrowser()
+    const res = await b.call('/api/auth/session')
+    expect(res.status).toBe(200)
+    expect(res.json).toMatchObject({ authenticated: true })
+    expect(typeof res.json.userId).toBe('string')
+    expect(res.text).not.toMatch(/accessToken|eyJ/)
+  })
+
+  it('login through the BFF signs in; a wrong password is 401 with a message', async () => {
+    const { email } = await signedUpBrowser()
+    const b = browserLike(stack.gateway.url)
+    const bad = await b.call('/api/auth/login', { method: 'POST', body: { email, password: 'not the password at all' } })
+    expect(bad.status).toBe(401)
+    expect(bad.json.ok).toBe(false)
+    const good = await b.call('/api/auth/login', { method: 'POST', body: { email, password: PASSWORD } })
+    expect(good.status).toBe(200)
+    expect(good.text).not.toMatch(/accessToken|eyJ/)
+    expect((await b.call('/api/auth/session')).json.authenticated).toBe(true)
+  })
+
+  it('a no-JS sign-in redirects to a same-origin returnTo and to /account for an off-site one', async () => {
+    const { email } = await signedUpBrowser()
+    for (const [returnTo, expected] of [['/tokens', '/tokens'], ['//evil.example/x', '/account']]) {
+      const b = browserLike(stack.gateway.url)
+      await b.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+      const res = await b.call('/api/auth/login', {
+        method: 'POST',
+        body: new URLSearchParams({ email, password: PASSWORD, returnTo, _csrf: b.jar.get('__Host-csrf') ?? '' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '' },
+      })
+      expect(res.status).toBe(303)
+      expect(res.headers.get('location')).toBe(expected)
+      expect(b.jar.get('__Secure-a')).toBeTruthy()
+    }
+  })
+})
+
+describe('refresh', () => {
+  it('refreshes through the IAM when the access cookie has expired', async () => {
+    const { b } = await signedUpBrowser()
+    const oldSession = b.jar.get('session')
+    b.jar.delete('__Secure-a')
+    const res = await b.call('/api/auth/session')
+    expect(res.json.authenticated).toBe(true)
+    expect(b.jar.get('__Secure-a')).toBeTruthy()
+    expect(b.jar.get('session')).not.toBe(oldSession)
+  })
+
+  it('concurrent requests of one browser share one refresh', async () => {
+    const { b } = await signedUpBrowser()
+    b.jar.delete('__Secure-a')
+    const before = refreshCalls()
+    const results = await Promise.all([1, 2, 3, 4].map(() => b.call('/api/auth/session')))
+    for (const r of results) expect(r.json.authenticated).toBe(true)
+    const sessions = new Set(results.map((r) => r.setCookies.find((c) => c.startsWith('session='))?.split(';')[0]))
+    expect(sessions.size).toBe(1)
+    expect(refreshCalls() - before).toBe(1)
+  })
+
+  it('a revoked session stops working on the next request and its cookies are cleared', async () => {
+    const { b } = await signedUpBrowser()
+    const other = browserLike(stack.gateway.url)
+    for (const [k, v] of b.jar) other.jar.set(k, v)
+    expect((await other.call('/api/auth/logout', { method: 'POST' })).status).toBe(200)
+    const res = await b.call('/api/auth/session')
+    expect(res.json).toEqual({ authenticated: false })
+    expect(b.jar.has('__Secure-a')).toBe(false)
+    expect((await b.call('/api/tokens')).status).toBe(401)
+  })
+
+  it('sign-out ends the session and clears the cookies', async () => {
+    const { b } = await signedUpBrowser()
+    const res = await b.call('/api/auth/logout', { method: 'POST' })
+    expect(res.status).toBe(200)
+    expect(res.json.ok).toBe(true)
+    expect(b.jar.has('__Secure-a')).toBe(false)
+    expect(b.jar.has('session')).toBe(false)
+    expect((await b.call('/api/auth/session')).json).toEqual({ authenticated: false })
+  })
+})
+
+describe('states passed to the page', () => {
+  it('429 reaches the page with Retry-After and a numeric retry', async () => {
+    const b = browserLike(stack.gateway.url)
+    let last: Awaited<ReturnType<typeof b.call>> | undefined
+    for (let i = 0; i < 3; i++) last = await b.call('/api/auth/forgot-password', { method: 'POST', body: { email: freshEmail('forgot') } })
+    expect(last?.status).toBe(429)
+    expect(last?.json).toMatchObject({ ok: false, error: 'Too many requests' })
+    expect(typeof last?.json.retry).toBe('number')
+    expect(last?.headers.get('retry-after')).toBe(String(last?.json.retry))
+  })
+
+  it('a signed-out browser gets 401 signedOut from authenticated routes', async () => {
+    const res = await browserLike(stack.gateway.url).call('/api/tokens')
+    expect(res.status).toBe(401)
+    expect(res.json).toMatchObject({ ok: false, signedOut: true })
+  })
+})
+
+describe('API tokens through the BFF', () => {
+  it('create -> verify -> rotate -> restrict -> re-scope -> revoke', async () => {
+    const { b } = await signedUpBrowser()
+    const verifier = createIamClient({ baseUrl: stack.iam.url, hmac })
+    const verify = (key: string, privilege: string) =>
+      verifier.request<{ ok: boolean; reason?: string }>({ method: 'GET', path: '/api/public/verify', query: { privilege }, headers: { 'x-api-key': key } })
+
+    const created = await b.call('/api/tokens', { method: 'POST', body: { name: 'ci', privilege: 'full' } })
+    expect(created.status, created.text).toBe(201)
+    const { rawApiKey, rawPublicId } = created.json.data as { rawApiKey: string; rawPublicId: string }
+    expect(rawApiKey).toMatch(/^api_/)
+    expect((await verify(rawApiKey, 'full')).status).toBe(200)
+
+    const list = await b.call('/api/tokens')
+    expect(list.status).toBe(200)
+    const entry = (list.json.data as { tokenList: Array<Record<string, unknown>> }).tokenList[0]!
+    expect(entry).toMatchObject({ name: 'ci', public_identifier: rawPublicId, usage_count: 1, privilege_type: 'full' })
+    const identity = { tokenId: entry.id, publicIdentifier: rawPublicId, name: 'ci' }
+
+    const meta = await b.call('/api/tokens/metadata', { method: 'POST', body: identity })
+    expect(meta.status).toBe(200)
+    expect(meta.json.data).toMatchObject({ tokenMeta: { name: 'ci', usageCount: 1 } })
+
+    const rotated = await b.call('/api/tokens/rotate', { method: 'POST', body: identity })
+    expect(rotated.status, rotated.text).toBe(200)
+    const newKey = (rotated.json.data as { newRawToken: string }).newRawToken
+    expect((await verify(rawApiKey, 'full')).status).toBe(401)
+    expect((await verify(newKey, 'full')).status).toBe(200)
+
+    const fresh = (await b.call('/api/tokens')).json.data as { tokenList: Array<Record<string, unknown>> }
+    const current = fresh.tokenList.find((t) => t.name === 'ci')!
+    const id2 = { tokenId: current.id, publicIdentifier: current.public_identifier, name: 'ci' }
+
+    expect((await b.call('/api/tokens/ip-restriction', { method: 'POST', body: { ...id2, ipv4: ['198.51.100.9'] } })).status).toBe(200)
+    expect((await verify(newKey, 'full')).body).toMatchObject({ ok: false, reason: 'Invalid Host' })
+    expect((await b.call('/api/tokens/ip-restriction', { method: 'POST', body: id2 })).status).toBe(200)
+    expect((await verify(newKey, 'full')).status).toBe(200)
+
+    expect((await b.call('/api/tokens/privilege', { method: 'POST', body: { ...id2, newPrivilege: 'demo' } })).status).toBe(200)
+    expect((await verify(newKey, 'full')).status).toBe(401)
+    expect((await verify(newKey, 'demo')).status).toBe(200)
+
+    const revoked = await b.call('/api/tokens/revoke', { method: 'POST', body: id2 })
+    expect(revoked.status).toBe(200)
+    expect((await verify(newKey, 'demo')).status).toBe(401)
+  })
+
+  it('refuses a privilege outside the five with 400 before reaching the IAM', async () => {
+    const { b } = await signedUpBrowser()
+    const res = await b.call('/api/tokens', { method: 'POST', body: { name: 'x', privilege: 'root' } })
+    expect(res.status).toBe(400)
+    expect(res.json).toMatchObject({ ok: false, fields: { privilege: expect.any(String) } })
+  })
+})
