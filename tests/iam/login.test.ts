@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, newDevice, PROXY_CONFIG, setCookieLine, signupUser, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
+import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+
+let iam: IamServer
+let device: Client
+let user: Session
+beforeAll(async () => {
+  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { login: { points: 3, duration: 60, blockDuration: 60 } } } })
+  device = await newDevice(iam, { ip: '198.51.100.7' })
+  user = await signupUser(iam, { client: device })
+}, 240_000)
+afterAll(() => iam?.stop())
+
+const post = (body: unknown, client: Client = device) => call(iam, 'POST', '/login', { client, body })
+const invalid = { ok: false, date: expect.any(String), error: 'Invalid email or password' }
+
+describe('POST /login', () => {
+  it('issues tokens (200) for the right password, whatever the case of the address', async () => {
+    const res = await post({ email: user.email.toUpperCase().replace('@EXAMPLE.COM', '@example.com'), password: STRONG_PASSWORD })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ ok: true, date: expect.any(String), accessToken: expect.any(String), accessIat: expect.any(Number), expiresInMs: 900_000 })
+    expect(setCookieLine(res, 'session')).toMatch(/HttpOnly.*Secure.*SameSite=Strict|SameSite=Strict/i)
+  })
+
+  it('answers the same 401 body for a wrong password and for an unknown address', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.20' })
+    const wrong = await post({ email: user.email, password: 'not the password at all' }, client)
+    const unknown = await post({ email: uniqueEmail('ghost'), password: 'not the password at all' }, client)
+    expect(wrong.status).toBe(401)
+    expect(unknown.status).toBe(401)
+    expect(await wrong.json()).toEqual(invalid)
+    expect(await unknown.json()).toEqual(invalid)
+  })
+
+  it('answers 400 without the canary_id cookie and for a body without a password', async () => {
+    const noCanary = await post({ email: user.email, password: STRONG_PASSWORD }, { ...device, canary: undefined })
+    expect(noCanary.status).toBe(400)
+    const missing = await post({ email: user.email })
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toEqual({ ok: false, date: expect.any(String), error: 'Validation failed', fields: { password: expect.any(String) } })
+  })
+
+  it('limits failures per IP + address with 429 and Retry-After, without locking the address out for other IPs', async () => {
+    const attacker = await newDevice(iam, { ip: '192.0.2.50' })
+    const victim = await signupUser(iam, { client: await newDevice(iam, { ip: '192.0.2.60' }) })
+    const statuses: number[] = []
+    let last: Response | undefined
+    for (let i = 0; i < 4; i++) {
+      last = await post({ email: victim.email, password: 'wrong password number x' }, attacker)
+      statuses.push(last.status)
+    }
+    expect(statuses).toEqual([401, 401, 401, 429])
+    expect(await last!.json()).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0)
+    // the owner, from their own network, still gets in
+    const owner = await post({ email: victim.email, password: STRONG_PASSWORD }, victim)
+    expect(owner.status).toBe(200)
+  })
+
+  it('answers 403 for a banned device', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.30' })
+    const xss = await post({ email: '<script>alert(1)</script>@example.com', password: 'whatever password' }, client)
+    expect(xss.status).toBe(403)
+    expect(await xss.json()).toEqual({ banned: true })
+    const again = await post({ email: user.email, password: STRONG_PASSWORD }, client)
+    expect(again.status).toBe(403)
+    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Device banned', banned: true })
+  })
+})

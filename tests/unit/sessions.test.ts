@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { hashRefreshToken, isRefreshTokenShape, newRefreshToken, openForToken, sealForToken } from '../../iam/features/sessions/refresh-token'
+import { refreshExpiry } from '../../iam/features/sessions/session-service'
+
+const DAY = 86_400_000
+const cfg = { refresh_ttl: 7 * DAY, rememberMe_ttl: 30 * DAY, MAX_SESSION_LIFE: 30 * DAY, reuseGraceMs: 10_000, maxAllowedSessionsPerUser: 5, byPassAnomaliesFor: 0, domain: 'localhost' }
+
+describe('refresh tokens', () => {
+  it('are 32 random bytes in base64url, stored as SHA-256 hex', () => {
+    const raw = newRefreshToken()
+    expect(Buffer.from(raw, 'base64url')).toHaveLength(32)
+    expect(isRefreshTokenShape(raw)).toBe(true)
+    expect(hashRefreshToken(raw)).toMatch(/^[0-9a-f]{64}$/)
+    expect(newRefreshToken()).not.toBe(raw)
+  })
+  it('refuse a stored hash as a token (wrong shape)', () => {
+    expect(isRefreshTokenShape(hashRefreshToken(newRefreshToken()))).toBe(false)
+  })
+  it('seal the grace-window pair so only the holder of the old token opens it', () => {
+    const raw = newRefreshToken()
+    const sealed = sealForToken(raw, { accessToken: 'a', refreshToken: 'b' })
+    expect(openForToken(raw, sealed)).toEqual({ accessToken: 'a', refreshToken: 'b' })
+    expect(openForToken(newRefreshToken(), sealed)).toBeNull()
+    expect(openForToken(raw, `${sealed}x`)).toBeNull()
+  })
+})
+
+describe('refreshExpiry', () => {
+  it('uses refresh_ttl, or rememberMe_ttl when remembered', () => {
+    expect(refreshExpiry(cfg, false, 0, 0)).toBe(7 * DAY)
+    expect(refreshExpiry(cfg, true, 0, 0)).toBe(30 * DAY)
+  })
+  it('never passes MAX_SESSION_LIFE counted from the family start', () => {
+    expect(refreshExpiry(cfg, false, 0, 28 * DAY)).toBe(30 * DAY)
+    expect(refreshExpiry(cfg, true, 0, 10 * DAY)).toBe(30 * DAY)
+  })
+})

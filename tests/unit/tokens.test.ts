@@ -1,0 +1,119 @@
+import { SignJWT, UnsecuredJWT, base64url, exportJWK, generateKeyPair } from 'jose'
+import { describe, expect, it } from 'vitest'
+import { signAccessToken, verifyAccessToken, type AccessTokenSettings } from '../../iam/features/tokens/access-token'
+import { buildKeyRing, generateSigningJwk, type KeyRing } from '../../iam/features/tokens/signing-keys'
+
+const settings: AccessTokenSettings = { issuer: 'https://iam.test', audience: 'https://app.test', expiresInMs: 15 * 60_000 }
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0)
+const claims = { userId: 42, sessionId: 'fam-1', visitor: 'v-1', roles: ['user'] }
+
+async function ring(rows?: Awaited<ReturnType<typeof generateSigningJwk>>[]): Promise<KeyRing> {
+  const keys = rows ?? [await generateSigningJwk()]
+  return buildKeyRing(keys.map((k) => ({ ...k, retiredAt: null })), settings.expiresInMs, NOW)
+}
+
+describe('access tokens', () => {
+  it('carries iss, aud, sub (string), sid, jti, visitor, roles, iat, exp and a kid header', async () => {
+    const r = await ring()
+    const { token, jti, accessIat } = await signAccessToken(r, settings, claims, NOW)
+    const result = await verifyAccessToken(r, settings, token, NOW + 1000)
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    expect(result.payload).toMatchObject({
+      iss: settings.issuer, aud: settings.audience, sub: '42', sid: 'fam-1', jti, visitor: 'v-1', roles: ['user'],
+      iat: Math.floor(NOW / 1000), exp: Math.floor((NOW + settings.expiresInMs) / 1000),
+    })
+    expect(accessIat).toBe(NOW)
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: r.current.kid })
+  })
+
+  it('rejects an expired token', async () => {
+    const r = await ring()
+    const { token } = await signAccessToken(r, settings, claims, NOW)
+    expect(await verifyAccessToken(r, settings, token, NOW + settings.expiresInMs + 61_000)).toEqual({ ok: false, reason: 'expired' })
+  })
+
+  it('rejects a wrong audience and a wrong issuer', async () => {
+    const r = await ring()
+    const { token } = await signAccessToken(r, { ...settings, audience: 'https://other.test' }, claims, NOW)
+    expect((await verifyAccessToken(r, settings, token, NOW)).ok).toBe(false)
+    const { token: t2 } = await signAccessToken(r, { ...settings, issuer: 'https://evil.test' }, claims, NOW)
+    expect((await verifyAccessToken(r, settings, t2, NOW)).ok).toBe(false)
+  })
+
+  it('rejects a tampered payload', async () => {
+    const r = await ring()
+    const { token } = await signAccessToken(r, settings, claims, NOW)
+    const [h, p, s] = token.split('.')
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString())
+    payload.roles = ['admin']
+    const forged = [h, base64url.encode(JSON.stringify(payload)), s].join('.')
+    expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, reason: 'invalid' })
+  })
+
+  it('rejects alg none, even with our kid', async () => {
+    const r = await ring()
+    const unsecured = new UnsecuredJWT({ sid: 'fam-1', visitor: 'v', roles: ['admin'] })
+      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt().setExpirationTime('1h').encode()
+    const [, payload] = unsecured.split('.')
+    const header = base64url.encode(JSON.stringify({ alg: 'none', kid: r.current.kid }))
+    expect((await verifyAccessToken(r, settings, `${header}.${payload}.`, NOW)).ok).toBe(false)
+  })
+
+  it('rejects HS256 signed with the public key as the HMAC secret (algorithm confusion)', async () => {
+    const r = await ring()
+    const publicJwk = r.jwks.keys[0]!
+    const secret = new TextEncoder().encode(JSON.stringify(publicJwk))
+    const forged = await new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256', kid: r.current.kid })
+      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+      .sign(secret)
+    expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, reason: 'invalid' })
+  })
+
+  it('rejects a token signed by a foreign Ed25519 key, with or without a kid we know', async () => {
+    const r = await ring()
+    const { privateKey } = await generateKeyPair('Ed25519')
+    const sign = (kid: string) =>
+      new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['user'] })
+        .setProtectedHeader({ alg: 'EdDSA', kid })
+        .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+        .sign(privateKey)
+    expect(await verifyAccessToken(r, settings, await sign(r.current.kid), NOW)).toEqual({ ok: false, reason: 'invalid' })
+    expect(await verifyAccessToken(r, settings, await sign('foreign'), NOW)).toEqual({ ok: false, reason: 'unknown_key' })
+  })
+
+  it('rejects garbage as malformed', async () => {
+    const r = await ring()
+    expect(await verifyAccessToken(r, settings, 'not.a.jwt', NOW)).toEqual({ ok: false, reason: 'malformed' })
+    expect(await verifyAccessToken(r, settings, '', NOW)).toEqual({ ok: false, reason: 'malformed' })
+  })
+})
+
+describe('signing key rotation', () => {
+  it('signs with the newest key and keeps verifying tokens of a retired key until they expire', async () => {
+    const oldKey = await generateSigningJwk()
+    const before = await buildKeyRing([{ ...oldKey, retiredAt: null }], settings.expiresInMs, NOW)
+    const { token } = await signAccessToken(before, settings, claims, NOW)
+    const newKey = await generateSigningJwk()
+    const rows = [{ ...oldKey, retiredAt: new Date(NOW + 1000) }, { ...newKey, retiredAt: null }]
+    const after = await buildKeyRing(rows, settings.expiresInMs, NOW + 2000)
+    expect(after.current.kid).toBe(newKey.kid)
+    expect(after.jwks.keys.map((k) => k.kid).sort()).toEqual([oldKey.kid, newKey.kid].sort())
+    expect((await verifyAccessToken(after, settings, token, NOW + 2000)).ok).toBe(true)
+    // once every token the old key signed has expired, it leaves the ring and the JWKS
+    const later = await buildKeyRing(rows, settings.expiresInMs, NOW + 1000 + settings.expiresInMs + 1)
+    expect(later.jwks.keys.map((k) => k.kid)).toEqual([newKey.kid])
+  })
+
+  it('publishes public keys only', async () => {
+    const r = await ring()
+    for (const key of r.jwks.keys) {
+      expect(key).not.toHaveProperty('d')
+      expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' })
+    }
+    const exported = await exportJWK((await generateKeyPair('Ed25519', { extractable: true })).publicKey)
+    expect(exported.kty).toBe('OKP')
+  })
+})
