@@ -141,6 +141,14 @@ describe('GET /oauth/:provider', () => {
     expect(cookieHeader(again, 'canary_id')).toBeUndefined()
   })
 
+  it('asks the IAM for one canary only when the page-cookie middleware already fetched it (document request)', async () => {
+    const before = iam.requests.length
+    const res = await fetch(`${base}/oauth/demo`, { redirect: 'manual', headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    expect(res.status).toBe(302)
+    expect(iam.requests.slice(before).filter((r) => r.path === '/check')).toHaveLength(1)
+    expect(setCookies(res).filter((c) => c.startsWith('canary_id='))).toHaveLength(1)
+  })
+
   it('uses SameSite=None flow cookies when the provider answers with form_post', async () => {
     const res = await fetch(`${base}/oauth/demoform`, { redirect: 'manual' })
     expect(new URL(res.headers.get('location') ?? '').searchParams.get('response_mode')).toBe('form_post')
@@ -222,6 +230,14 @@ describe('callback validation', () => {
     expect(new URL(back.url).searchParams.get('error')).toBe('access_denied')
     const res = await browser.request(back.url)
     expect(errorRedirect(res)).toBe('access_denied')
+    expectFlowCookiesCleared(res, 'demo')
+  })
+
+  it('answers 405 to a POST callback for a provider that is not configured for form_post', async () => {
+    const res = await fetch(`${base}/oauth/callback/demo`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ code: 'x', state: 'y' }) })
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toBe('GET')
+    expect(await res.json()).toEqual({ error: 'method_not_allowed' })
     expectFlowCookiesCleared(res, 'demo')
   })
 

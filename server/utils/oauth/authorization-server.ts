@@ -7,7 +7,7 @@
  */
 import * as oauth from 'oauth4webapi'
 import type { ProviderConfig } from '../gateway-config'
-import { insecureOptionFor } from './http-options'
+import { requestOptionsFor } from './http-options'
 
 const DISCOVERY_TTL_MS = 10 * 60_000
 
@@ -18,7 +18,7 @@ const jwksCaches = new Map<string, oauth.JWKSCacheInput>()
 
 async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
   const issuerUrl = new URL(issuer)
-  const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', ...insecureOptionFor(issuerUrl) })
+  const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oidc', ...requestOptionsFor(issuerUrl) })
   return oauth.processDiscoveryResponse(issuerUrl, response)
 }
 

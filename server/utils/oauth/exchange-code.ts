@@ -8,7 +8,7 @@ import * as oauth from 'oauth4webapi'
 import type { ProviderConfig } from '../gateway-config'
 import { clientAuthFor, clientFor, jwksCacheFor } from './authorization-server'
 import type { OAuthRedirectError } from './error-codes'
-import { insecureOptionFor } from './http-options'
+import { requestOptionsFor } from './http-options'
 import { atHashMatches, azpMatches, jwsAlg } from './id-token-checks'
 import { logOAuth } from './log'
 
@@ -46,7 +46,7 @@ export async function exchangeCode(
       params,
       provider.redirectUri,
       provider.supportPKCE && cookies.pkceVerifier ? cookies.pkceVerifier : oauth.nopkce,
-      insecureOptionFor(as.token_endpoint),
+      requestOptionsFor(as.token_endpoint),
     )
   } catch (error) {
     return failed(provider, 'token_exchange_failed', error)
@@ -70,7 +70,7 @@ export async function exchangeCode(
   if (!claims || !tokens.id_token) return failed(provider, 'id_token_invalid', 'no ID token')
   try {
     await oauth.validateApplicationLevelSignature(as, response, {
-      ...insecureOptionFor(as.jwks_uri),
+      ...requestOptionsFor(as.jwks_uri),
       [oauth.jwksCache]: jwksCacheFor(provider),
     })
   } catch (error) {

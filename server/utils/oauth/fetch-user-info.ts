@@ -6,7 +6,7 @@
 import * as oauth from 'oauth4webapi'
 import type { ProviderConfig } from '../gateway-config'
 import type { OAuthRedirectError } from './error-codes'
-import { insecureOptionFor } from './http-options'
+import { requestOptionsFor } from './http-options'
 import { logOAuth } from './log'
 
 export type UserInfoResult = { ok: true; user: Record<string, unknown> } | { ok: false; error: OAuthRedirectError }
@@ -38,7 +38,7 @@ export async function fetchUserInfo(
     if (!as.userinfo_endpoint) return { ok: true, user }
     let info: oauth.UserInfoResponse
     try {
-      const res = await oauth.userInfoRequest(as, client, accessToken, insecureOptionFor(as.userinfo_endpoint))
+      const res = await oauth.userInfoRequest(as, client, accessToken, requestOptionsFor(as.userinfo_endpoint))
       // the subject is compared below, so the mismatch gets its own code
       info = await oauth.processUserInfoResponse(as, client, oauth.skipSubjectCheck, res)
     } catch (error) {
@@ -56,7 +56,7 @@ export async function fetchUserInfo(
       url,
       new Headers({ accept: 'application/json' }),
       null,
-      insecureOptionFor(url),
+      requestOptionsFor(url),
     )
     if (!res.ok) return failed(provider, 'userinfo_failed', `userinfo answered ${res.status}`)
     const body: unknown = await res.json()

@@ -4,14 +4,14 @@
  * mode drop, the IAM login, the session cookies and the success page. The flow cookies are
  * cleared first, so every outcome (redirect, 400, success) carries the clearing headers.
  */
-import { getRouterParam, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
+import { getRouterParam, setResponseHeader, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
+import { forwardSetCookies, setAccessCookies } from '../bff/cookies'
 import { useCookieSecret } from './cookie-secret'
-import { clearFlowCookies, readFlowCookies } from './flow-cookies'
+import { clearFlowCookies, readFlowCookies, usesFormPost } from './flow-cookies'
 import { ensureCanary, loginAtIam } from './iam-calls'
 import { logOAuth } from './log'
 import { findProvider, type RegisteredProvider } from './registry'
 import { answerStatus, redirectWithError } from './respond'
-import { forwardSetCookies, setAccessCookies } from '../bff/cookies'
 import { renderSuccessPage } from './success-page'
 import { collectExtraUserInfo, mergeDrop, resolveEmail } from './user-profile'
 import { validateCallback } from './validate-callback'
@@ -56,6 +56,12 @@ export async function handleCallback(event: H3Event, params: URLSearchParams): P
   const provider = registered.config
   const cookies = readFlowCookies(event, provider)
   clearFlowCookies(event, provider)
+  // only a provider configured for response_mode=form_post answers with a POST; for the others a
+  // POST is not an authorization response (and their SameSite=Lax cookies would not come with it)
+  if (event.method === 'POST' && !usesFormPost(provider)) {
+    setResponseHeader(event, 'allow', 'GET')
+    return answerStatus(event, 405, 'method_not_allowed')
+  }
 
   const result = await validateCallback({ provider, params, cookies, cookieSecret: useCookieSecret(), nowMs: Date.now() })
   if (!result.ok) {

@@ -13,7 +13,14 @@ export function isLoopbackHttp(url: string | URL): boolean {
   return parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)
 }
 
-/** The oauth4webapi option bag for a request to `url` (empty unless loopback http). */
-export function insecureOptionFor(url: string | URL | undefined): { [allowInsecureRequests]?: boolean } {
-  return url !== undefined && isLoopbackHttp(url) ? { [allowInsecureRequests]: true } : {}
+// A provider that accepts the connection and never answers would otherwise hold the callback open.
+const PROVIDER_TIMEOUT_MS = 10_000
+
+/**
+ * The oauth4webapi option bag for a request to `url`: a per-request timeout, and the insecure
+ * switch for loopback http only.
+ */
+export function requestOptionsFor(url: string | URL | undefined): { [allowInsecureRequests]?: boolean; signal: () => AbortSignal } {
+  const signal = () => AbortSignal.timeout(PROVIDER_TIMEOUT_MS)
+  return url !== undefined && isLoopbackHttp(url) ? { [allowInsecureRequests]: true, signal } : { signal }
 }

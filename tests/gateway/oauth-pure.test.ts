@@ -1,0 +1,82 @@
+/**
+ * The OAuth flow's pure rules, without a server: the signed state cookie, the at_hash and azp
+ * checks, email resolution and the mode-drop merge.
+ */
+import { describe, expect, it } from 'vitest'
+import { atHashMatches, azpMatches } from '../../server/utils/oauth/id-token-checks'
+import { mapProviderError } from '../../server/utils/oauth/error-codes'
+import { signState, verifyState } from '../../server/utils/oauth/state-cookie'
+import { mergeDrop, resolveEmail, scanForEmail } from '../../server/utils/oauth/user-profile'
+import type { ProviderConfig } from '../../server/utils/gateway-config'
+
+const SECRET = 's'.repeat(40)
+const STATE = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG'
+
+describe('state cookie', () => {
+  it('returns the state for a fresh value signed for the same provider', () => {
+    expect(verifyState(SECRET, 'demo', signState(SECRET, 'demo', STATE, 2_000), 1_999)).toBe(STATE)
+  })
+
+  it('is stale at its expiry', () => {
+    expect(verifyState(SECRET, 'demo', signState(SECRET, 'demo', STATE, 2_000), 2_000)).toBeNull()
+  })
+
+  it('refuses a value signed with the keyword of another provider or another secret', () => {
+    expect(verifyState(SECRET, 'demo', signState(SECRET, 'other', STATE, 2_000), 1_000)).toBeNull()
+    expect(verifyState(SECRET, 'demo', signState('t'.repeat(40), 'demo', STATE, 2_000), 1_000)).toBeNull()
+  })
+
+  it('refuses an extended expiry or a swapped state under the old signature', () => {
+    const [state, , mac] = signState(SECRET, 'demo', STATE, 2_000).split('.')
+    expect(verifyState(SECRET, 'demo', `${state}.9999999.${mac}`, 1_000)).toBeNull()
+    expect(verifyState(SECRET, 'demo', `${'z'.repeat(43)}.2000.${mac}`, 1_000)).toBeNull()
+    expect(verifyState(SECRET, 'demo', undefined, 1_000)).toBeNull()
+    expect(verifyState(SECRET, 'demo', 'a.b', 1_000)).toBeNull()
+  })
+})
+
+describe('ID token checks', () => {
+  it('computes at_hash as in OpenID Connect Core appendix A.4 (RS256)', () => {
+    expect(atHashMatches({ at_hash: '77QmUPtjPfzWtF2AnpK9RQ' }, 'RS256', 'jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y')).toBe(true)
+    expect(atHashMatches({ at_hash: '77QmUPtjPfzWtF2AnpK9RQ' }, 'RS256', 'another-token')).toBe(false)
+    expect(atHashMatches({}, 'RS256', 'any')).toBe(true)
+    expect(atHashMatches({ at_hash: 'x' }, 'none', 'any')).toBe(false)
+  })
+
+  it('accepts a missing azp or our client_id only', () => {
+    expect(azpMatches({}, 'me')).toBe(true)
+    expect(azpMatches({ azp: 'me' }, 'me')).toBe(true)
+    expect(azpMatches({ azp: 'you' }, 'me')).toBe(false)
+  })
+
+  it('passes known provider error codes through and maps the rest to access_denied', () => {
+    expect(mapProviderError('login_required')).toBe('login_required')
+    expect(mapProviderError('<script>')).toBe('access_denied')
+  })
+})
+
+describe('user object', () => {
+  const provider = { kind: 'oauth', name: 'p' } as ProviderConfig
+
+  it('scans nested values before keys for an email-shaped value', () => {
+    expect(scanForEmail({ a: 1, b: { c: ['x', 'found@example.com'] } })).toBe('found@example.com')
+    expect(scanForEmail({ 'key@example.com': true })).toBe('key@example.com')
+    expect(scanForEmail({ a: 'not an email', b: 'a@b' })).toBeNull()
+  })
+
+  it('prefers the profile email, then the callback, and fails on a callback that throws', async () => {
+    const ctx = { provider, user: {} }
+    expect(await resolveEmail({ email: 'own@example.com' }, 't', { emailCallBack: () => 'cb@example.com' }, ctx)).toEqual({ ok: true, email: 'own@example.com' })
+    expect(await resolveEmail({ other: 'scan@example.com' }, 't', { emailCallBack: () => 'cb@example.com' }, ctx)).toEqual({ ok: true, email: 'cb@example.com' })
+    expect(await resolveEmail({}, 't', { emailCallBack: () => 'nope' }, ctx)).toEqual({ ok: false, error: 'email_missing' })
+    expect(await resolveEmail({}, 't', { emailCallBack: () => Promise.reject(new Error('down')) }, ctx)).toEqual({ ok: false, error: 'callback_failed' })
+  })
+
+  it('keeps existing keys, the first callback wins, and prototype keys are never copied', () => {
+    const dropped: string[] = []
+    const merged = mergeDrop({ sub: '1', email: 'a@example.com' }, [{ email: 'evil@example.com', org: 'x' }, JSON.parse('{"org":"y","__proto__":{"admin":true},"team":"t"}')], (key) => dropped.push(key))
+    expect(merged).toEqual({ sub: '1', email: 'a@example.com', org: 'x', team: 't' })
+    expect(({} as Record<string, unknown>)['admin']).toBeUndefined()
+    expect(dropped).toEqual(['email', 'org', '__proto__'])
+  })
+})
