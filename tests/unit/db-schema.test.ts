@@ -150,6 +150,21 @@ describe.each(kinds)('schema on $kind', ({ kind, skip }) => {
     expect(kept.user_id).toBeNull()
   })
 
+  it.skipIf(skip)('keeps read-modify-write transactions with row locks exact under 50 concurrent writers', async () => {
+    const userId = await newUser()
+    const { id } = await db.insertInto('api_tokens').values(apiToken(userId)).returning('id').executeTakeFirstOrThrow()
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        db.transaction().execute(async (trx) => {
+          const row = await trx.selectFrom('api_tokens').select('usage_count').where('id', '=', id).forUpdate().executeTakeFirstOrThrow()
+          await trx.updateTable('api_tokens').set({ usage_count: row.usage_count + 1 }).where('id', '=', id).execute()
+        }),
+      ),
+    )
+    const row = await db.selectFrom('api_tokens').select('usage_count').where('id', '=', id).executeTakeFirstOrThrow()
+    expect(row.usage_count).toBe(50)
+  })
+
   it.skipIf(skip)('refuses rows pointing at a missing user', async () => {
     expect(await sqlState(db.insertInto('api_tokens').values(apiToken(2_000_000_000)).execute())).toBe('23503')
   })
