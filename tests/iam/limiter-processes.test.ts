@@ -46,7 +46,7 @@ describe.skipIf(!REDIS_URL)('rate limiter across two processes sharing one Redis
     expect(a.allowed + b.allowed).toBe(50)
     expect(a.numeric + b.numeric).toBe(1)
     expect(a.permanent + b.permanent).toBe(449)
-  })
+  }, 120_000) // two Node processes transpiling TypeScript on a shared two-core machine
 
   it('gives an operation limiter exactly two numeric rejections across processes before the permanent block', async () => {
     const prefix = `t${randomBytes(5).toString('hex')}`
@@ -56,5 +56,5 @@ describe.skipIf(!REDIS_URL)('rate limiter across two processes sharing one Redis
     expect(a.allowed + b.allowed).toBe(50)
     expect(a.numeric + b.numeric).toBe(2)
     expect(a.permanent + b.permanent).toBe(448)
-  })
+  }, 120_000)
 })
