@@ -28,12 +28,12 @@ export function createApiTokenLimiters(
 ): ApiTokenLimiters {
   const ops = config.operationRateLimits
   const operation = (name: string, spec: typeof ops.newTokenCreationLimiter) =>
-    createRateLimiter(store, `api-tokens:${name}`, spec, { permanentAfter: 2 })
+    createRateLimiter(store, `api-tokens-${name}`, spec, { permanentAfter: 2 })
   return {
-    consumption: createRateLimiter(store, 'api-tokens:consumption', config.consumptionRateLimiter, { permanentAfter: 1 }),
+    consumption: createRateLimiter(store, 'api-tokens-consumption', config.consumptionRateLimiter, { permanentAfter: 1 }),
     union: createRateLimiter(
       store,
-      'api-tokens:general-union',
+      'api-tokens-general-union',
       [config.generalUnionLimiter.burst, config.generalUnionLimiter.slow],
       { permanentAfter: 1 },
     ),

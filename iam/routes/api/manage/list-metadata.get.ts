@@ -1,0 +1,25 @@
+/**
+ * GET /api/manage/list-metadata (spec "API token management"): the user's token listing, after
+ * full authentication; general union limiter under `<IP>_list-metadata`, nothing reset.
+ */
+import { defineEventHandler, setResponseStatus } from 'h3'
+import { useIam } from '../../../context'
+import { runManageAction } from '../../../features/api-tokens/manage'
+import { apiTokenService } from '../../../features/api-tokens/service'
+import { fullAuthentication } from '../../../http/auth'
+import { throwTooManyRequests } from '../../../http/rate-limit'
+import { getClientIp } from '../../../http/request'
+
+export default defineEventHandler(async (event) => {
+  const user = await fullAuthentication(event)
+  const ctx = useIam()
+  const outcome = await runManageAction(
+    apiTokenService(ctx),
+    { action: 'list-metadata', method: 'GET', ip: getClientIp(event), userId: user.userId, body: undefined },
+    ctx.now,
+  )
+  if (outcome.kind === 'limited') return throwTooManyRequests(outcome.decision)
+  if (outcome.kind !== 'json') throw new Error('listing has no body to reject')
+  setResponseStatus(event, outcome.status)
+  return outcome.body
+})

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { startIam, type IamServer } from '../helpers/iam-server'
+import { ISO, jsonOf, manage, newToken, refOf, verify, WIDE_LIMITERS } from './api-tokens-http'
+
+let iam: IamServer
+let user: Session
+beforeAll(async () => {
+  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } } })
+  user = await signupUser(iam)
+})
+afterAll(() => iam?.stop())
+
+const invalid = (reason: string) => ({ ok: false, date: expect.stringMatching(ISO), reason })
+
+describe('GET /api/public/verify', () => {
+  it('answers 200 with the verification result and counts the use', async () => {
+    const token = await newToken(iam, user, { privilege: 'restricted', name: 'svc' })
+    const res = await verify(iam, token.rawApiKey, 'restricted')
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({
+      ok: true,
+      date: expect.stringMatching(ISO),
+      data: {
+        name: 'svc', tokenId: token.tokenId, userId: expect.any(Number), createdAt: expect.stringMatching(ISO),
+        expiresAt: null, lastUsed: expect.stringMatching(ISO), usageCount: 1, providedPrivilege: 'restricted',
+      },
+    })
+    const meta = await jsonOf(await manage(iam, user, 'metadata', refOf(token)))
+    expect(meta).toMatchObject({ ok: true, data: { tokenMeta: { usageCount: 1 } } })
+  })
+
+  it('answers 400 Bad Request for a missing or unknown privilege', async () => {
+    const token = await newToken(iam, user)
+    for (const privilege of [undefined, 'admin', '', 'FULL']) {
+      const res = await verify(iam, token.rawApiKey, privilege)
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual(invalid('Bad Request'))
+    }
+  })
+
+  it('answers 401 No api key provided when x-api-key is missing, empty or repeated', async () => {
+    for (const key of [undefined, '', '   ']) {
+      const res = await verify(iam, key, 'full')
+      expect(res.status).toBe(401)
+      expect(await res.json()).toEqual(invalid('No api key provided'))
+    }
+    const token = await newToken(iam, user)
+    const headers = new Headers({ 'x-forwarded-for': '198.51.100.20' })
+    headers.append('x-api-key', token.rawApiKey)
+    headers.append('x-api-key', token.rawApiKey)
+    const res = await fetch(`${iam.url}/api/public/verify?privilege=full`, { headers })
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual(invalid('No api key provided'))
+  })
+
+  it('answers 401 Invalid key for a malformed, tampered, unknown, other-privilege or revoked token', async () => {
+    const token = await newToken(iam, user, { privilege: 'demo' })
+    const [prefix, payload, checksum] = token.rawApiKey.split('_') as [string, string, string]
+    const flipped = payload.startsWith('A') ? `B${payload.slice(1)}` : `A${payload.slice(1)}`
+    for (const [key, privilege] of [
+      ['not-a-token', 'demo'], [`${prefix}_${payload}`, 'demo'], [`${prefix}_${flipped}_${checksum}`, 'demo'],
+      [token.rawApiKey, 'full'], [`api_${'0'.repeat(43)}_000000`, 'demo'],
+    ] as const) {
+      const res = await verify(iam, key, privilege)
+      expect(res.status).toBe(401)
+      expect(await res.json()).toEqual(invalid('Invalid key'))
+    }
+    expect((await manage(iam, user, 'revoke', refOf(token))).status).toBe(200)
+    const res = await verify(iam, token.rawApiKey, 'demo')
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual(invalid('Invalid key'))
+  })
+
+  it('answers 401 Invalid key for an expired token', async () => {
+    const token = await newToken(iam, user, { expires: 1000 })
+    expect((await verify(iam, token.rawApiKey, 'full')).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const res = await verify(iam, token.rawApiKey, 'full')
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual(invalid('Invalid key'))
+  })
+
+  it('answers 401 Invalid Host from a host outside the allow-list; listed and IPv4-mapped hosts pass', async () => {
+    const token = await newToken(iam, user, { ipv4: ['192.0.2.44'] })
+    const outside = await verify(iam, token.rawApiKey, 'full', '192.0.2.45')
+    expect(outside.status).toBe(401)
+    expect(await outside.json()).toEqual(invalid('Invalid Host'))
+    expect((await verify(iam, token.rawApiKey, 'full', '192.0.2.44')).status).toBe(200)
+    expect((await verify(iam, token.rawApiKey, 'full', '::ffff:192.0.2.44')).status).toBe(200)
+  })
+
+  it('answers 403 banned for XSS in the privilege', async () => {
+    const token = await newToken(iam, user)
+    const res = await verify(iam, token.rawApiKey, '<script>alert(1)</script>')
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({ banned: true })
+  })
+
+  it('logs failures at info with branch api_tokens and type verify, never the token', async () => {
+    const token = await newToken(iam, user)
+    const before = iam.logs.length
+    await verify(iam, token.rawApiKey, 'demo')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const lines = iam.logs.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', branch: 'api_tokens', type: 'verify', reason: 'Invalid key' }))
+    expect(iam.logs.some((line) => line.includes(token.rawApiKey.split('_')[1]!))).toBe(false)
+  })
+
+  it('counts exactly under 1,000 concurrent verifications of one token', async () => {
+    const token = await newToken(iam, user)
+    const statuses = await Promise.all(Array.from({ length: 1000 }, async () => (await verify(iam, token.rawApiKey, 'full')).status))
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1000)
+    const meta = await jsonOf(await manage(iam, user, 'metadata', refOf(token)))
+    expect(meta).toMatchObject({ ok: true, data: { tokenMeta: { usageCount: 1000 } } })
+  }, 120_000)
+})
