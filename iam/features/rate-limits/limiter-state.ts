@@ -1,11 +1,11 @@
 /**
  * The limiter's state model, shared by the memory and Redis back ends so both decide alike.
  *
- * Per limiter `name` and caller `key` (hashed, see below) the store holds:
- *   rl:<name>:<h>:w<i>  part i's fixed-window counter, TTL = the part's duration (window opens on first use)
- *   rl:<name>:<h>:b<i>  part i's block, TTL = the part's blockDuration (only when blockDuration > 0)
- *   rl:<name>:<h>:rej   consecutive rejections, TTL = the longest window or block of any part
- *   rl:<name>:<h>:perm  the permanent block, TTL = permanentBlockMs (365 days by default)
+ * Per limiter `name` and caller `key` (h = its hash, see below) the store holds:
+ *   rl:<name>:{h}:w<i>  part i's fixed-window counter, TTL = the part's duration (window opens on first use)
+ *   rl:<name>:{h}:b<i>  part i's block, TTL = the part's blockDuration (only when blockDuration > 0)
+ *   rl:<name>:{h}:rej   consecutive rejections, TTL = the longest window or block of any part
+ *   rl:<name>:{h}:perm  the permanent block, TTL = permanentBlockMs (365 days by default)
  *
  * A consume is all-or-nothing: if any part rejects, no part spends a point, so a rejected request
  * does not eat the budget of the other parts of a union.
@@ -79,7 +79,8 @@ export function rejectionsTtlMs(parts: PartMs[]): number {
 export function limiterKeys(fullKey: (key: string) => string, name: string, key: string, partCount: number): LimiterKeys {
   checkLimiterName(name)
   const digest = createHash('sha256').update(key).digest('base64url').slice(0, 32)
-  const at = (suffix: string) => fullKey(`rl:${name}:${digest}:${suffix}`)
+  // {digest} is a Redis Cluster hash tag: every key one script touches lands in the same slot.
+  const at = (suffix: string) => fullKey(`rl:${name}:{${digest}}:${suffix}`)
   const indexes = Array.from({ length: partCount }, (_, i) => i)
   return {
     windows: indexes.map((i) => at(`w${i}`)),
