@@ -35,9 +35,9 @@ export async function startGateway(options: GatewayStartOptions = {}): Promise<G
   writeFileSync(configPath, JSON.stringify(options.config ?? {}))
   const child = spawn(process.execPath, [gatewayEntry()], {
     cwd: dir,
+    // NODE_ENV stays the test runner's (not production): the gateway's dev profile, like the IAM's
     env: {
       ...process.env,
-      NODE_ENV: 'production',
       PORT: String(options.port ?? 0),
       HOST: '127.0.0.1',
       GATEWAY_CONFIG: configPath,
