@@ -1,0 +1,126 @@
+/**
+ * The browser tests' stack: SMTP capture, the built IAM (HMAC, SMTP, magic links pointing at the
+ * gateway) and the built gateway on a port chosen up front (the IAM puts it into mailed links),
+ * plus page helpers shared by the auth, account, tokens and a11y tests.
+ */
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { ROOT } from '../helpers/build'
+import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { startIam, type IamServer } from '../helpers/iam-server'
+import { recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
+
+export const hmac = { clientId: 'gateway', sharedSecret: 'e2e-test-shared-secret-0123456789abcdef' }
+export const PASSWORD = 'correct horse battery staple 42'
+
+export interface E2eStack {
+  iam: IamServer
+  gateway: GatewayServer
+  smtp: SmtpCapture
+  url: string
+  stop(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 })
+
+/** SMTP + IAM + gateway, wired together. */
+export async function startE2eStack(): Promise<E2eStack> {
+  const smtp = await startSmtp()
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const iam = await startIam({
+    config: {
+      service: { Hmac: hmac, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
+      email: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
+      magic_links: { domain: url },
+      rate_limiters: {
+        apiTokensLimiters: { generalUnionLimiter: { burst: generous(1000), slow: generous(1000) } },
+        signup: generous(100),
+        login: generous(100),
+      },
+    },
+  })
+  const gateway = await startGateway({ port, config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01' } })
+  return {
+    iam,
+    gateway,
+    smtp,
+    url,
+    async stop() {
+      await gateway.stop()
+      await iam.stop()
+      await smtp.stop()
+    },
+  }
+}
+
+let counter = 0
+export const freshEmail = (tag = 'user') => `${tag}.${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+
+/** The first mail to `email` whose text contains `path` (e.g. "/auth/mfa"). */
+export const mailTo = (smtp: SmtpCapture, email: string, path: string): Promise<ParsedMail> =>
+  smtp.waitForMail((m) => recipients(m).includes(email) && (m.text ?? '').includes(path), 15_000)
+
+/** Collects CSP violations the page reports in its console (the page CSP must allow all it needs). */
+export function watchCsp(page: Page): string[] {
+  const violations: string[] = []
+  page.on('console', (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text())
+  })
+  return violations
+}
+
+/** Signs up through /signup and waits for the account page. */
+export async function signUpInBrowser(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
+  await page.goto(`${base}/signup`)
+  await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace')
+  await page.getByLabel('Email', { exact: true }).fill(email)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByLabel('Repeat the password').fill(password)
+  await page.getByLabel('I accept the terms of service').check()
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.waitForURL(`${base}/account`)
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+}
+
+/** Signs in through /login and waits for the account page. */
+export async function signInInBrowser(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
+  await page.goto(`${base}/login`)
+  await page.getByLabel('Email', { exact: true }).fill(email)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(`${base}/account`)
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+}
+
+const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
+
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: Array<{ target: unknown }>
+}
+
+/** axe-core's serious and critical violations of the current page (injected through the debugger, so the page CSP stays on). */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(`${AXE_SOURCE};0`)
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe
+    const { violations } = await axe.run()
+    return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
+  })
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+}
