@@ -83,6 +83,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   // At most one live token per family: rotation cannot fork a family, even under concurrency.
   await sql`create unique index refresh_tokens_one_active_per_family on refresh_tokens (family_id) where status = 'active'`.execute(db)
+  // Every rotation keeps its old row: revoking or deleting a family must not scan the whole table.
+  await db.schema.createIndex('refresh_tokens_family_idx').on('refresh_tokens').column('family_id').execute()
 
   await db.schema
     .createTable('api_tokens')
