@@ -1,100 +1,33 @@
 /**
  * The OIDC authorization code flow end to end: the built gateway, a real oidc-provider on loopback
- * and a fake IAM (gateway.md: redirect handler, callback validation and success steps).
+ * and a fake IAM (gateway.md: redirect handler, the full callback and the success page).
  */
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signState } from '../../server/utils/oauth/state-cookie'
-import { freePort, startFakeIam, type FakeIam } from '../helpers/fake-iam'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
-import { createBrowser, startOidcProvider, walkProvider, type Browser, type OidcProvider } from '../helpers/oidc-provider'
-
-const COOKIE_SECRET = 'test-cookie-secret-0123456789-abcdefghijklmnop'
-const HOSTILE_LABEL = '<img src=x onerror=alert(1)>"\'&'
+import type { FakeIam } from '../helpers/fake-iam'
+import { cookieHeader, createBrowser, expectFlowCookiesCleared, HOSTILE_LABEL, runToCallback, startOidcScenario, walkProvider, type Browser } from '../helpers/oidc-provider'
 
 let iam: FakeIam
-let op: OidcProvider
-let gw: GatewayServer
 let base: string
+let stop: () => Promise<void>
+let opIssuer: string
 
 const setCookies = (res: Response) => res.headers.getSetCookie()
-const cookieHeader = (res: Response, name: string) => setCookies(res).find((c) => c.startsWith(`${name}=`))
-
-function expectFlowCookiesCleared(res: Response, provider: string) {
-  for (const name of [`state${provider}`, `pkce_v${provider}`, `nonce${provider}`]) {
-    expect(cookieHeader(res, name), name).toMatch(new RegExp(`^${name}=; Max-Age=0;`))
-  }
-}
-
-function errorRedirect(res: Response): string | null {
-  expect(res.status).toBe(302)
-  const location = new URL(res.headers.get('location') ?? '')
-  expect(location.origin + location.pathname).toBe(`${base}/auth/error`)
-  return location.searchParams.get('error')
-}
-
-/** Starts a flow for `provider` and walks the provider's login; returns where it sends the browser back. */
-async function runToCallback(browser: Browser, provider: string, opts: { abort?: boolean } = {}) {
-  const start = await browser.request(`${base}/oauth/${provider}`)
-  expect(start.status).toBe(302)
-  return walkProvider(browser, start.headers.get('location') ?? '', `${base}/oauth/callback/${provider}`, 'alice', opts)
-}
 
 async function completeByRedirect(browser: Browser, provider: string) {
-  const back = await runToCallback(browser, provider)
+  const back = await runToCallback(browser, base, provider)
   if (back.kind !== 'redirect') throw new Error('expected a query response')
   return browser.request(back.url)
 }
 
 beforeAll(async () => {
-  iam = await startFakeIam()
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  const client = (id: string, provider: string, method: 'client_secret_basic' | 'client_secret_post') => ({
-    client_id: id,
-    client_secret: `${id}-secret-0123456789`,
-    redirect_uris: [`${base}/oauth/callback/${provider}`],
-    token_endpoint_auth_method: method,
-  })
-  const clients = [client('gw-basic', 'demo', 'client_secret_basic'), client('gw-post', 'demopost', 'client_secret_post'), client('gw-form', 'demoform', 'client_secret_basic')]
-  op = await startOidcProvider(clients)
-  const entry = (name: string, c: (typeof clients)[number], extra: Record<string, unknown> = {}) => ({
-    kind: 'oidc',
-    name,
-    issuer: op.issuer,
-    clientId: c.client_id,
-    clientSecret: c.client_secret,
-    redirectUri: c.redirect_uris[0],
-    defaultScopes: ['openid', 'email', 'profile'],
-    supportPKCE: true,
-    redirectUrlOnSuccess: `${base}/account`,
-    redirectUrlOnError: `${base}/auth/error`,
-    tokenAuthMethod: c.token_endpoint_auth_method,
-    ...extra,
-  })
-  gw = await startGateway({
-    port,
-    config: {
-      iam: { url: iam.url, hmac: iam.hmac },
-      cookieSecret: COOKIE_SECRET,
-      OAuthProviders: [
-        entry('demo', clients[0]!, { extraAuthParams: { prompt: 'consent' } }),
-        entry('demopost', clients[1]!),
-        entry('demoform', clients[2]!, {
-          supportPKCE: false,
-          extraAuthParams: { response_mode: 'form_post' },
-          displayName: HOSTILE_LABEL,
-          redirectUrlOnSuccess: `${base}/welcome?next=%22%3E%3Cscript%3Ealert(1)%3C/script%3E&a=1`,
-        }),
-      ],
-    },
-  })
+  const scenario = await startOidcScenario()
+  ;({ iam, base, stop } = scenario)
+  opIssuer = scenario.op.issuer
 })
 
 afterAll(async () => {
-  await gw?.stop()
-  await op?.stop()
-  await iam?.stop()
+  await stop?.()
 })
 
 describe('GET /oauth/:provider', () => {
@@ -110,7 +43,7 @@ describe('GET /oauth/:provider', () => {
     const res = await fetch(`${base}/oauth/demo`, { redirect: 'manual' })
     expect(res.status).toBe(302)
     const location = new URL(res.headers.get('location') ?? '')
-    expect(location.origin + location.pathname).toBe(`${op.issuer}/auth`)
+    expect(location.origin + location.pathname).toBe(`${opIssuer}/auth`)
     const q = location.searchParams
     expect(q.get('client_id')).toBe('gw-basic')
     expect(q.get('redirect_uri')).toBe(`${base}/oauth/callback/demo`)
@@ -186,7 +119,7 @@ describe('the full code flow', () => {
 
   it('accepts the authorization response as a form post (response_mode=form_post)', async () => {
     const browser = createBrowser()
-    const back = await runToCallback(browser, 'demoform')
+    const back = await runToCallback(browser, base, 'demoform')
     expect(back.kind).toBe('form_post')
     if (back.kind !== 'form_post') return
     const res = await browser.request(back.action, { method: 'POST', body: back.params })
@@ -220,116 +153,4 @@ describe('the success page', () => {
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? ''
     expect(csp).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`)
   })
-})
-
-describe('callback validation', () => {
-  it('clears the cookies and redirects with the provider error when the user refuses', async () => {
-    const browser = createBrowser()
-    const back = await runToCallback(browser, 'demo', { abort: true })
-    if (back.kind !== 'redirect') throw new Error('expected redirect')
-    expect(new URL(back.url).searchParams.get('error')).toBe('access_denied')
-    const res = await browser.request(back.url)
-    expect(errorRedirect(res)).toBe('access_denied')
-    expectFlowCookiesCleared(res, 'demo')
-  })
-
-  it('answers 405 to a POST callback for a provider that is not configured for form_post', async () => {
-    const res = await fetch(`${base}/oauth/callback/demo`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ code: 'x', state: 'y' }) })
-    expect(res.status).toBe(405)
-    expect(res.headers.get('allow')).toBe('GET')
-    expect(await res.json()).toEqual({ error: 'method_not_allowed' })
-    expectFlowCookiesCleared(res, 'demo')
-  })
-
-  it('maps an unknown provider error code to access_denied', async () => {
-    const res = await fetch(`${base}/oauth/callback/demo?error=%3Cscript%3E&state=x`, { redirect: 'manual' })
-    expect(errorRedirect(res)).toBe('access_denied')
-    expectFlowCookiesCleared(res, 'demo')
-  })
-
-  it('redirects with missing_code when the callback has no code', async () => {
-    const browser = createBrowser()
-    const back = await runToCallback(browser, 'demo')
-    if (back.kind !== 'redirect') throw new Error('expected redirect')
-    const url = new URL(back.url)
-    url.searchParams.delete('code')
-    const res = await browser.request(url.href)
-    expect(errorRedirect(res)).toBe('missing_code')
-    expectFlowCookiesCleared(res, 'demo')
-  })
-
-  it('answers 400 for a missing, tampered, stale, foreign or mismatched state', async () => {
-    const cases: Array<(browser: Browser, url: URL) => void> = [
-      (b) => b.cookies(base).delete('statedemo'),
-      (b) => b.cookies(base).set('statedemo', `${b.cookies(base).get('statedemo')!.slice(0, -2)}AA`),
-      (b, url) => b.cookies(base).set('statedemo', signState(COOKIE_SECRET, 'demo', url.searchParams.get('state')!, Date.now() - 1)),
-      // a state signed for another provider (keyword auth-oauth.demopost) is refused by demo
-      (b, url) => b.cookies(base).set('statedemo', signState(COOKIE_SECRET, 'demopost', url.searchParams.get('state')!, Date.now() + 60_000)),
-      (_b, url) => url.searchParams.set('state', 'x'.repeat(43)),
-    ]
-    for (const tamper of cases) {
-      const browser = createBrowser()
-      const back = await runToCallback(browser, 'demo')
-      if (back.kind !== 'redirect') throw new Error('expected redirect')
-      const url = new URL(back.url)
-      tamper(browser, url)
-      const res = await browser.request(url.href)
-      expect(res.status).toBe(400)
-      expect(await res.json()).toEqual({ error: 'invalid_state' })
-      expectFlowCookiesCleared(res, 'demo')
-    }
-  })
-
-  it('answers 400 when the iss parameter is missing or names another issuer (RFC 9207)', async () => {
-    for (const iss of ['http://127.0.0.1:1/other', null]) {
-      const browser = createBrowser()
-      const back = await runToCallback(browser, 'demo')
-      if (back.kind !== 'redirect') throw new Error('expected redirect')
-      const url = new URL(back.url)
-      if (iss) url.searchParams.set('iss', iss)
-      else url.searchParams.delete('iss')
-      const res = await browser.request(url.href)
-      expect(res.status).toBe(400)
-      expect(await res.json()).toEqual({ error: 'iss_mismatch' })
-      expectFlowCookiesCleared(res, 'demo')
-    }
-  })
-
-  it('redirects with token_exchange_failed when the code was already used', async () => {
-    const browser = createBrowser()
-    const back = await runToCallback(browser, 'demo')
-    if (back.kind !== 'redirect') throw new Error('expected redirect')
-    const jar = new Map(browser.cookies(base))
-    expect((await browser.request(back.url)).status).toBe(200)
-    // replay: the same callback with the same (still signed and fresh) flow cookies
-    for (const [k, v] of jar) browser.cookies(base).set(k, v)
-    const res = await browser.request(back.url)
-    expect(errorRedirect(res)).toBe('token_exchange_failed')
-    expectFlowCookiesCleared(res, 'demo')
-  })
-})
-
-describe('IAM answers', () => {
-  const cases = [
-    { answer: { status: 409 }, error: 'iam_conflict' },
-    { answer: { status: 429, body: { error: 'Too many requests', retry: 60 } }, error: 'rate_limited' },
-    { answer: { status: 400 }, error: 'iam_rejected' },
-    { answer: { status: 500 }, error: 'iam_rejected' },
-    { answer: 'drop' as const, error: 'iam_unavailable' },
-  ]
-  for (const { answer, error } of cases) {
-    it(`redirects to redirectUrlOnError with ${error} when the IAM answers ${typeof answer === 'string' ? 'nothing' : answer.status}`, async () => {
-      iam.oauthAnswer = answer
-      try {
-        const browser = createBrowser()
-        const res = await completeByRedirect(browser, 'demo')
-        expect(errorRedirect(res)).toBe(error)
-        expectFlowCookiesCleared(res, 'demo')
-        expect(cookieHeader(res, '__Secure-a')).toBeUndefined()
-        expect(browser.cookies(base).has('session')).toBe(false)
-      } finally {
-        iam.oauthAnswer = undefined
-      }
-    })
-  }
 })

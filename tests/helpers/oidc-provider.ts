@@ -7,7 +7,10 @@
 import type { Server } from 'node:http'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { expect } from 'vitest'
 import { ROOT } from './build'
+import { freePort, startFakeIam, type FakeIam } from './fake-iam'
+import { startGateway, type GatewayServer } from './gateway-server'
 
 export interface OidcClient {
   client_id: string
@@ -29,7 +32,6 @@ interface DemoModule {
 export async function startOidcProvider(clients: OidcClient[], port = 0): Promise<OidcProvider> {
   const demo = (await import(pathToFileURL(join(ROOT, 'scripts', 'demo-oidc-provider.mjs')).href)) as DemoModule
   // the issuer must be known before listening: take a free port first when none is given
-  const { freePort } = await import('./fake-iam')
   const chosen = port || (await freePort())
   const issuer = `http://127.0.0.1:${chosen}`
   const provider = demo.createOidcProvider({
@@ -127,4 +129,90 @@ export async function walkProvider(browser: Browser, authorizationUrl: string, c
     url = new URL(next, url).href
   }
   throw new Error('too many redirects at the provider')
+}
+
+/** The Set-Cookie header for `name` in a response. */
+export const cookieHeader = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))
+
+/** Asserts the response expires state{p}, pkce_v{p} and nonce{p} (gateway.md: whatever the outcome). */
+export function expectFlowCookiesCleared(res: Response, provider: string): void {
+  for (const name of [`state${provider}`, `pkce_v${provider}`, `nonce${provider}`]) {
+    expect(cookieHeader(res, name), name).toMatch(new RegExp(`^${name}=; Max-Age=0;`))
+  }
+}
+
+/** Asserts a 302 to `${base}/auth/error` and returns its `error` code. */
+export function errorRedirectCode(res: Response, base: string): string | null {
+  expect(res.status).toBe(302)
+  const location = new URL(res.headers.get('location') ?? '')
+  expect(location.origin + location.pathname).toBe(`${base}/auth/error`)
+  return location.searchParams.get('error')
+}
+
+export const SCENARIO_COOKIE_SECRET = 'test-cookie-secret-0123456789-abcdefghijklmnop'
+export const HOSTILE_LABEL = '<img src=x onerror=alert(1)>"\'&'
+
+/**
+ * The OIDC scenario of the flow tests: a fake IAM, oidc-provider with three clients and the gateway
+ * with `demo` (client_secret_basic, PKCE, prompt=consent), `demopost` (client_secret_post, PKCE)
+ * and `demoform` (form_post, no PKCE, a hostile displayName and success URL).
+ */
+export async function startOidcScenario(): Promise<{ iam: FakeIam; op: OidcProvider; gw: GatewayServer; base: string; stop(): Promise<void> }> {
+  const iam = await startFakeIam()
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const client = (id: string, provider: string, method: OidcClient['token_endpoint_auth_method']): OidcClient => ({
+    client_id: id,
+    client_secret: `${id}-secret-0123456789`,
+    redirect_uris: [`${base}/oauth/callback/${provider}`],
+    token_endpoint_auth_method: method,
+  })
+  const basic = client('gw-basic', 'demo', 'client_secret_basic')
+  const post = client('gw-post', 'demopost', 'client_secret_post')
+  const form = client('gw-form', 'demoform', 'client_secret_basic')
+  const op = await startOidcProvider([basic, post, form])
+  const entry = (name: string, c: OidcClient, extra: Record<string, unknown> = {}) => ({
+    kind: 'oidc',
+    name,
+    issuer: op.issuer,
+    clientId: c.client_id,
+    clientSecret: c.client_secret,
+    redirectUri: c.redirect_uris[0],
+    defaultScopes: ['openid', 'email', 'profile'],
+    supportPKCE: true,
+    redirectUrlOnSuccess: `${base}/account`,
+    redirectUrlOnError: `${base}/auth/error`,
+    tokenAuthMethod: c.token_endpoint_auth_method,
+    ...extra,
+  })
+  const gw = await startGateway({
+    port,
+    config: {
+      iam: { url: iam.url, hmac: iam.hmac },
+      cookieSecret: SCENARIO_COOKIE_SECRET,
+      OAuthProviders: [
+        entry('demo', basic, { extraAuthParams: { prompt: 'consent' } }),
+        entry('demopost', post),
+        entry('demoform', form, {
+          supportPKCE: false,
+          extraAuthParams: { response_mode: 'form_post' },
+          displayName: HOSTILE_LABEL,
+          redirectUrlOnSuccess: `${base}/welcome?next=%22%3E%3Cscript%3Ealert(1)%3C/script%3E&a=1`,
+        }),
+      ],
+    },
+  })
+  const stop = async () => {
+    await gw.stop()
+    await op.stop()
+    await iam.stop()
+  }
+  return { iam, op, gw, base, stop }
+}
+
+/** Starts a flow at the gateway and walks the provider's login as `login`; returns where it sends the browser back. */
+export async function runToCallback(browser: Browser, base: string, provider: string, opts: { abort?: boolean; login?: string } = {}): Promise<ProviderReturn> {
+  const start = await browser.request(`${base}/oauth/${provider}`)
+  expect(start.status).toBe(302)
+  return walkProvider(browser, start.headers.get('location') ?? '', `${base}/oauth/callback/${provider}`, opts.login ?? 'alice', opts)
 }
