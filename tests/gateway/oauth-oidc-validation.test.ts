@@ -148,3 +148,22 @@ describe('IAM answers', () => {
     })
   }
 })
+
+describe('the device cookie before the flow', () => {
+  const cases = [
+    { answer: { status: 403 }, error: 'iam_rejected' },
+    { answer: 'drop' as const, error: 'iam_unavailable' },
+  ]
+  for (const { answer, error } of cases) {
+    it(`redirects with ${error} instead of starting the flow when /check answers ${typeof answer === 'string' ? 'nothing' : answer.status}`, async () => {
+      iam.checkAnswer = answer
+      try {
+        const res = await fetch(`${base}/oauth/demo`, { redirect: 'manual' })
+        expect(errorRedirect(res)).toBe(error)
+        expect(cookieHeader(res, 'statedemo')).toBeUndefined()
+      } finally {
+        iam.checkAnswer = undefined
+      }
+    })
+  }
+})

@@ -26,6 +26,8 @@ export interface FakeIam {
   users: Map<string, Record<string, unknown>>
   /** replaces the answer of POST /auth/OAuth/:provider while set; 'drop' closes the connection (unreachable) */
   oauthAnswer?: { status: number; body?: unknown } | 'drop'
+  /** replaces the answer of GET /check while set ('drop' closes the connection) */
+  checkAnswer?: { status: number } | 'drop'
   hmac: { clientId: string; sharedSecret: string }
   stop(): Promise<void>
 }
@@ -76,6 +78,8 @@ export async function startFakeIam(): Promise<FakeIam> {
       }
       if (req.method === 'GET' && path === '/health') return json(200, { ok: true })
       if (req.method === 'GET' && path === '/check') {
+        if (fake.checkAnswer === 'drop') return void req.socket.destroy()
+        if (fake.checkAnswer) return json(fake.checkAnswer.status, { banned: true })
         const canary = cookies['canary_id'] ?? randomBytes(32).toString('hex')
         const setCookie = cookies['canary_id']
           ? []

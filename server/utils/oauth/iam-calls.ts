@@ -5,7 +5,7 @@
  */
 import { getRequestIP, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError } from '../../../iam/client/iam-client'
-import { currentCookie } from '../bff/cookies'
+import { currentCookie, parseSetCookie } from '../bff/cookies'
 import { useIamClient } from '../iam'
 import type { OAuthRedirectError } from './error-codes'
 import { logOAuth } from './log'
@@ -19,15 +19,6 @@ function clientOf(event: H3Event): { clientIp?: string; userAgent?: string } {
   // the socket address: the gateway does not trust X-Forwarded-For from the browser
   const ip = getRequestIP(event)?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')
   return { clientIp: ip || undefined, userAgent: getRequestHeader(event, 'user-agent') || undefined }
-}
-
-function cookieName(setCookie: string): string {
-  return setCookie.slice(0, setCookie.indexOf('=')).trim()
-}
-
-function cookieValue(setCookie: string): string {
-  const pair = setCookie.split(';', 1)[0] ?? ''
-  return pair.slice(pair.indexOf('=') + 1).trim()
 }
 
 export type CanaryResult =
@@ -44,8 +35,8 @@ export async function ensureCanary(event: H3Event): Promise<CanaryResult> {
   if (existing && COOKIE_VALUE.test(existing)) return { ok: true, canary: existing, setCookies: [] }
   try {
     const res = await useIamClient().request({ method: 'GET', path: '/check', ...clientOf(event) })
-    const setCookies = res.setCookies.filter((c) => cookieName(c) === CANARY_COOKIE)
-    const canary = setCookies.map(cookieValue).find(Boolean)
+    const setCookies = res.setCookies.filter((c) => parseSetCookie(c)?.name === CANARY_COOKIE)
+    const canary = setCookies.map((c) => parseSetCookie(c)).find((c) => c && !c.cleared)?.value
     if (res.status !== 200 || !canary) {
       logOAuth('warn', 'IAM /check did not issue a canary', { status: res.status })
       return { ok: false, error: 'iam_rejected' }
