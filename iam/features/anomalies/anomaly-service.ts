@@ -7,7 +7,7 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import type { FingerPrint } from '../devices/fingerprint'
 import { sendAdaptiveMfa } from '../mfa/adaptive'
-import { hashRefreshToken } from '../sessions/refresh-token'
+import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token'
 import { revokeFamily } from '../sessions/session-service'
 import { countUserSessions, findSessionByTokenHash, touchFamily, type SessionState } from '../sessions/sessions-repo'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
@@ -52,7 +52,8 @@ export async function guardSession(
 ): Promise<GuardResult> {
   const now = ctx.now()
   const settings = anomalySettings(ctx.config)
-  const state = await findSessionByTokenHash(ctx.db, hashRefreshToken(input.refreshToken))
+  // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
+  const state = isRefreshTokenShape(input.refreshToken) ? await findSessionByTokenHash(ctx.db, hashRefreshToken(input.refreshToken)) : null
   const sessions = state
     ? await countUserSessions(ctx.db, state.family.user_id, new Date(now), new Date(now - settings.velocity.windowMs))
     : { live: 0, recent: 0 }
@@ -84,7 +85,7 @@ export async function guardSession(
     settings,
   )
   if (decision.ok) {
-    await touchFamily(ctx.db, state!.family.id, new Date(now))
+    await touchFamily(ctx.db, state!.family.id, new Date(now), Math.min(60_000, Math.floor(settings.idleMs / 4)))
     return { ok: true, session: state! }
   }
   const log = { type: decision.type, familyId: state?.family.id, userId: state?.family.user_id }

@@ -107,13 +107,16 @@ export async function countUserSessions(db: Db, userId: number, now: Date, since
   return { live: Number(row.live), recent: Number(row.recent) }
 }
 
-/** Moves last_seen forward at most once a minute per family (idle detection needs no finer grain). */
-export async function touchFamily(db: Db, familyId: string, now: Date): Promise<void> {
+/**
+ * Moves last_seen forward at most once per `everyMs` per family: idle detection needs no finer
+ * grain, and most requests then cost no write.
+ */
+export async function touchFamily(db: Db, familyId: string, now: Date, everyMs: number): Promise<void> {
   await db
     .updateTable('session_families')
     .set({ last_seen: now })
     .where('id', '=', familyId)
-    .where('last_seen', '<', new Date(now.getTime() - 60_000))
+    .where('last_seen', '<', new Date(now.getTime() - everyMs))
     .execute()
 }
 

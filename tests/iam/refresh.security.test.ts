@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { applyRefresh, authedGet, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupUser } from '../helpers/accounts'
+import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+
+let iam: IamServer
+// short enough to wait out in a test, long enough for two sequential requests on a loaded machine
+const GRACE_MS = 4000
+beforeAll(async () => {
+  iam = await startIam({
+    config: {
+      ...PROXY_CONFIG,
+      jwt: { refresh_tokens: { reuseGraceMs: GRACE_MS } },
+      rate_limiters: { refresh: { points: 1000, duration: 60, blockDuration: 60 } },
+      anomalies: { velocity: { count: 50 } },
+    },
+  })
+}, 240_000)
+afterAll(() => iam?.stop())
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('refresh token rotation (security)', () => {
+  it('rejects a reused refresh token and revokes its family', async () => {
+    const s = await signupUser(iam, { client: { ip: '203.0.113.30' } })
+    const next = await applyRefresh(s, await refresh(iam, s))
+    await sleep(GRACE_MS + 300)
+    const reuse = await refresh(iam, s)
+    expect(reuse.status).toBe(401)
+    expect(await reuse.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', reason: 'REFRESH_TOKEN_REUSED' })
+    // the whole family is dead, including the legitimate newest token
+    const after = await refresh(iam, next)
+    expect(after.status).toBe(401)
+    expect(((await after.json()) as Json).reason).toBe('SESSION_REVOKED')
+    expect((await authedGet(iam, next)).status).toBe(401)
+  })
+
+  it('gives a duplicate refresh from the same device within the grace window the same pair', async () => {
+    const s = await signupUser(iam, { client: { ip: '203.0.113.31' } })
+    const first = await refresh(iam, s)
+    const second = await refresh(iam, s)
+    expect(first.status).toBe(201)
+    expect(second.status).toBe(201)
+    expect(setCookieValue(second, 'session')).toBe(setCookieValue(first, 'session'))
+    expect(((await second.json()) as Json).accessToken).toBe(((await first.json()) as Json).accessToken)
+  })
+
+  it('treats the old token from another device within the grace window as reuse', async () => {
+    const s = await signupUser(iam, { client: { ip: '203.0.113.32' } })
+    const next = await applyRefresh(s, await refresh(iam, s))
+    const thief = await newDevice(iam, { ip: '198.51.100.99' })
+    const stolen = await refresh(iam, s, { canary: thief.canary, ip: thief.ip })
+    expect(stolen.status).toBe(401)
+    expect(((await stolen.json()) as Json).reason).toBe('REFRESH_TOKEN_REUSED')
+    expect((await refresh(iam, next)).status).toBe(401)
+  })
+
+  it('refuses the stored SHA-256 hash of a token sent as the cookie', async () => {
+    const { createHash } = await import('node:crypto')
+    const s = await signupUser(iam, { client: { ip: '203.0.113.34' } })
+    const hash = createHash('sha256').update(s.refreshToken).digest('hex')
+    const res = await refresh(iam, { ...s, refreshToken: hash })
+    expect(res.status).toBe(401)
+    expect(((await res.json()) as Json).reason).toBe('SESSION_NOT_FOUND')
+    const protectedRes = await authedGet(iam, { ...s, refreshToken: hash })
+    expect(protectedRes.status).toBe(401)
+  })
+})
