@@ -13,7 +13,7 @@ import type { H3Error, H3Event } from 'h3'
 import { send, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from './context'
 import { getHttpFailure, NOT_FOUND_BODY } from './http/respond'
-import { getRequestId } from './http/request'
+import { getRequestId, statusBeforeError } from './http/request'
 import type { LogFields } from './lib/log'
 
 function respond(event: H3Event, status: number, body: string, contentType: string, headers: Record<string, string> = {}) {
@@ -50,7 +50,7 @@ export default (function errorHandler(error: H3Error, event: H3Event) {
   if (!error.unhandled && (error.statusCode === 404 || error.statusCode === 405)) {
     return respond(event, 404, JSON.stringify(NOT_FOUND_BODY), 'application/json')
   }
-  const current = event.node.res.statusCode
+  const current = statusBeforeError(event)
   let status: number
   if (error.unhandled) status = current > 415 && current < 600 ? current : 500
   else status = error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500

@@ -16,6 +16,8 @@ declare module 'h3' {
     routeRule?: RouteRule
     /** set by middleware/30.request-rules.ts for JSON routes: the parsed, checked body */
     jsonBody?: { value: unknown }
+    /** set by trackResponseStatus: the response status before the latest change */
+    previousStatus?: () => number
   }
 }
 
@@ -49,4 +51,30 @@ export function getJsonBody<T = unknown>(event: H3Event): T {
   const rule = event.context.routeRule
   if (rule || event.method === 'GET' || event.method === 'HEAD') return undefined as T
   throw new Error(`getJsonBody: ${event.method} ${event.path.split('?')[0]} is not declared in iam/lib/route-rules.ts`)
+}
+
+/**
+ * Remembers the status a handler set before an error: h3 overwrites it with the error's status
+ * (500 for a plain Error) before the final handler runs, and the spec keeps an existing status
+ * above 415 (Errors: "Unhandled error"). Called once per request by middleware 10.
+ */
+export function trackResponseStatus(event: H3Event): void {
+  const res = event.node.res
+  let current = res.statusCode
+  let previous = current
+  Object.defineProperty(res, 'statusCode', {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (value: number) => {
+      previous = current
+      current = value
+    },
+  })
+  event.context.previousStatus = () => previous
+}
+
+/** The response status before h3 replaced it with the error's (see trackResponseStatus). */
+export function statusBeforeError(event: H3Event): number {
+  return event.context.previousStatus?.() ?? event.node.res.statusCode
 }

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks'
 import { defineEventHandler, getRequestHeader, setResponseHeader } from 'h3'
 import { useIam } from '../context'
 import { httpFailText } from '../http/respond'
+import { trackResponseStatus } from '../http/request'
 import { resolveClientIp } from '../lib/ip'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
@@ -25,6 +26,7 @@ export default defineEventHandler((event) => {
   setResponseHeader(event, 'X-Request-Id', requestId)
 
   const { req, res } = event.node
+  trackResponseStatus(event)
   res.once('close', () => {
     const route = event.context.matchedRoute?.path
     log.info('request', {
