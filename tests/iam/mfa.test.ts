@@ -8,7 +8,7 @@ let smtp: SmtpCapture
 beforeAll(async () => {
   smtp = await startSmtp()
   iam = await startIam({ config: { ...PROXY_CONFIG, email: { siteName: 'Acme' } }, env: { SMTP_URL: smtp.url } })
-})
+}, 180_000)
 afterAll(async () => {
   await iam?.stop()
   await smtp?.stop()
