@@ -55,8 +55,10 @@ describe('GET /oauth/:provider', () => {
       expect(cookieHeader(res, name)).toMatch(new RegExp(`^${name}=[^;]+; Max-Age=180; Path=/; HttpOnly; Secure; SameSite=Lax$`))
     }
     const value = (name: string) => cookieHeader(res, name)!.split(';')[0]!.slice(name.length + 1)
-    const [state, expiresAtMs, mac] = value('statedemo').split('.')
+    const [state, expiresAtMs, device, mac] = value('statedemo').split('.')
     expect(q.get('state')).toBe(state)
+    // the browser's canary_id (from the IAM's /check) is bound into the signed value
+    expect(device).toBe(value('canary_id'))
     expect(Number(expiresAtMs)).toBeGreaterThan(Date.now())
     expect(mac).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(q.get('nonce')).toBe(value('noncedemo'))
@@ -117,13 +119,20 @@ describe('the full code flow', () => {
     })
   }
 
-  it('accepts the authorization response as a form post (response_mode=form_post)', async () => {
+  it('accepts the authorization response as a form post (response_mode=form_post) for the device that started it', async () => {
     const browser = createBrowser()
     const back = await runToCallback(browser, base, 'demoform')
     expect(back.kind).toBe('form_post')
     if (back.kind !== 'form_post') return
+    // a cross-site POST does not carry the IAM's SameSite=Lax canary_id cookie
+    const canary = browser.cookies(base).get('canary_id')
+    browser.cookies(base).delete('canary_id')
+    const before = iam.requests.length
     const res = await browser.request(back.action, { method: 'POST', body: back.params })
     expect(res.status).toBe(200)
+    const during = iam.requests.slice(before)
+    expect(during.map((r) => r.path)).toEqual(['/auth/OAuth/demoform'])
+    expect(during[0]?.cookies).toEqual({ canary_id: canary })
     expectFlowCookiesCleared(res, 'demoform')
     expect(cookieHeader(res, 'statedemoform')).toMatch(/SameSite=None$/)
     expect(browser.cookies(base).has('__Secure-a')).toBe(true)

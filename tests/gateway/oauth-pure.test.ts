@@ -13,8 +13,11 @@ const SECRET = 's'.repeat(40)
 const STATE = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG'
 
 describe('state cookie', () => {
-  it('returns the state for a fresh value signed for the same provider', () => {
-    expect(verifyState(SECRET, 'demo', signState(SECRET, 'demo', STATE, 2_000), 1_999)).toBe(STATE)
+  it('returns the state and device for a fresh value signed for the same provider', () => {
+    expect(verifyState(SECRET, 'demo', signState(SECRET, 'demo', STATE, 2_000, 'c0ffee'), 1_999)).toEqual({ state: STATE, device: 'c0ffee' })
+    expect(verifyState(SECRET, 'demo', signState(SECRET, 'demo', STATE, 2_000), 1_999)).toEqual({ state: STATE, device: '' })
+    // a device value that does not fit the format is left out rather than breaking the cookie
+    expect(verifyState(SECRET, 'demo', signState(SECRET, 'demo', STATE, 2_000, 'a.b;c'), 1_999)).toEqual({ state: STATE, device: '' })
   })
 
   it('is stale at its expiry', () => {
@@ -26,10 +29,11 @@ describe('state cookie', () => {
     expect(verifyState(SECRET, 'demo', signState('t'.repeat(40), 'demo', STATE, 2_000), 1_000)).toBeNull()
   })
 
-  it('refuses an extended expiry or a swapped state under the old signature', () => {
-    const [state, , mac] = signState(SECRET, 'demo', STATE, 2_000).split('.')
-    expect(verifyState(SECRET, 'demo', `${state}.9999999.${mac}`, 1_000)).toBeNull()
-    expect(verifyState(SECRET, 'demo', `${'z'.repeat(43)}.2000.${mac}`, 1_000)).toBeNull()
+  it('refuses an extended expiry, a swapped state or a swapped device under the old signature', () => {
+    const [state, , device, mac] = signState(SECRET, 'demo', STATE, 2_000, 'dev1').split('.')
+    expect(verifyState(SECRET, 'demo', `${state}.9999999.${device}.${mac}`, 1_000)).toBeNull()
+    expect(verifyState(SECRET, 'demo', `${'z'.repeat(43)}.2000.${device}.${mac}`, 1_000)).toBeNull()
+    expect(verifyState(SECRET, 'demo', `${state}.2000.dev2.${mac}`, 1_000)).toBeNull()
     expect(verifyState(SECRET, 'demo', undefined, 1_000)).toBeNull()
     expect(verifyState(SECRET, 'demo', 'a.b', 1_000)).toBeNull()
   })

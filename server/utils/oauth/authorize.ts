@@ -19,6 +19,8 @@ export async function buildAuthorizationRequest(
   as: oauth.AuthorizationServer,
   cookieSecret: string,
   nowMs: number,
+  /** the browser's canary_id, bound into the signed state (see state-cookie.ts) */
+  device: string,
 ): Promise<AuthorizationRequest> {
   if (!as.authorization_endpoint) throw new Error(`provider ${provider.name}: no authorization_endpoint`)
   const url = new URL(as.authorization_endpoint)
@@ -34,7 +36,7 @@ export async function buildAuthorizationRequest(
   url.searchParams.set('response_type', 'code')
   if (scopes.size) url.searchParams.set('scope', [...scopes].join(' '))
   url.searchParams.set('state', state)
-  const cookies: AuthorizationRequest['cookies'] = { state: signState(cookieSecret, provider.name, state, nowMs + FLOW_COOKIE_TTL_MS) }
+  const cookies: AuthorizationRequest['cookies'] = { state: signState(cookieSecret, provider.name, state, nowMs + FLOW_COOKIE_TTL_MS, device) }
   if (provider.supportPKCE) {
     cookies.pkceVerifier = oauth.generateRandomCodeVerifier()
     url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(cookies.pkceVerifier))

@@ -19,8 +19,7 @@ import { validateCallback } from './validate-callback'
 async function successStep(
   event: H3Event,
   { config: provider, callbacks }: RegisteredProvider,
-  accessToken: string,
-  userData: Record<string, unknown>,
+  { accessToken, userData, device }: { accessToken: string; userData: Record<string, unknown>; device: string },
 ): Promise<unknown> {
   const ctx = { provider, user: Object.freeze({ ...userData }) }
   const email = await resolveEmail(userData, accessToken, callbacks, ctx)
@@ -33,7 +32,7 @@ async function successStep(
     logOAuth('warn', 'extra user info key dropped (already set)', { provider: provider.name, key, callback: index }),
   )
 
-  const canary = await ensureCanary(event)
+  const canary = await ensureCanary(event, device)
   if (!canary.ok) return redirectWithError(event, provider, canary.error)
   forwardSetCookies(event, canary.setCookies)
 
@@ -71,5 +70,5 @@ export async function handleCallback(event: H3Event, params: URLSearchParams): P
   event.context['provider'] = provider
   event.context['userData'] = result.userData
   event.context['accessToken'] = result.accessToken
-  return successStep(event, registered, result.accessToken, result.userData)
+  return successStep(event, registered, result)
 }

@@ -25,14 +25,19 @@ export type CanaryResult =
   | { ok: true; canary: string; /** Set-Cookie headers for the browser (empty when it had one) */ setCookies: string[] }
   | { ok: false; error: OAuthRedirectError }
 
-/** The browser's canary_id, fetched from the IAM's GET /check when the browser has none. */
-export async function ensureCanary(event: H3Event): Promise<CanaryResult> {
+/**
+ * The browser's canary_id; else `startedWith` (the canary bound into the state cookie, for a
+ * form_post callback that arrives without the SameSite=Lax cookie); else a new one from the IAM's
+ * GET /check.
+ */
+export async function ensureCanary(event: H3Event, startedWith = ''): Promise<CanaryResult> {
   // currentCookie also sees a canary that server/middleware/30.page-cookies.ts fetched (and
   // forwarded) earlier in this same request, so /check is not asked twice
   const existing = currentCookie(event, CANARY_COOKIE)
   // a value the IAM client could not put in a Cookie header (it would smuggle a second cookie) is
   // treated as absent: the IAM issues a fresh one
   if (existing && COOKIE_VALUE.test(existing)) return { ok: true, canary: existing, setCookies: [] }
+  if (startedWith && COOKIE_VALUE.test(startedWith)) return { ok: true, canary: startedWith, setCookies: [] }
   try {
     const res = await useIamClient().request({ method: 'GET', path: '/check', ...clientOf(event) })
     const setCookies = res.setCookies.filter((c) => parseSetCookie(c)?.name === CANARY_COOKIE)

@@ -31,7 +31,7 @@ export async function startLogin(event: H3Event): Promise<unknown> {
     logOAuth('error', 'provider metadata unavailable', { provider: provider.name, reason: (error as Error).message })
     return redirectWithError(event, provider, 'provider_unavailable')
   }
-  const request = await buildAuthorizationRequest(provider, as, useCookieSecret(), Date.now())
+  const request = await buildAuthorizationRequest(provider, as, useCookieSecret(), Date.now(), canary.canary)
   setFlowCookies(event, provider, request.cookies)
   setResponseHeader(event, 'cache-control', 'no-store')
   return sendRedirect(event, request.url.href, 302)

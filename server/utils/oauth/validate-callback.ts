@@ -19,7 +19,7 @@ import { logOAuth } from './log'
 import { safeEqual, verifyState } from './state-cookie'
 
 export type ValidationResult =
-  | { ok: true; accessToken: string; userData: Record<string, unknown> }
+  | { ok: true; accessToken: string; userData: Record<string, unknown>; /** canary_id bound at the start ('' if none) */ device: string }
   | { ok: false; status: 400; error: OAuthStatusError }
   | { ok: false; redirect: OAuthRedirectError }
 
@@ -42,9 +42,10 @@ export async function validateCallback(input: CallbackInput): Promise<Validation
   if (providerError !== null) return redirect(mapProviderError(providerError))
   if (!params.get('code')) return redirect('missing_code')
 
-  const expectedState = verifyState(input.cookieSecret, provider.name, cookies.state, input.nowMs)
+  const signed = verifyState(input.cookieSecret, provider.name, cookies.state, input.nowMs)
   const givenState = params.get('state')
-  if (!expectedState || givenState === null || !safeEqual(expectedState, givenState)) return fail400('invalid_state')
+  if (!signed || givenState === null || !safeEqual(signed.state, givenState)) return fail400('invalid_state')
+  const expectedState = signed.state
 
   let as: oauth.AuthorizationServer
   try {
@@ -83,5 +84,5 @@ export async function validateCallback(input: CallbackInput): Promise<Validation
 
   const info = await fetchUserInfo(provider, as, exchanged.accessToken, exchanged.idTokenClaims)
   if (!info.ok) return redirect(info.error)
-  return { ok: true, accessToken: exchanged.accessToken, userData: info.user }
+  return { ok: true, accessToken: exchanged.accessToken, userData: info.user, device: signed.device }
 }
