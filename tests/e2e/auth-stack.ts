@@ -15,6 +15,8 @@ import { recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../hel
 
 export const hmac = { clientId: 'gateway', sharedSecret: 'e2e-test-shared-secret-0123456789abcdef' }
 export const PASSWORD = 'correct horse battery staple 42'
+/** expect.poll options for anything that waits on the servers (the default 1 s is too short on a loaded 2-core machine) */
+export const WAIT = { timeout: 20_000, interval: 200 }
 
 export interface E2eStack {
   iam: IamServer
@@ -92,7 +94,7 @@ export async function signUpInBrowser(page: Page, base: string, email: string, p
   await page.getByLabel('I accept the terms of service').check()
   await page.getByRole('button', { name: 'Create account' }).click()
   await page.waitForURL(`${base}/account`)
-  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 }
 
 /** Signs in through /login and waits for the account page. */
@@ -102,7 +104,7 @@ export async function signInInBrowser(page: Page, base: string, email: string, p
   await page.getByLabel('Password', { exact: true }).fill(password)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForURL(`${base}/account`)
-  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 }
 
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')

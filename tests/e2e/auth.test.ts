@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
 import { codeOf, magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, PASSWORD, signInInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack } from './auth-stack'
+import { freshEmail, mailTo, PASSWORD, signInInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
 
 let stack: E2eStack
 let browser: Browser | undefined
@@ -45,7 +45,7 @@ describe('sign-up and sign-in in the browser', () => {
     await signUpInBrowser(page, stack.url, email)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(`${stack.url}/login?signedOut=1`)
-    await expect.poll(() => page.getByText('You have signed out.').isVisible()).toBe(true)
+    await expect.poll(() => page.getByText('You have signed out.').isVisible(), WAIT).toBe(true)
     expect((await browser.context.cookies(stack.url)).some((c) => c.name === '__Secure-a')).toBe(false)
     await signInInBrowser(page, stack.url, email)
     await saveScreenshot(page, 'auth-signin-again')
@@ -61,7 +61,7 @@ describe('sign-up and sign-in in the browser', () => {
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill('definitely the wrong one')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('The email or password is incorrect.')
+    await expect.poll(() => page.getByRole('alert').textContent(), WAIT).toContain('The email or password is incorrect.')
     expect(new URL(page.url()).pathname).toBe('/login')
     await saveScreenshot(page, 'auth-wrong-password')
   })
@@ -78,7 +78,7 @@ describe('password reset', () => {
     await page.goto(`${stack.url}/forgot-password`)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByRole('button', { name: 'Send reset link' }).click()
-    await expect.poll(() => page.getByText('If an account exists for that address').isVisible()).toBe(true)
+    await expect.poll(() => page.getByText('If an account exists for that address').isVisible(), WAIT).toBe(true)
     const mail = await mailTo(stack.smtp, email, '/reset-password')
     const link = magicLinkOf(mail)
     expect(link.origin).toBe(stack.url)
@@ -86,7 +86,7 @@ describe('password reset', () => {
     const newPassword = 'a brand new passphrase 2026'
     await page.getByLabel('New password', { exact: true }).fill(newPassword)
     await page.getByLabel('Repeat the new password').fill(newPassword)
-    await expect.poll(() => page.getByRole('button', { name: 'Change password' }).isEnabled()).toBe(true)
+    await expect.poll(() => page.getByRole('button', { name: 'Change password' }).isEnabled(), WAIT).toBe(true)
     await page.getByRole('button', { name: 'Change password' }).click()
     await page.waitForURL(`${stack.url}/login?reset=1`)
     await signInInBrowser(page, stack.url, email, newPassword)
@@ -109,10 +109,10 @@ describe('adaptive MFA', () => {
     const mail = await mailTo(stack.smtp, email, '/auth/mfa')
     await page.goto(magicLinkOf(mail).toString())
     await page.getByLabel('Code', { exact: true }).fill(codeOf(mail))
-    await expect.poll(() => page.getByRole('button', { name: 'Confirm' }).isEnabled()).toBe(true)
+    await expect.poll(() => page.getByRole('button', { name: 'Confirm' }).isEnabled(), WAIT).toBe(true)
     await page.getByRole('button', { name: 'Confirm' }).click()
     await page.waitForURL(`${stack.url}/account`)
-    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await saveScreenshot(page, 'auth-mfa-signed-in')
   })
 })

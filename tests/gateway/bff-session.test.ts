@@ -150,6 +150,15 @@ describe('states passed to the page', () => {
   })
 })
 
+describe('custom MFA', () => {
+  it('starts the email change: 200 with the masked address the link went to', async () => {
+    const { b, email } = await signedUpBrowser()
+    const res = await b.call('/api/auth/custom-mfa/change_email', { method: 'POST', body: {} })
+    expect(res.status, res.text).toBe(200)
+    expect(res.json).toMatchObject({ ok: true, data: { reason: 'change_email', sentTo: `${email[0]}***@example.com` } })
+  })
+})
+
 describe('API tokens through the BFF', () => {
   it('create -> verify -> rotate -> restrict -> re-scope -> revoke', async () => {
     const { b } = await signedUpBrowser()

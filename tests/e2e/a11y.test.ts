@@ -1,0 +1,71 @@
+/** axe-core on every page of the gateway: no serious or critical violation, and no CSP violation. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+
+let stack: E2eStack
+let browser: Browser
+beforeAll(async () => {
+  stack = await startE2eStack()
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+})
+
+const PUBLIC_PAGES = [
+  '/',
+  '/login',
+  '/signup',
+  '/forgot-password',
+  '/reset-password',
+  '/reset-password?token=x&random=y&reason=PASSWORD_RESET&visitor=z',
+  '/auth/mfa?token=x&random=y&reason=MAGIC_LINK_MFA_CHECKS&visitor=z',
+  '/auth/confirm',
+  '/auth/error?error=invalid_state',
+  '/auth/error?error=email_missing',
+  '/no-such-page',
+]
+
+describe('accessibility', () => {
+  it.each(PUBLIC_PAGES)('%s has no serious or critical axe violations', async (path) => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    await page.goto(stack.url + path)
+    await page.waitForLoadState('networkidle')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(csp).toEqual([])
+    await page.close()
+  })
+
+  it('form errors are announced and tied to their fields', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${stack.url}/signup`)
+    await page.getByRole('button', { name: 'Create account' }).click()
+    const email = page.getByLabel('Email', { exact: true })
+    await expect.poll(() => email.getAttribute('aria-invalid'), WAIT).toBe('true')
+    const describedBy = (await email.getAttribute('aria-describedby')) ?? ''
+    expect(await page.locator(`#${describedBy}`).textContent()).toContain('Enter an email address')
+    // focus moves to the first problem so keyboard and screen-reader users land on it
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('name')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await saveScreenshot(page, 'a11y-signup-errors')
+    await page.close()
+  })
+
+  it('signed-in pages (/account, /tokens with a token) have no serious or critical violations', async () => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    await signUpInBrowser(page, stack.url, freshEmail('a11y'))
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.goto(`${stack.url}/tokens`)
+    await page.getByLabel('Name', { exact: true }).fill('a11y token')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await expect.poll(() => page.getByLabel('Token', { exact: true }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(csp).toEqual([])
+    await saveScreenshot(page, 'a11y-tokens')
+    await page.close()
+  })
+})

@@ -1,0 +1,59 @@
+/** Changing the email address through the custom-MFA flow, in the browser. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { codeOf, magicLinkOf } from '../helpers/smtp'
+import { freshEmail, mailTo, signInInBrowser, signUpInBrowser, startE2eStack, type E2eStack, WAIT } from './auth-stack'
+
+let stack: E2eStack
+let browser: Browser
+beforeAll(async () => {
+  stack = await startE2eStack()
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+})
+
+describe('account page', () => {
+  it('changes the email address: confirmation mail -> link -> new address + code -> sign in with it', async () => {
+    const page = await browser.newPage()
+    const oldEmail = freshEmail('old')
+    const newEmail = freshEmail('new')
+    await signUpInBrowser(page, stack.url, oldEmail)
+    await page.getByRole('button', { name: 'Change email' }).click()
+    await expect.poll(() => page.getByText(/We sent a confirmation link to o\*\*\*@example\.com/).isVisible(), WAIT).toBe(true)
+    const mail = await mailTo(stack.smtp, oldEmail, '/auth/confirm')
+    await page.goto(magicLinkOf(mail).toString())
+    await page.getByLabel('New email address').fill(newEmail)
+    await page.getByLabel('Code from the email').fill(codeOf(mail))
+    await page.getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => page.getByText('Your email address was changed.').isVisible(), WAIT).toBe(true)
+
+    await page.goto(`${stack.url}/account`)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    await signInInBrowser(page, stack.url, newEmail)
+    await saveScreenshot(page, 'account-email-changed')
+  })
+
+  it('a wrong code is reported next to the code field', async () => {
+    const page = await browser.newPage()
+    const email = freshEmail('wrongcode')
+    await page.goto(`${stack.url}/login`)
+    await page.context().clearCookies()
+    await signUpInBrowser(page, stack.url, email)
+    await page.getByRole('button', { name: 'Change email' }).click()
+    const mail = await mailTo(stack.smtp, email, '/auth/confirm')
+    await page.goto(magicLinkOf(mail).toString())
+    await page.getByLabel('New email address').fill(freshEmail('other'))
+    const code = codeOf(mail)
+    await page.getByLabel('Code from the email').fill(code === '0000000' ? '1111111' : '0000000')
+    await page.getByRole('button', { name: 'Confirm' }).click()
+    const field = page.getByLabel('Code from the email')
+    await expect.poll(() => field.getAttribute('aria-invalid'), WAIT).toBe('true')
+    const describedBy = (await field.getAttribute('aria-describedby')) ?? ''
+    expect(await page.locator(`#${describedBy.split(' ').pop()}`).textContent()).toContain('not valid')
+    await saveScreenshot(page, 'account-wrong-code')
+  })
+})
