@@ -151,6 +151,14 @@ describe('plain OAuth 2.0 providers', () => {
     expect(dropped).toEqual(['email', 'login', 'plan'])
   })
 
+  it('redirects with userinfo_failed when the profile request fails', async () => {
+    fake.behaviour = { userinfoStatus: 500 }
+    const res = await login('fake-scan')
+    expect(res.status).toBe(302)
+    expect(res.headers.get('location')).toBe(`${base}/auth/error?error=userinfo_failed`)
+    expectFlowCookiesCleared(res, 'fake-scan')
+  })
+
   it('redirects with callback_failed when an extra user info callback throws', async () => {
     const res = await login('fake-throw')
     expect(res.status).toBe(302)

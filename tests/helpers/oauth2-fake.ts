@@ -20,6 +20,8 @@ export interface FakeBehaviour {
   foreignSignature?: boolean
   /** at_hash: 'right' (default), 'wrong' or 'omit' */
   atHash?: 'right' | 'wrong' | 'omit'
+  /** userinfo / user answers this status with `{ error }` */
+  userinfoStatus?: number
   /** the userinfo / user body (plain OAuth: the whole user object) */
   userinfo?: Record<string, unknown>
   emails?: Array<{ email: string; primary: boolean; verified: boolean }>
@@ -167,6 +169,7 @@ export async function startOAuth2Fake(options: FakeOptions): Promise<FakeProvide
         }
         if (path === '/userinfo' || path === '/user') {
           if (!bearer()) return json(401, { error: 'invalid_token' })
+          if (fake.behaviour.userinfoStatus) return json(fake.behaviour.userinfoStatus, { error: 'server_error' })
           return json(200, fake.behaviour.userinfo ?? (options.oidc ? { sub: subject, email: 'oidc-user@example.com', name: 'OIDC User' } : { id: 4242, login: 'octo', name: 'Octo Cat', email: 'octo@example.com' }))
         }
         if (path === '/user/emails') {
