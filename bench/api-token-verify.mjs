@@ -174,7 +174,7 @@ async function loop(fn) {
   )
   latencies.sort((a, b) => a - b)
   const at = (q) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 100) / 100
-  return { rps: Math.round(latencies.length / DURATION_S), p50: at(0.5), p99: at(0.99), failures }
+  return { rps: Math.round(latencies.length / DURATION_S), p50: at(0.5), p99: at(0.99), failures, calls: latencies.length }
 }
 
 async function libraryBench(L, databaseUrl) {

@@ -8,7 +8,7 @@ let user: Session
 beforeAll(async () => {
   iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } } })
   user = await signupUser(iam)
-})
+}, 300_000)
 afterAll(() => iam?.stop())
 
 const invalid = (reason: string) => ({ ok: false, date: expect.stringMatching(ISO), reason })

@@ -33,6 +33,30 @@ const INVALIDED = 'Token invalided successfully' as const
 /** Binds the nine library operations to `deps`. */
 export function createApiTokenLibrary(deps: ApiTokenLibraryDeps) {
   const now = deps.now ?? Date.now
+  const log = (type: string) => deps.log.child({ branch: 'api_tokens', type })
+  const operations = bindOperations(deps, now)
+
+  function privateActionManager(
+    userId: number,
+    tokenId: number,
+    publicIdentifier: string,
+    tokenName: string,
+    action: ManagerAction,
+  ): Promise<ManagerResult> {
+    // One instant for the whole action: a rotation's inherited lifetime ends exactly where the old one did.
+    const at = now()
+    const frozen = () => at
+    return privateActionManagerWith(
+      { db: deps.db, log: log('action_manager'), now: frozen, operations: bindOperations(deps, frozen) },
+      userId, tokenId, publicIdentifier, tokenName, action,
+    )
+  }
+
+  return { ...operations, privateActionManager }
+}
+
+/** The eight helper operations on `deps`, reading time from `now`. */
+function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
   const { db } = deps
   const limit = () => deps.config.apiTokens.limitTokensPerUser
   const log = (type: string) => deps.log.child({ branch: 'api_tokens', type })
@@ -186,22 +210,10 @@ export function createApiTokenLibrary(deps: ApiTokenLibraryDeps) {
     }
   }
 
-  const operations = {
+  return {
     createApiKey, verifyApiKey, revokeApiKey, rotateApiKey, getUserApiKeysMetaData,
     updateRestriction, updatePrivileges, getAllValidTokensList,
   }
-
-  function privateActionManager(
-    userId: number,
-    tokenId: number,
-    publicIdentifier: string,
-    tokenName: string,
-    action: ManagerAction,
-  ): Promise<ManagerResult> {
-    return privateActionManagerWith({ db, log: log('action_manager'), now, operations }, userId, tokenId, publicIdentifier, tokenName, action)
-  }
-
-  return { ...operations, privateActionManager }
 }
 
 export type ApiTokenLibrary = ReturnType<typeof createApiTokenLibrary>

@@ -1,16 +1,20 @@
 /**
  * GET /api/manage/list-metadata (spec "API token management"): the user's token listing, after
- * full authentication; general union limiter under `<IP>_list-metadata`, nothing reset.
+ * full authentication; general union limiter under `<IP>_list-metadata`, nothing reset. It is the
+ * only GET action: any other answers 404. (A dynamic segment, not a static list-metadata.get.ts:
+ * a static path would shadow POST /api/manage/list-metadata, which must answer 400 Bad Request.)
  */
-import { defineEventHandler, setResponseStatus } from 'h3'
+import { defineEventHandler, getRouterParam, setResponseStatus } from 'h3'
 import { useIam } from '../../../context'
 import { runManageAction } from '../../../features/api-tokens/manage'
 import { apiTokenService } from '../../../features/api-tokens/service'
 import { fullAuthentication } from '../../../http/auth'
 import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
+import { notFound } from '../../../http/respond'
 
 export default defineEventHandler(async (event) => {
+  if (getRouterParam(event, 'action') !== 'list-metadata') return notFound()
   const user = await fullAuthentication(event)
   const ctx = useIam()
   const outcome = await runManageAction(
