@@ -71,7 +71,7 @@ function writePrivate(path, value) {
 function startSecrets() {
   const path = join(DATA_DIR, 'start-secrets.json')
   const kept = existsSync(path) ? readJson(path) : {}
-  // 32 random bytes = 256 bits, the HMAC-SHA256 block strength.
+  // 32 bytes from the CSPRNG: 256 bits, the HMAC-SHA256 key strength.
   const generate = () => `dev_${randomBytes(32).toString('base64url')}`
   const secrets = { hmacSharedSecret: kept.hmacSharedSecret ?? generate(), cookieSecret: kept.cookieSecret ?? generate() }
   if (secrets.hmacSharedSecret !== kept.hmacSharedSecret || secrets.cookieSecret !== kept.cookieSecret) writePrivate(path, secrets)
