@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Client, type Session } from '../helpers/accounts'
+import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+
+let iam: IamServer
+beforeAll(async () => {
+  iam = await startIam({
+    config: {
+      ...PROXY_CONFIG,
+      providers: [{ name: 'demo', useStandardProfile: true }, { name: 'gh', fields: { id: 'id', email: 'mail', name: 'login' } }],
+      rate_limiters: { oauth: { points: 8, duration: 600, blockDuration: 600 } },
+      anomalies: { velocity: { count: 50 } },
+      jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
+    },
+  })
+}, 240_000)
+afterAll(() => iam?.stop())
+
+let ipCounter = 0
+const freshDevice = () => newDevice(iam, { ip: `198.51.100.${++ipCounter}` })
+const post = (provider: string, body: unknown, client: Client) => call(iam, 'POST', `/auth/OAuth/${provider}`, { client, body })
+
+async function oauthSession(provider: string, profile: Json, client: Client): Promise<{ res: Response; session?: Session }> {
+  const res = await post(provider, profile, client)
+  if (res.status !== 201) return { res }
+  const body = (await res.clone().json()) as Json
+  return { res, session: { ...client, email: '', password: '', accessToken: body.accessToken as string, refreshToken: setCookieValue(res, 'session')! } }
+}
+
+async function userIdOf(s: Session): Promise<number> {
+  const res = await authedGet(iam, s)
+  return ((await res.json()) as Json).userId as number
+}
+
+describe('POST /auth/OAuth/:providerName', () => {
+  it('creates the user from a standard profile (201) and logs the same identity into the same user again', async () => {
+    const device = await freshDevice()
+    const profile = { sub: `sub-${Date.now()}`, email: uniqueEmail('oidc'), email_verified: true, name: 'Ada', extra: 'dropped' }
+    const first = await oauthSession('demo', profile, device)
+    expect(first.res.status).toBe(201)
+    expect(await first.res.clone().json()).toEqual({ ok: true, date: expect.any(String), accessToken: expect.any(String), accessIat: expect.any(Number), expiresInMs: 900_000 })
+    const second = await oauthSession('demo', profile, device)
+    expect(second.res.status).toBe(201)
+    expect(await userIdOf(second.session!)).toBe(await userIdOf(first.session!))
+  })
+
+  it('maps other profile shapes through the provider fields', async () => {
+    const device = await freshDevice()
+    const res = await post('gh', { id: 12345, mail: uniqueEmail('gh'), login: 'octo' }, device)
+    expect(res.status).toBe(201)
+  })
+
+  it('answers 404 for a provider that is not registered', async () => {
+    const device = await freshDevice()
+    const res = await post('nope', { sub: '1', email: uniqueEmail() }, device)
+    expect(res.status).toBe(404)
+  })
+
+  it('answers 400 for a profile without an email or without an id, and without the canary cookie', async () => {
+    const device = await freshDevice()
+    const noEmail = await post('demo', { sub: 'x1' }, device)
+    expect(noEmail.status).toBe(400)
+    expect(await noEmail.json()).toMatchObject({ ok: false, error: 'Invalid provider profile', fields: { email: expect.any(String) } })
+    expect((await post('demo', { email: uniqueEmail() }, device)).status).toBe(400)
+    expect((await post('demo', { sub: 'x2', email: uniqueEmail() }, { ...device, canary: undefined })).status).toBe(400)
+  })
+
+  it('answers 409 for an address owned by a password account, even when the provider verified it', async () => {
+    const owner = await signupUser(iam, { client: { ip: '203.0.113.90' } })
+    const device = await freshDevice()
+    const res = await post('demo', { sub: `s-${Date.now()}`, email: owner.email, email_verified: true }, device)
+    expect(res.status).toBe(409)
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already registered' })
+  })
+
+  it('never attaches an unverified provider address to an existing account', async () => {
+    const device = await freshDevice()
+    const email = uniqueEmail('victim')
+    expect((await post('demo', { sub: `v-${Date.now()}`, email, email_verified: true }, device)).status).toBe(201)
+    const attacker = await freshDevice()
+    const res = await post('gh', { id: 999001, mail: email }, attacker)
+    expect(res.status).toBe(409)
+  })
+
+  it('links a second provider to an OAuth account when both sides verified the address', async () => {
+    const device = await freshDevice()
+    const email = uniqueEmail('linked')
+    const a = await oauthSession('demo', { sub: `l-${Date.now()}`, email, email_verified: true }, device)
+    const b = await oauthSession('gh', { id: `gh-${Date.now()}`, mail: email, email_verified: true }, device)
+    expect(b.res.status).toBe(201)
+    expect(await userIdOf(b.session!)).toBe(await userIdOf(a.session!))
+  })
+
+  it('answers 403 { banned: true } for HTML in a profile field and bans the device', async () => {
+    const device = await freshDevice()
+    const res = await post('demo', { sub: 'x3', email: uniqueEmail(), name: '<img src=x onerror=alert(1)>' }, device)
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({ banned: true })
+    expect((await call(iam, 'GET', '/check', { client: device })).status).toBe(403)
+  })
+
+  it('answers 429 once the OAuth limit of the IP is spent', async () => {
+    const device = await freshDevice()
+    let last: Response | undefined
+    for (let i = 0; i < 9; i++) last = await post('demo', { sub: `r-${i}-${Date.now()}`, email: uniqueEmail('rl') }, device)
+    expect(last!.status).toBe(429)
+    expect(await last!.json()).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+  })
+})
