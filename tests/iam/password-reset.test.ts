@@ -24,6 +24,7 @@ beforeAll(async () => {
     config: {
       ...PROXY_CONFIG,
       email: { siteName: 'Acme' },
+      rate_limiters: { forgotPassword: { points: 100, duration: 3600, blockDuration: 3600 } },
       password: { breachCheck: { enabled: true, rangeApiUrl: `http://127.0.0.1:${port}/range/`, failOpen: false } },
     },
     env: { SMTP_URL: smtp.url },
