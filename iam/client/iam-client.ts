@@ -100,7 +100,8 @@ export function createIamClient(options: IamClientOptions): IamClient {
     const cookie = req.cookies ? cookieHeader(req.cookies) : undefined
     if (cookie) headers.set('cookie', cookie)
     if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
-    if (req.userAgent) headers.set('user-agent', req.userAgent)
+    // An empty browser User-Agent is forwarded as empty, not replaced by fetch's own ("node").
+    if (req.userAgent !== undefined) headers.set('user-agent', req.userAgent)
     let body: string | undefined
     if (req.body !== undefined) {
       body = JSON.stringify(req.body)

@@ -102,6 +102,11 @@ describe('createIamClient', () => {
     expect(JSON.parse(body)).toEqual({ email: 'a@example.com' })
   })
 
+  it("forwards an empty browser User-Agent as empty instead of fetch's default", async () => {
+    await createIamClient({ baseUrl: base }).request({ method: 'GET', path: '/check', userAgent: '' })
+    expect(seen[0]!.headers['user-agent']).toBe('')
+  })
+
   it('refuses a cookie value that would smuggle another cookie', async () => {
     const client = createIamClient({ baseUrl: base })
     await expect(client.request({ method: 'GET', path: '/x', cookies: { session: 'a; admin=1' } })).rejects.toThrow(TypeError)
