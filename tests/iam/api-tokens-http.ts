@@ -32,12 +32,12 @@ export function manage(iam: IamServer, s: Session, action: string, body?: unknow
 export type CreatedToken = { rawApiKey: string; rawPublicId: string; expiresAt: string | null; tokenId: number; name: string }
 
 /** Creates a token over HTTP and finds its id through the listing. */
-export async function newToken(iam: IamServer, s: Session, body: Json = {}): Promise<CreatedToken> {
+export async function newToken(iam: IamServer, s: Session, body: Json = {}, opts: { ip?: string } = {}): Promise<CreatedToken> {
   const name = (body.name as string | undefined) ?? `key-${Math.random().toString(36).slice(2, 8)}`
-  const res = await manage(iam, s, 'new-token', { privilege: 'full', ...body, name })
+  const res = await manage(iam, s, 'new-token', { privilege: 'full', ...body, name }, opts)
   const json = (await res.json()) as { data: Omit<CreatedToken, 'tokenId' | 'name'> }
   if (res.status !== 201) throw new Error(`new-token answered ${res.status}: ${JSON.stringify(json)}\n${iam.logs.filter((l) => l.includes('"error"')).slice(-3).join('\n')}`)
-  const list = (await (await manage(iam, s, 'list-metadata')).json()) as { data: { tokenList: Array<{ id: number; public_identifier: string }> } }
+  const list = (await (await manage(iam, s, 'list-metadata', undefined, opts)).json()) as { data: { tokenList: Array<{ id: number; public_identifier: string }> } }
   const entry = list.data.tokenList.find((t) => t.public_identifier === json.data.rawPublicId)
   if (!entry) throw new Error('created token missing from the listing')
   return { ...json.data, tokenId: entry.id, name }
