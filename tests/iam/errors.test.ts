@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startIam, type IamServer } from '../helpers/iam-server'
+
+// Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
+const START_TIMEOUT_MS = 180_000
+
+let iam: IamServer
+beforeAll(async () => {
+  iam = await startIam({ env: { IAM_TEST_ROUTES: '1' } })
+}, START_TIMEOUT_MS)
+afterAll(() => iam?.stop())
+
+const NOT_FOUND = { error: "The page you are looking for doesn't exists" }
+
+/** The first JSON log line matching `predicate`, waiting for the child's stdout to arrive. */
+async function findLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown> | undefined> {
+  for (let i = 0; i < 100; i++) {
+    for (const text of iam.logs) {
+      if (!text.startsWith('{')) continue
+      const line = JSON.parse(text) as Record<string, unknown>
+      if (predicate(line)) return line
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return undefined
+}
+
+describe('unmatched routes', () => {
+  it('answers 404 with the spec body for an unknown path', async () => {
+    const res = await fetch(`${iam.url}/no/such/route?x=1`)
+    expect(res.status).toBe(404)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await res.json()).toEqual(NOT_FOUND)
+  })
+  it('answers 404 for a known path with another method (an unmatched route, as in the spec)', async () => {
+    const res = await fetch(`${iam.url}/health`, { method: 'DELETE' })
+    expect(res.status).toBe(404)
+    expect(await res.json()).toEqual(NOT_FOUND)
+    const post = await fetch(`${iam.url}/operational/config`, { method: 'POST' })
+    expect(post.status).toBe(404)
+    expect(await post.json()).toEqual(NOT_FOUND)
+  })
+  it('does not reveal the router message in the status line', async () => {
+    const res = await fetch(`${iam.url}/no/such/route`)
+    expect(res.statusText).toBe('Not Found')
+  })
+})
+
+describe('unhandled errors', () => {
+  it('answers 500 with the request id and never the error message', async () => {
+    const res = await fetch(`${iam.url}/__test/throw`)
+    expect(res.status).toBe(500)
+    const requestId = res.headers.get('x-request-id')
+    const text = await res.text()
+    expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error', requestId })
+    expect(text).not.toMatch(/S3cr3t|postgres|connect failed|stack|at /)
+  })
+  it('logs the error at error level with the request id and the stack', async () => {
+    const res = await fetch(`${iam.url}/__test/throw`, { headers: { 'x-request-id': 'trace-err-1' } })
+    expect(res.status).toBe(500)
+    expect(await res.json()).toEqual({ error: 'Internal Server Error', requestId: 'trace-err-1' })
+    const line = await findLog((l) => l.level === 'error' && l.requestId === 'trace-err-1')
+    expect(line).toBeDefined()
+    expect(line?.msg).toBe('unhandled error')
+    expect(JSON.stringify(line?.error)).toMatch(/throw\.get/)
+  })
+  it('keeps a response status above 415 set before the error', async () => {
+    const res = await fetch(`${iam.url}/__test/throw?status=503`)
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({ error: 'Internal Server Error', requestId: res.headers.get('x-request-id') })
+  })
+  it('uses 500 when the status set before the error is 415 or below', async () => {
+    for (const status of [200, 400, 415]) {
+      const res = await fetch(`${iam.url}/__test/throw?status=${status}`)
+      expect(res.status).toBe(500)
+      expect(await res.json()).toMatchObject({ error: 'Internal Server Error' })
+    }
+    const above = await fetch(`${iam.url}/__test/throw?status=416`)
+    expect(above.status).toBe(416)
+  })
+})
