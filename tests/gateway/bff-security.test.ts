@@ -9,8 +9,23 @@ import { isAllowedIamCall } from '../../server/utils/bff/allow-list'
 import { browserLike, startStack, type Stack } from './bff-harness'
 
 let stack: Stack
+const acme = {
+  kind: 'oauth',
+  name: 'acme',
+  displayName: 'Acme ID',
+  // never contacted by these tests: only the sign-in buttons are checked
+  authorizationEndpoint: 'http://127.0.0.1:9/authorize',
+  tokenEndpoint: 'http://127.0.0.1:9/token',
+  userInfoEndpoint: 'http://127.0.0.1:9/userinfo',
+  clientId: 'client',
+  clientSecret: 'secret',
+  redirectUri: 'http://127.0.0.1:3000/oauth/callback/acme',
+  redirectUrlOnSuccess: 'http://127.0.0.1:3000/account',
+  redirectUrlOnError: 'http://127.0.0.1:3000/auth/error',
+}
+
 beforeAll(async () => {
-  stack = await startStack()
+  stack = await startStack({}, { OAuthProviders: [acme] })
 })
 afterAll(async () => {
   await stack?.stop()
@@ -77,6 +92,22 @@ describe('CSRF on unsafe BFF routes', () => {
     const res = await b.call('/api/auth/session', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
     expect(res.status).toBe(200)
     expect(res.json).toEqual({ authenticated: false })
+  })
+})
+
+describe('sign-in page', () => {
+  it('lists each configured OAuth provider by name and label, nothing secret', async () => {
+    const res = await browserLike(stack.gateway.url).call('/api/auth/providers')
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({ providers: [{ name: 'acme', displayName: 'Acme ID', href: '/oauth/acme' }] })
+  })
+
+  it('renders a button per provider that starts the flow at /oauth/:name, and gives the browser its device cookie', async () => {
+    const b = browserLike(stack.gateway.url)
+    const res = await b.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    expect(res.text).toContain('href="/oauth/acme"')
+    expect(res.text).toContain('Continue with Acme ID')
+    expect(b.jar.get('canary_id')).toMatch(/^[0-9a-f]{64}$/)
   })
 })
 

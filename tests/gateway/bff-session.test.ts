@@ -12,6 +12,9 @@ beforeAll(async () => {
   stack = await startStack({
     rate_limiters: {
       forgotPassword: { points: 2, duration: 3600, blockDuration: 3600 },
+      // every test signs up a fresh user from 127.0.0.1
+      signup: { points: 100, duration: 60, blockDuration: 1 },
+      login: { points: 100, duration: 60, blockDuration: 1 },
       // the spec's 1 request/s burst would make back-to-back test actions 429
       apiTokensLimiters: { generalUnionLimiter: { burst: { points: 1000, duration: 1, blockDuration: 1 }, slow: { points: 1000, duration: 60, blockDuration: 1 } } },
     },

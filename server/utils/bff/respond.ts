@@ -63,7 +63,8 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
   setResponseStatus(event, res.status)
   if (res.status === 429) {
     const retryAfter = res.headers.get('retry-after')
-    if (retryAfter) setResponseHeader(event, 'retry-after', retryAfter)
+    const header: string = 'retry-after' // a seconds count or "permanent" (IAM spec, Limits)
+    if (retryAfter) setResponseHeader(event, header, retryAfter)
     const retry = (res.body as { retry?: unknown } | null)?.retry ?? retryAfter
     return { ok: false, error: 'Too many requests', retry }
   }
