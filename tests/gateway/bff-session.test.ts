@@ -5,11 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
+import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { browserLike, freshEmail, hmac, PASSWORD, startStack, type Stack } from './bff-harness'
 
 let stack: Stack
+let smtp: SmtpCapture
 beforeAll(async () => {
+  smtp = await startSmtp()
   stack = await startStack({
+    email: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
     rate_limiters: {
       forgotPassword: { points: 2, duration: 3600, blockDuration: 3600 },
       // every test signs up a fresh user from 127.0.0.1
@@ -22,7 +26,10 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await stack?.stop()
+  await smtp?.stop()
 })
+
+const mailTo = (email: string, path: string) => smtp.waitForMail((m) => recipients(m).includes(email) && (m.text ?? '').includes(path), 15_000)
 
 async function signedUpBrowser() {
   const b = browserLike(stack.gateway.url)
@@ -159,6 +166,42 @@ describe('custom MFA', () => {
     const res = await b.call('/api/auth/custom-mfa/change_email', { method: 'POST', body: {} })
     expect(res.status, res.text).toBe(200)
     expect(res.json).toMatchObject({ ok: true, data: { reason: 'change_email', sentTo: `${email[0]}***@example.com` } })
+  })
+})
+
+describe('MFA states', () => {
+  it('an anomaly reaches the page as an MFA state (202), and link + code sign the browser in again', async () => {
+    const { b, email } = await signedUpBrowser()
+    const firefox = { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0' }
+    const session = await b.call('/api/auth/session', { headers: firefox })
+    expect(session.json).toMatchObject({ authenticated: false, mfa: true })
+    const tokens = await b.call('/api/tokens', { headers: firefox })
+    expect(tokens.status).toBe(202)
+    expect(tokens.json).toMatchObject({ ok: false, mfa: true })
+    const mail = await mailTo(email, '/auth/mfa')
+    const query = linkQueryOf(mail)
+    expect((await b.call(`/api/auth/mfa${query}`, { headers: firefox })).status).toBe(200)
+    const verified = await b.call(`/api/auth/mfa${query}`, { method: 'POST', body: { code: codeOf(mail) }, headers: firefox })
+    expect(verified.status, verified.text).toBe(200)
+    expect(verified.json).toMatchObject({ ok: true, signedIn: true })
+    expect(verified.text).not.toMatch(/accessToken|eyJ/)
+    expect((await b.call('/api/auth/session', { headers: firefox })).json.authenticated).toBe(true)
+  })
+
+  it('a custom action: preview, then a wrong code is 401 and the session stays; the right code confirms', async () => {
+    const { b, email } = await signedUpBrowser()
+    expect((await b.call('/api/auth/custom-mfa/PAYMENT_CONFIRM', { method: 'POST', body: { note: 'Invoice 42' } })).status).toBe(200)
+    const mail = await mailTo(email, '/auth/confirm')
+    const query = linkQueryOf(mail)
+    expect((await b.call(`/api/auth/confirm${query}`)).status).toBe(200)
+    const code = codeOf(mail)
+    const wrong = await b.call(`/api/auth/confirm${query}`, { method: 'POST', body: { code: code === '0000000' ? '1111111' : '0000000' } })
+    expect(wrong.status).toBe(401)
+    expect(wrong.json.signedOut).toBeUndefined()
+    expect(b.jar.get('__Secure-a')).toBeTruthy()
+    const right = await b.call(`/api/auth/confirm${query}`, { method: 'POST', body: { code } })
+    expect(right.status, right.text).toBe(200)
+    expect(right.text).not.toMatch(/accessToken|eyJ/)
   })
 })
 
