@@ -259,3 +259,33 @@ describe('API tokens through the BFF', () => {
     expect(res.json).toMatchObject({ ok: false, fields: { privilege: expect.any(String) } })
   })
 })
+
+describe('rotation before expiry', () => {
+  let short: Stack
+  beforeAll(async () => {
+    short = await startStack({ jwt: { access_tokens: { expiresInMs: 6000 } } })
+  })
+  afterAll(async () => {
+    await short?.stop()
+  })
+
+  it('refreshes an access token in its last quarter of life (the IAM refreshThreshold), before it expires', async () => {
+    const b = browserLike(short.gateway.url)
+    const signup = await b.call('/api/auth/signup', {
+      method: 'POST',
+      body: { email: freshEmail('rotate'), password: PASSWORD, confirmedPassword: PASSWORD, name: 'Rotating', termsConsent: 'on' },
+    })
+    expect(signup.status).toBe(201)
+    const session = b.jar.get('session')
+    const access = b.jar.get('__Secure-a')
+    // Fresh token: no refresh.
+    expect((await b.call('/api/auth/session')).json.authenticated).toBe(true)
+    expect(b.jar.get('session')).toBe(session)
+    // 4.8 s of 6 s gone: less than 25 % left whatever the second rounding of iat/exp.
+    await new Promise((resolve) => setTimeout(resolve, 4800))
+    const res = await b.call('/api/auth/session')
+    expect(res.json.authenticated).toBe(true)
+    expect(b.jar.get('session')).not.toBe(session)
+    expect(b.jar.get('__Secure-a')).not.toBe(access)
+  })
+})
