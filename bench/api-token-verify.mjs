@@ -16,7 +16,7 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -147,7 +147,9 @@ function cannon(url, headers) {
 /** Bundles the library form once (esbuild), so this plain .mjs can import the TypeScript sources. */
 async function loadLibrary() {
   const { build } = await import('esbuild')
-  const outdir = mkdtempSync(join(tmpdir(), 'iam-bench-lib-'))
+  // inside the project, so the bundle's bare imports (kysely, pg, ...) resolve from node_modules
+  mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true })
+  const outdir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'iam-bench-lib-'))
   await build({
     entryPoints: { 'api-tokens': join(ROOT, 'iam/api-tokens.ts'), database: join(ROOT, 'iam/db/database.ts'), log: join(ROOT, 'iam/lib/log.ts') },
     bundle: true, platform: 'node', format: 'esm', packages: 'external', outdir, splitting: true, logLevel: 'error',

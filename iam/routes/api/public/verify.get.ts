@@ -3,7 +3,7 @@
  * token verification"). No session, no cookies, no body: the request-rules middleware leaves this
  * route untouched. The table and limiter rule 5 live in features/api-tokens/public-verify.ts.
  */
-import { defineEventHandler, getQuery, getRequestHeader, setResponseStatus } from 'h3'
+import { defineEventHandler, getQuery, setResponseStatus } from 'h3'
 import { useIam } from '../../../context'
 import { apiTokenService } from '../../../features/api-tokens/service'
 import { verifyPublicRequest } from '../../../features/api-tokens/public-verify'
@@ -15,7 +15,8 @@ export default defineEventHandler(async (event) => {
   const outcome = await verifyPublicRequest(
     apiTokenService(ctx),
     {
-      apiKey: event.node.req.headers['x-api-key'] ?? getRequestHeader(event, 'x-api-key'),
+      // as received: a repeated header arrives joined ("a, b") and reads as no key
+      apiKey: event.node.req.headers['x-api-key'],
       ip: event.context.clientIp,
       privilege: getQuery(event).privilege,
     },
