@@ -236,7 +236,7 @@ async function main() {
   return report
 }
 
-export { main }
+export { main, startIam, tokenOverHttp }
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error) => {
     console.error(error)

@@ -81,25 +81,33 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
     return reply(created.reason === CREATION_REASONS.serverErrorCreating ? 500 : 400, created)
   }
 
-  let ref: { tokenId: number; publicIdentifier: string; name: string } | undefined
-  let action: ManagerAction
-  if (req.action === 'ip-restriction-update') {
-    const body = parse(ipRestrictionBody)
-    ref = body
-    // omitted or empty removes every restriction (stored as null)
-    action = { action: 'ip-restriction-update', newIpAddress: body?.ipv4?.length ? body.ipv4 : null }
-  } else if (req.action === 'privilege-update') {
-    const body = parse(privilegeUpdateBody)
-    ref = body
-    action = { action: 'privilege-update', newPrivileges: body?.newPrivilege ?? 'demo' }
-  } else {
-    ref = parse(tokenRefBody)
-    action = { action: req.action }
-  }
-  if (!ref) return badRequest()
+  const target = tokenActionOf(req.action, req.body)
+  if (!target) return badRequest()
+  const { ref, action } = target
   const gated = await operationGate()
   if (gated) return gated
   const result = await library.privateActionManager(req.userId, ref.tokenId, ref.publicIdentifier, ref.name, action)
   if (!result.ok) return reply(FAILURE_STATUS[req.action], result)
   return succeed(200, result)
+}
+
+type TokenRef = { tokenId: number; publicIdentifier: string; name: string }
+
+/** The token reference and manager action of a body, or undefined on a schema mismatch. */
+function tokenActionOf(action: Exclude<ManageAction, 'new-token' | 'list-metadata'>, body: unknown): { ref: TokenRef; action: ManagerAction } | undefined {
+  if (action === 'ip-restriction-update') {
+    const parsed = ipRestrictionBody.safeParse(body)
+    if (!parsed.success) return undefined
+    const { ipv4, ...ref } = parsed.data
+    // omitted or empty removes every restriction (stored as null)
+    return { ref, action: { action, newIpAddress: ipv4?.length ? ipv4 : null } }
+  }
+  if (action === 'privilege-update') {
+    const parsed = privilegeUpdateBody.safeParse(body)
+    if (!parsed.success) return undefined
+    const { newPrivilege, ...ref } = parsed.data
+    return { ref, action: { action, newPrivileges: newPrivilege } }
+  }
+  const parsed = tokenRefBody.safeParse(body)
+  return parsed.success ? { ref: parsed.data, action: { action } } : undefined
 }
