@@ -19,7 +19,7 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['tests/helpers/build-iam.ts'],
           testTimeout: 30_000,
-          hookTimeout: 60_000,
+          hookTimeout: 180_000,
           // each file starts its own IAM process; two cores here
           maxWorkers: 2,
         },

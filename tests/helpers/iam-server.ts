@@ -105,6 +105,10 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  // A test runner that abandons a hook (timeout) never calls stop(): never leave an IAM behind.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  child.once('exit', () => process.off('exit', killOnExit))
   const logs: string[] = []
   let stopped = false
   const stop = async () => {
