@@ -5,7 +5,7 @@
  * GET /secret/accesstoken/metadata, so a revoked session reads as signed out on the next call, and
  * `shouldRotate` triggers the refresh here.
  */
-import { currentCookie } from '../../utils/bff/cookies'
+import { clearSessionCookies, currentCookie } from '../../utils/bff/cookies'
 import { BffReply, defineBffHandler } from '../../utils/bff/respond'
 import { callAuthed, refreshSession } from '../../utils/bff/session'
 
@@ -27,7 +27,14 @@ export default defineBffHandler(async (event) => {
     if (res.status === 202) return { authenticated: false, mfa: true, message: str(res.body?.message) ?? 'A login link has been sent to your email.' }
     if (res.status !== 200 || !res.body) return { authenticated: false }
     const body = res.body
-    if (body.shouldRotate === true && event.context.bffRefreshed !== true) await refreshSession(event)
+    if (body.shouldRotate === true && event.context.bffRefreshed !== true) {
+      const rotated = await refreshSession(event)
+      if (rotated.status === 202) return { authenticated: false, mfa: true, message: 'A login link has been sent to your email.' }
+      if (rotated.status === 401) {
+        clearSessionCookies(event)
+        return { authenticated: false }
+      }
+    }
     const exp = body.payload?.exp
     return {
       authenticated: true,
