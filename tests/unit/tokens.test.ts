@@ -1,7 +1,7 @@
 import { SignJWT, UnsecuredJWT, base64url, exportJWK, generateKeyPair } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { signAccessToken, verifyAccessToken, type AccessTokenSettings } from '../../iam/features/tokens/access-token'
-import { buildKeyRing, generateSigningJwk, type KeyRing } from '../../iam/features/tokens/signing-keys'
+import { buildKeyRing, generateSigningJwk, loadKeyRing, type KeyRing } from '../../iam/features/tokens/signing-keys'
 
 const settings: AccessTokenSettings = { issuer: 'https://iam.test', audience: 'https://app.test', expiresInMs: 15 * 60_000 }
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0)
@@ -115,5 +115,21 @@ describe('signing key rotation', () => {
     }
     const exported = await exportJWK((await generateKeyPair('Ed25519', { extractable: true })).publicKey)
     expect(exported.kty).toBe('OKP')
+  })
+})
+
+describe('signing keys from config (secrets.accessTokenKeys)', () => {
+  const jwt = { access_tokens: { ...settings }, refresh_tokens: {} } as never
+  it('signs with the first key and verifies tokens of every listed key (rotation by config)', async () => {
+    const a = await generateSigningJwk()
+    const b = await generateSigningJwk()
+    const before = await loadKeyRing(null as never, { secrets: { accessTokenKeys: [a.privateJwk] }, jwt } as never, NOW)
+    const { token } = await signAccessToken(before, settings, claims, NOW)
+    const after = await loadKeyRing(null as never, { secrets: { accessTokenKeys: [b.privateJwk, a.privateJwk] }, jwt } as never, NOW)
+    expect(after.current.kid).toBe(b.kid)
+    expect((await verifyAccessToken(after, settings, token, NOW)).ok).toBe(true)
+  })
+  it('refuses a key that is not an Ed25519 private JWK', async () => {
+    await expect(loadKeyRing(null as never, { secrets: { accessTokenKeys: [{ kty: 'oct', k: 'abc' }] }, jwt } as never, NOW)).rejects.toThrow(/Ed25519/)
   })
 })
