@@ -42,7 +42,7 @@ export type OAuthStatusError =
   | 'method_not_allowed' // 405: POST callback for a provider not configured for form_post
 
 // RFC 6749 section 4.1.2.1 and OpenID Connect Core 3.1.2.6: the codes we pass through as they are.
-const PROVIDER_ERROR_CODES = [
+export const PROVIDER_ERROR_CODES = [
   'access_denied',
   'invalid_request',
   'unauthorized_client',
@@ -62,3 +62,19 @@ export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number]
 export function mapProviderError(error: string): ProviderErrorCode {
   return (PROVIDER_ERROR_CODES as readonly string[]).includes(error) ? (error as ProviderErrorCode) : 'access_denied'
 }
+
+/** Every code of our own the flow can put on redirectUrlOnError (the error page explains each). */
+export const FLOW_ERROR_CODES = [
+  'missing_code',
+  'invalid_state',
+  'provider_unavailable',
+  'token_exchange_failed',
+  'id_token_invalid',
+  'userinfo_failed',
+  'userinfo_invalid',
+  'callback_failed',
+  'iam_rejected',
+  'iam_conflict',
+  'rate_limited',
+  'iam_unavailable',
+] as const satisfies readonly OAuthRedirectError[]
