@@ -42,8 +42,9 @@ export async function changeEmail(
       if (!user) return { kind: 'gone' }
       if (user.email.toLowerCase() === email.email.toLowerCase()) return { kind: 'same' }
       if (!(await consumeLink(trx, ctx, link))) return { kind: 'used' }
-      // a unique violation here aborts the whole transaction: link, address and sessions stay as they were
-      await trx.updateTable('users').set({ email: email.email, email_verified: true, updated_at: now }).where('id', '=', input.user.userId).execute()
+      // a unique violation here aborts the whole transaction: link, address and sessions stay as they were;
+      // the code went to the old address, so the new one is not verified yet
+      await trx.updateTable('users').set({ email: email.email, email_verified: false, updated_at: now }).where('id', '=', input.user.userId).execute()
       const revoked = await revokeFamilies(trx, { userId: input.user.userId, exceptFamilyId: input.user.sessionId }, 'email_changed', now)
       await recordSecurityEvent(trx, {
         type: 'email_changed',
