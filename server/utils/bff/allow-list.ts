@@ -32,6 +32,8 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'POST', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/update\/email$/ },
   { method: 'GET', path: /^\/api\/manage\/list-metadata$/ },
+  // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
+  { method: 'GET', path: /^\/api\/public\/verify$/ },
   { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update)$/ },
 ]
 

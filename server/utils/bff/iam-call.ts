@@ -18,6 +18,8 @@ export interface BffIamCall {
   cookies?: ForwardedCookie[]
   /** send `Authorization: Bearer <access token>` */
   bearer?: string
+  /** send `x-api-key` (public API token verification) */
+  apiKey?: string
 }
 
 /** The end user's address as the gateway sees it (the socket peer; IPv4-mapped IPv6 normalised). */
@@ -44,7 +46,10 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
       query: call.query,
       body: call.body,
       cookies,
-      headers: call.bearer ? { authorization: `Bearer ${call.bearer}` } : undefined,
+      headers: {
+        ...(call.bearer ? { authorization: `Bearer ${call.bearer}` } : {}),
+        ...(call.apiKey !== undefined ? { 'x-api-key': call.apiKey } : {}),
+      },
       clientIp: clientIpOf(event),
       userAgent: getRequestHeader(event, 'user-agent') ?? '',
     })
