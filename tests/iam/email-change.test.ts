@@ -81,6 +81,27 @@ describe('POST /update/email', () => {
     expect(other.status).toBe(400)
   })
 
+  // the child's PGlite lives in its own process: its rows are only readable when the IAM runs on PostgreSQL
+  it.skipIf(!process.env.DATABASE_URL)('records a security event with user, device, IP and time', async () => {
+    const user = await signupUser(iam, { client: { ip: '198.51.100.61' } })
+    const mail = await startChange(user)
+    const res = await authed(user, 'POST', `/update/email${linkQueryOf(mail)}`, { code: codeOf(mail), newEmail: uniqueEmail('evt') })
+    expect(res.status).toBe(200)
+    const { default: pg } = await import('pg')
+    const client = new pg.Client({ connectionString: iam.share.databaseUrl })
+    await client.connect()
+    try {
+      const { rows } = await client.query(
+        `select e.type, e.ip_address, e.visitor_id, e.created_at from security_events e join users u on u.id = e.user_id
+         where e.type = 'email_changed' and u.email like 'evt.%'`,
+      )
+      expect(rows).toHaveLength(1)
+      expect(rows[0]).toMatchObject({ type: 'email_changed', ip_address: '198.51.100.61', visitor_id: expect.any(Number), created_at: expect.any(Date) })
+    } finally {
+      await client.end()
+    }
+  })
+
   it('requires authentication (401)', async () => {
     const user = await signupUser(iam)
     const mail = await startChange(user)
