@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authedGet, call, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
+import { startIam, type IamServer } from '../helpers/iam-server'
+import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
+
+let iam: IamServer
+let smtp: SmtpCapture
+beforeAll(async () => {
+  smtp = await startSmtp()
+  // links live 2 s here, so expiry is observable with a short sleep
+  iam = await startIam({ config: { ...PROXY_CONFIG, magic_links: { expiresInMs: 2000 } }, env: { SMTP_URL: smtp.url } })
+}, 180_000)
+afterAll(async () => {
+  await iam?.stop()
+  await smtp?.stop()
+})
+
+async function challenge(ip: string) {
+  const user = await signupUser(iam, { client: { ip } })
+  const other = await newDevice(iam, { ip })
+  expect((await authedGet(iam, user, '/secret/data', { canary: other.canary })).status).toBe(202)
+  const mail = await smtp.waitForMail((m) => recipients(m).includes(user.email))
+  return { user, other, mail }
+}
+
+describe('adaptive MFA abuse cases', () => {
+  it('bans the device that sends markup as the code (403 banned)', async () => {
+    const { other, mail } = await challenge('192.0.2.41')
+    const res = await call(iam, 'POST', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other, body: { code: '<script>alert(1)</script>' } })
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({ banned: true })
+    const after = await call(iam, 'POST', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other, body: { code: codeOf(mail) } })
+    expect(after.status).toBe(403)
+  })
+
+  it('answers 400 for an expired link, preview and submit', async () => {
+    const { other, mail } = await challenge('192.0.2.42')
+    await new Promise((r) => setTimeout(r, 2500))
+    const get = await call(iam, 'GET', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other })
+    expect(get.status).toBe(400)
+    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired' })
+    const post = await call(iam, 'POST', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other, body: { code: codeOf(mail) } })
+    expect(post.status).toBe(400)
+  })
+
+  it('keeps the code out of the subject and out of the logs', async () => {
+    const { mail } = await challenge('192.0.2.43')
+    expect(mail.subject).not.toContain(codeOf(mail))
+    expect(iam.logs.join('\n')).not.toContain(codeOf(mail))
+    expect(iam.logs.join('\n')).not.toMatch(/token=/)
+  })
+})
