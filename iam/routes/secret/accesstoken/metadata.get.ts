@@ -27,6 +27,9 @@ export default defineEventHandler(async (event) => {
   return {
     authorized: true,
     userId: user.userId,
+    // further fields (the spec allows them): what an account page shows without another call
+    email: account.email,
+    name: account.name,
     sessionId: user.sessionId,
     payload: user.payload,
     roles: user.roles,
