@@ -7,6 +7,7 @@ import { LINK_ERRORS } from '../../features/mfa/links'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, getFingerPrint, rejectXss, validationFields } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
+import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
 
@@ -37,7 +38,7 @@ export default defineEventHandler(async (event) => {
     params,
     password: parsed.data.password,
     confirmedPassword: parsed.data.confirmedPassword,
-    actor: { visitorRowId: event.context.visitor?.id ?? null, ipAddress, fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null },
+    actor: actorOf(event, event.context.visitor?.id ?? null),
   })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return okEnvelope({ message: 'Your password has been changed. Sign in with the new password.' })

@@ -7,6 +7,7 @@ import { LINK_ERRORS } from '../../features/mfa/links'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, getFingerPrint, rejectXss, sendTokens, validationFields } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
+import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 
 const bodySchema = z.object({ code: codeSchema })
@@ -31,12 +32,7 @@ export default defineEventHandler(async (event) => {
   const result = await verifyAdaptiveMfa(ctx, {
     params,
     code: parsed.data.code,
-    actor: {
-      visitorRowId: visitor?.id ?? null,
-      visitorPublicId: visitor?.visitor_id ?? null,
-      ipAddress,
-      fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
-    },
+    actor: { ...actorOf(event, visitor?.id ?? null), visitorPublicId: visitor?.visitor_id ?? null },
   })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)

@@ -1,25 +1,12 @@
-import { defineEventHandler, setResponseStatus } from 'h3'
-import { useIam } from '../../../context'
-import { findVisitorById } from '../../../features/devices/visitors-repo'
-import { findUserById } from '../../../features/users/users-repo'
-import { fullAuthentication } from '../../../http/auth'
+import { defineEventHandler } from 'h3'
+import { requireAuthorizedAccount } from '../../../http/authorized-account'
 
 /**
  * GET /secret/accesstoken/metadata (full authentication, cookie-only): the decoded access token and
  * when to rotate it. refreshThreshold = 25% of the access TTL; shouldRotate once less remains.
  */
 export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  const user = await fullAuthentication(event)
-  if (!user) {
-    setResponseStatus(event, 401)
-    return { authorized: false, reason: 'Not authenticated' }
-  }
-  const [account, visitor] = await Promise.all([findUserById(ctx.db, user.userId), findVisitorById(ctx.db, user.visitorRowId)])
-  if (!account || !visitor) {
-    setResponseStatus(event, 404)
-    return { authorized: false, reason: 'Not found' }
-  }
+  const { ctx, user, account } = await requireAuthorizedAccount(event)
   const now = ctx.now()
   const expMs = (user.payload.exp ?? 0) * 1000
   const msUntilExp = Math.max(0, expMs - now)

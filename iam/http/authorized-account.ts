@@ -1,0 +1,28 @@
+/**
+ * The gateway authorization routes (GET /secret/data, GET /secret/accesstoken/metadata): full
+ * authentication, then the account and device the session names. 401 `Not authenticated` and 404
+ * `Not found` carry the spec's `{ authorized: false, reason }` body.
+ */
+import type { H3Event } from 'h3'
+import { useIam, type IamContext } from '../context'
+import type { User, Visitor } from '../db/schema'
+import { findVisitorById } from '../features/devices/visitors-repo'
+import { findUserById } from '../features/users/users-repo'
+import { fullAuthentication, type RequestUser } from './auth'
+import { httpFail } from './respond'
+
+export interface AuthorizedAccount {
+  ctx: IamContext
+  user: RequestUser
+  account: User
+  visitor: Visitor
+}
+
+export async function requireAuthorizedAccount(event: H3Event): Promise<AuthorizedAccount> {
+  const ctx = useIam()
+  const user = await fullAuthentication(event)
+  if (!user) return httpFail(401, { authorized: false, reason: 'Not authenticated' })
+  const [account, visitor] = await Promise.all([findUserById(ctx.db, user.userId), findVisitorById(ctx.db, user.visitorRowId)])
+  if (!account || !visitor) return httpFail(404, { authorized: false, reason: 'Not found' })
+  return { ctx, user, account, visitor }
+}
