@@ -15,7 +15,11 @@ describe('starting the IAM', () => {
   })
 
   it('refuses to start in production on dev secrets, without HMAC and on embedded storage', async () => {
-    const { code, output } = await startIamExpectingExit({ env: { NODE_ENV: 'production' } })
+    // embedded storage on purpose, also when the suite runs against PostgreSQL + Redis
+    const { code, output } = await startIamExpectingExit({
+      env: { NODE_ENV: 'production' },
+      config: { database: { url: 'memory://' }, storage: { driver: 'memory' } },
+    })
     expect(code).toBe(1)
     expect(output).toContain('Refusing to start in production')
     for (const key of ['service.Hmac', 'secrets.codes', 'secrets.links', 'database.url', 'storage.driver']) {
