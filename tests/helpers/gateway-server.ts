@@ -45,6 +45,10 @@ export async function startGateway(options: GatewayStartOptions = {}): Promise<G
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  // A hook that times out never gets the handle to stop(): never outlive the test process.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  child.once('exit', () => process.off('exit', killOnExit))
   const logs: string[] = []
   let stopped = false
   const stop = async () => {
