@@ -1,0 +1,96 @@
+/**
+ * Sign-in with the demo OpenID provider in Chromium against the real stack: the built IAM (HMAC,
+ * provider `demo` registered), oidc-provider on loopback (scripts/demo-oidc-provider.mjs, its
+ * devInteractions login and consent pages) and the built gateway with the demo provider entry.
+ * Saves a screenshot of its last page under test-results/.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { ROOT } from '../helpers/build'
+import { freePort } from '../helpers/fake-iam'
+import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { startIam, type IamServer } from '../helpers/iam-server'
+import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider'
+import { hmac, WAIT } from './auth-stack'
+
+interface DemoEntry {
+  displayName: string
+  clientId: string
+  clientSecret: string
+  redirectUri: string
+  tokenAuthMethod: 'client_secret_basic' | 'client_secret_post'
+}
+interface DemoModule {
+  demoProviderEntry(opts: { issuer: string; gatewayUrl: string }): DemoEntry & Record<string, unknown>
+  DEMO_ACCOUNT: { sub: string; email: string }
+}
+
+let iam: IamServer
+let op: OidcProvider
+let gw: GatewayServer
+let base: string
+let demo: DemoModule
+let entry: DemoEntry & Record<string, unknown>
+let browser: Browser | undefined
+
+beforeAll(async () => {
+  demo = (await import(pathToFileURL(join(ROOT, 'scripts', 'demo-oidc-provider.mjs')).href)) as DemoModule
+  iam = await startIam({ config: { service: { Hmac: hmac }, providers: [{ name: 'demo', useStandardProfile: true }] } })
+  // the gateway's port goes into the client's redirect_uri, which the provider needs at start: pick it first
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  const opPort = await freePort()
+  entry = demo.demoProviderEntry({ issuer: `http://127.0.0.1:${opPort}`, gatewayUrl: base })
+  op = await startOidcProvider(
+    [{ client_id: entry.clientId, client_secret: entry.clientSecret, redirect_uris: [entry.redirectUri], token_endpoint_auth_method: entry.tokenAuthMethod }],
+    opPort,
+  )
+  expect(op.issuer).toBe(entry['issuer'])
+  gw = await startGateway({
+    port,
+    config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-oauth-cookie-secret-0123456789abcdef01', OAuthProviders: [entry] },
+  })
+})
+afterEach(async () => {
+  await browser?.close()
+  browser = undefined
+})
+afterAll(async () => {
+  await gw?.stop()
+  await op?.stop()
+  await iam?.stop()
+})
+
+describe('OAuth sign-in in the browser', () => {
+  it('signs in with the demo OpenID provider and lands on the account page with HttpOnly session cookies', async () => {
+    browser = await launchBrowser()
+    const page = await browser.newPage()
+    // devInteractions' layout @imports a Google font; nothing may leave loopback, so answer it at once
+    await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort())
+    await page.goto(`${base}/login`)
+    await page.getByRole('link', { name: `Continue with ${entry.displayName}` }).click()
+
+    await page.waitForURL((u) => u.href.startsWith(`${op.issuer}/interaction/`))
+    await page.getByPlaceholder('Enter any login').fill(demo.DEMO_ACCOUNT.sub)
+    await page.getByPlaceholder('and password').fill('any password')
+    await page.getByRole('button', { name: 'Sign-in' }).click()
+    // the provider asks for consent on a first grant; accept it when it does
+    const consent = page.getByRole('button', { name: 'Continue' })
+    await expect.poll(async () => page.url().startsWith(`${base}/account`) || (await consent.isVisible()), WAIT).toBe(true)
+    if (page.url().startsWith(op.issuer)) await consent.click()
+
+    await page.waitForURL(`${base}/account`)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText(demo.DEMO_ACCOUNT.email).first().isVisible(), WAIT).toBe(true)
+
+    const cookies = await browser.context.cookies(base)
+    expect(cookies.find((c) => c.name === '__Secure-a')).toMatchObject({ httpOnly: true, secure: true })
+    expect(cookies.find((c) => c.name === 'session')?.httpOnly).toBe(true)
+    const visible = await page.evaluate(() => document.cookie)
+    expect(visible).not.toContain('__Secure-a')
+    expect(visible).not.toContain('session=')
+    await saveScreenshot(page, 'oauth-demo-provider-account')
+  })
+})
