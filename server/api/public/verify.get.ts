@@ -21,6 +21,8 @@ export default defineBffHandler(async (event) => {
   })
   setResponseStatus(event, res.status)
   const retryAfter = res.headers.get('retry-after')
-  if (retryAfter) setResponseHeader(event, 'retry-after', retryAfter)
+  // a seconds count or "permanent" (IAM spec, Limits): h3 types this header as a number only
+  const header: string = 'retry-after'
+  if (retryAfter) setResponseHeader(event, header, retryAfter)
   return res.body
 })
