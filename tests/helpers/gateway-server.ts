@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './build'
+import { untilListening } from './child-server'
 
 /** The built gateway entry (GATEWAY_OUTPUT_DIR when set, for side-by-side builds). */
 export const gatewayEntry = () => join(process.env.GATEWAY_OUTPUT_DIR || join(ROOT, '.output'), 'server', 'index.mjs')
@@ -45,49 +46,6 @@ export async function startGateway(options: GatewayStartOptions = {}): Promise<G
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  // A hook that times out never gets the handle to stop(): never outlive the test process.
-  const killOnExit = () => child.kill('SIGKILL')
-  process.once('exit', killOnExit)
-  child.once('exit', () => process.off('exit', killOnExit))
-  const logs: string[] = []
-  let stopped = false
-  const stop = async () => {
-    if (stopped) return
-    stopped = true
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    }
-    rmSync(dir, { recursive: true, force: true })
-  }
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${logs.join('\n')}`)), 45_000)
-    const onLine = (line: string) => {
-      logs.push(line)
-      const match = /Listening on https?:\/\/[^\s]*:(\d+)/.exec(line)
-      if (match) {
-        clearTimeout(timer)
-        resolve(Number(match[1]))
-      }
-    }
-    for (const stream of [child.stdout!, child.stderr!]) {
-      let buffer = ''
-      stream.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString()
-        const lines = buffer.split('\n')
-        buffer = lines.pop() ?? ''
-        lines.forEach(onLine)
-      })
-    }
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(Object.assign(new Error(`gateway exited with ${code}:\n${logs.join('\n')}`), { code, logs }))
-    })
-  }).catch(async (error) => {
-    await stop()
-    throw error
-  })
+  const { port, logs, stop } = await untilListening('gateway', child, () => rmSync(dir, { recursive: true, force: true }))
   return { url: `http://127.0.0.1:${port}`, port, logs, process: child, stop }
 }

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './build'
+import { untilListening } from './child-server'
 
 export type Json = Record<string, unknown>
 
@@ -105,50 +106,9 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  // A test runner that abandons a hook (timeout) never calls stop(): never leave an IAM behind.
-  const killOnExit = () => child.kill('SIGKILL')
-  process.once('exit', killOnExit)
-  child.once('exit', () => process.off('exit', killOnExit))
-  const logs: string[] = []
-  let stopped = false
-  const stop = async () => {
-    if (stopped) return
-    stopped = true
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-      if (child.exitCode === null) child.kill('SIGKILL')
-    }
+  const { port, logs, stop } = await untilListening('IAM', child, async () => {
     if (ownsDatabase && baseDbUrl) await dropPgDatabase(baseDbUrl, databaseUrl).catch(() => {})
     rmSync(dataDir, { recursive: true, force: true })
-  }
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`IAM did not start:\n${logs.join('\n')}`)), 45_000)
-    const onLine = (line: string) => {
-      logs.push(line)
-      const match = /Listening on https?:\/\/[^\s]*:(\d+)/.exec(line)
-      if (match) {
-        clearTimeout(timer)
-        resolve(Number(match[1]))
-      }
-    }
-    for (const stream of [child.stdout!, child.stderr!]) {
-      let buffer = ''
-      stream.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString()
-        const lines = buffer.split('\n')
-        buffer = lines.pop() ?? ''
-        lines.forEach(onLine)
-      })
-    }
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(Object.assign(new Error(`IAM exited with ${code}:\n${logs.join('\n')}`), { code, logs }))
-    })
-  }).catch(async (error) => {
-    await stop()
-    throw error
   })
   const url = `http://127.0.0.1:${port}`
   // "Listening" comes before boot finished; /health waits on boot (migrations) through 00.ready.
