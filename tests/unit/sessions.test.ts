@@ -23,6 +23,17 @@ describe('refresh tokens', () => {
     expect(openForToken(newRefreshToken(), sealed)).toBeNull()
     expect(openForToken(raw, `${sealed}x`)).toBeNull()
   })
+  it('open a sealed pair only with the full 16-byte GCM tag (a truncated tag is refused)', () => {
+    const raw = newRefreshToken()
+    const sealed = sealForToken(raw, { accessToken: 'a', refreshToken: 'b' })
+    const [iv, tag, body] = sealed.split('.')
+    expect(Buffer.from(tag!, 'base64url')).toHaveLength(16)
+    for (const bytes of [4, 8, 12, 15]) {
+      const truncated = Buffer.from(tag!, 'base64url').subarray(0, bytes).toString('base64url')
+      expect(openForToken(raw, [iv, truncated, body].join('.'))).toBeNull()
+    }
+    expect(openForToken(raw, [iv, tag, body].join('.'))).toEqual({ accessToken: 'a', refreshToken: 'b' })
+  })
 })
 
 describe('refreshExpiry', () => {
