@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkBreachedPassword } from '../../iam/features/passwords/breach-check'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { breachCheckFailures, checkBreachedPassword, parseRangeBody, rangeUrl } from '../../iam/features/passwords/breach-check'
 import { createPasswordHasher } from '../../iam/features/passwords/hasher'
 import { checkPasswordPolicy } from '../../iam/features/passwords/policy'
 import { startRangeServer, type RangeServer } from '../helpers/range-server'
@@ -62,34 +62,83 @@ describe('Argon2id hasher', () => {
 
 describe('breach check (k-anonymity range API)', () => {
   let range: RangeServer
-  let down: Server
-  let downUrl: string
+  let closedUrl: string
   beforeAll(async () => {
     range = await startRangeServer(['password123456', 'correct horse battery staple'])
-    down = createServer((_req, res) => {
-      res.statusCode = 503
-      res.end()
-    })
-    await new Promise<void>((r) => down.listen(0, '127.0.0.1', r))
-    downUrl = `http://127.0.0.1:${(down.address() as { port: number }).port}/range/`
+    // a port that was just free: nothing listens there, so the connection is refused
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    closedUrl = `http://127.0.0.1:${(probe.address() as { port: number }).port}/range/`
+    await new Promise((r) => probe.close(r))
   })
+  afterEach(() => range.misbehave(undefined))
   afterAll(async () => {
     await range?.stop()
-    down?.close()
   })
   const settings = (url: string, failOpen = true) => ({ enabled: true, rangeApiUrl: url, failOpen, timeoutMs: 1000 })
   const warn = () => {}
+  let n = 0
+  // a new password per call: the range cache must not answer for a prefix fetched before
+  const fresh = () => `a perfectly fresh passphrase ${Date.now()} ${++n}`
 
   it('finds a breached password and sends only the 5-character prefix with Add-Padding', async () => {
     expect(await checkBreachedPassword('password123456', settings(range.url), warn)).toBe('breached')
     const prefix = createHash('sha1').update('password123456').digest('hex').slice(0, 5).toUpperCase()
     expect(range.requests.at(-1)).toEqual({ path: `/range/${prefix}`, padding: 'true' })
   })
-  it('passes a password absent from the corpus (padding lines count 0)', async () => {
-    expect(await checkBreachedPassword('a perfectly fresh passphrase 9317', settings(range.url), warn)).toBe('clean')
+  it('finds a breached password through a base URL without a trailing slash', async () => {
+    expect(await checkBreachedPassword('correct horse battery staple', settings(range.url.replace(/\/$/, '')), warn)).toBe('breached')
+    const prefix = createHash('sha1').update('correct horse battery staple').digest('hex').slice(0, 5).toUpperCase()
+    expect(range.requests.at(-1)?.path).toBe(`/range/${prefix}`)
   })
-  it('fails open or closed per config when the service is down', async () => {
-    expect(await checkBreachedPassword('another fresh passphrase', settings(downUrl, true), warn)).toBe('clean')
-    expect(await checkBreachedPassword('yet another passphrase', settings(downUrl, false), warn)).toBe('unavailable')
+  it('passes a password absent from the corpus (padding lines count 0)', async () => {
+    expect(await checkBreachedPassword(fresh(), settings(range.url), warn)).toBe('clean')
+  })
+  it('fails open or closed per config when the service cannot be reached', async () => {
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl, true), warn)).toBe('clean')
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl, false), warn)).toBe('unavailable')
+    range.misbehave('drop-connection')
+    expect(await checkBreachedPassword(fresh(), settings(range.url, true), warn)).toBe('clean')
+  })
+  it('is unavailable, even with failOpen, when the service answers 404, 500 or a body not in the range format', async () => {
+    for (const how of [{ status: 404 }, { status: 500 }, { status: 503 }, { status: 200, body: '<html>Sign in to the Wi-Fi</html>' }]) {
+      range.misbehave(how)
+      expect(await checkBreachedPassword(fresh(), settings(range.url, true), warn), JSON.stringify(how)).toBe('unavailable')
+    }
+  })
+  it('counts every failure by kind and warns at most once per minute', async () => {
+    const warnings: string[] = []
+    const record = (msg: string) => warnings.push(msg)
+    const before = { ...breachCheckFailures }
+    const t0 = 4_000_000_000_000 // later than any Date.now() an earlier test used
+    range.misbehave({ status: 500 })
+    expect(await checkBreachedPassword(fresh(), settings(range.url), record, fetch, () => t0)).toBe('unavailable')
+    expect(await checkBreachedPassword(fresh(), settings(range.url), record, fetch, () => t0 + 59_999)).toBe('unavailable')
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl), record, fetch, () => t0 + 59_999)).toBe('clean')
+    expect(warnings).toEqual(['breach check failed: bad answer from the range API'])
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl), record, fetch, () => t0 + 60_000)).toBe('clean')
+    expect(warnings).toEqual(['breach check failed: bad answer from the range API', 'breach check failed: range API unreachable'])
+    expect(breachCheckFailures).toEqual({ badAnswer: before.badAnswer + 2, unreachable: before.unreachable + 2 })
+  })
+})
+
+describe('range API answers', () => {
+  it('queries <base>/<prefix> when rangeApiUrl has no trailing slash, and the same with one', () => {
+    expect(rangeUrl('http://127.0.0.1:9000/range', 'ABCDE')).toBe('http://127.0.0.1:9000/range/ABCDE')
+    expect(rangeUrl('http://127.0.0.1:9000/range/', 'ABCDE')).toBe('http://127.0.0.1:9000/range/ABCDE')
+    expect(rangeUrl('https://api.pwnedpasswords.com/range/', '21BD1')).toBe('https://api.pwnedpasswords.com/range/21BD1')
+  })
+  it('queries <origin>/<prefix> for a bare origin and keeps a query string of the base', () => {
+    expect(rangeUrl('http://range.test', 'ABCDE')).toBe('http://range.test/ABCDE')
+    expect(rangeUrl('http://range.test/api/range?mode=ntlm', 'ABCDE')).toBe('http://range.test/api/range/ABCDE?mode=ntlm')
+  })
+  it('reads lines of <35 hex>:<count> and refuses anything else', () => {
+    const suffix = 'A'.repeat(35)
+    expect(parseRangeBody(`${suffix}:3\r\n${'b'.repeat(35)}:0\r\n`)).toEqual([{ suffix, count: 3 }, { suffix: 'B'.repeat(35), count: 0 }])
+    expect(parseRangeBody('')).toEqual([])
+    expect(parseRangeBody('<html></html>')).toBeNull()
+    expect(parseRangeBody(`${suffix}:3\nnot a line`)).toBeNull()
+    expect(parseRangeBody(`${'A'.repeat(34)}:3`)).toBeNull()
+    expect(parseRangeBody(`${suffix}:-1`)).toBeNull()
   })
 })
