@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkEmailAddress, isDisposableDomain, isEmailShape, normalizeEmail } from '../../iam/features/email-checks/email-checks'
+import { checkEmailAddress, describeDnsError, isDisposableDomain, isEmailShape, normalizeEmail } from '../../iam/features/email-checks/email-checks'
 import { startDnsServer, type DnsServer } from '../helpers/dns-server'
 
 describe('email format', () => {
@@ -16,6 +16,16 @@ describe('email format', () => {
     expect(isDisposableDomain('mailinator.com')).toBe(true)
     expect(isDisposableDomain('example.com')).toBe(false)
     expect(isDisposableDomain('anything.33mail.com')).toBe(true)
+  })
+})
+
+describe('DNS errors', () => {
+  it('names an unreachable resolver apart from a failing one and other lookup errors', () => {
+    expect(describeDnsError('ECONNREFUSED')).toBe('DNS resolver unreachable')
+    expect(describeDnsError('ETIMEOUT')).toBe('DNS resolver unreachable')
+    expect(describeDnsError('ESERVFAIL')).toBe('DNS resolver failure')
+    expect(describeDnsError('EREFUSED')).toBe('DNS resolver failure')
+    expect(describeDnsError('EBADRESP')).toBe('DNS lookup error')
   })
 })
 
@@ -37,9 +47,17 @@ describe('MX check against a local DNS server', () => {
   it('refuses a domain that does not exist', async () => {
     expect(await checkEmailAddress('a@missing.test', settings())).toEqual({ ok: false, reason: 'The email domain cannot receive mail' })
   })
-  it('allows the address when DNS cannot be reached (an outage must not block signups)', async () => {
-    const result = await checkEmailAddress('a@mail.test', { ...settings(), dnsServers: ['127.0.0.1:9'], timeoutMs: 300 })
+  it('allows the address when DNS cannot be reached (an outage must not block signups) and warns "DNS resolver unreachable"', async () => {
+    const warnings: [string, Record<string, unknown>][] = []
+    const result = await checkEmailAddress('a@mail.test', { ...settings(), dnsServers: ['127.0.0.1:9'], timeoutMs: 300 }, (msg, fields) => warnings.push([msg, fields]))
     expect(result.ok).toBe(true)
+    expect(warnings).toEqual([['could not check the mail domain: DNS resolver unreachable; the address is allowed', { code: 'ECONNREFUSED' }]])
+  })
+  it('warns nothing when the lookup gives a verdict', async () => {
+    const warnings: string[] = []
+    await checkEmailAddress('a@mail.test', settings(), (msg) => warnings.push(msg))
+    await checkEmailAddress('a@missing.test', settings(), (msg) => warnings.push(msg))
+    expect(warnings).toEqual([])
   })
   it('checks format and the disposable list before any lookup', async () => {
     const before = dns.queries.length

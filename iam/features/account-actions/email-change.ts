@@ -29,7 +29,7 @@ export async function changeEmail(
   const check = await checkSessionLink(ctx, input.params, input.user, isChangeEmail, 'check')
   if (!check.ok) return check
   const { link } = check
-  const email = await checkEmailAddress(input.newEmail, { ...ctx.config.emailChecks })
+  const email = await checkEmailAddress(input.newEmail, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
   if (!email.ok) return fail(400, email.reason, { newEmail: email.reason })
   const code = await attemptCode(ctx, link, input.code)
   if (!code.ok) return codeFailure(code)

@@ -1,8 +1,9 @@
 /**
  * Email address checks for signup and email change: format, disposable provider, and a domain that
  * can receive mail (MX, or an A/AAAA fallback per RFC 5321 §5.1). DNS goes through node's Resolver
- * with `emailChecks.dnsServers` when set. Only "no such domain / no records" rejects: a timeout or
- * a server failure allows the address (an outage must not block every signup).
+ * with `emailChecks.dnsServers` when set. Only "no such domain / no records" rejects: an unreachable
+ * resolver, a timeout or a server failure allows the address (an outage must not block every
+ * signup) and is reported with its cause.
  */
 import { Resolver } from 'node:dns/promises'
 import disposableDomains from 'disposable-email-domains/index.json'
@@ -44,39 +45,69 @@ export function isDisposableDomain(domain: string): boolean {
 }
 
 const NO_DOMAIN = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN'])
+// c-ares codes (node:dns): no answer came back from the resolver at all ...
+const RESOLVER_UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEOUT', 'ETIMEDOUT', 'ECONNRESET'])
+// ... or the resolver answered that it could not resolve the name
+const RESOLVER_FAILED = new Set(['ESERVFAIL', 'EREFUSED'])
 
-/** 'yes' | 'no' (the domain cannot receive mail) | 'unknown' (lookup failed: allowed). */
-export async function domainAcceptsMail(domain: string, settings: EmailCheckSettings): Promise<'yes' | 'no' | 'unknown'> {
+/** Why a lookup gave no verdict; an operator reads it in the log to tell an outage from a bad domain. */
+export type DnsProblem = 'DNS resolver unreachable' | 'DNS resolver failure' | 'DNS lookup error'
+
+export function describeDnsError(code: string): DnsProblem {
+  if (RESOLVER_UNREACHABLE.has(code)) return 'DNS resolver unreachable'
+  if (RESOLVER_FAILED.has(code)) return 'DNS resolver failure'
+  return 'DNS lookup error'
+}
+
+/** yes / no (the domain cannot receive mail) / unknown (the lookup failed, with why: allowed). */
+export type MailDomainAnswer = { verdict: 'yes' | 'no' } | { verdict: 'unknown'; problem: DnsProblem; code: string }
+
+const unknown = (error: unknown): MailDomainAnswer => {
+  const code = (error as NodeJS.ErrnoException).code ?? ''
+  return { verdict: 'unknown', problem: describeDnsError(code), code }
+}
+
+export async function domainAcceptsMail(domain: string, settings: EmailCheckSettings): Promise<MailDomainAnswer> {
   const resolver = new Resolver({ timeout: settings.timeoutMs ?? 2000, tries: 1 })
   if (settings.dnsServers?.length) resolver.setServers([...settings.dnsServers])
   try {
     const mx = await resolver.resolveMx(domain)
     // RFC 7505 null MX ("." with preference 0) says the domain accepts no mail
-    if (mx.length && mx.every((r) => r.exchange === '' || r.exchange === '.')) return 'no'
-    if (mx.length) return 'yes'
+    if (mx.length && mx.every((r) => r.exchange === '' || r.exchange === '.')) return { verdict: 'no' }
+    if (mx.length) return { verdict: 'yes' }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? ''
-    if (!NO_DOMAIN.has(code)) return 'unknown'
-    if (code === 'ENOTFOUND' || code === 'NXDOMAIN') return 'no'
+    if (!NO_DOMAIN.has(code)) return unknown(error)
+    if (code === 'ENOTFOUND' || code === 'NXDOMAIN') return { verdict: 'no' }
   }
   // no MX records: the implicit MX is the A/AAAA record (RFC 5321 §5.1)
   try {
     const a = await resolver.resolve4(domain)
-    return a.length ? 'yes' : 'no'
+    return { verdict: a.length ? 'yes' : 'no' }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? ''
-    return NO_DOMAIN.has(code) ? 'no' : 'unknown'
+    return NO_DOMAIN.has((error as NodeJS.ErrnoException).code ?? '') ? { verdict: 'no' } : unknown(error)
   }
 }
 
-/** Runs the checks in cost order: format, disposable list, DNS. */
-export async function checkEmailAddress(raw: string, settings: EmailCheckSettings): Promise<EmailCheckResult> {
+/**
+ * Runs the checks in cost order: format, disposable list, DNS. A DNS lookup that gives no verdict
+ * allows the address (DESIGN §2) and is reported through `warn`, naming the resolver problem, so
+ * "the resolver is down" is never mistaken for "the domain has no mail server".
+ */
+export async function checkEmailAddress(
+  raw: string,
+  settings: EmailCheckSettings,
+  warn: (msg: string, fields: Record<string, unknown>) => void = () => {},
+): Promise<EmailCheckResult> {
   const email = normalizeEmail(raw)
   if (!isEmailShape(email)) return { ok: false, reason: 'Invalid email address' }
   const domain = email.slice(email.lastIndexOf('@') + 1)
   if (settings.disposable && isDisposableDomain(domain)) return { ok: false, reason: 'Disposable email addresses are not accepted' }
-  if (settings.mx && (await domainAcceptsMail(domain, settings)) === 'no') {
-    return { ok: false, reason: 'The email domain cannot receive mail' }
+  if (settings.mx) {
+    const answer = await domainAcceptsMail(domain, settings)
+    if (answer.verdict === 'no') return { ok: false, reason: 'The email domain cannot receive mail' }
+    // the address, even its domain, stays out of the log: the code says enough to act on
+    if (answer.verdict === 'unknown') warn(`could not check the mail domain: ${answer.problem}; the address is allowed`, { code: answer.code })
   }
   return { ok: true, email }
 }

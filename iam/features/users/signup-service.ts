@@ -26,7 +26,7 @@ export type SignupResult =
   | { ok: false; reason: 'email_taken' }
 
 export async function signup(ctx: IamContext, input: SignupInput): Promise<SignupResult> {
-  const email = await checkEmailAddress(input.email, { ...ctx.config.emailChecks })
+  const email = await checkEmailAddress(input.email, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
   if (!email.ok) return { ok: false, reason: 'invalid', status: 400, fields: { email: email.reason } }
   const password = await checkNewPassword(ctx, input.password, email.email)
   if (!password.ok) return { ok: false, reason: 'invalid', status: password.status, fields: { password: password.reason } }
