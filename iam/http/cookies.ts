@@ -11,7 +11,11 @@ export const SESSION_COOKIE = 'session'
 export const CANARY_COOKIE = 'canary_id'
 const CANARY_MAX_AGE_S = 90 * 24 * 60 * 60
 
-function cookieDomain(config: Readonly<IamConfig>): string | undefined {
+/**
+ * The Domain attribute of the `session` cookie, or undefined for a host-only cookie (the default:
+ * `localhost`). A Domain sends the refresh token to every subdomain, so boot warns when one is set.
+ */
+export function cookieDomain(config: Readonly<IamConfig>): string | undefined {
   const domain = config.jwt.refresh_tokens.domain.replace(/^\./, '')
   if (!domain || domain === 'localhost' || domain.endsWith('.localhost') || isIP(domain.replace(/^\[|\]$/g, ''))) return undefined
   return domain

@@ -5,6 +5,7 @@
  */
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { setIamContext, type IamContext } from '../context'
+import { cookieDomain } from '../http/cookies'
 import { ConfigError, loadConfig, productionProblems } from '../lib/config'
 import type { IamConfig } from '../lib/config-schema'
 import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
@@ -33,6 +34,10 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix })
   if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
   if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')
+  const domain = cookieDomain(config)
+  if (domain) {
+    log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)
+  }
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
   return { config, db, store, log, now: Date.now }
 }
