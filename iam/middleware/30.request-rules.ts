@@ -2,6 +2,11 @@
  * Body and cookie-only rules per route (IAM spec "Common request rules", "Limits"; the table is
  * lib/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
  *
+ * Credentials come first (the rule's `auth`): the spec's chains start with requireAccessToken /
+ * requireRefreshToken, so a request without a Bearer token or session cookie is 401 with their
+ * bodies (`Missing Bearer token`, `Access token missing`, `Refresh token missing`) before any body
+ * rule answers 403/413/400. Only presence is checked here; the route runs the whole chain.
+ *
  * JSON routes, in this order: Content-Type application/json (charset utf-8 or none) else 403
  * `not allowed.`; a declared Content-Length over the limit is refused before reading (413); the
  * body is read up to limit + 1 bytes, never more (a chunked body has no declared length: the
@@ -12,10 +17,11 @@
  * before acceptCookieOnly); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
  * a query string, a Content-Type header, in that order.
  */
-import { defineEventHandler, getRequestHeader, parseCookies, type H3Event } from 'h3'
+import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
+import { requireAccessToken, requireRefreshToken } from '../http/auth'
 import { httpFail } from '../http/respond'
-import { findRouteRule, testRoutesEnabled } from '../lib/route-rules'
+import { findRouteRule, testRoutesEnabled, type AuthRule } from '../lib/route-rules'
 
 const TOO_LARGE = { error: 'Payload too large' }
 
@@ -99,8 +105,15 @@ async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> 
   event.context.jsonBody = { value }
 }
 
+/** The presence checks of the route's chain, in the chain's order (spec Authentication 2-3). */
+function requireCredentials(event: H3Event, auth: AuthRule): void {
+  if (auth === 'full' || auth === 'bearer+session') requireAccessToken(event)
+  if (auth !== 'none') requireRefreshToken(event)
+}
+
 function applyCookieOnlyRule(event: H3Event): void {
-  if (!parseCookies(event).session) httpFail(401, { error: 'Refresh token missing' })
+  // acceptCookieOnly requires the session cookie itself (spec Authentication 6)
+  requireRefreshToken(event)
   const length = getRequestHeader(event, 'content-length')
   const hasBody =
     getRequestHeader(event, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')
@@ -114,6 +127,7 @@ export default defineEventHandler(async (event) => {
   const rule = findRouteRule(event.method, event.path, { testRoutes: testRoutesEnabled(env) })
   if (!rule) return
   event.context.routeRule = rule
+  requireCredentials(event, rule.auth ?? 'none')
   if (rule.body.kind === 'json') await applyJsonRule(event, rule.body.limitBytes)
   else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
 })
