@@ -13,9 +13,17 @@ export const JSON_LIMIT_BYTES = 1024
 /** POST /auth/OAuth/:providerName carries a provider profile. */
 export const OAUTH_JSON_LIMIT_BYTES = 4 * 1024
 
+/** What middleware/30 does with a JSON body whose strings fail lib/text.ts. */
+export interface JsonTextRule {
+  /** 'safe' (default): no control characters, no lone surrogates; 'storable': no NUL, no lone surrogates */
+  text?: 'safe' | 'storable'
+  /** the route's 400 shape: 'fields' (default) `{ ok: false, date, error, fields }`, 'reason' `{ ok: false, date, reason: "Bad Request" }` */
+  invalid?: 'fields' | 'reason'
+}
+
 export type BodyRule =
-  /** Content-Type application/json, non-empty, within limitBytes, a JSON object */
-  | { kind: 'json'; limitBytes: number }
+  /** Content-Type application/json, non-empty, within limitBytes, a JSON object of acceptable text */
+  | ({ kind: 'json'; limitBytes: number } & JsonTextRule)
   /** acceptCookieOnly (spec Authentication 6): session cookie; no body, query string or Content-Type */
   | { kind: 'cookie-only' }
   /** no body is read; the route answers on its own terms */
@@ -45,7 +53,9 @@ export interface RouteRule {
   testOnly?: boolean
 }
 
-const json = (limitBytes = JSON_LIMIT_BYTES): BodyRule => ({ kind: 'json', limitBytes })
+const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): BodyRule => ({ kind: 'json', limitBytes, ...text })
+// Management failures use the spec's envelope: a body it cannot take is `Bad Request`.
+const manageJson = json(JSON_LIMIT_BYTES, { invalid: 'reason' })
 const cookieOnly: BodyRule = { kind: 'cookie-only' }
 const none: BodyRule = { kind: 'none' }
 
@@ -53,7 +63,9 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   // Authentication routes
   { method: 'POST', path: '/signup', body: json() },
   { method: 'POST', path: '/login', body: json() },
-  { method: 'POST', path: '/auth/OAuth/:providerName', body: json(OAUTH_JSON_LIMIT_BYTES) },
+  // A provider profile may carry fields we never read with newlines (OIDC address.formatted): only
+  // unstorable text is refused here; the fields we read are checked in full by their schema.
+  { method: 'POST', path: '/auth/OAuth/:providerName', body: json(OAUTH_JSON_LIMIT_BYTES, { text: 'storable' }) },
   { method: 'POST', path: '/auth/user/refresh-session', body: cookieOnly, auth: 'session' },
   { method: 'POST', path: '/auth/logout', body: cookieOnly, auth: 'bearer+session' },
   // MFA, email update and password reset
@@ -71,12 +83,12 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: 'GET', path: '/secret/accesstoken/metadata', body: cookieOnly, auth: 'full' },
   // API tokens
   { method: 'GET', path: '/api/public/verify', body: { kind: 'untouched' } },
-  { method: 'POST', path: '/api/manage/new-token', body: json(), auth: 'full' },
-  { method: 'POST', path: '/api/manage/revoke', body: json(), auth: 'full' },
-  { method: 'POST', path: '/api/manage/metadata', body: json(), auth: 'full' },
-  { method: 'POST', path: '/api/manage/rotate', body: json(), auth: 'full' },
-  { method: 'POST', path: '/api/manage/ip-restriction-update', body: json(), auth: 'full' },
-  { method: 'POST', path: '/api/manage/privilege-update', body: json(), auth: 'full' },
+  { method: 'POST', path: '/api/manage/new-token', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/revoke', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/metadata', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/rotate', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/ip-restriction-update', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/privilege-update', body: manageJson, auth: 'full' },
   { method: 'GET', path: '/api/manage/list-metadata', body: none, auth: 'full' },
   // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
   { method: 'POST', path: '/api/manage/list-metadata', body: none, auth: 'full' },

@@ -10,7 +10,8 @@
  * JSON routes, in this order: Content-Type application/json (charset utf-8 or none) else 403
  * `not allowed.`; a declared Content-Length over the limit is refused before reading (413); the
  * body is read up to limit + 1 bytes, never more (a chunked body has no declared length: the
- * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400.
+ * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400; a string
+ * (value or key) with NUL, a control character or a lone surrogate => 400 (lib/text.ts).
  *
  * Cookie-only routes (acceptCookieOnly, spec Authentication 6): a missing `session` cookie is
  * 401 `Refresh token missing` first, as in the spec's refresh chain (requireRefreshToken runs
@@ -19,9 +20,10 @@
  */
 import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
-import { requireAccessToken, requireRefreshToken } from '../http/auth'
-import { httpFail } from '../http/respond'
-import { findRouteRule, testRoutesEnabled, type AuthRule } from '../lib/route-rules'
+import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
+import { failEnvelope, httpFail } from '../http/respond'
+import { findRouteRule, testRoutesEnabled, type AuthRule, type JsonTextRule } from '../lib/route-rules'
+import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
 
 const TOO_LARGE = { error: 'Payload too large' }
 
@@ -75,7 +77,19 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
 /** `__proto__` keys are dropped: a parsed body must never carry a prototype for a later merge. */
 const reviver = (key: string, value: unknown) => (key === '__proto__' ? undefined : value)
 
-async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> {
+/**
+ * NUL and lone surrogates anywhere in the body would fail in the database (500) and control
+ * characters have no place in our fields: 400 in the route's own failure shape, before it runs.
+ */
+function rejectUnsafeText(value: unknown, rule: JsonTextRule): void {
+  const field = findRejectedText(value, rule.text === 'storable' ? isStorableText : isSafeText)
+  if (field === undefined) return
+  if (rule.invalid === 'reason') httpFail(400, failEnvelope('Bad Request'))
+  authFail(400, 'Validation failed', { fields: { [field || 'body']: UNSAFE_TEXT_MESSAGE } })
+}
+
+async function applyJsonRule(event: H3Event, rule: { limitBytes: number } & JsonTextRule): Promise<void> {
+  const { limitBytes } = rule
   if (!isJsonContentType(getRequestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
   const encoding = getRequestHeader(event, 'content-encoding')
   // A compressed body's size says nothing about what it inflates to: not accepted.
@@ -102,6 +116,7 @@ async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     httpFail(400, { error: 'JSON body must be an object' })
   }
+  rejectUnsafeText(value, rule)
   event.context.jsonBody = { value }
 }
 
@@ -128,6 +143,6 @@ export default defineEventHandler(async (event) => {
   if (!rule) return
   event.context.routeRule = rule
   requireCredentials(event, rule.auth ?? 'none')
-  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body.limitBytes)
+  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body)
   else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
 })
