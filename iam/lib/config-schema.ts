@@ -201,6 +201,8 @@ export const configSchema = z.strictObject({
       codes: limiter(10, 600, 900),
       forgotPassword: limiter(5, 3600, 3600),
       emails: limiter(10, 3600, 3600),
+      /** GET /check without a known canary (each one writes a visitor row), per client IP */
+      check: limiter(30, 60, 60),
     })
     .prefault({}),
   anomalies: z

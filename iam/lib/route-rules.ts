@@ -13,9 +13,17 @@ export const JSON_LIMIT_BYTES = 1024
 /** POST /auth/OAuth/:providerName carries a provider profile. */
 export const OAUTH_JSON_LIMIT_BYTES = 4 * 1024
 
+/** What middleware/30 does with a JSON body whose strings fail lib/text.ts. */
+export interface JsonTextRule {
+  /** 'safe' (default): no control characters, no lone surrogates; 'storable': no NUL, no lone surrogates */
+  text?: 'safe' | 'storable'
+  /** the route's 400 shape: 'fields' (default) `{ ok: false, date, error, fields }`, 'reason' `{ ok: false, date, reason: "Bad Request" }` */
+  invalid?: 'fields' | 'reason'
+}
+
 export type BodyRule =
-  /** Content-Type application/json, non-empty, within limitBytes, a JSON object */
-  | { kind: 'json'; limitBytes: number }
+  /** Content-Type application/json, non-empty, within limitBytes, a JSON object of acceptable text */
+  | ({ kind: 'json'; limitBytes: number } & JsonTextRule)
   /** acceptCookieOnly (spec Authentication 6): session cookie; no body, query string or Content-Type */
   | { kind: 'cookie-only' }
   /** no body is read; the route answers on its own terms */
@@ -23,16 +31,31 @@ export type BodyRule =
   /** mounted before the JSON and cookie parsers (GET /api/public/verify): nothing is touched */
   | { kind: 'untouched' }
 
+/**
+ * The credential presence checks that open the route's authentication chain (spec
+ * "Authentication" 2-3). middleware/30 runs them before the body rule, so a request without
+ * credentials is 401 whatever its body; verification, anomalies and the rest stay in the route.
+ * - full: full authentication (requireAccessToken, requireRefreshToken, ... protectRoute)
+ * - bearer+session: both present, not verified here (POST /auth/logout)
+ * - session: requireRefreshToken (the refresh chain)
+ * - none (the default): no session
+ */
+export type AuthRule = 'full' | 'bearer+session' | 'session' | 'none'
+
 export interface RouteRule {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** segments starting with ':' match one non-empty segment */
   path: string
   body: BodyRule
+  /** omitted = 'none' */
+  auth?: AuthRule
   /** test-only routes (routes/__test): matched only when test routes are enabled */
   testOnly?: boolean
 }
 
-const json = (limitBytes = JSON_LIMIT_BYTES): BodyRule => ({ kind: 'json', limitBytes })
+const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): BodyRule => ({ kind: 'json', limitBytes, ...text })
+// Management failures use the spec's envelope: a body it cannot take is `Bad Request`.
+const manageJson = json(JSON_LIMIT_BYTES, { invalid: 'reason' })
 const cookieOnly: BodyRule = { kind: 'cookie-only' }
 const none: BodyRule = { kind: 'none' }
 
@@ -40,33 +63,35 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   // Authentication routes
   { method: 'POST', path: '/signup', body: json() },
   { method: 'POST', path: '/login', body: json() },
-  { method: 'POST', path: '/auth/OAuth/:providerName', body: json(OAUTH_JSON_LIMIT_BYTES) },
-  { method: 'POST', path: '/auth/user/refresh-session', body: cookieOnly },
-  { method: 'POST', path: '/auth/logout', body: cookieOnly },
+  // A provider profile may carry fields we never read with newlines (OIDC address.formatted): only
+  // unstorable text is refused here; the fields we read are checked in full by their schema.
+  { method: 'POST', path: '/auth/OAuth/:providerName', body: json(OAUTH_JSON_LIMIT_BYTES, { text: 'storable' }) },
+  { method: 'POST', path: '/auth/user/refresh-session', body: cookieOnly, auth: 'session' },
+  { method: 'POST', path: '/auth/logout', body: cookieOnly, auth: 'bearer+session' },
   // MFA, email update and password reset
   { method: 'GET', path: '/auth/verify-mfa', body: none },
   { method: 'POST', path: '/auth/verify-mfa', body: json() },
-  { method: 'POST', path: '/custom/mfa/:reason', body: json() },
-  { method: 'GET', path: '/auth/verify-custom-mfa', body: none },
-  { method: 'POST', path: '/auth/verify-custom-mfa', body: json() },
-  { method: 'POST', path: '/update/email', body: json() },
+  { method: 'POST', path: '/custom/mfa/:reason', body: json(), auth: 'full' },
+  { method: 'GET', path: '/auth/verify-custom-mfa', body: none, auth: 'full' },
+  { method: 'POST', path: '/auth/verify-custom-mfa', body: json(), auth: 'full' },
+  { method: 'POST', path: '/update/email', body: json(), auth: 'full' },
   { method: 'POST', path: '/auth/forgot-password', body: json() },
   { method: 'GET', path: '/auth/reset-password', body: none },
   { method: 'POST', path: '/auth/reset-password', body: json() },
   // Gateway authorization
-  { method: 'GET', path: '/secret/data', body: none },
-  { method: 'GET', path: '/secret/accesstoken/metadata', body: cookieOnly },
+  { method: 'GET', path: '/secret/data', body: none, auth: 'full' },
+  { method: 'GET', path: '/secret/accesstoken/metadata', body: cookieOnly, auth: 'full' },
   // API tokens
   { method: 'GET', path: '/api/public/verify', body: { kind: 'untouched' } },
-  { method: 'POST', path: '/api/manage/new-token', body: json() },
-  { method: 'POST', path: '/api/manage/revoke', body: json() },
-  { method: 'POST', path: '/api/manage/metadata', body: json() },
-  { method: 'POST', path: '/api/manage/rotate', body: json() },
-  { method: 'POST', path: '/api/manage/ip-restriction-update', body: json() },
-  { method: 'POST', path: '/api/manage/privilege-update', body: json() },
-  { method: 'GET', path: '/api/manage/list-metadata', body: none },
+  { method: 'POST', path: '/api/manage/new-token', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/revoke', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/metadata', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/rotate', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/ip-restriction-update', body: manageJson, auth: 'full' },
+  { method: 'POST', path: '/api/manage/privilege-update', body: manageJson, auth: 'full' },
+  { method: 'GET', path: '/api/manage/list-metadata', body: none, auth: 'full' },
   // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
-  { method: 'POST', path: '/api/manage/list-metadata', body: none },
+  { method: 'POST', path: '/api/manage/list-metadata', body: none, auth: 'full' },
   // Standalone and DESIGN additions
   { method: 'GET', path: '/operational/config', body: none },
   { method: 'GET', path: '/health', body: none },
@@ -75,8 +100,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   // Test-only routes (routes/__test), to prove the platform rules before the real routes exist
   { method: 'POST', path: '/__test/echo', body: json(), testOnly: true },
   { method: 'POST', path: '/__test/echo-4kb', body: json(OAUTH_JSON_LIMIT_BYTES), testOnly: true },
-  { method: 'POST', path: '/__test/cookie-only', body: cookieOnly, testOnly: true },
-  { method: 'GET', path: '/__test/cookie-only', body: cookieOnly, testOnly: true },
+  { method: 'POST', path: '/__test/cookie-only', body: cookieOnly, auth: 'session', testOnly: true },
+  { method: 'GET', path: '/__test/cookie-only', body: cookieOnly, auth: 'session', testOnly: true },
   { method: 'GET', path: '/__test/throw', body: none, testOnly: true },
 ]
 

@@ -2,20 +2,28 @@
  * Body and cookie-only rules per route (IAM spec "Common request rules", "Limits"; the table is
  * lib/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
  *
+ * Credentials come first (the rule's `auth`): the spec's chains start with requireAccessToken /
+ * requireRefreshToken, so a request without a Bearer token or session cookie is 401 with their
+ * bodies (`Missing Bearer token`, `Access token missing`, `Refresh token missing`) before any body
+ * rule answers 403/413/400. Only presence is checked here; the route runs the whole chain.
+ *
  * JSON routes, in this order: Content-Type application/json (charset utf-8 or none) else 403
  * `not allowed.`; a declared Content-Length over the limit is refused before reading (413); the
  * body is read up to limit + 1 bytes, never more (a chunked body has no declared length: the
- * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400.
+ * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400; a string
+ * (value or key) with NUL, a control character or a lone surrogate => 400 (lib/text.ts).
  *
  * Cookie-only routes (acceptCookieOnly, spec Authentication 6): a missing `session` cookie is
  * 401 `Refresh token missing` first, as in the spec's refresh chain (requireRefreshToken runs
  * before acceptCookieOnly); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
  * a query string, a Content-Type header, in that order.
  */
-import { defineEventHandler, getRequestHeader, parseCookies, type H3Event } from 'h3'
+import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
-import { httpFail } from '../http/respond'
-import { findRouteRule, testRoutesEnabled } from '../lib/route-rules'
+import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
+import { failEnvelope, httpFail } from '../http/respond'
+import { findRouteRule, testRoutesEnabled, type AuthRule, type JsonTextRule } from '../lib/route-rules'
+import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
 
 const TOO_LARGE = { error: 'Payload too large' }
 
@@ -69,7 +77,19 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
 /** `__proto__` keys are dropped: a parsed body must never carry a prototype for a later merge. */
 const reviver = (key: string, value: unknown) => (key === '__proto__' ? undefined : value)
 
-async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> {
+/**
+ * NUL and lone surrogates anywhere in the body would fail in the database (500) and control
+ * characters have no place in our fields: 400 in the route's own failure shape, before it runs.
+ */
+function rejectUnsafeText(value: unknown, rule: JsonTextRule): void {
+  const field = findRejectedText(value, rule.text === 'storable' ? isStorableText : isSafeText)
+  if (field === undefined) return
+  if (rule.invalid === 'reason') httpFail(400, failEnvelope('Bad Request'))
+  authFail(400, 'Validation failed', { fields: { [field || 'body']: UNSAFE_TEXT_MESSAGE } })
+}
+
+async function applyJsonRule(event: H3Event, rule: { limitBytes: number } & JsonTextRule): Promise<void> {
+  const { limitBytes } = rule
   if (!isJsonContentType(getRequestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
   const encoding = getRequestHeader(event, 'content-encoding')
   // A compressed body's size says nothing about what it inflates to: not accepted.
@@ -96,11 +116,19 @@ async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     httpFail(400, { error: 'JSON body must be an object' })
   }
+  rejectUnsafeText(value, rule)
   event.context.jsonBody = { value }
 }
 
+/** The presence checks of the route's chain, in the chain's order (spec Authentication 2-3). */
+function requireCredentials(event: H3Event, auth: AuthRule): void {
+  if (auth === 'full' || auth === 'bearer+session') requireAccessToken(event)
+  if (auth !== 'none') requireRefreshToken(event)
+}
+
 function applyCookieOnlyRule(event: H3Event): void {
-  if (!parseCookies(event).session) httpFail(401, { error: 'Refresh token missing' })
+  // acceptCookieOnly requires the session cookie itself (spec Authentication 6)
+  requireRefreshToken(event)
   const length = getRequestHeader(event, 'content-length')
   const hasBody =
     getRequestHeader(event, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')
@@ -114,6 +142,7 @@ export default defineEventHandler(async (event) => {
   const rule = findRouteRule(event.method, event.path, { testRoutes: testRoutesEnabled(env) })
   if (!rule) return
   event.context.routeRule = rule
-  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body.limitBytes)
+  requireCredentials(event, rule.auth ?? 'none')
+  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body)
   else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
 })

@@ -1,17 +1,26 @@
 import { defineEventHandler, getRequestHeader, setResponseStatus } from 'h3'
 import { useIam } from '../context'
-import { isCanaryId, newCanaryId, recordVisit } from '../features/devices/devices-service'
+import { isCanaryId, isKnownCanary, newCanaryId, recordVisit } from '../features/devices/devices-service'
+import { getConfiguredLimiters } from '../features/rate-limits/configured-limiters'
 import { getCanaryCookie, setCanaryCookie } from '../http/cookies'
+import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp } from '../http/request'
 
 /**
  * GET /check (bot detection): issues the canary_id cookie when absent, records the device
  * synchronously (so the next signup/login finds it) and says whether it is banned (403).
+ *
+ * A request without a known canary writes a new visitor row, so those are limited per client IP
+ * (rate_limiters.check) before any write: 429 `{ error, retry }` + Retry-After. A known canary
+ * only updates its own row and costs no point, so browsers behind one NAT address keep working.
  */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
   let canaryId = getCanaryCookie(event)
+  if (!(await isKnownCanary(ctx.db, canaryId))) {
+    await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.check, ipAddress)
+  }
   if (!isCanaryId(canaryId)) {
     canaryId = newCanaryId()
     setCanaryCookie(event, canaryId)

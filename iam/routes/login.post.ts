@@ -6,10 +6,11 @@ import { login } from '../features/users/login-service'
 import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
+import { safeString } from '../lib/text'
 
 const bodySchema = z.object({
-  email: z.string().trim().min(1, 'Email is required').max(254),
-  password: z.string().min(1, 'Password is required').max(1024),
+  email: safeString().trim().min(1, 'Email is required').max(254),
+  password: safeString().min(1, 'Password is required').max(1024),
   rememberUser: z.enum(['on', 'off']).optional(),
 })
 

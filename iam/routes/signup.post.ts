@@ -6,12 +6,13 @@ import { getAuthLimiters } from '../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
+import { safeString } from '../lib/text'
 
 const bodySchema = z.object({
-  email: z.string().trim().min(1, 'Email is required').max(254),
-  password: z.string().min(1, 'Password is required').max(1024),
-  confirmedPassword: z.string().min(1, 'Please confirm the password').max(1024),
-  name: z.string().trim().min(1, 'Name is required').max(100),
+  email: safeString().trim().min(1, 'Email is required').max(254),
+  password: safeString().min(1, 'Password is required').max(1024),
+  confirmedPassword: safeString().min(1, 'Please confirm the password').max(1024),
+  name: safeString().trim().min(1, 'Name is required').max(100),
   termsConsent: z.literal('on', 'You must accept the terms'),
   rememberUser: z.enum(['on', 'off']).optional(),
 })

@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, CHROME_UA, PROXY_CONFIG, setCookieLine, setCookieValue } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 
+const CHECK_POINTS = 5
+
 let iam: IamServer
 beforeAll(async () => {
-  iam = await startIam({ config: PROXY_CONFIG })
+  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { check: { points: CHECK_POINTS, duration: 60, blockDuration: 60 } } } })
 }, 240_000)
 afterAll(() => iam?.stop())
 
@@ -46,5 +49,57 @@ describe('GET /check', () => {
     // a browser user agent does not wash the ban
     const again = await call(iam, 'GET', '/check', { client: { ip: '203.0.113.9', ua: CHROME_UA, canary } })
     expect(again.status).toBe(403)
+  })
+})
+
+/** Visitor rows, read from PostgreSQL when the suite runs on it (PGlite in memory is the IAM's own). */
+async function countVisitors(): Promise<number | undefined> {
+  if (!iam.share.databaseUrl.startsWith('postgres')) return undefined
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: iam.share.databaseUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ n: string }>('select count(*) as n from visitors')
+    return Number(rows[0]!.n)
+  } finally {
+    await client.end()
+  }
+}
+
+describe('GET /check rate limit (rate_limiters.check, per client address)', () => {
+  const check = (ip: string, canary?: string) => call(iam, 'GET', '/check', { client: { ip, ua: CHROME_UA, canary } })
+
+  it('answers 429 with retry and Retry-After once an address spent its fresh-canary budget, and issues no cookie', async () => {
+    for (let i = 0; i < CHECK_POINTS; i++) expect((await check('198.51.100.40')).status).toBe(200)
+    const res = await check('198.51.100.40')
+    expect(res.status).toBe(429)
+    const body = (await res.json()) as Json
+    expect(body).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(res.headers.get('retry-after')).toBe(String(body.retry))
+    expect(setCookieValue(res, 'canary_id')).toBeUndefined()
+  })
+
+  it('writes no visitor row for a refused request, while a known canary stays exempt', async () => {
+    const ip = '198.51.100.41'
+    let known: string | undefined
+    for (let i = 0; i < CHECK_POINTS; i++) known = setCookieValue(await check(ip), 'canary_id')
+    const before = await countVisitors()
+    // a self-made canary of the right shape would be a new row: refused before the write
+    const invented = randomBytes(32).toString('hex')
+    expect((await check(ip, invented)).status).toBe(429)
+    for (let i = 0; i < 3; i++) expect((await check(ip)).status).toBe(429)
+    // a device the IAM already knows costs no point and is still answered
+    expect((await check(ip, known)).status).toBe(200)
+    // the invented canary is still unknown (a row would have made it exempt like the known one)
+    expect((await check(ip, invented)).status).toBe(429)
+    expect(await countVisitors()).toBe(before)
+  })
+
+  it('leaves another address unaffected', async () => {
+    for (let i = 0; i <= CHECK_POINTS; i++) await check('198.51.100.42')
+    expect((await check('198.51.100.42')).status).toBe(429)
+    const other = await check('198.51.100.43')
+    expect(other.status).toBe(200)
+    expect(setCookieValue(other, 'canary_id')).toMatch(/^[0-9a-f]{64}$/)
   })
 })

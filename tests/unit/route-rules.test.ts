@@ -4,8 +4,8 @@ import { findRouteRule, routePath, testRoutesEnabled } from '../../iam/lib/route
 describe('route rules table', () => {
   it('gives JSON routes the 1kb limit and POST /auth/OAuth/:providerName 4kb', () => {
     expect(findRouteRule('POST', '/signup')?.body).toEqual({ kind: 'json', limitBytes: 1024 })
-    expect(findRouteRule('POST', '/api/manage/new-token')?.body).toEqual({ kind: 'json', limitBytes: 1024 })
-    expect(findRouteRule('POST', '/auth/OAuth/github')?.body).toEqual({ kind: 'json', limitBytes: 4096 })
+    expect(findRouteRule('POST', '/api/manage/new-token')?.body).toEqual({ kind: 'json', limitBytes: 1024, invalid: 'reason' })
+    expect(findRouteRule('POST', '/auth/OAuth/github')?.body).toEqual({ kind: 'json', limitBytes: 4096, text: 'storable' })
     expect(findRouteRule('POST', '/auth/OAuth/')).toBeUndefined()
   })
   it('marks the three cookie-only routes of the spec', () => {

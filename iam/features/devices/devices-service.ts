@@ -9,7 +9,7 @@ import type { IamContext } from '../../context'
 import type { Database, Visitor } from '../../db/schema'
 import { buildFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
 import { openGeoLookup } from './geo'
-import { setVisitorBan, upsertVisitor } from './visitors-repo'
+import { findVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
 
 /** How long a ban lasts unless lifted. */
 export const BAN_MS = 24 * 60 * 60 * 1000
@@ -24,6 +24,11 @@ const CANARY_SHAPE = /^[0-9a-f]{64}$/
 /** True when the value has the shape of a canary we issue. */
 export function isCanaryId(value: unknown): value is string {
   return typeof value === 'string' && CANARY_SHAPE.test(value)
+}
+
+/** True when `value` is a canary the IAM has recorded (a read only: nothing is written). */
+export async function isKnownCanary(db: Kysely<Database>, value: unknown): Promise<boolean> {
+  return isCanaryId(value) && (await findVisitorByCanary(db, value)) !== undefined
 }
 
 /** Public handle of a device (links carry it, never the canary). */

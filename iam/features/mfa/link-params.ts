@@ -4,13 +4,14 @@
  */
 import { z } from 'zod'
 import type { LinkParams } from './link-token'
+import { safeString } from '../../lib/text'
 
 const linkQuerySchema = z.object({
-  token: z.string().min(1).max(2048).regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+  token: safeString().min(1).max(2048).regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
   // 32 bytes in base64url without padding
-  random: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-  reason: z.string().regex(/^[A-Za-z0-9_]{1,64}$/),
-  visitor: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/),
+  random: safeString().regex(/^[A-Za-z0-9_-]{43}$/),
+  reason: safeString().regex(/^[A-Za-z0-9_]{1,64}$/),
+  visitor: safeString().regex(/^[A-Za-z0-9_.-]{1,128}$/),
 })
 
 export function parseLinkQuery(query: unknown): LinkParams | null {
@@ -19,4 +20,4 @@ export function parseLinkQuery(query: unknown): LinkParams | null {
 }
 
 /** Body `{ code }`: exactly 7 ASCII digits. */
-export const codeSchema = z.string({ error: 'The code is required' }).regex(/^\d{7}$/, 'The code has 7 digits')
+export const codeSchema = safeString({ error: 'The code is required' }).regex(/^\d{7}$/, 'The code has 7 digits')

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import type { IamConfig } from '../../lib/config-schema'
+import { safeString } from '../../lib/text'
 
 export type ProviderConfig = IamConfig['providers'][number]
 
@@ -24,8 +25,8 @@ export function findProvider(providers: readonly ProviderConfig[], name: string)
   return providers.find((p) => p.name === name)
 }
 
-const id = z.union([z.string().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String)
-const text = (max: number) => z.string().trim().max(max).optional()
+const id = z.union([safeString().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String)
+const text = (max: number) => safeString().trim().max(max).optional()
 const verified = z
   .union([z.boolean(), z.enum(['true', 'false'])])
   .optional()
@@ -33,12 +34,12 @@ const verified = z
 
 const profileSchema = z.object({
   id,
-  email: z.string().trim().min(3).max(254),
+  email: safeString().trim().min(3).max(254),
   email_verified: verified,
   name: text(200),
   given_name: text(100),
   family_name: text(100),
-  picture: z.string().trim().max(2048).optional(),
+  picture: safeString().trim().max(2048).optional(),
 })
 
 const STANDARD_FIELDS: Record<string, string[]> = {

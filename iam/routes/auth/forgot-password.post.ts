@@ -5,8 +5,9 @@ import { FORGOT_PASSWORD_BODY, requestPasswordReset } from '../../features/accou
 import { authFail, getFingerPrint, rejectXss, validationFields } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../http/request'
+import { safeString } from '../../lib/text'
 
-const bodySchema = z.object({ email: z.string({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) })
+const bodySchema = z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) })
 
 /**
  * POST /auth/forgot-password (no session): 200 with one fixed body whether or not the address has

@@ -10,10 +10,11 @@ import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { safeString } from '../../lib/text'
 
 const bodySchema = z.object({
-  password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
-  confirmedPassword: z.string({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
+  password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
+  confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
 })
 
 /**

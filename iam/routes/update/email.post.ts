@@ -4,10 +4,11 @@ import { changeEmail } from '../../features/account-actions/email-change'
 import { codeSchema } from '../../features/mfa/link-params'
 import { authFail, sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
+import { safeString } from '../../lib/text'
 
 const bodySchema = z.object({
   code: codeSchema,
-  newEmail: z.string({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
+  newEmail: safeString({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
 })
 
 /**

@@ -7,8 +7,9 @@ import { authFail, fullAuthentication, rejectXss, validationFields } from '../..
 import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { okEnvelope } from '../../../http/respond'
+import { safeString } from '../../../lib/text'
 
-const bodySchema = z.strictObject({ note: z.string().trim().max(200, 'The note has at most 200 characters').optional() })
+const bodySchema = z.strictObject({ note: safeString().trim().max(200, 'The note has at most 200 characters').optional() })
 
 /**
  * POST /custom/mfa/:reason (full authentication): mails a link and code for the action `reason`.

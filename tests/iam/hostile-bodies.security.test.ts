@@ -1,0 +1,128 @@
+/**
+ * Property: no JSON route of the IAM answers 5xx, whatever strings its body carries (NUL, control
+ * characters, lone surrogates, long strings, mixed with valid-shaped fields). The routes come from
+ * the route table, so a new JSON route is covered without touching this file. Authenticated routes
+ * get a valid session, so their bodies are really validated.
+ */
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROUTE_RULES } from '../../iam/lib/route-rules'
+import { authedGet, call, PROXY_CONFIG, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
+import { startIam, type IamServer } from '../helpers/iam-server'
+import { WIDE, WIDE_LIMITERS } from './api-tokens-http'
+
+const RUNS_PER_ROUTE = 40
+
+let iam: IamServer
+let user: Session
+beforeAll(async () => {
+  const wide = Object.fromEntries(['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails'].map((name) => [name, WIDE]))
+  iam = await startIam({
+    config: {
+      ...PROXY_CONFIG,
+      providers: [{ name: 'demo', useStandardProfile: true }],
+      rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, ...wide },
+    },
+  })
+  user = await signupUser(iam, { client: { ip: '203.0.113.190' } })
+}, 240_000)
+afterAll(() => iam?.stop())
+
+/** Path parameters of the table's patterns; an unknown one fails the test so it gets a value here. */
+const PATH_PARAMS: Record<string, string> = { ':reason': 'PAYMENT_CONFIRM', ':providerName': 'demo' }
+const concretePath = (pattern: string) =>
+  pattern.replace(/:[A-Za-z]+/g, (param) => {
+    const value = PATH_PARAMS[param]
+    if (!value) throw new Error(`no test value for ${param} in ${pattern}`)
+    return value
+  })
+
+// Link routes validate their query before the body: a well-shaped (unusable) link gets past that.
+const LINK_QUERY = `?token=a.b.c&random=${'A'.repeat(43)}&reason=change_email&visitor=v1`
+
+const char = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCharCode(c))
+const hostileChar = fc.oneof(char(0, 0x1f), fc.constantFrom('\u007f', '\u0085', '\u009f'), char(0xd800, 0xdfff))
+// plain text that the XSS filter leaves alone, so the device is never banned mid-run
+const plain = fc.stringMatching(/^[A-Za-z0-9 .@_-]{0,16}$/)
+const hostile = fc.oneof(
+  fc.tuple(plain, hostileChar, plain).map(([a, c, b]) => a + c + b),
+  fc.array(hostileChar, { minLength: 1, maxLength: 8 }).map((chars) => chars.join('')),
+  fc.nat({ max: 600 }).map((n) => 'x'.repeat(n)),
+)
+
+/**
+ * A valid-shaped body per JSON route (keyed by the table's path): the property replaces some of its
+ * fields with hostile values, so a hostile value sits next to valid ones and reaches the route's
+ * own validation and queries, not only a "field missing" answer. A route missing here fails.
+ */
+const REF = { tokenId: 1, publicIdentifier: 'abc_123456', name: 'key' }
+const VALID_BODIES: Record<string, Record<string, unknown>> = {
+  '/signup': { email: 'someone@example.com', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, name: 'Some One', termsConsent: 'on', rememberUser: 'off' },
+  '/login': { email: 'someone@example.com', password: STRONG_PASSWORD, rememberUser: 'on' },
+  '/auth/OAuth/:providerName': { sub: 'sub-1', email: 'oauth@example.com', email_verified: true, name: 'Ada', given_name: 'Ada', family_name: 'L', picture: 'https://example.com/a.png' },
+  '/auth/verify-mfa': { code: '1234567' },
+  '/custom/mfa/:reason': { note: 'pay the invoice' },
+  '/auth/verify-custom-mfa': { code: '1234567' },
+  '/update/email': { code: '1234567', newEmail: 'other@example.com' },
+  '/auth/forgot-password': { email: 'someone@example.com' },
+  '/auth/reset-password': { password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
+  '/api/manage/new-token': { privilege: 'demo', name: 'key', prefix: 'api', expires: 60_000, ipv4: ['192.0.2.1'] },
+  '/api/manage/revoke': REF,
+  '/api/manage/metadata': REF,
+  '/api/manage/rotate': REF,
+  '/api/manage/ip-restriction-update': { ...REF, ipv4: ['192.0.2.1'] },
+  '/api/manage/privilege-update': { ...REF, newPrivilege: 'full' },
+}
+
+const hostileValue = fc.oneof(
+  { weight: 4, arbitrary: hostile },
+  { weight: 1, arbitrary: fc.array(hostile, { minLength: 1, maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.dictionary(hostile, hostile, { minKeys: 1, maxKeys: 2 }) },
+)
+
+/** The route's valid body with 1+ fields made hostile, sometimes with an extra hostile key. */
+function hostileBody(valid: Record<string, unknown>) {
+  const fields = Object.keys(valid)
+  return fc
+    .tuple(
+      fc.subarray(fields, { minLength: 1, maxLength: Math.min(2, fields.length) }).chain((picked) => fc.record(Object.fromEntries(picked.map((field) => [field, hostileValue])))),
+      fc.option(fc.dictionary(hostile, hostile, { minKeys: 1, maxKeys: 1 }), { freq: 4 }),
+    )
+    .map(([replaced, extra]) => ({ ...valid, ...replaced, ...(extra ?? {}) }))
+}
+
+const JSON_ROUTES = ROUTE_RULES.filter((rule) => rule.body.kind === 'json' && !rule.testOnly)
+
+describe('every JSON route with hostile strings in its body', () => {
+  it('covers the JSON routes of the table', () => {
+    expect(JSON_ROUTES.length).toBeGreaterThanOrEqual(15)
+  })
+
+  for (const rule of JSON_ROUTES) {
+    it(`${rule.method} ${rule.path} never answers 5xx`, async () => {
+      const valid = VALID_BODIES[rule.path]
+      if (!valid) throw new Error(`no valid body for ${rule.path} in VALID_BODIES`)
+      const path = concretePath(rule.path) + LINK_QUERY
+      const statuses = new Set<number>()
+      await fc.assert(
+        fc.asyncProperty(hostileBody(valid), async (body) => {
+          const res = await call(iam, rule.method, path, {
+            client: user,
+            body,
+            ...(rule.auth ? { cookies: { session: user.refreshToken }, bearer: user.accessToken } : {}),
+          })
+          await res.arrayBuffer()
+          statuses.add(res.status)
+          expect(res.status, JSON.stringify(body)).toBeLessThan(500)
+        }),
+        { numRuns: RUNS_PER_ROUTE },
+      )
+      // the bodies were read and judged, not all refused for their size
+      expect(statuses.has(400)).toBe(true)
+    })
+  }
+
+  it('left the session usable, so the authenticated routes validated their bodies', async () => {
+    expect((await authedGet(iam, user)).status).toBe(200)
+  })
+})
