@@ -19,9 +19,9 @@
  * a query string, a Content-Type header, in that order.
  */
 import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
-import type { IncomingMessage } from 'node:http'
 import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
 import { failEnvelope, httpFail } from '../http/respond'
+import { readBounded } from '../lib/read-bounded'
 import { findRouteRule, testRoutesEnabled, type AuthRule, type JsonTextRule } from '../lib/route-rules'
 import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
 
@@ -32,43 +32,6 @@ function isJsonContentType(value: string | undefined): boolean {
   const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase())
   if (type !== 'application/json') return false
   return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-?8"?$/.test(param))
-}
-
-/** Reads at most `limit` bytes; 'too-large' as soon as one more arrives (the rest is not read). */
-function readBounded(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const cleanup = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('aborted', onAborted)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        cleanup()
-        req.pause()
-        resolve('too-large')
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => {
-      cleanup()
-      resolve(Buffer.concat(chunks, size))
-    }
-    const onError = (error: Error) => {
-      cleanup()
-      reject(error)
-    }
-    const onAborted = () => onError(new Error('request aborted'))
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('aborted', onAborted)
-  })
 }
 
 // fatal: invalid UTF-8 is malformed input, not U+FFFD; a leading BOM is dropped (RFC 8259 section 8.1).

@@ -5,7 +5,7 @@
  * 2. it proves it is not a plain cross-site form: the `X-CSRF: 1` header (a non-safelisted header
  *    forces a CORS preflight, which this server never approves), or, for no-JS form posts, the
  *    double-submit token (`_csrf` field equal to the `__Host-csrf` cookie).
- * Refusals are 403 JSON.
+ * Refusals are 403 JSON. The form body read here was buffered, bounded, by 15.body-limit.ts.
  */
 import { defineEventHandler, getRequestHeader, readBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
 import { csrfTokenMatches, isFormPost } from '../utils/bff/forms'

@@ -81,9 +81,17 @@ describe('cookies and bodies', () => {
     expect((await b.call('/api/auth/session')).json.authenticated).toBe(true)
   })
 
-  it('a no-JS sign-in redirects to a same-origin returnTo and to /account for an off-site one', async () => {
+  it('a no-JS sign-in redirects to a same-origin returnTo and to /account for an off-site one, dot segments and encoded slashes included', async () => {
     const { email } = await signedUpBrowser()
-    for (const [returnTo, expected] of [['/tokens', '/tokens'], ['//evil.example/x', '/account']]) {
+    const cases = [
+      ['/tokens', '/tokens'],
+      ['//evil.example/x', '/account'],
+      // one normalisation turns these into //evil.example/x (the browser then leaves the site)
+      ['/.//evil.example/x', '/account'],
+      ['/..//evil.example/x', '/account'],
+      ['/%2F%2Fevil.example/x', '/account'],
+    ]
+    for (const [returnTo, expected] of cases) {
       const b = browserLike(stack.gateway.url)
       await b.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
       const res = await b.call('/api/auth/login', {

@@ -1,7 +1,8 @@
 /**
  * Reading what the browser sent: JSON (pages with JavaScript) or a urlencoded form (no-JS pages),
  * checked by a zod schema so only known fields, of bounded size, ever reach the IAM. The IAM
- * validates the content itself; this is shape only.
+ * validates the content itself; this is shape only. Bodies arrive here buffered and bounded
+ * (BFF_BODY_LIMIT_BYTES, middleware/15.body-limit.ts): readBody never reads the socket itself.
  */
 import { getQuery, readBody, type H3Event } from 'h3'
 import { z } from 'zod'

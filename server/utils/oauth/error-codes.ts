@@ -40,6 +40,7 @@ export type OAuthStatusError =
   | 'iss_mismatch' // 400: RFC 9207 iss parameter missing (when advertised) or different
   | 'email_missing' // 400: no email resolvable
   | 'method_not_allowed' // 405: POST callback for a provider not configured for form_post
+  | 'payload_too_large' // 413: form_post body over its limit (server/utils/request-body.ts)
 
 // RFC 6749 section 4.1.2.1 and OpenID Connect Core 3.1.2.6: the codes we pass through as they are.
 export const PROVIDER_ERROR_CODES = [

@@ -16,8 +16,8 @@ export function redirectWithError(event: H3Event, provider: ProviderConfig, erro
   return sendRedirect(event, url.href, 302)
 }
 
-/** `{ error }` with `status` (404 unknown provider, 405 POST without form_post, 400 state/iss/email). */
-export function answerStatus(event: H3Event, status: 400 | 404 | 405, error: OAuthStatusError): { error: OAuthStatusError } {
+/** `{ error }` with `status` (404 unknown provider, 405 POST without form_post, 400 state/iss/email, 413 form_post body too large). */
+export function answerStatus(event: H3Event, status: 400 | 404 | 405 | 413, error: OAuthStatusError): { error: OAuthStatusError } {
   setResponseStatus(event, status)
   setResponseHeader(event, 'cache-control', 'no-store')
   setResponseHeader(event, 'content-type', 'application/json; charset=utf-8')

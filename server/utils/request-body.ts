@@ -1,0 +1,51 @@
+/**
+ * Request bodies are bounded before they are buffered (as the IAM's middleware/30.request-rules.ts
+ * does): server/middleware/15.body-limit.ts buffers every body through `bufferBody` before any
+ * other middleware or route runs, and h3's readers (readBody, readRawBody, readFormData,
+ * readMultipartFormData) then answer from that buffer and never read the socket again.
+ */
+import type { IncomingMessage } from 'node:http'
+import { getRequestHeader, type H3Event } from 'h3'
+import { readBounded } from '../../iam/lib/read-bounded'
+
+/**
+ * BFF JSON and form bodies. The IAM accepts at most 1 kB on most routes and 4 kB on its largest
+ * (IAM spec, Limits), and the BFF forwards its bodies' fields there; the largest BFF body is a new
+ * API token with 50 IPv4 restrictions (about 3.5 kB). 8 kB leaves room for form encoding (`%XX`
+ * triples a byte) and refuses anything bigger before it costs memory.
+ */
+export const BFF_BODY_LIMIT_BYTES = 8 * 1024
+
+/** form_post authorization responses (POST /oauth/callback/:provider) carry an ID token: a few kB, more with many claims. */
+export const CALLBACK_BODY_LIMIT_BYTES = 64 * 1024
+
+const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Where h3 1.x keeps a read body on the Node request; readRawBody answers from it when present. */
+const H3_RAW_BODY = Symbol.for('h3RawBody')
+
+/** true for the OAuth form_post callback path. */
+export function isCallbackPath(path: string): boolean {
+  return path.startsWith('/oauth/callback/')
+}
+
+/** The body limit of a request path. */
+export function bodyLimitFor(path: string): number {
+  return isCallbackPath(path) ? CALLBACK_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES
+}
+
+/**
+ * Buffers the request body, at most `limitBytes`, where h3's readers find it; false when it is
+ * larger (a declared Content-Length is refused before reading, a chunked body when the count
+ * passes the limit; the rest stays unread). A refused body reads as empty afterwards, so nothing
+ * later waits on the socket or buffers it.
+ */
+export async function bufferBody(event: H3Event, limitBytes: number): Promise<boolean> {
+  if (!PAYLOAD_METHODS.has(event.method)) return true
+  const req = event.node.req as IncomingMessage & { [H3_RAW_BODY]?: Promise<Buffer> }
+  if (req[H3_RAW_BODY]) return true
+  const declared = getRequestHeader(event, 'content-length')
+  const body = declared !== undefined && Number(declared) > limitBytes ? 'too-large' : await readBounded(req, limitBytes)
+  req[H3_RAW_BODY] = Promise.resolve(body === 'too-large' ? Buffer.alloc(0) : body)
+  return body !== 'too-large'
+}
