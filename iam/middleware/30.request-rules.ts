@@ -6,6 +6,8 @@
  * `not allowed.`; a declared Content-Length over the limit is refused before reading (413); the
  * body is read up to limit + 1 bytes, never more (a chunked body has no declared length: the
  * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400.
+ * A version 2 HMAC request had its body read (under the same bound) by middleware 20, whose
+ * signature covers it: its 413 comes from there, before these rules.
  *
  * Cookie-only routes (acceptCookieOnly, spec Authentication 6): a missing `session` cookie is
  * 401 `Refresh token missing` first, as in the spec's refresh chain (requireRefreshToken runs
@@ -13,54 +15,15 @@
  * a query string, a Content-Type header, in that order.
  */
 import { defineEventHandler, getRequestHeader, parseCookies, type H3Event } from 'h3'
-import type { IncomingMessage } from 'node:http'
+import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { findRouteRule, testRoutesEnabled } from '../lib/route-rules'
-
-const TOO_LARGE = { error: 'Payload too large' }
 
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false
   const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase())
   if (type !== 'application/json') return false
   return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-?8"?$/.test(param))
-}
-
-/** Reads at most `limit` bytes; 'too-large' as soon as one more arrives (the rest is not read). */
-function readBounded(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const cleanup = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('aborted', onAborted)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        cleanup()
-        req.pause()
-        resolve('too-large')
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => {
-      cleanup()
-      resolve(Buffer.concat(chunks, size))
-    }
-    const onError = (error: Error) => {
-      cleanup()
-      reject(error)
-    }
-    const onAborted = () => onError(new Error('request aborted'))
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('aborted', onAborted)
-  })
 }
 
 // fatal: invalid UTF-8 is malformed input, not U+FFFD; a leading BOM is dropped (RFC 8259 section 8.1).
@@ -74,11 +37,9 @@ async function applyJsonRule(event: H3Event, limitBytes: number): Promise<void> 
   const encoding = getRequestHeader(event, 'content-encoding')
   // A compressed body's size says nothing about what it inflates to: not accepted.
   if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported' })
-  const declared = getRequestHeader(event, 'content-length')
-  if (declared !== undefined && Number(declared) > limitBytes) httpFail(413, TOO_LARGE, { connection: 'close' })
-  const raw = await readBounded(event.node.req, limitBytes)
-  // The rest of an oversized body stays unread: closing the connection is cheaper than draining it.
-  if (raw === 'too-large') httpFail(413, TOO_LARGE, { connection: 'close' })
+  // Already read by middleware 20 when a version 2 signature covers it: the same bytes, not read again.
+  const raw = await readRawBody(event, limitBytes)
+  if (raw === 'too-large') failTooLarge()
   if (raw.length === 0) httpFail(403, { error: 'Empty body' })
   let text: string
   try {
