@@ -34,7 +34,7 @@ const BUILDS = [
     script: 'build:gateway',
     output: process.env.GATEWAY_OUTPUT_DIR || '.output',
     sources: ['app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
-      'server', 'public', 'iam/client', 'nuxt.config.ts', 'package-lock.json'],
+      'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'nuxt.config.ts', 'package-lock.json'],
     skip: /\/(\.output|\.nuxt|node_modules)(\/|$)/,
   },
 ]
@@ -107,22 +107,37 @@ export function prepareConfig(demo) {
   const gatewayUrl = `http://${HOST}:${PORTS.gateway}`
   const iamConfig = userIam ?? join(DATA_DIR, 'iam.config.json')
   const gatewayConfig = userGateway ?? join(DATA_DIR, 'gateway.config.json')
-  if (!userIam) {
-    writePrivate(iamConfig, {
-      service: { publicUrl: iamUrl, ...(hmac ? { Hmac: hmac } : {}) },
+  const generated = devConfigs({ iamUrl, gatewayUrl, gatewayIp: HOST, hmac, cookieSecret: secrets.cookieSecret, demo })
+  if (!userIam) writePrivate(iamConfig, generated.iam)
+  if (!userGateway) writePrivate(gatewayConfig, generated.gateway)
+  return { iamConfig, gatewayConfig }
+}
+
+/**
+ * The generated config objects (pure). The IAM trusts exactly the gateway's address as its proxy:
+ * every request reaches it from the gateway, so without this every user would be the gateway's
+ * 127.0.0.1 to the IAM's rate limits, IP checks and token allow-lists. The gateway trusts no proxy
+ * (nothing stands in front of it here), and the IAM takes only the HMAC signature version that
+ * covers the body and the credential headers (the gateway always sends it).
+ */
+export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, demo }) {
+  return {
+    iam: {
+      service: {
+        publicUrl: iamUrl,
+        proxy: { trust: true, ipToTrust: gatewayIp },
+        ...(hmac ? { Hmac: { ...hmac, requireBodyDigest: true } } : {}),
+      },
       jwt: { access_tokens: { issuer: iamUrl, audience: gatewayUrl } },
       magic_links: { domain: gatewayUrl },
       providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
-    })
-  }
-  if (!userGateway) {
-    writePrivate(gatewayConfig, {
+    },
+    gateway: {
       iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
-      cookieSecret: secrets.cookieSecret,
+      cookieSecret,
       OAuthProviders: demo ? [demo.entry] : [],
-    })
+    },
   }
-  return { iamConfig, gatewayConfig }
 }
 
 const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId, sharedSecret: h.sharedSecret } : undefined)
