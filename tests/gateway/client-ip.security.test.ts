@@ -10,6 +10,7 @@ import { browserLike, freshEmail, PASSWORD, startStack, type Stack } from './bff
 const VICTIM_IP = '203.0.113.20'
 const ATTACKER_IP = '198.51.100.66'
 const SECOND_ATTACKER_IP = '198.51.100.67'
+const THIRD_ATTACKER_IP = '198.51.100.68'
 // login budget 2 per IP + email, 2 x 5 per IP (iam/features/users/auth-limiters.ts)
 const LOGIN = { points: 2, duration: 600, blockDuration: 600 }
 
@@ -69,5 +70,22 @@ describe('client IP through the gateway to the IAM', () => {
     expect(statuses).toEqual([401, 401, 429])
     const res = await clientAt(VICTIM_IP).call('/api/auth/login', { method: 'POST', body: { email: victimEmail, password: PASSWORD } })
     expect(res.status, res.text).toBe(200)
+  })
+
+  it("one client's junk keys on API token verification (429, banned) do not ban verification for another client", async () => {
+    // a fresh junk key per request: the limiter also bans a presented key, and only the IP is under test here
+    let n = 0
+    const verify = (forwardedFor: string) =>
+      fetch(`${stack.gateway.url}/api/public/verify?privilege=protected`, {
+        headers: { 'x-api-key': `api_junk${n++}_AAAAAA`, 'x-forwarded-for': forwardedFor },
+      })
+    let status = 0
+    // consumption limiter: 10 failures a minute, then a permanent ban of the key (the client IP)
+    for (let attempt = 0; attempt < 12 && status !== 429; attempt++) status = (await verify(THIRD_ATTACKER_IP)).status
+    expect(status).toBe(429)
+    expect((await verify(THIRD_ATTACKER_IP)).headers.get('retry-after')).toBe('permanent')
+    const other = await verify(VICTIM_IP)
+    expect(other.status).toBe(401)
+    expect(await other.json()).toMatchObject({ ok: false, reason: 'Invalid key' })
   })
 })
