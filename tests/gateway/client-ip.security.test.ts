@@ -88,4 +88,10 @@ describe('client IP through the gateway to the IAM', () => {
     expect(other.status).toBe(401)
     expect(await other.json()).toMatchObject({ ok: false, reason: 'Invalid key' })
   })
+
+  it('refuses with 400 a request whose trusted proxy sent no valid client address, instead of passing it off as the gateway', async () => {
+    const res = await clientAt('not-an-address').call('/api/auth/login', { method: 'POST', body: { email: freshEmail('x'), password: 'wrong password 123' } })
+    expect(res.status).toBe(400)
+    expect(res.json).toMatchObject({ ok: false })
+  })
 })
