@@ -34,7 +34,7 @@ const BUILDS = [
     script: 'build:gateway',
     output: process.env.GATEWAY_OUTPUT_DIR || '.output',
     sources: ['app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
-      'server', 'public', 'iam/client', 'nuxt.config.ts', 'package-lock.json'],
+      'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'nuxt.config.ts', 'package-lock.json'],
     skip: /\/(\.output|\.nuxt|node_modules)(\/|$)/,
   },
 ]
@@ -107,32 +107,40 @@ export function prepareConfig(demo) {
   const gatewayUrl = `http://${HOST}:${PORTS.gateway}`
   const iamConfig = userIam ?? join(DATA_DIR, 'iam.config.json')
   const gatewayConfig = userGateway ?? join(DATA_DIR, 'gateway.config.json')
-  if (!userIam) {
-    writePrivate(iamConfig, devIamConfig({ iamUrl, gatewayUrl, hmac, demo }))
-  }
-  if (!userGateway) {
-    writePrivate(gatewayConfig, {
-      iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
-      cookieSecret: secrets.cookieSecret,
-      OAuthProviders: demo ? [demo.entry] : [],
-    })
-  }
+  const generated = devConfigs({ iamUrl, gatewayUrl, gatewayIp: HOST, hmac, cookieSecret: secrets.cookieSecret, demo })
+  if (!userIam) writePrivate(iamConfig, generated.iam)
+  if (!userGateway) writePrivate(gatewayConfig, generated.gateway)
   return { iamConfig, gatewayConfig }
 }
 
 /**
- * The IAM config `npm start` generates (pure: the tests start an IAM with it). The MX check is off:
- * a first start on a laptop without working DNS (offline, or a resolver answering NXDOMAIN for every
- * name) would refuse every signup with "The email domain cannot receive mail". Production keeps the
- * schema default (on).
+ * The generated config objects (pure). The IAM trusts exactly the gateway's address as its proxy:
+ * every request reaches it from the gateway, so without this every user would be the gateway's
+ * 127.0.0.1 to the IAM's rate limits, IP checks and token allow-lists. The gateway trusts no proxy
+ * (nothing stands in front of it here), and the IAM takes only the HMAC signature version that
+ * covers the body and the credential headers (the gateway always sends it).
  */
-export function devIamConfig({ iamUrl, gatewayUrl, hmac, demo }) {
+export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, demo }) {
   return {
-    service: { publicUrl: iamUrl, ...(hmac ? { Hmac: hmac } : {}) },
-    jwt: { access_tokens: { issuer: iamUrl, audience: gatewayUrl } },
-    magic_links: { domain: gatewayUrl },
-    emailChecks: { mx: false },
-    providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
+    iam: {
+      service: {
+        publicUrl: iamUrl,
+        proxy: { trust: true, ipToTrust: gatewayIp },
+        ...(hmac ? { Hmac: { ...hmac, requireBodyDigest: true } } : {}),
+      },
+      jwt: { access_tokens: { issuer: iamUrl, audience: gatewayUrl } },
+      magic_links: { domain: gatewayUrl },
+      // The MX check is off: a first start on a laptop without working DNS (offline, or a resolver
+      // answering NXDOMAIN for every name) would refuse every signup with "The email domain cannot
+      // receive mail". Production keeps the schema default (on).
+      emailChecks: { mx: false },
+      providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
+    },
+    gateway: {
+      iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
+      cookieSecret,
+      OAuthProviders: demo ? [demo.entry] : [],
+    },
   }
 }
 

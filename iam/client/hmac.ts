@@ -1,21 +1,36 @@
 /**
  * HMAC request signing between the gateway and the IAM (IAM spec, Authentication item 9).
  *
- * String to sign: `${clientId}:${timestamp}:${METHOD}:${url}:${requestId}` where `url` is the
- * request target as the IAM receives it (path + query, e.g. `/auth/OAuth/demo?x=1`), so the
- * signature does not depend on host names or proxies in between. Signature: lowercase hex
- * HMAC-SHA256 under the shared secret. The request id is a one-time nonce.
+ * Version 1 (the spec's): string to sign `${clientId}:${timestamp}:${METHOD}:${url}:${requestId}`
+ * where `url` is the request target as the IAM receives it (path + query, e.g.
+ * `/auth/OAuth/demo?x=1`), so the signature does not depend on host names or proxies in between.
+ * It covers neither the body nor the headers that carry credentials: whoever sees one signed
+ * request (a log, a proxy, a TLS-less hop) can send its headers again with another body or another
+ * session cookie until the nonce is spent.
  *
+ * Version 2 (announced by `X-Signature-Version: 2`; the IAM client always sends it): the same
+ * fields, one per line after the tag `v2`, then the SHA-256 of the exact body bytes and of each
+ * header in SIGNED_HEADERS_V2. Every variable part is either hex or a bounded token without a
+ * newline (the request target cannot contain one), so the concatenation is unambiguous. An absent
+ * header signs like an empty one: both mean "no credential".
+ *
+ * Signature: lowercase hex HMAC-SHA256 under the shared secret. The request id is a one-time nonce.
  * Plain node:crypto only: imported by the gateway (signing) and the IAM (verifying).
  */
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 
 export const HMAC_HEADERS = {
   clientId: 'x-client-id',
   timestamp: 'x-timestamp',
   signature: 'x-signature',
   requestId: 'x-request-id',
+  version: 'x-signature-version',
 } as const
+
+/** The headers a version 2 signature covers: the credentials and the client address the IAM trusts. */
+export const SIGNED_HEADERS_V2 = ['cookie', 'authorization', 'x-forwarded-for', 'x-api-key'] as const
+export type SignedHeaderV2 = (typeof SIGNED_HEADERS_V2)[number]
+export type SignedHeaderValues = Partial<Record<SignedHeaderV2, string>>
 
 export interface SignInput {
   clientId: string
@@ -27,12 +42,39 @@ export interface SignInput {
   requestId: string
 }
 
+export interface SignInputV2 extends SignInput {
+  /** hex SHA-256 of the body bytes as sent (of the empty string when there is none) */
+  bodySha256: string
+  headers: SignedHeaderValues
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
 export function stringToSign(input: Omit<SignInput, 'sharedSecret'>): string {
   return `${input.clientId}:${input.timestampMs}:${input.method.toUpperCase()}:${input.url}:${input.requestId}`
 }
 
+export function stringToSignV2(input: Omit<SignInputV2, 'sharedSecret'>): string {
+  return [
+    'v2',
+    input.clientId,
+    String(input.timestampMs),
+    input.method.toUpperCase(),
+    input.url,
+    input.requestId,
+    input.bodySha256,
+    ...SIGNED_HEADERS_V2.map((name) => sha256Hex(input.headers[name] ?? '')),
+  ].join('\n')
+}
+
 export function computeSignature(input: SignInput): string {
   return createHmac('sha256', input.sharedSecret).update(stringToSign(input)).digest('hex')
+}
+
+export function computeSignatureV2(input: SignInputV2): string {
+  return createHmac('sha256', input.sharedSecret).update(stringToSignV2(input)).digest('hex')
 }
 
 /** Constant-time comparison of two hex signatures (false on any length or format mismatch). */
@@ -41,15 +83,17 @@ export function signaturesMatch(expectedHex: string, givenHex: string): boolean 
   return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(givenHex, 'hex'))
 }
 
-/** The four headers for one request. */
-export function signRequest(opts: {
+interface SignOptions {
   clientId: string
   sharedSecret: string
   method: string
   url: string
   now?: number
   requestId?: string
-}): Record<string, string> {
+}
+
+/** The four version 1 headers for one request (the spec's scheme). */
+export function signRequest(opts: SignOptions): Record<string, string> {
   const timestampMs = opts.now ?? Date.now()
   const requestId = opts.requestId ?? randomUUID()
   const signature = computeSignature({ ...opts, timestampMs, requestId })
@@ -58,5 +102,25 @@ export function signRequest(opts: {
     [HMAC_HEADERS.timestamp]: String(timestampMs),
     [HMAC_HEADERS.signature]: signature,
     [HMAC_HEADERS.requestId]: requestId,
+  }
+}
+
+/** The five version 2 headers for one request with this body and these header values. */
+export function signRequestV2(opts: SignOptions & { body?: string | Uint8Array; headers?: SignedHeaderValues }): Record<string, string> {
+  const timestampMs = opts.now ?? Date.now()
+  const requestId = opts.requestId ?? randomUUID()
+  const signature = computeSignatureV2({
+    ...opts,
+    timestampMs,
+    requestId,
+    bodySha256: sha256Hex(opts.body ?? ''),
+    headers: opts.headers ?? {},
+  })
+  return {
+    [HMAC_HEADERS.clientId]: opts.clientId,
+    [HMAC_HEADERS.timestamp]: String(timestampMs),
+    [HMAC_HEADERS.signature]: signature,
+    [HMAC_HEADERS.requestId]: requestId,
+    [HMAC_HEADERS.version]: '2',
   }
 }

@@ -1,12 +1,13 @@
 /**
  * The IAM's own HTTP client: what the gateway uses for every call to the IAM (DESIGN section 5).
- * Every request is HMAC-signed when `hmac` is given (IAM spec, Authentication item 9); the signed
- * `url` is the path + query exactly as this client sends it, so a proxy in between that forwards the
- * request target unchanged keeps the signature valid.
+ * Every request is HMAC-signed when `hmac` is given (IAM spec, Authentication item 9, in the
+ * stronger version 2 of iam/client/hmac.ts); the signed `url` is the path + query exactly as this
+ * client sends it, so a proxy in between that forwards the request target unchanged keeps the
+ * signature valid.
  *
  * Plain `fetch` and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too.
  */
-import { signRequest } from './hmac'
+import { SIGNED_HEADERS_V2, signRequestV2, type SignedHeaderValues } from './hmac'
 
 export interface IamClientOptions {
   /** the IAM's base URL, e.g. http://127.0.0.1:3001 (a path prefix is kept and signed) */
@@ -108,8 +109,12 @@ export function createIamClient(options: IamClientOptions): IamClient {
       headers.set('content-type', 'application/json')
     }
     if (options.hmac) {
-      // Set last: the signature headers (and the nonce as X-Request-ID) always win over caller headers.
-      const signed = signRequest({ ...options.hmac, method, url: url.pathname + url.search })
+      // Version 2 always: the signature also covers the body and the credential headers, so signed
+      // headers cannot be replayed with another body or session (iam/client/hmac.ts). Set last: the
+      // signature headers (and the nonce as X-Request-ID) always win over caller headers.
+      const covered: SignedHeaderValues = {}
+      for (const name of SIGNED_HEADERS_V2) covered[name] = headers.get(name) ?? undefined
+      const signed = signRequestV2({ ...options.hmac, method, url: url.pathname + url.search, body, headers: covered })
       for (const [name, value] of Object.entries(signed)) headers.set(name, value)
     }
     const signal = AbortSignal.timeout(timeoutMs)

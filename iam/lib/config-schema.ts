@@ -58,6 +58,8 @@ export const configSchema = z.strictObject({
           clientId: z.string().min(1),
           sharedSecret: secret,
           maxClockSkew: z.number().int().positive().default(300_000),
+          /** refuse the spec's version 1 signature, which covers neither the body nor the credential headers */
+          requireBodyDigest: z.boolean().default(false),
         })
         .optional(),
     })

@@ -26,18 +26,18 @@ export function isIP(ip: string): boolean {
 /** The eight 16-bit groups of a valid IPv6 address (without zone), or null. */
 function ipv6Groups(ip: string): number[] | null {
   if (!netIsIPv6(ip)) return null
-  let text = ip.split('%')[0].toLowerCase()
+  let text = (ip.split('%')[0] ?? '').toLowerCase()
   const lastColon = text.lastIndexOf(':')
   const last = text.slice(lastColon + 1)
   if (last.includes('.')) {
     // embedded IPv4 (`::ffff:1.2.3.4`): the same 32 bits as two hex groups
-    const [a, b, c, d] = last.split('.').map(Number)
+    const [a = 0, b = 0, c = 0, d = 0] = last.split('.').map(Number)
     text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
   const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)))
   let groups: number[]
   if (text.includes('::')) {
-    const [head, rest] = text.split('::')
+    const [head = '', rest = ''] = text.split('::')
     const left = parse(head)
     const right = parse(rest)
     groups = [...left, ...new Array<number>(Math.max(0, 8 - left.length - right.length)).fill(0), ...right]
@@ -80,7 +80,8 @@ export function normalizeIp(ip: string): string {
   if (!groups) return text
   // ::ffff:0:0/96 (RFC 4291 section 2.5.5.2)
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.')
+    const [high = 0, low = 0] = groups.slice(6)
+    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.')
   }
   const zone = text.includes('%') ? text.slice(text.indexOf('%')) : ''
   return compressIpv6(groups) + zone
@@ -101,9 +102,9 @@ export function sameNetwork(a: string, b: string): boolean {
 function stripPort(entry: string): string {
   const text = entry.trim().replace(/^"(.*)"$/, '$1')
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text)
-  if (bracketed) return bracketed[1]
+  if (bracketed?.[1]) return bracketed[1]
   const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(text)
-  return v4WithPort ? v4WithPort[1] : text
+  return v4WithPort?.[1] ?? text
 }
 
 /** The X-Forwarded-For chain, left (original client) to right (nearest proxy), normalised. */
@@ -133,7 +134,7 @@ export function resolveClientIp(input: ClientIpInput): string | null {
   if (!input.trustProxy || !input.proxyIp || socket !== normalizeIp(input.proxyIp)) return socket
   const chain = parseForwardedFor(input.forwardedFor)
   for (let i = chain.length - 1; i >= 0; i--) {
-    const ip = chain[i]
+    const ip = chain[i] ?? ''
     if (ip === socket) continue
     return isIP(ip) ? ip : null
   }

@@ -2,35 +2,68 @@
  * HMAC verification of gateway requests (IAM spec Authentication 9), active only when
  * service.Hmac is configured. Failure: 401 `{ reason }`.
  *
- * Order of checks: headers present, client id, timestamp format, clock skew, signature, and only
- * then the nonce. The nonce is recorded after the signature verified, so nobody without the secret
- * can burn a gateway's request ids. It is kept in the shared store for twice the skew window
- * (a timestamp is accepted up to maxClockSkew either side of now), so a replay is rejected by
- * every IAM instance, not only the one that saw the original.
+ * Two versions (iam/client/hmac.ts): the spec's (1), whose signature covers neither the body nor
+ * the credential headers, and 2 (`X-Signature-Version: 2`), which also covers the SHA-256 of the
+ * body and the Cookie, Authorization, X-Forwarded-For and x-api-key headers. With
+ * service.Hmac.requireBodyDigest, version 1 is refused.
+ *
+ * Order of checks: headers present, client id, version, timestamp format, clock skew, request id
+ * format, (version 2) the body, signature, and only then the nonce. The nonce is recorded after the
+ * signature verified, so nobody without the secret can burn a gateway's request ids. It is kept in
+ * the shared store for twice the skew window (a timestamp is accepted up to maxClockSkew either
+ * side of now), so a replay is rejected by every IAM instance, not only the one that saw the
+ * original.
+ *
+ * The body a version 2 signature covers is the one the IAM reads: the raw bytes of a JSON route,
+ * read here under the route's bound (middleware 30 gets the same bytes); every other route reads
+ * no body, so its digest is that of the empty body.
  */
 import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
-import { computeSignature, HMAC_HEADERS, signaturesMatch } from '../client/hmac'
+import {
+  computeSignature,
+  computeSignatureV2,
+  HMAC_HEADERS,
+  SIGNED_HEADERS_V2,
+  sha256Hex,
+  signaturesMatch,
+  type SignedHeaderValues,
+} from '../client/hmac'
 import { useIam } from '../context'
+import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId } from '../http/request'
-import { routePath } from '../lib/route-rules'
+import { findRouteRule, routePath, testRoutesEnabled } from '../lib/route-rules'
 
 export type HmacFailure =
   | 'Missing HMAC headers'
   | 'Unknown client'
+  | 'Unsupported signature version'
+  | 'Signature version 2 required'
   | 'Invalid timestamp'
   | 'Request expired'
   | 'Invalid request id'
   | 'Invalid signature'
   | 'Replayed request'
 
+/** What a version 2 signature covers besides the request line. */
+export interface CoveredParts {
+  /** hex SHA-256 of the body bytes the IAM reads (of the empty body when it reads none) */
+  bodySha256: string
+  headers: SignedHeaderValues
+}
+
 export interface HmacInput {
   method: string
   /** the request target as received: path + query */
   url: string
-  headers: { clientId?: string; timestamp?: string; signature?: string; requestId?: string }
-  settings: { clientId: string; sharedSecret: string; maxClockSkew: number }
+  headers: { clientId?: string; timestamp?: string; signature?: string; requestId?: string; version?: string }
+  settings: { clientId: string; sharedSecret: string; maxClockSkew: number; requireBodyDigest?: boolean }
   now: number
+  /**
+   * Version 2 only, called once the cheap header checks passed (so junk is refused before any
+   * body is read). May throw an HTTP failure of its own (413).
+   */
+  covered?: () => Promise<CoveredParts>
   /** writes the nonce when absent; false = already seen (shared store setIfAbsent) */
   claimNonce: (key: string, ttlMs: number) => Promise<boolean>
 }
@@ -39,23 +72,32 @@ const TIMESTAMP = /^[1-9][0-9]{0,15}$/
 // Same shape as the request ids the IAM echoes: bounded, so nonce keys stay small.
 const NONCE = /^[A-Za-z0-9._-]{1,128}$/
 
-/** The verification decision; pure apart from `claimNonce`. */
+/** 1 or 2 from the X-Signature-Version header (absent = 1, the spec's); null for anything else. */
+export function signatureVersionOf(header: string | undefined): 1 | 2 | null {
+  if (header === undefined || header.trim() === '1') return 1
+  return header.trim() === '2' ? 2 : null
+}
+
+/** The verification decision; pure apart from `covered` and `claimNonce`. */
 export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true } | { ok: false; reason: HmacFailure }> {
   const { clientId, timestamp, signature, requestId } = input.headers
   if (!clientId || !timestamp || !signature || !requestId) return { ok: false, reason: 'Missing HMAC headers' }
   if (clientId !== input.settings.clientId) return { ok: false, reason: 'Unknown client' }
+  const version = signatureVersionOf(input.headers.version)
+  if (version === null) return { ok: false, reason: 'Unsupported signature version' }
+  if (version === 1 && input.settings.requireBodyDigest) return { ok: false, reason: 'Signature version 2 required' }
   if (!TIMESTAMP.test(timestamp)) return { ok: false, reason: 'Invalid timestamp' }
   const timestampMs = Number(timestamp)
   if (Math.abs(input.now - timestampMs) > input.settings.maxClockSkew) return { ok: false, reason: 'Request expired' }
   if (!NONCE.test(requestId)) return { ok: false, reason: 'Invalid request id' }
-  const expected = computeSignature({
-    clientId,
-    sharedSecret: input.settings.sharedSecret,
-    method: input.method,
-    url: input.url,
-    timestampMs,
-    requestId,
-  })
+  const signed = { clientId, sharedSecret: input.settings.sharedSecret, method: input.method, url: input.url, timestampMs, requestId }
+  let expected: string
+  if (version === 2) {
+    if (!input.covered) throw new Error('verifyHmacRequest: a version 2 signature needs the covered parts')
+    expected = computeSignatureV2({ ...signed, ...(await input.covered()) })
+  } else {
+    expected = computeSignature(signed)
+  }
   if (!signaturesMatch(expected, signature.toLowerCase())) return { ok: false, reason: 'Invalid signature' }
   const fresh = await input.claimNonce(`hmac:nonce:${clientId}:${requestId}`, 2 * input.settings.maxClockSkew)
   return fresh ? { ok: true } : { ok: false, reason: 'Replayed request' }
@@ -66,6 +108,19 @@ const LOOPBACK = new Set(['127.0.0.1', '::1'])
 /** Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP. */
 function isExempt(event: H3Event): boolean {
   return event.method === 'GET' && routePath(event.path) === '/health' && LOOPBACK.has(getClientIp(event))
+}
+
+const EMPTY_BODY_SHA256 = sha256Hex('')
+
+/** The body bytes the IAM will read for this route (none unless it is a JSON route) and the covered headers. */
+async function coveredParts(event: H3Event): Promise<CoveredParts> {
+  const headers: SignedHeaderValues = {}
+  for (const name of SIGNED_HEADERS_V2) headers[name] = getRequestHeader(event, name)
+  const rule = findRouteRule(event.method, event.path, { testRoutes: testRoutesEnabled(process.env) })
+  if (rule?.body.kind !== 'json') return { bodySha256: EMPTY_BODY_SHA256, headers }
+  const raw = await readRawBody(event, rule.body.limitBytes)
+  if (raw === 'too-large') failTooLarge()
+  return { bodySha256: sha256Hex(raw), headers }
 }
 
 export default defineEventHandler(async (event) => {
@@ -81,9 +136,11 @@ export default defineEventHandler(async (event) => {
       timestamp: header(HMAC_HEADERS.timestamp),
       signature: header(HMAC_HEADERS.signature),
       requestId: header(HMAC_HEADERS.requestId),
+      version: header(HMAC_HEADERS.version),
     },
     settings,
     now: now(),
+    covered: () => coveredParts(event),
     claimNonce: (key, ttlMs) => store.setIfAbsent(key, 1, ttlMs),
   })
   if (!result.ok) {

@@ -12,6 +12,8 @@
  * body is read up to limit + 1 bytes, never more (a chunked body has no declared length: the
  * count decides, 413); empty => 403; not UTF-8 or not JSON => 400; not an object => 400; a string
  * (value or key) with NUL, a control character or a lone surrogate => 400 (lib/text.ts).
+ * A version 2 HMAC request had its body read (under the same bound) by middleware 20, whose
+ * signature covers it: its 413 comes from there, before these rules.
  *
  * Cookie-only routes (acceptCookieOnly, spec Authentication 6): a missing `session` cookie is
  * 401 `Refresh token missing` first, as in the spec's refresh chain (requireRefreshToken runs
@@ -20,12 +22,10 @@
  */
 import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
 import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
+import { failTooLarge, readRawBody } from '../http/raw-body'
 import { failEnvelope, httpFail } from '../http/respond'
-import { readBounded } from '../lib/read-bounded'
 import { findRouteRule, testRoutesEnabled, type AuthRule, type JsonTextRule } from '../lib/route-rules'
 import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
-
-const TOO_LARGE = { error: 'Payload too large' }
 
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false
@@ -57,11 +57,9 @@ async function applyJsonRule(event: H3Event, rule: { limitBytes: number } & Json
   const encoding = getRequestHeader(event, 'content-encoding')
   // A compressed body's size says nothing about what it inflates to: not accepted.
   if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported' })
-  const declared = getRequestHeader(event, 'content-length')
-  if (declared !== undefined && Number(declared) > limitBytes) httpFail(413, TOO_LARGE, { connection: 'close' })
-  const raw = await readBounded(event.node.req, limitBytes)
-  // The rest of an oversized body stays unread: closing the connection is cheaper than draining it.
-  if (raw === 'too-large') httpFail(413, TOO_LARGE, { connection: 'close' })
+  // Already read by middleware 20 when a version 2 signature covers it: the same bytes, not read again.
+  const raw = await readRawBody(event, limitBytes)
+  if (raw === 'too-large') failTooLarge()
   if (raw.length === 0) httpFail(403, { error: 'Empty body' })
   let text: string
   try {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
+import { isIP } from '../../iam/lib/ip'
 
 const absoluteUrl = z.url({ protocol: /^https?$/ })
 
@@ -70,6 +71,18 @@ export const gatewayConfigSchema = z.strictObject({
       timeoutMs: z.number().int().positive().default(10_000),
     })
     .prefault({}),
+  /**
+   * A load balancer in front of the gateway: with `trust` on, a request whose socket address is
+   * `ipToTrust` comes from the right-most X-Forwarded-For address that is not that proxy (the
+   * IAM's `service.proxy` rule, DESIGN section 3); otherwise X-Forwarded-For is ignored.
+   */
+  proxy: z
+    .strictObject({ trust: z.boolean().default(false), ipToTrust: z.string().optional() })
+    .prefault({})
+    .refine((proxy) => !proxy.trust || (proxy.ipToTrust !== undefined && isIP(proxy.ipToTrust)), {
+      message: 'proxy.ipToTrust must be the IP address of the trusted proxy when proxy.trust is true',
+      path: ['ipToTrust'],
+    }),
   /** key for signing the OAuth flow cookies; generated per process when absent (dev only) */
   cookieSecret: z.string().min(32).optional(),
   OAuthProviders: z

@@ -1,6 +1,6 @@
 /**
- * Shared set-up of the BFF tests: the real built IAM (HMAC on, trusting the gateway's
- * X-Forwarded-For) behind the built gateway, and a tiny cookie jar standing in for a browser.
+ * Shared set-up of the BFF tests: the real built IAM (HMAC on, version 2 required, trusting the
+ * gateway's X-Forwarded-For) behind the built gateway, and a tiny cookie jar standing in for a browser.
  */
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
@@ -15,7 +15,10 @@ export interface Stack {
 
 /** IAM + gateway wired with HMAC. */
 export async function startStack(iamConfig: Record<string, unknown> = {}, gatewayConfig: Record<string, unknown> = {}): Promise<Stack> {
-  const iam = await startIam({ config: { service: { Hmac: hmac, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...iamConfig } })
+  // configured as `npm start` configures it: trusting the gateway's address, version 2 signatures only
+  const iam = await startIam({
+    config: { service: { Hmac: { ...hmac, requireBodyDigest: true }, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...iamConfig },
+  })
   const gateway = await startGateway({ config: { iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...gatewayConfig } }).catch(async (error: unknown) => {
     await iam.stop()
     throw error

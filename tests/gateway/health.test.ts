@@ -5,19 +5,20 @@ import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
 
 const hmac = { clientId: 'gateway', sharedSecret: 'health-test-shared-secret-0123456789abcdef' }
-const REMOTE_CLIENT = '203.0.113.7'
+// Another loopback address (all of 127/8 is local on Linux), not the one the HMAC exemption knows.
+const PROXY_SOURCE = '127.0.0.2'
 
 /**
- * A reverse proxy in front of the IAM that forwards the request target and headers unchanged and
- * appends X-Forwarded-For. The IAM trusts it, so it sees a non-local client: GET /health is then
- * not HMAC-exempt (the exemption is for loopback clients only), and only a correctly signed request
+ * A reverse proxy in front of the IAM that forwards the request target, headers and body unchanged
+ * (a version 2 signature covers X-Forwarded-For, so a proxy may not rewrite it) and connects from
+ * 127.0.0.2. The IAM sees that non-loopback-exempt peer as the client: GET /health is then not
+ * HMAC-exempt (the exemption is for 127.0.0.1 and ::1 only), and only a correctly signed request
  * passes. Without it every test request would come from 127.0.0.1 and prove nothing about signing.
  */
 async function startForwardingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
   const { hostname, port } = new URL(target)
   const server: Server = createServer((req, res) => {
-    const headers = { ...req.headers, 'x-forwarded-for': REMOTE_CLIENT }
-    const upstream = request({ hostname, port, method: req.method, path: req.url, headers }, (up) => {
+    const upstream = request({ hostname, port, method: req.method, path: req.url, headers: req.headers, localAddress: PROXY_SOURCE }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers)
       up.pipe(res)
     })
@@ -49,7 +50,7 @@ const gateway = async (iamConfig: Record<string, unknown>) => {
 }
 
 beforeAll(async () => {
-  iam = await startIam({ config: { service: { Hmac: hmac, proxy: { trust: true, ipToTrust: '127.0.0.1' } } } })
+  iam = await startIam({ config: { service: { Hmac: { ...hmac, requireBodyDigest: true } } } })
   proxy = await startForwardingProxy(iam.url)
 })
 afterAll(async () => {

@@ -20,7 +20,8 @@ let hmac: { clientId: string; sharedSecret: string }
 
 beforeAll(async () => {
   hmac = { clientId: 'gateway', sharedSecret: randomBytes(32).toString('hex') }
-  iam = await startIam({ config: { service: { Hmac: hmac }, providers: [{ name: 'demo', useStandardProfile: true }] } })
+  // as `npm start` configures it: version 2 signatures only (the gateway's client always sends them)
+  iam = await startIam({ config: { service: { Hmac: { ...hmac, requireBodyDigest: true } }, providers: [{ name: 'demo', useStandardProfile: true }] } })
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
   const client = {

@@ -2,12 +2,13 @@
  * A stand-in for the IAM's two routes the OAuth flow calls (node:http on 127.0.0.1), recording
  * every request: GET /check issues `canary_id` (DESIGN section 4), POST /auth/OAuth/:provider
  * answers like the IAM spec (201 + `{ ok, date, accessToken, accessIat, expiresInMs }` + Set-Cookie
- * `session`) and keeps the user by email. HMAC headers are verified with iam/client/hmac.ts.
+ * `session`) and keeps the user by email. HMAC headers are verified as the IAM does (version 2, tests/helpers/hmac-verify.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { computeSignature, HMAC_HEADERS, signaturesMatch } from '../../iam/client/hmac'
+import { HMAC_HEADERS } from '../../iam/client/hmac'
+import { verifiesV2 } from './hmac-verify'
 
 export interface FakeIamRequest {
   method: string
@@ -54,20 +55,9 @@ export async function startFakeIam(): Promise<FakeIam> {
       try {
         body = raw ? JSON.parse(raw) : undefined
       } catch {}
-      const signature = req.headers[HMAC_HEADERS.signature]
       const hmacValid =
-        typeof signature === 'string'
-          ? req.headers[HMAC_HEADERS.clientId] === hmac.clientId &&
-            signaturesMatch(
-              computeSignature({
-                ...hmac,
-                method: req.method ?? 'GET',
-                url: req.url ?? '/',
-                timestampMs: Number(req.headers[HMAC_HEADERS.timestamp]),
-                requestId: String(req.headers[HMAC_HEADERS.requestId]),
-              }),
-              signature,
-            )
+        typeof req.headers[HMAC_HEADERS.signature] === 'string'
+          ? verifiesV2({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) }, hmac)
           : null
       const cookies = parseCookies(req.headers.cookie)
       const path = (req.url ?? '/').split('?')[0] ?? '/'

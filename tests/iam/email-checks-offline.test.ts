@@ -1,6 +1,6 @@
 /**
  * A newcomer's first signup works offline: the IAM config that `npm start` generates
- * (scripts/start.mjs devIamConfig) turns the MX check off, so a resolver answering NXDOMAIN for
+ * (scripts/start.mjs devConfigs) turns the MX check off, so a resolver answering NXDOMAIN for
  * every name does not refuse the address. With the check on, a resolver that cannot be reached
  * allows the address (DESIGN §2) and the log names the resolver problem.
  */
@@ -14,7 +14,7 @@ import { startDnsServer, type DnsServer } from '../helpers/dns-server'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 
 interface StartScript {
-  devIamConfig(opts: { iamUrl: string; gatewayUrl: string; hmac?: { clientId: string; sharedSecret: string }; demo?: { name: string } }): Json
+  devConfigs(opts: { iamUrl: string; gatewayUrl: string; gatewayIp: string; cookieSecret: string }): { iam: Json; gateway: Json }
 }
 
 /** A UDP port nothing listens on: a query there is refused at once (ICMP port unreachable). */
@@ -31,9 +31,9 @@ let devProfile: IamServer
 let unreachableResolver: IamServer
 let devConfig: Json
 beforeAll(async () => {
-  const { devIamConfig } = (await import(pathToFileURL(join(ROOT, 'scripts', 'start.mjs')).href)) as StartScript
+  const { devConfigs } = (await import(pathToFileURL(join(ROOT, 'scripts', 'start.mjs')).href)) as StartScript
   // no HMAC here: the test calls the IAM directly, as the gateway would with its shared secret
-  devConfig = devIamConfig({ iamUrl: 'http://127.0.0.1:3001', gatewayUrl: 'http://127.0.0.1:3000' })
+  devConfig = devConfigs({ iamUrl: 'http://127.0.0.1:3001', gatewayUrl: 'http://127.0.0.1:3000', gatewayIp: '127.0.0.1', cookieSecret: 'x' }).iam
   nxdomain = await startDnsServer({}) // knows no zone: NXDOMAIN for every name
   const port = await closedUdpPort()
   const devEmailChecks = (devConfig.emailChecks ?? {}) as Json

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signRequest } from '../../iam/client/hmac'
+import { signRequest, signRequestV2, type SignedHeaderValues } from '../../iam/client/hmac'
 import { startIam, type IamServer } from '../helpers/iam-server'
 
 // Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
@@ -95,6 +95,85 @@ describe('HMAC verification', () => {
   it('runs before the body rules: an unsigned bad body gets the HMAC 401', async () => {
     const res = await call(iam, 'POST', '/__test/echo', { 'content-type': 'text/plain' }, 'x')
     expect(res).toMatchObject({ status: 401, json: { reason: 'Missing HMAC headers' } })
+  })
+})
+
+/** Version 2 headers for `body` and `covered`, plus the covered headers themselves as sent. */
+function signV2(method: string, url: string, body: string | undefined, covered: SignedHeaderValues = {}) {
+  const signed = signRequestV2({ ...Hmac, method, url, body, headers: covered })
+  return { ...signed, ...(covered as Record<string, string>), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }
+}
+
+describe('HMAC verification, version 2 (body and credential headers signed)', () => {
+  const covered = { cookie: 'canary_id=abc; session=s1', authorization: 'Bearer a.b.c', 'x-forwarded-for': '203.0.113.9' }
+
+  it('accepts a version 2 signed JSON POST and a version 2 signed GET', async () => {
+    const url = '/__test/echo?a=1'
+    expect(await call(iam, 'POST', url, signV2('POST', url, '{"x":1}', covered), '{"x":1}')).toMatchObject({ status: 200, json: { x: 1 } })
+    expect((await call(iam, 'GET', '/operational/config', signV2('GET', '/operational/config', undefined))).status).toBe(200)
+  })
+  it('refuses the same headers with another body, and the nonce stays usable by the signed body', async () => {
+    const headers = signV2('POST', '/__test/echo', '{"sub":"alice"}', covered)
+    expect(await call(iam, 'POST', '/__test/echo', headers, '{"sub":"victim"}')).toMatchObject({ status: 401, json: { reason: 'Invalid signature' } })
+    expect(await call(iam, 'POST', '/__test/echo', headers, '{"sub":"alice"}')).toMatchObject({ status: 200, json: { sub: 'alice' } })
+  })
+  it('refuses the same headers with another Cookie, Authorization or X-Forwarded-For', async () => {
+    const changes: Array<Record<string, string>> = [
+      { cookie: 'canary_id=abc; session=stolen' },
+      { authorization: 'Bearer x.y.z' },
+      { 'x-forwarded-for': '198.51.100.7' },
+    ]
+    for (const changed of changes) {
+      const headers = { ...signV2('POST', '/__test/echo', '{"x":1}', covered), ...changed }
+      expect(await call(iam, 'POST', '/__test/echo', headers, '{"x":1}')).toMatchObject({ status: 401, json: { reason: 'Invalid signature' } })
+    }
+  })
+  it('refuses a version 2 signature with a header added that was absent when signing', async () => {
+    const headers = { ...signV2('GET', '/operational/config', undefined), authorization: 'Bearer x.y.z' }
+    expect(await call(iam, 'GET', '/operational/config', headers)).toMatchObject({ status: 401, json: { reason: 'Invalid signature' } })
+  })
+  it('digests the empty body on routes that read none', async () => {
+    const headers = signV2('GET', '/operational/config', '{"smuggled":1}')
+    expect(await call(iam, 'GET', '/operational/config', headers)).toMatchObject({ status: 401, json: { reason: 'Invalid signature' } })
+  })
+  it('answers 413 for a version 2 body over the route limit without reading it', async () => {
+    const big = JSON.stringify({ x: 'a'.repeat(2000) })
+    expect(await call(iam, 'POST', '/__test/echo', signV2('POST', '/__test/echo', big), big)).toMatchObject({ status: 413, json: { error: 'Payload too large' } })
+  })
+  it('answers 401 "Unsupported signature version" for an unknown version', async () => {
+    const headers = { ...signV2('GET', '/operational/config', undefined), 'x-signature-version': '3' }
+    expect(await call(iam, 'GET', '/operational/config', headers)).toMatchObject({ status: 401, json: { reason: 'Unsupported signature version' } })
+  })
+})
+
+describe('service.Hmac.requireBodyDigest', () => {
+  let strict: IamServer
+  beforeAll(async () => {
+    strict = await startIam({
+      config: { ...config, service: { ...config.service, Hmac: { ...Hmac, requireBodyDigest: true } }, providers: [{ name: 'demo', useStandardProfile: true }] },
+      env: { IAM_TEST_ROUTES: '1' },
+    })
+  }, START_TIMEOUT_MS)
+  afterAll(() => strict?.stop())
+
+  it('refuses a version 1 signature with the HMAC 401', async () => {
+    expect(await call(strict, 'GET', '/operational/config', sign('GET', '/operational/config'))).toMatchObject({
+      status: 401,
+      json: { reason: 'Signature version 2 required' },
+    })
+    expect((await call(strict, 'GET', '/operational/config', signV2('GET', '/operational/config', undefined))).status).toBe(200)
+  })
+  it('refuses OAuth login headers signed for one profile when sent with another (the attack of the review)', async () => {
+    const url = '/auth/OAuth/demo'
+    const cookie = { cookie: 'canary_id=' + 'c'.repeat(64) }
+    const alice = JSON.stringify({ sub: 'alice-1', email: 'alice.hmac@example.com' })
+    const victim = JSON.stringify({ sub: 'victim-1', email: 'victim.hmac@example.com' })
+    const headers = signV2('POST', url, alice, cookie)
+    expect(await call(strict, 'POST', url, headers, victim)).toMatchObject({ status: 401, json: { reason: 'Invalid signature' } })
+    // the spec's version 1 would sign the same request without its body: refused outright
+    const v1 = { ...sign('POST', url), ...cookie, 'content-type': 'application/json' }
+    expect(await call(strict, 'POST', url, v1, victim)).toMatchObject({ status: 401, json: { reason: 'Signature version 2 required' } })
+    expect((await call(strict, 'POST', url, headers, alice)).status).toBe(201)
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { computeSignature, signaturesMatch, signRequest, stringToSign } from '../../iam/client/hmac'
+import { computeSignature, sha256Hex, signaturesMatch, signRequest, signRequestV2, stringToSign, stringToSignV2 } from '../../iam/client/hmac'
 import { verifyHmacRequest, type HmacInput } from '../../iam/middleware/20.hmac'
 
 const settings = { clientId: 'gateway', sharedSecret: 's'.repeat(40), maxClockSkew: 300_000 }
@@ -100,5 +100,114 @@ describe('verifyHmacRequest', () => {
   it('rejects a request id that is not a bounded token', async () => {
     const long = signed({ requestId: 'a'.repeat(129) })
     expect(await verifyHmacRequest(input(long))).toEqual({ ok: false, reason: 'Invalid request id' })
+  })
+})
+
+describe('HMAC signing, version 2', () => {
+  const covered = { cookie: 'canary_id=c1; session=s1', authorization: 'Bearer t1', 'x-forwarded-for': '203.0.113.9', 'x-api-key': 'api_k' }
+
+  it('signs the tag v2, the request line fields, the body digest and the digest of each covered header, one per line', () => {
+    const text = stringToSignV2({
+      clientId: 'c',
+      timestampMs: 1,
+      method: 'post',
+      url: '/a?b=1',
+      requestId: 'r',
+      bodySha256: sha256Hex('{"x":1}'),
+      headers: covered,
+    })
+    expect(text.split('\n')).toEqual([
+      'v2',
+      'c',
+      '1',
+      'POST',
+      '/a?b=1',
+      'r',
+      sha256Hex('{"x":1}'),
+      sha256Hex(covered.cookie),
+      sha256Hex(covered.authorization),
+      sha256Hex(covered['x-forwarded-for']),
+      sha256Hex(covered['x-api-key']),
+    ])
+  })
+  it('signs an absent header like an empty one', () => {
+    const base = { clientId: 'c', timestampMs: 1, method: 'GET', url: '/', requestId: 'r', bodySha256: sha256Hex('') }
+    expect(stringToSignV2({ ...base, headers: {} })).toBe(stringToSignV2({ ...base, headers: { cookie: '', authorization: '' } }))
+    expect(stringToSignV2({ ...base, headers: {} }).split('\n').slice(7)).toEqual(new Array(4).fill(sha256Hex('')))
+  })
+  it('announces itself with X-Signature-Version: 2', () => {
+    const headers = signRequestV2({ ...settings, method: 'GET', url: '/', now: NOW, requestId: 'r' })
+    expect(headers['x-signature-version']).toBe('2')
+    expect(headers['x-signature']).toMatch(/^[0-9a-f]{64}$/)
+  })
+})
+
+describe('verifyHmacRequest, version 2', () => {
+  const url = '/auth/OAuth/demo'
+  const body = '{"sub":"alice","email":"alice@example.com"}'
+  const headers = { cookie: 'canary_id=c1', 'x-forwarded-for': '203.0.113.9' }
+
+  function v2(over: Partial<HmacInput> = {}, sent: { body?: string; headers?: Record<string, string> } = {}): HmacInput {
+    const signedHeaders = signRequestV2({ ...settings, method: 'POST', url, now: NOW, requestId: 'req-2', body, headers })
+    return {
+      method: 'POST',
+      url,
+      headers: {
+        clientId: signedHeaders['x-client-id'],
+        timestamp: signedHeaders['x-timestamp'],
+        signature: signedHeaders['x-signature'],
+        requestId: signedHeaders['x-request-id'],
+        version: signedHeaders['x-signature-version'],
+      },
+      settings,
+      now: NOW,
+      covered: async () => ({ bodySha256: sha256Hex(sent.body ?? body), headers: sent.headers ?? headers }),
+      claimNonce: async () => true,
+      ...over,
+    }
+  }
+
+  it('accepts the body and headers it was signed over', async () => {
+    expect(await verifyHmacRequest(v2())).toEqual({ ok: true })
+  })
+  it('rejects the same signature with another body', async () => {
+    const other = '{"sub":"victim","email":"victim@example.com"}'
+    expect(await verifyHmacRequest(v2({}, { body: other }))).toEqual({ ok: false, reason: 'Invalid signature' })
+  })
+  it('rejects the same signature with another Cookie, Authorization, X-Forwarded-For or x-api-key', async () => {
+    for (const changed of [
+      { ...headers, cookie: 'canary_id=c2' },
+      { ...headers, authorization: 'Bearer stolen' },
+      { ...headers, 'x-forwarded-for': '198.51.100.7' },
+      { ...headers, 'x-api-key': 'api_other' },
+    ]) {
+      expect(await verifyHmacRequest(v2({}, { headers: changed }))).toEqual({ ok: false, reason: 'Invalid signature' })
+    }
+  })
+  it('reads the body only after the cheap header checks passed', async () => {
+    let read = false
+    const input = v2({ now: NOW + 600_000 })
+    const result = await verifyHmacRequest({ ...input, covered: async () => ((read = true), input.covered!()) })
+    expect(result).toEqual({ ok: false, reason: 'Request expired' })
+    expect(read).toBe(false)
+  })
+  it('rejects an unknown signature version', async () => {
+    const input = v2()
+    expect(await verifyHmacRequest({ ...input, headers: { ...input.headers, version: '3' } })).toEqual({
+      ok: false,
+      reason: 'Unsupported signature version',
+    })
+  })
+  it('refuses version 1 when requireBodyDigest is on, and still accepts version 2', async () => {
+    const strict = { ...settings, requireBodyDigest: true }
+    expect(await verifyHmacRequest(input({ settings: strict }))).toEqual({ ok: false, reason: 'Signature version 2 required' })
+    expect(await verifyHmacRequest(v2({ settings: strict }))).toEqual({ ok: true })
+  })
+  it('does not accept a version 1 signature announced as version 2', async () => {
+    const v1 = input()
+    expect(await verifyHmacRequest({ ...v1, headers: { ...v1.headers, version: '2' }, covered: async () => ({ bodySha256: sha256Hex(''), headers: {} }) })).toEqual({
+      ok: false,
+      reason: 'Invalid signature',
+    })
   })
 })

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { computeSignature, HMAC_HEADERS, signaturesMatch } from '../../iam/client/hmac'
+import { HMAC_HEADERS } from '../../iam/client/hmac'
 import { createIamClient, IamUnavailableError } from '../../iam/client/iam-client'
+import { verifiesV2 } from '../helpers/hmac-verify'
 
 interface Seen {
   method: string
@@ -35,18 +36,9 @@ beforeEach(() => {
   reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
 })
 
-/** What the IAM does: recompute the signature over the request target it received. */
+/** What the IAM does: recompute the version 2 signature over the request it received. */
 function verifies(request: Seen, secret = hmac.sharedSecret): boolean {
-  const header = (name: string) => String(request.headers[name] ?? '')
-  const expected = computeSignature({
-    clientId: header(HMAC_HEADERS.clientId),
-    sharedSecret: secret,
-    method: request.method,
-    url: request.url,
-    timestampMs: Number(header(HMAC_HEADERS.timestamp)),
-    requestId: header(HMAC_HEADERS.requestId),
-  })
-  return signaturesMatch(expected, header(HMAC_HEADERS.signature))
+  return verifiesV2(request, { clientId: hmac.clientId, sharedSecret: secret })
 }
 
 describe('createIamClient', () => {
@@ -77,6 +69,25 @@ describe('createIamClient', () => {
     expect(ids[0]).not.toBe('fixed')
     expect(ids[0]).not.toBe(ids[1])
     expect(seen.every((r) => verifies(r))).toBe(true)
+  })
+
+  it('always signs version 2, covering the body, Cookie, Authorization and X-Forwarded-For as sent', async () => {
+    const client = createIamClient({ baseUrl: base, hmac })
+    await client.request({
+      method: 'POST',
+      path: '/auth/OAuth/demo',
+      body: { sub: 'alice' },
+      cookies: { canary_id: 'c1' },
+      headers: { authorization: 'Bearer t1' },
+      clientIp: '203.0.113.9',
+    })
+    const request = seen[0]!
+    expect(request.headers[HMAC_HEADERS.version]).toBe('2')
+    expect(verifies(request)).toBe(true)
+    expect(verifies({ ...request, body: '{"sub":"victim"}' })).toBe(false)
+    for (const name of ['cookie', 'authorization', 'x-forwarded-for']) {
+      expect(verifies({ ...request, headers: { ...request.headers, [name]: 'changed' } })).toBe(false)
+    }
   })
 
   it('sends no signature headers without hmac', async () => {

@@ -2,8 +2,9 @@
  * One signed call from the BFF to the IAM on behalf of the browser: allow-listed path + method,
  * the end user's IP and User-Agent forwarded, and only the cookies this call needs.
  */
-import { getRequestHeader, getRequestIP, type H3Event } from 'h3'
+import { getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
+import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
 import { isAllowedIamCall, type ForwardedCookie } from './allow-list'
 import { currentCookie, isCookieValue } from './cookies'
@@ -22,18 +23,15 @@ export interface BffIamCall {
   apiKey?: string
 }
 
-/** The end user's address as the gateway sees it (the socket peer; IPv4-mapped IPv6 normalised). */
-export function clientIpOf(event: H3Event): string | undefined {
-  const ip = getRequestIP(event)
-  return ip?.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
-}
-
 /** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
   if (!isAllowedIamCall(call.method, call.path)) {
     // A BFF route asked for something outside the table: a programming error, never user input.
     throw new Error(`BFF: IAM call not allow-listed: ${call.method} ${call.path}`)
   }
+  const clientIp = clientIpOf(event)
+  // Without an address the IAM would take the gateway's own for the user's: every user one client.
+  if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.' })
   const cookies: Record<string, string> = {}
   for (const name of call.cookies ?? []) {
     const value = currentCookie(event, name)
@@ -50,7 +48,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
         ...(call.bearer ? { authorization: `Bearer ${call.bearer}` } : {}),
         ...(call.apiKey !== undefined ? { 'x-api-key': call.apiKey } : {}),
       },
-      clientIp: clientIpOf(event),
+      clientIp,
       userAgent: getRequestHeader(event, 'user-agent') ?? '',
     })
   } catch (error) {

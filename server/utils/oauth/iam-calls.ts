@@ -3,9 +3,10 @@
  * GET /check to give a browser its `canary_id` before the flow, and POST /auth/OAuth/{provider}
  * with the merged profile. Results are values; only bugs throw.
  */
-import { getRequestIP, getRequestHeader, type H3Event } from 'h3'
+import { getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError } from '../../../iam/client/iam-client'
 import { currentCookie, parseSetCookie } from '../bff/cookies'
+import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
 import type { OAuthRedirectError } from './error-codes'
 import { logOAuth } from './log'
@@ -16,9 +17,8 @@ const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]{1,512}$/
 
 /** The end user's address and agent, forwarded to the IAM for its device and anomaly checks. */
 function clientOf(event: H3Event): { clientIp?: string; userAgent?: string } {
-  // the socket address: the gateway does not trust X-Forwarded-For from the browser
-  const ip = getRequestIP(event)?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')
-  return { clientIp: ip || undefined, userAgent: getRequestHeader(event, 'user-agent') || undefined }
+  // X-Forwarded-For only from the configured trusted proxy (server/utils/client-ip.ts)
+  return { clientIp: clientIpOf(event), userAgent: getRequestHeader(event, 'user-agent') || undefined }
 }
 
 export type CanaryResult =
@@ -38,8 +38,11 @@ export async function ensureCanary(event: H3Event, startedWith = ''): Promise<Ca
   // treated as absent: the IAM issues a fresh one
   if (existing && COOKIE_VALUE.test(existing)) return { ok: true, canary: existing, setCookies: [] }
   if (startedWith && COOKIE_VALUE.test(startedWith)) return { ok: true, canary: startedWith, setCookies: [] }
+  const client = clientOf(event)
+  // without an address the IAM would take the gateway's own for the user's
+  if (!client.clientIp) return { ok: false, error: 'iam_rejected' }
   try {
-    const res = await useIamClient().request({ method: 'GET', path: '/check', ...clientOf(event) })
+    const res = await useIamClient().request({ method: 'GET', path: '/check', ...client })
     const setCookies = res.setCookies.filter((c) => parseSetCookie(c)?.name === CANARY_COOKIE)
     const canary = setCookies.map((c) => parseSetCookie(c)).find((c) => c && !c.cleared)?.value
     if (res.status !== 200 || !canary) {
@@ -78,13 +81,15 @@ export async function loginAtIam(
   user: Record<string, unknown>,
   canary: string,
 ): Promise<IamLoginResult> {
+  const client = clientOf(event)
+  if (!client.clientIp) return { ok: false, error: 'iam_rejected' }
   try {
     const res = await useIamClient().request({
       method: 'POST',
       path: `/auth/OAuth/${encodeURIComponent(providerName)}`,
       body: user,
       cookies: { [CANARY_COOKIE]: canary },
-      ...clientOf(event),
+      ...client,
     })
     if ((res.status === 200 || res.status === 201) && isSuccessBody(res.body)) {
       const { accessToken, accessIat, expiresInMs } = res.body

@@ -1,0 +1,50 @@
+/**
+ * The configs `npm start` writes (scripts/start.mjs devConfigs): the IAM must trust the gateway's
+ * address as its proxy, or every user reaches it as the gateway's 127.0.0.1 (issue 11, 4.1), and
+ * must take only version 2 HMAC signatures, which the gateway always sends (4.2).
+ */
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parseConfig } from '../../iam/lib/config'
+import { parseGatewayConfig } from '../../server/utils/gateway-config'
+
+type Json = Record<string, unknown>
+interface StartModule {
+  devConfigs(input: Json): { iam: Json; gateway: Json }
+}
+
+// a computed specifier: scripts/start.mjs is plain JavaScript without type declarations
+const startUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'scripts', 'start.mjs')).href
+const { devConfigs } = (await import(startUrl)) as StartModule
+
+const hmac = { clientId: 'gateway', sharedSecret: 'dev_0123456789abcdefghijklmnopqrstuvwxyz' }
+const generated = devConfigs({
+  iamUrl: 'http://127.0.0.1:3001',
+  gatewayUrl: 'http://127.0.0.1:3000',
+  gatewayIp: '127.0.0.1',
+  hmac,
+  cookieSecret: 'dev_cookie-secret-0123456789abcdefghijklmnop',
+  demo: undefined,
+})
+
+describe('npm start generated configs', () => {
+  it("makes the IAM trust exactly the gateway's address as its proxy", () => {
+    expect(generated.iam).toMatchObject({ service: { proxy: { trust: true, ipToTrust: '127.0.0.1' } } })
+    expect(parseConfig(generated.iam).service.proxy).toEqual({ trust: true, ipToTrust: '127.0.0.1' })
+  })
+  it('makes the IAM refuse version 1 HMAC signatures', () => {
+    expect(parseConfig(generated.iam).service.Hmac).toMatchObject({ ...hmac, requireBodyDigest: true })
+  })
+  it('leaves the gateway trusting no proxy (nothing stands in front of it)', () => {
+    expect(parseGatewayConfig(generated.gateway).proxy).toEqual({ trust: false })
+  })
+})
+
+describe('gateway proxy config', () => {
+  it('refuses proxy.trust without the IP address of the proxy', () => {
+    expect(() => parseGatewayConfig({ proxy: { trust: true } })).toThrow(/proxy\.ipToTrust/)
+    expect(() => parseGatewayConfig({ proxy: { trust: true, ipToTrust: 'lb.internal' } })).toThrow(/proxy\.ipToTrust/)
+    expect(parseGatewayConfig({ proxy: { trust: true, ipToTrust: '10.0.0.5' } }).proxy).toEqual({ trust: true, ipToTrust: '10.0.0.5' })
+  })
+})
