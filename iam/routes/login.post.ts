@@ -6,6 +6,7 @@ import { login } from '../features/users/login-service'
 import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
+import { limiterIpKey } from '../lib/ip'
 
 const bodySchema = z.object({
   email: z.string().trim().min(1, 'Email is required').max(254),
@@ -29,7 +30,7 @@ export default defineEventHandler(async (event) => {
   const body = parsed.data
   const limiters = getAuthLimiters(ctx)
   const accountKey = loginAccountKey(ipAddress, body.email)
-  for (const [limiter, key] of [[limiters.loginIp, ipAddress], [limiters.loginAccount, accountKey]] as const) {
+  for (const [limiter, key] of [[limiters.loginIp, limiterIpKey(ipAddress)], [limiters.loginAccount, accountKey]] as const) {
     const decision = await limiter.consume(key)
     if (!decision.ok) throwTooManyRequests(decision)
   }

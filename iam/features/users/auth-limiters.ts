@@ -1,9 +1,11 @@
 /**
  * Rate limits of the account routes (config rate_limiters.signup/login/oauth/refresh). Keys are the
- * client IP, and IP + email for login failures: never an email alone, so nobody can lock a victim
- * out by failing on purpose (DESIGN 4). No permanent blocks here: windows and timed blocks only.
+ * client IP (an IPv6 client by its /64: limiterIpKey), and IP + email for login failures: never an
+ * email alone, so nobody can lock a victim out by failing on purpose (DESIGN 4). No permanent
+ * blocks here: windows and timed blocks only.
  */
 import type { IamContext } from '../../context'
+import { limiterIpKey } from '../../lib/ip'
 import { createRateLimiter, type RateLimiter } from '../rate-limits/limiter'
 
 export interface AuthLimiters {
@@ -36,5 +38,5 @@ export function getAuthLimiters(ctx: IamContext): AuthLimiters {
   return limiters
 }
 
-/** The IP + email key (email case-folded so case variants share one budget). */
-export const loginAccountKey = (ip: string, email: string) => `${ip}_${email.trim().toLowerCase()}`
+/** The IP + email key (an IPv6 client by its /64; email case-folded so case variants share one budget). */
+export const loginAccountKey = (ip: string, email: string) => `${limiterIpKey(ip)}_${email.trim().toLowerCase()}`
