@@ -201,6 +201,15 @@ export const configSchema = z.strictObject({
       codes: limiter(10, 600, 900),
       forgotPassword: limiter(5, 3600, 3600),
       emails: limiter(10, 3600, 3600),
+      // per account (the normalised email, known or not): a progressive delay, never a block
+      loginAccountDelay: z
+        .strictObject({
+          freeAttempts: z.number().int().positive().default(5),
+          baseDelayMs: z.number().int().positive().default(1000),
+          maxDelayMs: z.number().int().positive().default(MINUTE_MS),
+          windowMs: z.number().int().positive().default(15 * MINUTE_MS),
+        })
+        .prefault({}),
     })
     .prefault({}),
   anomalies: z

@@ -17,7 +17,7 @@ const bodySchema = z.object({
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
 
-/** POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned; 429. */
+/** POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned; 429 (IP limits, account delay). */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
@@ -43,6 +43,7 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
+    if (result.reason === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
     if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(401, INVALID_CREDENTIALS)
   }

@@ -3,10 +3,16 @@
  * client IP (an IPv6 client by its /64: limiterIpKey), and IP + email for login failures: never an
  * email alone, so nobody can lock a victim out by failing on purpose (DESIGN 4). No permanent
  * blocks here: windows and timed blocks only.
+ *
+ * The one per-account measure is `loginDelay` (rate_limiters.loginAccountDelay): a progressive
+ * delay, not a block, so guesses spread over many addresses slow down while the owner still gets
+ * in once the delay has passed (see progressive-delay.ts and login-service.ts).
  */
 import type { IamContext } from '../../context'
 import { limiterIpKey } from '../../lib/ip'
+import { normalizeEmail } from '../email-checks/email-checks'
 import { createRateLimiter, type RateLimiter } from '../rate-limits/limiter'
+import { createProgressiveDelay, type ProgressiveDelay } from '../rate-limits/progressive-delay'
 
 export interface AuthLimiters {
   signup: RateLimiter
@@ -16,6 +22,8 @@ export interface AuthLimiters {
   loginAccount: RateLimiter
   oauth: RateLimiter
   refresh: RateLimiter
+  /** per account (loginDelaySubject): counted before Argon2, forgiven by a successful login */
+  loginDelay: ProgressiveDelay
 }
 
 export const LOGIN_IP_FACTOR = 5
@@ -32,6 +40,7 @@ export function getAuthLimiters(ctx: IamContext): AuthLimiters {
       loginAccount: createRateLimiter(ctx.store, 'login-account', rl.login),
       oauth: createRateLimiter(ctx.store, 'oauth', rl.oauth),
       refresh: createRateLimiter(ctx.store, 'refresh', rl.refresh),
+      loginDelay: createProgressiveDelay(ctx.store, 'login-account-delay', rl.loginAccountDelay),
     }
     cache.set(ctx, limiters)
   }
@@ -40,3 +49,10 @@ export function getAuthLimiters(ctx: IamContext): AuthLimiters {
 
 /** The IP + email key (an IPv6 client by its /64; email case-folded so case variants share one budget). */
 export const loginAccountKey = (ip: string, email: string) => `${limiterIpKey(ip)}_${email.trim().toLowerCase()}`
+
+/**
+ * The login delay's subject: the normalised, case-folded email as typed, whether or not an account
+ * has it, so an unknown address is throttled exactly like a known one (no enumeration) and the
+ * decision needs no database read.
+ */
+export const loginDelaySubject = (email: string) => normalizeEmail(email).toLowerCase()
