@@ -165,10 +165,23 @@ describe('per-account login delay', () => {
 
   it('is forgiven by a successful login: the next guesses are free again', async () => {
     const s = await signupUser(iam, { client: await newDevice(iam, { ip: '198.51.100.8' }) })
+    const elsewhere = await newDevice(iam, { ip: '198.51.100.9' })
     for (let i = 0; i < FREE_ATTEMPTS - 1; i++) expect((await login(s.email, WRONG, freshIpv4())).status).toBe(401)
     expect((await login(s.email, s.password, freshIpv4())).status).toBe(200)
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await login(s.email, WRONG, freshIpv4())).status).toBe(401)
-    expect((await login(s.email, WRONG, freshIpv4())).status).toBe(429)
+    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await login(s.email, WRONG, freshIpv4(), iam, elsewhere)).status).toBe(401)
+    expect((await login(s.email, WRONG, freshIpv4(), iam, elsewhere)).status).toBe(429)
+  })
+
+  it('does not slow the owner on a device that signed in before, which meets the delay only for its own failures', async () => {
+    const s = await signupUser(iam, { client: await newDevice(iam, { ip: '198.51.100.10' }) })
+    expect((await login(s.email, s.password, freshIpv4(), iam, s)).status).toBe(200)
+    for (let i = 0; i < FREE_ATTEMPTS; i++) await login(s.email, WRONG, freshIpv4())
+    expect((await login(s.email, s.password, freshIpv4())).status).toBe(429)
+    // the owner's device is not held up by the guesses from elsewhere
+    expect((await login(s.email, s.password, freshIpv4(), iam, s)).status).toBe(200)
+    // but guesses through that device (a stolen cookie) meet the delay on their own
+    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await login(s.email, WRONG, freshIpv4(), iam, s)).status).toBe(401)
+    expect((await login(s.email, s.password, freshIpv4(), iam, s)).status).toBe(429)
   })
 })
 

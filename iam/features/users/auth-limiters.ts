@@ -6,11 +6,10 @@
  *
  * The one per-account measure is `loginDelay` (rate_limiters.loginAccountDelay): a progressive
  * delay, not a block, so guesses spread over many addresses slow down while the owner still gets
- * in once the delay has passed (see progressive-delay.ts and login-service.ts).
+ * in once the delay has passed (see progressive-delay.ts and login-delay.ts).
  */
 import type { IamContext } from '../../context'
 import { limiterIpKey } from '../../lib/ip'
-import { normalizeEmail } from '../email-checks/email-checks'
 import { createRateLimiter, type RateLimiter } from '../rate-limits/limiter'
 import { createProgressiveDelay, type ProgressiveDelay } from '../rate-limits/progressive-delay'
 
@@ -22,7 +21,7 @@ export interface AuthLimiters {
   loginAccount: RateLimiter
   oauth: RateLimiter
   refresh: RateLimiter
-  /** per account (loginDelaySubject): counted before Argon2, forgiven by a successful login */
+  /** per account, or per account + known device (login-delay.ts): counted before Argon2 */
   loginDelay: ProgressiveDelay
 }
 
@@ -50,9 +49,3 @@ export function getAuthLimiters(ctx: IamContext): AuthLimiters {
 /** The IP + email key (an IPv6 client by its /64; email case-folded so case variants share one budget). */
 export const loginAccountKey = (ip: string, email: string) => `${limiterIpKey(ip)}_${email.trim().toLowerCase()}`
 
-/**
- * The login delay's subject: the normalised, case-folded email as typed, whether or not an account
- * has it, so an unknown address is throttled exactly like a known one (no enumeration) and the
- * decision needs no database read.
- */
-export const loginDelaySubject = (email: string) => normalizeEmail(email).toLowerCase()
