@@ -5,6 +5,7 @@
  */
 import { getQuery, type H3Event } from 'h3'
 import type { z } from 'zod'
+import { limiterIpKey } from '../lib/ip'
 import { useIam, type IamContext } from '../context'
 import type { Actor } from '../features/account-actions/outcomes'
 import { parseLinkQuery } from '../features/mfa/link-params'
@@ -39,6 +40,6 @@ export async function readLinkSubmission<S extends z.ZodType>(event: H3Event, bo
   await rejectXss(event, raw)
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${getClientIp(event)}`)
+  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(getClientIp(event))}`)
   return { ctx, user, params, data: parsed.data, actor: actorOf(event, user.visitorRowId) }
 }

@@ -205,6 +205,15 @@ export const configSchema = z.strictObject({
       emails: limiter(10, 3600, 3600),
       /** GET /check without a known canary (each one writes a visitor row), per client IP */
       check: limiter(30, 60, 60),
+      // per account (the normalised email, known or not): a progressive delay, never a block
+      loginAccountDelay: z
+        .strictObject({
+          freeAttempts: z.number().int().positive().default(5),
+          baseDelayMs: z.number().int().positive().default(1000),
+          maxDelayMs: z.number().int().positive().default(MINUTE_MS),
+          windowMs: z.number().int().positive().default(15 * MINUTE_MS),
+        })
+        .prefault({}),
     })
     .prefault({}),
   anomalies: z

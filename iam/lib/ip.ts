@@ -98,6 +98,23 @@ export function sameNetwork(a: string, b: string): boolean {
   return gx[0] === gy[0] && gx[1] === gy[1] && gx[2] === gy[2]
 }
 
+/**
+ * The address a rate limiter or ban counts against: IPv4 as is, IPv6 as its /64 in canonical
+ * form (`2001:db8:1:2::/64`). One IPv6 subscriber (a home, a VPS) is routed a /64 or more and can
+ * pick any of its 2^64 addresses per request, so keying on the full address would give every
+ * request a fresh budget (RFC 7421: /64 is the smallest prefix a LAN uses). Only limiter and ban
+ * keys use this; sessions, visitors and allow-lists keep the full address. Anything that is not
+ * an IP address comes back normalised as normalizeIp leaves it (the caller has validated it).
+ */
+export function limiterIpKey(ip: string): string {
+  const text = normalizeIp(ip)
+  if (netIsIPv4(text)) return text
+  const groups = ipv6Groups(text)
+  if (!groups) return text
+  // the zone id is dropped: a zone is local to the host, not part of the network
+  return `${compressIpv6([...groups.slice(0, 4), 0, 0, 0, 0])}/64`
+}
+
 /** One X-Forwarded-For entry without quotes, brackets or port (`[v6]:port`, `v4:port`). */
 function stripPort(entry: string): string {
   const text = entry.trim().replace(/^"(.*)"$/, '$1')

@@ -7,6 +7,7 @@ import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { safeString } from '../lib/text'
+import { limiterIpKey } from '../lib/ip'
 
 const bodySchema = z.object({
   email: safeString().trim().min(1, 'Email is required').max(254),
@@ -17,7 +18,7 @@ const bodySchema = z.object({
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
 
-/** POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned; 429. */
+/** POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned; 429 (IP limits, account delay). */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
@@ -30,7 +31,7 @@ export default defineEventHandler(async (event) => {
   const body = parsed.data
   const limiters = getAuthLimiters(ctx)
   const accountKey = loginAccountKey(ipAddress, body.email)
-  for (const [limiter, key] of [[limiters.loginIp, ipAddress], [limiters.loginAccount, accountKey]] as const) {
+  for (const [limiter, key] of [[limiters.loginIp, limiterIpKey(ipAddress)], [limiters.loginAccount, accountKey]] as const) {
     const decision = await limiter.consume(key)
     if (!decision.ok) throwTooManyRequests(decision)
   }
@@ -43,6 +44,7 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
+    if (result.reason === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
     if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(401, INVALID_CREDENTIALS)
   }

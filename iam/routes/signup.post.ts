@@ -7,6 +7,7 @@ import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { safeString } from '../lib/text'
+import { limiterIpKey } from '../lib/ip'
 
 const bodySchema = z.object({
   email: safeString().trim().min(1, 'Email is required').max(254),
@@ -25,7 +26,7 @@ export default defineEventHandler(async (event) => {
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, confirmedPassword: _c, ...freeText } = raw
   await rejectXss(event, freeText)
-  await enforceRateLimit(getAuthLimiters(ctx).signup, ipAddress)
+  await enforceRateLimit(getAuthLimiters(ctx).signup, limiterIpKey(ipAddress))
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
   const body = parsed.data

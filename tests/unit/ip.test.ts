@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isIP, isIPv4, normalizeIp, parseForwardedFor, resolveClientIp, sameNetwork } from '../../iam/lib/ip'
+import { isIP, isIPv4, limiterIpKey, normalizeIp, parseForwardedFor, resolveClientIp, sameNetwork } from '../../iam/lib/ip'
 
 describe('normalizeIp', () => {
   it('turns an IPv4-mapped IPv6 address into IPv4', () => {
@@ -82,5 +82,34 @@ describe('resolveClientIp', () => {
     expect(resolveClientIp({ socketIp: '10.0.0.5', forwardedFor: '1.1.1.1, evil', ...proxy })).toBeNull()
     expect(resolveClientIp({ socketIp: '10.0.0.5', forwardedFor: '1.1.1.1, ', ...proxy })).toBeNull()
     expect(resolveClientIp({ socketIp: undefined, forwardedFor: undefined, trustProxy: false, proxyIp: undefined })).toBeNull()
+  })
+})
+
+describe('limiterIpKey', () => {
+  it('gives every address of one IPv6 /64 the same key, the /64 prefix in canonical form', () => {
+    expect(limiterIpKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64')
+    expect(limiterIpKey('2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64')
+    expect(limiterIpKey('2001:db8:1:2:a:b:c:d')).toBe('2001:db8:1:2::/64')
+    expect(limiterIpKey('2001:db8::1')).toBe('2001:db8::/64')
+    expect(limiterIpKey('fe80::1%eth0')).toBe('fe80::/64')
+  })
+  it('gives different /64s different keys', () => {
+    expect(limiterIpKey('2001:db8:1:2::1')).not.toBe(limiterIpKey('2001:db8:1:3::1'))
+    expect(limiterIpKey('2001:db8:1:2::1')).not.toBe(limiterIpKey('2001:db9:1:2::1'))
+  })
+  it('keeps an IPv4 address as it is (and an IPv4-mapped one as its IPv4)', () => {
+    expect(limiterIpKey('203.0.113.9')).toBe('203.0.113.9')
+    expect(limiterIpKey('203.0.113.10')).toBe('203.0.113.10')
+    expect(limiterIpKey('::ffff:203.0.113.9')).toBe('203.0.113.9')
+  })
+  it('gives one key to every spelling of one address', () => {
+    const spellings = [
+      '2001:db8:0:1::5',
+      '2001:DB8:0:1:0:0:0:5',
+      '2001:0db8:0000:0001:0000:0000:0000:0005',
+      '2001:db8:0:1:0::5',
+      ' 2001:db8:0:1::5 ',
+    ]
+    expect(new Set(spellings.map(limiterIpKey))).toEqual(new Set(['2001:db8:0:1::/64']))
   })
 })

@@ -5,6 +5,7 @@
  * start of the same reason replaces the old link, other reasons are left alone.
  */
 import type { IamContext } from '../../context'
+import { limiterIpKey } from '../../lib/ip'
 import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { customActionMail } from '../mail/templates'
@@ -38,7 +39,7 @@ export async function startCustomMfa(
   const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
   for (const [limiter, key] of [
     [auth.emails, `user_${input.user.userId}`],
-    [auth.links, `ip_${input.ipAddress}`],
+    [auth.links, `ip_${limiterIpKey(input.ipAddress)}`],
   ] as const) {
     const decision = await limiter.consume(key)
     if (!decision.ok) return { ok: false, limited: decision }

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
+import { limiterIpKey } from '../../lib/ip'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
@@ -40,7 +41,8 @@ export async function requestPasswordReset(
 ): Promise<{ ok: true } | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
   const email = normalizeEmail(input.email)
   const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
-  for (const key of [`ip_${input.ipAddress}`, `ip_${input.ipAddress}_${email.toLowerCase()}`]) {
+  const ipKey = limiterIpKey(input.ipAddress)
+  for (const key of [`ip_${ipKey}`, `ip_${ipKey}_${email.toLowerCase()}`]) {
     const decision = await auth.forgotPassword.consume(key)
     if (!decision.ok) return { ok: false, limited: decision }
   }

@@ -3,12 +3,13 @@
  * under rate_limiters.apiTokensLimiters. Union and consumption limiters block permanently at their
  * first rejection, operation limiters at the second consecutive one (rule 2).
  *
- * Keys (rule 3): the union limiter by client IP, `<IP>_list-metadata` for listing and
+ * Keys (rule 3): the union limiter by client IP (an IPv6 client by its /64, see limiterIpKey), `<IP>_list-metadata` for listing and
  * `<IP>_verify` for verification; operation limiters by `<IP>_<userId>`. The consumption limiter
  * also counts per token: under the SHA-256 of the presented value, so no raw token is ever a
  * storage key.
  */
 import type { IamConfig } from '../../lib/config-schema'
+import { limiterIpKey } from '../../lib/ip'
 import type { SharedStore } from '../../lib/store'
 import { createRateLimiter, type RateLimiter } from '../rate-limits/limiter'
 import { hashToken } from './token-format'
@@ -48,10 +49,11 @@ export function createApiTokenLimiters(
   }
 }
 
+/** `ip` is the client IP; the keys hold its limiterIpKey (an IPv6 client counts as its /64). */
 export const limiterKeys = {
-  ip: (ip: string) => ip,
-  listing: (ip: string) => `${ip}_list-metadata`,
-  verify: (ip: string) => `${ip}_verify`,
-  operation: (ip: string, userId: number) => `${ip}_${userId}`,
+  ip: (ip: string) => limiterIpKey(ip),
+  listing: (ip: string) => `${limiterIpKey(ip)}_list-metadata`,
+  verify: (ip: string) => `${limiterIpKey(ip)}_verify`,
+  operation: (ip: string, userId: number) => `${limiterIpKey(ip)}_${userId}`,
   token: (presented: string) => `token_${hashToken(presented)}`,
 }

@@ -2,12 +2,24 @@
  * Password login. Never reveals whether an account exists: an unknown address (or an account with
  * no password) costs one Argon2 verification against a dummy hash, like a wrong password does, and
  * both answer `invalid_credentials`. A hash made with older parameters is replaced after success.
+ *
+ * Per-account throttle (rate_limiters.loginAccountDelay, login-delay.ts): before anything else,
+ * the attempt is admitted by the account's progressive delay, keyed on the email as typed
+ * (normalised), never on whether the account exists; a device that signed in to it before has its
+ * own delay, so an attack from elsewhere does not slow the owner's usual devices. A refused
+ * attempt answers `throttled` (the route's 429 with Retry-After) without a database read or an
+ * Argon2 verification, so known and unknown addresses are refused alike in status, body and
+ * timing. 429 rather than a fake 401: the owner typing the right password learns to wait instead
+ * of believing the password wrong, and nothing about the account leaks since the refusal depends
+ * only on recent attempts for that address. A delay is not a lock-out (DESIGN 4: no block on an
+ * email alone): the next attempt after the delay is heard.
  */
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { createSession, type TokenPair } from '../sessions/session-service'
+import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
 import { findUserByEmail, replacePasswordHash } from './users-repo'
 
 export interface LoginInput {
@@ -22,8 +34,12 @@ export interface LoginInput {
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
   | { ok: false; reason: 'invalid_credentials' | 'banned' }
+  | { ok: false; reason: 'throttled'; retryMs: number }
 
 export async function login(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
+  const attempt = { email: input.email, visitorRowId: input.visitor.id }
+  const admitted = await admitLoginAttempt(ctx, attempt)
+  if (!admitted.ok) return { ok: false, reason: 'throttled', retryMs: admitted.retryMs }
   const hasher = getPasswordHasher(ctx)
   const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
   if (!user || !user.password_hash) {
@@ -49,5 +65,6 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
     roles: user.roles,
     visitor: input.visitor.visitor_id,
   })
+  await forgiveLoginAttempts(ctx, attempt)
   return { ok: true, pair, userId: user.id }
 }

@@ -11,6 +11,7 @@ import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
 import { safeString } from '../../lib/text'
+import { limiterIpKey } from '../../lib/ip'
 
 const bodySchema = z.object({
   password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
@@ -25,7 +26,7 @@ const bodySchema = z.object({
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `reset_${ipAddress}`)
+  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `reset_${limiterIpKey(ipAddress)}`)
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const raw = getJsonBody<Record<string, unknown>>(event)

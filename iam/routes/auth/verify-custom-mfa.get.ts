@@ -8,6 +8,7 @@ import { authFail, fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { limiterIpKey } from '../../lib/ip'
 
 /**
  * GET /auth/verify-custom-mfa (full authentication): 200 `{ ok, date, data: { link: "Custom MFA",
@@ -16,7 +17,7 @@ import { okEnvelope } from '../../http/respond'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${getClientIp(event)}`)
+  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${limiterIpKey(getClientIp(event))}`)
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const result = await previewCustomLink(ctx, params, user)

@@ -9,6 +9,7 @@ import { authFail, getFingerPrint, rejectXss, sendTokens, validationFields } fro
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
+import { limiterIpKey } from '../../lib/ip'
 
 const bodySchema = z.object({ code: codeSchema })
 
@@ -27,7 +28,7 @@ export default defineEventHandler(async (event) => {
   await rejectXss(event, raw)
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${ipAddress}`)
+  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(ipAddress)}`)
   const visitor = event.context.visitor
   const result = await verifyAdaptiveMfa(ctx, {
     params,

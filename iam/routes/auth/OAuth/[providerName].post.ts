@@ -7,6 +7,7 @@ import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/au
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { notFound } from '../../../http/respond'
+import { limiterIpKey } from '../../../lib/ip'
 
 /** POST /auth/OAuth/:providerName: 201 tokens; 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
 export default defineEventHandler(async (event) => {
@@ -17,7 +18,7 @@ export default defineEventHandler(async (event) => {
   const visitor = await requireDevice(event)
   const body = getJsonBody<Record<string, unknown>>(event)
   await rejectXss(event, body)
-  await enforceRateLimit(getAuthLimiters(ctx).oauth, ipAddress)
+  await enforceRateLimit(getAuthLimiters(ctx).oauth, limiterIpKey(ipAddress))
   const profile = readProfile(provider, body)
   if (!profile.ok) return authFail(400, 'Invalid provider profile', { fields: profile.fields })
   const result = await oauthLogin(ctx, {

@@ -15,6 +15,7 @@ import {
 } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
+import { limiterIpKey } from '../../../lib/ip'
 
 /**
  * POST /auth/user/refresh-session (cookie-only; acceptCookieOnly runs in middleware 30):
@@ -25,7 +26,7 @@ export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const refreshToken = requireRefreshToken(event)
   const ipAddress = getClientIp(event)
-  await enforceRateLimit(getAuthLimiters(ctx).refresh, ipAddress)
+  await enforceRateLimit(getAuthLimiters(ctx).refresh, limiterIpKey(ipAddress))
   await getFingerPrint(event)
   await checkForActiveMfa(event)
   const visitor = requireSessionDevice(event)

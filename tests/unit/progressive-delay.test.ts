@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createProgressiveDelay, delayAfterMs, type DelayDecision } from '../../iam/features/rate-limits/progressive-delay'
+import type { SharedStore } from '../../iam/lib/store'
+import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore } from '../helpers/limiter-stores'
+
+const SPEC = { freeAttempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 900_000 }
+const admittedCount = (decisions: DelayDecision[]) => decisions.filter((d) => d.ok).length
+
+describe('delayAfterMs', () => {
+  it('imposes no wait while attempts are free, then base * 2^k capped at the maximum', () => {
+    expect([1, 2, 3, 4].map((n) => delayAfterMs(n, SPEC))).toEqual([0, 0, 0, 0])
+    expect([5, 6, 7, 8, 9, 10, 11, 12].map((n) => delayAfterMs(n, SPEC))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000,
+    ])
+  })
+  it('stays finite and capped for any number of attempts', () => {
+    expect(delayAfterMs(10_000, SPEC)).toBe(60_000)
+    expect(delayAfterMs(Number.MAX_SAFE_INTEGER, { ...SPEC, maxDelayMs: Number.MAX_SAFE_INTEGER })).toBe(1000 * 2 ** 30)
+  })
+})
+
+describe('progressive delay over time (memory clock)', () => {
+  it('admits the free attempts, then refuses until the delay since the last admitted attempt has passed', async () => {
+    const { store, advance } = memoryStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    for (let i = 0; i < 5; i++) expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: false, retryMs: 1000 })
+    advance(999)
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: false, retryMs: 1 })
+    advance(1)
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+    // the next wait doubled
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: false, retryMs: 2000 })
+  })
+
+  it('never refuses for longer than maxDelayMs: the owner gets in after the delay however many guesses came before', async () => {
+    const { store, advance } = memoryStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    for (let i = 0; i < 40; i++) {
+      const decision = await delay.attempt('a@example.com')
+      if (!decision.ok) {
+        expect(decision.retryMs).toBeLessThanOrEqual(SPEC.maxDelayMs)
+        advance(decision.retryMs)
+        expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+      }
+    }
+  })
+
+  it('does not count refused attempts: hammering during the delay does not lengthen it', async () => {
+    const { store, advance } = memoryStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    for (let i = 0; i < 5; i++) await delay.attempt('a@example.com')
+    for (let i = 0; i < 100; i++) await delay.attempt('a@example.com')
+    advance(1000)
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: false, retryMs: 2000 })
+  })
+
+  it('forgets the count after windowMs without an attempt, and at once on forgive', async () => {
+    const { store, advance } = memoryStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    for (let i = 0; i < 4; i++) await delay.attempt('a@example.com')
+    advance(SPEC.windowMs - 1)
+    // still counted: the 5th attempt is free, the 6th waits
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+    expect(await delay.attempt('a@example.com')).toMatchObject({ ok: false })
+    advance(SPEC.windowMs)
+    for (let i = 0; i < 5; i++) expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+    await delay.forgive('a@example.com')
+    for (let i = 0; i < 5; i++) expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+  })
+
+  it('keeps subjects and delay names apart', async () => {
+    const { store } = memoryStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    const other = createProgressiveDelay(store, 'other', SPEC)
+    for (let i = 0; i < 5; i++) await delay.attempt('a@example.com')
+    expect(await delay.attempt('a@example.com')).toMatchObject({ ok: false })
+    expect(await delay.attempt('b@example.com')).toEqual({ ok: true })
+    expect(await other.attempt('a@example.com')).toEqual({ ok: true })
+  })
+
+  it('rejects a spec without positive integers', () => {
+    const { store } = memoryStore()
+    expect(() => createProgressiveDelay(store, 'login', { ...SPEC, baseDelayMs: 0 })).toThrow(/baseDelayMs/)
+  })
+})
+
+const backends = [
+  { backend: 'memory', make: () => memoryStore().store, skip: false },
+  // Redis runs only when REDIS_URL names a server (the PostgreSQL + Redis run of the suite sets it).
+  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
+]
+
+describe.each(backends)('progressive delay on $backend', ({ make, skip }) => {
+  const stores: SharedStore[] = []
+  const newStore = () => {
+    const store = make()
+    stores.push(store)
+    return store
+  }
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map(dropStore))
+  })
+
+  it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent attempts', async () => {
+    const delay = createProgressiveDelay(newStore(), 'login', SPEC)
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => delay.attempt('a@example.com')))
+    expect(admittedCount(decisions)).toBe(5)
+    for (const d of decisions) if (!d.ok) expect(d.retryMs).toBeGreaterThan(0)
+  })
+
+  it.skipIf(skip)('answers the remaining wait, at most the current delay, and forgives', async () => {
+    const delay = createProgressiveDelay(newStore(), 'login', SPEC)
+    for (let i = 0; i < 5; i++) await delay.attempt('a@example.com')
+    const refused = await delay.attempt('a@example.com')
+    expect(refused.ok).toBe(false)
+    if (!refused.ok) expect(refused.retryMs).toBeGreaterThan(0)
+    if (!refused.ok) expect(refused.retryMs).toBeLessThanOrEqual(1000)
+    await delay.forgive('a@example.com')
+    expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
+  })
+
+  it.skipIf(skip)('stores no subject in clear and gives every key a TTL', async () => {
+    const store = newStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    for (let i = 0; i < 6; i++) await delay.attempt('secret.person@example.com')
+    const keys = await keysWithTtl(store)
+    expect(keys.length).toBe(2)
+    for (const { key, ttlMs } of keys) {
+      expect(key).not.toContain('secret.person')
+      expect(ttlMs).toBeGreaterThan(0)
+      expect(ttlMs).toBeLessThanOrEqual(SPEC.windowMs)
+    }
+  })
+})
