@@ -53,6 +53,12 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/auth/forgot-password', body: json() },
   { method: 'GET', path: '/auth/reset-password', body: none },
   { method: 'POST', path: '/auth/reset-password', body: json() },
+  // Issue 11 (4.3): email verification and undoing an email change; the link is the whole input
+  { method: 'GET', path: '/auth/verify-email', body: none },
+  { method: 'POST', path: '/auth/verify-email', body: none },
+  { method: 'POST', path: '/auth/resend-verification', body: none },
+  { method: 'GET', path: '/auth/undo-email-change', body: none },
+  { method: 'POST', path: '/auth/undo-email-change', body: none },
   // Gateway authorization
   { method: 'GET', path: '/secret/data', body: none },
   { method: 'GET', path: '/secret/accesstoken/metadata', body: cookieOnly },
