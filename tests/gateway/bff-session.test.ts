@@ -205,6 +205,21 @@ describe('MFA states', () => {
   })
 })
 
+describe('email verification through the BFF', () => {
+  it('the session reports emailVerified false until the mailed link is posted through the BFF', async () => {
+    const { b, email } = await signedUpBrowser()
+    expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, email, emailVerified: false })
+    const query = linkQueryOf(await mailTo(email, '/auth/verify-email?'))
+    // the link works from any browser: it is bound to the account, not a session
+    const other = browserLike(stack.gateway.url)
+    expect((await other.call(`/api/auth/verify-email${query}`)).status).toBe(200)
+    const res = await other.call(`/api/auth/verify-email${query}`, { method: 'POST' })
+    expect(res.status, res.text).toBe(200)
+    expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, emailVerified: true })
+    expect((await b.call('/api/auth/resend-verification', { method: 'POST' })).status).toBe(400)
+  })
+})
+
 describe('API tokens through the BFF', () => {
   it('create -> verify -> rotate -> restrict -> re-scope -> revoke', async () => {
     const { b } = await signedUpBrowser()
