@@ -70,6 +70,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/api/manage/rotate', body: json() },
   { method: 'POST', path: '/api/manage/ip-restriction-update', body: json() },
   { method: 'POST', path: '/api/manage/privilege-update', body: json() },
+  // issue 11, 4.4: every valid token of the user at once
+  { method: 'POST', path: '/api/manage/revoke-all', body: json() },
   { method: 'GET', path: '/api/manage/list-metadata', body: none },
   // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
   { method: 'POST', path: '/api/manage/list-metadata', body: none },
