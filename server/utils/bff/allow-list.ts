@@ -39,7 +39,7 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'GET', path: /^\/api\/manage\/list-metadata$/ },
   // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
   { method: 'GET', path: /^\/api\/public\/verify$/ },
-  { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update)$/ },
+  { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update|revoke-all)$/ },
 ]
 
 /** true when the BFF may send `method path` to the IAM. */
