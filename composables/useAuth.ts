@@ -16,6 +16,8 @@ export interface AuthState {
   status: AuthStatus
   userId: string | null
   email: string | null
+  /** false until the address's verification link was used */
+  emailVerified: boolean
   name: string | null
   roles: string[]
   expiresAt: string | null
@@ -23,7 +25,7 @@ export interface AuthState {
   message: string | null
 }
 
-const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, name: null, roles: [], expiresAt: null, message: null })
+const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, emailVerified: false, name: null, roles: [], expiresAt: null, message: null })
 
 export interface SignupInput {
   email: string
@@ -46,6 +48,7 @@ export function useAuth() {
         status: 'signed-in',
         userId: typeof body.userId === 'string' ? body.userId : null,
         email: typeof body.email === 'string' ? body.email : null,
+        emailVerified: body.emailVerified === true,
         name: typeof body.name === 'string' ? body.name : null,
         roles: Array.isArray(body.roles) ? (body.roles as string[]) : [],
         expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,

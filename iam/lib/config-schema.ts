@@ -118,11 +118,16 @@ export const configSchema = z.strictObject({
           mfa: z.string().startsWith('/').default('/auth/mfa'),
           passwordReset: z.string().startsWith('/').default('/reset-password'),
           custom: z.string().startsWith('/').default('/auth/confirm'),
+          verifyEmail: z.string().startsWith('/').default('/auth/verify-email'),
+          undoEmailChange: z.string().startsWith('/').default('/auth/undo-email-change'),
         })
         .prefault({}),
       expiresInMs: z.number().int().positive().default(15 * MINUTE_MS),
       previews: z.number().int().positive().default(5),
       attempts: z.number().int().positive().default(3),
+      // a mailbox may be read a day later; an undo must outlast a holiday
+      verifyEmailExpiresInMs: z.number().int().positive().default(24 * HOUR_MS),
+      undoEmailChangeExpiresInMs: z.number().int().positive().default(7 * 24 * HOUR_MS),
     })
     .prefault({}),
   codes: z.strictObject({ ttlMs: z.number().int().positive().default(7 * MINUTE_MS) }).prefault({}),
@@ -214,6 +219,7 @@ export const configSchema = z.strictObject({
           windowMs: z.number().int().positive().default(15 * MINUTE_MS),
         })
         .prefault({}),
+      resendVerification: limiter(3, 3600, 3600),
     })
     .prefault({}),
   anomalies: z

@@ -78,6 +78,12 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/auth/forgot-password', body: json() },
   { method: 'GET', path: '/auth/reset-password', body: none },
   { method: 'POST', path: '/auth/reset-password', body: json() },
+  // Issue 11 (4.3): email verification and undoing an email change; the link is the whole input
+  { method: 'GET', path: '/auth/verify-email', body: none },
+  { method: 'POST', path: '/auth/verify-email', body: none },
+  { method: 'POST', path: '/auth/resend-verification', body: none, auth: 'full' },
+  { method: 'GET', path: '/auth/undo-email-change', body: none },
+  { method: 'POST', path: '/auth/undo-email-change', body: none },
   // Gateway authorization
   { method: 'GET', path: '/secret/data', body: none, auth: 'full' },
   { method: 'GET', path: '/secret/accesstoken/metadata', body: cookieOnly, auth: 'full' },
@@ -89,6 +95,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/api/manage/rotate', body: manageJson, auth: 'full' },
   { method: 'POST', path: '/api/manage/ip-restriction-update', body: manageJson, auth: 'full' },
   { method: 'POST', path: '/api/manage/privilege-update', body: manageJson, auth: 'full' },
+  // issue 11, 4.4: every valid token of the user at once
+  { method: 'POST', path: '/api/manage/revoke-all', body: manageJson, auth: 'full' },
   { method: 'GET', path: '/api/manage/list-metadata', body: none, auth: 'full' },
   // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
   { method: 'POST', path: '/api/manage/list-metadata', body: none, auth: 'full' },

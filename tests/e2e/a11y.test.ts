@@ -23,6 +23,8 @@ const PUBLIC_PAGES = [
   '/reset-password?token=x&random=y&reason=PASSWORD_RESET&visitor=z',
   '/auth/mfa?token=x&random=y&reason=MAGIC_LINK_MFA_CHECKS&visitor=z',
   '/auth/confirm',
+  '/auth/verify-email?token=x&random=y&reason=EMAIL_VERIFICATION&visitor=z',
+  '/auth/undo-email-change?token=x&random=y&reason=UNDO_EMAIL_CHANGE&visitor=z',
   '/auth/error?error=invalid_state',
   '/auth/error?error=email_missing',
   '/no-such-page',

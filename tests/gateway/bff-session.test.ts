@@ -150,6 +150,27 @@ describe('refresh', () => {
   })
 })
 
+// before 'states passed to the page': its 429 test exhausts the per-IP forgot-password limiter
+describe('account recovery through the BFF', () => {
+  it('a reset with revokeApiTokens (the page\'s default) ends the API tokens; the notice names none raw', async () => {
+    const { b, email } = await signedUpBrowser()
+    const created = await b.call('/api/tokens', { method: 'POST', body: { name: 'before-reset', privilege: 'full' } })
+    expect(created.status, created.text).toBe(201)
+    const { rawApiKey } = created.json.data as { rawApiKey: string }
+    const verifier = createIamClient({ baseUrl: stack.iam.url, hmac })
+    const verify = () => verifier.request({ method: 'GET', path: '/api/public/verify', query: { privilege: 'full' }, headers: { 'x-api-key': rawApiKey } })
+    expect((await verify()).status).toBe(200)
+    expect((await b.call('/api/auth/forgot-password', { method: 'POST', body: { email } })).status).toBe(200)
+    const query = linkQueryOf(await mailTo(email, '/reset-password?'))
+    const newPassword = 'another long passphrase 77'
+    const res = await b.call(`/api/auth/reset-password${query}`, { method: 'POST', body: { password: newPassword, confirmedPassword: newPassword, revokeApiTokens: true } })
+    expect(res.status, res.text).toBe(200)
+    expect((await verify()).status).toBe(401)
+    const notice = await mailTo(email, 'API token was revoked')
+    expect(notice.text).not.toContain(rawApiKey)
+  })
+})
+
 describe('states passed to the page', () => {
   it('429 reaches the page with Retry-After and a numeric retry', async () => {
     const b = browserLike(stack.gateway.url)
@@ -213,6 +234,21 @@ describe('MFA states', () => {
   })
 })
 
+describe('email verification through the BFF', () => {
+  it('the session reports emailVerified false until the mailed link is posted through the BFF', async () => {
+    const { b, email } = await signedUpBrowser()
+    expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, email, emailVerified: false })
+    const query = linkQueryOf(await mailTo(email, '/auth/verify-email?'))
+    // the link works from any browser: it is bound to the account, not a session
+    const other = browserLike(stack.gateway.url)
+    expect((await other.call(`/api/auth/verify-email${query}`)).status).toBe(200)
+    const res = await other.call(`/api/auth/verify-email${query}`, { method: 'POST' })
+    expect(res.status, res.text).toBe(200)
+    expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, emailVerified: true })
+    expect((await b.call('/api/auth/resend-verification', { method: 'POST' })).status).toBe(400)
+  })
+})
+
 describe('API tokens through the BFF', () => {
   it('create -> verify -> rotate -> restrict -> re-scope -> revoke', async () => {
     const { b } = await signedUpBrowser()
@@ -258,6 +294,24 @@ describe('API tokens through the BFF', () => {
     const revoked = await b.call('/api/tokens/revoke', { method: 'POST', body: id2 })
     expect(revoked.status).toBe(200)
     expect((await verify(newKey, 'demo')).status).toBe(401)
+  })
+
+  it('revoke-all ends every token of the browser\'s user after an explicit confirm', async () => {
+    const { b } = await signedUpBrowser()
+    const keys: string[] = []
+    for (const name of ['one', 'two']) {
+      const created = await b.call('/api/tokens', { method: 'POST', body: { name, privilege: 'demo' } })
+      expect(created.status, created.text).toBe(201)
+      keys.push((created.json.data as { rawApiKey: string }).rawApiKey)
+    }
+    const verifier = createIamClient({ baseUrl: stack.iam.url, hmac })
+    const verify = (key: string) => verifier.request({ method: 'GET', path: '/api/public/verify', query: { privilege: 'demo' }, headers: { 'x-api-key': key } })
+    expect((await b.call('/api/tokens/revoke-all', { method: 'POST', body: {} })).status).toBe(400)
+    for (const key of keys) expect((await verify(key)).status).toBe(200)
+    const res = await b.call('/api/tokens/revoke-all', { method: 'POST', body: { confirm: true } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.json.data).toMatchObject({ revokedCount: 2 })
+    for (const key of keys) expect((await verify(key)).status).toBe(401)
   })
 
   it('refuses a privilege outside the five with 400 before reaching the IAM', async () => {

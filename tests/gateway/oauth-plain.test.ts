@@ -121,6 +121,20 @@ describe('plain OAuth 2.0 providers', () => {
     expect(lastLogin('fake-scan')?.body).toMatchObject({ id: 9, email: 'scan@example.com' })
   })
 
+  it('marks a scanned email unverified, whatever the profile claims about its own email', async () => {
+    fake.behaviour = { userinfo: { id: 11, login: 'scan', email: null, email_verified: true, contacts: [{ kind: 'work', value: 'scan2@example.com' }] } }
+    const res = await login('fake-scan')
+    expect(res.status).toBe(200)
+    expect(lastLogin('fake-scan')?.body).toMatchObject({ id: 11, email: 'scan2@example.com', email_verified: false })
+  })
+
+  it('drops the profile email_verified claim when the email came from emailCallBack', async () => {
+    fake.behaviour = { userinfo: { id: 12, login: 'nomail', email: null, email_verified: true } }
+    const res = await login('fake-email')
+    expect(res.status).toBe(200)
+    expect(lastLogin('fake-email')?.body).toEqual({ id: 12, login: 'nomail', email: 'primary@example.com' })
+  })
+
   it('answers 400 when neither the profile nor the scan yields an email', async () => {
     fake.behaviour = { userinfo: { id: 10, login: 'nobody', email: 'not-an-email', bio: 'mail me at nobody at example' } }
     const before = iam.requests.length

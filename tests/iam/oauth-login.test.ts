@@ -32,6 +32,11 @@ async function userIdOf(s: Session): Promise<number> {
   return ((await res.json()) as Json).userId as number
 }
 
+async function emailVerifiedOf(s: Session): Promise<unknown> {
+  const res = await authedGet(iam, s, '/secret/accesstoken/metadata')
+  return ((await res.json()) as Json).emailVerified
+}
+
 describe('POST /auth/OAuth/:providerName', () => {
   it('creates the user from a standard profile (201) and logs the same identity into the same user again', async () => {
     const device = await freshDevice()
@@ -79,6 +84,26 @@ describe('POST /auth/OAuth/:providerName', () => {
     expect((await post('demo', { sub: `v-${Date.now()}`, email, email_verified: true }, device)).status).toBe(201)
     const attacker = await freshDevice()
     const res = await post('gh', { id: 999001, mail: email }, attacker)
+    expect(res.status).toBe(409)
+  })
+
+  it('stores an address the provider does not mark verified as unverified (email_verified missing, false or "false")', async () => {
+    for (const claim of [{}, { email_verified: false }, { email_verified: 'false' }]) {
+      const { res, session } = await oauthSession('demo', { sub: `u-${Date.now()}-${++ipCounter}`, email: uniqueEmail('unverified'), ...claim }, await freshDevice())
+      expect(res.status).toBe(201)
+      expect(await emailVerifiedOf(session!)).toBe(false)
+    }
+  })
+
+  it('makes a new account verified when the provider verified the address', async () => {
+    const { session } = await oauthSession('demo', { sub: `ver-${Date.now()}`, email: uniqueEmail('verified'), email_verified: true }, await freshDevice())
+    expect(await emailVerifiedOf(session!)).toBe(true)
+  })
+
+  it('never links a standard profile without email_verified to an existing verified account', async () => {
+    const email = uniqueEmail('owner')
+    expect((await post('demo', { sub: `o-${Date.now()}`, email, email_verified: true }, await freshDevice())).status).toBe(201)
+    const res = await post('demo', { sub: `intruder-${Date.now()}`, email }, await freshDevice())
     expect(res.status).toBe(409)
   })
 

@@ -49,7 +49,7 @@ describe('GET /secret/accesstoken/metadata', () => {
     const res = await authedGet(iam, s, '/secret/accesstoken/metadata')
     expect(res.status).toBe(200)
     const body = (await res.json()) as Json
-    expect(body).toMatchObject({ authorized: true, refreshThreshold: 225_000, shouldRotate: false, roles: ['user'], email: s.email, name: 'Test User' })
+    expect(body).toMatchObject({ authorized: true, refreshThreshold: 225_000, shouldRotate: false, roles: ['user'], email: s.email, emailVerified: false, name: 'Test User' })
     expect(body.payload).toMatchObject({ sub: String(body.userId), sid: expect.any(String), jti: expect.any(String), roles: ['user'] })
     expect(body.msUntilExp).toBeGreaterThan(225_000)
     expect(body.msUntilExp).toBeLessThanOrEqual(900_000)

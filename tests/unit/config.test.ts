@@ -28,7 +28,15 @@ describe('configuration schema', () => {
     const config = parseConfig({})
     expect(config.jwt.access_tokens.expiresInMs).toBe(900_000)
     expect(config.jwt.refresh_tokens.reuseGraceMs).toBe(10_000)
-    expect(config.magic_links.paths).toEqual({ mfa: '/auth/mfa', passwordReset: '/reset-password', custom: '/auth/confirm' })
+    expect(config.magic_links.paths).toEqual({
+      mfa: '/auth/mfa',
+      passwordReset: '/reset-password',
+      custom: '/auth/confirm',
+      verifyEmail: '/auth/verify-email',
+      undoEmailChange: '/auth/undo-email-change',
+    })
+    expect(config.magic_links.verifyEmailExpiresInMs).toBe(86_400_000)
+    expect(config.magic_links.undoEmailChangeExpiresInMs).toBe(604_800_000)
     expect(config.password.argon2).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
     expect(config.apiTokens).toEqual({ limitTokensPerUser: 20, rateLimitOnSuccessfulRequest: false })
     expect(config.storage.driver).toBe('memory')

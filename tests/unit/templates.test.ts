@@ -5,6 +5,7 @@ import {
   emailChangedNotice,
   escapeHtml,
   passwordChangedNotice,
+  verifyEmailMail,
   passwordResetMail,
   useProviderMail,
 } from '../../iam/features/mail/templates'
@@ -51,6 +52,36 @@ describe('mail templates', () => {
     expect(mail.text).toContain('n***@example.com')
     expect(mail.text).toContain('10.0.0.9')
     expect(passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9' }).text).toContain('signed out')
+  })
+
+  it('names the live API tokens in the recovery notices, HTML-escaped, with singular and plural', () => {
+    const tokens = [{ name: '<b>ci</b>', publicIdentifier: 'abc_123456' }]
+    const reset = passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9', tokens })
+    expect(reset.text).toContain('You have 1 active API token: <b>ci</b> (abc_123456).')
+    expect(reset.html).toContain('&#60;b&#62;ci&#60;/b&#62; (abc_123456)')
+    expect(reset.html).not.toContain('<b>ci</b>')
+    const two = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: 'now', ipAddress: '10.0.0.9', tokens: [...tokens, { name: 'b', publicIdentifier: 'x' }] })
+    expect(two.text).toContain('You have 2 active API tokens: <b>ci</b> (abc_123456), b (x).')
+    const none = passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9', tokens: [], revokedTokens: 3 })
+    expect(none.text).toContain('3 API tokens were revoked')
+    expect(none.text).not.toContain('active API token')
+  })
+
+  it('puts the undo link of an email change in both parts with its lifetime in days', () => {
+    const undo = 'http://127.0.0.1:3000/auth/undo-email-change?token=t&random=r&reason=UNDO_EMAIL_CHANGE&visitor=v'
+    const mail = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: 'now', ipAddress: '10.0.0.9', undoLink: undo, undoTtlMs: 7 * 86_400_000 })
+    expect(mail.text).toContain(undo)
+    expect(mail.text).toContain('7 days')
+    expect(mail.html).toContain(undo.replace(/&/g, '&#38;'))
+    expect(mail.subject).not.toContain('token')
+  })
+
+  it('gives the verification link in both parts, never in the subject, with its lifetime in hours', () => {
+    const verify = 'http://127.0.0.1:3000/auth/verify-email?token=t&random=r&reason=EMAIL_VERIFICATION&visitor=v'
+    const mail = verifyEmailMail({ siteName: 'Acme', link: verify, linkTtlMs: 86_400_000 })
+    expect(mail.subject).toBe('Acme: confirm your email address')
+    expect(mail.text).toContain(verify)
+    expect(mail.text).toContain('24 hours')
   })
 
   it('tells a provider-only account which provider to use', () => {

@@ -2,12 +2,11 @@
  * Email change (spec POST /update/email; DESIGN 4): a custom flow with reason `change_email`.
  * The new address is checked (format, disposable, MX) before anything is spent; then one
  * transaction consumes the link and code, moves the address and revokes every other session, so
- * an address in use (the unique index says so) rolls all of it back. The old address is told.
+ * an address in use (the unique index says so) rolls all of it back. The old address is told and
+ * may undo the change (undo-email-change.ts); the new one stays unverified until its link is used.
  */
 import type { IamContext } from '../../context'
 import { checkEmailAddress } from '../email-checks/email-checks'
-import { getMailer } from '../mail/mailer'
-import { emailChangedNotice } from '../mail/templates'
 import { maskEmail } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { attemptCode, consumeLink } from '../mfa/links'
@@ -17,6 +16,8 @@ import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
 import { checkSessionLink, type SessionUser } from './custom-mfa'
+import { sendEmailChangedNotice } from './undo-email-change'
+import { sendVerificationMailLater } from './verify-email'
 import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 
 const EMAIL_IN_USE = 'Email already in use'
@@ -64,16 +65,13 @@ export async function changeEmail(
   if (done.kind === 'same') return fail(400, 'The new address is the current one', { newEmail: 'The new address is the current one' })
   if (done.kind === 'gone') return fail(401, 'Re-login is required')
   ctx.log.info('email changed', { userId: input.user.userId, revokedSessions: done.revoked.length })
-  // The change is committed: a notice that cannot be delivered is logged, not a failed request.
-  const content = emailChangedNotice({
-    siteName: ctx.config.email.siteName,
-    newEmailMasked: maskEmail(email.email),
-    when: now.toISOString(),
-    ipAddress: input.actor.ipAddress,
-  })
-  getMailer(ctx)
-    .send({ to: done.oldEmail, content })
-    .catch((error: Error) => ctx.log.error('email-change notice not delivered', { userId: input.user.userId, error: error.message }))
+  // The change is committed: mails that cannot be delivered are logged, not a failed request.
+  // The old address gets the notice with an undo link; the new one a link to verify it.
+  const change = { userId: input.user.userId, oldEmail: done.oldEmail, newEmail: email.email, ipAddress: input.actor.ipAddress, at: now }
+  sendEmailChangedNotice(ctx, change).catch((error: Error) =>
+    ctx.log.error('email-change notice not delivered', { userId: input.user.userId, error: error.message }),
+  )
+  sendVerificationMailLater(ctx, { id: input.user.userId, email: email.email })
   const pair = await reissueAfterMfa(ctx, {
     familyId: input.user.sessionId,
     visitorRowId: input.user.visitorRowId,

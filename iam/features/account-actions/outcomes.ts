@@ -6,7 +6,7 @@ import { LINK_ERRORS, type CodeCheck, type LinkFailure } from '../mfa/links'
 
 export interface ActionFailure {
   ok: false
-  status: 400 | 401 | 403 | 429 | 500 | 503
+  status: 400 | 401 | 403 | 409 | 429 | 500 | 503
   error: string
   fields?: Record<string, string>
 }

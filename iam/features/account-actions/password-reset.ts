@@ -3,12 +3,15 @@
  * The request answers the same whatever the address: the lookup and the mail run after the
  * response, off the request path, so neither the body nor the timing tells an account exists.
  * The link binds to the user id, never a device (its `visitor` is a random handle). A completed
- * reset revokes every session of the user and mails a notice.
+ * reset revokes every session of the user (and, when asked, every API token) and mails a notice
+ * naming the API tokens still live.
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { limiterIpKey } from '../../lib/ip'
 import { normalizeEmail } from '../email-checks/email-checks'
+import { revokeAllInTransaction } from '../api-tokens/revoke-all'
+import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
 import { startFlow } from '../mfa/flows'
@@ -89,7 +92,7 @@ export async function previewResetLink(ctx: IamContext, params: LinkParams): Pro
 
 export async function resetPassword(
   ctx: IamContext,
-  input: { params: LinkParams; password: string; confirmedPassword: string; actor: Actor },
+  input: { params: LinkParams; password: string; confirmedPassword: string; actor: Actor; revokeApiTokens?: boolean },
 ): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isReset)
   if (!check.ok) return linkFailure(check.reason)
@@ -107,19 +110,31 @@ export async function resetPassword(
     if (!(await consumeLink(trx, ctx, link))) return null
     await trx.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', user.id).execute()
     const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now)
+    // API tokens outlive sessions: whoever recovers the account may end them in the same step
+    const revokedTokens = input.revokeApiTokens
+      ? await revokeAllInTransaction(trx, { userId: user.id, ipAddress: input.actor.ipAddress, visitorRowId: input.actor.visitorRowId, cause: 'password_reset', at: now })
+      : 0
     await recordSecurityEvent(trx, {
       type: 'password_reset',
       userId: user.id,
       visitorRowId: input.actor.visitorRowId,
       ipAddress: input.actor.ipAddress,
-      details: { revokedSessions: families.length },
+      details: { revokedSessions: families.length, revokedApiTokens: revokedTokens },
       at: now,
     })
-    return families
+    return { families, revokedTokens }
   })
   if (!revoked) return linkFailure('used')
-  ctx.log.info('password reset', { userId: user.id, revokedSessions: revoked.length })
-  const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, when: now.toISOString(), ipAddress: input.actor.ipAddress })
+  ctx.log.info('password reset', { userId: user.id, revokedSessions: revoked.families.length, revokedApiTokens: revoked.revokedTokens })
+  // the notice names the tokens still live (names and public identifiers, never a raw token)
+  const tokens = await listLiveTokenSummaries(ctx.db, user.id, now)
+  const content = passwordChangedNotice({
+    siteName: ctx.config.email.siteName,
+    when: now.toISOString(),
+    ipAddress: input.actor.ipAddress,
+    tokens,
+    revokedTokens: revoked.revokedTokens,
+  })
   getMailer(ctx)
     .send({ to: user.email, content })
     .catch((error: Error) => ctx.log.error('password-changed notice not delivered', { userId: user.id, error: error.message }))

@@ -14,7 +14,7 @@ import type { SharedStore } from '../../lib/store'
 import { createRateLimiter, type RateLimiter } from '../rate-limits/limiter'
 import { hashToken } from './token-format'
 
-export const OPERATION_ACTIONS = ['new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update'] as const
+export const OPERATION_ACTIONS = ['new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'revoke-all'] as const
 export type OperationAction = (typeof OPERATION_ACTIONS)[number]
 
 export type ApiTokenLimiters = {
@@ -45,6 +45,8 @@ export function createApiTokenLimiters(
       rotate: operation('rotate', ops.rotationRateLimiter),
       'ip-restriction-update': operation('ip-restriction-update', ops.ipRestrictionUpdate),
       'privilege-update': operation('privilege-update', ops.privilegeUpdate),
+      // its own counter with revokeTokensLimiter's numbers (issue 11, 4.4: not a spec action)
+      'revoke-all': operation('revoke-all', ops.revokeTokensLimiter),
     },
   }
 }

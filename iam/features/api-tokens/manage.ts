@@ -13,10 +13,14 @@ import { containsXss } from '../../lib/xss'
 import { limiterKeys, type OperationAction } from './limiters'
 import type { Rejection } from './public-verify'
 import { CREATION_REASONS, failResult, REASONS, type ManagerAction, type Result } from './results'
-import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, tokenRefBody } from './schemas'
+import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './schemas'
 import type { ApiTokenService } from './service'
 
-export const MANAGE_POST_ACTIONS = ['new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'list-metadata'] as const
+export const MANAGE_POST_ACTIONS = [
+  'new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'list-metadata',
+  // issue 11, 4.4 (beyond the spec's list): every valid token of the user, body `{ confirm: true }`
+  'revoke-all',
+] as const
 export type ManageAction = (typeof MANAGE_POST_ACTIONS)[number]
 
 export function isManageAction(value: unknown): value is ManageAction {
@@ -28,7 +32,7 @@ export type ManageOutcome =
   | { kind: 'limited'; decision: Rejection }
   | { kind: 'xss' }
 
-export type ManageRequest = { action: ManageAction; method: string; ip: string; userId: number; body: unknown }
+export type ManageRequest = { action: ManageAction; method: string; ip: string; userId: number; body: unknown; visitorRowId?: number | null }
 
 /** Failure status per action (spec): revoke and metadata 401, the other token actions 400. */
 const FAILURE_STATUS: Record<Exclude<OperationAction, 'new-token'>, number> = {
@@ -37,6 +41,7 @@ const FAILURE_STATUS: Record<Exclude<OperationAction, 'new-token'>, number> = {
   rotate: 400,
   'ip-restriction-update': 400,
   'privilege-update': 400,
+  'revoke-all': 500,
 }
 
 export async function runManageAction(service: ApiTokenService, req: ManageRequest, now: () => number): Promise<ManageOutcome> {
@@ -81,6 +86,15 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
     return reply(created.reason === CREATION_REASONS.serverErrorCreating ? 500 : 400, created)
   }
 
+  if (req.action === 'revoke-all') {
+    if (!parse(revokeAllBody)) return badRequest()
+    const gated = await operationGate()
+    if (gated) return gated
+    const result = await service.revokeAll({ userId: req.userId, ipAddress: req.ip, visitorRowId: req.visitorRowId ?? null })
+    if (!result.ok) return reply(FAILURE_STATUS[req.action], result)
+    return succeed(200, result)
+  }
+
   const target = tokenActionOf(req.action, req.body)
   if (!target) return badRequest()
   const { ref, action } = target
@@ -94,7 +108,7 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
 type TokenRef = { tokenId: number; publicIdentifier: string; name: string }
 
 /** The token reference and manager action of a body, or undefined on a schema mismatch. */
-function tokenActionOf(action: Exclude<ManageAction, 'new-token' | 'list-metadata'>, body: unknown): { ref: TokenRef; action: ManagerAction } | undefined {
+function tokenActionOf(action: Exclude<ManageAction, 'new-token' | 'list-metadata' | 'revoke-all'>, body: unknown): { ref: TokenRef; action: ManagerAction } | undefined {
   if (action === 'ip-restriction-update') {
     const parsed = ipRestrictionBody.safeParse(body)
     if (!parsed.success) return undefined

@@ -37,3 +37,6 @@ export const tokenRefBody = z.strictObject(tokenRef)
 export const ipRestrictionBody = z.strictObject({ ...tokenRef, ipv4: ipv4List.optional() })
 
 export const privilegeUpdateBody = z.strictObject({ ...tokenRef, newPrivilege: privilege })
+
+/** POST /api/manage/revoke-all: an explicit `{ confirm: true }`, so no stray request ends every token. */
+export const revokeAllBody = z.strictObject({ confirm: z.literal(true) })

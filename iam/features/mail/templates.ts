@@ -44,6 +44,9 @@ ${body}
 }
 
 const minutes = (ms: number) => `${Math.max(1, Math.round(ms / 60_000))} minutes`
+/** Whole days or hours when the link lives that long, else minutes. */
+const duration = (ms: number) =>
+  ms >= 48 * 3_600_000 ? `${Math.round(ms / 86_400_000)} days` : ms >= 2 * 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : minutes(ms)
 
 export interface CodeMailInput {
   siteName: string
@@ -79,12 +82,63 @@ export function customActionMail(input: CodeMailInput & { reason: string; note?:
   return render(input.siteName, `${input.siteName}: confirm a sensitive action`, blocks)
 }
 
-/** Sent to the OLD address after an email change, so a hijacked account is noticed. */
-export function emailChangedNotice(input: { siteName: string; newEmailMasked: string; when: string; ipAddress: string }): MailContent {
-  return render(input.siteName, `${input.siteName}: your email address was changed`, [
-    { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${input.when} from ${input.ipAddress}.` },
-    { kind: 'p', text: 'If you did not do this, contact support at once: someone else may control your account.' },
+/** A live API token as a notice names it: never the raw token, only what the owner recognises. */
+export interface TokenSummary {
+  name: string
+  publicIdentifier: string
+}
+
+/**
+ * "You have N active API tokens: ...": tokens survive a password reset or an email change, so
+ * whoever recovers an account must learn they exist (issue 11, 4.4).
+ */
+function tokenBlocks(tokens: readonly TokenSummary[] | undefined, revoked: number | undefined): Block[] {
+  const blocks: Block[] = []
+  if (revoked) blocks.push({ kind: 'p', text: `${revoked} API token${revoked === 1 ? ' was' : 's were'} revoked as you asked.` })
+  if (!tokens?.length) return blocks
+  const list = tokens.map((t) => `${t.name} (${t.publicIdentifier})`).join(', ')
+  blocks.push({
+    kind: 'p',
+    text: `You have ${tokens.length} active API token${tokens.length === 1 ? '' : 's'}: ${list}. They keep working; if you do not recognise them, revoke them on your account page.`,
+  })
+  return blocks
+}
+
+/** Mailed to a new or changed address: proves the owner reads it. The account works meanwhile. */
+export function verifyEmailMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
+  return render(input.siteName, `${input.siteName}: confirm your email address`, [
+    { kind: 'p', text: `Please confirm that this address belongs to your ${input.siteName} account.` },
+    { kind: 'p', text: `Open the link below. It works once and expires in ${duration(input.linkTtlMs)}.` },
+    { kind: 'link', label: 'Confirm my email address', url: input.link },
+    { kind: 'p', text: 'If you did not sign up or change your address, ignore this mail.' },
   ])
+}
+
+/**
+ * Sent to the OLD address after an email change, so a hijacked account is noticed; the undo link
+ * puts this address back and signs every session out.
+ */
+export function emailChangedNotice(input: {
+  siteName: string
+  newEmailMasked: string
+  when: string
+  ipAddress: string
+  undoLink?: string
+  undoTtlMs?: number
+  tokens?: readonly TokenSummary[]
+}): MailContent {
+  const blocks: Block[] = [
+    { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${input.when} from ${input.ipAddress}.` },
+  ]
+  if (input.undoLink) {
+    blocks.push(
+      { kind: 'p', text: `If you did not do this, open the link below within ${duration(input.undoTtlMs ?? 0)}: it restores this address and signs every session out.` },
+      { kind: 'link', label: 'Undo the change', url: input.undoLink },
+    )
+  }
+  blocks.push(...tokenBlocks(input.tokens, undefined))
+  blocks.push({ kind: 'p', text: 'If you did not do this, contact support at once: someone else may control your account.' })
+  return render(input.siteName, `${input.siteName}: your email address was changed`, blocks)
 }
 
 export function passwordResetMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
@@ -96,9 +150,16 @@ export function passwordResetMail(input: { siteName: string; link: string; linkT
   ])
 }
 
-export function passwordChangedNotice(input: { siteName: string; when: string; ipAddress: string }): MailContent {
+export function passwordChangedNotice(input: {
+  siteName: string
+  when: string
+  ipAddress: string
+  tokens?: readonly TokenSummary[]
+  revokedTokens?: number
+}): MailContent {
   return render(input.siteName, `${input.siteName}: your password was changed`, [
     { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${input.when} from ${input.ipAddress}. Every session was signed out.` },
+    ...tokenBlocks(input.tokens, input.revokedTokens),
     { kind: 'p', text: 'If you did not do this, reset your password now and contact support.' },
   ])
 }

@@ -18,8 +18,13 @@ export interface StartFlowInput {
   visitor: string
   data?: Record<string, unknown>
   withCode: boolean
-  /** a live link of the same flow: 'keep' answers sent:false, 'replace' ends it and sends a new one */
-  onLive: 'keep' | 'replace'
+  /** overrides magic_links.expiresInMs (verification and undo links live longer) */
+  expiresInMs?: number
+  /**
+   * a live link of the same flow: 'keep' answers sent:false, 'replace' ends it and sends a new one,
+   * 'add' leaves it live (each undo link restores its own address)
+   */
+  onLive: 'keep' | 'replace' | 'add'
   mail: (issued: IssuedLink) => OutgoingMail
 }
 
@@ -33,7 +38,7 @@ export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<
   const outcome = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockFlowOwner(trx, input.userId, input.familyId))) return { kind: 'gone' as const }
     const now = new Date(deps.now())
-    const live = await findLiveLink(trx, { ...owner, now })
+    const live = input.onLive === 'add' ? null : await findLiveLink(trx, { ...owner, now })
     if (live && input.onLive === 'keep') return { kind: 'live' as const, expiresAt: live.expires_at }
     if (live) await burnFlowLinks(trx, { ...owner, now })
     const issued = await issueLink(trx, deps, {
@@ -44,6 +49,7 @@ export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<
       visitor: input.visitor,
       data: input.data,
       withCode: input.withCode,
+      ...(input.expiresInMs ? { expiresInMs: input.expiresInMs } : {}),
     })
     return { kind: 'issued' as const, issued }
   })

@@ -47,18 +47,19 @@ export interface IssuedLink {
 export async function issueLink(
   trx: Transaction<Database>,
   deps: LinkDeps,
-  input: { purpose: string; path: LinkPath; userId: number; familyId: string | null; visitor: string; data?: Record<string, unknown>; withCode: boolean },
+  input: { purpose: string; path: LinkPath; userId: number; familyId: string | null; visitor: string; data?: Record<string, unknown>; withCode: boolean; expiresInMs?: number },
 ): Promise<IssuedLink> {
   const { magic_links: cfg } = deps.config
   const now = deps.now()
+  const expiresInMs = input.expiresInMs ?? cfg.expiresInMs
   const { token, claims } = await signLinkToken(secretOf(deps.config.secrets.links, 'links'), {
     purpose: input.purpose,
     visitor: input.visitor,
-    expiresInMs: cfg.expiresInMs,
+    expiresInMs,
     now,
   })
   const random = createRandom()
-  const expiresAt = new Date(now + cfg.expiresInMs)
+  const expiresAt = new Date(now + expiresInMs)
   const code = input.withCode ? generateCode() : null
   // a code never outlives its link
   const codeExpiresAt = code ? new Date(Math.min(now + deps.config.codes.ttlMs, expiresAt.getTime())) : null

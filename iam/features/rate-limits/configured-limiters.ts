@@ -17,7 +17,7 @@ export type ApiTokenOperation =
   | 'privilegeUpdate'
 
 /** The other configured limiters (DESIGN section 4; no permanent block: they may be keyed by subject). */
-export type AuthLimiterName = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check'
+export type AuthLimiterName = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'resendVerification'
 
 export interface ConfiguredLimiters {
   /** failed verifications only (rule 5); permanent block on the 1st rejection */
@@ -43,7 +43,7 @@ export function getConfiguredLimiters(store: SharedStore, config: Pick<IamConfig
       createRateLimiter(store, `api.${name}`, spec, { permanentAfter: 2 }),
     ]),
   ) as Record<ApiTokenOperation, RateLimiter>
-  const authNames: AuthLimiterName[] = ['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails', 'check']
+  const authNames: AuthLimiterName[] = ['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails', 'check', 'resendVerification']
   const auth = Object.fromEntries(authNames.map((name) => [name, createRateLimiter(store, `auth.${name}`, rl[name])])) as Record<
     AuthLimiterName,
     RateLimiter

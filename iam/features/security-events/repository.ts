@@ -13,6 +13,9 @@ export type SecurityEventType =
   | 'email_changed'
   | 'password_reset_requested'
   | 'password_reset'
+  | 'email_verified'
+  | 'email_change_undone'
+  | 'api_tokens_revoked_all'
 
 export interface SecurityEventInput {
   type: SecurityEventType

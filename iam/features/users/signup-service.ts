@@ -7,6 +7,7 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { checkEmailAddress } from '../email-checks/email-checks'
 import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { sendVerificationMailLater } from '../account-actions/verify-email'
 import { completePair, openSession, type TokenPair } from '../sessions/session-service'
 import { insertUser, isUniqueViolation } from './users-repo'
 
@@ -53,6 +54,8 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
     })
     const pair = await completePair(ctx, created.session, { userId: created.user.id, roles: created.user.roles, visitor: input.visitor.visitor_id })
     ctx.log.info('user signed up', { userId: created.user.id })
+    // the account works at once; the address counts as verified only once the mailed link is used
+    sendVerificationMailLater(ctx, created.user)
     return { ok: true, pair, userId: created.user.id }
   } catch (error) {
     if (isUniqueViolation(error)) return { ok: false, reason: 'email_taken' }

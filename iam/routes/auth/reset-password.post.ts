@@ -16,11 +16,14 @@ import { limiterIpKey } from '../../lib/ip'
 const bodySchema = z.object({
   password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
   confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
+  // issue 11, 4.4: also end every API token of the account (the reset page offers it, checked)
+  revokeApiTokens: z.boolean({ error: 'revokeApiTokens is true or false' }).optional(),
 })
 
 /**
- * POST /auth/reset-password (PASSWORD_RESET link in the query, `{ password, confirmedPassword }`):
- * 200 password replaced, every session revoked, notice mailed; 400 validation, mismatch, breached
+ * POST /auth/reset-password (PASSWORD_RESET link in the query, `{ password, confirmedPassword,
+ * revokeApiTokens? }`): 200 password replaced, every session (and with revokeApiTokens every API
+ * token) revoked, notice mailed; 400 validation, mismatch, breached
  * password or bad link; 403 XSS (device banned) or banned device; 429.
  */
 export default defineEventHandler(async (event) => {
@@ -40,6 +43,7 @@ export default defineEventHandler(async (event) => {
     params,
     password: parsed.data.password,
     confirmedPassword: parsed.data.confirmedPassword,
+    revokeApiTokens: parsed.data.revokeApiTokens === true,
     actor: actorOf(event, event.context.visitor?.id ?? null),
   })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})

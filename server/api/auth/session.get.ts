@@ -1,6 +1,6 @@
 /**
  * GET /api/auth/session: the browser's session state, always 200 unless rate limited:
- * `{ authenticated: true, userId, roles, expiresAt, email?, name? }`, `{ authenticated: false }`, or
+ * `{ authenticated: true, userId, roles, expiresAt, email?, emailVerified, name? }`, `{ authenticated: false }`, or
  * `{ authenticated: false, mfa: true, message }` while an MFA challenge is pending. Backed by IAM
  * GET /secret/accesstoken/metadata, so a revoked session reads as signed out on the next call, and
  * `shouldRotate` triggers the refresh here.
@@ -14,6 +14,7 @@ interface Metadata {
   roles?: unknown
   shouldRotate?: unknown
   email?: unknown
+  emailVerified?: unknown
   name?: unknown
   message?: unknown
 }
@@ -42,6 +43,7 @@ export default defineBffHandler(async (event) => {
       roles: Array.isArray(body.roles) ? body.roles.filter((r): r is string => typeof r === 'string') : [],
       expiresAt: typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null,
       email: str(body.email) ?? null,
+      emailVerified: body.emailVerified === true,
       name: str(body.name) ?? null,
     }
   } catch (error) {

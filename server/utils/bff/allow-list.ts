@@ -27,6 +27,11 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'POST', path: /^\/auth\/forgot-password$/ },
   { method: 'GET', path: /^\/auth\/reset-password$/ },
   { method: 'POST', path: /^\/auth\/reset-password$/ },
+  { method: 'GET', path: /^\/auth\/verify-email$/ },
+  { method: 'POST', path: /^\/auth\/verify-email$/ },
+  { method: 'POST', path: /^\/auth\/resend-verification$/ },
+  { method: 'GET', path: /^\/auth\/undo-email-change$/ },
+  { method: 'POST', path: /^\/auth\/undo-email-change$/ },
   { method: 'POST', path: /^\/custom\/mfa\/(?:[A-Z0-9_]{3,64}|change_email)$/ },
   { method: 'GET', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/auth\/verify-custom-mfa$/ },
@@ -34,7 +39,7 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'GET', path: /^\/api\/manage\/list-metadata$/ },
   // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
   { method: 'GET', path: /^\/api\/public\/verify$/ },
-  { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update)$/ },
+  { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update|revoke-all)$/ },
 ]
 
 /** true when the BFF may send `method path` to the IAM. */

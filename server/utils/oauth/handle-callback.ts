@@ -13,7 +13,7 @@ import { logOAuth } from './log'
 import { findProvider, type RegisteredProvider } from './registry'
 import { answerStatus, redirectWithError } from './respond'
 import { renderSuccessPage } from './success-page'
-import { collectExtraUserInfo, mergeDrop, resolveEmail } from './user-profile'
+import { collectExtraUserInfo, mergeDrop, resolveEmail, withResolvedEmail } from './user-profile'
 import { validateCallback } from './validate-callback'
 
 async function successStep(
@@ -28,7 +28,7 @@ async function successStep(
   }
   const extra = await collectExtraUserInfo(accessToken, callbacks, ctx)
   if (!extra.ok) return redirectWithError(event, provider, extra.error)
-  const user = mergeDrop({ ...userData, email: email.email }, extra.extras, (key, index) =>
+  const user = mergeDrop(withResolvedEmail(userData, email.email, !!callbacks.emailCallBack), extra.extras, (key, index) =>
     logOAuth('warn', 'extra user info key dropped (already set)', { provider: provider.name, key, callback: index }),
   )
 

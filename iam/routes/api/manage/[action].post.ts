@@ -1,6 +1,6 @@
 /**
  * POST /api/manage/:action (spec "API token management"): new-token, revoke, metadata, rotate,
- * ip-restriction-update, privilege-update; POST list-metadata answers 400 Bad Request; any other
+ * ip-restriction-update, privilege-update, revoke-all (issue 11); POST list-metadata answers 400 Bad Request; any other
  * action 404. Full authentication first, then the controller (features/api-tokens/manage.ts).
  */
 import { defineEventHandler, getRouterParam, setResponseStatus } from 'h3'
@@ -20,7 +20,7 @@ export default defineEventHandler(async (event) => {
   const body = getJsonBody(event)
   const outcome = await runManageAction(
     apiTokenService(ctx),
-    { action, method: 'POST', ip: getClientIp(event), userId: user.userId, body },
+    { action, method: 'POST', ip: getClientIp(event), userId: user.userId, body, visitorRowId: user.visitorRowId },
     ctx.now,
   )
   if (outcome.kind === 'limited') return throwTooManyRequests(outcome.decision)

@@ -16,6 +16,8 @@ export default defineEventHandler(async (event) => {
     userId: user.userId,
     // further fields (the spec allows them): what an account page shows without another call
     email: account.email,
+    // false until the address's verification link is used (signup, email change)
+    emailVerified: account.email_verified,
     name: account.name,
     sessionId: user.sessionId,
     payload: user.payload,

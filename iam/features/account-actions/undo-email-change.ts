@@ -1,0 +1,110 @@
+/**
+ * Undoing an email change (issue 11, 4.3). The OLD address is told of a change with a link that,
+ * for `magic_links.undoEmailChangeExpiresInMs` (7 days by default), puts it back: a hijacker who
+ * moved the address cannot keep the account from its owner. Using the link restores the address
+ * (verified: the owner just proved they read it), signs every session out, since whoever made the
+ * change may hold them, and ends the undo links issued after it (each mailed to an address the
+ * hijacker may control, which could otherwise be used to move the account back again).
+ */
+import { randomBytes } from 'node:crypto'
+import type { IamContext } from '../../context'
+import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
+import { emailChangedNotice } from '../mail/templates'
+import { maskEmail, startFlow } from '../mfa/flows'
+import type { LinkParams } from '../mfa/link-token'
+import { checkLink, consumeLink, previewLink } from '../mfa/links'
+import { UNDO_EMAIL_CHANGE_PURPOSE } from '../mfa/purposes'
+import { recordSecurityEvent } from '../security-events/repository'
+import { revokeFamilies } from '../sessions/sessions-repo'
+import { isUniqueViolation } from '../users/users-repo'
+import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+
+const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
+
+export const OLD_ADDRESS_TAKEN = 'The previous address now belongs to another account'
+
+/**
+ * Mails the old address the change notice with its undo link and the account's live API tokens.
+ * Runs after the change committed: a failure is logged, never the request's.
+ */
+export async function sendEmailChangedNotice(
+  ctx: IamContext,
+  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date },
+): Promise<void> {
+  const ttlMs = ctx.config.magic_links.undoEmailChangeExpiresInMs
+  const tokens = await listLiveTokenSummaries(ctx.db, change.userId, change.at)
+  const notice = (undoLink?: string) =>
+    emailChangedNotice({
+      siteName: ctx.config.email.siteName,
+      newEmailMasked: maskEmail(change.newEmail),
+      when: change.at.toISOString(),
+      ipAddress: change.ipAddress,
+      tokens,
+      ...(undoLink ? { undoLink, undoTtlMs: ttlMs } : {}),
+    })
+  const result = await startFlow(ctx, {
+    purpose: UNDO_EMAIL_CHANGE_PURPOSE,
+    path: 'undoEmailChange',
+    userId: change.userId,
+    familyId: null,
+    visitor: randomBytes(16).toString('base64url'),
+    data: { email: change.oldEmail },
+    withCode: false,
+    expiresInMs: ttlMs,
+    // an earlier undo link (an earlier change) must keep working: it restores an older address
+    onLive: 'add',
+    mail: (issued) => ({ to: change.oldEmail, links: [issued.url], content: notice(issued.url) }),
+  })
+  if (!result.ok) throw new Error(`undo link not sent: ${result.error}`)
+}
+
+export async function previewUndoLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
+  const check = await previewLink(ctx, params, isUndo)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+}
+
+export async function undoEmailChange(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
+  const check = await checkLink(ctx, input.params, isUndo)
+  if (!check.ok) return linkFailure(check.reason)
+  const { link } = check
+  const restore = typeof link.data['email'] === 'string' ? link.data['email'] : null
+  if (!restore) return linkFailure('invalid')
+  const now = new Date(ctx.now())
+  type Done = { kind: 'done'; from: string; revoked: number } | { kind: 'used' } | { kind: 'gone' }
+  let done: Done
+  try {
+    done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {
+      const user = await trx.selectFrom('users').select(['email']).where('id', '=', link.user_id).forUpdate().executeTakeFirst()
+      if (!user) return { kind: 'gone' }
+      if (!(await consumeLink(trx, ctx, link))) return { kind: 'used' }
+      // a unique violation (the address was taken meanwhile) rolls all of this back
+      await trx.updateTable('users').set({ email: restore, email_verified: true, updated_at: now }).where('id', '=', link.user_id).execute()
+      await trx
+        .updateTable('magic_links')
+        .set({ consumed_at: now })
+        .where('user_id', '=', link.user_id)
+        .where('purpose', '=', UNDO_EMAIL_CHANGE_PURPOSE)
+        .where('consumed_at', 'is', null)
+        .where('created_at', '>=', link.created_at)
+        .execute()
+      const revoked = await revokeFamilies(trx, { userId: link.user_id }, 'email_change_undone', now)
+      await recordSecurityEvent(trx, {
+        type: 'email_change_undone',
+        userId: link.user_id,
+        visitorRowId: input.actor.visitorRowId,
+        ipAddress: input.actor.ipAddress,
+        details: { from: maskEmail(user.email), to: maskEmail(restore), revokedSessions: revoked.length },
+        at: now,
+      })
+      return { kind: 'done', from: user.email, revoked: revoked.length }
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) return fail(409, OLD_ADDRESS_TAKEN)
+    throw error
+  }
+  if (done.kind === 'used') return linkFailure('used')
+  if (done.kind === 'gone') return linkFailure('invalid')
+  ctx.log.info('email change undone', { userId: link.user_id, revokedSessions: done.revoked })
+  return { ok: true }
+}
+

@@ -1,0 +1,102 @@
+/**
+ * Email verification (issue 11, 4.3): signup and an email change mail a link to the address; the
+ * account works at once, but `email_verified` stays false until the link is used. The link binds
+ * to the user id (its `visitor` is a random handle, as for a password reset) and carries the
+ * address it was sent to: it verifies only while that is still the account's address, so a link
+ * mailed before an email change can never vouch for the address that replaced it.
+ */
+import { randomBytes } from 'node:crypto'
+import type { IamContext } from '../../context'
+import { verifyEmailMail } from '../mail/templates'
+import { startFlow } from '../mfa/flows'
+import type { LinkParams } from '../mfa/link-token'
+import { checkLink, consumeLink, previewLink } from '../mfa/links'
+import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
+import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
+import type { LimitDecision } from '../rate-limits/limiter'
+import { recordSecurityEvent } from '../security-events/repository'
+import { findUserById } from '../users/users-repo'
+import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+
+const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
+
+export const STALE_ADDRESS = 'This link is for an address that is no longer on the account'
+
+/** Issues a verification link for `email` (ending older ones) and mails it there. */
+export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }): Promise<{ ok: true } | { ok: false }> {
+  const ttlMs = ctx.config.magic_links.verifyEmailExpiresInMs
+  const result = await startFlow(ctx, {
+    purpose: EMAIL_VERIFICATION_PURPOSE,
+    path: 'verifyEmail',
+    userId: user.id,
+    familyId: null,
+    visitor: randomBytes(16).toString('base64url'),
+    data: { email: user.email },
+    withCode: false,
+    expiresInMs: ttlMs,
+    onLive: 'replace',
+    mail: (issued) => ({
+      to: user.email,
+      links: [issued.url],
+      content: verifyEmailMail({ siteName: ctx.config.email.siteName, link: issued.url, linkTtlMs: ttlMs }),
+    }),
+  })
+  return result.ok ? { ok: true } : { ok: false }
+}
+
+/** Mails the link after the response: a slow or failing mail server never fails a signup. */
+export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }): void {
+  setImmediate(() => {
+    sendVerificationMail(ctx, user).catch((error: Error) =>
+      ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
+    )
+  })
+}
+
+export async function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
+  const check = await previewLink(ctx, params, isVerification)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+}
+
+/** Consumes the link and marks the address verified, if it is still the account's address. */
+export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
+  const check = await checkLink(ctx, input.params, isVerification)
+  if (!check.ok) return linkFailure(check.reason)
+  const { link } = check
+  const sentTo = typeof link.data['email'] === 'string' ? link.data['email'] : null
+  const now = new Date(ctx.now())
+  type Done = 'done' | 'used' | 'stale'
+  const done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {
+    // the row lock orders this against an email change of the same account
+    const user = await trx.selectFrom('users').select(['email']).where('id', '=', link.user_id).forUpdate().executeTakeFirst()
+    if (!user || !sentTo || user.email.toLowerCase() !== sentTo.toLowerCase()) return 'stale'
+    if (!(await consumeLink(trx, ctx, link))) return 'used'
+    await trx.updateTable('users').set({ email_verified: true, updated_at: now }).where('id', '=', link.user_id).execute()
+    await recordSecurityEvent(trx, {
+      type: 'email_verified',
+      userId: link.user_id,
+      visitorRowId: input.actor.visitorRowId,
+      ipAddress: input.actor.ipAddress,
+      at: now,
+    })
+    return 'done'
+  })
+  if (done === 'used') return linkFailure('used')
+  if (done === 'stale') return fail(400, STALE_ADDRESS)
+  ctx.log.info('email verified', { userId: link.user_id })
+  return { ok: true }
+}
+
+/** POST /auth/resend-verification: a new link to the current address, limited per user. */
+export async function resendVerification(
+  ctx: IamContext,
+  userId: number,
+): Promise<{ ok: true } | ActionFailure | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
+  const decision = await getConfiguredLimiters(ctx.store, ctx.config).auth.resendVerification.consume(`user_${userId}`)
+  if (!decision.ok) return { ok: false, limited: decision }
+  const user = await findUserById(ctx.db, userId)
+  if (!user) return fail(401, 'Re-login is required')
+  if (user.email_verified) return fail(400, 'The email address is already verified')
+  const sent = await sendVerificationMail(ctx, user)
+  return sent.ok ? { ok: true } : fail(503, 'The mail could not be sent, try again later')
+}

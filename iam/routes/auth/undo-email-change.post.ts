@@ -1,0 +1,27 @@
+import { defineEventHandler, getQuery } from 'h3'
+import { useIam } from '../../context'
+import { undoEmailChange } from '../../features/account-actions/undo-email-change'
+import { parseLinkQuery } from '../../features/mfa/link-params'
+import { LINK_ERRORS } from '../../features/mfa/links'
+import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
+import { authFail, getFingerPrint } from '../../http/auth'
+import { actorOf } from '../../http/link-submission'
+import { enforceRateLimit } from '../../http/rate-limit'
+import { getClientIp } from '../../http/request'
+import { okEnvelope } from '../../http/respond'
+
+/**
+ * POST /auth/undo-email-change (UNDO_EMAIL_CHANGE link in the query, no body, no session: the
+ * link is bound to the user id): 200 the previous address is back, verified, and every session is
+ * revoked; 400 bad, used or expired link; 409 the previous address now belongs to another account; 429.
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `undo_${getClientIp(event)}`)
+  const params = parseLinkQuery(getQuery(event))
+  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  await getFingerPrint(event)
+  const result = await undoEmailChange(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null) })
+  if (!result.ok) return authFail(result.status, result.error)
+  return okEnvelope({ message: 'Your previous email address is back and every session was signed out. Sign in again.' })
+})
