@@ -34,7 +34,7 @@ const BUILDS = [
     script: 'build:gateway',
     output: process.env.GATEWAY_OUTPUT_DIR || '.output',
     sources: ['app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
-      'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'nuxt.config.ts', 'package-lock.json'],
+      'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'iam/lib/read-bounded.ts', 'nuxt.config.ts', 'package-lock.json'],
     skip: /\/(\.output|\.nuxt|node_modules)(\/|$)/,
   },
 ]

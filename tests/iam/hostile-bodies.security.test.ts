@@ -65,13 +65,14 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/auth/verify-custom-mfa': { code: '1234567' },
   '/update/email': { code: '1234567', newEmail: 'other@example.com' },
   '/auth/forgot-password': { email: 'someone@example.com' },
-  '/auth/reset-password': { password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
+  '/auth/reset-password': { password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, revokeApiTokens: true },
   '/api/manage/new-token': { privilege: 'demo', name: 'key', prefix: 'api', expires: 60_000, ipv4: ['192.0.2.1'] },
   '/api/manage/revoke': REF,
   '/api/manage/metadata': REF,
   '/api/manage/rotate': REF,
   '/api/manage/ip-restriction-update': { ...REF, ipv4: ['192.0.2.1'] },
   '/api/manage/privilege-update': { ...REF, newPrivilege: 'full' },
+  '/api/manage/revoke-all': { confirm: true },
 }
 
 const hostileValue = fc.oneof(
