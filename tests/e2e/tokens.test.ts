@@ -52,7 +52,7 @@ describe('API tokens page', () => {
     expect(await verify(rotated)).toBe(200)
     await page.getByRole('button', { name: 'I have saved it' }).click()
 
-    await page.getByRole('button', { name: 'Revoke' }).click()
+    await page.getByRole('button', { name: 'Revoke deploy bot' }).click()
     await page.getByRole('button', { name: /Yes, revoke/ }).click()
     await expect.poll(() => page.getByText('You have no active tokens yet.').isVisible(), WAIT).toBe(true)
     expect(await verify(rotated)).toBe(401)
