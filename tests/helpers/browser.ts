@@ -41,12 +41,35 @@ export async function launchBrowser(): Promise<Browser> {
   })
   return {
     context,
-    newPage: () => context.newPage(),
+    async newPage() {
+      const page = await context.newPage()
+      // Vue's v-model sets each input's value when it hydrates, so text typed before then is lost:
+      // goto and waitForURL return once the gateway page they reach is hydrated (app.vue marks it).
+      const goto = page.goto.bind(page)
+      page.goto = async (url, options) => {
+        const response = await goto(url, options)
+        await waitForHydration(page)
+        return response
+      }
+      const waitForURL = page.waitForURL.bind(page)
+      page.waitForURL = async (url, options) => {
+        await waitForURL(url, options)
+        await waitForHydration(page)
+      }
+      return page
+    },
     async close() {
       await context.close()
       rmSync(userDataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** Resolves once the page is hydrated, or at once for a page that is not a Nuxt page (an OpenID provider's). */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => !document.getElementById('__NUXT_DATA__') || document.documentElement.dataset.hydrated === 'true',
+  )
 }
 
 /** Saves a full-page screenshot as test-results/<name>.png and returns its path. */
