@@ -3,7 +3,7 @@
  * checks, email resolution and the mode-drop merge.
  */
 import { describe, expect, it } from 'vitest'
-import { atHashMatches, azpMatches } from '../../server/utils/oauth/id-token-checks'
+import { atHashMatches, azpMatches, jwsAlg } from '../../server/utils/oauth/id-token-checks'
 import { mapProviderError } from '../../server/utils/oauth/error-codes'
 import { signState, verifyState } from '../../server/utils/oauth/state-cookie'
 import { mergeDrop, resolveEmail, scanForEmail } from '../../server/utils/oauth/user-profile'
@@ -45,6 +45,18 @@ describe('ID token checks', () => {
     expect(atHashMatches({ at_hash: '77QmUPtjPfzWtF2AnpK9RQ' }, 'RS256', 'another-token')).toBe(false)
     expect(atHashMatches({}, 'RS256', 'any')).toBe(true)
     expect(atHashMatches({ at_hash: 'x' }, 'none', 'any')).toBe(false)
+  })
+
+  it('reads the alg of a compact JWS header and returns null for anything malformed', () => {
+    const segment = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+    expect(jwsAlg(`${segment({ alg: 'RS256', kid: 'k' })}.${segment({ sub: 'x' })}.c2ln`)).toBe('RS256')
+    expect(jwsAlg(`${segment({ alg: 'EdDSA' })}..`)).toBe('EdDSA')
+    for (const bad of [
+      '', '.', 'not-a-jws', `%%%.${segment({})}.sig`, `${segment('RS256')}.e30.sig`, `${segment([1])}.e30.sig`,
+      `${segment({ alg: 7 })}.e30.sig`, `${segment({})}.e30.sig`, `${Buffer.from('{"alg":').toString('base64url')}.e30.sig`,
+    ]) {
+      expect(jwsAlg(bad)).toBeNull()
+    }
   })
 
   it('accepts a missing azp or our client_id only', () => {

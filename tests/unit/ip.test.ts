@@ -1,4 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { isIpv4 as tokenFormIsIpv4 } from '../../composables/token-helpers'
 import { isIP, isIPv4, limiterIpKey, normalizeIp, parseForwardedFor, resolveClientIp, sameNetwork } from '../../iam/lib/ip'
 
 describe('normalizeIp', () => {
@@ -30,6 +32,16 @@ describe('isIP / isIPv4', () => {
     expect(isIP('192.0.2.256')).toBe(false)
     expect(isIP('010.0.0.1')).toBe(false)
     expect(isIP('')).toBe(false)
+  })
+
+  // The token form's check runs in the browser, where node:net is missing, so it cannot share this
+  // module; it must still accept exactly what the IAM accepts, or users see errors only after submit.
+  it('the token form accepts exactly the IPv4 addresses the IAM accepts', () => {
+    const octet = fc.oneof(fc.integer({ min: 0, max: 300 }).map(String), fc.stringMatching(/^0\d{1,2}$/), fc.constant(''))
+    const quadLike = fc.array(octet, { minLength: 3, maxLength: 5 }).map((parts) => parts.join('.'))
+    fc.assert(fc.property(fc.oneof(quadLike, fc.string({ maxLength: 20 })), (text) => {
+      expect(tokenFormIsIpv4(text)).toBe(isIPv4(text))
+    }), { numRuns: 2000 })
   })
 })
 

@@ -11,8 +11,8 @@
  * actions; its checksum lets the manager refuse forged identifiers without a query.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { crc32 } from 'node:zlib'
 import { base62Width, encodeBase62, encodeBase62Integer } from './base62'
-import { crc32 } from './crc32'
 
 export const DEFAULT_PREFIX = 'api'
 const PAYLOAD_BYTES = 32
@@ -35,7 +35,7 @@ export type RawTokenParts = { prefix: string; payload: string; checksum: string 
 
 const randomBytes = (length: number): Uint8Array => crypto.getRandomValues(new Uint8Array(length))
 
-/** The 6-character base62 CRC-32 of `text`. */
+/** The 6-character base62 CRC-32 (IEEE, as zlib and secret scanners compute it) of `text`'s UTF-8 bytes. */
 export function checksumOf(text: string): string {
   return encodeBase62Integer(BigInt(crc32(text)), CHECKSUM_WIDTH)
 }

@@ -4,6 +4,7 @@
  * separately against the provider's JWKS; these two run on the validated claims.
  */
 import { createHash } from 'node:crypto'
+import { decodeProtectedHeader } from 'jose'
 
 /** OIDC Core 2: `azp`, when present, must be our client_id (stricter than the multi-audience rule). */
 export function azpMatches(claims: Readonly<Record<string, unknown>>, clientId: string): boolean {
@@ -35,11 +36,10 @@ export function atHashMatches(claims: Readonly<Record<string, unknown>>, idToken
 /** The `alg` of a compact JWS header (already signature-checked by the caller), or null. */
 export function jwsAlg(jws: string): string | null {
   try {
-    const header: unknown = JSON.parse(Buffer.from(jws.split('.', 1)[0] ?? '', 'base64url').toString('utf8'))
-    return header && typeof header === 'object' && typeof (header as { alg?: unknown }).alg === 'string'
-      ? (header as { alg: string }).alg
-      : null
+    const { alg } = decodeProtectedHeader(jws)
+    return typeof alg === 'string' ? alg : null
   } catch {
+    // jose throws on anything that is not a compact JWS/JWE with a JSON-object header
     return null
   }
 }
