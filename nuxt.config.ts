@@ -1,3 +1,9 @@
+import { fileURLToPath } from 'node:url'
+
+// GATEWAY_TEST_BUILD=1 (the test suite's build, tests/helpers/build-gateway.ts): also compiles in
+// server/test-build (the provider callbacks the gateway tests need). Production bundles never contain it.
+const testBuild = process.env.GATEWAY_TEST_BUILD === '1'
+
 // The gateway: a Nuxt 4 app whose pages are the login UI and whose server routes run the OAuth/OIDC
 // flow and proxy the browser's actions to the IAM (DESIGN section 5).
 export default defineNuxtConfig({
@@ -17,5 +23,6 @@ export default defineNuxtConfig({
   nitro: {
     preset: 'node-server',
     output: { dir: process.env.GATEWAY_OUTPUT_DIR || '.output' },
+    plugins: testBuild ? [fileURLToPath(new URL('server/test-build/oauth-test-callbacks.ts', import.meta.url))] : [],
   },
 })

@@ -28,14 +28,14 @@ const BUILDS = [
     script: 'build:iam',
     output: process.env.IAM_OUTPUT_DIR || 'iam/.output',
     sources: ['iam', 'package-lock.json'],
-    skip: /\/(\.output|\.nitro|node_modules)(\/|$)|iam\/tsconfig/,
+    skip: /\/(\.output|\.nitro)[^/]*(\/|$)|\/node_modules(\/|$)|iam\/tsconfig/, // [^/]*: the test builds' dirs too
   },
   {
     script: 'build:gateway',
     output: process.env.GATEWAY_OUTPUT_DIR || '.output',
     sources: ['app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
       'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'iam/lib/read-bounded.ts', 'nuxt.config.ts', 'package-lock.json'],
-    skip: /\/(\.output|\.nuxt|node_modules)(\/|$)/,
+    skip: /\/(\.output|\.nuxt)[^/]*(\/|$)|\/node_modules(\/|$)/,
   },
 ]
 export const entryOf = (output) => resolve(ROOT, output, 'server', 'index.mjs')

@@ -49,8 +49,6 @@ export interface RouteRule {
   body: BodyRule
   /** omitted = 'none' */
   auth?: AuthRule
-  /** test-only routes (routes/__test): matched only when test routes are enabled */
-  testOnly?: boolean
 }
 
 const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): BodyRule => ({ kind: 'json', limitBytes, ...text })
@@ -105,13 +103,16 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: 'GET', path: '/health', body: none },
   { method: 'GET', path: '/check', body: none },
   { method: 'GET', path: '/.well-known/jwks.json', body: none },
-  // Test-only routes (routes/__test), to prove the platform rules before the real routes exist
-  { method: 'POST', path: '/__test/echo', body: json(), testOnly: true },
-  { method: 'POST', path: '/__test/echo-4kb', body: json(OAUTH_JSON_LIMIT_BYTES), testOnly: true },
-  { method: 'POST', path: '/__test/cookie-only', body: cookieOnly, auth: 'session', testOnly: true },
-  { method: 'GET', path: '/__test/cookie-only', body: cookieOnly, auth: 'session', testOnly: true },
-  { method: 'GET', path: '/__test/throw', body: none, testOnly: true },
 ]
+
+// Rules added at boot for routes outside the spec that only some builds have (the test build's
+// routes, iam/test-build): production bundles never contain them, so they cannot live above.
+const addedRules: RouteRule[] = []
+
+/** Adds rules for routes a build adds on top of the spec's; looked up after ROUTE_RULES. */
+export function addRouteRules(rules: readonly RouteRule[]): void {
+  addedRules.push(...rules)
+}
 
 /**
  * The path as the router matches it: the query dropped and one trailing slash removed (radix3's
@@ -131,18 +132,9 @@ function matches(pattern: string, path: string): boolean {
 }
 
 /** The rule for a request, or undefined when the table has none (unknown route or method). */
-export function findRouteRule(method: string, url: string, opts: { testRoutes?: boolean } = {}): RouteRule | undefined {
+export function findRouteRule(method: string, url: string): RouteRule | undefined {
   const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
   const path = routePath(url)
-  return ROUTE_RULES.find(
-    (rule) => rule.method === m && (!rule.testOnly || opts.testRoutes === true) && matches(rule.path, path),
-  )
-}
-
-/**
- * Test-only routes answer only with IAM_TEST_ROUTES=1 outside production. Takes the env object so
- * callers read it at run time (the bundler replaces a literal `process.env.NODE_ENV`).
- */
-export function testRoutesEnabled(env: Record<string, string | undefined>): boolean {
-  return env['IAM_TEST_ROUTES'] === '1' && env['NODE_ENV'] !== 'production'
+  const match = (rule: RouteRule) => rule.method === m && matches(rule.path, path)
+  return ROUTE_RULES.find(match) ?? addedRules.find(match)
 }

@@ -32,7 +32,7 @@ import { useIam } from '../context'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId } from '../http/request'
-import { findRouteRule, routePath, testRoutesEnabled } from '../lib/route-rules'
+import { findRouteRule, routePath } from '../lib/route-rules'
 
 export type HmacFailure =
   | 'Missing HMAC headers'
@@ -116,7 +116,7 @@ const EMPTY_BODY_SHA256 = sha256Hex('')
 async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const headers: SignedHeaderValues = {}
   for (const name of SIGNED_HEADERS_V2) headers[name] = getRequestHeader(event, name)
-  const rule = findRouteRule(event.method, event.path, { testRoutes: testRoutesEnabled(process.env) })
+  const rule = findRouteRule(event.method, event.path)
   if (rule?.body.kind !== 'json') return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, rule.body.limitBytes)
   if (raw === 'too-large') failTooLarge()

@@ -24,7 +24,7 @@ import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
 import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { failEnvelope, httpFail } from '../http/respond'
-import { findRouteRule, testRoutesEnabled, type AuthRule, type JsonTextRule } from '../lib/route-rules'
+import { findRouteRule, type AuthRule, type JsonTextRule } from '../lib/route-rules'
 import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
 
 function isJsonContentType(value: string | undefined): boolean {
@@ -99,8 +99,7 @@ function applyCookieOnlyRule(event: H3Event): void {
 }
 
 export default defineEventHandler(async (event) => {
-  const { env } = process
-  const rule = findRouteRule(event.method, event.path, { testRoutes: testRoutesEnabled(env) })
+  const rule = findRouteRule(event.method, event.path)
   if (!rule) return
   event.context.routeRule = rule
   requireCredentials(event, rule.auth ?? 'none')

@@ -2,7 +2,7 @@
  * The plain OAuth 2.0 kind (gateway.md, User info (oauth) and Success step 1-2): Bearer userinfo,
  * email from emailCallBack or from a scan of the user object, 400 without one, and extra user
  * info merged with mode drop. The function callbacks come from the test-only Nitro plugin
- * (server/plugins/oauth-test-callbacks.ts, GATEWAY_TEST_OAUTH_CALLBACKS=1, refused in production).
+ * (server/test-build/oauth-test-callbacks.ts, in the test build only; GATEWAY_TEST_OAUTH_CALLBACKS=1, refused in production).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { freePort, startFakeIam, type FakeIam } from '../helpers/fake-iam'

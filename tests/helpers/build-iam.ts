@@ -1,5 +1,5 @@
-import { buildIfStale } from './build'
+import { buildIamIfStale, IAM_TEST_BUILD } from './build'
 
 export default function setup(): void {
-  buildIfStale('build:iam', `${process.env.IAM_OUTPUT_DIR || 'iam/.output'}/server/index.mjs`, ['iam', 'package-lock.json'], /\/(\.output|\.nitro|node_modules)(\/|$)|iam\/tsconfig/)
+  buildIamIfStale(IAM_TEST_BUILD)
 }

@@ -1,16 +1,16 @@
 /**
- * Starts the built gateway (`node .output/server/index.mjs`, or GATEWAY_OUTPUT_DIR) as a child
+ * Starts the gateway test build (`node .output-test/server/index.mjs`, or GATEWAY_OUTPUT_DIR) as a child
  * process with its own GATEWAY_CONFIG file; resolves once it listens.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ROOT } from './build'
+import { GATEWAY_TEST_BUILD } from './build'
 import { untilListening } from './child-server'
 
-/** The built gateway entry (GATEWAY_OUTPUT_DIR when set, for side-by-side builds). */
-export const gatewayEntry = () => join(process.env.GATEWAY_OUTPUT_DIR || join(ROOT, '.output'), 'server', 'index.mjs')
+/** The gateway test build's entry (tests/helpers/build.ts: .output-test, or GATEWAY_OUTPUT_DIR). */
+export const gatewayEntry = () => join(GATEWAY_TEST_BUILD.output, 'server', 'index.mjs')
 
 export interface GatewayServer {
   url: string

@@ -1,5 +1,5 @@
 /**
- * Starts the built IAM (`node iam/.output/server/index.mjs`) as a child process: its own config
+ * Starts the IAM test build (`node iam/.output-test/server/index.mjs`) as a child process: its own config
  * file, data dir and storage prefix. With DATABASE_URL set it gets a fresh PostgreSQL database
  * (dropped on stop); with REDIS_URL set it uses Redis under a unique prefix. Two instances can
  * share both by passing `share` from the first.
@@ -9,13 +9,13 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ROOT } from './build'
+import { IAM_TEST_BUILD } from './build'
 import { untilListening } from './child-server'
 
 export type Json = Record<string, unknown>
 
-/** The built IAM entry (IAM_OUTPUT_DIR when set, for side-by-side builds). */
-export const iamEntry = () => join(process.env.IAM_OUTPUT_DIR || join(ROOT, 'iam', '.output'), 'server', 'index.mjs')
+/** The IAM test build's entry (tests/helpers/build.ts: iam/.output-test, or IAM_OUTPUT_DIR). */
+export const iamEntry = () => join(IAM_TEST_BUILD.output, 'server', 'index.mjs')
 
 export interface IamServer {
   url: string

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../helpers/build'
+import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
 import { connectDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -23,7 +23,8 @@ async function dbMigrate(env: Record<string, string>, config: Record<string, unk
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
   const child = spawn('npm', ['run', '--silent', 'db:migrate'], {
     cwd: ROOT,
-    env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: configPath, ...env },
+    // the build this suite made (scripts/migrate.mjs defaults to the production iam/.output)
+    env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: configPath, IAM_OUTPUT_DIR: IAM_TEST_BUILD.output, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

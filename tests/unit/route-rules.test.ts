@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { findRouteRule, routePath, testRoutesEnabled } from '../../iam/lib/route-rules'
+import { addRouteRules, findRouteRule, routePath } from '../../iam/lib/route-rules'
+import { testRoutesEnabled } from '../../iam/test-build/enabled'
+import { TEST_ROUTE_RULES } from '../../iam/test-build/route-rules'
 
 describe('route rules table', () => {
   it('gives JSON routes the 1kb limit and POST /auth/OAuth/:providerName 4kb', () => {
@@ -28,9 +30,11 @@ describe('route rules table', () => {
     expect(findRouteRule('GET', '/nope')).toBeUndefined()
     expect(findRouteRule('PUT', '/signup')).toBeUndefined()
   })
-  it('matches test-only routes only when enabled', () => {
+  it("matches the test build's routes only once their rules are added, after the spec's own", () => {
     expect(findRouteRule('POST', '/__test/echo')).toBeUndefined()
-    expect(findRouteRule('POST', '/__test/echo', { testRoutes: true })?.body.kind).toBe('json')
+    addRouteRules([...TEST_ROUTE_RULES, { method: 'POST', path: '/signup', body: { kind: 'none' } }])
+    expect(findRouteRule('POST', '/__test/echo')?.body.kind).toBe('json')
+    expect(findRouteRule('POST', '/signup')?.body.kind).toBe('json')
   })
   it('enables test routes only with IAM_TEST_ROUTES=1 outside production', () => {
     expect(testRoutesEnabled({ IAM_TEST_ROUTES: '1', NODE_ENV: 'development' })).toBe(true)

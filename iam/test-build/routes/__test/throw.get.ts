@@ -1,6 +1,6 @@
 import { defineEventHandler, getQuery, setResponseStatus } from 'h3'
-import { notFound } from '../../http/respond'
-import { testRoutesEnabled } from '../../lib/route-rules'
+import { notFound } from '../../../http/respond'
+import { testRoutesEnabled } from '../../enabled'
 
 /**
  * Test-only: an unhandled error whose message looks like a secret, to prove the final handler

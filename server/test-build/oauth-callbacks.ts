@@ -1,11 +1,11 @@
 /**
  * Callbacks for the gateway tests (tests/gateway/oauth-plain.test.ts), registered by
- * server/plugins/oauth-test-callbacks.ts only when GATEWAY_TEST_OAUTH_CALLBACKS=1 outside production.
+ * ./oauth-test-callbacks.ts (test build only) when GATEWAY_TEST_OAUTH_CALLBACKS=1 outside production.
  * They talk to the fake OAuth2 provider next to the configured userInfoEndpoint, like a real
  * GitHub-style integration would (`/user/emails`, `/user/orgs`).
  */
-import { useGatewayConfig } from '../gateway-config'
-import { registerProviderCallbacks, type ProviderCallbackContext } from './registry'
+import { useGatewayConfig } from '../utils/gateway-config'
+import { registerProviderCallbacks, type ProviderCallbackContext } from '../utils/oauth/registry'
 
 async function getJson(ctx: ProviderCallbackContext, path: string, accessToken: string): Promise<unknown> {
   if (ctx.provider.kind !== 'oauth') throw new Error('oauth providers only')

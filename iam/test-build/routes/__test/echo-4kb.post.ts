@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
-import { notFound } from '../../http/respond'
-import { getJsonBody } from '../../http/request'
-import { testRoutesEnabled } from '../../lib/route-rules'
+import { notFound } from '../../../http/respond'
+import { getJsonBody } from '../../../http/request'
+import { testRoutesEnabled } from '../../enabled'
 
 /** Test-only: like /__test/echo under the 4kb limit of POST /auth/OAuth/:providerName. */
 export default defineEventHandler((event) => {

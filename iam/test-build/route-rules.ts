@@ -1,0 +1,10 @@
+/** Request rules of the test build's routes (routes/__test), to prove the platform rules on routes of their own. */
+import { JSON_LIMIT_BYTES, OAUTH_JSON_LIMIT_BYTES, type RouteRule } from '../lib/route-rules'
+
+export const TEST_ROUTE_RULES: readonly RouteRule[] = [
+  { method: 'POST', path: '/__test/echo', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
+  { method: 'POST', path: '/__test/echo-4kb', body: { kind: 'json', limitBytes: OAUTH_JSON_LIMIT_BYTES } },
+  { method: 'POST', path: '/__test/cookie-only', body: { kind: 'cookie-only' }, auth: 'session' },
+  { method: 'GET', path: '/__test/cookie-only', body: { kind: 'cookie-only' }, auth: 'session' },
+  { method: 'GET', path: '/__test/throw', body: { kind: 'none' } },
+]

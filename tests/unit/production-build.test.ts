@@ -1,0 +1,57 @@
+/**
+ * No test code in production (issue 12): the test routes (iam/test-build) and the gateway's test
+ * OAuth callbacks (server/test-build) are compiled only into the test builds the suite runs
+ * (IAM_TEST_BUILD / GATEWAY_TEST_BUILD). This builds what `npm run build` makes, when stale, and
+ * greps it; the test builds are grepped too, so a marker that stopped matching cannot pass silently.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  buildGatewayIfStale,
+  buildIamIfStale,
+  GATEWAY_PRODUCTION_BUILD,
+  GATEWAY_TEST_BUILD,
+  IAM_PRODUCTION_BUILD,
+  IAM_TEST_BUILD,
+} from '../helpers/build'
+
+const IAM_MARKERS = ['/__test/', 'IAM_TEST_ROUTES', 'test-build/']
+const GATEWAY_MARKERS = ['GATEWAY_TEST_OAUTH_CALLBACKS', 'registerTestCallbacks', 'test-build/']
+
+/** Each marker and the first file of `dir` holding it; third-party packages (node_modules) are not ours. */
+function findMarkers(dir: string, markers: string[]): Map<string, string> {
+  const found = new Map<string, string>()
+  const walk = (path: string): void => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name)
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') walk(full)
+        continue
+      }
+      const text = readFileSync(full, 'latin1')
+      for (const marker of markers) if (!found.has(marker) && text.includes(marker)) found.set(marker, full)
+    }
+  }
+  walk(dir)
+  return found
+}
+
+describe('production builds', () => {
+  // Both builds run only when their sources are newer than the output (seconds each otherwise).
+  beforeAll(() => {
+    for (const build of [IAM_PRODUCTION_BUILD, IAM_TEST_BUILD]) buildIamIfStale(build)
+    for (const build of [GATEWAY_PRODUCTION_BUILD, GATEWAY_TEST_BUILD]) buildGatewayIfStale(build)
+  }, 300_000)
+
+  it('the IAM bundle (npm run build:iam) holds no test route or test switch', () => {
+    expect(Object.fromEntries(findMarkers(IAM_PRODUCTION_BUILD.output, IAM_MARKERS))).toEqual({})
+  })
+  it('the gateway bundle (npm run build:gateway) holds no test OAuth callback or test switch', () => {
+    expect(Object.fromEntries(findMarkers(GATEWAY_PRODUCTION_BUILD.output, GATEWAY_MARKERS))).toEqual({})
+  })
+  it('the test builds the suite runs hold every marker grepped for', () => {
+    expect([...findMarkers(IAM_TEST_BUILD.output, IAM_MARKERS).keys()].sort()).toEqual([...IAM_MARKERS].sort())
+    expect([...findMarkers(GATEWAY_TEST_BUILD.output, GATEWAY_MARKERS).keys()].sort()).toEqual([...GATEWAY_MARKERS].sort())
+  })
+})
