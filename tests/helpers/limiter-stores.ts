@@ -3,6 +3,7 @@
  * Redis store (REDIS_URL) under a unique prefix that `dropStore` removes again.
  */
 import { randomBytes } from 'node:crypto'
+import { afterEach } from 'vitest'
 import { createStore, type SharedStore } from '../../iam/lib/store'
 
 export const REDIS_URL = process.env.REDIS_URL
@@ -50,4 +51,26 @@ export async function dropStore(store: SharedStore): Promise<void> {
     if (keys.length) await store.redis.del(...keys)
   }
   await store.close()
+}
+
+/**
+ * The two store backends for `describe.each`: memory always, Redis only when REDIS_URL names a
+ * server (the PostgreSQL + Redis run of the suite sets it), so `skip` carries that reason.
+ */
+export const STORE_BACKENDS = [
+  { backend: 'memory', make: () => memoryStore().store, skip: false },
+  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
+]
+
+/** Inside a describe: a `newStore` whose stores are dropped after each test. */
+export function useStores(make: () => SharedStore): () => SharedStore {
+  const stores: SharedStore[] = []
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map(dropStore))
+  })
+  return () => {
+    const store = make()
+    stores.push(store)
+    return store
+  }
 }

@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createProgressiveDelay, delayAfterMs, type DelayDecision } from '../../iam/features/rate-limits/progressive-delay'
-import type { SharedStore } from '../../iam/lib/store'
-import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore } from '../helpers/limiter-stores'
+import { keysWithTtl, memoryStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
 
 const SPEC = { freeAttempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 900_000 }
 const admittedCount = (decisions: DelayDecision[]) => decisions.filter((d) => d.ok).length
@@ -86,22 +85,9 @@ describe('progressive delay over time (memory clock)', () => {
   })
 })
 
-const backends = [
-  { backend: 'memory', make: () => memoryStore().store, skip: false },
-  // Redis runs only when REDIS_URL names a server (the PostgreSQL + Redis run of the suite sets it).
-  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
-]
 
-describe.each(backends)('progressive delay on $backend', ({ make, skip }) => {
-  const stores: SharedStore[] = []
-  const newStore = () => {
-    const store = make()
-    stores.push(store)
-    return store
-  }
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map(dropStore))
-  })
+describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, skip }) => {
+  const newStore = useStores(make)
 
   it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent attempts', async () => {
     const delay = createProgressiveDelay(newStore(), 'login', SPEC)

@@ -1,14 +1,9 @@
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createRateLimiter, PERMANENT_BLOCK_MS, retrySeconds, type LimitDecision } from '../../iam/features/rate-limits/limiter'
 import type { SharedStore } from '../../iam/lib/store'
-import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore } from '../helpers/limiter-stores'
+import { keysWithTtl, memoryStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
 
-const backends = [
-  { backend: 'memory', make: () => memoryStore().store, skip: false },
-  // Redis runs only when REDIS_URL names a server (the PostgreSQL + Redis run of the suite sets it).
-  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
-]
 
 const allowedCount = (decisions: LimitDecision[]) => decisions.filter((d) => d.ok).length
 const rejection = (d: LimitDecision) => {
@@ -16,16 +11,8 @@ const rejection = (d: LimitDecision) => {
   return d
 }
 
-describe.each(backends)('rate limiter on $backend', ({ make, skip }) => {
-  const stores: SharedStore[] = []
-  const newStore = () => {
-    const store = make()
-    stores.push(store)
-    return store
-  }
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map(dropStore))
-  })
+describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
+  const newStore = useStores(make)
 
   it.skipIf(skip)('allows exactly 50 of 500 concurrent consumes against 50 points', async () => {
     const limiter = createRateLimiter(newStore(), 'exact', { points: 50, duration: 60, blockDuration: 0 })

@@ -1,24 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createStore, defineRedisScript, type SharedStore } from '../../iam/lib/store'
-import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore } from '../helpers/limiter-stores'
+import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
 
-const backends = [
-  { backend: 'memory', make: () => memoryStore().store, skip: false },
-  // Redis runs only when REDIS_URL names a server (the PostgreSQL + Redis run of the suite sets it).
-  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
-]
 
-describe.each(backends)('shared store on $backend', ({ make, skip }) => {
-  const stores: SharedStore[] = []
-  const newStore = () => {
-    const store = make()
-    stores.push(store)
-    return store
-  }
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map(dropStore))
-  })
+describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, skip }) => {
+  const newStore = useStores(make)
 
   it.skipIf(skip)('lets exactly one of 200 concurrent setIfAbsent calls win', async () => {
     const store = newStore()
