@@ -1,0 +1,83 @@
+/**
+ * The shape of the IAM's route table (issue 12): every route declared once, with what the
+ * platform needs to serve, check, document and call it. The request-rule middleware, each
+ * handler's parsed input, the OpenAPI document, the gateway's allow-list and its typed client are
+ * all derived from these entries; none keeps a second hand-written copy.
+ *
+ * Plain TypeScript and zod only (no h3, no Nitro): the gateway imports this folder too.
+ */
+import type { z } from 'zod'
+
+export type HttpMethod = 'GET' | 'POST'
+
+/**
+ * The credential presence checks that open the route's authentication chain (spec
+ * "Authentication" 2-3). middleware/30 runs them before the body rule, so a request without
+ * credentials is 401 whatever its body; verification, anomalies and the rest stay in the route.
+ * - full: full authentication (requireAccessToken, requireRefreshToken, ... protectRoute)
+ * - bearer+session: both present, not verified here (POST /auth/logout)
+ * - session: requireRefreshToken (the refresh chain)
+ * - none: no session
+ */
+export type AuthRule = 'full' | 'bearer+session' | 'session' | 'none'
+
+/** What middleware/30 does with a JSON body whose strings fail lib/text.ts. */
+export interface JsonTextRule {
+  /** 'safe' (default): no control characters, no lone surrogates; 'storable': no NUL, no lone surrogates */
+  text?: 'safe' | 'storable'
+  /** the route's 400 shape: 'fields' (default) `{ ok: false, date, error, fields }`, 'reason' `{ ok: false, date, reason: "Bad Request" }` */
+  invalid?: 'fields' | 'reason'
+}
+
+/** How the request itself is taken (IAM spec "Common request rules", "Limits"). */
+export type RequestRule =
+  /** Content-Type application/json, non-empty, within limitBytes, a JSON object of acceptable text */
+  | ({ kind: 'json'; limitBytes: number } & JsonTextRule)
+  /** acceptCookieOnly (spec Authentication 6): session cookie; no body, query string or Content-Type */
+  | { kind: 'cookie-only' }
+  /** no body is read; the route answers on its own terms */
+  | { kind: 'none' }
+  /** mounted before the JSON and cookie parsers (GET /api/public/verify): nothing is touched */
+  | { kind: 'untouched' }
+
+export interface ResponseContract {
+  description: string
+  /** the JSON body's schema; omitted when the body is not JSON or not worth a schema */
+  body?: z.ZodType
+}
+
+export interface RouteContract {
+  method: HttpMethod
+  /** as the router matches it; segments starting with ':' match one non-empty segment */
+  path: string
+  /** one line for the OpenAPI document */
+  summary: string
+  auth: AuthRule
+  /** limiter names the route consumes (the limiter registry's names), in the order it consumes them */
+  limiters: readonly string[]
+  request: RequestRule
+  /** HMAC applies unless false (GET /health from loopback, /openapi.json) */
+  hmac?: boolean
+  params?: z.ZodType
+  query?: z.ZodType
+  body?: z.ZodType
+  /** every documented status with its body */
+  responses: Readonly<Record<number, ResponseContract>>
+}
+
+/** Keeps the literal types of a table (ids, methods, paths) while checking each entry's shape. */
+export function defineRoutes<const T extends Record<string, RouteContract>>(routes: T): T {
+  return routes
+}
+
+/** 1kb as the spec (and body-parser's "1kb") means it: 1024 bytes. */
+export const JSON_LIMIT_BYTES = 1024
+/** POST /auth/OAuth/:providerName carries a provider profile. */
+export const OAUTH_JSON_LIMIT_BYTES = 4 * 1024
+
+export const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): RequestRule => ({ kind: 'json', limitBytes, ...text })
+/** Management failures use the spec's envelope: a body it cannot take is `Bad Request`. */
+export const manageJson = json(JSON_LIMIT_BYTES, { invalid: 'reason' })
+export const cookieOnly: RequestRule = { kind: 'cookie-only' }
+export const noBody: RequestRule = { kind: 'none' }
+export const untouched: RequestRule = { kind: 'untouched' }

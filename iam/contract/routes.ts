@@ -1,0 +1,44 @@
+/**
+ * The IAM's route table: every route once, by id. Area files hold the entries; this joins them
+ * and refuses (at type level and at load) an id or a method + path declared twice.
+ */
+import { ACCOUNT_ACTION_ROUTES } from './account-actions'
+import { ACCOUNT_SECURITY_ROUTES } from './account-security'
+import { API_TOKEN_ROUTES } from './api-tokens'
+import { AUTH_ROUTES } from './auth'
+import type { RouteContract } from './define'
+import { GATEWAY_AUTH_ROUTES } from './gateway-auth'
+import { SECOND_FACTOR_ROUTES } from './second-factor'
+import { SERVICE_ROUTES } from './service'
+
+const AREAS = [
+  AUTH_ROUTES,
+  ACCOUNT_ACTION_ROUTES,
+  GATEWAY_AUTH_ROUTES,
+  API_TOKEN_ROUTES,
+  SERVICE_ROUTES,
+  ACCOUNT_SECURITY_ROUTES,
+  SECOND_FACTOR_ROUTES,
+] as const
+
+export const ROUTES = {
+  ...AUTH_ROUTES,
+  ...ACCOUNT_ACTION_ROUTES,
+  ...GATEWAY_AUTH_ROUTES,
+  ...API_TOKEN_ROUTES,
+  ...SERVICE_ROUTES,
+  ...ACCOUNT_SECURITY_ROUTES,
+  ...SECOND_FACTOR_ROUTES,
+}
+
+export type RouteId = keyof typeof ROUTES
+
+// A spread keeps the last of two equal ids: count them instead of trusting the join.
+const declared = AREAS.map((area) => Object.keys(area).length).reduce((a, b) => a + b, 0)
+if (declared !== Object.keys(ROUTES).length) throw new Error('a route id is declared in two areas')
+const seen = new Set<string>()
+for (const route of Object.values(ROUTES) as RouteContract[]) {
+  const key = `${route.method} ${route.path}`
+  if (seen.has(key)) throw new Error(`route declared twice: ${key}`)
+  seen.add(key)
+}
