@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -13,6 +13,7 @@ import { SECOND_FACTOR_ROUTES } from '../../iam/contract/second-factor'
 import { SERVICE_ROUTES } from '../../iam/contract/service'
 
 const ROUTES_DIR = join(import.meta.dirname, '../../iam/routes')
+const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
 const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
@@ -121,6 +122,18 @@ describe('route table', () => {
       Object.entries(e.responses)
         .filter(([status, r]) => !(Number(status) >= 100 && Number(status) < 600) || r.description.trim() === '')
         .map(([status]) => `${id} ${status}`),
+    )
+    expect(wrong).toEqual([])
+  })
+})
+
+describe('iam/contract imports', () => {
+  it('imports only zod, its own folder and iam/lib/text (the gateway imports it: no h3, Nitro, db, http or features)', () => {
+    const wrong = listFiles(CONTRACT_DIR).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/^import[^'"]*['"]([^'"]+)['"]/gm)]
+        .map((m) => m[1]!)
+        .filter((spec) => spec !== 'zod' && !spec.startsWith('./') && spec !== '../lib/text')
+        .map((spec) => `${relative(CONTRACT_DIR, file)}: ${spec}`),
     )
     expect(wrong).toEqual([])
   })
