@@ -7,6 +7,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/public/verify',
     summary: 'Verify an API token (x-api-key)',
     auth: 'none',
+    apiKey: true,
     limiters: [],
     request: untouched,
     responses: {},

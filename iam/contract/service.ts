@@ -38,4 +38,14 @@ export const SERVICE_ROUTES = defineRoutes({
     request: noBody,
     responses: {},
   },
+  openapi: {
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'This document: the OpenAPI 3.1 description of every IAM route',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    hmac: false,
+    responses: { 200: { description: 'The OpenAPI 3.1 document' } },
+  },
 })
