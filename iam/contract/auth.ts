@@ -1,5 +1,18 @@
 /** Authentication routes (IAM spec "Authentication routes"). */
+import { z } from 'zod'
+import { safeString } from '../lib/text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
+import { JSON_BODY_FIELDS, LIMITED, XSS, errorFail, responses, tokensBody } from './responses'
+
+const email = safeString().trim().min(1, 'Email is required').max(254)
+const password = safeString().min(1, 'Password is required').max(1024)
+const rememberUser = z.enum(['on', 'off']).optional()
+
+/** requireDevice: the canary_id cookie is required and a banned device refused */
+const DEVICE = responses(
+  { 400: { description: 'No canary_id cookie', body: errorFail } },
+  { 403: { description: 'Banned device', body: errorFail } },
+)
 
 export const AUTH_ROUTES = defineRoutes({
   signup: {
@@ -9,7 +22,26 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    body: z.object({
+      email,
+      password,
+      confirmedPassword: safeString().min(1, 'Please confirm the password').max(1024),
+      name: safeString().trim().min(1, 'Name is required').max(100),
+      termsConsent: z.literal('on', 'You must accept the terms'),
+      rememberUser,
+    }),
+    responses: responses(
+      { 201: { description: 'Account created and signed in: access token, session cookie set', body: tokensBody } },
+      JSON_BODY_FIELDS,
+      DEVICE,
+      XSS,
+      {
+        400: { description: 'Validation failed, or the passwords do not match (`fields`)', body: errorFail },
+        409: { description: 'Email already registered', body: errorFail },
+        503: { description: 'The breached-password check is unavailable', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   login: {
     method: 'POST',
@@ -18,7 +50,19 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    body: z.object({ email, password, rememberUser }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      JSON_BODY_FIELDS,
+      DEVICE,
+      XSS,
+      {
+        400: { description: 'Validation failed (`fields`)', body: errorFail },
+        401: { description: 'Invalid email or password (one body for both)', body: errorFail },
+        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   oauthLogin: {
     method: 'POST',
