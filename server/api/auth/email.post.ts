@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { readInput, readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
+import { callAuthedRoute } from '../../utils/bff/session'
 
 const bodySchema = z.object({
   code: z.string().trim().regex(/^\d{7}$/, 'Enter the 7-digit code from the email.'),
@@ -16,6 +16,6 @@ const bodySchema = z.object({
 export default defineBffHandler(async (event) => {
   const query = readLinkQuery(event)
   const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/update/email', query, body })
+  const res = await callAuthedRoute(event, 'updateEmail', { query, body })
   return relay(event, res)
 })

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
-import { callIam } from '../../utils/bff/iam-call'
+import { callIamRoute } from '../../utils/bff/iam-call'
 import { formErrorCode, formReply, readInput } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
@@ -11,7 +11,7 @@ const bodySchema = z.object({ email: z.string().trim().min(3, 'Enter your email 
 export default defineBffHandler(async (event) => {
   const input = await readInput(event, bodySchema, '/forgot-password')
   await ensureDeviceCookie(event)
-  const res = await callIam(event, { method: 'POST', path: '/auth/forgot-password', body: input, cookies: ['canary_id'] })
+  const res = await callIamRoute(event, 'forgotPassword', { body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) formReply('/forgot-password', res.status < 300 ? 'sent' : formErrorCode(res.status))
   return body

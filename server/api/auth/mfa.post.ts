@@ -3,7 +3,7 @@
  * IAM issues a new token pair: the access token goes into `__Secure-a`, `session` is forwarded.
  */
 import { z } from 'zod'
-import { callIam } from '../../utils/bff/iam-call'
+import { callIamRoute } from '../../utils/bff/iam-call'
 import { readInput, readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
@@ -12,6 +12,6 @@ const bodySchema = z.object({ code: z.string().trim().regex(/^\d{7}$/, 'Enter th
 export default defineBffHandler(async (event) => {
   const query = readLinkQuery(event)
   const body = await readInput(event, bodySchema)
-  const res = await callIam(event, { method: 'POST', path: '/auth/verify-mfa', query, body, cookies: ['canary_id', 'session'] })
+  const res = await callIamRoute(event, 'verifyMfa', { query, body, cookies: ['canary_id', 'session'] })
   return relay(event, res)
 })

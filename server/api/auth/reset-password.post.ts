@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { isFormPost } from '../../utils/bff/forms'
-import { callIam } from '../../utils/bff/iam-call'
+import { callIamRoute } from '../../utils/bff/iam-call'
 import { formErrorCode, formReply, readInput, readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
@@ -20,7 +20,7 @@ export default defineBffHandler(async (event) => {
   const back = `/reset-password?${new URLSearchParams(query).toString()}`
   const { revokeApiTokens, ...passwords } = await readInput(event, bodySchema, back)
   const body = { ...passwords, revokeApiTokens: revokeApiTokens === true || revokeApiTokens === 'on' }
-  const res = await callIam(event, { method: 'POST', path: '/auth/reset-password', query, body, cookies: ['canary_id'] })
+  const res = await callIamRoute(event, 'resetPassword', { query, body, cookies: ['canary_id'] })
   const reply = relay(event, res)
   if (isFormPost(event)) formReply(res.status < 300 ? '/login?reset=1' : back, res.status < 300 ? undefined : formErrorCode(res.status))
   return reply

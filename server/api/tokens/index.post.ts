@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { readInput } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
+import { callAuthedRoute } from '../../utils/bff/session'
 import { privilegeSchema } from '../../utils/bff/token-input'
 
 const bodySchema = z.object({
@@ -19,6 +19,6 @@ const bodySchema = z.object({
 
 export default defineBffHandler(async (event) => {
   const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/api/manage/new-token', body })
+  const res = await callAuthedRoute(event, 'newToken', { body })
   return relay(event, res)
 })

@@ -2,12 +2,12 @@
 import { z } from 'zod'
 import { readInput } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
+import { callAuthedRoute } from '../../utils/bff/session'
 
 const bodySchema = z.strictObject({ confirm: z.literal(true, 'Confirm that every token should be revoked') })
 
 export default defineBffHandler(async (event) => {
   const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/api/manage/revoke-all', body })
+  const res = await callAuthedRoute(event, 'revokeAllTokens', { body })
   return relay(event, res)
 })

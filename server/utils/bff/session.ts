@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
 import { clearSessionCookies, currentCookie, forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
+import type { BffRouteId } from './allow-list'
 import { callIam, type BffIamCall } from './iam-call'
+import { iamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
 
 /** In flight per process, keyed by SHA-256 of the refresh cookie (never the cookie itself). */
@@ -102,4 +104,13 @@ export async function callAuthed<T = unknown>(event: H3Event, call: Omit<BffIamC
   const refreshed = await refreshSession(event)
   if (refreshed.status >= 300) failRefresh(event, refreshed)
   return send()
+}
+
+/** callAuthed for the IAM route `id` of the route table, with input typed by its entry's schemas. */
+export function callAuthedRoute<I extends BffRouteId, T = unknown>(
+  event: H3Event,
+  id: I,
+  input: Omit<IamRouteInput<I>, 'bearer' | 'cookies'>,
+): Promise<IamResponse<T>> {
+  return callAuthed<T>(event, iamRouteCall(id, input as IamRouteInput<I>))
 }
