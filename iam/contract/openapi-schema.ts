@@ -42,6 +42,29 @@ function rewriteRefs(node: unknown, rename: (ref: string) => string): void {
   }
 }
 
+/**
+ * Flattens `anyOf` inside `anyOf` and drops repeated members, in place: response groups joined per
+ * status (responses.ts) nest unions of the same bodies, which say nothing more than the flat set.
+ */
+function flattenUnions(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) flattenUnions(item)
+    return
+  }
+  if (node === null || typeof node !== 'object') return
+  const record = node as JsonSchema
+  for (const value of Object.values(record)) flattenUnions(value)
+  if (!Array.isArray(record.anyOf)) return
+  const members = (record.anyOf as JsonSchema[]).flatMap((member) => (Object.keys(member).length === 1 && Array.isArray(member.anyOf) ? (member.anyOf as JsonSchema[]) : [member]))
+  const unique = [...new Map(members.map((member) => [JSON.stringify(member), member])).values()]
+  if (unique.length === 1 && Object.keys(record).length === 1) {
+    delete record.anyOf
+    Object.assign(record, unique[0])
+  } else {
+    record.anyOf = unique
+  }
+}
+
 function hasRootRef(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(hasRootRef)
   if (node === null || typeof node !== 'object') return false
@@ -67,6 +90,7 @@ function claimName(components: Record<string, JsonSchema>, preferred: string, ba
  */
 export function toOpenApiSchema(schema: z.ZodType, io: SchemaIo, base: string, components: Record<string, JsonSchema>): JsonSchema {
   const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable }) as JsonSchema
+  flattenUnions(generated)
   const { $schema: _dialect, $defs, ...root } = generated
   const defs = ($defs ?? {}) as Record<string, JsonSchema>
   const selfName = hasRootRef(root) ? claimName(components, base, base, root) : undefined

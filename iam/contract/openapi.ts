@@ -10,6 +10,8 @@ import { z } from 'zod'
 import { HMAC_HEADERS } from '../client/hmac'
 import type { AuthRule, ResponseContract, RouteContract } from './define'
 import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
+import * as shared from './responses'
+import { PLATFORM_RESPONSES, responses } from './responses'
 import { ROUTES } from './routes'
 
 export type OpenApiDocument = {
@@ -57,15 +59,10 @@ const CREDENTIALS: Record<AuthRule, readonly string[]> = {
   none: [],
 }
 
-const authFailure = z.object({ ok: z.literal(false), date: z.string(), error: z.string(), reason: z.string().optional() })
-const mfaChallenge = z.object({ mfa: z.literal(true), message: z.string() })
-
-/** What the authentication chain itself answers, for entries that do not document it. */
-function chainResponses(route: RouteContract): Record<number, ResponseContract> {
-  const chain: Record<number, ResponseContract> = {}
-  if (route.auth !== 'none') chain[401] = { description: 'Credentials missing or refused by the authentication chain', body: authFailure }
-  if (route.auth === 'full') chain[202] = { description: 'An anomaly of this session needs adaptive MFA: a login link was mailed', body: mfaChallenge }
-  return chain
+/** What the platform answers around every route (HMAC only where the entry has it), merged under the entry's own. */
+function withPlatformResponses(route: RouteContract): Record<number, ResponseContract> {
+  const { 401: _hmacFailure, ...withoutHmac } = PLATFORM_RESPONSES
+  return responses(route.hmac === false ? withoutHmac : PLATFORM_RESPONSES, route.responses)
 }
 
 function security(route: RouteContract): Array<Record<string, string[]>> {
@@ -104,8 +101,8 @@ function requestBody(id: string, route: RouteContract, components: Record<string
   }
 }
 
-function responses(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema {
-  const all = { ...chainResponses(route), ...route.responses }
+function responseObjects(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema {
+  const all = withPlatformResponses(route)
   const out: JsonSchema = {}
   for (const [status, response] of Object.entries(all)) {
     const body = response.body ? { content: { 'application/json': { schema: toOpenApiSchema(response.body, 'output', `${id}.${status}`, components) } } } : {}
@@ -124,7 +121,7 @@ function operation(id: string, route: RouteContract, components: Record<string, 
     summary: route.summary,
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: responses(id, route, components),
+    responses: responseObjects(id, route, components),
     security: security(route),
   }
 }
@@ -134,8 +131,23 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
 
+/**
+ * Gives the response bodies many routes share (iam/contract/responses.ts) their export name as a
+ * zod id, so each becomes one component the operations reference instead of a copy per response
+ * (about a tenth of the document's size). Kept in zod's global registry, next to any description
+ * a schema has; a schema that already has an id keeps it.
+ */
+function nameSharedSchemas(): void {
+  for (const [name, value] of Object.entries(shared)) {
+    if (!(value instanceof z.ZodType)) continue
+    const meta = z.globalRegistry.get(value)
+    if (meta?.id === undefined && !z.globalRegistry._idmap.has(name)) z.globalRegistry.add(value, { ...meta, id: name })
+  }
+}
+
 /** The document for a route table. */
 export function buildOpenApiDocument(routes: Readonly<Record<string, RouteContract>>): OpenApiDocument {
+  nameSharedSchemas()
   const components: Record<string, JsonSchema> = {}
   const paths: OpenApiDocument['paths'] = {}
   for (const [id, route] of Object.entries(routes)) {

@@ -16,6 +16,14 @@ describe('the BFF allow-list, derived from the route table', () => {
     expect(isAllowedIamCall('POST', '/auth/OAuth/demo')).toBe(false)
     expect(isAllowedIamCall('GET', '/login')).toBe(false)
   })
+  it("refuses a path parameter the entry's params schema refuses", () => {
+    for (const reason of ['payment', 'AB', 'A'.repeat(65)]) {
+      expect(ROUTES.customMfa.params.safeParse({ reason }).success).toBe(false)
+      expect(isAllowedIamCall('POST', `/custom/mfa/${reason}`)).toBe(false)
+    }
+    expect(isAllowedIamCall('POST', '/custom/mfa/PAYMENT_CONFIRM')).toBe(true)
+    expect(isAllowedIamCall('POST', '/custom/mfa/change_email')).toBe(true)
+  })
   it('refuses a path parameter that is empty, undecodable or decodes to a slash', () => {
     for (const segment of ['', '%E0%A4%A', '..%2Fhealth', 'A%2FB']) expect(isAllowedIamCall('POST', `/custom/mfa/${segment}`)).toBe(false)
     expect(isAllowedIamCall('POST', '/custom/mfa/PAYMENT/CONFIRM')).toBe(false)

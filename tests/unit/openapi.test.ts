@@ -73,8 +73,9 @@ describe('OpenAPI generation from a route table', () => {
     }
     expect(doc.components.schemas.Address).toBeDefined()
   })
-  it('adds the authentication chain answers (202, 401) to a full-authentication route', () => {
-    expect(Object.keys(op.responses as object).sort()).toEqual(['201', '202', '401'])
+  it("adds the platform's answers (HMAC 401, unresolved client IP 403, 500) to every route, the HMAC 401 only where HMAC applies", () => {
+    expect(Object.keys(op.responses as object).sort()).toEqual(['201', '401', '403', '500'])
+    expect(Object.keys(doc.paths['/open']?.get?.responses as object).sort()).toEqual(['403', '500'])
   })
   it('requires nothing on an HMAC-exempt route without authentication', () => {
     expect(doc.paths['/open']?.get?.security).toEqual([{}])

@@ -4,7 +4,7 @@ import { defineBffHandler, relay } from '../../utils/bff/respond'
 import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
-  const query = readLinkQuery(event)
+  const query = readLinkQuery(event, 'verifyCustomMfaLink')
   const res = await callAuthedRoute(event, 'verifyCustomMfaLink', { query })
   return relay(event, res)
 })

@@ -5,7 +5,7 @@ import { formErrorCode, formReply, readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
-  const query = readLinkQuery(event)
+  const query = readLinkQuery(event, 'undoEmailChange')
   const back = `/auth/undo-email-change?${new URLSearchParams(query).toString()}`
   const res = await callIamRoute(event, 'undoEmailChange', { query, cookies: ['canary_id'] })
   const body = relay(event, res)

@@ -4,7 +4,7 @@ import { readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
-  const query = readLinkQuery(event)
+  const query = readLinkQuery(event, 'verifyEmailLink')
   const res = await callIamRoute(event, 'verifyEmailLink', { query, cookies: ['canary_id'] })
   return relay(event, res)
 })

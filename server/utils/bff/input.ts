@@ -60,6 +60,11 @@ export async function readInput<S extends z.ZodType>(event: H3Event, schema: S, 
 }
 
 type Entry<I extends BffRouteId> = (typeof ROUTES)[I]
+
+/** What the client sent for the fields of `schema` (unknown fields dropped, values untouched). */
+function pickShape(schema: z.ZodObject, sent: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(schema.shape).filter((key) => sent[key] !== undefined).map((key) => [key, sent[key]]))
+}
 /** The allow-listed routes whose entry has an object body schema. */
 export type BodyRouteId = { [I in BffRouteId]: Entry<I> extends { body: z.ZodObject } ? I : never }[BffRouteId]
 
@@ -78,8 +83,7 @@ export async function readIamBody<I extends BodyRouteId, E extends z.ZodRawShape
   const extra = options.extra ?? ({} as E)
   const raw = await rawBody(event)
   const parsed = parseOrFail(event, schema.extend(extra), raw, options.formPath) as Record<string, unknown>
-  const sent = raw as Record<string, unknown>
-  const body = Object.fromEntries(Object.keys(schema.shape).filter((key) => sent[key] !== undefined).map((key) => [key, sent[key]]))
+  const body = pickShape(schema, raw as Record<string, unknown>)
   const extras = Object.fromEntries(Object.keys(extra).map((key) => [key, parsed[key]]))
   return { body: body as IamInput<I, 'body'>, extra: extras as z.infer<z.ZodObject<E>> }
 }
@@ -102,19 +106,16 @@ export function readIamParams<I extends ParamsRouteId>(event: H3Event, id: I, er
   return raw as IamInput<I, 'params'>
 }
 
-/** A magic link's four query parameters (token, random, reason, visitor), as the IAM expects them. */
-export const linkQuerySchema = z.object({
-  token: z.string().min(1).max(4096),
-  random: z.string().min(1).max(512),
-  reason: z.string().min(1).max(128),
-  visitor: z.string().min(1).max(256),
-})
+/** The allow-listed routes whose entry has an object query schema (the magic-link routes). */
+export type QueryRouteId = { [I in BffRouteId]: Entry<I> extends { query: z.ZodObject } ? I : never }[BffRouteId]
 
-export type LinkQuery = z.infer<typeof linkQuerySchema>
-
-/** The link parameters of this request's query; 400 when missing or malformed. */
-export function readLinkQuery(event: H3Event): LinkQuery {
-  const parsed = linkQuerySchema.safeParse(getQuery(event))
-  if (!parsed.success) bffFail(400, { ok: false, error: 'This link is incomplete. Open the link from your email again.' })
-  return parsed.data
+/**
+ * The magic-link parameters (token, random, reason, visitor) of this request's query, checked by
+ * IAM route `id`'s own query schema; 400 when missing or malformed, before any IAM call.
+ */
+export function readLinkQuery<I extends QueryRouteId>(event: H3Event, id: I): IamInput<I, 'query'> {
+  const schema = ROUTES[id].query as z.ZodObject
+  const sent = getQuery(event)
+  if (!schema.safeParse(sent).success) bffFail(400, { ok: false, error: 'This link is incomplete. Open the link from your email again.' })
+  return pickShape(schema, sent) as IamInput<I, 'query'>
 }
