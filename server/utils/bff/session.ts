@@ -10,7 +10,7 @@ import type { H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
 import { clearSessionCookies, currentCookie, forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
 import type { BffRouteId } from './allow-list'
-import { callIam, type BffIamCall } from './iam-call'
+import { callIam, callIamRoute, type BffIamCall } from './iam-call'
 import { iamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
 
@@ -37,7 +37,7 @@ export async function refreshSession(event: H3Event): Promise<IamResponse<unknow
   const key = createHash('sha256').update(session).digest('base64url')
   let pending = inFlight.get(key)
   if (!pending) {
-    pending = callIam(event, { method: 'POST', path: '/auth/user/refresh-session', cookies: ['session', 'canary_id'] })
+    pending = callIamRoute(event, 'refreshSession', { cookies: ['session', 'canary_id'] })
     inFlight.set(key, pending)
     // settle-then-delete: later requests carry the new cookie, so they never hit this entry
     pending.finally(() => inFlight.delete(key)).catch(() => {})
@@ -89,9 +89,7 @@ export async function callAuthed<T = unknown>(event: H3Event, call: Omit<BffIamC
   const send = async () => callIam<T>(event, { ...call, bearer: await ensureAccess(event), cookies: ['session', 'canary_id'] })
   const res = await send()
   if (res.status !== 401) return res
-  const probe = await callIam(event, {
-    method: 'GET',
-    path: '/secret/accesstoken/metadata',
+  const probe = await callIamRoute(event, 'accessTokenMetadata', {
     bearer: currentCookie(event, 'access'),
     cookies: ['session', 'canary_id'],
   })
