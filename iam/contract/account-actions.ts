@@ -18,6 +18,8 @@ const CODE_CHECK: Responses = {
   401: { description: 'Wrong or expired code', body: errorFail },
   500: { description: 'The session could not be issued or the mail could not be sent', body: errorFail },
 }
+/** A JSON body with the emailed code, for the link in the query */
+const CODE_SUBMISSION = responses(JSON_BODY_FIELDS, BAD_LINK, CODE_CHECK, XSS, LIMITED)
 
 export const ACCOUNT_ACTION_ROUTES = defineRoutes({
   verifyMfaLink: {
@@ -41,12 +43,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     body: z.object({ code }),
     responses: responses(
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
-      JSON_BODY_FIELDS,
-      BAD_LINK,
-      CODE_CHECK,
+      CODE_SUBMISSION,
       BANNED_DEVICE,
-      XSS,
-      LIMITED,
     ),
   },
   customMfa: {
@@ -98,11 +96,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Action confirmed: new access token, session cookie set', body: tokensBody } },
       FULL_AUTH,
-      JSON_BODY_FIELDS,
-      BAD_LINK,
-      CODE_CHECK,
-      XSS,
-      LIMITED,
+      CODE_SUBMISSION,
     ),
   },
   updateEmail: {
@@ -120,12 +114,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Email changed: new access token for this session, every other session revoked', body: tokensBody } },
       FULL_AUTH,
-      JSON_BODY_FIELDS,
-      BAD_LINK,
-      CODE_CHECK,
+      CODE_SUBMISSION,
       { 400: { description: 'Invalid address, the current one, or in use (`fields.newEmail`)', body: errorFail } },
-      XSS,
-      LIMITED,
     ),
   },
   forgotPassword: {

@@ -8,10 +8,12 @@ const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
 const rememberUser = z.enum(['on', 'off']).optional()
 
-/** requireDevice: the canary_id cookie is required and a banned device refused */
-const DEVICE = responses(
+/** Signup, login, OAuth: the JSON body rules, requireDevice (canary_id cookie, banned device) and XSS */
+const SIGN_IN = responses(
+  JSON_BODY_FIELDS,
   { 400: { description: 'No canary_id cookie', body: errorFail } },
   { 403: { description: 'Banned device', body: errorFail } },
+  XSS,
 )
 
 export const AUTH_ROUTES = defineRoutes({
@@ -32,9 +34,7 @@ export const AUTH_ROUTES = defineRoutes({
     }),
     responses: responses(
       { 201: { description: 'Account created and signed in: access token, session cookie set', body: tokensBody } },
-      JSON_BODY_FIELDS,
-      DEVICE,
-      XSS,
+      SIGN_IN,
       {
         400: { description: 'Validation failed, or the passwords do not match (`fields`)', body: errorFail },
         409: { description: 'Email already registered', body: errorFail },
@@ -53,9 +53,7 @@ export const AUTH_ROUTES = defineRoutes({
     body: z.object({ email, password, rememberUser }),
     responses: responses(
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
-      JSON_BODY_FIELDS,
-      DEVICE,
-      XSS,
+      SIGN_IN,
       {
         400: { description: 'Validation failed (`fields`)', body: errorFail },
         401: { description: 'Invalid email or password (one body for both)', body: errorFail },
@@ -79,9 +77,7 @@ export const AUTH_ROUTES = defineRoutes({
     body: z.record(z.string(), z.unknown()),
     responses: responses(
       { 201: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
-      JSON_BODY_FIELDS,
-      DEVICE,
-      XSS,
+      SIGN_IN,
       {
         400: { description: 'Invalid provider profile (`fields`)', body: errorFail },
         403: { description: 'Account suspended (`banned: true`)', body: errorFail },
