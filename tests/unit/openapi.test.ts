@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineRoutes, json, noBody } from '../../iam/contract/define'
-import { buildOpenApiDocument, openApiPath } from '../../iam/contract/openapi'
+import { buildOpenApiDocument, openApiPath } from '../../iam/lib/openapi'
 
 type Node = { name: string; children: Node[] }
 const tree: z.ZodType<Node> = z.object({ name: z.string(), children: z.array(z.lazy(() => tree)) })
