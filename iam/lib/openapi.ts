@@ -3,17 +3,18 @@
  * per entry (operationId = route id), its parameters, request body and documented responses from
  * the entry's zod schemas, and its security from the entry's `auth`, `apiKey` and `hmac`.
  *
- * Pure: no h3, no config. Beside the table rather than in it: it reads the HMAC header names from
- * iam/client/hmac.ts, and iam/contract imports nothing but zod. The document describes every deployment, so the HMAC headers are listed
- * on every route that verifies them when service.Hmac is configured.
+ * Pure: no h3, no config. It sits beside the table, not in it, because it reads the HMAC header
+ * names from iam/client/hmac.ts (iam/contract imports only zod and lib/text). The document
+ * describes every deployment, so the HMAC headers are listed on every route that verifies them
+ * when service.Hmac is configured.
  */
 import { z } from 'zod'
 import { HMAC_HEADERS } from '../client/hmac'
 import type { AuthRule, ResponseContract, RouteContract } from '../contract/define'
-import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
 import * as shared from '../contract/responses'
 import { PLATFORM_RESPONSES, responses } from '../contract/responses'
 import { ROUTES } from '../contract/routes'
+import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
 
 export type OpenApiDocument = {
   openapi: '3.1.0'
