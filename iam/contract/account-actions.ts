@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
-import { code, CUSTOM_REASON_PATTERN, linkQuery } from './inputs'
+import { code, isCustomReason, linkQuery } from './inputs'
 import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
 
 const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ link: z.string(), reason: z.string(), ...extra }))
@@ -54,7 +54,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    params: z.object({ reason: z.string().refine((r) => r === 'change_email' || CUSTOM_REASON_PATTERN.test(r), 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name') }),
+    params: z.object({ reason: z.string().refine(isCustomReason, 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name') }),
     body: z.strictObject({ note: safeString().trim().max(200, 'The note has at most 200 characters').optional() }),
     responses: responses(
       { 200: { description: 'Link and code mailed', body: okData(z.object({ reason: z.string(), expiresAt: z.string(), sentTo: z.string() })) } },

@@ -70,7 +70,7 @@ describe('BFF input checks come from the IAM route table', () => {
 
   it("passes a custom-MFA reason to the IAM exactly when the IAM route's params schema accepts it, and refuses the rest with 400 first", async () => {
     const params = ROUTES.customMfa.params
-    const reasons = ['PAYMENT_CONFIRM', 'change_email', 'AB', 'A'.repeat(64), 'A'.repeat(65), 'payment', 'CHANGE-EMAIL']
+    const reasons = ['PAYMENT_CONFIRM', 'change_email', 'AB', 'A'.repeat(64), 'A'.repeat(65), 'payment', 'CHANGE-EMAIL', 'PASSWORD_RESET', 'MAGIC_LINK_MFA_CHECKS']
     const accepted = reasons.filter((reason) => params.safeParse({ reason }).success)
     // both outcomes are exercised, whatever the table says
     expect(accepted.length).toBeGreaterThan(0)
