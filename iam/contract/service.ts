@@ -25,7 +25,7 @@ export const SERVICE_ROUTES = defineRoutes({
     path: '/check',
     summary: 'Device check: sets the canary_id cookie',
     auth: 'none',
-    limiters: [],
+    limiters: ['check'],
     request: noBody,
     responses: {},
   },

@@ -5,13 +5,11 @@
  */
 import { getQuery, type H3Event } from 'h3'
 import type { z } from 'zod'
-import { limiterIpKey } from '../lib/ip'
 import { useIam, type IamContext } from '../context'
 import type { Actor } from '../features/account-actions/outcomes'
 import { parseLinkQuery } from '../features/mfa/link-params'
 import type { LinkParams } from '../features/mfa/link-token'
 import { LINK_ERRORS } from '../features/mfa/links'
-import { getConfiguredLimiters } from '../features/rate-limits/configured-limiters'
 import { authFail, fullAuthentication, rejectXss, validationFields, type RequestUser } from './auth'
 import { enforceRateLimit } from './rate-limit'
 import { getClientIp, getJsonBody } from './request'
@@ -40,6 +38,6 @@ export async function readLinkSubmission<S extends z.ZodType>(event: H3Event, bo
   await rejectXss(event, raw)
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(getClientIp(event))}`)
+  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'ip' })
   return { ctx, user, params, data: parsed.data, actor: actorOf(event, user.visitorRowId) }
 }

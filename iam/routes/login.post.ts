@@ -1,13 +1,12 @@
 import { defineEventHandler } from 'h3'
 import { z } from 'zod'
 import { useIam } from '../context'
-import { getAuthLimiters, loginAccountKey } from '../features/users/auth-limiters'
+import { useLimiter } from '../features/rate-limits/registry'
 import { login } from '../features/users/login-service'
 import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { safeString } from '../lib/text'
-import { limiterIpKey } from '../lib/ip'
 
 const bodySchema = z.object({
   email: safeString().trim().min(1, 'Email is required').max(254),
@@ -29,12 +28,11 @@ export default defineEventHandler(async (event) => {
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
   const body = parsed.data
-  const limiters = getAuthLimiters(ctx)
-  const accountKey = loginAccountKey(ipAddress, body.email)
-  for (const [limiter, key] of [[limiters.loginIp, limiterIpKey(ipAddress)], [limiters.loginAccount, accountKey]] as const) {
-    const decision = await limiter.consume(key)
-    if (!decision.ok) throwTooManyRequests(decision)
-  }
+  const loginIp = await useLimiter(ctx, 'loginIp').consume({ ip: ipAddress })
+  if (!loginIp.ok) throwTooManyRequests(loginIp)
+  const loginAccount = useLimiter(ctx, 'loginAccount')
+  const accountDecision = await loginAccount.consume({ ip: ipAddress, email: body.email })
+  if (!accountDecision.ok) throwTooManyRequests(accountDecision)
   const result = await login(ctx, {
     email: body.email,
     password: body.password,
@@ -49,6 +47,6 @@ export default defineEventHandler(async (event) => {
     return authFail(401, INVALID_CREDENTIALS)
   }
   // success forgives this address's failures from this IP; the IP budget keeps counting
-  await limiters.loginAccount.reset(accountKey)
+  await loginAccount.reset({ ip: ipAddress, email: body.email })
   return sendTokens(event, ctx, result.pair, 200)
 })

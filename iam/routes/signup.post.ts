@@ -2,12 +2,10 @@ import { defineEventHandler } from 'h3'
 import { z } from 'zod'
 import { useIam } from '../context'
 import { signup } from '../features/users/signup-service'
-import { getAuthLimiters } from '../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { safeString } from '../lib/text'
-import { limiterIpKey } from '../lib/ip'
 
 const bodySchema = z.object({
   email: safeString().trim().min(1, 'Email is required').max(254),
@@ -26,7 +24,7 @@ export default defineEventHandler(async (event) => {
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, confirmedPassword: _c, ...freeText } = raw
   await rejectXss(event, freeText)
-  await enforceRateLimit(getAuthLimiters(ctx).signup, limiterIpKey(ipAddress))
+  await enforceRateLimit(ctx, 'signup', { ip: ipAddress })
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
   const body = parsed.data

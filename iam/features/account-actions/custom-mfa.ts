@@ -5,8 +5,7 @@
  * start of the same reason replaces the old link, other reasons are left alone.
  */
 import type { IamContext } from '../../context'
-import { limiterIpKey } from '../../lib/ip'
-import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
+import { useLimiter } from '../rate-limits/registry'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { customActionMail } from '../mail/templates'
 import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
@@ -36,12 +35,11 @@ export async function startCustomMfa(
   input: { user: SessionUser; reason: string; note?: string; ipAddress: string },
 ): Promise<StartCustomResult> {
   // per user and per IP: mails (emails limiter) and links (links limiter); keys never an email alone
-  const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
-  for (const [limiter, key] of [
-    [auth.emails, `user_${input.user.userId}`],
-    [auth.links, `ip_${limiterIpKey(input.ipAddress)}`],
-  ] as const) {
-    const decision = await limiter.consume(key)
+  for (const consume of [
+    () => useLimiter(ctx, 'emails').consume({ userId: input.user.userId }),
+    () => useLimiter(ctx, 'links').consume({ ip: input.ipAddress, on: 'ip' }),
+  ]) {
+    const decision = await consume()
     if (!decision.ok) return { ok: false, limited: decision }
   }
   const user = await findMailRecipient(ctx, input.user.userId)

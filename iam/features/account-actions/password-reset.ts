@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
-import { limiterIpKey } from '../../lib/ip'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { revokeAllInTransaction } from '../api-tokens/revoke-all'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
@@ -19,7 +18,7 @@ import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import { PASSWORD_RESET_PURPOSE } from '../mfa/purposes'
 import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
-import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
+import { useLimiter } from '../rate-limits/registry'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
@@ -43,10 +42,9 @@ export async function requestPasswordReset(
   input: { email: string; ipAddress: string },
 ): Promise<{ ok: true } | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
   const email = normalizeEmail(input.email)
-  const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
-  const ipKey = limiterIpKey(input.ipAddress)
-  for (const key of [`ip_${ipKey}`, `ip_${ipKey}_${email.toLowerCase()}`]) {
-    const decision = await auth.forgotPassword.consume(key)
+  const limiter = useLimiter(ctx, 'forgotPassword')
+  for (const facts of [{ ip: input.ipAddress }, { ip: input.ipAddress, email }]) {
+    const decision = await limiter.consume(facts)
     if (!decision.ok) return { ok: false, limited: decision }
   }
   setImmediate(() => {

@@ -12,7 +12,7 @@ import { startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
-import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
+import { useLimiter } from '../rate-limits/registry'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
@@ -92,7 +92,7 @@ export async function resendVerification(
   ctx: IamContext,
   userId: number,
 ): Promise<{ ok: true } | ActionFailure | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
-  const decision = await getConfiguredLimiters(ctx.store, ctx.config).auth.resendVerification.consume(`user_${userId}`)
+  const decision = await useLimiter(ctx, 'resendVerification').consume({ userId })
   if (!decision.ok) return { ok: false, limited: decision }
   const user = await findUserById(ctx.db, userId)
   if (!user) return fail(401, 'Re-login is required')

@@ -3,17 +3,15 @@ import { useIam } from '../../context'
 import { previewResetLink } from '../../features/account-actions/password-reset'
 import { parseLinkQuery } from '../../features/mfa/link-params'
 import { LINK_ERRORS } from '../../features/mfa/links'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
-import { limiterIpKey } from '../../lib/ip'
 
 /** GET /auth/reset-password: 200 `{ ok, date, data: { link: "Password Reset", reason } }`; 400 `{ error }`. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${limiterIpKey(getClientIp(event))}`)
+  await enforceRateLimit(ctx, 'links', { ip: getClientIp(event), on: 'preview' })
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const result = await previewResetLink(ctx, params)

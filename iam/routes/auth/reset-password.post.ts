@@ -4,14 +4,12 @@ import { useIam } from '../../context'
 import { resetPassword } from '../../features/account-actions/password-reset'
 import { parseLinkQuery } from '../../features/mfa/link-params'
 import { LINK_ERRORS } from '../../features/mfa/links'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, getFingerPrint, rejectXss, validationFields } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
 import { safeString } from '../../lib/text'
-import { limiterIpKey } from '../../lib/ip'
 
 const bodySchema = z.object({
   password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
@@ -29,7 +27,7 @@ const bodySchema = z.object({
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `reset_${limiterIpKey(ipAddress)}`)
+  await enforceRateLimit(ctx, 'codes', { ip: ipAddress, on: 'reset' })
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const raw = getJsonBody<Record<string, unknown>>(event)

@@ -3,7 +3,6 @@ import { useIam } from '../../context'
 import { undoEmailChange } from '../../features/account-actions/undo-email-change'
 import { parseLinkQuery } from '../../features/mfa/link-params'
 import { LINK_ERRORS } from '../../features/mfa/links'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, getFingerPrint } from '../../http/auth'
 import { actorOf } from '../../http/link-submission'
 import { enforceRateLimit } from '../../http/rate-limit'
@@ -17,7 +16,7 @@ import { okEnvelope } from '../../http/respond'
  */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `undo_${getClientIp(event)}`)
+  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'undo' })
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   await getFingerPrint(event)

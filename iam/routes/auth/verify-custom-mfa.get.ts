@@ -3,12 +3,10 @@ import { useIam } from '../../context'
 import { previewCustomLink } from '../../features/account-actions/custom-mfa'
 import { parseLinkQuery } from '../../features/mfa/link-params'
 import { LINK_ERRORS } from '../../features/mfa/links'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
-import { limiterIpKey } from '../../lib/ip'
 
 /**
  * GET /auth/verify-custom-mfa (full authentication): 200 `{ ok, date, data: { link: "Custom MFA",
@@ -17,7 +15,7 @@ import { limiterIpKey } from '../../lib/ip'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${limiterIpKey(getClientIp(event))}`)
+  await enforceRateLimit(ctx, 'links', { ip: getClientIp(event), on: 'preview' })
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const result = await previewCustomLink(ctx, params, user)

@@ -3,7 +3,6 @@ import { useIam } from '../../context'
 import { previewVerificationLink } from '../../features/account-actions/verify-email'
 import { parseLinkQuery } from '../../features/mfa/link-params'
 import { LINK_ERRORS } from '../../features/mfa/links'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
@@ -12,7 +11,7 @@ import { okEnvelope } from '../../http/respond'
 /** GET /auth/verify-email: 200 `{ ok, date, data: { link: "Email Verification", reason } }`; 400 `{ error }`. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${getClientIp(event)}`)
+  await enforceRateLimit(ctx, 'links', { ip: getClientIp(event), on: 'preview' })
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const result = await previewVerificationLink(ctx, params)

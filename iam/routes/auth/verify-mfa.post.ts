@@ -4,12 +4,10 @@ import { useIam } from '../../context'
 import { verifyAdaptiveMfa } from '../../features/account-actions/verify-mfa'
 import { codeSchema, parseLinkQuery } from '../../features/mfa/link-params'
 import { LINK_ERRORS } from '../../features/mfa/links'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, getFingerPrint, rejectXss, sendTokens, validationFields } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
-import { limiterIpKey } from '../../lib/ip'
 
 const bodySchema = z.object({ code: codeSchema })
 
@@ -28,7 +26,7 @@ export default defineEventHandler(async (event) => {
   await rejectXss(event, raw)
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(ipAddress)}`)
+  await enforceRateLimit(ctx, 'codes', { ip: ipAddress, on: 'ip' })
   const visitor = event.context.visitor
   const result = await verifyAdaptiveMfa(ctx, {
     params,

@@ -2,12 +2,10 @@ import { defineEventHandler, getRouterParam } from 'h3'
 import { useIam } from '../../../context'
 import { findProvider, readProfile } from '../../../features/oauth-login/provider-profile'
 import { oauthLogin } from '../../../features/oauth-login/oauth-login-service'
-import { getAuthLimiters } from '../../../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { notFound } from '../../../http/respond'
-import { limiterIpKey } from '../../../lib/ip'
 
 /** POST /auth/OAuth/:providerName: 201 tokens; 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
 export default defineEventHandler(async (event) => {
@@ -18,7 +16,7 @@ export default defineEventHandler(async (event) => {
   const visitor = await requireDevice(event)
   const body = getJsonBody<Record<string, unknown>>(event)
   await rejectXss(event, body)
-  await enforceRateLimit(getAuthLimiters(ctx).oauth, limiterIpKey(ipAddress))
+  await enforceRateLimit(ctx, 'oauth', { ip: ipAddress })
   const profile = readProfile(provider, body)
   if (!profile.ok) return authFail(400, 'Invalid provider profile', { fields: profile.fields })
   const result = await oauthLogin(ctx, {
