@@ -41,8 +41,10 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
-    if (result.reason === 'email_taken') return authFail(409, 'Email already registered')
-    return authFail(result.status, result.status === 503 ? 'Service unavailable' : 'Validation failed', { fields: result.fields })
+    if (result.code === 'email_taken') return authFail(409, 'Email already registered')
+    if (result.code === 'email_invalid') return authFail(400, 'Validation failed', { fields: { email: result.reason } })
+    if (result.code === 'breach_check_unavailable') return authFail(503, 'Service unavailable', { fields: { password: result.reason } })
+    return authFail(400, 'Validation failed', { fields: { password: result.reason } })
   }
   return sendTokens(event, ctx, result.pair, 201)
 })

@@ -6,7 +6,6 @@
  */
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
-import type { LimitDecision } from '../rate-limits/limiter'
 import { customActionMail } from '../mail/templates'
 import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
@@ -15,7 +14,7 @@ import type { LinkWithCode } from '../mfa/repository'
 import { isGenericCustomReason } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
-import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 /** The signed-in caller (req.user of the spec, reduced to what flows need). */
 export interface SessionUser {
@@ -27,7 +26,7 @@ export interface SessionUser {
 
 export type StartCustomResult =
   | { ok: true; reason: string; expiresAt: string; sentTo: string }
-  | { ok: false; limited: Extract<LimitDecision, { ok: false }> }
+  | ActionLimited
   | ActionFailure
 
 export async function startCustomMfa(
@@ -40,10 +39,10 @@ export async function startCustomMfa(
     () => useLimiter(ctx, 'links').consume({ ip: input.ipAddress, on: 'ip' }),
   ]) {
     const decision = await consume()
-    if (!decision.ok) return { ok: false, limited: decision }
+    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
   const user = await findMailRecipient(ctx, input.user.userId)
-  if (!user) return fail(401, 'Not authenticated')
+  if (!user) return fail('not_authenticated')
   const { siteName } = ctx.config.email
   const result = await startFlow(ctx, {
     purpose: input.reason,
@@ -68,7 +67,7 @@ export async function startCustomMfa(
     }),
   })
   if (!result.ok) {
-    return result.error === 'mail_failed' ? fail(500, 'Could not send the confirmation email; try again later') : fail(401, 'Re-login is required')
+    return result.error === 'mail_failed' ? fail('confirmation_mail_failed') : fail('relogin_required')
   }
   const expiresAt = result.sent ? result.issued.expiresAt : result.expiresAt
   await recordSecurityEvent(ctx.db, {
@@ -123,7 +122,7 @@ export async function verifyCustomMfa(
     ipAddress: input.actor.ipAddress,
     fingerprint: input.actor.fingerprint,
   })
-  if (!pair) return fail(401, 'Re-login is required')
+  if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'custom_mfa_verified',
     userId: input.user.userId,

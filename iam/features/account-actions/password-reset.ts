@@ -19,11 +19,10 @@ import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import { PASSWORD_RESET_PURPOSE } from '../mfa/purposes'
 import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
 import { useLimiter } from '../rate-limits/registry'
-import type { LimitDecision } from '../rate-limits/limiter'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
-import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 const isReset = (purpose: string) => purpose === PASSWORD_RESET_PURPOSE
 
@@ -40,12 +39,12 @@ export const FORGOT_PASSWORD_BODY = Object.freeze({
 export async function requestPasswordReset(
   ctx: IamContext,
   input: { email: string; ipAddress: string },
-): Promise<{ ok: true } | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
+): Promise<{ ok: true } | ActionLimited> {
   const email = normalizeEmail(input.email)
   const limiter = useLimiter(ctx, 'forgotPassword')
   for (const facts of [{ ip: input.ipAddress }, { ip: input.ipAddress, email }]) {
     const decision = await limiter.consume(facts)
-    if (!decision.ok) return { ok: false, limited: decision }
+    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
   setImmediate(() => {
     sendResetMail(ctx, email, input.ipAddress).catch((error: Error) =>
@@ -96,12 +95,12 @@ export async function resetPassword(
   if (!check.ok) return linkFailure(check.reason)
   const { link } = check
   if (input.password !== input.confirmedPassword) {
-    return fail(400, 'Passwords do not match', { confirmedPassword: 'Passwords do not match' })
+    return fail('passwords_mismatch')
   }
   const user = await findUserById(ctx.db, link.user_id)
   if (!user) return linkFailure('invalid')
   const verdict = await checkNewPassword(ctx, input.password, user.email)
-  if (!verdict.ok) return fail(verdict.status, verdict.reason, { password: verdict.reason })
+  if (!verdict.ok) return fail(verdict.code === 'breach_check_unavailable' ? 'password_check_unavailable' : 'password_rejected', verdict.reason)
   const hash = await getPasswordHasher(ctx).hash(input.password)
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {

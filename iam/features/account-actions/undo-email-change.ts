@@ -21,8 +21,6 @@ import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 
 const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
 
-export const OLD_ADDRESS_TAKEN = 'The previous address now belongs to another account'
-
 /**
  * Mails the old address the change notice with its undo link and the account's live API tokens.
  * Runs after the change committed: a failure is logged, never the request's.
@@ -99,7 +97,7 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
       return { kind: 'done', from: user.email, revoked: revoked.length }
     })
   } catch (error) {
-    if (isUniqueViolation(error)) return fail(409, OLD_ADDRESS_TAKEN)
+    if (isUniqueViolation(error)) return fail('old_address_taken')
     throw error
   }
   if (done.kind === 'used') return linkFailure('used')

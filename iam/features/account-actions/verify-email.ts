@@ -13,14 +13,11 @@ import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
 import { useLimiter } from '../rate-limits/registry'
-import type { LimitDecision } from '../rate-limits/limiter'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
-import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
-
-export const STALE_ADDRESS = 'This link is for an address that is no longer on the account'
 
 /** Issues a verification link for `email` (ending older ones) and mails it there. */
 export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }): Promise<{ ok: true } | { ok: false }> {
@@ -82,7 +79,7 @@ export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; 
     return 'done'
   })
   if (done === 'used') return linkFailure('used')
-  if (done === 'stale') return fail(400, STALE_ADDRESS)
+  if (done === 'stale') return fail('address_stale')
   ctx.log.info('email verified', { userId: link.user_id })
   return { ok: true }
 }
@@ -91,12 +88,12 @@ export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; 
 export async function resendVerification(
   ctx: IamContext,
   userId: number,
-): Promise<{ ok: true } | ActionFailure | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
+): Promise<{ ok: true } | ActionFailure | ActionLimited> {
   const decision = await useLimiter(ctx, 'resendVerification').consume({ userId })
-  if (!decision.ok) return { ok: false, limited: decision }
+  if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   const user = await findUserById(ctx.db, userId)
-  if (!user) return fail(401, 'Re-login is required')
-  if (user.email_verified) return fail(400, 'The email address is already verified')
+  if (!user) return fail('relogin_required')
+  if (user.email_verified) return fail('already_verified')
   const sent = await sendVerificationMail(ctx, user)
-  return sent.ok ? { ok: true } : fail(503, 'The mail could not be sent, try again later')
+  return sent.ok ? { ok: true } : fail('verification_mail_failed')
 }

@@ -40,7 +40,7 @@ export async function verifyAdaptiveMfa(
     ipAddress: input.actor.ipAddress,
     fingerprint: input.actor.fingerprint,
   })
-  if (!pair) return fail(401, 'Re-login is required')
+  if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'mfa_verified',
     userId: link.user_id,

@@ -21,6 +21,6 @@ export default defineEventHandler(async (event) => {
   const parsed = bodySchema.safeParse(raw)
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
   const result = await requestPasswordReset(ctx, { email: parsed.data.email, ipAddress: getClientIp(event) })
-  if (!result.ok) return throwTooManyRequests(result.limited)
+  if (!result.ok) return throwTooManyRequests(result.decision)
   return FORGOT_PASSWORD_BODY
 })

@@ -7,6 +7,7 @@ import { authFail } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { failAction } from '../../http/account-action-outcomes'
 
 /** GET /auth/reset-password: 200 `{ ok, date, data: { link: "Password Reset", reason } }`; 400 `{ error }`. */
 export default defineEventHandler(async (event) => {
@@ -15,6 +16,6 @@ export default defineEventHandler(async (event) => {
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const result = await previewResetLink(ctx, params)
-  if (!result.ok) return authFail(result.status, result.error)
+  if (!result.ok) return failAction(result)
   return okEnvelope({ link: 'Password Reset', reason: result.reason })
 })

@@ -10,6 +10,7 @@ import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
 import { safeString } from '../../lib/text'
+import { failAction } from '../../http/account-action-outcomes'
 
 const bodySchema = z.object({
   password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
@@ -44,6 +45,6 @@ export default defineEventHandler(async (event) => {
     revokeApiTokens: parsed.data.revokeApiTokens === true,
     actor: actorOf(event, event.context.visitor?.id ?? null),
   })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return okEnvelope({ message: 'Your password has been changed. Sign in with the new password.' })
 })

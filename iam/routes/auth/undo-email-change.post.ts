@@ -8,6 +8,7 @@ import { actorOf } from '../../http/link-submission'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * POST /auth/undo-email-change (UNDO_EMAIL_CHANGE link in the query, no body, no session: the
@@ -21,6 +22,6 @@ export default defineEventHandler(async (event) => {
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   await getFingerPrint(event)
   const result = await undoEmailChange(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null) })
-  if (!result.ok) return authFail(result.status, result.error)
+  if (!result.ok) return failAction(result)
   return okEnvelope({ message: 'Your previous email address is back and every session was signed out. Sign in again.' })
 })

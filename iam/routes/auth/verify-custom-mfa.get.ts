@@ -7,6 +7,7 @@ import { authFail, fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * GET /auth/verify-custom-mfa (full authentication): 200 `{ ok, date, data: { link: "Custom MFA",
@@ -19,7 +20,7 @@ export default defineEventHandler(async (event) => {
   const params = parseLinkQuery(getQuery(event))
   if (!params) return authFail(400, LINK_ERRORS.invalid)
   const result = await previewCustomLink(ctx, params, user)
-  if (!result.ok) return authFail(result.status, result.error)
+  if (!result.ok) return failAction(result)
   const { ok: _ok, ...data } = result
   return okEnvelope({ link: 'Custom MFA', ...data })
 })

@@ -2,8 +2,9 @@ import { defineEventHandler } from 'h3'
 import { z } from 'zod'
 import { verifyCustomMfa } from '../../features/account-actions/custom-mfa'
 import { codeSchema } from '../../features/mfa/link-params'
-import { authFail, sendTokens } from '../../http/auth'
+import { sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
+import { failAction } from '../../http/account-action-outcomes'
 
 const bodySchema = z.object({ code: codeSchema })
 
@@ -15,6 +16,6 @@ const bodySchema = z.object({ code: codeSchema })
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, bodySchema)
   const result = await verifyCustomMfa(ctx, { params, code: data.code, user, actor })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -8,6 +8,7 @@ import { authFail, getFingerPrint, rejectXss, sendTokens, validationFields } fro
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
+import { failAction } from '../../http/account-action-outcomes'
 
 const bodySchema = z.object({ code: codeSchema })
 
@@ -33,6 +34,6 @@ export default defineEventHandler(async (event) => {
     code: parsed.data.code,
     actor: { ...actorOf(event, visitor?.id ?? null), visitorPublicId: visitor?.visitor_id ?? null },
   })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -2,9 +2,10 @@ import { defineEventHandler } from 'h3'
 import { z } from 'zod'
 import { changeEmail } from '../../features/account-actions/email-change'
 import { codeSchema } from '../../features/mfa/link-params'
-import { authFail, sendTokens } from '../../http/auth'
+import { sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
 import { safeString } from '../../lib/text'
+import { failAction } from '../../http/account-action-outcomes'
 
 const bodySchema = z.object({
   code: codeSchema,
@@ -19,6 +20,6 @@ const bodySchema = z.object({
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, bodySchema)
   const result = await changeEmail(ctx, { params, code: data.code, newEmail: data.newEmail, user, actor })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -4,10 +4,10 @@ import { useIam } from '../../../context'
 import { startCustomMfa } from '../../../features/account-actions/custom-mfa'
 import { isCustomReason } from '../../../features/mfa/purposes'
 import { authFail, fullAuthentication, rejectXss, validationFields } from '../../../http/auth'
-import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { okEnvelope } from '../../../http/respond'
 import { safeString } from '../../../lib/text'
+import { failAction } from '../../../http/account-action-outcomes'
 
 const bodySchema = z.strictObject({ note: safeString().trim().max(200, 'The note has at most 200 characters').optional() })
 
@@ -26,9 +26,6 @@ export default defineEventHandler(async (event) => {
   if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
   const ipAddress = getClientIp(event)
   const result = await startCustomMfa(ctx, { user, reason, note: parsed.data.note || undefined, ipAddress })
-  if (!result.ok) {
-    if ('limited' in result) return throwTooManyRequests(result.limited)
-    return authFail(result.status, result.error)
-  }
+  if (!result.ok) return failAction(result)
   return okEnvelope({ reason: result.reason, expiresAt: result.expiresAt, sentTo: result.sentTo })
 })
