@@ -42,8 +42,8 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
-    if (result.reason === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
-    if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
+    if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
+    if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(401, INVALID_CREDENTIALS)
   }
   // success forgives this address's failures from this IP; the IP budget keeps counting

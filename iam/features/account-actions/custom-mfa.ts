@@ -67,7 +67,7 @@ export async function startCustomMfa(
     }),
   })
   if (!result.ok) {
-    return result.error === 'mail_failed' ? fail('confirmation_mail_failed') : fail('relogin_required')
+    return result.code === 'mail_failed' ? fail('confirmation_mail_failed') : fail('relogin_required')
   }
   const expiresAt = result.sent ? result.issued.expiresAt : result.expiresAt
   await recordSecurityEvent(ctx.db, {
@@ -90,7 +90,7 @@ export async function checkSessionLink(
   mode: 'preview' | 'check',
 ): Promise<{ ok: true; link: LinkWithCode } | ActionFailure> {
   const check = mode === 'preview' ? await previewLink(ctx, params, accept) : await checkLink(ctx, params, accept)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   if (link.user_id !== user.userId || link.family_id !== user.sessionId || link.visitor !== user.visitor_id) return linkFailure('mismatch')
   return { ok: true, link }

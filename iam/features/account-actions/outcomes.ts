@@ -48,8 +48,8 @@ export const linkFailure = (reason: LinkFailure | 'previews'): ActionFailure => 
 
 /** A link used meanwhile reads as used; a wrong code or one out of attempts as a code failure. */
 export function codeFailure(check: Exclude<CodeCheck, { ok: true }>): ActionFailure {
-  if (check.reason === 'used') return fail('link_used')
-  return fail(check.reason === 'bad_code' ? 'code_bad' : 'code_attempts')
+  if (check.code === 'used') return fail('link_used')
+  return fail(check.code === 'bad_code' ? 'code_bad' : 'code_attempts')
 }
 
 /** The request's device and network, recorded with every completed action. */

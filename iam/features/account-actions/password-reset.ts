@@ -78,13 +78,13 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
       content: passwordResetMail({ siteName, link: issued.url, linkTtlMs: ctx.config.magic_links.expiresInMs }),
     }),
   })
-  if (!result.ok) throw new Error(`reset flow not started: ${result.error}`)
+  if (!result.ok) throw new Error(`reset flow not started: ${result.code}`)
   await recordSecurityEvent(ctx.db, { type: 'password_reset_requested', userId: user.id, visitorRowId: null, ipAddress, at: new Date(ctx.now()) })
 }
 
 export async function previewResetLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isReset)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 export async function resetPassword(
@@ -92,7 +92,7 @@ export async function resetPassword(
   input: { params: LinkParams; password: string; confirmedPassword: string; actor: Actor; revokeApiTokens?: boolean },
 ): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isReset)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   if (input.password !== input.confirmedPassword) {
     return fail('passwords_mismatch')

@@ -53,17 +53,17 @@ export async function sendEmailChangedNotice(
     onLive: 'add',
     mail: (issued) => ({ to: change.oldEmail, links: [issued.url], content: notice(issued.url) }),
   })
-  if (!result.ok) throw new Error(`undo link not sent: ${result.error}`)
+  if (!result.ok) throw new Error(`undo link not sent: ${result.code}`)
 }
 
 export async function previewUndoLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isUndo)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 export async function undoEmailChange(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isUndo)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   const restore = typeof link.data['email'] === 'string' ? link.data['email'] : null
   if (!restore) return linkFailure('invalid')

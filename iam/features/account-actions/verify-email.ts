@@ -52,13 +52,13 @@ export function sendVerificationMailLater(ctx: IamContext, user: { id: number; e
 
 export async function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isVerification)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 /** Consumes the link and marks the address verified, if it is still the account's address. */
 export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isVerification)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   const sentTo = typeof link.data['email'] === 'string' ? link.data['email'] : null
   const now = new Date(ctx.now())

@@ -27,8 +27,8 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
-    if (result.reason === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
-    if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
+    if (result.code === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
+    if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(409, 'Email already registered')
   }
   return sendTokens(event, ctx, result.pair, 201)

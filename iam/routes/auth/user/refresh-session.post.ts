@@ -33,8 +33,8 @@ export default defineEventHandler(async (event) => {
   const rotated = await rotateRefreshToken(ctx, { raw: refreshToken, canaryId: visitor.canary_id, familyId: guard.session.family.id })
   if (!rotated.ok) {
     // only when a concurrent rotation of this token stalled for seconds: the client may simply retry
-    if (rotated.reason === 'busy') return authFail(503, 'A refresh of this session is in progress; retry', {}, { 'Retry-After': '1' })
-    return authFail(401, RELOGIN_ERROR, { reason: rotated.reason === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
+    if (rotated.code === 'busy') return authFail(503, 'A refresh of this session is in progress; retry', {}, { 'Retry-After': '1' })
+    return authFail(401, RELOGIN_ERROR, { reason: rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
   }
   return sendTokens(event, ctx, rotated.pair, 201)
 })
