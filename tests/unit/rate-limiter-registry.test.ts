@@ -4,10 +4,9 @@ import { ROUTES } from '../../iam/contract/routes'
 import type { RouteContract } from '../../iam/contract/define'
 import { limiterRule, useDelay, useLimiter } from '../../iam/features/rate-limits/registry'
 import { configSchema } from '../../iam/lib/config-schema'
-import { memoryStore } from '../helpers/limiter-stores'
+import { memoryStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
 
 const config = configSchema.parse({})
-const deps = () => ({ store: memoryStore().store, config })
 const tableNames = new Set((Object.values(ROUTES) as RouteContract[]).flatMap((route) => route.limiters))
 
 describe('limiter registry and route table', () => {
@@ -67,14 +66,7 @@ describe('limiter registry and route table', () => {
   })
 })
 
-describe('registry limiters with the default configuration (spec "API token rate limiters")', () => {
-  it('one limiter instance per store: two routes asking by name share one count', async () => {
-    const shared = deps()
-    for (let i = 0; i < 10; i++) expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
-    expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(false)
-    expect((await useLimiter(deps(), 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
-  })
-
+describe('general union limiter with the default configuration (spec "API token rate limiters")', () => {
   it('general union: 1 per second burst with a 15 minute block, then permanent', async () => {
     const { store, advance } = memoryStore()
     const union = useLimiter({ store, config }, 'generalUnionLimiter')
@@ -97,8 +89,20 @@ describe('registry limiters with the default configuration (spec "API token rate
     // 50 s in: past the last burst window, inside the slow one
     expect(await union.consume({ ip: '203.0.113.9' })).toEqual({ ok: false, retryMs: 3_600_000, permanent: false })
   })
+})
 
-  it('consumption: 10 failed verifications per minute, the 11th numeric, later ones permanent; a token counts apart from its IP', async () => {
+describe.each(STORE_BACKENDS)('registry limiters with the default configuration on $backend', ({ make, skip }) => {
+  const newStore = useStores(make)
+  const deps = () => ({ store: newStore(), config })
+
+  it.skipIf(skip)('one limiter instance per store: two routes asking by name share one count', async () => {
+    const shared = deps()
+    for (let i = 0; i < 10; i++) expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
+    expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(false)
+    expect((await useLimiter(deps(), 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
+  })
+
+  it.skipIf(skip)('consumption: 10 failed verifications per minute, the 11th numeric, later ones permanent; a token counts apart from its IP', async () => {
     const consumption = useLimiter(deps(), 'consumptionRateLimiter')
     const facts = { ip: '203.0.113.9', on: 'verify' } as const
     for (let i = 0; i < 10; i++) expect((await consumption.consume(facts)).ok).toBe(true)
@@ -108,7 +112,7 @@ describe('registry limiters with the default configuration (spec "API token rate
     expect(await consumption.consume({ ip: '203.0.113.9' })).toEqual({ ok: true })
   })
 
-  it('operation limiters: 1st and 2nd rejections numeric with their block, the 3rd permanent, per IP and user', async () => {
+  it.skipIf(skip)('operation limiters: 1st and 2nd rejections numeric with their block, the 3rd permanent, per IP and user', async () => {
     const shared = deps()
     const blocks = {
       newTokenCreationLimiter: [5, 3_600_000],
@@ -124,20 +128,23 @@ describe('registry limiters with the default configuration (spec "API token rate
       const limiter = useLimiter(shared, name as keyof typeof blocks)
       for (let i = 0; i < points; i++) expect((await limiter.consume(facts)).ok, name).toBe(true)
       expect(await limiter.consume(facts), name).toEqual({ ok: false, retryMs: blockMs, permanent: false })
-      expect(await limiter.consume(facts), name).toEqual({ ok: false, retryMs: blockMs, permanent: false })
+      // the 2nd answers what is left of the block the 1st started (Redis keeps real time)
+      const second = await limiter.consume(facts)
+      expect(second, name).toMatchObject({ ok: false, permanent: false })
+      expect(!second.ok && second.retryMs <= blockMs, name).toBe(true)
       expect(await limiter.consume(facts), name).toMatchObject({ ok: false, permanent: true })
       expect((await limiter.consume({ ...facts, userId: 2 })).ok, name).toBe(true)
     }
   })
 
-  it('per-IP limiters count an IPv6 client by its /64', async () => {
+  it.skipIf(skip)('per-IP limiters count an IPv6 client by its /64', async () => {
     const check = useLimiter(deps(), 'check')
     for (let i = 0; i < 30; i++) expect((await check.consume({ ip: `2001:db8:1:2::${i + 1}` })).ok).toBe(true)
     expect((await check.consume({ ip: '2001:db8:1:2:ffff::1' })).ok).toBe(false)
     expect((await check.consume({ ip: '2001:db8:1:3::1' })).ok).toBe(true)
   })
 
-  it('login: the per-IP budget is 5 times the per IP + email one, and case variants of an address share one', async () => {
+  it.skipIf(skip)('login: the per-IP budget is 5 times the per IP + email one, and case variants of an address share one', async () => {
     const shared = deps()
     const account = useLimiter(shared, 'loginAccount')
     for (let i = 0; i < 10; i++) expect((await account.consume({ ip: '203.0.113.9', email: i % 2 ? 'A@x.org' : 'a@x.org' })).ok).toBe(true)
@@ -147,7 +154,7 @@ describe('registry limiters with the default configuration (spec "API token rate
     expect((await perIp.consume({ ip: '203.0.113.9' })).ok).toBe(false)
   })
 
-  it('login delay: a known device has its own subject apart from the address', async () => {
+  it.skipIf(skip)('login delay: a known device has its own subject apart from the address', async () => {
     const delay = useDelay(deps(), 'loginAccountDelay')
     for (let i = 0; i < 5; i++) expect((await delay.attempt({ email: 'a@x.org' })).ok).toBe(true)
     expect((await delay.attempt({ email: 'A@x.org' })).ok).toBe(false)
