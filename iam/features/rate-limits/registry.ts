@@ -64,6 +64,11 @@ export const loginDelaySubject = (email: string, device?: number) => {
   return device === undefined ? account : `${account}\n${device}`
 }
 
+/** DESIGN section 4's limiters: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'resendVerification'
+const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
+  count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
+
 const API = 'rate_limiters.apiTokensLimiters'
 const operation = (name: keyof LimitersConfig['apiTokensLimiters']['operationRateLimits'], storage: string) =>
   count({
@@ -100,7 +105,7 @@ const RULES = {
   privilegeUpdate: operation('privilegeUpdate', 'privilege-update'),
   revokeAllLimiter: operation('revokeTokensLimiter', 'revoke-all'),
 
-  signup: count({ storage: 'signup', config: 'rate_limiters.signup', parts: (rl) => rl.signup, permanentAfter: 0, key: byIp }),
+  signup: design('signup', 'signup', byIp),
   loginIp: count({
     storage: 'login-ip',
     config: 'rate_limiters.login (points times LOGIN_IP_FACTOR)',
@@ -109,13 +114,7 @@ const RULES = {
     key: byIp,
   }),
   /** IP + case-folded email: reset by a successful login */
-  loginAccount: count({
-    storage: 'login-account',
-    config: 'rate_limiters.login',
-    parts: (rl) => rl.login,
-    permanentAfter: 0,
-    key: ({ ip, email }: { ip: string; email: string }) => `${limiterIpKey(ip)}_${email.trim().toLowerCase()}`,
-  }),
+  loginAccount: design('login', 'login-account', ({ ip, email }: { ip: string; email: string }) => `${limiterIpKey(ip)}_${email.trim().toLowerCase()}`),
   /** per account, or per account on a device that signed in to it before (login-delay.ts) */
   loginAccountDelay: delay({
     storage: 'login-account-delay',
@@ -123,42 +122,20 @@ const RULES = {
     spec: (rl) => rl.loginAccountDelay,
     key: ({ email, device }: { email: string; device?: number }) => loginDelaySubject(email, device),
   }),
-  oauth: count({ storage: 'oauth', config: 'rate_limiters.oauth', parts: (rl) => rl.oauth, permanentAfter: 0, key: byIp }),
-  refresh: count({ storage: 'refresh', config: 'rate_limiters.refresh', parts: (rl) => rl.refresh, permanentAfter: 0, key: byIp }),
+  oauth: design('oauth', 'oauth', byIp),
+  refresh: design('refresh', 'refresh', byIp),
   /** link previews (`preview_<IP>`) and link issuing (`ip_<IP>`), counted apart */
-  links: count({
-    storage: 'auth.links',
-    config: 'rate_limiters.links',
-    parts: (rl) => rl.links,
-    permanentAfter: 0,
-    key: ({ ip, on }: { ip: string; on: 'preview' | 'ip' }) => `${on}_${limiterIpKey(ip)}`,
-  }),
+  links: design('links', 'auth.links', ({ ip, on }: { ip: string; on: 'preview' | 'ip' }) => `${on}_${limiterIpKey(ip)}`),
   /** code and link submissions, one budget per kind of submission */
-  codes: count({
-    storage: 'auth.codes',
-    config: 'rate_limiters.codes',
-    parts: (rl) => rl.codes,
-    permanentAfter: 0,
-    key: ({ ip, on }: { ip: string; on: 'ip' | 'verify' | 'undo' | 'reset' }) => `${on}_${limiterIpKey(ip)}`,
-  }),
+  codes: design('codes', 'auth.codes', ({ ip, on }: { ip: string; on: 'ip' | 'verify' | 'undo' | 'reset' }) => `${on}_${limiterIpKey(ip)}`),
   /** per IP, and per IP + address so one client cannot flood one mailbox */
-  forgotPassword: count({
-    storage: 'auth.forgotPassword',
-    config: 'rate_limiters.forgotPassword',
-    parts: (rl) => rl.forgotPassword,
-    permanentAfter: 0,
-    key: ({ ip, email }: { ip: string; email?: string }) => (email ? `ip_${limiterIpKey(ip)}_${email.toLowerCase()}` : `ip_${limiterIpKey(ip)}`),
-  }),
+  forgotPassword: design('forgotPassword', 'auth.forgotPassword', ({ ip, email }: { ip: string; email?: string }) =>
+    email ? `ip_${limiterIpKey(ip)}_${email.toLowerCase()}` : `ip_${limiterIpKey(ip)}`,
+  ),
   /** mails a signed-in user makes the IAM send */
-  emails: count({ storage: 'auth.emails', config: 'rate_limiters.emails', parts: (rl) => rl.emails, permanentAfter: 0, key: byUser }),
-  check: count({ storage: 'auth.check', config: 'rate_limiters.check', parts: (rl) => rl.check, permanentAfter: 0, key: byIp }),
-  resendVerification: count({
-    storage: 'auth.resendVerification',
-    config: 'rate_limiters.resendVerification',
-    parts: (rl) => rl.resendVerification,
-    permanentAfter: 0,
-    key: byUser,
-  }),
+  emails: design('emails', 'auth.emails', byUser),
+  check: design('check', 'auth.check', byIp),
+  resendVerification: design('resendVerification', 'auth.resendVerification', byUser),
 } satisfies { [N in LimiterName]: CountRule<never> | DelayRule<never> }
 
 type Rules = typeof RULES
