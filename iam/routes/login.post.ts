@@ -1,18 +1,12 @@
 import { defineEventHandler } from 'h3'
-import { z } from 'zod'
+import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { useLimiter } from '../features/rate-limits/registry'
 import { login } from '../features/users/login-service'
-import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
+import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
-import { safeString } from '../lib/text'
-
-const bodySchema = z.object({
-  email: safeString().trim().min(1, 'Email is required').max(254),
-  password: safeString().min(1, 'Password is required').max(1024),
-  rememberUser: z.enum(['on', 'off']).optional(),
-})
+import { readRouteInput } from '../http/route-input'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
@@ -25,9 +19,7 @@ export default defineEventHandler(async (event) => {
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, ...freeText } = raw
   await rejectXss(event, freeText)
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  const body = parsed.data
+  const body = readRouteInput(event, ROUTES.login, 'body')
   const loginIp = await useLimiter(ctx, 'loginIp').consume({ ip: ipAddress })
   if (!loginIp.ok) throwTooManyRequests(loginIp)
   const loginAccount = useLimiter(ctx, 'loginAccount')

@@ -13,7 +13,7 @@ import { containsXss } from '../../lib/xss'
 import { useLimiter, type CountLimiterName } from '../rate-limits/registry'
 import type { Rejection } from './public-verify'
 import { CREATION_REASONS, failResult, REASONS, type Fail, type ManagerAction, type Ok } from './results'
-import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './schemas'
+import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from '../../contract/api-token-inputs'
 import type { ApiTokenService } from './service'
 
 export const MANAGE_POST_ACTIONS = [

@@ -1,12 +1,12 @@
-import { defineEventHandler, getQuery } from 'h3'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { previewCustomLink } from '../../features/account-actions/custom-mfa'
-import { parseLinkQuery } from '../../features/mfa/link-params'
-import { LINK_ERRORS } from '../../features/mfa/links'
-import { authFail, fullAuthentication } from '../../http/auth'
+import { fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { readLinkQuery } from '../../http/link-submission'
 import { failAction } from '../../http/account-action-outcomes'
 
 /**
@@ -17,8 +17,7 @@ export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
   await enforceRateLimit(ctx, 'links', { ip: getClientIp(event), on: 'preview' })
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.verifyCustomMfaLink)
   const result = await previewCustomLink(ctx, params, user)
   if (!result.ok) return failAction(result)
   const { ok: _ok, ...data } = result

@@ -1,16 +1,13 @@
-import { defineEventHandler, getQuery } from 'h3'
-import { z } from 'zod'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { verifyAdaptiveMfa } from '../../features/account-actions/verify-mfa'
-import { codeSchema, parseLinkQuery } from '../../features/mfa/link-params'
-import { LINK_ERRORS } from '../../features/mfa/links'
-import { authFail, getFingerPrint, rejectXss, sendTokens, validationFields } from '../../http/auth'
+import { getFingerPrint, rejectXss, sendTokens } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
-import { actorOf } from '../../http/link-submission'
+import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
+import { readRouteInput } from '../../http/route-input'
 import { failAction } from '../../http/account-action-outcomes'
-
-const bodySchema = z.object({ code: codeSchema })
 
 /**
  * POST /auth/verify-mfa (link in the query, `{ code }`): 200 new tokens and session cookie;
@@ -20,18 +17,16 @@ const bodySchema = z.object({ code: codeSchema })
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.verifyMfa)
   const raw = getJsonBody<Record<string, unknown>>(event)
   await getFingerPrint(event)
   await rejectXss(event, raw)
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  const body = readRouteInput(event, ROUTES.verifyMfa, 'body')
   await enforceRateLimit(ctx, 'codes', { ip: ipAddress, on: 'ip' })
   const visitor = event.context.visitor
   const result = await verifyAdaptiveMfa(ctx, {
     params,
-    code: parsed.data.code,
+    code: body.code,
     actor: { ...actorOf(event, visitor?.id ?? null), visitorPublicId: visitor?.visitor_id ?? null },
   })
   if (!result.ok) return failAction(result)
