@@ -45,6 +45,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/public/verify',
     summary: 'Verify an API token (x-api-key)',
     auth: 'none',
+    apiKey: true,
     limiters: ['generalUnionLimiter', 'consumptionRateLimiter'],
     request: untouched,
     // the raw token comes in the x-api-key header; the privilege is checked by the controller

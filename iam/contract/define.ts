@@ -59,6 +59,8 @@ export interface RouteContract {
   request: RequestRule
   /** HMAC applies unless false (GET /health from loopback, /openapi.json) */
   hmac?: boolean
+  /** the x-api-key header carries an API token (GET /api/public/verify); the route checks it */
+  apiKey?: boolean
   params?: z.ZodType
   query?: z.ZodType
   body?: z.ZodType

@@ -55,4 +55,14 @@ export const SERVICE_ROUTES = defineRoutes({
       200: { description: 'The JWK set (Cache-Control: max-age=60)', body: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }) },
     },
   },
+  openapi: {
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'This document: the OpenAPI 3.1 description of every IAM route',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    hmac: false,
+    responses: { 200: { description: 'The OpenAPI 3.1 document' } },
+  },
 })
