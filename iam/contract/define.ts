@@ -7,6 +7,7 @@
  * Plain TypeScript and zod only (no h3, no Nitro): the gateway imports this folder too.
  */
 import type { z } from 'zod'
+import type { LimiterName } from './limiter-names'
 
 export type HttpMethod = 'GET' | 'POST'
 
@@ -54,7 +55,7 @@ export interface RouteContract {
   summary: string
   auth: AuthRule
   /** limiter names the route consumes (the limiter registry's names), in the order it consumes them */
-  limiters: readonly string[]
+  limiters: readonly LimiterName[]
   request: RequestRule
   /** HMAC applies unless false (GET /health from loopback, /openapi.json) */
   hmac?: boolean

@@ -36,7 +36,7 @@ export const SERVICE_ROUTES = defineRoutes({
     path: '/check',
     summary: 'Device check: sets the canary_id cookie',
     auth: 'none',
-    limiters: [],
+    limiters: ['check'],
     request: noBody,
     responses: responses(
       { 200: { description: 'Device recorded; canary_id cookie set when absent', body: checkBody(true) } },

@@ -3,10 +3,10 @@ import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
 import { startCustomMfa } from '../../../features/account-actions/custom-mfa'
 import { authFail, fullAuthentication, rejectXss } from '../../../http/auth'
-import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'
 import { okEnvelope } from '../../../http/respond'
+import { failAction } from '../../../http/account-action-outcomes'
 
 const invalidReason = (): never => authFail(400, 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
 
@@ -24,9 +24,6 @@ export default defineEventHandler(async (event) => {
   const { note } = readRouteInput(event, ROUTES.customMfa, 'body')
   const ipAddress = getClientIp(event)
   const result = await startCustomMfa(ctx, { user, reason, note: note || undefined, ipAddress })
-  if (!result.ok) {
-    if ('limited' in result) return throwTooManyRequests(result.limited)
-    return authFail(result.status, result.error)
-  }
+  if (!result.ok) return failAction(result)
   return okEnvelope({ reason: result.reason, expiresAt: result.expiresAt, sentTo: result.sentTo })
 })
