@@ -55,6 +55,16 @@ export async function recordSecurityEvent(db: Kysely<Database> | Transaction<Dat
     .execute()
 }
 
+/** An action a signed-in user took from `actor`'s device and address. */
+export function recordUserAction(
+  db: Kysely<Database> | Transaction<Database>,
+  type: SecurityEventType,
+  input: { userId: number; actor: { visitorRowId: number | null; ipAddress: string }; details: Record<string, unknown>; at: Date },
+): Promise<void> {
+  const { userId, actor, details, at } = input
+  return recordSecurityEvent(db, { type, userId, visitorRowId: actor.visitorRowId, ipAddress: actor.ipAddress, details, at })
+}
+
 /** Where a page of events ends: the next page holds the events strictly older than this one. */
 export interface SecurityEventCursor {
   createdAt: Date

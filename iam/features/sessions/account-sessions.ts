@@ -9,7 +9,7 @@ import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 import type { Actor } from '../account-actions/outcomes'
-import { recordSecurityEvent } from '../security-events/repository'
+import { recordUserAction } from '../security-events/repository'
 import { revokeFamilies } from './sessions-repo'
 
 export interface SessionView {
@@ -66,16 +66,7 @@ export async function revokeSession(ctx: IamContext, input: { userId: number; se
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
     const ids = await revokeFamilies(trx, { familyId: input.sessionId, userId: input.userId }, 'user_revoked', now)
-    if (ids.length) {
-      await recordSecurityEvent(trx, {
-        type: 'session_revoked',
-        userId: input.userId,
-        visitorRowId: input.actor.visitorRowId,
-        ipAddress: input.actor.ipAddress,
-        details: { sessionId: input.sessionId },
-        at: now,
-      })
-    }
+    if (ids.length) await recordUserAction(trx, 'session_revoked', { ...input, details: { sessionId: input.sessionId }, at: now })
     return ids
   })
   if (!revoked.length) return { ok: false, code: 'session_not_found' }
@@ -91,14 +82,7 @@ export async function revokeOtherSessions(
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
     const ids = await revokeFamilies(trx, { userId: input.userId, exceptFamilyId: input.currentSessionId }, 'user_revoked_others', now)
-    await recordSecurityEvent(trx, {
-      type: 'sessions_revoked_others',
-      userId: input.userId,
-      visitorRowId: input.actor.visitorRowId,
-      ipAddress: input.actor.ipAddress,
-      details: { revokedSessions: ids.length },
-      at: now,
-    })
+    await recordUserAction(trx, 'sessions_revoked_others', { ...input, details: { revokedSessions: ids.length }, at: now })
     return ids
   })
   await Promise.all(revoked.map((id) => resolveFamilyAnomaly(ctx.store, id)))

@@ -17,7 +17,7 @@ import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice } from '../mail/templates'
 import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
 import type { LimitDecision } from '../rate-limits/limiter'
-import { recordSecurityEvent } from '../security-events/repository'
+import { recordUserAction } from '../security-events/repository'
 import { pairForFamily, renewFamilyToken, type OpenedSession, type TokenPair } from '../sessions/session-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { loginAccountKey, getAuthLimiters } from './auth-limiters'
@@ -95,14 +95,7 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
       // this session was revoked meanwhile: undo the new hash too
       if (!session) throw new SessionEnded()
       const revoked = await revokeFamilies(trx, { userId: user.id, exceptFamilyId: input.sessionId }, 'password_changed', now)
-      await recordSecurityEvent(trx, {
-        type: 'password_changed',
-        userId: user.id,
-        visitorRowId: input.actor.visitorRowId,
-        ipAddress: input.actor.ipAddress,
-        details: { revokedSessions: revoked.length },
-        at: now,
-      })
+      await recordUserAction(trx, 'password_changed', { userId: user.id, actor: input.actor, details: { revokedSessions: revoked.length }, at: now })
       return { session, revoked: revoked.length }
     })
   } catch (error) {
