@@ -10,7 +10,7 @@ const tokens = z.object({ ok: z.literal(true), date, accessToken: z.string(), ac
 
 const authFailures = {
   401: { description: 'Not authenticated, or the session has ended', body: failure },
-  403: { description: 'Banned device or account', body: z.object({ banned: z.literal(true) }).passthrough() },
+  403: { description: 'Banned device or account', body: z.looseObject({ banned: z.literal(true) }) },
   202: { description: 'Adaptive MFA: a link was mailed', body: z.object({ mfa: z.literal(true), message: z.string() }) },
   429: { description: 'Rate limited', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
 }
@@ -53,12 +53,8 @@ export const changePasswordBody = z.object({
 })
 
 export const securityEventsQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, `limit is a number from 1 to ${SECURITY_EVENTS_MAX_LIMIT}`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= SECURITY_EVENTS_MAX_LIMIT, `limit is a number from 1 to ${SECURITY_EVENTS_MAX_LIMIT}`)
-    .optional(),
+  // a string as it arrives (1..100, no sign, no leading zero); the route turns it into a number
+  limit: z.string().regex(/^(?:[1-9]\d?|100)$/, `limit is a number from 1 to ${SECURITY_EVENTS_MAX_LIMIT}`).optional(),
   before: z.string().regex(SECURITY_EVENTS_CURSOR, 'before is the nextBefore of a previous page').optional(),
 })
 

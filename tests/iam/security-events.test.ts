@@ -118,6 +118,20 @@ describe('GET /auth/security-events', () => {
     expect(types).toContain('mfa_sent')
   })
 
+  it('records the ban of a device that sent markup in a signed-in request, in that user’s log', async () => {
+    const user = await freshUser()
+    const res = await call(iam, 'POST', '/auth/sessions/revoke', {
+      client: user,
+      cookies: { session: user.refreshToken },
+      bearer: user.accessToken,
+      body: { id: '<script>alert(1)</script>' },
+    })
+    expect(res.status).toBe(403)
+    const elsewhere = await loginUser(iam, user.email, user.password, await newDevice(iam, { ip: user.ip }))
+    const { events } = await page(elsewhere, '?limit=100')
+    expect(events.find((e) => e.type === 'device_banned')).toMatchObject({ ipAddress: user.ip, details: { reason: 'xss' } })
+  })
+
   it('pages through every event with limit and nextBefore, newest first, without repeats', async () => {
     const user = await freshUser()
     for (let i = 0; i < 4; i++) await loginUser(iam, user.email, user.password, user)

@@ -14,5 +14,5 @@ export default defineEventHandler(async (event) => {
   const query = readAccountQuery(event, ROUTES.listSecurityEvents.query)
   const before = query.before === undefined ? null : parseEventCursor(query.before)
   if (query.before !== undefined && !before) return authFail(400, 'Validation failed', { fields: { before: BAD_CURSOR } })
-  return okEnvelope(await listOwnSecurityEvents(ctx, { userId: user.userId, limit: query.limit ?? SECURITY_EVENTS_DEFAULT_LIMIT, before }))
+  return okEnvelope(await listOwnSecurityEvents(ctx, { userId: user.userId, limit: query.limit === undefined ? SECURITY_EVENTS_DEFAULT_LIMIT : Number(query.limit), before }))
 })
