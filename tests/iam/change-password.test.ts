@@ -139,3 +139,24 @@ describe('POST /auth/change-password', () => {
     expect(res.status).toBe(401)
   })
 })
+
+describe('parallel password changes', () => {
+  it('lets exactly one of several parallel changes win; only its password and its session remain', async () => {
+    const user = await freshUser()
+    const sessions = [user, ...(await Promise.all([1, 2, 3].map(() => loginUser(iam, user.email, user.password, user))))]
+    const passwords = sessions.map((_, i) => `parallel passphrase number ${i}`)
+    const results = await Promise.all(sessions.map((s, i) => change(s, bodyFor(s, passwords[i]))))
+    const statuses = results.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1)
+    // the losers were refused: changed meanwhile (409) or their session already ended (401)
+    for (const status of statuses.filter((s) => s !== 200)) expect([401, 409]).toContain(status)
+    const winner = statuses.indexOf(200)
+    const won = results[winner]!
+    const renewed: Session = { ...sessions[winner]!, accessToken: ((await won.json()) as Json).accessToken as string, refreshToken: setCookieValue(won, 'session')! }
+    expect((await authedGet(iam, renewed)).status).toBe(200)
+    for (const [i, s] of sessions.entries()) if (i !== winner) expect((await authedGet(iam, s)).status).toBe(401)
+    const device = await newDevice(iam, { ip: '203.0.113.92' })
+    await expect(loginUser(iam, user.email, passwords[winner]!, device)).resolves.toBeTruthy()
+    await expect(loginUser(iam, user.email, passwords[(winner + 1) % passwords.length]!, device)).rejects.toThrow(/401/)
+  })
+})
