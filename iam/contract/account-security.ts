@@ -2,18 +2,10 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
 
-const date = z.string().describe('ISO 8601 time of the answer')
-const ok = <T extends z.ZodType>(data: T) => z.object({ ok: z.literal(true), date, data })
-const failure = z.object({ ok: z.literal(false), date, error: z.string(), fields: z.record(z.string(), z.string()).optional() })
-const tokens = z.object({ ok: z.literal(true), date, accessToken: z.string(), accessIat: z.number(), expiresInMs: z.number() })
-
-const authFailures = {
-  401: { description: 'Not authenticated, or the session has ended', body: failure },
-  403: { description: 'Banned device or account', body: z.looseObject({ banned: z.literal(true) }) },
-  202: { description: 'Adaptive MFA: a link was mailed', body: z.object({ mfa: z.literal(true), message: z.string() }) },
-  429: { description: 'Rate limited', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
-}
+/** A validation or business refusal of these routes (`error`, `fields` for the field at fault) */
+const refused = (description: string): Responses => ({ 400: { description, body: errorFail } })
 
 /** A live session (refresh-token family) as its owner sees it. */
 export const sessionView = z.object({
@@ -66,10 +58,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {
-      200: { description: 'Live sessions (not revoked, not expired)', body: ok(z.object({ sessions: z.array(sessionView) })) },
-      ...authFailures,
-    },
+    responses: responses({ 200: { description: 'Live sessions (not revoked, not expired)', body: okData(z.object({ sessions: z.array(sessionView) })) } }, FULL_AUTH),
   },
   revokeSession: {
     method: 'POST',
@@ -79,12 +68,14 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: revokeSessionBody,
-    responses: {
-      200: { description: 'Revoked', body: ok(z.object({ revoked: z.literal(1) })) },
-      400: { description: 'Validation failed', body: failure },
-      404: { description: 'No live session of this user has that id (unknown and foreign ids alike)', body: failure },
-      ...authFailures,
-    },
+    responses: responses(
+      { 200: { description: 'Ended', body: okData(z.object({ revoked: z.literal(1) })) } },
+      { 404: { description: 'No live session of this user has that id (unknown and foreign ids alike)', body: errorFail } },
+      refused('Validation failed (`fields.id`)'),
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      XSS,
+    ),
   },
   revokeOtherSessions: {
     method: 'POST',
@@ -94,10 +85,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: z.object({}),
-    responses: {
-      200: { description: 'How many sessions were ended', body: ok(z.object({ revoked: z.number() })) },
-      ...authFailures,
-    },
+    responses: responses({ 200: { description: 'How many sessions were ended', body: okData(z.object({ revoked: z.number().int().nonnegative() })) } }, FULL_AUTH, JSON_BODY_FIELDS, XSS),
   },
   changePassword: {
     method: 'POST',
@@ -108,16 +96,16 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: changePasswordBody,
-    responses: {
-      200: { description: 'Changed: a new token pair and session cookie, like POST /login', body: tokens },
-      400: { description: 'Validation, mismatch, policy, breached password, or an account without a password', body: failure },
-      401: { description: 'Wrong current password (counted by the login limiter), or not authenticated', body: failure },
-      409: { description: 'The password was changed meanwhile by another request', body: failure },
-      503: { description: 'The breach check is unavailable', body: failure },
-      202: authFailures[202],
-      403: authFailures[403],
-      429: authFailures[429],
-    },
+    responses: responses(
+      { 200: { description: 'Changed: a new token pair and session cookie, like POST /login', body: tokensBody } },
+      refused('Validation failed, passwords do not match, policy or breached password (`fields`), or an account without a password'),
+      { 401: { description: 'Wrong current password (`fields.currentPassword`; counted by the login limiters), or this session ended meanwhile', body: errorFail } },
+      { 409: { description: 'The password was changed meanwhile by another request', body: errorFail } },
+      { 503: { description: 'The breach check is unavailable', body: errorFail } },
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      LIMITED,
+    ),
   },
   listSecurityEvents: {
     method: 'GET',
@@ -127,13 +115,10 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     limiters: [],
     request: noBody,
     query: securityEventsQuery,
-    responses: {
-      200: {
-        description: 'A page of events; nextBefore when there are older ones',
-        body: ok(z.object({ events: z.array(securityEventView), nextBefore: z.string().optional() })),
-      },
-      400: { description: 'Bad limit or before', body: failure },
-      ...authFailures,
-    },
+    responses: responses(
+      { 200: { description: 'A page of events; nextBefore when there are older ones', body: okData(z.object({ events: z.array(securityEventView), nextBefore: z.string().optional() })) } },
+      refused('Bad limit or before (`fields`)'),
+      FULL_AUTH,
+    ),
   },
 })

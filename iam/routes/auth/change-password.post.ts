@@ -37,7 +37,7 @@ function refuse(result: Exclude<ChangePasswordResult, { ok: true }>): never {
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, actor } = await authenticateAccount(event)
-  const body = await readAccountBody(event, ROUTES.changePassword.body, ['currentPassword', 'password', 'confirmedPassword'])
+  const body = await readAccountBody(event, ROUTES.changePassword, ['currentPassword', 'password', 'confirmedPassword'])
   const result = await changePassword(ctx, {
     userId: user.userId,
     sessionId: user.sessionId,

@@ -11,7 +11,7 @@ const NOT_FOUND = 'Session not found'
 /** POST /auth/sessions/revoke `{ id }` (full authentication): 200 ended; 400 validation; 404 unknown or foreign id. */
 export default defineEventHandler(async (event) => {
   const { ctx, user, actor } = await authenticateAccount(event)
-  const body = await readAccountBody(event, ROUTES.revokeSession.body)
+  const body = await readAccountBody(event, ROUTES.revokeSession)
   const result = await revokeSession(ctx, { userId: user.userId, sessionId: body.id, actor })
   if (!result.ok) return authFail(404, NOT_FOUND)
   return okEnvelope({ revoked: 1 as const })
