@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, FIREFOX_UA, loginUser, newDevice, PROXY_CONFIG, refresh, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { expectDocumented } from './documented'
 
 const CONFIG = {
   ...PROXY_CONFIG,
@@ -28,7 +29,7 @@ async function sessionsOf(s: Session, server = iam): Promise<Json[]> {
   const res = await authed(s, 'GET', '/auth/sessions', undefined, server)
   expect(res.status).toBe(200)
   const body = (await res.json()) as { ok: boolean; data: { sessions: Json[] } }
-  expect(body.ok).toBe(true)
+  expectDocumented('listSessions', 200, body)
   return body.data.sessions
 }
 
@@ -98,7 +99,9 @@ describe('POST /auth/sessions/revoke', () => {
     expect((await authedGet(iam, other)).status).toBe(200)
     const res = await authed(user, 'POST', '/auth/sessions/revoke', { id: await idOf(other) })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ ok: true, date: expect.any(String), data: { revoked: 1 } })
+    const body = await res.json()
+    expect(body).toEqual({ ok: true, date: expect.any(String), data: { revoked: 1 } })
+    expectDocumented('revokeSession', 200, body)
     expect((await authedGet(iam, other)).status).toBe(401)
     expect((await refresh(iam, other)).status).toBe(401)
     expect((await authedGet(iam, user)).status).toBe(200)
@@ -111,7 +114,9 @@ describe('POST /auth/sessions/revoke', () => {
     expect((await authed(user, 'POST', '/auth/sessions/revoke', { id })).status).toBe(200)
     const again = await authed(user, 'POST', '/auth/sessions/revoke', { id })
     expect(again.status).toBe(404)
-    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Session not found' })
+    const body = await again.json()
+    expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Session not found' })
+    expectDocumented('revokeSession', 404, body)
     const unknown = await authed(user, 'POST', '/auth/sessions/revoke', { id: '00000000-0000-4000-8000-000000000000' })
     expect(unknown.status).toBe(404)
   })
@@ -140,7 +145,9 @@ describe('POST /auth/sessions/revoke-others', () => {
     const others = [await loginUser(iam, user.email, user.password, user), await loginUser(iam, user.email, user.password, user)]
     const res = await authed(user, 'POST', '/auth/sessions/revoke-others', {})
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ ok: true, date: expect.any(String), data: { revoked: 2 } })
+    const body = await res.json()
+    expect(body).toEqual({ ok: true, date: expect.any(String), data: { revoked: 2 } })
+    expectDocumented('revokeOtherSessions', 200, body)
     for (const other of others) {
       expect((await authedGet(iam, other)).status).toBe(401)
       expect((await refresh(iam, other)).status).toBe(401)

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { expectDocumented } from './documented'
 import { startRangeServer, type RangeServer } from '../helpers/range-server'
 import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
@@ -51,6 +52,7 @@ describe('POST /auth/change-password', () => {
     const body = (await res.json()) as Json
     expect(res.status).toBe(200)
     expect(body).toEqual({ ok: true, date: expect.any(String), accessToken: expect.any(String), accessIat: expect.any(Number), expiresInMs: 900_000 })
+    expectDocumented('changePassword', 200, body)
     const renewed: Session = { ...user, password: NEW_PASSWORD, accessToken: body.accessToken as string, refreshToken: setCookieValue(res, 'session')! }
     expect(renewed.refreshToken).not.toBe(user.refreshToken)
     expect((await authedGet(iam, renewed)).status).toBe(200)
@@ -78,7 +80,9 @@ describe('POST /auth/change-password', () => {
     const user = await freshUser()
     const res = await change(user, { ...bodyFor(user), currentPassword: 'not my password at all' })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({
+    const body = await res.json()
+    expectDocumented('changePassword', 401, body)
+    expect(body).toEqual({
       ok: false,
       date: expect.any(String),
       error: 'The current password is incorrect',
@@ -92,7 +96,9 @@ describe('POST /auth/change-password', () => {
     const user = await freshUser()
     const res = await change(user, { ...bodyFor(user), confirmedPassword: `${NEW_PASSWORD}!` })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Passwords do not match', fields: { confirmedPassword: 'Passwords do not match' } })
+    const body = await res.json()
+    expectDocumented('changePassword', 400, body)
+    expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Passwords do not match', fields: { confirmedPassword: 'Passwords do not match' } })
     await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
   })
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { expectDocumented } from './documented'
 import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { manage, newToken, refOf, WIDE_LIMITERS } from './api-tokens-http'
 
@@ -36,6 +37,7 @@ async function page(s: Session, query = ''): Promise<EventPage> {
   const res = await authedGet(iam, s, `/auth/security-events${query}`)
   const body = (await res.json()) as { data: EventPage }
   if (res.status !== 200) throw new Error(`security-events answered ${res.status}: ${JSON.stringify(body)}`)
+  expectDocumented('listSecurityEvents', 200, body)
   return body.data
 }
 
@@ -166,6 +168,7 @@ describe('GET /auth/security-events', () => {
       expect(res.status, query).toBe(400)
       const body = (await res.json()) as Json
       expect(body).toMatchObject({ ok: false, error: 'Validation failed', fields: expect.any(Object) })
+      expectDocumented('listSecurityEvents', 400, body)
     }
   })
 
