@@ -44,6 +44,12 @@ export const BFF_IAM_ROUTES = [
   'ipRestrictionUpdate',
   'privilegeUpdate',
   'revokeAllTokens',
+  // account security (DESIGN section 7)
+  'listSessions',
+  'revokeSession',
+  'revokeOtherSessions',
+  'changePassword',
+  'listSecurityEvents',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
