@@ -16,7 +16,7 @@ import {
   IAM_TEST_BUILD,
 } from '../helpers/build'
 
-const IAM_MARKERS = ['/__test/', 'IAM_TEST_ROUTES', 'test-build/']
+const IAM_MARKERS = ['/__test/', 'IAM_TEST_ROUTES', 'test-build/', 'testClockNow']
 const GATEWAY_MARKERS = ['GATEWAY_TEST_OAUTH_CALLBACKS', 'registerTestCallbacks', 'test-build/']
 
 /** Each marker and the first file of `dir` holding it; third-party packages (node_modules) are not ours. */
