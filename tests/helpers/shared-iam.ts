@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inject } from 'vitest'
 import type { TestProject } from 'vitest/node'
+import { WIDE, WIDE_LIMITERS } from '../iam/api-tokens-http'
 import { PROXY_CONFIG } from './accounts'
 import { startIam, type IamEndpoint } from './iam-server'
 
@@ -28,10 +29,16 @@ declare module 'vitest' {
   }
 }
 
-/** The shared instance's config: the proxy header trusted, signups not limited across files. */
+const WIDE_AUTH = Object.fromEntries(['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails'].map((name) => [name, WIDE]))
+
+/**
+ * The shared instance's config: the proxy header trusted (each test its own client IPs), the demo
+ * OAuth provider, and limits so wide that files cannot limit each other (limiter tests start their own).
+ */
 export const SHARED_IAM_CONFIG = {
   ...PROXY_CONFIG,
-  rate_limiters: { signup: { points: 100_000, duration: 60, blockDuration: 60 } },
+  providers: [{ name: 'demo', useStandardProfile: true }],
+  rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, ...WIDE_AUTH },
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
