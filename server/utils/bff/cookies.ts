@@ -5,6 +5,7 @@
  * the IAM's cookies: the BFF forwards the IAM's Set-Cookie headers verbatim and never mints them.
  */
 import { appendResponseHeader, deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
+import { gatewayNow } from '../clock'
 
 export const ACCESS_COOKIE = '__Secure-a'
 export const ACCESS_IAT_COOKIE = 'a-iat'
@@ -30,7 +31,7 @@ export function readIssuedAccess(body: unknown): IssuedAccess | undefined {
   if (typeof accessToken !== 'string' || !accessToken) return undefined
   return {
     accessToken,
-    accessIat: typeof accessIat === 'number' ? accessIat : Date.now(),
+    accessIat: typeof accessIat === 'number' ? accessIat : gatewayNow(),
     expiresInMs: typeof expiresInMs === 'number' && expiresInMs > 0 ? expiresInMs : 15 * 60_000,
   }
 }
@@ -79,7 +80,7 @@ export function parseSetCookie(raw: string): { name: string; value: string; clea
   for (const attribute of attributes) {
     const [key = '', val = ''] = attribute.split('=').map((s) => s.trim())
     if (key.toLowerCase() === 'max-age' && Number(val) <= 0) cleared = true
-    if (key.toLowerCase() === 'expires' && Date.parse(val) <= Date.now()) cleared = true
+    if (key.toLowerCase() === 'expires' && Date.parse(val) <= gatewayNow()) cleared = true
   }
   return { name, value, cleared }
 }
