@@ -30,7 +30,7 @@ export interface IamServer {
 }
 
 /** What a test needs to talk to an IAM: its own process (IamServer) or the shared one (shared-iam.ts). */
-export type IamEndpoint = Pick<IamServer, 'url' | 'port' | 'logs'>
+export type IamEndpoint = Pick<IamServer, 'url' | 'port' | 'logs' | 'share'>
 
 export interface StartOptions {
   config?: Json
