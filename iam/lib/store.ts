@@ -38,6 +38,8 @@ export interface StoreOptions {
   driver: 'memory' | 'redis'
   url?: string
   prefix: string
+  /** Redis: connect and per-command bound in ms (storage.timeoutMs) */
+  timeoutMs?: number
   /** memory driver clock (ms since epoch); Redis expires keys on its own clock */
   now?: () => number
 }
@@ -144,7 +146,22 @@ export function createStore(options: StoreOptions): SharedStore {
 
   if (options.driver === 'redis') {
     if (!options.url) throw new Error('storage.url is required for the redis driver')
-    const redis = new Redis(options.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
+    const timeoutMs = options.timeoutMs ?? 1000
+    // An outage is an answer, not a queue (DESIGN section 6): while Redis is unreachable a command
+    // fails at once (no offline queue, no retry of a command whose connection dropped) or within
+    // timeoutMs (a connection that hangs), and the request is answered 503. The client keeps
+    // reconnecting on its own, so service resumes when Redis is back.
+    const redis = new Redis(options.url, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: timeoutMs,
+      commandTimeout: timeoutMs,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    })
+    // Connection failures are reported to the commands that hit them; unhandled, the client's
+    // 'error' events would only repeat them in the process log on every reconnect attempt.
+    redis.on('error', () => {})
     return {
       kind: 'redis',
       redis,
@@ -207,4 +224,23 @@ export function createStore(options: StoreOptions): SharedStore {
     ttl: async (key) => map.ttl(fullKey(key)),
     close: async () => map.dispose(),
   }
+}
+
+/**
+ * Resolves once a Redis store's first connection is ready, or after `ms` (then requests are
+ * answered 503 until it connects): commands are not queued while disconnected, so boot waits for
+ * the connection rather than failing its first requests. Memory stores resolve at once.
+ */
+export function whenStoreConnected(store: SharedStore, ms: number): Promise<void> {
+  const redis = store.redis
+  if (!redis || redis.status === 'ready') return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      redis.off('ready', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    redis.on('ready', done)
+  })
 }

@@ -33,6 +33,8 @@ import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId } from '../http/request'
 import { findRouteRule, routePath } from '../lib/route-rules'
+import type { RouteContract } from '../contract/define'
+import { ROUTES } from '../contract/routes'
 
 export type HmacFailure =
   | 'Missing HMAC headers'
@@ -105,8 +107,12 @@ export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true } 
 
 const LOOPBACK = new Set(['127.0.0.1', '::1'])
 
+// Routes the table declares `hmac: false` (GET /health/ready): exempt from any address.
+const UNSIGNED = new Set((Object.values(ROUTES) as RouteContract[]).filter((r) => r.hmac === false).map((r) => `${r.method} ${r.path}`))
+
 /** Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP. */
 function isExempt(event: H3Event): boolean {
+  if (event.method === 'GET' && UNSIGNED.has(`GET ${routePath(event.path)}`)) return true
   return event.method === 'GET' && routePath(event.path) === '/health' && LOOPBACK.has(getClientIp(event))
 }
 

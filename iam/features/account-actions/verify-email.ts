@@ -17,6 +17,7 @@ import type { LimitDecision } from '../rate-limits/limiter'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
 
@@ -46,11 +47,12 @@ export async function sendVerificationMail(ctx: IamContext, user: { id: number; 
 
 /** Mails the link after the response: a slow or failing mail server never fails a signup. */
 export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }): void {
-  setImmediate(() => {
-    sendVerificationMail(ctx, user).catch((error: Error) =>
-      ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
-    )
-  })
+  runAfterResponse(
+    async () => {
+      await sendVerificationMail(ctx, user)
+    },
+    (error) => ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
+  )
 }
 
 export async function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
