@@ -36,6 +36,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     // An idle client losing its connection emits 'error' on the pool; unhandled, that event would
     // end the process. The pool drops the client, and the next query reports its own failure.
     pool.on('error', () => {})
+    // The same for a client checked out (inside a transaction) when its connection drops: pg-pool
+    // listens only while clients are idle. The query in progress fails with its own error.
+    pool.on('connect', (client) => client.on('error', () => {}))
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()] })
   }
   const { PGlite } = await import('@electric-sql/pglite')

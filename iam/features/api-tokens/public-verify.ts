@@ -9,6 +9,7 @@
  * invalid privilege: the token and `<IP>_verify`; failed verification: the token and the IP);
  * (4) success resets the consumption limiter for `<IP>_verify`, the token and the IP.
  */
+import { isDependencyOutage } from '../../lib/outage'
 import { containsXss } from '../../lib/xss'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { limiterKeys } from './limiters'
@@ -84,6 +85,12 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
       : [401, REASONS.invalidKey]
     return failWithSpend(status, reason, tokenKey, limiterKeys.ip(ip))
   }
-  await Promise.all([consumption.reset(limiterKeys.verify(ip)), consumption.reset(tokenKey), consumption.reset(limiterKeys.ip(ip))])
+  // The use is counted (committed): answer it. Clearing the failure counters is housekeeping; if
+  // the store just went away they stay until they expire, rather than a counted use answered 503.
+  await Promise.all([consumption.reset(limiterKeys.verify(ip)), consumption.reset(tokenKey), consumption.reset(limiterKeys.ip(ip))]).catch(
+    (error: unknown) => {
+      if (!isDependencyOutage(error)) throw error
+    },
+  )
   return { kind: 'json', status: 200, body: okResult(verified.date, verified.data) }
 }
