@@ -8,7 +8,7 @@ import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
 import { isAllowedIamCall, type ForwardedCookie } from './allow-list'
 import { currentCookie, isCookieValue } from './cookies'
-import { bffFail } from './respond'
+import { bffFail, IAM_UNAVAILABLE_MESSAGE } from './respond'
 
 export interface BffIamCall {
   method: 'GET' | 'POST'
@@ -54,7 +54,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
   } catch (error) {
     if (error instanceof IamUnavailableError) {
       console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: 'bff: IAM unreachable', path: call.path }))
-      bffFail(503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' })
+      bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE }, { 'retry-after': '5' })
     }
     throw error
   }
