@@ -153,7 +153,10 @@ export function createStore(options: StoreOptions): SharedStore {
     // reconnecting on its own, so service resumes when Redis is back.
     const redis = new Redis(options.url, {
       lazyConnect: false,
-      enableOfflineQueue: false,
+      // Commands sent before the first connection wait for it (a caller may use the store at
+      // once); a first connection that fails flushes them (maxRetriesPerRequest 0). From then on
+      // nothing queues behind a reconnect.
+      enableOfflineQueue: true,
       maxRetriesPerRequest: 0,
       connectTimeout: timeoutMs,
       commandTimeout: timeoutMs,
@@ -162,6 +165,9 @@ export function createStore(options: StoreOptions): SharedStore {
     // Connection failures are reported to the commands that hit them; unhandled, the client's
     // 'error' events would only repeat them in the process log on every reconnect attempt.
     redis.on('error', () => {})
+    redis.once('ready', () => {
+      redis.options.enableOfflineQueue = false
+    })
     return {
       kind: 'redis',
       redis,
@@ -224,23 +230,4 @@ export function createStore(options: StoreOptions): SharedStore {
     ttl: async (key) => map.ttl(fullKey(key)),
     close: async () => map.dispose(),
   }
-}
-
-/**
- * Resolves once a Redis store's first connection is ready, or after `ms` (then requests are
- * answered 503 until it connects): commands are not queued while disconnected, so boot waits for
- * the connection rather than failing its first requests. Memory stores resolve at once.
- */
-export function whenStoreConnected(store: SharedStore, ms: number): Promise<void> {
-  const redis = store.redis
-  if (!redis || redis.status === 'ready') return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      redis.off('ready', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    redis.on('ready', done)
-  })
 }

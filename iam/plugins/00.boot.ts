@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, productionProblems } from '../lib/config'
 import type { IamConfig } from '../lib/config-schema'
 import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
 import { createLogger } from '../lib/log'
-import { createStore, whenStoreConnected } from '../lib/store'
+import { createStore } from '../lib/store'
 import { drainBackgroundWork } from '../lib/background'
 import { createDatabase, databaseKind, migrateToLatest } from '../db/database'
 
@@ -34,8 +34,6 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     process.exit(0)
   }
   const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix, timeoutMs: config.storage.timeoutMs })
-  // Commands are not queued while Redis is disconnected: wait (bounded) for the first connection.
-  await whenStoreConnected(store, 2 * config.storage.timeoutMs)
   if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
   if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')
   const domain = cookieDomain(config)

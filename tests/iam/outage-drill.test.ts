@@ -59,7 +59,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!external) return
-  if (process.env.DRILL_LOGS) (await import('node:fs')).writeFileSync(process.env.DRILL_LOGS, iam.logs.join('\n'))
   await iam?.stop()
   await Promise.all([pgProxy?.close(), redisProxy?.close()])
   await dropDatabase?.()
