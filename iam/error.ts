@@ -3,6 +3,8 @@
  * - httpFail (iam/http/respond.ts): exactly the given status, body and headers;
  * - no route for this path and method: 404 with the spec's body. A known path with another method
  *   is an unmatched route too (the router's 405 becomes 404), as the spec words it;
+ * - PostgreSQL or Redis unreachable (lib/outage.ts): 503 `{ error: "Service unavailable" }` with
+ *   Retry-After, logged at warn level without a stack;
  * - anything else is a bug or an infrastructure failure: the response status when a handler set
  *   one above 415 (spec), else 500, with `{ error, requestId }`. The cause is logged at error
  *   level with the request id and stack, and never reaches the body.
@@ -15,6 +17,7 @@ import { useIam } from './context'
 import { getHttpFailure, NOT_FOUND_BODY } from './http/respond'
 import { getRequestId, statusBeforeError } from './http/request'
 import type { LogFields } from './lib/log'
+import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS } from './lib/outage'
 
 function respond(event: H3Event, status: number, body: string, contentType: string, headers: Record<string, string> = {}) {
   const res = event.node.res
@@ -30,14 +33,16 @@ function respond(event: H3Event, status: number, body: string, contentType: stri
   return send(event, body)
 }
 
-function logError(msg: string, fields: LogFields): void {
+function log(level: 'error' | 'warn', msg: string, fields: LogFields): void {
   try {
-    useIam().log.error(msg, fields)
+    useIam().log[level](msg, fields)
   } catch {
     // Boot did not finish: the logger is not there yet.
-    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg, ...fields })}\n`)
+    process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields })}\n`)
   }
 }
+const logError = (msg: string, fields: LogFields) => log('error', msg, fields)
+const logWarning = (msg: string, fields: LogFields) => log('warn', msg, fields)
 
 export default (function errorHandler(error: H3Error, event: H3Event) {
   const failure = getHttpFailure(error)
@@ -49,6 +54,14 @@ export default (function errorHandler(error: H3Error, event: H3Event) {
   const requestId = getRequestId(event)
   if (!error.unhandled && (error.statusCode === 404 || error.statusCode === 405)) {
     return respond(event, 404, JSON.stringify(NOT_FOUND_BODY), 'application/json')
+  }
+  if (isDependencyOutage(error)) {
+    // PostgreSQL or Redis unreachable: an answer the client can act on, not a 500 (DESIGN section 6).
+    const cause = error.cause instanceof Error ? error.cause : error
+    logWarning('dependency unavailable', { requestId, method: event.method, path: event.path.split('?')[0], error: { name: cause.name, message: cause.message } })
+    return respond(event, 503, JSON.stringify({ error: 'Service unavailable' }), 'application/json', {
+      'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS),
+    })
   }
   const current = statusBeforeError(event)
   let status: number

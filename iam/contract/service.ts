@@ -9,6 +9,12 @@ const checkBody = (success: boolean) =>
     message: z.string(),
   })
 
+const readinessBody = (status: 'ready' | 'unavailable', state: z.ZodType) =>
+  z.object({
+    status: z.literal(status),
+    checks: z.object({ database: state, storage: state, mail: z.union([state, z.literal('outbox')]) }),
+  })
+
 export const SERVICE_ROUTES = defineRoutes({
   operationalConfig: {
     method: 'GET',
@@ -30,6 +36,19 @@ export const SERVICE_ROUTES = defineRoutes({
     limiters: [],
     request: noBody,
     responses: { 200: { description: 'Text `OK`' } },
+  },
+  healthReady: {
+    method: 'GET',
+    path: '/health/ready',
+    summary: 'Readiness: database, shared storage and mail reachable (HMAC-exempt: up or down only)',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    hmac: false,
+    responses: {
+      200: { description: 'Every dependency answers', body: readinessBody('ready', z.enum(['up'])) },
+      503: { description: 'A dependency is down (each check gives up after 1 s); Retry-After set', body: readinessBody('unavailable', z.enum(['up', 'down'])) },
+    },
   },
   check: {
     method: 'GET',

@@ -13,19 +13,32 @@ import type { Database } from './schema'
 
 export type DatabaseKind = 'postgres' | 'pglite'
 
-export function databaseKind(config: Pick<IamConfig, 'database'>): DatabaseKind {
+export function databaseKind(config: { database: { url?: string } }): DatabaseKind {
   return config.database.url && /^postgres(ql)?:/.test(config.database.url) ? 'postgres' : 'pglite'
 }
 
-export async function createDatabase(config: Pick<IamConfig, 'database' | 'service'>): Promise<Kysely<Database>> {
+/** `database.connectTimeoutMs` may be left out by callers outside the server (tests, scripts): 1 s. */
+type DatabaseOptions = { database: Omit<IamConfig['database'], 'connectTimeoutMs'> & { connectTimeoutMs?: number }; service: IamConfig['service'] }
+
+export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Database>> {
   if (databaseKind(config) === 'postgres') {
     const { default: pg } = await import('pg')
     // timestamptz -> Date (default); int8 (count(*)) -> number: our counts stay far below 2^53.
     pg.types.setTypeParser(20, (value: string) => Number(value))
-    const pool = new pg.Pool({ connectionString: config.database.url, max: 10 })
+    // connectionTimeoutMillis bounds both a new connection and the wait for a free one: while
+    // PostgreSQL is unreachable a request fails within it (answered 503) instead of queueing.
+    const pool = new pg.Pool({
+      connectionString: config.database.url,
+      max: 10,
+      connectionTimeoutMillis: config.database.connectTimeoutMs ?? 1000,
+      keepAlive: true,
+    })
     // An idle client losing its connection emits 'error' on the pool; unhandled, that event would
     // end the process. The pool drops the client, and the next query reports its own failure.
     pool.on('error', () => {})
+    // The same for a client checked out (inside a transaction) when its connection drops: pg-pool
+    // listens only while clients are idle. The query in progress fails with its own error.
+    pool.on('connect', (client) => client.on('error', () => {}))
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()] })
   }
   const { PGlite } = await import('@electric-sql/pglite')

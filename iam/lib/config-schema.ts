@@ -50,6 +50,8 @@ export const configSchema = z.strictObject({
       singleNode: z.boolean().default(false),
       /** where the dev profile keeps its database, secrets and outbox */
       dataDir: z.string().default('.data'),
+      /** SIGTERM: how long in-flight requests may take to finish before the rest are cut (NITRO_SHUTDOWN_TIMEOUT wins when set) */
+      shutdownTimeoutMs: z.number().int().positive().default(10_000),
       proxy: z
         .strictObject({ trust: z.boolean().default(false), ipToTrust: z.string().optional() })
         .prefault({}),
@@ -68,6 +70,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** postgres://... for PostgreSQL; absent => PGlite in <dataDir>/iam/db; "memory://" => PGlite in memory */
       url: z.string().optional(),
+      /** PostgreSQL: how long a request waits for a connection (new or from the pool) before it is answered 503 */
+      connectTimeoutMs: z.number().int().positive().default(1000),
     })
     .prefault({}),
   storage: z
@@ -76,6 +80,8 @@ export const configSchema = z.strictObject({
       url: z.string().optional(),
       /** key namespace; every key is <prefix>:v2:<area>:<key> */
       prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('iam'),
+      /** Redis: connect and per-command bound; past it the request is answered 503 instead of queueing */
+      timeoutMs: z.number().int().positive().default(1000),
     })
     .prefault({}),
   secrets: z

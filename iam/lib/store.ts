@@ -44,6 +44,8 @@ export interface StoreOptions {
   driver: 'memory' | 'redis'
   url?: string
   prefix: string
+  /** Redis: connect and per-command bound in ms (storage.timeoutMs) */
+  timeoutMs?: number
   /** the clock that judges expiry, for both drivers (ms since epoch); default the wall clock */
   now?: () => number
 }
@@ -188,7 +190,28 @@ export function createStore(options: StoreOptions): SharedStore {
 
   if (options.driver === 'redis') {
     if (!options.url) throw new Error('storage.url is required for the redis driver')
-    const redis = new Redis(options.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
+    const timeoutMs = options.timeoutMs ?? 1000
+    // An outage is an answer, not a queue (DESIGN section 6): while Redis is unreachable a command
+    // fails at once (no offline queue, no retry of a command whose connection dropped) or within
+    // timeoutMs (a connection that hangs), and the request is answered 503. The client keeps
+    // reconnecting on its own, so service resumes when Redis is back.
+    const redis = new Redis(options.url, {
+      lazyConnect: false,
+      // Commands sent before the first connection wait for it (a caller may use the store at
+      // once); a first connection that fails flushes them (maxRetriesPerRequest 0). From then on
+      // nothing queues behind a reconnect.
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: timeoutMs,
+      commandTimeout: timeoutMs,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    })
+    // Connection failures are reported to the commands that hit them; unhandled, the client's
+    // 'error' events would only repeat them in the process log on every reconnect attempt.
+    redis.on('error', () => {})
+    redis.once('ready', () => {
+      redis.options.enableOfflineQueue = false
+    })
     return {
       kind: 'redis',
       redis,

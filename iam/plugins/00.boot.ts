@@ -1,7 +1,8 @@
 /**
  * Boot: configuration, dev secrets, database (+ migrations in the dev profile), shared storage.
  * A configuration the IAM must not run with stops the process here, with the reason, before it
- * answers anything. Shutdown (SIGTERM) closes the pools after in-flight requests finish.
+ * answers anything. Shutdown (SIGTERM) closes the pools after in-flight requests and the work they
+ * started finished.
  */
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { setIamContext, type IamContext } from '../context'
@@ -12,6 +13,7 @@ import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
 import { clockNow } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createStore } from '../lib/store'
+import { drainBackgroundWork } from '../lib/background'
 import { createDatabase, databaseKind, migrateToLatest } from '../db/database'
 
 function fail(message: string): never {
@@ -32,7 +34,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     log.info('db:migrate done')
     process.exit(0)
   }
-  const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix, now: clockNow })
+  const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix, timeoutMs: config.storage.timeoutMs, now: clockNow })
   if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
   if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')
   const domain = cookieDomain(config)
@@ -66,8 +68,16 @@ export default defineNitroPlugin((nitroApp) => {
   const ready = boot(deepFreeze(config), production)
   ready.catch((error: Error) => fail(`IAM boot failed: ${error.message}`))
   setIamContext(ready)
+  // Graceful shutdown is Nitro's (node-server preset): on SIGTERM/SIGINT it stops accepting, lets
+  // in-flight requests finish (idle keep-alive connections are closed), force-closes what is left
+  // after NITRO_SHUTDOWN_TIMEOUT, then calls 'close' and exits 0. The preset reads that variable
+  // after plugins ran: service.shutdownTimeoutMs sets it unless the operator did.
+  process.env.NITRO_SHUTDOWN_TIMEOUT ||= String(config.service.shutdownTimeoutMs)
   nitroApp.hooks.hook('close', async () => {
     const ctx = await ready
+    // Work started by answered requests (mails) still needs the pools: it goes first, bounded.
+    if (!(await drainBackgroundWork(config.service.shutdownTimeoutMs))) ctx.log.warn('shutdown: background work left unfinished')
     await Promise.allSettled([ctx.db.destroy(), ctx.store.close()])
+    ctx.log.info('shutdown: pools closed')
   })
 })

@@ -16,6 +16,7 @@ import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
+import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
 
@@ -43,11 +44,12 @@ export async function sendVerificationMail(ctx: IamContext, user: { id: number; 
 
 /** Mails the link after the response: a slow or failing mail server never fails a signup. */
 export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }): void {
-  setImmediate(() => {
-    sendVerificationMail(ctx, user).catch((error: Error) =>
-      ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
-    )
-  })
+  runAfterResponse(
+    async () => {
+      await sendVerificationMail(ctx, user)
+    },
+    (error) => ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
+  )
 }
 
 export async function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {

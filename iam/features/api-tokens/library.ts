@@ -19,6 +19,7 @@ import {
 import { rotateWith } from './rotate'
 import { storedHashOf } from './token-format'
 import { verifyApiKeyWith } from './verify'
+import { isDependencyOutage } from '../../lib/outage'
 
 export type ApiTokenLibraryDeps = {
   db: Kysely<Database>
@@ -81,6 +82,8 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       log('create').info('api token created', { userId, rowId: created.id })
       return okResult(at.toISOString(), created.data)
     } catch (error) {
+      // an outage is answered 503 by the error handler, not as this API's own failure
+      if (isDependencyOutage(error)) throw error
       log('create').error('api token creation failed', { userId, error })
       return failResult(at.toISOString(), CREATION_REASONS.serverErrorCreating)
     }
@@ -113,6 +116,8 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       log('revoke').info('api token revoked', { userId: row.user_id, rowId: row.id })
       return okResult(date, { msg: INVALIDED, invalidedTokenId: row.id, userId: row.user_id })
     } catch (error) {
+      // an outage is answered 503 by the error handler, not as this API's own failure
+      if (isDependencyOutage(error)) throw error
       log('revoke').error('api token revocation failed', { error })
       return failResult(date, REASONS.errorInvalidating)
     }
@@ -141,6 +146,8 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       const counts = await repo.countTokens(db, verified.data.userId)
       return okResult(verified.date, { tokenMeta: verified.data, counts })
     } catch (error) {
+      // an outage is answered 503 by the error handler, not as this API's own failure
+      if (isDependencyOutage(error)) throw error
       log('metadata').error('api token metadata failed', { error })
       return failResult(stamp().toISOString(), REASONS.errorGettingMetadata)
     }
@@ -161,6 +168,8 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       log('update_ip').info('api token IP restriction updated', { userId, restricted: ips !== null })
       return okResult(date, { msg: 'Restriction updated successfully' })
     } catch (error) {
+      // an outage is answered 503 by the error handler, not as this API's own failure
+      if (isDependencyOutage(error)) throw error
       log('update_ip').error('api token IP restriction update failed', { error })
       return failResult(date, REASONS.internalServerError)
     }
@@ -177,6 +186,8 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       log('update_privileges').info('api token privilege updated', { userId, privilege: newPrivileges })
       return okResult(date, { msg: 'Privileges updated successfully' })
     } catch (error) {
+      // an outage is answered 503 by the error handler, not as this API's own failure
+      if (isDependencyOutage(error)) throw error
       log('update_privileges').error('api token privilege update failed', { error })
       return failResult(date, REASONS.internalServerError)
     }
@@ -205,6 +216,8 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       }
       return okResult(date, data)
     } catch (error) {
+      // an outage is answered 503 by the error handler, not as this API's own failure
+      if (isDependencyOutage(error)) throw error
       log('get_list_meta').error('api token listing failed', { error })
       return failResult(date, REASONS.serverError)
     }

@@ -15,6 +15,7 @@ import {
 } from './results'
 import { isValidPublicIdentifier } from './token-format'
 import { MAX_NAME_LENGTH } from '../../contract/api-token-inputs'
+import { isDependencyOutage } from '../../lib/outage'
 
 /** The helpers the manager dispatches to (the library's own operations). */
 export type ManagerOperations = {
@@ -73,6 +74,8 @@ export async function privateActionManagerWith(
         return failResult(date(), REASONS.badRequest)
     }
   } catch (error) {
+    // an outage is answered 503 by the error handler, not as this API's own failure
+    if (isDependencyOutage(error)) throw error
     log.error('management action failed', { error })
     return failResult(date(), REASONS.serverErrorManager)
   }

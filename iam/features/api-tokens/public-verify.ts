@@ -9,6 +9,7 @@
  * invalid privilege: the token and `<IP>_verify`; failed verification: the token and the IP);
  * (4) success resets the consumption limiter for `<IP>_verify`, the token and the IP.
  */
+import { isDependencyOutage } from '../../lib/outage'
 import { containsXss } from '../../lib/xss'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { useLimiter } from '../rate-limits/registry'
@@ -93,6 +94,10 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
     const code = verified.reason === REASONS.invalidHost ? 'invalid_host' : verified.reason === REASONS.serverErrorValidating ? 'server_error' : 'invalid_key'
     return failWithSpend(code, tokenFacts, ipFacts)
   }
-  await Promise.all([verifyFacts, tokenFacts, ipFacts].map((facts) => facts && consumption.reset(facts)))
+  // The use is counted (committed): answer it. Clearing the failure counters is housekeeping; if
+  // the store just went away they stay until they expire, rather than a counted use answered 503.
+  await Promise.all([verifyFacts, tokenFacts, ipFacts].map((facts) => facts && consumption.reset(facts))).catch((error: unknown) => {
+    if (!isDependencyOutage(error)) throw error
+  })
   return { ok: true, result: okResult(verified.date, verified.data) }
 }

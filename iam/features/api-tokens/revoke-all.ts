@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/log'
 import { recordSecurityEvent } from '../security-events/repository'
 import { failResult, okResult, REASONS, type Result } from './results'
 import { revokeAllTokensOf } from './user-tokens'
+import { isDependencyOutage } from '../../lib/outage'
 
 export type RevokeAllSuccess = { msg: string; revokedCount: number; userId: number }
 
@@ -44,6 +45,8 @@ export async function revokeAllApiTokens(
     deps.log.info('api tokens revoked in bulk', { branch: 'api_tokens', type: 'revoke-all', userId: input.userId, revokedCount })
     return okResult(at.toISOString(), { msg: REVOKED_ALL_MSG, revokedCount, userId: input.userId })
   } catch (error) {
+    // an outage is answered 503 by the error handler, not as this API's own failure
+    if (isDependencyOutage(error)) throw error
     deps.log.error('bulk api token revocation failed', { branch: 'api_tokens', userId: input.userId, error: (error as Error).message })
     return failResult(at.toISOString(), REASONS.errorInvalidating)
   }

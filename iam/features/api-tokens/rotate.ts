@@ -11,6 +11,7 @@ import { createInTransaction } from './create'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Fail, type Privilege, type Result, type RotationSuccess } from './results'
 import { storedHashOf } from './token-format'
+import { isDependencyOutage } from '../../lib/outage'
 
 export type RotateInput = {
   rawOldToken: string
@@ -72,6 +73,8 @@ export async function rotateWith(
       })
     })
   } catch (error) {
+    // an outage is answered 503 by the error handler, not as this API's own failure
+    if (isDependencyOutage(error)) throw error
     if (error instanceof Rollback) {
       log.warn('rotation rolled back', { reason: error.result.reason })
       return error.result

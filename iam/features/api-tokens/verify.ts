@@ -10,6 +10,7 @@ import { normalizeMappedIp } from '../../contract/ip-list'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Privilege, type Result, type VerifySuccess } from './results'
 import { hashToken, isSha256Hex, parseRawToken } from './token-format'
+import { isDependencyOutage } from '../../lib/outage'
 
 export type VerifyDeps = { db: Kysely<Database>; log: Logger; now: () => number }
 
@@ -76,6 +77,8 @@ export async function verifyApiKeyWith(
     // The row changed between the two statements (a concurrent update): refuse, never count twice.
     return fail(REASONS.invalidKey, { userId: found.user_id, raced: true })
   } catch (error) {
+    // an outage is answered 503 by the error handler, not as this API's own failure
+    if (isDependencyOutage(error)) throw error
     log.error('api token verification error', { error })
     return fail(REASONS.serverErrorValidating)
   }

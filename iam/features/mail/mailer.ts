@@ -22,6 +22,8 @@ export interface Mailer {
   readonly kind: 'smtp' | 'outbox'
   /** Resolves once the mail was accepted (SMTP) or written (outbox); rejects on failure. */
   send(mail: OutgoingMail): Promise<void>
+  /** Resolves when the SMTP server greets and accepts our login within `timeoutMs` (outbox: at once). */
+  verify(timeoutMs: number): Promise<void>
 }
 
 export interface MailerDeps {
@@ -36,17 +38,26 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 export function createMailer({ config, log, production }: MailerDeps): Mailer {
   const { smtp, from } = config.email
   if (smtp) {
-    const transport = createTransport({
+    const options = {
       host: smtp.host,
       port: smtp.port,
       secure: smtp.secure,
       ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass } } : {}),
-      ...SMTP_TIMEOUTS,
-    })
+    }
+    const transport = createTransport({ ...options, ...SMTP_TIMEOUTS })
     return {
       kind: 'smtp',
       async send(mail) {
         await transport.sendMail({ from, to: mail.to, ...mail.content })
+      },
+      async verify(timeoutMs) {
+        // its own short-lived transport: the sending one keeps its longer timeouts
+        const probe = createTransport({ ...options, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs })
+        try {
+          await probe.verify()
+        } finally {
+          probe.close()
+        }
       },
     }
   }
@@ -62,6 +73,7 @@ export function createMailer({ config, log, production }: MailerDeps): Mailer {
       // Dev convenience only: in production the outbox is a file drop, never a log of live links.
       if (!production) log.info('mail written to the outbox', { file, subject: mail.content.subject, links: mail.links ?? [] })
     },
+    verify: async () => {},
   }
 }
 

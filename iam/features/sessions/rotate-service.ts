@@ -9,8 +9,9 @@
  */
 import type { IamContext } from '../../context'
 import { hashRefreshToken, newRefreshToken, openForToken, sealForToken } from './refresh-token'
+import { getKeyRing } from '../tokens/token-service'
 import { completePair, familyClaims, refreshExpiry, revokeFamily, type TokenPair } from './session-service'
-import { insertRefreshToken, linkReplacement, markRotated } from './sessions-repo'
+import { findTokenStatus, insertRefreshToken, linkReplacement, markRotated } from './sessions-repo'
 
 /** Why a rotation fails: a replayed token, a dead one, or another rotation of the family holding the lock. */
 export type RotateFailureCode = 'reused' | 'invalid' | 'busy'
@@ -18,7 +19,10 @@ export type RotateResult = { ok: true; pair: TokenPair } | { ok: false; code: Ro
 
 type GraceEntry = { canary: string; sealed: string }
 
-const LOCK_MS = 10_000
+// Short: a lock left behind by a winner that lost the store mid-rotation (an outage) must not
+// hold the session's next refresh for long. Expiring early is safe: the conditional UPDATE alone
+// picks one winner, and the grace entry is written before that winner's commit.
+const LOCK_MS = 2_000
 const WAIT_MS = 5_000
 const POLL_MS = 20
 
@@ -28,6 +32,9 @@ const lockKey = (hash: string) => `session:rotating:${hash}`
 async function readGrace(ctx: IamContext, raw: string, hash: string, canaryId: string): Promise<TokenPair | 'other-device' | null> {
   const entry = await ctx.store.get<GraceEntry>(graceKey(hash))
   if (!entry) return null
+  // Published by a rotation that has not committed (yet, or ever: its commit failed in an outage):
+  // the old token is still the live one and the pair's refresh token may never exist.
+  if ((await findTokenStatus(ctx.db, hash)) === 'active') return null
   if (entry.canary !== canaryId) return 'other-device'
   return openForToken<TokenPair>(raw, entry.sealed)
 }
@@ -44,11 +51,18 @@ async function waitForGrace(ctx: IamContext, raw: string, hash: string, canaryId
   return null
 }
 
-/** The winner's work: rotate in one transaction, sign, publish the pair for the grace window. */
+/**
+ * The winner's work, in one transaction: rotate, sign, publish the pair for the grace window. The
+ * pair is published before the commit, so a store that fails rolls the rotation back (the client
+ * keeps a working token and may retry) instead of leaving a rotated token whose successor nobody
+ * received. A pair whose commit failed stays in the store but is never handed out (readGrace).
+ */
 async function rotateOnce(ctx: IamContext, raw: string, hash: string, canaryId: string): Promise<TokenPair | 'not-active' | 'invalid'> {
   const now = ctx.now()
   const cfg = ctx.config.jwt.refresh_tokens
-  const session = await ctx.db.transaction().execute(async (trx) => {
+  // read before the transaction: a key ring (re)load must not wait for the connection it holds
+  const ring = await getKeyRing(ctx)
+  return ctx.db.transaction().execute(async (trx) => {
     const old = await markRotated(trx, hash, new Date(now))
     if (!old) return 'not-active' as const
     const family = await familyClaims(trx, old.family_id)
@@ -59,14 +73,13 @@ async function rotateOnce(ctx: IamContext, raw: string, hash: string, canaryId: 
     const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.createdAt.getTime(), now)
     const newId = await insertRefreshToken(trx, { familyId: old.family_id, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
     await linkReplacement(trx, old.id, newId)
-    return { session: { familyId: old.family_id, refreshToken, refreshExpiresAt }, claims: family }
+    const session = { familyId: old.family_id, refreshToken, refreshExpiresAt }
+    const pair = await completePair(ctx, session, { userId: family.userId, roles: family.roles, visitor: family.visitor }, ring)
+    if (cfg.reuseGraceMs > 0) {
+      await ctx.store.set(graceKey(hash), { canary: canaryId, sealed: sealForToken(raw, pair) } satisfies GraceEntry, cfg.reuseGraceMs)
+    }
+    return pair
   })
-  if (typeof session === 'string') return session
-  const pair = await completePair(ctx, session.session, { userId: session.claims.userId, roles: session.claims.roles, visitor: session.claims.visitor })
-  if (cfg.reuseGraceMs > 0) {
-    await ctx.store.set(graceKey(hash), { canary: canaryId, sealed: sealForToken(raw, pair) } satisfies GraceEntry, cfg.reuseGraceMs)
-  }
-  return pair
 }
 
 /**
@@ -96,7 +109,9 @@ export async function rotateRefreshToken(ctx: IamContext, input: { raw: string; 
       if (result === 'invalid') return { ok: false, code: 'invalid' }
       if (result !== 'not-active') return { ok: true, pair: result }
     } finally {
-      await ctx.store.delete(lockKey(hash))
+      // best effort: a rotation that committed is answered even if the store just went away (the
+      // lock then expires on its own after LOCK_MS)
+      await ctx.store.delete(lockKey(hash)).catch(() => {})
     }
     // not active any more: someone rotated it in the meantime; its pair may be in the window
     const late = await readGrace(ctx, input.raw, hash, input.canaryId)

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
+import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
 import { bindFamily, insertFamily, insertRefreshToken, revokeFamilies } from './sessions-repo'
@@ -61,8 +62,9 @@ export async function completePair(
   ctx: IamContext,
   session: OpenedSession,
   claims: { userId: number; roles: string[]; visitor: string },
+  ring?: KeyRing,
 ): Promise<TokenPair> {
-  const access = await issueAccessToken(ctx, { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles })
+  const access = await issueAccessToken(ctx, { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles }, ring)
   return {
     accessToken: access.token,
     accessIat: access.accessIat,

@@ -2,7 +2,7 @@
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, RefreshToken, SessionFamily } from '../../db/schema'
+import type { Database, RefreshToken, RefreshTokenStatus, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -45,6 +45,12 @@ export async function findSessionByTokenHash(db: Db, hash: string): Promise<Sess
   if (!token) return null
   const family = await db.selectFrom('session_families').selectAll().where('id', '=', token.family_id).executeTakeFirst()
   return family ? { token, family } : null
+}
+
+/** The status of the token behind a hash ('active', 'rotated', ...), or null when there is none. */
+export async function findTokenStatus(db: Db, hash: string): Promise<RefreshTokenStatus | null> {
+  const row = await db.selectFrom('refresh_tokens').select('status').where('token_hash', '=', hash).executeTakeFirst()
+  return row?.status ?? null
 }
 
 /**

@@ -34,9 +34,9 @@ export function invalidateKeyRing(ctx: IamContext): void {
 
 const settingsOf = (ctx: IamContext) => ctx.config.jwt.access_tokens
 
-/** Issues an access token for a session. */
-export async function issueAccessToken(ctx: IamContext, claims: AccessClaims) {
-  return signAccessToken(await getKeyRing(ctx), settingsOf(ctx), claims, ctx.now())
+/** Issues an access token for a session; `ring` when the caller already holds it (inside a transaction). */
+export async function issueAccessToken(ctx: IamContext, claims: AccessClaims, ring?: KeyRing) {
+  return signAccessToken(ring ?? (await getKeyRing(ctx)), settingsOf(ctx), claims, ctx.now())
 }
 
 /** Verifies an access token; an unknown kid triggers one throttled reload of the ring. */

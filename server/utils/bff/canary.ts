@@ -6,7 +6,7 @@
 import type { H3Event } from 'h3'
 import { currentCookie, forwardSetCookies, isCookieValue } from './cookies'
 import { callIamRoute } from './iam-call'
-import { bffFail } from './respond'
+import { bffFail, IAM_UNAVAILABLE_MESSAGE } from './respond'
 
 /** The browser's canary_id, obtained from the IAM's /check when the browser has none yet. */
 export async function ensureDeviceCookie(event: H3Event): Promise<string | undefined> {
@@ -14,6 +14,8 @@ export async function ensureDeviceCookie(event: H3Event): Promise<string | undef
   if (existing && isCookieValue(existing)) return existing
   const res = await callIamRoute(event, 'check', {})
   if (res.status === 403) bffFail(403, { ok: false, error: 'This device has been blocked. Contact support if you think this is a mistake.' })
+  // without a device cookie the call that follows would be refused as a bad request: say why instead
+  if (res.status === 503) bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE }, { 'retry-after': res.headers.get('retry-after') ?? '5' })
   forwardSetCookies(event, res.setCookies)
   return currentCookie(event, 'canary_id')
 }

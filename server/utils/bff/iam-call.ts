@@ -9,7 +9,7 @@ import { useIamClient } from '../iam'
 import { isAllowedIamCall, type BffRouteId } from './allow-list'
 import { currentCookie, isCookieValue } from './cookies'
 import { iamRouteCall, type IamRouteCall, type IamRouteInput } from './iam-route'
-import { bffFail } from './respond'
+import { bffFail, IAM_UNAVAILABLE_MESSAGE } from './respond'
 
 /** One request to the IAM: method, path (parameters filled in), query, body and credentials. */
 export type BffIamCall = IamRouteCall
@@ -45,7 +45,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
   } catch (error) {
     if (error instanceof IamUnavailableError) {
       console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: 'bff: IAM unreachable', path: call.path }))
-      bffFail(503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' })
+      bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE }, { 'retry-after': '5' })
     }
     throw error
   }

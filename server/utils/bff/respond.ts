@@ -39,6 +39,9 @@ export function defineBffHandler<T>(handler: (event: H3Event<EventHandlerRequest
   })
 }
 
+/** What the browser reads while the IAM cannot serve (unreachable, or its dependencies down). */
+export const IAM_UNAVAILABLE_MESSAGE = 'The sign-in service is unavailable. Please try again in a moment.'
+
 const SECRET_FIELDS = new Set(['accessToken', 'accessIat', 'refreshToken'])
 
 /** A copy of `body` without token fields (top level and `data`). */
@@ -54,7 +57,7 @@ export function stripTokens(body: unknown): Record<string, unknown> {
 
 /**
  * Relays an IAM answer: cookies forwarded, issued tokens moved into cookies, status kept, body
- * stripped. IAM 5xx bodies are replaced (they may carry internals); 429 keeps Retry-After.
+ * stripped. IAM 5xx bodies are replaced (they may carry internals); 429 and 503 keep Retry-After.
  */
 export function relay(event: H3Event, res: IamResponse<unknown>): Record<string, unknown> {
   forwardSetCookies(event, res.setCookies)
@@ -67,6 +70,12 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
     if (retryAfter) setResponseHeader(event, header, retryAfter)
     const retry = (res.body as { retry?: unknown } | null)?.retry ?? retryAfter
     return { ok: false, error: 'Too many requests', retry }
+  }
+  if (res.status === 503) {
+    // the IAM's database or shared store is unreachable (DESIGN section 6): a wait, not a failure
+    const retryAfter = res.headers.get('retry-after')
+    if (retryAfter && /^\d+$/.test(retryAfter)) setResponseHeader(event, 'retry-after', Number(retryAfter))
+    return { ok: false, error: IAM_UNAVAILABLE_MESSAGE }
   }
   if (res.status >= 500) return { ok: false, error: 'The sign-in service failed. Please try again.' }
   const body = stripTokens(res.body)

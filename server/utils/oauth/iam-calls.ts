@@ -45,6 +45,7 @@ export async function ensureCanary(event: H3Event, startedWith = ''): Promise<Ca
     const res = await useIamClient().request({ method: 'GET', path: '/check', ...client })
     const setCookies = res.setCookies.filter((c) => parseSetCookie(c)?.name === CANARY_COOKIE)
     const canary = setCookies.map((c) => parseSetCookie(c)).find((c) => c && !c.cleared)?.value
+    if (res.status === 503) return { ok: false, error: 'iam_unavailable' }
     if (res.status !== 200 || !canary) {
       logOAuth('warn', 'IAM /check did not issue a canary', { status: res.status })
       return { ok: false, error: 'iam_rejected' }
@@ -98,6 +99,7 @@ export async function loginAtIam(
     logOAuth('warn', 'IAM refused the OAuth login', { provider: providerName, status: res.status })
     if (res.status === 409) return { ok: false, error: 'iam_conflict' }
     if (res.status === 429) return { ok: false, error: 'rate_limited' }
+    if (res.status === 503) return { ok: false, error: 'iam_unavailable' }
     return { ok: false, error: 'iam_rejected' }
   } catch (error) {
     if (!(error instanceof IamUnavailableError)) throw error

@@ -1,0 +1,69 @@
+/**
+ * Tells a dependency outage (PostgreSQL or Redis unreachable, or refusing work while it starts or
+ * stops) from every other failure. The error handler answers the first 503 "Service unavailable"
+ * with Retry-After (DESIGN section 6); everything else (a constraint violation, a syntax error, a
+ * bug) stays a 500, so a real defect is never hidden behind "try again later".
+ *
+ * Recognised by what the drivers actually throw: socket error codes, PostgreSQL SQLSTATEs of the
+ * connection classes, pg/pg-pool's own connection messages and ioredis's connection errors. The
+ * cause chain (h3 wraps what a handler throws) and AggregateError members (a host name that
+ * resolves to several addresses) are followed.
+ */
+
+/** Socket-level failures: the peer is gone, refused, unreachable or silent. */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+
+/**
+ * PostgreSQL SQLSTATEs meaning "not now" rather than "not this": connection exceptions (class 08),
+ * too many connections, and the server shutting down, crashed or still starting.
+ */
+const PG_UNAVAILABLE = /^(08...|53300|57P01|57P02|57P03)$/
+
+/** pg, pg-pool and ioredis messages for a lost or unobtainable connection (they carry no code). */
+const DRIVER_MESSAGES = [
+  /^Connection terminated/, // pg: the server or the network closed the connection (also on connect timeout)
+  /^timeout exceeded when trying to connect$/, // pg-pool: connectionTimeoutMillis passed
+  /^Client has encountered a connection error and is not queryable$/, // pg
+  /^Cannot use a pool after calling end on the pool$/, // pg-pool during shutdown
+  /^Stream isn't writeable and enableOfflineQueue options is false$/, // ioredis, disconnected
+  /^Connection is closed\.$/, // ioredis
+  /^Command timed out$/, // ioredis commandTimeout
+  /^LOADING /, // Redis still loading its dataset
+]
+
+/** ioredis error classes whose only meaning is a connection problem. */
+const DRIVER_ERROR_NAMES = new Set(['MaxRetriesPerRequestError'])
+
+function isOutageItself(error: Error & { code?: unknown }): boolean {
+  if (typeof error.code === 'string' && (SOCKET_CODES.has(error.code) || PG_UNAVAILABLE.test(error.code))) return true
+  if (DRIVER_ERROR_NAMES.has(error.name)) return true
+  return DRIVER_MESSAGES.some((pattern) => pattern.test(error.message))
+}
+
+/** True when `error` (or its cause, or an aggregated member) is a PostgreSQL/Redis outage. */
+export function isDependencyOutage(error: unknown): boolean {
+  const seen = new Set<unknown>()
+  const pending: unknown[] = [error]
+  while (pending.length) {
+    const current = pending.pop()
+    if (!(current instanceof Error) || seen.has(current)) continue
+    seen.add(current)
+    if (isOutageItself(current)) return true
+    pending.push(current.cause)
+    if (current instanceof AggregateError) pending.push(...current.errors)
+  }
+  return false
+}
+
+/** Seconds a client should wait before retrying during an outage (the Retry-After value). */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2

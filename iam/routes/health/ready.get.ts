@@ -1,0 +1,18 @@
+import { defineEventHandler, setResponseHeader, setResponseStatus } from 'h3'
+import { useIam } from '../../context'
+import { checkReadiness } from '../../features/health/readiness'
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage'
+
+/**
+ * GET /health/ready (DESIGN section 6): 200 `{ status: "ready", checks }` or 503
+ * `{ status: "unavailable", checks }` naming the dependency that is down. HMAC-exempt from any
+ * address (route table `hmac: false`): it says up or down per dependency and nothing more.
+ */
+export default defineEventHandler(async (event) => {
+  const { ready, checks } = await checkReadiness(useIam())
+  setResponseHeader(event, 'cache-control', 'no-store')
+  if (ready) return { status: 'ready', checks }
+  setResponseStatus(event, 503)
+  setResponseHeader(event, 'retry-after', OUTAGE_RETRY_AFTER_SECONDS)
+  return { status: 'unavailable', checks }
+})
