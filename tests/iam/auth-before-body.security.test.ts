@@ -34,6 +34,12 @@ const FULL_AUTH_ROUTES = [
   // beyond the spec (issue 11, 4.3 and 4.4), full authentication as well
   ['POST', '/api/manage/revoke-all'],
   ['POST', '/auth/resend-verification'],
+  // account security (DESIGN 7, issue 15)
+  ['GET', '/auth/sessions'],
+  ['POST', '/auth/sessions/revoke'],
+  ['POST', '/auth/sessions/revoke-others'],
+  ['POST', '/auth/change-password'],
+  ['GET', '/auth/security-events'],
 ] as const
 
 const JSON_ROUTES = FULL_AUTH_ROUTES.filter(

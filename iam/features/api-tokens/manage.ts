@@ -14,7 +14,7 @@ import { limiterKeys, type OperationAction } from './limiters'
 import type { Rejection } from './public-verify'
 import { CREATION_REASONS, failResult, REASONS, type ManagerAction, type Result } from './results'
 import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from '../../contract/api-token-inputs'
-import type { ApiTokenService } from './service'
+import type { ApiTokenService, TokenEventInput } from './service'
 
 export const MANAGE_POST_ACTIONS = [
   'new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'list-metadata',
@@ -82,7 +82,10 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
     const gated = await operationGate()
     if (gated) return gated
     const created = await library.createApiKey(req.userId, body.privilege, body.name, body.prefix ?? 'api', body.expires ?? undefined, body.ipv4)
-    if (created.ok) return succeed(201, created)
+    if (created.ok) {
+      await service.recordEvent({ type: 'api_token_created', ...actorOf(req), details: { name: body.name } })
+      return succeed(201, created)
+    }
     return reply(created.reason === CREATION_REASONS.serverErrorCreating ? 500 : 400, created)
   }
 
@@ -102,8 +105,15 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
   if (gated) return gated
   const result = await library.privateActionManager(req.userId, ref.tokenId, ref.publicIdentifier, ref.name, action)
   if (!result.ok) return reply(FAILURE_STATUS[req.action], result)
+  const audited = AUDITED_ACTIONS[req.action]
+  if (audited) await service.recordEvent({ type: audited, ...actorOf(req), details: { name: ref.name, publicIdentifier: ref.publicIdentifier } })
   return succeed(200, result)
 }
+
+/** Token actions the audit log records (DESIGN 6): created, rotated, revoked. */
+const AUDITED_ACTIONS: Partial<Record<ManageAction, TokenEventInput['type']>> = { rotate: 'api_token_rotated', revoke: 'api_token_revoked' }
+
+const actorOf = (req: ManageRequest) => ({ userId: req.userId, ipAddress: req.ip, visitorRowId: req.visitorRowId ?? null })
 
 type TokenRef = { tokenId: number; publicIdentifier: string; name: string }
 

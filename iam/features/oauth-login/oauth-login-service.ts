@@ -12,6 +12,7 @@ import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { completePair, openSession, type OpenedSession, type TokenPair } from '../sessions/session-service'
 import { findIdentity, findUserByEmail, findUserById, insertIdentity, insertUser, isUniqueViolation, touchIdentity } from '../users/users-repo'
 import { displayName, type OAuthProfile } from './provider-profile'
+import { recordSecurityEvent } from '../security-events/repository'
 
 export type OAuthLoginResult =
   | { ok: true; pair: TokenPair; userId: number; created: boolean }
@@ -63,6 +64,14 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
     ipAddress: input.ipAddress,
     fingerprint: input.fingerprint,
     remember: false,
+  })
+  await recordSecurityEvent(trx, {
+    type: 'login_succeeded',
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    details: { method: 'oauth', provider: input.provider, sessionId: session.familyId },
+    at: now,
   })
   return { user, session, created }
 }

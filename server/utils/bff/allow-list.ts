@@ -36,6 +36,10 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'GET', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/update\/email$/ },
+  { method: 'GET', path: /^\/auth\/sessions$/ },
+  { method: 'POST', path: /^\/auth\/sessions\/(?:revoke|revoke-others)$/ },
+  { method: 'POST', path: /^\/auth\/change-password$/ },
+  { method: 'GET', path: /^\/auth\/security-events$/ },
   { method: 'GET', path: /^\/api\/manage\/list-metadata$/ },
   // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
   { method: 'GET', path: /^\/api\/public\/verify$/ },
