@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto'
 import Redis from 'ioredis'
+import { emitSignal } from './signals'
 
 export interface SharedStore {
   readonly kind: 'memory' | 'redis'
@@ -145,6 +146,8 @@ export function createStore(options: StoreOptions): SharedStore {
   if (options.driver === 'redis') {
     if (!options.url) throw new Error('storage.url is required for the redis driver')
     const redis = new Redis(options.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
+    // connection-level errors (the commands report their own failures): counted for /metrics
+    redis.on('error', () => emitSignal({ kind: 'dependencyError', dependency: 'storage' }))
     return {
       kind: 'redis',
       redis,

@@ -11,7 +11,8 @@ import type { IamConfig } from '../lib/config-schema'
 import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
 import { createLogger } from '../lib/log'
 import { createStore } from '../lib/store'
-import { createDatabase, databaseKind, migrateToLatest } from '../db/database'
+import { createDatabase, databaseKind, databasePoolStats, migrateToLatest } from '../db/database'
+import { useIamMetrics } from '../lib/metrics'
 
 function fail(message: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
@@ -38,6 +39,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   if (domain) {
     log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)
   }
+  useIamMetrics().watchPool(() => databasePoolStats(db))
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
   return { config, db, store, log, now: Date.now }
 }

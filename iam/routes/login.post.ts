@@ -8,6 +8,7 @@ import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
 import { limiterIpKey } from '../lib/ip'
+import { emitSignal } from '../lib/signals'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
@@ -35,6 +36,7 @@ export default defineEventHandler(async (event) => {
     ipAddress,
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
+  emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.reason })
   if (!result.ok) {
     if (result.reason === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
     if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
