@@ -117,3 +117,16 @@ export function parsePrometheusText(text: string): Exposition {
   }
   return { types, samples, value: (name, labels = {}) => seen.get(seriesKey(name, labels)) }
 }
+
+/** GET `<baseUrl>/metrics` that must answer 200 Prometheus text; the parsed exposition. */
+export async function scrapeMetrics(baseUrl: string, headers: Record<string, string> = {}): Promise<Exposition> {
+  const res = await fetch(`${baseUrl}/metrics`, { headers })
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`)
+  const type = res.headers.get('content-type') ?? ''
+  if (!/^text\/plain; version=0\.0\.4/.test(type)) throw new Error(`/metrics content-type: ${type}`)
+  return parsePrometheusText(await res.text())
+}
+
+/** How much one series moved between two scrapes (absent = 0). */
+export const moved = (before: Exposition, after: Exposition, name: string, labels: Record<string, string> = {}): number =>
+  (after.value(name, labels) ?? 0) - (before.value(name, labels) ?? 0)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, loginUser, newDevice, PROXY_CONFIG, signupUser, uniqueEmail } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
-import { parsePrometheusText, type Exposition } from '../helpers/prometheus'
+import { moved, parsePrometheusText, scrapeMetrics } from '../helpers/prometheus'
 import { verify } from './api-tokens-http'
 
 const START_TIMEOUT_MS = 180_000
@@ -23,16 +23,8 @@ beforeAll(async () => {
 }, START_TIMEOUT_MS)
 afterAll(() => Promise.all([iam?.stop(), signed?.stop()]))
 
-const scrape = async (server = iam, headers: Record<string, string> = {}): Promise<Exposition> => {
-  const res = await fetch(`${server.url}/metrics`, { headers })
-  expect(res.status).toBe(200)
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
-  return parsePrometheusText(await res.text())
-}
 
-/** How much each series moved between two scrapes (absent before = 0). */
-const moved = (before: Exposition, after: Exposition, name: string, labels: Record<string, string>) =>
-  (after.value(name, labels) ?? 0) - (before.value(name, labels) ?? 0)
+const scrape = (server = iam, headers: Record<string, string> = {}) => scrapeMetrics(server.url, headers)
 
 describe('GET /metrics', () => {
   it('answers Prometheus text with the process metrics and the declared families', async () => {
