@@ -41,38 +41,18 @@ function createIamMetrics(): IamMetrics {
     buckets: LATENCY_BUCKETS,
     registers,
   })
+  const counter = <L extends string>(name: string, help: string, label: L) => new Counter({ name, help, labelNames: [label], registers })
   const counters = {
-    login: new Counter({ name: 'iam_logins_total', help: 'POST /login answers by outcome', labelNames: ['outcome'] as const, registers }),
-    securityEvent: new Counter({
-      name: 'iam_security_events_total',
-      help: 'Security events recorded, by type (sign-ins, MFA sent/passed/failed, bans, sessions revoked, API tokens ...)',
-      labelNames: ['type'] as const,
-      registers,
-    }),
-    rotation: new Counter({
-      name: 'iam_refresh_rotations_total',
-      help: 'Refresh-token rotations by outcome (reused = reuse detected, family revoked)',
-      labelNames: ['outcome'] as const,
-      registers,
-    }),
-    limiterRejected: new Counter({
-      name: 'iam_rate_limit_rejections_total',
-      help: 'Requests a rate limiter refused, by limiter name',
-      labelNames: ['limiter'] as const,
-      registers,
-    }),
-    tokenVerify: new Counter({
-      name: 'iam_api_token_verifications_total',
-      help: 'API token verifications by outcome (ok or the failure reason)',
-      labelNames: ['outcome'] as const,
-      registers,
-    }),
-    dependencyError: new Counter({
-      name: 'iam_dependency_errors_total',
-      help: 'Connection-level errors of the database pool and the shared store',
-      labelNames: ['dependency'] as const,
-      registers,
-    }),
+    login: counter('iam_logins_total', 'POST /login answers by outcome', 'outcome'),
+    securityEvent: counter(
+      'iam_security_events_total',
+      'Security events recorded, by type (sign-ins, MFA sent/passed/failed, bans, sessions revoked, API tokens ...)',
+      'type',
+    ),
+    rotation: counter('iam_refresh_rotations_total', 'Refresh-token rotations by outcome (reused = reuse detected, family revoked)', 'outcome'),
+    limiterRejected: counter('iam_rate_limit_rejections_total', 'Requests a rate limiter refused, by limiter name', 'limiter'),
+    tokenVerify: counter('iam_api_token_verifications_total', 'API token verifications by outcome (ok or the failure reason)', 'outcome'),
+    dependencyError: counter('iam_dependency_errors_total', 'Connection-level errors of the database pool and the shared store', 'dependency'),
   }
   for (const dependency of ['database', 'storage'] as const) counters.dependencyError.inc({ dependency }, 0)
 
