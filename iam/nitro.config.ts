@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defineNitroConfig } from 'nitropack/config'
 
 // IAM_TEST_BUILD=1 (the test suite's build, tests/helpers/build-iam.ts): also compiles in
@@ -21,4 +22,22 @@ export default defineNitroConfig({
   buildDir: process.env.IAM_BUILD_DIR || '.nitro',
   // PGlite loads its WASM and data files relative to its own module: keep it a real package.
   externals: { external: ['@electric-sql/pglite', '@node-rs/argon2'] },
+  hooks: {
+    // A second entry: the admin CLI (cli/index.ts), built and shipped with the server as
+    // server/cli.mjs, so it runs in production with the same code and no TypeScript loader.
+    // The plain TypeScript both entries share (lib, db, features, contract) goes to its own chunk:
+    // left to Rollup it would join the chunk of the Nitro runtime, which starts the server.
+    'rollup:before'(_nitro, rollupConfig) {
+      rollupConfig.input = { index: rollupConfig.input as string, cli: fileURLToPath(new URL('./cli/index.ts', import.meta.url)) }
+      const shared = ['lib', 'db', 'features', 'contract'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url)))
+      for (const output of [rollupConfig.output ?? []].flat()) {
+        output.entryFileNames = '[name].mjs'
+        const nitroChunks = output.manualChunks
+        output.manualChunks = (id, meta) => {
+          if (shared.some((dir) => id.startsWith(dir))) return 'iam'
+          return typeof nitroChunks === 'function' ? nitroChunks(id, meta) : undefined
+        }
+      }
+    },
+  },
 })

@@ -17,6 +17,8 @@ export interface IamClientOptions {
   timeoutMs?: number
   /** for tests; defaults to the global fetch */
   fetch?: typeof globalThis.fetch
+  /** told of every finished call (the gateway's metrics): its status, or unavailable */
+  observe?: (call: { method: string; path: string; outcome: number | 'unavailable'; seconds: number }) => void
 }
 
 export interface IamRequest {
@@ -118,12 +120,17 @@ export function createIamClient(options: IamClientOptions): IamClient {
       for (const [name, value] of Object.entries(signed)) headers.set(name, value)
     }
     const signal = AbortSignal.timeout(timeoutMs)
+    const started = performance.now()
+    const observe = (outcome: number | 'unavailable') =>
+      options.observe?.({ method, path: url.pathname, outcome, seconds: (performance.now() - started) / 1000 })
     try {
       const res = await doFetch(url, { method, headers, body, redirect: 'manual', signal })
       const parsed = await readBody<T>(res)
+      observe(res.status)
       return { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() }
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && error.name === 'TimeoutError')) {
+        observe('unavailable')
         throw new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${(error as Error).message})`, { cause: error })
       }
       throw error

@@ -63,6 +63,19 @@ export const SERVICE_ROUTES = defineRoutes({
       LIMITED,
     ),
   },
+  metrics: {
+    method: 'GET',
+    path: '/metrics',
+    summary: 'Prometheus metrics (from service.metrics.allow or with the metrics bearer secret)',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    hmac: false,
+    responses: {
+      200: { description: 'Prometheus text exposition format (text/plain; version=0.0.4)' },
+      403: { description: 'Neither an allowed address nor the metrics token', body: plainError },
+    },
+  },
   jwks: {
     method: 'GET',
     path: '/.well-known/jwks.json',

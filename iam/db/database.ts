@@ -10,6 +10,14 @@ import type { IamConfig } from '../lib/config-schema'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
 import type { Database } from './schema'
+import { emitSignal } from '../lib/signals'
+import type { PoolStats } from '../lib/metrics'
+
+// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none).
+const pools = new WeakMap<Kysely<Database>, PoolStats>()
+
+/** The live pool counters of a PostgreSQL database; undefined on PGlite. */
+export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined => pools.get(db)
 
 export type DatabaseKind = 'postgres' | 'pglite'
 
@@ -35,11 +43,13 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     })
     // An idle client losing its connection emits 'error' on the pool; unhandled, that event would
     // end the process. The pool drops the client, and the next query reports its own failure.
-    pool.on('error', () => {})
+    pool.on('error', () => emitSignal({ kind: 'dependencyError', dependency: 'database' }))
     // The same for a client checked out (inside a transaction) when its connection drops: pg-pool
     // listens only while clients are idle. The query in progress fails with its own error.
     pool.on('connect', (client) => client.on('error', () => {}))
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()] })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()] })
+    pools.set(db, pool)
+    return db
   }
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGliteDialect } = await import('kysely-pglite-dialect')

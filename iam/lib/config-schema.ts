@@ -3,6 +3,7 @@
  * Unknown keys and bad values are errors naming the key; nothing here reads files or env.
  */
 import { z } from 'zod'
+import { DEFAULT_METRICS_ALLOW, isAllowEntry } from './metrics-access'
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
@@ -55,6 +56,10 @@ export const configSchema = z.strictObject({
       proxy: z
         .strictObject({ trust: z.boolean().default(false), ipToTrust: z.string().optional() })
         .prefault({}),
+      /** who may read GET /metrics without secrets.metricsToken: IPs or CIDRs of the resolved client IP */
+      metrics: z
+        .strictObject({ allow: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([...DEFAULT_METRICS_ALLOW]) })
+        .prefault({}),
       Hmac: z
         .strictObject({
           clientId: z.string().min(1),
@@ -92,6 +97,8 @@ export const configSchema = z.strictObject({
       links: secret.optional(),
       /** Ed25519 private JWKs for access tokens; the first signs, all verify */
       accessTokenKeys: z.array(z.record(z.string(), z.unknown())).optional(),
+      /** Bearer secret that admits a scraper to GET /metrics from any address */
+      metricsToken: secret.optional(),
     })
     .prefault({}),
   jwt: z

@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto'
 import Redis from 'ioredis'
+import { emitSignal } from './signals'
 
 export interface SharedStore {
   readonly kind: 'memory' | 'redis'
@@ -206,9 +207,9 @@ export function createStore(options: StoreOptions): SharedStore {
       commandTimeout: timeoutMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     })
-    // Connection failures are reported to the commands that hit them; unhandled, the client's
-    // 'error' events would only repeat them in the process log on every reconnect attempt.
-    redis.on('error', () => {})
+    // Connection failures are reported to the commands that hit them; the client's 'error' events
+    // (repeated on every reconnect attempt) are only counted for /metrics.
+    redis.on('error', () => emitSignal({ kind: 'dependencyError', dependency: 'storage' }))
     redis.once('ready', () => {
       redis.options.enableOfflineQueue = false
     })

@@ -9,13 +9,24 @@
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { defineEventHandler, getRequestHeader, setResponseHeader } from 'h3'
+import { defineEventHandler, getRequestHeader, setResponseHeader, type H3Event } from 'h3'
 import { useIam } from '../context'
 import { httpFailText } from '../http/respond'
 import { trackResponseStatus } from '../http/request'
 import { resolveClientIp } from '../lib/ip'
+import { useIamMetrics } from '../lib/metrics'
+import { findRouteRule } from '../lib/route-rules'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+/**
+ * The metrics label of a request: the table's path (known even when a middleware answered before
+ * the router ran), else the router's matched template, else one label for every unknown path, so
+ * a scan of random URLs cannot create a series per path.
+ */
+function routeTemplate(event: H3Event): string {
+  return findRouteRule(event.method, event.path)?.path ?? event.context.matchedRoute?.path ?? 'unmatched'
+}
 
 export default defineEventHandler((event) => {
   const started = performance.now()
@@ -29,6 +40,8 @@ export default defineEventHandler((event) => {
   trackResponseStatus(event)
   res.once('close', () => {
     const route = event.context.matchedRoute?.path
+    const seconds = (performance.now() - started) / 1000
+    useIamMetrics().observeRequest({ method: req.method ?? 'GET', route: routeTemplate(event), status: res.statusCode, seconds })
     log.info('request', {
       requestId,
       method: req.method,

@@ -107,7 +107,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1'])
 
 /**
  * Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP; so is
- * every route whose table entry says `hmac: false` (GET /openapi.json), from anywhere.
+ * every route whose table entry says `hmac: false` (GET /openapi.json, /health/ready, /metrics), from anywhere.
  */
 function isExempt(event: H3Event): boolean {
   if (findRouteRule(event.method, event.path)?.hmac === false) return true

@@ -14,7 +14,8 @@ import { clockNow } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createStore } from '../lib/store'
 import { drainBackgroundWork } from '../lib/background'
-import { createDatabase, databaseKind, migrateToLatest } from '../db/database'
+import { createDatabase, databaseKind, databasePoolStats, migrateToLatest } from '../db/database'
+import { useIamMetrics } from '../lib/metrics'
 
 function fail(message: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
@@ -41,6 +42,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   if (domain) {
     log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)
   }
+  useIamMetrics().watchPool(() => databasePoolStats(db))
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
   return { config, db, store, log, now: clockNow }
 }

@@ -7,6 +7,7 @@ import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
+import { emitSignal } from '../lib/signals'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
@@ -33,6 +34,7 @@ export default defineEventHandler(async (event) => {
     ipAddress,
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
+  emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.code })
   if (!result.ok) {
     if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
     if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { isIP } from '../../iam/lib/ip'
+import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../iam/lib/metrics-access'
 
 const absoluteUrl = z.url({ protocol: /^https?$/ })
 
@@ -83,6 +84,13 @@ export const gatewayConfigSchema = z.strictObject({
       message: 'proxy.ipToTrust must be the IP address of the trusted proxy when proxy.trust is true',
       path: ['ipToTrust'],
     }),
+  /** who may read GET /metrics: IPs/CIDRs of the resolved client IP, or anyone with `Authorization: Bearer <token>` */
+  metrics: z
+    .strictObject({
+      allow: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([...DEFAULT_METRICS_ALLOW]),
+      token: z.string().min(32).optional(),
+    })
+    .prefault({}),
   /** key for signing the OAuth flow cookies; generated per process when absent (dev only) */
   cookieSecret: z.string().min(32).optional(),
   OAuthProviders: z

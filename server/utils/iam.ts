@@ -4,6 +4,7 @@
  */
 import { createIamClient, type IamClient } from '../../iam/client/iam-client'
 import { useGatewayConfig } from './gateway-config'
+import { observeIamCall } from './metrics'
 
 let client: IamClient | undefined
 
@@ -11,6 +12,6 @@ let client: IamClient | undefined
 export function useIamClient(): IamClient {
   if (client) return client
   const { iam } = useGatewayConfig()
-  client = createIamClient({ baseUrl: iam.url, hmac: iam.hmac, timeoutMs: iam.timeoutMs })
+  client = createIamClient({ baseUrl: iam.url, hmac: iam.hmac, timeoutMs: iam.timeoutMs, observe: observeIamCall })
   return client
 }

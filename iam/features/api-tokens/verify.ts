@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { Logger } from '../../lib/log'
+import { emitSignal } from '../../lib/signals'
 import { normalizeMappedIp } from '../../contract/ip-list'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Privilege, type Result, type VerifySuccess } from './results'
@@ -31,6 +32,7 @@ export async function verifyApiKeyWith(
   const log = deps.log.child({ branch: 'api_tokens', type: 'verify' })
   const fail = (reason: string, fields: Record<string, unknown> = {}) => {
     log.info('api token verification failed', { reason, ...fields })
+    emitSignal({ kind: 'tokenVerify', outcome: reason })
     return failResult(date, reason)
   }
 
@@ -51,6 +53,7 @@ export async function verifyApiKeyWith(
       ? await repo.verifyWithoutCount(deps.db, hash, providedPrivilege, at, ip, byPassIpCheck)
       : await repo.verifyAndCount(deps.db, hash, providedPrivilege, at, ip, byPassIpCheck)
     if (row) {
+      emitSignal({ kind: 'tokenVerify', outcome: 'ok' })
       return okResult(date, {
         name: row.name,
         tokenId: row.id,

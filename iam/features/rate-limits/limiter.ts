@@ -12,6 +12,7 @@
  * the store's per-key lock, limiter-memory.ts). State model and key layout: limiter-state.ts.
  */
 import type { SharedStore } from '../../lib/store'
+import { emitSignal } from '../../lib/signals'
 import { consumeInMemory, isBlockedInMemory, resetInMemory } from './limiter-memory'
 import { consumeInRedis, isBlockedInRedis, resetInRedis } from './limiter-redis'
 import {
@@ -67,13 +68,17 @@ export function createRateLimiter(
   const keysOf = (key: string) => limiterKeys(store.fullKey, name, key, partsMs.length)
   // memory: one lock per limiter key, shared by consume and reset
   const lockKey = (keys: LimiterKeys) => keys.rejections
+  const signalRejection = (decision: LimitDecision): LimitDecision => {
+    if (!decision.ok) emitSignal({ kind: 'limiterRejected', limiter: name })
+    return decision
+  }
 
   if (store.redis) {
     const redis = store.redis
     return {
       name,
       keysOf,
-      consume: (key) => consumeInRedis(redis, keysOf(key), partsMs, policy, store.now()),
+      consume: (key) => consumeInRedis(redis, keysOf(key), partsMs, policy, store.now()).then(signalRejection),
       reset: (key, resetOpts) => resetInRedis(redis, keysOf(key), resetOpts?.unblock === true),
       isBlocked: (key) => isBlockedInRedis(redis, keysOf(key), store.now()),
     }
@@ -85,7 +90,7 @@ export function createRateLimiter(
     keysOf,
     consume: (key) => {
       const keys = keysOf(key)
-      return store.withLock(lockKey(keys), () => consumeInMemory(map, keys, partsMs, policy))
+      return store.withLock(lockKey(keys), () => consumeInMemory(map, keys, partsMs, policy)).then(signalRejection)
     },
     reset: (key, resetOpts) => {
       const keys = keysOf(key)

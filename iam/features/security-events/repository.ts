@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+import { emitSignal } from '../../lib/signals'
 
 export type SecurityEventType =
   | 'mfa_verified'
@@ -30,6 +31,9 @@ export type SecurityEventType =
   | 'api_token_rotated'
   | 'api_token_revoked'
   | 'device_banned'
+  | 'user_banned'
+  | 'user_unbanned'
+  | 'signing_key_rotated'
 
 export interface SecurityEventInput {
   type: SecurityEventType
@@ -53,6 +57,8 @@ export async function recordSecurityEvent(db: Kysely<Database> | Transaction<Dat
       created_at: event.at,
     })
     .execute()
+  // counted once written (inside a transaction that later rolls back it would be counted anyway: rare, and harmless for a rate)
+  emitSignal({ kind: 'securityEvent', type: event.type })
 }
 
 /** An action a signed-in user took from `actor`'s device and address. */

@@ -14,6 +14,7 @@ import { logOAuth } from './log'
 import { findProvider, type RegisteredProvider } from './registry'
 import { answerStatus, redirectWithError } from './respond'
 import { renderSuccessPage } from './success-page'
+import { countOAuthOutcome } from '../metrics'
 import { collectExtraUserInfo, mergeDrop, resolveEmail, withResolvedEmail } from './user-profile'
 import { validateCallback } from './validate-callback'
 
@@ -43,6 +44,7 @@ async function successStep(
   // the IAM's own Set-Cookie headers (the `session` refresh cookie) verbatim
   setAccessCookies(event, login)
   forwardSetCookies(event, login.setCookies)
+  countOAuthOutcome('ok')
   const page = renderSuccessPage(new URL(provider.redirectUrlOnSuccess).href, provider.displayName ?? provider.name)
   setResponseStatus(event, 200)
   setResponseHeaders(event, page.headers)

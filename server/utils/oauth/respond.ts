@@ -6,9 +6,11 @@
 import { sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
 import type { ProviderConfig } from '../gateway-config'
 import type { OAuthRedirectError, OAuthStatusError } from './error-codes'
+import { countOAuthOutcome } from '../metrics'
 
 /** 302 to redirectUrlOnError?error=<code> (existing query parameters of the configured URL kept). */
 export function redirectWithError(event: H3Event, provider: ProviderConfig, error: OAuthRedirectError): Promise<void> {
+  countOAuthOutcome(error)
   const url = new URL(provider.redirectUrlOnError)
   url.searchParams.set('error', error)
   setResponseHeader(event, 'cache-control', 'no-store')
@@ -18,6 +20,7 @@ export function redirectWithError(event: H3Event, provider: ProviderConfig, erro
 
 /** `{ error }` with `status` (404 unknown provider, 405 POST without form_post, 400 state/iss/email, 413 form_post body too large). */
 export function answerStatus(event: H3Event, status: 400 | 404 | 405 | 413, error: OAuthStatusError): { error: OAuthStatusError } {
+  countOAuthOutcome(error)
   setResponseStatus(event, status)
   setResponseHeader(event, 'cache-control', 'no-store')
   setResponseHeader(event, 'content-type', 'application/json; charset=utf-8')

@@ -14,6 +14,7 @@ import {
 } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
+import { emitSignal } from '../../../lib/signals'
 
 /**
  * POST /auth/user/refresh-session (cookie-only; acceptCookieOnly runs in middleware 30):
@@ -31,6 +32,7 @@ export default defineEventHandler(async (event) => {
   const guard = await guardSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint: event.context.fingerPrint ?? null })
   if (!guard.ok) return failGuard(guard)
   const rotated = await rotateRefreshToken(ctx, { raw: refreshToken, canaryId: visitor.canary_id, familyId: guard.session.family.id })
+  emitSignal({ kind: 'rotation', outcome: rotated.ok ? 'ok' : rotated.code })
   if (!rotated.ok) {
     // only when a concurrent rotation of this token stalled for seconds: the client may simply retry
     if (rotated.code === 'busy') return authFail(503, 'A refresh of this session is in progress; retry', {}, { 'Retry-After': '1' })

@@ -1,0 +1,177 @@
+/**
+ * The admin commands (DESIGN section 6), one citty command each. They parse arguments, call
+ * feature functions and say what happened; no SQL here. Every change is recorded as a security
+ * event by the feature that makes it (the signing-key rotation here, which has no feature of its own).
+ */
+import { defineCommand, type ArgsDef, type CommandDef, type ParsedArgs } from 'citty'
+import { migrateToLatest, createDatabase } from '../db/database'
+import { revokeTokenByPublicIdentifier } from '../features/api-tokens/admin-revoke'
+import { recordSecurityEvent } from '../features/security-events/repository'
+import { listSessions, revokeOtherSessions, revokeSession } from '../features/sessions/account-sessions'
+import { rotateSigningKey } from '../features/tokens/signing-keys'
+import { banAccount, listAccounts, unbanAccount } from '../features/users/admin-users'
+import { findUserByEmail } from '../features/users/users-repo'
+import { normalizeEmail } from '../features/email-checks/email-checks'
+import { loadConfig, productionProblems } from '../lib/config'
+import { isProduction, openCliContext, type CliContext } from './context'
+import { CliFailure, report, type Report } from './output'
+import { parseUntil } from './until'
+
+/** Who the security events name as the actor of a CLI change. */
+const BY = 'admin-cli'
+// The address field of the events a reused account feature records for an operator's change.
+const OPERATOR = { visitorRowId: null, ipAddress: BY, fingerprint: null }
+// No session is "current" for an operator: revoke-others then ends every session.
+const NO_SESSION = '00000000-0000-0000-0000-000000000000'
+
+const jsonArg = { json: { type: 'boolean', description: 'Machine output: one JSON document on stdout' } } as const satisfies ArgsDef
+const emailArg = { email: { type: 'positional', required: true, description: 'The account email address' } } as const satisfies ArgsDef
+
+/** Opens the server's database and storage for `run`, closing them after. */
+async function withContext<T>(run: (ctx: CliContext) => Promise<T>, options?: Parameters<typeof openCliContext>[0]): Promise<T> {
+  const ctx = await openCliContext(options)
+  try {
+    return await run(ctx)
+  } finally {
+    await ctx.close()
+  }
+}
+
+async function userIdOf(ctx: CliContext, email: string): Promise<number> {
+  const user = await findUserByEmail(ctx.db, normalizeEmail(email))
+  if (!user) throw new CliFailure(`no account with the email ${email}`)
+  return user.id
+}
+
+function command<const A extends ArgsDef>(
+  name: string,
+  description: string,
+  args: A,
+  run: (args: ParsedArgs<A & typeof jsonArg>) => Promise<Report>,
+): CommandDef<A & typeof jsonArg> {
+  return defineCommand({
+    meta: { name, description },
+    args: { ...args, ...jsonArg } as A & typeof jsonArg,
+    run: async ({ args: parsed }) => report(await run(parsed), parsed.json === true),
+  })
+}
+
+export const migrate = command('migrate', 'Apply every pending database migration (production runs this before starting instances)', {}, async () => {
+  const db = await createDatabase(loadConfig(process.env))
+  try {
+    const result = await migrateToLatest(db)
+    const applied = result.results?.map((r) => r.migrationName) ?? []
+    return { data: { applied }, text: applied.length ? `applied: ${applied.join(', ')}` : 'nothing to apply: the database is up to date' }
+  } finally {
+    await db.destroy()
+  }
+})
+
+export const configCheck = command(
+  'config:check',
+  'Check a config file as the server would (default: IAM_CONFIG; env overrides apply); with --production or NODE_ENV=production the production rules fail it too',
+  {
+    file: { type: 'positional', required: false, description: 'The JSON config file (default: $IAM_CONFIG)' },
+    production: { type: 'boolean', description: 'Apply the production rules (default: when NODE_ENV=production)' },
+  },
+  async (args) => {
+    const file = args.file ?? process.env.IAM_CONFIG
+    // loadConfig throws a ConfigError naming every bad key: it becomes the one-line failure
+    const config = loadConfig({ ...process.env, IAM_CONFIG: file })
+    const strict = args.production === true || isProduction()
+    const problems = productionProblems(config)
+    if (strict && problems.length) throw new CliFailure(`refused in production: ${problems.join('; ')}`)
+    const text = [`${file ?? '(no file: defaults)'}: valid`, ...problems.map((p) => `production would refuse: ${p}`)].join('\n')
+    return { data: { file: file ?? null, valid: true, production: strict, productionProblems: problems }, text }
+  },
+)
+
+export const usersList = command(
+  'users:list',
+  'List accounts, oldest first',
+  {
+    limit: { type: 'string', description: 'How many (1-1000, default 100)', default: '100' },
+    after: { type: 'string', description: 'Only accounts with an id above this one (paging)', default: '0' },
+  },
+  async (args) => {
+    const limit = Number(args.limit)
+    const afterId = Number(args.after)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliFailure('--limit must be an integer from 1 to 1000')
+    if (!Number.isInteger(afterId) || afterId < 0) throw new CliFailure('--after must be a non-negative integer')
+    const users = await withContext((ctx) => listAccounts(ctx, { limit, afterId }), { storage: false })
+    const text = users.map((u) => `${u.id}\t${u.email}\t${u.createdAt}${u.bannedUntil ? `\tbanned until ${u.bannedUntil}` : ''}`).join('\n') || '(no accounts)'
+    return { data: { users }, text }
+  },
+)
+
+export const usersBan = command(
+  'users:ban',
+  'Ban an account: every sign-in is refused (403) until --until, and its sessions end now',
+  { ...emailArg, until: { type: 'string', description: 'ISO date/time, or a duration: 30m, 12h, 7d (default: indefinitely)' } },
+  async (args) => {
+    const until = parseUntil(args.until, Date.now())
+    const result = await withContext((ctx) => banAccount(ctx, { email: args.email, until, by: BY }))
+    if (!result.ok) throw new CliFailure(result.code === 'unknown_account' ? `no account with the email ${args.email}` : '--until must be in the future')
+    const data = { userId: result.userId, until: result.until.toISOString(), sessionsEnded: result.sessionsEnded }
+    return { data, text: `banned ${args.email} until ${data.until}; ${data.sessionsEnded} session(s) ended` }
+  },
+)
+
+export const usersUnban = command('users:unban', 'Lift the ban of an account', emailArg, async (args) => {
+  const result = await withContext((ctx) => unbanAccount(ctx, { email: args.email, by: BY }), { storage: false })
+  if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
+  return { data: { userId: result.userId, wasBanned: result.wasBanned }, text: result.wasBanned ? `unbanned ${args.email}` : `${args.email} was not banned` }
+})
+
+export const sessionsList = command('sessions:list', "List an account's live sessions, newest first", emailArg, async (args) => {
+  const sessions = await withContext(async (ctx) => listSessions(ctx, { userId: await userIdOf(ctx, args.email), currentSessionId: NO_SESSION }), { storage: false })
+  const rows = sessions.map(({ current: _current, ...session }) => session)
+  const text = rows.map((s) => `${s.id}\t${s.createdAt}\tlast seen ${s.lastSeenAt}\t${s.ipAddress ?? '-'}\t${s.browser ?? '-'} / ${s.os ?? '-'}`).join('\n') || '(no live sessions)'
+  return { data: { sessions: rows }, text }
+})
+
+export const sessionsRevoke = command(
+  'sessions:revoke',
+  "End one session of an account (--session <id>, from sessions:list) or all of them (--all); its tokens stop working at once",
+  { ...emailArg, session: { type: 'string', description: 'The session id to end' }, all: { type: 'boolean', description: 'End every session of the account' } },
+  async (args) => {
+    if (!!args.session === (args.all === true)) throw new CliFailure('give exactly one of --session <id> and --all')
+    return withContext(async (ctx) => {
+      const userId = await userIdOf(ctx, args.email)
+      if (args.all) {
+        const result = await revokeOtherSessions(ctx, { userId, currentSessionId: NO_SESSION, actor: OPERATOR })
+        return { data: { revoked: result.revoked }, text: `${result.revoked} session(s) ended` }
+      }
+      const sessionId = args.session ?? ''
+      const result = await revokeSession(ctx, { userId, sessionId, actor: OPERATOR })
+      if (!result.ok) throw new CliFailure(`no live session ${sessionId} of ${args.email}`)
+      return { data: { revoked: 1 }, text: `session ${sessionId} ended` }
+    })
+  },
+)
+
+export const keysRotate = command(
+  'keys:rotate',
+  'Rotate the access-token signing key (database keys): a new key signs; the old one verifies until its tokens expire. Instances pick it up within a minute',
+  {},
+  async () =>
+    withContext(async (ctx) => {
+      if (ctx.config.secrets.accessTokenKeys?.length) {
+        throw new CliFailure('the signing keys come from secrets.accessTokenKeys: put a new key first in that list and roll the instances (docs/operations.md)')
+      }
+      const kid = await rotateSigningKey(ctx.db, ctx.now())
+      await recordSecurityEvent(ctx.db, { type: 'signing_key_rotated', userId: null, visitorRowId: null, ipAddress: null, details: { kid, by: BY }, at: new Date(ctx.now()) })
+      return { data: { kid }, text: `new signing key ${kid}` }
+    }, { storage: false }),
+)
+
+export const tokensRevoke = command(
+  'tokens:revoke',
+  'Revoke one API token by its public identifier; it stops verifying at once',
+  { publicIdentifier: { type: 'positional', required: true, description: 'The public identifier shown in the token listing' } },
+  async (args) => {
+    const result = await withContext((ctx) => revokeTokenByPublicIdentifier(ctx, { publicIdentifier: args.publicIdentifier, by: BY }), { storage: false })
+    if (!result.ok) throw new CliFailure(`no valid API token with the public identifier ${args.publicIdentifier}`)
+    return { data: { tokenId: result.tokenId, userId: result.userId }, text: `revoked API token ${result.tokenId} of user ${result.userId}` }
+  },
+)

@@ -1,0 +1,42 @@
+/**
+ * What an admin command runs with: the server's own configuration (IAM_CONFIG, DATABASE_URL,
+ * REDIS_URL ... through lib/config.ts, exactly as plugins/00.boot.ts reads them), its database
+ * and shared store. The dev profile migrates first, as the server does on start.
+ */
+import type { IamContext } from '../context'
+import { createDatabase, migrateToLatest } from '../db/database'
+import { loadConfig } from '../lib/config'
+import { deepFreeze } from '../lib/dev-secrets'
+import { createLogger } from '../lib/log'
+import { createStore } from '../lib/store'
+
+export interface CliContext extends IamContext {
+  close(): Promise<void>
+}
+
+export const isProduction = (env: NodeJS.ProcessEnv = process.env): boolean => env['NODE_ENV'] === 'production'
+
+/** Opens the database (and storage unless `storage: false`); the caller closes. */
+export async function openCliContext(options: { migrate?: boolean; storage?: boolean } = {}): Promise<CliContext> {
+  const config = deepFreeze(loadConfig(process.env))
+  // warnings and errors of the features go to stderr: stdout is the command's answer
+  const log = createLogger('error', { app: 'iam-cli' }, (line) => process.stderr.write(`${line}\n`))
+  const db = await createDatabase(config)
+  try {
+    if (options.migrate ?? !isProduction()) await migrateToLatest(db)
+  } catch (error) {
+    await db.destroy()
+    throw error
+  }
+  const store = createStore({ driver: options.storage === false ? 'memory' : config.storage.driver, url: config.storage.url, prefix: config.storage.prefix })
+  return {
+    config,
+    db,
+    store,
+    log,
+    now: Date.now,
+    close: async () => {
+      await Promise.allSettled([db.destroy(), store.close()])
+    },
+  }
+}

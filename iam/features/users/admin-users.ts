@@ -1,0 +1,77 @@
+/**
+ * Account administration for the operator (the admin CLI, DESIGN section 6): list accounts, ban
+ * and unban. A ban refuses every sign-in until `until` (login answers 403 `Account suspended`) and
+ * ends the account's sessions at once, in the same transaction as the ban and its security event.
+ */
+import type { IamContext } from '../../context'
+import { normalizeEmail } from '../email-checks/email-checks'
+import { recordSecurityEvent } from '../security-events/repository'
+import { revokeFamilies } from '../sessions/sessions-repo'
+import { findUserByEmail } from './users-repo'
+
+export interface AccountSummary {
+  id: number
+  email: string
+  name: string
+  emailVerified: boolean
+  createdAt: string
+  bannedUntil: string | null
+}
+
+/** Oldest first, `limit` from after id `afterId` (keyset paging for large instances). */
+export async function listAccounts(ctx: IamContext, page: { limit: number; afterId: number }): Promise<AccountSummary[]> {
+  const rows = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'email', 'name', 'email_verified', 'created_at', 'banned_until'])
+    .where('id', '>', page.afterId)
+    .orderBy('id', 'asc')
+    .limit(page.limit)
+    .execute()
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    emailVerified: row.email_verified,
+    createdAt: row.created_at.toISOString(),
+    bannedUntil: row.banned_until ? row.banned_until.toISOString() : null,
+  }))
+}
+
+export type BanResult = { ok: true; userId: number; until: Date; sessionsEnded: number } | { ok: false; code: 'unknown_account' | 'until_in_past' }
+
+/** Bans the account until `until` (in the future) and ends its sessions. */
+export async function banAccount(ctx: IamContext, input: { email: string; until: Date; by: string }): Promise<BanResult> {
+  const now = new Date(ctx.now())
+  if (input.until.getTime() <= now.getTime()) return { ok: false, code: 'until_in_past' }
+  const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
+  if (!user) return { ok: false, code: 'unknown_account' }
+  const ended = await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('users').set({ banned_until: input.until, updated_at: now }).where('id', '=', user.id).execute()
+    const families = await revokeFamilies(trx, { userId: user.id }, 'banned', now)
+    await recordSecurityEvent(trx, {
+      type: 'user_banned',
+      userId: user.id,
+      visitorRowId: null,
+      ipAddress: null,
+      details: { until: input.until.toISOString(), by: input.by, sessionsEnded: families.length },
+      at: now,
+    })
+    return families.length
+  })
+  return { ok: true, userId: user.id, until: input.until, sessionsEnded: ended }
+}
+
+export type UnbanResult = { ok: true; userId: number; wasBanned: boolean } | { ok: false; code: 'unknown_account' }
+
+/** Lifts a ban (a no-op, still recorded, when there is none). */
+export async function unbanAccount(ctx: IamContext, input: { email: string; by: string }): Promise<UnbanResult> {
+  const now = new Date(ctx.now())
+  const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
+  if (!user) return { ok: false, code: 'unknown_account' }
+  const wasBanned = !!user.banned_until && user.banned_until.getTime() > now.getTime()
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('users').set({ banned_until: null, updated_at: now }).where('id', '=', user.id).execute()
+    await recordSecurityEvent(trx, { type: 'user_unbanned', userId: user.id, visitorRowId: null, ipAddress: null, details: { by: input.by }, at: now })
+  })
+  return { ok: true, userId: user.id, wasBanned }
+}

@@ -1,0 +1,105 @@
+/**
+ * The IAM's Prometheus metrics (DESIGN section 6): one prom-client registry per process, fed by
+ * the request middleware (requests and latency per route template) and by the signals features
+ * publish (lib/signals.ts). Read by GET /metrics.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { onSignal, type IamSignal } from './signals'
+
+/** What the pool gauge reads at scrape time (pg.Pool's own counters). */
+export interface PoolStats {
+  totalCount: number
+  idleCount: number
+  waitingCount: number
+}
+
+export interface IamMetrics {
+  readonly registry: Registry
+  /** one finished request: `route` is the route template (never the raw path) */
+  observeRequest(input: { method: string; route: string; status: number; seconds: number }): void
+  /** the database pool the gauge reads (PostgreSQL only; PGlite has no pool) */
+  watchPool(stats: () => PoolStats | undefined): void
+}
+
+// Latency buckets (seconds) around what the IAM does: cheap reads, Argon2 verifications, mail.
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+function createIamMetrics(): IamMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'iam_' })
+  const registers = [registry]
+  const requests = new Counter({
+    name: 'iam_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  })
+  const latency = new Histogram({
+    name: 'iam_http_request_duration_seconds',
+    help: 'Time from the request arriving to the response finishing, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  })
+  const counter = <L extends string>(name: string, help: string, label: L) => new Counter({ name, help, labelNames: [label], registers })
+  const counters = {
+    login: counter('iam_logins_total', 'POST /login answers by outcome', 'outcome'),
+    securityEvent: counter(
+      'iam_security_events_total',
+      'Security events recorded, by type (sign-ins, MFA sent/passed/failed, bans, sessions revoked, API tokens ...)',
+      'type',
+    ),
+    rotation: counter('iam_refresh_rotations_total', 'Refresh-token rotations by outcome (reused = reuse detected, family revoked)', 'outcome'),
+    limiterRejected: counter('iam_rate_limit_rejections_total', 'Requests a rate limiter refused, by limiter name', 'limiter'),
+    tokenVerify: counter('iam_api_token_verifications_total', 'API token verifications by outcome (ok or the failure reason)', 'outcome'),
+    dependencyError: counter('iam_dependency_errors_total', 'Connection-level errors of the database pool and the shared store', 'dependency'),
+  }
+  for (const dependency of ['database', 'storage'] as const) counters.dependencyError.inc({ dependency }, 0)
+
+  let poolStats: () => PoolStats | undefined = () => undefined
+  new Gauge({
+    name: 'iam_db_pool_connections',
+    help: 'PostgreSQL pool connections: total, idle, and requests waiting for one',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const stats = poolStats()
+      if (!stats) return
+      this.set({ state: 'total' }, stats.totalCount)
+      this.set({ state: 'idle' }, stats.idleCount)
+      this.set({ state: 'waiting' }, stats.waitingCount)
+    },
+  })
+
+  const count = (signal: IamSignal): void => {
+    switch (signal.kind) {
+      case 'login': return counters.login.inc({ outcome: signal.outcome })
+      case 'securityEvent': return counters.securityEvent.inc({ type: signal.type })
+      case 'rotation': return counters.rotation.inc({ outcome: signal.outcome })
+      case 'limiterRejected': return counters.limiterRejected.inc({ limiter: signal.limiter })
+      case 'tokenVerify': return counters.tokenVerify.inc({ outcome: signal.outcome })
+      case 'dependencyError': return counters.dependencyError.inc({ dependency: signal.dependency })
+    }
+  }
+  onSignal(count)
+
+  return {
+    registry,
+    observeRequest({ method, route, status, seconds }) {
+      const labels = { method, route, status: String(status) }
+      requests.inc(labels)
+      latency.observe(labels, seconds)
+    },
+    watchPool(stats) {
+      poolStats = stats
+    },
+  }
+}
+
+let metrics: IamMetrics | undefined
+
+/** The process's metrics, created on first use (a process that never serves needs none). */
+export function useIamMetrics(): IamMetrics {
+  metrics ??= createIamMetrics()
+  return metrics
+}

@@ -1,0 +1,37 @@
+/**
+ * Operational signals: what features and the request pipeline report for the metrics (DESIGN
+ * section 6), published on one node:diagnostics_channel. Features stay free of prom-client and of
+ * any registry: they publish, lib/metrics.ts subscribes. With nobody subscribed (the admin CLI, unit
+ * tests) a signal costs one boolean check.
+ *
+ * Labels are closed sets (outcome codes, limiter names, failure reasons): never a user's input,
+ * an id or an address, so no series can be created per request.
+ */
+import { channel } from 'node:diagnostics_channel'
+
+export type IamSignal =
+  /** POST /login answered: ok, second_factor, invalid_credentials, banned, throttled ... */
+  | { kind: 'login'; outcome: string }
+  /** a security event was written (login_failed, mfa_sent, mfa_verified, mfa_failed, device_banned ...) */
+  | { kind: 'securityEvent'; type: string }
+  /** a refresh-token rotation: ok, reused (family revoked), invalid, busy */
+  | { kind: 'rotation'; outcome: string }
+  /** a limiter refused a consume */
+  | { kind: 'limiterRejected'; limiter: string }
+  /** an API token verification: ok or the spec's failure reason */
+  | { kind: 'tokenVerify'; outcome: string }
+  /** a connection-level error of the shared store or the database pool */
+  | { kind: 'dependencyError'; dependency: 'storage' | 'database' }
+
+const iamChannel = channel('iam.signals')
+
+export function emitSignal(signal: IamSignal): void {
+  if (iamChannel.hasSubscribers) iamChannel.publish(signal)
+}
+
+/** Calls `listener` for every signal of this process; returns the unsubscribe function. */
+export function onSignal(listener: (signal: IamSignal) => void): () => void {
+  const handler = (message: unknown) => listener(message as IamSignal)
+  iamChannel.subscribe(handler)
+  return () => iamChannel.unsubscribe(handler)
+}

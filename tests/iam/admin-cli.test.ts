@@ -1,0 +1,252 @@
+/**
+ * The admin CLI (`npm run iam -- <command>`, iam/cli) against the database and storage of a built
+ * IAM, its effects checked over HTTP. PGlite when DATABASE_URL is unset: PGlite is single-process,
+ * so the IAM is stopped while the CLI runs and started again on the same data directory;
+ * PostgreSQL (+ Redis) when it is set: the CLI runs beside the running IAM.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, refresh, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
+import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
+import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { newToken, verify, WIDE_LIMITERS } from './api-tokens-http'
+
+const START_TIMEOUT_MS = 180_000
+const REDIS_URL = process.env.REDIS_URL
+const onPostgres = !!DATABASE_URL
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+function tempDir(tag: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `iam-cli-${tag}-`))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** `npm run -s iam -- ...args` with the given env (the suite's own URLs never leak in). */
+async function cli(args: string[], env: Record<string, string>): Promise<Run> {
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const child = spawn('npm', ['run', '--silent', 'iam', '--', ...args], {
+    cwd: ROOT,
+    env: { ...parentEnv, NODE_ENV: 'development', IAM_OUTPUT_DIR: IAM_TEST_BUILD.output, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  return { code, stdout, stderr }
+}
+
+/** A --json run that must succeed: its document. */
+async function cliJson(args: string[], env: Record<string, string>): Promise<Json> {
+  const run = await cli([...args, '--json'], env)
+  expect(run.code, run.stderr).toBe(0)
+  return JSON.parse(run.stdout) as Json
+}
+
+/**
+ * One data set shared by the IAM and the CLI: a PGlite directory, or a throw-away PostgreSQL
+ * database (+ Redis through REDIS_URL), and the config file both read.
+ */
+interface Deployment {
+  env: Record<string, string>
+  serverConfig: Json
+  share: IamServer['share']
+}
+
+async function deployment(): Promise<Deployment> {
+  const dir = tempDir('data')
+  const storagePrefix = `cli${Date.now().toString(36)}`
+  let databaseUrl = `file://${join(dir, 'db')}`
+  if (onPostgres) {
+    const pg = await createThrowawayPg(DATABASE_URL!)
+    cleanups.push(() => pg.drop())
+    databaseUrl = pg.url
+  }
+  const fileConfig = { service: { dataDir: dir }, storage: { prefix: storagePrefix } }
+  const configPath = join(dir, 'iam.json')
+  writeFileSync(configPath, JSON.stringify(onPostgres ? fileConfig : { ...fileConfig, database: { url: databaseUrl } }))
+  // the CLI reads the server's way: IAM_CONFIG, then DATABASE_URL / REDIS_URL over it
+  const env: Record<string, string> = { IAM_CONFIG: configPath, ...(onPostgres ? { DATABASE_URL: databaseUrl } : {}), ...(onPostgres && REDIS_URL ? { REDIS_URL } : {}) }
+  const serverConfig = {
+    ...PROXY_CONFIG,
+    rate_limiters: { apiTokensLimiters: WIDE_LIMITERS },
+  }
+  return { env, serverConfig, share: { databaseUrl, storagePrefix } }
+}
+
+describe('npm run iam -- (help and usage)', () => {
+  it('lists every command, and shows the options of one with --help', async () => {
+    const all = await cli(['--help'], {})
+    expect(all.code).toBe(0)
+    for (const name of ['migrate', 'config:check', 'users:list', 'users:ban', 'users:unban', 'sessions:list', 'sessions:revoke', 'keys:rotate', 'tokens:revoke']) {
+      expect(all.stdout + all.stderr).toContain(name)
+    }
+    const ban = await cli(['users:ban', '--help'], {})
+    expect(ban.code).toBe(0)
+    expect(ban.stdout + ban.stderr).toContain('--until')
+  })
+
+  it('refuses an unknown command and a missing argument with one line on stderr and a non-zero status', async () => {
+    const unknown = await cli(['users:delete', 'a@example.com'], {})
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr.trim().split('\n')).toHaveLength(1)
+    const missing = await cli(['users:ban'], { IAM_CONFIG: join(tempDir('x'), 'absent.json') })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1)
+  })
+})
+
+describe('npm run iam -- config:check', () => {
+  it('passes a valid file, and names the bad key of an invalid one in one line', async () => {
+    const dir = tempDir('config')
+    const good = join(dir, 'good.json')
+    writeFileSync(good, JSON.stringify({ service: { metrics: { allow: ['10.0.0.0/8'] } } }))
+    const ok = await cliJson(['config:check', good], {})
+    expect(ok).toMatchObject({ ok: true, valid: true, production: false })
+    expect(ok.productionProblems).toEqual(expect.arrayContaining([expect.stringContaining('service.Hmac')]))
+    const bad = join(dir, 'bad.json')
+    writeFileSync(bad, JSON.stringify({ service: { metrics: { allow: ['not-an-ip'] } }, nonsense: 1 }))
+    const refused = await cli(['config:check', bad], {})
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+    expect(refused.stderr).toContain('service.metrics.allow.0')
+    expect(refused.stderr).toContain('nonsense: unknown key')
+  })
+
+  it('applies the production rules with --production or NODE_ENV=production', async () => {
+    const file = join(tempDir('config'), 'dev.json')
+    writeFileSync(file, JSON.stringify({}))
+    for (const run of [await cli(['config:check', file, '--production'], {}), await cli(['config:check', file], { NODE_ENV: 'production' })]) {
+      expect(run.code).toBe(1)
+      expect(run.stderr).toContain('service.Hmac')
+      expect(run.stderr.trim().split('\n')).toHaveLength(1)
+    }
+  })
+})
+
+describe('npm run iam -- (effects seen over HTTP)', () => {
+  let dep: Deployment
+  let iam: IamServer | undefined
+  let banned: Session
+  let twoDevices: { first: Session; second: Session }
+  let tokenOwner: Session
+
+  const startServer = async () => {
+    iam = await startIam({ config: dep.serverConfig, share: dep.share })
+    return iam
+  }
+  /** PGlite is single-process: the CLI runs while the IAM is stopped. */
+  const cliTurn = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (!onPostgres) {
+      await iam?.stop()
+      iam = undefined
+    }
+    const result = await run()
+    if (!iam) await startServer()
+    return result
+  }
+
+  beforeAll(async () => {
+    dep = await deployment()
+    const migrated = await cliJson(['migrate'], dep.env)
+    expect(migrated.applied).toEqual(expect.arrayContaining(['2026-11-21-0001-initial']))
+    const server = await startServer()
+    banned = await signupUser(server)
+    const first = await signupUser(server)
+    const second = await loginUser(server, first.email, first.password, await newDevice(server, { ip: '198.51.100.30' }))
+    twoDevices = { first, second }
+    tokenOwner = await signupUser(server)
+  }, START_TIMEOUT_MS)
+  afterAll(() => iam?.stop())
+
+  it('migrate finds nothing left to apply on a migrated database', async () => {
+    const again = await cliTurn(() => cliJson(['migrate'], dep.env))
+    expect(again.applied).toEqual([])
+  }, START_TIMEOUT_MS)
+
+  it('users:list shows the accounts; users:ban refuses sign-in with 403 and ends the sessions; users:unban lifts it', async () => {
+    const { listed, ban } = await cliTurn(async () => ({
+      listed: await cliJson(['users:list'], dep.env),
+      ban: await cliJson(['users:ban', banned.email, '--until', '7d'], dep.env),
+    }))
+    expect((listed.users as Json[]).map((u) => u.email)).toEqual(expect.arrayContaining([banned.email, twoDevices.first.email]))
+    expect(ban.sessionsEnded).toBe(1)
+    const server = iam!
+    const login = await call(server, 'POST', '/login', { client: banned, body: { email: banned.email, password: STRONG_PASSWORD } })
+    expect(login.status).toBe(403)
+    expect((await refresh(server, banned)).status).toBe(401)
+
+    const unban = await cliTurn(() => cliJson(['users:unban', banned.email], dep.env))
+    expect(unban.wasBanned).toBe(true)
+    const back = await loginUser(iam!, banned.email, STRONG_PASSWORD, banned)
+    const events = (await (await authedGet(iam!, back, '/auth/security-events?limit=20')).json()) as { data: { events: Json[] } }
+    expect(events.data.events.map((e) => e.type)).toEqual(expect.arrayContaining(['user_banned', 'user_unbanned']))
+  }, 3 * START_TIMEOUT_MS)
+
+  it('users:ban refuses an unknown address and a past --until, in one line each', async () => {
+    const [unknown, past] = await cliTurn(() => Promise.all([
+      cli(['users:ban', 'nobody.at.all@example.com'], dep.env),
+      cli(['users:ban', banned.email, '--until', '2001-01-01'], dep.env),
+    ]))
+    for (const run of [unknown, past]) {
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim().split('\n')).toHaveLength(1)
+    }
+  }, START_TIMEOUT_MS)
+
+  it("sessions:list shows both devices' sessions; sessions:revoke ends one (its refresh is 401), --all ends the rest", async () => {
+    const { first, second } = twoDevices
+    const listed = await cliTurn(() => cliJson(['sessions:list', first.email], dep.env))
+    const sessions = listed.sessions as Array<{ id: string; ipAddress: string }>
+    expect(sessions).toHaveLength(2)
+    const target = sessions.find((s) => s.ipAddress === second.ip)
+    expect(target).toBeDefined()
+    await cliTurn(() => cliJson(['sessions:revoke', first.email, '--session', target!.id], dep.env))
+    expect((await refresh(iam!, second)).status).toBe(401)
+    expect((await refresh(iam!, first)).status).toBe(201)
+
+    const unknown = await cliTurn(() => cli(['sessions:revoke', first.email, '--session', target!.id], dep.env))
+    expect(unknown.code).toBe(1)
+    const all = await cliTurn(() => cliJson(['sessions:revoke', first.email, '--all'], dep.env))
+    expect(all.revoked).toBe(1)
+    expect((await refresh(iam!, first)).status).toBe(401)
+  }, 4 * START_TIMEOUT_MS)
+
+  it('tokens:revoke makes a token fail verification at once', async () => {
+    const token = await newToken(iam!, tokenOwner)
+    expect((await verify(iam!, token.rawApiKey, 'full')).status).toBe(200)
+    const revoked = await cliTurn(() => cliJson(['tokens:revoke', token.rawPublicId], dep.env))
+    expect(revoked.userId).toBeTypeOf('number')
+    expect((await verify(iam!, token.rawApiKey, 'full')).status).toBe(401)
+    const again = await cliTurn(() => cli(['tokens:revoke', token.rawPublicId], dep.env))
+    expect(again.code).toBe(1)
+  }, 2 * START_TIMEOUT_MS)
+
+  it('keys:rotate publishes a new signing key, and tokens signed before it keep working', async () => {
+    const session = await signupUser(iam!)
+    const rotated = await cliTurn(() => cliJson(['keys:rotate'], dep.env))
+    const kid = rotated.kid as string
+    // a restarted (PGlite) IAM reads the keys at start; a running one re-reads them every minute or on an unknown kid
+    if (!onPostgres) {
+      const jwks = (await (await fetch(`${iam!.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }
+      expect(jwks.keys.map((k) => k.kid)).toContain(kid)
+    }
+    expect((await authedGet(iam!, session)).status).toBe(200)
+  }, 2 * START_TIMEOUT_MS)
+})
