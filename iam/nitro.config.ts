@@ -25,11 +25,11 @@ export default defineNitroConfig({
   hooks: {
     // A second entry: the admin CLI (cli/index.ts), built and shipped with the server as
     // server/cli.mjs, so it runs in production with the same code and no TypeScript loader.
-    // The plain TypeScript both entries share (lib, db, features, contract) goes to its own chunk:
+    // The plain TypeScript both entries share (lib, db, features, contract, client) goes to its own chunk:
     // left to Rollup it would join the chunk of the Nitro runtime, which starts the server.
     'rollup:before'(_nitro, rollupConfig) {
       rollupConfig.input = { index: rollupConfig.input as string, cli: fileURLToPath(new URL('./cli/index.ts', import.meta.url)) }
-      const shared = ['lib', 'db', 'features', 'contract'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url)))
+      const shared = ['lib', 'db', 'features', 'contract', 'client'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url)))
       for (const output of [rollupConfig.output ?? []].flat()) {
         output.entryFileNames = '[name].mjs'
         const nitroChunks = output.manualChunks

@@ -108,10 +108,11 @@ describe('GET /openapi.json', () => {
       expect(op?.security, id).toEqual([expect.objectContaining({ bearer: [], session: [] })])
     }
   })
-  it('requires the HMAC headers on every route but /openapi.json, and the API key on /api/public/verify', () => {
+  it('requires the HMAC headers on every route but the unsigned operational ones (/openapi.json, /health/ready, /metrics), and the API key on /api/public/verify', () => {
+    const unsigned = ['get /openapi.json', 'get /health/ready', 'get /metrics']
     for (const [key, op] of operations()) {
       const schemes = Object.keys(op.security[0] ?? {})
-      if (key === 'get /openapi.json') expect(schemes).toEqual([])
+      if (unsigned.includes(key)) expect(schemes, key).not.toEqual(expect.arrayContaining(HMAC_SCHEMES))
       else expect(schemes, key).toEqual(expect.arrayContaining(HMAC_SCHEMES))
     }
     expect(Object.keys(doc.paths['/api/public/verify']?.get?.security[0] ?? {})).toContain('apiKey')
