@@ -99,4 +99,39 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       429: { description: 'too many attempts from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
     },
   },
+  // With a second factor, a custom MFA flow (and the email change) may be proven with it instead
+  // of the emailed link and code; the flow is the one this session started with POST /custom/mfa/:reason.
+  verifyCustomMfaSecondFactor: {
+    method: 'POST',
+    path: '/auth/verify-custom-mfa/second-factor',
+    summary: 'Complete a custom MFA flow this session started with a TOTP or recovery code instead of the emailed code',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.object({ reason: z.string({ error: 'The reason is required' }).regex(/^[A-Z0-9_]{3,64}$/, 'Invalid reason'), code: secondFactorCode }),
+    responses: {
+      200: { description: 'action confirmed: a new token pair for this session', body: tokens },
+      400: { description: 'validation failed, or no flow of this session is pending for the reason', body: fail },
+      401: { description: 'wrong code, or the flow ran out of attempts', body: fail },
+      429: { description: 'too many codes from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
+    },
+  },
+  updateEmailSecondFactor: {
+    method: 'POST',
+    path: '/update/email/second-factor',
+    summary: 'Change the account email (after POST /custom/mfa/change_email) with a TOTP or recovery code instead of the emailed code',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.object({
+      newEmail: z.string({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
+      code: secondFactorCode,
+    }),
+    responses: {
+      200: { description: 'updated: new tokens for this session, every other session revoked', body: tokens },
+      400: { description: 'validation failed, address in use, or no change_email flow pending', body: fail },
+      401: { description: 'wrong code, or the flow ran out of attempts', body: fail },
+      429: { description: 'too many codes from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
+    },
+  },
 })

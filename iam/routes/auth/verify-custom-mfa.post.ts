@@ -14,7 +14,7 @@ const bodySchema = z.object({ code: codeSchema })
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, bodySchema)
-  const result = await verifyCustomMfa(ctx, { params, code: data.code, user, actor })
+  const result = await verifyCustomMfa(ctx, { proof: { kind: 'emailed', params, code: data.code }, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)
 })
