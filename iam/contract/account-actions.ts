@@ -1,5 +1,25 @@
 /** MFA, custom MFA, email update, password reset, email verification (IAM spec and DESIGN 4). */
+import { z } from 'zod'
+import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
+import { code, CUSTOM_REASON_PATTERN, linkQuery } from './inputs'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
+
+const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ link: z.string(), reason: z.string(), ...extra }))
+const message = okData(z.object({ message: z.string() }))
+
+/** A link query that fails its schema, or a link that is bad, used, expired or previewed too often */
+const BAD_LINK: Responses = { 400: { description: 'Invalid, used or expired link (`error`)', body: errorFail } }
+/** getFingerPrint on a route without a session: a banned device */
+const BANNED_DEVICE: Responses = { 403: { description: 'Banned device', body: errorFail } }
+/** Completing an emailed code */
+const CODE_CHECK: Responses = {
+  400: { description: 'Validation failed (`fields`), or the link purpose or subject does not match', body: errorFail },
+  401: { description: 'Wrong or expired code', body: errorFail },
+  500: { description: 'The session could not be issued or the mail could not be sent', body: errorFail },
+}
+/** A JSON body with the emailed code, for the link in the query */
+const CODE_SUBMISSION = responses(JSON_BODY_FIELDS, BAD_LINK, CODE_CHECK, XSS, LIMITED)
 
 export const ACCOUNT_ACTION_ROUTES = defineRoutes({
   verifyMfaLink: {
@@ -9,7 +29,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
   },
   verifyMfa: {
     method: 'POST',
@@ -18,7 +39,13 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    query: linkQuery,
+    body: z.object({ code }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      CODE_SUBMISSION,
+      BANNED_DEVICE,
+    ),
   },
   customMfa: {
     method: 'POST',
@@ -27,7 +54,20 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    responses: {},
+    params: z.object({ reason: z.string().refine((r) => r === 'change_email' || CUSTOM_REASON_PATTERN.test(r), 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name') }),
+    body: z.strictObject({ note: safeString().trim().max(200, 'The note has at most 200 characters').optional() }),
+    responses: responses(
+      { 200: { description: 'Link and code mailed', body: okData(z.object({ reason: z.string(), expiresAt: z.string(), sentTo: z.string() })) } },
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      XSS,
+      {
+        400: { description: 'Invalid reason, or validation failed (`fields`)', body: errorFail },
+        401: { description: 'Re-login is required', body: errorFail },
+        500: { description: 'The mail could not be sent', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   verifyCustomMfaLink: {
     method: 'GET',
@@ -36,7 +76,13 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses(
+      { 200: { description: 'A live link of this session', body: linkPreview({ expiresAt: z.string(), note: z.string().optional() }) } },
+      FULL_AUTH,
+      BAD_LINK,
+      LIMITED,
+    ),
   },
   verifyCustomMfa: {
     method: 'POST',
@@ -45,7 +91,13 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    responses: {},
+    query: linkQuery,
+    body: z.object({ code }),
+    responses: responses(
+      { 200: { description: 'Action confirmed: new access token, session cookie set', body: tokensBody } },
+      FULL_AUTH,
+      CODE_SUBMISSION,
+    ),
   },
   updateEmail: {
     method: 'POST',
@@ -54,7 +106,17 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    responses: {},
+    query: linkQuery,
+    body: z.object({
+      code,
+      newEmail: safeString({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
+    }),
+    responses: responses(
+      { 200: { description: 'Email changed: new access token for this session, every other session revoked', body: tokensBody } },
+      FULL_AUTH,
+      CODE_SUBMISSION,
+      { 400: { description: 'Invalid address, the current one, or in use (`fields.newEmail`)', body: errorFail } },
+    ),
   },
   forgotPassword: {
     method: 'POST',
@@ -63,7 +125,20 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    body: z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) }),
+    responses: responses(
+      {
+        200: {
+          description: 'One fixed body whether or not the address has an account',
+          body: z.object({ ok: z.literal(true), message: z.string() }),
+        },
+      },
+      JSON_BODY_FIELDS,
+      { 400: { description: 'Validation failed (`fields`)', body: errorFail } },
+      BANNED_DEVICE,
+      XSS,
+      LIMITED,
+    ),
   },
   resetPasswordLink: {
     method: 'GET',
@@ -72,7 +147,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
   },
   resetPassword: {
     method: 'POST',
@@ -81,7 +157,23 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    query: linkQuery,
+    body: z.object({
+      password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
+      confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
+      // issue 11, 4.4: also end every API token of the account (the reset page offers it, checked)
+      revokeApiTokens: z.boolean({ error: 'revokeApiTokens is true or false' }).optional(),
+    }),
+    responses: responses(
+      { 200: { description: 'Password replaced, every session (and with revokeApiTokens every API token) revoked', body: message } },
+      JSON_BODY_FIELDS,
+      BAD_LINK,
+      { 400: { description: 'Validation failed, passwords differ, or a breached password (`fields`)', body: errorFail } },
+      BANNED_DEVICE,
+      XSS,
+      LIMITED,
+      { 503: { description: 'The breached-password check is unavailable', body: errorFail } },
+    ),
   },
   // Issue 11 (4.3): email verification and undoing an email change; the link is the whole input
   verifyEmailLink: {
@@ -91,7 +183,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
   },
   verifyEmail: {
     method: 'POST',
@@ -100,7 +193,14 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses(
+      { 200: { description: 'Address verified', body: message } },
+      BAD_LINK,
+      { 400: { description: "The account's address is no longer the one the link was sent to", body: errorFail } },
+      BANNED_DEVICE,
+      LIMITED,
+    ),
   },
   resendVerification: {
     method: 'POST',
@@ -109,7 +209,15 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: responses(
+      { 200: { description: 'A new verification link was mailed', body: message } },
+      FULL_AUTH,
+      {
+        400: { description: 'The address is already verified', body: errorFail },
+        503: { description: 'The mail could not be sent', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   undoEmailChangeLink: {
     method: 'GET',
@@ -118,7 +226,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
   },
   undoEmailChange: {
     method: 'POST',
@@ -127,6 +236,13 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    query: linkQuery,
+    responses: responses(
+      { 200: { description: 'The previous address is back, verified; every session revoked', body: message } },
+      BAD_LINK,
+      BANNED_DEVICE,
+      { 409: { description: 'The previous address now belongs to another account', body: errorFail } },
+      LIMITED,
+    ),
   },
 })

@@ -1,5 +1,43 @@
 /** API tokens (IAM spec "API tokens", "API token management"); revoke-all from issue 11 (4.4). */
+import { z } from 'zod'
+import { ipRestrictionBody, newTokenBody, PRIVILEGES, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './api-token-inputs'
 import { defineRoutes, manageJson, noBody, untouched } from './define'
+import { FULL_AUTH, JSON_BODY_REASON, LIMITED, XSS, bannedBody, okData, reasonFail, responses, type Responses } from './responses'
+
+const privilege = z.enum(PRIVILEGES)
+const verifySuccess = z.object({
+  name: z.string(),
+  tokenId: z.number().int(),
+  userId: z.number().int(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsed: z.string().nullable(),
+  usageCount: z.number().int(),
+  providedPrivilege: privilege,
+})
+const tokenCounts = z.object({ total: z.number().int(), totalInvalidTokens: z.number().int(), totalValidTokens: z.number().int() })
+const tokenList = tokenCounts.extend({
+  tokenList: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        created_at: z.string(),
+        expires_at: z.string().nullable(),
+        restricted_to_ip_address: z.array(z.string()).nullable(),
+        public_identifier: z.string(),
+        last_used: z.string().nullable(),
+        usage_count: z.number().int(),
+        privilege_type: privilege,
+      }),
+    )
+    .optional(),
+})
+
+/** Every POST action: full authentication, the body rules, then (spec order) union limiter, XSS, schema, operation limiter. */
+const MANAGE: Responses = responses(FULL_AUTH, JSON_BODY_REASON, XSS, LIMITED, {
+  400: { description: "The body does not match the action's schema (`Bad Request`)", body: reasonFail },
+})
 
 export const API_TOKEN_ROUTES = defineRoutes({
   publicVerify: {
@@ -9,7 +47,19 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: untouched,
-    responses: {},
+    // the raw token comes in the x-api-key header; the privilege is checked by the controller
+    // (an unknown one is 400 `Bad Request`, markup 403), so the query is documented, not parsed here
+    query: z.object({ privilege: z.string().optional() }),
+    responses: responses(
+      { 200: { description: 'The token is valid for the privilege', body: okData(verifySuccess) } },
+      {
+        400: { description: 'Unknown privilege or unresolvable client IP (`Bad Request`)', body: reasonFail },
+        401: { description: 'No api key, invalid key or host outside the allow-list', body: reasonFail },
+        403: { description: 'Markup in the privilege: the device is banned', body: bannedBody },
+        500: { description: 'Server error validating token.', body: reasonFail },
+      },
+      LIMITED,
+    ),
   },
   newToken: {
     method: 'POST',
@@ -18,7 +68,13 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: newTokenBody,
+    responses: responses(
+      { 201: { description: 'Token created; the raw key is shown once', body: okData(z.object({ rawApiKey: z.string(), rawPublicId: z.string(), expiresAt: z.string().nullable() })) } },
+      MANAGE,
+      { 400: { description: 'Invalid prefix, privilege, name, expiry or IP list, or the token limit is reached', body: reasonFail } },
+      { 500: { description: 'Server error creating token', body: reasonFail } },
+    ),
   },
   revokeToken: {
     method: 'POST',
@@ -27,7 +83,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: tokenRefBody,
+    responses: responses(
+      { 200: { description: 'Token revoked', body: okData(z.union([z.object({ msg: z.string(), invalidedTokenId: z.number().int(), userId: z.number().int() }), z.string()])) } },
+      MANAGE,
+      { 401: { description: 'Token not found or unauthorized', body: reasonFail } },
+    ),
   },
   tokenMetadata: {
     method: 'POST',
@@ -36,7 +97,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: tokenRefBody,
+    responses: responses(
+      { 200: { description: "The token's metadata and the user's token counts", body: okData(z.object({ tokenMeta: verifySuccess, counts: tokenCounts })) } },
+      MANAGE,
+      { 401: { description: 'Token not found, invalid or unauthorized', body: reasonFail } },
+    ),
   },
   rotateToken: {
     method: 'POST',
@@ -45,7 +111,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: tokenRefBody,
+    responses: responses(
+      { 200: { description: 'Rotated: the new raw key is shown once', body: okData(z.object({ msg: z.string(), newRawToken: z.string(), newExpiry: z.string().nullable() })) } },
+      MANAGE,
+      { 400: { description: 'Token not found, revoked, or not rotatable now', body: reasonFail } },
+    ),
   },
   ipRestrictionUpdate: {
     method: 'POST',
@@ -54,7 +125,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: ipRestrictionBody,
+    responses: responses(
+      { 200: { description: 'IP restriction replaced (omitted or empty: none)', body: okData(z.object({ msg: z.string() })) } },
+      MANAGE,
+      { 400: { description: 'Token not found or unauthorized', body: reasonFail } },
+    ),
   },
   privilegeUpdate: {
     method: 'POST',
@@ -63,7 +139,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: privilegeUpdateBody,
+    responses: responses(
+      { 200: { description: 'Privilege replaced', body: okData(z.object({ msg: z.string() })) } },
+      MANAGE,
+      { 400: { description: 'Token not found or unauthorized', body: reasonFail } },
+    ),
   },
   revokeAllTokens: {
     method: 'POST',
@@ -72,7 +153,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: manageJson,
-    responses: {},
+    body: revokeAllBody,
+    responses: responses(
+      { 200: { description: 'Every valid token of the user revoked', body: okData(z.record(z.string(), z.unknown())) } },
+      MANAGE,
+      { 500: { description: 'Server error', body: reasonFail } },
+    ),
   },
   listTokenMetadata: {
     method: 'GET',
@@ -81,7 +167,12 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: responses(
+      { 200: { description: "The user's valid tokens (tokenList omitted when none)", body: okData(tokenList) } },
+      FULL_AUTH,
+      { 500: { description: 'Server error', body: reasonFail } },
+      LIMITED,
+    ),
   },
   // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
   listTokenMetadataPost: {
@@ -91,6 +182,10 @@ export const API_TOKEN_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: responses(
+      { 400: { description: 'Always `Bad Request` (the listing is GET)', body: reasonFail } },
+      FULL_AUTH,
+      LIMITED,
+    ),
   },
 })

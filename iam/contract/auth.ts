@@ -1,5 +1,20 @@
 /** Authentication routes (IAM spec "Authentication routes"). */
+import { z } from 'zod'
+import { safeString } from '../lib/text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
+import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, mfaPendingBody, okPlain, plainError, reloginBody, responses, tokensBody } from './responses'
+
+const email = safeString().trim().min(1, 'Email is required').max(254)
+const password = safeString().min(1, 'Password is required').max(1024)
+const rememberUser = z.enum(['on', 'off']).optional()
+
+/** Signup, login, OAuth: the JSON body rules, requireDevice (canary_id cookie, banned device) and XSS */
+const SIGN_IN = responses(
+  JSON_BODY_FIELDS,
+  { 400: { description: 'No canary_id cookie', body: errorFail } },
+  { 403: { description: 'Banned device', body: errorFail } },
+  XSS,
+)
 
 export const AUTH_ROUTES = defineRoutes({
   signup: {
@@ -9,7 +24,24 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    body: z.object({
+      email,
+      password,
+      confirmedPassword: safeString().min(1, 'Please confirm the password').max(1024),
+      name: safeString().trim().min(1, 'Name is required').max(100),
+      termsConsent: z.literal('on', 'You must accept the terms'),
+      rememberUser,
+    }),
+    responses: responses(
+      { 201: { description: 'Account created and signed in: access token, session cookie set', body: tokensBody } },
+      SIGN_IN,
+      {
+        400: { description: 'Validation failed, or the passwords do not match (`fields`)', body: errorFail },
+        409: { description: 'Email already registered', body: errorFail },
+        503: { description: 'The breached-password check is unavailable', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   login: {
     method: 'POST',
@@ -18,7 +50,17 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: json(),
-    responses: {},
+    body: z.object({ email, password, rememberUser }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      SIGN_IN,
+      {
+        400: { description: 'Validation failed (`fields`)', body: errorFail },
+        401: { description: 'Invalid email or password (one body for both)', body: errorFail },
+        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   oauthLogin: {
     method: 'POST',
@@ -29,7 +71,21 @@ export const AUTH_ROUTES = defineRoutes({
     // A provider profile may carry fields we never read with newlines (OIDC address.formatted): only
     // unstorable text is refused here; the fields we read are checked in full by their schema.
     request: json(OAUTH_JSON_LIMIT_BYTES, { text: 'storable' }),
-    responses: {},
+    params: z.object({ providerName: z.string().min(1) }),
+    // the provider's profile as the gateway received it: our fields are picked per provider
+    // (config `providers`) and checked with inputs.ts providerProfile
+    body: z.record(z.string(), z.unknown()),
+    responses: responses(
+      { 201: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      SIGN_IN,
+      {
+        400: { description: 'Invalid provider profile (`fields`)', body: errorFail },
+        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+        404: { description: 'No provider of that name', body: plainError },
+        409: { description: 'Email already registered', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   refreshSession: {
     method: 'POST',
@@ -38,7 +94,18 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'session',
     limiters: [],
     request: cookieOnly,
-    responses: {},
+    responses: responses(
+      { 201: { description: 'Rotated: new access token, new session cookie', body: tokensBody } },
+      COOKIE_ONLY,
+      {
+        202: { description: 'An anomaly of this session waits for the emailed code', body: mfaPendingBody },
+        401: { description: 'Invalid, expired, reused or too old session: re-login is required', body: z.union([errorFail, reloginBody]) },
+        403: { description: 'Banned device', body: errorFail },
+        500: { description: 'The verification email of an anomaly could not be sent', body: errorFail },
+        503: { description: 'A concurrent refresh of this session is in progress; Retry-After: 1', body: errorFail },
+      },
+      LIMITED,
+    ),
   },
   logout: {
     method: 'POST',
@@ -47,6 +114,10 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'bearer+session',
     limiters: [],
     request: cookieOnly,
-    responses: {},
+    responses: responses(
+      { 200: { description: 'Session revoked (or already gone) and the cookie cleared', body: okPlain } },
+      COOKIE_ONLY,
+      { 401: { description: 'No Bearer token', body: errorFail } },
+    ),
   },
 })

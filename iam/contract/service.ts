@@ -1,5 +1,13 @@
 /** Standalone endpoints (IAM spec) and DESIGN additions. */
+import { z } from 'zod'
 import { defineRoutes, noBody } from './define'
+import { LIMITED, plainError, responses } from './responses'
+
+const checkBody = (success: boolean) =>
+  z.object({
+    results: z.object({ success: z.literal(success), banned: z.literal(!success), time: z.string(), ipAddress: z.string() }),
+    message: z.string(),
+  })
 
 export const SERVICE_ROUTES = defineRoutes({
   operationalConfig: {
@@ -9,7 +17,10 @@ export const SERVICE_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: {
+      200: { description: 'Cookie domain and access token TTL', body: z.object({ domain: z.string(), accessTokenTTL: z.number().int().positive() }) },
+      403: { description: 'Not the trusted client', body: plainError },
+    },
   },
   health: {
     method: 'GET',
@@ -18,7 +29,7 @@ export const SERVICE_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: { 200: { description: 'Text `OK`' } },
   },
   check: {
     method: 'GET',
@@ -27,7 +38,11 @@ export const SERVICE_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: responses(
+      { 200: { description: 'Device recorded; canary_id cookie set when absent', body: checkBody(true) } },
+      { 403: { description: 'This device is banned', body: checkBody(false) } },
+      LIMITED,
+    ),
   },
   jwks: {
     method: 'GET',
@@ -36,6 +51,8 @@ export const SERVICE_ROUTES = defineRoutes({
     auth: 'none',
     limiters: [],
     request: noBody,
-    responses: {},
+    responses: {
+      200: { description: 'The JWK set (Cache-Control: max-age=60)', body: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }) },
+    },
   },
 })

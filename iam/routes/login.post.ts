@@ -1,19 +1,13 @@
 import { defineEventHandler } from 'h3'
-import { z } from 'zod'
+import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { getAuthLimiters, loginAccountKey } from '../features/users/auth-limiters'
 import { login } from '../features/users/login-service'
-import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
+import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
-import { safeString } from '../lib/text'
+import { readRouteInput } from '../http/route-input'
 import { limiterIpKey } from '../lib/ip'
-
-const bodySchema = z.object({
-  email: safeString().trim().min(1, 'Email is required').max(254),
-  password: safeString().min(1, 'Password is required').max(1024),
-  rememberUser: z.enum(['on', 'off']).optional(),
-})
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
@@ -26,9 +20,7 @@ export default defineEventHandler(async (event) => {
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, ...freeText } = raw
   await rejectXss(event, freeText)
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  const body = parsed.data
+  const body = readRouteInput(event, ROUTES.login, 'body')
   const limiters = getAuthLimiters(ctx)
   const accountKey = loginAccountKey(ipAddress, body.email)
   for (const [limiter, key] of [[limiters.loginIp, limiterIpKey(ipAddress)], [limiters.loginAccount, accountKey]] as const) {

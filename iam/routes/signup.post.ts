@@ -1,22 +1,13 @@
 import { defineEventHandler } from 'h3'
-import { z } from 'zod'
+import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { signup } from '../features/users/signup-service'
 import { getAuthLimiters } from '../features/users/auth-limiters'
-import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../http/auth'
+import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
-import { safeString } from '../lib/text'
+import { readRouteInput } from '../http/route-input'
 import { limiterIpKey } from '../lib/ip'
-
-const bodySchema = z.object({
-  email: safeString().trim().min(1, 'Email is required').max(254),
-  password: safeString().min(1, 'Password is required').max(1024),
-  confirmedPassword: safeString().min(1, 'Please confirm the password').max(1024),
-  name: safeString().trim().min(1, 'Name is required').max(100),
-  termsConsent: z.literal('on', 'You must accept the terms'),
-  rememberUser: z.enum(['on', 'off']).optional(),
-})
 
 /** POST /signup: 201 tokens; 400 validation; 403 XSS/banned; 409 email taken; 429. */
 export default defineEventHandler(async (event) => {
@@ -27,9 +18,7 @@ export default defineEventHandler(async (event) => {
   const { password: _p, confirmedPassword: _c, ...freeText } = raw
   await rejectXss(event, freeText)
   await enforceRateLimit(getAuthLimiters(ctx).signup, limiterIpKey(ipAddress))
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  const body = parsed.data
+  const body = readRouteInput(event, ROUTES.signup, 'body')
   if (body.password !== body.confirmedPassword) {
     return authFail(400, 'Passwords do not match', { fields: { confirmedPassword: 'Passwords do not match' } })
   }

@@ -6,14 +6,12 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
-import { toStoredIpList } from './ip-list'
+import { MAX_EXPIRES_MS, MAX_NAME_LENGTH } from '../../contract/api-token-inputs'
+import { toStoredIpList } from '../../contract/ip-list'
 import * as repo from './repository'
 import { CREATION_REASONS, isPrivilege, type CreationSuccess, type Privilege } from './results'
 import { DEFAULT_PREFIX, generatePublicIdentifier, generateRawToken, hashToken, isValidPrefix } from './token-format'
 
-/** 100 years: keeps expires_at a valid timestamp whatever the caller passes. */
-const MAX_EXPIRES_MS = 100 * 365 * 24 * 60 * 60 * 1000
-export const MAX_NAME_LENGTH = 100
 
 export type CreateInput = {
   userId: number

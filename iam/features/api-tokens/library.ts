@@ -8,7 +8,7 @@ import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
 import type { Logger } from '../../lib/log'
 import { createToken } from './create'
-import { toStoredIpList } from './ip-list'
+import { toStoredIpList } from '../../contract/ip-list'
 import { privateActionManagerWith } from './manager'
 import * as repo from './repository'
 import {

@@ -13,7 +13,7 @@ import { containsXss } from '../../lib/xss'
 import { limiterKeys, type OperationAction } from './limiters'
 import type { Rejection } from './public-verify'
 import { CREATION_REASONS, failResult, REASONS, type ManagerAction, type Result } from './results'
-import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './schemas'
+import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from '../../contract/api-token-inputs'
 import type { ApiTokenService } from './service'
 
 export const MANAGE_POST_ACTIONS = [

@@ -14,7 +14,7 @@ import {
   type RevokeSuccess, type RotationSuccess, type SingleTokenMeta,
 } from './results'
 import { isValidPublicIdentifier } from './token-format'
-import { MAX_NAME_LENGTH } from './create'
+import { MAX_NAME_LENGTH } from '../../contract/api-token-inputs'
 
 /** The helpers the manager dispatches to (the library's own operations). */
 export type ManagerOperations = {

@@ -2,10 +2,13 @@
  * The spec's result envelope, the five privileges and every reason string the token helpers
  * answer with (spec "Errors", helper failure reasons). Reasons are the contract: callers switch on them.
  */
+import { PRIVILEGES } from '../../contract/api-token-inputs'
 import type { Privilege } from '../../db/schema'
 
 export type { Privilege }
-export const PRIVILEGES = ['demo', 'restricted', 'protected', 'full', 'custom'] as const satisfies readonly Privilege[]
+export { PRIVILEGES }
+// the route table's list (pure zod, no db types) must stay the stored column's values
+PRIVILEGES satisfies readonly Privilege[]
 
 export function isPrivilege(value: unknown): value is Privilege {
   return typeof value === 'string' && (PRIVILEGES as readonly string[]).includes(value)

@@ -12,6 +12,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { crc32 } from 'node:zlib'
+import { PREFIX_PATTERN } from '../../contract/api-token-inputs'
 import { base62Width, encodeBase62, encodeBase62Integer } from './base62'
 
 export const DEFAULT_PREFIX = 'api'
@@ -21,8 +22,6 @@ const CHECKSUM_WIDTH = 6
 const PAYLOAD_WIDTH = base62Width(PAYLOAD_BYTES)
 const PUBLIC_ID_WIDTH = base62Width(PUBLIC_ID_BYTES)
 
-/** 1-16 of [A-Za-z0-9-]: no `_`, which separates the components. */
-export const PREFIX_PATTERN = /^[A-Za-z0-9-]{1,16}$/
 const RAW_TOKEN_PATTERN = new RegExp(
   `^([A-Za-z0-9-]{1,16})_([0-9A-Za-z]{${PAYLOAD_WIDTH}})_([0-9A-Za-z]{${CHECKSUM_WIDTH}})$`,
 )

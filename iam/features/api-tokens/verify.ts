@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { Logger } from '../../lib/log'
-import { normalizeMappedIp } from './ip-list'
+import { normalizeMappedIp } from '../../contract/ip-list'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Privilege, type Result, type VerifySuccess } from './results'
 import { hashToken, isSha256Hex, parseRawToken } from './token-format'

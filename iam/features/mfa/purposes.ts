@@ -2,6 +2,8 @@
  * Link purposes. The built-in flows own their names: a custom flow may not claim one, or a
  * custom-action link could be replayed against the MFA, reset or email-change routes.
  */
+import { CUSTOM_REASON_PATTERN } from '../../contract/inputs'
+
 export const MFA_PURPOSE = 'MAGIC_LINK_MFA_CHECKS'
 export const PASSWORD_RESET_PURPOSE = 'PASSWORD_RESET'
 /** Confirms the account's address (signup, email change); the link carries the address it was sent to. */
@@ -16,7 +18,7 @@ const RESERVED = new Set([MFA_PURPOSE, PASSWORD_RESET_PURPOSE, 'CHANGE_EMAIL', '
 /** A reason POST /custom/mfa/:reason accepts: `[A-Z0-9_]{3,64}` and not reserved, or `change_email`. */
 export function isCustomReason(reason: string): boolean {
   if (reason === CHANGE_EMAIL_REASON) return true
-  return /^[A-Z0-9_]{3,64}$/.test(reason) && !RESERVED.has(reason)
+  return CUSTOM_REASON_PATTERN.test(reason) && !RESERVED.has(reason)
 }
 
 /** A reason POST /auth/verify-custom-mfa completes (the email change has its own route). */

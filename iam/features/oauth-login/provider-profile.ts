@@ -4,9 +4,8 @@
  * `{ sub | id | user_id, email, email_verified?, name?, given_name?, family_name?, picture? }`;
  * `fields` maps our field names to the provider's keys for other shapes. Unknown keys are dropped.
  */
-import { z } from 'zod'
+import { providerProfile } from '../../contract/inputs'
 import type { IamConfig } from '../../lib/config-schema'
-import { safeString } from '../../lib/text'
 
 export type ProviderConfig = IamConfig['providers'][number]
 
@@ -24,23 +23,6 @@ export interface OAuthProfile {
 export function findProvider(providers: readonly ProviderConfig[], name: string): ProviderConfig | undefined {
   return providers.find((p) => p.name === name)
 }
-
-const id = z.union([safeString().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String)
-const text = (max: number) => safeString().trim().max(max).optional()
-const verified = z
-  .union([z.boolean(), z.enum(['true', 'false'])])
-  .optional()
-  .transform((v) => v === true || v === 'true')
-
-const profileSchema = z.object({
-  id,
-  email: safeString().trim().min(3).max(254),
-  email_verified: verified,
-  name: text(200),
-  given_name: text(100),
-  family_name: text(100),
-  picture: safeString().trim().max(2048).optional(),
-})
 
 const STANDARD_FIELDS: Record<string, string[]> = {
   id: ['sub', 'id', 'user_id'],
@@ -63,7 +45,7 @@ export function readProfile(provider: ProviderConfig, body: Record<string, unkno
     const key = keys.find((k) => body[k] !== undefined && body[k] !== null)
     if (key !== undefined) picked[ours] = body[key]
   }
-  const parsed = profileSchema.safeParse(picked)
+  const parsed = providerProfile.safeParse(picked)
   if (!parsed.success) {
     const fields: Record<string, string> = {}
     for (const issue of parsed.error.issues) fields[String(issue.path[0] ?? 'profile')] ??= issue.message

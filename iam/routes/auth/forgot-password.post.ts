@@ -1,13 +1,11 @@
 import { defineEventHandler } from 'h3'
-import { z } from 'zod'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { FORGOT_PASSWORD_BODY, requestPasswordReset } from '../../features/account-actions/password-reset'
-import { authFail, getFingerPrint, rejectXss, validationFields } from '../../http/auth'
+import { getFingerPrint, rejectXss } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../http/request'
-import { safeString } from '../../lib/text'
-
-const bodySchema = z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) })
+import { readRouteInput } from '../../http/route-input'
 
 /**
  * POST /auth/forgot-password (no session): 200 with one fixed body whether or not the address has
@@ -18,9 +16,8 @@ export default defineEventHandler(async (event) => {
   const raw = getJsonBody<Record<string, unknown>>(event)
   await getFingerPrint(event)
   await rejectXss(event, raw)
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
-  const result = await requestPasswordReset(ctx, { email: parsed.data.email, ipAddress: getClientIp(event) })
+  const { email } = readRouteInput(event, ROUTES.forgotPassword, 'body')
+  const result = await requestPasswordReset(ctx, { email, ipAddress: getClientIp(event) })
   if (!result.ok) return throwTooManyRequests(result.limited)
   return FORGOT_PASSWORD_BODY
 })

@@ -1,20 +1,19 @@
-import { defineEventHandler, getQuery } from 'h3'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { previewUndoLink } from '../../features/account-actions/undo-email-change'
-import { parseLinkQuery } from '../../features/mfa/link-params'
-import { LINK_ERRORS } from '../../features/mfa/links'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { readLinkQuery } from '../../http/link-submission'
 
 /** GET /auth/undo-email-change: 200 `{ ok, date, data: { link: "Undo Email Change", reason } }`; 400 `{ error }`. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${getClientIp(event)}`)
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.undoEmailChangeLink)
   const result = await previewUndoLink(ctx, params)
   if (!result.ok) return authFail(result.status, result.error)
   return okEnvelope({ link: 'Undo Email Change', reason: result.reason })

@@ -1,14 +1,14 @@
-import { defineEventHandler, getQuery } from 'h3'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { previewCustomLink } from '../../features/account-actions/custom-mfa'
-import { parseLinkQuery } from '../../features/mfa/link-params'
-import { LINK_ERRORS } from '../../features/mfa/links'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
 import { limiterIpKey } from '../../lib/ip'
+import { readLinkQuery } from '../../http/link-submission'
 
 /**
  * GET /auth/verify-custom-mfa (full authentication): 200 `{ ok, date, data: { link: "Custom MFA",
@@ -18,8 +18,7 @@ export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
   await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${limiterIpKey(getClientIp(event))}`)
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.verifyCustomMfaLink)
   const result = await previewCustomLink(ctx, params, user)
   if (!result.ok) return authFail(result.status, result.error)
   const { ok: _ok, ...data } = result

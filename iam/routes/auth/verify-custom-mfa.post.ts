@@ -1,11 +1,8 @@
 import { defineEventHandler } from 'h3'
-import { z } from 'zod'
+import { ROUTES } from '../../contract/routes'
 import { verifyCustomMfa } from '../../features/account-actions/custom-mfa'
-import { codeSchema } from '../../features/mfa/link-params'
 import { authFail, sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
-
-const bodySchema = z.object({ code: codeSchema })
 
 /**
  * POST /auth/verify-custom-mfa (full authentication, link in the query, `{ code }`): 200 action
@@ -13,7 +10,7 @@ const bodySchema = z.object({ code: codeSchema })
  * 403 banned or XSS; 429; 500.
  */
 export default defineEventHandler(async (event) => {
-  const { ctx, user, params, data, actor } = await readLinkSubmission(event, bodySchema)
+  const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.verifyCustomMfa)
   const result = await verifyCustomMfa(ctx, { proof: { kind: 'emailed', params, code: data.code }, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)

@@ -1,11 +1,10 @@
-import { defineEventHandler, getQuery } from 'h3'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { verifyEmail } from '../../features/account-actions/verify-email'
-import { parseLinkQuery } from '../../features/mfa/link-params'
-import { LINK_ERRORS } from '../../features/mfa/links'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
 import { authFail, getFingerPrint } from '../../http/auth'
-import { actorOf } from '../../http/link-submission'
+import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
@@ -18,8 +17,7 @@ import { okEnvelope } from '../../http/respond'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `verify_${getClientIp(event)}`)
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.verifyEmail)
   await getFingerPrint(event)
   const result = await verifyEmail(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null) })
   if (!result.ok) return authFail(result.status, result.error)

@@ -1,21 +1,20 @@
-import { defineEventHandler, getQuery } from 'h3'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { previewMfaLink } from '../../features/account-actions/verify-mfa'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
-import { LINK_ERRORS } from '../../features/mfa/links'
-import { parseLinkQuery } from '../../features/mfa/link-params'
 import { authFail } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
 import { limiterIpKey } from '../../lib/ip'
+import { readLinkQuery } from '../../http/link-submission'
 
 /** GET /auth/verify-mfa: 200 `{ ok, date, data: { link: "MFA Code", reason } }`; 400 `{ error }`. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${limiterIpKey(getClientIp(event))}`)
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.verifyMfaLink)
   const result = await previewMfaLink(ctx, params)
   if (!result.ok) return authFail(result.status, result.error)
   return okEnvelope({ link: 'MFA Code', reason: result.reason })

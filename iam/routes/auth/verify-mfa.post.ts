@@ -1,17 +1,14 @@
-import { defineEventHandler, getQuery } from 'h3'
-import { z } from 'zod'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { verifyAdaptiveMfa } from '../../features/account-actions/verify-mfa'
-import { codeSchema, parseLinkQuery } from '../../features/mfa/link-params'
-import { LINK_ERRORS } from '../../features/mfa/links'
 import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
-import { authFail, getFingerPrint, rejectXss, sendTokens, validationFields } from '../../http/auth'
+import { authFail, getFingerPrint, rejectXss, sendTokens } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
-import { actorOf } from '../../http/link-submission'
+import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { limiterIpKey } from '../../lib/ip'
-
-const bodySchema = z.object({ code: codeSchema })
+import { readRouteInput } from '../../http/route-input'
 
 /**
  * POST /auth/verify-mfa (link in the query, `{ code }`): 200 new tokens and session cookie;
@@ -21,18 +18,16 @@ const bodySchema = z.object({ code: codeSchema })
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const params = parseLinkQuery(getQuery(event))
-  if (!params) return authFail(400, LINK_ERRORS.invalid)
+  const params = readLinkQuery(event, ROUTES.verifyMfa)
   const raw = getJsonBody<Record<string, unknown>>(event)
   await getFingerPrint(event)
   await rejectXss(event, raw)
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  const body = readRouteInput(event, ROUTES.verifyMfa, 'body')
   await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(ipAddress)}`)
   const visitor = event.context.visitor
   const result = await verifyAdaptiveMfa(ctx, {
     params,
-    code: parsed.data.code,
+    code: body.code,
     actor: { ...actorOf(event, visitor?.id ?? null), visitorPublicId: visitor?.visitor_id ?? null },
   })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})

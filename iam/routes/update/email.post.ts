@@ -1,15 +1,8 @@
 import { defineEventHandler } from 'h3'
-import { z } from 'zod'
+import { ROUTES } from '../../contract/routes'
 import { changeEmail } from '../../features/account-actions/email-change'
-import { codeSchema } from '../../features/mfa/link-params'
 import { authFail, sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
-import { safeString } from '../../lib/text'
-
-const bodySchema = z.object({
-  code: codeSchema,
-  newEmail: safeString({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
-})
 
 /**
  * POST /update/email (full authentication, change_email link in the query, `{ code, newEmail }`):
@@ -17,7 +10,7 @@ const bodySchema = z.object({
  * or address in use; 401 wrong or expired code; 403 banned or XSS; 429; 500.
  */
 export default defineEventHandler(async (event) => {
-  const { ctx, user, params, data, actor } = await readLinkSubmission(event, bodySchema)
+  const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.updateEmail)
   const result = await changeEmail(ctx, { proof: { kind: 'emailed', params, code: data.code }, newEmail: data.newEmail, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)

@@ -4,6 +4,7 @@
  * bearer token (an XSS cannot exfiltrate it). `session` (refresh token) and `canary_id` (device) are
  * the IAM's cookies: the BFF forwards the IAM's Set-Cookie headers verbatim and never mints them.
  */
+import { parseSetCookie as parseCookieHeader } from 'cookie-es'
 import { appendResponseHeader, deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
 
 export const ACCESS_COOKIE = '__Secure-a'
@@ -68,19 +69,17 @@ export function forwardSetCookies(event: H3Event, setCookies: string[]): void {
   }
 }
 
-/** name, value and whether the header deletes the cookie (empty value, Max-Age<=0 or a past Expires). */
-export function parseSetCookie(raw: string): { name: string; value: string; cleared: boolean } | undefined {
-  const [pair = '', ...attributes] = raw.split(';')
-  const eq = pair.indexOf('=')
-  if (eq <= 0) return undefined
-  const name = pair.slice(0, eq).trim()
-  const value = pair.slice(eq + 1).trim()
-  let cleared = value === ''
-  for (const attribute of attributes) {
-    const [key = '', val = ''] = attribute.split('=').map((s) => s.trim())
-    if (key.toLowerCase() === 'max-age' && Number(val) <= 0) cleared = true
-    if (key.toLowerCase() === 'expires' && Date.parse(val) <= Date.now()) cleared = true
-  }
+/**
+ * name, value and whether the header deletes the cookie (empty value, Max-Age<=0 or a past
+ * Expires). The value stays as sent (no URL decoding): it is forwarded to the IAM byte for byte.
+ */
+export function parseSetCookie(raw: string, nowMs = Date.now()): { name: string; value: string; cleared: boolean } | undefined {
+  const cookie = parseCookieHeader(raw, { decode: false })
+  const name = cookie.name.trim()
+  if (!name) return undefined
+  const value = cookie.value.trim()
+  const expired = cookie.expires !== undefined && cookie.expires.getTime() <= nowMs
+  const cleared = value === '' || (cookie.maxAge !== undefined && cookie.maxAge <= 0) || expired
   return { name, value, cleared }
 }
 

@@ -1,22 +1,25 @@
-import { defineEventHandler, getRouterParam } from 'h3'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
 import { findProvider, readProfile } from '../../../features/oauth-login/provider-profile'
 import { oauthLogin } from '../../../features/oauth-login/oauth-login-service'
 import { getAuthLimiters } from '../../../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
-import { getClientIp, getJsonBody } from '../../../http/request'
+import { getClientIp } from '../../../http/request'
+import { readRouteInput } from '../../../http/route-input'
 import { notFound } from '../../../http/respond'
 import { limiterIpKey } from '../../../lib/ip'
 
 /** POST /auth/OAuth/:providerName: 201 tokens; 200 `{ secondFactor }` for an account with one (no tokens); 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
-  const provider = findProvider(ctx.config.providers, getRouterParam(event, 'providerName', { decode: true }) ?? '')
+  const { providerName } = readRouteInput(event, ROUTES.oauthLogin, 'params', notFound)
+  const provider = findProvider(ctx.config.providers, providerName)
   if (!provider) return notFound()
   const ipAddress = getClientIp(event)
   const visitor = await requireDevice(event)
-  const body = getJsonBody<Record<string, unknown>>(event)
+  const body = readRouteInput(event, ROUTES.oauthLogin, 'body')
   await rejectXss(event, body)
   await enforceRateLimit(getAuthLimiters(ctx).oauth, limiterIpKey(ipAddress))
   const profile = readProfile(provider, body)

@@ -1,15 +1,15 @@
-import { defineEventHandler, getRouterParam } from 'h3'
-import { z } from 'zod'
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
 import { startCustomMfa } from '../../../features/account-actions/custom-mfa'
 import { isCustomReason } from '../../../features/mfa/purposes'
-import { authFail, fullAuthentication, rejectXss, validationFields } from '../../../http/auth'
+import { authFail, fullAuthentication, rejectXss } from '../../../http/auth'
 import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
+import { readRouteInput } from '../../../http/route-input'
 import { okEnvelope } from '../../../http/respond'
-import { safeString } from '../../../lib/text'
 
-const bodySchema = z.strictObject({ note: safeString().trim().max(200, 'The note has at most 200 characters').optional() })
+const invalidReason = (): never => authFail(400, 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
 
 /**
  * POST /custom/mfa/:reason (full authentication): mails a link and code for the action `reason`.
@@ -18,14 +18,13 @@ const bodySchema = z.strictObject({ note: safeString().trim().max(200, 'The note
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
-  const reason = getRouterParam(event, 'reason', { decode: true }) ?? ''
-  if (!isCustomReason(reason)) return authFail(400, 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
+  const { reason } = readRouteInput(event, ROUTES.customMfa, 'params', invalidReason)
+  if (!isCustomReason(reason)) return invalidReason()
   const raw = getJsonBody<Record<string, unknown>>(event)
   await rejectXss(event, raw)
-  const parsed = bodySchema.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  const { note } = readRouteInput(event, ROUTES.customMfa, 'body')
   const ipAddress = getClientIp(event)
-  const result = await startCustomMfa(ctx, { user, reason, note: parsed.data.note || undefined, ipAddress })
+  const result = await startCustomMfa(ctx, { user, reason, note: note || undefined, ipAddress })
   if (!result.ok) {
     if ('limited' in result) return throwTooManyRequests(result.limited)
     return authFail(result.status, result.error)

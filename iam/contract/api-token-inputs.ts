@@ -3,13 +3,17 @@
  * a wrong type or a missing required value is a schema mismatch (400 Bad Request).
  */
 import { z } from 'zod'
-import { MAX_NAME_LENGTH } from './create'
+import { safeString } from '../lib/text'
 import { MAX_ALLOWED_IPS, toStoredIpList } from './ip-list'
-import { PRIVILEGES } from './results'
-import { PREFIX_PATTERN } from './token-format'
-import { safeString } from '../../lib/text'
 
-const MAX_EXPIRES_MS = 100 * 365 * 24 * 60 * 60 * 1000
+export const MAX_NAME_LENGTH = 100
+/** The privileges a token can carry (spec); db/schema's Privilege type is checked against it in features/api-tokens/results.ts. */
+export const PRIVILEGES = ['demo', 'restricted', 'protected', 'full', 'custom'] as const
+/** A token prefix, 1-16 of [A-Za-z0-9-]: no `_`, which separates the token's components. */
+export const PREFIX_PATTERN = /^[A-Za-z0-9-]{1,16}$/
+
+/** 100 years: keeps expires_at a valid timestamp whatever the caller passes. */
+export const MAX_EXPIRES_MS = 100 * 365 * 24 * 60 * 60 * 1000
 
 const privilege = z.enum(PRIVILEGES)
 const name = safeString().min(1).max(MAX_NAME_LENGTH).refine((value) => value.trim().length > 0)

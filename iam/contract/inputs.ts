@@ -1,0 +1,46 @@
+/**
+ * Request schemas more than one route (or a feature) reads: the magic-link query, the emailed
+ * code, the custom-MFA reason and the fields of a provider profile. Pure zod: the route table,
+ * its handlers and the gateway share them.
+ */
+import { z } from 'zod'
+import { safeString } from '../lib/text'
+
+/**
+ * The query of a magic link (`token`, `random`, `reason`, `visitor`, all required strings), checked
+ * for shape before any crypto or SQL runs. A malformed link is the same 400 as a bad one.
+ */
+export const linkQuery = z.object({
+  token: safeString().min(1).max(2048).regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+  // 32 bytes in base64url without padding
+  random: safeString().regex(/^[A-Za-z0-9_-]{43}$/),
+  reason: safeString().regex(/^[A-Za-z0-9_]{1,64}$/),
+  visitor: safeString().regex(/^[A-Za-z0-9_.-]{1,128}$/),
+})
+
+/** Body `{ code }`: exactly 7 ASCII digits. */
+export const code = safeString({ error: 'The code is required' }).regex(/^\d{7}$/, 'The code has 7 digits')
+
+/** The shape of a custom-MFA reason (features/mfa/purposes.ts also refuses the reserved names). */
+export const CUSTOM_REASON_PATTERN = /^[A-Z0-9_]{3,64}$/
+
+const providerUserId = z.union([safeString().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String)
+const text = (max: number) => safeString().trim().max(max).optional()
+const verified = z
+  .union([z.boolean(), z.enum(['true', 'false'])])
+  .optional()
+  .transform((v) => v === true || v === 'true')
+
+/**
+ * Our fields of a provider profile, after features/oauth-login/provider-profile.ts picked them out
+ * of the forwarded body per the provider's mapping (config `providers`).
+ */
+export const providerProfile = z.object({
+  id: providerUserId,
+  email: safeString().trim().min(3).max(254),
+  email_verified: verified,
+  name: text(200),
+  given_name: text(100),
+  family_name: text(100),
+  picture: safeString().trim().max(2048).optional(),
+})
