@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
-import { code, CUSTOM_REASON_PATTERN, linkQuery } from './inputs'
+import { code, isCustomReason, linkQuery } from './inputs'
 import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
 
 const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ link: z.string(), reason: z.string(), ...extra }))
@@ -27,7 +27,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/verify-mfa',
     summary: 'Check an MFA magic link before it is used',
     auth: 'none',
-    limiters: [],
+    limiters: ['links'],
     request: noBody,
     query: linkQuery,
     responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
@@ -37,7 +37,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/verify-mfa',
     summary: 'Complete sign-in MFA with the emailed link or code',
     auth: 'none',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     query: linkQuery,
     body: z.object({ code }),
@@ -52,9 +52,9 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/custom/mfa/:reason',
     summary: 'Start a custom MFA flow for a sensitive action',
     auth: 'full',
-    limiters: [],
+    limiters: ['emails', 'links'],
     request: json(),
-    params: z.object({ reason: z.string().refine((r) => r === 'change_email' || CUSTOM_REASON_PATTERN.test(r), 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name') }),
+    params: z.object({ reason: z.string().refine(isCustomReason, 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name') }),
     body: z.strictObject({ note: safeString().trim().max(200, 'The note has at most 200 characters').optional() }),
     responses: responses(
       { 200: { description: 'Link and code mailed', body: okData(z.object({ reason: z.string(), expiresAt: z.string(), sentTo: z.string() })) } },
@@ -74,7 +74,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/verify-custom-mfa',
     summary: 'Check a custom MFA link before it is used',
     auth: 'full',
-    limiters: [],
+    limiters: ['links'],
     request: noBody,
     query: linkQuery,
     responses: responses(
@@ -89,7 +89,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/verify-custom-mfa',
     summary: 'Complete a custom MFA flow with the emailed link or code',
     auth: 'full',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     query: linkQuery,
     body: z.object({ code }),
@@ -104,7 +104,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/update/email',
     summary: 'Change the account email (after a change_email MFA flow)',
     auth: 'full',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     query: linkQuery,
     body: z.object({
@@ -123,7 +123,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/forgot-password',
     summary: 'Mail a password reset link',
     auth: 'none',
-    limiters: [],
+    limiters: ['forgotPassword'],
     request: json(),
     body: z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) }),
     responses: responses(
@@ -145,7 +145,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/reset-password',
     summary: 'Check a password reset link before it is used',
     auth: 'none',
-    limiters: [],
+    limiters: ['links'],
     request: noBody,
     query: linkQuery,
     responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
@@ -155,7 +155,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/reset-password',
     summary: 'Set a new password with a reset link',
     auth: 'none',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     query: linkQuery,
     body: z.object({
@@ -181,7 +181,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/verify-email',
     summary: 'Check an email verification link',
     auth: 'none',
-    limiters: [],
+    limiters: ['links'],
     request: noBody,
     query: linkQuery,
     responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
@@ -191,7 +191,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/verify-email',
     summary: 'Verify the account email with the emailed link',
     auth: 'none',
-    limiters: [],
+    limiters: ['codes'],
     request: noBody,
     query: linkQuery,
     responses: responses(
@@ -207,7 +207,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/resend-verification',
     summary: 'Mail a new email verification link',
     auth: 'full',
-    limiters: [],
+    limiters: ['resendVerification'],
     request: noBody,
     responses: responses(
       { 200: { description: 'A new verification link was mailed', body: message } },
@@ -224,7 +224,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/undo-email-change',
     summary: 'Check an undo-email-change link',
     auth: 'none',
-    limiters: [],
+    limiters: ['links'],
     request: noBody,
     query: linkQuery,
     responses: responses({ 200: { description: 'The link is live', body: linkPreview({}) } }, BAD_LINK, LIMITED),
@@ -234,7 +234,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/undo-email-change',
     summary: 'Restore the previous email with the link mailed to it',
     auth: 'none',
-    limiters: [],
+    limiters: ['codes'],
     request: noBody,
     query: linkQuery,
     responses: responses(

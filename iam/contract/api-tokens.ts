@@ -45,7 +45,8 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/public/verify',
     summary: 'Verify an API token (x-api-key)',
     auth: 'none',
-    limiters: [],
+    apiKey: true,
+    limiters: ['generalUnionLimiter', 'consumptionRateLimiter'],
     request: untouched,
     // the raw token comes in the x-api-key header; the privilege is checked by the controller
     // (an unknown one is 400 `Bad Request`, markup 403), so the query is documented, not parsed here
@@ -66,7 +67,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/new-token',
     summary: 'Create an API token',
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'newTokenCreationLimiter'],
     request: manageJson,
     body: newTokenBody,
     responses: responses(
@@ -81,7 +82,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/revoke',
     summary: 'Revoke an API token',
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'revokeTokensLimiter'],
     request: manageJson,
     body: tokenRefBody,
     responses: responses(
@@ -95,7 +96,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/metadata',
     summary: "An API token's metadata",
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'getMetadataTokenLimiter'],
     request: manageJson,
     body: tokenRefBody,
     responses: responses(
@@ -109,7 +110,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/rotate',
     summary: 'Rotate an API token',
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'rotationRateLimiter'],
     request: manageJson,
     body: tokenRefBody,
     responses: responses(
@@ -123,7 +124,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/ip-restriction-update',
     summary: "Replace an API token's IP restriction",
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'ipRestrictionUpdate'],
     request: manageJson,
     body: ipRestrictionBody,
     responses: responses(
@@ -137,7 +138,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/privilege-update',
     summary: "Replace an API token's privileges",
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'privilegeUpdate'],
     request: manageJson,
     body: privilegeUpdateBody,
     responses: responses(
@@ -151,7 +152,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/revoke-all',
     summary: 'Revoke every valid API token of the user',
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter', 'revokeAllLimiter'],
     request: manageJson,
     body: revokeAllBody,
     responses: responses(
@@ -165,7 +166,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/list-metadata',
     summary: "The metadata of all the user's valid API tokens",
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter'],
     request: noBody,
     responses: responses(
       { 200: { description: "The user's valid tokens (tokenList omitted when none)", body: okData(tokenList) } },
@@ -180,7 +181,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     path: '/api/manage/list-metadata',
     summary: 'Not allowed: answers 400 Bad Request (spec)',
     auth: 'full',
-    limiters: [],
+    limiters: ['generalUnionLimiter'],
     request: noBody,
     responses: responses(
       { 400: { description: 'Always `Bad Request` (the listing is GET)', body: reasonFail } },

@@ -23,7 +23,7 @@ export const AUTH_ROUTES = defineRoutes({
     path: '/signup',
     summary: 'Create an account and sign in',
     auth: 'none',
-    limiters: [],
+    limiters: ['signup'],
     request: json(),
     body: z.object({
       email,
@@ -49,7 +49,7 @@ export const AUTH_ROUTES = defineRoutes({
     path: '/login',
     summary: 'Sign in with email and password',
     auth: 'none',
-    limiters: [],
+    limiters: ['loginIp', 'loginAccount', 'loginAccountDelay'],
     request: json(),
     body: z.object({ email, password, rememberUser }),
     responses: responses(
@@ -69,7 +69,7 @@ export const AUTH_ROUTES = defineRoutes({
     path: '/auth/OAuth/:providerName',
     summary: 'Sign in with a provider profile the gateway obtained',
     auth: 'none',
-    limiters: [],
+    limiters: ['oauth'],
     // A provider profile may carry fields we never read with newlines (OIDC address.formatted): only
     // unstorable text is refused here; the fields we read are checked in full by their schema.
     request: json(OAUTH_JSON_LIMIT_BYTES, { text: 'storable' }),
@@ -95,7 +95,7 @@ export const AUTH_ROUTES = defineRoutes({
     path: '/auth/user/refresh-session',
     summary: 'Rotate the session: a new token pair for the refresh token',
     auth: 'session',
-    limiters: [],
+    limiters: ['refresh'],
     request: cookieOnly,
     responses: responses(
       { 201: { description: 'Rotated: new access token, new session cookie', body: tokensBody } },

@@ -7,6 +7,7 @@
  * Plain TypeScript and zod only (no h3, no Nitro): the gateway imports this folder too.
  */
 import type { z } from 'zod'
+import type { LimiterName } from './limiter-names'
 
 export type HttpMethod = 'GET' | 'POST'
 
@@ -54,10 +55,12 @@ export interface RouteContract {
   summary: string
   auth: AuthRule
   /** limiter names the route consumes (the limiter registry's names), in the order it consumes them */
-  limiters: readonly string[]
+  limiters: readonly LimiterName[]
   request: RequestRule
   /** HMAC applies unless false (GET /health from loopback, /openapi.json) */
   hmac?: boolean
+  /** the x-api-key header carries an API token (GET /api/public/verify); the route checks it */
+  apiKey?: boolean
   params?: z.ZodType
   query?: z.ZodType
   body?: z.ZodType

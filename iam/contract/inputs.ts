@@ -21,8 +21,23 @@ export const linkQuery = z.object({
 /** Body `{ code }`: exactly 7 ASCII digits. */
 export const code = safeString({ error: 'The code is required' }).regex(/^\d{7}$/, 'The code has 7 digits')
 
-/** The shape of a custom-MFA reason (features/mfa/purposes.ts also refuses the reserved names). */
+/** The shape of a custom-MFA reason. */
 export const CUSTOM_REASON_PATTERN = /^[A-Z0-9_]{3,64}$/
+/** The email change runs as a custom flow with this reason (DESIGN section 4). */
+export const CHANGE_EMAIL_REASON = 'change_email'
+/**
+ * The link purposes of the built-in flows (features/mfa/purposes.ts): a custom flow may not claim
+ * one, or a custom-action link could be replayed against the MFA, reset or email-change routes.
+ */
+export const RESERVED_REASONS = ['MAGIC_LINK_MFA_CHECKS', 'PASSWORD_RESET', 'CHANGE_EMAIL', 'MAGIC_LINK', 'EMAIL_VERIFICATION', 'UNDO_EMAIL_CHANGE'] as const
+export type ReservedReason = (typeof RESERVED_REASONS)[number]
+const RESERVED: ReadonlySet<string> = new Set(RESERVED_REASONS)
+
+/** A reason POST /custom/mfa/:reason accepts: `[A-Z0-9_]{3,64}` and not reserved, or `change_email`. */
+export function isCustomReason(reason: string): boolean {
+  if (reason === CHANGE_EMAIL_REASON) return true
+  return CUSTOM_REASON_PATTERN.test(reason) && !RESERVED.has(reason)
+}
 
 const providerUserId = z.union([safeString().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String)
 const text = (max: number) => safeString().trim().max(max).optional()

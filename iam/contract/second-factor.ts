@@ -60,7 +60,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/totp/enable',
     summary: 'Confirm the pending secret with a code; answers the recovery codes once',
     auth: 'full',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     body: z.object({ code: z.string({ error: 'The code is required' }).trim().regex(/^\d{6}$/, 'The code has 6 digits') }),
     responses: responses(
@@ -74,7 +74,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/totp/disable',
     summary: 'Turn TOTP off with a TOTP or recovery code',
     auth: 'full',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     body: z.object({ code: secondFactorCode }),
     responses: responses(
@@ -88,7 +88,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/second-factor',
     summary: 'Finish a sign-in with the challenge from POST /login and a TOTP or recovery code',
     auth: 'none',
-    limiters: [],
+    limiters: ['loginIp'],
     request: json(),
     body: z.object({ challenge: challengeToken, code: secondFactorCode }),
     responses: responses(
@@ -110,7 +110,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/verify-custom-mfa/second-factor',
     summary: 'Complete a custom MFA flow this session started with a TOTP or recovery code instead of the emailed code',
     auth: 'full',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     body: z.object({ reason: z.string({ error: 'The reason is required' }).regex(CUSTOM_REASON_PATTERN, 'Invalid reason'), code: secondFactorCode }),
     responses: responses(
@@ -125,7 +125,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/update/email/second-factor',
     summary: 'Change the account email (after POST /custom/mfa/change_email) with a TOTP or recovery code instead of the emailed code',
     auth: 'full',
-    limiters: [],
+    limiters: ['codes'],
     request: json(),
     body: z.object({
       newEmail: ACCOUNT_ACTION_ROUTES.updateEmail.body.shape.newEmail,

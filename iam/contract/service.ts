@@ -36,7 +36,7 @@ export const SERVICE_ROUTES = defineRoutes({
     path: '/check',
     summary: 'Device check: sets the canary_id cookie',
     auth: 'none',
-    limiters: [],
+    limiters: ['check'],
     request: noBody,
     responses: responses(
       { 200: { description: 'Device recorded; canary_id cookie set when absent', body: checkBody(true) } },
@@ -54,5 +54,15 @@ export const SERVICE_ROUTES = defineRoutes({
     responses: {
       200: { description: 'The JWK set (Cache-Control: max-age=60)', body: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }) },
     },
+  },
+  openapi: {
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'This document: the OpenAPI 3.1 description of every IAM route',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    hmac: false,
+    responses: { 200: { description: 'The OpenAPI 3.1 document' } },
   },
 })

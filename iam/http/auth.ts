@@ -133,8 +133,8 @@ export async function checkForActiveMfa(event: H3Event): Promise<void> {
 
 /** Maps a failed session guard to the response (202 MFA, 401 re-login, 500 mail failure). */
 export function failGuard(result: Exclude<GuardResult, { ok: true }>): never {
-  if (result.outcome === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
-  if (result.outcome === 'mfa_failed') return authFail(500, 'Could not send the verification email; try again later')
+  if (result.code === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
+  if (result.code === 'mfa_failed') return authFail(500, 'Could not send the verification email; try again later')
   return authFail(401, RELOGIN_ERROR, { reason: result.type })
 }
 
@@ -151,7 +151,7 @@ export async function protectRoute(event: H3Event): Promise<RequestUser> {
   const token = event.context.token ?? requireAccessToken(event)
   const refreshToken = event.context.refreshToken ?? requireRefreshToken(event)
   const verified = await checkAccessToken(ctx, token)
-  if (!verified.ok) return authFail(401, verified.reason === 'expired' ? 'Access token expired' : 'Invalid access token')
+  if (!verified.ok) return authFail(401, verified.code === 'expired' ? 'Access token expired' : 'Invalid access token')
   const visitor = requireSessionDevice(event)
   const { payload } = verified
   const result = await guardSession(ctx, {

@@ -6,12 +6,10 @@
 import type { H3Event } from 'h3'
 import type { RouteContract } from '../contract/define'
 import type { linkQuery } from '../contract/inputs'
-import { limiterIpKey } from '../lib/ip'
 import { useIam, type IamContext } from '../context'
 import type { Actor } from '../features/account-actions/outcomes'
 import type { LinkParams } from '../features/mfa/link-token'
 import { LINK_ERRORS } from '../features/mfa/links'
-import { getConfiguredLimiters } from '../features/rate-limits/configured-limiters'
 import { authFail, fullAuthentication, rejectXss, type RequestUser } from './auth'
 import { enforceRateLimit } from './rate-limit'
 import { getClientIp, getJsonBody } from './request'
@@ -49,6 +47,6 @@ export async function readLinkSubmission<R extends LinkRoute>(event: H3Event, ro
   const params = readLinkQuery(event, route)
   await rejectXss(event, getJsonBody(event))
   const data = readRouteInput(event, route, 'body')
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(getClientIp(event))}`)
+  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'ip' })
   return { ctx, user, params, data, actor: actorOf(event, user.visitorRowId) }
 }

@@ -3,8 +3,9 @@
  * `{ error: "Too many requests", retry }` with `Retry-After` carrying the same value, a number of
  * seconds or `permanent`.
  */
-import type { LimitDecision, RateLimiter } from '../features/rate-limits/limiter'
+import type { LimitDecision } from '../features/rate-limits/limiter'
 import { retrySeconds } from '../features/rate-limits/limiter'
+import { useLimiter, type CountLimiterName, type KeyFacts, type LimiterDeps } from '../features/rate-limits/registry'
 import { httpFail } from './respond'
 
 /** The 429 body and header value of a rejection. */
@@ -21,8 +22,8 @@ export function throwTooManyRequests(decision: Extract<LimitDecision, { ok: fals
   return httpFail(429, body, { 'Retry-After': String(body.retry) })
 }
 
-/** Consumes one point of `limiter` for `key`; on rejection ends the request with 429. */
-export async function enforceRateLimit(limiter: RateLimiter, key: string): Promise<void> {
-  const decision = await limiter.consume(key)
+/** Consumes one point of the registry's limiter `name` for the facts' key; on rejection ends the request with 429. */
+export async function enforceRateLimit<N extends CountLimiterName>(deps: LimiterDeps, name: N, facts: KeyFacts<N>): Promise<void> {
+  const decision = await useLimiter(deps, name).consume(facts)
   if (!decision.ok) throwTooManyRequests(decision)
 }

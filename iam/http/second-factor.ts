@@ -3,8 +3,6 @@ import type { H3Event } from 'h3'
 import type { RouteContract } from '../contract/define'
 import { useIam, type IamContext } from '../context'
 import type { Actor } from '../features/account-actions/outcomes'
-import { getConfiguredLimiters } from '../features/rate-limits/configured-limiters'
-import { limiterIpKey } from '../lib/ip'
 import { fullAuthentication, rejectXss, type RequestUser } from './auth'
 import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
@@ -28,7 +26,8 @@ export async function readFactorRequest<R extends RouteContract>(event: H3Event,
   await rejectXss(event, getJsonBody(event))
   const data = readRouteInput(event, route, 'body')
   const ctx = useIam()
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(getClientIp(event))}`)
+  // the emailed code's budget (http/link-submission.ts): one per IP for every code, whichever kind
+  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'ip' })
   return { ctx, user, data, actor: actorOf(event, user.visitorRowId) }
 }
 

@@ -21,6 +21,8 @@ export interface RouteRule {
   body: BodyRule
   /** omitted = 'none' */
   auth?: AuthRule
+  /** false: HMAC is not verified (the entry's `hmac: false`); omitted = verified */
+  hmac?: boolean
 }
 
 /** The request rules of every route, derived from the route table (iam/contract/routes.ts). */
@@ -29,6 +31,7 @@ export const ROUTE_RULES: readonly RouteRule[] = (Object.values(ROUTES) as Route
   path: route.path,
   body: route.request,
   auth: route.auth,
+  hmac: route.hmac,
 }))
 
 // Rules added at boot for routes outside the spec that only some builds have (the test build's

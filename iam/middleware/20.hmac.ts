@@ -105,8 +105,12 @@ export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true } 
 
 const LOOPBACK = new Set(['127.0.0.1', '::1'])
 
-/** Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP. */
+/**
+ * Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP; so is
+ * every route whose table entry says `hmac: false` (GET /openapi.json), from anywhere.
+ */
 function isExempt(event: H3Event): boolean {
+  if (findRouteRule(event.method, event.path)?.hmac === false) return true
   return event.method === 'GET' && routePath(event.path) === '/health' && LOOPBACK.has(getClientIp(event))
 }
 

@@ -1,7 +1,6 @@
 import { defineEventHandler, getRequestHeader, setResponseStatus } from 'h3'
 import { useIam } from '../context'
 import { isCanaryId, isKnownCanary, newCanaryId, recordVisit } from '../features/devices/devices-service'
-import { getConfiguredLimiters } from '../features/rate-limits/configured-limiters'
 import { getCanaryCookie, setCanaryCookie } from '../http/cookies'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp } from '../http/request'
@@ -19,7 +18,7 @@ export default defineEventHandler(async (event) => {
   const ipAddress = getClientIp(event)
   let canaryId = getCanaryCookie(event)
   if (!(await isKnownCanary(ctx.db, canaryId))) {
-    await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.check, ipAddress)
+    await enforceRateLimit(ctx, 'check', { ip: ipAddress })
   }
   if (!isCanaryId(canaryId)) {
     canaryId = newCanaryId()

@@ -1,13 +1,12 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
-import { getAuthLimiters, loginAccountKey } from '../features/users/auth-limiters'
+import { useLimiter } from '../features/rate-limits/registry'
 import { login } from '../features/users/login-service'
 import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
-import { limiterIpKey } from '../lib/ip'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
@@ -21,12 +20,11 @@ export default defineEventHandler(async (event) => {
   const { password: _p, ...freeText } = raw
   await rejectXss(event, freeText)
   const body = readRouteInput(event, ROUTES.login, 'body')
-  const limiters = getAuthLimiters(ctx)
-  const accountKey = loginAccountKey(ipAddress, body.email)
-  for (const [limiter, key] of [[limiters.loginIp, limiterIpKey(ipAddress)], [limiters.loginAccount, accountKey]] as const) {
-    const decision = await limiter.consume(key)
-    if (!decision.ok) throwTooManyRequests(decision)
-  }
+  const loginIp = await useLimiter(ctx, 'loginIp').consume({ ip: ipAddress })
+  if (!loginIp.ok) throwTooManyRequests(loginIp)
+  const loginAccount = useLimiter(ctx, 'loginAccount')
+  const accountDecision = await loginAccount.consume({ ip: ipAddress, email: body.email })
+  if (!accountDecision.ok) throwTooManyRequests(accountDecision)
   const result = await login(ctx, {
     email: body.email,
     password: body.password,
@@ -36,13 +34,13 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
-    if (result.reason === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
-    if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
+    if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
+    if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(401, INVALID_CREDENTIALS)
   }
   // a second factor is due: the account limiter keeps counting until the sign-in completes
   if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }
   // success forgives this address's failures from this IP; the IP budget keeps counting
-  await limiters.loginAccount.reset(accountKey)
+  await loginAccount.reset({ ip: ipAddress, email: body.email })
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -2,12 +2,10 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { signup } from '../features/users/signup-service'
-import { getAuthLimiters } from '../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
-import { limiterIpKey } from '../lib/ip'
 
 /** POST /signup: 201 tokens; 400 validation; 403 XSS/banned; 409 email taken; 429. */
 export default defineEventHandler(async (event) => {
@@ -17,7 +15,7 @@ export default defineEventHandler(async (event) => {
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, confirmedPassword: _c, ...freeText } = raw
   await rejectXss(event, freeText)
-  await enforceRateLimit(getAuthLimiters(ctx).signup, limiterIpKey(ipAddress))
+  await enforceRateLimit(ctx, 'signup', { ip: ipAddress })
   const body = readRouteInput(event, ROUTES.signup, 'body')
   if (body.password !== body.confirmedPassword) {
     return authFail(400, 'Passwords do not match', { fields: { confirmedPassword: 'Passwords do not match' } })
@@ -32,8 +30,10 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
-    if (result.reason === 'email_taken') return authFail(409, 'Email already registered')
-    return authFail(result.status, result.status === 503 ? 'Service unavailable' : 'Validation failed', { fields: result.fields })
+    if (result.code === 'email_taken') return authFail(409, 'Email already registered')
+    if (result.code === 'email_invalid') return authFail(400, 'Validation failed', { fields: { email: result.reason } })
+    if (result.code === 'breach_check_unavailable') return authFail(503, 'Service unavailable', { fields: { password: result.reason } })
+    return authFail(400, 'Validation failed', { fields: { password: result.reason } })
   }
   return sendTokens(event, ctx, result.pair, 201)
 })

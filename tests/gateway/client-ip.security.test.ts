@@ -11,7 +11,7 @@ const VICTIM_IP = '203.0.113.20'
 const ATTACKER_IP = '198.51.100.66'
 const SECOND_ATTACKER_IP = '198.51.100.67'
 const THIRD_ATTACKER_IP = '198.51.100.68'
-// login budget 2 per IP + email, 2 x 5 per IP (iam/features/users/auth-limiters.ts)
+// login budget 2 per IP + email, 2 x 5 per IP (iam/features/rate-limits/registry.ts)
 const LOGIN = { points: 2, duration: 600, blockDuration: 600 }
 
 let stack: Stack

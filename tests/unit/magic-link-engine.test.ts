@@ -47,9 +47,9 @@ describe('magic-link engine', () => {
   it('rejects a wrong random, visitor or purpose', async () => {
     const link = await issue()
     const params = paramsOf(link.url)
-    expect(await checkLink(deps, { ...params, random: 'A'.repeat(43) }, any)).toEqual({ ok: false, reason: 'invalid' })
-    expect(await checkLink(deps, { ...params, visitor: 'v2' }, any)).toEqual({ ok: false, reason: 'mismatch' })
-    expect(await checkLink(deps, params, (p) => p === 'PASSWORD_RESET')).toEqual({ ok: false, reason: 'mismatch' })
+    expect(await checkLink(deps, { ...params, random: 'A'.repeat(43) }, any)).toEqual({ ok: false, code: 'invalid' })
+    expect(await checkLink(deps, { ...params, visitor: 'v2' }, any)).toEqual({ ok: false, code: 'mismatch' })
+    expect(await checkLink(deps, params, (p) => p === 'PASSWORD_RESET')).toEqual({ ok: false, code: 'mismatch' })
     expect((await checkLink(deps, params, any)).ok).toBe(true)
   })
 
@@ -57,7 +57,7 @@ describe('magic-link engine', () => {
     const params = paramsOf((await issue()).url)
     expect((await previewLink(deps, params, any)).ok).toBe(true)
     expect((await previewLink(deps, params, any)).ok).toBe(true)
-    expect(await previewLink(deps, params, any)).toEqual({ ok: false, reason: 'previews' })
+    expect(await previewLink(deps, params, any)).toEqual({ ok: false, code: 'previews' })
   })
 
   it('counts wrong codes and ends the link on the last attempt', async () => {
@@ -65,11 +65,11 @@ describe('magic-link engine', () => {
     const check = await checkLink(deps, paramsOf(link.url), any)
     if (!check.ok) throw new Error('link should be valid')
     const wrong = link.code === '0000000' ? '0000001' : '0000000'
-    expect(await attemptCode(deps, check.link, wrong)).toEqual({ ok: false, reason: 'bad_code' })
-    expect(await attemptCode(deps, check.link, wrong)).toEqual({ ok: false, reason: 'bad_code' })
-    expect(await attemptCode(deps, check.link, wrong)).toEqual({ ok: false, reason: 'bad_code' })
-    expect(await attemptCode(deps, check.link, link.code!)).toEqual({ ok: false, reason: 'used' })
-    expect(await checkLink(deps, paramsOf(link.url), any)).toEqual({ ok: false, reason: 'used' })
+    expect(await attemptCode(deps, check.link, wrong)).toEqual({ ok: false, code: 'bad_code' })
+    expect(await attemptCode(deps, check.link, wrong)).toEqual({ ok: false, code: 'bad_code' })
+    expect(await attemptCode(deps, check.link, wrong)).toEqual({ ok: false, code: 'bad_code' })
+    expect(await attemptCode(deps, check.link, link.code!)).toEqual({ ok: false, code: 'used' })
+    expect(await checkLink(deps, paramsOf(link.url), any)).toEqual({ ok: false, code: 'used' })
   })
 
   it('consumes once: exactly one of many concurrent consumers wins', async () => {
@@ -79,7 +79,7 @@ describe('magic-link engine', () => {
     expect(await attemptCode(deps, check.link, link.code!)).toEqual({ ok: true })
     const results = await Promise.all(Array.from({ length: 10 }, () => db.transaction().execute((trx) => consumeLink(trx, deps, check.link))))
     expect(results.filter(Boolean)).toHaveLength(1)
-    expect(await checkLink(deps, paramsOf(link.url), any)).toEqual({ ok: false, reason: 'used' })
+    expect(await checkLink(deps, paramsOf(link.url), any)).toEqual({ ok: false, code: 'used' })
   })
 
   it('rolls the consumption back with the transaction that failed', async () => {
@@ -98,10 +98,10 @@ describe('magic-link engine', () => {
     const check = await checkLink(deps, paramsOf(link.url), any)
     if (!check.ok) throw new Error('link should be valid')
     clock += 301_000
-    expect(await attemptCode(deps, check.link, link.code!)).toEqual({ ok: false, reason: 'bad_code' })
+    expect(await attemptCode(deps, check.link, link.code!)).toEqual({ ok: false, code: 'bad_code' })
     expect(await findLiveLink(db, { userId: 1, familyId: 'f1', purpose: 'X_NONE', now: new Date(clock) })).toBeNull()
     clock += 300_000
-    expect(await checkLink(deps, paramsOf(link.url), any)).toEqual({ ok: false, reason: 'expired' })
+    expect(await checkLink(deps, paramsOf(link.url), any)).toEqual({ ok: false, code: 'expired' })
   })
 
   it('finds the live link of a flow and only that flow', async () => {

@@ -37,7 +37,7 @@ describe('sendAdaptiveMfa', () => {
   it('leaves no link behind when the mail cannot be sent', async () => {
     // port 9 on loopback: nothing listens, the connection is refused at once
     const result = await sendAdaptiveMfa(ctxFor(9), input)
-    expect(result).toEqual({ ok: false, error: 'Could not send the verification email' })
+    expect(result).toEqual({ ok: false, code: 'mail_failed' })
     expect(await db.selectFrom('magic_links').select('jti').execute()).toHaveLength(0)
     expect(await db.selectFrom('mfa_codes').select('id').execute()).toHaveLength(0)
   })
@@ -60,7 +60,7 @@ describe('sendAdaptiveMfa', () => {
   })
 
   it('answers ok:false for a session that does not exist', async () => {
-    expect(await sendAdaptiveMfa(ctxFor(smtp.port), { ...input, familyId: 'nope' })).toEqual({ ok: false, error: 'Session not found' })
+    expect(await sendAdaptiveMfa(ctxFor(smtp.port), { ...input, familyId: 'nope' })).toEqual({ ok: false, code: 'session_gone' })
   })
 })
 

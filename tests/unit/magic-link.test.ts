@@ -25,19 +25,19 @@ describe('magic-link token', () => {
 
   it('is expired after its lifetime', async () => {
     const { token } = await signLinkToken(secret, { purpose: 'X_Y', visitor: 'v', expiresInMs: 60_000, now })
-    expect(await verifyLinkToken(secret, token, now + 61_000)).toEqual({ ok: false, reason: 'expired' })
+    expect(await verifyLinkToken(secret, token, now + 61_000)).toEqual({ ok: false, code: 'expired' })
   })
 
   it('is invalid under another secret, when tampered or with another algorithm', async () => {
     const { token } = await signLinkToken(secret, { purpose: 'X_Y', visitor: 'v', expiresInMs: 60_000, now })
-    expect(await verifyLinkToken('o'.repeat(40), token, now)).toEqual({ ok: false, reason: 'invalid' })
+    expect(await verifyLinkToken('o'.repeat(40), token, now)).toEqual({ ok: false, code: 'invalid' })
     const [h, p, s] = token.split('.')
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), purpose: 'PASSWORD_RESET' })).toString('base64url')
-    expect(await verifyLinkToken(secret, `${h}.${forged}.${s}`, now)).toEqual({ ok: false, reason: 'invalid' })
+    expect(await verifyLinkToken(secret, `${h}.${forged}.${s}`, now)).toEqual({ ok: false, code: 'invalid' })
     const hs512 = await new SignJWT({ purpose: 'X_Y' }).setProtectedHeader({ alg: 'HS512' }).setIssuer('iam:magic-link')
       .setSubject('X_Y_v').setJti('j').setExpirationTime(Math.floor(now / 1000) + 60).sign(new TextEncoder().encode(secret))
-    expect(await verifyLinkToken(secret, hs512, now)).toEqual({ ok: false, reason: 'invalid' })
-    expect(await verifyLinkToken(secret, 'not-a-jwt', now)).toEqual({ ok: false, reason: 'invalid' })
+    expect(await verifyLinkToken(secret, hs512, now)).toEqual({ ok: false, code: 'invalid' })
+    expect(await verifyLinkToken(secret, 'not-a-jwt', now)).toEqual({ ok: false, code: 'invalid' })
   })
 
   it('rejects a URL whose visitor or reason differs from the token', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimiter } from '../../iam/features/rate-limits/limiter'
+import { configSchema } from '../../iam/lib/config-schema'
 import { enforceRateLimit, throwTooManyRequests } from '../../iam/http/rate-limit'
 import { getHttpFailure } from '../../iam/http/respond'
 import { memoryStore } from '../helpers/limiter-stores'
@@ -36,11 +36,14 @@ describe('throwTooManyRequests', () => {
 describe('enforceRateLimit', () => {
   it('lets allowed requests through and ends a rejected one with 429', async () => {
     const { store } = memoryStore()
-    const limiter = createRateLimiter(store, 'http', { points: 1, duration: 60, blockDuration: 900 }, { permanentAfter: 1 })
-    await expect(enforceRateLimit(limiter, '203.0.113.1')).resolves.toBeUndefined()
-    const first = await enforceRateLimit(limiter, '203.0.113.1').catch(getHttpFailure)
+    // the general union limiter as configured here: 1 per minute, 15 minute block, then permanent
+    const part = { points: 1, duration: 60, blockDuration: 900 }
+    const config = configSchema.parse({ rate_limiters: { apiTokensLimiters: { generalUnionLimiter: { burst: part, slow: part } } } })
+    const deps = { store, config }
+    await expect(enforceRateLimit(deps, 'generalUnionLimiter', { ip: '203.0.113.1' })).resolves.toBeUndefined()
+    const first = await enforceRateLimit(deps, 'generalUnionLimiter', { ip: '203.0.113.1' }).catch(getHttpFailure)
     expect(first).toMatchObject({ status: 429, body: { error: 'Too many requests', retry: 900 }, headers: { 'Retry-After': '900' } })
-    const second = await enforceRateLimit(limiter, '203.0.113.1').catch(getHttpFailure)
+    const second = await enforceRateLimit(deps, 'generalUnionLimiter', { ip: '203.0.113.1' }).catch(getHttpFailure)
     expect(second).toMatchObject({ status: 429, body: { error: 'Too many requests', retry: 'permanent' } })
   })
 })

@@ -31,7 +31,7 @@ describe('access tokens', () => {
   it('rejects an expired token', async () => {
     const r = await ring()
     const { token } = await signAccessToken(r, settings, claims, NOW)
-    expect(await verifyAccessToken(r, settings, token, NOW + settings.expiresInMs + 61_000)).toEqual({ ok: false, reason: 'expired' })
+    expect(await verifyAccessToken(r, settings, token, NOW + settings.expiresInMs + 61_000)).toEqual({ ok: false, code: 'expired' })
   })
 
   it('rejects a wrong audience and a wrong issuer', async () => {
@@ -49,7 +49,7 @@ describe('access tokens', () => {
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString())
     payload.roles = ['admin']
     const forged = [h, base64url.encode(JSON.stringify(payload)), s].join('.')
-    expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, reason: 'invalid' })
+    expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, code: 'invalid' })
   })
 
   it('rejects alg none, even with our kid', async () => {
@@ -69,7 +69,7 @@ describe('access tokens', () => {
       .setProtectedHeader({ alg: 'HS256', kid: r.current.kid })
       .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
       .sign(secret)
-    expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, reason: 'invalid' })
+    expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, code: 'invalid' })
   })
 
   it('rejects a token signed by a foreign Ed25519 key, with or without a kid we know', async () => {
@@ -80,14 +80,14 @@ describe('access tokens', () => {
         .setProtectedHeader({ alg: 'EdDSA', kid })
         .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
         .sign(privateKey)
-    expect(await verifyAccessToken(r, settings, await sign(r.current.kid), NOW)).toEqual({ ok: false, reason: 'invalid' })
-    expect(await verifyAccessToken(r, settings, await sign('foreign'), NOW)).toEqual({ ok: false, reason: 'unknown_key' })
+    expect(await verifyAccessToken(r, settings, await sign(r.current.kid), NOW)).toEqual({ ok: false, code: 'invalid' })
+    expect(await verifyAccessToken(r, settings, await sign('foreign'), NOW)).toEqual({ ok: false, code: 'unknown_key' })
   })
 
   it('rejects garbage as malformed', async () => {
     const r = await ring()
-    expect(await verifyAccessToken(r, settings, 'not.a.jwt', NOW)).toEqual({ ok: false, reason: 'malformed' })
-    expect(await verifyAccessToken(r, settings, '', NOW)).toEqual({ ok: false, reason: 'malformed' })
+    expect(await verifyAccessToken(r, settings, 'not.a.jwt', NOW)).toEqual({ ok: false, code: 'malformed' })
+    expect(await verifyAccessToken(r, settings, '', NOW)).toEqual({ ok: false, code: 'malformed' })
   })
 })
 

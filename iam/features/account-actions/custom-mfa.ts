@@ -5,9 +5,7 @@
  * start of the same reason replaces the old link, other reasons are left alone.
  */
 import type { IamContext } from '../../context'
-import { limiterIpKey } from '../../lib/ip'
-import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
-import type { LimitDecision } from '../rate-limits/limiter'
+import { useLimiter } from '../rate-limits/registry'
 import { customActionMail } from '../mail/templates'
 import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
@@ -17,7 +15,7 @@ import { isGenericCustomReason } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
-import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 /** The signed-in caller (req.user of the spec, reduced to what flows need). */
 export interface SessionUser {
@@ -29,7 +27,7 @@ export interface SessionUser {
 
 export type StartCustomResult =
   | { ok: true; reason: string; expiresAt: string; sentTo: string }
-  | { ok: false; limited: Extract<LimitDecision, { ok: false }> }
+  | ActionLimited
   | ActionFailure
 
 export async function startCustomMfa(
@@ -37,16 +35,15 @@ export async function startCustomMfa(
   input: { user: SessionUser; reason: string; note?: string; ipAddress: string },
 ): Promise<StartCustomResult> {
   // per user and per IP: mails (emails limiter) and links (links limiter); keys never an email alone
-  const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
-  for (const [limiter, key] of [
-    [auth.emails, `user_${input.user.userId}`],
-    [auth.links, `ip_${limiterIpKey(input.ipAddress)}`],
-  ] as const) {
-    const decision = await limiter.consume(key)
-    if (!decision.ok) return { ok: false, limited: decision }
+  for (const consume of [
+    () => useLimiter(ctx, 'emails').consume({ userId: input.user.userId }),
+    () => useLimiter(ctx, 'links').consume({ ip: input.ipAddress, on: 'ip' }),
+  ]) {
+    const decision = await consume()
+    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
   const user = await findMailRecipient(ctx, input.user.userId)
-  if (!user) return fail(401, 'Not authenticated')
+  if (!user) return fail('not_authenticated')
   const { siteName } = ctx.config.email
   const result = await startFlow(ctx, {
     purpose: input.reason,
@@ -71,7 +68,7 @@ export async function startCustomMfa(
     }),
   })
   if (!result.ok) {
-    return result.error === 'mail_failed' ? fail(500, 'Could not send the confirmation email; try again later') : fail(401, 'Re-login is required')
+    return result.code === 'mail_failed' ? fail('confirmation_mail_failed') : fail('relogin_required')
   }
   const expiresAt = result.sent ? result.issued.expiresAt : result.expiresAt
   await recordSecurityEvent(ctx.db, {
@@ -94,7 +91,7 @@ export async function checkSessionLink(
   mode: 'preview' | 'check',
 ): Promise<{ ok: true; link: LinkWithCode } | ActionFailure> {
   const check = mode === 'preview' ? await previewLink(ctx, params, accept) : await checkLink(ctx, params, accept)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   if (link.user_id !== user.userId || link.family_id !== user.sessionId || link.visitor !== user.visitor_id) return linkFailure('mismatch')
   return { ok: true, link }
@@ -126,7 +123,7 @@ export async function verifyCustomMfa(
     ipAddress: input.actor.ipAddress,
     fingerprint: input.actor.fingerprint,
   })
-  if (!pair) return fail(401, 'Re-login is required')
+  if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'custom_mfa_verified',
     userId: input.user.userId,

@@ -20,7 +20,6 @@ import { sendEmailChangedNotice } from './undo-email-change'
 import { sendVerificationMailLater } from './verify-email'
 import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 
-const EMAIL_IN_USE = 'Email already in use'
 const isChangeEmail = (purpose: string) => purpose === CHANGE_EMAIL_REASON
 
 export async function changeEmail(
@@ -31,7 +30,7 @@ export async function changeEmail(
   if (!check.ok) return check
   const { link } = check
   const email = await checkEmailAddress(input.newEmail, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
-  if (!email.ok) return fail(400, email.reason, { newEmail: email.reason })
+  if (!email.ok) return fail('email_invalid', email.reason)
   const code = await attemptProof(ctx, link, input.proof, { userId: input.user.userId, actor: input.actor })
   if (!code.ok) return codeFailure(code)
   const now = new Date(ctx.now())
@@ -58,12 +57,12 @@ export async function changeEmail(
       return { kind: 'done', oldEmail: user.email, revoked }
     })
   } catch (error) {
-    if (isUniqueViolation(error)) return fail(400, EMAIL_IN_USE, { newEmail: EMAIL_IN_USE })
+    if (isUniqueViolation(error)) return fail('email_in_use')
     throw error
   }
   if (done.kind === 'used') return linkFailure('used')
-  if (done.kind === 'same') return fail(400, 'The new address is the current one', { newEmail: 'The new address is the current one' })
-  if (done.kind === 'gone') return fail(401, 'Re-login is required')
+  if (done.kind === 'same') return fail('email_unchanged')
+  if (done.kind === 'gone') return fail('relogin_required')
   ctx.log.info('email changed', { userId: input.user.userId, revokedSessions: done.revoked.length })
   // The change is committed: mails that cannot be delivered are logged, not a failed request.
   // The old address gets the notice with an undo link; the new one a link to verify it.
@@ -78,6 +77,6 @@ export async function changeEmail(
     ipAddress: input.actor.ipAddress,
     fingerprint: input.actor.fingerprint,
   })
-  if (!pair) return fail(401, 'Re-login is required')
+  if (!pair) return fail('relogin_required')
   return { ok: true, pair }
 }

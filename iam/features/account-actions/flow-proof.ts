@@ -12,7 +12,7 @@ import { attemptCode, attemptWith, type CodeCheck } from '../mfa/links'
 import { findLink, findLiveLink, type LinkWithCode } from '../mfa/repository'
 import { verifySecondFactor } from '../second-factor/verify-factor'
 import { checkSessionLink, type SessionUser } from './custom-mfa'
-import { linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 
 export type FlowProof =
   | { kind: 'emailed'; params: LinkParams; code: string }
@@ -29,7 +29,7 @@ export async function locateFlow(
   if (!accept(proof.reason)) return linkFailure('mismatch')
   const live = await findLiveLink(ctx.db, { userId: user.userId, familyId: user.sessionId, purpose: proof.reason, now: new Date(ctx.now()) })
   const link = live ? await findLink(ctx.db, live.jti) : null
-  if (!link || link.visitor !== user.visitor_id) return { ok: false, status: 400, error: 'No confirmation is pending for this reason; start it first' }
+  if (!link || link.visitor !== user.visitor_id) return fail('flow_not_started')
   return { ok: true, link }
 }
 

@@ -1,26 +1,57 @@
 /**
- * The failure values of the link-driven account actions and the status each maps to. Routes
- * render them as `{ ok: false, date, error[, fields] }` (DESIGN 4, error bodies).
+ * The failures of the link-driven account actions as a closed union of codes. The routes' one
+ * mapper (http/account-action-outcomes.ts) turns a code into the status and the
+ * `{ ok: false, date, error[, fields] }` body (DESIGN 4, error bodies); nothing here knows HTTP.
  */
-import { LINK_ERRORS, type CodeCheck, type LinkFailure } from '../mfa/links'
+import type { LimitDecision } from '../rate-limits/limiter'
+import type { CodeCheck, LinkFailure } from '../mfa/links'
+
+export type ActionFailureCode =
+  /** a bad, expired, used or mismatched link, or one out of previews */
+  | `link_${LinkFailure | 'previews'}`
+  /** a wrong or expired code, or a link out of attempts */
+  | 'code_bad'
+  | 'code_attempts'
+  /** the session the action belongs to is gone */
+  | 'relogin_required'
+  | 'not_authenticated'
+  /** the new address fails the checks (`detail` says why) */
+  | 'email_invalid'
+  | 'email_in_use'
+  | 'email_unchanged'
+  /** undoing a change: the old address belongs to another account by now */
+  | 'old_address_taken'
+  /** verifying: the link is for an address the account no longer has */
+  | 'address_stale'
+  | 'already_verified'
+  | 'passwords_mismatch'
+  /** the new password fails the policy or the breach check (`detail` says why) */
+  | 'password_rejected'
+  /** the breach check could not answer (`detail` says so) */
+  | 'password_check_unavailable'
+  | 'confirmation_mail_failed'
+  /** a second factor in place of the emailed code, for a flow this session never started */
+  | 'flow_not_started'
+  | 'verification_mail_failed'
 
 export interface ActionFailure {
   ok: false
-  status: 400 | 401 | 403 | 409 | 429 | 500 | 503
-  error: string
-  fields?: Record<string, string>
+  code: ActionFailureCode
+  /** the human reason for codes whose text comes from a check */
+  detail?: string
 }
 
-export const fail = (status: ActionFailure['status'], error: string, fields?: Record<string, string>): ActionFailure =>
-  fields ? { ok: false, status, error, fields } : { ok: false, status, error }
+/** A limiter refused the action before any work. */
+export type ActionLimited = { ok: false; code: 'rate_limited'; decision: Extract<LimitDecision, { ok: false }> }
 
-/** A bad, expired, used or mismatched link is always 400 (spec: "400 body with error"). */
-export const linkFailure = (reason: LinkFailure | 'previews'): ActionFailure => fail(400, LINK_ERRORS[reason])
+export const fail = (code: ActionFailureCode, detail?: string): ActionFailure => (detail === undefined ? { ok: false, code } : { ok: false, code, detail })
 
-/** A wrong or expired code is 401; a link that ran out of attempts or was used meanwhile, too. */
+export const linkFailure = (reason: LinkFailure | 'previews'): ActionFailure => fail(`link_${reason}`)
+
+/** A link used meanwhile reads as used; a wrong code or one out of attempts as a code failure. */
 export function codeFailure(check: Exclude<CodeCheck, { ok: true }>): ActionFailure {
-  if (check.reason === 'used') return fail(400, LINK_ERRORS.used)
-  return fail(401, LINK_ERRORS[check.reason])
+  if (check.code === 'used') return fail('link_used')
+  return fail(check.code === 'bad_code' ? 'code_bad' : 'code_attempts')
 }
 
 /** The request's device and network, recorded with every completed action. */

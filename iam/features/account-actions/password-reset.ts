@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
-import { limiterIpKey } from '../../lib/ip'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { revokeAllInTransaction } from '../api-tokens/revoke-all'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
@@ -19,12 +18,11 @@ import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import { PASSWORD_RESET_PURPOSE } from '../mfa/purposes'
 import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
-import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
-import type { LimitDecision } from '../rate-limits/limiter'
+import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
-import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 const isReset = (purpose: string) => purpose === PASSWORD_RESET_PURPOSE
 
@@ -41,13 +39,12 @@ export const FORGOT_PASSWORD_BODY = Object.freeze({
 export async function requestPasswordReset(
   ctx: IamContext,
   input: { email: string; ipAddress: string },
-): Promise<{ ok: true } | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
+): Promise<{ ok: true } | ActionLimited> {
   const email = normalizeEmail(input.email)
-  const { auth } = getConfiguredLimiters(ctx.store, ctx.config)
-  const ipKey = limiterIpKey(input.ipAddress)
-  for (const key of [`ip_${ipKey}`, `ip_${ipKey}_${email.toLowerCase()}`]) {
-    const decision = await auth.forgotPassword.consume(key)
-    if (!decision.ok) return { ok: false, limited: decision }
+  const limiter = useLimiter(ctx, 'forgotPassword')
+  for (const facts of [{ ip: input.ipAddress }, { ip: input.ipAddress, email }]) {
+    const decision = await limiter.consume(facts)
+    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
   setImmediate(() => {
     sendResetMail(ctx, email, input.ipAddress).catch((error: Error) =>
@@ -81,13 +78,13 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
       content: passwordResetMail({ siteName, link: issued.url, linkTtlMs: ctx.config.magic_links.expiresInMs }),
     }),
   })
-  if (!result.ok) throw new Error(`reset flow not started: ${result.error}`)
+  if (!result.ok) throw new Error(`reset flow not started: ${result.code}`)
   await recordSecurityEvent(ctx.db, { type: 'password_reset_requested', userId: user.id, visitorRowId: null, ipAddress, at: new Date(ctx.now()) })
 }
 
 export async function previewResetLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isReset)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 export async function resetPassword(
@@ -95,15 +92,15 @@ export async function resetPassword(
   input: { params: LinkParams; password: string; confirmedPassword: string; actor: Actor; revokeApiTokens?: boolean },
 ): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isReset)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   if (input.password !== input.confirmedPassword) {
-    return fail(400, 'Passwords do not match', { confirmedPassword: 'Passwords do not match' })
+    return fail('passwords_mismatch')
   }
   const user = await findUserById(ctx.db, link.user_id)
   if (!user) return linkFailure('invalid')
   const verdict = await checkNewPassword(ctx, input.password, user.email)
-  if (!verdict.ok) return fail(verdict.status, verdict.reason, { password: verdict.reason })
+  if (!verdict.ok) return fail(verdict.code === 'breach_check_unavailable' ? 'password_check_unavailable' : 'password_rejected', verdict.reason)
   const hash = await getPasswordHasher(ctx).hash(input.password)
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {

@@ -21,8 +21,6 @@ import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 
 const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
 
-export const OLD_ADDRESS_TAKEN = 'The previous address now belongs to another account'
-
 /**
  * Mails the old address the change notice with its undo link and the account's live API tokens.
  * Runs after the change committed: a failure is logged, never the request's.
@@ -55,17 +53,17 @@ export async function sendEmailChangedNotice(
     onLive: 'add',
     mail: (issued) => ({ to: change.oldEmail, links: [issued.url], content: notice(issued.url) }),
   })
-  if (!result.ok) throw new Error(`undo link not sent: ${result.error}`)
+  if (!result.ok) throw new Error(`undo link not sent: ${result.code}`)
 }
 
 export async function previewUndoLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isUndo)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 export async function undoEmailChange(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isUndo)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   const restore = typeof link.data['email'] === 'string' ? link.data['email'] : null
   if (!restore) return linkFailure('invalid')
@@ -99,7 +97,7 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
       return { kind: 'done', from: user.email, revoked: revoked.length }
     })
   } catch (error) {
-    if (isUniqueViolation(error)) return fail(409, OLD_ADDRESS_TAKEN)
+    if (isUniqueViolation(error)) return fail('old_address_taken')
     throw error
   }
   if (done.kind === 'used') return linkFailure('used')

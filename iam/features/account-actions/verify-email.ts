@@ -12,15 +12,12 @@ import { startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
-import { getConfiguredLimiters } from '../rate-limits/configured-limiters'
-import type { LimitDecision } from '../rate-limits/limiter'
+import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
-import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
-
-export const STALE_ADDRESS = 'This link is for an address that is no longer on the account'
 
 /** Issues a verification link for `email` (ending older ones) and mails it there. */
 export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }): Promise<{ ok: true } | { ok: false }> {
@@ -55,13 +52,13 @@ export function sendVerificationMailLater(ctx: IamContext, user: { id: number; e
 
 export async function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isVerification)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 /** Consumes the link and marks the address verified, if it is still the account's address. */
 export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isVerification)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   const sentTo = typeof link.data['email'] === 'string' ? link.data['email'] : null
   const now = new Date(ctx.now())
@@ -82,7 +79,7 @@ export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; 
     return 'done'
   })
   if (done === 'used') return linkFailure('used')
-  if (done === 'stale') return fail(400, STALE_ADDRESS)
+  if (done === 'stale') return fail('address_stale')
   ctx.log.info('email verified', { userId: link.user_id })
   return { ok: true }
 }
@@ -91,12 +88,12 @@ export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; 
 export async function resendVerification(
   ctx: IamContext,
   userId: number,
-): Promise<{ ok: true } | ActionFailure | { ok: false; limited: Extract<LimitDecision, { ok: false }> }> {
-  const decision = await getConfiguredLimiters(ctx.store, ctx.config).auth.resendVerification.consume(`user_${userId}`)
-  if (!decision.ok) return { ok: false, limited: decision }
+): Promise<{ ok: true } | ActionFailure | ActionLimited> {
+  const decision = await useLimiter(ctx, 'resendVerification').consume({ userId })
+  if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   const user = await findUserById(ctx.db, userId)
-  if (!user) return fail(401, 'Re-login is required')
-  if (user.email_verified) return fail(400, 'The email address is already verified')
+  if (!user) return fail('relogin_required')
+  if (user.email_verified) return fail('already_verified')
   const sent = await sendVerificationMail(ctx, user)
-  return sent.ok ? { ok: true } : fail(503, 'The mail could not be sent, try again later')
+  return sent.ok ? { ok: true } : fail('verification_mail_failed')
 }

@@ -16,7 +16,7 @@ const isMfa = (purpose: string) => purpose === MFA_PURPOSE
 
 export async function previewMfaLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
   const check = await previewLink(ctx, params, isMfa)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.reason)
+  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
 }
 
 export async function verifyAdaptiveMfa(
@@ -24,7 +24,7 @@ export async function verifyAdaptiveMfa(
   input: { params: LinkParams; code: string; actor: Actor & { visitorPublicId: string | null } },
 ): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isMfa)
-  if (!check.ok) return linkFailure(check.reason)
+  if (!check.ok) return linkFailure(check.code)
   const { link } = check
   // The device that asks must be the device the challenge was sent for: it is the one bound next.
   if (input.actor.visitorRowId === null || input.actor.visitorPublicId !== link.visitor || !link.family_id) {
@@ -40,7 +40,7 @@ export async function verifyAdaptiveMfa(
     ipAddress: input.actor.ipAddress,
     fingerprint: input.actor.fingerprint,
   })
-  if (!pair) return fail(401, 'Re-login is required')
+  if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'mfa_verified',
     userId: link.user_id,

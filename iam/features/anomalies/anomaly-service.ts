@@ -6,7 +6,7 @@
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import type { FingerPrint } from '../devices/fingerprint'
-import { sendAdaptiveMfa } from '../mfa/adaptive'
+import { sendAdaptiveMfa, type AdaptiveMfaFailureCode } from '../mfa/adaptive'
 import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token'
 import { revokeFamily } from '../sessions/session-service'
 import { countUserSessions, findSessionByTokenHash, touchFamily, type SessionState } from '../sessions/sessions-repo'
@@ -15,9 +15,12 @@ import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPr
 
 export type GuardResult =
   | { ok: true; session: SessionState }
-  | { ok: false; outcome: 'mfa'; type: AnomalyType }
-  | { ok: false; outcome: 'relogin'; type: AnomalyType }
-  | { ok: false; outcome: 'mfa_failed'; type: AnomalyType; error: string }
+  | { ok: false; code: 'mfa'; type: AnomalyType }
+  | { ok: false; code: 'relogin'; type: AnomalyType }
+  | { ok: false; code: 'mfa_failed'; type: AnomalyType; cause: AdaptiveMfaFailureCode }
+
+/** What a guarded request must do instead: confirm by MFA, sign in again, or retry later (no mail went out). */
+export type GuardFailureCode = Extract<GuardResult, { ok: false }>['code']
 
 export function anomalySettings(config: IamContext['config']): AnomalySettings {
   const rt = config.jwt.refresh_tokens
@@ -92,7 +95,7 @@ export async function guardSession(
   if (decision.action === 'relogin') {
     if (decision.revokeFamily && state) await revokeFamily(ctx.db, state.family.id, decision.type.toLowerCase(), now)
     ctx.log.info('session anomaly: re-login required', log)
-    return { ok: false, outcome: 'relogin', type: decision.type }
+    return { ok: false, code: 'relogin', type: decision.type }
   }
   // MFA: record first, so parallel requests of this session already answer 202 from the cache
   const family = state!.family
@@ -112,9 +115,9 @@ export async function guardSession(
   if (!sent.ok) {
     // the owner never got a link: leaving the session MFA-pending would lock them out
     await clearAnomalyForCookie(ctx.store, input.refreshToken)
-    ctx.log.error('adaptive MFA dispatch failed', { ...log, error: sent.error })
-    return { ok: false, outcome: 'mfa_failed', type: decision.type, error: sent.error }
+    ctx.log.error('adaptive MFA dispatch failed', { ...log, cause: sent.code })
+    return { ok: false, code: 'mfa_failed', type: decision.type, cause: sent.code }
   }
   ctx.log.info('session anomaly: MFA required', { ...log, sent: sent.sent })
-  return { ok: false, outcome: 'mfa', type: decision.type }
+  return { ok: false, code: 'mfa', type: decision.type }
 }

@@ -1,18 +1,18 @@
 /**
  * The apiTokensController of the spec, without HTTP: after full authentication (the route's),
- * each action runs its limiters and validation in the spec's order and maps the helper's result
- * to a status. The route renders the outcome.
+ * each action runs its limiters and validation in the spec's order and answers an outcome whose
+ * failure code the route's mapper (http/api-token-outcomes.ts) turns into the spec's status.
  *
  * Per action: general union limiter (key: client IP; listing: `<IP>_list-metadata`), then XSS
- * (403 banned) and schema (400 Bad Request), then the action's operation limiter (`<IP>_<userId>`),
+ * (the device is banned) and schema (Bad Request), then the action's operation limiter (`<IP>_<userId>`),
  * then the helper. A success resets only the union limiter's two parts for the IP (rule 4);
  * listing resets nothing and has no operation limiter.
  */
 import type { z } from 'zod'
 import { containsXss } from '../../lib/xss'
-import { limiterKeys, type OperationAction } from './limiters'
+import { useLimiter, type CountLimiterName } from '../rate-limits/registry'
 import type { Rejection } from './public-verify'
-import { CREATION_REASONS, failResult, REASONS, type ManagerAction, type Result } from './results'
+import { CREATION_REASONS, failResult, REASONS, type Fail, type ManagerAction, type Ok } from './results'
 import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from '../../contract/api-token-inputs'
 import type { ApiTokenService } from './service'
 
@@ -27,82 +27,97 @@ export function isManageAction(value: unknown): value is ManageAction {
   return typeof value === 'string' && (MANAGE_POST_ACTIONS as readonly string[]).includes(value)
 }
 
+/** Why an action did not succeed; the route's mapper (http/api-token-outcomes.ts) picks status and body. */
+export type ManageFailureCode =
+  /** a limiter refused (`decision`) */
+  | 'rate_limited'
+  /** the body holds XSS: the route bans the device */
+  | 'xss'
+  /** wrong method or a body that fails the action's schema (`result` reads Bad Request) */
+  | 'bad_request'
+  /** token creation refused for the caller's input (`result` says why) */
+  | 'creation_refused'
+  /** the token helper refused the action on the named token (`result` says why) */
+  | 'action_failed'
+  /** the store failed (`result` says where) */
+  | 'server_error'
+
 export type ManageOutcome =
-  | { kind: 'json'; status: number; body: unknown }
-  | { kind: 'limited'; decision: Rejection }
-  | { kind: 'xss' }
+  | { ok: true; result: Ok<unknown> }
+  | { ok: false; code: 'rate_limited'; decision: Rejection }
+  | { ok: false; code: 'xss' }
+  | { ok: false; code: Exclude<ManageFailureCode, 'rate_limited' | 'xss'>; result: Fail }
 
 export type ManageRequest = { action: ManageAction; method: string; ip: string; userId: number; body: unknown; visitorRowId?: number | null }
 
-/** Failure status per action (spec): revoke and metadata 401, the other token actions 400. */
-const FAILURE_STATUS: Record<Exclude<OperationAction, 'new-token'>, number> = {
-  revoke: 401,
-  metadata: 401,
-  rotate: 400,
-  'ip-restriction-update': 400,
-  'privilege-update': 400,
-  'revoke-all': 500,
-}
+/** The operation limiter of each token action (spec rule 3: keyed `<IP>_<userId>`). */
+const OPERATION_LIMITER = {
+  'new-token': 'newTokenCreationLimiter',
+  revoke: 'revokeTokensLimiter',
+  metadata: 'getMetadataTokenLimiter',
+  rotate: 'rotationRateLimiter',
+  'ip-restriction-update': 'ipRestrictionUpdate',
+  'privilege-update': 'privilegeUpdate',
+  'revoke-all': 'revokeAllLimiter',
+} as const satisfies Record<Exclude<ManageAction, 'list-metadata'>, CountLimiterName>
 
 export async function runManageAction(service: ApiTokenService, req: ManageRequest, now: () => number): Promise<ManageOutcome> {
-  const { union, operations } = service.limiters
   const { library } = service
-  const badRequest = (): ManageOutcome => ({ kind: 'json', status: 400, body: failResult(new Date(now()).toISOString(), REASONS.badRequest) })
-  const reply = (status: number, result: Result<unknown>): ManageOutcome => ({ kind: 'json', status, body: result })
+  const union = useLimiter(service.limiterDeps, 'generalUnionLimiter')
+  const badRequest = (): ManageOutcome => ({ ok: false, code: 'bad_request', result: failResult(new Date(now()).toISOString(), REASONS.badRequest) })
+  const failed = (code: 'creation_refused' | 'action_failed' | 'server_error', result: Fail): ManageOutcome => ({ ok: false, code, result })
 
   if (req.action === 'list-metadata') {
-    const decision = await union.consume(limiterKeys.listing(req.ip))
-    if (!decision.ok) return { kind: 'limited', decision }
+    const decision = await union.consume({ ip: req.ip, on: 'list-metadata' })
+    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
     if (req.method !== 'GET') return badRequest()
     const listed = await library.getAllValidTokensList(req.userId)
-    return reply(listed.ok ? 200 : 500, listed)
+    return listed.ok ? { ok: true, result: listed } : failed('server_error', listed)
   }
   if (req.method !== 'POST') return badRequest()
 
-  const unionDecision = await union.consume(limiterKeys.ip(req.ip))
-  if (!unionDecision.ok) return { kind: 'limited', decision: unionDecision }
-  if (containsXss(req.body)) return { kind: 'xss' }
+  const unionDecision = await union.consume({ ip: req.ip })
+  if (!unionDecision.ok) return { ok: false, code: 'rate_limited', decision: unionDecision }
+  if (containsXss(req.body)) return { ok: false, code: 'xss' }
 
   const parse = <S extends z.ZodType>(schema: S): z.infer<S> | undefined => {
     const parsed = schema.safeParse(req.body)
     return parsed.success ? parsed.data : undefined
   }
-  const operationGate = async (): Promise<ManageOutcome | undefined> => {
-    const decision = await operations[req.action as OperationAction].consume(limiterKeys.operation(req.ip, req.userId))
-    return decision.ok ? undefined : { kind: 'limited', decision }
+  const operationGate = async (action: keyof typeof OPERATION_LIMITER): Promise<ManageOutcome | undefined> => {
+    const decision = await useLimiter(service.limiterDeps, OPERATION_LIMITER[action]).consume({ ip: req.ip, userId: req.userId })
+    return decision.ok ? undefined : { ok: false, code: 'rate_limited', decision }
   }
-  const succeed = async (status: number, result: Result<unknown>): Promise<ManageOutcome> => {
-    await union.reset(limiterKeys.ip(req.ip))
-    return reply(status, result)
+  const succeed = async (result: Ok<unknown>): Promise<ManageOutcome> => {
+    await union.reset({ ip: req.ip })
+    return { ok: true, result }
   }
 
   if (req.action === 'new-token') {
     const body = parse(newTokenBody)
     if (!body) return badRequest()
-    const gated = await operationGate()
+    const gated = await operationGate(req.action)
     if (gated) return gated
     const created = await library.createApiKey(req.userId, body.privilege, body.name, body.prefix ?? 'api', body.expires ?? undefined, body.ipv4)
-    if (created.ok) return succeed(201, created)
-    return reply(created.reason === CREATION_REASONS.serverErrorCreating ? 500 : 400, created)
+    if (created.ok) return succeed(created)
+    return failed(created.reason === CREATION_REASONS.serverErrorCreating ? 'server_error' : 'creation_refused', created)
   }
 
   if (req.action === 'revoke-all') {
     if (!parse(revokeAllBody)) return badRequest()
-    const gated = await operationGate()
+    const gated = await operationGate(req.action)
     if (gated) return gated
     const result = await service.revokeAll({ userId: req.userId, ipAddress: req.ip, visitorRowId: req.visitorRowId ?? null })
-    if (!result.ok) return reply(FAILURE_STATUS[req.action], result)
-    return succeed(200, result)
+    return result.ok ? succeed(result) : failed('server_error', result)
   }
 
   const target = tokenActionOf(req.action, req.body)
   if (!target) return badRequest()
   const { ref, action } = target
-  const gated = await operationGate()
+  const gated = await operationGate(req.action)
   if (gated) return gated
   const result = await library.privateActionManager(req.userId, ref.tokenId, ref.publicIdentifier, ref.name, action)
-  if (!result.ok) return reply(FAILURE_STATUS[req.action], result)
-  return succeed(200, result)
+  return result.ok ? succeed(result) : failed('action_failed', result)
 }
 
 type TokenRef = { tokenId: number; publicIdentifier: string; name: string }

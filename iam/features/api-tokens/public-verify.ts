@@ -1,6 +1,6 @@
 /**
  * GET /api/public/verify, without HTTP: the spec's table and limiter rule 5 as a function from the
- * request's parts to an outcome the route renders.
+ * request's parts to an outcome whose failure code the route's mapper turns into the spec's status.
  *
  * Order: (1) the general union limiter under `<IP>_verify`, only with
  * apiTokens.rateLimitOnSuccessfulRequest, before validation and never reset here; (2) a key already
@@ -11,15 +11,32 @@
  */
 import { containsXss } from '../../lib/xss'
 import type { LimitDecision } from '../rate-limits/limiter'
-import { limiterKeys } from './limiters'
-import { failResult, isPrivilege, okResult, REASONS, type Fail, type Ok, type VerifySuccess } from './results'
+import { useLimiter } from '../rate-limits/registry'
+import { isPrivilege, okResult, REASONS, type Ok, type VerifySuccess } from './results'
 import type { ApiTokenService } from './service'
 import { MAX_RAW_TOKEN_LENGTH } from './token-format'
 
 export type Rejection = Extract<LimitDecision, { ok: false }>
+
+/** Why a verification failed; the route's mapper (http/api-token-outcomes.ts) picks status and body. */
+export type VerifyFailureCode =
+  | 'rate_limited'
+  /** XSS in the privilege: answered `{ banned: true }` */
+  | 'banned'
+  | 'no_api_key'
+  /** unresolved client IP or an unknown privilege */
+  | 'bad_request'
+  /** a client IP outside the token's allow-list */
+  | 'invalid_host'
+  /** unknown, expired, revoked or under-privileged */
+  | 'invalid_key'
+  | 'server_error'
+
 export type VerifyOutcome =
-  | { kind: 'json'; status: number; body: Ok<VerifySuccess> | Fail | { banned: true } }
-  | { kind: 'limited'; decision: Rejection }
+  | { ok: true; result: Ok<VerifySuccess> }
+  | { ok: false; code: 'rate_limited'; decision: Rejection }
+  | { ok: false; code: 'banned' }
+  | { ok: false; code: Exclude<VerifyFailureCode, 'rate_limited' | 'banned'>; date: string }
 
 export type VerifyRequest = {
   /** the x-api-key header as received (an array when repeated) */
@@ -40,50 +57,42 @@ function presentedKey(value: VerifyRequest['apiKey']): string | undefined {
 const PERMANENT: Rejection = { ok: false, retryMs: 0, permanent: true }
 
 export async function verifyPublicRequest(service: ApiTokenService, req: VerifyRequest, now: () => number): Promise<VerifyOutcome> {
-  const { consumption, union } = service.limiters
-  const date = () => new Date(now()).toISOString()
-  const fail = (status: number, reason: string): VerifyOutcome => ({ kind: 'json', status, body: failResult(date(), reason) })
+  const consumption = useLimiter(service.limiterDeps, 'consumptionRateLimiter')
   const ip = req.ip || undefined
   const key = presentedKey(req.apiKey)
+  type ConsumptionFacts = Parameters<typeof consumption.consume>[0]
+  const limited = (decision: Rejection): VerifyOutcome => ({ ok: false, code: 'rate_limited', decision })
 
   if (service.rateLimitOnSuccessfulRequest && ip) {
-    const decision = await union.consume(limiterKeys.verify(ip))
-    if (!decision.ok) return { kind: 'limited', decision }
+    const decision = await useLimiter(service.limiterDeps, 'generalUnionLimiter').consume({ ip, on: 'verify' })
+    if (!decision.ok) return limited(decision)
   }
-  const watched = [ip && limiterKeys.verify(ip), ip && limiterKeys.ip(ip), key && limiterKeys.token(key)].filter(
-    (k): k is string => !!k,
-  )
-  for (const k of watched) if (await consumption.isBlocked(k)) return { kind: 'limited', decision: PERMANENT }
+  const verifyFacts: ConsumptionFacts | undefined = ip ? { ip, on: 'verify' } : undefined
+  const ipFacts: ConsumptionFacts | undefined = ip ? { ip } : undefined
+  const tokenFacts: ConsumptionFacts | undefined = key ? { token: key } : undefined
+  for (const facts of [verifyFacts, ipFacts, tokenFacts]) if (facts && (await consumption.isBlocked(facts))) return limited(PERMANENT)
 
-  /** Spends one point on each key; the first rejection wins. */
-  const spend = async (...keys: Array<string | undefined>): Promise<Rejection | undefined> => {
-    for (const k of keys) {
-      if (!k) continue
-      const decision = await consumption.consume(k)
-      if (!decision.ok) return decision
+  /** Spends one point on each key; the first rejection wins, else the failure stands. */
+  const failWithSpend = async (code: 'no_api_key' | 'bad_request' | 'invalid_host' | 'invalid_key' | 'server_error', ...spent: Array<ConsumptionFacts | undefined>): Promise<VerifyOutcome> => {
+    for (const facts of spent) {
+      if (!facts) continue
+      const decision = await consumption.consume(facts)
+      if (!decision.ok) return limited(decision)
     }
-    return undefined
-  }
-  const failWithSpend = async (status: number, reason: string, ...keys: Array<string | undefined>): Promise<VerifyOutcome> => {
-    const rejected = await spend(...keys)
-    return rejected ? { kind: 'limited', decision: rejected } : fail(status, reason)
+    return { ok: false, code, date: new Date(now()).toISOString() }
   }
 
-  if (!key) return failWithSpend(401, 'No api key provided', ip && limiterKeys.verify(ip))
-  const tokenKey = limiterKeys.token(key)
-  if (!ip) return failWithSpend(400, REASONS.badRequest, tokenKey)
-  if (containsXss(req.privilege)) return { kind: 'json', status: 403, body: { banned: true } }
-  if (!isPrivilege(req.privilege)) return failWithSpend(400, REASONS.badRequest, tokenKey, limiterKeys.verify(ip))
+  if (!key || !tokenFacts) return failWithSpend('no_api_key', verifyFacts)
+  if (!ip) return failWithSpend('bad_request', tokenFacts)
+  if (containsXss(req.privilege)) return { ok: false, code: 'banned' }
+  if (!isPrivilege(req.privilege)) return failWithSpend('bad_request', tokenFacts, verifyFacts)
 
   const verified = await service.library.verifyApiKey(key, false, req.privilege, false, false, ip)
   if (!verified.ok) {
     // DESIGN: a host outside the allow-list is told so; expired, revoked, unknown all read Invalid key
-    const [status, reason] =
-      verified.reason === REASONS.invalidHost ? [401, REASONS.invalidHost]
-      : verified.reason === REASONS.serverErrorValidating ? [500, REASONS.serverErrorValidating]
-      : [401, REASONS.invalidKey]
-    return failWithSpend(status, reason, tokenKey, limiterKeys.ip(ip))
+    const code = verified.reason === REASONS.invalidHost ? 'invalid_host' : verified.reason === REASONS.serverErrorValidating ? 'server_error' : 'invalid_key'
+    return failWithSpend(code, tokenFacts, ipFacts)
   }
-  await Promise.all([consumption.reset(limiterKeys.verify(ip)), consumption.reset(tokenKey), consumption.reset(limiterKeys.ip(ip))])
-  return { kind: 'json', status: 200, body: okResult(verified.date, verified.data) }
+  await Promise.all([verifyFacts, tokenFacts, ipFacts].map((facts) => facts && consumption.reset(facts)))
+  return { ok: true, result: okResult(verified.date, verified.data) }
 }

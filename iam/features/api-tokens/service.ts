@@ -1,16 +1,17 @@
 /**
  * The feature bound to the booted IAM context, built once per context (memoised here, so the
- * context needs no extra fields): the library operations and the limiters.
+ * context needs no extra fields): the library operations and the limiters' store.
  */
 import type { IamContext } from '../../context'
 import { createApiTokenLibrary, type ApiTokenLibrary } from './library'
-import { createApiTokenLimiters, type ApiTokenLimiters } from './limiters'
+import type { LimiterDeps } from '../rate-limits/registry'
 import type { Result } from './results'
 import { revokeAllApiTokens, type RevokeAllSuccess } from './revoke-all'
 
 export type ApiTokenService = {
   library: ApiTokenLibrary
-  limiters: ApiTokenLimiters
+  /** where the registry's limiters live (rate-limits/registry.ts) */
+  limiterDeps: LimiterDeps
   rateLimitOnSuccessfulRequest: boolean
   revokeAll: (input: { userId: number; ipAddress: string; visitorRowId: number | null }) => Promise<Result<RevokeAllSuccess>>
 }
@@ -22,7 +23,7 @@ export function apiTokenService(ctx: IamContext): ApiTokenService {
   if (!service) {
     service = {
       library: createApiTokenLibrary({ db: ctx.db, config: ctx.config, log: ctx.log, now: ctx.now }),
-      limiters: createApiTokenLimiters(ctx.store, ctx.config.rate_limiters.apiTokensLimiters),
+      limiterDeps: ctx,
       rateLimitOnSuccessfulRequest: ctx.config.apiTokens.rateLimitOnSuccessfulRequest,
       revokeAll: (input) => revokeAllApiTokens(ctx, input),
     }

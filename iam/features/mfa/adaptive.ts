@@ -19,11 +19,13 @@ export interface AdaptiveMfaInput {
   ipAddress: string
 }
 
-export type AdaptiveMfaResult = { ok: true; sent: boolean } | { ok: false; error: string }
+/** Why no MFA mail went out: the account or the session is gone, or the mail failed. */
+export type AdaptiveMfaFailureCode = 'user_gone' | 'session_gone' | 'mail_failed'
+export type AdaptiveMfaResult = { ok: true; sent: boolean } | { ok: false; code: AdaptiveMfaFailureCode }
 
 export async function sendAdaptiveMfa(deps: FlowDeps, input: AdaptiveMfaInput): Promise<AdaptiveMfaResult> {
   const user = await findMailRecipient(deps, input.userId)
-  if (!user) return { ok: false, error: 'User not found' }
+  if (!user) return { ok: false, code: 'user_gone' }
   const { siteName } = deps.config.email
   const result = await startFlow(deps, {
     purpose: MFA_PURPOSE,
@@ -47,9 +49,7 @@ export async function sendAdaptiveMfa(deps: FlowDeps, input: AdaptiveMfaInput): 
       }),
     }),
   })
-  if (!result.ok) {
-    return { ok: false, error: result.error === 'mail_failed' ? 'Could not send the verification email' : 'Session not found' }
-  }
+  if (!result.ok) return result
   if (result.sent) {
     await recordSecurityEvent(deps.db, {
       type: 'mfa_sent',

@@ -31,7 +31,7 @@ export interface StartFlowInput {
 export type StartFlowResult =
   | { ok: true; sent: true; issued: IssuedLink }
   | { ok: true; sent: false; expiresAt: Date }
-  | { ok: false; error: 'session_gone' | 'mail_failed' }
+  | { ok: false; code: 'session_gone' | 'mail_failed' }
 
 export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<StartFlowResult> {
   const owner = { userId: input.userId, familyId: input.familyId, purpose: input.purpose }
@@ -53,7 +53,7 @@ export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<
     })
     return { kind: 'issued' as const, issued }
   })
-  if (outcome.kind === 'gone') return { ok: false, error: 'session_gone' }
+  if (outcome.kind === 'gone') return { ok: false, code: 'session_gone' }
   if (outcome.kind === 'live') return { ok: true, sent: false, expiresAt: outcome.expiresAt }
   try {
     await getMailer(deps).send(input.mail(outcome.issued))
@@ -62,7 +62,7 @@ export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<
       deps.log.error('could not remove the link of a failed mail', { error: cleanup.message }),
     )
     deps.log.error('mail delivery failed', { purpose: input.purpose, userId: input.userId, error: (error as Error).message })
-    return { ok: false, error: 'mail_failed' }
+    return { ok: false, code: 'mail_failed' }
   }
   return { ok: true, sent: true, issued: outcome.issued }
 }

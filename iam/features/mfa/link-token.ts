@@ -60,7 +60,7 @@ export async function signLinkToken(
   return { token, claims: { purpose: input.purpose, subject, jti, expiresAt: input.now + input.expiresInMs } }
 }
 
-export type TokenCheck = { ok: true; claims: LinkClaims } | { ok: false; reason: 'invalid' | 'expired' }
+export type TokenCheck = { ok: true; claims: LinkClaims } | { ok: false; code: 'invalid' | 'expired' }
 
 /** Verifies signature (HS256 only), issuer and expiry at `now`. */
 export async function verifyLinkToken(secret: string, token: string, now: number): Promise<TokenCheck> {
@@ -71,11 +71,11 @@ export async function verifyLinkToken(secret: string, token: string, now: number
       currentDate: new Date(now),
       requiredClaims: ['jti', 'sub', 'exp'],
     })
-    if (typeof payload.purpose !== 'string' || !payload.jti || !payload.sub || !payload.exp) return { ok: false, reason: 'invalid' }
+    if (typeof payload.purpose !== 'string' || !payload.jti || !payload.sub || !payload.exp) return { ok: false, code: 'invalid' }
     return { ok: true, claims: { purpose: payload.purpose, subject: payload.sub, jti: payload.jti, expiresAt: payload.exp * 1000 } }
   } catch (error) {
-    if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' }
-    return { ok: false, reason: 'invalid' }
+    if (error instanceof errors.JWTExpired) return { ok: false, code: 'expired' }
+    return { ok: false, code: 'invalid' }
   }
 }
 

@@ -85,7 +85,7 @@ export async function issueLink(
 }
 
 export type LinkFailure = 'invalid' | 'mismatch' | 'expired' | 'used'
-export type LinkCheck = { ok: true; link: LinkWithCode } | { ok: false; reason: LinkFailure }
+export type LinkCheck = { ok: true; link: LinkWithCode } | { ok: false; code: LinkFailure }
 
 /**
  * Checks a link's URL parameters: JWT (signature, expiry), reason/visitor against the claims,
@@ -94,30 +94,30 @@ export type LinkCheck = { ok: true; link: LinkWithCode } | { ok: false; reason: 
 export async function checkLink(deps: LinkDeps, params: LinkParams, acceptPurpose: (purpose: string) => boolean): Promise<LinkCheck> {
   const now = deps.now()
   const verified = await verifyLinkToken(secretOf(deps.config.secrets.links, 'links'), params.token, now)
-  if (!verified.ok) return { ok: false, reason: verified.reason }
+  if (!verified.ok) return { ok: false, code: verified.code }
   const { claims } = verified
-  if (!paramsMatchClaims(params, claims) || !acceptPurpose(claims.purpose)) return { ok: false, reason: 'mismatch' }
+  if (!paramsMatchClaims(params, claims) || !acceptPurpose(claims.purpose)) return { ok: false, code: 'mismatch' }
   const link = await repo.findLink(deps.db, claims.jti)
   // compare even when the row is missing, so both paths do the same work
   const sameRandom = digestsEqual(hashRandom(params.random), link?.random_hash ?? '0'.repeat(64))
   if (!link || !sameRandom || link.visitor !== params.visitor || link.purpose !== claims.purpose || link.subject !== claims.subject) {
-    return { ok: false, reason: 'invalid' }
+    return { ok: false, code: 'invalid' }
   }
-  if (link.consumed_at) return { ok: false, reason: 'used' }
-  if (link.expires_at.getTime() <= now) return { ok: false, reason: 'expired' }
+  if (link.consumed_at) return { ok: false, code: 'used' }
+  if (link.expires_at.getTime() <= now) return { ok: false, code: 'expired' }
   return { ok: true, link }
 }
 
 /** GET: counts a preview; beyond `magic_links.previews` (or after the attempts ran out) the link stops previewing. */
-export async function previewLink(deps: LinkDeps, params: LinkParams, acceptPurpose: (purpose: string) => boolean): Promise<LinkCheck | { ok: false; reason: 'previews' }> {
+export async function previewLink(deps: LinkDeps, params: LinkParams, acceptPurpose: (purpose: string) => boolean): Promise<LinkCheck | { ok: false; code: 'previews' }> {
   const check = await checkLink(deps, params, acceptPurpose)
   if (!check.ok) return check
   const { previews, attempts } = deps.config.magic_links
   const counted = await repo.countPreview(deps.db, check.link.jti, new Date(deps.now()), previews, attempts)
-  return counted ? check : { ok: false, reason: 'previews' }
+  return counted ? check : { ok: false, code: 'previews' }
 }
 
-export type CodeCheck = { ok: true } | { ok: false; reason: 'bad_code' | 'attempts' | 'used' }
+export type CodeCheck = { ok: true } | { ok: false; code: 'bad_code' | 'attempts' | 'used' }
 
 /**
  * POST: counts one attempt atomically, then compares the code in constant time. A wrong code on
@@ -143,11 +143,11 @@ export async function attemptWith(deps: LinkDeps, link: LinkWithCode, proves: (n
   const count = await repo.countAttempt(deps.db, link.jti, now, max)
   if (count === null) {
     const fresh = await repo.findLink(deps.db, link.jti)
-    return { ok: false, reason: fresh?.consumed_at ? 'used' : 'attempts' }
+    return { ok: false, code: fresh?.consumed_at ? 'used' : 'attempts' }
   }
   if (await proves(now)) return { ok: true }
   if (count >= max) await repo.burnLink(deps.db, link.jti, now)
-  return { ok: false, reason: 'bad_code' }
+  return { ok: false, code: 'bad_code' }
 }
 
 /** Consumes the link (and its code) in `trx`; false when another request already won. */

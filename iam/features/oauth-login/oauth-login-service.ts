@@ -15,11 +15,14 @@ import { hasSecondFactor } from '../second-factor/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { displayName, type OAuthProfile } from './provider-profile'
 
+/** Why a provider sign-in fails; the route maps each code to its status. */
+export type OAuthLoginFailureCode = 'invalid_email' | 'email_taken' | 'banned'
+
 export type OAuthLoginResult =
   | { ok: true; pair: TokenPair; userId: number; created: boolean }
   /** the account has a second factor: provider sign-in stands in for the password only (sign-in-step.ts) */
   | { ok: true; secondFactor: SecondFactorChallenge; userId: number; created: false }
-  | { ok: false; reason: 'invalid_email' | 'email_taken' | 'banned' }
+  | { ok: false; code: OAuthLoginFailureCode }
 
 export interface OAuthLoginInput {
   provider: string
@@ -74,13 +77,13 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
 
 export async function oauthLogin(ctx: IamContext, input: OAuthLoginInput): Promise<OAuthLoginResult> {
   const email = normalizeEmail(input.profile.email)
-  if (!isEmailShape(email)) return { ok: false, reason: 'invalid_email' }
+  if (!isEmailShape(email)) return { ok: false, code: 'invalid_email' }
   // A parallel first login of the same identity or address loses the unique race once; the retry
   // then finds what the winner wrote.
   for (let attempt = 0; ; attempt++) {
     try {
       const outcome = await ctx.db.transaction().execute((trx) => resolveAndOpen(ctx, trx, input, email))
-      if (outcome === 'email_taken' || outcome === 'banned') return { ok: false, reason: outcome }
+      if (outcome === 'email_taken' || outcome === 'banned') return { ok: false, code: outcome }
       if ('secondFactor' in outcome) {
         const challenge = await issueChallenge(ctx, { userId: outcome.user.id, visitorRowId: input.visitor.id, remember: false })
         return { ok: true, secondFactor: challenge, userId: outcome.user.id, created: false }
@@ -89,7 +92,7 @@ export async function oauthLogin(ctx: IamContext, input: OAuthLoginInput): Promi
       return { ok: true, pair, userId: outcome.user.id, created: outcome.created }
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
-      if (attempt >= 1) return { ok: false, reason: 'email_taken' }
+      if (attempt >= 1) return { ok: false, code: 'email_taken' }
     }
   }
 }

@@ -18,16 +18,18 @@ export function getPasswordHasher(ctx: IamContext): PasswordHasher {
   return hasher
 }
 
-export type NewPasswordResult = { ok: true } | { ok: false; status: 400 | 503; reason: string }
+/** Why a new password is refused: the policy, a known breach, or a breach check that could not answer. */
+export type NewPasswordFailureCode = 'weak_password' | 'breached_password' | 'breach_check_unavailable'
+export type NewPasswordResult = { ok: true } | { ok: false; code: NewPasswordFailureCode; reason: string }
 
 /** Policy first (cheap, local), then the k-anonymity breach lookup. */
 export async function checkNewPassword(ctx: IamContext, password: string, email: string | null): Promise<NewPasswordResult> {
   const policy = checkPasswordPolicy(password, email, ctx.config.password.policy)
-  if (!policy.ok) return { ok: false, status: 400, reason: policy.reason }
+  if (!policy.ok) return { ok: false, code: 'weak_password', reason: policy.reason }
   const breach = await checkBreachedPassword(password, ctx.config.password.breachCheck, (msg, fields) => ctx.log.warn(msg, fields))
   if (breach === 'breached') {
-    return { ok: false, status: 400, reason: 'This password has appeared in a data breach; choose another one' }
+    return { ok: false, code: 'breached_password', reason: 'This password has appeared in a data breach; choose another one' }
   }
-  if (breach === 'unavailable') return { ok: false, status: 503, reason: 'The password could not be checked; try again later' }
+  if (breach === 'unavailable') return { ok: false, code: 'breach_check_unavailable', reason: 'The password could not be checked; try again later' }
   return { ok: true }
 }

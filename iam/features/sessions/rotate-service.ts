@@ -12,7 +12,9 @@ import { hashRefreshToken, newRefreshToken, openForToken, sealForToken } from '.
 import { completePair, familyClaims, refreshExpiry, revokeFamily, type TokenPair } from './session-service'
 import { insertRefreshToken, linkReplacement, markRotated } from './sessions-repo'
 
-export type RotateResult = { ok: true; pair: TokenPair } | { ok: false; reason: 'reused' | 'invalid' | 'busy' }
+/** Why a rotation fails: a replayed token, a dead one, or another rotation of the family holding the lock. */
+export type RotateFailureCode = 'reused' | 'invalid' | 'busy'
+export type RotateResult = { ok: true; pair: TokenPair } | { ok: false; code: RotateFailureCode }
 
 type GraceEntry = { canary: string; sealed: string }
 
@@ -77,7 +79,7 @@ export async function rotateRefreshToken(ctx: IamContext, input: { raw: string; 
   const reuse = async (): Promise<RotateResult> => {
     await revokeFamily(ctx.db, input.familyId, 'refresh_token_reuse', ctx.now())
     ctx.log.warn('refresh token reuse: family revoked', { familyId: input.familyId })
-    return { ok: false, reason: 'reused' }
+    return { ok: false, code: 'reused' }
   }
   for (let attempt = 0; attempt < 2; attempt++) {
     const existing = await readGrace(ctx, input.raw, hash, input.canaryId)
@@ -91,7 +93,7 @@ export async function rotateRefreshToken(ctx: IamContext, input: { raw: string; 
     }
     try {
       const result = await rotateOnce(ctx, input.raw, hash, input.canaryId)
-      if (result === 'invalid') return { ok: false, reason: 'invalid' }
+      if (result === 'invalid') return { ok: false, code: 'invalid' }
       if (result !== 'not-active') return { ok: true, pair: result }
     } finally {
       await ctx.store.delete(lockKey(hash))
@@ -101,5 +103,5 @@ export async function rotateRefreshToken(ctx: IamContext, input: { raw: string; 
     if (late === 'other-device' || !late) return reuse()
     return { ok: true, pair: late }
   }
-  return { ok: false, reason: 'busy' }
+  return { ok: false, code: 'busy' }
 }

@@ -32,7 +32,7 @@ export interface AccessPayload extends JWTPayload {
 
 export type VerifyResult =
   | { ok: true; payload: AccessPayload }
-  | { ok: false; reason: 'expired' | 'invalid' | 'unknown_key' | 'malformed' }
+  | { ok: false; code: 'expired' | 'invalid' | 'unknown_key' | 'malformed' }
 
 /** Signs a token for one session; `iat` in seconds as RFC 7519 wants, `accessIat` in ms for the body. */
 export async function signAccessToken(
@@ -75,9 +75,9 @@ export async function verifyAccessToken(
   now: number,
 ): Promise<VerifyResult> {
   const kid = readKid(token)
-  if (!kid) return { ok: false, reason: 'malformed' }
+  if (!kid) return { ok: false, code: 'malformed' }
   const key = ring.verifiers.get(kid)
-  if (!key) return { ok: false, reason: 'unknown_key' }
+  if (!key) return { ok: false, code: 'unknown_key' }
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [ACCESS_TOKEN_ALG],
@@ -94,11 +94,11 @@ export async function verifyAccessToken(
       typeof payload.visitor !== 'string' ||
       !isStringArray(payload.roles)
     ) {
-      return { ok: false, reason: 'malformed' }
+      return { ok: false, code: 'malformed' }
     }
     return { ok: true, payload: payload as AccessPayload }
   } catch (error) {
-    if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' }
-    return { ok: false, reason: 'invalid' }
+    if (error instanceof errors.JWTExpired) return { ok: false, code: 'expired' }
+    return { ok: false, code: 'invalid' }
   }
 }

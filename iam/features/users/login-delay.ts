@@ -15,30 +15,24 @@
  */
 import { createHash } from 'node:crypto'
 import type { IamContext } from '../../context'
-import { normalizeEmail } from '../email-checks/email-checks'
 import type { DelayDecision } from '../rate-limits/progressive-delay'
-import { getAuthLimiters } from './auth-limiters'
+import { loginDelaySubject, useDelay } from '../rate-limits/registry'
 
 /** As long as the canary cookie lives (90 days): the mark is worth nothing once the cookie is gone. */
 const DEVICE_MARK_TTL_MS = 90 * 24 * 60 * 60 * 1000
 
-const accountSubject = (email: string) => normalizeEmail(email).toLowerCase()
-const deviceSubject = (account: string, visitorRowId: number) => `${account}\n${visitorRowId}`
-const deviceMarkKey = (account: string, visitorRowId: number) =>
-  `login-device:${createHash('sha256').update(deviceSubject(account, visitorRowId)).digest('base64url')}`
+const deviceMarkKey = (email: string, visitorRowId: number) =>
+  `login-device:${createHash('sha256').update(loginDelaySubject(email, visitorRowId)).digest('base64url')}`
 
 /** Admits one login attempt for `email` from the device, or refuses it while its delay runs. */
 export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<DelayDecision> {
-  const account = accountSubject(input.email)
-  const known = (await ctx.store.get(deviceMarkKey(account, input.visitorRowId))) !== null
-  const subject = known ? deviceSubject(account, input.visitorRowId) : account
-  return getAuthLimiters(ctx).loginDelay.attempt(subject)
+  const known = (await ctx.store.get(deviceMarkKey(input.email, input.visitorRowId))) !== null
+  return useDelay(ctx, 'loginAccountDelay').attempt({ email: input.email, device: known ? input.visitorRowId : undefined })
 }
 
 /** After a right password: forgets the attempts of the address and of this device, and marks the device. */
 export async function forgiveLoginAttempts(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<void> {
-  const { loginDelay } = getAuthLimiters(ctx)
-  const account = accountSubject(input.email)
-  await Promise.all([loginDelay.forgive(account), loginDelay.forgive(deviceSubject(account, input.visitorRowId))])
-  await ctx.store.set(deviceMarkKey(account, input.visitorRowId), 1, DEVICE_MARK_TTL_MS)
+  const loginDelay = useDelay(ctx, 'loginAccountDelay')
+  await Promise.all([loginDelay.forgive({ email: input.email }), loginDelay.forgive({ email: input.email, device: input.visitorRowId })])
+  await ctx.store.set(deviceMarkKey(input.email, input.visitorRowId), 1, DEVICE_MARK_TTL_MS)
 }

@@ -33,30 +33,33 @@ export interface LoginInput {
   remember: boolean
 }
 
+/** Why a login fails: nothing tells an unknown address from a wrong password. */
+export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled'
+
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
   /** the password was right and the account has a second factor: no session yet (sign-in-step.ts) */
   | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
-  | { ok: false; reason: 'invalid_credentials' | 'banned' }
-  | { ok: false; reason: 'throttled'; retryMs: number }
+  | { ok: false; code: 'invalid_credentials' | 'banned' }
+  | { ok: false; code: 'throttled'; retryMs: number }
 
 export async function login(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
   const attempt = { email: input.email, visitorRowId: input.visitor.id }
   const admitted = await admitLoginAttempt(ctx, attempt)
-  if (!admitted.ok) return { ok: false, reason: 'throttled', retryMs: admitted.retryMs }
+  if (!admitted.ok) return { ok: false, code: 'throttled', retryMs: admitted.retryMs }
   const hasher = getPasswordHasher(ctx)
   const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
   if (!user || !user.password_hash) {
     await hasher.verifyDummy(input.password)
     ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: false })
-    return { ok: false, reason: 'invalid_credentials' }
+    return { ok: false, code: 'invalid_credentials' }
   }
   const verified = await hasher.verify(user.password_hash, input.password)
   ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: true })
-  if (!verified.ok) return { ok: false, reason: 'invalid_credentials' }
+  if (!verified.ok) return { ok: false, code: 'invalid_credentials' }
   const now = ctx.now()
   // checked after the password so a ban does not reveal that an address has an account
-  if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, reason: 'banned' }
+  if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
   if (verified.needsRehash) {
     await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))
   }

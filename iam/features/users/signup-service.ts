@@ -6,7 +6,7 @@
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { checkEmailAddress } from '../email-checks/email-checks'
-import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { checkNewPassword, getPasswordHasher, type NewPasswordFailureCode } from '../passwords/password-service'
 import { sendVerificationMailLater } from '../account-actions/verify-email'
 import { completePair, openSession, type TokenPair } from '../sessions/session-service'
 import { insertUser, isUniqueViolation } from './users-repo'
@@ -23,14 +23,18 @@ export interface SignupInput {
 
 export type SignupResult =
   | { ok: true; pair: TokenPair; userId: number }
-  | { ok: false; reason: 'invalid'; status: 400 | 503; fields: Record<string, string> }
-  | { ok: false; reason: 'email_taken' }
+  /** the address fails the checks (`reason` says why) */
+  | { ok: false; code: 'email_invalid'; reason: string }
+  | { ok: false; code: NewPasswordFailureCode; reason: string }
+  | { ok: false; code: 'email_taken' }
+
+export type SignupFailureCode = Extract<SignupResult, { ok: false }>['code']
 
 export async function signup(ctx: IamContext, input: SignupInput): Promise<SignupResult> {
   const email = await checkEmailAddress(input.email, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
-  if (!email.ok) return { ok: false, reason: 'invalid', status: 400, fields: { email: email.reason } }
+  if (!email.ok) return { ok: false, code: 'email_invalid', reason: email.reason }
   const password = await checkNewPassword(ctx, input.password, email.email)
-  if (!password.ok) return { ok: false, reason: 'invalid', status: password.status, fields: { password: password.reason } }
+  if (!password.ok) return password
   const passwordHash = await getPasswordHasher(ctx).hash(input.password)
   const now = ctx.now()
   try {
@@ -58,7 +62,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
     sendVerificationMailLater(ctx, created.user)
     return { ok: true, pair, userId: created.user.id }
   } catch (error) {
-    if (isUniqueViolation(error)) return { ok: false, reason: 'email_taken' }
+    if (isUniqueViolation(error)) return { ok: false, code: 'email_taken' }
     throw error
   }
 }

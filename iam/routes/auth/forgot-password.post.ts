@@ -18,6 +18,6 @@ export default defineEventHandler(async (event) => {
   await rejectXss(event, raw)
   const { email } = readRouteInput(event, ROUTES.forgotPassword, 'body')
   const result = await requestPasswordReset(ctx, { email, ipAddress: getClientIp(event) })
-  if (!result.ok) return throwTooManyRequests(result.limited)
+  if (!result.ok) return throwTooManyRequests(result.decision)
   return FORGOT_PASSWORD_BODY
 })

@@ -1,9 +1,9 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../context'
 import { resendVerification } from '../../features/account-actions/verify-email'
-import { authFail, fullAuthentication } from '../../http/auth'
-import { throwTooManyRequests } from '../../http/rate-limit'
+import { fullAuthentication } from '../../http/auth'
 import { okEnvelope } from '../../http/respond'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * POST /auth/resend-verification (full authentication, no body): mails a new verification link to
@@ -14,6 +14,5 @@ export default defineEventHandler(async (event) => {
   const user = await fullAuthentication(event)
   const result = await resendVerification(useIam(), user.userId)
   if (result.ok) return okEnvelope({ message: 'A verification link has been sent to your email address.' })
-  if ('limited' in result) return throwTooManyRequests(result.limited)
-  return authFail(result.status, result.error)
+  return failAction(result)
 })

@@ -2,14 +2,13 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { resetPassword } from '../../features/account-actions/password-reset'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
-import { authFail, getFingerPrint, rejectXss } from '../../http/auth'
+import { getFingerPrint, rejectXss } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
-import { limiterIpKey } from '../../lib/ip'
 import { readRouteInput } from '../../http/route-input'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * POST /auth/reset-password (PASSWORD_RESET link in the query, `{ password, confirmedPassword,
@@ -20,7 +19,7 @@ import { readRouteInput } from '../../http/route-input'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `reset_${limiterIpKey(ipAddress)}`)
+  await enforceRateLimit(ctx, 'codes', { ip: ipAddress, on: 'reset' })
   const params = readLinkQuery(event, ROUTES.resetPassword)
   const raw = getJsonBody<Record<string, unknown>>(event)
   await getFingerPrint(event)
@@ -35,6 +34,6 @@ export default defineEventHandler(async (event) => {
     revokeApiTokens: body.revokeApiTokens === true,
     actor: actorOf(event, event.context.visitor?.id ?? null),
   })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return okEnvelope({ message: 'Your password has been changed. Sign in with the new password.' })
 })

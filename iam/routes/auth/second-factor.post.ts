@@ -2,12 +2,10 @@ import { defineEventHandler } from 'h3'
 import { useIam } from '../../context'
 import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
 import { completeSignIn } from '../../features/second-factor/sign-in-step'
-import { getAuthLimiters } from '../../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../http/request'
 import { readRouteInput } from '../../http/route-input'
-import { limiterIpKey } from '../../lib/ip'
 
 /**
  * POST /auth/second-factor (no session; canary_id required, `{ challenge, code }`): answers like
@@ -21,7 +19,7 @@ export default defineEventHandler(async (event) => {
   const visitor = await requireDevice(event)
   await rejectXss(event, getJsonBody(event))
   const body = readRouteInput(event, SECOND_FACTOR_ROUTES.secondFactor, 'body')
-  await enforceRateLimit(getAuthLimiters(ctx).loginIp, limiterIpKey(ipAddress))
+  await enforceRateLimit(ctx, 'loginIp', { ip: ipAddress })
   const result = await completeSignIn(ctx, {
     challenge: body.challenge,
     code: body.code,

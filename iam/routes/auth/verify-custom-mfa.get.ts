@@ -2,13 +2,12 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { previewCustomLink } from '../../features/account-actions/custom-mfa'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
-import { authFail, fullAuthentication } from '../../http/auth'
+import { fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
-import { limiterIpKey } from '../../lib/ip'
 import { readLinkQuery } from '../../http/link-submission'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * GET /auth/verify-custom-mfa (full authentication): 200 `{ ok, date, data: { link: "Custom MFA",
@@ -17,10 +16,10 @@ import { readLinkQuery } from '../../http/link-submission'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.links, `preview_${limiterIpKey(getClientIp(event))}`)
+  await enforceRateLimit(ctx, 'links', { ip: getClientIp(event), on: 'preview' })
   const params = readLinkQuery(event, ROUTES.verifyCustomMfaLink)
   const result = await previewCustomLink(ctx, params, user)
-  if (!result.ok) return authFail(result.status, result.error)
+  if (!result.ok) return failAction(result)
   const { ok: _ok, ...data } = result
   return okEnvelope({ link: 'Custom MFA', ...data })
 })

@@ -1,8 +1,9 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { verifyCustomMfa } from '../../features/account-actions/custom-mfa'
-import { authFail, sendTokens } from '../../http/auth'
+import { sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * POST /auth/verify-custom-mfa (full authentication, link in the query, `{ code }`): 200 action
@@ -12,6 +13,6 @@ import { readLinkSubmission } from '../../http/link-submission'
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.verifyCustomMfa)
   const result = await verifyCustomMfa(ctx, { proof: { kind: 'emailed', params, code: data.code }, user, actor })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -2,12 +2,12 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { verifyEmail } from '../../features/account-actions/verify-email'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
-import { authFail, getFingerPrint } from '../../http/auth'
+import { getFingerPrint } from '../../http/auth'
 import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'
 import { okEnvelope } from '../../http/respond'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * POST /auth/verify-email (EMAIL_VERIFICATION link in the query, no body, no session: the link is
@@ -16,10 +16,10 @@ import { okEnvelope } from '../../http/respond'
  */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `verify_${getClientIp(event)}`)
+  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'verify' })
   const params = readLinkQuery(event, ROUTES.verifyEmail)
   await getFingerPrint(event)
   const result = await verifyEmail(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null) })
-  if (!result.ok) return authFail(result.status, result.error)
+  if (!result.ok) return failAction(result)
   return okEnvelope({ message: 'Your email address is verified.' })
 })

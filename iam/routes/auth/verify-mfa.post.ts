@@ -2,13 +2,12 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { verifyAdaptiveMfa } from '../../features/account-actions/verify-mfa'
-import { getConfiguredLimiters } from '../../features/rate-limits/configured-limiters'
-import { authFail, getFingerPrint, rejectXss, sendTokens } from '../../http/auth'
+import { getFingerPrint, rejectXss, sendTokens } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
-import { limiterIpKey } from '../../lib/ip'
 import { readRouteInput } from '../../http/route-input'
+import { failAction } from '../../http/account-action-outcomes'
 
 /**
  * POST /auth/verify-mfa (link in the query, `{ code }`): 200 new tokens and session cookie;
@@ -23,13 +22,13 @@ export default defineEventHandler(async (event) => {
   await getFingerPrint(event)
   await rejectXss(event, raw)
   const body = readRouteInput(event, ROUTES.verifyMfa, 'body')
-  await enforceRateLimit(getConfiguredLimiters(ctx.store, ctx.config).auth.codes, `ip_${limiterIpKey(ipAddress)}`)
+  await enforceRateLimit(ctx, 'codes', { ip: ipAddress, on: 'ip' })
   const visitor = event.context.visitor
   const result = await verifyAdaptiveMfa(ctx, {
     params,
     code: body.code,
     actor: { ...actorOf(event, visitor?.id ?? null), visitorPublicId: visitor?.visitor_id ?? null },
   })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -1,14 +1,11 @@
 /** POST /api/auth/confirm?token&random&reason&visitor `{ code }` -> IAM POST /auth/verify-custom-mfa (full authentication). */
-import { z } from 'zod'
-import { readInput, readLinkQuery } from '../../utils/bff/input'
+import { readIamBody, readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
-
-const bodySchema = z.object({ code: z.string().trim().regex(/^\d{7}$/, 'Enter the 7-digit code from the email.') })
+import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
-  const query = readLinkQuery(event)
-  const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/auth/verify-custom-mfa', query, body })
+  const query = readLinkQuery(event, 'verifyCustomMfa')
+  const { body } = await readIamBody(event, 'verifyCustomMfa')
+  const res = await callAuthedRoute(event, 'verifyCustomMfa', { query, body })
   return relay(event, res)
 })

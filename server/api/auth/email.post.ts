@@ -3,19 +3,13 @@
  * (full authentication; the link is the custom MFA link of reason CHANGE_EMAIL). On 200 the IAM
  * issues a new token pair and revokes the user's other sessions.
  */
-import { z } from 'zod'
-import { readInput, readLinkQuery } from '../../utils/bff/input'
+import { readIamBody, readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
-
-const bodySchema = z.object({
-  code: z.string().trim().regex(/^\d{7}$/, 'Enter the 7-digit code from the email.'),
-  newEmail: z.string().trim().min(3, 'Enter the new email address.').max(320),
-})
+import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
-  const query = readLinkQuery(event)
-  const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/update/email', query, body })
+  const query = readLinkQuery(event, 'updateEmail')
+  const { body } = await readIamBody(event, 'updateEmail')
+  const res = await callAuthedRoute(event, 'updateEmail', { query, body })
   return relay(event, res)
 })

@@ -4,16 +4,14 @@
  */
 import { clearSessionCookies, currentCookie, forwardSetCookies } from '../../utils/bff/cookies'
 import { isFormPost } from '../../utils/bff/forms'
-import { callIam } from '../../utils/bff/iam-call'
+import { callIamRoute } from '../../utils/bff/iam-call'
 import { formReply } from '../../utils/bff/input'
 import { BffReply, defineBffHandler } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
   if (currentCookie(event, 'session')) {
     try {
-      const res = await callIam(event, {
-        method: 'POST',
-        path: '/auth/logout',
+      const res = await callIamRoute(event, 'logout', {
         // The IAM revokes by the refresh cookie; requireAccessToken checks presence, not validity
         // (IAM spec, Authentication 2), so an expired access cookie must not block the sign-out.
         bearer: currentCookie(event, 'access') ?? 'expired',

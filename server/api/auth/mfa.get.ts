@@ -1,10 +1,10 @@
 /** GET /api/auth/mfa?token&random&reason&visitor -> IAM GET /auth/verify-mfa (link preview; counts against the preview limit). */
-import { callIam } from '../../utils/bff/iam-call'
+import { callIamRoute } from '../../utils/bff/iam-call'
 import { readLinkQuery } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
-  const query = readLinkQuery(event)
-  const res = await callIam(event, { method: 'GET', path: '/auth/verify-mfa', query, cookies: ['canary_id', 'session'] })
+  const query = readLinkQuery(event, 'verifyMfaLink')
+  const res = await callIamRoute(event, 'verifyMfaLink', { query, cookies: ['canary_id', 'session'] })
   return relay(event, res)
 })

@@ -7,7 +7,7 @@
  */
 import { clearSessionCookies, currentCookie } from '../../utils/bff/cookies'
 import { BffReply, defineBffHandler } from '../../utils/bff/respond'
-import { callAuthed, refreshSession } from '../../utils/bff/session'
+import { callAuthedRoute, refreshSession } from '../../utils/bff/session'
 
 interface Metadata {
   payload?: { sub?: unknown; exp?: unknown }
@@ -24,7 +24,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 export default defineBffHandler(async (event) => {
   if (!currentCookie(event, 'session')) return { authenticated: false }
   try {
-    const res = await callAuthed<Metadata>(event, { method: 'GET', path: '/secret/accesstoken/metadata' })
+    const res = await callAuthedRoute<'accessTokenMetadata', Metadata>(event, 'accessTokenMetadata', {})
     if (res.status === 202) return { authenticated: false, mfa: true, message: str(res.body?.message) ?? 'A login link has been sent to your email.' }
     if (res.status !== 200 || !res.body) return { authenticated: false }
     const body = res.body

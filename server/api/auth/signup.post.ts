@@ -1,26 +1,16 @@
 /** POST /api/auth/signup -> IAM POST /signup (canary_id ensured first). 201 `{ ok, date, signedIn }`. */
-import { z } from 'zod'
 import { safeReturnTo } from '../../../composables/safe-return-to'
 import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
-import { callIam } from '../../utils/bff/iam-call'
-import { formErrorCode, formReply, readInput } from '../../utils/bff/input'
+import { callIamRoute } from '../../utils/bff/iam-call'
+import { formErrorCode, formReply, readIamBody, returnToField } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
-const bodySchema = z.object({
-  email: z.string().max(320),
-  password: z.string().max(1024),
-  confirmedPassword: z.string().max(1024),
-  name: z.string().max(200),
-  termsConsent: z.string().max(8).optional(),
-  rememberUser: z.string().max(8).optional(),
-  returnTo: z.string().max(512).optional(),
-})
-
 export default defineBffHandler(async (event) => {
-  const { returnTo, ...input } = await readInput(event, bodySchema, '/signup')
+  const { body: input, extra } = await readIamBody(event, 'signup', { extra: returnToField, formPath: '/signup' })
+  const { returnTo } = extra
   await ensureDeviceCookie(event)
-  const res = await callIam(event, { method: 'POST', path: '/signup', body: input, cookies: ['canary_id'] })
+  const res = await callIamRoute(event, 'signup', { body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) formReply(res.status < 300 ? safeReturnTo(returnTo) : '/signup', res.status < 300 ? undefined : formErrorCode(res.status))
   return body

@@ -6,15 +6,13 @@
  * The IAM's status, envelope and Retry-After pass through unchanged: they are the spec's contract.
  */
 import { getQuery, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
-import { callIam } from '../../utils/bff/iam-call'
+import { callIamRoute } from '../../utils/bff/iam-call'
 import { defineBffHandler } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
   const { privilege } = getQuery(event)
   const apiKey = getRequestHeader(event, 'x-api-key')
-  const res = await callIam(event, {
-    method: 'GET',
-    path: '/api/public/verify',
+  const res = await callIamRoute(event, 'publicVerify', {
     // a repeated or absent parameter is the IAM's to refuse (400 Bad Request), not ours to guess
     query: typeof privilege === 'string' ? { privilege } : undefined,
     apiKey,

@@ -1,14 +1,10 @@
 /** POST /api/tokens/metadata `{ tokenId, publicIdentifier, name }` -> IAM POST /api/manage/metadata. */
-import { z } from 'zod'
-import { readInput } from '../../utils/bff/input'
+import { readIamBody } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
-import { tokenIdentity } from '../../utils/bff/token-input'
-
-const bodySchema = z.object(tokenIdentity)
+import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
-  const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/api/manage/metadata', body })
+  const { body } = await readIamBody(event, 'tokenMetadata')
+  const res = await callAuthedRoute(event, 'tokenMetadata', { body })
   return relay(event, res)
 })

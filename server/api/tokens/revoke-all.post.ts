@@ -1,13 +1,10 @@
 /** POST /api/tokens/revoke-all `{ confirm: true }` -> IAM POST /api/manage/revoke-all (every token of the user). */
-import { z } from 'zod'
-import { readInput } from '../../utils/bff/input'
+import { readIamBody } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
-
-const bodySchema = z.strictObject({ confirm: z.literal(true, 'Confirm that every token should be revoked') })
+import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
-  const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/api/manage/revoke-all', body })
+  const { body } = await readIamBody(event, 'revokeAllTokens')
+  const res = await callAuthedRoute(event, 'revokeAllTokens', { body })
   return relay(event, res)
 })

@@ -1,14 +1,10 @@
 /** POST /api/tokens/rotate `{ tokenId, publicIdentifier, name }` -> IAM POST /api/manage/rotate. */
-import { z } from 'zod'
-import { readInput } from '../../utils/bff/input'
+import { readIamBody } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
-import { callAuthed } from '../../utils/bff/session'
-import { tokenIdentity } from '../../utils/bff/token-input'
-
-const bodySchema = z.object(tokenIdentity)
+import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
-  const body = await readInput(event, bodySchema)
-  const res = await callAuthed(event, { method: 'POST', path: '/api/manage/rotate', body })
+  const { body } = await readIamBody(event, 'rotateToken')
+  const res = await callAuthedRoute(event, 'rotateToken', { body })
   return relay(event, res)
 })

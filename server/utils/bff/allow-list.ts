@@ -1,53 +1,104 @@
 /**
- * The IAM calls the BFF may make (DESIGN section 5: "allow-listed paths"). Every browser action
- * maps to exactly one of these; anything else is a bug in a BFF route and is refused before a
- * signed request leaves the gateway, so a mistake can never turn the gateway into a signing oracle
- * for arbitrary IAM paths (operational config, OAuth profile login ...).
+ * The IAM calls the BFF may make (DESIGN section 5: "allow-listed paths"), as route ids of the IAM's
+ * route table (iam/contract/routes.ts): method and path come from the table, and a `:param` segment
+ * matches exactly what the entry's params schema accepts (the IAM's own check), so the two can no
+ * longer disagree. Every browser action maps to one of these; anything else is a bug in a BFF route
+ * and is refused before a signed request leaves the gateway, so a mistake can never turn the gateway
+ * into a signing oracle for arbitrary IAM paths (operational config, OAuth profile login ...).
  */
+import type { RouteContract } from '../../../iam/contract/define'
+import { ROUTES, type RouteId } from '../../../iam/contract/routes'
 
 /** Which cookies of the browser an IAM call receives (never more than it needs). */
 export type ForwardedCookie = 'canary_id' | 'session'
 
-interface AllowedCall {
-  method: 'GET' | 'POST'
-  path: RegExp
+export const BFF_IAM_ROUTES = [
+  'check',
+  'signup',
+  'login',
+  'logout',
+  'refreshSession',
+  'accessTokenMetadata',
+  'secretData',
+  'verifyMfaLink',
+  'verifyMfa',
+  'forgotPassword',
+  'resetPasswordLink',
+  'resetPassword',
+  'verifyEmailLink',
+  'verifyEmail',
+  'resendVerification',
+  'undoEmailChangeLink',
+  'undoEmailChange',
+  'customMfa',
+  'verifyCustomMfaLink',
+  'verifyCustomMfa',
+  'updateEmail',
+  'listTokenMetadata',
+  // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
+  'publicVerify',
+  'newToken',
+  'revokeToken',
+  'tokenMetadata',
+  'rotateToken',
+  'ipRestrictionUpdate',
+  'privilegeUpdate',
+  'revokeAllTokens',
+  // two-step sign-in (account page, login page's second step, second factor instead of the emailed code)
+  'totpStatus',
+  'totpSetup',
+  'totpEnable',
+  'totpDisable',
+  'secondFactor',
+  'verifyCustomMfaSecondFactor',
+  'updateEmailSecondFactor',
+] as const satisfies readonly RouteId[]
+
+export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
 }
 
-// Custom-MFA reasons per DESIGN section 4: [A-Z0-9_]{3,64}, and change_email (the email change flow).
-const ALLOWED: readonly AllowedCall[] = [
-  { method: 'GET', path: /^\/check$/ },
-  { method: 'POST', path: /^\/signup$/ },
-  { method: 'POST', path: /^\/login$/ },
-  { method: 'POST', path: /^\/auth\/logout$/ },
-  { method: 'POST', path: /^\/auth\/user\/refresh-session$/ },
-  { method: 'GET', path: /^\/secret\/accesstoken\/metadata$/ },
-  { method: 'GET', path: /^\/secret\/data$/ },
-  { method: 'GET', path: /^\/auth\/verify-mfa$/ },
-  { method: 'POST', path: /^\/auth\/verify-mfa$/ },
-  { method: 'POST', path: /^\/auth\/forgot-password$/ },
-  { method: 'GET', path: /^\/auth\/reset-password$/ },
-  { method: 'POST', path: /^\/auth\/reset-password$/ },
-  { method: 'GET', path: /^\/auth\/verify-email$/ },
-  { method: 'POST', path: /^\/auth\/verify-email$/ },
-  { method: 'POST', path: /^\/auth\/resend-verification$/ },
-  { method: 'GET', path: /^\/auth\/undo-email-change$/ },
-  { method: 'POST', path: /^\/auth\/undo-email-change$/ },
-  { method: 'POST', path: /^\/custom\/mfa\/(?:[A-Z0-9_]{3,64}|change_email)$/ },
-  { method: 'GET', path: /^\/auth\/verify-custom-mfa$/ },
-  { method: 'POST', path: /^\/auth\/verify-custom-mfa$/ },
-  { method: 'POST', path: /^\/update\/email$/ },
-  { method: 'GET', path: /^\/api\/manage\/list-metadata$/ },
-  { method: 'GET', path: /^\/auth\/totp$/ },
-  { method: 'POST', path: /^\/auth\/totp\/(?:setup|enable|disable)$/ },
-  { method: 'POST', path: /^\/auth\/second-factor$/ },
-  { method: 'POST', path: /^\/(?:auth\/verify-custom-mfa|update\/email)\/second-factor$/ },
-  // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
-  { method: 'GET', path: /^\/api\/public\/verify$/ },
-  { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update|revoke-all)$/ },
-]
+/**
+ * The path parameters of `path` under `route`'s pattern, decoded as the IAM's router decodes them,
+ * or undefined when the path does not have the pattern's shape.
+ */
+export function matchRoutePath(route: Pick<RouteContract, 'path'>, path: string): Record<string, string> | undefined {
+  const want = route.path.split('/')
+  const got = path.split('/')
+  if (want.length !== got.length) return undefined
+  const params: Record<string, string> = {}
+  for (const [i, segment] of want.entries()) {
+    const value = got[i] ?? ''
+    if (!segment.startsWith(':')) {
+      if (segment !== value) return undefined
+      continue
+    }
+    const decoded = value === '' ? undefined : decodeSegment(value)
+    // A decoded slash would be a second segment to a proxy that decodes before routing.
+    if (decoded === undefined || decoded.includes('/')) return undefined
+    params[segment.slice(1)] = decoded
+  }
+  return params
+}
+
+/** The allow-listed route `method path` calls, when its parameters pass the entry's params schema. */
+export function allowedIamRoute(method: string, path: string): BffRouteId | undefined {
+  const upper = method.toUpperCase()
+  return BFF_IAM_ROUTES.find((id) => {
+    const route: RouteContract = ROUTES[id]
+    if (route.method !== upper) return false
+    const params = matchRoutePath(route, path)
+    return params !== undefined && (route.params === undefined || route.params.safeParse(params).success)
+  })
+}
 
 /** true when the BFF may send `method path` to the IAM. */
 export function isAllowedIamCall(method: string, path: string): boolean {
-  const upper = method.toUpperCase()
-  return ALLOWED.some((entry) => entry.method === upper && entry.path.test(path))
+  return allowedIamRoute(method, path) !== undefined
 }

@@ -5,14 +5,14 @@
  */
 import type { H3Event } from 'h3'
 import { currentCookie, forwardSetCookies, isCookieValue } from './cookies'
-import { callIam } from './iam-call'
+import { callIamRoute } from './iam-call'
 import { bffFail } from './respond'
 
 /** The browser's canary_id, obtained from the IAM's /check when the browser has none yet. */
 export async function ensureDeviceCookie(event: H3Event): Promise<string | undefined> {
   const existing = currentCookie(event, 'canary_id')
   if (existing && isCookieValue(existing)) return existing
-  const res = await callIam(event, { method: 'GET', path: '/check' })
+  const res = await callIamRoute(event, 'check', {})
   if (res.status === 403) bffFail(403, { ok: false, error: 'This device has been blocked. Contact support if you think this is a mistake.' })
   forwardSetCookies(event, res.setCookies)
   return currentCookie(event, 'canary_id')

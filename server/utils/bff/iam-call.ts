@@ -6,22 +6,13 @@ import { getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
-import { isAllowedIamCall, type ForwardedCookie } from './allow-list'
+import { isAllowedIamCall, type BffRouteId } from './allow-list'
 import { currentCookie, isCookieValue } from './cookies'
+import { iamRouteCall, type IamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
 
-export interface BffIamCall {
-  method: 'GET' | 'POST'
-  path: string
-  query?: Record<string, string>
-  body?: unknown
-  /** the browser cookies this call forwards */
-  cookies?: ForwardedCookie[]
-  /** send `Authorization: Bearer <access token>` */
-  bearer?: string
-  /** send `x-api-key` (public API token verification) */
-  apiKey?: string
-}
+/** One request to the IAM: method, path (parameters filled in), query, body and credentials. */
+export type BffIamCall = IamRouteCall
 
 /** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
@@ -58,4 +49,9 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
     }
     throw error
   }
+}
+
+/** Calls the IAM route `id` of the route table with input typed by its entry's schemas. */
+export function callIamRoute<I extends BffRouteId, T = unknown>(event: H3Event, id: I, input: IamRouteInput<I>): Promise<IamResponse<T>> {
+  return callIam<T>(event, iamRouteCall(id, input))
 }

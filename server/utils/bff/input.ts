@@ -4,9 +4,13 @@
  * validates the content itself; this is shape only. Bodies arrive here buffered and bounded
  * (BFF_BODY_LIMIT_BYTES, middleware/15.body-limit.ts): readBody never reads the socket itself.
  */
-import { getQuery, readBody, type H3Event } from 'h3'
+import { getQuery, getRouterParams, readBody, type H3Event } from 'h3'
 import { z } from 'zod'
+import type { RouteContract } from '../../../iam/contract/define'
+import { ROUTES } from '../../../iam/contract/routes'
+import type { BffRouteId } from './allow-list'
 import { isFormPost } from './forms'
+import type { IamInput } from './iam-route'
 import { bffFail } from './respond'
 
 /** A same-origin redirect answer for no-JS forms: 303 to `path`, optional error code in the query. */
@@ -35,33 +39,83 @@ function fieldErrors(error: z.ZodError): Record<string, string> {
   return fields
 }
 
-/** The parsed body; 400 `{ ok: false, error, fields }` (or a redirect to `formPath` for forms) otherwise. */
-export async function readInput<S extends z.ZodType>(event: H3Event, schema: S, formPath?: string): Promise<z.infer<S>> {
-  let raw: unknown
+async function rawBody(event: H3Event): Promise<unknown> {
   try {
-    raw = await readBody(event)
+    return (await readBody(event)) ?? {}
   } catch {
-    raw = undefined
+    return {}
   }
-  const parsed = schema.safeParse(raw ?? {})
+}
+
+function parseOrFail<S extends z.ZodType>(event: H3Event, schema: S, raw: unknown, formPath?: string): z.infer<S> {
+  const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
   if (formPath && isFormPost(event)) formReply(formPath, 'invalid')
   bffFail(400, { ok: false, error: 'Please check the highlighted fields.', fields: fieldErrors(parsed.error) })
 }
 
-/** A magic link's four query parameters (token, random, reason, visitor), as the IAM expects them. */
-export const linkQuerySchema = z.object({
-  token: z.string().min(1).max(4096),
-  random: z.string().min(1).max(512),
-  reason: z.string().min(1).max(128),
-  visitor: z.string().min(1).max(256),
-})
+/** The parsed body; 400 `{ ok: false, error, fields }` (or a redirect to `formPath` for forms) otherwise. */
+export async function readInput<S extends z.ZodType>(event: H3Event, schema: S, formPath?: string): Promise<z.infer<S>> {
+  return parseOrFail(event, schema, await rawBody(event), formPath)
+}
 
-export type LinkQuery = z.infer<typeof linkQuerySchema>
+type Entry<I extends BffRouteId> = (typeof ROUTES)[I]
 
-/** The link parameters of this request's query; 400 when missing or malformed. */
-export function readLinkQuery(event: H3Event): LinkQuery {
-  const parsed = linkQuerySchema.safeParse(getQuery(event))
-  if (!parsed.success) bffFail(400, { ok: false, error: 'This link is incomplete. Open the link from your email again.' })
-  return parsed.data
+/** What the client sent for the fields of `schema` (unknown fields dropped, values untouched). */
+function pickShape(schema: z.ZodObject, sent: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(schema.shape).filter((key) => sent[key] !== undefined).map((key) => [key, sent[key]]))
+}
+/** The allow-listed routes whose entry has an object body schema. */
+export type BodyRouteId = { [I in BffRouteId]: Entry<I> extends { body: z.ZodObject } ? I : never }[BffRouteId]
+
+/**
+ * The body the BFF forwards to IAM route `id`, checked by that route's own schema in the route
+ * table (plus the BFF's own fields `extra`, e.g. `returnTo`), so the BFF refuses exactly what the
+ * IAM would, before calling it. `body` is what the browser sent for the entry's fields (the IAM
+ * parses it again, transforms included); `extra` is parsed.
+ */
+export async function readIamBody<I extends BodyRouteId, E extends z.ZodRawShape = Record<never, never>>(
+  event: H3Event,
+  id: I,
+  options: { extra?: E; formPath?: string } = {},
+): Promise<{ body: IamInput<I, 'body'>; extra: z.infer<z.ZodObject<E>> }> {
+  const schema = ROUTES[id].body as z.ZodObject
+  const extra = options.extra ?? ({} as E)
+  const raw = await rawBody(event)
+  const parsed = parseOrFail(event, schema.extend(extra), raw, options.formPath) as Record<string, unknown>
+  const body = pickShape(schema, raw as Record<string, unknown>)
+  const extras = Object.fromEntries(Object.keys(extra).map((key) => [key, parsed[key]]))
+  return { body: body as IamInput<I, 'body'>, extra: extras as z.infer<z.ZodObject<E>> }
+}
+
+/** The BFF's own field of the sign-in forms: where to go afterwards (checked again by safeReturnTo). */
+export const returnToField = { returnTo: z.string().max(512).optional() }
+
+/** The allow-listed routes with path parameters. */
+export type ParamsRouteId = { [I in BffRouteId]: Entry<I>['path'] extends `${string}:${string}` ? I : never }[BffRouteId]
+
+/**
+ * This request's router parameters for IAM route `id` (same names as the entry's `:param`s),
+ * checked by the entry's params schema: 400 `{ ok: false, error }` for what the IAM would refuse.
+ */
+export function readIamParams<I extends ParamsRouteId>(event: H3Event, id: I, error: string): IamInput<I, 'params'> {
+  const raw = getRouterParams(event, { decode: true })
+  const schema: z.ZodType | undefined = (ROUTES[id] as RouteContract).params
+  const decodedOk = Object.values(raw).every((value) => value !== '' && !value.includes('/'))
+  if (!decodedOk || (schema && !schema.safeParse(raw).success)) bffFail(400, { ok: false, error })
+  return raw as IamInput<I, 'params'>
+}
+
+/** The allow-listed routes whose entry has an object query schema (the magic-link routes). */
+export type QueryRouteId = { [I in BffRouteId]: Entry<I> extends { query: z.ZodObject } ? I : never }[BffRouteId]
+
+/**
+ * The magic-link parameters (token, random, reason, visitor) of this request's query, checked by
+ * IAM route `id`'s own query schema; 400 when missing or malformed, before any IAM call.
+ */
+export function readLinkQuery<I extends QueryRouteId>(event: H3Event, id: I): IamInput<I, 'query'> {
+  const schema = ROUTES[id].query as z.ZodObject
+  const sent = getQuery(event)
+  if (!schema.safeParse(sent).success) bffFail(400, { ok: false, error: 'This link is incomplete. Open the link from your email again.' })
+  return pickShape(schema, sent) as IamInput<I, 'query'>
 }

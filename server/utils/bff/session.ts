@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
 import { clearSessionCookies, currentCookie, forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
-import { callIam, type BffIamCall } from './iam-call'
+import type { BffRouteId } from './allow-list'
+import { callIam, callIamRoute, type BffIamCall } from './iam-call'
+import { iamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
 
 /** In flight per process, keyed by SHA-256 of the refresh cookie (never the cookie itself). */
@@ -35,7 +37,7 @@ export async function refreshSession(event: H3Event): Promise<IamResponse<unknow
   const key = createHash('sha256').update(session).digest('base64url')
   let pending = inFlight.get(key)
   if (!pending) {
-    pending = callIam(event, { method: 'POST', path: '/auth/user/refresh-session', cookies: ['session', 'canary_id'] })
+    pending = callIamRoute(event, 'refreshSession', { cookies: ['session', 'canary_id'] })
     inFlight.set(key, pending)
     // settle-then-delete: later requests carry the new cookie, so they never hit this entry
     pending.finally(() => inFlight.delete(key)).catch(() => {})
@@ -87,9 +89,7 @@ export async function callAuthed<T = unknown>(event: H3Event, call: Omit<BffIamC
   const send = async () => callIam<T>(event, { ...call, bearer: await ensureAccess(event), cookies: ['session', 'canary_id'] })
   const res = await send()
   if (res.status !== 401) return res
-  const probe = await callIam(event, {
-    method: 'GET',
-    path: '/secret/accesstoken/metadata',
+  const probe = await callIamRoute(event, 'accessTokenMetadata', {
     bearer: currentCookie(event, 'access'),
     cookies: ['session', 'canary_id'],
   })
@@ -102,4 +102,13 @@ export async function callAuthed<T = unknown>(event: H3Event, call: Omit<BffIamC
   const refreshed = await refreshSession(event)
   if (refreshed.status >= 300) failRefresh(event, refreshed)
   return send()
+}
+
+/** callAuthed for the IAM route `id` of the route table, with input typed by its entry's schemas. */
+export function callAuthedRoute<I extends BffRouteId, T = unknown>(
+  event: H3Event,
+  id: I,
+  input: Omit<IamRouteInput<I>, 'bearer' | 'cookies'>,
+): Promise<IamResponse<T>> {
+  return callAuthed<T>(event, iamRouteCall(id, input as IamRouteInput<I>))
 }

@@ -4,12 +4,12 @@
  * only GET action: any other answers 404. (A dynamic segment, not a static list-metadata.get.ts:
  * a static path would shadow POST /api/manage/list-metadata, which must answer 400 Bad Request.)
  */
-import { defineEventHandler, getRouterParam, setResponseStatus } from 'h3'
+import { defineEventHandler, getRouterParam } from 'h3'
 import { useIam } from '../../../context'
 import { runManageAction } from '../../../features/api-tokens/manage'
 import { apiTokenService } from '../../../features/api-tokens/service'
+import { renderManageOutcome } from '../../../http/api-token-outcomes'
 import { fullAuthentication } from '../../../http/auth'
-import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
 import { notFound } from '../../../http/respond'
 
@@ -22,8 +22,5 @@ export default defineEventHandler(async (event) => {
     { action: 'list-metadata', method: 'GET', ip: getClientIp(event), userId: user.userId, body: undefined },
     ctx.now,
   )
-  if (outcome.kind === 'limited') return throwTooManyRequests(outcome.decision)
-  if (outcome.kind !== 'json') throw new Error('listing has no body to reject')
-  setResponseStatus(event, outcome.status)
-  return outcome.body
+  return renderManageOutcome(event, 'list-metadata', outcome, undefined)
 })

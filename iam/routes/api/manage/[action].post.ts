@@ -3,12 +3,12 @@
  * ip-restriction-update, privilege-update, revoke-all (issue 11); POST list-metadata answers 400 Bad Request; any other
  * action 404. Full authentication first, then the controller (features/api-tokens/manage.ts).
  */
-import { defineEventHandler, getRouterParam, setResponseStatus } from 'h3'
+import { defineEventHandler, getRouterParam } from 'h3'
 import { useIam } from '../../../context'
 import { isManageAction, runManageAction } from '../../../features/api-tokens/manage'
 import { apiTokenService } from '../../../features/api-tokens/service'
-import { fullAuthentication, rejectXss } from '../../../http/auth'
-import { throwTooManyRequests } from '../../../http/rate-limit'
+import { renderManageOutcome } from '../../../http/api-token-outcomes'
+import { fullAuthentication } from '../../../http/auth'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { notFound } from '../../../http/respond'
 
@@ -23,11 +23,5 @@ export default defineEventHandler(async (event) => {
     { action, method: 'POST', ip: getClientIp(event), userId: user.userId, body, visitorRowId: user.visitorRowId },
     ctx.now,
   )
-  if (outcome.kind === 'limited') return throwTooManyRequests(outcome.decision)
-  if (outcome.kind === 'xss') {
-    await rejectXss(event, body)
-    throw new Error('rejectXss returned for a body the controller found to be XSS')
-  }
-  setResponseStatus(event, outcome.status)
-  return outcome.body
+  return renderManageOutcome(event, action, outcome, body)
 })

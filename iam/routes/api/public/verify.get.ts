@@ -3,12 +3,11 @@
  * token verification"). No session, no cookies, no body: the request-rules middleware leaves this
  * route untouched. The table and limiter rule 5 live in features/api-tokens/public-verify.ts.
  */
-import { defineEventHandler, getQuery, setResponseStatus } from 'h3'
+import { defineEventHandler, getQuery } from 'h3'
 import { useIam } from '../../../context'
 import { apiTokenService } from '../../../features/api-tokens/service'
 import { verifyPublicRequest } from '../../../features/api-tokens/public-verify'
-import { throwTooManyRequests } from '../../../http/rate-limit'
-import { httpFail } from '../../../http/respond'
+import { renderVerifyOutcome } from '../../../http/api-token-outcomes'
 
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
@@ -22,8 +21,5 @@ export default defineEventHandler(async (event) => {
     },
     ctx.now,
   )
-  if (outcome.kind === 'limited') return throwTooManyRequests(outcome.decision)
-  if (outcome.status !== 200) return httpFail(outcome.status, outcome.body)
-  setResponseStatus(event, 200)
-  return outcome.body
+  return renderVerifyOutcome(event, outcome)
 })

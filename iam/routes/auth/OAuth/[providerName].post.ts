@@ -3,13 +3,11 @@ import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
 import { findProvider, readProfile } from '../../../features/oauth-login/provider-profile'
 import { oauthLogin } from '../../../features/oauth-login/oauth-login-service'
-import { getAuthLimiters } from '../../../features/users/auth-limiters'
 import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'
 import { notFound } from '../../../http/respond'
-import { limiterIpKey } from '../../../lib/ip'
 
 /** POST /auth/OAuth/:providerName: 201 tokens; 200 `{ secondFactor }` for an account with one (no tokens); 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
 export default defineEventHandler(async (event) => {
@@ -21,7 +19,7 @@ export default defineEventHandler(async (event) => {
   const visitor = await requireDevice(event)
   const body = readRouteInput(event, ROUTES.oauthLogin, 'body')
   await rejectXss(event, body)
-  await enforceRateLimit(getAuthLimiters(ctx).oauth, limiterIpKey(ipAddress))
+  await enforceRateLimit(ctx, 'oauth', { ip: ipAddress })
   const profile = readProfile(provider, body)
   if (!profile.ok) return authFail(400, 'Invalid provider profile', { fields: profile.fields })
   const result = await oauthLogin(ctx, {
@@ -32,8 +30,8 @@ export default defineEventHandler(async (event) => {
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
   })
   if (!result.ok) {
-    if (result.reason === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
-    if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
+    if (result.code === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
+    if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(409, 'Email already registered')
   }
   // an account with a second factor: the provider vouched for who it is, the second factor still has to

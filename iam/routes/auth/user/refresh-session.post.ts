@@ -2,7 +2,6 @@ import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
 import { guardSession } from '../../../features/anomalies/anomaly-service'
 import { rotateRefreshToken } from '../../../features/sessions/rotate-service'
-import { getAuthLimiters } from '../../../features/users/auth-limiters'
 import {
   authFail,
   checkForActiveMfa,
@@ -15,7 +14,6 @@ import {
 } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
-import { limiterIpKey } from '../../../lib/ip'
 
 /**
  * POST /auth/user/refresh-session (cookie-only; acceptCookieOnly runs in middleware 30):
@@ -26,7 +24,7 @@ export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const refreshToken = requireRefreshToken(event)
   const ipAddress = getClientIp(event)
-  await enforceRateLimit(getAuthLimiters(ctx).refresh, limiterIpKey(ipAddress))
+  await enforceRateLimit(ctx, 'refresh', { ip: ipAddress })
   await getFingerPrint(event)
   await checkForActiveMfa(event)
   const visitor = requireSessionDevice(event)
@@ -35,8 +33,8 @@ export default defineEventHandler(async (event) => {
   const rotated = await rotateRefreshToken(ctx, { raw: refreshToken, canaryId: visitor.canary_id, familyId: guard.session.family.id })
   if (!rotated.ok) {
     // only when a concurrent rotation of this token stalled for seconds: the client may simply retry
-    if (rotated.reason === 'busy') return authFail(503, 'A refresh of this session is in progress; retry', {}, { 'Retry-After': '1' })
-    return authFail(401, RELOGIN_ERROR, { reason: rotated.reason === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
+    if (rotated.code === 'busy') return authFail(503, 'A refresh of this session is in progress; retry', {}, { 'Retry-After': '1' })
+    return authFail(401, RELOGIN_ERROR, { reason: rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
   }
   return sendTokens(event, ctx, rotated.pair, 201)
 })

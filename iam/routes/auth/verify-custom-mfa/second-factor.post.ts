@@ -1,7 +1,8 @@
 import { defineEventHandler } from 'h3'
 import { SECOND_FACTOR_ROUTES } from '../../../contract/second-factor'
 import { verifyCustomMfa } from '../../../features/account-actions/custom-mfa'
-import { authFail, sendTokens } from '../../../http/auth'
+import { failAction } from '../../../http/account-action-outcomes'
+import { sendTokens } from '../../../http/auth'
 import { readFactorRequest } from '../../../http/second-factor'
 
 /**
@@ -12,6 +13,6 @@ import { readFactorRequest } from '../../../http/second-factor'
 export default defineEventHandler(async (event) => {
   const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.verifyCustomMfaSecondFactor)
   const result = await verifyCustomMfa(ctx, { proof: { kind: 'second_factor', reason: data.reason, code: data.code }, user, actor })
-  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

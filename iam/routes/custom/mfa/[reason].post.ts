@@ -2,12 +2,11 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
 import { startCustomMfa } from '../../../features/account-actions/custom-mfa'
-import { isCustomReason } from '../../../features/mfa/purposes'
 import { authFail, fullAuthentication, rejectXss } from '../../../http/auth'
-import { throwTooManyRequests } from '../../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'
 import { okEnvelope } from '../../../http/respond'
+import { failAction } from '../../../http/account-action-outcomes'
 
 const invalidReason = (): never => authFail(400, 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
 
@@ -18,16 +17,13 @@ const invalidReason = (): never => authFail(400, 'Invalid reason', { fields: { r
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const user = await fullAuthentication(event)
+  // the params schema refuses reserved names too (contract/inputs.ts isCustomReason)
   const { reason } = readRouteInput(event, ROUTES.customMfa, 'params', invalidReason)
-  if (!isCustomReason(reason)) return invalidReason()
   const raw = getJsonBody<Record<string, unknown>>(event)
   await rejectXss(event, raw)
   const { note } = readRouteInput(event, ROUTES.customMfa, 'body')
   const ipAddress = getClientIp(event)
   const result = await startCustomMfa(ctx, { user, reason, note: note || undefined, ipAddress })
-  if (!result.ok) {
-    if ('limited' in result) return throwTooManyRequests(result.limited)
-    return authFail(result.status, result.error)
-  }
+  if (!result.ok) return failAction(result)
   return okEnvelope({ reason: result.reason, expiresAt: result.expiresAt, sentTo: result.sentTo })
 })

@@ -1,0 +1,40 @@
+/**
+ * The names of the IAM's rate limiters (issue 12): the route table lists, per route, the names it
+ * consumes, and the limiter registry (iam/features/rate-limits/registry.ts) defines each one's key
+ * shape, configuration and permanent-block rule. Names only here: the contract folder imports no
+ * feature code (the gateway imports it too).
+ */
+export const LIMITER_NAMES = [
+  // the spec's API token limiters (configuration rate_limiters.apiTokensLimiters)
+  'consumptionRateLimiter',
+  'generalUnionLimiter',
+  'newTokenCreationLimiter',
+  'revokeTokensLimiter',
+  'getMetadataTokenLimiter',
+  'rotationRateLimiter',
+  'ipRestrictionUpdate',
+  'privilegeUpdate',
+  // issue 11, 4.4: revoke-all counts apart, with revokeTokensLimiter's numbers
+  'revokeAllLimiter',
+  // DESIGN section 4 (configuration rate_limiters.*)
+  'signup',
+  'loginIp',
+  'loginAccount',
+  'loginAccountDelay',
+  'oauth',
+  'refresh',
+  'links',
+  'codes',
+  'forgotPassword',
+  'emails',
+  'check',
+  'resendVerification',
+] as const
+
+export type LimiterName = (typeof LIMITER_NAMES)[number]
+
+/**
+ * Names no table entry lists, each with the reason (none today): a limiter that no route consumes
+ * is dead unless it is written down here.
+ */
+export const INTERNAL_LIMITERS: Readonly<Partial<Record<LimiterName, string>>> = {}

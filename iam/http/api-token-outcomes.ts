@@ -1,0 +1,55 @@
+/**
+ * The HTTP side of the API token outcomes (spec "API token management", "Public API token
+ * verification", "Errors"): one mapper per route family from a feature's failure code to the
+ * spec's status and body. Features never name a status.
+ */
+import { setResponseStatus, type H3Event } from 'h3'
+import type { ManageAction, ManageOutcome } from '../features/api-tokens/manage'
+import type { VerifyFailureCode, VerifyOutcome } from '../features/api-tokens/public-verify'
+import { failResult, REASONS } from '../features/api-tokens/results'
+import { rejectXss } from './auth'
+import { throwTooManyRequests } from './rate-limit'
+import { httpFail } from './respond'
+
+/** `/api/manage/*`: 201 for a created token, 200 for the rest; failures by code (and action). */
+export async function renderManageOutcome(event: H3Event, action: ManageAction, outcome: ManageOutcome, body: unknown): Promise<unknown> {
+  if (outcome.ok) return reply(event, action === 'new-token' ? 201 : 200, outcome.result)
+  switch (outcome.code) {
+    case 'rate_limited':
+      return throwTooManyRequests(outcome.decision)
+    case 'xss':
+      await rejectXss(event, body)
+      throw new Error('rejectXss returned for a body the controller found to be XSS')
+    case 'bad_request':
+    case 'creation_refused':
+      return reply(event, 400, outcome.result)
+    // spec: a refused revoke or metadata is 401, a refused rotate or update 400
+    case 'action_failed':
+      return reply(event, action === 'revoke' || action === 'metadata' ? 401 : 400, outcome.result)
+    case 'server_error':
+      return reply(event, 500, outcome.result)
+  }
+}
+
+/** Management answers its envelope as a normal response, failures included. */
+function reply(event: H3Event, status: number, body: unknown): unknown {
+  setResponseStatus(event, status)
+  return body
+}
+
+const VERIFY_FAILURES = {
+  no_api_key: [401, 'No api key provided'],
+  bad_request: [400, REASONS.badRequest],
+  invalid_host: [401, REASONS.invalidHost],
+  invalid_key: [401, REASONS.invalidKey],
+  server_error: [500, REASONS.serverErrorValidating],
+} as const satisfies Record<Exclude<VerifyFailureCode, 'rate_limited' | 'banned'>, readonly [number, string]>
+
+/** GET /api/public/verify: 200 with the token's data, else the spec's status and reason. */
+export function renderVerifyOutcome(event: H3Event, outcome: VerifyOutcome): unknown {
+  if (outcome.ok) return reply(event, 200, outcome.result)
+  if (outcome.code === 'rate_limited') return throwTooManyRequests(outcome.decision)
+  if (outcome.code === 'banned') return httpFail(403, { banned: true })
+  const [status, reason] = VERIFY_FAILURES[outcome.code]
+  return httpFail(status, failResult(outcome.date, reason))
+}

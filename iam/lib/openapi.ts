@@ -1,0 +1,177 @@
+/**
+ * The IAM's OpenAPI 3.1 document (issue 12 item 2), generated from the route table: one operation
+ * per entry (operationId = route id), its parameters, request body and documented responses from
+ * the entry's zod schemas, and its security from the entry's `auth`, `apiKey` and `hmac`.
+ *
+ * Pure: no h3, no config. It sits beside the table, not in it, because it reads the HMAC header
+ * names from iam/client/hmac.ts (iam/contract imports only zod and lib/text). The document
+ * describes every deployment, so the HMAC headers are listed on every route that verifies them
+ * when service.Hmac is configured.
+ */
+import { z } from 'zod'
+import { HMAC_HEADERS } from '../client/hmac'
+import type { AuthRule, ResponseContract, RouteContract } from '../contract/define'
+import * as shared from '../contract/responses'
+import { PLATFORM_RESPONSES, responses } from '../contract/responses'
+import { ROUTES } from '../contract/routes'
+import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
+
+export type OpenApiDocument = {
+  openapi: '3.1.0'
+  info: { title: string; version: string; description: string }
+  paths: Record<string, Record<string, JsonSchema>>
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> }
+}
+
+/** The contract's version: bump it when a route changes in a way clients notice. */
+const CONTRACT_VERSION = '1.0.0'
+
+const HMAC_V2 = [
+  'String to sign (version 2): the lines `v2`, client id, timestamp, METHOD, request target (path + query as sent),',
+  'request id, hex SHA-256 of the body bytes (of the empty string without a body), then the hex SHA-256 of the',
+  '`Cookie`, `Authorization`, `X-Forwarded-For` and `x-api-key` header values (empty when absent), joined by `\\n`.',
+  'X-Signature is the lowercase hex HMAC-SHA256 of it under the shared secret.',
+].join(' ')
+
+/** The five headers of a version 2 signature, one scheme each: a request carries all of them. */
+const HMAC_SCHEMES: Record<string, { header: string; description: string }> = {
+  hmacClientId: { header: HMAC_HEADERS.clientId, description: 'The gateway client id (service.Hmac.clientId).' },
+  hmacTimestamp: { header: HMAC_HEADERS.timestamp, description: 'Milliseconds since the epoch; within service.Hmac.maxClockSkew of the IAM clock.' },
+  hmacSignature: { header: HMAC_HEADERS.signature, description: HMAC_V2 },
+  hmacRequestId: { header: HMAC_HEADERS.requestId, description: 'A one-time nonce, [A-Za-z0-9._-]{1,128}; a replay is refused by every instance.' },
+  hmacSignatureVersion: { header: HMAC_HEADERS.version, description: '`2` (version 1, the spec\'s, covers neither body nor credentials).' },
+}
+
+const SECURITY_SCHEMES: Record<string, JsonSchema> = {
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token.' },
+  session: { type: 'apiKey', in: 'cookie', name: 'session', description: 'The refresh token.' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A raw API token.' },
+  ...Object.fromEntries(
+    Object.entries(HMAC_SCHEMES).map(([name, { header, description }]) => [
+      name,
+      { type: 'apiKey', in: 'header', name: header, description: `HMAC request signing, required when the IAM has service.Hmac. ${description}` },
+    ]),
+  ),
+}
+
+const CREDENTIALS: Record<AuthRule, readonly string[]> = {
+  full: ['bearer', 'session'],
+  'bearer+session': ['bearer', 'session'],
+  session: ['session'],
+  none: [],
+}
+
+/** What the platform answers around every route (HMAC only where the entry has it), merged under the entry's own. */
+function withPlatformResponses(route: RouteContract): Record<number, ResponseContract> {
+  const { 401: _hmacFailure, ...withoutHmac } = PLATFORM_RESPONSES
+  return responses(route.hmac === false ? withoutHmac : PLATFORM_RESPONSES, route.responses)
+}
+
+function security(route: RouteContract): Array<Record<string, string[]>> {
+  const names = [...CREDENTIALS[route.auth], ...(route.apiKey ? ['apiKey'] : []), ...(route.hmac === false ? [] : Object.keys(HMAC_SCHEMES))]
+  return [Object.fromEntries(names.map((name) => [name, []]))]
+}
+
+/** Path and query parameters from the entry's object schemas. */
+function parameters(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema[] {
+  const out: JsonSchema[] = []
+  for (const where of ['path', 'query'] as const) {
+    const schema = where === 'path' ? route.params : route.query
+    if (!schema) continue
+    const json = toOpenApiSchema(schema, 'input', `${id}.${where}`, components)
+    const properties = (json.properties ?? {}) as Record<string, JsonSchema>
+    const required = new Set((json.required ?? []) as string[])
+    for (const [name, property] of Object.entries(properties)) {
+      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: property })
+    }
+  }
+  // A path segment the entry has no schema for is still a required string parameter.
+  for (const segment of route.path.split('/').filter((s) => s.startsWith(':'))) {
+    const name = segment.slice(1)
+    if (!out.some((p) => p.in === 'path' && p.name === name)) out.push({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } })
+  }
+  return out
+}
+
+function requestBody(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema | undefined {
+  if (route.request.kind !== 'json') return undefined
+  const schema = route.body ? toOpenApiSchema(route.body, 'input', `${id}.body`, components) : { type: 'object' }
+  return {
+    required: true,
+    description: `A JSON object of at most ${route.request.limitBytes} bytes.`,
+    content: { 'application/json': { schema } },
+  }
+}
+
+function responseObjects(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema {
+  const all = withPlatformResponses(route)
+  const out: JsonSchema = {}
+  for (const [status, response] of Object.entries(all)) {
+    const body = response.body ? { content: { 'application/json': { schema: toOpenApiSchema(response.body, 'output', `${id}.${status}`, components) } } } : {}
+    out[status] = { description: response.description, ...body }
+  }
+  // OpenAPI wants at least one response per operation.
+  if (Object.keys(out).length === 0) out.default = { description: 'Not documented yet' }
+  return out
+}
+
+function operation(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema {
+  const params = parameters(id, route, components)
+  const body = requestBody(id, route, components)
+  return {
+    operationId: id,
+    summary: route.summary,
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses: responseObjects(id, route, components),
+    security: security(route),
+  }
+}
+
+/** `/custom/mfa/:reason` -> `/custom/mfa/{reason}` */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+}
+
+/**
+ * Gives the response bodies many routes share (iam/contract/responses.ts) their export name as a
+ * zod id, so each becomes one component the operations reference instead of a copy per response
+ * (about a tenth of the document's size). Kept in zod's global registry, next to any description
+ * a schema has; a schema that already has an id keeps it.
+ */
+function nameSharedSchemas(): void {
+  for (const [name, value] of Object.entries(shared)) {
+    if (!(value instanceof z.ZodType)) continue
+    const meta = z.globalRegistry.get(value)
+    if (meta?.id === undefined && !z.globalRegistry._idmap.has(name)) z.globalRegistry.add(value, { ...meta, id: name })
+  }
+}
+
+/** The document for a route table. */
+export function buildOpenApiDocument(routes: Readonly<Record<string, RouteContract>>): OpenApiDocument {
+  nameSharedSchemas()
+  const components: Record<string, JsonSchema> = {}
+  const paths: OpenApiDocument['paths'] = {}
+  for (const [id, route] of Object.entries(routes)) {
+    const path = openApiPath(route.path)
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(id, route, components) }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'IAM service',
+      version: CONTRACT_VERSION,
+      description: 'Generated from the IAM route table (iam/contract). Bodies are JSON; times are ISO 8601 strings.',
+    },
+    paths,
+    components: { schemas: components, securitySchemes: SECURITY_SCHEMES },
+  }
+}
+
+let built: OpenApiDocument | undefined
+
+/** The IAM's document, built once per process: the table is static. */
+export function openApiDocument(): OpenApiDocument {
+  built ??= buildOpenApiDocument(ROUTES)
+  return built
+}

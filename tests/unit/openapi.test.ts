@@ -1,0 +1,89 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineRoutes, json, noBody } from '../../iam/contract/define'
+import { buildOpenApiDocument, openApiPath } from '../../iam/lib/openapi'
+
+type Node = { name: string; children: Node[] }
+const tree: z.ZodType<Node> = z.object({ name: z.string(), children: z.array(z.lazy(() => tree)) })
+const Address = z.object({ city: z.string() }).meta({ id: 'Address' })
+
+const table = defineRoutes({
+  createThing: {
+    method: 'POST',
+    path: '/things/:kind',
+    summary: 'Create a thing',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    params: z.object({ kind: z.string().regex(/^[a-z]{3,8}$/) }),
+    query: z.object({ dryRun: z.enum(['1']).optional(), page: z.string() }),
+    body: z.object({
+      name: z.string().max(10),
+      colour: z.string().default('red'),
+      seen: z.date(),
+      custom: z.custom<string>((v) => typeof v === 'string'),
+      home: Address,
+      work: Address,
+      tree,
+    }),
+    responses: { 201: { description: 'Created', body: z.object({ ok: z.literal(true), at: z.date(), count: z.string().transform(Number) }) } },
+  },
+  open: { method: 'GET', path: '/open', summary: 'Open', auth: 'none', limiters: [], request: noBody, hmac: false, responses: {} },
+})
+
+/** Every `$ref` string anywhere in `node`. */
+function refs(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(refs)
+  if (node === null || typeof node !== 'object') return []
+  return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refs(value)))
+}
+
+describe('OpenAPI generation from a route table', () => {
+  const doc = buildOpenApiDocument(table)
+  const op = doc.paths['/things/{kind}']?.post as Record<string, unknown>
+
+  it('turns :param segments into {param}', () => {
+    expect(openApiPath('/custom/mfa/:reason')).toBe('/custom/mfa/{reason}')
+    expect(openApiPath('/a/:b/c/:d_e')).toBe('/a/{b}/c/{d_e}')
+  })
+  it('documents unrepresentable types instead of throwing (a date as an ISO string, a custom check as anything)', () => {
+    const body = (op.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } }).content['application/json'].schema
+    expect(body.properties.seen).toEqual({ type: 'string', format: 'date-time' })
+    expect(body.properties.custom).toEqual({})
+  })
+  it('describes requests as clients send them: a field with a default is optional', () => {
+    const body = (op.requestBody as { content: { 'application/json': { schema: { required: string[] } } } }).content['application/json'].schema
+    expect(body.required).not.toContain('colour')
+    expect(body.required).toContain('name')
+  })
+  it('takes path and query parameters from the params and query schemas', () => {
+    expect(op.parameters).toEqual([
+      { name: 'kind', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]{3,8}$' } },
+      { name: 'dryRun', in: 'query', required: false, schema: { type: 'string', enum: ['1'] } },
+      { name: 'page', in: 'query', required: true, schema: { type: 'string' } },
+    ])
+  })
+  it('moves shared and recursive definitions to components so every $ref resolves in the document', () => {
+    const all = refs(doc)
+    expect(all.length).toBeGreaterThan(0)
+    for (const ref of all) {
+      expect(ref).toMatch(/^#\/components\/schemas\/[A-Za-z0-9._-]+$/)
+      expect(doc.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined()
+    }
+    expect(doc.components.schemas.Address).toBeDefined()
+  })
+  it("adds the platform's answers (HMAC 401, unresolved client IP 403, 500) to every route, the HMAC 401 only where HMAC applies", () => {
+    expect(Object.keys(op.responses as object).sort()).toEqual(['201', '401', '403', '500'])
+    expect(Object.keys(doc.paths['/open']?.get?.responses as object).sort()).toEqual(['403', '500'])
+  })
+  it('requires nothing on an HMAC-exempt route without authentication', () => {
+    expect(doc.paths['/open']?.get?.security).toEqual([{}])
+  })
+  it('validates as OpenAPI 3.1', async () => {
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>)
+    expect(result.errors).toBeUndefined()
+    expect(() => validator.resolveRefs()).not.toThrow()
+  })
+})
