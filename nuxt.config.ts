@@ -23,6 +23,6 @@ export default defineNuxtConfig({
   nitro: {
     preset: 'node-server',
     output: { dir: process.env.GATEWAY_OUTPUT_DIR || '.output' },
-    plugins: testBuild ? [fileURLToPath(new URL('server/test-build/oauth-test-callbacks.ts', import.meta.url))] : [],
+    plugins: testBuild ? ['server/test-build/oauth-test-callbacks.ts', 'server/test-build/clock.ts'].map((path) => fileURLToPath(new URL(path, import.meta.url))) : [],
   },
 })

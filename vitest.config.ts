@@ -17,10 +17,11 @@ export default defineConfig({
           name: 'iam',
           include: ['tests/iam/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/helpers/build-iam.ts'],
+          // files with the default config share one IAM (shared-iam.ts); the others start their own
+          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/shared-iam.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
-          // each file starts its own IAM process; two cores here
+          // two cores here
           maxWorkers: 2,
         },
       },

@@ -13,7 +13,7 @@ export interface IamContext {
   readonly db: Kysely<Database>
   readonly store: SharedStore
   readonly log: Logger
-  /** ms since epoch; features take `now` from here so tests can move time through config */
+  /** ms since epoch (lib/clock.ts); features take `now` from here, never from Date.now, so the test build can move it */
   readonly now: () => number
 }
 

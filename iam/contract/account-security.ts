@@ -1,4 +1,124 @@
 /** Sessions, password change and the audit view (DESIGN sections 6 and 7, issue 15). */
-import { defineRoutes } from './define'
+import { z } from 'zod'
+import { safeString } from '../lib/text'
+import { defineRoutes, json, noBody } from './define'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
 
-export const ACCOUNT_SECURITY_ROUTES = defineRoutes({})
+/** A validation or business refusal of these routes (`error`, `fields` for the field at fault) */
+const refused = (description: string): Responses => ({ 400: { description, body: errorFail } })
+
+/** A live session (refresh-token family) as its owner sees it. */
+export const sessionView = z.object({
+  id: z.string().describe('opaque session id'),
+  current: z.boolean().describe('the session making this request'),
+  createdAt: z.string(),
+  lastSeenAt: z.string(),
+  ipAddress: z.string().nullable(),
+  browser: z.string().nullable(),
+  os: z.string().nullable(),
+  country: z.string().optional(),
+})
+
+/** One audit-log entry as its owner sees it: never secrets, never another user's. */
+export const securityEventView = z.object({
+  id: z.number(),
+  type: z.string(),
+  createdAt: z.string(),
+  ipAddress: z.string().nullable(),
+  browser: z.string().optional(),
+  details: z.record(z.string(), z.unknown()),
+})
+
+/** `<created_at ms>.<id>`: the position after the last entry of a page (keyset pagination). */
+export const SECURITY_EVENTS_CURSOR = /^\d{1,15}\.\d{1,12}$/
+export const SECURITY_EVENTS_MAX_LIMIT = 100
+export const SECURITY_EVENTS_DEFAULT_LIMIT = 20
+
+export const revokeSessionBody = z.object({
+  id: safeString({ error: 'The session id is required' }).min(1, 'The session id is required').max(100, 'Unknown session'),
+})
+
+export const changePasswordBody = z.object({
+  currentPassword: safeString({ error: 'The current password is required' }).min(1, 'The current password is required').max(1024),
+  password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
+  confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
+})
+
+export const securityEventsQuery = z.object({
+  // a string as it arrives (1..100, no sign, no leading zero); the route turns it into a number
+  limit: z.string().regex(/^(?:[1-9]\d?|100)$/, `limit is a number from 1 to ${SECURITY_EVENTS_MAX_LIMIT}`).optional(),
+  before: z.string().regex(SECURITY_EVENTS_CURSOR, 'before is the nextBefore of a previous page').optional(),
+})
+
+export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
+  listSessions: {
+    method: 'GET',
+    path: '/auth/sessions',
+    summary: "The user's live sessions, newest first",
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses({ 200: { description: 'Live sessions (not revoked, not expired)', body: okData(z.object({ sessions: z.array(sessionView) })) } }, FULL_AUTH),
+  },
+  revokeSession: {
+    method: 'POST',
+    path: '/auth/sessions/revoke',
+    summary: 'End one of the user’s sessions (its refresh and access tokens stop working)',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: revokeSessionBody,
+    responses: responses(
+      { 200: { description: 'Ended', body: okData(z.object({ revoked: z.literal(1) })) } },
+      { 404: { description: 'No live session of this user has that id (unknown and foreign ids alike)', body: errorFail } },
+      refused('Validation failed (`fields.id`)'),
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      XSS,
+    ),
+  },
+  revokeOtherSessions: {
+    method: 'POST',
+    path: '/auth/sessions/revoke-others',
+    summary: 'Sign out everywhere else: end every session but this one',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.object({}),
+    responses: responses({ 200: { description: 'How many sessions were ended', body: okData(z.object({ revoked: z.number().int().nonnegative() })) } }, FULL_AUTH, JSON_BODY_FIELDS, XSS),
+  },
+  changePassword: {
+    method: 'POST',
+    path: '/auth/change-password',
+    summary: 'Change the password (other sessions end; this one gets a new token pair)',
+    auth: 'full',
+    // the login limiters: a stolen session must not become an unthrottled password oracle
+    limiters: ['loginIp', 'loginAccount', 'loginAccountDelay'],
+    request: json(),
+    body: changePasswordBody,
+    responses: responses(
+      { 200: { description: 'Changed: a new token pair and session cookie, like POST /login', body: tokensBody } },
+      refused('Validation failed, passwords do not match, policy or breached password (`fields`), or an account without a password'),
+      { 401: { description: 'Wrong current password (`fields.currentPassword`; counted by the login limiters), or this session ended meanwhile', body: errorFail } },
+      { 409: { description: 'The password was changed meanwhile by another request', body: errorFail } },
+      { 503: { description: 'The breach check is unavailable', body: errorFail } },
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      LIMITED,
+    ),
+  },
+  listSecurityEvents: {
+    method: 'GET',
+    path: '/auth/security-events',
+    summary: "The user's own security events, newest first, paginated",
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    query: securityEventsQuery,
+    responses: responses(
+      { 200: { description: 'A page of events; nextBefore when there are older ones', body: okData(z.object({ events: z.array(securityEventView), nextBefore: z.string().optional() })) } },
+      refused('Bad limit or before (`fields`)'),
+      FULL_AUTH,
+    ),
+  },
+})

@@ -115,7 +115,13 @@ export async function rejectXss(event: H3Event, value: unknown): Promise<void> {
   const ctx = useIam()
   const visitor = event.context.visitor
   if (visitor) {
-    await banVisitor(ctx.db, visitor.id, { banScore: ctx.config.botDetector.banScore, now: ctx.now(), reason: 'xss', ipAddress: getClientIp(event) })
+    await banVisitor(ctx.db, visitor.id, {
+      banScore: ctx.config.botDetector.banScore,
+      now: ctx.now(),
+      reason: 'xss',
+      ipAddress: getClientIp(event),
+      userId: event.context.user?.userId ?? null,
+    })
   }
   ctx.log.warn('xss input: device banned', { path: event.path.split('?')[0], visitorRowId: visitor?.id })
   httpFail(403, { banned: true })

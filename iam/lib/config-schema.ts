@@ -80,7 +80,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       driver: z.enum(['memory', 'redis']).default('memory'),
       url: z.string().optional(),
-      /** key namespace; every key is <prefix>:v1:<area>:<key> */
+      /** key namespace; every key is <prefix>:v2:<area>:<key> */
       prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('iam'),
     })
     .prefault({}),

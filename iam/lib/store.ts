@@ -4,7 +4,11 @@
  * The atomic primitives run as Lua on Redis and synchronously under a per-key lock in memory, so
  * neither does read-modify-write across awaits.
  *
- * Keys are namespaced and versioned: `<prefix>:v1:<area>:<key>`, used verbatim. (unstorage is not
+ * Expiry is judged by the store's clock (`now`, the IAM's clock), not by Redis's: a Redis value is
+ * `<expiresAt ms>@<JSON>` and a PX expiry equal to its life only cleans it up later (the IAM clock
+ * never runs behind the wall clock, so PX never drops a value the clock still considers alive).
+ *
+ * Keys are namespaced and versioned: `<prefix>:v2:<area>:<key>` (v2: values carry their expiry), used verbatim. (unstorage is not
  * used for keys: its normalizeKey collapses `::` and drops everything after `?`, so an IPv6-keyed
  * value written by the raw client could not be read back through it.) Every write has a TTL.
  */
@@ -23,6 +27,8 @@ export interface SharedStore {
   increment(key: string, ttlMs: number, by?: number): Promise<number>
   /** Remaining life in ms; null when absent. */
   ttl(key: string): Promise<number | null>
+  /** The clock that judges expiry (ms since epoch); Redis scripts get it as an argument. */
+  now(): number
   /** The Redis connection for Lua scripts (redis kind only). */
   readonly redis: Redis | null
   /** Memory kind: the entries, by full key, for multi-key updates done synchronously inside withLock. */
@@ -38,7 +44,7 @@ export interface StoreOptions {
   driver: 'memory' | 'redis'
   url?: string
   prefix: string
-  /** memory driver clock (ms since epoch); Redis expires keys on its own clock */
+  /** the clock that judges expiry, for both drivers (ms since epoch); default the wall clock */
   now?: () => number
 }
 
@@ -118,15 +124,53 @@ export function defineRedisScript(lua: string): (redis: Redis, keys: string[], a
   }
 }
 
-// KEYS[1] key; ARGV[1] ttl ms; ARGV[2] by. INCRBY, then give the key a TTL if it has none (creation).
-const incrementScript = defineRedisScript(`
-local v = redis.call('INCRBY', KEYS[1], ARGV[2])
-if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return v`)
+/**
+ * Lua prelude for values judged by the caller's clock: ARGV[1] is now (ms). A clocked value is
+ * `<expiresAt ms>@<value>`; `live` answers the value and its expiry, or nil when absent or expired
+ * by that clock; `put` writes one with a PX of its remaining life (clean-up only).
+ */
+export const CLOCKED_LUA = `
+local now = tonumber(ARGV[1])
+local function live(key)
+  local raw = redis.call('GET', key)
+  if not raw then return nil end
+  local at = string.find(raw, '@', 1, true)
+  if not at then return nil end
+  local exp = tonumber(string.sub(raw, 1, at - 1))
+  if not exp or exp <= now then return nil end
+  return string.sub(raw, at + 1), exp
+end
+local function put(key, value, exp)
+  redis.call('SET', key, string.format('%d', exp) .. '@' .. value, 'PX', string.format('%d', math.max(1, exp - now)))
+end
+`
+
+/** Splits a clocked Redis value (see CLOCKED_LUA); null when expired by `now` or not clocked. */
+function openClocked(raw: string | null, now: number): { value: unknown; expiresAt: number } | null {
+  if (raw === null) return null
+  const at = raw.indexOf('@')
+  const expiresAt = at > 0 ? Number(raw.slice(0, at)) : Number.NaN
+  if (!(expiresAt > now)) return null
+  return { value: parseStored(raw.slice(at + 1)), expiresAt }
+}
+
+// KEYS[1] key; ARGV[1] now, ARGV[2] ttl ms, ARGV[3] JSON. Writes only when absent or expired.
+const setIfAbsentScript = defineRedisScript(`${CLOCKED_LUA}
+if live(KEYS[1]) then return 0 end
+put(KEYS[1], ARGV[3], now + tonumber(ARGV[2]))
+return 1`)
+
+// KEYS[1] key; ARGV[1] now, ARGV[2] ttl ms, ARGV[3] by. The expiry is set when the counter is created and kept after.
+const incrementScript = defineRedisScript(`${CLOCKED_LUA}
+local value, exp = live(KEYS[1])
+local n = tonumber(ARGV[3])
+if value then n = n + tonumber(value) else exp = now + tonumber(ARGV[2]) end
+put(KEYS[1], string.format('%d', n), exp)
+return n`)
 
 export function createStore(options: StoreOptions): SharedStore {
   if (!/^[A-Za-z0-9_-]+$/.test(options.prefix)) throw new Error(`invalid storage prefix: ${options.prefix}`)
-  const base = `${options.prefix}:v1`
+  const base = `${options.prefix}:v2`
   const fullKey = (key: string) => `${base}:${key}`
   const now = options.now ?? Date.now
   // Per-key promise chains: each key's operations run one after another in this process.
@@ -151,23 +195,26 @@ export function createStore(options: StoreOptions): SharedStore {
       memory: null,
       fullKey,
       withLock,
+      now,
       get: async <T>(key: string) => {
-        const raw = await redis.get(fullKey(key))
-        return raw === null ? null : (parseStored(raw) as T)
+        const entry = openClocked(await redis.get(fullKey(key)), now())
+        return entry ? (entry.value as T) : null
       },
       set: async (key, value, ttlMs) => {
-        await redis.set(fullKey(key), JSON.stringify(value), 'PX', checkTtl(ttlMs))
+        const life = checkTtl(ttlMs)
+        await redis.set(fullKey(key), `${now() + life}@${JSON.stringify(value)}`, 'PX', life)
       },
       setIfAbsent: async (key, value, ttlMs) =>
-        (await redis.set(fullKey(key), JSON.stringify(value), 'PX', checkTtl(ttlMs), 'NX')) === 'OK',
+        Number(await setIfAbsentScript(redis, [fullKey(key)], [now(), checkTtl(ttlMs), JSON.stringify(value)])) === 1,
       delete: async (key) => {
         await redis.del(fullKey(key))
       },
       increment: async (key, ttlMs, by = 1) =>
-        Number(await incrementScript(redis, [fullKey(key)], [checkTtl(ttlMs), Math.trunc(by)])),
+        Number(await incrementScript(redis, [fullKey(key)], [now(), checkTtl(ttlMs), Math.trunc(by)])),
       ttl: async (key) => {
-        const ms = await redis.pttl(fullKey(key))
-        return ms >= 0 ? ms : ms === -1 ? Number.POSITIVE_INFINITY : null
+        const at = now()
+        const entry = openClocked(await redis.get(fullKey(key)), at)
+        return entry ? entry.expiresAt - at : null
       },
       close: async () => {
         await redis.quit().catch(() => redis.disconnect())
@@ -182,6 +229,7 @@ export function createStore(options: StoreOptions): SharedStore {
     memory: map,
     fullKey,
     withLock,
+    now,
     get: async <T>(key: string) => {
       const entry = map.get(fullKey(key))
       return entry ? (parseStored(entry.value) as T) : null

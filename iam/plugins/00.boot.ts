@@ -9,6 +9,7 @@ import { cookieDomain } from '../http/cookies'
 import { ConfigError, loadConfig, productionProblems } from '../lib/config'
 import type { IamConfig } from '../lib/config-schema'
 import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
+import { clockNow } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createStore } from '../lib/store'
 import { createDatabase, databaseKind, migrateToLatest } from '../db/database'
@@ -31,7 +32,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     log.info('db:migrate done')
     process.exit(0)
   }
-  const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix })
+  const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix, now: clockNow })
   if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
   if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')
   const domain = cookieDomain(config)
@@ -39,7 +40,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)
   }
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
-  return { config, db, store, log, now: Date.now }
+  return { config, db, store, log, now: clockNow }
 }
 
 export default defineNitroPlugin((nitroApp) => {

@@ -7,4 +7,5 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/cookie-only', body: { kind: 'cookie-only' }, auth: 'session' },
   { method: 'GET', path: '/__test/cookie-only', body: { kind: 'cookie-only' }, auth: 'session' },
   { method: 'GET', path: '/__test/throw', body: { kind: 'none' } },
+  { method: 'POST', path: '/__test/clock', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
 ]

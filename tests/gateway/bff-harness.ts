@@ -14,12 +14,20 @@ export interface Stack {
 }
 
 /** IAM + gateway wired with HMAC. */
-export async function startStack(iamConfig: Record<string, unknown> = {}, gatewayConfig: Record<string, unknown> = {}): Promise<Stack> {
+export async function startStack(
+  iamConfig: Record<string, unknown> = {},
+  gatewayConfig: Record<string, unknown> = {},
+  env: { iam?: Record<string, string>; gateway?: Record<string, string> } = {},
+): Promise<Stack> {
   // configured as `npm start` configures it: trusting the gateway's address, version 2 signatures only
   const iam = await startIam({
     config: { service: { Hmac: { ...hmac, requireBodyDigest: true }, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...iamConfig },
+    env: env.iam,
   })
-  const gateway = await startGateway({ config: { iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...gatewayConfig } }).catch(async (error: unknown) => {
+  const gateway = await startGateway({
+    config: { iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...gatewayConfig },
+    env: env.gateway,
+  }).catch(async (error: unknown) => {
     await iam.stop()
     throw error
   })

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
+import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
 import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { browserLike, freshEmail, hmac, PASSWORD, startStack, type Stack } from './bff-harness'
 
@@ -325,7 +326,7 @@ describe('API tokens through the BFF', () => {
 describe('rotation before expiry', () => {
   let short: Stack
   beforeAll(async () => {
-    short = await startStack({ jwt: { access_tokens: { expiresInMs: 6000 } } })
+    short = await startStack({ jwt: { access_tokens: { expiresInMs: 6000 } } }, {}, { gateway: GATEWAY_CLOCK_ENV })
   })
   afterAll(async () => {
     await short?.stop()
@@ -343,8 +344,8 @@ describe('rotation before expiry', () => {
     // Fresh token: no refresh.
     expect((await b.call('/api/auth/session')).json.authenticated).toBe(true)
     expect(b.jar.get('session')).toBe(session)
-    // 4.8 s of 6 s gone: less than 25 % left whatever the second rounding of iat/exp.
-    await new Promise((resolve) => setTimeout(resolve, 4800))
+    // 4.8 s of 6 s gone by the gateway's clock: less than 25 % left whatever the second rounding of iat/exp.
+    await advanceClock(short.gateway, 4800)
     const res = await b.call('/api/auth/session')
     expect(res.json.authenticated).toBe(true)
     expect(b.jar.get('session')).not.toBe(session)

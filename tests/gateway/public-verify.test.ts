@@ -3,14 +3,15 @@
  * which signs the call to the IAM (HMAC on) and passes the IAM's answer through unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { browserLike, freshEmail, PASSWORD, startStack, type Stack } from './bff-harness'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { browserLike, freshEmail, hmac, PASSWORD, startStack, type Stack } from './bff-harness'
 
 let stack: Stack
 let rawApiKey: string
 let restrictedKey: string
 
 beforeAll(async () => {
-  stack = await startStack()
+  stack = await startStack({}, {}, { iam: CLOCK_ENV })
   const b = browserLike(stack.gateway.url)
   const signup = await b.call('/api/auth/signup', {
     method: 'POST',
@@ -20,8 +21,8 @@ beforeAll(async () => {
   const created = await b.call('/api/tokens', { method: 'POST', body: { name: 'machine', privilege: 'protected' } })
   expect(created.status, created.text).toBe(201)
   rawApiKey = (created.json.data as { rawApiKey: string }).rawApiKey
-  // the union limiter allows one management action per second per IP (IAM spec, Limits)
-  await new Promise((resolve) => setTimeout(resolve, 1100))
+  // the union limiter allows one management action per second per IP (IAM spec, Limits): move the IAM past it
+  await advanceClock(stack.iam, 1001, hmac)
   const restricted = await b.call('/api/tokens', {
     method: 'POST',
     body: { name: 'office-only', privilege: 'protected', ipv4: ['203.0.113.7'] },

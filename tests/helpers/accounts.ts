@@ -4,7 +4,7 @@
  * `PROXY_CONFIG` merged into its config so it trusts that header from 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto'
-import type { IamServer, Json } from './iam-server'
+import type { IamEndpoint, Json } from './iam-server'
 
 /** Trust X-Forwarded-For from the test process (loopback). */
 export const PROXY_CONFIG = { service: { proxy: { trust: true, ipToTrust: '127.0.0.1' } } }
@@ -55,7 +55,7 @@ export function cookieHeader(cookies: Record<string, string | undefined>): strin
 
 /** Low-level request as a client: IP, UA and cookies; JSON body when given. */
 export async function call(
-  iam: IamServer,
+  iam: IamEndpoint,
   method: string,
   path: string,
   opts: { client: Client; body?: unknown; cookies?: Record<string, string | undefined>; bearer?: string; headers?: Record<string, string> },
@@ -70,7 +70,7 @@ export async function call(
 }
 
 /** A new device: GET /check, returns the client with its canary. */
-export async function newDevice(iam: IamServer, client: Partial<Client> = {}): Promise<Client> {
+export async function newDevice(iam: IamEndpoint, client: Partial<Client> = {}): Promise<Client> {
   const c: Client = { ip: client.ip ?? '203.0.113.10', ua: client.ua ?? CHROME_UA }
   const res = await call(iam, 'GET', '/check', { client: c })
   if (res.status !== 200) throw new Error(`/check answered ${res.status}: ${await res.text()}`)
@@ -93,7 +93,7 @@ function sessionFrom(res: Response, body: Json, client: Client, email: string, p
 }
 
 /** Signs a new user up from `client` (a device is created when it has no canary). */
-export async function signupUser(iam: IamServer, opts: { client?: Partial<Client>; email?: string; password?: string; remember?: boolean } = {}): Promise<Session> {
+export async function signupUser(iam: IamEndpoint, opts: { client?: Partial<Client>; email?: string; password?: string; remember?: boolean } = {}): Promise<Session> {
   const client = opts.client?.canary ? (opts.client as Client) : await newDevice(iam, opts.client)
   const email = opts.email ?? uniqueEmail()
   const password = opts.password ?? STRONG_PASSWORD
@@ -104,7 +104,7 @@ export async function signupUser(iam: IamServer, opts: { client?: Partial<Client
 }
 
 /** Logs in from `client`. */
-export async function loginUser(iam: IamServer, email: string, password: string, client: Client): Promise<Session> {
+export async function loginUser(iam: IamEndpoint, email: string, password: string, client: Client): Promise<Session> {
   const res = await call(iam, 'POST', '/login', { client, body: { email, password } })
   const body = (await res.json()) as Json
   if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(body)}`)
@@ -112,12 +112,12 @@ export async function loginUser(iam: IamServer, email: string, password: string,
 }
 
 /** POST /auth/user/refresh-session with the session's cookies (overridable). */
-export function refresh(iam: IamServer, s: Session, over: Partial<Client> = {}): Promise<Response> {
+export function refresh(iam: IamEndpoint, s: Session, over: Partial<Client> = {}): Promise<Response> {
   return call(iam, 'POST', '/auth/user/refresh-session', { client: { ...s, ...over }, cookies: { session: s.refreshToken } })
 }
 
 /** GET a protected route with the session's Bearer token and cookies. */
-export function authedGet(iam: IamServer, s: Session, path = '/secret/data', over: Partial<Client> = {}): Promise<Response> {
+export function authedGet(iam: IamEndpoint, s: Session, path = '/secret/data', over: Partial<Client> = {}): Promise<Response> {
   return call(iam, 'GET', path, { client: { ...s, ...over }, cookies: { session: s.refreshToken }, bearer: s.accessToken })
 }
 

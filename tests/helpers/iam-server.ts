@@ -29,6 +29,9 @@ export interface IamServer {
   stop(): Promise<void>
 }
 
+/** What a test needs to talk to an IAM: its own process (IamServer) or the shared one (shared-iam.ts). */
+export type IamEndpoint = Pick<IamServer, 'url' | 'port' | 'logs' | 'share'>
+
 export interface StartOptions {
   config?: Json
   env?: Record<string, string>

@@ -21,9 +21,19 @@ export function memoryStore(): ClockedStore {
   return { store, advance: (ms) => void (time += ms), now: () => time }
 }
 
-export function redisStore(prefix = `t${randomBytes(5).toString('hex')}`): SharedStore {
+export function redisStore(prefix = `t${randomBytes(5).toString('hex')}`, now?: () => number): SharedStore {
   if (!REDIS_URL) throw new Error('REDIS_URL is not set')
-  return createStore({ driver: 'redis', url: REDIS_URL, prefix })
+  return createStore({ driver: 'redis', url: REDIS_URL, prefix, now })
+}
+
+/**
+ * A Redis store on a clock the test moves forward: the wall clock plus an offset, like the IAM test
+ * build's clock (never behind the wall clock, so Redis's clean-up expiries never come first).
+ */
+export function redisClockedStore(): ClockedStore {
+  let offset = 0
+  const now = () => Date.now() + offset
+  return { store: redisStore(undefined, now), advance: (ms) => void (offset += ms), now }
 }
 
 /** Every key the store holds under its prefix, with its remaining life in ms (Infinity = no TTL). */
@@ -58,19 +68,25 @@ export async function dropStore(store: SharedStore): Promise<void> {
  * server (the PostgreSQL + Redis run of the suite sets it), so `skip` carries that reason.
  */
 export const STORE_BACKENDS = [
-  { backend: 'memory', make: () => memoryStore().store, skip: false },
-  { backend: 'redis', make: () => redisStore(), skip: !REDIS_URL },
+  { backend: 'memory', make: () => memoryStore().store, clocked: memoryStore, skip: false },
+  { backend: 'redis', make: () => redisStore(), clocked: redisClockedStore, skip: !REDIS_URL },
 ]
 
 /** Inside a describe: a `newStore` whose stores are dropped after each test. */
 export function useStores(make: () => SharedStore): () => SharedStore {
+  const newClocked = useClockedStores(() => ({ store: make(), advance: () => {}, now: Date.now }))
+  return () => newClocked().store
+}
+
+/** Inside a describe: stores on a clock the test moves, dropped after each test. */
+export function useClockedStores(make: () => ClockedStore): () => ClockedStore {
   const stores: SharedStore[] = []
   afterEach(async () => {
     await Promise.all(stores.splice(0).map(dropStore))
   })
   return () => {
-    const store = make()
-    stores.push(store)
-    return store
+    const clocked = make()
+    stores.push(clocked.store)
+    return clocked
   }
 }

@@ -20,6 +20,8 @@ export interface SmtpCapture {
 export interface SmtpOptions {
   /** require AUTH PLAIN/LOGIN with these credentials */
   auth?: { user: string; pass: string }
+  /** called with each mail as it is captured */
+  onMail?: (mail: ParsedMail) => void
 }
 
 /** The text of a mail's `to` header(s), for predicates: "a@example.com, b@example.com". */
@@ -49,6 +51,7 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpCapture>
       simpleParser(stream)
         .then((mail) => {
           mails.push(mail)
+          options.onMail?.(mail)
           for (const waiter of [...waiters]) {
             if (waiter.predicate(mail)) {
               waiters.splice(waiters.indexOf(waiter), 1)

@@ -3,7 +3,7 @@
  * verification from a given client IP (X-Forwarded-For, trusted through PROXY_CONFIG).
  */
 import { call, type Session } from '../helpers/accounts'
-import type { IamServer, Json } from '../helpers/iam-server'
+import type { IamEndpoint, Json } from '../helpers/iam-server'
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -19,7 +19,7 @@ export const WIDE_LIMITERS = {
 }
 
 /** POST (or GET for list-metadata) /api/manage/<action> as the session, optionally from another IP. */
-export function manage(iam: IamServer, s: Session, action: string, body?: unknown, opts: { ip?: string; method?: string } = {}) {
+export function manage(iam: IamEndpoint, s: Session, action: string, body?: unknown, opts: { ip?: string; method?: string } = {}) {
   const method = opts.method ?? (action === 'list-metadata' ? 'GET' : 'POST')
   return call(iam, method, `/api/manage/${action}`, {
     client: { ...s, ip: opts.ip ?? s.ip },
@@ -32,7 +32,7 @@ export function manage(iam: IamServer, s: Session, action: string, body?: unknow
 export type CreatedToken = { rawApiKey: string; rawPublicId: string; expiresAt: string | null; tokenId: number; name: string }
 
 /** Creates a token over HTTP and finds its id through the listing. */
-export async function newToken(iam: IamServer, s: Session, body: Json = {}, opts: { ip?: string } = {}): Promise<CreatedToken> {
+export async function newToken(iam: IamEndpoint, s: Session, body: Json = {}, opts: { ip?: string } = {}): Promise<CreatedToken> {
   const name = (body.name as string | undefined) ?? `key-${Math.random().toString(36).slice(2, 8)}`
   const res = await manage(iam, s, 'new-token', { privilege: 'full', ...body, name }, opts)
   const json = (await res.json()) as { data: Omit<CreatedToken, 'tokenId' | 'name'> }
@@ -46,7 +46,7 @@ export async function newToken(iam: IamServer, s: Session, body: Json = {}, opts
 export const refOf = (t: CreatedToken) => ({ tokenId: t.tokenId, publicIdentifier: t.rawPublicId, name: t.name })
 
 /** GET /api/public/verify from `ip`, with `key` in x-api-key (omitted when undefined). */
-export function verify(iam: IamServer, key: string | undefined, privilege: string | undefined, ip = '198.51.100.20') {
+export function verify(iam: IamEndpoint, key: string | undefined, privilege: string | undefined, ip = '198.51.100.20') {
   const headers: Record<string, string> = { 'x-forwarded-for': ip }
   if (key !== undefined) headers['x-api-key'] = key
   const query = privilege === undefined ? '' : `?privilege=${encodeURIComponent(privilege)}`

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { ISO, jsonOf, manage, newToken, refOf, verify, WIDE_LIMITERS } from './api-tokens-http'
 
@@ -7,7 +8,7 @@ let iam: IamServer
 let user: Session
 let other: Session
 beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } } })
+  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } }, env: CLOCK_ENV })
   user = await signupUser(iam)
   other = await signupUser(iam, { client: { ip: '203.0.113.77' } })
 }, 300_000)
@@ -44,7 +45,7 @@ describe('POST /api/manage/new-token', () => {
   })
 
   it('answers 400 with the creation reason when the user is at the limit of valid tokens', async () => {
-    const small = await startIam({ config: { ...PROXY_CONFIG, apiTokens: { limitTokensPerUser: 1 }, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } } })
+    const small = await startIam({ config: { ...PROXY_CONFIG, apiTokens: { limitTokensPerUser: 1 }, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } }, env: CLOCK_ENV })
     try {
       const s = await signupUser(small)
       expect((await manage(small, s, 'new-token', { privilege: 'demo', name: 'a' })).status).toBe(201)
@@ -126,7 +127,7 @@ describe('POST /api/manage/metadata', () => {
     const wrongName = await manage(iam, user, 'metadata', { ...refOf(token), name: 'not-it' })
     expect(wrongName.status).toBe(401)
     expect(await wrongName.json()).toEqual(failure('Bad Request'))
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await advanceClock(iam, 1001)
     const expired = await manage(iam, user, 'metadata', refOf(token))
     expect(expired.status).toBe(401)
     expect(await expired.json()).toEqual(failure('Token expired'))

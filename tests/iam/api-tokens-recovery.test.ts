@@ -3,35 +3,17 @@
  * live tokens (never a raw token), a reset may revoke them all, and revoke-all ends every token of
  * the user and no one else's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { codeOf, linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
-import { ISO, manage, newToken, verify, WIDE_LIMITERS, type CreatedToken } from './api-tokens-http'
+import { describe, expect, it } from 'vitest'
+import { call, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { codeOf, linkQueryOf, recipients, type ParsedMail } from '../helpers/smtp'
+import { ISO, manage, newToken, verify, type CreatedToken } from './api-tokens-http'
 
 const NEW_PASSWORD = 'a brand new passphrase 2026'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({
-    config: {
-      ...PROXY_CONFIG,
-      email: { siteName: 'Acme' },
-      rate_limiters: {
-        apiTokensLimiters: WIDE_LIMITERS,
-        forgotPassword: { points: 100, duration: 3600, blockDuration: 3600 },
-        signup: { points: 100, duration: 3600, blockDuration: 3600 },
-      },
-    },
-    env: { SMTP_URL: smtp.url },
-  })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 const mailTo = (email: string, subject: RegExp, after: Set<ParsedMail>) =>
   smtp.waitForMail((m) => !after.has(m) && recipients(m).includes(email) && subject.test(m.subject ?? ''))

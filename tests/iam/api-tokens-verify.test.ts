@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { ISO, jsonOf, manage, newToken, refOf, verify, WIDE_LIMITERS } from './api-tokens-http'
 
 let iam: IamServer
 let user: Session
 beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } } })
+  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } }, env: CLOCK_ENV })
   user = await signupUser(iam)
 }, 300_000)
 afterAll(() => iam?.stop())
@@ -75,7 +76,7 @@ describe('GET /api/public/verify', () => {
   it('answers 401 Invalid key for an expired token', async () => {
     const token = await newToken(iam, user, { expires: 1000 })
     expect((await verify(iam, token.rawApiKey, 'full')).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await advanceClock(iam, 1001)
     const res = await verify(iam, token.rawApiKey, 'full')
     expect(res.status).toBe(401)
     expect(await res.json()).toEqual(invalid('Invalid key'))

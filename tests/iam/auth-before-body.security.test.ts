@@ -2,18 +2,16 @@
  * The spec's authentication chain starts with requireAccessToken and requireRefreshToken: a request
  * without credentials is 401 before any body rule (Content-Type, empty body, size, JSON) answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROUTE_RULES } from '../../iam/lib/route-rules'
-import { CHROME_UA, cookieHeader, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { CHROME_UA, cookieHeader, signupUser, type Session } from '../helpers/accounts'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
+const iam = sharedIam()
 let user: Session
 beforeAll(async () => {
-  iam = await startIam({ config: PROXY_CONFIG })
   user = await signupUser(iam, { client: { ip: '203.0.113.150' } })
-}, 240_000)
-afterAll(() => iam?.stop())
+})
 
 /** Every route whose spec chain is full authentication (requireAccessToken ... protectRoute). */
 const FULL_AUTH_ROUTES = [
@@ -34,6 +32,12 @@ const FULL_AUTH_ROUTES = [
   // beyond the spec (issue 11, 4.3 and 4.4), full authentication as well
   ['POST', '/api/manage/revoke-all'],
   ['POST', '/auth/resend-verification'],
+  // account security (DESIGN 7, issue 15)
+  ['GET', '/auth/sessions'],
+  ['POST', '/auth/sessions/revoke'],
+  ['POST', '/auth/sessions/revoke-others'],
+  ['POST', '/auth/change-password'],
+  ['GET', '/auth/security-events'],
 ] as const
 
 const JSON_ROUTES = FULL_AUTH_ROUTES.filter(

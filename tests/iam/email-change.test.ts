@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loginUser, PROXY_CONFIG, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { codeOf, linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
+import { describe, expect, it } from 'vitest'
+import { call, loginUser, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { codeOf, linkQueryOf, recipients, type ParsedMail } from '../helpers/smtp'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({ config: PROXY_CONFIG, env: { SMTP_URL: smtp.url } })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 const authed = (s: Session, method: string, path: string, body?: unknown) =>
   call(iam, method, path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })

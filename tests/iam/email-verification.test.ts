@@ -2,29 +2,14 @@
  * Issue 11, 4.3: an address is identity only once its owner proved they read it. Signup and an
  * email change mail a verification link; the old address of a change gets an undo link.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, loginUser, PROXY_CONFIG, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { codeOf, linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, loginUser, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { codeOf, linkQueryOf, recipients, type ParsedMail } from '../helpers/smtp'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({
-    config: {
-      ...PROXY_CONFIG,
-      email: { siteName: 'Acme' },
-      jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
-      rate_limiters: { signup: { points: 100, duration: 3600, blockDuration: 3600 } },
-    },
-    env: { SMTP_URL: smtp.url },
-  })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 const authed = (s: Session, method: string, path: string, body?: unknown) =>
   call(iam, method, path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })

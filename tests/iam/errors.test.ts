@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { sharedIam } from '../helpers/shared-iam'
 
-// Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
-const START_TIMEOUT_MS = 180_000
-
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ env: { IAM_TEST_ROUTES: '1' } })
-}, START_TIMEOUT_MS)
-afterAll(() => iam?.stop())
+const iam = sharedIam()
 
 const NOT_FOUND = { error: "The page you are looking for doesn't exists" }
 

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam()
-})
-afterAll(() => iam?.stop())
+const iam = sharedIam()
 
 describe('GET /health', () => {
   it('answers 200 with the plain text OK', async () => {

@@ -5,28 +5,19 @@
  * get a valid session, so their bodies are really validated.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROUTE_RULES } from '../../iam/lib/route-rules'
-import { authedGet, call, PROXY_CONFIG, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
-import { startIam, type IamServer } from '../helpers/iam-server'
-import { WIDE, WIDE_LIMITERS } from './api-tokens-http'
+import { authedGet, call, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
+import { sharedIam } from '../helpers/shared-iam'
+import { WIDE } from './api-tokens-http'
 
 const RUNS_PER_ROUTE = 40
 
-let iam: IamServer
+const iam = sharedIam()
 let user: Session
 beforeAll(async () => {
-  const wide = Object.fromEntries(['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails'].map((name) => [name, WIDE]))
-  iam = await startIam({
-    config: {
-      ...PROXY_CONFIG,
-      providers: [{ name: 'demo', useStandardProfile: true }],
-      rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, ...wide },
-    },
-  })
   user = await signupUser(iam, { client: { ip: '203.0.113.190' } })
-}, 240_000)
-afterAll(() => iam?.stop())
+})
 
 /** Path parameters of the table's patterns; an unknown one fails the test so it gets a value here. */
 const PATH_PARAMS: Record<string, string> = { ':reason': 'PAYMENT_CONFIRM', ':providerName': 'demo' }

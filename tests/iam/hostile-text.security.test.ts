@@ -2,26 +2,19 @@
  * Text the database cannot store (NUL, lone UTF-16 surrogates) or that no field of ours allows
  * (control characters) is a 400 before any work, never a 500 from the database.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, CHROME_UA, newDevice, PROXY_CONFIG, signupBody, signupUser, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { manage, WIDE_LIMITERS } from './api-tokens-http'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { call, CHROME_UA, newDevice, signupBody, signupUser, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
+import { manage } from './api-tokens-http'
 
-let iam: IamServer
+const iam = sharedIam()
 let device: Client
 let user: Session
 beforeAll(async () => {
-  iam = await startIam({
-    config: {
-      ...PROXY_CONFIG,
-      providers: [{ name: 'demo', useStandardProfile: true }],
-      rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, signup: { points: 1000, duration: 60, blockDuration: 60 } },
-    },
-  })
   device = await newDevice(iam, { ip: '203.0.113.180' })
   user = await signupUser(iam, { client: { ip: '203.0.113.181' } })
-}, 240_000)
-afterAll(() => iam?.stop())
+})
 
 const NUL = 'a\u0000b'
 const LONE_SURROGATE = 'a\ud800b'

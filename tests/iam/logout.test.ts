@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, PROXY_CONFIG, refresh, setCookieLine, signupUser, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, refresh, setCookieLine, signupUser, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: PROXY_CONFIG })
-}, 240_000)
-afterAll(() => iam?.stop())
+const iam = sharedIam()
 
 const logout = (s: Session, opts: { bearer?: string; session?: string; query?: string } = {}) =>
   call(iam, 'POST', `/auth/logout${opts.query ?? ''}`, {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { codeOf, linkQueryOf, isVerificationMail, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
@@ -7,8 +8,8 @@ let iam: IamServer
 let smtp: SmtpCapture
 beforeAll(async () => {
   smtp = await startSmtp()
-  // links live 2 s here, so expiry is observable with a short sleep
-  iam = await startIam({ config: { ...PROXY_CONFIG, magic_links: { expiresInMs: 2000 } }, env: { SMTP_URL: smtp.url } })
+  // links live 2 s here; the expiry tests move the IAM's clock past that
+  iam = await startIam({ config: { ...PROXY_CONFIG, magic_links: { expiresInMs: 2000 } }, env: { SMTP_URL: smtp.url, ...CLOCK_ENV } })
 }, 180_000)
 afterAll(async () => {
   await iam?.stop()
@@ -35,7 +36,7 @@ describe('adaptive MFA abuse cases', () => {
 
   it('answers 400 for an expired link, preview and submit', async () => {
     const { other, mail } = await challenge('192.0.2.42')
-    await new Promise((r) => setTimeout(r, 2500))
+    await advanceClock(iam, 3000) // past the 2 s life, whatever the JWT exp rounding to seconds
     const get = await call(iam, 'GET', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other })
     expect(get.status).toBe(400)
     expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired' })

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Client, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { codeOf, linkQueryOf, isVerificationMail, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, newDevice, setCookieValue, signupUser, type Client, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { codeOf, linkQueryOf, isVerificationMail, recipients, type ParsedMail } from '../helpers/smtp'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({ config: { ...PROXY_CONFIG, email: { siteName: 'Acme' } }, env: { SMTP_URL: smtp.url } })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 const mailFor = (email: string) => smtp.waitForMail((m) => recipients(m).includes(email) && /confirm it/.test(m.subject ?? ''))
 

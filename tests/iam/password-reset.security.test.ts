@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { linkQueryOf, isVerificationMail, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
 
@@ -7,8 +8,8 @@ let iam: IamServer
 let smtp: SmtpCapture
 beforeAll(async () => {
   smtp = await startSmtp()
-  // links live 2 s here, so expiry is observable with a short sleep
-  iam = await startIam({ config: { ...PROXY_CONFIG, magic_links: { expiresInMs: 2000 } }, env: { SMTP_URL: smtp.url } })
+  // links live 2 s here; the expiry tests move the IAM's clock past that
+  iam = await startIam({ config: { ...PROXY_CONFIG, magic_links: { expiresInMs: 2000 } }, env: { SMTP_URL: smtp.url, ...CLOCK_ENV } })
 }, 180_000)
 afterAll(async () => {
   await iam?.stop()
@@ -25,7 +26,7 @@ describe('password reset abuse cases', () => {
   it('answers 400 for an expired link', async () => {
     const user = await signupUser(iam)
     const query = linkQueryOf(await resetMail(user))
-    await new Promise((r) => setTimeout(r, 2500))
+    await advanceClock(iam, 3000) // past the 2 s life, whatever the JWT exp rounding to seconds
     const get = await call(iam, 'GET', `/auth/reset-password${query}`, { client: user })
     expect(get.status).toBe(400)
     expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired' })

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyRefresh, authedGet, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupUser } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 
 let iam: IamServer
-// short enough to wait out in a test, long enough for two sequential requests on a loaded machine
+// long enough for two sequential requests on a loaded machine; the test moves the IAM clock past it
 const GRACE_MS = 4000
 beforeAll(async () => {
   iam = await startIam({
@@ -13,17 +14,16 @@ beforeAll(async () => {
       rate_limiters: { refresh: { points: 1000, duration: 60, blockDuration: 60 } },
       anomalies: { velocity: { count: 50 } },
     },
+    env: CLOCK_ENV,
   })
 }, 240_000)
 afterAll(() => iam?.stop())
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('refresh token rotation (security)', () => {
   it('rejects a reused refresh token and revokes its family', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.30' } })
     const next = await applyRefresh(s, await refresh(iam, s))
-    await sleep(GRACE_MS + 300)
+    await advanceClock(iam, GRACE_MS + 1)
     const reuse = await refresh(iam, s)
     expect(reuse.status).toBe(401)
     expect(await reuse.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', reason: 'REFRESH_TOKEN_REUSED' })

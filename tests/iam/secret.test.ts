@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, PROXY_CONFIG, signupUser } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, signupUser } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: PROXY_CONFIG })
-}, 240_000)
-afterAll(() => iam?.stop())
+const iam = sharedIam()
 
 describe('GET /secret/data', () => {
   it('answers 200 with userId, authorized, ipAddress, userAgent, date and roles', async () => {

@@ -4,21 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, setCookieLine, signupUser, STRONG_PASSWORD } from '../helpers/accounts'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { startIam, type IamEndpoint, type IamServer } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
 
-let hostOnly: IamServer
+// the default (no domain) is the run's shared IAM
+const hostOnly = sharedIam()
 let withDomain: IamServer
 beforeAll(async () => {
-  ;[hostOnly, withDomain] = await Promise.all([
-    startIam({ config: PROXY_CONFIG }),
-    startIam({ config: { ...PROXY_CONFIG, jwt: { refresh_tokens: { domain: 'example.test' } } } }),
-  ])
+  withDomain = await startIam({ config: { ...PROXY_CONFIG, jwt: { refresh_tokens: { domain: 'example.test' } } } })
 }, 240_000)
-afterAll(async () => {
-  await Promise.all([hostOnly?.stop(), withDomain?.stop()])
-})
+afterAll(() => withDomain?.stop())
 
-async function loginCookie(iam: IamServer): Promise<string> {
+async function loginCookie(iam: IamEndpoint): Promise<string> {
   const user = await signupUser(iam, { client: { ip: '203.0.113.150' } })
   const device = await newDevice(iam, { ip: '203.0.113.151' })
   const res = await call(iam, 'POST', '/login', { client: device, body: { email: user.email, password: STRONG_PASSWORD } })

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, refresh, signupUser, type Session } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 
-// Short lifetimes so the time-based rules show within a test; waits are waits, not timing assertions.
+// Short lifetimes; the tests move the IAM's clock past them (other tests here are unaffected by it).
 const IDLE_MS = 4000
 const MAX_LIFE_MS = 9000
 let iam: IamServer
@@ -14,11 +15,11 @@ beforeAll(async () => {
       jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 3, MAX_SESSION_LIFE: MAX_LIFE_MS } },
       rate_limiters: { login: { points: 100, duration: 60, blockDuration: 60 } },
     },
+    env: CLOCK_ENV,
   })
 }, 240_000)
 afterAll(() => iam?.stop())
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const logout = (s: Session) => call(iam, 'POST', '/auth/logout', { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken })
 
 describe('session rules over time and count', () => {
@@ -46,7 +47,7 @@ describe('session rules over time and count', () => {
 
   it('asks for MFA when the device was idle longer than anomalies.idleMs', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.52' } })
-    await sleep(IDLE_MS + 500)
+    await advanceClock(iam, IDLE_MS + 1)
     const res = await authedGet(iam, s)
     expect(res.status).toBe(202)
     expect(iam.logs.some((l) => l.includes('IDLE_DEVICE'))).toBe(true)
@@ -55,9 +56,9 @@ describe('session rules over time and count', () => {
   it('refuses a refresh once MAX_SESSION_LIFE has passed since the first login', async () => {
     const device = await newDevice(iam, { ip: '203.0.113.53' })
     const s = await signupUser(iam, { client: device })
-    await sleep(MAX_LIFE_MS + 500)
+    await advanceClock(iam, MAX_LIFE_MS + 1)
     const res = await refresh(iam, s)
     expect(res.status).toBe(401)
     expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', reason: 'SESSION_EXPIRED' })
-  }, 30_000)
+  })
 })

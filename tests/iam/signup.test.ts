@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG, setCookieLine, setCookieValue, signupBody, signupUser, uniqueEmail, type Client } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { call, newDevice, setCookieLine, setCookieValue, signupBody, signupUser, uniqueEmail, type Client } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
+const iam = sharedIam()
 let device: Client
 beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { signup: { points: 1000, duration: 60, blockDuration: 60 } } } })
   device = await newDevice(iam)
-}, 240_000)
-afterAll(() => iam?.stop())
+})
 
 const post = (body: unknown, client: Client = device) => call(iam, 'POST', '/signup', { client, body })
 

@@ -16,8 +16,8 @@ import {
   IAM_TEST_BUILD,
 } from '../helpers/build'
 
-const IAM_MARKERS = ['/__test/', 'IAM_TEST_ROUTES', 'test-build/']
-const GATEWAY_MARKERS = ['GATEWAY_TEST_OAUTH_CALLBACKS', 'registerTestCallbacks', 'test-build/']
+const IAM_MARKERS = ['/__test/', 'IAM_TEST_ROUTES', 'test-build/', 'testClockNow']
+const GATEWAY_MARKERS = ['GATEWAY_TEST_OAUTH_CALLBACKS', 'registerTestCallbacks', 'test-build/', 'GATEWAY_TEST_CLOCK']
 
 /** Each marker and the first file of `dir` holding it; third-party packages (node_modules) are not ours. */
 function findMarkers(dir: string, markers: string[]): Map<string, string> {

@@ -195,7 +195,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(keys.length).toBe(expected.length)
   })
 
-  it.skipIf(skip)('namespaces its keys as <prefix>:v1:rl:<name>:<hashed key> and never stores the raw key', async () => {
+  it.skipIf(skip)('namespaces its keys as <prefix>:v2:rl:<name>:<hashed key> and never stores the raw key', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'api.consumption', { points: 1, duration: 60, blockDuration: 0 })
     const rawToken = 'api_secretPayload_abc123'

@@ -1,11 +1,39 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createStore, defineRedisScript, type SharedStore } from '../../iam/lib/store'
-import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
+import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
 
 
-describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, skip }) => {
+describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip }) => {
   const newStore = useStores(make)
+  const clockedStore = useClockedStores(clocked)
+
+  it.skipIf(skip)('judges expiry by its own clock, not the backend\'s: an entry dies when that clock passes its TTL', async () => {
+    const { store, advance } = clockedStore()
+    await store.set('clock:v', 'value', 60_000)
+    await store.setIfAbsent('clock:n', 1, 60_000)
+    await store.increment('clock:c', 60_000, 7)
+    // (the Redis store's clock also runs with the wall clock: a second of margin)
+    advance(59_000)
+    expect(await store.get('clock:v')).toBe('value')
+    expect(await store.ttl('clock:v')).toBeLessThanOrEqual(1_000)
+    advance(1_000)
+    expect(await store.get('clock:v')).toBeNull()
+    expect(await store.ttl('clock:v')).toBeNull()
+    // an expired single-use key can be claimed again, and an expired counter starts again
+    expect(await store.setIfAbsent('clock:n', 2, 60_000)).toBe(true)
+    expect(await store.get('clock:n')).toBe(2)
+    expect(await store.increment('clock:c', 60_000)).toBe(1)
+  })
+
+  it.skipIf(skip)('keeps a counter\'s expiry of creation across increments, by its clock', async () => {
+    const { store, advance } = clockedStore()
+    await store.increment('clock:k', 10_000)
+    advance(9_000)
+    expect(await store.increment('clock:k', 10_000)).toBe(2)
+    advance(1_000)
+    expect(await store.increment('clock:k', 10_000)).toBe(1)
+  })
 
   it.skipIf(skip)('lets exactly one of 200 concurrent setIfAbsent calls win', async () => {
     const store = newStore()
@@ -49,7 +77,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, skip }) => {
     expect(await store.get('path:/a/b')).toBeNull()
   })
 
-  it.skipIf(skip)('stores every key under <prefix>:v1: with the TTL it was given', async () => {
+  it.skipIf(skip)('stores every key under <prefix>:v2: with the TTL it was given', async () => {
     const store = newStore()
     await store.set('area:k', 1, 45_000)
     await store.setIfAbsent('area:n', 1, 10_000)
@@ -60,7 +88,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, skip }) => {
       expect(key.startsWith(store.fullKey(''))).toBe(true)
       expect(ttlMs).toBeGreaterThan(0)
     }
-    expect(store.fullKey('area:k')).toMatch(/^t[0-9a-f]+:v1:area:k$/)
+    expect(store.fullKey('area:k')).toMatch(/^t[0-9a-f]+:v2:area:k$/)
     expect(await store.ttl('area:k')).toBeLessThanOrEqual(45_000)
   })
 

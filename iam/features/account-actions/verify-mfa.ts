@@ -31,7 +31,17 @@ export async function verifyAdaptiveMfa(
     return linkFailure('mismatch')
   }
   const code = await attemptCode(ctx, link, input.code)
-  if (!code.ok) return codeFailure(code)
+  if (!code.ok) {
+    await recordSecurityEvent(ctx.db, {
+      type: 'mfa_failed',
+      userId: link.user_id,
+      visitorRowId: input.actor.visitorRowId,
+      ipAddress: input.actor.ipAddress,
+      details: { familyId: link.family_id, reason: code.code },
+      at: new Date(ctx.now()),
+    })
+    return codeFailure(code)
+  }
   const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, link))
   if (!won) return linkFailure('used')
   const pair = await completeMfa(ctx, {

@@ -14,7 +14,7 @@ import { useLimiter, type CountLimiterName } from '../rate-limits/registry'
 import type { Rejection } from './public-verify'
 import { CREATION_REASONS, failResult, REASONS, type Fail, type ManagerAction, type Ok } from './results'
 import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from '../../contract/api-token-inputs'
-import type { ApiTokenService } from './service'
+import type { ApiTokenService, TokenEventInput } from './service'
 
 export const MANAGE_POST_ACTIONS = [
   'new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'list-metadata',
@@ -99,7 +99,10 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
     const gated = await operationGate(req.action)
     if (gated) return gated
     const created = await library.createApiKey(req.userId, body.privilege, body.name, body.prefix ?? 'api', body.expires ?? undefined, body.ipv4)
-    if (created.ok) return succeed(created)
+    if (created.ok) {
+      await service.recordEvent({ type: 'api_token_created', ...actorOf(req), details: { name: body.name } })
+      return succeed(created)
+    }
     return failed(created.reason === CREATION_REASONS.serverErrorCreating ? 'server_error' : 'creation_refused', created)
   }
 
@@ -117,8 +120,16 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
   const gated = await operationGate(req.action)
   if (gated) return gated
   const result = await library.privateActionManager(req.userId, ref.tokenId, ref.publicIdentifier, ref.name, action)
-  return result.ok ? succeed(result) : failed('action_failed', result)
+  if (!result.ok) return failed('action_failed', result)
+  const audited = AUDITED_ACTIONS[req.action]
+  if (audited) await service.recordEvent({ type: audited, ...actorOf(req), details: { name: ref.name, publicIdentifier: ref.publicIdentifier } })
+  return succeed(result)
 }
+
+/** Token actions the audit log records (DESIGN 6): created, rotated, revoked. */
+const AUDITED_ACTIONS: Partial<Record<ManageAction, TokenEventInput['type']>> = { rotate: 'api_token_rotated', revoke: 'api_token_revoked' }
+
+const actorOf = (req: ManageRequest) => ({ userId: req.userId, ipAddress: req.ip, visitorRowId: req.visitorRowId ?? null })
 
 type TokenRef = { tokenId: number; publicIdentifier: string; name: string }
 

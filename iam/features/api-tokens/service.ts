@@ -6,6 +6,7 @@ import type { IamContext } from '../../context'
 import { createApiTokenLibrary, type ApiTokenLibrary } from './library'
 import type { LimiterDeps } from '../rate-limits/registry'
 import type { Result } from './results'
+import { recordSecurityEvent } from '../security-events/repository'
 import { revokeAllApiTokens, type RevokeAllSuccess } from './revoke-all'
 
 export type ApiTokenService = {
@@ -14,6 +15,16 @@ export type ApiTokenService = {
   limiterDeps: LimiterDeps
   rateLimitOnSuccessfulRequest: boolean
   revokeAll: (input: { userId: number; ipAddress: string; visitorRowId: number | null }) => Promise<Result<RevokeAllSuccess>>
+  /** the audit log entry of a token created, rotated or revoked (names and public identifiers only) */
+  recordEvent: (input: TokenEventInput) => Promise<void>
+}
+
+export interface TokenEventInput {
+  type: 'api_token_created' | 'api_token_rotated' | 'api_token_revoked'
+  userId: number
+  ipAddress: string
+  visitorRowId: number | null
+  details: { name: string; publicIdentifier?: string }
 }
 
 const services = new WeakMap<IamContext, ApiTokenService>()
@@ -26,6 +37,7 @@ export function apiTokenService(ctx: IamContext): ApiTokenService {
       limiterDeps: ctx,
       rateLimitOnSuccessfulRequest: ctx.config.apiTokens.rateLimitOnSuccessfulRequest,
       revokeAll: (input) => revokeAllApiTokens(ctx, input),
+      recordEvent: ({ visitorRowId, ...input }) => recordSecurityEvent(ctx.db, { ...input, visitorRowId, at: new Date(ctx.now()) }),
     }
     services.set(ctx, service)
   }

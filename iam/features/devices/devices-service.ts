@@ -85,9 +85,10 @@ export async function recordVisit(
 export async function banVisitor(
   db: Kysely<Database>,
   visitorRowId: number,
-  opts: { banScore: number; now: number; reason: string; ipAddress?: string | null; durationMs?: number },
+  opts: { banScore: number; now: number; reason: string; ipAddress?: string | null; durationMs?: number; userId?: number | null },
 ): Promise<void> {
   await setVisitorBan(db, visitorRowId, {
+    userId: opts.userId ?? null,
     score: opts.banScore,
     until: new Date(opts.now + (opts.durationMs ?? BAN_MS)),
     reason: opts.reason,

@@ -60,7 +60,8 @@ export function findVisitorById(db: Kysely<Database>, id: number): Promise<Visit
 export async function setVisitorBan(
   db: Kysely<Database>,
   visitorRowId: number,
-  ban: { score: number; until: Date; reason: string; ipAddress: string | null; now: Date },
+  /** userId: the signed-in user whose request got the device banned, so the ban shows in their audit log */
+  ban: { score: number; until: Date; reason: string; ipAddress: string | null; now: Date; userId?: number | null },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('visitors').set({ score: ban.score, banned_until: ban.until }).where('id', '=', visitorRowId).execute()
@@ -68,6 +69,7 @@ export async function setVisitorBan(
       .insertInto('security_events')
       .values({
         type: 'device_banned',
+        user_id: ban.userId ?? null,
         visitor_id: visitorRowId,
         ip_address: ban.ipAddress,
         details: JSON.stringify({ reason: ban.reason }),

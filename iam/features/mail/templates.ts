@@ -156,9 +156,12 @@ export function passwordChangedNotice(input: {
   ipAddress: string
   tokens?: readonly TokenSummary[]
   revokedTokens?: number
+  /** a change made while signed in keeps that one session (a reset signs every session out) */
+  keptCurrentSession?: boolean
 }): MailContent {
+  const signedOut = input.keptCurrentSession ? 'Every other session was signed out.' : 'Every session was signed out.'
   return render(input.siteName, `${input.siteName}: your password was changed`, [
-    { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${input.when} from ${input.ipAddress}. Every session was signed out.` },
+    { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${input.when} from ${input.ipAddress}. ${signedOut}` },
     ...tokenBlocks(input.tokens, input.revokedTokens),
     { kind: 'p', text: 'If you did not do this, reset your password now and contact support.' },
   ])

@@ -14,6 +14,7 @@ import { findIdentity, findUserByEmail, findUserById, insertIdentity, insertUser
 import { hasSecondFactor } from '../second-factor/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { displayName, type OAuthProfile } from './provider-profile'
+import { recordSecurityEvent } from '../security-events/repository'
 
 /** Why a provider sign-in fails; the route maps each code to its status. */
 export type OAuthLoginFailureCode = 'invalid_email' | 'email_taken' | 'banned'
@@ -71,6 +72,14 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
     ipAddress: input.ipAddress,
     fingerprint: input.fingerprint,
     remember: false,
+  })
+  await recordSecurityEvent(trx, {
+    type: 'login_succeeded',
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    details: { method: 'oauth', provider: input.provider, sessionId: session.familyId },
+    at: now,
   })
   return { user, session, created }
 }

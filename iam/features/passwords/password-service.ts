@@ -26,7 +26,7 @@ export type NewPasswordResult = { ok: true } | { ok: false; code: NewPasswordFai
 export async function checkNewPassword(ctx: IamContext, password: string, email: string | null): Promise<NewPasswordResult> {
   const policy = checkPasswordPolicy(password, email, ctx.config.password.policy)
   if (!policy.ok) return { ok: false, code: 'weak_password', reason: policy.reason }
-  const breach = await checkBreachedPassword(password, ctx.config.password.breachCheck, (msg, fields) => ctx.log.warn(msg, fields))
+  const breach = await checkBreachedPassword(password, ctx.config.password.breachCheck, (msg, fields) => ctx.log.warn(msg, fields), fetch, ctx.now)
   if (breach === 'breached') {
     return { ok: false, code: 'breached_password', reason: 'This password has appeared in a data breach; choose another one' }
   }

@@ -73,9 +73,9 @@ export function createRateLimiter(
     return {
       name,
       keysOf,
-      consume: (key) => consumeInRedis(redis, keysOf(key), partsMs, policy),
+      consume: (key) => consumeInRedis(redis, keysOf(key), partsMs, policy, store.now()),
       reset: (key, resetOpts) => resetInRedis(redis, keysOf(key), resetOpts?.unblock === true),
-      isBlocked: (key) => isBlockedInRedis(redis, keysOf(key)),
+      isBlocked: (key) => isBlockedInRedis(redis, keysOf(key), store.now()),
     }
   }
   const map = store.memory

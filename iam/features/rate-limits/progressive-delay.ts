@@ -14,11 +14,11 @@
  *   pd:<name>:{h}:n     attempts admitted in the window; TTL windowMs, restarted by each admission
  *                       (the count is forgotten only after windowMs without an attempt)
  *   pd:<name>:{h}:gate  present while the next attempt must wait; its TTL is the wait
- * Redis: one Lua script per attempt (atomic across instances; Redis's clock decides through key
- * TTLs, so instance clock skew cannot shorten a delay). Memory: synchronous under the store's lock.
+ * Redis: one Lua script per attempt (atomic across instances), judged by the IAM's clock passed in
+ * (values carry their expiry, store.ts CLOCKED_LUA). Memory: synchronous under the store's lock.
  */
 import { createHash } from 'node:crypto'
-import { defineRedisScript, type SharedStore, type TtlMap } from '../../lib/store'
+import { CLOCKED_LUA, defineRedisScript, type SharedStore, type TtlMap } from '../../lib/store'
 import { checkLimiterName } from './limiter-state'
 
 export type ProgressiveDelaySpec = { freeAttempts: number; baseDelayMs: number; maxDelayMs: number; windowMs: number }
@@ -48,17 +48,17 @@ export function delayAfterMs(admitted: number, spec: ProgressiveDelaySpec): numb
 
 type Keys = { count: string; gate: string }
 
-// KEYS: 1 count, 2 gate. ARGV: 1 windowMs, 2 freeAttempts, 3 baseDelayMs, 4 maxDelayMs, 5 max doublings.
+// KEYS: 1 count, 2 gate. ARGV: 1 now, 2 windowMs, 3 freeAttempts, 4 baseDelayMs, 5 maxDelayMs, 6 max doublings.
 // Reply: 0 = admitted, else the ms to wait. Same decision as attemptInMemory and delayAfterMs.
-const attemptScript = defineRedisScript(`
-local wait = redis.call('PTTL', KEYS[2])
-if wait > 0 then return wait end
-local n = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-local free = tonumber(ARGV[2])
+const attemptScript = defineRedisScript(`${CLOCKED_LUA}
+local _, gateExp = live(KEYS[2])
+if gateExp then return gateExp - now end
+local n = tonumber(live(KEYS[1]) or '0') + 1
+put(KEYS[1], string.format('%d', n), now + tonumber(ARGV[2]))
+local free = tonumber(ARGV[3])
 if n >= free then
-  local delay = math.min(tonumber(ARGV[3]) * 2 ^ math.min(n - free, tonumber(ARGV[5])), tonumber(ARGV[4]))
-  redis.call('SET', KEYS[2], '1', 'PX', string.format('%d', math.floor(delay)))
+  local delay = math.min(tonumber(ARGV[4]) * 2 ^ math.min(n - free, tonumber(ARGV[6])), tonumber(ARGV[5]))
+  put(KEYS[2], '1', now + math.floor(delay))
 end
 return 0`)
 
@@ -94,7 +94,7 @@ export function createProgressiveDelay(store: SharedStore, name: string, spec: P
     return {
       attempt: async (subject) => {
         const keys = keysOf(subject)
-        const args = [spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
+        const args = [store.now(), spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
         const wait = Number(await attemptScript(redis, [keys.count, keys.gate], args))
         return wait > 0 ? { ok: false, retryMs: wait } : { ok: true }
       },

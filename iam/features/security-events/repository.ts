@@ -1,8 +1,10 @@
 /**
- * Security events: one row per completed sensitive action (MFA passed, custom action confirmed,
- * email changed, password reset), with who, which device, from where and when. Never secrets.
+ * Security events, the audit log of DESIGN section 6: one row per sensitive event (sign-ins ok and
+ * failed, MFA sent/passed/failed, sessions revoked, password and email changes, second factors,
+ * API tokens, bans), with who, which device, from where and when. Never secrets: no password, code,
+ * token or link goes into `details`.
  */
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 
 export type SecurityEventType =
@@ -16,8 +18,18 @@ export type SecurityEventType =
   | 'email_verified'
   | 'email_change_undone'
   | 'api_tokens_revoked_all'
+  | 'login_succeeded'
+  | 'login_failed'
+  | 'mfa_failed'
+  | 'session_revoked'
+  | 'sessions_revoked_others'
+  | 'password_changed'
   | 'second_factor_added'
   | 'second_factor_removed'
+  | 'api_token_created'
+  | 'api_token_rotated'
+  | 'api_token_revoked'
+  | 'device_banned'
   | 'second_factor_passed'
   | 'second_factor_failed'
   | 'recovery_code_used'
@@ -46,13 +58,35 @@ export async function recordSecurityEvent(db: Kysely<Database> | Transaction<Dat
     .execute()
 }
 
-export async function listSecurityEvents(db: Kysely<Database>, userId: number, limit = 50) {
-  return db
-    .selectFrom('security_events')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
+/** An action a signed-in user took from `actor`'s device and address. */
+export function recordUserAction(
+  db: Kysely<Database> | Transaction<Database>,
+  type: SecurityEventType,
+  input: { userId: number; actor: { visitorRowId: number | null; ipAddress: string }; details: Record<string, unknown>; at: Date },
+): Promise<void> {
+  const { userId, actor, details, at } = input
+  return recordSecurityEvent(db, { type, userId, visitorRowId: actor.visitorRowId, ipAddress: actor.ipAddress, details, at })
+}
+
+/** Where a page of events ends: the next page holds the events strictly older than this one. */
+export interface SecurityEventCursor {
+  createdAt: Date
+  id: number
+}
+
+/**
+ * One page of a user's own events, newest first (keyset pagination on (created_at, id), served by
+ * security_events_user_idx), with the browser of the recording device when it is known.
+ */
+export async function pageSecurityEvents(db: Kysely<Database>, userId: number, page: { limit: number; before: SecurityEventCursor | null }) {
+  let query = db
+    .selectFrom('security_events as e')
+    .leftJoin('visitors as v', 'v.id', 'e.visitor_id')
+    .select(['e.id', 'e.type', 'e.created_at', 'e.ip_address', 'e.details', sql<string | null>`v.fingerprint->>'browser'`.as('browser')])
+    .where('e.user_id', '=', userId)
+  if (page.before) {
+    const { createdAt, id } = page.before
+    query = query.where(sql<boolean>`(e.created_at, e.id) < (${createdAt}::timestamptz, ${id}::integer)`)
+  }
+  return query.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(page.limit).execute()
 }

@@ -33,8 +33,8 @@ async function readGrace(ctx: IamContext, raw: string, hash: string, canaryId: s
 }
 
 async function waitForGrace(ctx: IamContext, raw: string, hash: string, canaryId: string) {
-  const deadline = Date.now() + WAIT_MS
-  while (Date.now() < deadline) {
+  const deadline = ctx.now() + WAIT_MS
+  while (ctx.now() < deadline) {
     const found = await readGrace(ctx, raw, hash, canaryId)
     if (found) return found
     // the winner is gone (failed): let the caller try again

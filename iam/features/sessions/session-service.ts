@@ -112,9 +112,31 @@ export async function revokeUserSessions(
 }
 
 /**
+ * Inside `trx`: locks the family, retires its active token (status revoked: a later use is a dead
+ * session, not a theft signal) and inserts a new one in the same family, so MAX_SESSION_LIFE keeps
+ * counting from the first login. Null when the family is revoked or past its lifetime.
+ */
+export async function renewFamilyToken(ctx: IamContext, trx: Transaction<Database>, familyId: string, now: number): Promise<OpenedSession | null> {
+  const cfg = ctx.config.jwt.refresh_tokens
+  const family = await trx.selectFrom('session_families').selectAll().where('id', '=', familyId).forUpdate().executeTakeFirst()
+  if (!family || family.revoked_at || family.created_at.getTime() + cfg.MAX_SESSION_LIFE <= now) return null
+  await trx.updateTable('refresh_tokens').set({ status: 'revoked', used_at: new Date(now) }).where('family_id', '=', familyId).where('status', '=', 'active').execute()
+  const refreshToken = newRefreshToken()
+  const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.created_at.getTime(), now)
+  await insertRefreshToken(trx, { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
+  return { familyId, refreshToken, refreshExpiresAt }
+}
+
+/** Signs the access token of a renewed family (roles and device read afresh). Null when the family is gone. */
+export async function pairForFamily(ctx: IamContext, session: OpenedSession): Promise<TokenPair | null> {
+  const claims = await familyClaims(ctx.db, session.familyId)
+  if (!claims) return null
+  return completePair(ctx, session, { userId: claims.userId, roles: claims.roles, visitor: claims.visitor })
+}
+
+/**
  * After a passed adaptive MFA: binds the current device, IP and fingerprint to the family, sets
- * last_mfa_at, retires the family's active token (status revoked: a later use is a dead session,
- * not a theft signal) and issues a new pair in the same family (MAX_SESSION_LIFE keeps counting).
+ * last_mfa_at and issues a new pair in the same family (renewFamilyToken).
  * Null when the family is revoked or past its lifetime.
  */
 export async function reissueAfterMfa(
@@ -122,19 +144,11 @@ export async function reissueAfterMfa(
   input: { familyId: string; visitorRowId: number; ipAddress: string; fingerprint: Record<string, unknown> | null },
 ): Promise<TokenPair | null> {
   const now = ctx.now()
-  const cfg = ctx.config.jwt.refresh_tokens
   const session = await ctx.db.transaction().execute(async (trx) => {
-    const family = await trx.selectFrom('session_families').selectAll().where('id', '=', input.familyId).forUpdate().executeTakeFirst()
-    if (!family || family.revoked_at || family.created_at.getTime() + cfg.MAX_SESSION_LIFE <= now) return null
+    const renewed = await renewFamilyToken(ctx, trx, input.familyId, now)
+    if (!renewed) return null
     await bindFamily(trx, input.familyId, { visitorRowId: input.visitorRowId, ipAddress: input.ipAddress, fingerprint: input.fingerprint, now: new Date(now) })
-    await trx.updateTable('refresh_tokens').set({ status: 'revoked', used_at: new Date(now) }).where('family_id', '=', input.familyId).where('status', '=', 'active').execute()
-    const refreshToken = newRefreshToken()
-    const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.created_at.getTime(), now)
-    await insertRefreshToken(trx, { familyId: input.familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
-    return { familyId: input.familyId, refreshToken, refreshExpiresAt }
+    return renewed
   })
-  if (!session) return null
-  const claims = await familyClaims(ctx.db, input.familyId)
-  if (!claims) return null
-  return completePair(ctx, session, { userId: claims.userId, roles: claims.roles, visitor: claims.visitor })
+  return session ? pairForFamily(ctx, session) : null
 }

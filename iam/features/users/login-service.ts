@@ -18,6 +18,7 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
+import { recordSecurityEvent } from '../security-events/repository'
 import { createSession, type TokenPair } from '../sessions/session-service'
 import { hasSecondFactor } from '../second-factor/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
@@ -56,10 +57,21 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   }
   const verified = await hasher.verify(user.password_hash, input.password)
   ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: true })
-  if (!verified.ok) return { ok: false, code: 'invalid_credentials' }
   const now = ctx.now()
+  const audit = (type: 'login_succeeded' | 'login_failed', details: Record<string, unknown>) =>
+    recordSecurityEvent(ctx.db, { type, userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress, details, at: new Date(now) })
+  if (!verified.ok) {
+    // off the request path: an unknown address writes nothing, so a write here would be a timing tell
+    void audit('login_failed', { method: 'password', reason: 'invalid_credentials' }).catch((error: Error) =>
+      ctx.log.error('security event not recorded', { type: 'login_failed', error: error.message }),
+    )
+    return { ok: false, code: 'invalid_credentials' }
+  }
   // checked after the password so a ban does not reveal that an address has an account
-  if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
+  if (user.banned_until && user.banned_until.getTime() > now) {
+    await audit('login_failed', { method: 'password', reason: 'banned' })
+    return { ok: false, code: 'banned' }
+  }
   if (verified.needsRehash) {
     await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))
   }
@@ -77,5 +89,6 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
     visitor: input.visitor.visitor_id,
   })
   await forgiveLoginAttempts(ctx, attempt)
+  await audit('login_succeeded', { method: 'password', sessionId: pair.familyId })
   return { ok: true, pair, userId: user.id }
 }

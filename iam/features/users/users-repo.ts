@@ -40,14 +40,15 @@ export async function insertUser(
     .executeTakeFirstOrThrow()
 }
 
-/** Replaces the hash only if it is still the one we verified (a concurrent change wins). */
-export async function replacePasswordHash(db: Db, userId: number, oldHash: string, newHash: string, now: Date): Promise<void> {
-  await db
+/** Replaces the hash only if it is still the one we verified (a concurrent change wins); true when replaced. */
+export async function replacePasswordHash(db: Db, userId: number, oldHash: string, newHash: string, now: Date): Promise<boolean> {
+  const result = await db
     .updateTable('users')
     .set({ password_hash: newHash, updated_at: now })
     .where('id', '=', userId)
     .where('password_hash', '=', oldHash)
-    .execute()
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }
 
 export function findIdentity(db: Db, provider: string, providerUserId: string) {

@@ -44,6 +44,12 @@ export const BFF_IAM_ROUTES = [
   'ipRestrictionUpdate',
   'privilegeUpdate',
   'revokeAllTokens',
+  // account security (DESIGN section 7)
+  'listSessions',
+  'revokeSession',
+  'revokeOtherSessions',
+  'changePassword',
+  'listSecurityEvents',
   // two-step sign-in (account page, login page's second step, second factor instead of the emailed code)
   'totpStatus',
   'totpSetup',

@@ -6,6 +6,7 @@
  */
 import { parseSetCookie as parseCookieHeader } from 'cookie-es'
 import { appendResponseHeader, deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
+import { gatewayNow } from '../clock'
 
 export const ACCESS_COOKIE = '__Secure-a'
 export const ACCESS_IAT_COOKIE = 'a-iat'
@@ -31,7 +32,7 @@ export function readIssuedAccess(body: unknown): IssuedAccess | undefined {
   if (typeof accessToken !== 'string' || !accessToken) return undefined
   return {
     accessToken,
-    accessIat: typeof accessIat === 'number' ? accessIat : Date.now(),
+    accessIat: typeof accessIat === 'number' ? accessIat : gatewayNow(),
     expiresInMs: typeof expiresInMs === 'number' && expiresInMs > 0 ? expiresInMs : 15 * 60_000,
   }
 }
@@ -73,7 +74,7 @@ export function forwardSetCookies(event: H3Event, setCookies: string[]): void {
  * name, value and whether the header deletes the cookie (empty value, Max-Age<=0 or a past
  * Expires). The value stays as sent (no URL decoding): it is forwarded to the IAM byte for byte.
  */
-export function parseSetCookie(raw: string, nowMs = Date.now()): { name: string; value: string; cleared: boolean } | undefined {
+export function parseSetCookie(raw: string, nowMs = gatewayNow()): { name: string; value: string; cleared: boolean } | undefined {
   const cookie = parseCookieHeader(raw, { decode: false })
   const name = cookie.name.trim()
   if (!name) return undefined

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import type { H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
 import { clearSessionCookies, currentCookie, forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
+import { gatewayNow } from '../clock'
 import type { BffRouteId } from './allow-list'
 import { callIam, callIamRoute, type BffIamCall } from './iam-call'
 import { iamRouteCall, type IamRouteInput } from './iam-route'
@@ -72,7 +73,7 @@ export async function ensureAccess(event: H3Event): Promise<string> {
     bffFail(401, SIGNED_OUT)
   }
   const access = currentCookie(event, 'access')
-  if (access && msLeftRatio(access, Date.now()) > 0.25) return access
+  if (access && msLeftRatio(access, gatewayNow()) > 0.25) return access
   const res = await refreshSession(event)
   const fresh = currentCookie(event, 'access')
   if (res.status >= 300 || !fresh) failRefresh(event, res)

@@ -7,6 +7,7 @@
  */
 import * as oauth from 'oauth4webapi'
 import type { ProviderConfig } from '../gateway-config'
+import { gatewayNow } from '../clock'
 import { requestOptionsFor } from './http-options'
 
 const DISCOVERY_TTL_MS = 10 * 60_000
@@ -23,7 +24,7 @@ async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
 }
 
 /** The provider's metadata; rejects when discovery fails. */
-export function getAuthorizationServer(provider: ProviderConfig, nowMs = Date.now()): Promise<oauth.AuthorizationServer> {
+export function getAuthorizationServer(provider: ProviderConfig, nowMs = gatewayNow()): Promise<oauth.AuthorizationServer> {
   if (provider.kind === 'oauth') {
     return Promise.resolve({
       // plain OAuth 2.0 has no issuer identifier; the origin only names the server in errors

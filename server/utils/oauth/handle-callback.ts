@@ -6,6 +6,7 @@
  */
 import { getRouterParam, setResponseHeader, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
 import { forwardSetCookies, setAccessCookies } from '../bff/cookies'
+import { gatewayNow } from '../clock'
 import { useCookieSecret } from './cookie-secret'
 import { clearFlowCookies, readFlowCookies, usesFormPost } from './flow-cookies'
 import { ensureCanary, loginAtIam } from './iam-calls'
@@ -69,7 +70,7 @@ export async function handleCallback(event: H3Event, params: URLSearchParams): P
     return answerStatus(event, 405, 'method_not_allowed')
   }
 
-  const result = await validateCallback({ provider, params, cookies, cookieSecret: useCookieSecret(), nowMs: Date.now() })
+  const result = await validateCallback({ provider, params, cookies, cookieSecret: useCookieSecret(), nowMs: gatewayNow() })
   if (!result.ok) {
     return 'status' in result ? answerStatus(event, result.status, result.error) : redirectWithError(event, provider, result.redirect)
   }

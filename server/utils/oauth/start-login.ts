@@ -5,6 +5,7 @@
  */
 import { getRouterParam, sendRedirect, setResponseHeader, type H3Event } from 'h3'
 import { forwardSetCookies } from '../bff/cookies'
+import { gatewayNow } from '../clock'
 import { getAuthorizationServer } from './authorization-server'
 import { buildAuthorizationRequest } from './authorize'
 import { useCookieSecret } from './cookie-secret'
@@ -31,7 +32,7 @@ export async function startLogin(event: H3Event): Promise<unknown> {
     logOAuth('error', 'provider metadata unavailable', { provider: provider.name, reason: (error as Error).message })
     return redirectWithError(event, provider, 'provider_unavailable')
   }
-  const request = await buildAuthorizationRequest(provider, as, useCookieSecret(), Date.now(), canary.canary)
+  const request = await buildAuthorizationRequest(provider, as, useCookieSecret(), gatewayNow(), canary.canary)
   setFlowCookies(event, provider, request.cookies)
   setResponseHeader(event, 'cache-control', 'no-store')
   return sendRedirect(event, request.url.href, 302)

@@ -1,0 +1,66 @@
+/** The account page's security sections in Chromium: sessions, password change, recent activity. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { freshEmail, PASSWORD, seriousA11yViolations, signInInBrowser, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
+
+let stack: E2eStack
+let laptop: Browser
+let phone: Browser
+beforeAll(async () => {
+  stack = await startE2eStack()
+  // two browsers with their own cookies: two devices of one user
+  ;[laptop, phone] = await Promise.all([launchBrowser(), launchBrowser()])
+})
+afterAll(async () => {
+  await laptop?.close()
+  await phone?.close()
+  await stack?.stop()
+})
+
+describe('account page: sessions and security', () => {
+  it('ends the other device’s session from the account page, and that device is signed out', async () => {
+    const email = freshEmail('sessions')
+    const mine = await laptop.newPage()
+    const csp = watchCsp(mine)
+    await signUpInBrowser(mine, stack.url, email)
+    const other = await phone.newPage()
+    await signInInBrowser(other, stack.url, email)
+
+    await mine.goto(`${stack.url}/account`)
+    const sessions = mine.getByRole('region', { name: 'Where you are signed in' })
+    await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
+    await expect.poll(() => sessions.getByText('This device').isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(mine)).toEqual([])
+    await saveScreenshot(mine, 'account-sessions')
+
+    await sessions.getByRole('button', { name: /^End session:/ }).click()
+    await expect.poll(() => sessions.getByText(/was ended/).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
+
+    await other.goto(`${stack.url}/account`)
+    await other.waitForURL(/\/login/)
+    expect(csp).toEqual([])
+  })
+
+  it('changes the password from the account page and shows it in the recent activity', async () => {
+    const email = freshEmail('pwchange')
+    const page = await laptop.newPage()
+    await page.context().clearCookies()
+    await signUpInBrowser(page, stack.url, email)
+    await page.getByLabel('Current password', { exact: true }).fill('not the password at all')
+    await page.getByLabel('New password', { exact: true }).fill('a new account passphrase')
+    await page.getByLabel('Repeat the new password').fill('a new account passphrase')
+    await page.getByRole('button', { name: 'Change password' }).click()
+    const current = page.getByLabel('Current password', { exact: true })
+    await expect.poll(() => current.getAttribute('aria-invalid'), WAIT).toBe('true')
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    await current.fill(PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByText('Your password was changed.').isVisible(), WAIT).toBe(true)
+    const activity = page.getByRole('region', { name: 'Recent security activity' })
+    await expect.poll(() => activity.getByText('Password changed').isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await saveScreenshot(page, 'account-password-changed')
+  })
+})
