@@ -1,4 +1,141 @@
 /** TOTP, recovery codes, passkeys and the second-factor step at login (DESIGN section 7, issue 15). */
-import { defineRoutes } from './define'
+import { z } from 'zod'
+import { ACCOUNT_ACTION_ROUTES } from './account-actions'
+import { defineRoutes, json, noBody } from './define'
+import { CUSTOM_REASON_PATTERN } from './inputs'
+import { bannedBody, errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, responses, tokensBody, XSS } from './responses'
 
-export const SECOND_FACTOR_ROUTES = defineRoutes({})
+/** A 6-digit TOTP code or a recovery code (`xxxx-xxxx-xxxx-xxxx`, case and separators free). */
+export const secondFactorCode = z
+  .string({ error: 'The code is required' })
+  .trim()
+  .min(6, 'Enter the 6-digit code or a recovery code')
+  .max(32, 'Enter the 6-digit code or a recovery code')
+  .regex(/^[A-Za-z0-9 -]+$/, 'Enter the 6-digit code or a recovery code')
+
+/** 32 random bytes in base64url, as POST /login issued it. */
+export const challengeToken = z.string({ error: 'The challenge is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Invalid challenge')
+
+/** The methods the step offers; passkeys join this list when they land. */
+export const secondFactorMethods = z.array(z.enum(['totp', 'recovery_code']))
+
+/** What POST /login (and POST /auth/OAuth/:providerName) answer, instead of tokens, for an account with a second factor. */
+export const secondFactorLoginBody = z.object({
+  ok: z.literal(true),
+  date: z.iso.datetime(),
+  secondFactor: z.object({ challenge: challengeToken, methods: secondFactorMethods }),
+})
+
+/** A signed-in JSON route that takes a second-factor code: XSS bans and the codes limiter apply. */
+const CODE_ROUTE = responses(JSON_BODY_FIELDS, FULL_AUTH, XSS, { 400: { description: 'Validation failed (`fields`) or wrong code', body: errorFail } }, LIMITED)
+
+export const SECOND_FACTOR_ROUTES = defineRoutes({
+  totpStatus: {
+    method: 'GET',
+    path: '/auth/totp',
+    summary: 'Whether TOTP is enabled and how many recovery codes are left',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      { 200: { description: 'The account state', body: okData(z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() })) } },
+      FULL_AUTH,
+    ),
+  },
+  totpSetup: {
+    method: 'POST',
+    path: '/auth/totp/setup',
+    summary: 'Start TOTP enrolment: a new secret, pending until confirmed',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      { 200: { description: 'The secret to show once (text and QR code)', body: okData(z.object({ secret: z.string(), otpauthUrl: z.string() })) } },
+      FULL_AUTH,
+      { 409: { description: 'TOTP is already enabled', body: errorFail } },
+    ),
+  },
+  totpEnable: {
+    method: 'POST',
+    path: '/auth/totp/enable',
+    summary: 'Confirm the pending secret with a code; answers the recovery codes once',
+    auth: 'full',
+    limiters: ['codes'],
+    request: json(),
+    body: z.object({ code: z.string({ error: 'The code is required' }).trim().regex(/^\d{6}$/, 'The code has 6 digits') }),
+    responses: responses(
+      { 200: { description: '10 recovery codes, shown once', body: okData(z.object({ recoveryCodes: z.array(z.string()) })) } },
+      CODE_ROUTE,
+      { 409: { description: 'No pending setup', body: errorFail } },
+    ),
+  },
+  totpDisable: {
+    method: 'POST',
+    path: '/auth/totp/disable',
+    summary: 'Turn TOTP off with a TOTP or recovery code',
+    auth: 'full',
+    limiters: ['codes'],
+    request: json(),
+    body: z.object({ code: secondFactorCode }),
+    responses: responses(
+      { 200: { description: 'Removed, with every recovery code', body: okData(z.object({ enabled: z.literal(false) })) } },
+      CODE_ROUTE,
+      { 409: { description: 'TOTP is not enabled', body: errorFail } },
+    ),
+  },
+  secondFactor: {
+    method: 'POST',
+    path: '/auth/second-factor',
+    summary: 'Finish a sign-in with the challenge from POST /login and a TOTP or recovery code',
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: json(),
+    body: z.object({ challenge: challengeToken, code: secondFactorCode }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set (as POST /login)', body: tokensBody } },
+      JSON_BODY_FIELDS,
+      {
+        400: { description: 'Validation failed (`fields`) or no canary_id cookie', body: errorFail },
+        401: { description: 'Wrong code; or `restart: true` when the challenge is unknown, expired, used, out of attempts or another device\'s', body: errorFail.extend({ restart: z.literal(true).optional() }) },
+        403: { description: 'Banned device or account', body: z.union([errorFail, bannedBody]) },
+      },
+      XSS,
+      LIMITED,
+    ),
+  },
+  // With a second factor, a custom MFA flow (and the email change) may be proven with it instead
+  // of the emailed link and code; the flow is the one this session started with POST /custom/mfa/:reason.
+  verifyCustomMfaSecondFactor: {
+    method: 'POST',
+    path: '/auth/verify-custom-mfa/second-factor',
+    summary: 'Complete a custom MFA flow this session started with a TOTP or recovery code instead of the emailed code',
+    auth: 'full',
+    limiters: ['codes'],
+    request: json(),
+    body: z.object({ reason: z.string({ error: 'The reason is required' }).regex(CUSTOM_REASON_PATTERN, 'Invalid reason'), code: secondFactorCode }),
+    responses: responses(
+      { 200: { description: 'Action confirmed: a new token pair for this session', body: tokensBody } },
+      CODE_ROUTE,
+      { 400: { description: 'No flow of this session is pending for the reason', body: errorFail } },
+      { 401: { description: 'Wrong code, or the flow ran out of attempts', body: errorFail } },
+    ),
+  },
+  updateEmailSecondFactor: {
+    method: 'POST',
+    path: '/update/email/second-factor',
+    summary: 'Change the account email (after POST /custom/mfa/change_email) with a TOTP or recovery code instead of the emailed code',
+    auth: 'full',
+    limiters: ['codes'],
+    request: json(),
+    body: z.object({
+      newEmail: ACCOUNT_ACTION_ROUTES.updateEmail.body.shape.newEmail,
+      code: secondFactorCode,
+    }),
+    responses: responses(
+      { 200: { description: 'Updated: new tokens for this session, every other session revoked', body: tokensBody } },
+      CODE_ROUTE,
+      { 400: { description: 'Address in use or invalid, or no change_email flow pending', body: errorFail } },
+      { 401: { description: 'Wrong code, or the flow ran out of attempts', body: errorFail } },
+    ),
+  },
+})

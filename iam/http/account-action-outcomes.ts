@@ -40,6 +40,7 @@ const ANSWERS: Record<ActionFailureCode, Answer> = {
   password_rejected: { status: 400, field: 'password' },
   password_check_unavailable: { status: 503, field: 'password' },
   confirmation_mail_failed: { status: 500, error: 'Could not send the confirmation email; try again later' },
+  flow_not_started: { status: 400, error: 'No confirmation is pending for this reason; start it first' },
   verification_mail_failed: { status: 503, error: 'The mail could not be sent, try again later' },
 }
 

@@ -30,6 +30,8 @@ export type ActionFailureCode =
   /** the breach check could not answer (`detail` says so) */
   | 'password_check_unavailable'
   | 'confirmation_mail_failed'
+  /** a second factor in place of the emailed code, for a flow this session never started */
+  | 'flow_not_started'
   | 'verification_mail_failed'
 
 export interface ActionFailure {

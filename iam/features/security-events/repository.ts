@@ -34,6 +34,9 @@ export type SecurityEventType =
   | 'user_banned'
   | 'user_unbanned'
   | 'signing_key_rotated'
+  | 'second_factor_passed'
+  | 'second_factor_failed'
+  | 'recovery_code_used'
 
 export interface SecurityEventInput {
   type: SecurityEventType

@@ -20,6 +20,8 @@ import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { recordSecurityEvent } from '../security-events/repository'
 import { createSession, type TokenPair } from '../sessions/session-service'
+import { hasSecondFactor } from '../second-factor/repository'
+import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
 import { findUserByEmail, replacePasswordHash } from './users-repo'
 
@@ -37,6 +39,8 @@ export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled'
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
+  /** the password was right and the account has a second factor: no session yet (sign-in-step.ts) */
+  | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
   | { ok: false; code: 'invalid_credentials' | 'banned' }
   | { ok: false; code: 'throttled'; retryMs: number }
 
@@ -70,6 +74,10 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   }
   if (verified.needsRehash) {
     await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))
+  }
+  // asked only after the password was right: nothing before it differs for accounts with a second factor
+  if (await hasSecondFactor(ctx.db, user.id)) {
+    return { ok: true, secondFactor: await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember }), userId: user.id }
   }
   const pair = await createSession(ctx, {
     userId: user.id,

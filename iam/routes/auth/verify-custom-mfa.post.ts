@@ -12,7 +12,7 @@ import { failAction } from '../../http/account-action-outcomes'
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.verifyCustomMfa)
-  const result = await verifyCustomMfa(ctx, { params, code: data.code, user, actor })
+  const result = await verifyCustomMfa(ctx, { proof: { kind: 'emailed', params, code: data.code }, user, actor })
   if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

@@ -50,6 +50,14 @@ export const BFF_IAM_ROUTES = [
   'revokeOtherSessions',
   'changePassword',
   'listSecurityEvents',
+  // two-step sign-in (account page, login page's second step, second factor instead of the emailed code)
+  'totpStatus',
+  'totpSetup',
+  'totpEnable',
+  'totpDisable',
+  'secondFactor',
+  'verifyCustomMfaSecondFactor',
+  'updateEmailSecondFactor',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

@@ -1,0 +1,34 @@
+import { defineEventHandler } from 'h3'
+import { useIam } from '../../context'
+import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
+import { completeSignIn } from '../../features/second-factor/sign-in-step'
+import { authFail, rejectXss, requireDevice, sendTokens } from '../../http/auth'
+import { enforceRateLimit } from '../../http/rate-limit'
+import { getClientIp, getJsonBody } from '../../http/request'
+import { readRouteInput } from '../../http/route-input'
+
+/**
+ * POST /auth/second-factor (no session; canary_id required, `{ challenge, code }`): answers like
+ * POST /login. 200 tokens; 400 validation; 401 wrong code, or `restart: true` when the challenge is
+ * unknown, expired, used, out of attempts or issued to another device; 403 banned; 429 (the
+ * login's per-IP budget).
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const visitor = await requireDevice(event)
+  await rejectXss(event, getJsonBody(event))
+  const body = readRouteInput(event, SECOND_FACTOR_ROUTES.secondFactor, 'body')
+  await enforceRateLimit(ctx, 'loginIp', { ip: ipAddress })
+  const result = await completeSignIn(ctx, {
+    challenge: body.challenge,
+    code: body.code,
+    visitor,
+    ipAddress,
+    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+  })
+  if (result.ok) return sendTokens(event, ctx, result.pair, 200)
+  if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
+  if (result.code === 'invalid_code') return authFail(401, 'Invalid code')
+  return authFail(401, 'This sign-in step has ended; sign in again', { restart: true })
+})
