@@ -7,6 +7,7 @@ const MESSAGES: Record<string, string> = {
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
   unavailable: 'The sign-in service is unavailable right now. Please try again shortly.',
   mfa_required: 'For your security we sent a sign-in link to your email. Open it to continue.',
+  second_factor_needs_js: 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.',
 }
 
 /** The sentence for a form error code, or null for none/unknown codes. */

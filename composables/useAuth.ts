@@ -98,6 +98,10 @@ export function useAuth() {
     /** Mails a confirmation link + code for a protected action (POST /api/auth/custom-mfa/:reason). */
     requestConfirmation: (reason: string, note?: string) =>
       bffFetch(`/api/auth/custom-mfa/${encodeURIComponent(reason)}`, { method: 'POST', body: note ? { note } : {} }),
+    /** The step after the password for an account with a second factor: 200 signed in, 401 wrong code or `restart`. */
+    secondFactor: async (challenge: string, code: string) => afterSignIn(await bffFetch('/api/auth/second-factor', { method: 'POST', body: { challenge, code } })),
+    /** Completes a confirmation this session started with a TOTP or recovery code instead of the emailed code. */
+    confirmWithSecondFactor: (reason: string, code: string) => bffFetch('/api/auth/confirm/second-factor', { method: 'POST', body: { reason, code } }),
     /** Sends the MFA code of an adaptive-MFA link; 200 signs the browser in again. */
     verifyMfa: async (linkQuery: string, code: string) => afterSignIn(await bffFetch(`/api/auth/mfa?${linkQuery}`, { method: 'POST', body: { code } })),
   }

@@ -138,6 +138,36 @@ export interface SecurityEventsTable {
   created_at: Timestamp
 }
 
+export interface TotpFactorsTable {
+  user_id: number
+  /** `<keyId>.<iv>.<ciphertext+tag>` (base64url), AES-256-GCM under secrets.totpKeys */
+  secret_sealed: string
+  /** the last RFC 6238 time step accepted (-1: none); unix seconds / 30 fits an integer for millennia */
+  last_step: Generated<number>
+  created_at: Timestamp
+  enabled_at: NullableTimestamp
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<number>
+  user_id: number
+  code_hash: string
+  created_at: Timestamp
+  used_at: NullableTimestamp
+}
+
+export interface SecondFactorChallengesTable {
+  challenge_hash: string
+  user_id: number
+  /** visitors.id of the device the challenge was issued to */
+  visitor_id: number
+  remember: Generated<boolean>
+  attempts: Generated<number>
+  created_at: Timestamp
+  expires_at: ColumnType<Date, Date | string, Date | string>
+  used_at: NullableTimestamp
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -149,6 +179,9 @@ export interface Database {
   mfa_codes: MfaCodesTable
   signing_keys: SigningKeysTable
   security_events: SecurityEventsTable
+  totp_factors: TotpFactorsTable
+  recovery_codes: RecoveryCodesTable
+  second_factor_challenges: SecondFactorChallengesTable
 }
 
 export type User = Selectable<UsersTable>

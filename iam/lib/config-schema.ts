@@ -25,6 +25,12 @@ const ipOrIpPort = z.string().regex(/^[0-9a-fA-F:.[\]]+(:\d+)?$/, 'expected "ip"
 
 const secret = z.string().min(32, 'a secret needs at least 32 characters')
 
+/** A TOTP sealing key: its id is stored with each ciphertext; `key` is 32 bytes in base64url. */
+const totpKeySchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'key ids are 1-32 of [A-Za-z0-9_-]'),
+  key: z.string().refine((v) => /^[A-Za-z0-9_-]{43}$/.test(v), 'expected 32 bytes in base64url (43 characters)'),
+})
+
 const argon2Schema = z
   .strictObject({
     memoryCost: z.number().int().min(8192).default(19456),
@@ -86,6 +92,8 @@ export const configSchema = z.strictObject({
       links: secret.optional(),
       /** Ed25519 private JWKs for access tokens; the first signs, all verify */
       accessTokenKeys: z.array(z.record(z.string(), z.unknown())).optional(),
+      /** AES-256-GCM keys sealing TOTP secrets at rest; the first seals, all open (rotation) */
+      totpKeys: z.array(totpKeySchema).min(1).optional(),
     })
     .prefault({}),
   jwt: z
@@ -240,6 +248,15 @@ export const configSchema = z.strictObject({
     .strictObject({ enabled: z.boolean().default(true), banScore: z.number().int().positive().default(100) })
     .prefault({}),
   geo: z.strictObject({ mmdbPath: z.string().optional() }).prefault({}),
+  secondFactor: z
+    .strictObject({
+      /** the issuer authenticator apps show; absent = email.siteName */
+      totp: z.strictObject({ issuer: z.string().min(1).max(64).optional() }).prefault({}),
+      /** how long the sign-in step after a right password lives */
+      challengeTtlMs: z.number().int().positive().default(5 * MINUTE_MS),
+      challengeAttempts: z.number().int().positive().max(20).default(5),
+    })
+    .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 

@@ -103,6 +103,9 @@ export function productionProblems(config: IamConfig): string[] {
   else if (isDev(config.service.Hmac.sharedSecret)) problems.push('service.Hmac.sharedSecret: a dev secret')
   if (isDev(config.secrets.codes)) problems.push('secrets.codes: missing or a dev secret')
   if (isDev(config.secrets.links)) problems.push('secrets.links: missing or a dev secret')
+  if (!config.secrets.totpKeys?.length || config.secrets.totpKeys.some((k) => k.id.startsWith(DEV_SECRET_PREFIX))) {
+    problems.push('secrets.totpKeys: missing or a dev key')
+  }
   if (!config.secrets.accessTokenKeys?.length) problems.push('secrets.accessTokenKeys: missing (Ed25519 private JWKs)')
   if (config.password.pepper && isDev(config.password.pepper)) problems.push('password.pepper: a dev secret')
   if (!config.service.singleNode) {

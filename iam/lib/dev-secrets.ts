@@ -9,27 +9,33 @@ import { dirname, join, resolve } from 'node:path'
 import { DEV_SECRET_PREFIX } from './config'
 import type { IamConfig } from './config-schema'
 
-type DevSecrets = { codes: string; links: string }
+type DevSecrets = { codes: string; links: string; totpKey: string }
 
 export function devSecretsPath(config: Pick<IamConfig, 'service'>): string {
   return resolve(join(config.service.dataDir, 'iam', 'secrets.json'))
 }
 
 export function withDevSecrets(config: IamConfig): IamConfig {
-  if (config.secrets.codes && config.secrets.links) return config
+  if (config.secrets.codes && config.secrets.links && config.secrets.totpKeys) return config
   const path = devSecretsPath(config)
   let kept: Partial<DevSecrets> = {}
   if (existsSync(path)) kept = JSON.parse(readFileSync(path, 'utf8')) as Partial<DevSecrets>
   const generate = () => `${DEV_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`
-  const secrets: DevSecrets = { codes: kept.codes ?? generate(), links: kept.links ?? generate() }
-  if (secrets.codes !== kept.codes || secrets.links !== kept.links) {
+  // the TOTP key is raw key material (32 bytes); its id carries the dev prefix instead
+  const secrets: DevSecrets = { codes: kept.codes ?? generate(), links: kept.links ?? generate(), totpKey: kept.totpKey ?? randomBytes(32).toString('base64url') }
+  if (secrets.codes !== kept.codes || secrets.links !== kept.links || secrets.totpKey !== kept.totpKey) {
     mkdirSync(dirname(path), { recursive: true })
     writeFileSync(path, JSON.stringify(secrets), { mode: 0o600 })
     chmodSync(path, 0o600)
   }
   return {
     ...config,
-    secrets: { ...config.secrets, codes: config.secrets.codes ?? secrets.codes, links: config.secrets.links ?? secrets.links },
+    secrets: {
+      ...config.secrets,
+      codes: config.secrets.codes ?? secrets.codes,
+      links: config.secrets.links ?? secrets.links,
+      totpKeys: config.secrets.totpKeys ?? [{ id: `${DEV_SECRET_PREFIX}totp`, key: secrets.totpKey }],
+    },
   }
 }
 

@@ -40,6 +40,8 @@ export default defineEventHandler(async (event) => {
     if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(401, INVALID_CREDENTIALS)
   }
+  // a second factor is due: the account limiter keeps counting until the sign-in completes
+  if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }
   // success forgives this address's failures from this IP; the IP budget keeps counting
   await limiters.loginAccount.reset(accountKey)
   return sendTokens(event, ctx, result.pair, 200)

@@ -145,6 +145,9 @@ describe('allow-listed IAM calls', () => {
     expect(isAllowedIamCall('POST', '/auth/OAuth/demo')).toBe(false)
     expect(isAllowedIamCall('POST', '/custom/mfa/../../operational/config')).toBe(false)
     expect(isAllowedIamCall('POST', '/api/manage/list-metadata')).toBe(false)
+    expect(isAllowedIamCall('POST', '/auth/totp/enable')).toBe(true)
+    expect(isAllowedIamCall('POST', '/auth/second-factor')).toBe(true)
+    expect(isAllowedIamCall('POST', '/auth/totp/other')).toBe(false)
   })
 
   it('refuses a custom-MFA reason outside [A-Z0-9_]{3,64} before calling the IAM', async () => {

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose'
+import { Secret, TOTP } from 'otpauth'
 import { createIamClient } from '../../iam/client/iam-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../helpers/fake-iam'
@@ -90,3 +91,49 @@ describe('OAuth login against the real IAM', () => {
     expect((await browser.request(back.url)).status).toBe(200)
   })
 })
+
+describe('OAuth login of an account with two-step sign-in', () => {
+  const bff = (browser: ReturnType<typeof createBrowser>, path: string, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: {
+        cookie: [...browser.cookies(base)].map(([k, v]) => `${k}=${v}`).join('; '),
+        origin: base,
+        'sec-fetch-site': 'same-origin',
+        'x-csrf': '1',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+
+  async function providerLogin(login: string) {
+    const browser = createBrowser()
+    const start = await browser.request(`${base}/oauth/demo`)
+    const back = await walkProvider(browser, start.headers.get('location') ?? '', `${base}/oauth/callback/demo`, login)
+    if (back.kind !== 'redirect') throw new Error('expected redirect')
+    return { browser, page: await browser.request(back.url) }
+  }
+
+  it('asks for the second factor after the provider: no session until the code, the challenge only in the URL fragment', async () => {
+    const first = await providerLogin('dave')
+    expect(first.page.status).toBe(200)
+    const setup = await bff(first.browser, '/api/auth/totp/setup')
+    expect(setup.status).toBe(200)
+    const { secret } = ((await setup.json()) as { data: { secret: string } }).data
+    const code = (offset: number) =>
+      new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offset * 30_000 })
+    expect((await bff(first.browser, '/api/auth/totp/enable', { code: code(0) })).status).toBe(200)
+
+    const again = await providerLogin('dave')
+    expect(again.page.status).toBe(200)
+    const html = await again.page.text()
+    const challenge = /\/login#second-factor=([\w-]{43})/.exec(html)?.[1]
+    expect(challenge).toBeDefined()
+    expect(again.browser.cookies(base).get('session')).toBeUndefined()
+    expect(again.browser.cookies(base).get('__Secure-a')).toBeUndefined()
+    const done = await bff(again.browser, '/api/auth/second-factor', { challenge, code: code(1) })
+    expect(done.status).toBe(200)
+    expect(await done.json()).toEqual({ ok: true, date: expect.any(String), signedIn: true })
+  })
+})
+

@@ -10,7 +10,12 @@ const productionReady = {
   service: { Hmac: { clientId: 'gateway', sharedSecret: strongSecret } },
   database: { url: 'postgres://iam@db.internal/iam' },
   storage: { driver: 'redis', url: 'redis://cache.internal:6379' },
-  secrets: { codes: strongSecret, links: strongSecret, accessTokenKeys: [{ kty: 'OKP', crv: 'Ed25519', x: 'a', d: 'b' }] },
+  secrets: {
+    codes: strongSecret,
+    links: strongSecret,
+    accessTokenKeys: [{ kty: 'OKP', crv: 'Ed25519', x: 'a', d: 'b' }],
+    totpKeys: [{ id: 'k2026', key: 'A'.repeat(43) }],
+  },
 }
 
 const messageOf = (fn: () => unknown): string => {
@@ -139,6 +144,7 @@ describe('production refusals', () => {
     expect(problems).toContain('secrets.codes')
     expect(problems).toContain('secrets.links')
     expect(problems).toContain('secrets.accessTokenKeys')
+    expect(problems).toContain('secrets.totpKeys')
     expect(problems).toContain('database.url')
     expect(problems).toContain('storage.driver')
   })
@@ -172,7 +178,8 @@ describe('dev secrets', () => {
     expect(second.secrets).toEqual(first.secrets)
     const path = join(dataDir, 'iam', 'secrets.json')
     expect(statSync(path).mode & 0o777).toBe(0o600)
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ codes: first.secrets.codes, links: first.secrets.links })
+    expect(first.secrets.totpKeys?.[0]?.id).toMatch(new RegExp(`^${DEV_SECRET_PREFIX}`))
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ codes: first.secrets.codes, links: first.secrets.links, totpKey: first.secrets.totpKeys?.[0]?.key })
   })
 
   it('leaves configured secrets untouched', () => {

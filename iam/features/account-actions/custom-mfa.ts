@@ -11,11 +11,12 @@ import type { LimitDecision } from '../rate-limits/limiter'
 import { customActionMail } from '../mail/templates'
 import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
-import { attemptCode, checkLink, consumeLink, previewLink } from '../mfa/links'
+import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import type { LinkWithCode } from '../mfa/repository'
 import { isGenericCustomReason } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
+import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
 import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 
 /** The signed-in caller (req.user of the spec, reduced to what flows need). */
@@ -110,14 +111,14 @@ export async function previewCustomLink(ctx: IamContext, params: LinkParams, use
 /** Code attempt, then consumption (one winner), then a new pair for the session. */
 export async function verifyCustomMfa(
   ctx: IamContext,
-  input: { params: LinkParams; code: string; user: SessionUser; actor: Actor },
+  input: { proof: FlowProof; user: SessionUser; actor: Actor },
 ): Promise<{ ok: true; pair: TokenPair; reason: string } | ActionFailure> {
-  const check = await checkSessionLink(ctx, input.params, input.user, isGenericCustomReason, 'check')
+  const check = await locateFlow(ctx, input.proof, input.user, isGenericCustomReason)
   if (!check.ok) return check
   const { link } = check
-  const code = await attemptCode(ctx, link, input.code)
+  const code = await attemptProof(ctx, link, input.proof, { userId: input.user.userId, actor: input.actor })
   if (!code.ok) return codeFailure(code)
-  const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, link))
+  const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, code.link))
   if (!won) return linkFailure('used')
   const pair = await reissueAfterMfa(ctx, {
     familyId: input.user.sessionId,

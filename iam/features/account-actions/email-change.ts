@@ -8,14 +8,14 @@
 import type { IamContext } from '../../context'
 import { checkEmailAddress } from '../email-checks/email-checks'
 import { maskEmail } from '../mfa/flows'
-import type { LinkParams } from '../mfa/link-token'
-import { attemptCode, consumeLink } from '../mfa/links'
+import { consumeLink } from '../mfa/links'
 import { CHANGE_EMAIL_REASON } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
-import { checkSessionLink, type SessionUser } from './custom-mfa'
+import type { SessionUser } from './custom-mfa'
+import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
 import { sendEmailChangedNotice } from './undo-email-change'
 import { sendVerificationMailLater } from './verify-email'
 import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
@@ -25,14 +25,14 @@ const isChangeEmail = (purpose: string) => purpose === CHANGE_EMAIL_REASON
 
 export async function changeEmail(
   ctx: IamContext,
-  input: { params: LinkParams; code: string; newEmail: string; user: SessionUser; actor: Actor },
+  input: { proof: FlowProof; newEmail: string; user: SessionUser; actor: Actor },
 ): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
-  const check = await checkSessionLink(ctx, input.params, input.user, isChangeEmail, 'check')
+  const check = await locateFlow(ctx, input.proof, input.user, isChangeEmail)
   if (!check.ok) return check
   const { link } = check
   const email = await checkEmailAddress(input.newEmail, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
   if (!email.ok) return fail(400, email.reason, { newEmail: email.reason })
-  const code = await attemptCode(ctx, link, input.code)
+  const code = await attemptProof(ctx, link, input.proof, { userId: input.user.userId, actor: input.actor })
   if (!code.ok) return codeFailure(code)
   const now = new Date(ctx.now())
   type Done = { kind: 'done'; oldEmail: string; revoked: string[] } | { kind: 'used' } | { kind: 'same' } | { kind: 'gone' }
@@ -42,7 +42,7 @@ export async function changeEmail(
       const user = await trx.selectFrom('users').select(['email']).where('id', '=', input.user.userId).forUpdate().executeTakeFirst()
       if (!user) return { kind: 'gone' }
       if (user.email.toLowerCase() === email.email.toLowerCase()) return { kind: 'same' }
-      if (!(await consumeLink(trx, ctx, link))) return { kind: 'used' }
+      if (!(await consumeLink(trx, ctx, code.link))) return { kind: 'used' }
       // a unique violation here aborts the whole transaction: link, address and sessions stay as they were;
       // the code went to the old address, so the new one is not verified yet
       await trx.updateTable('users').set({ email: email.email, email_verified: false, updated_at: now }).where('id', '=', input.user.userId).execute()

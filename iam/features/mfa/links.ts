@@ -123,7 +123,21 @@ export type CodeCheck = { ok: true } | { ok: false; reason: 'bad_code' | 'attemp
  * POST: counts one attempt atomically, then compares the code in constant time. A wrong code on
  * the last permitted attempt ends the link. A right code is only consumed by `consumeLink`.
  */
-export async function attemptCode(deps: LinkDeps, link: LinkWithCode, code: string): Promise<CodeCheck> {
+export function attemptCode(deps: LinkDeps, link: LinkWithCode, code: string): Promise<CodeCheck> {
+  return attemptWith(deps, link, async (now) => {
+    const binding = { linkJti: link.jti, userId: link.user_id, familyId: link.family_id }
+    const matches =
+      !!link.code && codeMatches(secretOf(deps.config.secrets.codes, 'codes'), code, binding, link.code.code_hmac)
+    const live = !!link.code && !link.code.used_at && link.code.expires_at.getTime() > now.getTime()
+    return matches && live
+  })
+}
+
+/**
+ * One counted attempt on the link with any proof (the mailed code, or a second factor in its
+ * place): the attempt is counted before `proves` runs, so every guess spends the link's budget.
+ */
+export async function attemptWith(deps: LinkDeps, link: LinkWithCode, proves: (now: Date) => Promise<boolean>): Promise<CodeCheck> {
   const now = new Date(deps.now())
   const max = deps.config.magic_links.attempts
   const count = await repo.countAttempt(deps.db, link.jti, now, max)
@@ -131,11 +145,7 @@ export async function attemptCode(deps: LinkDeps, link: LinkWithCode, code: stri
     const fresh = await repo.findLink(deps.db, link.jti)
     return { ok: false, reason: fresh?.consumed_at ? 'used' : 'attempts' }
   }
-  const binding = { linkJti: link.jti, userId: link.user_id, familyId: link.family_id }
-  const matches =
-    !!link.code && codeMatches(secretOf(deps.config.secrets.codes, 'codes'), code, binding, link.code.code_hmac)
-  const live = !!link.code && !link.code.used_at && link.code.expires_at.getTime() > now.getTime()
-  if (matches && live) return { ok: true }
+  if (await proves(now)) return { ok: true }
   if (count >= max) await repo.burnLink(deps.db, link.jti, now)
   return { ok: false, reason: 'bad_code' }
 }

@@ -11,10 +11,14 @@ import type { Database, User, Visitor } from '../../db/schema'
 import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { completePair, openSession, type OpenedSession, type TokenPair } from '../sessions/session-service'
 import { findIdentity, findUserByEmail, findUserById, insertIdentity, insertUser, isUniqueViolation, touchIdentity } from '../users/users-repo'
+import { hasSecondFactor } from '../second-factor/repository'
+import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { displayName, type OAuthProfile } from './provider-profile'
 
 export type OAuthLoginResult =
   | { ok: true; pair: TokenPair; userId: number; created: boolean }
+  /** the account has a second factor: provider sign-in stands in for the password only (sign-in-step.ts) */
+  | { ok: true; secondFactor: SecondFactorChallenge; userId: number; created: false }
   | { ok: false; reason: 'invalid_email' | 'email_taken' | 'banned' }
 
 export interface OAuthLoginInput {
@@ -25,7 +29,7 @@ export interface OAuthLoginInput {
   fingerprint: Record<string, unknown> | null
 }
 
-type Outcome = { user: User; session: OpenedSession; created: boolean } | 'email_taken' | 'banned'
+type Outcome = { user: User; session: OpenedSession; created: boolean } | { user: User; secondFactor: true } | 'email_taken' | 'banned'
 
 async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input: OAuthLoginInput, email: string): Promise<Outcome> {
   const now = new Date(ctx.now())
@@ -57,6 +61,7 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   }
   if (!user) throw new Error('oauth identity without its user')
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return 'banned'
+  if (await hasSecondFactor(trx, user.id)) return { user, secondFactor: true }
   const session = await openSession(ctx, trx, {
     userId: user.id,
     visitorRowId: input.visitor.id,
@@ -76,6 +81,10 @@ export async function oauthLogin(ctx: IamContext, input: OAuthLoginInput): Promi
     try {
       const outcome = await ctx.db.transaction().execute((trx) => resolveAndOpen(ctx, trx, input, email))
       if (outcome === 'email_taken' || outcome === 'banned') return { ok: false, reason: outcome }
+      if ('secondFactor' in outcome) {
+        const challenge = await issueChallenge(ctx, { userId: outcome.user.id, visitorRowId: input.visitor.id, remember: false })
+        return { ok: true, secondFactor: challenge, userId: outcome.user.id, created: false }
+      }
       const pair = await completePair(ctx, outcome.session, { userId: outcome.user.id, roles: outcome.user.roles, visitor: input.visitor.visitor_id })
       return { ok: true, pair, userId: outcome.user.id, created: outcome.created }
     } catch (error) {

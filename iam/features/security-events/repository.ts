@@ -16,6 +16,11 @@ export type SecurityEventType =
   | 'email_verified'
   | 'email_change_undone'
   | 'api_tokens_revoked_all'
+  | 'second_factor_added'
+  | 'second_factor_removed'
+  | 'second_factor_passed'
+  | 'second_factor_failed'
+  | 'recovery_code_used'
 
 export interface SecurityEventInput {
   type: SecurityEventType

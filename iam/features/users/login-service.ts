@@ -19,6 +19,8 @@ import type { Visitor } from '../../db/schema'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { createSession, type TokenPair } from '../sessions/session-service'
+import { hasSecondFactor } from '../second-factor/repository'
+import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
 import { findUserByEmail, replacePasswordHash } from './users-repo'
 
@@ -33,6 +35,8 @@ export interface LoginInput {
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
+  /** the password was right and the account has a second factor: no session yet (sign-in-step.ts) */
+  | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
   | { ok: false; reason: 'invalid_credentials' | 'banned' }
   | { ok: false; reason: 'throttled'; retryMs: number }
 
@@ -55,6 +59,10 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, reason: 'banned' }
   if (verified.needsRehash) {
     await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))
+  }
+  // asked only after the password was right: nothing before it differs for accounts with a second factor
+  if (await hasSecondFactor(ctx.db, user.id)) {
+    return { ok: true, secondFactor: await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember }), userId: user.id }
   }
   const pair = await createSession(ctx, {
     userId: user.id,

@@ -11,7 +11,7 @@ import { readLinkSubmission } from '../../http/link-submission'
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.verifyCustomMfa)
-  const result = await verifyCustomMfa(ctx, { params, code: data.code, user, actor })
+  const result = await verifyCustomMfa(ctx, { proof: { kind: 'emailed', params, code: data.code }, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)
 })

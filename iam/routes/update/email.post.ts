@@ -11,7 +11,7 @@ import { readLinkSubmission } from '../../http/link-submission'
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.updateEmail)
-  const result = await changeEmail(ctx, { params, code: data.code, newEmail: data.newEmail, user, actor })
+  const result = await changeEmail(ctx, { proof: { kind: 'emailed', params, code: data.code }, newEmail: data.newEmail, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)
 })

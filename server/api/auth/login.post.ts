@@ -20,6 +20,8 @@ export default defineBffHandler(async (event) => {
   const res = await callIam(event, { method: 'POST', path: '/login', body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) {
+    // the second-factor step is a script-driven page state: a no-JS post cannot carry its challenge on
+    if (res.status === 200 && body.secondFactor) formReply('/login', 'second_factor_needs_js')
     const back = returnTo ? `/login?returnTo=${encodeURIComponent(safeReturnTo(returnTo))}` : '/login'
     formReply(res.status < 300 ? safeReturnTo(returnTo) : back, res.status < 300 ? undefined : formErrorCode(res.status))
   }

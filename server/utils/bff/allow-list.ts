@@ -37,6 +37,10 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'POST', path: /^\/auth\/verify-custom-mfa$/ },
   { method: 'POST', path: /^\/update\/email$/ },
   { method: 'GET', path: /^\/api\/manage\/list-metadata$/ },
+  { method: 'GET', path: /^\/auth\/totp$/ },
+  { method: 'POST', path: /^\/auth\/totp\/(?:setup|enable|disable)$/ },
+  { method: 'POST', path: /^\/auth\/second-factor$/ },
+  { method: 'POST', path: /^\/(?:auth\/verify-custom-mfa|update\/email)\/second-factor$/ },
   // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
   { method: 'GET', path: /^\/api\/public\/verify$/ },
   { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update|revoke-all)$/ },

@@ -38,11 +38,18 @@ async function successStep(
 
   const login = await loginAtIam(event, provider.name, user, canary.canary)
   if (!login.ok) return redirectWithError(event, provider, login.error)
-  // __Secure-a / a-iat with the BFF's attributes (HttpOnly, Secure, SameSite=Strict, Path=/), and
-  // the IAM's own Set-Cookie headers (the `session` refresh cookie) verbatim
-  setAccessCookies(event, login)
-  forwardSetCookies(event, login.setCookies)
-  const page = renderSuccessPage(new URL(provider.redirectUrlOnSuccess).href, provider.displayName ?? provider.name)
+  let target = new URL(provider.redirectUrlOnSuccess).href
+  if ('secondFactor' in login) {
+    // The provider stood in for the password; the second factor is still asked. The challenge rides
+    // in the fragment, which never reaches a server or a Referer, to the login page's second step.
+    target = new URL(`/login#second-factor=${login.secondFactor.challenge}`, target).href
+  } else {
+    // __Secure-a / a-iat with the BFF's attributes (HttpOnly, Secure, SameSite=Strict, Path=/), and
+    // the IAM's own Set-Cookie headers (the `session` refresh cookie) verbatim
+    setAccessCookies(event, login)
+    forwardSetCookies(event, login.setCookies)
+  }
+  const page = renderSuccessPage(target, provider.displayName ?? provider.name)
   setResponseStatus(event, 200)
   setResponseHeaders(event, page.headers)
   return page.html

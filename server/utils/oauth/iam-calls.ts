@@ -66,7 +66,17 @@ export interface IamLoginSuccess {
   setCookies: string[]
 }
 
-export type IamLoginResult = ({ ok: true } & IamLoginSuccess) | { ok: false; error: OAuthRedirectError }
+export type IamLoginResult =
+  | ({ ok: true } & IamLoginSuccess)
+  /** the account has a second factor: no session yet; the login page finishes with the challenge */
+  | { ok: true; secondFactor: { challenge: string } }
+  | { ok: false; error: OAuthRedirectError }
+
+function secondFactorOf(body: unknown): { challenge: string } | null {
+  const step = body && typeof body === 'object' ? (body as Record<string, unknown>)['secondFactor'] : undefined
+  const challenge = step && typeof step === 'object' ? (step as Record<string, unknown>)['challenge'] : undefined
+  return typeof challenge === 'string' && /^[A-Za-z0-9_-]{43}$/.test(challenge) ? { challenge } : null
+}
 
 function isSuccessBody(body: unknown): body is { accessToken: string; accessIat: number; expiresInMs: number } {
   if (!body || typeof body !== 'object') return false
@@ -95,6 +105,8 @@ export async function loginAtIam(
       const { accessToken, accessIat, expiresInMs } = res.body
       return { ok: true, accessToken, accessIat, expiresInMs, setCookies: res.setCookies }
     }
+    const secondFactor = res.status === 200 ? secondFactorOf(res.body) : null
+    if (secondFactor) return { ok: true, secondFactor }
     logOAuth('warn', 'IAM refused the OAuth login', { provider: providerName, status: res.status })
     if (res.status === 409) return { ok: false, error: 'iam_conflict' }
     if (res.status === 429) return { ok: false, error: 'rate_limited' }

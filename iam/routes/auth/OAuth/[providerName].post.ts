@@ -11,7 +11,7 @@ import { readRouteInput } from '../../../http/route-input'
 import { notFound } from '../../../http/respond'
 import { limiterIpKey } from '../../../lib/ip'
 
-/** POST /auth/OAuth/:providerName: 201 tokens; 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
+/** POST /auth/OAuth/:providerName: 201 tokens; 200 `{ secondFactor }` for an account with one (no tokens); 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const { providerName } = readRouteInput(event, ROUTES.oauthLogin, 'params', notFound)
@@ -36,5 +36,7 @@ export default defineEventHandler(async (event) => {
     if (result.reason === 'banned') return authFail(403, 'Account suspended', { banned: true })
     return authFail(409, 'Email already registered')
   }
+  // an account with a second factor: the provider vouched for who it is, the second factor still has to
+  if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }
   return sendTokens(event, ctx, result.pair, 201)
 })

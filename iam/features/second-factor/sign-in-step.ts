@@ -1,0 +1,75 @@
+/**
+ * The second-factor step of sign-in (DESIGN section 7): after a right password, an account with a
+ * second factor gets a challenge instead of tokens; `completeSignIn` trades the challenge and a
+ * TOTP or recovery code for a session. A challenge is 32 random bytes (only its SHA-256 stored),
+ * bound to the device it was issued to, lives secondFactor.challengeTtlMs (5 min), allows
+ * secondFactor.challengeAttempts (5) counted atomically before the code is looked at, and is used
+ * once. Adaptive MFA keeps working after it: the session opened here is guarded like any other.
+ */
+import { randomBytes } from 'node:crypto'
+import type { IamContext } from '../../context'
+import type { Visitor } from '../../db/schema'
+import { sha256Hex } from '../sessions/refresh-token'
+import { recordSecurityEvent } from '../security-events/repository'
+import { createSession, type TokenPair } from '../sessions/session-service'
+import { forgiveLoginAttempts } from '../users/login-delay'
+import { findUserById } from '../users/users-repo'
+import * as repo from './repository'
+import { verifySecondFactor, type SecondFactorMethod } from './verify-factor'
+
+export interface SecondFactorChallenge {
+  challenge: string
+  methods: SecondFactorMethod[]
+}
+
+/** Housekeeping horizon: challenges dead this long are deleted when a new one is issued. */
+const KEEP_DEAD_MS = 24 * 60 * 60 * 1000
+
+export async function issueChallenge(ctx: IamContext, input: { userId: number; visitorRowId: number; remember: boolean }): Promise<SecondFactorChallenge> {
+  const challenge = randomBytes(32).toString('base64url')
+  const now = ctx.now()
+  await repo.deleteExpiredChallenges(ctx.db, new Date(now - KEEP_DEAD_MS))
+  await repo.insertChallenge(ctx.db, {
+    challenge_hash: sha256Hex(challenge),
+    user_id: input.userId,
+    visitor_id: input.visitorRowId,
+    remember: input.remember,
+    created_at: new Date(now),
+    expires_at: new Date(now + ctx.config.secondFactor.challengeTtlMs),
+  })
+  return { challenge, methods: ['totp', 'recovery_code'] }
+}
+
+export type CompleteSignInResult =
+  | { ok: true; pair: TokenPair; userId: number }
+  | { ok: false; code: 'invalid_challenge' | 'invalid_code' | 'banned' }
+
+export async function completeSignIn(
+  ctx: IamContext,
+  input: { challenge: string; code: string; visitor: Visitor; ipAddress: string; fingerprint: Record<string, unknown> | null },
+): Promise<CompleteSignInResult> {
+  const hash = sha256Hex(input.challenge)
+  const now = ctx.now()
+  const max = ctx.config.secondFactor.challengeAttempts
+  const attempt = await repo.countChallengeAttempt(ctx.db, { hash, visitorRowId: input.visitor.id, now: new Date(now), max })
+  if (!attempt) return { ok: false, code: 'invalid_challenge' }
+  const actor = { visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
+  const verified = await verifySecondFactor(ctx, { userId: attempt.user_id, code: input.code, actor, purpose: 'sign_in' })
+  if (!verified.ok) return { ok: false, code: 'invalid_code' }
+  if (!(await repo.useChallenge(ctx.db, hash, new Date(now)))) return { ok: false, code: 'invalid_challenge' }
+  const user = await findUserById(ctx.db, attempt.user_id)
+  if (!user) return { ok: false, code: 'invalid_challenge' }
+  if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
+  const pair = await createSession(ctx, {
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    fingerprint: input.fingerprint,
+    remember: attempt.remember,
+    roles: user.roles,
+    visitor: input.visitor.visitor_id,
+  })
+  await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id })
+  await recordSecurityEvent(ctx.db, { type: 'second_factor_passed', userId: user.id, ...actor, details: { method: verified.method }, at: new Date(now) })
+  return { ok: true, pair, userId: user.id }
+}

@@ -1,0 +1,57 @@
+/**
+ * Checks a second factor for an account with one enabled: a 6-digit TOTP code (taken once: its
+ * time step must be later than the last one used) or a recovery code (spent once). Used by the
+ * sign-in step, disable, and the custom MFA flows that accept it instead of the emailed code.
+ * Failures and spent recovery codes are recorded in security_events (never the code itself).
+ */
+import type { IamContext } from '../../context'
+import { recordSecurityEvent } from '../security-events/repository'
+import { hashRecoveryCode, normalizeRecoveryCode } from './recovery-codes'
+import * as repo from './repository'
+import { isTotpCode, matchTotpStep } from './totp-code'
+import { openTotpSecret } from './totp-secret-box'
+
+/** The methods the sign-in step offers; passkeys join this list when they land. */
+export type SecondFactorMethod = 'totp' | 'recovery_code'
+
+export interface FactorActor {
+  visitorRowId: number | null
+  ipAddress: string
+}
+
+export type VerifyFactorResult = { ok: true; method: SecondFactorMethod } | { ok: false; code: 'invalid_code' }
+
+async function checkTotp(ctx: IamContext, userId: number, code: string): Promise<boolean> {
+  const factor = await repo.findTotpFactor(ctx.db, userId)
+  if (!factor?.enabled_at) return false
+  const secret = openTotpSecret(ctx.config.secrets.totpKeys ?? [], userId, factor.secret_sealed)
+  if (secret === null) {
+    ctx.log.error('totp secret does not open with any configured key', { userId })
+    return false
+  }
+  const step = matchTotpStep(secret, code, ctx.now())
+  return step !== null && repo.takeTotpStep(ctx.db, userId, step, { state: 'enabled' })
+}
+
+async function spendRecovery(ctx: IamContext, userId: number, code: string): Promise<boolean> {
+  const normalized = normalizeRecoveryCode(code)
+  return normalized !== null && repo.spendRecoveryCode(ctx.db, userId, hashRecoveryCode(normalized), new Date(ctx.now()))
+}
+
+export async function verifySecondFactor(
+  ctx: IamContext,
+  input: { userId: number; code: string; actor: FactorActor; purpose: string },
+): Promise<VerifyFactorResult> {
+  const method: SecondFactorMethod = isTotpCode(input.code) ? 'totp' : 'recovery_code'
+  const ok = method === 'totp' ? await checkTotp(ctx, input.userId, input.code) : await spendRecovery(ctx, input.userId, input.code)
+  const event = { userId: input.userId, visitorRowId: input.actor.visitorRowId, ipAddress: input.actor.ipAddress, at: new Date(ctx.now()) }
+  if (!ok) {
+    await recordSecurityEvent(ctx.db, { ...event, type: 'second_factor_failed', details: { method, purpose: input.purpose } })
+    return { ok: false, code: 'invalid_code' }
+  }
+  if (method === 'recovery_code') {
+    const remaining = await repo.countUnusedRecoveryCodes(ctx.db, input.userId)
+    await recordSecurityEvent(ctx.db, { ...event, type: 'recovery_code_used', details: { purpose: input.purpose, remaining } })
+  }
+  return { ok: true, method }
+}

@@ -1,0 +1,37 @@
+import { defineEventHandler } from 'h3'
+import { useIam } from '../../context'
+import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
+import { completeSignIn } from '../../features/second-factor/sign-in-step'
+import { getAuthLimiters } from '../../features/users/auth-limiters'
+import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../../http/auth'
+import { enforceRateLimit } from '../../http/rate-limit'
+import { getClientIp, getJsonBody } from '../../http/request'
+import { limiterIpKey } from '../../lib/ip'
+
+/**
+ * POST /auth/second-factor (no session; canary_id required, `{ challenge, code }`): answers like
+ * POST /login. 200 tokens; 400 validation; 401 wrong code, or `restart: true` when the challenge is
+ * unknown, expired, used, out of attempts or issued to another device; 403 banned; 429 (the
+ * login's per-IP budget).
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const visitor = await requireDevice(event)
+  const raw = getJsonBody<Record<string, unknown>>(event)
+  await rejectXss(event, raw)
+  const parsed = SECOND_FACTOR_ROUTES.secondFactor.body.safeParse(raw)
+  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  await enforceRateLimit(getAuthLimiters(ctx).loginIp, limiterIpKey(ipAddress))
+  const result = await completeSignIn(ctx, {
+    challenge: parsed.data.challenge,
+    code: parsed.data.code,
+    visitor,
+    ipAddress,
+    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+  })
+  if (result.ok) return sendTokens(event, ctx, result.pair, 200)
+  if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
+  if (result.code === 'invalid_code') return authFail(401, 'Invalid code')
+  return authFail(401, 'This sign-in step has ended; sign in again', { restart: true })
+})

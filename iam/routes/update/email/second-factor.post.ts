@@ -1,0 +1,19 @@
+import { defineEventHandler } from 'h3'
+import { SECOND_FACTOR_ROUTES } from '../../../contract/second-factor'
+import { changeEmail } from '../../../features/account-actions/email-change'
+import { CHANGE_EMAIL_REASON } from '../../../features/mfa/purposes'
+import { authFail, sendTokens } from '../../../http/auth'
+import { readFactorRequest } from '../../../http/second-factor'
+
+/**
+ * POST /update/email/second-factor (full authentication, `{ newEmail, code }`): the email change
+ * this session started (POST /custom/mfa/change_email) proven with a TOTP or recovery code instead
+ * of the emailed code; otherwise as POST /update/email.
+ */
+export default defineEventHandler(async (event) => {
+  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.updateEmailSecondFactor.body)
+  const proof = { kind: 'second_factor' as const, reason: CHANGE_EMAIL_REASON, code: data.code }
+  const result = await changeEmail(ctx, { proof, newEmail: data.newEmail, user, actor })
+  if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
+  return sendTokens(event, ctx, result.pair, 200)
+})

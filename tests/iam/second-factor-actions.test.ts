@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { linkQueryOf, recipients, startSmtp, codeOf, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
+import { authed, enrolTotp, totpCode, WIDE_LOGIN } from './second-factor-http'
+
+let iam: IamServer
+let smtp: SmtpCapture
+beforeAll(async () => {
+  smtp = await startSmtp()
+  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN }, env: { SMTP_URL: smtp.url } })
+}, 180_000)
+afterAll(async () => {
+  await iam?.stop()
+  await smtp?.stop()
+})
+
+async function startFlow(s: Session, reason: string): Promise<ParsedMail> {
+  const res = await authed(iam, s, 'POST', `/custom/mfa/${reason}`, {})
+  expect(res.status).toBe(200)
+  return smtp.waitForMail((m) => recipients(m).includes(s.email) && (m.text ?? '').includes(`reason=${reason}&`))
+}
+
+const tokensOf = async (s: Session, res: Response): Promise<Session> => {
+  const body = (await res.json()) as Json
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  return { ...s, accessToken: body.accessToken as string, refreshToken: setCookieValue(res, 'session')! }
+}
+
+describe('a second factor in place of the emailed code', () => {
+  it('completes a custom MFA flow this session started with a TOTP code; the mailed link is then spent', async () => {
+    const user = await signupUser(iam)
+    const { secret } = await enrolTotp(iam, user)
+    const mail = await startFlow(user, 'PAYMENT_CONFIRM')
+    const res = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'PAYMENT_CONFIRM', code: totpCode(secret, 1) })
+    const after = await tokensOf(user, res)
+    const link = await authed(iam, after, 'POST', `/auth/verify-custom-mfa${linkQueryOf(mail)}`, { code: codeOf(mail) })
+    expect(link.status).toBe(400)
+    expect(((await link.json()) as Json).error).toBe('Link already used')
+  })
+
+  it('leaves the emailed link and code working for an account with a second factor', async () => {
+    const user = await signupUser(iam)
+    await enrolTotp(iam, user)
+    const mail = await startFlow(user, 'PAYMENT_CONFIRM')
+    const res = await authed(iam, user, 'POST', `/auth/verify-custom-mfa${linkQueryOf(mail)}`, { code: codeOf(mail) })
+    expect(res.status).toBe(200)
+  })
+
+  it('refuses a flow nobody started with 400, and counts wrong codes against the flow\'s attempts', async () => {
+    const user = await signupUser(iam)
+    const { secret } = await enrolTotp(iam, user)
+    const none = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'NOT_STARTED', code: totpCode(secret, 1) })
+    expect(none.status).toBe(400)
+    expect(await none.json()).toEqual({ ok: false, date: expect.any(String), error: 'No confirmation is pending for this reason; start it first' })
+    await startFlow(user, 'WIRE_OUT')
+    // magic_links.attempts (3) covers both proofs: three wrong ones end the flow
+    for (let i = 0; i < 3; i++) {
+      expect((await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'WIRE_OUT', code: 'ZZZZ-ZZZZ-ZZZZ-ZZZZ' })).status).toBe(401)
+    }
+    const right = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'WIRE_OUT', code: totpCode(secret, 1) })
+    expect(right.status).toBe(400)
+  })
+
+  it('refuses an account without a second factor with 401', async () => {
+    const user = await signupUser(iam)
+    await startFlow(user, 'PAYMENT_CONFIRM')
+    const res = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'PAYMENT_CONFIRM', code: '123456' })
+    expect(res.status).toBe(401)
+  })
+
+  it('changes the email with a recovery code after POST /custom/mfa/change_email', async () => {
+    const user = await signupUser(iam)
+    const { recoveryCodes } = await enrolTotp(iam, user)
+    await startFlow(user, 'change_email')
+    const newEmail = uniqueEmail('moved')
+    const res = await authed(iam, user, 'POST', '/update/email/second-factor', { newEmail, code: recoveryCodes[0] })
+    const after = await tokensOf(user, res)
+    const again = await authed(iam, after, 'POST', '/update/email/second-factor', { newEmail: uniqueEmail('again'), code: recoveryCodes[1] })
+    expect(again.status).toBe(400)
+  })
+})
