@@ -18,6 +18,8 @@ export const secondFactorMethods = z.array(z.enum(['totp', 'recovery_code']))
 const date = z.string()
 const fail = z.object({ ok: z.literal(false), date, error: z.string(), fields: z.record(z.string(), z.string()).optional() })
 const ok = <T extends z.ZodType>(data: T) => z.object({ ok: z.literal(true), date, data })
+const notSignedIn = { description: 'not signed in', body: fail }
+const tooMany = { description: 'too many attempts from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) }
 const tokens = z.object({ ok: z.literal(true), date, accessToken: z.string(), accessIat: z.number(), expiresInMs: z.number() })
 
 /** What POST /login answers, instead of tokens, for an account with a second factor. */
@@ -37,7 +39,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     request: noBody,
     responses: {
       200: { description: 'the account state', body: ok(z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() })) },
-      401: { description: 'not signed in', body: fail },
+      401: notSignedIn,
     },
   },
   totpSetup: {
@@ -49,7 +51,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     request: noBody,
     responses: {
       200: { description: 'the secret to show once (text and QR code)', body: ok(z.object({ secret: z.string(), otpauthUrl: z.string() })) },
-      401: { description: 'not signed in', body: fail },
+      401: notSignedIn,
       409: { description: 'TOTP is already enabled', body: fail },
     },
   },
@@ -64,8 +66,9 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     responses: {
       200: { description: '10 recovery codes, shown once', body: ok(z.object({ recoveryCodes: z.array(z.string()) })) },
       400: { description: 'validation failed or wrong code', body: fail },
-      401: { description: 'not signed in', body: fail },
+      401: notSignedIn,
       409: { description: 'no pending setup', body: fail },
+      429: tooMany,
     },
   },
   totpDisable: {
@@ -79,8 +82,9 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     responses: {
       200: { description: 'removed, with every recovery code', body: ok(z.object({ enabled: z.literal(false) })) },
       400: { description: 'validation failed or wrong code', body: fail },
-      401: { description: 'not signed in', body: fail },
+      401: notSignedIn,
       409: { description: 'TOTP is not enabled', body: fail },
+      429: tooMany,
     },
   },
   secondFactor: {
@@ -96,7 +100,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       400: { description: 'validation failed or no canary_id cookie', body: fail },
       401: { description: 'wrong code, or the challenge is unknown, expired, used, out of attempts or another device\'s (`restart: true`)', body: fail },
       403: { description: 'banned account or device', body: z.object({ banned: z.literal(true) }).loose() },
-      429: { description: 'too many attempts from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
+      429: tooMany,
     },
   },
   // With a second factor, a custom MFA flow (and the email change) may be proven with it instead
@@ -113,7 +117,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       200: { description: 'action confirmed: a new token pair for this session', body: tokens },
       400: { description: 'validation failed, or no flow of this session is pending for the reason', body: fail },
       401: { description: 'wrong code, or the flow ran out of attempts', body: fail },
-      429: { description: 'too many codes from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
+      429: tooMany,
     },
   },
   updateEmailSecondFactor: {
@@ -131,7 +135,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       200: { description: 'updated: new tokens for this session, every other session revoked', body: tokens },
       400: { description: 'validation failed, address in use, or no change_email flow pending', body: fail },
       401: { description: 'wrong code, or the flow ran out of attempts', body: fail },
-      429: { description: 'too many codes from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) },
+      429: tooMany,
     },
   },
 })

@@ -34,6 +34,22 @@ async function passwordStep(page: Page, email: string) {
   await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('second-factor-heading')
 }
 
+/** From the account page: set up TOTP from the secret shown, turn it on, save the codes; the secret and the codes. */
+async function enrolInBrowser(page: Page, onEachScreen: () => Promise<void> = async () => {}): Promise<{ secret: string; recoveryCodes: string[] }> {
+  await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+  const secretText = page.getByTestId('totp-secret')
+  await expect.poll(() => secretText.isVisible(), WAIT).toBe(true)
+  await onEachScreen()
+  const secret = ((await secretText.textContent()) ?? '').replace(/\s/g, '')
+  await page.getByLabel('Code from the app', { exact: true }).fill(codeAt(secret, 0))
+  await page.getByRole('button', { name: 'Turn on' }).click()
+  const codes = page.getByTestId('recovery-codes').locator('li')
+  await expect.poll(() => codes.count(), WAIT).toBe(10)
+  await onEachScreen()
+  const recoveryCodes = (await codes.allTextContents()).map((c) => c.trim())
+  return { secret, recoveryCodes }
+}
+
 async function signOut(page: Page) {
   await page.goto(`${stack.url}/account`)
   await page.getByRole('button', { name: 'Sign out' }).click()
@@ -47,19 +63,13 @@ describe('two-step sign-in in the browser', () => {
     const email = freshEmail('totp')
     await signUpInBrowser(page, stack.url, email)
 
-    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
-    const secretText = page.getByTestId('totp-secret')
-    await expect.poll(() => secretText.isVisible(), WAIT).toBe(true)
-    expect(await page.getByRole('img', { name: 'QR code for your authenticator app' }).locator('svg').count()).toBe(1)
-    expect(await seriousA11yViolations(page)).toEqual([])
-    const secret = ((await secretText.textContent()) ?? '').replace(/\s/g, '')
-    await page.getByLabel('Code from the app').fill(codeAt(secret, 0))
-    await page.getByRole('button', { name: 'Turn on' }).click()
-
-    const codes = page.getByTestId('recovery-codes').locator('li')
-    await expect.poll(() => codes.count(), WAIT).toBe(10)
-    expect(await seriousA11yViolations(page)).toEqual([])
-    const recovery = ((await codes.first().textContent()) ?? '').trim()
+    let qrCodes = 0
+    const { secret, recoveryCodes } = await enrolInBrowser(page, async () => {
+      qrCodes += await page.getByRole('img', { name: 'QR code for your authenticator app' }).locator('svg').count()
+      expect(await seriousA11yViolations(page)).toEqual([])
+    })
+    expect(qrCodes).toBe(1)
+    const recovery = recoveryCodes[0]!
     const download = page.waitForEvent('download')
     await page.getByRole('button', { name: 'Download codes (.txt)' }).click()
     expect((await download).suggestedFilename()).toBe('recovery-codes.txt')
@@ -91,12 +101,7 @@ describe('two-step sign-in in the browser', () => {
     const page = await browser.newPage()
     const email = freshEmail('totpwrong')
     await signUpInBrowser(page, stack.url, email)
-    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
-    const secretText = page.getByTestId('totp-secret')
-    await expect.poll(() => secretText.isVisible(), WAIT).toBe(true)
-    const secret = ((await secretText.textContent()) ?? '').replace(/\s/g, '')
-    await page.getByLabel('Code from the app').fill(codeAt(secret, 0))
-    await page.getByRole('button', { name: 'Turn on' }).click()
+    const { secret } = await enrolInBrowser(page)
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()
     await signOut(page)
     await passwordStep(page, email)
@@ -111,15 +116,8 @@ describe('two-step sign-in in the browser', () => {
     const email = freshEmail('totpmail')
     const newEmail = freshEmail('totpmoved')
     await signUpInBrowser(page, stack.url, email)
-    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
-    const secretText = page.getByTestId('totp-secret')
-    await expect.poll(() => secretText.isVisible(), WAIT).toBe(true)
-    const secret = ((await secretText.textContent()) ?? '').replace(/\s/g, '')
-    await page.getByLabel('Code from the app', { exact: true }).fill(codeAt(secret, 0))
-    await page.getByRole('button', { name: 'Turn on' }).click()
-    const codes = page.getByTestId('recovery-codes').locator('li')
-    await expect.poll(() => codes.count(), WAIT).toBe(10)
-    const recovery = ((await codes.first().textContent()) ?? '').trim()
+    const { recoveryCodes } = await enrolInBrowser(page)
+    const recovery = recoveryCodes[0]!
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()
 
     await page.getByRole('button', { name: 'Change email', exact: true }).click()

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import { newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { linkQueryOf, recipients, startSmtp, codeOf, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
-import { authed, enrolTotp, totpCode, WIDE_LOGIN } from './second-factor-http'
+import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
 
 let iam: IamServer
 let smtp: SmtpCapture
@@ -80,3 +80,23 @@ describe('a second factor in place of the emailed code', () => {
     expect(again.status).toBe(400)
   })
 })
+
+describe('notices', () => {
+  it('mails the owner when two-step sign-in is turned on, a recovery code is used and it is turned off, never a code', async () => {
+    const user = await signupUser(iam, { client: { ip: '198.51.100.88' } })
+    const { secret, recoveryCodes } = await enrolTotp(iam, user)
+    const on = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('two-step sign-in was turned on'))
+    expect(on.text).toContain('from 198.51.100.88')
+    const device = await newDevice(iam, { ip: '198.51.100.88' })
+    await sessionOf(await secondFactor(iam, device, await passwordStep(iam, user, device), recoveryCodes[0]!), user, device)
+    const used = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('a recovery code was used'))
+    expect(used.text).toContain('9 recovery codes left')
+    expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: totpCode(secret, 1) })).status).toBe(200)
+    const off = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('two-step sign-in was turned off'))
+    for (const mail of [on, used, off]) {
+      for (const code of recoveryCodes) expect(`${mail.subject} ${mail.text} ${mail.html}`).not.toContain(code)
+      expect(`${mail.text}`).not.toContain(secret)
+    }
+  })
+})
+

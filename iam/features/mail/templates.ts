@@ -173,3 +173,29 @@ export function useProviderMail(input: { siteName: string; providers: string[]; 
     { kind: 'p', text: 'If you did not ask for this, ignore this mail.' },
   ])
 }
+
+const SECOND_FACTOR_CHANGES = {
+  added: ['two-step sign-in was turned on', 'Two-step sign-in was turned on for your account'],
+  removed: ['two-step sign-in was turned off', 'Two-step sign-in was turned off for your account'],
+  recovery_code_used: ['a recovery code was used', 'A recovery code of your account was used'],
+} as const
+
+/** Two-step sign-in was turned on or off, or a recovery code was used (ASVS V6.3.7: notify on changes to authentication). */
+export function secondFactorNotice(input: {
+  siteName: string
+  change: 'added' | 'removed' | 'recovery_code_used'
+  when: string
+  ipAddress: string
+  recoveryCodesLeft?: number
+}): MailContent {
+  const [headline, sentence] = SECOND_FACTOR_CHANGES[input.change]
+  const left =
+    input.change === 'recovery_code_used' && input.recoveryCodesLeft !== undefined
+      ? [{ kind: 'p' as const, text: `${input.recoveryCodesLeft} recovery code${input.recoveryCodesLeft === 1 ? '' : 's'} left. When few are left, turn two-step sign-in off and on again in your account to get 10 new ones.` }]
+      : []
+  return render(input.siteName, `${input.siteName}: ${headline}`, [
+    { kind: 'p', text: `${sentence} on ${input.when} from ${input.ipAddress}.` },
+    ...left,
+    { kind: 'p', text: 'If you did not do this, change your password now and contact support.' },
+  ])
+}

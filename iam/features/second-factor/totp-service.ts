@@ -7,6 +7,7 @@ import type { IamContext } from '../../context'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes'
+import { sendSecondFactorNotice } from './notice'
 import * as repo from './repository'
 import { matchTotpStep, newTotpSecret, totpUri } from './totp-code'
 import { openTotpSecret, sealTotpSecret } from './totp-secret-box'
@@ -50,7 +51,9 @@ export async function enableTotp(ctx: IamContext, input: { userId: number; code:
     })
     return true
   })
-  return enabled ? { ok: true, recoveryCodes } : { ok: false, code: 'invalid_code' }
+  if (!enabled) return { ok: false, code: 'invalid_code' }
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'added', ipAddress: input.actor.ipAddress })
+  return { ok: true, recoveryCodes }
 }
 
 export type DisableResult = { ok: true } | { ok: false; code: 'not_enabled' | 'invalid_code' }
@@ -71,7 +74,9 @@ export async function disableTotp(ctx: IamContext, input: { userId: number; code
     })
     return true
   })
-  return removed ? { ok: true } : { ok: false, code: 'not_enabled' }
+  if (!removed) return { ok: false, code: 'not_enabled' }
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'removed', ipAddress: input.actor.ipAddress })
+  return { ok: true }
 }
 
 /** What the account page shows: whether TOTP is on and how many recovery codes are left. */

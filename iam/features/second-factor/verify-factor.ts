@@ -7,6 +7,7 @@
 import type { IamContext } from '../../context'
 import { recordSecurityEvent } from '../security-events/repository'
 import { hashRecoveryCode, normalizeRecoveryCode } from './recovery-codes'
+import { sendSecondFactorNotice } from './notice'
 import * as repo from './repository'
 import { isTotpCode, matchTotpStep } from './totp-code'
 import { openTotpSecret } from './totp-secret-box'
@@ -52,6 +53,8 @@ export async function verifySecondFactor(
   if (method === 'recovery_code') {
     const remaining = await repo.countUnusedRecoveryCodes(ctx.db, input.userId)
     await recordSecurityEvent(ctx.db, { ...event, type: 'recovery_code_used', details: { purpose: input.purpose, remaining } })
+    // disabling says so in its own notice
+    if (input.purpose !== 'disable') sendSecondFactorNotice(ctx, { userId: input.userId, change: 'recovery_code_used', ipAddress: input.actor.ipAddress, recoveryCodesLeft: remaining })
   }
   return { ok: true, method }
 }

@@ -1,0 +1,22 @@
+/**
+ * Tells the account's address when its second factor changes or a recovery code is spent, so an
+ * owner learns of a change made by someone else. Sent after the change committed: a mail that
+ * cannot be delivered is logged, never a failed request.
+ */
+import type { IamContext } from '../../context'
+import { getMailer } from '../mail/mailer'
+import { secondFactorNotice } from '../mail/templates'
+import { findMailRecipient } from '../mfa/flows'
+
+export function sendSecondFactorNotice(
+  ctx: IamContext,
+  input: { userId: number; change: 'added' | 'removed' | 'recovery_code_used'; ipAddress: string; recoveryCodesLeft?: number },
+): void {
+  const send = async () => {
+    const user = await findMailRecipient(ctx, input.userId)
+    if (!user) return
+    const content = secondFactorNotice({ siteName: ctx.config.email.siteName, when: new Date(ctx.now()).toISOString(), ...input })
+    await getMailer(ctx).send({ to: user.email, content })
+  }
+  send().catch((error: Error) => ctx.log.error('second-factor notice not delivered', { userId: input.userId, change: input.change, error: error.message }))
+}
