@@ -41,6 +41,8 @@ const ALLOWED: readonly AllowedCall[] = [
   { method: 'POST', path: /^\/auth\/totp\/(?:setup|enable|disable)$/ },
   { method: 'POST', path: /^\/auth\/second-factor$/ },
   { method: 'POST', path: /^\/(?:auth\/verify-custom-mfa|update\/email)\/second-factor$/ },
+  { method: 'GET', path: /^\/auth\/passkeys$/ },
+  { method: 'POST', path: /^\/auth\/passkeys\/(?:delete|register\/options|register\/verify|login\/options|login\/verify)$/ },
   // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
   { method: 'GET', path: /^\/api\/public\/verify$/ },
   { method: 'POST', path: /^\/api\/manage\/(?:new-token|revoke|metadata|rotate|ip-restriction-update|privilege-update|revoke-all)$/ },
