@@ -9,7 +9,7 @@ import type { IamContext } from '../../context'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { storeChallenge, takeChallengeOf } from './challenges'
-import { relyingPartyOf } from './relying-party'
+import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
 import * as repo from './repository'
 
 /** One passkey as the account page lists it. */
@@ -85,23 +85,11 @@ export async function finishRegistration(
     visitorRowId: input.actor.visitorRowId,
   })
   if (!taken?.userHandle) return { ok: false, code: 'invalid_response' }
-  const rp = relyingPartyOf(ctx)
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>
-  try {
-    verified = await verifyRegistrationResponse({
-      response: input.credential,
-      expectedChallenge: taken.challenge,
-      expectedOrigin: rp.origins,
-      expectedRPID: rp.rpID,
-      requireUserVerification: true,
-    })
-  } catch (error) {
-    // the challenge is spent already, so its value in the message is no longer worth anything
-    ctx.log.info('passkey registration refused', { reason: (error as Error).message.slice(0, 200) })
-    return { ok: false, code: 'invalid_response' }
-  }
-  if (!verified.verified) return { ok: false, code: 'invalid_response' }
-  const info = verified.registrationInfo
+  const verified = await verifiedOrNull(ctx, 'registration', () =>
+    verifyRegistrationResponse({ response: input.credential, expectedChallenge: taken.challenge, ...expectationsOf(ctx) }),
+  )
+  const info = verified?.registrationInfo
+  if (!info) return { ok: false, code: 'invalid_response' }
   const now = new Date(ctx.now())
   const row = await repo.insertPasskey(ctx.db, {
     user_id: input.userId,

@@ -18,3 +18,24 @@ export function relyingPartyOf(ctx: IamContext): RelyingParty {
 
 /** Housekeeping horizon: challenges dead this long are deleted when a new one is issued. */
 export const KEEP_DEAD_CHALLENGES_MS = 24 * 60 * 60 * 1000
+
+/** What every verification expects of the browser's answer: a configured origin and rpID, the user verified. */
+export function expectationsOf(ctx: IamContext) {
+  const rp = relyingPartyOf(ctx)
+  return { expectedOrigin: rp.origins, expectedRPID: rp.rpID, requireUserVerification: true }
+}
+
+/**
+ * Runs a @simplewebauthn/server verification, which refuses by throwing. A refusal is logged (the
+ * message names the origin or rpID the browser reported, what an operator needs to fix
+ * passkeys.*; a challenge it quotes is spent already) and answered as null.
+ */
+export async function verifiedOrNull<T extends { verified: boolean }>(ctx: IamContext, what: string, verify: () => Promise<T>): Promise<T | null> {
+  try {
+    const result = await verify()
+    return result.verified ? result : null
+  } catch (error) {
+    ctx.log.info(`passkey ${what} refused`, { reason: (error as Error).message.slice(0, 200) })
+    return null
+  }
+}

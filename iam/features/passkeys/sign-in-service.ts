@@ -15,7 +15,7 @@ import { createSession, type TokenPair } from '../sessions/session-service'
 import { forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
 import { storeChallenge, takeChallengeOf } from './challenges'
-import { relyingPartyOf } from './relying-party'
+import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
 import * as repo from './repository'
 
 export async function startSignIn(ctx: IamContext, input: { visitorRowId: number }): Promise<Record<string, unknown>> {
@@ -52,24 +52,17 @@ export async function finishSignIn(
   // WebAuthn 7.2 step 6: a user handle, when given, must be the one the credential was made for
   const handle = input.credential.response.userHandle
   if (handle !== undefined && !sameText(handle, passkey.user_handle)) return { ok: false, code: 'invalid_assertion' }
-  const rp = relyingPartyOf(ctx)
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>
-  try {
-    verified = await verifyAuthenticationResponse({
+  const verified = await verifiedOrNull(ctx, 'sign-in', () =>
+    verifyAuthenticationResponse({
       response: input.credential,
       expectedChallenge: taken.challenge,
-      expectedOrigin: rp.origins,
-      expectedRPID: rp.rpID,
-      requireUserVerification: true,
+      ...expectationsOf(ctx),
       // the counter rule is applied by advanceSignCount in one conditional UPDATE, which also
       // settles two assertions racing with one counter value; 0 turns the library's own check off
       credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: 0, transports: passkey.transports as never },
-    })
-  } catch (error) {
-    ctx.log.info('passkey sign-in refused', { reason: (error as Error).message.slice(0, 200) })
-    return { ok: false, code: 'invalid_assertion' }
-  }
-  if (!verified.verified) return { ok: false, code: 'invalid_assertion' }
+    }),
+  )
+  if (!verified) return { ok: false, code: 'invalid_assertion' }
   const now = new Date(ctx.now())
   const info = verified.authenticationInfo
   if (!(await repo.advanceSignCount(ctx.db, { id: passkey.id, signCount: info.newCounter, backedUp: info.credentialBackedUp, now }))) {
