@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
+import { secondFactorLoginBody } from './second-factor'
 import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, mfaPendingBody, okPlain, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
@@ -53,6 +54,7 @@ export const AUTH_ROUTES = defineRoutes({
     body: z.object({ email, password, rememberUser }),
     responses: responses(
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      { 200: { description: 'Right password, account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
       SIGN_IN,
       {
         400: { description: 'Validation failed (`fields`)', body: errorFail },
@@ -77,6 +79,7 @@ export const AUTH_ROUTES = defineRoutes({
     body: z.record(z.string(), z.unknown()),
     responses: responses(
       { 201: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      { 200: { description: 'An account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
       SIGN_IN,
       {
         400: { description: 'Invalid provider profile (`fields`)', body: errorFail },

@@ -1,6 +1,9 @@
 /** TOTP, recovery codes, passkeys and the second-factor step at login (DESIGN section 7, issue 15). */
 import { z } from 'zod'
+import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { defineRoutes, json, noBody } from './define'
+import { CUSTOM_REASON_PATTERN } from './inputs'
+import { bannedBody, errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, responses, tokensBody, XSS } from './responses'
 
 /** A 6-digit TOTP code or a recovery code (`xxxx-xxxx-xxxx-xxxx`, case and separators free). */
 export const secondFactorCode = z
@@ -13,21 +16,18 @@ export const secondFactorCode = z
 /** 32 random bytes in base64url, as POST /login issued it. */
 export const challengeToken = z.string({ error: 'The challenge is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Invalid challenge')
 
+/** The methods the step offers; passkeys join this list when they land. */
 export const secondFactorMethods = z.array(z.enum(['totp', 'recovery_code']))
 
-const date = z.string()
-const fail = z.object({ ok: z.literal(false), date, error: z.string(), fields: z.record(z.string(), z.string()).optional() })
-const ok = <T extends z.ZodType>(data: T) => z.object({ ok: z.literal(true), date, data })
-const notSignedIn = { description: 'not signed in', body: fail }
-const tooMany = { description: 'too many attempts from this address', body: z.object({ error: z.string(), retry: z.union([z.number(), z.literal('permanent')]) }) }
-const tokens = z.object({ ok: z.literal(true), date, accessToken: z.string(), accessIat: z.number(), expiresInMs: z.number() })
-
-/** What POST /login answers, instead of tokens, for an account with a second factor. */
+/** What POST /login (and POST /auth/OAuth/:providerName) answer, instead of tokens, for an account with a second factor. */
 export const secondFactorLoginBody = z.object({
   ok: z.literal(true),
-  date,
+  date: z.iso.datetime(),
   secondFactor: z.object({ challenge: challengeToken, methods: secondFactorMethods }),
 })
+
+/** A signed-in JSON route that takes a second-factor code: XSS bans and the codes limiter apply. */
+const CODE_ROUTE = responses(JSON_BODY_FIELDS, FULL_AUTH, XSS, { 400: { description: 'Validation failed (`fields`) or wrong code', body: errorFail } }, LIMITED)
 
 export const SECOND_FACTOR_ROUTES = defineRoutes({
   totpStatus: {
@@ -37,10 +37,10 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {
-      200: { description: 'the account state', body: ok(z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() })) },
-      401: notSignedIn,
-    },
+    responses: responses(
+      { 200: { description: 'The account state', body: okData(z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() })) } },
+      FULL_AUTH,
+    ),
   },
   totpSetup: {
     method: 'POST',
@@ -49,11 +49,11 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: {
-      200: { description: 'the secret to show once (text and QR code)', body: ok(z.object({ secret: z.string(), otpauthUrl: z.string() })) },
-      401: notSignedIn,
-      409: { description: 'TOTP is already enabled', body: fail },
-    },
+    responses: responses(
+      { 200: { description: 'The secret to show once (text and QR code)', body: okData(z.object({ secret: z.string(), otpauthUrl: z.string() })) } },
+      FULL_AUTH,
+      { 409: { description: 'TOTP is already enabled', body: errorFail } },
+    ),
   },
   totpEnable: {
     method: 'POST',
@@ -63,13 +63,11 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: z.object({ code: z.string({ error: 'The code is required' }).trim().regex(/^\d{6}$/, 'The code has 6 digits') }),
-    responses: {
-      200: { description: '10 recovery codes, shown once', body: ok(z.object({ recoveryCodes: z.array(z.string()) })) },
-      400: { description: 'validation failed or wrong code', body: fail },
-      401: notSignedIn,
-      409: { description: 'no pending setup', body: fail },
-      429: tooMany,
-    },
+    responses: responses(
+      { 200: { description: '10 recovery codes, shown once', body: okData(z.object({ recoveryCodes: z.array(z.string()) })) } },
+      CODE_ROUTE,
+      { 409: { description: 'No pending setup', body: errorFail } },
+    ),
   },
   totpDisable: {
     method: 'POST',
@@ -79,13 +77,11 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: z.object({ code: secondFactorCode }),
-    responses: {
-      200: { description: 'removed, with every recovery code', body: ok(z.object({ enabled: z.literal(false) })) },
-      400: { description: 'validation failed or wrong code', body: fail },
-      401: notSignedIn,
-      409: { description: 'TOTP is not enabled', body: fail },
-      429: tooMany,
-    },
+    responses: responses(
+      { 200: { description: 'Removed, with every recovery code', body: okData(z.object({ enabled: z.literal(false) })) } },
+      CODE_ROUTE,
+      { 409: { description: 'TOTP is not enabled', body: errorFail } },
+    ),
   },
   secondFactor: {
     method: 'POST',
@@ -95,13 +91,17 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: z.object({ challenge: challengeToken, code: secondFactorCode }),
-    responses: {
-      200: { description: 'signed in: tokens and the session cookie, like POST /login', body: tokens },
-      400: { description: 'validation failed or no canary_id cookie', body: fail },
-      401: { description: 'wrong code, or the challenge is unknown, expired, used, out of attempts or another device\'s (`restart: true`)', body: fail },
-      403: { description: 'banned account or device', body: z.object({ banned: z.literal(true) }).loose() },
-      429: tooMany,
-    },
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set (as POST /login)', body: tokensBody } },
+      JSON_BODY_FIELDS,
+      {
+        400: { description: 'Validation failed (`fields`) or no canary_id cookie', body: errorFail },
+        401: { description: 'Wrong code; or `restart: true` when the challenge is unknown, expired, used, out of attempts or another device\'s', body: errorFail.extend({ restart: z.literal(true).optional() }) },
+        403: { description: 'Banned device or account', body: z.union([errorFail, bannedBody]) },
+      },
+      XSS,
+      LIMITED,
+    ),
   },
   // With a second factor, a custom MFA flow (and the email change) may be proven with it instead
   // of the emailed link and code; the flow is the one this session started with POST /custom/mfa/:reason.
@@ -112,13 +112,13 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    body: z.object({ reason: z.string({ error: 'The reason is required' }).regex(/^[A-Z0-9_]{3,64}$/, 'Invalid reason'), code: secondFactorCode }),
-    responses: {
-      200: { description: 'action confirmed: a new token pair for this session', body: tokens },
-      400: { description: 'validation failed, or no flow of this session is pending for the reason', body: fail },
-      401: { description: 'wrong code, or the flow ran out of attempts', body: fail },
-      429: tooMany,
-    },
+    body: z.object({ reason: z.string({ error: 'The reason is required' }).regex(CUSTOM_REASON_PATTERN, 'Invalid reason'), code: secondFactorCode }),
+    responses: responses(
+      { 200: { description: 'Action confirmed: a new token pair for this session', body: tokensBody } },
+      CODE_ROUTE,
+      { 400: { description: 'No flow of this session is pending for the reason', body: errorFail } },
+      { 401: { description: 'Wrong code, or the flow ran out of attempts', body: errorFail } },
+    ),
   },
   updateEmailSecondFactor: {
     method: 'POST',
@@ -128,14 +128,14 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     body: z.object({
-      newEmail: z.string({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
+      newEmail: ACCOUNT_ACTION_ROUTES.updateEmail.body.shape.newEmail,
       code: secondFactorCode,
     }),
-    responses: {
-      200: { description: 'updated: new tokens for this session, every other session revoked', body: tokens },
-      400: { description: 'validation failed, address in use, or no change_email flow pending', body: fail },
-      401: { description: 'wrong code, or the flow ran out of attempts', body: fail },
-      429: tooMany,
-    },
+    responses: responses(
+      { 200: { description: 'Updated: new tokens for this session, every other session revoked', body: tokensBody } },
+      CODE_ROUTE,
+      { 400: { description: 'Address in use or invalid, or no change_email flow pending', body: errorFail } },
+      { 401: { description: 'Wrong code, or the flow ran out of attempts', body: errorFail } },
+    ),
   },
 })

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail } from '../helpers/accounts'
+import type { RouteContract } from '../../iam/contract/define'
+import { ROUTES, type RouteId } from '../../iam/contract/routes'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
 
@@ -155,6 +157,35 @@ describe('POST /auth/totp/disable', () => {
     expect(res.status).toBe(400)
     expect(((await (await authed(iam, user, 'GET', '/auth/totp')).json()) as Json).data).toEqual({ enabled: true, recoveryCodesLeft: 10 })
     expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: 'abc!def' })).status).toBe(400)
+  })
+})
+
+describe('the route table', () => {
+  const documented = async (id: RouteId, res: Response) => {
+    const body: unknown = await res.json()
+    const schema = (ROUTES[id] as RouteContract).responses[res.status]?.body
+    expect(schema, `${id} does not document ${res.status}`).toBeDefined()
+    expect(schema!.safeParse(body).success, `${id} ${res.status}: ${JSON.stringify(body)}`).toBe(true)
+    return body as Json
+  }
+
+  it('documents what the second-factor routes and the login of an account with TOTP answer', async () => {
+    const user = await signupUser(iam)
+    const setup = await documented('totpSetup', await authed(iam, user, 'POST', '/auth/totp/setup'))
+    const { secret } = setup.data as { secret: string }
+    await documented('totpEnable', await authed(iam, user, 'POST', '/auth/totp/enable', { code: '000000' === totpCode(secret) ? '111111' : '000000' }))
+    const enabled = await documented('totpEnable', await authed(iam, user, 'POST', '/auth/totp/enable', { code: totpCode(secret) }))
+    const recoveryCodes = (enabled.data as { recoveryCodes: string[] }).recoveryCodes
+    await documented('totpStatus', await authed(iam, user, 'GET', '/auth/totp'))
+    await documented('totpSetup', await authed(iam, user, 'POST', '/auth/totp/setup'))
+    const device = await newDevice(iam)
+    const login = await documented('login', await call(iam, 'POST', '/login', { client: device, body: { email: user.email, password: user.password } }))
+    const challenge = (login.secondFactor as { challenge: string }).challenge
+    await documented('secondFactor', await secondFactor(iam, device, challenge, 'ZZZZ-ZZZZ-ZZZZ-ZZZZ'))
+    await documented('secondFactor', await secondFactor(iam, device, 'A'.repeat(43), recoveryCodes[0]!))
+    await documented('secondFactor', await secondFactor(iam, device, challenge, recoveryCodes[0]!))
+    await documented('totpDisable', await authed(iam, user, 'POST', '/auth/totp/disable', { code: recoveryCodes[1] }))
+    await documented('totpDisable', await authed(iam, user, 'POST', '/auth/totp/disable', { code: recoveryCodes[2] }))
   })
 })
 

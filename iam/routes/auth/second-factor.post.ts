@@ -3,9 +3,10 @@ import { useIam } from '../../context'
 import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
 import { completeSignIn } from '../../features/second-factor/sign-in-step'
 import { getAuthLimiters } from '../../features/users/auth-limiters'
-import { authFail, rejectXss, requireDevice, sendTokens, validationFields } from '../../http/auth'
+import { authFail, rejectXss, requireDevice, sendTokens } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp, getJsonBody } from '../../http/request'
+import { readRouteInput } from '../../http/route-input'
 import { limiterIpKey } from '../../lib/ip'
 
 /**
@@ -18,14 +19,12 @@ export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
   const visitor = await requireDevice(event)
-  const raw = getJsonBody<Record<string, unknown>>(event)
-  await rejectXss(event, raw)
-  const parsed = SECOND_FACTOR_ROUTES.secondFactor.body.safeParse(raw)
-  if (!parsed.success) return authFail(400, 'Validation failed', { fields: validationFields(parsed.error) })
+  await rejectXss(event, getJsonBody(event))
+  const body = readRouteInput(event, SECOND_FACTOR_ROUTES.secondFactor, 'body')
   await enforceRateLimit(getAuthLimiters(ctx).loginIp, limiterIpKey(ipAddress))
   const result = await completeSignIn(ctx, {
-    challenge: parsed.data.challenge,
-    code: parsed.data.code,
+    challenge: body.challenge,
+    code: body.code,
     visitor,
     ipAddress,
     fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,

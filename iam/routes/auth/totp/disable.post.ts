@@ -10,7 +10,7 @@ import { INVALID_FACTOR_CODE, readFactorRequest } from '../../../http/second-fac
  * every recovery code removed; 400 validation or wrong code; 401; 409 TOTP not enabled.
  */
 export default defineEventHandler(async (event) => {
-  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.totpDisable.body)
+  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.totpDisable)
   const result = await disableTotp(ctx, { userId: user.userId, code: data.code, actor })
   if (result.ok) return okEnvelope({ enabled: false as const })
   if (result.code === 'not_enabled') return authFail(409, 'Two-step sign-in is not on')

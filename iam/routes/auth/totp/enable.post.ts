@@ -10,7 +10,7 @@ import { INVALID_FACTOR_CODE, readFactorRequest } from '../../../http/second-fac
  * once); 400 validation or wrong code; 401; 409 no pending setup.
  */
 export default defineEventHandler(async (event) => {
-  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.totpEnable.body)
+  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.totpEnable)
   const result = await enableTotp(ctx, { userId: user.userId, code: data.code, actor })
   if (result.ok) return okEnvelope({ recoveryCodes: result.recoveryCodes })
   if (result.code === 'no_pending') return authFail(409, 'Start the setup first')

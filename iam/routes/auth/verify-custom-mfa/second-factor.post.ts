@@ -10,7 +10,7 @@ import { readFactorRequest } from '../../../http/second-factor'
  * code. 200 new tokens; 400 validation or no pending flow; 401 wrong code; 403; 429.
  */
 export default defineEventHandler(async (event) => {
-  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.verifyCustomMfaSecondFactor.body)
+  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.verifyCustomMfaSecondFactor)
   const result = await verifyCustomMfa(ctx, { proof: { kind: 'second_factor', reason: data.reason, code: data.code }, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
   return sendTokens(event, ctx, result.pair, 200)

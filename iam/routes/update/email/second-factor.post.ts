@@ -11,7 +11,7 @@ import { readFactorRequest } from '../../../http/second-factor'
  * of the emailed code; otherwise as POST /update/email.
  */
 export default defineEventHandler(async (event) => {
-  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.updateEmailSecondFactor.body)
+  const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.updateEmailSecondFactor)
   const proof = { kind: 'second_factor' as const, reason: CHANGE_EMAIL_REASON, code: data.code }
   const result = await changeEmail(ctx, { proof, newEmail: data.newEmail, user, actor })
   if (!result.ok) return authFail(result.status, result.error, result.fields ? { fields: result.fields } : {})
