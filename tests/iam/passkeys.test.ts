@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { loginOptions, loginVerify, registerOptions, registerPasskey } from './passkeys-http'
 import { authed, WIDE_LOGIN } from './second-factor-http'
 
 let iam: IamServer
+let smtp: SmtpCapture
 beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN } })
+  smtp = await startSmtp()
+  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN }, env: { SMTP_URL: smtp.url } })
 }, 180_000)
 afterAll(async () => {
   await iam?.stop()
+  await smtp?.stop()
 })
 
 const listPasskeys = async (s: Session) => {
@@ -105,6 +109,16 @@ describe('deleting a passkey', () => {
     expect(await listPasskeys(user)).toEqual([])
     const device = await newDevice(iam)
     expect((await loginVerify(iam, device, authenticator.assert(await loginOptions(iam, device), passkey))).status).toBe(401)
+  })
+
+  it('mails the owner when a passkey is added and when one is removed (ASVS V6.3.7)', async () => {
+    const user = await signupUser(iam, { client: { ip: '198.51.100.45' } })
+    const { id, passkey } = await registerPasskey(iam, user, new SoftAuthenticator())
+    const added = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('a passkey was added'))
+    expect(added.text).toContain('198.51.100.45')
+    expect((await authed(iam, user, 'POST', '/auth/passkeys/delete', { id })).status).toBe(200)
+    const removed = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('a passkey was removed'))
+    expect(`${added.text}${removed.text}`).not.toContain(passkey.credentialId.toString('base64url'))
   })
 
   it("answers 404 for another account's passkey and leaves it in place", async () => {

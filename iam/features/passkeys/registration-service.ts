@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { IamContext } from '../../context'
+import { sendSecondFactorNotice } from '../second-factor/notice'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { storeChallenge, takeChallengeOf } from './challenges'
@@ -106,12 +107,14 @@ export async function finishRegistration(
   })
   if (!row) return { ok: false, code: 'already_registered' }
   await recordSecurityEvent(ctx.db, { type: 'second_factor_added', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: row.id }, at: now })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_added', ipAddress: input.actor.ipAddress })
   return { ok: true, passkey: viewOf(row) }
 }
 
 export async function removePasskey(ctx: IamContext, input: { userId: number; actor: PasskeyActor; id: number }): Promise<boolean> {
   if (!(await repo.deletePasskey(ctx.db, input.userId, input.id))) return false
   await recordSecurityEvent(ctx.db, { type: 'second_factor_removed', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: input.id }, at: new Date(ctx.now()) })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_removed', ipAddress: input.actor.ipAddress })
   return true
 }
 
