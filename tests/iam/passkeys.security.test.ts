@@ -173,6 +173,15 @@ describe('registration challenges', () => {
     expect(list.data.passkeys).toHaveLength(1)
   })
 
+  it('keep one registration in progress per account: new options end the earlier ones', async () => {
+    const user = await signupUser(iam)
+    const authenticator = new SoftAuthenticator()
+    const first = authenticator.register(await registerOptions(iam, user))
+    const second = authenticator.register(await registerOptions(iam, user))
+    expect((await registerVerify(iam, user, first.credential)).status).toBe(400)
+    expect((await registerVerify(iam, user, second.credential)).status).toBe(200)
+  })
+
   it('bans the device for markup in the passkey name', async () => {
     const user = await signupUser(iam)
     const { credential } = new SoftAuthenticator().register(await registerOptions(iam, user))

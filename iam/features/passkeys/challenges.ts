@@ -19,6 +19,7 @@ export async function storeChallenge(
 ): Promise<void> {
   const now = ctx.now()
   await repo.deleteExpiredChallenges(ctx.db, new Date(now - KEEP_DEAD_CHALLENGES_MS))
+  if (input.purpose === 'register' && input.userId !== null) await repo.deleteRegistrationChallenges(ctx.db, input.userId)
   await repo.insertChallenge(ctx.db, {
     challenge_hash: sha256Hex(input.challenge),
     purpose: input.purpose,

@@ -31,6 +31,11 @@ export async function takeChallenge(db: Db, q: { hash: string; purpose: PasskeyC
   return query.returning(['challenge_hash', 'user_handle']).executeTakeFirst()
 }
 
+/** Drops an account's earlier registration challenges: one registration in progress at a time bounds the rows a session can create. */
+export async function deleteRegistrationChallenges(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('passkey_challenges').where('purpose', '=', 'register').where('user_id', '=', userId).execute()
+}
+
 export async function deleteExpiredChallenges(db: Db, before: Date): Promise<void> {
   await db.deleteFrom('passkey_challenges').where('expires_at', '<', before).execute()
 }
