@@ -135,6 +135,9 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       // receive mail". Production keeps the schema default (on).
       emailChecks: { mx: false },
       providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
+      // WebAuthn refuses an IP address as relying party id: passkeys work when the gateway is opened
+      // as http://localhost:<port> (a secure context in browsers), not as http://127.0.0.1:<port>.
+      passkeys: { rpID: 'localhost', origins: [localhostOrigin(gatewayUrl)] },
     },
     gateway: {
       iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
@@ -142,6 +145,13 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       OAuthProviders: demo ? [demo.entry] : [],
     },
   }
+}
+
+/** The gateway's origin with a loopback IP written as `localhost`. */
+export const localhostOrigin = (url) => {
+  const u = new URL(url)
+  if (u.hostname === '127.0.0.1' || u.hostname === '[::1]') u.hostname = 'localhost'
+  return u.origin
 }
 
 const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId, sharedSecret: h.sharedSecret } : undefined)

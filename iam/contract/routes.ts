@@ -8,6 +8,7 @@ import { API_TOKEN_ROUTES } from './api-tokens'
 import { AUTH_ROUTES } from './auth'
 import type { RouteContract } from './define'
 import { GATEWAY_AUTH_ROUTES } from './gateway-auth'
+import { PASSKEY_ROUTES } from './passkeys'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
 
@@ -19,6 +20,7 @@ const AREAS = [
   SERVICE_ROUTES,
   ACCOUNT_SECURITY_ROUTES,
   SECOND_FACTOR_ROUTES,
+  PASSKEY_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -29,6 +31,7 @@ export const ROUTES = {
   ...SERVICE_ROUTES,
   ...ACCOUNT_SECURITY_ROUTES,
   ...SECOND_FACTOR_ROUTES,
+  ...PASSKEY_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

@@ -168,6 +168,38 @@ export interface SecondFactorChallengesTable {
   used_at: NullableTimestamp
 }
 
+export interface PasskeysTable {
+  id: Generated<number>
+  user_id: number
+  /** the authenticator's credential id, base64url */
+  credential_id: string
+  /** COSE public key */
+  public_key: Uint8Array
+  /** the authenticator's signature counter (WebAuthn 6.1.1); int8 read as a number (database.ts) */
+  sign_count: Generated<number>
+  transports: Json<string[]>
+  backup_eligible: boolean
+  backed_up: boolean
+  aaguid: string
+  /** the WebAuthn user.id given to the authenticator (random, not the account id), base64url */
+  user_handle: string
+  name: string
+  created_at: Timestamp
+  last_used_at: NullableTimestamp
+}
+
+export interface PasskeyChallengesTable {
+  challenge_hash: string
+  purpose: 'register' | 'login'
+  /** the account a registration challenge was issued to; null for sign-in */
+  user_id: number | null
+  visitor_id: number
+  /** registration: the WebAuthn user.id the options named */
+  user_handle: string | null
+  created_at: Timestamp
+  expires_at: ColumnType<Date, Date | string, Date | string>
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -182,6 +214,8 @@ export interface Database {
   totp_factors: TotpFactorsTable
   recovery_codes: RecoveryCodesTable
   second_factor_challenges: SecondFactorChallengesTable
+  passkeys: PasskeysTable
+  passkey_challenges: PasskeyChallengesTable
 }
 
 export type User = Selectable<UsersTable>

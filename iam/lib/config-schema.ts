@@ -270,6 +270,18 @@ export const configSchema = z.strictObject({
       challengeAttempts: z.number().int().positive().max(20).default(5),
     })
     .prefault({}),
+  passkeys: z
+    .strictObject({
+      /** WebAuthn relying party id: the gateway's host name (a domain, never an IP address) */
+      rpID: z.string().min(1).max(253).regex(/^[a-z0-9.-]+$/i, 'a host name, no scheme or port').default('localhost'),
+      /** the name authenticators show; absent = email.siteName */
+      rpName: z.string().min(1).max(64).optional(),
+      /** the origins the browser may report (the gateway's public origins) */
+      origins: z.array(z.url()).min(1).default(['http://localhost:3000']),
+      /** how long a registration or sign-in challenge lives */
+      challengeTtlMs: z.number().int().positive().default(5 * MINUTE_MS),
+    })
+    .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 

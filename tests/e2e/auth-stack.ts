@@ -37,8 +37,8 @@ async function freePort(): Promise<number> {
 
 const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 })
 
-/** SMTP + IAM + gateway, wired together. */
-export async function startE2eStack(): Promise<E2eStack> {
+/** SMTP + IAM + gateway, wired together; `iamConfig` adds top-level IAM config keys that need the gateway's port. */
+export async function startE2eStack(options: { iamConfig?: (port: number) => Record<string, unknown> } = {}): Promise<E2eStack> {
   const smtp = await startSmtp()
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -52,6 +52,7 @@ export async function startE2eStack(): Promise<E2eStack> {
         signup: generous(100),
         login: generous(100),
       },
+      ...options.iamConfig?.(port),
     },
   })
   const gateway = await startGateway({ port, config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01' } })
@@ -102,7 +103,7 @@ export async function signInInBrowser(page: Page, base: string, email: string, p
   await page.goto(`${base}/login`)
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   await page.waitForURL(`${base}/account`)
   await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 }

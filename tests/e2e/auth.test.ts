@@ -60,7 +60,7 @@ describe('sign-up and sign-in in the browser', () => {
     await page.waitForURL(/\/login/)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill('definitely the wrong one')
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await expect.poll(() => page.getByRole('alert').textContent(), WAIT).toContain('The email or password is incorrect.')
     expect(new URL(page.url()).pathname).toBe('/login')
     await saveScreenshot(page, 'auth-wrong-password')

@@ -27,7 +27,7 @@ async function passwordStep(page: Page, email: string) {
   await page.goto(`${stack.url}/login`)
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   const heading = page.getByRole('heading', { name: 'Two-step sign-in' })
   await expect.poll(() => heading.isVisible(), WAIT).toBe(true)
   // focus moves to the new step so a screen reader announces it

@@ -9,12 +9,13 @@ import { AUTH_ROUTES } from '../../iam/contract/auth'
 import type { RouteContract } from '../../iam/contract/define'
 import { GATEWAY_AUTH_ROUTES } from '../../iam/contract/gateway-auth'
 import { ROUTES } from '../../iam/contract/routes'
+import { PASSKEY_ROUTES } from '../../iam/contract/passkeys'
 import { SECOND_FACTOR_ROUTES } from '../../iam/contract/second-factor'
 import { SERVICE_ROUTES } from '../../iam/contract/service'
 
 const ROUTES_DIR = join(import.meta.dirname, '../../iam/routes')
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
-const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES]
+const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
 interface RouteFile {

@@ -36,6 +36,9 @@ describe('npm start generated configs', () => {
   it('makes the IAM refuse version 1 HMAC signatures', () => {
     expect(parseConfig(generated.iam).service.Hmac).toMatchObject({ ...hmac, requireBodyDigest: true })
   })
+  it('gives passkeys the gateway as localhost (browsers refuse an IP address as rpID)', () => {
+    expect(parseConfig(generated.iam).passkeys).toMatchObject({ rpID: 'localhost', origins: ['http://localhost:3000'] })
+  })
   it('leaves the gateway trusting no proxy (nothing stands in front of it)', () => {
     expect(parseGatewayConfig(generated.gateway).proxy).toEqual({ trust: false })
   })

@@ -5,8 +5,10 @@
 import type { Migration } from 'kysely/migration'
 import * as initial from './2026-11-21-0001-initial'
 import * as secondFactor from './2026-11-24-0002-second-factor'
+import * as passkeys from './2026-11-24-0003-passkeys'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
   '2026-11-24-0002-second-factor': secondFactor,
+  '2026-11-24-0003-passkeys': passkeys,
 }

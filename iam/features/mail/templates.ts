@@ -181,12 +181,14 @@ const SECOND_FACTOR_CHANGES = {
   added: ['two-step sign-in was turned on', 'Two-step sign-in was turned on for your account'],
   removed: ['two-step sign-in was turned off', 'Two-step sign-in was turned off for your account'],
   recovery_code_used: ['a recovery code was used', 'A recovery code of your account was used'],
+  passkey_added: ['a passkey was added', 'A passkey was added to your account'],
+  passkey_removed: ['a passkey was removed', 'A passkey was removed from your account'],
 } as const
 
 /** Two-step sign-in was turned on or off, or a recovery code was used (ASVS V6.3.7: notify on changes to authentication). */
 export function secondFactorNotice(input: {
   siteName: string
-  change: 'added' | 'removed' | 'recovery_code_used'
+  change: keyof typeof SECOND_FACTOR_CHANGES
   when: string
   ipAddress: string
   recoveryCodesLeft?: number

@@ -10,7 +10,7 @@ import { findMailRecipient } from '../mfa/flows'
 
 export function sendSecondFactorNotice(
   ctx: IamContext,
-  input: { userId: number; change: 'added' | 'removed' | 'recovery_code_used'; ipAddress: string; recoveryCodesLeft?: number },
+  input: { userId: number; change: Parameters<typeof secondFactorNotice>[0]['change']; ipAddress: string; recoveryCodesLeft?: number },
 ): void {
   const send = async () => {
     const user = await findMailRecipient(ctx, input.userId)

@@ -37,6 +37,8 @@ export type SecurityEventType =
   | 'second_factor_passed'
   | 'second_factor_failed'
   | 'recovery_code_used'
+  | 'passkey_sign_in'
+  | 'passkey_counter_regressed'
 
 export interface SecurityEventInput {
   type: SecurityEventType

@@ -58,6 +58,13 @@ export const BFF_IAM_ROUTES = [
   'secondFactor',
   'verifyCustomMfaSecondFactor',
   'updateEmailSecondFactor',
+  // passkeys (account page) and passwordless sign-in (login page)
+  'passkeysList',
+  'passkeyRegisterOptions',
+  'passkeyRegisterVerify',
+  'passkeyDelete',
+  'passkeyLoginOptions',
+  'passkeyLoginVerify',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

@@ -1,0 +1,155 @@
+/**
+ * Passkeys (WebAuthn, DESIGN section 7, issue 15 item 4): registration and management for a
+ * signed-in account, and passwordless sign-in that answers like POST /login. The verify bodies
+ * carry the browser's `PublicKeyCredential` as @simplewebauthn/browser serialises it.
+ */
+import { z } from 'zod'
+import { safeString } from '../lib/text'
+import { defineRoutes, json, noBody } from './define'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody } from './responses'
+
+/** A registration response (attestation object, client data, COSE key) is well under 4 KiB. */
+export const PASSKEY_JSON_LIMIT_BYTES = 4 * 1024
+
+const b64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+$/, 'Expected base64url')
+const transports = z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(7)
+const credentialBase = {
+  id: b64url(1366),
+  rawId: b64url(1366),
+  type: z.literal('public-key'),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+}
+
+/** What `startRegistration()` of @simplewebauthn/browser returns. */
+export const registrationCredential = z.object({
+  ...credentialBase,
+  response: z.object({
+    clientDataJSON: b64url(1500),
+    attestationObject: b64url(2500),
+    authenticatorData: b64url(2000).optional(),
+    transports: transports.optional(),
+    publicKeyAlgorithm: z.number().int().optional(),
+    publicKey: b64url(1500).optional(),
+  }),
+})
+
+/** What `startAuthentication()` of @simplewebauthn/browser returns. */
+export const authenticationCredential = z.object({
+  ...credentialBase,
+  response: z.object({
+    clientDataJSON: b64url(1500),
+    authenticatorData: b64url(1000),
+    signature: b64url(600),
+    userHandle: b64url(200).optional(),
+  }),
+})
+
+export const passkeyName = safeString().trim().min(1, 'Name the passkey').max(64, 'At most 64 characters')
+
+const passkeyView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  backupEligible: z.boolean(),
+  backedUp: z.boolean(),
+  transports: z.array(z.string()),
+})
+
+/** Options as `startRegistration({ optionsJSON })` / `startAuthentication({ optionsJSON })` take them. */
+const optionsBody = okData(z.object({ options: z.record(z.string(), z.unknown()) }))
+
+/** Passwordless sign-in: like POST /login (device gate, XSS ban, login limiters). */
+const PASSKEY_SIGN_IN = responses(
+  JSON_BODY_FIELDS,
+  { 400: { description: 'Validation failed (`fields`) or no canary_id cookie', body: errorFail } },
+  { 403: { description: 'Banned device', body: errorFail } },
+  XSS,
+  LIMITED,
+)
+
+export const PASSKEY_ROUTES = defineRoutes({
+  passkeysList: {
+    method: 'GET',
+    path: '/auth/passkeys',
+    summary: "The account's passkeys",
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses({ 200: { description: 'the passkeys, newest first', body: okData(z.object({ passkeys: z.array(passkeyView) })) } }, FULL_AUTH),
+  },
+  passkeyRegisterOptions: {
+    method: 'POST',
+    path: '/auth/passkeys/register/options',
+    summary: 'Start registering a passkey: creation options with a single-use challenge bound to this account and device',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses({ 200: { description: 'PublicKeyCredentialCreationOptionsJSON', body: optionsBody } }, FULL_AUTH),
+  },
+  passkeyRegisterVerify: {
+    method: 'POST',
+    path: '/auth/passkeys/register/verify',
+    summary: "Finish registering a passkey with the authenticator's answer",
+    auth: 'full',
+    limiters: [],
+    request: json(PASSKEY_JSON_LIMIT_BYTES),
+    body: z.object({ credential: registrationCredential, name: passkeyName.optional() }),
+    responses: responses(
+      { 200: { description: 'registered', body: okData(z.object({ passkey: passkeyView })) } },
+      JSON_BODY_FIELDS,
+      FULL_AUTH,
+      XSS,
+      {
+        400: { description: 'Validation failed, or the answer does not verify (challenge unknown, used, expired or another device\'s; origin, rpID or signature wrong)', body: errorFail },
+        409: { description: 'This passkey is already registered', body: errorFail },
+      },
+    ),
+  },
+  passkeyDelete: {
+    method: 'POST',
+    path: '/auth/passkeys/delete',
+    summary: 'Remove one of the account\'s passkeys',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.object({ id: z.number({ error: 'The id is required' }).int().positive() }),
+    responses: responses(
+      { 200: { description: 'removed', body: okData(z.object({ deleted: z.literal(true) })) } },
+      JSON_BODY_FIELDS,
+      FULL_AUTH,
+      { 400: { description: 'Validation failed', body: errorFail }, 404: { description: 'No such passkey on this account', body: errorFail } },
+    ),
+  },
+  passkeyLoginOptions: {
+    method: 'POST',
+    path: '/auth/passkeys/login/options',
+    summary: 'Start a passwordless sign-in: request options naming no account (discoverable credentials)',
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: noBody,
+    responses: responses(
+      { 200: { description: 'PublicKeyCredentialRequestOptionsJSON, the same for every visitor', body: optionsBody } },
+      { 400: { description: 'No canary_id cookie', body: errorFail }, 403: { description: 'Banned device', body: errorFail } },
+      LIMITED,
+    ),
+  },
+  passkeyLoginVerify: {
+    method: 'POST',
+    path: '/auth/passkeys/login/verify',
+    summary: 'Finish a passwordless sign-in with the authenticator\'s assertion; answers like POST /login',
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: json(PASSKEY_JSON_LIMIT_BYTES),
+    body: z.object({ credential: authenticationCredential, rememberUser: z.enum(['on', 'off']).optional() }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      PASSKEY_SIGN_IN,
+      {
+        401: { description: 'The assertion does not verify (unknown passkey, challenge unknown, used, expired or another device\'s, wrong origin or rpID, signature or sign counter)', body: errorFail },
+        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+      },
+    ),
+  },
+})

@@ -1,0 +1,123 @@
+/**
+ * Passkey registration and management for a signed-in account (DESIGN section 7). Options ask for
+ * a discoverable credential with user verification (so it can sign in alone, passwordless) and no
+ * attestation (we keep no authenticator allow-list, so an attestation would prove nothing we use).
+ */
+import { randomBytes } from 'node:crypto'
+import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server'
+import type { IamContext } from '../../context'
+import { sendSecondFactorNotice } from '../second-factor/notice'
+import { recordSecurityEvent } from '../security-events/repository'
+import { findUserById } from '../users/users-repo'
+import { storeChallenge, takeChallengeOf } from './challenges'
+import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
+import * as repo from './repository'
+
+/** One passkey as the account page lists it. */
+export interface PasskeyView {
+  id: number
+  name: string
+  createdAt: string
+  lastUsedAt: string | null
+  backupEligible: boolean
+  backedUp: boolean
+  transports: string[]
+}
+
+/** Who acted, for the security events. */
+export interface PasskeyActor {
+  visitorRowId: number
+  ipAddress: string
+}
+
+type ViewRow = Awaited<ReturnType<typeof repo.listPasskeys>>[number]
+
+function viewOf(row: ViewRow): PasskeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at ? row.last_used_at.toISOString() : null,
+    backupEligible: row.backup_eligible,
+    backedUp: row.backed_up,
+    transports: row.transports,
+  }
+}
+
+export async function listAccountPasskeys(ctx: IamContext, userId: number): Promise<PasskeyView[]> {
+  return (await repo.listPasskeys(ctx.db, userId)).map(viewOf)
+}
+
+/** Creation options; the challenge is bound to this account and device. */
+export async function startRegistration(ctx: IamContext, input: { userId: number; visitorRowId: number }): Promise<Record<string, unknown>> {
+  const user = await findUserById(ctx.db, input.userId)
+  if (!user) throw new Error('signed-in user not found')
+  const existing = await repo.listCredentialIds(ctx.db, input.userId)
+  // One user handle per account, random rather than the row id (WebAuthn 14.6.1: no personal data).
+  const userHandle = existing[0]?.user_handle ?? randomBytes(32).toString('base64url')
+  const rp = relyingPartyOf(ctx)
+  const options = await generateRegistrationOptions({
+    rpName: rp.rpName,
+    rpID: rp.rpID,
+    userName: user.email,
+    userDisplayName: user.name ?? user.email,
+    userID: Buffer.from(userHandle, 'base64url'),
+    timeout: ctx.config.passkeys.challengeTtlMs,
+    attestationType: 'none',
+    excludeCredentials: existing.map((c) => ({ id: c.credential_id, transports: c.transports as AuthenticatorTransportFuture[] })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  })
+  await storeChallenge(ctx, { challenge: options.challenge, purpose: 'register', userId: input.userId, visitorRowId: input.visitorRowId, userHandle })
+  return options as unknown as Record<string, unknown>
+}
+
+type AuthenticatorTransportFuture = NonNullable<RegistrationResponseJSON['response']['transports']>[number]
+
+export type FinishRegistrationResult = { ok: true; passkey: PasskeyView } | { ok: false; code: 'invalid_response' | 'already_registered' }
+
+export async function finishRegistration(
+  ctx: IamContext,
+  input: { userId: number; actor: PasskeyActor; credential: RegistrationResponseJSON; name: string | undefined },
+): Promise<FinishRegistrationResult> {
+  const taken = await takeChallengeOf(ctx, {
+    clientDataJSON: input.credential.response.clientDataJSON,
+    purpose: 'register',
+    userId: input.userId,
+    visitorRowId: input.actor.visitorRowId,
+  })
+  if (!taken?.userHandle) return { ok: false, code: 'invalid_response' }
+  const verified = await verifiedOrNull(ctx, 'registration', () =>
+    verifyRegistrationResponse({ response: input.credential, expectedChallenge: taken.challenge, ...expectationsOf(ctx) }),
+  )
+  const info = verified?.registrationInfo
+  if (!info) return { ok: false, code: 'invalid_response' }
+  const now = new Date(ctx.now())
+  const row = await repo.insertPasskey(ctx.db, {
+    user_id: input.userId,
+    credential_id: info.credential.id,
+    public_key: info.credential.publicKey,
+    sign_count: info.credential.counter,
+    transports: input.credential.response.transports ?? [],
+    backup_eligible: info.credentialDeviceType === 'multiDevice',
+    backed_up: info.credentialBackedUp,
+    aaguid: info.aaguid,
+    user_handle: taken.userHandle,
+    name: input.name ?? defaultName(now),
+    created_at: now,
+  })
+  if (!row) return { ok: false, code: 'already_registered' }
+  await recordSecurityEvent(ctx.db, { type: 'second_factor_added', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: row.id }, at: now })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_added', ipAddress: input.actor.ipAddress })
+  return { ok: true, passkey: viewOf(row) }
+}
+
+export async function removePasskey(ctx: IamContext, input: { userId: number; actor: PasskeyActor; id: number }): Promise<boolean> {
+  if (!(await repo.deletePasskey(ctx.db, input.userId, input.id))) return false
+  await recordSecurityEvent(ctx.db, { type: 'second_factor_removed', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: input.id }, at: new Date(ctx.now()) })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_removed', ipAddress: input.actor.ipAddress })
+  return true
+}
+
+function defaultName(now: Date): string {
+  return `Passkey added ${now.toISOString().slice(0, 10)}`
+}

@@ -1,0 +1,93 @@
+/**
+ * Passwordless sign-in with a passkey (DESIGN section 7). The options name no account: they ask
+ * for a discoverable credential (empty allowCredentials), so they are the same for every visitor
+ * and say nothing about which addresses have passkeys. The assertion names its credential; the
+ * account is the credential's. User verification is required, so the passkey is possession and a
+ * PIN or biometric at once: no second-factor step follows it, and adaptive MFA guards the session
+ * it opens like any other.
+ */
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server'
+import { timingSafeEqual } from 'node:crypto'
+import type { IamContext } from '../../context'
+import type { Visitor } from '../../db/schema'
+import { recordSecurityEvent } from '../security-events/repository'
+import { createSession, type TokenPair } from '../sessions/session-service'
+import { forgiveLoginAttempts } from '../users/login-delay'
+import { findUserById } from '../users/users-repo'
+import { storeChallenge, takeChallengeOf } from './challenges'
+import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
+import * as repo from './repository'
+
+export async function startSignIn(ctx: IamContext, input: { visitorRowId: number }): Promise<Record<string, unknown>> {
+  const rp = relyingPartyOf(ctx)
+  const options = await generateAuthenticationOptions({
+    rpID: rp.rpID,
+    allowCredentials: [],
+    userVerification: 'required',
+    timeout: ctx.config.passkeys.challengeTtlMs,
+  })
+  await storeChallenge(ctx, { challenge: options.challenge, purpose: 'login', userId: null, visitorRowId: input.visitorRowId })
+  return options as unknown as Record<string, unknown>
+}
+
+export type PasskeySignInResult =
+  | { ok: true; pair: TokenPair; userId: number }
+  | { ok: false; code: 'invalid_assertion' | 'counter_regressed' | 'banned' }
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+export async function finishSignIn(
+  ctx: IamContext,
+  input: { credential: AuthenticationResponseJSON; remember: boolean; visitor: Visitor; ipAddress: string; fingerprint: Record<string, unknown> | null },
+): Promise<PasskeySignInResult> {
+  const actor = { visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
+  const taken = await takeChallengeOf(ctx, { clientDataJSON: input.credential.response.clientDataJSON, purpose: 'login', userId: null, visitorRowId: input.visitor.id })
+  if (!taken) return { ok: false, code: 'invalid_assertion' }
+  const passkey = await repo.findByCredentialId(ctx.db, input.credential.id)
+  if (!passkey) return { ok: false, code: 'invalid_assertion' }
+  // WebAuthn 7.2 step 6: a user handle, when given, must be the one the credential was made for
+  const handle = input.credential.response.userHandle
+  if (handle !== undefined && !sameText(handle, passkey.user_handle)) return { ok: false, code: 'invalid_assertion' }
+  const verified = await verifiedOrNull(ctx, 'sign-in', () =>
+    verifyAuthenticationResponse({
+      response: input.credential,
+      expectedChallenge: taken.challenge,
+      ...expectationsOf(ctx),
+      // the counter rule is applied by advanceSignCount in one conditional UPDATE, which also
+      // settles two assertions racing with one counter value; 0 turns the library's own check off
+      credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: 0, transports: passkey.transports as never },
+    }),
+  )
+  if (!verified) return { ok: false, code: 'invalid_assertion' }
+  const now = new Date(ctx.now())
+  const info = verified.authenticationInfo
+  if (!(await repo.advanceSignCount(ctx.db, { id: passkey.id, signCount: info.newCounter, backedUp: info.credentialBackedUp, now }))) {
+    await recordSecurityEvent(ctx.db, {
+      type: 'passkey_counter_regressed',
+      userId: passkey.user_id,
+      ...actor,
+      details: { passkeyId: passkey.id, stored: Number(passkey.sign_count), received: info.newCounter },
+      at: now,
+    })
+    return { ok: false, code: 'counter_regressed' }
+  }
+  const user = await findUserById(ctx.db, passkey.user_id)
+  if (!user) return { ok: false, code: 'invalid_assertion' }
+  if (user.banned_until && user.banned_until.getTime() > now.getTime()) return { ok: false, code: 'banned' }
+  const pair = await createSession(ctx, {
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    fingerprint: input.fingerprint,
+    remember: input.remember,
+    roles: user.roles,
+    visitor: input.visitor.visitor_id,
+  })
+  await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id })
+  await recordSecurityEvent(ctx.db, { type: 'passkey_sign_in', userId: user.id, ...actor, details: { passkeyId: passkey.id }, at: now })
+  return { ok: true, pair, userId: user.id }
+}

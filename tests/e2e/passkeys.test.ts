@@ -1,0 +1,91 @@
+/**
+ * Passkeys in Chromium with a CDP virtual authenticator (internal, resident keys, user verified):
+ * add a passkey from the account page, sign out, sign in with the login page's passkey button,
+ * remove it; axe finds no serious or critical violation on the new screens, and the page CSP holds.
+ *
+ * WebAuthn refuses IP addresses as relying party ids, so the browser opens the gateway as
+ * `localhost` (the IAM's passkeys.rpID) rather than 127.0.0.1.
+ */
+import type { CDPSession, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+
+let stack: E2eStack
+let browser: Browser
+let base: string
+beforeAll(async () => {
+  stack = await startE2eStack({ iamConfig: (port) => ({ passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] } }) })
+  base = stack.url.replace('127.0.0.1', 'localhost')
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+})
+
+async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  })
+  return { cdp, authenticatorId }
+}
+
+describe('passkeys in the browser', () => {
+  it('adds a passkey on the account page, signs in with it after signing out, and removes it', async () => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
+    const email = freshEmail('passkey')
+    await signUpInBrowser(page, base, email)
+
+    const section = page.getByRole('region', { name: 'Passkeys' })
+    await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await section.getByLabel('Name for the new passkey (optional)').fill('Test laptop')
+    await section.getByRole('button', { name: 'Add a passkey' }).click()
+    await expect.poll(() => section.getByTestId('passkey-list').getByText('Test laptop').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => section.getByText('Passkey added.', { exact: false }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+    expect(credentials).toHaveLength(1)
+    expect(credentials[0]!.isResidentCredential).toBe(true)
+    await saveScreenshot(page, 'passkey-added')
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText(email).isVisible(), WAIT).toBe(true)
+    // the sign-in used the passkey: its counter moved and the list says when
+    await expect.poll(() => section.getByText('last used', { exact: false }).isVisible(), WAIT).toBe(true)
+
+    await section.getByRole('button', { name: 'Remove passkey Test laptop' }).click()
+    await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
+    expect(csp).toEqual([])
+    await page.close()
+  })
+
+  it('tells the user when the passkey is not known any more', async () => {
+    const page = await browser.newPage()
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
+    await signUpInBrowser(page, base, freshEmail('passkey-gone'))
+    const section = page.getByRole('region', { name: 'Passkeys' })
+    await section.getByRole('button', { name: 'Add a passkey' }).click()
+    await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)
+    await section.getByRole('button', { name: /^Remove passkey/ }).click()
+    await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    const alert = page.getByText('That passkey could not be verified', { exact: false })
+    await expect.poll(() => alert.isVisible(), WAIT).toBe(true)
+    expect(page.url()).toContain('/login')
+    await page.close()
+  })
+})
