@@ -38,10 +38,24 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/auth/sessions/revoke-others'],
   ['POST', '/auth/change-password'],
   ['GET', '/auth/security-events'],
+  // two-step sign-in and passkeys (DESIGN 7, issue 15)
+  ['GET', '/auth/totp'],
+  ['POST', '/auth/totp/setup'],
+  ['POST', '/auth/totp/enable'],
+  ['POST', '/auth/totp/disable'],
+  ['POST', '/auth/verify-custom-mfa/second-factor'],
+  ['POST', '/update/email/second-factor'],
+  ['GET', '/auth/passkeys'],
+  ['POST', '/auth/passkeys/register/options'],
+  ['POST', '/auth/passkeys/register/verify'],
+  ['POST', '/auth/passkeys/delete'],
 ] as const
 
+/** Full-authentication POST routes that take no body (their request rule is not JSON). */
+const NO_BODY_POSTS: readonly string[] = ['/api/manage/list-metadata', '/auth/resend-verification', '/auth/totp/setup', '/auth/passkeys/register/options']
+
 const JSON_ROUTES = FULL_AUTH_ROUTES.filter(
-  ([method, path]) => method === 'POST' && path !== '/api/manage/list-metadata' && path !== '/auth/resend-verification',
+  ([method, path]) => method === 'POST' && !NO_BODY_POSTS.includes(path),
 )
 
 const LINK_QUERY = `?token=a.b.c&random=${'A'.repeat(43)}&reason=change_email&visitor=v1`
@@ -100,7 +114,10 @@ describe('full-authentication routes: credentials before body rules', () => {
       expect(wrongType.status).toBe(403)
       expect(await wrongType.json()).toEqual({ error: 'not allowed.' })
       expect((await send(method, path, creds, { contentType: 'application/json' })).status).toBe(403)
-      const big = JSON.stringify({ pad: 'x'.repeat(2048) })
+      // one byte past the route's own limit (1 kB, or more for a passkey credential)
+      const rule = ROUTE_RULES.find((r) => r.method === method && r.path === path)
+      const limit = rule?.body.kind === 'json' ? rule.body.limitBytes : 1024
+      const big = JSON.stringify({ pad: 'x'.repeat(limit) })
       expect((await send(method, path, creds, { contentType: 'application/json', body: big })).status).toBe(413)
       expect((await send(method, path, creds, { contentType: 'application/json', body: '{"a":' })).status).toBe(400)
     })

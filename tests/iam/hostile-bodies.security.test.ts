@@ -47,6 +47,7 @@ const hostile = fc.oneof(
  * own validation and queries, not only a "field missing" answer. A route missing here fails.
  */
 const REF = { tokenId: 1, publicIdentifier: 'abc_123456', name: 'key' }
+const CREDENTIAL = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtensionResults: {} }
 const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/signup': { email: 'someone@example.com', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, name: 'Some One', termsConsent: 'on', rememberUser: 'off' },
   '/login': { email: 'someone@example.com', password: STRONG_PASSWORD, rememberUser: 'on' },
@@ -64,6 +65,18 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/api/manage/ip-restriction-update': { ...REF, ipv4: ['192.0.2.1'] },
   '/api/manage/privilege-update': { ...REF, newPrivilege: 'full' },
   '/api/manage/revoke-all': { confirm: true },
+  '/auth/sessions/revoke': { id: '00000000-0000-4000-8000-000000000000' },
+  // the route takes an empty object: an extra field is where the hostile strings go
+  '/auth/sessions/revoke-others': { unused: 'x' },
+  '/auth/change-password': { currentPassword: 'not-the-password', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
+  '/auth/totp/enable': { code: '123456' },
+  '/auth/totp/disable': { code: '123456' },
+  '/auth/second-factor': { challenge: 'A'.repeat(43), code: '123456' },
+  '/auth/verify-custom-mfa/second-factor': { reason: 'PAYMENT_CONFIRM', code: '123456' },
+  '/update/email/second-factor': { newEmail: 'other@example.com', code: '123456' },
+  '/auth/passkeys/register/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' } }, name: 'key' },
+  '/auth/passkeys/delete': { id: 1 },
+  '/auth/passkeys/login/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' } }, rememberUser: 'on' },
 }
 
 const hostileValue = fc.oneof(
