@@ -13,7 +13,8 @@ import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import type { LinkWithCode } from '../mfa/repository'
 import { isGenericCustomReason } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
-import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
+import type { TokenPair } from '../sessions/session-service'
+import { reissueSession } from './reissue-session'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
 import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
@@ -117,12 +118,7 @@ export async function verifyCustomMfa(
   if (!code.ok) return codeFailure(code)
   const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, code.link))
   if (!won) return linkFailure('used')
-  const pair = await reissueAfterMfa(ctx, {
-    familyId: input.user.sessionId,
-    visitorRowId: input.user.visitorRowId,
-    ipAddress: input.actor.ipAddress,
-    fingerprint: input.actor.fingerprint,
-  })
+  const pair = await reissueSession(ctx, input.user, input.actor)
   if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'custom_mfa_verified',
