@@ -7,7 +7,7 @@
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
 import { customActionMail } from '../mail/templates'
-import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
+import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import type { LinkWithCode } from '../mfa/repository'
@@ -60,9 +60,7 @@ export async function startCustomMfa(
       links: [issued.url],
       content: customActionMail({
         siteName,
-        link: issued.url,
-        code: issued.code ?? '',
-        codeTtlMs: (issued.codeExpiresAt?.getTime() ?? ctx.now()) - ctx.now(),
+        ...codeMailFields(ctx, issued),
         reason: input.reason,
         note: input.note,
       }),

@@ -76,6 +76,11 @@ export function startSessionlessFlow(deps: FlowDeps, input: Omit<StartFlowInput,
   return startFlow(deps, { ...input, familyId: null, visitor: randomBytes(16).toString('base64url'), withCode: false })
 }
 
+/** The link and code of an issued link as a mail shows them: the code's life is counted from now. */
+export function codeMailFields(deps: Pick<FlowDeps, 'now'>, issued: IssuedLink): { link: string; code: string; codeTtlMs: number } {
+  return { link: issued.url, code: issued.code ?? '', codeTtlMs: (issued.codeExpiresAt?.getTime() ?? deps.now()) - deps.now() }
+}
+
 /** The user's address and name, for mails. */
 export async function findMailRecipient(deps: Pick<IamContext, 'db'>, userId: number) {
   return (await deps.db.selectFrom('users').select(['id', 'email', 'name', 'password_hash']).where('id', '=', userId).executeTakeFirst()) ?? null
