@@ -79,9 +79,7 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
   await recordSecurityEvent(ctx.db, { type: 'password_reset_requested', userId: user.id, visitorRowId: null, ipAddress, at: new Date(ctx.now()) })
 }
 
-export function previewResetLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  return previewLinkPurpose(ctx, params, isReset)
-}
+export const previewResetLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isReset)
 
 export async function resetPassword(
   ctx: IamContext,

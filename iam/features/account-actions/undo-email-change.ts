@@ -11,13 +11,13 @@ import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { emailChangedNotice } from '../mail/templates'
 import { maskEmail, startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink } from '../mfa/links'
+import { consumeLink } from '../mfa/links'
 import { UNDO_EMAIL_CHANGE_PURPOSE } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
-import { previewLinkPurpose } from './link-preview'
+import { checkAddressLink, previewLinkPurpose } from './link-preview'
 
 const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
 
@@ -53,15 +53,12 @@ export async function sendEmailChangedNotice(
   if (!result.ok) throw new Error(`undo link not sent: ${result.code}`)
 }
 
-export function previewUndoLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  return previewLinkPurpose(ctx, params, isUndo)
-}
+export const previewUndoLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isUndo)
 
 export async function undoEmailChange(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
-  const check = await checkLink(ctx, input.params, isUndo)
-  if (!check.ok) return linkFailure(check.code)
-  const { link } = check
-  const restore = typeof link.data['email'] === 'string' ? link.data['email'] : null
+  const check = await checkAddressLink(ctx, input.params, isUndo)
+  if (!check.ok) return check
+  const { link, email: restore } = check
   if (!restore) return linkFailure('invalid')
   const now = new Date(ctx.now())
   type Done = { kind: 'done'; from: string; revoked: number } | { kind: 'used' } | { kind: 'gone' }

@@ -9,13 +9,13 @@ import type { IamContext } from '../../context'
 import { verifyEmailMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink } from '../mfa/links'
+import { consumeLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
 import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
-import { previewLinkPurpose } from './link-preview'
+import { checkAddressLink, previewLinkPurpose } from './link-preview'
 import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
@@ -49,16 +49,13 @@ export function sendVerificationMailLater(ctx: IamContext, user: { id: number; e
   )
 }
 
-export function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  return previewLinkPurpose(ctx, params, isVerification)
-}
+export const previewVerificationLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isVerification)
 
 /** Consumes the link and marks the address verified, if it is still the account's address. */
 export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
-  const check = await checkLink(ctx, input.params, isVerification)
-  if (!check.ok) return linkFailure(check.code)
-  const { link } = check
-  const sentTo = typeof link.data['email'] === 'string' ? link.data['email'] : null
+  const check = await checkAddressLink(ctx, input.params, isVerification)
+  if (!check.ok) return check
+  const { link, email: sentTo } = check
   const now = new Date(ctx.now())
   type Done = 'done' | 'used' | 'stale'
   const done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {

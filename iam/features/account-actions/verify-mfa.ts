@@ -15,9 +15,7 @@ import { previewLinkPurpose } from './link-preview'
 
 const isMfa = (purpose: string) => purpose === MFA_PURPOSE
 
-export function previewMfaLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  return previewLinkPurpose(ctx, params, isMfa)
-}
+export const previewMfaLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isMfa)
 
 export async function verifyAdaptiveMfa(
   ctx: IamContext,
