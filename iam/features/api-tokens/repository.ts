@@ -2,7 +2,7 @@
  * SQL of the API token feature. Functions take `db` (or a transaction) first. Every statement that
  * decides an outcome under concurrency is a single statement or runs in a transaction with a row lock.
  */
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely'
 import type { Database, Privilege } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -211,21 +211,19 @@ export async function findOwnedValidToken(
 }
 
 /** Sets the allow-list of a valid token of the user; false when no row matched. */
-export async function updateIpList(db: Db, userId: number, hash: string, ips: string[] | null): Promise<boolean> {
-  const result = await db
-    .updateTable('api_tokens')
-    .set({ restricted_to_ip_address: ips ? JSON.stringify(ips) : null })
-    .where('hashed_token', '=', hash)
-    .where('user_id', '=', userId)
-    .where('valid', '=', 1)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+export function updateIpList(db: Db, userId: number, hash: string, ips: string[] | null): Promise<boolean> {
+  return updateValidToken(db, userId, hash, { restricted_to_ip_address: ips ? JSON.stringify(ips) : null })
 }
 
-export async function updatePrivilege(db: Db, userId: number, hash: string, privilege: Privilege): Promise<boolean> {
+export function updatePrivilege(db: Db, userId: number, hash: string, privilege: Privilege): Promise<boolean> {
+  return updateValidToken(db, userId, hash, { privilege_type: privilege })
+}
+
+/** One UPDATE of a valid token of the user; false when no row matched. */
+async function updateValidToken(db: Db, userId: number, hash: string, changes: Updateable<Database['api_tokens']>): Promise<boolean> {
   const result = await db
     .updateTable('api_tokens')
-    .set({ privilege_type: privilege })
+    .set(changes)
     .where('hashed_token', '=', hash)
     .where('user_id', '=', userId)
     .where('valid', '=', 1)
