@@ -7,6 +7,7 @@ import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
+import { signInDevice } from '../http/sign-in'
 import { emitSignal } from '../lib/signals'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
@@ -30,9 +31,7 @@ export default defineEventHandler(async (event) => {
     email: body.email,
     password: body.password,
     remember: body.rememberUser === 'on',
-    visitor,
-    ipAddress,
-    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+    ...signInDevice(event, visitor),
   })
   emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.code })
   if (!result.ok) {

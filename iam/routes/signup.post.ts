@@ -6,6 +6,7 @@ import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
+import { signInDevice } from '../http/sign-in'
 
 /** POST /signup: 201 tokens; 400 validation; 403 XSS/banned; 409 email taken; 429. */
 export default defineEventHandler(async (event) => {
@@ -25,9 +26,7 @@ export default defineEventHandler(async (event) => {
     password: body.password,
     name: body.name,
     remember: body.rememberUser === 'on',
-    visitor,
-    ipAddress,
-    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+    ...signInDevice(event, visitor),
   })
   if (!result.ok) {
     if (result.code === 'email_taken') return authFail(409, 'Email already registered')

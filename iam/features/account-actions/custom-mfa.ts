@@ -7,13 +7,14 @@
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
 import { customActionMail } from '../mail/templates'
-import { findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
+import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, previewLink } from '../mfa/links'
 import type { LinkWithCode } from '../mfa/repository'
 import { isGenericCustomReason } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
-import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
+import type { TokenPair } from '../sessions/session-service'
+import { reissueSession } from './reissue-session'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
 import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
@@ -59,9 +60,7 @@ export async function startCustomMfa(
       links: [issued.url],
       content: customActionMail({
         siteName,
-        link: issued.url,
-        code: issued.code ?? '',
-        codeTtlMs: (issued.codeExpiresAt?.getTime() ?? ctx.now()) - ctx.now(),
+        ...codeMailFields(ctx, issued),
         reason: input.reason,
         note: input.note,
       }),
@@ -117,12 +116,7 @@ export async function verifyCustomMfa(
   if (!code.ok) return codeFailure(code)
   const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, code.link))
   if (!won) return linkFailure('used')
-  const pair = await reissueAfterMfa(ctx, {
-    familyId: input.user.sessionId,
-    visitorRowId: input.user.visitorRowId,
-    ipAddress: input.actor.ipAddress,
-    fingerprint: input.actor.fingerprint,
-  })
+  const pair = await reissueSession(ctx, input.user, input.actor)
   if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'custom_mfa_verified',

@@ -11,7 +11,8 @@ import { maskEmail } from '../mfa/flows'
 import { consumeLink } from '../mfa/links'
 import { CHANGE_EMAIL_REASON } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
-import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
+import type { TokenPair } from '../sessions/session-service'
+import { reissueSession } from './reissue-session'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
 import type { SessionUser } from './custom-mfa'
@@ -71,12 +72,7 @@ export async function changeEmail(
     ctx.log.error('email-change notice not delivered', { userId: input.user.userId, error: error.message }),
   )
   sendVerificationMailLater(ctx, { id: input.user.userId, email: email.email })
-  const pair = await reissueAfterMfa(ctx, {
-    familyId: input.user.sessionId,
-    visitorRowId: input.user.visitorRowId,
-    ipAddress: input.actor.ipAddress,
-    fingerprint: input.actor.fingerprint,
-  })
+  const pair = await reissueSession(ctx, input.user, input.actor)
   if (!pair) return fail('relogin_required')
   return { ok: true, pair }
 }

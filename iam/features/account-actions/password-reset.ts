@@ -6,16 +6,15 @@
  * reset revokes every session of the user (and, when asked, every API token) and mails a notice
  * naming the API tokens still live.
  */
-import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { revokeAllInTransaction } from '../api-tokens/revoke-all'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
-import { startFlow } from '../mfa/flows'
+import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink, previewLink } from '../mfa/links'
+import { checkLink, consumeLink } from '../mfa/links'
 import { PASSWORD_RESET_PURPOSE } from '../mfa/purposes'
 import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
 import { useLimiter } from '../rate-limits/registry'
@@ -23,6 +22,7 @@ import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
+import { previewLinkPurpose } from './link-preview'
 
 const isReset = (purpose: string) => purpose === PASSWORD_RESET_PURPOSE
 
@@ -64,13 +64,10 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
     await getMailer(ctx).send({ to: user.email, links: [loginUrl], content: useProviderMail({ siteName, providers: providers.map((p) => p.provider), loginUrl }) })
     return
   }
-  const result = await startFlow(ctx, {
+  const result = await startSessionlessFlow(ctx, {
     purpose: PASSWORD_RESET_PURPOSE,
     path: 'passwordReset',
     userId: user.id,
-    familyId: null,
-    visitor: randomBytes(16).toString('base64url'),
-    withCode: false,
     onLive: 'replace',
     mail: (issued) => ({
       to: user.email,
@@ -82,10 +79,7 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
   await recordSecurityEvent(ctx.db, { type: 'password_reset_requested', userId: user.id, visitorRowId: null, ipAddress, at: new Date(ctx.now()) })
 }
 
-export async function previewResetLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  const check = await previewLink(ctx, params, isReset)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
-}
+export const previewResetLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isReset)
 
 export async function resetPassword(
   ctx: IamContext,

@@ -6,18 +6,18 @@
  * change may hold them, and ends the undo links issued after it (each mailed to an address the
  * hijacker may control, which could otherwise be used to move the account back again).
  */
-import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { emailChangedNotice } from '../mail/templates'
-import { maskEmail, startFlow } from '../mfa/flows'
+import { maskEmail, startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink, previewLink } from '../mfa/links'
+import { consumeLink } from '../mfa/links'
 import { UNDO_EMAIL_CHANGE_PURPOSE } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { checkAddressLink, previewLinkPurpose } from './link-preview'
 
 const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
 
@@ -40,14 +40,11 @@ export async function sendEmailChangedNotice(
       tokens,
       ...(undoLink ? { undoLink, undoTtlMs: ttlMs } : {}),
     })
-  const result = await startFlow(ctx, {
+  const result = await startSessionlessFlow(ctx, {
     purpose: UNDO_EMAIL_CHANGE_PURPOSE,
     path: 'undoEmailChange',
     userId: change.userId,
-    familyId: null,
-    visitor: randomBytes(16).toString('base64url'),
     data: { email: change.oldEmail },
-    withCode: false,
     expiresInMs: ttlMs,
     // an earlier undo link (an earlier change) must keep working: it restores an older address
     onLive: 'add',
@@ -56,16 +53,12 @@ export async function sendEmailChangedNotice(
   if (!result.ok) throw new Error(`undo link not sent: ${result.code}`)
 }
 
-export async function previewUndoLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  const check = await previewLink(ctx, params, isUndo)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
-}
+export const previewUndoLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isUndo)
 
 export async function undoEmailChange(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
-  const check = await checkLink(ctx, input.params, isUndo)
-  if (!check.ok) return linkFailure(check.code)
-  const { link } = check
-  const restore = typeof link.data['email'] === 'string' ? link.data['email'] : null
+  const check = await checkAddressLink(ctx, input.params, isUndo)
+  if (!check.ok) return check
+  const { link, email: restore } = check
   if (!restore) return linkFailure('invalid')
   const now = new Date(ctx.now())
   type Done = { kind: 'done'; from: string; revoked: number } | { kind: 'used' } | { kind: 'gone' }

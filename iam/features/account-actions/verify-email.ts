@@ -5,17 +5,17 @@
  * address it was sent to: it verifies only while that is still the account's address, so a link
  * mailed before an email change can never vouch for the address that replaced it.
  */
-import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { verifyEmailMail } from '../mail/templates'
-import { startFlow } from '../mfa/flows'
+import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink, previewLink } from '../mfa/links'
+import { consumeLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
 import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { findUserById } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
+import { checkAddressLink, previewLinkPurpose } from './link-preview'
 import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
@@ -23,14 +23,11 @@ const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPO
 /** Issues a verification link for `email` (ending older ones) and mails it there. */
 export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }): Promise<{ ok: true } | { ok: false }> {
   const ttlMs = ctx.config.magic_links.verifyEmailExpiresInMs
-  const result = await startFlow(ctx, {
+  const result = await startSessionlessFlow(ctx, {
     purpose: EMAIL_VERIFICATION_PURPOSE,
     path: 'verifyEmail',
     userId: user.id,
-    familyId: null,
-    visitor: randomBytes(16).toString('base64url'),
     data: { email: user.email },
-    withCode: false,
     expiresInMs: ttlMs,
     onLive: 'replace',
     mail: (issued) => ({
@@ -52,17 +49,13 @@ export function sendVerificationMailLater(ctx: IamContext, user: { id: number; e
   )
 }
 
-export async function previewVerificationLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  const check = await previewLink(ctx, params, isVerification)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
-}
+export const previewVerificationLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isVerification)
 
 /** Consumes the link and marks the address verified, if it is still the account's address. */
 export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
-  const check = await checkLink(ctx, input.params, isVerification)
-  if (!check.ok) return linkFailure(check.code)
-  const { link } = check
-  const sentTo = typeof link.data['email'] === 'string' ? link.data['email'] : null
+  const check = await checkAddressLink(ctx, input.params, isVerification)
+  if (!check.ok) return check
+  const { link, email: sentTo } = check
   const now = new Date(ctx.now())
   type Done = 'done' | 'used' | 'stale'
   const done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {

@@ -6,18 +6,16 @@
 import type { IamContext } from '../../context'
 import { completeMfa } from '../anomalies/complete-mfa'
 import type { LinkParams } from '../mfa/link-token'
-import { attemptCode, checkLink, consumeLink, previewLink } from '../mfa/links'
+import { attemptCode, checkLink, consumeLink } from '../mfa/links'
 import { MFA_PURPOSE } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import type { TokenPair } from '../sessions/session-service'
 import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { previewLinkPurpose } from './link-preview'
 
 const isMfa = (purpose: string) => purpose === MFA_PURPOSE
 
-export async function previewMfaLink(ctx: IamContext, params: LinkParams): Promise<{ ok: true; reason: string } | ActionFailure> {
-  const check = await previewLink(ctx, params, isMfa)
-  return check.ok ? { ok: true, reason: check.link.purpose } : linkFailure(check.code)
-}
+export const previewMfaLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isMfa)
 
 export async function verifyAdaptiveMfa(
   ctx: IamContext,

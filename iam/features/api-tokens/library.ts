@@ -13,13 +13,18 @@ import { privateActionManagerWith } from './manager'
 import * as repo from './repository'
 import {
   CREATION_REASONS, failResult, isPrivilege, okResult, REASONS,
-  type AllValidTokensList, type CreationSuccess, type ManagerAction, type ManagerResult, type MessageSuccess,
+  type AllValidTokensList, type CreationSuccess, type ManagerResult, type MessageSuccess,
   type Privilege, type Result, type RevokeSuccess, type RotationSuccess, type SingleTokenMeta, type VerifySuccess,
 } from './results'
 import { rotateWith } from './rotate'
 import { storedHashOf } from './token-format'
 import { verifyApiKeyWith } from './verify'
 import { isDependencyOutage } from '../../lib/outage'
+
+/** A function's arguments after its first (the bound deps). */
+type AfterDeps<F extends (deps: never, ...rest: never[]) => unknown> = F extends (deps: never, ...rest: infer R) => unknown ? R : never
+type ManagerActionArgs = AfterDeps<typeof privateActionManagerWith>
+type VerifyApiKeyArgs = AfterDeps<typeof verifyApiKeyWith>
 
 export type ApiTokenLibraryDeps = {
   db: Kysely<Database>
@@ -37,19 +42,14 @@ export function createApiTokenLibrary(deps: ApiTokenLibraryDeps) {
   const log = (type: string) => deps.log.child({ branch: 'api_tokens', type })
   const operations = bindOperations(deps, now)
 
-  function privateActionManager(
-    userId: number,
-    tokenId: number,
-    publicIdentifier: string,
-    tokenName: string,
-    action: ManagerAction,
-  ): Promise<ManagerResult> {
+  // the arguments are privateActionManagerWith's after its deps: one signature to keep in step
+  function privateActionManager(...args: ManagerActionArgs): Promise<ManagerResult> {
     // One instant for the whole action: a rotation's inherited lifetime ends exactly where the old one did.
     const at = now()
     const frozen = () => at
     return privateActionManagerWith(
       { db: deps.db, log: log('action_manager'), now: frozen, operations: bindOperations(deps, frozen) },
-      userId, tokenId, publicIdentifier, tokenName, action,
+      ...args,
     )
   }
 
@@ -89,15 +89,9 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
     }
   }
 
-  function verifyApiKey(
-    rawKey: string,
-    skipCountUpdates: boolean,
-    providedPrivilege: Privilege,
-    byPassIpCheck: boolean,
-    isInternalHash = false,
-    ipAddress?: string,
-  ): Promise<Result<VerifySuccess>> {
-    return verifyApiKeyWith(verifyDeps, rawKey, skipCountUpdates, providedPrivilege, byPassIpCheck, isInternalHash, ipAddress)
+  // the arguments are verifyApiKeyWith's after its deps (defaults included): one signature to keep in step
+  function verifyApiKey(...args: VerifyApiKeyArgs): Promise<Result<VerifySuccess>> {
+    return verifyApiKeyWith(verifyDeps, ...args)
   }
 
   /** Idempotent: an unknown, invalid or unverifiable token still answers ok with the plain message. */

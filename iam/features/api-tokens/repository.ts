@@ -2,7 +2,7 @@
  * SQL of the API token feature. Functions take `db` (or a transaction) first. Every statement that
  * decides an outcome under concurrency is a single statement or runs in a transaction with a row lock.
  */
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely'
 import type { Database, Privilege } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -17,6 +17,9 @@ export type VerifiedRow = {
   usage_count: number
 }
 
+/** Finds the usable token of `hash` (verifyAndCount also counts the use). */
+type VerifyLookup = (db: Db, hash: string, privilege: Privilege, at: Date, ip: string | null, bypassIp: boolean) => Promise<VerifiedRow | undefined>
+
 export type DiagnosisRow = {
   valid: 0 | 1
   privilege_type: Privilege
@@ -30,38 +33,27 @@ export type DiagnosisRow = {
  * allow-list are checked by the same UPDATE that counts the use, so N concurrent verifications
  * add exactly N (the row lock serialises the increments) and a revoked/expired token never counts.
  */
-export async function verifyAndCount(
-  db: Db,
-  hash: string,
-  privilege: Privilege,
-  at: Date,
-  ip: string | null,
-  bypassIp: boolean,
-): Promise<VerifiedRow | undefined> {
+export const verifyAndCount: VerifyLookup = async (db, hash, privilege, at, ip, bypassIp) => {
   const { rows } = await sql<VerifiedRow>`
     update api_tokens set usage_count = usage_count + 1, last_used = ${at}
-    where hashed_token = ${hash} and valid = 1 and privilege_type = ${privilege}
-      and (expires_at is null or expires_at > ${at})
-      and (${bypassIp}::boolean or ${ipAllowed(ip)})
+    where ${usableToken(hash, privilege, at, ip, bypassIp)}
     returning id, user_id, name, created_at, expires_at, last_used, usage_count`.execute(db)
   return rows[0]
 }
 
 /** The same conditions without counting (skipCountUpdates). */
-export async function verifyWithoutCount(
-  db: Db,
-  hash: string,
-  privilege: Privilege,
-  at: Date,
-  ip: string | null,
-  bypassIp: boolean,
-): Promise<VerifiedRow | undefined> {
+export const verifyWithoutCount: VerifyLookup = async (db, hash, privilege, at, ip, bypassIp) => {
   const { rows } = await sql<VerifiedRow>`
     select id, user_id, name, created_at, expires_at, last_used, usage_count from api_tokens
-    where hashed_token = ${hash} and valid = 1 and privilege_type = ${privilege}
-      and (expires_at is null or expires_at > ${at})
-      and (${bypassIp}::boolean or ${ipAllowed(ip)})`.execute(db)
+    where ${usableToken(hash, privilege, at, ip, bypassIp)}`.execute(db)
   return rows[0]
+}
+
+/** The one definition of a usable token: valid, of the privilege, unexpired, and allowed from `ip`. */
+function usableToken(hash: string, privilege: Privilege, at: Date, ip: string | null, bypassIp: boolean) {
+  return sql<boolean>`hashed_token = ${hash} and valid = 1 and privilege_type = ${privilege}
+      and (expires_at is null or expires_at > ${at})
+      and (${bypassIp}::boolean or ${ipAllowed(ip)})`
 }
 
 /** No list (SQL or JSON null, or empty) = any host; otherwise the IP must be listed. */
@@ -219,21 +211,19 @@ export async function findOwnedValidToken(
 }
 
 /** Sets the allow-list of a valid token of the user; false when no row matched. */
-export async function updateIpList(db: Db, userId: number, hash: string, ips: string[] | null): Promise<boolean> {
-  const result = await db
-    .updateTable('api_tokens')
-    .set({ restricted_to_ip_address: ips ? JSON.stringify(ips) : null })
-    .where('hashed_token', '=', hash)
-    .where('user_id', '=', userId)
-    .where('valid', '=', 1)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+export function updateIpList(db: Db, userId: number, hash: string, ips: string[] | null): Promise<boolean> {
+  return updateValidToken(db, userId, hash, { restricted_to_ip_address: ips ? JSON.stringify(ips) : null })
 }
 
-export async function updatePrivilege(db: Db, userId: number, hash: string, privilege: Privilege): Promise<boolean> {
+export function updatePrivilege(db: Db, userId: number, hash: string, privilege: Privilege): Promise<boolean> {
+  return updateValidToken(db, userId, hash, { privilege_type: privilege })
+}
+
+/** One UPDATE of a valid token of the user; false when no row matched. */
+async function updateValidToken(db: Db, userId: number, hash: string, changes: Updateable<Database['api_tokens']>): Promise<boolean> {
   const result = await db
     .updateTable('api_tokens')
-    .set({ privilege_type: privilege })
+    .set(changes)
     .where('hashed_token', '=', hash)
     .where('user_id', '=', userId)
     .where('valid', '=', 1)

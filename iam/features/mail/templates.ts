@@ -104,6 +104,14 @@ function tokenBlocks(tokens: readonly TokenSummary[] | undefined, revoked: numbe
   return blocks
 }
 
+/** What every change notice states: when and from where the change came, and the API tokens that outlive it. */
+interface ChangeNotice {
+  siteName: string
+  when: string
+  ipAddress: string
+  tokens?: readonly TokenSummary[]
+}
+
 /** Mailed to a new or changed address: proves the owner reads it. The account works meanwhile. */
 export function verifyEmailMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
   return render(input.siteName, `${input.siteName}: confirm your email address`, [
@@ -118,15 +126,7 @@ export function verifyEmailMail(input: { siteName: string; link: string; linkTtl
  * Sent to the OLD address after an email change, so a hijacked account is noticed; the undo link
  * puts this address back and signs every session out.
  */
-export function emailChangedNotice(input: {
-  siteName: string
-  newEmailMasked: string
-  when: string
-  ipAddress: string
-  undoLink?: string
-  undoTtlMs?: number
-  tokens?: readonly TokenSummary[]
-}): MailContent {
+export function emailChangedNotice(input: ChangeNotice & { newEmailMasked: string; undoLink?: string; undoTtlMs?: number }): MailContent {
   const blocks: Block[] = [
     { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${input.when} from ${input.ipAddress}.` },
   ]
@@ -150,15 +150,13 @@ export function passwordResetMail(input: { siteName: string; link: string; linkT
   ])
 }
 
-export function passwordChangedNotice(input: {
-  siteName: string
-  when: string
-  ipAddress: string
-  tokens?: readonly TokenSummary[]
-  revokedTokens?: number
-  /** a change made while signed in keeps that one session (a reset signs every session out) */
-  keptCurrentSession?: boolean
-}): MailContent {
+export function passwordChangedNotice(
+  input: ChangeNotice & {
+    revokedTokens?: number
+    /** a change made while signed in keeps that one session (a reset signs every session out) */
+    keptCurrentSession?: boolean
+  },
+): MailContent {
   const signedOut = input.keptCurrentSession ? 'Every other session was signed out.' : 'Every session was signed out.'
   return render(input.siteName, `${input.siteName}: your password was changed`, [
     { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${input.when} from ${input.ipAddress}. ${signedOut}` },

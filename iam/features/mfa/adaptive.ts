@@ -5,7 +5,7 @@
  */
 import { adaptiveMfaMail } from '../mail/templates'
 import { recordSecurityEvent } from '../security-events/repository'
-import { findMailRecipient, startFlow, type FlowDeps } from './flows'
+import { codeMailFields, findMailRecipient, startFlow, type FlowDeps } from './flows'
 import { MFA_PURPOSE } from './purposes'
 
 export interface AdaptiveMfaInput {
@@ -41,9 +41,7 @@ export async function sendAdaptiveMfa(deps: FlowDeps, input: AdaptiveMfaInput): 
       links: [issued.url],
       content: adaptiveMfaMail({
         siteName,
-        link: issued.url,
-        code: issued.code ?? '',
-        codeTtlMs: (issued.codeExpiresAt?.getTime() ?? deps.now()) - deps.now(),
+        ...codeMailFields(deps, issued),
         anomaly: input.anomaly,
         ipAddress: input.ipAddress,
       }),

@@ -3,6 +3,7 @@
  * live link of the flow already exists, then issues the new link; the mail goes out after commit.
  * A mail that fails removes the link (and its code, by cascade), so nothing is left half-started.
  */
+import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { getMailer, type OutgoingMail } from '../mail/mailer'
 import { issueLink, type IssuedLink, type LinkPath } from './links'
@@ -65,6 +66,19 @@ export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<
     return { ok: false, code: 'mail_failed' }
   }
   return { ok: true, sent: true, issued: outcome.issued }
+}
+
+/**
+ * A flow its link completes without a session (password reset, email verification, undo email
+ * change): bound to the user alone, no code, and a random visitor since no device is known.
+ */
+export function startSessionlessFlow(deps: FlowDeps, input: Omit<StartFlowInput, 'familyId' | 'visitor' | 'withCode'>): Promise<StartFlowResult> {
+  return startFlow(deps, { ...input, familyId: null, visitor: randomBytes(16).toString('base64url'), withCode: false })
+}
+
+/** The link and code of an issued link as a mail shows them: the code's life is counted from now. */
+export function codeMailFields(deps: Pick<FlowDeps, 'now'>, issued: IssuedLink): { link: string; code: string; codeTtlMs: number } {
+  return { link: issued.url, code: issued.code ?? '', codeTtlMs: (issued.codeExpiresAt?.getTime() ?? deps.now()) - deps.now() }
 }
 
 /** The user's address and name, for mails. */

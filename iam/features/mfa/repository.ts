@@ -2,10 +2,15 @@
  * SQL for magic links and their codes. Every state change that decides an outcome is one
  * conditional UPDATE ... RETURNING, so concurrent requests get exactly one winner.
  */
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely, Transaction, UpdateQueryBuilder, UpdateResult } from 'kysely'
 import type { Database, MagicLink, MfaCode } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
+
+/** A link still usable at `now`: not consumed and not expired. Every counting or consuming UPDATE is guarded by it. */
+function whereLive(qb: UpdateQueryBuilder<Database, 'magic_links', 'magic_links', UpdateResult>, jti: string, now: Date) {
+  return qb.where('jti', '=', jti).where('consumed_at', 'is', null).where('expires_at', '>', now)
+}
 
 export type LinkWithCode = MagicLink & { code: Pick<MfaCode, 'code_hmac' | 'expires_at' | 'used_at'> | null }
 
@@ -41,9 +46,7 @@ export async function countPreview(db: Db, jti: string, now: Date, max: number, 
   const row = await db
     .updateTable('magic_links')
     .set((eb) => ({ previews: eb('previews', '+', 1) }))
-    .where('jti', '=', jti)
-    .where('consumed_at', 'is', null)
-    .where('expires_at', '>', now)
+    .$call((qb) => whereLive(qb, jti, now))
     .where('previews', '<', max)
     .where('attempts', '<', maxAttempts)
     .returning('previews')
@@ -56,9 +59,7 @@ export async function countAttempt(db: Db, jti: string, now: Date, max: number):
   const row = await db
     .updateTable('magic_links')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('jti', '=', jti)
-    .where('consumed_at', 'is', null)
-    .where('expires_at', '>', now)
+    .$call((qb) => whereLive(qb, jti, now))
     .where('attempts', '<', max)
     .returning('attempts')
     .executeTakeFirst()
@@ -83,9 +84,7 @@ export async function consumeLink(trx: Transaction<Database>, jti: string, now: 
   const link = await trx
     .updateTable('magic_links')
     .set({ consumed_at: now })
-    .where('jti', '=', jti)
-    .where('consumed_at', 'is', null)
-    .where('expires_at', '>', now)
+    .$call((qb) => whereLive(qb, jti, now))
     .returning('jti')
     .executeTakeFirst()
   if (!link) return false

@@ -11,7 +11,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { recordSecurityEvent } from '../security-events/repository'
-import { createSession, type TokenPair } from '../sessions/session-service'
+import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
 import { storeChallenge, takeChallengeOf } from './challenges'
@@ -78,15 +78,7 @@ export async function finishSignIn(
   const user = await findUserById(ctx.db, passkey.user_id)
   if (!user) return { ok: false, code: 'invalid_assertion' }
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return { ok: false, code: 'banned' }
-  const pair = await createSession(ctx, {
-    userId: user.id,
-    visitorRowId: input.visitor.id,
-    ipAddress: input.ipAddress,
-    fingerprint: input.fingerprint,
-    remember: input.remember,
-    roles: user.roles,
-    visitor: input.visitor.visitor_id,
-  })
+  const pair = await createSignInSession(ctx, user, input, input.remember)
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id })
   await recordSecurityEvent(ctx.db, { type: 'passkey_sign_in', userId: user.id, ...actor, details: { passkeyId: passkey.id }, at: now })
   return { ok: true, pair, userId: user.id }

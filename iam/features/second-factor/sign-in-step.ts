@@ -11,7 +11,7 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { sha256Hex } from '../sessions/refresh-token'
 import { recordSecurityEvent } from '../security-events/repository'
-import { createSession, type TokenPair } from '../sessions/session-service'
+import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
 import * as repo from './repository'
@@ -60,15 +60,7 @@ export async function completeSignIn(
   const user = await findUserById(ctx.db, attempt.user_id)
   if (!user) return { ok: false, code: 'invalid_challenge' }
   if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
-  const pair = await createSession(ctx, {
-    userId: user.id,
-    visitorRowId: input.visitor.id,
-    ipAddress: input.ipAddress,
-    fingerprint: input.fingerprint,
-    remember: attempt.remember,
-    roles: user.roles,
-    visitor: input.visitor.visitor_id,
-  })
+  const pair = await createSignInSession(ctx, user, input, attempt.remember)
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id })
   await recordSecurityEvent(ctx.db, { type: 'second_factor_passed', userId: user.id, ...actor, details: { method: verified.method }, at: new Date(now) })
   return { ok: true, pair, userId: user.id }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import type { IamContext } from '../../context'
-import type { Database } from '../../db/schema'
+import type { Database, Visitor } from '../../db/schema'
 import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
@@ -82,6 +82,31 @@ export async function createSession(
 ): Promise<TokenPair> {
   const session = await ctx.db.transaction().execute((trx) => openSession(ctx, trx, input))
   return completePair(ctx, session, { userId: input.userId, roles: input.roles, visitor: input.visitor })
+}
+
+/** The device a sign-in comes from: the device row, the network and the fingerprint copy. */
+export interface SignInDeviceFacts {
+  visitor: Pick<Visitor, 'id' | 'visitor_id'>
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+}
+
+/** Opens the session of a completed sign-in (password, second factor, passkey): one place maps user and device to it. */
+export async function createSignInSession(
+  ctx: IamContext,
+  user: { id: number; roles: string[] },
+  device: SignInDeviceFacts,
+  remember: boolean,
+): Promise<TokenPair> {
+  return createSession(ctx, {
+    userId: user.id,
+    visitorRowId: device.visitor.id,
+    ipAddress: device.ipAddress,
+    fingerprint: device.fingerprint,
+    remember,
+    roles: user.roles,
+    visitor: device.visitor.visitor_id,
+  })
 }
 
 /** Loads what an access token needs for a family: the user's roles and the bound device's public id. */

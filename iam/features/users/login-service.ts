@@ -19,7 +19,7 @@ import type { Visitor } from '../../db/schema'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { recordSecurityEvent } from '../security-events/repository'
-import { createSession, type TokenPair } from '../sessions/session-service'
+import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { hasSecondFactor } from '../second-factor/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
@@ -79,15 +79,7 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   if (await hasSecondFactor(ctx.db, user.id)) {
     return { ok: true, secondFactor: await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember }), userId: user.id }
   }
-  const pair = await createSession(ctx, {
-    userId: user.id,
-    visitorRowId: input.visitor.id,
-    ipAddress: input.ipAddress,
-    fingerprint: input.fingerprint,
-    remember: input.remember,
-    roles: user.roles,
-    visitor: input.visitor.visitor_id,
-  })
+  const pair = await createSignInSession(ctx, user, input, input.remember)
   await forgiveLoginAttempts(ctx, attempt)
   await audit('login_succeeded', { method: 'password', sessionId: pair.familyId })
   return { ok: true, pair, userId: user.id }

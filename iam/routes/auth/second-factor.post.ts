@@ -1,11 +1,8 @@
 import { defineEventHandler } from 'h3'
-import { useIam } from '../../context'
 import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
 import { completeSignIn } from '../../features/second-factor/sign-in-step'
-import { authFail, rejectXss, requireDevice, sendTokens } from '../../http/auth'
-import { enforceRateLimit } from '../../http/rate-limit'
-import { getClientIp, getJsonBody } from '../../http/request'
-import { readRouteInput } from '../../http/route-input'
+import { authFail, sendTokens } from '../../http/auth'
+import { readSignInStep } from '../../http/sign-in'
 
 /**
  * POST /auth/second-factor (no session; canary_id required, `{ challenge, code }`): answers like
@@ -14,19 +11,8 @@ import { readRouteInput } from '../../http/route-input'
  * login's per-IP budget).
  */
 export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  const ipAddress = getClientIp(event)
-  const visitor = await requireDevice(event)
-  await rejectXss(event, getJsonBody(event))
-  const body = readRouteInput(event, SECOND_FACTOR_ROUTES.secondFactor, 'body')
-  await enforceRateLimit(ctx, 'loginIp', { ip: ipAddress })
-  const result = await completeSignIn(ctx, {
-    challenge: body.challenge,
-    code: body.code,
-    visitor,
-    ipAddress,
-    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
-  })
+  const { ctx, device, body } = await readSignInStep(event, SECOND_FACTOR_ROUTES.secondFactor)
+  const result = await completeSignIn(ctx, { challenge: body.challenge, code: body.code, ...device })
   if (result.ok) return sendTokens(event, ctx, result.pair, 200)
   if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
   if (result.code === 'invalid_code') return authFail(401, 'Invalid code')

@@ -1,19 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
-import { useIam } from '../../context'
 import { previewMfaLink } from '../../features/account-actions/verify-mfa'
-import { enforceRateLimit } from '../../http/rate-limit'
-import { getClientIp } from '../../http/request'
-import { okEnvelope } from '../../http/respond'
-import { readLinkQuery } from '../../http/link-submission'
-import { failAction } from '../../http/account-action-outcomes'
+import { answerLinkPreview } from '../../http/link-preview'
 
 /** GET /auth/verify-mfa: 200 `{ ok, date, data: { link: "MFA Code", reason } }`; 400 `{ error }`. */
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  await enforceRateLimit(ctx, 'links', { ip: getClientIp(event), on: 'preview' })
-  const params = readLinkQuery(event, ROUTES.verifyMfaLink)
-  const result = await previewMfaLink(ctx, params)
-  if (!result.ok) return failAction(result)
-  return okEnvelope({ link: 'MFA Code', reason: result.reason })
-})
+export default defineEventHandler((event) => answerLinkPreview(event, ROUTES.verifyMfaLink, 'MFA Code', previewMfaLink))

@@ -57,6 +57,14 @@ function failRefresh(event: H3Event, res: IamResponse<unknown>): never {
     const message = (res.body as { message?: unknown } | null)?.message
     bffFail(202, { ok: false, mfa: true, message: typeof message === 'string' ? message : 'A login link has been sent to your email.' })
   }
+  failRefreshBeyondMfa(event, res)
+}
+
+/**
+ * A refresh that issued no tokens and waits for no MFA: 429 with the IAM's Retry-After, 502 when the
+ * IAM failed, otherwise signed out (cookies cleared, 401). POST /api/auth/refresh answers the same.
+ */
+export function failRefreshBeyondMfa(event: H3Event, res: IamResponse<unknown>): never {
   if (res.status === 429) {
     const retry = res.headers.get('retry-after') ?? ''
     bffFail(429, { ok: false, error: 'Too many requests', retry: /^\d+$/.test(retry) ? Number(retry) : retry }, retry ? { 'retry-after': retry } : {})

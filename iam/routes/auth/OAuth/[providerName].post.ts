@@ -7,6 +7,7 @@ import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/au
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'
+import { signInDevice } from '../../../http/sign-in'
 import { notFound } from '../../../http/respond'
 
 /** POST /auth/OAuth/:providerName: 201 tokens; 200 `{ secondFactor }` for an account with one (no tokens); 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
@@ -25,9 +26,7 @@ export default defineEventHandler(async (event) => {
   const result = await oauthLogin(ctx, {
     provider: provider.name,
     profile: profile.profile,
-    visitor,
-    ipAddress,
-    fingerprint: event.context.fingerPrint ? { ...event.context.fingerPrint } : null,
+    ...signInDevice(event, visitor),
   })
   if (!result.ok) {
     if (result.code === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })

@@ -1,0 +1,47 @@
+/**
+ * What the routes that hand out a session (signup, login, OAuth, the second-factor step, passkey
+ * sign-in) share: the device facts a session is recorded with, and the front half of the steps
+ * that finish a sign-in started elsewhere. Each route keeps its own checks and answers.
+ */
+import type { H3Event } from 'h3'
+import type { RouteContract } from '../contract/define'
+import { useIam, type IamContext } from '../context'
+import type { Visitor } from '../db/schema'
+import { rejectXss, requireDevice } from './auth'
+import { actorOf } from './link-submission'
+import { enforceRateLimit } from './rate-limit'
+import { getClientIp, getJsonBody } from './request'
+import { readRouteInput, type RouteInput } from './route-input'
+
+export interface SignInDevice {
+  visitor: Visitor
+  ipAddress: string
+  /** a plain copy: the session stores it as JSON */
+  fingerprint: Record<string, unknown> | null
+}
+
+/** The device, network and a copy of the request's fingerprint, as the session records them. */
+export function signInDevice(event: H3Event, visitor: Visitor): SignInDevice {
+  const { ipAddress, fingerprint } = actorOf(event, visitor.id)
+  return { visitor, ipAddress, fingerprint }
+}
+
+export interface SignInStep<T> {
+  ctx: IamContext
+  device: SignInDevice
+  body: T
+}
+
+/**
+ * The second-factor step and passkey sign-in: the device gate, XSS, the body read with the route
+ * table entry's schema (its 400), then the login's per-IP budget, in that order.
+ */
+export async function readSignInStep<R extends RouteContract>(event: H3Event, route: R): Promise<SignInStep<RouteInput<R, 'body'>>> {
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const visitor = await requireDevice(event)
+  await rejectXss(event, getJsonBody(event))
+  const body = readRouteInput(event, route, 'body')
+  await enforceRateLimit(ctx, 'loginIp', { ip: ipAddress })
+  return { ctx, device: signInDevice(event, visitor), body }
+}
