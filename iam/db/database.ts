@@ -25,6 +25,9 @@ export function databaseKind(config: { database: { url?: string } }): DatabaseKi
   return config.database.url && /^postgres(ql)?:/.test(config.database.url) ? 'postgres' : 'pglite'
 }
 
+/** The longest wait for a free pooled connection (DESIGN section 6: a 503 within 2 s). */
+const ACQUIRE_TIMEOUT_MS = 2000
+
 /** `database.connectTimeoutMs` may be left out by callers outside the server (tests, scripts): 1 s. */
 type DatabaseOptions = { database: Omit<IamConfig['database'], 'connectTimeoutMs'> & { connectTimeoutMs?: number }; service: IamConfig['service'] }
 
@@ -33,12 +36,23 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     const { default: pg } = await import('pg')
     // timestamptz -> Date (default); int8 (count(*)) -> number: our counts stay far below 2^53.
     pg.types.setTypeParser(20, (value: string) => Number(value))
-    // connectionTimeoutMillis bounds both a new connection and the wait for a free one: while
-    // PostgreSQL is unreachable a request fails within it (answered 503) instead of queueing.
+    // Two bounds: a new connection gives up after connectTimeoutMs (the client's own timer: a
+    // PostgreSQL that hangs or is gone), and a request waiting for a free pooled connection gives
+    // up after ACQUIRE_TIMEOUT_MS (pg-pool's timer). During an outage either ends in a 503 within
+    // DESIGN's 2 s instead of a queue; under a burst the wait for a busy pool may exceed the
+    // connect bound without anything being wrong, so it gets its own, longer one.
+    const connectTimeoutMs = config.database.connectTimeoutMs ?? 1000
+    class BoundedClient extends pg.Client {
+      constructor(options: ConstructorParameters<typeof pg.Client>[0]) {
+        super({ ...(typeof options === 'object' ? options : { connectionString: options }), connectionTimeoutMillis: connectTimeoutMs })
+      }
+    }
     const pool = new pg.Pool({
       connectionString: config.database.url,
       max: 10,
-      connectionTimeoutMillis: config.database.connectTimeoutMs ?? 1000,
+      // @types/pg declares the constructor without arguments; pg-pool passes the pool options
+      Client: BoundedClient as unknown as new () => InstanceType<typeof pg.Client>,
+      connectionTimeoutMillis: Math.max(ACQUIRE_TIMEOUT_MS, connectTimeoutMs),
       keepAlive: true,
     })
     // An idle client losing its connection emits 'error' on the pool; unhandled, that event would
