@@ -69,6 +69,7 @@ export async function dropStore(store: SharedStore): Promise<void> {
  */
 export const STORE_BACKENDS = [
   { backend: 'memory', make: () => memoryStore().store, clocked: memoryStore, skip: false },
+  // skipped without REDIS_URL: no Redis server to talk to (the PostgreSQL + Redis run sets it)
   { backend: 'redis', make: () => redisStore(), clocked: redisClockedStore, skip: !REDIS_URL },
 ]
 

@@ -160,6 +160,7 @@ describe('POST /auth/sessions/revoke-others', () => {
 
 // Two instances on one PostgreSQL database and one Redis. On the embedded defaults each instance
 // has its own in-memory database, so "another instance" cannot be built and the test is skipped.
+// Two instances share state only through PostgreSQL + Redis; the embedded defaults are one process's own.
 describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('revocation across instances (PostgreSQL + Redis)', () => {
   let second: IamServer
   beforeAll(async () => {

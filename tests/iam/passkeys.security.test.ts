@@ -102,6 +102,7 @@ describe('assertions that do not verify', () => {
     expect((await loginVerify(iam, device, authenticator.assert(await loginOptions(iam, device), passkey, { counter: 11 }))).status).toBe(200)
   })
 
+  // the child's PGlite lives in its own process: its rows are only readable when the IAM runs on PostgreSQL
   it.skipIf(!process.env.DATABASE_URL)('records passkey added, counter regressed, sign-in and removed as security events, never a key', async () => {
     const { user, authenticator, passkey, id } = await userWithPasskey()
     const device = await newDevice(iam, { ip: '198.51.100.78' })

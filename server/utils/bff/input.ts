@@ -54,11 +54,6 @@ function parseOrFail<S extends z.ZodType>(event: H3Event, schema: S, raw: unknow
   bffFail(400, { ok: false, error: 'Please check the highlighted fields.', fields: fieldErrors(parsed.error) })
 }
 
-/** The parsed body; 400 `{ ok: false, error, fields }` (or a redirect to `formPath` for forms) otherwise. */
-export async function readInput<S extends z.ZodType>(event: H3Event, schema: S, formPath?: string): Promise<z.infer<S>> {
-  return parseOrFail(event, schema, await rawBody(event), formPath)
-}
-
 type Entry<I extends BffRouteId> = (typeof ROUTES)[I]
 
 /** What the client sent for the fields of `schema` (unknown fields dropped, values untouched). */
