@@ -4,13 +4,13 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely'
 import { Migrator, type MigrationResultSet } from 'kysely/migration'
 import type { IamConfig } from '../lib/config-schema'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
 import type { Database } from './schema'
-import { emitSignal } from '../lib/signals'
+import { emitSignal, type StatementKind } from '../lib/signals'
 import type { PoolStats } from '../lib/metrics'
 
 // The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none).
@@ -27,6 +27,16 @@ export function databaseKind(config: { database: { url?: string } }): DatabaseKi
 
 /** The longest wait for a free pooled connection (DESIGN section 6: a 503 within 2 s). */
 const ACQUIRE_TIMEOUT_MS = 2000
+
+/** What a statement does, for the round-trip counters: writes are INSERT/UPDATE/DELETE, also inside a CTE. */
+export function statementKind(sqlText: string): StatementKind {
+  if (/^\s*(begin|commit|rollback|start transaction|savepoint|release)\b/i.test(sqlText)) return 'transaction'
+  return /\b(insert\s+into|update\s+"?[\w.]+"?\s+set|delete\s+from)\b/i.test(sqlText) ? 'write' : 'read'
+}
+
+// Every statement Kysely sends (transaction control included) is one round trip: counted by kind
+// for iam_db_statements_total, which the benchmark and the round-trip tests read.
+const countStatement = (event: LogEvent): void => emitSignal({ kind: 'dbStatement', statement: statementKind(event.query.sql) })
 
 /** `database.connectTimeoutMs` may be left out by callers outside the server (tests, scripts): 1 s. */
 type DatabaseOptions = { database: Omit<IamConfig['database'], 'connectTimeoutMs'> & { connectTimeoutMs?: number }; service: IamConfig['service'] }
@@ -61,7 +71,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     // The same for a client checked out (inside a transaction) when its connection drops: pg-pool
     // listens only while clients are idle. The query in progress fails with its own error.
     pool.on('connect', (client) => client.on('error', () => {}))
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()] })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()], log: countStatement })
     pools.set(db, pool)
     return db
   }
@@ -75,7 +85,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     mkdirSync(dataDir, { recursive: true })
   }
   const pglite = await PGlite.create(dataDir ? { dataDir } : {})
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins: [jsonArraysPlugin()] })
+  return new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins: [jsonArraysPlugin()], log: countStatement })
 }
 
 /** Runs every pending migration; throws with the failing migration's name. */

@@ -53,6 +53,11 @@ function createIamMetrics(): IamMetrics {
     limiterRejected: counter('iam_rate_limit_rejections_total', 'Requests a rate limiter refused, by limiter name', 'limiter'),
     tokenVerify: counter('iam_api_token_verifications_total', 'API token verifications by outcome (ok or the failure reason)', 'outcome'),
     dependencyError: counter('iam_dependency_errors_total', 'Connection-level errors of the database pool and the shared store', 'dependency'),
+    dbStatement: counter(
+      'iam_db_statements_total',
+      'Statements sent to the database (each one round trip), by kind: read, write, transaction (BEGIN/COMMIT/ROLLBACK)',
+      'kind',
+    ),
   }
   for (const dependency of ['database', 'storage'] as const) counters.dependencyError.inc({ dependency }, 0)
 
@@ -79,6 +84,7 @@ function createIamMetrics(): IamMetrics {
       case 'limiterRejected': return counters.limiterRejected.inc({ limiter: signal.limiter })
       case 'tokenVerify': return counters.tokenVerify.inc({ outcome: signal.outcome })
       case 'dependencyError': return counters.dependencyError.inc({ dependency: signal.dependency })
+      case 'dbStatement': return counters.dbStatement.inc({ kind: signal.statement })
     }
   }
   onSignal(count)

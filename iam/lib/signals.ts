@@ -22,6 +22,10 @@ export type IamSignal =
   | { kind: 'tokenVerify'; outcome: string }
   /** a connection-level error of the shared store or the database pool */
   | { kind: 'dependencyError'; dependency: 'storage' | 'database' }
+  /** one statement sent to the database (a round trip): read, write or transaction control */
+  | { kind: 'dbStatement'; statement: StatementKind }
+
+export type StatementKind = 'read' | 'write' | 'transaction'
 
 const iamChannel = channel('iam.signals')
 
