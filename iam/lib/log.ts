@@ -1,7 +1,16 @@
 /**
- * Structured JSON logs, one line per event. Values under keys that can carry credentials are
- * replaced before anything is written: tokens, secrets and passwords never reach a log.
+ * Structured JSON logs through pino, one line per event, for both apps (the gateway builds its
+ * logger here too: server/utils/log.ts). Values under keys that can carry credentials are replaced
+ * before anything is written: tokens, secrets and passwords never reach a log.
+ *
+ * The destination is asynchronous (pino's SonicBoom with `sync: false`): a `console.*` write
+ * blocks the event loop on a slow stdout pipe, which made the request log the bottleneck under
+ * load. pino flushes what is buffered when the process exits, so the last lines of a shutdown are
+ * kept. Tests read a line some milliseconds after the response that caused it
+ * (tests/helpers/logs.ts waits for it).
  */
+import pino from 'pino'
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 export type LogFields = Record<string, unknown>
 
@@ -13,35 +22,68 @@ export interface Logger {
   child(fields: LogFields): Logger
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 const SECRET_KEY = /pass(word)?|secret|token|authorization|cookie|signature|pepper|otp|apikey|api-key|jwk|private/i
+const MAX_DEPTH = 6
 
-/** Deep copy with every credential-shaped key replaced by "[redacted]". */
+/** An Error as plain fields: its code when it has one, and its `cause` chain (bounded like objects). */
+function serialiseError(error: Error, depth: number): LogFields {
+  const out: LogFields = { name: error.name, message: error.message, stack: error.stack }
+  const { code } = error as { code?: unknown }
+  if (typeof code === 'string' || typeof code === 'number') out.code = code
+  if (error.cause !== undefined) out.cause = redact(error.cause, depth + 1)
+  return out
+}
+
+/** Deep copy with every credential-shaped key replaced by "[redacted]"; Errors become plain fields. */
 export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 6 || value === null || typeof value !== 'object') return value
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack }
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value
+  if (value instanceof Error) return serialiseError(value, depth)
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
-  const out: Record<string, unknown> = {}
+  const out: LogFields = {}
   for (const [key, item] of Object.entries(value)) {
     out[key] = SECRET_KEY.test(key) ? '[redacted]' : redact(item, depth + 1)
   }
   return out
 }
 
-export function createLogger(
-  level: LogLevel = 'info',
-  base: LogFields = {},
-  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-): Logger {
-  const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
-    if (ORDER[lvl] < ORDER[level]) return
-    write(JSON.stringify({ level: lvl, time: new Date().toISOString(), msg, ...(redact({ ...base, ...fields }) as LogFields) }))
-  }
+const redactFields = (fields: LogFields) => redact(fields) as LogFields
+
+// One stdout destination per process: two SonicBooms on fd 1 would interleave their buffers.
+let stdout: pino.DestinationStream | undefined
+const stdoutDestination = () => (stdout ??= pino.destination({ dest: 1, sync: false }))
+
+function wrap(instance: pino.Logger): Logger {
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    debug: (msg, fields) => instance.debug(fields ?? {}, msg),
+    info: (msg, fields) => instance.info(fields ?? {}, msg),
+    warn: (msg, fields) => instance.warn(fields ?? {}, msg),
+    error: (msg, fields) => instance.error(fields ?? {}, msg),
+    // child bindings do not pass through formatters.log: redacted here
+    child: (fields) => wrap(instance.child(redactFields(fields))),
   }
+}
+
+/**
+ * A logger at `level` with `base` on every line. `write` replaces the asynchronous stdout (the
+ * CLI's stderr, unit tests): it gets each line without its newline, synchronously.
+ */
+export function createLogger(level: LogLevel = 'info', base: LogFields = {}, write?: (line: string) => void): Logger {
+  const destination = write ? { write: (chunk: string) => write(chunk.replace(/\n$/, '')) } : stdoutDestination()
+  const instance = pino(
+    {
+      level,
+      // no pid/hostname: a line carries what the app puts there
+      base: null,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // key-pattern redaction rather than pino's path list: a credential is caught at any depth,
+      // and an Error (as `err` or under any key) is serialised with its cause
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: redactFields,
+      },
+    },
+    destination,
+  )
+  return wrap(instance).child(base)
 }

@@ -39,14 +39,14 @@ export default defineEventHandler((event) => {
   const { req, res } = event.node
   trackResponseStatus(event)
   res.once('close', () => {
-    const route = event.context.matchedRoute?.path
+    const route = routeTemplate(event)
     const seconds = (performance.now() - started) / 1000
-    useIamMetrics().observeRequest({ method: req.method ?? 'GET', route: routeTemplate(event), status: res.statusCode, seconds })
+    useIamMetrics().observeRequest({ method: req.method ?? 'GET', route, status: res.statusCode, seconds })
     log.info('request', {
       requestId,
       method: req.method,
       path: (req.url ?? '/').split('?')[0],
-      ...(route ? { route } : {}),
+      route,
       status: res.statusCode,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       ...(event.context.clientIp ? { ip: event.context.clientIp } : {}),

@@ -6,6 +6,7 @@
 import { defineEventHandler, setResponseHeader, setResponseStatus } from 'h3'
 import { IamUnavailableError } from '../../iam/client/iam-client'
 import { useIamClient } from '../utils/iam'
+import { useGatewayLog } from '../utils/log'
 
 async function iamProblem(): Promise<string | undefined> {
   try {
@@ -21,7 +22,7 @@ export default defineEventHandler(async (event) => {
   setResponseHeader(event, 'cache-control', 'no-store')
   const problem = await iamProblem()
   if (!problem) return { gateway: 'ok', iam: 'ok' }
-  console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: 'health: IAM unreachable', reason: problem }))
+  useGatewayLog().warn('health: IAM unreachable', { reason: problem })
   setResponseStatus(event, 503)
   return { gateway: 'ok', iam: 'unreachable' }
 })

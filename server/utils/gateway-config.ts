@@ -93,6 +93,7 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({}),
   /** key for signing the OAuth flow cookies; generated per process when absent (dev only) */
   cookieSecret: z.string().min(32).optional(),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   OAuthProviders: z
     .array(providerSchema)
     .default([])

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../helpers/fake-iam'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { flushedLogs } from '../helpers/logs'
 import { createBrowser, startOidcProvider, walkProvider, type OidcProvider } from '../helpers/oidc-provider'
 
 let iam: IamServer
@@ -18,6 +19,8 @@ let op: OidcProvider
 let gw: GatewayServer
 let base: string
 let hmac: { clientId: string; sharedSecret: string }
+const CLIENT_SECRET = 'gw-real-secret-0123456789'
+const COOKIE_SECRET = 'real-iam-test-cookie-secret-0123456789-abcdef'
 
 beforeAll(async () => {
   hmac = { clientId: 'gateway', sharedSecret: randomBytes(32).toString('hex') }
@@ -27,7 +30,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`
   const client = {
     client_id: 'gw-real',
-    client_secret: 'gw-real-secret-0123456789',
+    client_secret: CLIENT_SECRET,
     redirect_uris: [`${base}/oauth/callback/demo`],
     token_endpoint_auth_method: 'client_secret_basic' as const,
   }
@@ -36,7 +39,7 @@ beforeAll(async () => {
     port,
     config: {
       iam: { url: iam.url, hmac },
-      cookieSecret: 'real-iam-test-cookie-secret-0123456789-abcdef',
+      cookieSecret: COOKIE_SECRET,
       OAuthProviders: [
         {
           kind: 'oidc',
@@ -137,3 +140,36 @@ describe('OAuth login of an account with two-step sign-in', () => {
   })
 })
 
+
+describe('the logs of a sign-in', () => {
+  it('hold none of the configured secrets and none of the tokens and codes the sign-in produced, in the gateway or the IAM', async () => {
+    const browser = createBrowser()
+    const start = await browser.request(`${base}/oauth/demo`)
+    const flow = browser.cookies(base)
+    const flowCookies = { state: flow.get('statedemo'), 'PKCE verifier': flow.get('pkce_vdemo'), nonce: flow.get('noncedemo') }
+    const back = await walkProvider(browser, start.headers.get('location') ?? '', `${base}/oauth/callback/demo`, 'erin')
+    if (back.kind !== 'redirect') throw new Error('expected redirect')
+    const code = new URL(back.url).searchParams.get('code')
+    expect((await browser.request(back.url)).status).toBe(200)
+    const jar = browser.cookies(base)
+    const fromProvider = op.issued.at(-1) ?? {}
+    const secrets: Record<string, unknown> = {
+      'client secret': CLIENT_SECRET,
+      'cookie secret': COOKIE_SECRET,
+      'HMAC secret': hmac.sharedSecret,
+      'authorization code': code,
+      "provider's access token": fromProvider.access_token,
+      "provider's id token": fromProvider.id_token,
+      'access token cookie': jar.get('__Secure-a'),
+      'session cookie': jar.get('session'),
+      ...Object.fromEntries(Object.entries(flowCookies).map(([name, value]) => [`${name} cookie`, value])),
+    }
+    for (const [name, value] of Object.entries(secrets)) expect(typeof value === 'string' && value.length >= 16, `${name} was captured`).toBe(true)
+    // the marker requests' lines come after every line of the sign-in: nothing can still be on its way
+    const logs = { gateway: (await flushedLogs(gw, '/api/health')).join('\n'), iam: (await flushedLogs(iam)).join('\n') }
+    expect(logs.gateway).toContain('/oauth/callback/demo')
+    for (const [app, log] of Object.entries(logs)) {
+      for (const [name, value] of Object.entries(secrets)) expect(log.includes(value as string), `${name} in the ${app} log`).toBe(false)
+    }
+  })
+})

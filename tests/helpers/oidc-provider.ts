@@ -21,11 +21,16 @@ export interface OidcClient {
 
 export interface OidcProvider {
   issuer: string
+  /** every token response it sent (access_token, id_token, ...), for tests that look for them elsewhere */
+  issued: Array<Record<string, unknown>>
   stop(): Promise<void>
 }
 
 interface DemoModule {
-  createOidcProvider(opts: { issuer: string; clients: Array<Record<string, unknown>> }): { listen(port: number, host: string): Server }
+  createOidcProvider(opts: { issuer: string; clients: Array<Record<string, unknown>> }): {
+    listen(port: number, host: string): Server
+    on(event: 'grant.success', listener: (ctx: { body?: unknown }) => void): void
+  }
 }
 
 /** Starts oidc-provider on `port` (0 = any) with the given clients. */
@@ -38,12 +43,14 @@ export async function startOidcProvider(clients: OidcClient[], port = 0): Promis
     issuer,
     clients: clients.map((c) => ({ ...c, response_types: ['code'], grant_types: ['authorization_code'] })),
   })
+  const issued: OidcProvider['issued'] = []
+  provider.on('grant.success', (ctx) => issued.push({ ...(ctx.body as Record<string, unknown>) }))
   const server = provider.listen(chosen, '127.0.0.1')
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve())
     server.once('error', reject)
   })
-  return { issuer, stop: () => new Promise((resolve) => server.close(() => resolve())) }
+  return { issuer, issued, stop: () => new Promise((resolve) => server.close(() => resolve())) }
 }
 
 /** A cookie jar per host:port that never follows redirects on its own. */

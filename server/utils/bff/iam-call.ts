@@ -6,6 +6,7 @@ import { getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
+import { useGatewayLog } from '../log'
 import { isAllowedIamCall, type BffRouteId } from './allow-list'
 import { currentCookie, isCookieValue } from './cookies'
 import { iamRouteCall, type IamRouteCall, type IamRouteInput } from './iam-route'
@@ -44,7 +45,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
     })
   } catch (error) {
     if (error instanceof IamUnavailableError) {
-      console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: 'bff: IAM unreachable', path: call.path }))
+      useGatewayLog().warn('bff: IAM unreachable', { requestId: event.context.requestId, path: call.path, err: error })
       bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE }, { 'retry-after': '5' })
     }
     throw error
