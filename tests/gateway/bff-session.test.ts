@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
 import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
+import { flushedLogs } from '../helpers/logs'
 import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { browserLike, freshEmail, hmac, PASSWORD, startStack, type Stack } from './bff-harness'
 
@@ -43,7 +44,8 @@ async function signedUpBrowser() {
   return { b, email, res }
 }
 
-const refreshCalls = () => stack.iam.logs.filter((line) => line.includes('"path":"/auth/user/refresh-session"')).length
+/** The IAM's refresh requests so far, every one in (flushedLogs): a count, before and after. */
+const refreshCalls = async () => (await flushedLogs(stack.iam)).filter((line) => line.includes('"path":"/auth/user/refresh-session"')).length
 
 describe('cookies and bodies', () => {
   it('signup sets the access token only as an HttpOnly Secure SameSite=Strict cookie, never in the body', async () => {
@@ -121,12 +123,12 @@ describe('refresh', () => {
   it('concurrent requests of one browser share one refresh', async () => {
     const { b } = await signedUpBrowser()
     b.jar.delete('__Secure-a')
-    const before = refreshCalls()
+    const before = await refreshCalls()
     const results = await Promise.all([1, 2, 3, 4].map(() => b.call('/api/auth/session')))
     for (const r of results) expect(r.json.authenticated).toBe(true)
     const sessions = new Set(results.map((r) => r.setCookies.find((c) => c.startsWith('session='))?.split(';')[0]))
     expect(sessions.size).toBe(1)
-    expect(refreshCalls() - before).toBe(1)
+    expect((await refreshCalls()) - before).toBe(1)
   })
 
   it('a revoked session stops working on the next request and its cookies are cleared', async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { freePort, startFakeIam, type FakeIam } from '../helpers/fake-iam'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { flushedLogs } from '../helpers/logs'
 import { startOAuth2Fake, type FakeProvider } from '../helpers/oauth2-fake'
 import { createBrowser } from '../helpers/oidc-provider'
 
@@ -157,7 +158,7 @@ describe('plain OAuth 2.0 providers', () => {
       plan: 'team',
       locale: 'fr',
     })
-    const dropped = gw.logs
+    const dropped = (await flushedLogs(gw, '/api/health'))
       .slice(logged)
       .filter((line) => line.includes('extra user info key dropped'))
       .map((line) => (JSON.parse(line) as { key: string }).key)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, PROXY_CONFIG, signupUser } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { waitForLog } from '../helpers/logs'
 import { writeMmdb } from '../helpers/mmdb'
 
 let iam: IamServer
@@ -34,7 +35,7 @@ describe('geo-based anomaly checks (local mmdb)', () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.142' } })
     const res = await authedGet(iam, s, '/secret/data', { ip: '192.0.2.142' })
     expect(res.status).toBe(202)
-    expect(iam.logs.some((l) => l.includes('FINGERPRINT_DRIFT'))).toBe(true)
+    await waitForLog(iam, (l) => l.includes('FINGERPRINT_DRIFT'))
   })
 
   it('asks for MFA from a hosting network (device reputation), without banning the device', async () => {
@@ -42,7 +43,7 @@ describe('geo-based anomaly checks (local mmdb)', () => {
     const res = await authedGet(iam, s)
     expect(res.status).toBe(202)
     expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
-    expect(iam.logs.some((l) => l.includes('DEVICE_REPUTATION'))).toBe(true)
+    await waitForLog(iam, (l) => l.includes('DEVICE_REPUTATION'))
     const check = await call(iam, 'GET', '/check', { client: s })
     expect(check.status).toBe(200)
     expect(((await check.json()) as Json).results).toMatchObject({ banned: false })

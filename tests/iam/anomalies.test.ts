@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, CHROME_UA, FIREFOX_UA, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { waitForLog } from '../helpers/logs'
 
 let iam: IamServer
 beforeAll(async () => {
@@ -30,14 +31,14 @@ describe('protectRoute anomaly checks', () => {
     const again = await authedGet(iam, s)
     expect(again.status).toBe(202)
     expect(await again.json()).toEqual(MFA)
-    expect(iam.logs.some((l) => l.includes('session anomaly: MFA required') && l.includes('NEW_DEVICE'))).toBe(true)
+    await waitForLog(iam, (l) => l.includes('session anomaly: MFA required') && l.includes('NEW_DEVICE'))
   })
 
   it('asks for MFA when the client IP moves to another /24', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.42' } })
     const res = await authedGet(iam, s, '/secret/data', { ip: '198.51.100.42' })
     expect(res.status).toBe(202)
-    expect(iam.logs.some((l) => l.includes('IP_DRIFT'))).toBe(true)
+    await waitForLog(iam, (l) => l.includes('IP_DRIFT'))
   })
 
   it('does not treat an IP change within the same /24 as an anomaly', async () => {
@@ -55,7 +56,7 @@ describe('protectRoute anomaly checks', () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.45' } })
     const res = await authedGet(iam, s, '/secret/data', { ua: FIREFOX_UA })
     expect(res.status).toBe(202)
-    expect(iam.logs.some((l) => l.includes('FINGERPRINT_DRIFT'))).toBe(true)
+    await waitForLog(iam, (l) => l.includes('FINGERPRINT_DRIFT'))
   })
 
   it('requires re-login (401 with reason) when the access token belongs to another session', async () => {

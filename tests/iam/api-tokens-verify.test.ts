@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { flushedLogs } from '../helpers/logs'
 import { ISO, jsonOf, manage, newToken, refOf, verify, WIDE_LIMITERS } from './api-tokens-http'
 
 let iam: IamServer
@@ -102,10 +103,10 @@ describe('GET /api/public/verify', () => {
     const token = await newToken(iam, user)
     const before = iam.logs.length
     await verify(iam, token.rawApiKey, 'demo')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const lines = iam.logs.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const logs = await flushedLogs(iam)
+    const lines = logs.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', branch: 'api_tokens', type: 'verify', reason: 'Invalid key' }))
-    expect(iam.logs.some((line) => line.includes(token.rawApiKey.split('_')[1]!))).toBe(false)
+    expect(logs.some((line) => line.includes(token.rawApiKey.split('_')[1]!))).toBe(false)
   })
 
   it('counts exactly under 1,000 concurrent verifications of one token', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { requestLine } from '../helpers/logs'
 
 // Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
 const START_TIMEOUT_MS = 180_000
@@ -14,16 +15,8 @@ afterAll(() => iam?.stop())
 
 type Line = Record<string, unknown>
 
-async function requestLog(requestId: string): Promise<Line | undefined> {
-  for (let i = 0; i < 100; i++) {
-    for (const text of iam.logs) {
-      if (!text.startsWith('{')) continue
-      const line = JSON.parse(text) as Line
-      if (line.msg === 'request' && line.requestId === requestId) return line
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return undefined
+async function requestLog(requestId: string): Promise<Line> {
+  return JSON.parse(await requestLine(iam, requestId)) as Line
 }
 
 let n = 0
@@ -85,6 +78,7 @@ describe('request log', () => {
     const line = await requestLog('log-1')
     expect(line).toMatchObject({ level: 'info', msg: 'request', requestId: 'log-1', method: 'GET', path: '/health', status: 200 })
     expect(typeof line?.durationMs).toBe('number')
+    // the request's own line is in (requestLog waited for it): so is everything it caused
     expect(iam.logs.join('\n')).not.toContain('secret-token-value')
   })
 })

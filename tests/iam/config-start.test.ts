@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { startIam, startIamExpectingExit } from '../helpers/iam-server'
+import { flushedLogs } from '../helpers/logs'
 
 describe('starting the IAM', () => {
   it('stops with exit code 1 and names an unknown key of the config file', async () => {
@@ -36,7 +37,7 @@ describe('starting the IAM', () => {
     try {
       await fetch(`${iam.url}/health`)
       await fetch(`${iam.url}/no-such-route`)
-      const logs = iam.logs.join('\n')
+      const logs = (await flushedLogs(iam)).join('\n')
       expect(logs).toContain('iam ready')
       expect(logs).not.toContain(sharedSecret)
       expect(logs).not.toContain(codes)

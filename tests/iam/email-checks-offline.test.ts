@@ -12,6 +12,7 @@ import { call, newDevice, PROXY_CONFIG, signupBody, uniqueEmail } from '../helpe
 import { ROOT } from '../helpers/build'
 import { startDnsServer, type DnsServer } from '../helpers/dns-server'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { waitForLog } from '../helpers/logs'
 
 interface StartScript {
   devConfigs(opts: { iamUrl: string; gatewayUrl: string; gatewayIp: string; cookieSecret: string }): { iam: Json; gateway: Json }
@@ -74,8 +75,8 @@ describe('MX check with an unreachable resolver', () => {
     const email = uniqueEmail('noresolver')
     const res = await call(unreachableResolver, 'POST', '/signup', { client: device, body: signupBody(email) })
     expect(res.status).toBe(201)
-    const warning = unreachableResolver.logs.find((line) => line.includes('could not check the mail domain'))
-    expect(JSON.parse(warning!)).toMatchObject({
+    const warning = await waitForLog(unreachableResolver, 'could not check the mail domain')
+    expect(JSON.parse(warning)).toMatchObject({
       level: 'warn',
       msg: 'could not check the mail domain: DNS resolver unreachable; the address is allowed',
       code: 'ECONNREFUSED',

@@ -1,21 +1,15 @@
 import { describe, expect, it } from 'vitest'
+import { waitForLog } from '../helpers/logs'
 import { sharedIam } from '../helpers/shared-iam'
 
 const iam = sharedIam()
 
 const NOT_FOUND = { error: "The page you are looking for doesn't exists" }
 
-/** The first JSON log line matching `predicate`, waiting for the child's stdout to arrive. */
-async function findLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown> | undefined> {
-  for (let i = 0; i < 100; i++) {
-    for (const text of iam.logs) {
-      if (!text.startsWith('{')) continue
-      const line = JSON.parse(text) as Record<string, unknown>
-      if (predicate(line)) return line
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return undefined
+/** The first JSON log line matching `predicate`, once it arrived. */
+async function findLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  const parse = (text: string) => JSON.parse(text) as Record<string, unknown>
+  return parse(await waitForLog(iam, (text) => text.startsWith('{') && predicate(parse(text))))
 }
 
 describe('unmatched routes', () => {

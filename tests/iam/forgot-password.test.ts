@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail, type Client } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { waitForLog } from '../helpers/logs'
 import { isVerificationMail, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { waitUntil } from '../helpers/wait'
 
@@ -88,6 +89,6 @@ describe('POST /auth/forgot-password with the SMTP server down', () => {
     const res = await call(down, 'POST', '/auth/forgot-password', { client: user, body: { email: user.email } })
     expect(res.status).toBe(200)
     expect(await res.text()).toBe(FIXED_BODY)
-    await waitUntil(() => /mail delivery failed/.test(down.logs.join('\n')), 'the failed delivery in the log')
+    await waitForLog(down, 'mail delivery failed')
   })
 })

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupBody, STRONG_PASSWORD, uniqueEmail, type Client } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { waitForLog } from '../helpers/logs'
 import { createThrowawayPg } from '../helpers/test-database'
 
 const SIGNUPS = 30
@@ -67,7 +68,7 @@ describe('graceful shutdown', () => {
     expect(answers.slice(SLOW).map((a) => a.status)).toEqual(emails.map(() => 201))
     expect(await exited).toBe(0)
     console.log(`[shutdown] ${inFlight} requests in flight at SIGTERM; exited 0 after ${(performance.now() - signalled).toFixed(0)} ms`)
-    expect(first.logs.some((line) => line.includes('shutdown: pools closed'))).toBe(true)
+    await waitForLog(first, (line) => line.includes('shutdown: pools closed'))
     // the verification mail each signup started after its answer was written before the exit
     const outbox = readdirSync(join(first.dataDir, 'mail')).filter((name) => name.endsWith('.eml'))
     expect(outbox).toHaveLength(SIGNUPS)

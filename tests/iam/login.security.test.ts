@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupBody, signupUser, uniqueEmail, type Client } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { flushedLogs, waitForLogs } from '../helpers/logs'
 
 let iam: IamServer
 beforeAll(async () => {
@@ -14,14 +15,12 @@ function verificationCount(): number {
   const last = lines.at(-1)
   return last ? (JSON.parse(last) as Json).argon2Verifications as number : 0
 }
-const waitForLogCount = async (n: number) => {
-  for (let i = 0; i < 100 && iam.logs.filter((l) => l.includes('"login verification"')).length < n; i++) await new Promise((r) => setTimeout(r, 20))
-}
+const waitForLogCount = (n: number) => waitForLogs(iam, (l) => l.includes('"login verification"'), n)
 
 describe('login (security)', () => {
   it('spends exactly one Argon2 verification on an unknown address, as on a known one', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.100' } })
-    const seen = iam.logs.filter((l) => l.includes('"login verification"')).length
+    const seen = (await flushedLogs(iam)).filter((l) => l.includes('"login verification"')).length
     const before = verificationCount()
     await call(iam, 'POST', '/login', { client: s, body: { email: s.email, password: 'wrong password entirely' } })
     await waitForLogCount(seen + 1)

@@ -2,9 +2,10 @@
  * The refresh-token (`session`) cookie is host-only unless jwt.refresh_tokens.domain is set; a
  * configured domain sends it to every subdomain, so the IAM names that risk in a warning at start.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, setCookieLine, signupUser, STRONG_PASSWORD } from '../helpers/accounts'
 import { startIam, type IamEndpoint, type IamServer } from '../helpers/iam-server'
+import { flushedLogs, waitForLog } from '../helpers/logs'
 import { sharedIam } from '../helpers/shared-iam'
 
 // the default (no domain) is the run's shared IAM
@@ -30,7 +31,7 @@ describe('session cookie domain', () => {
     const cookie = await loginCookie(hostOnly)
     expect(cookie).toMatch(/^session=[A-Za-z0-9_-]{43};/)
     expect(cookie).not.toMatch(/Domain=/i)
-    expect(hostOnly.logs.some((line) => line.includes(SUBDOMAIN_WARNING))).toBe(false)
+    expect((await flushedLogs(hostOnly)).some((line) => line.includes(SUBDOMAIN_WARNING))).toBe(false)
   })
 
   it('sets Domain only when jwt.refresh_tokens.domain is configured', async () => {
@@ -38,9 +39,7 @@ describe('session cookie domain', () => {
   })
 
   it('warns at start, naming the domain, when jwt.refresh_tokens.domain is configured', async () => {
-    await vi.waitFor(() => {
-      const warning = withDomain.logs.find((line) => line.includes(SUBDOMAIN_WARNING))
-      expect(JSON.parse(warning!)).toMatchObject({ level: 'warn', msg: expect.stringContaining('refresh cookie is sent to every subdomain of example.test') })
-    })
+    const warning = await waitForLog(withDomain, SUBDOMAIN_WARNING)
+    expect(JSON.parse(warning)).toMatchObject({ level: 'warn', msg: expect.stringContaining('refresh cookie is sent to every subdomain of example.test') })
   })
 })
