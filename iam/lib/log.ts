@@ -11,7 +11,8 @@
  */
 import pino from 'pino'
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
 export type LogFields = Record<string, unknown>
 
 export interface Logger {
