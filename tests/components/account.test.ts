@@ -36,6 +36,7 @@ async function account() {
 }
 type Page = Awaited<ReturnType<typeof account>>
 const section = (page: Page, heading: string) => page.find(`section[aria-labelledby="${heading}"]`)
+const changeEmailButton = (page: Page) => section(page, 'email-heading').findAll('button').find((b) => b.text() === 'Change email')!
 
 describe('account page', () => {
   it('shows the signed-in account from the session, never asking for a token', async () => {
@@ -55,7 +56,7 @@ describe('account page', () => {
     it('names the masked address the confirmation link went to', async () => {
       answer('POST', '/api/auth/custom-mfa/change_email', 200, { ok: true, data: { sentTo: 'a***@example.com' } })
       const page = await account()
-      await section(page, 'email-heading').find('button').trigger('click')
+      await changeEmailButton(page).trigger('click')
       await vi.waitFor(() =>
         expect(page.find('.alert.success').text()).toBe('We sent a confirmation link to a***@example.com. Open it on this device to choose the new address.'),
       )
@@ -67,7 +68,7 @@ describe('account page', () => {
     ])('shows the banner when starting the change gets %i', async (status, body, message) => {
       answer('POST', '/api/auth/custom-mfa/change_email', status, body)
       const page = await account()
-      await section(page, 'email-heading').find('button').trigger('click')
+      await changeEmailButton(page).trigger('click')
       await vi.waitFor(() => expect(page.find('.alert[role="alert"]').text()).toBe(message))
     })
 
@@ -84,6 +85,49 @@ describe('account page', () => {
       await vi.waitFor(() => expect(resend.attributes('disabled')).toBeDefined())
       release()
       await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('We sent a new confirmation link to your email address.'))
+    })
+  })
+
+  describe('email change finished with two-step sign-in', () => {
+    async function started() {
+      answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 10 } })
+      answer('POST', '/api/auth/custom-mfa/change_email', 200, { ok: true, data: { sentTo: 'a***@example.com' } })
+      const page = await account()
+      await changeEmailButton(page).trigger('click')
+      await vi.waitFor(() => expect(page.find('form[aria-labelledby="email-2fa-heading"]').exists()).toBe(true))
+      return page.find('form[aria-labelledby="email-2fa-heading"]')
+    }
+
+    it('asks for a valid new address and a code before posting', async () => {
+      const posted = answer('POST', '/api/auth/email/second-factor', 200, { ok: true })
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue('ada@')
+      await form.trigger('submit')
+      expect(form.find('#email-2fa-new-error').text()).toBe('Enter an email address like name@example.com.')
+      expect(form.find('#email-2fa-code-error').text()).toBe('Enter a code from your authenticator app or a recovery code.')
+      expect(posted.bodies).toEqual([])
+    })
+
+    it('disables the button while pending and explains a wrong code (401) beside the field', async () => {
+      const { gate, release } = held()
+      const posted = answer('POST', '/api/auth/email/second-factor', 401, { ok: false }, gate)
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue(' new@example.com ')
+      await form.find('input#email-2fa-code').setValue('123456')
+      await form.trigger('submit')
+      await vi.waitFor(() => expect(form.find('button[type="submit"]').attributes('disabled')).toBeDefined())
+      release()
+      await vi.waitFor(() => expect(form.find('#email-2fa-code-error').text()).toBe('That code is not valid.'))
+      expect(posted.bodies).toEqual([{ newEmail: 'new@example.com', code: '123456' }])
+    })
+
+    it('shows the banner for a 409 answer (the address is taken)', async () => {
+      answer('POST', '/api/auth/email/second-factor', 409, { ok: false, error: 'That address belongs to another account.' })
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue('new@example.com')
+      await form.find('input#email-2fa-code').setValue('123456')
+      await form.trigger('submit')
+      await vi.waitFor(() => expect(form.find('.alert[role="alert"]').text()).toBe('That address belongs to another account.'))
     })
   })
 

@@ -92,6 +92,59 @@ describe('login page', () => {
     const page = await fill()
     await page.find('form').trigger('submit')
     await vi.waitFor(() => expect(page.find('input#password').exists()).toBe(false))
-    expect(page.text()).toContain('authenticator')
+    expect(page.find('#second-factor-heading').text()).toBe('Two-step sign-in')
+  })
+})
+
+describe('second sign-in step (the login page after a right password)', () => {
+  const CHALLENGE = 'c'.repeat(43)
+  async function secondStep() {
+    answer('POST', '/api/auth/login', 200, { ok: true, secondFactor: { challenge: CHALLENGE } })
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('input#totp-code').exists()).toBe(true))
+    return page
+  }
+
+  it('asks for the app code, or a recovery code once switched, before calling the BFF', async () => {
+    const step = answer('POST', '/api/auth/second-factor', 200, { ok: true, signedIn: true })
+    const page = await secondStep()
+    await page.find('form').trigger('submit')
+    expect(page.find('#totp-code-error').text()).toBe('Enter the 6-digit code from your authenticator app.')
+    await page.find('button.secondary').trigger('click')
+    await page.find('form').trigger('submit')
+    expect(page.find('#recovery-code-error').text()).toBe('Enter one of your recovery codes.')
+    expect(step.bodies).toEqual([])
+  })
+
+  it('disables the button while the code is checked, sends it with the challenge, and explains a wrong one', async () => {
+    const { gate, release } = held()
+    const step = answer('POST', '/api/auth/second-factor', 401, { ok: false }, gate)
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue(' 123456 ')
+    await page.find('form').trigger('submit')
+    const button = page.find('button[type="submit"]')
+    await vi.waitFor(() => expect(button.text()).toBe('Checking…'))
+    expect(button.attributes('disabled')).toBeDefined()
+    release()
+    await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe('That code is not valid. Try again.'))
+    expect(step.bodies).toEqual([{ challenge: CHALLENGE, code: '123456' }])
+  })
+
+  it('goes back to the password with a banner when the step has ended', async () => {
+    answer('POST', '/api/auth/second-factor', 401, { ok: false, restart: true })
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue('123456')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(alertText(page)).toBe('That sign-in step has ended. Enter your password again.'))
+    expect(page.find('input#password').exists()).toBe(true)
+  })
+
+  it('shows the rate-limit wait beside the code', async () => {
+    answer('POST', '/api/auth/second-factor', 429, { ok: false, retry: 40 })
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue('123456')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe('Too many attempts. Try again in 40 seconds.'))
   })
 })
