@@ -4,26 +4,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSmtp, type SmtpCapture } from '../helpers/smtp'
-import { browserLike, freshEmail, PASSWORD, startStack, type Stack } from './bff-harness'
+import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
 
-let stack: Stack
 let smtp: SmtpCapture
 beforeAll(async () => {
   smtp = await startSmtp()
-  stack = await startStack({
-    email: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
-    anomalies: { velocity: { count: 50 } },
-    jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
-    rate_limiters: {
-      signup: { points: 100, duration: 60, blockDuration: 1 },
-      login: { points: 100, duration: 60, blockDuration: 1 },
-    },
-  })
 })
 afterAll(async () => {
-  await stack?.stop()
   await smtp?.stop()
 })
+const stack = await setupStack(() => ({
+  email: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
+  anomalies: { velocity: { count: 50 } },
+  jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
+  rate_limiters: {
+    signup: { points: 100, duration: 60, blockDuration: 1 },
+    login: { points: 100, duration: 60, blockDuration: 1 },
+  },
+}))
 
 /** Two browsers signed in to one account. */
 async function twoBrowsers() {

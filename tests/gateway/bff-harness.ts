@@ -2,41 +2,58 @@
  * Shared set-up of the BFF tests: the real built IAM (HMAC on, version 2 required, trusting the
  * gateway's X-Forwarded-For) behind the built gateway, and a tiny cookie jar standing in for a browser.
  */
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { afterAll, beforeAll } from 'vitest'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { setupGateway, type TestGateway } from '../helpers/nuxt-gateway'
 
 export const hmac = { clientId: 'gateway', sharedSecret: 'bff-test-shared-secret-0123456789abcdef' }
 
-export interface Stack {
-  iam: IamServer
-  gateway: GatewayServer
-  stop(): Promise<void>
+type Config = Record<string, unknown>
+/** a config, or a function giving it when the hooks run (for ports of servers the file starts first) */
+type Lazy = Config | (() => Config)
+const resolve = (config: Lazy) => (typeof config === 'function' ? config() : config)
+interface StackEnv {
+  iam?: Record<string, string>
+  gateway?: Record<string, string>
 }
 
-/** IAM + gateway wired with HMAC. */
-export async function startStack(
-  iamConfig: Record<string, unknown> = {},
-  gatewayConfig: Record<string, unknown> = {},
-  env: { iam?: Record<string, string>; gateway?: Record<string, string> } = {},
-): Promise<Stack> {
+export interface Stack {
+  iam: IamServer
+  gateway: TestGateway
+  /** a new IAM with `iamConfig` and the gateway restarted in front of it: a file's other scenario */
+  restart(iamConfig?: Config, gatewayConfig?: Config, env?: StackEnv): Promise<void>
+}
+
+/**
+ * IAM + gateway wired with HMAC, for the whole file: call at its top level. The IAM starts in a
+ * `beforeAll`, the gateway through @nuxt/test-utils (tests/helpers/nuxt-gateway.ts) after it.
+ */
+export async function setupStack(iamConfig: Lazy = {}, gatewayConfig: Lazy = {}, env: StackEnv = {}): Promise<Stack> {
+  const iams: IamServer[] = []
   // configured as `npm start` configures it: trusting the gateway's address, version 2 signatures only
-  const iam = await startIam({
-    config: { service: { Hmac: { ...hmac, requireBodyDigest: true }, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...iamConfig },
-    env: env.iam,
+  const startStackIam = async (config: Config, iamEnv?: Record<string, string>) => {
+    const iam = await startIam({
+      config: { service: { Hmac: { ...hmac, requireBodyDigest: true }, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...config },
+      env: iamEnv,
+    })
+    iams.push(iam)
+    return iam
+  }
+  const gatewayFor = (iam: IamServer, config: Config) => ({ iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...config })
+  let iam: IamServer | undefined
+  beforeAll(async () => {
+    iam = await startStackIam(resolve(iamConfig), env.iam)
   })
-  const gateway = await startGateway({
-    config: { iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...gatewayConfig },
-    env: env.gateway,
-  }).catch(async (error: unknown) => {
-    await iam.stop()
-    throw error
-  })
+  afterAll(() => Promise.all(iams.map((server) => server.stop())))
+  const gateway = await setupGateway({ config: () => gatewayFor(iam!, resolve(gatewayConfig)), env: env.gateway })
   return {
-    iam,
+    get iam() {
+      return iam!
+    },
     gateway,
-    async stop() {
-      await gateway.stop()
-      await iam.stop()
+    async restart(nextIamConfig = {}, nextGatewayConfig = {}, nextEnv = {}) {
+      iam = await startStackIam(nextIamConfig, nextEnv.iam)
+      await gateway.restart(gatewayFor(iam, nextGatewayConfig), nextEnv.gateway)
     },
   }
 }

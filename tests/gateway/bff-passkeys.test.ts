@@ -4,18 +4,12 @@
  * signed-in browser, passwordless sign-in with tokens only as cookies, removal, and the CSRF rule
  * on each new unsafe route.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
-import { browserLike, freshEmail, PASSWORD, startStack, type Stack } from './bff-harness'
+import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
 
-let stack: Stack
-beforeAll(async () => {
-  stack = await startStack({
-    rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
-  })
-})
-afterAll(async () => {
-  await stack?.stop()
+const stack = await setupStack({
+  rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
 })
 
 type Browser = ReturnType<typeof browserLike>

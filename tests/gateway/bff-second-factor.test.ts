@@ -3,17 +3,11 @@
  * the second-factor step of sign-in (tokens only as cookies), and the CSRF rule on each new route.
  */
 import { Secret, TOTP } from 'otpauth'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { browserLike, freshEmail, PASSWORD, startStack, type Stack } from './bff-harness'
+import { describe, expect, it } from 'vitest'
+import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
 
-let stack: Stack
-beforeAll(async () => {
-  stack = await startStack({
-    rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
-  })
-})
-afterAll(async () => {
-  await stack?.stop()
+const stack = await setupStack({
+  rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
 })
 
 const codeAt = (secret: string, stepOffset: number) =>

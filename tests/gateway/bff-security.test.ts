@@ -3,12 +3,11 @@
  * same-origin-only return targets. Runs the built gateway against the built IAM (HMAC on).
  */
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { safeReturnTo } from '../../composables/safe-return-to'
 import { isAllowedIamCall } from '../../server/utils/bff/allow-list'
-import { browserLike, startStack, type Stack } from './bff-harness'
+import { browserLike, setupStack } from './bff-harness'
 
-let stack: Stack
 const acme = {
   kind: 'oauth',
   name: 'acme',
@@ -24,12 +23,7 @@ const acme = {
   redirectUrlOnError: 'http://127.0.0.1:3000/auth/error',
 }
 
-beforeAll(async () => {
-  stack = await startStack({}, { OAuthProviders: [acme] })
-})
-afterAll(async () => {
-  await stack?.stop()
-})
+const stack = await setupStack({}, { OAuthProviders: [acme] })
 
 const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
 

@@ -8,28 +8,26 @@ import { createIamClient } from '../../iam/client/iam-client'
 import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
 import { flushedLogs } from '../helpers/logs'
 import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
-import { browserLike, freshEmail, hmac, PASSWORD, startStack, type Stack } from './bff-harness'
+import { browserLike, freshEmail, hmac, PASSWORD, setupStack } from './bff-harness'
 
-let stack: Stack
 let smtp: SmtpCapture
 beforeAll(async () => {
   smtp = await startSmtp()
-  stack = await startStack({
-    email: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
-    rate_limiters: {
-      forgotPassword: { points: 2, duration: 3600, blockDuration: 3600 },
-      // every test signs up a fresh user from 127.0.0.1
-      signup: { points: 100, duration: 60, blockDuration: 1 },
-      login: { points: 100, duration: 60, blockDuration: 1 },
-      // the spec's 1 request/s burst would make back-to-back test actions 429
-      apiTokensLimiters: { generalUnionLimiter: { burst: { points: 1000, duration: 1, blockDuration: 1 }, slow: { points: 1000, duration: 60, blockDuration: 1 } } },
-    },
-  })
 })
 afterAll(async () => {
-  await stack?.stop()
   await smtp?.stop()
 })
+const stack = await setupStack(() => ({
+  email: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
+  rate_limiters: {
+    forgotPassword: { points: 2, duration: 3600, blockDuration: 3600 },
+    // every test signs up a fresh user from 127.0.0.1
+    signup: { points: 100, duration: 60, blockDuration: 1 },
+    login: { points: 100, duration: 60, blockDuration: 1 },
+    // the spec's 1 request/s burst would make back-to-back test actions 429
+    apiTokensLimiters: { generalUnionLimiter: { burst: { points: 1000, duration: 1, blockDuration: 1 }, slow: { points: 1000, duration: 60, blockDuration: 1 } } },
+  },
+}))
 
 const mailTo = (email: string, path: string) => smtp.waitForMail((m) => recipients(m).includes(email) && (m.text ?? '').includes(path), 15_000)
 
@@ -325,13 +323,12 @@ describe('API tokens through the BFF', () => {
   })
 })
 
+// the file's last scenario: the gateway restarts (test-utils runs one per file) with its test
+// clock in front of an IAM issuing 6 s access tokens
 describe('rotation before expiry', () => {
-  let short: Stack
+  const short = stack
   beforeAll(async () => {
-    short = await startStack({ jwt: { access_tokens: { expiresInMs: 6000 } } }, {}, { gateway: GATEWAY_CLOCK_ENV })
-  })
-  afterAll(async () => {
-    await short?.stop()
+    await stack.restart({ jwt: { access_tokens: { expiresInMs: 6000 } } }, {}, { gateway: GATEWAY_CLOCK_ENV })
   })
 
   it('refreshes an access token in its last quarter of life (the IAM refreshThreshold), before it expires', async () => {

@@ -5,11 +5,10 @@
  * gateway keeps serving. Runs the built gateway against the built IAM.
  */
 import { request as httpRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BFF_BODY_LIMIT_BYTES, CALLBACK_BODY_LIMIT_BYTES } from '../../server/utils/request-body'
-import { browserLike, startStack, type Stack } from './bff-harness'
+import { browserLike, setupStack } from './bff-harness'
 
-let stack: Stack
 // answers with form_post: POST /oauth/callback/acme is an authorization response
 const acme = {
   kind: 'oauth',
@@ -26,12 +25,7 @@ const acme = {
   extraAuthParams: { response_mode: 'form_post' },
 }
 
-beforeAll(async () => {
-  stack = await startStack({}, { OAuthProviders: [acme] })
-})
-afterAll(async () => {
-  await stack?.stop()
-})
+const stack = await setupStack({}, { OAuthProviders: [acme] })
 
 interface RawAnswer {
   status: number

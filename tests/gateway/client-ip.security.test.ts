@@ -4,8 +4,8 @@
  * it; the gateway trusts a load balancer on 127.0.0.1, played by this test, which sends
  * X-Forwarded-For as a load balancer does (the browser's own value, then the peer it saw).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { browserLike, freshEmail, PASSWORD, startStack, type Stack } from './bff-harness'
+import { describe, expect, it } from 'vitest'
+import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
 
 const VICTIM_IP = '203.0.113.20'
 const ATTACKER_IP = '198.51.100.66'
@@ -14,14 +14,10 @@ const THIRD_ATTACKER_IP = '198.51.100.68'
 // login budget 2 per IP + email, 2 x 5 per IP (iam/features/rate-limits/registry.ts)
 const LOGIN = { points: 2, duration: 600, blockDuration: 600 }
 
-let stack: Stack
-beforeAll(async () => {
-  stack = await startStack(
-    { rate_limiters: { login: LOGIN, signup: { points: 100, duration: 60, blockDuration: 1 } } },
-    { proxy: { trust: true, ipToTrust: '127.0.0.1' } },
-  )
-})
-afterAll(() => stack?.stop())
+const stack = await setupStack(
+  { rate_limiters: { login: LOGIN, signup: { points: 100, duration: 60, blockDuration: 1 } } },
+  { proxy: { trust: true, ipToTrust: '127.0.0.1' } },
+)
 
 /** A browser behind the load balancer: every request arrives with `forwardedFor`. */
 function clientAt(forwardedFor: string) {

@@ -7,19 +7,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROUTES } from '../../iam/contract/routes'
 import { startFakeIam, type FakeIam } from '../helpers/fake-iam'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { setupGateway } from '../helpers/nuxt-gateway'
 import { browserLike } from './bff-harness'
 
 let iam: FakeIam
-let gateway: GatewayServer
 beforeAll(async () => {
   iam = await startFakeIam()
-  gateway = await startGateway({ config: { iam: { url: iam.url, hmac: iam.hmac }, cookieSecret: 'contract-test-cookie-secret-0123456789abcd' } })
 })
 afterAll(async () => {
-  await gateway?.stop()
   await iam?.stop()
 })
+const gateway = await setupGateway({ config: () => ({ iam: { url: iam.url, hmac: iam.hmac }, cookieSecret: 'contract-test-cookie-secret-0123456789abcd' }) })
 beforeEach(() => {
   iam.requests.length = 0
 })

@@ -1,8 +1,10 @@
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+// test-utils' fetch takes a path on the gateway; the proxy check below uses the global one
+import { $fetch, fetch as gatewayFetch } from '@nuxt/test-utils/e2e'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { setupGateway } from '../helpers/nuxt-gateway'
 
 const hmac = { clientId: 'gateway', sharedSecret: 'health-test-shared-secret-0123456789abcdef' }
 // Another loopback address (all of 127/8 is local on Linux), not the one the HMAC exemption knows.
@@ -42,22 +44,17 @@ async function closedPort(): Promise<number> {
 
 let iam: IamServer
 let proxy: Awaited<ReturnType<typeof startForwardingProxy>>
-const gateways: GatewayServer[] = []
-const gateway = async (iamConfig: Record<string, unknown>) => {
-  const server = await startGateway({ config: { iam: iamConfig } })
-  gateways.push(server)
-  return server
-}
 
 beforeAll(async () => {
   iam = await startIam({ config: { service: { Hmac: { ...hmac, requireBodyDigest: true } } } })
   proxy = await startForwardingProxy(iam.url)
 })
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.stop()))
   await proxy?.close()
   await iam?.stop()
 })
+// first behind the proxy with the right secret; the tests after that restart it with another IAM config
+const gateway = await setupGateway({ config: () => ({ iam: { url: proxy.url, hmac } }) })
 
 describe('GET /api/health', () => {
   it('the IAM behind the proxy refuses an unsigned /health (so a 200 below proves the signature)', async () => {
@@ -66,22 +63,22 @@ describe('GET /api/health', () => {
   })
 
   it('answers 200 { gateway: "ok", iam: "ok" } when the IAM accepts the signed request', async () => {
-    const gw = await gateway({ url: proxy.url, hmac })
-    const res = await fetch(`${gw.url}/api/health`)
+    const res = await gatewayFetch('/api/health')
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ gateway: 'ok', iam: 'ok' })
+    expect(await $fetch('/api/health')).toEqual({ gateway: 'ok', iam: 'ok' })
   })
 
   it('answers 503 { gateway: "ok", iam: "unreachable" } when the IAM refuses the gateway secret', async () => {
-    const gw = await gateway({ url: proxy.url, hmac: { ...hmac, sharedSecret: 'not-the-shared-secret-0123456789abcdefgh' } })
-    const res = await fetch(`${gw.url}/api/health`)
+    await gateway.restart({ iam: { url: proxy.url, hmac: { ...hmac, sharedSecret: 'not-the-shared-secret-0123456789abcdefgh' } } })
+    const res = await gatewayFetch('/api/health')
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({ gateway: 'ok', iam: 'unreachable' })
   })
 
   it('answers 503 { gateway: "ok", iam: "unreachable" } when the IAM is down', async () => {
-    const gw = await gateway({ url: `http://127.0.0.1:${await closedPort()}`, hmac, timeoutMs: 2000 })
-    const res = await fetch(`${gw.url}/api/health`)
+    await gateway.restart({ iam: { url: `http://127.0.0.1:${await closedPort()}`, hmac, timeoutMs: 2000 } })
+    const res = await gatewayFetch('/api/health')
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({ gateway: 'ok', iam: 'unreachable' })
   })

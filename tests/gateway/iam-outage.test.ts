@@ -5,8 +5,8 @@
  * takes it away without stopping the shared server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { setupGateway } from '../helpers/nuxt-gateway'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
 import { createThrowawayPg } from '../helpers/test-database'
 import { browserLike, freshEmail, hmac, PASSWORD } from './bff-harness'
@@ -15,7 +15,6 @@ const { DATABASE_URL } = process.env
 const UNAVAILABLE = { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' }
 
 let iam: IamServer
-let gateway: GatewayServer
 let proxy: TcpProxy
 let drop: () => Promise<void>
 
@@ -31,16 +30,19 @@ beforeAll(async () => {
     share: { databaseUrl: proxied.toString(), storagePrefix: `gw${Date.now().toString(36)}` },
     config: { service: { Hmac: { ...hmac, requireBodyDigest: true }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } },
   })
-  gateway = await startGateway({ config: { iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01' } })
 }, 300_000)
 
 afterAll(async () => {
   if (!DATABASE_URL) return
-  await gateway?.stop()
   await iam?.stop()
   await proxy?.close()
   await drop?.()
 })
+
+// started only when the file runs (after the IAM above, stopped before it)
+const gateway = DATABASE_URL
+  ? await setupGateway({ config: () => ({ iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01' }) })
+  : { url: '' }
 
 describe.skipIf(!DATABASE_URL)('gateway during an IAM database outage (PostgreSQL only: PGlite cannot go away)', () => {
   it('answers 503 JSON with Retry-After, for a new and a known device, and signs in again once the database is back', async () => {

@@ -1,6 +1,7 @@
+import { fetch } from '@nuxt/test-utils/e2e'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { setupGateway } from '../helpers/nuxt-gateway'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 
 const START_TIMEOUT_MS = 180_000
@@ -9,14 +10,13 @@ const TOKEN = 'gateway-metrics-token-0123456789-abcdefgh'
 const REMOTE = '203.0.113.9'
 
 let iam: IamServer
-let gateway: GatewayServer
 beforeAll(async () => {
   iam = await startIam({ config: { service: { Hmac: hmac } } })
-  gateway = await startGateway({
-    config: { iam: { url: iam.url, hmac }, proxy: { trust: true, ipToTrust: '127.0.0.1' }, metrics: { token: TOKEN } },
-  })
 }, START_TIMEOUT_MS)
-afterAll(() => Promise.all([gateway?.stop(), iam?.stop()]))
+afterAll(() => iam?.stop())
+const gateway = await setupGateway({
+  config: () => ({ iam: { url: iam.url, hmac }, proxy: { trust: true, ipToTrust: '127.0.0.1' }, metrics: { token: TOKEN } }),
+})
 
 const scrape = (headers: Record<string, string> = {}) => scrapeMetrics(gateway.url, headers)
 
@@ -24,7 +24,7 @@ describe('gateway GET /metrics', () => {
   it('counts its requests by route template and status, and its IAM calls by IAM route and outcome', async () => {
     const before = await scrape()
     expect(before.types.get('gateway_process_cpu_user_seconds_total')).toBe('counter')
-    const res = await fetch(`${gateway.url}/api/health`)
+    const res = await fetch('/api/health')
     expect(res.status).toBe(200)
     const after = await scrape()
     expect(moved(before, after, 'gateway_http_requests_total', { method: 'GET', route: '/api/health', status: '200' })).toBe(1)
@@ -34,18 +34,18 @@ describe('gateway GET /metrics', () => {
 
   it('counts OAuth outcomes by code', async () => {
     const before = await scrape()
-    const res = await fetch(`${gateway.url}/oauth/no-such-provider`, { redirect: 'manual' })
+    const res = await fetch('/oauth/no-such-provider', { redirect: 'manual' })
     expect(res.status).toBe(404)
     const after = await scrape()
     expect(moved(before, after, 'gateway_oauth_outcomes_total', { outcome: 'unknown_provider' })).toBe(1)
   })
 
   it('refuses a client outside metrics.allow with 403, admits the bearer token, refuses a wrong one', async () => {
-    const outside = await fetch(`${gateway.url}/metrics`, { headers: { 'x-forwarded-for': REMOTE } })
+    const outside = await fetch('/metrics', { headers: { 'x-forwarded-for': REMOTE } })
     expect(outside.status).toBe(403)
     expect(await outside.json()).toEqual({ error: 'Forbidden' })
     await scrape({ 'x-forwarded-for': REMOTE, authorization: `Bearer ${TOKEN}` })
-    const wrong = await fetch(`${gateway.url}/metrics`, { headers: { 'x-forwarded-for': REMOTE, authorization: `Bearer ${TOKEN}-` } })
+    const wrong = await fetch('/metrics', { headers: { 'x-forwarded-for': REMOTE, authorization: `Bearer ${TOKEN}-` } })
     expect(wrong.status).toBe(403)
   })
 })

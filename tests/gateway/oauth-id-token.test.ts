@@ -5,14 +5,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { freePort, startFakeIam, type FakeIam } from '../helpers/fake-iam'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
+import { setupGateway } from '../helpers/nuxt-gateway'
 import { startOAuth2Fake, type FakeProvider } from '../helpers/oauth2-fake'
 import { createBrowser, type Browser } from '../helpers/oidc-provider'
 
 let iam: FakeIam
 let fake: FakeProvider
-let gw: GatewayServer
-let base: string
 
 const cookieHeader = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))
 
@@ -38,39 +36,38 @@ async function login(browser: Browser = createBrowser(), beforeCallback?: (b: Br
   return browser.request(callback)
 }
 
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+let gatewayConfig: Record<string, unknown>
+
 beforeAll(async () => {
   iam = await startFakeIam()
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
   fake = await startOAuth2Fake({ oidc: true, issuerPath: '/realms/test', clients: { 'realm-client': 'realm-secret-0123456789' } })
-  gw = await startGateway({
-    port,
-    config: {
-      iam: { url: iam.url, hmac: iam.hmac },
-      cookieSecret: 'another-test-cookie-secret-0123456789-abcdef',
-      OAuthProviders: [
-        {
-          kind: 'oidc',
-          name: 'realm',
-          issuer: fake.issuer,
-          clientId: 'realm-client',
-          clientSecret: 'realm-secret-0123456789',
-          redirectUri: `${base}/oauth/callback/realm`,
-          defaultScopes: ['email'],
-          supportPKCE: true,
-          redirectUrlOnSuccess: `${base}/account`,
-          redirectUrlOnError: `${base}/auth/error`,
-        },
-      ],
-    },
-  })
+  gatewayConfig = {
+    iam: { url: iam.url, hmac: iam.hmac },
+    cookieSecret: 'another-test-cookie-secret-0123456789-abcdef',
+    OAuthProviders: [
+      {
+        kind: 'oidc',
+        name: 'realm',
+        issuer: fake.issuer,
+        clientId: 'realm-client',
+        clientSecret: 'realm-secret-0123456789',
+        redirectUri: `${base}/oauth/callback/realm`,
+        defaultScopes: ['email'],
+        supportPKCE: true,
+        redirectUrlOnSuccess: `${base}/account`,
+        redirectUrlOnError: `${base}/auth/error`,
+      },
+    ],
+  }
 })
 
 afterAll(async () => {
-  await gw?.stop()
   await fake?.stop()
   await iam?.stop()
 })
+await setupGateway({ port, config: () => gatewayConfig })
 
 beforeEach(() => {
   fake.behaviour = {}

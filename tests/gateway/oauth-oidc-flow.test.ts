@@ -3,13 +3,13 @@
  * and a fake IAM (gateway.md: redirect handler, the full callback and the success page).
  */
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { FakeIam } from '../helpers/fake-iam'
-import { cookieHeader, createBrowser, expectFlowCookiesCleared, HOSTILE_LABEL, runToCallback, startOidcScenario, walkProvider, type Browser } from '../helpers/oidc-provider'
+import { cookieHeader, createBrowser, expectFlowCookiesCleared, HOSTILE_LABEL, runToCallback, setupOidcScenario, walkProvider, type Browser } from '../helpers/oidc-provider'
 
+const scenario = await setupOidcScenario()
+const { base } = scenario
 let iam: FakeIam
-let base: string
-let stop: () => Promise<void>
 let opIssuer: string
 
 const setCookies = (res: Response) => res.headers.getSetCookie()
@@ -20,14 +20,9 @@ async function completeByRedirect(browser: Browser, provider: string) {
   return browser.request(back.url)
 }
 
-beforeAll(async () => {
-  const scenario = await startOidcScenario()
-  ;({ iam, base, stop } = scenario)
+beforeAll(() => {
+  iam = scenario.iam
   opIssuer = scenario.op.issuer
-})
-
-afterAll(async () => {
-  await stop?.()
 })
 
 describe('GET /oauth/:provider', () => {

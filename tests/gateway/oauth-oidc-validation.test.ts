@@ -3,7 +3,7 @@
  * Errors): provider error, missing code, state, iss, code replay, and the IAM's refusals. The flow
  * cookies are cleared in every case.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { signState } from '../../server/utils/oauth/state-cookie'
 import type { FakeIam } from '../helpers/fake-iam'
 import {
@@ -13,13 +13,13 @@ import {
   expectFlowCookiesCleared,
   runToCallback,
   SCENARIO_COOKIE_SECRET as COOKIE_SECRET,
-  startOidcScenario,
+  setupOidcScenario,
   type Browser,
 } from '../helpers/oidc-provider'
 
+const scenario = await setupOidcScenario()
+const { base } = scenario
 let iam: FakeIam
-let base: string
-let stop: () => Promise<void>
 
 const errorRedirect = (res: Response) => errorRedirectCode(res, base)
 
@@ -29,12 +29,8 @@ async function completeByRedirect(browser: Browser, provider: string) {
   return browser.request(back.url)
 }
 
-beforeAll(async () => {
-  ;({ iam, base, stop } = await startOidcScenario())
-})
-
-afterAll(async () => {
-  await stop?.()
+beforeAll(() => {
+  iam = scenario.iam
 })
 
 describe('callback validation', () => {

@@ -6,16 +6,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { freePort, startFakeIam, type FakeIam } from '../helpers/fake-iam'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { flushedLogs } from '../helpers/logs'
+import { setupGateway } from '../helpers/nuxt-gateway'
 import { startOAuth2Fake, type FakeProvider } from '../helpers/oauth2-fake'
 import { createBrowser } from '../helpers/oidc-provider'
 
 const SECRET = 'plain-secret-0123456789'
 let iam: FakeIam
 let fake: FakeProvider
-let gw: GatewayServer
-let base: string
 
 const cookieHeader = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))
 
@@ -35,10 +33,12 @@ async function login(provider: string): Promise<Response> {
 
 const lastLogin = (provider: string) => iam.requests.filter((r) => r.path === `/auth/OAuth/${provider}`).at(-1)
 
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+let gatewayConfig: Record<string, unknown>
+
 beforeAll(async () => {
   iam = await startFakeIam()
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
   fake = await startOAuth2Fake({ clients: { 'plain-client': SECRET } })
   const entry = (name: string, extra: Record<string, unknown> = {}) => ({
     kind: 'oauth',
@@ -54,27 +54,23 @@ beforeAll(async () => {
     redirectUrlOnError: `${base}/auth/error`,
     ...extra,
   })
-  gw = await startGateway({
-    port,
-    env: { NODE_ENV: 'development', GATEWAY_TEST_OAUTH_CALLBACKS: '1' },
-    config: {
-      iam: { url: iam.url, hmac: iam.hmac },
-      cookieSecret: 'plain-test-cookie-secret-0123456789-abcdefgh',
-      OAuthProviders: [
-        entry('fake-scan', { tokenAuthMethod: 'client_secret_post' }),
-        entry('fake-email', { supportPKCE: true }),
-        entry('fake-extra'),
-        entry('fake-throw'),
-      ],
-    },
-  })
+  gatewayConfig = {
+    iam: { url: iam.url, hmac: iam.hmac },
+    cookieSecret: 'plain-test-cookie-secret-0123456789-abcdefgh',
+    OAuthProviders: [
+      entry('fake-scan', { tokenAuthMethod: 'client_secret_post' }),
+      entry('fake-email', { supportPKCE: true }),
+      entry('fake-extra'),
+      entry('fake-throw'),
+    ],
+  }
 })
 
 afterAll(async () => {
-  await gw?.stop()
   await fake?.stop()
   await iam?.stop()
 })
+const gw = await setupGateway({ port, env: { NODE_ENV: 'development', GATEWAY_TEST_OAUTH_CALLBACKS: '1' }, config: () => gatewayConfig })
 
 beforeEach(() => {
   fake.behaviour = {}
@@ -182,17 +178,16 @@ describe('plain OAuth 2.0 providers', () => {
   })
 })
 
+// the file's last tests: each stops the gateway and restarts it with a config it must refuse
+// (test-utils' start error carries the process's last output)
 describe('start-up checks', () => {
   it('refuses the test callbacks switch in production', async () => {
-    await expect(
-      startGateway({
-        env: { NODE_ENV: 'production', GATEWAY_TEST_OAUTH_CALLBACKS: '1' },
-        config: { cookieSecret: 'x'.repeat(40), OAuthProviders: [] },
-      }),
-    ).rejects.toThrow(/GATEWAY_TEST_OAUTH_CALLBACKS is a test switch and is refused in production/)
+    await expect(gw.restart({ cookieSecret: 'x'.repeat(40), OAuthProviders: [] }, { NODE_ENV: 'production', GATEWAY_TEST_OAUTH_CALLBACKS: '1' })).rejects.toThrow(
+      /GATEWAY_TEST_OAUTH_CALLBACKS is a test switch and is refused in production/,
+    )
   })
 
   it('refuses to start in production without a cookieSecret', async () => {
-    await expect(startGateway({ env: { NODE_ENV: 'production' }, config: {} })).rejects.toThrow(/cookieSecret: required in production/)
+    await expect(gw.restart({}, { NODE_ENV: 'production', GATEWAY_TEST_OAUTH_CALLBACKS: '' })).rejects.toThrow(/cookieSecret: required in production/)
   })
 })

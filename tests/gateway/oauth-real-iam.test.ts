@@ -9,25 +9,25 @@ import { Secret, TOTP } from 'otpauth'
 import { createIamClient } from '../../iam/client/iam-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../helpers/fake-iam'
-import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { flushedLogs } from '../helpers/logs'
+import { setupGateway } from '../helpers/nuxt-gateway'
 import { createBrowser, startOidcProvider, walkProvider, type OidcProvider } from '../helpers/oidc-provider'
 
 let iam: IamServer
 let op: OidcProvider
-let gw: GatewayServer
-let base: string
 let hmac: { clientId: string; sharedSecret: string }
 const CLIENT_SECRET = 'gw-real-secret-0123456789'
 const COOKIE_SECRET = 'real-iam-test-cookie-secret-0123456789-abcdef'
+
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+let gatewayConfig: Record<string, unknown>
 
 beforeAll(async () => {
   hmac = { clientId: 'gateway', sharedSecret: randomBytes(32).toString('hex') }
   // as `npm start` configures it: version 2 signatures only (the gateway's client always sends them)
   iam = await startIam({ config: { service: { Hmac: { ...hmac, requireBodyDigest: true } }, providers: [{ name: 'demo', useStandardProfile: true }] } })
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
   const client = {
     client_id: 'gw-real',
     client_secret: CLIENT_SECRET,
@@ -35,34 +35,31 @@ beforeAll(async () => {
     token_endpoint_auth_method: 'client_secret_basic' as const,
   }
   op = await startOidcProvider([client])
-  gw = await startGateway({
-    port,
-    config: {
-      iam: { url: iam.url, hmac },
-      cookieSecret: COOKIE_SECRET,
-      OAuthProviders: [
-        {
-          kind: 'oidc',
-          name: 'demo',
-          issuer: op.issuer,
-          clientId: client.client_id,
-          clientSecret: client.client_secret,
-          redirectUri: client.redirect_uris[0],
-          defaultScopes: ['openid', 'email', 'profile'],
-          supportPKCE: true,
-          redirectUrlOnSuccess: `${base}/account`,
-          redirectUrlOnError: `${base}/auth/error`,
-        },
-      ],
-    },
-  })
+  gatewayConfig = {
+    iam: { url: iam.url, hmac },
+    cookieSecret: COOKIE_SECRET,
+    OAuthProviders: [
+      {
+        kind: 'oidc',
+        name: 'demo',
+        issuer: op.issuer,
+        clientId: client.client_id,
+        clientSecret: client.client_secret,
+        redirectUri: client.redirect_uris[0],
+        defaultScopes: ['openid', 'email', 'profile'],
+        supportPKCE: true,
+        redirectUrlOnSuccess: `${base}/account`,
+        redirectUrlOnError: `${base}/auth/error`,
+      },
+    ],
+  }
 })
 
 afterAll(async () => {
-  await gw?.stop()
   await op?.stop()
   await iam?.stop()
 })
+const gw = await setupGateway({ port, config: () => gatewayConfig })
 
 describe('OAuth login against the real IAM', () => {
   it('creates the account and leaves the browser with an IAM access token, a refresh session and its device cookie', async () => {

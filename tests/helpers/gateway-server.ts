@@ -1,6 +1,8 @@
 /**
  * Starts the gateway test build (`node .output-test/server/index.mjs`, or GATEWAY_OUTPUT_DIR) as a child
- * process with its own GATEWAY_CONFIG file; resolves once it listens.
+ * process with its own GATEWAY_CONFIG file; resolves once it listens. For the Chromium suite
+ * (tests/e2e), whose stacks start several servers from one helper; the gateway route tests run it
+ * through @nuxt/test-utils instead (tests/helpers/nuxt-gateway.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

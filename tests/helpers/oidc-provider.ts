@@ -7,10 +7,10 @@
 import type { Server } from 'node:http'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { ROOT } from './build'
 import { freePort, startFakeIam, type FakeIam } from './fake-iam'
-import { startGateway, type GatewayServer } from './gateway-server'
+import { setupGateway } from './nuxt-gateway'
 
 export interface OidcClient {
   client_id: string
@@ -160,12 +160,13 @@ export const SCENARIO_COOKIE_SECRET = 'test-cookie-secret-0123456789-abcdefghijk
 export const HOSTILE_LABEL = '<img src=x onerror=alert(1)>"\'&'
 
 /**
- * The OIDC scenario of the flow tests: a fake IAM, oidc-provider with three clients and the gateway
- * with `demo` (client_secret_basic, PKCE, prompt=consent), `demopost` (client_secret_post, PKCE)
- * and `demoform` (form_post, no PKCE, a hostile displayName and success URL).
+ * The OIDC scenario of the flow tests, for the whole file (call at its top level): a fake IAM,
+ * oidc-provider with three clients and the gateway (through @nuxt/test-utils) with `demo`
+ * (client_secret_basic, PKCE, prompt=consent), `demopost` (client_secret_post, PKCE) and `demoform`
+ * (form_post, no PKCE, a hostile displayName and success URL). `iam` and `op` are set once the
+ * file's hooks have run.
  */
-export async function startOidcScenario(): Promise<{ iam: FakeIam; op: OidcProvider; gw: GatewayServer; base: string; stop(): Promise<void> }> {
-  const iam = await startFakeIam()
+export async function setupOidcScenario(): Promise<{ readonly iam: FakeIam; readonly op: OidcProvider; base: string }> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const client = (id: string, provider: string, method: OidcClient['token_endpoint_auth_method']): OidcClient => ({
@@ -177,11 +178,20 @@ export async function startOidcScenario(): Promise<{ iam: FakeIam; op: OidcProvi
   const basic = client('gw-basic', 'demo', 'client_secret_basic')
   const post = client('gw-post', 'demopost', 'client_secret_post')
   const form = client('gw-form', 'demoform', 'client_secret_basic')
-  const op = await startOidcProvider([basic, post, form])
+  let iam: FakeIam | undefined
+  let op: OidcProvider | undefined
+  beforeAll(async () => {
+    iam = await startFakeIam()
+    op = await startOidcProvider([basic, post, form])
+  })
+  afterAll(async () => {
+    await op?.stop()
+    await iam?.stop()
+  })
   const entry = (name: string, c: OidcClient, extra: Record<string, unknown> = {}) => ({
     kind: 'oidc',
     name,
-    issuer: op.issuer,
+    issuer: op!.issuer,
     clientId: c.client_id,
     clientSecret: c.client_secret,
     redirectUri: c.redirect_uris[0],
@@ -192,10 +202,10 @@ export async function startOidcScenario(): Promise<{ iam: FakeIam; op: OidcProvi
     tokenAuthMethod: c.token_endpoint_auth_method,
     ...extra,
   })
-  const gw = await startGateway({
+  await setupGateway({
     port,
-    config: {
-      iam: { url: iam.url, hmac: iam.hmac },
+    config: () => ({
+      iam: { url: iam!.url, hmac: iam!.hmac },
       cookieSecret: SCENARIO_COOKIE_SECRET,
       OAuthProviders: [
         entry('demo', basic, { extraAuthParams: { prompt: 'consent' } }),
@@ -207,14 +217,17 @@ export async function startOidcScenario(): Promise<{ iam: FakeIam; op: OidcProvi
           redirectUrlOnSuccess: `${base}/welcome?next=%22%3E%3Cscript%3Ealert(1)%3C/script%3E&a=1`,
         }),
       ],
-    },
+    }),
   })
-  const stop = async () => {
-    await gw.stop()
-    await op.stop()
-    await iam.stop()
+  return {
+    get iam() {
+      return iam!
+    },
+    get op() {
+      return op!
+    },
+    base,
   }
-  return { iam, op, gw, base, stop }
 }
 
 /** Starts a flow at the gateway and walks the provider's login as `login`; returns where it sends the browser back. */

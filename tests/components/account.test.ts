@@ -1,0 +1,291 @@
+/**
+ * pages/account.vue and its sections (password change, sessions, two-step sign-in, passkeys,
+ * security activity, email change): each section's pending state and the banner for the answers
+ * it maps. Every test starts from a signed-in account whose BFF routes answer like the gateway's;
+ * a test replaces the one route it is about (the latest registration answers).
+ */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import AccountPage from '../../pages/account.vue'
+import { answer, held } from './bff'
+
+const NOW = '2026-01-02T03:04:05.000Z'
+const session = (id: string, current: boolean, browser: string) => ({
+  id,
+  current,
+  browser,
+  os: 'Linux',
+  ipAddress: '203.0.113.7',
+  country: null,
+  createdAt: NOW,
+  lastSeenAt: NOW,
+})
+
+beforeEach(() => {
+  answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
+  answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: false, recoveryCodesLeft: 0 } })
+  answer('GET', '/api/auth/passkeys', 200, { ok: true, data: { passkeys: [] } })
+  answer('GET', '/api/auth/sessions', 200, { ok: true, data: { sessions: [session('s-1', true, 'Firefox'), session('s-2', false, 'Chrome')] } })
+  answer('GET', '/api/auth/security-events', 200, { ok: true, data: { events: [{ id: 1, type: 'login_succeeded', createdAt: NOW, ipAddress: '203.0.113.7' }] } })
+})
+
+async function account() {
+  const page = await mountSuspended(AccountPage, { route: '/account' })
+  await vi.waitFor(() => expect(page.find('#sessions-heading').exists()).toBe(true))
+  return page
+}
+type Page = Awaited<ReturnType<typeof account>>
+const section = (page: Page, heading: string) => page.find(`section[aria-labelledby="${heading}"]`)
+const changeEmailButton = (page: Page) => section(page, 'email-heading').findAll('button').find((b) => b.text() === 'Change email')!
+
+describe('account page', () => {
+  it('shows the signed-in account from the session, never asking for a token', async () => {
+    const page = await account()
+    await vi.waitFor(() => expect(page.find('dl').text()).toContain('ada@example.com'))
+    expect(page.find('dl').text()).toContain('u-1')
+    expect(page.text()).not.toContain('(not confirmed yet)')
+  })
+
+  it('shows the MFA notice while the session waits for the emailed confirmation', async () => {
+    answer('GET', '/api/auth/session', 200, { authenticated: false, mfa: true, message: 'Open the link we mailed you.' })
+    const page = await mountSuspended(AccountPage, { route: '/account' })
+    await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('Open the link we mailed you.'))
+  })
+
+  describe('email address', () => {
+    it('names the masked address the confirmation link went to', async () => {
+      answer('POST', '/api/auth/custom-mfa/change_email', 200, { ok: true, data: { sentTo: 'a***@example.com' } })
+      const page = await account()
+      await changeEmailButton(page).trigger('click')
+      await vi.waitFor(() =>
+        expect(page.find('.alert.success').text()).toBe('We sent a confirmation link to a***@example.com. Open it on this device to choose the new address.'),
+      )
+    })
+
+    it.each([
+      [429, { ok: false, retry: 20 }, 'Too many attempts. Try again in 20 seconds.'],
+      [401, { ok: false, signedOut: true }, 'Your session has ended. Please sign in again.'],
+    ])('shows the banner when starting the change gets %i', async (status, body, message) => {
+      answer('POST', '/api/auth/custom-mfa/change_email', status, body)
+      const page = await account()
+      await changeEmailButton(page).trigger('click')
+      await vi.waitFor(() => expect(page.find('.alert[role="alert"]').text()).toBe(message))
+    })
+
+    it('offers the verification link again for an unconfirmed address, disabled while it is sent', async () => {
+      answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: false, roles: [] })
+      const { gate, release } = held()
+      answer('POST', '/api/auth/resend-verification', 200, { ok: true }, gate)
+      const page = await account()
+      // the auth state is shared across mounts (useState): wait for this test's session
+      await vi.waitFor(() => expect(page.text()).toContain('(not confirmed yet)'))
+      const resend = section(page, 'email-heading').find('button')
+      expect(resend.text()).toBe('Send the link again')
+      await resend.trigger('click')
+      await vi.waitFor(() => expect(resend.attributes('disabled')).toBeDefined())
+      release()
+      await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('We sent a new confirmation link to your email address.'))
+    })
+  })
+
+  describe('email change finished with two-step sign-in', () => {
+    async function started() {
+      answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 10 } })
+      answer('POST', '/api/auth/custom-mfa/change_email', 200, { ok: true, data: { sentTo: 'a***@example.com' } })
+      const page = await account()
+      await changeEmailButton(page).trigger('click')
+      await vi.waitFor(() => expect(page.find('form[aria-labelledby="email-2fa-heading"]').exists()).toBe(true))
+      return page.find('form[aria-labelledby="email-2fa-heading"]')
+    }
+
+    it('asks for a valid new address and a code before posting', async () => {
+      const posted = answer('POST', '/api/auth/email/second-factor', 200, { ok: true })
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue('ada@')
+      await form.trigger('submit')
+      expect(form.find('#email-2fa-new-error').text()).toBe('Enter an email address like name@example.com.')
+      expect(form.find('#email-2fa-code-error').text()).toBe('Enter a code from your authenticator app or a recovery code.')
+      expect(posted.bodies).toEqual([])
+    })
+
+    it('disables the button while pending and explains a wrong code (401) beside the field', async () => {
+      const { gate, release } = held()
+      const posted = answer('POST', '/api/auth/email/second-factor', 401, { ok: false }, gate)
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue(' new@example.com ')
+      await form.find('input#email-2fa-code').setValue('123456')
+      await form.trigger('submit')
+      await vi.waitFor(() => expect(form.find('button[type="submit"]').attributes('disabled')).toBeDefined())
+      release()
+      await vi.waitFor(() => expect(form.find('#email-2fa-code-error').text()).toBe('That code is not valid.'))
+      expect(posted.bodies).toEqual([{ newEmail: 'new@example.com', code: '123456' }])
+    })
+
+    it('shows the banner for a 409 answer (the address is taken)', async () => {
+      answer('POST', '/api/auth/email/second-factor', 409, { ok: false, error: 'That address belongs to another account.' })
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue('new@example.com')
+      await form.find('input#email-2fa-code').setValue('123456')
+      await form.trigger('submit')
+      await vi.waitFor(() => expect(form.find('.alert[role="alert"]').text()).toBe('That address belongs to another account.'))
+    })
+  })
+
+  describe('password change', () => {
+    async function change(page: Page) {
+      const form = section(page, 'password-heading')
+      await form.find('input#current-password').setValue('old password 123')
+      await form.find('input#new-password').setValue('a brand new passphrase')
+      await form.find('input#confirm-new-password').setValue('a brand new passphrase')
+      await form.find('form').trigger('submit')
+      return form
+    }
+
+    it('disables the button while pending, then says every other session was signed out', async () => {
+      const { gate, release } = held()
+      const posted = answer('POST', '/api/auth/change-password', 200, { ok: true }, gate)
+      const page = await account()
+      const form = await change(page)
+      await vi.waitFor(() => expect(form.find('button[type="submit"]').attributes('disabled')).toBeDefined())
+      release()
+      await vi.waitFor(() => expect(form.find('.alert.success').text()).toBe('Your password was changed. Every other session was signed out.'))
+      expect(posted.bodies).toEqual([{ currentPassword: 'old password 123', password: 'a brand new passphrase', confirmedPassword: 'a brand new passphrase' }])
+      expect((form.find('input#current-password').element as HTMLInputElement).value).toBe('')
+    })
+
+    it("puts a 400 answer's messages beside their fields", async () => {
+      answer('POST', '/api/auth/change-password', 400, { ok: false, error: 'Invalid input', fields: { password: 'Use at least 12 characters.' } })
+      const page = await account()
+      const form = await change(page)
+      await vi.waitFor(() => expect(form.find('#new-password-error').text()).toBe('Use at least 12 characters.'))
+    })
+
+    it.each([
+      [401, { ok: false, error: 'The current password is incorrect.' }, 'The current password is incorrect.'],
+      [429, { ok: false, retry: 2 }, 'Too many attempts. Try again in 2 seconds.'],
+      [500, {}, 'Something went wrong on our side. Please try again.'],
+    ])('shows the banner for a %i answer', async (status, body, message) => {
+      answer('POST', '/api/auth/change-password', status, body)
+      const page = await account()
+      const form = await change(page)
+      await vi.waitFor(() => expect(form.find('.alert[role="alert"]').text()).toBe(message))
+    })
+  })
+
+  describe('sessions', () => {
+    async function sessionsOf(page: Page) {
+      const sessions = section(page, 'sessions-heading')
+      await vi.waitFor(() => expect(sessions.findAll('li')).toHaveLength(2))
+      return sessions
+    }
+
+    it('marks this device and offers to end only the others', async () => {
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      expect(sessions.find('li[aria-current="true"]').text()).toContain('This device')
+      expect(sessions.findAll('li button').map((b) => b.attributes('aria-label'))).toEqual([expect.stringContaining('End session: Chrome on Linux')])
+    })
+
+    it('says a session that had already ended (404) instead of a generic error', async () => {
+      answer('POST', '/api/auth/sessions/revoke', 404, { ok: false, error: 'Not found' })
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      await sessions.find('li button').trigger('click')
+      await vi.waitFor(() => expect(sessions.find('.alert[role="alert"]').text()).toBe('That session had already ended.'))
+    })
+
+    it('counts the sessions "end all other sessions" ended', async () => {
+      answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      await sessions.find('button.danger').trigger('click')
+      await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('1 other session was ended.'))
+    })
+
+    it('shows the banner when the list cannot be loaded', async () => {
+      answer('GET', '/api/auth/sessions', 429, { ok: false, retry: 4 })
+      const page = await mountSuspended(AccountPage, { route: '/account' })
+      await vi.waitFor(() => expect(section(page, 'sessions-heading').find('.alert[role="alert"]').text()).toBe('Too many attempts. Try again in 4 seconds.'))
+    })
+  })
+
+  describe('two-step sign-in', () => {
+    async function started(page: Page) {
+      answer('POST', '/api/auth/totp/setup', 200, { ok: true, data: { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/Id:ada?secret=JBSWY3DPEHPK3PXP' } })
+      const totp = section(page, 'two-step-heading')
+      await vi.waitFor(() => expect(totp.find('button').text()).toBe('Set up two-step sign-in'))
+      await totp.find('button').trigger('click')
+      await vi.waitFor(() => expect(totp.find('[data-testid="totp-secret"]').text()).toBe('JBSW Y3DP EHPK 3PXP'))
+      return totp
+    }
+
+    it('asks for a 6-digit code before turning it on', async () => {
+      const enable = answer('POST', '/api/auth/totp/enable', 200, { ok: true, data: { recoveryCodes: [] } })
+      const page = await account()
+      const totp = await started(page)
+      await totp.find('input#totp-enable-code').setValue('12345')
+      await totp.find('form').trigger('submit')
+      await vi.waitFor(() => expect(totp.find('.alert[role="alert"]').text()).toBe('Enter the 6-digit code from your authenticator app.'))
+      expect(enable.bodies).toEqual([])
+    })
+
+    it('explains a refused code (400) and shows the recovery codes once a code is accepted', async () => {
+      const page = await account()
+      const totp = await started(page)
+      answer('POST', '/api/auth/totp/enable', 400, { ok: false, error: 'Invalid code' })
+      await totp.find('input#totp-enable-code').setValue('123456')
+      await totp.find('form').trigger('submit')
+      await vi.waitFor(() => expect(totp.find('.alert[role="alert"]').text()).toBe('That code is not valid. Check the time on your device and try the newest code.'))
+      answer('POST', '/api/auth/totp/enable', 200, { ok: true, data: { recoveryCodes: ['aaaa-bbbb', 'cccc-dddd'] } })
+      await totp.find('form').trigger('submit')
+      await vi.waitFor(() => expect(totp.find('[data-testid="recovery-codes"]').text()).toContain('cccc-dddd'))
+    })
+
+    it('asks for a code before turning it off, and explains a refused one', async () => {
+      answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 1 } })
+      answer('POST', '/api/auth/totp/disable', 400, { ok: false })
+      const page = await account()
+      const totp = section(page, 'two-step-heading')
+      await vi.waitFor(() => expect(totp.text()).toContain('1 recovery code left.'))
+      await totp.find('form').trigger('submit')
+      expect(totp.find('.alert[role="alert"]').text()).toBe('Enter a code from your authenticator app or a recovery code.')
+      await totp.find('input#totp-disable-code').setValue('123456')
+      await totp.find('form').trigger('submit')
+      await vi.waitFor(() => expect(totp.find('.alert[role="alert"]').text()).toBe('That code is not valid.'))
+    })
+  })
+
+  describe('passkeys', () => {
+    it('shows the banner when the list cannot be loaded', async () => {
+      answer('GET', '/api/auth/passkeys', 503, {})
+      const page = await account()
+      await vi.waitFor(() => expect(section(page, 'passkeys-heading').find('.alert[role="alert"]').text()).toBe('Something went wrong on our side. Please try again.'))
+    })
+
+    it('removes a passkey and names it', async () => {
+      answer('GET', '/api/auth/passkeys', 200, { ok: true, data: { passkeys: [{ id: 7, name: 'Laptop', createdAt: NOW, lastUsedAt: null, backedUp: false }] } })
+      const removed = answer('POST', '/api/auth/passkeys/delete', 200, { ok: true })
+      const page = await account()
+      const passkeys = section(page, 'passkeys-heading')
+      await vi.waitFor(() => expect(passkeys.find('button[aria-label="Remove passkey Laptop"]').exists()).toBe(true))
+      await passkeys.find('button[aria-label="Remove passkey Laptop"]').trigger('click')
+      await vi.waitFor(() => expect(passkeys.find('.alert.success').text()).toBe('Passkey "Laptop" removed.'))
+      expect(removed.bodies).toHaveLength(1)
+    })
+  })
+
+  describe('security activity', () => {
+    it('names each event for people', async () => {
+      const page = await account()
+      await vi.waitFor(() => expect(section(page, 'activity-heading').find('.what').text()).toBe('Signed in'))
+    })
+
+    it('shows the banner when the activity cannot be loaded', async () => {
+      answer('GET', '/api/auth/security-events', 429, { ok: false })
+      const page = await account()
+      await vi.waitFor(() =>
+        expect(section(page, 'activity-heading').find('.alert[role="alert"]').text()).toBe('Too many attempts from this network. Try again later or contact support.'),
+      )
+    })
+  })
+})

@@ -1,0 +1,47 @@
+/**
+ * The component tests' boundary: the gateway's own /api routes a page calls, answered inside the
+ * Nuxt test environment by `registerEndpoint` (the page's fetch never leaves the process). Each
+ * answer records the bodies the page sent; `held()` keeps a call open so a test can look at the
+ * page while it waits.
+ */
+import { registerEndpoint } from '@nuxt/test-utils/runtime'
+import { defineEventHandler, getMethod, readBody, setResponseStatus } from 'h3'
+import { afterEach } from 'vitest'
+
+type Json = Record<string, unknown>
+
+export interface Answered {
+  /** the JSON bodies the page sent, in order (undefined for a call without one) */
+  bodies: unknown[]
+}
+
+const registered: Array<() => void> = []
+afterEach(() => {
+  for (const unregister of registered.splice(0)) unregister()
+})
+
+/** Answers `method path` (path without its query) with `status` and `body` until the test ends. */
+export function answer(method: 'GET' | 'POST', path: string, status: number, body: Json, gate?: Promise<void>): Answered {
+  const answered: Answered = { bodies: [] }
+  registered.push(
+    registerEndpoint(path, {
+      method,
+      handler: defineEventHandler(async (event) => {
+        answered.bodies.push(getMethod(event) === 'GET' ? undefined : await readBody(event))
+        await gate
+        setResponseStatus(event, status)
+        return body
+      }),
+    }),
+  )
+  return answered
+}
+
+/** A gate for `answer`: the call stays pending until `release()`. */
+export function held(): { gate: Promise<void>; release(): void } {
+  let release = () => {}
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  return { gate, release }
+}

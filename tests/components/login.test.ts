@@ -1,0 +1,150 @@
+/**
+ * pages/login.vue in the Nuxt environment: its own validation before any call, the pending state
+ * while the BFF answers, and the banner for each answer the page maps (401, 429 with and without a
+ * wait, 5xx, the no-JS `?error=` codes).
+ */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { describe, expect, it, vi } from 'vitest'
+import LoginPage from '../../pages/login.vue'
+import { answer, held } from './bff'
+
+async function fill(route = '/login') {
+  const page = await mountSuspended(LoginPage, { route })
+  await page.find('input#email').setValue('ada@example.com')
+  await page.find('input#password').setValue('correct horse battery staple')
+  return page
+}
+const alertText = (page: Awaited<ReturnType<typeof mountSuspended>>) => page.find('.alert[role="alert"]').text()
+
+describe('login page', () => {
+  it('asks for the email and the password before calling the BFF', async () => {
+    const login = answer('POST', '/api/auth/login', 200, { ok: true, signedIn: true })
+    const page = await mountSuspended(LoginPage, { route: '/login' })
+    await page.find('form').trigger('submit')
+    expect(page.find('#email-error').text()).toBe('Enter your email address.')
+    expect(page.find('#password-error').text()).toBe('Enter your password.')
+    expect(page.find('input#email').attributes('aria-invalid')).toBe('true')
+    expect(login.bodies).toEqual([])
+  })
+
+  it('disables the button and says so while the sign-in is pending', async () => {
+    const { gate, release } = held()
+    answer('POST', '/api/auth/login', 401, { ok: false, error: 'Invalid credentials' }, gate)
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    const button = page.find('button[type="submit"]')
+    await vi.waitFor(() => expect(button.text()).toBe('Signing in…'))
+    expect(button.attributes('disabled')).toBeDefined()
+    release()
+    await vi.waitFor(() => expect(button.text()).toBe('Sign in'))
+    expect(button.attributes('disabled')).toBeUndefined()
+  })
+
+  it('sends the trimmed email and the password', async () => {
+    const login = answer('POST', '/api/auth/login', 401, {})
+    const page = await mountSuspended(LoginPage, { route: '/login' })
+    await page.find('input#email').setValue('  ada@example.com ')
+    await page.find('input#password').setValue(' pass word ')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(login.bodies).toEqual([{ email: 'ada@example.com', password: ' pass word ' }]))
+  })
+
+  it.each([
+    [401, { ok: false, error: 'Invalid credentials' }, 'The email or password is incorrect.'],
+    [429, { ok: false, retry: 30 }, 'Too many attempts. Try again in 30 seconds.'],
+    [429, { ok: false, retry: 1 }, 'Too many attempts. Try again in 1 second.'],
+    [429, { ok: false }, 'Too many attempts from this network. Try again later or contact support.'],
+    [202, { ok: true, mfa: true, message: 'Check your email to continue.' }, 'Check your email to continue.'],
+    [403, { ok: false, error: 'Forbidden' }, 'Forbidden'],
+    [503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' }, 'Something went wrong on our side. Please try again.'],
+  ])('shows the banner for a %i answer', async (status, body, message) => {
+    answer('POST', '/api/auth/login', status, body)
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(alertText(page)).toBe(message))
+  })
+
+  it('shows the field messages of a 400 answer beside their fields', async () => {
+    answer('POST', '/api/auth/login', 400, { ok: false, error: 'Invalid input', fields: { email: 'Enter a valid email address.' } })
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#email-error').text()).toBe('Enter a valid email address.'))
+  })
+
+  it.each([
+    ['invalid_credentials', 'The email or password is incorrect.'],
+    ['rate_limited', 'Too many attempts. Wait a few minutes and try again.'],
+    ['unavailable', 'The sign-in service is unavailable right now. Please try again shortly.'],
+    ['mfa_required', 'For your security we sent a sign-in link to your email. Open it to continue.'],
+    ['second_factor_needs_js', 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.'],
+  ])('shows the banner for the no-JS error code %s', async (code, message) => {
+    const page = await mountSuspended(LoginPage, { route: `/login?error=${code}` })
+    expect(alertText(page)).toBe(message)
+  })
+
+  it('shows no banner for an unknown error code', async () => {
+    const page = await mountSuspended(LoginPage, { route: '/login?error=%3Cscript%3E' })
+    expect(page.find('.alert[role="alert"]').exists()).toBe(false)
+  })
+
+  it('asks for the second factor when the password was right and the account has one', async () => {
+    answer('POST', '/api/auth/login', 200, { ok: true, secondFactor: { challenge: 'c'.repeat(43) } })
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('input#password').exists()).toBe(false))
+    expect(page.find('#second-factor-heading').text()).toBe('Two-step sign-in')
+  })
+})
+
+describe('second sign-in step (the login page after a right password)', () => {
+  const CHALLENGE = 'c'.repeat(43)
+  async function secondStep() {
+    answer('POST', '/api/auth/login', 200, { ok: true, secondFactor: { challenge: CHALLENGE } })
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('input#totp-code').exists()).toBe(true))
+    return page
+  }
+
+  it('asks for the app code, or a recovery code once switched, before calling the BFF', async () => {
+    const step = answer('POST', '/api/auth/second-factor', 200, { ok: true, signedIn: true })
+    const page = await secondStep()
+    await page.find('form').trigger('submit')
+    expect(page.find('#totp-code-error').text()).toBe('Enter the 6-digit code from your authenticator app.')
+    await page.find('button.secondary').trigger('click')
+    await page.find('form').trigger('submit')
+    expect(page.find('#recovery-code-error').text()).toBe('Enter one of your recovery codes.')
+    expect(step.bodies).toEqual([])
+  })
+
+  it('disables the button while the code is checked, sends it with the challenge, and explains a wrong one', async () => {
+    const { gate, release } = held()
+    const step = answer('POST', '/api/auth/second-factor', 401, { ok: false }, gate)
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue(' 123456 ')
+    await page.find('form').trigger('submit')
+    const button = page.find('button[type="submit"]')
+    await vi.waitFor(() => expect(button.text()).toBe('Checking…'))
+    expect(button.attributes('disabled')).toBeDefined()
+    release()
+    await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe('That code is not valid. Try again.'))
+    expect(step.bodies).toEqual([{ challenge: CHALLENGE, code: '123456' }])
+  })
+
+  it('goes back to the password with a banner when the step has ended', async () => {
+    answer('POST', '/api/auth/second-factor', 401, { ok: false, restart: true })
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue('123456')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(alertText(page)).toBe('That sign-in step has ended. Enter your password again.'))
+    expect(page.find('input#password').exists()).toBe(true)
+  })
+
+  it('shows the rate-limit wait beside the code', async () => {
+    answer('POST', '/api/auth/second-factor', 429, { ok: false, retry: 40 })
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue('123456')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe('Too many attempts. Try again in 40 seconds.'))
+  })
+})

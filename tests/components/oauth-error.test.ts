@@ -1,0 +1,36 @@
+/** pages/auth/error.vue and pages/index.vue: what a person reads after a provider sign-in failed, and the start page's two ways in. */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { describe, expect, it } from 'vitest'
+import ErrorPage from '../../pages/auth/error.vue'
+import IndexPage from '../../pages/index.vue'
+import { OAUTH_ERROR_EXPLANATIONS, UNKNOWN_OAUTH_ERROR } from '../../utils/oauth-errors'
+
+describe('OAuth error page', () => {
+  it.each(Object.keys(OAUTH_ERROR_EXPLANATIONS))('explains the code %s and names it', async (code) => {
+    const page = await mountSuspended(ErrorPage, { route: `/auth/error?error=${code}` })
+    expect(page.find('h1').text()).toBe(OAUTH_ERROR_EXPLANATIONS[code]!.title)
+    expect(page.find('[role="alert"]').text()).toBe(OAUTH_ERROR_EXPLANATIONS[code]!.text)
+    expect(page.find('code').text()).toBe(code)
+  })
+
+  it('offers email signup only when the provider shared no address', async () => {
+    const missing = await mountSuspended(ErrorPage, { route: '/auth/error?error=email_missing' })
+    expect(missing.find('a[href="/signup"]').exists()).toBe(true)
+    const other = await mountSuspended(ErrorPage, { route: '/auth/error?error=access_denied' })
+    expect(other.find('a[href="/signup"]').exists()).toBe(false)
+  })
+
+  it('gives an unknown code the generic explanation, shown as text, never as markup', async () => {
+    const page = await mountSuspended(ErrorPage, { route: `/auth/error?error=${encodeURIComponent('<img src=x onerror=alert(1)>')}` })
+    expect(page.find('h1').text()).toBe(UNKNOWN_OAUTH_ERROR.title)
+    expect(page.find('img').exists()).toBe(false)
+    expect(page.find('code').text()).toBe('<img src=x onerror=alert(1)>')
+  })
+})
+
+describe('start page', () => {
+  it('links to sign-in and signup', async () => {
+    const page = await mountSuspended(IndexPage, { route: '/' })
+    expect(page.findAll('nav a').map((a) => a.attributes('href'))).toEqual(['/login', '/signup'])
+  })
+})

@@ -1,0 +1,76 @@
+/** pages/signup.vue: every field's own check before a call, the pending state, and the banner per BFF answer. */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { describe, expect, it, vi } from 'vitest'
+import SignupPage from '../../pages/signup.vue'
+import { answer, held } from './bff'
+
+async function filled() {
+  const page = await mountSuspended(SignupPage, { route: '/signup' })
+  await page.find('input#name').setValue('Ada')
+  await page.find('input#email').setValue('ada@example.com')
+  await page.find('input#password').setValue('correct horse battery')
+  await page.find('input#confirmedPassword').setValue('correct horse battery')
+  await page.find('input#termsConsent').setValue(true)
+  return page
+}
+
+describe('signup page', () => {
+  it('explains every invalid field and calls nothing', async () => {
+    const signup = answer('POST', '/api/auth/signup', 201, { ok: true, signedIn: true })
+    const page = await mountSuspended(SignupPage, { route: '/signup' })
+    await page.find('input#email').setValue('not-an-address')
+    await page.find('input#password').setValue('short')
+    await page.find('input#confirmedPassword').setValue('other')
+    await page.find('form').trigger('submit')
+    expect(page.find('#name-error').text()).toBe('Enter your name.')
+    expect(page.find('#email-error').text()).toBe('Enter an email address like name@example.com.')
+    expect(page.find('#password-error').text()).toBe('Use at least 12 characters.')
+    expect(page.find('#confirmedPassword-error').text()).toBe('The passwords do not match.')
+    expect(page.find('#termsConsent-error').text()).toBe('You need to accept the terms to create an account.')
+    expect(page.find('input#termsConsent').attributes('aria-invalid')).toBe('true')
+    expect(signup.bodies).toEqual([])
+  })
+
+  it('disables the button while the account is being created, and sends the terms consent as "on"', async () => {
+    const { gate, release } = held()
+    const signup = answer('POST', '/api/auth/signup', 409, { ok: false, error: 'Conflict' }, gate)
+    const page = await filled()
+    await page.find('form').trigger('submit')
+    const button = page.find('button[type="submit"]')
+    await vi.waitFor(() => expect(button.text()).toBe('Creating…'))
+    expect(button.attributes('disabled')).toBeDefined()
+    release()
+    await vi.waitFor(() => expect(button.attributes('disabled')).toBeUndefined())
+    expect(signup.bodies).toEqual([
+      { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery', confirmedPassword: 'correct horse battery', termsConsent: 'on' },
+    ])
+  })
+
+  it.each([
+    [409, { ok: false, error: 'Conflict' }, 'An account with this email address already exists. Sign in instead.'],
+    [429, { ok: false, retry: 12 }, 'Too many attempts. Try again in 12 seconds.'],
+    [403, { ok: false, error: 'Signup is closed for this domain.' }, 'Signup is closed for this domain.'],
+    [500, { ok: false, error: 'boom' }, 'Something went wrong on our side. Please try again.'],
+  ])('shows the banner for a %i answer', async (status, body, message) => {
+    answer('POST', '/api/auth/signup', status, body)
+    const page = await filled()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('.alert[role="alert"]').text()).toBe(message))
+  })
+
+  it("puts a 400 answer's field messages beside their fields", async () => {
+    answer('POST', '/api/auth/signup', 400, { ok: false, error: 'Invalid input', fields: { email: 'This address cannot receive mail.' } })
+    const page = await filled()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#email-error').text()).toBe('This address cannot receive mail.'))
+  })
+
+  it.each([
+    ['conflict', 'An account with this email address already exists. Sign in instead.'],
+    ['invalid', 'Please check the form and try again.'],
+    ['forbidden', 'This request was refused. If you think this is a mistake, contact support.'],
+  ])('shows the banner for the no-JS error code %s', async (code, message) => {
+    const page = await mountSuspended(SignupPage, { route: `/signup?error=${code}` })
+    expect(page.find('.alert[role="alert"]').text()).toBe(message)
+  })
+})

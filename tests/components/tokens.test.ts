@@ -1,0 +1,125 @@
+/**
+ * pages/tokens.vue with its create form and token items: the form's own checks, pending states,
+ * the raw token shown once, the two-click revoke-all, and the banner for each answer mapped.
+ */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import TokensPage from '../../pages/tokens.vue'
+import { answer, held } from './bff'
+
+const TOKEN = {
+  id: 3,
+  name: 'billing export',
+  created_at: '2026-01-02T03:04:05.000Z',
+  expires_at: null,
+  restricted_to_ip_address: null,
+  public_identifier: 'pub_3',
+  last_used: null,
+  usage_count: 1,
+  privilege_type: 'demo',
+}
+const list = (tokenList: unknown[]) => ({ ok: true, data: { tokenList, total: tokenList.length, totalValidTokens: tokenList.length, totalInvalidTokens: 0 } })
+
+beforeEach(() => {
+  answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, roles: [] })
+  answer('GET', '/api/tokens', 200, list([TOKEN]))
+})
+
+async function tokensPage() {
+  const page = await mountSuspended(TokensPage, { route: '/tokens' })
+  await vi.waitFor(() => expect(page.find('#list-heading').exists()).toBe(true))
+  return page
+}
+type Page = Awaited<ReturnType<typeof tokensPage>>
+const createForm = (page: Page) => page.find('form[aria-labelledby="create-heading"]')
+
+describe('tokens page', () => {
+  it('asks for a name and well-formed IPv4 addresses before creating', async () => {
+    const create = answer('POST', '/api/tokens', 201, { ok: true, data: { rawApiKey: 'k' } })
+    const page = await tokensPage()
+    await createForm(page).find('input#token-ips').setValue('203.0.113.7, 999.1.1.1')
+    await createForm(page).trigger('submit')
+    expect(page.find('#token-name-error').text()).toBe('Give the token a name.')
+    expect(page.find('#token-ips-error').text()).toBe('Use IPv4 addresses like 203.0.113.7, separated by commas.')
+    expect(create.bodies).toEqual([])
+  })
+
+  it('disables the create button while pending, then shows the raw token once', async () => {
+    const { gate, release } = held()
+    const create = answer('POST', '/api/tokens', 201, { ok: true, data: { rawApiKey: 'raw-api-key-123' } }, gate)
+    const page = await tokensPage()
+    await createForm(page).find('input#token-name').setValue(' ci ')
+    await createForm(page).find('input#token-ips').setValue('203.0.113.7')
+    await createForm(page).trigger('submit')
+    await vi.waitFor(() => expect(createForm(page).find('button[type="submit"]').attributes('disabled')).toBeDefined())
+    release()
+    await vi.waitFor(() => expect(page.find('#raw-heading').text()).toBe('Your new API token'))
+    expect((page.find('input#raw-token').element as HTMLInputElement).value).toBe('raw-api-key-123')
+    expect(create.bodies).toEqual([{ name: 'ci', privilege: 'demo', expires: 30 * 86_400_000, ipv4: ['203.0.113.7'] }])
+  })
+
+  it.each([
+    [429, { ok: false, retry: 1 }, 'Too many attempts. Try again in 1 second.'],
+    [403, { ok: false, error: 'Token limit reached.' }, 'Token limit reached.'],
+    [500, {}, 'Something went wrong on our side. Please try again.'],
+  ])('shows the create banner for a %i answer', async (status, body, message) => {
+    answer('POST', '/api/tokens', status, body)
+    const page = await tokensPage()
+    await createForm(page).find('input#token-name').setValue('ci')
+    await createForm(page).trigger('submit')
+    await vi.waitFor(() => expect(createForm(page).find('.alert[role="alert"]').text()).toBe(message))
+  })
+
+  it("puts a 400 answer's ipv4 message beside the addresses field", async () => {
+    answer('POST', '/api/tokens', 400, { ok: false, error: 'Invalid input', fields: { ipv4: 'At most 10 addresses.' } })
+    const page = await tokensPage()
+    await createForm(page).find('input#token-name').setValue('ci')
+    await createForm(page).trigger('submit')
+    await vi.waitFor(() => expect(page.find('#token-ips-error').text()).toBe('At most 10 addresses.'))
+  })
+
+  it('revokes all tokens only after the confirming second click, and counts them', async () => {
+    const revokeAll = answer('POST', '/api/tokens/revoke-all', 200, { ok: true, data: { revokedCount: 1 } })
+    const page = await tokensPage()
+    const button = (text: string) => page.findAll('button.danger').find((b) => b.text() === text)
+    await button('Revoke all API tokens')!.trigger('click')
+    expect(revokeAll.bodies).toEqual([])
+    await button('Yes, revoke all 1 tokens')!.trigger('click')
+    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('1 token was revoked.'))
+    expect(revokeAll.bodies).toEqual([{ confirm: true }])
+  })
+
+  it("checks a token's new IPv4 list before saving it", async () => {
+    const restrict = answer('POST', '/api/tokens/ip-restriction', 200, { ok: true })
+    const page = await tokensPage()
+    const item = page.find('li.token')
+    await item.find('input#t3-ips').setValue('10.0.0.256')
+    await item.find('form').trigger('submit')
+    expect(item.find('#t3-ips-error').text()).toBe('Use IPv4 addresses like 203.0.113.7, separated by commas.')
+    expect(restrict.bodies).toEqual([])
+    await item.find('input#t3-ips').setValue('10.0.0.1')
+    await item.find('form').trigger('submit')
+    await vi.waitFor(() => expect(item.find('.alert.success').text()).toBe('Allowed addresses saved.'))
+    expect(restrict.bodies).toEqual([{ tokenId: 3, publicIdentifier: 'pub_3', name: 'billing export', ipv4: ['10.0.0.1'] }])
+  })
+
+  it("shows a token action's refusal on that token", async () => {
+    answer('POST', '/api/tokens/rotate', 404, { ok: false, error: 'Token not found' })
+    const page = await tokensPage()
+    const item = page.find('li.token')
+    await item.findAll('button').find((b) => b.text().startsWith('Rotate'))!.trigger('click')
+    await vi.waitFor(() => expect(item.find('.alert[role="alert"]').text()).toBe('Token not found'))
+  })
+
+  it('shows the MFA notice when the list answers 202', async () => {
+    answer('GET', '/api/tokens', 202, { ok: false, mfa: true, message: 'Confirm it is you from the email we sent.' })
+    const page = await mountSuspended(TokensPage, { route: '/tokens' })
+    await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('Confirm it is you from the email we sent.'))
+  })
+
+  it('offers to sign in when the list answers 401', async () => {
+    answer('GET', '/api/tokens', 401, { ok: false, signedOut: true })
+    const page = await mountSuspended(TokensPage, { route: '/tokens' })
+    await vi.waitFor(() => expect(page.text()).toContain('to manage your tokens.'))
+  })
+})
