@@ -4,9 +4,10 @@
  * `:`, `/`, `?`, `#`, lone surrogates) never share a key, on the memory driver and on Redis.
  */
 import fc from 'fast-check'
-import { normalizeKey } from 'unstorage'
+import { hasDotSegment, normalizeKey } from 'unstorage'
 import { describe, expect, it } from 'vitest'
 import { encodeKeyPart, storeKey } from '../../iam/lib/store'
+import { isKeptKey } from '../../iam/lib/storage/keys'
 import { dropStore, keysWithTtl, STORE_BACKENDS } from '../helpers/limiter-stores'
 
 /** Inputs that unstorage would rewrite or merge if they reached it as they are. */
@@ -48,6 +49,18 @@ describe('store key encoding', () => {
         },
       ),
       { numRuns: 300 },
+    )
+  })
+})
+
+describe('the store\'s guard against unencoded keys', () => {
+  it('accepts exactly the keys unstorage keeps as they are (its normalizeKey and dot-segment rule)', () => {
+    const keyish = fc.string({ unit: fc.constantFrom(':', '/', '\\', '?', '#', '.', 'a', '1', '{', '}'), maxLength: 12 })
+    fc.assert(
+      fc.property(keyish, (key) => {
+        expect(isKeptKey(key)).toBe(key !== '' && normalizeKey(key) === key && !hasDotSegment(key))
+      }),
+      { numRuns: 2000 },
     )
   })
 })
