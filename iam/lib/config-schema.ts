@@ -3,6 +3,7 @@
  * Unknown keys and bad values are errors naming the key; nothing here reads files or env.
  */
 import { z } from 'zod'
+import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
 import { DEFAULT_METRICS_ALLOW, isAllowEntry } from './metrics-access'
 
 const MINUTE_MS = 60_000
@@ -87,7 +88,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   storage: z
     .strictObject({
-      driver: z.enum(['memory', 'redis']).default('memory'),
+      /** memory or redis; any other unstorage driver is refused: no atomic operations (storage/drivers.ts) */
+      driver: z.enum(ATOMIC_DRIVERS, { error: (issue) => refusedDriverMessage(String(issue.input)) }).default('memory'),
       url: z.string().optional(),
       /** key namespace; every key is <prefix>:v2:<area>:<key> */
       prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('iam'),

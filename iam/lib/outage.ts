@@ -5,10 +5,11 @@
  * bug) stays a 500, so a real defect is never hidden behind "try again later".
  *
  * Recognised by what the drivers actually throw: socket error codes, PostgreSQL SQLSTATEs of the
- * connection classes, pg/pg-pool's own connection messages and ioredis's connection errors. The
- * cause chain (h3 wraps what a handler throws) and AggregateError members (a host name that
- * resolves to several addresses) are followed.
+ * connection classes, pg/pg-pool's own connection messages and ioredis's connection errors (the
+ * storage layer knows those: storage/redis-errors.ts). The cause chain (h3 wraps what a handler
+ * throws) and AggregateError members (a host name that resolves to several addresses) are followed.
  */
+import { isRedisConnectionError } from './storage/redis-errors'
 
 /** Socket-level failures: the peer is gone, refused, unreachable or silent. */
 const SOCKET_CODES = new Set([
@@ -29,24 +30,17 @@ const SOCKET_CODES = new Set([
  */
 const PG_UNAVAILABLE = /^(08...|53300|57P01|57P02|57P03)$/
 
-/** pg, pg-pool and ioredis messages for a lost or unobtainable connection (they carry no code). */
+/** pg and pg-pool messages for a lost or unobtainable connection (they carry no code). */
 const DRIVER_MESSAGES = [
   /^Connection terminated/, // pg: the server or the network closed the connection (also on connect timeout)
   /^timeout exceeded when trying to connect$/, // pg-pool: connectionTimeoutMillis passed
   /^Client has encountered a connection error and is not queryable$/, // pg
   /^Cannot use a pool after calling end on the pool$/, // pg-pool during shutdown
-  /^Stream isn't writeable and enableOfflineQueue options is false$/, // ioredis, disconnected
-  /^Connection is closed\.$/, // ioredis
-  /^Command timed out$/, // ioredis commandTimeout
-  /^LOADING /, // Redis still loading its dataset
 ]
-
-/** ioredis error classes whose only meaning is a connection problem. */
-const DRIVER_ERROR_NAMES = new Set(['MaxRetriesPerRequestError'])
 
 function isOutageItself(error: Error & { code?: unknown }): boolean {
   if (typeof error.code === 'string' && (SOCKET_CODES.has(error.code) || PG_UNAVAILABLE.test(error.code))) return true
-  if (DRIVER_ERROR_NAMES.has(error.name)) return true
+  if (isRedisConnectionError(error)) return true
   return DRIVER_MESSAGES.some((pattern) => pattern.test(error.message))
 }
 

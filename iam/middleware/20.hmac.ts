@@ -33,6 +33,7 @@ import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId } from '../http/request'
 import { findRouteRule, routePath } from '../lib/route-rules'
+import { storeKey } from '../lib/storage/keys'
 
 export type HmacFailure =
   | 'Missing HMAC headers'
@@ -99,7 +100,7 @@ export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true } 
     expected = computeSignature(signed)
   }
   if (!signaturesMatch(expected, signature.toLowerCase())) return { ok: false, reason: 'Invalid signature' }
-  const fresh = await input.claimNonce(`hmac:nonce:${clientId}:${requestId}`, 2 * input.settings.maxClockSkew)
+  const fresh = await input.claimNonce(storeKey('hmac:nonce', clientId, requestId), 2 * input.settings.maxClockSkew)
   return fresh ? { ok: true } : { ok: false, reason: 'Replayed request' }
 }
 

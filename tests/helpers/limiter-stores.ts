@@ -3,6 +3,7 @@
  * Redis store (REDIS_URL) under a unique prefix that `dropStore` removes again.
  */
 import { randomBytes } from 'node:crypto'
+import type Redis from 'ioredis'
 import { afterEach } from 'vitest'
 import { createStore, type SharedStore } from '../../iam/lib/store'
 
@@ -36,30 +37,37 @@ export function redisClockedStore(): ClockedStore {
   return { store: redisStore(undefined, now), advance: (ms) => void (offset += ms), now }
 }
 
-/** Every key the store holds under its prefix, with its remaining life in ms (Infinity = no TTL). */
+/** The ioredis client under a Redis store's unstorage mount (tests reach past the store to check Redis itself). */
+export function redisClientOf(store: SharedStore): Redis {
+  const client = store.storage.getMount('').driver.getInstance?.() as Redis | undefined
+  if (store.kind !== 'redis' || !client) throw new Error('not a Redis store')
+  return client
+}
+
+/**
+ * Every key the store holds under its prefix, with its remaining life in ms: by the store's clock
+ * on the memory driver, Redis's own PTTL on Redis (Infinity = no TTL there).
+ */
 export async function keysWithTtl(store: SharedStore): Promise<Array<{ key: string; ttlMs: number }>> {
-  if (store.memory) {
-    const map = store.memory
-    return map.keys().map((key) => ({ key, ttlMs: map.ttl(key) ?? 0 }))
+  const prefix = store.fullKey('')
+  const keys = (await store.storage.getKeys()).filter((key) => key.startsWith(prefix))
+  if (store.kind === 'memory') {
+    const ttls = await Promise.all(keys.map((key) => store.ttl(key.slice(prefix.length))))
+    return keys.map((key, i) => ({ key, ttlMs: ttls[i] ?? 0 })).filter((k) => k.ttlMs > 0)
   }
-  const redis = store.redis!
-  const keys: string[] = []
-  let cursor = '0'
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${store.fullKey('')}*`, 'COUNT', 500)
-    cursor = next
-    keys.push(...batch)
-  } while (cursor !== '0')
+  const redis = redisClientOf(store)
   const ttls = await Promise.all(keys.map((key) => redis.pttl(key)))
   return keys.map((key, i) => ({ key, ttlMs: ttls[i] === -1 ? Number.POSITIVE_INFINITY : ttls[i] }))
 }
 
+/** The remaining life (store clock) of a key given in full, as limiters' keysOf answers them. */
+export function ttlOfFullKey(store: SharedStore, fullKey: string): Promise<number | null> {
+  return store.ttl(fullKey.slice(store.fullKey('').length))
+}
+
 /** Deletes everything under the store's prefix and closes it. */
 export async function dropStore(store: SharedStore): Promise<void> {
-  if (store.redis) {
-    const keys = (await keysWithTtl(store)).map((k) => k.key)
-    if (keys.length) await store.redis.del(...keys)
-  }
+  if (store.kind === 'redis') await store.atomic.deleteAll((await keysWithTtl(store)).map((k) => k.key))
   await store.close()
 }
 

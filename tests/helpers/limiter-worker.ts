@@ -14,7 +14,7 @@ const limiter = createRateLimiter(store, 'processes', { points: 50, duration: 60
   permanentAfter: Number(permanentAfter),
 })
 
-await store.redis!.ping()
+await store.ping()
 process.stdout.write('ready\n')
 const lines = createInterface({ input: process.stdin })
 for await (const line of lines) {

@@ -52,3 +52,20 @@ describe('feature boundaries', () => {
     expect(found).toEqual([])
   })
 })
+
+describe('storage boundary', () => {
+  it('no IAM file outside iam/lib/storage imports ioredis (the limiters, nonces and anomalies reach Redis only through the store)', () => {
+    const STORAGE = join(ROOT, 'iam/lib/storage')
+    const importsIoredis = /\bfrom\s+['"]ioredis['"]|\bimport\(\s*['"]ioredis['"]\s*\)|\brequire\(\s*['"]ioredis['"]\s*\)/
+    // the sources only: not the build outputs (.output*, .nitro*) beside them
+    const iamSources = readdirSync(join(ROOT, 'iam'), { withFileTypes: true })
+      .filter((entry) => !entry.name.startsWith('.'))
+      .flatMap((entry) => (entry.isDirectory() ? sourcesUnder(join(ROOT, 'iam', entry.name)) : entry.name.endsWith('.ts') ? [join(ROOT, 'iam', entry.name)] : []))
+    const found = iamSources
+      .filter((path) => !path.startsWith(`${STORAGE}/`))
+      .filter((path) => importsIoredis.test(withoutComments(readFileSync(path, 'utf8'))))
+      .map((path) => relative(ROOT, path))
+    expect(found).toEqual([])
+    expect(importsIoredis.test(readFileSync(join(STORAGE, 'atomic-redis.ts'), 'utf8'))).toBe(true)
+  })
+})

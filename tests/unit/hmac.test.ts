@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { computeSignature, sha256Hex, signaturesMatch, signRequest, signRequestV2, stringToSign, stringToSignV2 } from '../../iam/client/hmac'
 import { verifyHmacRequest, type HmacInput } from '../../iam/middleware/20.hmac'
+import { storeKey } from '../../iam/lib/store'
 
 const settings = { clientId: 'gateway', sharedSecret: 's'.repeat(40), maxClockSkew: 300_000 }
 const NOW = 1_800_000_000_000
@@ -51,7 +52,8 @@ describe('verifyHmacRequest', () => {
   it('accepts a correctly signed request once and records its nonce', async () => {
     const seen = new Set<string>()
     expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: true })
-    expect([...seen]).toEqual(['hmac:nonce:gateway:req-1'])
+    // the nonce is keyed by client id and request id, each encoded (a request id may hold `:`, `/`, `?`)
+    expect([...seen]).toEqual([storeKey('hmac:nonce', 'gateway', 'req-1')])
     expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: false, reason: 'Replayed request' })
   })
   it('requires all four headers', async () => {

@@ -2,7 +2,7 @@
 // same windows and blocks are key expiries, checked in rate-limiter.test.ts through PTTL.
 import { describe, expect, it } from 'vitest'
 import { createRateLimiter, PERMANENT_BLOCK_MS, retrySeconds } from '../../iam/features/rate-limits/limiter'
-import { memoryStore } from '../helpers/limiter-stores'
+import { memoryStore, ttlOfFullKey } from '../helpers/limiter-stores'
 
 describe('rate limiter over time (memory clock)', () => {
   it('answers the exact remaining window as retry and allows again when the window ends', async () => {
@@ -25,7 +25,7 @@ describe('rate limiter over time (memory clock)', () => {
     await limiter.consume('ip')
     advance(10_000)
     await limiter.consume('ip')
-    expect(store.memory!.ttl(limiter.keysOf('ip').windows[0])).toBe(50_000)
+    expect(await ttlOfFullKey(store, limiter.keysOf('ip').windows[0])).toBe(50_000)
   })
 
   it('blocks for exactly blockDuration, counting down', async () => {
@@ -49,7 +49,7 @@ describe('rate limiter over time (memory clock)', () => {
     await limiter.consume('ip')
     await limiter.consume('ip')
     expect(await limiter.isBlocked('ip')).toBe(false)
-    expect(store.memory!.ttl(limiter.keysOf('ip').blocks[0])).toBeNull()
+    expect(await ttlOfFullKey(store, limiter.keysOf('ip').blocks[0])).toBeNull()
   })
 
   it('counts consecutive rejections across an expired block: the 2nd creates the permanent block', async () => {
@@ -94,8 +94,8 @@ describe('rate limiter over time (memory clock)', () => {
     await limiter.consume('ip')
     await limiter.consume('ip')
     const rejections = limiter.keysOf('ip').rejections
-    expect(store.memory!.ttl(rejections)).toBe(21_000)
+    expect(await ttlOfFullKey(store, rejections)).toBe(21_000)
     advance(21_000)
-    expect(store.memory!.ttl(rejections)).toBeNull()
+    expect(await ttlOfFullKey(store, rejections)).toBeNull()
   })
 })

@@ -202,7 +202,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     await limiter.consume(rawToken)
     const keys = (await keysWithTtl(store)).map((k) => k.key)
     expect(keys).toHaveLength(1)
-    expect(keys[0].startsWith(store.fullKey('rl:api.consumption:'))).toBe(true)
+    expect(keys[0].startsWith(`${store.fullKey('')}rl:api.consumption:`)).toBe(true)
     expect(keys[0]).not.toContain(rawToken)
   })
 })

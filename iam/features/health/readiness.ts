@@ -58,10 +58,9 @@ function mailState(ctx: IamContext): Promise<CheckState> {
 }
 
 export async function checkReadiness(ctx: IamContext): Promise<Readiness> {
-  const redis = ctx.store.redis
   const [database, storage, mail] = await Promise.all([
     within(CHECK_TIMEOUT_MS, () => sql`select 1`.execute(ctx.db)),
-    redis ? within(CHECK_TIMEOUT_MS, () => redis.ping()) : Promise.resolve<CheckState>('up'),
+    within(CHECK_TIMEOUT_MS, () => ctx.store.ping()),
     mailState(ctx),
   ])
   const checks = { database, storage, mail }

@@ -1,5 +1,5 @@
 /**
- * The limiter's state model, shared by the memory and Redis back ends so both decide alike.
+ * The limiter's state model; the storage layer's atomic operations (lib/storage/atomic-*.ts) decide on it.
  *
  * Per limiter `name` and caller `key` (h = its hash, see below) the store holds:
  *   rl:<name>:{h}:w<i>  part i's fixed-window counter, TTL = the part's duration (window opens on first use)
@@ -10,26 +10,13 @@
  * A consume is all-or-nothing: if any part rejects, no part spends a point, so a rejected request
  * does not eat the budget of the other parts of a union.
  */
-import { createHash } from 'node:crypto'
+import { hashKeyPart } from '../../lib/storage/keys'
+import type { LimiterKeys, PartMs } from '../../lib/storage/atomic'
 
 /** One limit: `points` per `duration` seconds; going over blocks the key for `blockDuration` seconds (0 = until the window ends). */
 export type LimiterSpec = { points: number; duration: number; blockDuration: number }
 
-/** A consume's outcome. `retryMs`: ms before the next request can be allowed (for a permanent block, its remaining life). */
-export type LimitDecision = { ok: true } | { ok: false; retryMs: number; permanent: boolean }
-
-/** A part in ms, as both back ends use it. */
-export type PartMs = { points: number; durationMs: number; blockMs: number }
-
-export type LimiterKeys = { windows: string[]; blocks: string[]; rejections: string; permanent: string }
-
-export type LimiterPolicy = {
-  /** 0 = never; n = the n-th consecutive rejection creates the permanent block */
-  permanentAfter: number
-  permanentBlockMs: number
-  /** life of the consecutive-rejection counter, refreshed on each rejection */
-  rejectionsTtlMs: number
-}
+export type { LimitDecision, LimiterKeys, LimiterPolicy, PartMs } from '../../lib/storage/atomic'
 
 /**
  * "Permanent" = 365 days. Every key in shared storage has a TTL (DESIGN: state never grows without
@@ -78,7 +65,7 @@ export function rejectionsTtlMs(parts: PartMs[]): number {
  */
 export function limiterKeys(fullKey: (key: string) => string, name: string, key: string, partCount: number): LimiterKeys {
   checkLimiterName(name)
-  const digest = createHash('sha256').update(key).digest('base64url').slice(0, 32)
+  const digest = hashKeyPart(key)
   // {digest} is a Redis Cluster hash tag: every key one script touches lands in the same slot.
   const at = (suffix: string) => fullKey(`rl:${name}:{${digest}}:${suffix}`)
   const indexes = Array.from({ length: partCount }, (_, i) => i)

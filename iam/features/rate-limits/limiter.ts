@@ -8,13 +8,12 @@
  * numeric and creates the permanent block; with `permanentAfter: 2` (operation limiters) the 1st and
  * 2nd are numeric and the 2nd creates it. A success in between starts the count again.
  *
- * Atomic in Redis (one Lua script per consume, limiter-redis.ts) and in memory (synchronous under
- * the store's per-key lock, limiter-memory.ts). State model and key layout: limiter-state.ts.
+ * Atomic on every driver: one consume is one atomic operation of the storage layer (a Lua script on
+ * Redis, one synchronous step on the memory driver's Map; lib/storage/atomic-*.ts). State model and
+ * key layout: limiter-state.ts.
  */
 import type { SharedStore } from '../../lib/store'
 import { emitSignal } from '../../lib/signals'
-import { consumeInMemory, isBlockedInMemory, resetInMemory } from './limiter-memory'
-import { consumeInRedis, isBlockedInRedis, resetInRedis } from './limiter-redis'
 import {
   checkLimiterName,
   limiterKeys,
@@ -66,37 +65,23 @@ export function createRateLimiter(
   }
   if (!(policy.permanentBlockMs > 0)) throw new Error('permanentBlockMs must be > 0')
   const keysOf = (key: string) => limiterKeys(store.fullKey, name, key, partsMs.length)
-  // memory: one lock per limiter key, shared by consume and reset
-  const lockKey = (keys: LimiterKeys) => keys.rejections
   const signalRejection = (decision: LimitDecision): LimitDecision => {
     if (!decision.ok) emitSignal({ kind: 'limiterRejected', limiter: name })
     return decision
   }
-
-  if (store.redis) {
-    const redis = store.redis
-    return {
-      name,
-      keysOf,
-      consume: (key) => consumeInRedis(redis, keysOf(key), partsMs, policy, store.now()).then(signalRejection),
-      reset: (key, resetOpts) => resetInRedis(redis, keysOf(key), resetOpts?.unblock === true),
-      isBlocked: (key) => isBlockedInRedis(redis, keysOf(key), store.now()),
-    }
-  }
-  const map = store.memory
-  if (!map) throw new Error(`store kind ${store.kind} offers neither Redis nor memory entries`)
+  const { atomic } = store
   return {
     name,
     keysOf,
-    consume: (key) => {
-      const keys = keysOf(key)
-      return store.withLock(lockKey(keys), () => consumeInMemory(map, keys, partsMs, policy)).then(signalRejection)
-    },
+    consume: (key) => atomic.consumeLimit(keysOf(key), partsMs, policy, store.now()).then(signalRejection),
     reset: (key, resetOpts) => {
       const keys = keysOf(key)
-      return store.withLock(lockKey(keys), () => resetInMemory(map, keys, resetOpts?.unblock === true))
+      return atomic.deleteAll([...keys.windows, ...keys.blocks, keys.rejections, ...(resetOpts?.unblock ? [keys.permanent] : [])])
     },
-    isBlocked: async (key) => isBlockedInMemory(map, keysOf(key)),
+    isBlocked: (key) => {
+      const keys = keysOf(key)
+      return atomic.anyAlive([keys.permanent, ...keys.blocks], store.now())
+    },
   }
 }
 
