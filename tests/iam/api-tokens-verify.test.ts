@@ -116,3 +116,27 @@ describe('GET /api/public/verify', () => {
     expect(meta).toMatchObject({ ok: true, data: { tokenMeta: { usageCount: 1000 } } })
   }, 120_000)
 })
+
+describe.skipIf(!process.env.DATABASE_URL)('counted verification across instances (PostgreSQL)', () => {
+  let second: IamServer
+  beforeAll(async () => {
+    second = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } }, env: CLOCK_ENV, share: iam.share })
+  }, 300_000)
+  afterAll(() => second?.stop())
+
+  it('counts exactly when two instances verify one token at once: every answer carries its own count, 1 to n', async () => {
+    const token = await newToken(iam, user)
+    const n = 600
+    const answers = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const res = await verify(i % 2 ? second : iam, token.rawApiKey, 'full')
+        return { status: res.status, count: ((await res.json()) as { data?: { usageCount?: number } }).data?.usageCount }
+      }),
+    )
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(n)
+    const counts = answers.map((a) => a.count).sort((a, b) => a! - b!)
+    expect(counts).toEqual(Array.from({ length: n }, (_, i) => i + 1))
+    const meta = await jsonOf(await manage(second, user, 'metadata', refOf(token)))
+    expect(meta).toMatchObject({ ok: true, data: { tokenMeta: { usageCount: n } } })
+  }, 120_000)
+})
