@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, setCookieLine, signupUser, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { untilMailTo } from '../helpers/outbox'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
 
 let iam: IamServer
 let device: Client
@@ -21,6 +23,22 @@ describe('POST /login', () => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ ok: true, date: expect.any(String), accessToken: expect.any(String), accessIat: expect.any(Number), expiresInMs: 900_000 })
     expect(setCookieLine(res, 'session')).toMatch(/HttpOnly.*Secure.*SameSite=Strict|SameSite=Strict/i)
+  })
+
+  it('costs one read (the account and its second factor) and one write (the session with its audit row), no transaction', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.30' })
+    // the signup's verification mail is written after its answer: counting starts once it is out
+    await untilMailTo(iam.dataDir, user.email)
+    const before = await scrapeMetrics(iam.url)
+    const res = await post({ email: user.email, password: STRONG_PASSWORD }, client)
+    expect(res.status).toBe(200)
+    const after = await scrapeMetrics(iam.url)
+    const statements = (kind: string) => moved(before, after, 'iam_db_statements_total', { kind })
+    expect(statements('transaction')).toBe(0)
+    expect(statements('read')).toBe(1)
+    // the other write, when there is one, is the device's (the canary's visitor row)
+    expect(statements('write')).toBeLessThanOrEqual(2)
+    expect(moved(before, after, 'iam_security_events_total', { type: 'login_succeeded' })).toBe(1)
   })
 
   it('answers the same 401 body for a wrong password and for an unknown address', async () => {

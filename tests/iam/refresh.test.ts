@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyRefresh, authedGet, call, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
+import { untilMailTo } from '../helpers/outbox'
 
 let iam: IamServer
 beforeAll(async () => {
@@ -38,6 +40,23 @@ describe('POST /auth/user/refresh-session', () => {
     // that single member is the live one: it rotates normally
     const member = { ...s, refreshToken: [...cookies][0]!, accessToken: [...tokens][0] as string }
     expect((await refresh(iam, member)).status).toBe(201)
+  })
+
+  it('a rotation is one transaction holding one statement: BEGIN, the rotation, COMMIT', async () => {
+    let s = await signupUser(iam, { client: { ip: '203.0.113.34' } })
+    // the signup's verification mail is issued after its answer (a transaction of its own): counted
+    // from when it is in the outbox, the statements below are the rotations' alone
+    await untilMailTo(iam.dataDir, s.email)
+    const rotations = 5
+    const before = await scrapeMetrics(iam.url)
+    for (let i = 0; i < rotations; i++) s = await applyRefresh(s, await refresh(iam, s))
+    const after = await scrapeMetrics(iam.url)
+    const statements = (kind: string) => moved(before, after, 'iam_db_statements_total', { kind })
+    expect(statements('transaction')).toBe(2 * rotations)
+    // inside it one write (spend the old token, read the claims, insert and link the new one); the
+    // rest of the request is the session guard's: the device upsert and the last-seen touch
+    expect(statements('write')).toBeLessThanOrEqual(3 * rotations)
+    expect((await authedGet(iam, s)).status).toBe(200)
   })
 
   it('answers 401 Refresh token missing without the session cookie', async () => {

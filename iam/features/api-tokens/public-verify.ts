@@ -71,7 +71,9 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
   const verifyFacts: ConsumptionFacts | undefined = ip ? { ip, on: 'verify' } : undefined
   const ipFacts: ConsumptionFacts | undefined = ip ? { ip } : undefined
   const tokenFacts: ConsumptionFacts | undefined = key ? { token: key } : undefined
-  for (const facts of [verifyFacts, ipFacts, tokenFacts]) if (facts && (await consumption.isBlocked(facts))) return limited(PERMANENT)
+  // three independent reads: asked at once (one round trip's wait on Redis instead of three)
+  const blocked = await Promise.all([verifyFacts, ipFacts, tokenFacts].map((facts) => !!facts && consumption.isBlocked(facts)))
+  if (blocked.includes(true)) return limited(PERMANENT)
 
   /** Spends one point on each key; the first rejection wins, else the failure stands. */
   const failWithSpend = async (code: 'no_api_key' | 'bad_request' | 'invalid_host' | 'invalid_key' | 'server_error', ...spent: Array<ConsumptionFacts | undefined>): Promise<VerifyOutcome> => {

@@ -5,7 +5,7 @@
  * token or link goes into `details`.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database } from '../../db/schema'
+import type { Database, NewSecurityEvent } from '../../db/schema'
 import { emitSignal } from '../../lib/signals'
 
 export type SecurityEventType =
@@ -50,20 +50,25 @@ export interface SecurityEventInput {
   at: Date
 }
 
+/** The row of an event (also inserted as part of another statement: sessions-repo.insertSessionAtOnce). */
+export function securityEventRow(event: SecurityEventInput): NewSecurityEvent {
+  return {
+    type: event.type,
+    user_id: event.userId,
+    visitor_id: event.visitorRowId,
+    ip_address: event.ipAddress,
+    details: JSON.stringify(event.details ?? {}),
+    created_at: event.at,
+  }
+}
+
+/** Counts a written event for iam_security_events_total. */
+export const countSecurityEvent = (event: SecurityEventInput): void => emitSignal({ kind: 'securityEvent', type: event.type })
+
 export async function recordSecurityEvent(db: Kysely<Database> | Transaction<Database>, event: SecurityEventInput): Promise<void> {
-  await db
-    .insertInto('security_events')
-    .values({
-      type: event.type,
-      user_id: event.userId,
-      visitor_id: event.visitorRowId,
-      ip_address: event.ipAddress,
-      details: JSON.stringify(event.details ?? {}),
-      created_at: event.at,
-    })
-    .execute()
+  await db.insertInto('security_events').values(securityEventRow(event)).execute()
   // counted once written (inside a transaction that later rolls back it would be counted anyway: rare, and harmless for a rate)
-  emitSignal({ kind: 'securityEvent', type: event.type })
+  countSecurityEvent(event)
 }
 
 /** An action a signed-in user took from `actor`'s device and address. */

@@ -10,8 +10,8 @@
 import type { IamContext } from '../../context'
 import { hashRefreshToken, newRefreshToken, openForToken, sealForToken } from './refresh-token'
 import { getKeyRing } from '../tokens/token-service'
-import { completePair, familyClaims, refreshExpiry, revokeFamily, type TokenPair } from './session-service'
-import { findTokenStatus, insertRefreshToken, linkReplacement, markRotated } from './sessions-repo'
+import { completePair, revokeFamily, type TokenPair } from './session-service'
+import { findTokenStatus, rotateInOneStatement } from './sessions-repo'
 
 /** Why a rotation fails: a replayed token, a dead one, or another rotation of the family holding the lock. */
 export type RotateFailureCode = 'reused' | 'invalid' | 'busy'
@@ -52,29 +52,31 @@ async function waitForGrace(ctx: IamContext, raw: string, hash: string, canaryId
 }
 
 /**
- * The winner's work, in one transaction: rotate, sign, publish the pair for the grace window. The
- * pair is published before the commit, so a store that fails rolls the rotation back (the client
- * keeps a working token and may retry) instead of leaving a rotated token whose successor nobody
- * received. A pair whose commit failed stays in the store but is never handed out (readGrace).
+ * The winner's work, in one transaction of three statements (BEGIN, the rotation, COMMIT): rotate,
+ * sign, publish the pair for the grace window. The pair is published before the commit, so a store
+ * that fails rolls the rotation back (the client keeps a working token and may retry) instead of
+ * leaving a rotated token whose successor nobody received. A pair whose commit failed stays in the
+ * store but is never handed out (readGrace).
  */
 async function rotateOnce(ctx: IamContext, raw: string, hash: string, canaryId: string): Promise<TokenPair | 'not-active' | 'invalid'> {
   const now = ctx.now()
   const cfg = ctx.config.jwt.refresh_tokens
   // read before the transaction: a key ring (re)load must not wait for the connection it holds
   const ring = await getKeyRing(ctx)
+  const refreshToken = newRefreshToken()
   return ctx.db.transaction().execute(async (trx) => {
-    const old = await markRotated(trx, hash, new Date(now))
-    if (!old) return 'not-active' as const
-    const family = await familyClaims(trx, old.family_id)
-    if (!family || family.revokedAt || family.createdAt.getTime() + cfg.MAX_SESSION_LIFE <= now || old.expires_at.getTime() <= now) {
-      return 'invalid' as const
-    }
-    const refreshToken = newRefreshToken()
-    const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.createdAt.getTime(), now)
-    const newId = await insertRefreshToken(trx, { familyId: old.family_id, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
-    await linkReplacement(trx, old.id, newId)
-    const session = { familyId: old.family_id, refreshToken, refreshExpiresAt }
-    const pair = await completePair(ctx, session, { userId: family.userId, roles: family.roles, visitor: family.visitor }, ring)
+    const rotated = await rotateInOneStatement(trx, {
+      hash,
+      newHash: hashRefreshToken(refreshToken),
+      now: new Date(now),
+      refreshTtlMs: cfg.refresh_ttl,
+      rememberTtlMs: cfg.rememberMe_ttl,
+      maxSessionLifeMs: cfg.MAX_SESSION_LIFE,
+    })
+    if (!rotated) return 'not-active' as const
+    if (rotated.replacedBy === null) return 'invalid' as const
+    const session = { familyId: rotated.familyId, refreshToken, refreshExpiresAt: new Date(rotated.newExpiresAt).getTime() }
+    const pair = await completePair(ctx, session, { userId: rotated.userId, roles: rotated.roles, visitor: rotated.visitor }, ring)
     if (cfg.reuseGraceMs > 0) {
       await ctx.store.set(graceKey(hash), { canary: canaryId, sealed: sealForToken(raw, pair) } satisfies GraceEntry, cfg.reuseGraceMs)
     }

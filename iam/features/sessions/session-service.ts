@@ -10,7 +10,8 @@ import type { Database, Visitor } from '../../db/schema'
 import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
-import { bindFamily, insertFamily, insertRefreshToken, revokeFamilies } from './sessions-repo'
+import { countSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
+import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, revokeFamilies } from './sessions-repo'
 
 /** What a successful signup/login/refresh/MFA hands to the client. */
 export interface TokenPair {
@@ -46,15 +47,25 @@ export interface OpenedSession {
   refreshExpiresAt: number
 }
 
-/** Inserts a family and its first refresh token (inside `trx`). */
-export async function openSession(ctx: IamContext, trx: Transaction<Database>, input: OpenSessionInput): Promise<OpenedSession> {
+/** The rows of a new session: a family and its first refresh token. */
+function newSessionRows(ctx: IamContext, input: OpenSessionInput) {
   const now = ctx.now()
   const familyId = randomUUID()
   const refreshToken = newRefreshToken()
   const refreshExpiresAt = refreshExpiry(ctx.config.jwt.refresh_tokens, input.remember, now, now)
-  await insertFamily(trx, { id: familyId, ...input, now: new Date(now) })
-  await insertRefreshToken(trx, { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
-  return { familyId, refreshToken, refreshExpiresAt }
+  return {
+    family: { id: familyId, ...input, now: new Date(now) },
+    token: { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) },
+    opened: { familyId, refreshToken, refreshExpiresAt } satisfies OpenedSession,
+  }
+}
+
+/** Inserts a family and its first refresh token (inside `trx`). */
+export async function openSession(ctx: IamContext, trx: Transaction<Database>, input: OpenSessionInput): Promise<OpenedSession> {
+  const rows = newSessionRows(ctx, input)
+  await insertFamily(trx, rows.family)
+  await insertRefreshToken(trx, rows.token)
+  return rows.opened
 }
 
 /** Signs the access token that goes with an opened/rotated refresh token. */
@@ -75,13 +86,23 @@ export async function completePair(
   }
 }
 
-/** Opens a session in its own transaction and signs its access token. */
+/** The audit row of a sign-in, given the new session's id (written by the same statement). */
+export type SignInAudit = (familyId: string) => SecurityEventInput
+
+/**
+ * Opens a session in one statement (with its sign-in's audit row, when given) and signs its
+ * access token.
+ */
 export async function createSession(
   ctx: IamContext,
   input: OpenSessionInput & { roles: string[]; visitor: string },
+  audit?: SignInAudit,
 ): Promise<TokenPair> {
-  const session = await ctx.db.transaction().execute((trx) => openSession(ctx, trx, input))
-  return completePair(ctx, session, { userId: input.userId, roles: input.roles, visitor: input.visitor })
+  const rows = newSessionRows(ctx, input)
+  const event = audit?.(rows.opened.familyId)
+  await insertSessionAtOnce(ctx.db, rows.family, rows.token, event && securityEventRow(event))
+  if (event) countSecurityEvent(event)
+  return completePair(ctx, rows.opened, { userId: input.userId, roles: input.roles, visitor: input.visitor })
 }
 
 /** The device a sign-in comes from: the device row, the network and the fingerprint copy. */
@@ -97,6 +118,7 @@ export async function createSignInSession(
   user: { id: number; roles: string[] },
   device: SignInDeviceFacts,
   remember: boolean,
+  audit?: SignInAudit,
 ): Promise<TokenPair> {
   return createSession(ctx, {
     userId: user.id,
@@ -106,7 +128,7 @@ export async function createSignInSession(
     remember,
     roles: user.roles,
     visitor: device.visitor.visitor_id,
-  })
+  }, audit)
 }
 
 /** Loads what an access token needs for a family: the user's roles and the bound device's public id. */

@@ -2,36 +2,68 @@
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, RefreshToken, RefreshTokenStatus, SessionFamily } from '../../db/schema'
+import type { Database, NewSecurityEvent, RefreshToken, RefreshTokenStatus, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export async function insertFamily(
-  db: Db,
-  family: { id: string; userId: number; visitorRowId: number; remember: boolean; ipAddress: string; fingerprint: Record<string, unknown> | null; now: Date },
-): Promise<void> {
-  await db
-    .insertInto('session_families')
-    .values({
-      id: family.id,
-      user_id: family.userId,
-      visitor_id: family.visitorRowId,
-      remember: family.remember,
-      ip_address: family.ipAddress,
-      fingerprint: family.fingerprint ? JSON.stringify(family.fingerprint) : null,
-      created_at: family.now,
-      last_seen: family.now,
-    })
-    .execute()
+export interface NewFamily {
+  id: string
+  userId: number
+  visitorRowId: number
+  remember: boolean
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+  now: Date
 }
 
-export async function insertRefreshToken(db: Db, token: { familyId: string; hash: string; expiresAt: Date; now: Date }): Promise<number> {
-  const row = await db
-    .insertInto('refresh_tokens')
-    .values({ family_id: token.familyId, token_hash: token.hash, status: 'active', created_at: token.now, expires_at: token.expiresAt })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+export interface NewRefreshToken {
+  familyId: string
+  hash: string
+  expiresAt: Date
+  now: Date
+}
+
+const familyRow = (family: NewFamily) => ({
+  id: family.id,
+  user_id: family.userId,
+  visitor_id: family.visitorRowId,
+  remember: family.remember,
+  ip_address: family.ipAddress,
+  fingerprint: family.fingerprint ? JSON.stringify(family.fingerprint) : null,
+  created_at: family.now,
+  last_seen: family.now,
+})
+
+const tokenRow = (token: NewRefreshToken) => ({
+  family_id: token.familyId,
+  token_hash: token.hash,
+  status: 'active' as const,
+  created_at: token.now,
+  expires_at: token.expiresAt,
+})
+
+export async function insertFamily(db: Db, family: NewFamily): Promise<void> {
+  await db.insertInto('session_families').values(familyRow(family)).execute()
+}
+
+export async function insertRefreshToken(db: Db, token: NewRefreshToken): Promise<number> {
+  const row = await db.insertInto('refresh_tokens').values(tokenRow(token)).returning('id').executeTakeFirstOrThrow()
   return row.id
+}
+
+/**
+ * A family, its first token and (optionally) the sign-in's audit row in ONE statement: one round
+ * trip and no BEGIN/COMMIT on the login path. A statement is atomic on its own, and the token's
+ * foreign key to the family is checked at the statement's end, when both rows exist.
+ */
+export async function insertSessionAtOnce(db: Db, family: NewFamily, token: NewRefreshToken, event?: NewSecurityEvent): Promise<void> {
+  const withFamily = db.with('family', (q) => q.insertInto('session_families').values(familyRow(family)).returning('id'))
+  if (!event) return void (await withFamily.insertInto('refresh_tokens').values(tokenRow(token)).execute())
+  await withFamily
+    .with('event', (q) => q.insertInto('security_events').values(event).returning('id'))
+    .insertInto('refresh_tokens')
+    .values(tokenRow(token))
+    .execute()
 }
 
 export interface SessionState {
@@ -53,20 +85,6 @@ export async function findTokenStatus(db: Db, hash: string): Promise<RefreshToke
   return row?.status ?? null
 }
 
-/**
- * Marks the active token as rotated in one conditional statement: under concurrency exactly one
- * caller gets the row back (Postgres re-checks `status = 'active'` after the row lock is released).
- */
-export function markRotated(db: Db, hash: string, now: Date) {
-  return db
-    .updateTable('refresh_tokens')
-    .set({ status: 'rotated', used_at: now })
-    .where('token_hash', '=', hash)
-    .where('status', '=', 'active')
-    .returning(['id', 'family_id', 'expires_at'])
-    .executeTakeFirst()
-}
-
 /** Retires whatever token of the family is active (MFA re-issue), returning nothing. */
 export async function rotateActiveOfFamily(db: Db, familyId: string, now: Date): Promise<void> {
   await db
@@ -77,8 +95,66 @@ export async function rotateActiveOfFamily(db: Db, familyId: string, now: Date):
     .execute()
 }
 
-export async function linkReplacement(db: Db, oldId: number, newId: number): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ replaced_by: newId }).where('id', '=', oldId).execute()
+/** What a rotation reads and writes: the replacement's hash, the clock and the lifetimes that bound it. */
+export interface RotationInput {
+  hash: string
+  newHash: string
+  now: Date
+  refreshTtlMs: number
+  rememberTtlMs: number
+  maxSessionLifeMs: number
+}
+
+/**
+ * The rotated token's claims (what its access token needs) and, when the family could live on,
+ * the replacement's expiry; `replacedBy` is null when the family is revoked, too old or the token
+ * expired (the old token is still spent: 'invalid').
+ */
+export interface RotatedRow {
+  familyId: string
+  replacedBy: number | null
+  userId: number
+  roles: string[]
+  visitor: string
+  newExpiresAt: Date
+}
+
+const ms = (value: number) => sql`(${value}::bigint * interval '1 millisecond')`
+
+/**
+ * A whole rotation in ONE statement (a round trip, not four): spends the active token
+ * (`status = 'active'` re-checked after the row lock: one winner under concurrency), reads the
+ * family's claims, inserts the replacement under the id the old row links to, and only when the
+ * family is live and the old token unexpired. The replacement expires at the remember/normal TTL,
+ * never past MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL).
+ * Undefined when the token is not active (rotated, revoked or unknown).
+ */
+export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
+  const now = input.now
+  const { rows } = await sql<RotatedRow>`
+    with next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
+    old as (
+      update refresh_tokens set status = 'rotated', used_at = ${now},
+        replaced_by = case
+          when f.revoked_at is null and f.created_at + ${ms(input.maxSessionLifeMs)} > ${now} and refresh_tokens.expires_at > ${now}
+          then (select id from next_id) end
+      from session_families f
+        join users u on u.id = f.user_id
+        join visitors v on v.id = f.visitor_id
+      where refresh_tokens.token_hash = ${input.hash} and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
+      returning refresh_tokens.family_id, refresh_tokens.replaced_by, f.user_id, u.roles, v.visitor_id,
+        least(${now}::timestamptz + case when f.remember then ${ms(input.rememberTtlMs)} else ${ms(input.refreshTtlMs)} end,
+              f.created_at + ${ms(input.maxSessionLifeMs)}) as new_expires_at
+    ),
+    -- a data-modifying WITH runs to completion whether or not the final SELECT reads it
+    inserted as (
+      insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
+      select replaced_by, family_id, ${input.newHash}, 'active', ${now}, new_expires_at from old where replaced_by is not null
+    )
+    select family_id as "familyId", replaced_by as "replacedBy", user_id as "userId", roles, visitor_id as visitor,
+      new_expires_at as "newExpiresAt"
+    from old`.execute(db)
+  return rows[0]
 }
 
 /** Revokes families and their tokens. `where` picks the families. */

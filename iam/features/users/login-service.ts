@@ -18,12 +18,11 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
-import { recordSecurityEvent } from '../security-events/repository'
+import { recordSecurityEvent, type SecurityEventInput } from '../security-events/repository'
 import { createSignInSession, type TokenPair } from '../sessions/session-service'
-import { hasSecondFactor } from '../second-factor/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
-import { findUserByEmail, replacePasswordHash } from './users-repo'
+import { findUserForLogin, replacePasswordHash } from './users-repo'
 
 export interface LoginInput {
   email: string
@@ -49,7 +48,7 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   const admitted = await admitLoginAttempt(ctx, attempt)
   if (!admitted.ok) return { ok: false, code: 'throttled', retryMs: admitted.retryMs }
   const hasher = getPasswordHasher(ctx)
-  const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
+  const user = await findUserForLogin(ctx.db, normalizeEmail(input.email))
   if (!user || !user.password_hash) {
     await hasher.verifyDummy(input.password)
     ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: false })
@@ -58,8 +57,15 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   const verified = await hasher.verify(user.password_hash, input.password)
   ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: true })
   const now = ctx.now()
-  const audit = (type: 'login_succeeded' | 'login_failed', details: Record<string, unknown>) =>
-    recordSecurityEvent(ctx.db, { type, userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress, details, at: new Date(now) })
+  const auditEvent = (type: 'login_succeeded' | 'login_failed', details: Record<string, unknown>): SecurityEventInput => ({
+    type,
+    userId: user.id,
+    visitorRowId: input.visitor.id,
+    ipAddress: input.ipAddress,
+    details,
+    at: new Date(now),
+  })
+  const audit = (type: 'login_succeeded' | 'login_failed', details: Record<string, unknown>) => recordSecurityEvent(ctx.db, auditEvent(type, details))
   if (!verified.ok) {
     // off the request path: an unknown address writes nothing, so a write here would be a timing tell
     void audit('login_failed', { method: 'password', reason: 'invalid_credentials' }).catch((error: Error) =>
@@ -75,12 +81,15 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   if (verified.needsRehash) {
     await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))
   }
-  // asked only after the password was right: nothing before it differs for accounts with a second factor
-  if (await hasSecondFactor(ctx.db, user.id)) {
+  // acted on only after the password was right: nothing before it differs for accounts with a second factor
+  if (user.has_second_factor) {
     return { ok: true, secondFactor: await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember }), userId: user.id }
   }
-  const pair = await createSignInSession(ctx, user, input, input.remember)
-  await forgiveLoginAttempts(ctx, attempt)
-  await audit('login_succeeded', { method: 'password', sessionId: pair.familyId })
+  // the session and its audit row are one statement; forgiving the address's failures (the store)
+  // runs beside it rather than after it
+  const [pair] = await Promise.all([
+    createSignInSession(ctx, user, input, input.remember, (sessionId) => auditEvent('login_succeeded', { method: 'password', sessionId })),
+    forgiveLoginAttempts(ctx, attempt),
+  ])
   return { ok: true, pair, userId: user.id }
 }

@@ -16,6 +16,24 @@ export function findUserByEmail(db: Db, email: string): Promise<User | undefined
   return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst()
 }
 
+/**
+ * The login's one read: the account behind an address and whether it has an enabled second factor
+ * (read with the lookup, so every attempt costs the same single statement; used only after the
+ * password was right).
+ */
+export function findUserForLogin(db: Db, email: string) {
+  return db
+    .selectFrom('users')
+    .selectAll('users')
+    .select((eb) =>
+      eb
+        .exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'users.id').where('totp_factors.enabled_at', 'is not', null))
+        .as('has_second_factor'),
+    )
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst()
+}
+
 export function findUserById(db: Db, id: number): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
 }
