@@ -8,11 +8,13 @@ import { getRequestHeader, setResponseStatus, type H3Event } from 'h3'
 import type { JWTPayload } from 'jose'
 import type { z } from 'zod'
 import { useIam, type IamContext } from '../context'
-import type { Visitor } from '../db/schema'
-import { getActiveAnomaly } from '../features/anomalies/anomaly-store'
-import { guardSession, type GuardResult } from '../features/anomalies/anomaly-service'
-import { banVisitor, fingerPrintOf, isCanaryId, recordVisit } from '../features/devices/devices-service'
+import type { User, Visitor } from '../db/schema'
+import { getActiveAnomaly, type ActiveAnomaly } from '../features/anomalies/anomaly-store'
+import { judgeSession, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
+import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite } from '../features/devices/devices-service'
 import type { FingerPrint } from '../features/devices/fingerprint'
+import { findAuthState, type AuthState } from '../features/sessions/auth-state-repo'
+import { hashRefreshToken, isRefreshTokenShape } from '../features/sessions/refresh-token'
 import type { TokenPair } from '../features/sessions/session-service'
 import { checkAccessToken } from '../features/tokens/token-service'
 import { containsXss } from '../lib/xss'
@@ -43,6 +45,8 @@ declare module 'h3' {
     visitor?: Visitor
     /** spec req.user (protectRoute) */
     user?: RequestUser
+    /** the account of req.user, read by full authentication in the same statement as the session */
+    account?: User
   }
 }
 
@@ -127,14 +131,18 @@ export async function rejectXss(event: H3Event, value: unknown): Promise<void> {
   httpFail(403, { banned: true })
 }
 
+/** 202 MFA pending or 401 re-login for a cached anomaly (spec Authentication 4). */
+function failActiveAnomaly(anomaly: ActiveAnomaly): never {
+  if (anomaly.action === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
+  return httpFail(401, { error: RELOGIN_ERROR, message: anomaly.type })
+}
+
 /** Spec Authentication 4: a cached anomaly of this session short-circuits the request. */
 export async function checkForActiveMfa(event: H3Event): Promise<void> {
   const cookie = getSessionCookie(event)
   if (!cookie) return
   const anomaly = await getActiveAnomaly(useIam().store, cookie)
-  if (!anomaly) return
-  if (anomaly.action === 'mfa') httpFail(202, { mfa: true, message: MFA_MESSAGE })
-  httpFail(401, { error: RELOGIN_ERROR, message: anomaly.type })
+  if (anomaly) failActiveAnomaly(anomaly)
 }
 
 /** Maps a failed session guard to the response (202 MFA, 401 re-login, 500 mail failure). */
@@ -151,22 +159,28 @@ export function requireSessionDevice(event: H3Event): Visitor {
   return visitor
 }
 
-/** Spec Authentication 5: verifies the access token, runs the nine checks, sets req.user. */
-export async function protectRoute(event: H3Event): Promise<RequestUser> {
+/**
+ * Spec Authentication 5 on facts already read: the verified access token, the nine checks, req.user.
+ * `verified` is the in-process signature check (EdDSA against the key ring; no database).
+ */
+async function protectRoute(
+  event: H3Event,
+  refreshToken: string,
+  verified: Awaited<ReturnType<typeof checkAccessToken>>,
+  state: AuthState,
+): Promise<RequestUser> {
   const ctx = useIam()
-  const token = event.context.token ?? requireAccessToken(event)
-  const refreshToken = event.context.refreshToken ?? requireRefreshToken(event)
-  const verified = await checkAccessToken(ctx, token)
   if (!verified.ok) return authFail(401, verified.code === 'expired' ? 'Access token expired' : 'Invalid access token')
   const visitor = requireSessionDevice(event)
   const { payload } = verified
-  const result = await guardSession(ctx, {
+  const input = {
     refreshToken,
     access: { sub: payload.sub, sid: payload.sid },
     visitor,
     ipAddress: getClientIp(event),
     fingerprint: event.context.fingerPrint ?? null,
-  })
+  }
+  const result = await judgeSession(ctx, input, state.session, state.sessions)
   if (!result.ok) return failGuard(result)
   const user: RequestUser = {
     userId: Number(payload.sub),
@@ -178,16 +192,50 @@ export async function protectRoute(event: H3Event): Promise<RequestUser> {
     visitorRowId: visitor.id,
   }
   event.context.user = user
+  if (state.account) event.context.account = state.account
   return user
 }
 
-/** requireAccessToken, requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute. */
+/**
+ * requireAccessToken, requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, with
+ * their outcomes in that order. The hot path of every signed-in request (issue 14): the access
+ * token is verified in process, the session, account, device and session counts come from one
+ * statement (read fresh every time, so a revocation anywhere fails the next request at once), the
+ * cached anomaly from shared storage, all three at the same time; the device and last_seen are
+ * written only when due (at most once a minute) or changed.
+ */
 export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
-  requireAccessToken(event)
-  requireRefreshToken(event)
-  await getFingerPrint(event)
-  await checkForActiveMfa(event)
-  return protectRoute(event)
+  const ctx = useIam()
+  const token = requireAccessToken(event)
+  const refreshToken = requireRefreshToken(event)
+  // getFingerPrint, its read folded into the statement below
+  const ipAddress = getClientIp(event)
+  const userAgent = getRequestHeader(event, 'user-agent') ?? ''
+  const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
+  if (fingerprint) event.context.fingerPrint = fingerprint
+  const canary = getCanaryCookie(event)
+  const canaryId = isCanaryId(canary) ? canary : null
+  const now = ctx.now()
+  const [state, anomaly, verified] = await Promise.all([
+    findAuthState(ctx.db, {
+      // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
+      tokenHash: isRefreshTokenShape(refreshToken) ? hashRefreshToken(refreshToken) : null,
+      canaryId,
+      now: new Date(now),
+      since: velocitySince(ctx, now),
+    }),
+    getActiveAnomaly(ctx.store, refreshToken),
+    checkAccessToken(ctx, token),
+  ])
+  if (canaryId) {
+    const seen = { ipAddress, userAgent, fingerprint }
+    const visit = (state.visitor && visitWithoutWrite(ctx, state.visitor, seen)) || (await recordVisit(ctx, { canaryId, ...seen }))
+    if (visit.banned) authFail(403, 'Device banned', { banned: true })
+    event.context.visitor = visit.visitor
+  }
+  // checkForActiveMfa
+  if (anomaly) failActiveAnomaly(anomaly)
+  return protectRoute(event, refreshToken, verified, state)
 }
 
 /** Sets the session cookie and answers `{ ok: true, date, accessToken, accessIat, expiresInMs }`. */

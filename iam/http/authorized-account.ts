@@ -1,13 +1,11 @@
 /**
  * The gateway authorization routes (GET /secret/data, GET /secret/accesstoken/metadata): full
- * authentication, then the account and device the session names. 401 `Not authenticated` and 404
+ * authentication, then the account and device the session names (read by full authentication). 401 `Not authenticated` and 404
  * `Not found` carry the spec's `{ authorized: false, reason }` body.
  */
 import type { H3Event } from 'h3'
 import { useIam, type IamContext } from '../context'
 import type { User, Visitor } from '../db/schema'
-import { findVisitorById } from '../features/devices/visitors-repo'
-import { findUserById } from '../features/users/users-repo'
 import { fullAuthentication, type RequestUser } from './auth'
 import { httpFail } from './respond'
 
@@ -22,7 +20,10 @@ export async function requireAuthorizedAccount(event: H3Event): Promise<Authoriz
   const ctx = useIam()
   const user = await fullAuthentication(event)
   if (!user) return httpFail(401, { authorized: false, reason: 'Not authenticated' })
-  const [account, visitor] = await Promise.all([findUserById(ctx.db, user.userId), findVisitorById(ctx.db, user.visitorRowId)])
-  if (!account || !visitor) return httpFail(404, { authorized: false, reason: 'Not found' })
+  // read by full authentication in its one statement: the account of the session, the device of the request
+  const { account, visitor } = event.context
+  if (!account || !visitor || account.id !== user.userId || visitor.id !== user.visitorRowId) {
+    return httpFail(404, { authorized: false, reason: 'Not found' })
+  }
   return { ctx, user, account, visitor }
 }

@@ -12,7 +12,7 @@ declare module 'h3' {
     requestId?: string
     /** set by middleware/10.request-context.ts: normalised, proxy-resolved (DESIGN section 3) */
     clientIp?: string
-    /** set by middleware/30.request-rules.ts: the route's rule (undefined = not in the table) */
+    /** set by middleware/10.request-context.ts, applied by 30.request-rules.ts: the route's rule (undefined = not in the table) */
     routeRule?: RouteRule
     /** set by middleware/30.request-rules.ts for JSON routes: the parsed, checked body */
     jsonBody?: { value: unknown }

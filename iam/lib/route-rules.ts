@@ -34,13 +34,22 @@ export const ROUTE_RULES: readonly RouteRule[] = (Object.values(ROUTES) as Route
   hmac: route.hmac,
 }))
 
+/** A rule with its path already split: matching a request splits only the request's path. */
+interface CompiledRule {
+  rule: RouteRule
+  segments: readonly string[]
+}
+
+const compile = (rule: RouteRule): CompiledRule => ({ rule, segments: rule.path.split('/') })
+const compiledRules: readonly CompiledRule[] = ROUTE_RULES.map(compile)
+
 // Rules added at boot for routes outside the spec that only some builds have (the test build's
 // routes, iam/test-build): production bundles never contain them, so they cannot live above.
-const addedRules: RouteRule[] = []
+const addedRules: CompiledRule[] = []
 
 /** Adds rules for routes a build adds on top of the spec's; looked up after ROUTE_RULES. */
 export function addRouteRules(rules: readonly RouteRule[]): void {
-  addedRules.push(...rules)
+  addedRules.push(...rules.map(compile))
 }
 
 /**
@@ -53,17 +62,18 @@ export function routePath(url: string): string {
   return path.replace(/\/$/, '') || '/'
 }
 
-function matches(pattern: string, path: string): boolean {
-  const want = pattern.split('/')
-  const got = path.split('/')
+function matches(want: readonly string[], got: readonly string[]): boolean {
   if (want.length !== got.length) return false
   return want.every((segment, i) => (segment.startsWith(':') ? got[i] !== '' : segment === got[i]))
 }
 
-/** The rule for a request, or undefined when the table has none (unknown route or method). */
+/**
+ * The rule for a request, or undefined when the table has none (unknown route or method). The
+ * middleware look it up once per request (middleware 10 keeps it in `event.context.routeRule`).
+ */
 export function findRouteRule(method: string, url: string): RouteRule | undefined {
   const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
-  const path = routePath(url)
-  const match = (rule: RouteRule) => rule.method === m && matches(rule.path, path)
-  return ROUTE_RULES.find(match) ?? addedRules.find(match)
+  const got = routePath(url).split('/')
+  const match = (entry: CompiledRule) => entry.rule.method === m && matches(entry.segments, got)
+  return (compiledRules.find(match) ?? addedRules.find(match))?.rule
 }

@@ -32,7 +32,7 @@ import { useIam } from '../context'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId } from '../http/request'
-import { findRouteRule, routePath } from '../lib/route-rules'
+import { routePath } from '../lib/route-rules'
 import { storeKey } from '../lib/storage/keys'
 
 export type HmacFailure =
@@ -111,7 +111,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1'])
  * every route whose table entry says `hmac: false` (GET /openapi.json, /health/ready, /metrics), from anywhere.
  */
 function isExempt(event: H3Event): boolean {
-  if (findRouteRule(event.method, event.path)?.hmac === false) return true
+  if (event.context.routeRule?.hmac === false) return true
   return event.method === 'GET' && routePath(event.path) === '/health' && LOOPBACK.has(getClientIp(event))
 }
 
@@ -121,7 +121,7 @@ const EMPTY_BODY_SHA256 = sha256Hex('')
 async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const headers: SignedHeaderValues = {}
   for (const name of SIGNED_HEADERS_V2) headers[name] = getRequestHeader(event, name)
-  const rule = findRouteRule(event.method, event.path)
+  const rule = event.context.routeRule
   if (rule?.body.kind !== 'json') return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, rule.body.limitBytes)
   if (raw === 'too-large') failTooLarge()

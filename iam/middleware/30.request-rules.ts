@@ -24,7 +24,7 @@ import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
 import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { failEnvelope, httpFail } from '../http/respond'
-import { findRouteRule, type AuthRule, type JsonTextRule } from '../lib/route-rules'
+import type { AuthRule, JsonTextRule } from '../lib/route-rules'
 import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
 
 function isJsonContentType(value: string | undefined): boolean {
@@ -99,9 +99,8 @@ function applyCookieOnlyRule(event: H3Event): void {
 }
 
 export default defineEventHandler(async (event) => {
-  const rule = findRouteRule(event.method, event.path)
+  const rule = event.context.routeRule // looked up by middleware 10
   if (!rule) return
-  event.context.routeRule = rule
   requireCredentials(event, rule.auth ?? 'none')
   if (rule.body.kind === 'json') await applyJsonRule(event, rule.body)
   else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)

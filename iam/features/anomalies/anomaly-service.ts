@@ -39,27 +39,43 @@ export function anomalySettings(config: IamContext['config']): AnomalySettings {
 
 const driftPrint = (fp: Record<string, unknown> | FingerPrint | null): DriftPrint | null => (fp ? (fp as DriftPrint) : null)
 
+export interface GuardInput {
+  refreshToken: string
+  access: { sub: string; sid: string } | null
+  visitor: Visitor | null
+  ipAddress: string
+  fingerprint: FingerPrint | null
+}
+
+/** The velocity window start for `now` (anomaly check 6 counts sessions created since). */
+export const velocitySince = (ctx: IamContext, now: number) => new Date(now - ctx.config.anomalies.velocity.windowMs)
+
 /**
  * Checks the session of `refreshToken` for this request. `access` is the verified access token's
- * sub/sid (protectRoute) or null (refresh).
+ * sub/sid (protectRoute) or null (refresh). Reads the session and the counts itself; full
+ * authentication reads them with everything else in one statement and calls judgeSession.
  */
-export async function guardSession(
+export async function guardSession(ctx: IamContext, input: GuardInput): Promise<GuardResult> {
+  const now = ctx.now()
+  // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
+  const state = isRefreshTokenShape(input.refreshToken) ? await findSessionByTokenHash(ctx.db, hashRefreshToken(input.refreshToken)) : null
+  const sessions = state ? await countUserSessions(ctx.db, state.family.user_id, new Date(now), velocitySince(ctx, now)) : { live: 0, recent: 0 }
+  return judgeSession(ctx, input, state, sessions)
+}
+
+/**
+ * The nine checks on facts already read, and the outcome applied. A passing session writes
+ * last_seen only when it is due (at most once per minute, by the IAM clock), so steady-state
+ * requests write nothing.
+ */
+export async function judgeSession(
   ctx: IamContext,
-  input: {
-    refreshToken: string
-    access: { sub: string; sid: string } | null
-    visitor: Visitor | null
-    ipAddress: string
-    fingerprint: FingerPrint | null
-  },
+  input: GuardInput,
+  state: SessionState | null,
+  sessions: { live: number; recent: number },
 ): Promise<GuardResult> {
   const now = ctx.now()
   const settings = anomalySettings(ctx.config)
-  // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
-  const state = isRefreshTokenShape(input.refreshToken) ? await findSessionByTokenHash(ctx.db, hashRefreshToken(input.refreshToken)) : null
-  const sessions = state
-    ? await countUserSessions(ctx.db, state.family.user_id, new Date(now), new Date(now - settings.velocity.windowMs))
-    : { live: 0, recent: 0 }
   const decision = evaluateAnomalies(
     {
       now,
@@ -88,7 +104,9 @@ export async function guardSession(
     settings,
   )
   if (decision.ok) {
-    await touchFamily(ctx.db, state!.family.id, new Date(now), Math.min(60_000, Math.floor(settings.idleMs / 4)))
+    const everyMs = Math.min(60_000, Math.floor(settings.idleMs / 4))
+    // due by the row just read; touchFamily re-checks in SQL, so concurrent requests write once
+    if (now - state!.family.last_seen.getTime() > everyMs) await touchFamily(ctx.db, state!.family.id, new Date(now), everyMs)
     return { ok: true, session: state! }
   }
   const log = { type: decision.type, familyId: state?.family.id, userId: state?.family.user_id }

@@ -78,6 +78,30 @@ export async function recordVisit(
   return { visitor, fingerprint, banned: isBanned(visitor, now) }
 }
 
+/** How often a known device's row is refreshed (last_seen, IP, user agent) when nothing else changed. */
+export const VISIT_WRITE_EVERY_MS = 60_000
+
+/**
+ * The visit of a known device without a write, when the write recordVisit would do changes
+ * nothing that matters: same IP, user agent and score, no new ban, and last_seen younger than
+ * VISIT_WRITE_EVERY_MS (by the IAM clock). Null when recordVisit must run. Full authentication
+ * uses it so a signed-in request costs no write in steady state.
+ */
+export function visitWithoutWrite(
+  ctx: IamContext,
+  row: Visitor,
+  input: { ipAddress: string; userAgent: string; fingerprint: FingerPrint | null },
+): Visit | null {
+  const now = ctx.now()
+  const banned = isBanned(row, now)
+  const score = input.fingerprint && ctx.config.botDetector.enabled ? scoreFingerPrint(input.fingerprint) : 0
+  // a live ban keeps its score (upsertVisitor); otherwise the stored score must be the one the upsert would write
+  const sameScore = banned || (row.score === score && score < ctx.config.botDetector.banScore)
+  const fresh = now - row.last_seen.getTime() < VISIT_WRITE_EVERY_MS
+  if (!fresh || !sameScore || row.ip_address !== input.ipAddress || row.user_agent !== input.userAgent) return null
+  return { visitor: row, fingerprint: input.fingerprint, banned }
+}
+
 /**
  * Bans a device: score set to `banScore`, `banned_until` = now + BAN_MS, a security event kept.
  * Every XSS finding goes through here.

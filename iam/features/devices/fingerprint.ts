@@ -23,14 +23,13 @@ export interface FingerPrint extends GeoFields {
   os?: string
 }
 
-/** Builds the fingerprint of one request. */
-export function buildFingerPrint(userAgent: string, ipAddress: string, geo: GeoLookup | null): FingerPrint {
+type AgentFields = Pick<FingerPrint, 'device' | 'bot' | 'botAI' | 'deviceVendor' | 'deviceModel' | 'browser' | 'browserType' | 'browserVersion' | 'os'>
+
+function parseAgent(userAgent: string): AgentFields {
   const ua = new UAParser(userAgent).getResult()
   const botAI = isAiCrawler(userAgent)
   const bot = botAI || isbot(userAgent)
-  const fp: FingerPrint = {
-    userAgent,
-    ipAddress,
+  return {
     device: ua.device.type ?? 'desktop',
     bot,
     botAI,
@@ -40,8 +39,31 @@ export function buildFingerPrint(userAgent: string, ipAddress: string, geo: GeoL
     browserType: bot ? 'crawler' : ua.browser.name ? 'browser' : undefined,
     browserVersion: ua.browser.version,
     os: ua.os.name,
-    ...(geo?.(ipAddress) ?? {}),
   }
+}
+
+// Parsing the user agent was the largest piece of in-process work of full authentication after
+// the token signature (docs/performance.md), and a signed-in browser sends the same one every time.
+// Bounded in entries and key length, oldest evicted first: a flood of random agents costs memory
+// no more than AGENT_CACHE_MAX short strings.
+const AGENT_CACHE_MAX = 1000
+const AGENT_KEY_MAX = 512
+const agentCache = new Map<string, AgentFields>()
+
+function agentFieldsOf(userAgent: string): AgentFields {
+  const cached = agentCache.get(userAgent)
+  if (cached) return cached
+  const fields = parseAgent(userAgent)
+  if (userAgent.length <= AGENT_KEY_MAX) {
+    if (agentCache.size >= AGENT_CACHE_MAX) agentCache.delete(agentCache.keys().next().value!)
+    agentCache.set(userAgent, Object.freeze(fields))
+  }
+  return fields
+}
+
+/** Builds the fingerprint of one request. */
+export function buildFingerPrint(userAgent: string, ipAddress: string, geo: GeoLookup | null): FingerPrint {
+  const fp: FingerPrint = { userAgent, ipAddress, ...agentFieldsOf(userAgent), ...(geo?.(ipAddress) ?? {}) }
   for (const key of Object.keys(fp) as (keyof FingerPrint)[]) if (fp[key] === undefined) delete fp[key]
   return fp
 }

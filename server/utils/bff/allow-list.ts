@@ -111,7 +111,15 @@ export function allowedIamRoute(method: string, path: string): BffRouteId | unde
   })
 }
 
+// The allow-listed routes without path parameters, as `METHOD path`, built once: the calls of
+// every signed-in page (GET /secret/accesstoken/metadata, refresh) are answered by one lookup.
+const STATIC_CALLS = new Set<string>(
+  BFF_IAM_ROUTES.map((id): RouteContract => ROUTES[id])
+    .filter((route) => !route.path.includes(':'))
+    .map((route) => `${route.method} ${route.path}`),
+)
+
 /** true when the BFF may send `method path` to the IAM. */
 export function isAllowedIamCall(method: string, path: string): boolean {
-  return allowedIamRoute(method, path) !== undefined
+  return STATIC_CALLS.has(`${method.toUpperCase()} ${path}`) || allowedIamRoute(method, path) !== undefined
 }
