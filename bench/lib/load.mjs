@@ -37,7 +37,8 @@ async function settledCounts(iamUrl) {
 async function statStatements(pg) {
   const { rows } = await pg.client.query(
     `select queryid::text as id, query, calls::float8 as calls, total_exec_time as ms
-       from pg_stat_statements where dbid = (select oid from pg_database where datname = $1)`,
+       from pg_stat_statements
+      where dbid = (select oid from pg_database where datname = $1) and query not like '%pg_stat_statements%'`,
     [pg.name],
   )
   return new Map(rows.map((row) => [row.id, row]))
