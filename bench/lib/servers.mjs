@@ -80,41 +80,38 @@ const childEnv = (extra) => {
 }
 
 /**
- * The built IAM with the bench config. Its output (the request log) is read and dropped, so a
- * full pipe never blocks it and the harness holds no log in memory.
+ * A built app (`output`) in a temp dir of its own holding its config file (`configEnv` names it).
+ * Its output (the request log) is read and dropped, so a full pipe never blocks it and the
+ * harness holds no log in memory.
  */
-export async function startIam({ databaseUrl, redisUrl }) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'iam-bench-'))
-  const configPath = join(dataDir, 'iam.json')
-  writeFileSync(configPath, JSON.stringify(benchIamConfig({ dataDir, databaseUrl, redisUrl })))
-  const server = await startNodeServer({
-    name: 'IAM',
-    entry: entryOf(IAM_OUTPUT),
-    cwd: dataDir,
-    env: childEnv({ NODE_ENV: 'development', IAM_CONFIG: configPath }),
+function startBuilt({ name, output, configEnv, config }) {
+  const dir = mkdtempSync(join(tmpdir(), `${name.toLowerCase()}-bench-`))
+  const configPath = join(dir, 'config.json')
+  writeFileSync(configPath, JSON.stringify(config(dir)))
+  return startNodeServer({
+    name,
+    entry: entryOf(output),
+    cwd: dir,
+    env: childEnv({ NODE_ENV: 'development', [configEnv]: configPath }),
     keepLogs: false,
     startTimeoutMs: 180_000,
-    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
   })
+}
+
+/** The built IAM with the bench config, booted (migrated). */
+export async function startIam({ databaseUrl, redisUrl }) {
+  const config = (dataDir) => benchIamConfig({ dataDir, databaseUrl, redisUrl })
+  const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config })
   // "Listening" comes before boot (migrations) finished; /health waits for it
   await fetch(`${server.url}/health`)
   return server
 }
 
 /** The built gateway in front of `iamUrl` (no HMAC: the IAM of the run takes unsigned calls). */
-export async function startGateway(iamUrl) {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
-  const configPath = join(dir, 'gateway.json')
-  writeFileSync(configPath, JSON.stringify({ iam: { url: iamUrl }, cookieSecret: randomBytes(32).toString('base64url') }))
-  return startNodeServer({
-    name: 'gateway',
-    entry: entryOf(GATEWAY_OUTPUT),
-    cwd: dir,
-    env: childEnv({ NODE_ENV: 'development', GATEWAY_CONFIG: configPath }),
-    keepLogs: false,
-    startTimeoutMs: 120_000,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
-  })
+export function startGateway(iamUrl) {
+  const config = () => ({ iam: { url: iamUrl }, cookieSecret: randomBytes(32).toString('base64url') })
+  return startBuilt({ name: 'gateway', output: GATEWAY_OUTPUT, configEnv: 'GATEWAY_CONFIG', config })
 }
 
 /** bench/baseline-server.mjs: `health` (plain h3) or `select1` (h3 + SELECT 1 on `database`). */
