@@ -15,9 +15,20 @@ function cannon(options) {
   })
 }
 
+/** /metrics, again after a reset: a keep-alive connection the IAM closed under load is not a failure of the run. */
+async function scrape(iamUrl, attempts = 3) {
+  try {
+    return await scrapeMetrics(iamUrl)
+  } catch (error) {
+    if (attempts <= 1) throw error
+    await pause(100)
+    return scrape(iamUrl, attempts - 1)
+  }
+}
+
 /** iam_db_statements_total by kind. */
 export async function statementCounts(iamUrl) {
-  const metrics = await scrapeMetrics(iamUrl)
+  const metrics = await scrape(iamUrl)
   const at = (kind) => metrics.value('iam_db_statements_total', { kind }) ?? 0
   return { read: at('read'), write: at('write'), transaction: at('transaction') }
 }
