@@ -2,58 +2,23 @@
 /**
  * Login enumeration timing: does POST /login take as long for an unknown address as for a known
  * address with a wrong password? Starts the built IAM (IAM_OUTPUT_DIR or iam/.output) on PGlite with
- * production Argon2 parameters, signs one user up, then runs autocannon against both cases in turn
- * and prints latency figures and the unknown/known ratio (1.0 = indistinguishable).
+ * the benchmark's config (bench/lib/servers.mjs: production Argon2 parameters, limits out of
+ * reach), signs one user up, then runs autocannon against both cases in turn and prints latency
+ * figures and the unknown/known ratio (1.0 = indistinguishable).
  *
  *   node bench/login-enumeration.mjs [--duration 10] [--connections 4]
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { buildServers, startIam } from './lib/servers.mjs'
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '4' } } })
-const root = join(import.meta.dirname, '..')
-const entry = join(process.env.IAM_OUTPUT_DIR || join(root, 'iam', '.output'), 'server', 'index.mjs')
-const dataDir = mkdtempSync(join(tmpdir(), 'iam-bench-'))
-const config = {
-  service: { dataDir },
-  database: { url: 'memory://' },
-  password: { breachCheck: { enabled: false } },
-  emailChecks: { mx: false },
-  rate_limiters: {
-    login: { points: 1_000_000, duration: 60, blockDuration: 1 },
-    signup: { points: 100, duration: 60, blockDuration: 1 },
-    // every request guesses one account: without this the per-account delay answers 429 after 5
-    loginAccountDelay: { freeAttempts: 1_000_000_000 },
-  },
-  logLevel: 'warn',
-}
-writeFileSync(join(dataDir, 'iam.json'), JSON.stringify(config))
-
-const child = spawn(process.execPath, [entry], {
-  cwd: dataDir,
-  env: { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: join(dataDir, 'iam.json') },
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-const url = await new Promise((resolve, reject) => {
-  let buf = ''
-  child.stdout.on('data', (chunk) => {
-    buf += chunk
-    const m = /Listening on (https?:\/\/[^\s]+)/.exec(buf)
-    if (m) resolve(m[1].replace('[::]', '127.0.0.1').replace(/\/$/, ''))
-  })
-  child.once('exit', (code) => reject(new Error(`IAM exited with ${code}`)))
-})
-const stop = () => {
-  child.kill('SIGTERM')
-  rmSync(dataDir, { recursive: true, force: true })
-}
+buildServers()
+// the bench config: production Argon2id, login limits and the per-account delay out of reach
+const iam = await startIam({ databaseUrl: 'memory://' })
+const url = iam.url
 
 try {
-  await fetch(`${url}/health`)
   const check = await fetch(`${url}/check`, { headers: { 'user-agent': 'Mozilla/5.0 Chrome/124.0 bench' } })
   const canary = /canary_id=([0-9a-f]{64})/.exec(check.headers.get('set-cookie') ?? '')?.[1]
   const headers = { 'content-type': 'application/json', cookie: `canary_id=${canary}`, 'user-agent': 'Mozilla/5.0 Chrome/124.0 bench' }
@@ -98,5 +63,5 @@ try {
   console.log(`mean latency ratio unknown/known: ${(unknown.latency.mean / known.latency.mean).toFixed(3)}`)
   console.log(`p50 latency ratio unknown/known: ${(unknown.latency.p50 / known.latency.p50).toFixed(3)}`)
 } finally {
-  stop()
+  await iam.stop()
 }

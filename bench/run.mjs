@@ -1,18 +1,260 @@
 /**
- * `npm run bench`: builds the IAM when it has no output yet, then runs every benchmark here
- * (today: API token verification) and prints one JSON report per database kind.
- * Set DATABASE_URL to include PostgreSQL. Options pass through (--duration, --connections, --json).
+ * `npm run bench`: every row of issue 14's table against the production builds (`npm run build`,
+ * rebuilt when stale), on PGlite and, with DATABASE_URL, on PostgreSQL (+ Redis with REDIS_URL),
+ * each against a baseline started by this harness in the same run. bench/README.md says what each
+ * row measures and how statements are counted.
+ *
+ *   npm run bench -- [--duration 10] [--warmup 2] [--connections 50] [--only row,...]
+ *                    [--databases pglite,postgres] [--seed 1000000] [--json report.json]
  */
+import { cpus, loadavg } from 'node:os'
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PASSWORD } from '../tests/helpers/accounts.ts'
+import { ROOT } from '../scripts/lib/build.ts'
+import { burst, measure } from './lib/load.mjs'
+import { parseBenchArgs } from './lib/options.ts'
+import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, statementChecks } from './lib/report.ts'
+import { buildServers, createPgDatabase, rssMb, startBaseline, startGateway, startIam } from './lib/servers.mjs'
+import { seedGrowth } from './seed.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const entry = join(process.env.IAM_OUTPUT_DIR || join(ROOT, 'iam', '.output'), 'server', 'index.mjs')
-if (!existsSync(entry)) {
-  const built = spawnSync('npm', ['run', 'build:iam'], { cwd: ROOT, stdio: 'inherit', env: process.env })
-  if (built.status !== 0) process.exit(built.status ?? 1)
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Cookies and bearer of a session, as a browser behind the gateway would send them to the IAM. */
+const sessionHeaders = (s) => ({
+  'user-agent': s.ua,
+  authorization: `Bearer ${s.accessToken}`,
+  cookie: `canary_id=${s.canary}; session=${s.refreshToken}`,
+})
+
+/** An autocannon request that cycles through `sessions` (many users' sessions, not one hot session). */
+function roundRobin(method, path, sessions) {
+  let next = 0
+  return {
+    requests: [{
+      method,
+      path,
+      setupRequest: (req) => ({ ...req, headers: sessionHeaders(sessions[next++ % sessions.length]) }),
+    }],
+  }
 }
-const { main } = await import('./api-token-verify.mjs')
+
+/** Signs in through the gateway as a page of it would (CSRF header, same origin); returns its cookies. */
+async function gatewaySignIn(gatewayUrl, email, password) {
+  const jar = new Map()
+  const res = await fetch(`${gatewayUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'user-agent': CHROME_UA, accept: 'application/json', 'content-type': 'application/json', origin: gatewayUrl, 'sec-fetch-site': 'same-origin', 'x-csrf': '1' },
+    body: JSON.stringify({ email, password }),
+  })
+  for (const line of res.headers.getSetCookie()) {
+    const [pair = ''] = line.split(';')
+    const eq = pair.indexOf('=')
+    jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim())
+  }
+  if (res.status !== 200) throw new Error(`gateway sign-in answered ${res.status}: ${await res.text()}`)
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+}
+
+/** The raw key and reference of a new API token of `s`'s user. */
+async function createToken(iamUrl, s) {
+  const res = await fetch(`${iamUrl}/api/manage/new-token`, {
+    method: 'POST',
+    headers: { ...sessionHeaders(s), 'content-type': 'application/json' },
+    body: JSON.stringify({ privilege: 'full', name: 'bench' }),
+  })
+  const body = await res.json()
+  if (res.status !== 201) throw new Error(`token creation answered ${res.status}: ${JSON.stringify(body)}`)
+  const verified = await fetch(`${iamUrl}/api/public/verify?privilege=full`, { headers: { 'x-api-key': body.data.rawApiKey } })
+  const { data } = await verified.json()
+  return { raw: body.data.rawApiKey, ref: { tokenId: data.tokenId, publicIdentifier: body.data.rawPublicId, name: data.name } }
+}
+
+/** usage_count as the IAM reports it (POST /api/manage/metadata). */
+async function usageCount(iamUrl, s, token) {
+  const res = await fetch(`${iamUrl}/api/manage/metadata`, {
+    method: 'POST',
+    headers: { ...sessionHeaders(s), 'content-type': 'application/json' },
+    body: JSON.stringify(token.ref),
+  })
+  const body = await res.json()
+  if (res.status !== 200) throw new Error(`token metadata answered ${res.status}: ${JSON.stringify(body)}`)
+  return body.data.tokenMeta.usageCount
+}
+
+/**
+ * `amount` verifications in one burst; usage_count must move by exactly the 2xx answers. A count
+ * folded in later (batched counting) gets 3 s to arrive.
+ */
+async function exactCount(iamUrl, s, token, connections, amount = 1000) {
+  const before = await usageCount(iamUrl, s, token)
+  const result = await burst({ url: `${iamUrl}/api/public/verify?privilege=full`, headers: { 'x-api-key': token.raw } }, { amount, connections })
+  const ok = result['2xx']
+  let moved = (await usageCount(iamUrl, s, token)) - before
+  for (let i = 0; i < 30 && moved !== ok; i++) {
+    await pause(100)
+    moved = (await usageCount(iamUrl, s, token)) - before
+  }
+  return { goal: `usage_count exact (${amount} verifications)`, actual: `${ok} answered 2xx, usage_count moved ${moved}`, pass: ok === amount && moved === ok }
+}
+
+/** A supply of fresh refresh tokens: every 201 hands back the successor, used once by a later request. */
+function rotationChain(tokens, canary) {
+  const pool = [...tokens]
+  let spent = tokens[0]
+  return {
+    requests: [{
+      method: 'POST',
+      path: '/auth/user/refresh-session',
+      setupRequest: (req) => {
+        // an empty pool (every token lost to cut-off requests) replays a spent one: a 401, counted as non-2xx
+        spent = pool.shift() ?? spent
+        return { ...req, headers: { 'user-agent': CHROME_UA, cookie: `canary_id=${canary}; session=${spent}` } }
+      },
+      onResponse: (status, _body, _context, headers) => {
+        const lines = [headers['set-cookie'] ?? []].flat()
+        const next = status === 201 ? setCookieValue({ headers: { getSetCookie: () => lines } }, 'session') : undefined
+        if (next) pool.push(next)
+      },
+    }],
+  }
+}
+
+/** Runs `n` async jobs, `width` at a time. */
+async function inBatches(n, width, job) {
+  const out = []
+  for (let i = 0; i < n; i += width) out.push(...(await Promise.all(Array.from({ length: Math.min(width, n - i) }, (_, k) => job(i + k)))))
+  return out
+}
+
+function rawArgon2(opts) {
+  const child = spawnSync(process.execPath, [join(ROOT, 'bench', 'argon2-loop.mjs'),
+    '--duration', String(opts.durationS), '--warmup', String(opts.warmupS), '--concurrency', String(opts.connections)], { encoding: 'utf8' })
+  if (child.status !== 0) throw new Error(`argon2-loop failed: ${child.stderr}`)
+  return JSON.parse(child.stdout.trim().split('\n').at(-1))
+}
+
+async function runDatabase(kind, opts, report) {
+  const db = kind === 'postgres' ? await createPgDatabase(process.env.DATABASE_URL) : { url: 'memory://', name: undefined, statStatements: false, drop: async () => {} }
+  const iam = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined })
+  const servers = [iam]
+  let pg
+  const rows = []
+  const label = kind === 'postgres' ? `PostgreSQL${process.env.REDIS_URL ? ' + Redis' : ''}` : 'PGlite'
+  const want = (id) => opts.only.includes(id)
+  try {
+    if (db.statStatements) {
+      const { default: pgLib } = await import('pg')
+      pg = { client: new pgLib.Client({ connectionString: db.url }), name: db.name }
+      await pg.client.connect()
+    }
+    const load = { durationS: opts.durationS, warmupS: opts.warmupS, connections: opts.connections }
+    const counted = { ...load, iamUrl: iam.url, pg }
+    if (want('idle-rss')) {
+      await pause(3000)
+      const max = GOALS.idleRssMb[kind]
+      rows.push({ id: 'idle-rss', database: label, label: 'idle RSS after start', checks: [atMost(`<= ${max} MB`, rssMb(iam.child.pid), max, ' MB')], notes: [] })
+    }
+    // fixtures: one device, one user, a few sessions (full authentication cycles through them)
+    const device = await newDevice(iam)
+    const user = await signupUser(iam, { client: device })
+    const sessions = [user, ...(await inBatches(9, 3, () => loginUser(iam, user.email, user.password, device)))]
+    let select1
+    const selectOne = async () => {
+      if (select1) return select1
+      const baseline = await startBaseline('select1', db.url)
+      servers.push(baseline)
+      select1 = { label: 'h3 + SELECT 1', run: await measure({ url: `${baseline.url}/select1` }, load) }
+      return select1
+    }
+    const small = {}
+
+    if (want('health')) {
+      const plain = await startBaseline('health')
+      servers.push(plain)
+      const run = await measure({ url: `${iam.url}/health` }, counted)
+      const baseline = { label: 'plain h3 /health', run: await measure({ url: `${plain.url}/health` }, load) }
+      rows.push(againstBaseline({ id: 'health', database: label, label: 'IAM GET /health', run, baseline, notes: [] }, GOALS.health.minRatio))
+    }
+    const fullAuth = () => measure({ url: iam.url, ...roundRobin('GET', '/secret/data', sessions) }, counted)
+    if (want('full-auth')) {
+      small.fullAuth = await fullAuth()
+      rows.push(againstBaseline({ id: 'full-auth', database: label, label: 'full authentication GET /secret/data', run: small.fullAuth, baseline: await selectOne(), notes: [] },
+        GOALS.fullAuth.minRatio, statementChecks(small.fullAuth, { statements: GOALS.fullAuth.maxStatements, writes: GOALS.fullAuth.maxWrites })))
+    }
+    let token
+    const verify = () => measure({ url: `${iam.url}/api/public/verify?privilege=full`, headers: { 'x-api-key': token.raw } }, counted)
+    if (want('verify')) {
+      token = await createToken(iam.url, user)
+      small.verify = await verify()
+      rows.push(againstBaseline({ id: 'verify', database: label, label: 'counted API token verify, one hot token', run: small.verify, baseline: await selectOne(), notes: [] },
+        GOALS.verify.minRatio, [atMost(`p99 <= ${GOALS.verify.maxP99Ms} ms`, small.verify.p99, GOALS.verify.maxP99Ms, ' ms'), await exactCount(iam.url, user, token, opts.connections)]))
+    }
+    if (want('refresh')) {
+      // twice the connections: the requests cut off at the end of the warm-up take their successors with them
+      const fresh = await inBatches(2 * opts.connections, 4, () => loginUser(iam, user.email, user.password, device))
+      const run = await measure({ url: iam.url, ...rotationChain(fresh.map((s) => s.refreshToken), device.canary) }, counted)
+      rows.push({ id: 'refresh', database: label, label: 'refresh rotation POST /auth/user/refresh-session', run,
+        checks: [atLeast(`>= ${GOALS.refresh.minRps} req/s`, run.rps, GOALS.refresh.minRps, '/s'), answeredCleanly(run), ...statementChecks(run, { statements: GOALS.refresh.maxStatements })], notes: [] })
+    }
+    const login = () => measure({ url: `${iam.url}/login`, method: 'POST', headers: { 'user-agent': device.ua, 'content-type': 'application/json', cookie: `canary_id=${device.canary}` },
+      body: JSON.stringify({ email: user.email, password: STRONG_PASSWORD }) }, counted)
+    let argon2
+    if (want('login')) {
+      small.login = await login()
+      argon2 = { label: 'raw Argon2id verify (same parameters)', run: rawArgon2(opts) }
+      rows.push(againstBaseline({ id: 'login', database: label, label: 'password login POST /login', run: small.login, baseline: argon2,
+        notes: [`raw verify: ${opts.connections} in flight, computed UV_THREADPOOL_SIZE (${process.env.UV_THREADPOOL_SIZE ?? 4}) at a time, as in the IAM`] }, GOALS.login.minRatio))
+    }
+    if (want('gateway-session')) {
+      const gateway = await startGateway(iam.url)
+      servers.push(gateway)
+      const cookie = await gatewaySignIn(gateway.url, user.email, user.password)
+      const probe = await (await fetch(`${gateway.url}/api/auth/session`, { headers: { cookie, 'user-agent': CHROME_UA } })).json()
+      if (probe.authenticated !== true) throw new Error(`the gateway does not see the session: ${JSON.stringify(probe)}`)
+      const run = await measure({ url: `${gateway.url}/api/auth/session`, headers: { cookie, 'user-agent': CHROME_UA } }, counted)
+      const baseline = { label: 'IAM /secret/accesstoken/metadata', run: await measure({ url: iam.url, ...roundRobin('GET', '/secret/accesstoken/metadata', sessions) }, counted) }
+      rows.push(againstBaseline({ id: 'gateway-session', database: label, label: 'gateway GET /api/auth/session', run, baseline,
+        notes: ['HMAC off between gateway and IAM in the bench (unsigned calls to the IAM in both runs)'] }, GOALS.gatewaySession.minRatio))
+    }
+    if (opts.seed > 0 && kind === 'postgres') {
+      const seeded = await seedGrowth(db.url, opts.seed)
+      report.growth = seeded
+      const grown = (id, labelText, run, before) =>
+        rows.push({ id: `growth-${id}`, database: `${label}, ${opts.seed.toLocaleString('en-US')} users + tokens`, label: labelText, run, baseline: { label: 'same row, small tables', run: before },
+          ratio: ratio(run.rps, before.rps), checks: [atLeast(`>= ${GOALS.growth.minRatio}x of the small-table figure`, ratio(run.rps, before.rps), GOALS.growth.minRatio, 'x'), answeredCleanly(run)], notes: [] })
+      if (small.login) grown('login', 'password login POST /login', await login(), small.login)
+      if (small.fullAuth) grown('full-auth', 'full authentication GET /secret/data', await fullAuth(), small.fullAuth)
+      if (small.verify) grown('verify', 'counted API token verify, one hot token', await verify(), small.verify)
+    }
+  } finally {
+    await pg?.client.end()
+    for (const server of servers.reverse()) await server.stop()
+    await db.drop()
+  }
+  return rows
+}
+
+async function main() {
+  let opts
+  try {
+    opts = parseBenchArgs(process.argv.slice(2), process.env)
+  } catch (error) {
+    console.error(error.message)
+    process.exit(2)
+  }
+  buildServers()
+  const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverageAtStart: loadavg(), options: opts, rows: [] }
+  for (const kind of opts.databases) {
+    const rows = await runDatabase(kind, opts, report)
+    report.rows.push(...rows)
+    console.log(`\n${formatTable(rows)}`)
+  }
+  report.loadAverageAtEnd = loadavg()
+  console.log(`\nAll rows (load average at start ${report.loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}, at end ${report.loadAverageAtEnd.map((n) => n.toFixed(2)).join(' ')}):\n`)
+  console.log(formatTable(report.rows))
+  if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`)
+}
+
 await main()

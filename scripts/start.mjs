@@ -5,12 +5,14 @@
 // HMAC (a shared secret generated once and kept in .data/start-secrets.json).
 // Ctrl-C / SIGTERM stops every child; if one child dies the others are stopped and its exit code is ours.
 // scripts/dev.mjs reuses the config and process handling exported here.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { checkPort } from 'get-port-please'
+import { buildIfStale, entryOf, GATEWAY_APP, IAM_APP } from './lib/build.ts'
+import { eachLine, stopChild } from './lib/run-server.ts'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const HOST = '127.0.0.1'
@@ -22,41 +24,12 @@ export const PORTS = {
 const DATA_DIR = join(ROOT, '.data')
 const rel = (path) => (isAbsolute(path) && path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path)
 
-// ---- builds (same rule as tests/helpers/build.ts) -------------------------------------------------
+// ---- builds (scripts/lib/build.ts: the rule the tests and the benchmark use too) --------------------
 const BUILDS = [
-  {
-    script: 'build:iam',
-    output: process.env.IAM_OUTPUT_DIR || 'iam/.output',
-    sources: ['iam', 'package-lock.json'],
-    skip: /\/(\.output|\.nitro)[^/]*(\/|$)|\/node_modules(\/|$)|iam\/tsconfig/, // [^/]*: the test builds' dirs too
-  },
-  {
-    script: 'build:gateway',
-    output: process.env.GATEWAY_OUTPUT_DIR || '.output',
-    sources: ['app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
-      'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'iam/lib/read-bounded.ts', 'nuxt.config.ts', 'package-lock.json'],
-    skip: /\/(\.output|\.nuxt)[^/]*(\/|$)|\/node_modules(\/|$)/,
-  },
+  { app: IAM_APP, output: process.env.IAM_OUTPUT_DIR || 'iam/.output' },
+  { app: GATEWAY_APP, output: process.env.GATEWAY_OUTPUT_DIR || '.output' },
 ]
-export const entryOf = (output) => resolve(ROOT, output, 'server', 'index.mjs')
-
-function newestMtime(path, skip) {
-  if (!existsSync(path) || skip.test(path)) return 0
-  const stat = statSync(path)
-  if (!stat.isDirectory()) return stat.mtimeMs
-  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name), skip)))
-}
-
-function buildIfStale({ script, output, sources, skip }) {
-  const entry = entryOf(output)
-  if (existsSync(entry)) {
-    const newest = Math.max(...sources.map((source) => newestMtime(join(ROOT, source), skip)))
-    if (statSync(entry).mtimeMs >= newest) return
-  }
-  console.log(`> npm run ${script}`)
-  const result = spawnSync('npm', ['run', script], { cwd: ROOT, stdio: 'inherit' })
-  if (result.status !== 0) process.exit(result.status ?? 1)
-}
+export { entryOf }
 
 // ---- zero-config wiring ----------------------------------------------------------------------------
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'))
@@ -160,11 +133,7 @@ const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId
 /** Fails clearly, before anything starts, when a port is taken. */
 export async function assertPortsFree(ports) {
   for (const [name, port] of ports) {
-    const free = await new Promise((done) => {
-      const probe = createServer().once('error', () => done(false))
-      probe.listen(port, HOST, () => probe.close(() => done(true)))
-    })
-    if (!free) {
+    if ((await checkPort(port, HOST)) === false) {
       console.error(`Port ${port} on ${HOST} is in use: cannot start the ${name}. Stop what uses it or set ${name.toUpperCase()}_PORT.`)
       process.exit(1)
     }
@@ -174,14 +143,7 @@ export async function assertPortsFree(ports) {
 const COLORS = { iam: 36, gateway: 35, demo: 33 }
 function pipeWithPrefix(stream, name, out) {
   const tag = process.stdout.isTTY ? `\x1b[${COLORS[name] ?? 32}m[${name}]\x1b[0m ` : `[${name}] `
-  let buffer = ''
-  stream.on('data', (chunk) => {
-    buffer += chunk.toString()
-    const lines = buffer.split('\n')
-    buffer = lines.pop() ?? ''
-    for (const line of lines) out.write(`${tag}${line}\n`)
-  })
-  stream.on('end', () => buffer && out.write(`${tag}${buffer}\n`))
+  eachLine(stream, (line) => out.write(`${tag}${line}\n`))
 }
 
 /** Runs the children; Ctrl-C / SIGTERM stop all; one exiting stops the rest and sets the exit code. */
@@ -193,9 +155,8 @@ export function runAll(children) {
     if (stopping) return
     stopping = true
     exitCode = code
-    for (const child of live) child.kill('SIGTERM')
     // Graceful shutdown finishes in-flight requests; do not wait forever on a stuck child.
-    setTimeout(() => live.forEach((child) => child.kill('SIGKILL')), 10_000).unref()
+    for (const child of live) void stopChild(child, 10_000)
     if (live.size === 0) process.exit(exitCode)
   }
   for (const { name, args, env } of children) {
@@ -254,7 +215,12 @@ export function childEnv(extra) {
 async function main() {
   const demo = await demoProvider()
   await assertPortsFree([['iam', PORTS.iam], ['gateway', PORTS.gateway], ...(demo ? [['demo', PORTS.demo]] : [])])
-  for (const build of BUILDS) buildIfStale(build)
+  try {
+    for (const { app, output } of BUILDS) buildIfStale(app, output)
+  } catch (error) {
+    console.error(error.message)
+    process.exit(1)
+  }
   const config = prepareConfig(demo)
   runAll([
     ...(demo ? [demo.child] : []),

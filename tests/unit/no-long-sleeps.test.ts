@@ -15,8 +15,6 @@ const LIMIT_MS = 100
 
 /** file (from the repository root) and a piece of the offending line; why it is no wait */
 const HANG_GUARDS: Array<{ file: string; line: string; why: string }> = [
-  { file: 'tests/helpers/child-server.ts', line: 'setTimeout(resolve, 5000)', why: 'SIGKILL after SIGTERM when a child does not exit' },
-  { file: 'tests/helpers/child-server.ts', line: 'START_TIMEOUT_MS)', why: 'fails a start that never reports its port' },
   { file: 'tests/gateway/oauth-demo-provider.test.ts', line: 'setTimeout(() => reject(', why: 'fails a demo provider that never starts' },
 ]
 

@@ -1,0 +1,55 @@
+/**
+ * The login row's baseline: raw Argon2id verifications in a loop, in a process of their own (the
+ * IAM verifies in its own process too). @node-rs/argon2 runs each verify on libuv's thread pool,
+ * so `--concurrency` verifications in flight (the HTTP run's connections) are computed at most
+ * UV_THREADPOOL_SIZE at a time (4 unless set), as in the IAM: the same effective parallelism.
+ * Parameters: the IAM's production defaults unless given. Prints one JSON line with the run.
+ */
+import { performance } from 'node:perf_hooks'
+import { parseArgs } from 'node:util'
+import { hash, verify } from '@node-rs/argon2'
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '50' },
+    memoryCost: { type: 'string', default: '19456' },
+    timeCost: { type: 'string', default: '2' },
+    parallelism: { type: 'string', default: '1' },
+  },
+})
+const ARGON2ID = 2
+const options = { algorithm: ARGON2ID, memoryCost: Number(values.memoryCost), timeCost: Number(values.timeCost), parallelism: Number(values.parallelism) }
+const password = 'correct horse battery staple 42'
+const stored = await hash(password, options)
+
+/** `concurrency` loops verifying for `seconds`; the latencies of the calls that finished. */
+async function loop(seconds) {
+  const latencies = []
+  const end = performance.now() + seconds * 1000
+  let failures = 0
+  await Promise.all(
+    Array.from({ length: Number(values.concurrency) }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now()
+        if (!(await verify(stored, password, options))) failures += 1
+        latencies.push(performance.now() - t0)
+      }
+    }),
+  )
+  return { latencies, failures }
+}
+
+await loop(Number(values.warmup))
+const { latencies, failures } = await loop(Number(values.duration))
+latencies.sort((a, b) => a - b)
+const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN
+console.log(JSON.stringify({
+  rps: latencies.length / Number(values.duration),
+  p50: at(0.5),
+  p99: at(0.99),
+  requests: latencies.length,
+  non2xx: failures,
+  errors: 0,
+}))

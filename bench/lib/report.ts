@@ -1,0 +1,148 @@
+/**
+ * The benchmark's arithmetic, kept pure for tests/unit/bench-harness.test.ts: statements per
+ * request from two /metrics readings, ratios against a row's baseline, issue 14's goals with
+ * pass/fail, and the printed table.
+ */
+
+/** One autocannon (or in-process loop) run: throughput, latency and what came back. */
+export interface Run {
+  rps: number
+  p50: number
+  p99: number
+  /** answers received (any status) */
+  requests: number
+  non2xx: number
+  errors: number
+  /** per answered request, from iam_db_statements_total (IAM rows only) */
+  statements?: StatementsPerRequest
+}
+
+export type StatementKind = 'read' | 'write' | 'transaction'
+export type StatementCounts = Record<StatementKind, number>
+export interface StatementsPerRequest extends StatementCounts {
+  total: number
+}
+
+export interface Check {
+  goal: string
+  actual: string
+  pass: boolean
+}
+
+export interface Row {
+  id: string
+  database: string
+  label: string
+  run?: Run
+  baseline?: { label: string; run: Run }
+  /** run.rps / baseline.run.rps */
+  ratio?: number
+  checks: Check[]
+  notes: string[]
+}
+
+/** Issue 14's table, as numbers. */
+export const GOALS = {
+  health: { minRatio: 0.5 },
+  fullAuth: { minRatio: 0.3, maxStatements: 1, maxWrites: 0 },
+  verify: { minRatio: 0.5, maxP99Ms: 15 },
+  refresh: { minRps: 1000, maxStatements: 5 },
+  login: { minRatio: 0.9 },
+  gatewaySession: { minRatio: 0.5 },
+  idleRssMb: { postgres: 150, pglite: 300 },
+  /** growth: within 20% of the small-table figure */
+  growth: { minRatio: 0.8 },
+} as const
+
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits
+
+/** a / b; NaN when b is not positive (no baseline answered: no ratio, and no pass). */
+export const ratio = (a: number, b: number): number => (b > 0 ? a / b : Number.NaN)
+
+/**
+ * Statements per answered request between two readings of iam_db_statements_total{kind}. Counts,
+ * not timings: exact over the run, including the statements of requests the harness did not wait
+ * for (the caller reads `after` once the counter has settled).
+ */
+export function statementsPerRequest(before: StatementCounts, after: StatementCounts, requests: number): StatementsPerRequest {
+  if (requests <= 0) throw new RangeError('no request was answered: statements per request are undefined')
+  const per = (kind: StatementKind) => {
+    const moved = after[kind] - before[kind]
+    if (moved < 0) throw new RangeError(`iam_db_statements_total{kind="${kind}"} went backwards: was the IAM restarted?`)
+    return moved / requests
+  }
+  const out = { read: per('read'), write: per('write'), transaction: per('transaction') }
+  return { ...out, total: out.read + out.write + out.transaction }
+}
+
+/** A check that passes when `actual` (rounded to two decimals) is at least `min`. */
+export function atLeast(goal: string, actual: number, min: number, unit = ''): Check {
+  return { goal, actual: Number.isNaN(actual) ? 'n/a' : `${round(actual)}${unit}`, pass: !Number.isNaN(actual) && round(actual) >= min }
+}
+
+/** A check that passes when `actual` (rounded to two decimals) is at most `max`. */
+export function atMost(goal: string, actual: number, max: number, unit = ''): Check {
+  return { goal, actual: Number.isNaN(actual) ? 'n/a' : `${round(actual)}${unit}`, pass: !Number.isNaN(actual) && round(actual) <= max }
+}
+
+/** Answers came, all 2xx, and no connection failed: otherwise the throughput measures errors (or nothing). */
+export function answeredCleanly(run: Run): Check {
+  return {
+    goal: 'answers, all 2xx, no error',
+    actual: `${run.requests} answers, ${run.non2xx} non-2xx, ${run.errors} errors`,
+    pass: run.requests > 0 && run.non2xx === 0 && run.errors === 0,
+  }
+}
+
+/** A row compared with its baseline: the ratio of req/s and the check of `minRatio`. */
+export function againstBaseline(row: Omit<Row, 'ratio' | 'checks'>, minRatio: number, checks: Check[] = []): Row {
+  if (!row.run || !row.baseline) throw new Error(`${row.id}: a row against a baseline needs both runs`)
+  const r = ratio(row.run.rps, row.baseline.run.rps)
+  return {
+    ...row,
+    ratio: r,
+    checks: [atLeast(`>= ${minRatio}x of ${row.baseline.label}`, r, minRatio, 'x'), answeredCleanly(row.run), ...checks],
+  }
+}
+
+/** The statement goals of a row that has them; a failing check when the run has no counts. */
+export function statementChecks(run: Run, max: { statements?: number; writes?: number }): Check[] {
+  const s = run.statements
+  const checks: Check[] = []
+  if (max.statements !== undefined) {
+    checks.push(s ? atMost(`<= ${max.statements} statements per request`, s.total, max.statements) : { goal: `<= ${max.statements} statements`, actual: 'not counted', pass: false })
+  }
+  if (max.writes !== undefined) {
+    checks.push(s ? atMost(`<= ${max.writes} writes per request`, s.write, max.writes) : { goal: `<= ${max.writes} writes`, actual: 'not counted', pass: false })
+  }
+  return checks
+}
+
+const fmt = (value: number | undefined, digits = 0) =>
+  value === undefined || Number.isNaN(value) ? '' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+const statementsCell = (s?: StatementsPerRequest) =>
+  s ? `${fmt(s.total, 2)} (r ${fmt(s.read, 2)}, w ${fmt(s.write, 2)}, tx ${fmt(s.transaction, 2)})` : ''
+
+/** The rows as a Markdown table (what `npm run bench` prints and RESULTS.md keeps). */
+export function formatTable(rows: Row[]): string {
+  const head = ['database', 'row', 'req/s', 'p50 ms', 'p99 ms', 'statements / request', 'baseline', 'baseline req/s', 'ratio', 'goals', 'pass']
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i >= 2 && i <= 5 ? '---:' : '---')).join('|')}|`]
+  for (const row of rows) {
+    const cells = [
+      row.database,
+      row.label,
+      fmt(row.run?.rps),
+      fmt(row.run?.p50, 1),
+      fmt(row.run?.p99, 1),
+      statementsCell(row.run?.statements),
+      row.baseline?.label ?? '',
+      fmt(row.baseline?.run.rps),
+      row.ratio === undefined ? '' : `${fmt(row.ratio, 2)}x`,
+      row.checks.map((c) => `${c.goal}: ${c.actual}`).join('; '),
+      row.checks.length === 0 ? '' : row.checks.every((c) => c.pass) ? 'PASS' : 'FAIL',
+    ]
+    lines.push(`| ${cells.join(' | ')} |`)
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,136 @@
+/**
+ * The processes of a benchmark run: the built IAM and gateway (production builds, `npm run build`),
+ * the baselines (bench/baseline-server.mjs), throw-away PostgreSQL databases. Every server starts
+ * through scripts/lib/run-server.ts, the runner the tests and `npm start` use.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildIfStale, entryOf, GATEWAY_APP, IAM_APP, ROOT } from '../../scripts/lib/build.ts'
+import { startNodeServer } from '../../scripts/lib/run-server.ts'
+
+export const IAM_OUTPUT = process.env.IAM_OUTPUT_DIR || join(ROOT, 'iam', '.output')
+export const GATEWAY_OUTPUT = process.env.GATEWAY_OUTPUT_DIR || join(ROOT, '.output')
+
+/** `npm run build` for whichever app is missing or older than its sources. */
+export function buildServers() {
+  buildIfStale(IAM_APP, IAM_OUTPUT)
+  buildIfStale(GATEWAY_APP, GATEWAY_OUTPUT)
+}
+
+/** An empty PostgreSQL database next to `baseUrl` with pg_stat_statements; drop() removes it. */
+export async function createPgDatabase(baseUrl) {
+  const { default: pg } = await import('pg')
+  const name = `iam_bench_${randomBytes(5).toString('hex')}`
+  const run = async (url, statement) => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      return await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await run(baseUrl, `create database ${name}`)
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  // preloaded on the dev PostgreSQL; without it the per-statement breakdown is left out
+  const statStatements = await run(url.toString(), 'create extension if not exists pg_stat_statements').then(() => true, () => false)
+  return { url: url.toString(), name, statStatements, drop: () => run(baseUrl, `drop database if exists ${name} with (force)`) }
+}
+
+// a loaded machine starts a server slowly: a start is a failure only after this long
+const START_TIMEOUT_MS = 180_000
+
+// limits no benchmark should reach: the limiters still run (their cost is part of every route)
+const WIDE = { points: 1_000_000_000, duration: 60, blockDuration: 1 }
+
+/** The IAM's config for a run: defaults (production Argon2id, request log at info) but wide limits. */
+export function benchIamConfig({ dataDir, databaseUrl, redisUrl }) {
+  return {
+    service: { dataDir },
+    database: { url: databaseUrl },
+    storage: redisUrl ? { driver: 'redis', url: redisUrl, prefix: `bench${randomBytes(4).toString('hex')}` } : { driver: 'memory', prefix: 'bench' },
+    password: { breachCheck: { enabled: false } },
+    emailChecks: { mx: false },
+    // one bench user signs in thousands of times: the velocity rule would rightly answer a re-login;
+    // widened like the limiters, it is still evaluated on every request
+    anomalies: { velocity: { count: 1_000_000_000 } },
+    // the same for the live-session cap (its count is still read on every full authentication)
+    jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 1_000_000_000 } },
+    rate_limiters: {
+      apiTokensLimiters: {
+        consumptionRateLimiter: WIDE,
+        generalUnionLimiter: { burst: WIDE, slow: WIDE },
+        operationRateLimits: Object.fromEntries(
+          ['newTokenCreationLimiter', 'revokeTokensLimiter', 'getMetadataTokenLimiter', 'rotationRateLimiter', 'ipRestrictionUpdate', 'privilegeUpdate'].map((k) => [k, WIDE]),
+        ),
+      },
+      signup: WIDE,
+      login: WIDE,
+      refresh: WIDE,
+      check: WIDE,
+      loginAccountDelay: { freeAttempts: 1_000_000_000 },
+    },
+  }
+}
+
+/** The parent's environment without what would override a child's own database and storage. */
+const childEnv = (extra) => {
+  const { DATABASE_URL: _d, REDIS_URL: _r, NITRO_PORT: _p, NITRO_HOST: _h, ...env } = process.env
+  return { ...env, PORT: '0', HOST: '127.0.0.1', ...extra }
+}
+
+/**
+ * A built app (`output`) in a temp dir of its own holding its config file (`configEnv` names it).
+ * Its output (the request log) is read and dropped, so a full pipe never blocks it and the
+ * harness holds no log in memory.
+ */
+function startBuilt({ name, output, configEnv, config }) {
+  const dir = mkdtempSync(join(tmpdir(), `${name.toLowerCase()}-bench-`))
+  const configPath = join(dir, 'config.json')
+  writeFileSync(configPath, JSON.stringify(config(dir)))
+  return startNodeServer({
+    name,
+    entry: entryOf(output),
+    cwd: dir,
+    env: childEnv({ NODE_ENV: 'development', [configEnv]: configPath }),
+    keepLogs: false,
+    startTimeoutMs: START_TIMEOUT_MS,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  })
+}
+
+/** The built IAM with the bench config, booted (migrated). */
+export async function startIam({ databaseUrl, redisUrl }) {
+  const config = (dataDir) => benchIamConfig({ dataDir, databaseUrl, redisUrl })
+  const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config })
+  // "Listening" comes before boot (migrations) finished; /health waits for it
+  await fetch(`${server.url}/health`)
+  return server
+}
+
+/** The built gateway in front of `iamUrl` (no HMAC: the IAM of the run takes unsigned calls). */
+export function startGateway(iamUrl) {
+  const config = () => ({ iam: { url: iamUrl }, cookieSecret: randomBytes(32).toString('base64url') })
+  return startBuilt({ name: 'gateway', output: GATEWAY_OUTPUT, configEnv: 'GATEWAY_CONFIG', config })
+}
+
+/** bench/baseline-server.mjs: `health` (plain h3) or `select1` (h3 + SELECT 1 on `database`). */
+export function startBaseline(mode, database) {
+  return startNodeServer({
+    name: `baseline ${mode}`,
+    entry: join(ROOT, 'bench', 'baseline-server.mjs'),
+    args: ['--mode', mode, ...(database ? ['--database', database] : [])],
+    env: childEnv({ NODE_ENV: 'production' }),
+    keepLogs: false,
+    startTimeoutMs: START_TIMEOUT_MS,
+  })
+}
+
+/** Resident set size of `pid` in MB (Linux /proc). */
+export function rssMb(pid) {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match ? Number(match[1]) / 1024 : Number.NaN
+}

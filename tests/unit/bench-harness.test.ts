@@ -1,0 +1,104 @@
+/**
+ * The benchmark's pure parts (bench/lib): argument parsing, statements per request from two
+ * /metrics readings, ratios and issue 14's goals. The benchmark itself is not a test (no timing
+ * threshold belongs in the suite); its arithmetic is.
+ */
+import { describe, expect, it } from 'vitest'
+import { parseBenchArgs, ROW_IDS } from '../../bench/lib/options.ts'
+import { againstBaseline, atLeast, atMost, formatTable, ratio, statementChecks, statementsPerRequest, type Run } from '../../bench/lib/report.ts'
+
+const run = (over: Partial<Run> = {}): Run => ({ rps: 1000, p50: 5, p99: 12, requests: 10_000, non2xx: 0, errors: 0, ...over })
+
+describe('bench arguments', () => {
+  it('defaults to every row, 10 s runs, 50 connections and PGlite only without DATABASE_URL', () => {
+    const opts = parseBenchArgs([])
+    expect(opts).toMatchObject({ durationS: 10, warmupS: 2, connections: 50, seed: 0, databases: ['pglite'] })
+    expect(opts.only).toEqual([...ROW_IDS])
+  })
+
+  it('adds PostgreSQL when DATABASE_URL is set', () => {
+    expect(parseBenchArgs([], { DATABASE_URL: 'postgres://x' }).databases).toEqual(['pglite', 'postgres'])
+  })
+
+  it('--only keeps the table order and refuses an unknown row', () => {
+    expect(parseBenchArgs(['--only', 'verify,health']).only).toEqual(['health', 'verify'])
+    expect(() => parseBenchArgs(['--only', 'health,nope'])).toThrow(/unknown row nope/)
+  })
+
+  it('refuses a non-numeric or non-positive duration and a fractional connection count', () => {
+    expect(() => parseBenchArgs(['--duration', 'ten'])).toThrow(/--duration/)
+    expect(() => parseBenchArgs(['--duration', '0'])).toThrow(/--duration/)
+    expect(() => parseBenchArgs(['--connections', '2.5'])).toThrow(/--connections/)
+    expect(parseBenchArgs(['--duration', '2.5', '--warmup', '0']).durationS).toBe(2.5)
+  })
+
+  it('refuses an unknown flag (strict parseArgs)', () => {
+    expect(() => parseBenchArgs(['--durations', '3'])).toThrow()
+  })
+
+  it('runs growth (--seed) and PostgreSQL only with DATABASE_URL', () => {
+    expect(() => parseBenchArgs(['--seed', '1000000'])).toThrow(/DATABASE_URL/)
+    expect(() => parseBenchArgs(['--databases', 'postgres'])).toThrow(/DATABASE_URL/)
+    expect(parseBenchArgs(['--seed', '1000000', '--databases', 'postgres'], { DATABASE_URL: 'postgres://x' })).toMatchObject({ seed: 1_000_000, databases: ['postgres'] })
+  })
+})
+
+describe('statements per request', () => {
+  it('divides what each kind moved by the requests served', () => {
+    const per = statementsPerRequest({ read: 100, write: 50, transaction: 10 }, { read: 300, write: 50, transaction: 410 }, 200)
+    expect(per).toEqual({ read: 1, write: 0, transaction: 2, total: 3 })
+  })
+
+  it('refuses a counter that went backwards (a restarted IAM) and a run with no request', () => {
+    expect(() => statementsPerRequest({ read: 5, write: 0, transaction: 0 }, { read: 4, write: 0, transaction: 0 }, 10)).toThrow(/backwards/)
+    expect(() => statementsPerRequest({ read: 0, write: 0, transaction: 0 }, { read: 0, write: 0, transaction: 0 }, 0)).toThrow(RangeError)
+  })
+
+  it('checks the statement and write goals on the counts, and fails a run that was not counted', () => {
+    const counted = run({ statements: { read: 1, write: 0.004, transaction: 0, total: 1.004 } })
+    expect(statementChecks(counted, { statements: 1, writes: 0 }).map((c) => c.pass)).toEqual([true, true])
+    const twoWrites = run({ statements: { read: 5, write: 2, transaction: 0, total: 7 } })
+    expect(statementChecks(twoWrites, { statements: 1, writes: 0 }).map((c) => c.pass)).toEqual([false, false])
+    expect(statementChecks(run(), { statements: 5 })[0]).toMatchObject({ pass: false, actual: 'not counted' })
+  })
+})
+
+describe('ratios and goals', () => {
+  it('a ratio needs a baseline that answered', () => {
+    expect(ratio(300, 1000)).toBe(0.3)
+    expect(ratio(300, 0)).toBeNaN()
+    expect(atLeast('>= 0.5x', Number.NaN, 0.5)).toMatchObject({ pass: false, actual: 'n/a' })
+  })
+
+  it('compares goals on values rounded to two decimals, inclusive', () => {
+    expect(atLeast('>= 0.3x', 0.2996, 0.3).pass).toBe(true)
+    expect(atLeast('>= 0.3x', 0.294, 0.3).pass).toBe(false)
+    expect(atMost('<= 15 ms', 15, 15).pass).toBe(true)
+    expect(atMost('<= 15 ms', 15.2, 15).pass).toBe(false)
+  })
+
+  it('a row against its baseline passes only with the ratio met and every answer a 2xx', () => {
+    const base = { id: 'health', database: 'PGlite', label: 'IAM GET /health', notes: [] }
+    const baseline = { label: 'plain h3 /health', run: run({ rps: 10_000 }) }
+    const met = againstBaseline({ ...base, run: run({ rps: 5_000 }), baseline }, 0.5)
+    expect(met.ratio).toBe(0.5)
+    expect(met.checks.every((c) => c.pass)).toBe(true)
+    const errors = againstBaseline({ ...base, run: run({ rps: 6_000, non2xx: 3 }), baseline }, 0.5)
+    expect(errors.checks.map((c) => c.pass)).toEqual([true, false])
+    const silent = againstBaseline({ ...base, run: run({ rps: 0, requests: 0 }), baseline }, 0.5)
+    expect(silent.checks.some((c) => c.pass)).toBe(false)
+  })
+
+  it('prints PASS or FAIL per row', () => {
+    const base = { id: 'health', database: 'PGlite', label: 'IAM GET /health', notes: [] }
+    const baseline = { label: 'plain h3 /health', run: run({ rps: 10_000 }) }
+    const table = formatTable([
+      againstBaseline({ ...base, run: run({ rps: 6_000 }), baseline }, 0.5),
+      againstBaseline({ ...base, run: run({ rps: 1_000 }), baseline }, 0.5),
+    ])
+    const lines = table.split('\n')
+    expect(lines).toHaveLength(4)
+    expect(lines[2]).toMatch(/0\.60x \|.*\| PASS \|$/)
+    expect(lines[3]).toMatch(/0\.10x \|.*\| FAIL \|$/)
+  })
+})
