@@ -6,6 +6,7 @@
  * so exactly one of two racing openers wins); the others refuse with the holder's pid. A lock whose
  * pid no longer runs was left by a crash and is taken over.
  */
+import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -33,14 +34,17 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** The pid in a lock file; NaN when the file is gone or unreadable (a holder mid-write or mid-release). */
-function holderPid(path: string): number {
+/** A lock file's text; '' when it is gone or unreadable (a holder mid-release). */
+function readLock(path: string): string {
   try {
-    return Number.parseInt(readFileSync(path, 'utf8'), 10)
+    return readFileSync(path, 'utf8')
   } catch {
-    return Number.NaN
+    return ''
   }
 }
+
+/** The pid in a lock file's text (its first line); NaN when there is none. */
+const holderPid = (text: string): number => Number.parseInt(text, 10)
 
 /**
  * Takes the lock of `dataDir` for this process; returns its release (idempotent, also run when the
@@ -48,16 +52,20 @@ function holderPid(path: string): number {
  */
 export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, LOCK_FILE)
+  // the pid for other processes; a token of this opening, so a release removes only its own lock
+  // (`nitro dev` reloads the app in a new worker of the same process, which takes the lock over)
+  const text = `${process.pid}\n${randomUUID()}\n`
   // three tries: a stale lock removed by us can be re-taken by a racing opener in between
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' })
+      writeFileSync(path, text, { flag: 'wx' })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const pid = holderPid(path)
+      const held = readLock(path)
+      const pid = holderPid(held)
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) throw new DataDirLockedError(dataDir, pid)
-      // stale (its process is gone) or our own from an earlier open: remove only that same file
-      if (holderPid(path) === pid) rmSync(path, { force: true })
+      // stale (its process is gone) or this process's own: remove only the file we judged
+      if (readLock(path) === held) rmSync(path, { force: true })
       continue
     }
     let released = false
@@ -65,10 +73,10 @@ export function lockDataDir(dataDir: string): () => void {
       if (released) return
       released = true
       process.off('exit', release)
-      if (holderPid(path) === process.pid) rmSync(path, { force: true })
+      if (readLock(path) === text) rmSync(path, { force: true })
     }
     process.on('exit', release)
     return release
   }
-  throw new DataDirLockedError(dataDir, holderPid(path))
+  throw new DataDirLockedError(dataDir, holderPid(readLock(path)))
 }
