@@ -27,6 +27,8 @@ function templatePath(): string {
 }
 
 export default async function setup(): Promise<void> {
+  // with DATABASE_URL every IAM of the run gets a PostgreSQL database instead
+  if (process.env.DATABASE_URL) return
   const path = templatePath()
   if (!existsSync(path)) {
     const pglite = await PGlite.create()
