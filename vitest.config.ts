@@ -39,7 +39,7 @@ export default defineConfig({
           include: ['tests/iam/**/*.test.ts'],
           environment: 'node',
           // files with the default config share one IAM (shared-iam.ts); the others start their own
-          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/shared-iam.ts'],
+          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/pglite-template.ts', 'tests/helpers/shared-iam.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
           // two cores here
@@ -51,7 +51,7 @@ export default defineConfig({
           name: 'gateway',
           include: ['tests/gateway/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts'],
+          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts', 'tests/helpers/pglite-template.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
           maxWorkers: 1,
@@ -62,7 +62,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts'],
+          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts', 'tests/helpers/pglite-template.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
           maxWorkers: 1,

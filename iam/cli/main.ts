@@ -22,7 +22,7 @@ export const main = defineCommand({
     name: 'iam',
     description:
       "The IAM's admin commands, with the server's config and env (IAM_CONFIG, DATABASE_URL, REDIS_URL, NODE_ENV). " +
-      'On the embedded PGlite database, stop the IAM first: PGlite is single-process.',
+      'On the embedded PGlite database, stop the IAM first: PGlite is single-process (a held data dir is refused).',
   },
   subCommands: SUB_COMMANDS,
 })

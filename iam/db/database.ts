@@ -4,9 +4,10 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely'
+import { Kysely, PostgresDialect, type Dialect, type LogEvent } from 'kysely'
 import { Migrator, type MigrationResultSet } from 'kysely/migration'
 import type { IamConfig } from '../lib/config-schema'
+import { lockDataDir } from './data-dir-lock'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
 import type { Database } from './schema'
@@ -23,6 +24,15 @@ export type DatabaseKind = 'postgres' | 'pglite'
 
 export function databaseKind(config: { database: { url?: string } }): DatabaseKind {
   return config.database.url && /^postgres(ql)?:/.test(config.database.url) ? 'postgres' : 'pglite'
+}
+
+// Where an in-memory PGlite starts from: an empty cluster (initdb), unless the test build gave a
+// pre-migrated dump (test-build/plugins/pglite-template.ts), which loads in a fraction of the time.
+let memoryTemplate: () => Blob | undefined = () => undefined
+
+/** Only the test build calls this; it runs before boot reaches PGlite.create (plugins are synchronous). */
+export function replaceMemoryTemplate(template: () => Blob | undefined): void {
+  memoryTemplate = template
 }
 
 /** The longest wait for a free pooled connection (DESIGN section 6: a 503 within 2 s). */
@@ -84,8 +94,40 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
       : resolve(join(config.service.dataDir, 'iam', 'db'))
     mkdirSync(dataDir, { recursive: true })
   }
-  const pglite = await PGlite.create(dataDir ? { dataDir } : {})
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins: [jsonArraysPlugin()], log: countStatement })
+  // before PGlite touches the files: a second process on them would corrupt them (data-dir-lock.ts)
+  const release = dataDir ? lockDataDir(dataDir) : undefined
+  try {
+    const pglite = await PGlite.create(dataDir ? { dataDir } : { loadDataDir: memoryTemplate() })
+    const dialect = new PGliteDialect(pglite)
+    return new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
+  } catch (error) {
+    release?.()
+    throw error
+  }
+}
+
+/** `dialect` whose driver also runs `release` once destroyed (db.destroy() closed PGlite). */
+function releasingOnDestroy(dialect: Dialect, release: () => void): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () => {
+      const driver = dialect.createDriver()
+      const destroy = async () => {
+        await driver.destroy()
+        release()
+      }
+      // the driver's methods bound to it (it keeps its client in private fields), destroy wrapped
+      return new Proxy(driver, {
+        get: (target, key) => {
+          if (key === 'destroy') return destroy
+          const value: unknown = Reflect.get(target, key, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    },
+  }
 }
 
 /** Runs every pending migration; throws with the failing migration's name. */

@@ -4,7 +4,7 @@
  * fresh clone works and a warm one starts in seconds. Plain TypeScript with erasable syntax only:
  * Node runs it as it is.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 
@@ -55,15 +55,35 @@ export function isFresh(app: App, output: string): boolean {
   return statSync(entry).mtimeMs >= newest
 }
 
+/** Whether `output` must be built: no entry yet, or (unless SKIP_BUILD=1) a source newer than it. */
+export function needsBuild(app: App, output: string): boolean {
+  if (!existsSync(entryOf(output))) return true
+  return process.env.SKIP_BUILD !== '1' && !isFresh(app, output)
+}
+
+const announce = (app: App, output: string): void => {
+  const where = isAbsolute(output) ? output : join(ROOT, output)
+  console.log(`> npm run ${app.script} (${where} is missing or older than its sources)`)
+}
+
 /**
  * Runs `npm run <app.script>` (with `env` added) unless `output` is fresh. SKIP_BUILD=1 takes any
  * existing output as fresh. Throws when the build fails.
  */
 export function buildIfStale(app: App, output: string, env: Record<string, string> = {}): void {
-  const exists = existsSync(entryOf(output))
-  if (exists && (process.env.SKIP_BUILD === '1' || isFresh(app, output))) return
-  const where = isAbsolute(output) ? output : join(ROOT, output)
-  console.log(`> npm run ${app.script} (${where} is missing or older than its sources)`)
+  if (!needsBuild(app, output)) return
+  announce(app, output)
   const result = spawnSync('npm', ['run', app.script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } })
   if (result.status !== 0) throw new Error(`npm run ${app.script} failed`)
+}
+
+/** buildIfStale without blocking, so two apps' builds (one core each) can run side by side. */
+export function buildIfStaleAsync(app: App, output: string, env: Record<string, string> = {}): Promise<void> {
+  if (!needsBuild(app, output)) return Promise.resolve()
+  announce(app, output)
+  const child = spawn('npm', ['run', app.script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } })
+  return new Promise((done, fail) => {
+    child.once('error', fail)
+    child.once('exit', (code) => (code === 0 ? done() : fail(new Error(`npm run ${app.script} failed`))))
+  })
 }

@@ -1,5 +1,6 @@
-import { buildGatewayIfStale, GATEWAY_TEST_BUILD } from './build'
+import { buildGatewayInBackground, GATEWAY_TEST_BUILD } from './build'
 
-export default function setup(): void {
-  buildGatewayIfStale(GATEWAY_TEST_BUILD)
+/** The gateway's test build, when stale (possibly already started beside the IAM's: build-iam.ts). */
+export default async function setup(): Promise<void> {
+  await buildGatewayInBackground(GATEWAY_TEST_BUILD)
 }

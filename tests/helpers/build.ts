@@ -4,7 +4,7 @@
  * `npm start` and the benchmark).
  */
 import { join } from 'node:path'
-import { buildIfStale, GATEWAY_APP, IAM_APP, ROOT } from '../../scripts/lib/build.ts'
+import { buildIfStale, buildIfStaleAsync, GATEWAY_APP, IAM_APP, ROOT, type App } from '../../scripts/lib/build.ts'
 
 export { ROOT }
 
@@ -46,3 +46,23 @@ export function buildIamIfStale(build: Build): void {
 export function buildGatewayIfStale(build: Build): void {
   buildIfStale(GATEWAY_APP, build.output, build.env)
 }
+
+// One build per output and process, however many setups ask for it: the globalSetup that starts
+// the IAM's build can start the gateway's beside it, and the gateway's setup then awaits that one.
+const started: Map<string, Promise<void>> = ((globalThis as { __iamTestBuilds?: Map<string, Promise<void>> }).__iamTestBuilds ??= new Map())
+
+const inBackground = (app: App, build: Build): Promise<void> => {
+  let running = started.get(build.output)
+  if (!running) {
+    running = buildIfStaleAsync(app, build.output, build.env)
+    // a caller that never awaits it must not crash the run: whoever awaits still sees the failure
+    running.catch(() => undefined)
+    started.set(build.output, running)
+  }
+  return running
+}
+
+/** buildIamIfStale without blocking: the two apps' builds (one core each) can run side by side. */
+export const buildIamInBackground = (build: Build): Promise<void> => inBackground(IAM_APP, build)
+/** buildGatewayIfStale without blocking. */
+export const buildGatewayInBackground = (build: Build): Promise<void> => inBackground(GATEWAY_APP, build)

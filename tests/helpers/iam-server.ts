@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IAM_TEST_BUILD } from './build'
 import { untilListening } from './child-server'
+import { waitUntil } from './wait'
 
 export type Json = Record<string, unknown>
 
@@ -111,13 +112,23 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  // 'close' comes after the last output line: a boot that fails is reported with all of it
+  const exit: { code?: number | null } = {}
+  child.once('close', (code) => (exit.code = code))
   const { port, logs, stop } = await untilListening('IAM', child, async () => {
     if (ownsDatabase && baseDbUrl) await dropPgDatabase(baseDbUrl, databaseUrl).catch(() => {})
     rmSync(dataDir, { recursive: true, force: true })
   })
   const url = `http://127.0.0.1:${port}`
   // "Listening" comes before boot finished; /health waits on boot (migrations) through 00.ready.
-  await fetch(`${url}/health`).catch(() => undefined)
+  // No answer: boot may have failed (the process exits), reported like a refused start.
+  if (!(await fetch(`${url}/health`).then(() => true, () => false))) {
+    await waitUntil(() => 'code' in exit, 'the IAM to exit', 5000).catch(() => undefined)
+    if ('code' in exit) {
+      await stop()
+      throw Object.assign(new Error(`IAM exited with ${exit.code} during boot:\n${logs.join('\n')}`), { code: exit.code, logs })
+    }
+  }
   return { url, port, logs, share: { databaseUrl, storagePrefix }, dataDir, process: child, stop }
 }
 

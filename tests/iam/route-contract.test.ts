@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { RouteContract } from '../../iam/contract/define'
 import { ROUTES, type RouteId } from '../../iam/contract/routes'
-import { applyRefresh, authedGet, call as clientCall, loginUser, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupBody, uniqueEmail, type Session } from '../helpers/accounts'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { applyRefresh, authedGet, call as clientCall, loginUser, newDevice, refresh, setCookieValue, signupBody, uniqueEmail, type Session } from '../helpers/accounts'
+import { sharedIam } from '../helpers/shared-iam'
 
-// Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
-const START_TIMEOUT_MS = 180_000
 const ROUTER_404 = { error: "The page you are looking for doesn't exists" }
 
 // A value for each path parameter the router would accept and the route would not refuse as unknown.
 const PARAM_VALUES: Record<string, string> = { providerName: 'demo', reason: 'ROUTE_CONTRACT' }
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, providers: [{ name: 'demo', useStandardProfile: true }] } })
-}, START_TIMEOUT_MS)
-afterAll(() => iam?.stop())
+// the shared IAM's config is what this file needs: the proxy header trusted, the demo provider
+const iam = sharedIam()
 
 async function call(method: string, path: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${iam.url}${path}`, { method })

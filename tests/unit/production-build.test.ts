@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  buildGatewayIfStale,
-  buildIamIfStale,
+  buildGatewayInBackground,
+  buildIamInBackground,
   GATEWAY_PRODUCTION_BUILD,
   GATEWAY_TEST_BUILD,
   IAM_PRODUCTION_BUILD,
@@ -39,9 +39,12 @@ function findMarkers(dir: string, markers: string[]): Map<string, string> {
 
 describe('production builds', () => {
   // Both builds run only when their sources are newer than the output (seconds each otherwise).
-  beforeAll(() => {
-    for (const build of [IAM_PRODUCTION_BUILD, IAM_TEST_BUILD]) buildIamIfStale(build)
-    for (const build of [GATEWAY_PRODUCTION_BUILD, GATEWAY_TEST_BUILD]) buildGatewayIfStale(build)
+  // The two apps build side by side (about one core each); one app's two builds one after the other.
+  beforeAll(async () => {
+    await Promise.all([
+      buildIamInBackground(IAM_PRODUCTION_BUILD).then(() => buildIamInBackground(IAM_TEST_BUILD)),
+      buildGatewayInBackground(GATEWAY_PRODUCTION_BUILD).then(() => buildGatewayInBackground(GATEWAY_TEST_BUILD)),
+    ])
   }, 300_000)
 
   it('the IAM bundle (npm run build:iam) holds no test route or test switch', () => {
