@@ -15,10 +15,26 @@ import { emitSignal, type StatementKind } from '../lib/signals'
 import type { PoolStats } from '../lib/metrics'
 
 // The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none).
-const pools = new WeakMap<Kysely<Database>, PoolStats>()
+const pools = new WeakMap<Kysely<Database>, PoolStats & { connect(): Promise<{ release(): void }> }>()
 
 /** The live pool counters of a PostgreSQL database; undefined on PGlite. */
 export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined => pools.get(db)
+
+/** Connections of a PostgreSQL pool: opened at start (warmDatabase) and kept. */
+const POOL_SIZE = 10
+
+/**
+ * Opens every pooled PostgreSQL connection now, at boot, instead of during the first burst: a burst
+ * that finds the pool cold opens ten connections while the event loop is busiest, and a handshake
+ * slowed past database.connectTimeoutMs turns a healthy database into 503s. The pool keeps them
+ * (min = max). PGlite: nothing to do.
+ */
+export async function warmDatabase(db: Kysely<Database>): Promise<void> {
+  const pool = pools.get(db)
+  if (!pool) return
+  const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()))
+  for (const client of clients) client.release()
+}
 
 export type DatabaseKind = 'postgres' | 'pglite'
 
@@ -69,7 +85,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     }
     const pool = new pg.Pool({
       connectionString: config.database.url,
-      max: 10,
+      max: POOL_SIZE,
+      // connections opened are kept (warmDatabase opens them all at boot)
+      min: POOL_SIZE,
       // @types/pg declares the constructor without arguments; pg-pool passes the pool options
       Client: BoundedClient as unknown as new () => InstanceType<typeof pg.Client>,
       connectionTimeoutMillis: Math.max(ACQUIRE_TIMEOUT_MS, connectTimeoutMs),

@@ -34,6 +34,7 @@ const PG_UNAVAILABLE = /^(08...|53300|57P01|57P02|57P03)$/
 const DRIVER_MESSAGES = [
   /^Connection terminated/, // pg: the server or the network closed the connection (also on connect timeout)
   /^timeout exceeded when trying to connect$/, // pg-pool: connectionTimeoutMillis passed
+  /^timeout expired$/, // pg: a new connection's handshake passed database.connectTimeoutMs
   /^Client has encountered a connection error and is not queryable$/, // pg
   /^Cannot use a pool after calling end on the pool$/, // pg-pool during shutdown
 ]

@@ -14,7 +14,7 @@ import { clockNow } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createStore } from '../lib/store'
 import { drainBackgroundWork } from '../lib/background'
-import { createDatabase, databaseKind, databasePoolStats, migrateToLatest } from '../db/database'
+import { createDatabase, databaseKind, databasePoolStats, migrateToLatest, warmDatabase } from '../db/database'
 import { useIamMetrics } from '../lib/metrics'
 
 function fail(message: string): never {
@@ -35,6 +35,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     log.info('db:migrate done')
     process.exit(0)
   }
+  await warmDatabase(db)
   const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix, timeoutMs: config.storage.timeoutMs, now: clockNow })
   if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
   if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')

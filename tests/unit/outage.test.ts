@@ -54,6 +54,19 @@ describe('dependency outages are told from other failures', () => {
     }
   })
 
+  it('counts a pg client whose handshake outlives its connect timeout as an outage (pg says "timeout expired")', async () => {
+    const silent = createServer(() => {})
+    const port = await listen(silent)
+    const client = new pg.Client({ connectionString: `postgres://x@127.0.0.1:${port}/x`, connectionTimeoutMillis: 50 })
+    try {
+      const error = await rejection(client.connect())
+      expect((error as Error).message).toBe('timeout expired')
+      expect(isDependencyOutage(error)).toBe(true)
+    } finally {
+      silent.close()
+    }
+  })
+
   it('counts Redis commands while disconnected as an outage, through a wrapping cause too', async () => {
     const store = createStore({ driver: 'redis', url: `redis://127.0.0.1:${closedPort}`, prefix: 't', timeoutMs: 100 })
     try {

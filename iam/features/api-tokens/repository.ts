@@ -17,7 +17,10 @@ export type VerifiedRow = {
   usage_count: number
 }
 
-/** Finds the usable token of `hash` (verifyAndCount also counts the use). */
+/** What decides whether a token is usable for one verification (countUses and verifyWithoutCount). */
+export type UseConditions = { hash: string; privilege: Privilege; at: Date; ip: string | null; bypassIp: boolean }
+
+/** Finds the usable token of `hash` without counting. */
 type VerifyLookup = (db: Db, hash: string, privilege: Privilege, at: Date, ip: string | null, bypassIp: boolean) => Promise<VerifiedRow | undefined>
 
 export type DiagnosisRow = {
@@ -39,10 +42,14 @@ export type DiagnosisRow = {
  * committed and visible before the answer; only a PostgreSQL crash (not a clean stop) may lose the
  * last ~3 x wal_writer_delay of them (docs/performance-writes.md). The subquery runs once, when the
  * first row matches: a verification that matches nothing changes no setting.
+ *
+ * `uses` verifications are counted at once (count-batch.ts joins concurrent verifications of one
+ * token): the returned usage_count is the count after the last of them, so the uses had
+ * `usage_count - uses + 1` to `usage_count`.
  */
-export const verifyAndCount: VerifyLookup = async (db, hash, privilege, at, ip, bypassIp) => {
+export async function countUses(db: Db, { hash, privilege, at, ip, bypassIp }: UseConditions, uses: number): Promise<VerifiedRow | undefined> {
   const { rows } = await sql<VerifiedRow>`
-    update api_tokens set usage_count = usage_count + 1, last_used = ${at}
+    update api_tokens set usage_count = usage_count + ${uses}, last_used = ${at}
     where ${usableToken(hash, privilege, at, ip, bypassIp)}
       and (select set_config('synchronous_commit', 'off', true)) = 'off'
     returning id, user_id, name, created_at, expires_at, last_used, usage_count`.execute(db)

@@ -1,6 +1,6 @@
 /**
  * verifyApiKey (spec "Verification process"). The success path is one SQL statement
- * (repository.verifyAndCount); only a failure takes a second query, to name the reason in the
+ * (repository.countUses, batched per token by count-batch.ts); only a failure takes a second query, to name the reason in the
  * spec's order: Invalid key (absent, revoked, other privilege), Invalid Host, Token expired.
  */
 import type { Kysely } from 'kysely'
@@ -8,6 +8,7 @@ import type { Database } from '../../db/schema'
 import type { Logger } from '../../lib/log'
 import { emitSignal } from '../../lib/signals'
 import { normalizeMappedIp } from '../../contract/ip-list'
+import { countUseBatched } from './count-batch'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Privilege, type Result, type VerifySuccess } from './results'
 import { hashToken, isSha256Hex, parseRawToken } from './token-format'
@@ -51,7 +52,7 @@ export async function verifyApiKeyWith(
   try {
     const row = skipCountUpdates
       ? await repo.verifyWithoutCount(deps.db, hash, providedPrivilege, at, ip, byPassIpCheck)
-      : await repo.verifyAndCount(deps.db, hash, providedPrivilege, at, ip, byPassIpCheck)
+      : await countUseBatched(deps.db, { hash, privilege: providedPrivilege, at, ip, bypassIp: byPassIpCheck })
     if (row) {
       emitSignal({ kind: 'tokenVerify', outcome: 'ok' })
       return okResult(date, {

@@ -10,7 +10,7 @@ import { clientAuthFor, clientFor, jwksCacheFor } from './authorization-server'
 import type { OAuthRedirectError } from './error-codes'
 import { requestOptionsFor } from './http-options'
 import { atHashMatches, azpMatches, jwsAlg } from './id-token-checks'
-import { logOAuth } from './log'
+import { oauthStepFailed } from './log'
 
 export type ExchangeResult =
   | { ok: true; accessToken: string; idTokenClaims?: oauth.IDToken }
@@ -24,10 +24,7 @@ function isIdTokenError(error: unknown): boolean {
   return ID_TOKEN_ERROR_CODES.has(error.code ?? '') || /id.?token|JWT/i.test(error.message)
 }
 
-function failed(provider: ProviderConfig, error: OAuthRedirectError, reason: unknown): ExchangeResult {
-  logOAuth('warn', 'code exchange refused', { provider: provider.name, error, reason: (reason as Error)?.message ?? String(reason) })
-  return { ok: false, error }
-}
+const failed = (provider: ProviderConfig, error: OAuthRedirectError, reason: unknown): ExchangeResult => oauthStepFailed('code exchange refused', provider, error, reason)
 
 /** Exchanges the validated authorization response for tokens and validates the ID token. */
 export async function exchangeCode(

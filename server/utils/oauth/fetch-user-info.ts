@@ -7,7 +7,7 @@ import * as oauth from 'oauth4webapi'
 import type { ProviderConfig } from '../gateway-config'
 import type { OAuthRedirectError } from './error-codes'
 import { requestOptionsFor } from './http-options'
-import { logOAuth } from './log'
+import { oauthStepFailed } from './log'
 
 export type UserInfoResult = { ok: true; user: Record<string, unknown> } | { ok: false; error: OAuthRedirectError }
 
@@ -18,10 +18,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function failed(provider: ProviderConfig, error: OAuthRedirectError, reason: unknown): UserInfoResult {
-  logOAuth('warn', 'userinfo refused', { provider: provider.name, error, reason: (reason as Error)?.message ?? String(reason) })
-  return { ok: false, error }
-}
+const failed = (provider: ProviderConfig, error: OAuthRedirectError, reason: unknown): UserInfoResult => oauthStepFailed('userinfo refused', provider, error, reason)
 
 /** Builds the user object for the success step. */
 export async function fetchUserInfo(
