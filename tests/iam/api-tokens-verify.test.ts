@@ -118,6 +118,7 @@ describe('GET /api/public/verify', () => {
   }, 120_000)
 })
 
+// skipped without DATABASE_URL: two instances share a count only through PostgreSQL (PGlite is one process's own)
 describe.skipIf(!process.env.DATABASE_URL)('counted verification across instances (PostgreSQL)', () => {
   let second: IamServer
   beforeAll(async () => {

@@ -66,6 +66,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip }) => {
     ...over,
   })
 
+  // `skip`: the PostgreSQL kind's cases are skipped without DATABASE_URL (see `kinds` above)
   it.skipIf(skip)('re-running the migrations is a no-op', async () => {
     const again = await migrateToLatest(db)
     expect(again.results).toEqual([])

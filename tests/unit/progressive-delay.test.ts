@@ -86,6 +86,7 @@ describe('progressive delay over time (memory clock)', () => {
 })
 
 
+// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
 describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, skip }) => {
   const newStore = useStores(make)
 

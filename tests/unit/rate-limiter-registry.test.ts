@@ -91,6 +91,7 @@ describe('general union limiter with the default configuration (spec "API token 
   })
 })
 
+// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
 describe.each(STORE_BACKENDS)('registry limiters with the default configuration on $backend', ({ make, skip }) => {
   const newStore = useStores(make)
   const deps = () => ({ store: newStore(), config })

@@ -11,6 +11,7 @@ const rejection = (d: LimitDecision) => {
   return d
 }
 
+// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
 describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
   const newStore = useStores(make)
 

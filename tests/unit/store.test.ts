@@ -6,6 +6,7 @@ import { createStore, storeKey } from '../../iam/lib/store'
 import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisClientOf, redisStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
 
 
+// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
 describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip }) => {
   const newStore = useStores(make)
   const clockedStore = useClockedStores(clocked)
