@@ -84,6 +84,12 @@ export const configSchema = z.strictObject({
       url: z.string().optional(),
       /** PostgreSQL: how long a request waits for a connection (new or from the pool) before it is answered 503 */
       connectTimeoutMs: z.number().int().positive().default(1000),
+      /**
+       * PostgreSQL: send repeated statements as named prepared statements, planned once per
+       * connection (db/prepared.ts). false behind a pooler that cannot carry them (PgBouncer in
+       * transaction mode before 1.21, or without max_prepared_statements).
+       */
+      preparedStatements: z.boolean().default(true),
     })
     .prefault({}),
   storage: z
