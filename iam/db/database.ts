@@ -65,9 +65,13 @@ export function statementKind(sqlText: string): StatementKind {
 // for iam_db_statements_total, which the benchmark and the round-trip tests read.
 const countStatement = (event: LogEvent): void => emitSignal({ kind: 'dbStatement', statement: statementKind(event.query.sql) })
 
-/** `database.connectTimeoutMs` and `preparedStatements` may be left out by callers outside the server (tests, scripts): 1 s, named. */
+/** `database.connectTimeoutMs`, `preparedStatements` and `pgliteSharedBuffers` may be left out by callers outside the server (tests, scripts): their defaults. */
 type DatabaseOptions = {
-  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements'> & { connectTimeoutMs?: number; preparedStatements?: boolean }
+  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements' | 'pgliteSharedBuffers'> & {
+    connectTimeoutMs?: number
+    preparedStatements?: boolean
+    pgliteSharedBuffers?: string
+  }
   service: IamConfig['service']
 }
 
@@ -139,7 +143,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
   // before PGlite touches the files: a second process on them would corrupt them (data-dir-lock.ts)
   const release = dataDir ? lockDataDir(dataDir) : undefined
   try {
-    const pglite = await PGlite.create(dataDir ? { dataDir } : { loadDataDir: memoryTemplate() })
+    // appended -c parameters win over the data directory's postgresql.conf and leave it untouched
+    const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${config.database.pgliteSharedBuffers ?? '16MB'}`]
+    const pglite = await PGlite.create(dataDir ? { dataDir, startParams } : { loadDataDir: memoryTemplate(), startParams })
     const dialect = new PGliteDialect(pglite)
     return new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
   } catch (error) {

@@ -90,6 +90,11 @@ export const configSchema = z.strictObject({
        * transaction mode before 1.21, or without max_prepared_statements).
        */
       preparedStatements: z.boolean().default(true),
+      /**
+       * PGlite: PostgreSQL's shared_buffers inside the WASM instance. PostgreSQL's own default
+       * (128MB) is resident from the start there: 16MB halves an idle embedded IAM's memory.
+       */
+      pgliteSharedBuffers: z.string().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 16MB').default('16MB'),
     })
     .prefault({}),
   storage: z
