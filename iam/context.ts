@@ -30,6 +30,11 @@ export function whenIamReady(): Promise<IamContext> {
   return ready
 }
 
+/** True once boot finished: the 00 middleware then has nothing to wait for. */
+export function iamBooted(): boolean {
+  return current !== undefined
+}
+
 /** The booted context; only valid after `whenIamReady()` resolved (the 00 middleware awaits it). */
 export function useIam(): IamContext {
   if (!current) throw new Error('IAM context used before boot completed')

@@ -13,6 +13,9 @@ export default defineNitroConfig({
   scanDirs: testBuild ? ['test-build'] : [],
   preset: 'node-server',
   errorHandler: '~/error',
+  // The IAM serves no files: without this the node-server preset puts a static-file middleware
+  // (path decoding and an asset lookup) in front of every request.
+  serveStatic: false,
   // No Nitro storage, no auto-imports: features take dependencies as arguments.
   imports: false,
   experimental: { tasks: false },

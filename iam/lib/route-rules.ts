@@ -43,6 +43,21 @@ interface CompiledRule {
 const compile = (rule: RouteRule): CompiledRule => ({ rule, segments: rule.path.split('/') })
 const compiledRules: readonly CompiledRule[] = ROUTE_RULES.map(compile)
 
+const staticKey = (method: string, path: string) => `${method} ${path}`
+
+/**
+ * Every request looks its rule up (middleware 10): most paths have no parameter, so those answer
+ * from a map built at start instead of a scan of the table. A path a parameterised rule listed
+ * before it would also match stays out of the map, so the answer is the scan's, first match wins.
+ */
+const shadowed = (entry: CompiledRule, i: number) =>
+  compiledRules.slice(0, i).some((before) => before.rule.method === entry.rule.method && matches(before.segments, entry.segments))
+const staticRules: ReadonlyMap<string, RouteRule> = new Map(
+  compiledRules
+    .filter((entry, i) => !entry.rule.path.includes('/:') && !shadowed(entry, i))
+    .map((entry) => [staticKey(entry.rule.method, entry.rule.path), entry.rule]),
+)
+
 // Rules added at boot for routes outside the spec that only some builds have (the test build's
 // routes, iam/test-build): production bundles never contain them, so they cannot live above.
 const addedRules: CompiledRule[] = []
@@ -73,7 +88,10 @@ function matches(want: readonly string[], got: readonly string[]): boolean {
  */
 export function findRouteRule(method: string, url: string): RouteRule | undefined {
   const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
-  const got = routePath(url).split('/')
+  const path = routePath(url)
+  const known = staticRules.get(staticKey(m, path))
+  if (known) return known
+  const got = path.split('/')
   const match = (entry: CompiledRule) => entry.rule.method === m && matches(entry.segments, got)
   return (compiledRules.find(match) ?? addedRules.find(match))?.rule
 }

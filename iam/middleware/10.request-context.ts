@@ -9,11 +9,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { defineEventHandler, getRequestHeader, setResponseHeader, type H3Event } from 'h3'
+import { defineEventHandler, type H3Event } from 'h3'
 import { useIam } from '../context'
 import { httpFailText } from '../http/respond'
-import { trackResponseStatus } from '../http/request'
 import { resolveClientIp } from '../lib/ip'
+import type { LogFields } from '../lib/log'
 import { useIamMetrics } from '../lib/metrics'
 import { findRouteRule } from '../lib/route-rules'
 
@@ -28,32 +28,30 @@ function routeTemplate(event: H3Event): string {
   return event.context.routeRule?.path ?? event.context.matchedRoute?.path ?? 'unmatched'
 }
 
+const metrics = useIamMetrics()
+
 export default defineEventHandler((event) => {
   const started = performance.now()
   const { config, log } = useIam()
-  const given = getRequestHeader(event, 'x-request-id')
-  const requestId = given && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+  const { req, res } = event.node
+  // read from the raw headers: h3's getRequestHeader copies every header of the request per call.
+  // Node joins a repeated X-Request-Id into one string, which the pattern refuses, as before.
+  const given = req.headers['x-request-id']
+  const requestId = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
   event.context.requestId = requestId
-  setResponseHeader(event, 'X-Request-Id', requestId)
+  res.setHeader('X-Request-Id', requestId)
   // looked up once here; middleware 20 and 30 and the metrics label read it
   event.context.routeRule = findRouteRule(event.method, event.path)
 
-  const { req, res } = event.node
-  trackResponseStatus(event)
   res.once('close', () => {
     const route = routeTemplate(event)
-    const seconds = (performance.now() - started) / 1000
-    useIamMetrics().observeRequest({ method: req.method ?? 'GET', route, status: res.statusCode, seconds })
-    log.info('request', {
-      requestId,
-      method: req.method,
-      path: (req.url ?? '/').split('?')[0],
-      route,
-      status: res.statusCode,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      ...(event.context.clientIp ? { ip: event.context.clientIp } : {}),
-      ...(res.writableFinished ? {} : { aborted: true }),
-    })
+    const elapsedMs = performance.now() - started
+    const status = res.statusCode
+    metrics.observeRequest({ method: req.method ?? 'GET', route, status, seconds: elapsedMs / 1000 })
+    const fields: LogFields = { requestId, method: req.method, path: (req.url ?? '/').split('?')[0], route, status, durationMs: Math.round(elapsedMs * 10) / 10 }
+    if (event.context.clientIp) fields.ip = event.context.clientIp
+    if (!res.writableFinished) fields.aborted = true
+    log.info('request', fields)
   })
 
   const clientIp = resolveClientIp({

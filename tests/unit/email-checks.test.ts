@@ -12,10 +12,10 @@ describe('email format', () => {
   it('lower-cases the domain only and trims', () => {
     expect(normalizeEmail('  John.Doe@EXAMPLE.Com ')).toBe('John.Doe@example.com')
   })
-  it('knows disposable providers, including wildcard subdomains', () => {
-    expect(isDisposableDomain('mailinator.com')).toBe(true)
-    expect(isDisposableDomain('example.com')).toBe(false)
-    expect(isDisposableDomain('anything.33mail.com')).toBe(true)
+  it('knows disposable providers, including wildcard subdomains', async () => {
+    expect(await isDisposableDomain('mailinator.com')).toBe(true)
+    expect(await isDisposableDomain('example.com')).toBe(false)
+    expect(await isDisposableDomain('anything.33mail.com')).toBe(true)
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addRouteRules, findRouteRule, routePath } from '../../iam/lib/route-rules'
+import { addRouteRules, findRouteRule, ROUTE_RULES, routePath } from '../../iam/lib/route-rules'
 import { testRoutesEnabled } from '../../iam/test-build/enabled'
 import { TEST_ROUTE_RULES } from '../../iam/test-build/route-rules'
 
@@ -25,6 +25,20 @@ describe('route rules table', () => {
     expect(findRouteRule('POST', '/SIGNUP')).toBeUndefined()
     expect(findRouteRule('post', '/signup')?.path).toBe('/signup')
     expect(findRouteRule('HEAD', '/health')?.path).toBe('/health')
+  })
+  it('answers each path of the table with the first rule of the table that matches it, parameterised or not', () => {
+    // the reference: the table scanned in order (paths without parameters answer from a map)
+    const firstMatch = (method: string, path: string) => {
+      const got = path.split('/')
+      return ROUTE_RULES.find((rule) => {
+        const want = rule.path.split('/')
+        return rule.method === method && want.length === got.length && want.every((s, i) => (s.startsWith(':') ? got[i] !== '' : s === got[i]))
+      })
+    }
+    for (const rule of ROUTE_RULES) {
+      const path = rule.path.replace(/:[^/]+/g, 'list-metadata')
+      expect(findRouteRule(rule.method, path), `${rule.method} ${path}`).toBe(firstMatch(rule.method, path))
+    }
   })
   it('has no rule for unknown paths or methods', () => {
     expect(findRouteRule('GET', '/nope')).toBeUndefined()

@@ -6,8 +6,6 @@
  * signup) and is reported with its cause.
  */
 import { Resolver } from 'node:dns/promises'
-import disposableDomains from 'disposable-email-domains/index.json'
-import disposableWildcards from 'disposable-email-domains/wildcard.json'
 
 export type EmailCheckResult = { ok: true; email: string } | { ok: false; reason: string }
 
@@ -21,8 +19,24 @@ export interface EmailCheckSettings {
 // Pragmatic shape (WHATWG "valid email address" with a dotted domain): no quoted local parts.
 const EMAIL_SHAPE = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
-const disposableSet = new Set<string>(disposableDomains as string[])
-const wildcardSet = new Set<string>(disposableWildcards as string[])
+interface DisposableLists {
+  exact: Set<string>
+  wildcard: Set<string>
+}
+
+let disposableLists: Promise<DisposableLists> | undefined
+
+/**
+ * The provider lists (about 120,000 domains: some 15 MB resident, most of the idle IAM's heap when
+ * they were imported at start) load on the first check that needs them: only signup and email
+ * change ask, and a build bundles them in a chunk of their own.
+ */
+function loadDisposableLists(): Promise<DisposableLists> {
+  disposableLists ??= Promise.all([import('disposable-email-domains/index.json'), import('disposable-email-domains/wildcard.json')]).then(
+    ([exact, wildcard]) => ({ exact: new Set<string>(exact.default as string[]), wildcard: new Set<string>(wildcard.default as string[]) }),
+  )
+  return disposableLists
+}
 
 /** Trimmed, domain lower-cased (the local part keeps its case, RFC 5321 §2.4). */
 export function normalizeEmail(email: string): string {
@@ -36,12 +50,13 @@ export function isEmailShape(email: string): boolean {
 }
 
 /** True when the domain, or a parent of it in the wildcard list, is a disposable provider. */
-export function isDisposableDomain(domain: string): boolean {
+export async function isDisposableDomain(domain: string): Promise<boolean> {
+  const { exact, wildcard } = await loadDisposableLists()
   const d = domain.toLowerCase()
-  if (disposableSet.has(d)) return true
+  if (exact.has(d)) return true
   const labels = d.split('.')
-  for (let i = 1; i < labels.length - 1; i++) if (wildcardSet.has(labels.slice(i).join('.'))) return true
-  return wildcardSet.has(d)
+  for (let i = 1; i < labels.length - 1; i++) if (wildcard.has(labels.slice(i).join('.'))) return true
+  return wildcard.has(d)
 }
 
 const NO_DOMAIN = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN'])
@@ -102,7 +117,7 @@ export async function checkEmailAddress(
   const email = normalizeEmail(raw)
   if (!isEmailShape(email)) return { ok: false, reason: 'Invalid email address' }
   const domain = email.slice(email.lastIndexOf('@') + 1)
-  if (settings.disposable && isDisposableDomain(domain)) return { ok: false, reason: 'Disposable email addresses are not accepted' }
+  if (settings.disposable && (await isDisposableDomain(domain))) return { ok: false, reason: 'Disposable email addresses are not accepted' }
   if (settings.mx) {
     const answer = await domainAcceptsMail(domain, settings)
     if (answer.verdict === 'no') return { ok: false, reason: 'The email domain cannot receive mail' }

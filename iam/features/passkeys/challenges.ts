@@ -4,12 +4,12 @@
  * once. The challenge is taken before the authenticator's answer is checked, so any answer spends
  * it, good or bad, and a replayed answer finds nothing.
  */
-import { decodeClientDataJSON } from '@simplewebauthn/server/helpers'
 import type { IamContext } from '../../context'
 import type { PasskeyChallengesTable } from '../../db/schema'
 import { sha256Hex } from '../sessions/refresh-token'
 import { KEEP_DEAD_CHALLENGES_MS } from './relying-party'
 import * as repo from './repository'
+import { loadWebAuthnHelpers } from './webauthn'
 
 type Purpose = PasskeyChallengesTable['purpose']
 
@@ -32,7 +32,8 @@ export async function storeChallenge(
 }
 
 /** The challenge the browser signed over, or null when the client data is not readable. */
-export function challengeOfClientData(clientDataJSON: string): string | null {
+export async function challengeOfClientData(clientDataJSON: string): Promise<string | null> {
+  const { decodeClientDataJSON } = await loadWebAuthnHelpers()
   try {
     const { challenge } = decodeClientDataJSON(clientDataJSON)
     return typeof challenge === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(challenge) ? challenge : null
@@ -49,7 +50,7 @@ export async function takeChallengeOf(
   ctx: IamContext,
   input: { clientDataJSON: string; purpose: Purpose; userId: number | null; visitorRowId: number },
 ): Promise<{ challenge: string; userHandle: string | null } | null> {
-  const challenge = challengeOfClientData(input.clientDataJSON)
+  const challenge = await challengeOfClientData(input.clientDataJSON)
   if (!challenge) return null
   const taken = await repo.takeChallenge(ctx.db, {
     hash: sha256Hex(challenge),

@@ -4,7 +4,7 @@
  * attestation (we keep no authenticator allow-list, so an attestation would prove nothing we use).
  */
 import { randomBytes } from 'node:crypto'
-import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server'
+import type { RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { IamContext } from '../../context'
 import { sendSecondFactorNotice } from '../second-factor/notice'
 import { recordSecurityEvent } from '../security-events/repository'
@@ -12,6 +12,7 @@ import { findUserById } from '../users/users-repo'
 import { storeChallenge, takeChallengeOf } from './challenges'
 import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
 import * as repo from './repository'
+import { loadWebAuthn } from './webauthn'
 
 /** One passkey as the account page lists it. */
 export interface PasskeyView {
@@ -56,6 +57,7 @@ export async function startRegistration(ctx: IamContext, input: { userId: number
   // One user handle per account, random rather than the row id (WebAuthn 14.6.1: no personal data).
   const userHandle = existing[0]?.user_handle ?? randomBytes(32).toString('base64url')
   const rp = relyingPartyOf(ctx)
+  const { generateRegistrationOptions } = await loadWebAuthn()
   const options = await generateRegistrationOptions({
     rpName: rp.rpName,
     rpID: rp.rpID,
@@ -86,6 +88,7 @@ export async function finishRegistration(
     visitorRowId: input.actor.visitorRowId,
   })
   if (!taken?.userHandle) return { ok: false, code: 'invalid_response' }
+  const { verifyRegistrationResponse } = await loadWebAuthn()
   const verified = await verifiedOrNull(ctx, 'registration', () =>
     verifyRegistrationResponse({ response: input.credential, expectedChallenge: taken.challenge, ...expectationsOf(ctx) }),
   )

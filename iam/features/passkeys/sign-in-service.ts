@@ -6,7 +6,7 @@
  * PIN or biometric at once: no second-factor step follows it, and adaptive MFA guards the session
  * it opens like any other.
  */
-import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server'
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import { timingSafeEqual } from 'node:crypto'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
@@ -17,9 +17,11 @@ import { findUserById } from '../users/users-repo'
 import { storeChallenge, takeChallengeOf } from './challenges'
 import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
 import * as repo from './repository'
+import { loadWebAuthn } from './webauthn'
 
 export async function startSignIn(ctx: IamContext, input: { visitorRowId: number }): Promise<Record<string, unknown>> {
   const rp = relyingPartyOf(ctx)
+  const { generateAuthenticationOptions } = await loadWebAuthn()
   const options = await generateAuthenticationOptions({
     rpID: rp.rpID,
     allowCredentials: [],
@@ -52,6 +54,7 @@ export async function finishSignIn(
   // WebAuthn 7.2 step 6: a user handle, when given, must be the one the credential was made for
   const handle = input.credential.response.userHandle
   if (handle !== undefined && !sameText(handle, passkey.user_handle)) return { ok: false, code: 'invalid_assertion' }
+  const { verifyAuthenticationResponse } = await loadWebAuthn()
   const verified = await verifiedOrNull(ctx, 'sign-in', () =>
     verifyAuthenticationResponse({
       response: input.credential,
