@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyRefresh, authedGet, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupUser } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { untilMailTo } from '../helpers/outbox'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 
 let iam: IamServer
@@ -68,6 +69,8 @@ describe('refresh token rotation (security)', () => {
 
   it('writes the device row and last_seen with the rotation once the IAM clock moved past a minute, still without a transaction', async () => {
     let s = await signupUser(iam, { client: { ip: '203.0.113.35' } })
+    // the signup's verification mail goes out after its answer, in a transaction of its own
+    await untilMailTo(iam.dataDir, s.email)
     s = await applyRefresh(s, await refresh(iam, s))
     await advanceClock(iam, 61_000)
     const before = await scrapeMetrics(iam.url)
