@@ -52,5 +52,14 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
   if (!guard.ok) return failGuard(guard)
   // the account is gone with its sessions; a session row without one is no session
   if (!state.account) return authFail(401, RELOGIN_ERROR, { reason: 'SESSION_NOT_FOUND' })
-  return { raw: refreshToken, canaryId: visitor.canary_id, session: guard.session, roles: state.account.roles, visitor: visitor.visitor_id }
+  const { token, family } = guard.session
+  return {
+    raw: refreshToken,
+    canaryId: visitor.canary_id,
+    status: token.status,
+    familyId: family.id,
+    userId: family.user_id,
+    roles: state.account.roles,
+    visitor: visitor.visitor_id,
+  }
 }

@@ -2,7 +2,8 @@
  * Refresh-token rotation with a grace window for duplicate refreshes (DESIGN 4, RFC 9700 §4.14.2).
  *
  * Browsers fire the same refresh several times. A rotation prepares the new pair first (new refresh
- * token, access token signed from the claims the guard just read), files it in the shared store,
+ * token, access token signed from the claims the guard just read; the refresh expiry is computed by
+ * the statement and, for a duplicate, read from the successor's row), files it in the shared store,
  * sealed under the old token, for `reuseGraceMs`, and only then spends the old token in ONE
  * statement (a conditional UPDATE ... WHERE status = 'active' with the insert of the replacement:
  * exactly one winner among parallel rotations, no lock and no BEGIN/COMMIT). The pair is filed
@@ -13,64 +14,69 @@
  * another device, later, or without a filed pair, it is reuse and the family dies.
  */
 import type { IamContext } from '../../context'
+import type { RefreshTokenStatus } from '../../db/schema'
+import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken, openForToken, sealForToken } from './refresh-token'
-import { completePair, refreshExpiry, revokeFamily, type TokenPair } from './session-service'
-import { findReplacementHash, rotateInOneStatement, type SessionState } from './sessions-repo'
+import { revokeFamily, type TokenPair } from './session-service'
+import { findReplacement, rotateInOneStatement } from './sessions-repo'
 
 /** Why a rotation fails: a replayed token, or a dead one. */
 export type RotateFailureCode = 'reused' | 'invalid'
 export type RotateResult = { ok: true; pair: TokenPair } | { ok: false; code: RotateFailureCode }
 
+/** The pair as filed before the statement; its refresh expiry is computed by the statement and read from the successor's row. */
+type FiledPair = Pick<TokenPair, 'accessToken' | 'accessIat' | 'expiresInMs' | 'refreshToken'>
 type GraceEntry = { canary: string; sealed: string }
 
 const graceKey = (hash: string, nextHash: string) => `session:grace:${hash}:${nextHash}`
 
-/** What the refresh guard read and passed: the token and family, the account's roles, the family's device. */
+/** What the refresh guard read and passed: the token's status, its session, the account's roles, the family's device. */
 export interface RotationFacts {
   raw: string
   /** the request's device cookie; the guard checked it names the family's device */
   canaryId: string
-  session: SessionState
+  /** the token's status when the guard read it */
+  status: RefreshTokenStatus
+  familyId: string
+  userId: number
   roles: string[]
   /** public id of the family's device (the access token's `visitor` claim) */
   visitor: string
 }
 
 /** The winner's pair of a rotation of `hash`, when this device may have it (the grace window). */
-async function gracePair(ctx: IamContext, raw: string, hash: string, canaryId: string): Promise<TokenPair | null> {
-  const nextHash = await findReplacementHash(ctx.db, hash)
-  if (!nextHash) return null
-  const entry = await ctx.store.get<GraceEntry>(graceKey(hash, nextHash))
-  if (!entry || entry.canary !== canaryId) return null
-  return openForToken<TokenPair>(raw, entry.sealed)
+async function gracePair(ctx: IamContext, facts: RotationFacts, hash: string): Promise<TokenPair | null> {
+  const next = await findReplacement(ctx.db, hash)
+  if (!next) return null
+  const entry = await ctx.store.get<GraceEntry>(graceKey(hash, next.tokenHash))
+  if (!entry || entry.canary !== facts.canaryId) return null
+  const filed = openForToken<FiledPair>(facts.raw, entry.sealed)
+  return filed && { ...filed, refreshExpiresAt: new Date(next.expiresAt).getTime(), familyId: facts.familyId }
 }
 
 /** Prepares, files and commits one rotation; 'not-active' when another rotation spent the token first. */
 async function rotateOnce(ctx: IamContext, facts: RotationFacts, hash: string): Promise<TokenPair | 'not-active' | 'invalid'> {
   const now = ctx.now()
   const cfg = ctx.config.jwt.refresh_tokens
-  const { family } = facts.session
   const refreshToken = newRefreshToken()
   const newHash = hashRefreshToken(refreshToken)
-  const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.created_at.getTime(), now)
-  const pair = await completePair(
-    ctx,
-    { familyId: family.id, refreshToken, refreshExpiresAt },
-    { userId: family.user_id, roles: facts.roles, visitor: facts.visitor },
-  )
+  const access = await issueAccessToken(ctx, { userId: facts.userId, sessionId: facts.familyId, visitor: facts.visitor, roles: facts.roles })
+  const filed: FiledPair = { accessToken: access.token, accessIat: access.accessIat, expiresInMs: access.expiresInMs, refreshToken }
   // filed before the token is spent: a duplicate that loses the UPDATE below finds it at once
   if (cfg.reuseGraceMs > 0) {
-    await ctx.store.set(graceKey(hash, newHash), { canary: facts.canaryId, sealed: sealForToken(facts.raw, pair) } satisfies GraceEntry, cfg.reuseGraceMs)
+    await ctx.store.set(graceKey(hash, newHash), { canary: facts.canaryId, sealed: sealForToken(facts.raw, filed) } satisfies GraceEntry, cfg.reuseGraceMs)
   }
   const rotated = await rotateInOneStatement(ctx.db, {
     hash,
     newHash,
     now: new Date(now),
-    expiresAt: new Date(refreshExpiresAt),
+    refreshTtlMs: cfg.refresh_ttl,
+    rememberTtlMs: cfg.rememberMe_ttl,
     maxSessionLifeMs: cfg.MAX_SESSION_LIFE,
   })
   if (!rotated) return 'not-active'
-  return rotated.replacedBy === null ? 'invalid' : pair
+  if (rotated.replacedBy === null) return 'invalid'
+  return { ...filed, refreshExpiresAt: new Date(rotated.expiresAt).getTime(), familyId: facts.familyId }
 }
 
 /**
@@ -80,16 +86,15 @@ async function rotateOnce(ctx: IamContext, facts: RotationFacts, hash: string): 
  */
 export async function rotateRefreshToken(ctx: IamContext, facts: RotationFacts): Promise<RotateResult> {
   const hash = hashRefreshToken(facts.raw)
-  if (facts.session.token.status === 'active') {
+  if (facts.status === 'active') {
     const result = await rotateOnce(ctx, facts, hash)
     if (result === 'invalid') return { ok: false, code: 'invalid' }
     if (result !== 'not-active') return { ok: true, pair: result }
   }
   // spent already: by a parallel duplicate just now, or earlier within the grace window
-  const pair = await gracePair(ctx, facts.raw, hash, facts.canaryId)
+  const pair = await gracePair(ctx, facts, hash)
   if (pair) return { ok: true, pair }
-  const familyId = facts.session.family.id
-  await revokeFamily(ctx.db, familyId, 'refresh_token_reuse', ctx.now())
-  ctx.log.warn('refresh token reuse: family revoked', { familyId })
+  await revokeFamily(ctx.db, facts.familyId, 'refresh_token_reuse', ctx.now())
+  ctx.log.warn('refresh token reuse: family revoked', { familyId: facts.familyId })
   return { ok: false, code: 'reused' }
 }

@@ -80,17 +80,17 @@ export async function findSessionByTokenHash(db: Db, hash: string): Promise<Sess
 }
 
 /**
- * The hash of the token that replaced the one behind `hash` (the duplicate-refresh path: its grace
- * pair is filed under both hashes), or null when it was not rotated into a successor.
+ * The token that replaced the one behind `hash` (the duplicate-refresh path: its grace pair is
+ * filed under both hashes): its hash and expiry, or null when it was not rotated into a successor.
  */
-export async function findReplacementHash(db: Db, hash: string): Promise<string | null> {
+export async function findReplacement(db: Db, hash: string): Promise<{ tokenHash: string; expiresAt: Date } | null> {
   const row = await db
     .selectFrom('refresh_tokens as old')
     .innerJoin('refresh_tokens as next', 'next.id', 'old.replaced_by')
-    .select('next.token_hash')
+    .select(['next.token_hash as tokenHash', 'next.expires_at as expiresAt'])
     .where('old.token_hash', '=', hash)
     .executeTakeFirst()
-  return row?.token_hash ?? null
+  return row ?? null
 }
 
 /** Retires whatever token of the family is active (MFA re-issue), returning nothing. */
@@ -103,14 +103,20 @@ export async function rotateActiveOfFamily(db: Db, familyId: string, now: Date):
     .execute()
 }
 
-/** What a rotation writes: the replacement's hash and expiry, the clock and the lifetime that bounds the family. */
+/** What a rotation writes: the replacement's hash, the clock and the lifetimes that bound it. */
 export interface RotationInput {
   hash: string
   newHash: string
   now: Date
-  /** the replacement's expiry (session-service.refreshExpiry of the family the guard read) */
-  expiresAt: Date
+  refreshTtlMs: number
+  rememberTtlMs: number
   maxSessionLifeMs: number
+}
+
+/** `replacedBy`: the successor's id, null when the token was spent without one; `expiresAt`: the successor's expiry. */
+export interface RotatedRow {
+  replacedBy: number | null
+  expiresAt: Date
 }
 
 const ms = (value: number) => sql`(${value}::bigint * interval '1 millisecond')`
@@ -120,12 +126,14 @@ const ms = (value: number) => sql`(${value}::bigint * interval '1 millisecond')`
  * token (`status = 'active'` is re-checked after the row lock, so among parallel rotations exactly
  * one matches) and inserts the replacement under the id the old row links to, only when the family
  * is still live and the old token unexpired at this instant (a revocation that committed after the
- * caller's read still wins). Undefined when the token is not active (rotated, revoked or unknown);
- * `replacedBy` null when it was spent without a successor (family revoked, too old, token expired).
+ * caller's read still wins). The replacement expires at the remember/normal TTL, never past
+ * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). Undefined when
+ * the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent without
+ * a successor (family revoked, too old, token expired).
  */
-export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<{ replacedBy: number | null } | undefined> {
+export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
   const now = input.now
-  const { rows } = await sql<{ replacedBy: number | null }>`
+  const { rows } = await sql<RotatedRow>`
     with next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
     old as (
       update refresh_tokens set status = 'rotated', used_at = ${now},
@@ -134,14 +142,16 @@ export async function rotateInOneStatement(db: Db, input: RotationInput): Promis
           then (select id from next_id) end
       from session_families f
       where refresh_tokens.token_hash = ${input.hash} and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
-      returning refresh_tokens.family_id, refresh_tokens.replaced_by
+      returning refresh_tokens.family_id, refresh_tokens.replaced_by,
+        least(${now}::timestamptz + case when f.remember then ${ms(input.rememberTtlMs)} else ${ms(input.refreshTtlMs)} end,
+              f.created_at + ${ms(input.maxSessionLifeMs)}) as new_expires_at
     ),
     -- a data-modifying WITH runs to completion whether or not the final SELECT reads it
     inserted as (
       insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
-      select replaced_by, family_id, ${input.newHash}, 'active', ${now}, ${input.expiresAt} from old where replaced_by is not null
+      select replaced_by, family_id, ${input.newHash}, 'active', ${now}, new_expires_at from old where replaced_by is not null
     )
-    select replaced_by as "replacedBy" from old`.execute(db)
+    select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old`.execute(db)
   return rows[0]
 }
 
