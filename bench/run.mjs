@@ -7,9 +7,9 @@
  *   npm run bench -- [--duration 10] [--warmup 2] [--connections 50] [--only row,...]
  *                    [--databases pglite,postgres] [--seed 1000000] [--json report.json]
  */
-import { cpus, loadavg } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { spawnSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PASSWORD } from '../tests/helpers/accounts.ts'
 import { ROOT } from '../scripts/lib/build.ts'
@@ -135,6 +135,25 @@ function rawArgon2(opts) {
   return JSON.parse(child.stdout.trim().split('\n').at(-1))
 }
 
+/** VmRSS 3 s after start of an IAM on an on-disk PGlite data dir: its first start and a second one on the same dir. */
+async function onDiskIdleRss() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'iam-bench-disk-'))
+  try {
+    const once = async () => {
+      const iam = await startIam({ dataDir })
+      try {
+        await pause(3000)
+        return rssMb(iam.child.pid)
+      } finally {
+        await iam.stop()
+      }
+    }
+    return { first: await once(), again: await once() }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
 async function runDatabase(kind, opts, report) {
   const db = kind === 'postgres' ? await createPgDatabase(process.env.DATABASE_URL) : { url: 'memory://', name: undefined, statStatements: false, drop: async () => {} }
   const iam = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined })
@@ -154,7 +173,12 @@ async function runDatabase(kind, opts, report) {
     if (want('idle-rss')) {
       await pause(3000)
       const max = GOALS.idleRssMb[kind]
-      rows.push({ id: 'idle-rss', database: label, label: 'idle RSS after start', checks: [atMost(`<= ${max} MB`, rssMb(iam.child.pid), max, ' MB')], notes: [] })
+      const running = rssMb(iam.child.pid)
+      // PGlite as `npm start` runs it: on disk, started a second time (the first start also runs initdb)
+      const onDisk = kind === 'pglite' ? await onDiskIdleRss() : undefined
+      const measured = onDisk ? onDisk.again : running
+      const notes = onDisk ? [`on-disk data dir (the embedded default); first start ${onDisk.first.toFixed(0)} MB; in memory (memory://, the PGlite rows' database) ${running.toFixed(0)} MB`] : []
+      rows.push({ id: 'idle-rss', database: label, label: 'idle RSS after start', checks: [atMost(`<= ${max} MB`, measured, max, ' MB')], notes })
     }
     // fixtures: one device, one user, a few sessions (full authentication cycles through them)
     const device = await newDevice(iam)

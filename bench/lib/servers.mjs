@@ -102,9 +102,12 @@ function startBuilt({ name, output, configEnv, config }) {
   })
 }
 
-/** The built IAM with the bench config, booted (migrated). */
-export async function startIam({ databaseUrl, redisUrl }) {
-  const config = (dataDir) => benchIamConfig({ dataDir, databaseUrl, redisUrl })
+/**
+ * The built IAM with the bench config, booted (migrated). Without `databaseUrl`: PGlite on disk in
+ * `dataDir` (a temp dir of its own unless given).
+ */
+export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir }) {
+  const config = (dataDir) => benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl })
   const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config })
   // "Listening" comes before boot (migrations) finished; /health waits for it
   await fetch(`${server.url}/health`)

@@ -10,6 +10,7 @@ import type { IamConfig } from '../lib/config-schema'
 import { lockDataDir } from './data-dir-lock'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
+import { queryPrepared } from './prepared'
 import type { Database } from './schema'
 import { emitSignal, type StatementKind } from '../lib/signals'
 import type { PoolStats } from '../lib/metrics'
@@ -64,8 +65,15 @@ export function statementKind(sqlText: string): StatementKind {
 // for iam_db_statements_total, which the benchmark and the round-trip tests read.
 const countStatement = (event: LogEvent): void => emitSignal({ kind: 'dbStatement', statement: statementKind(event.query.sql) })
 
-/** `database.connectTimeoutMs` may be left out by callers outside the server (tests, scripts): 1 s. */
-type DatabaseOptions = { database: Omit<IamConfig['database'], 'connectTimeoutMs'> & { connectTimeoutMs?: number }; service: IamConfig['service'] }
+/** `database.connectTimeoutMs`, `preparedStatements` and `pgliteSharedBuffers` may be left out by callers outside the server (tests, scripts): their defaults. */
+type DatabaseOptions = {
+  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements' | 'pgliteSharedBuffers'> & {
+    connectTimeoutMs?: number
+    preparedStatements?: boolean
+    pgliteSharedBuffers?: string
+  }
+  service: IamConfig['service']
+}
 
 export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Database>> {
   if (databaseKind(config) === 'postgres') {
@@ -78,10 +86,30 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     // DESIGN's 2 s instead of a queue; under a burst the wait for a busy pool may exceed the
     // connect bound without anything being wrong, so it gets its own, longer one.
     const connectTimeoutMs = config.database.connectTimeoutMs ?? 1000
+    const prepare = config.database.preparedStatements !== false
     class BoundedClient extends pg.Client {
       constructor(options: ConstructorParameters<typeof pg.Client>[0]) {
         super({ ...(typeof options === 'object' ? options : { connectionString: options }), connectionTimeoutMillis: connectTimeoutMs })
       }
+    }
+    if (prepare) {
+      // Kysely's driver calls query(sql, parameters); every other form passes through untouched
+      const plain = pg.Client.prototype.query as (this: unknown, ...args: unknown[]) => unknown
+      // per connection: the statements it sends unnamed since PostgreSQL refused their plan (prepared.ts)
+      const unnamed = new WeakMap<object, Set<string>>()
+      const unnamedOf = (client: object): Set<string> => {
+        let set = unnamed.get(client)
+        if (!set) unnamed.set(client, (set = new Set()))
+        return set
+      }
+      BoundedClient.prototype.query = function (this: InstanceType<typeof BoundedClient>, ...args: unknown[]) {
+        const [text, values] = args
+        if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
+          const send = (query: { text: string; values?: unknown[]; name?: string }) => plain.call(this, query) as Promise<{ rows: unknown[] }>
+          return queryPrepared(send, unnamedOf(this), text, values)
+        }
+        return plain.apply(this, args)
+      } as typeof pg.Client.prototype.query
     }
     const pool = new pg.Pool({
       connectionString: config.database.url,
@@ -115,7 +143,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
   // before PGlite touches the files: a second process on them would corrupt them (data-dir-lock.ts)
   const release = dataDir ? lockDataDir(dataDir) : undefined
   try {
-    const pglite = await PGlite.create(dataDir ? { dataDir } : { loadDataDir: memoryTemplate() })
+    // appended -c parameters win over the data directory's postgresql.conf and leave it untouched
+    const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${config.database.pgliteSharedBuffers ?? '16MB'}`]
+    const pglite = await PGlite.create(dataDir ? { dataDir, startParams } : { loadDataDir: memoryTemplate(), startParams })
     const dialect = new PGliteDialect(pglite)
     return new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
   } catch (error) {

@@ -84,6 +84,17 @@ export const configSchema = z.strictObject({
       url: z.string().optional(),
       /** PostgreSQL: how long a request waits for a connection (new or from the pool) before it is answered 503 */
       connectTimeoutMs: z.number().int().positive().default(1000),
+      /**
+       * PostgreSQL: send repeated statements as named prepared statements, planned once per
+       * connection (db/prepared.ts). false behind a pooler that cannot carry them (PgBouncer in
+       * transaction mode before 1.21, or without max_prepared_statements).
+       */
+      preparedStatements: z.boolean().default(true),
+      /**
+       * PGlite: PostgreSQL's shared_buffers inside the WASM instance. PostgreSQL's own default
+       * (128MB) is resident from the start there: 16MB halves an idle embedded IAM's memory.
+       */
+      pgliteSharedBuffers: z.string().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 16MB').default('16MB'),
     })
     .prefault({}),
   storage: z

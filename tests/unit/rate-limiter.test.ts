@@ -65,6 +65,32 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(later.retryMs).toBeLessThanOrEqual(900_000)
   })
 
+  it.skipIf(skip)('inspect tells blocked keys and keys holding state apart from untouched ones, in one call', async () => {
+    const limiter = createRateLimiter(newStore(), 'inspect', [
+      { points: 2, duration: 60, blockDuration: 600 },
+      { points: 5, duration: 600, blockDuration: 0 },
+    ])
+    await limiter.consume('spent')
+    for (let i = 0; i < 3; i++) await limiter.consume('blocked')
+    expect(await limiter.inspect(['clean', 'other'])).toEqual({ blocked: false, dirty: [] })
+    expect(await limiter.inspect(['clean', 'spent'])).toEqual({ blocked: false, dirty: ['spent'] })
+    expect(await limiter.inspect(['blocked', 'clean', 'spent'])).toEqual({ blocked: true, dirty: ['blocked', 'spent'] })
+  })
+
+  it.skipIf(skip)('resetAll forgets windows and blocks of every key given, but keeps a permanent block', async () => {
+    const limiter = createRateLimiter(newStore(), 'resetall', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 2 })
+    await limiter.consume('a')
+    await limiter.consume('b')
+    await limiter.consume('b')
+    for (let i = 0; i < 3; i++) await limiter.consume('gone')
+    expect(rejection(await limiter.consume('gone')).permanent).toBe(true)
+    await limiter.resetAll(['a', 'b', 'gone'])
+    expect(await limiter.inspect(['a', 'b'])).toEqual({ blocked: false, dirty: [] })
+    expect((await limiter.consume('a')).ok).toBe(true)
+    expect((await limiter.consume('b')).ok).toBe(true)
+    expect(await limiter.isBlocked('gone')).toBe(true)
+  })
+
   it.skipIf(skip)('answers the window remaining life as retry when the part has no block', async () => {
     const limiter = createRateLimiter(newStore(), 'noblock', { points: 1, duration: 30, blockDuration: 0 })
     await limiter.consume('ip')

@@ -7,7 +7,8 @@
  * blocked by the consumption limiter is refused before anything is consumed; (3) each failed
  * branch spends one consumption point (missing key: `<IP>_verify`; unresolved IP: the token;
  * invalid privilege: the token and `<IP>_verify`; failed verification: the token and the IP);
- * (4) success resets the consumption limiter for `<IP>_verify`, the token and the IP.
+ * (4) success resets the consumption limiter for `<IP>_verify`, the token and the IP (those that
+ * hold any state: the check of (2) reads which, in the same round trip).
  */
 import { isDependencyOutage } from '../../lib/outage'
 import { containsXss } from '../../lib/xss'
@@ -71,9 +72,10 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
   const verifyFacts: ConsumptionFacts | undefined = ip ? { ip, on: 'verify' } : undefined
   const ipFacts: ConsumptionFacts | undefined = ip ? { ip } : undefined
   const tokenFacts: ConsumptionFacts | undefined = key ? { token: key } : undefined
-  // three independent reads: asked at once (one round trip's wait on Redis instead of three)
-  const blocked = await Promise.all([verifyFacts, ipFacts, tokenFacts].map((facts) => !!facts && consumption.isBlocked(facts)))
-  if (blocked.includes(true)) return limited(PERMANENT)
+  // one store round trip: blocked keys, and which keys hold failures a success would clear
+  const present = [verifyFacts, ipFacts, tokenFacts].filter((facts): facts is ConsumptionFacts => !!facts)
+  const state = await consumption.inspect(present)
+  if (state.blocked) return limited(PERMANENT)
 
   /** Spends one point on each key; the first rejection wins, else the failure stands. */
   const failWithSpend = async (code: 'no_api_key' | 'bad_request' | 'invalid_host' | 'invalid_key' | 'server_error', ...spent: Array<ConsumptionFacts | undefined>): Promise<VerifyOutcome> => {
@@ -98,8 +100,12 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
   }
   // The use is counted (committed): answer it. Clearing the failure counters is housekeeping; if
   // the store just went away they stay until they expire, rather than a counted use answered 503.
-  await Promise.all([verifyFacts, tokenFacts, ipFacts].map((facts) => facts && consumption.reset(facts))).catch((error: unknown) => {
-    if (!isDependencyOutage(error)) throw error
-  })
+  // Keys that held nothing when inspected are not written: a failure spent on them since is
+  // ordered after this success, as it would be had it arrived a moment later.
+  if (state.dirty.length) {
+    await consumption.resetAll(state.dirty).catch((error: unknown) => {
+      if (!isDependencyOutage(error)) throw error
+    })
+  }
   return { ok: true, result: okResult(verified.date, verified.data) }
 }

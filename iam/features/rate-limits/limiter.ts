@@ -43,6 +43,14 @@ export interface RateLimiter {
   reset(key: string, opts?: { unblock?: boolean }): Promise<void>
   /** True while `key` is blocked, permanently or by any part. */
   isBlocked(key: string): Promise<boolean>
+  /**
+   * For several keys in one store round trip: whether any is blocked (as isBlocked), and which hold
+   * any state a reset would clear (windows, blocks, rejections), so a caller that resets on
+   * success can skip the reset when there is nothing to forget.
+   */
+  inspect(keys: string[]): Promise<{ blocked: boolean; dirty: string[] }>
+  /** reset() of several keys in one store round trip (never their permanent blocks). */
+  resetAll(keys: string[]): Promise<void>
   /** The full store keys of `key` (for tests and operators). */
   keysOf(key: string): LimiterKeys
 }
@@ -76,7 +84,22 @@ export function createRateLimiter(
     consume: (key) => atomic.consumeLimit(keysOf(key), partsMs, policy, store.now()).then(signalRejection),
     reset: (key, resetOpts) => {
       const keys = keysOf(key)
-      return atomic.deleteAll([...keys.windows, ...keys.blocks, keys.rejections, ...(resetOpts?.unblock ? [keys.permanent] : [])])
+      return atomic.deleteAll([...resettable(keys), ...(resetOpts?.unblock ? [keys.permanent] : [])])
+    },
+    resetAll: (keys) => atomic.deleteAll(keys.flatMap((key) => resettable(keysOf(key)))),
+    inspect: async (keys) => {
+      const each = keys.map(keysOf)
+      // per key: its permanent block, then what a reset clears (whose first entries are the blocks)
+      const alive = await atomic.aliveEach(each.flatMap((k) => [k.permanent, ...resettable(k)]), store.now())
+      let blocked = false
+      const dirty: string[] = []
+      let at = 0
+      each.forEach((k, i) => {
+        const flags = alive.slice(at, (at += 1 + resettable(k).length))
+        if (flags[0] || flags.slice(1, 1 + k.blocks.length).includes(true)) blocked = true
+        if (flags.slice(1).includes(true)) dirty.push(keys[i]!)
+      })
+      return { blocked, dirty }
     },
     isBlocked: (key) => {
       const keys = keysOf(key)
@@ -84,6 +107,9 @@ export function createRateLimiter(
     },
   }
 }
+
+/** What reset() clears of a key, blocks first: everything but the permanent block. */
+const resettable = (keys: LimiterKeys): string[] => [...keys.blocks, ...keys.windows, keys.rejections]
 
 /** Spec rule 1: the number of seconds a numeric rejection answers (`retry` and `Retry-After`). */
 export function retrySeconds(retryMs: number): number {

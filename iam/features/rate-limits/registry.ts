@@ -151,6 +151,10 @@ export interface KeyedLimiter<F> {
   /** Forgets windows, blocks and rejections of the key (never its permanent block). */
   reset(facts: F): Promise<void>
   isBlocked(facts: F): Promise<boolean>
+  /** isBlocked of several facts at once, and which of them hold state a reset would clear (one round trip). */
+  inspect(facts: F[]): Promise<{ blocked: boolean; dirty: F[] }>
+  /** reset() of several facts in one round trip. */
+  resetAll(facts: F[]): Promise<void>
 }
 
 export interface KeyedDelay<F> {
@@ -191,6 +195,12 @@ export function useLimiter<N extends CountLimiterName>(deps: LimiterDeps, name: 
     consume: (facts) => limiter.consume(key(facts)),
     reset: (facts) => limiter.reset(key(facts)),
     isBlocked: (facts) => limiter.isBlocked(key(facts)),
+    inspect: async (facts) => {
+      const keys = facts.map(key)
+      const { blocked, dirty } = await limiter.inspect(keys)
+      return { blocked, dirty: facts.filter((_, i) => dirty.includes(keys[i]!)) }
+    },
+    resetAll: (facts) => limiter.resetAll(facts.map(key)),
   }
 }
 

@@ -104,6 +104,7 @@ export function memoryAtomicOps(map: Entries): AtomicOps {
     },
     consumeLimit: async (keys, parts, policy, now) => consumeLimit(map, keys, parts, policy, now),
     anyAlive: async (keys, now) => keys.some((key) => openClocked(map.get(key), now) !== null),
+    aliveEach: async (keys, now) => keys.map((key) => openClocked(map.get(key), now) !== null),
     attemptDelay: async (keys, spec, now) => attemptDelay(map, keys, spec, now),
     deleteAll: async (keys) => {
       for (const key of keys) map.delete(key)

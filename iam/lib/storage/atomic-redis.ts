@@ -117,6 +117,12 @@ const anyAliveScript = defineRedisScript(`${CLOCKED_LUA}
 for i = 1, #KEYS do if live(KEYS[i]) then return 1 end end
 return 0`)
 
+// KEYS: any; ARGV: 1 now. Reply: per key, 1 when alive by that clock, else 0.
+const aliveEachScript = defineRedisScript(`${CLOCKED_LUA}
+local alive = {}
+for i = 1, #KEYS do if live(KEYS[i]) then alive[i] = 1 else alive[i] = 0 end end
+return alive`)
+
 // The progressive delay's attempt (same decision as atomic-memory.ts and atomic.ts delayAfterMs).
 // KEYS: 1 count, 2 gate. ARGV: 1 now, 2 windowMs, 3 freeAttempts, 4 baseDelayMs, 5 maxDelayMs, 6 max doublings.
 // Reply: 0 = admitted, else the ms to wait.
@@ -152,6 +158,11 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
       return allowed === 1 ? { ok: true } : { ok: false, retryMs, permanent: permanent === 1 }
     },
     anyAlive: async (keys, now) => Number(await anyAliveScript(redis, keys, [now])) === 1,
+    aliveEach: async (keys, now) => {
+      if (!keys.length) return []
+      const reply = (await aliveEachScript(redis, keys, [now])) as unknown[]
+      return reply.map((flag) => Number(flag) === 1)
+    },
     attemptDelay: async (keys, spec, now) => {
       const args = [now, spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
       const wait = Number(await attemptScript(redis, [keys.count, keys.gate], args))

@@ -56,6 +56,8 @@ export interface AtomicOps {
   consumeLimit(keys: LimiterKeys, parts: PartMs[], policy: LimiterPolicy, now: number): Promise<LimitDecision>
   /** True while any of `keys` is alive by `now`. */
   anyAlive(keys: string[], now: number): Promise<boolean>
+  /** Which of `keys` are alive by `now`, in their order, read in one step. */
+  aliveEach(keys: string[], now: number): Promise<boolean[]>
   /** Admits and counts one attempt, or refuses it (nothing counted) while the gate is alive. */
   attemptDelay(keys: DelayKeys, spec: ProgressiveDelaySpec, now: number): Promise<DelayDecision>
   /** Deletes every key in one step. */
