@@ -105,7 +105,6 @@ export const AUTH_ROUTES = defineRoutes({
         401: { description: 'Invalid, expired, reused or too old session: re-login is required', body: z.union([errorFail, reloginBody]) },
         403: { description: 'Banned device', body: errorFail },
         500: { description: 'The verification email of an anomaly could not be sent', body: errorFail },
-        503: { description: 'A concurrent refresh of this session is in progress; Retry-After: 1', body: errorFail },
       },
       LIMITED,
     ),

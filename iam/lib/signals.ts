@@ -14,7 +14,7 @@ export type IamSignal =
   | { kind: 'login'; outcome: string }
   /** a security event was written (login_failed, mfa_sent, mfa_verified, mfa_failed, device_banned ...) */
   | { kind: 'securityEvent'; type: string }
-  /** a refresh-token rotation: ok, reused (family revoked), invalid, busy */
+  /** a refresh-token rotation: ok, reused (family revoked), invalid */
   | { kind: 'rotation'; outcome: string }
   /** a limiter refused a consume */
   | { kind: 'limiterRejected'; limiter: string }

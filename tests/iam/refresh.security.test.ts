@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { applyRefresh, authedGet, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupUser } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { untilMailTo } from '../helpers/outbox'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
 
 let iam: IamServer
 // long enough for two sequential requests on a loaded machine; the test moves the IAM clock past it
@@ -63,5 +65,24 @@ describe('refresh token rotation (security)', () => {
     expect(((await res.json()) as Json).reason).toBe('SESSION_NOT_FOUND')
     const protectedRes = await authedGet(iam, { ...s, refreshToken: hash })
     expect(protectedRes.status).toBe(401)
+  })
+
+  it('writes the device row and last_seen with the rotation once the IAM clock moved past a minute, still without a transaction', async () => {
+    let s = await signupUser(iam, { client: { ip: '203.0.113.35' } })
+    // the signup's verification mail goes out after its answer, in a transaction of its own
+    await untilMailTo(iam.dataDir, s.email)
+    s = await applyRefresh(s, await refresh(iam, s))
+    await advanceClock(iam, 61_000)
+    const before = await scrapeMetrics(iam.url)
+    const res = await refresh(iam, s)
+    expect(res.status).toBe(201)
+    const after = await scrapeMetrics(iam.url)
+    const statements = (kind: string) => moved(before, after, 'iam_db_statements_total', { kind })
+    expect(statements('transaction')).toBe(0)
+    // the guard's read, and the signing keys: each process re-reads them once a minute
+    expect(statements('read')).toBe(2)
+    // the device row, the family's last_seen and the rotation itself
+    expect(statements('write')).toBe(3)
+    expect((await refresh(iam, await applyRefresh(s, res))).status).toBe(201)
   })
 })

@@ -189,4 +189,15 @@ describe.each(kinds)('schema on $kind', ({ kind, skip }) => {
     const any = await sql<{ n: number }>`select count(*) as n from users where id = any(${[userId, -1]})`.execute(db)
     expect(any.rows[0].n).toBe(1)
   })
+
+  it.skipIf(skip)('reaches all of one user\'s sessions, revoked ones included, through an index: the session counts of every signed-in request never scan the table', async () => {
+    const plan = await db.transaction().execute(async (trx) => {
+      // the tables here are tiny, where a scan is cheapest: forbid it to see whether an index path exists
+      await sql`set local enable_seqscan = off`.execute(trx)
+      const { rows } = await sql<Record<string, string>>`explain select count(*) from session_families s where s.user_id = ${1}`.execute(trx)
+      return rows.map((row) => Object.values(row).join(' ')).join('\n')
+    })
+    expect(plan).not.toMatch(/Seq Scan on session_families/)
+    expect(plan).toMatch(/session_families_user_idx/)
+  })
 })

@@ -7,9 +7,8 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import type { FingerPrint } from '../devices/fingerprint'
 import { sendAdaptiveMfa, type AdaptiveMfaFailureCode } from '../mfa/adaptive'
-import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token'
 import { revokeFamily } from '../sessions/session-service'
-import { countUserSessions, findSessionByTokenHash, touchFamily, type SessionState } from '../sessions/sessions-repo'
+import { touchFamily, type SessionState } from '../sessions/sessions-repo'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
 import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
 
@@ -49,19 +48,6 @@ export interface GuardInput {
 
 /** The velocity window start for `now` (anomaly check 6 counts sessions created since). */
 export const velocitySince = (ctx: IamContext, now: number) => new Date(now - ctx.config.anomalies.velocity.windowMs)
-
-/**
- * Checks the session of `refreshToken` for this request. `access` is the verified access token's
- * sub/sid (protectRoute) or null (refresh). Reads the session and the counts itself; full
- * authentication reads them with everything else in one statement and calls judgeSession.
- */
-export async function guardSession(ctx: IamContext, input: GuardInput): Promise<GuardResult> {
-  const now = ctx.now()
-  // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
-  const state = isRefreshTokenShape(input.refreshToken) ? await findSessionByTokenHash(ctx.db, hashRefreshToken(input.refreshToken)) : null
-  const sessions = state ? await countUserSessions(ctx.db, state.family.user_id, new Date(now), velocitySince(ctx, now)) : { live: 0, recent: 0 }
-  return judgeSession(ctx, input, state, sessions)
-}
 
 /**
  * The nine checks on facts already read, and the outcome applied. A passing session writes

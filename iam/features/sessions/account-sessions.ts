@@ -3,7 +3,7 @@
  * current one. A session is a refresh-token family; its id is the family's random UUID, the same
  * value the access token carries as `sid`, so it is no secret (the refresh token is). Ending a
  * family revokes its tokens in the database; full authentication reads the family on every request
- * (guardSession), so its access token is refused at once on every instance.
+ * (findAuthState), so its access token is refused at once on every instance.
  */
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'

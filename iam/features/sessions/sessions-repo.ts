@@ -2,7 +2,7 @@
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, NewSecurityEvent, RefreshToken, RefreshTokenStatus, SessionFamily } from '../../db/schema'
+import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -79,10 +79,18 @@ export async function findSessionByTokenHash(db: Db, hash: string): Promise<Sess
   return family ? { token, family } : null
 }
 
-/** The status of the token behind a hash ('active', 'rotated', ...), or null when there is none. */
-export async function findTokenStatus(db: Db, hash: string): Promise<RefreshTokenStatus | null> {
-  const row = await db.selectFrom('refresh_tokens').select('status').where('token_hash', '=', hash).executeTakeFirst()
-  return row?.status ?? null
+/**
+ * The token that replaced the one behind `hash` (the duplicate-refresh path: its grace pair is
+ * filed under both hashes): its hash and expiry, or null when it was not rotated into a successor.
+ */
+export async function findReplacement(db: Db, hash: string): Promise<{ tokenHash: string; expiresAt: Date } | null> {
+  const row = await db
+    .selectFrom('refresh_tokens as old')
+    .innerJoin('refresh_tokens as next', 'next.id', 'old.replaced_by')
+    .select(['next.token_hash as tokenHash', 'next.expires_at as expiresAt'])
+    .where('old.token_hash', '=', hash)
+    .executeTakeFirst()
+  return row ?? null
 }
 
 /** Retires whatever token of the family is active (MFA re-issue), returning nothing. */
@@ -95,7 +103,7 @@ export async function rotateActiveOfFamily(db: Db, familyId: string, now: Date):
     .execute()
 }
 
-/** What a rotation reads and writes: the replacement's hash, the clock and the lifetimes that bound it. */
+/** What a rotation writes: the replacement's hash, the clock and the lifetimes that bound it. */
 export interface RotationInput {
   hash: string
   newHash: string
@@ -105,29 +113,23 @@ export interface RotationInput {
   maxSessionLifeMs: number
 }
 
-/**
- * The rotated token's claims (what its access token needs) and, when the family could live on,
- * the replacement's expiry; `replacedBy` is null when the family is revoked, too old or the token
- * expired (the old token is still spent: 'invalid').
- */
+/** `replacedBy`: the successor's id, null when the token was spent without one; `expiresAt`: the successor's expiry. */
 export interface RotatedRow {
-  familyId: string
   replacedBy: number | null
-  userId: number
-  roles: string[]
-  visitor: string
-  newExpiresAt: Date
+  expiresAt: Date
 }
 
 const ms = (value: number) => sql`(${value}::bigint * interval '1 millisecond')`
 
 /**
- * A whole rotation in ONE statement (a round trip, not four): spends the active token
- * (`status = 'active'` re-checked after the row lock: one winner under concurrency), reads the
- * family's claims, inserts the replacement under the id the old row links to, and only when the
- * family is live and the old token unexpired. The replacement expires at the remember/normal TTL,
- * never past MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL).
- * Undefined when the token is not active (rotated, revoked or unknown).
+ * A whole rotation in ONE statement, committed on its own (no BEGIN/COMMIT): spends the active
+ * token (`status = 'active'` is re-checked after the row lock, so among parallel rotations exactly
+ * one matches) and inserts the replacement under the id the old row links to, only when the family
+ * is still live and the old token unexpired at this instant (a revocation that committed after the
+ * caller's read still wins). The replacement expires at the remember/normal TTL, never past
+ * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). Undefined when
+ * the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent without
+ * a successor (family revoked, too old, token expired).
  */
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
   const now = input.now
@@ -139,10 +141,8 @@ export async function rotateInOneStatement(db: Db, input: RotationInput): Promis
           when f.revoked_at is null and f.created_at + ${ms(input.maxSessionLifeMs)} > ${now} and refresh_tokens.expires_at > ${now}
           then (select id from next_id) end
       from session_families f
-        join users u on u.id = f.user_id
-        join visitors v on v.id = f.visitor_id
       where refresh_tokens.token_hash = ${input.hash} and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
-      returning refresh_tokens.family_id, refresh_tokens.replaced_by, f.user_id, u.roles, v.visitor_id,
+      returning refresh_tokens.family_id, refresh_tokens.replaced_by,
         least(${now}::timestamptz + case when f.remember then ${ms(input.rememberTtlMs)} else ${ms(input.refreshTtlMs)} end,
               f.created_at + ${ms(input.maxSessionLifeMs)}) as new_expires_at
     ),
@@ -151,9 +151,7 @@ export async function rotateInOneStatement(db: Db, input: RotationInput): Promis
       insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
       select replaced_by, family_id, ${input.newHash}, 'active', ${now}, new_expires_at from old where replaced_by is not null
     )
-    select family_id as "familyId", replaced_by as "replacedBy", user_id as "userId", roles, visitor_id as visitor,
-      new_expires_at as "newExpiresAt"
-    from old`.execute(db)
+    select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old`.execute(db)
   return rows[0]
 }
 
@@ -173,20 +171,6 @@ export async function revokeFamilies(
     await db.updateTable('refresh_tokens').set({ status: 'revoked' }).where('family_id', 'in', revoked).where('status', '=', 'active').execute()
   }
   return revoked
-}
-
-/** Live sessions of a user (not revoked, an unexpired active token) and those created since `since`. */
-export async function countUserSessions(db: Db, userId: number, now: Date, since: Date): Promise<{ live: number; recent: number }> {
-  const row = await db
-    .selectFrom('session_families as f')
-    .where('f.user_id', '=', userId)
-    .select([
-      sql<number>`count(*) filter (where f.revoked_at is null and exists (
-        select 1 from refresh_tokens t where t.family_id = f.id and t.status = 'active' and t.expires_at > ${now}))`.as('live'),
-      sql<number>`count(*) filter (where f.created_at > ${since})`.as('recent'),
-    ])
-    .executeTakeFirstOrThrow()
-  return { live: Number(row.live), recent: Number(row.recent) }
 }
 
 /**

@@ -1,18 +1,9 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
-import { guardSession } from '../../../features/anomalies/anomaly-service'
 import { rotateRefreshToken } from '../../../features/sessions/rotate-service'
-import {
-  authFail,
-  checkForActiveMfa,
-  failGuard,
-  getFingerPrint,
-  RELOGIN_ERROR,
-  requireRefreshToken,
-  requireSessionDevice,
-  sendTokens,
-} from '../../../http/auth'
+import { authFail, RELOGIN_ERROR, requireRefreshToken, sendTokens } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
+import { guardRefresh } from '../../../http/refresh-guard'
 import { getClientIp } from '../../../http/request'
 import { emitSignal } from '../../../lib/signals'
 
@@ -24,19 +15,10 @@ import { emitSignal } from '../../../lib/signals'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const refreshToken = requireRefreshToken(event)
-  const ipAddress = getClientIp(event)
-  await enforceRateLimit(ctx, 'refresh', { ip: ipAddress })
-  await getFingerPrint(event)
-  await checkForActiveMfa(event)
-  const visitor = requireSessionDevice(event)
-  const guard = await guardSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint: event.context.fingerPrint ?? null })
-  if (!guard.ok) return failGuard(guard)
-  const rotated = await rotateRefreshToken(ctx, { raw: refreshToken, canaryId: visitor.canary_id, familyId: guard.session.family.id })
+  await enforceRateLimit(ctx, 'refresh', { ip: getClientIp(event) })
+  const facts = await guardRefresh(event, refreshToken)
+  const rotated = await rotateRefreshToken(ctx, facts)
   emitSignal({ kind: 'rotation', outcome: rotated.ok ? 'ok' : rotated.code })
-  if (!rotated.ok) {
-    // only when a concurrent rotation of this token stalled for seconds: the client may simply retry
-    if (rotated.code === 'busy') return authFail(503, 'A refresh of this session is in progress; retry', {}, { 'Retry-After': '1' })
-    return authFail(401, RELOGIN_ERROR, { reason: rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
-  }
+  if (!rotated.ok) return authFail(401, RELOGIN_ERROR, { reason: rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
   return sendTokens(event, ctx, rotated.pair, 201)
 })
