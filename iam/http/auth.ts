@@ -8,12 +8,12 @@ import { getRequestHeader, setResponseStatus, type H3Event } from 'h3'
 import type { JWTPayload } from 'jose'
 import type { z } from 'zod'
 import { useIam, type IamContext } from '../context'
-import type { User, Visitor } from '../db/schema'
+import type { Visitor } from '../db/schema'
 import { getActiveAnomaly, type ActiveAnomaly } from '../features/anomalies/anomaly-store'
 import { judgeSession, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
 import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite } from '../features/devices/devices-service'
 import type { FingerPrint } from '../features/devices/fingerprint'
-import { findAuthState, type AuthState } from '../features/sessions/auth-state-repo'
+import { findAuthState, type AuthAccount, type AuthState } from '../features/sessions/auth-state-repo'
 import { hashRefreshToken, isRefreshTokenShape } from '../features/sessions/refresh-token'
 import type { TokenPair } from '../features/sessions/session-service'
 import { checkAccessToken } from '../features/tokens/token-service'
@@ -46,7 +46,7 @@ declare module 'h3' {
     /** spec req.user (protectRoute) */
     user?: RequestUser
     /** the account of req.user, read by full authentication in the same statement as the session */
-    account?: User
+    account?: AuthAccount
   }
 }
 
@@ -216,15 +216,17 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const canary = getCanaryCookie(event)
   const canaryId = isCanaryId(canary) ? canary : null
   const now = ctx.now()
+  // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup, and
+  // has no cached anomaly either: one is only recorded for the cookie of a session that was found
+  const tokenShaped = isRefreshTokenShape(refreshToken)
   const [state, anomaly, verified] = await Promise.all([
     findAuthState(ctx.db, {
-      // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
-      tokenHash: isRefreshTokenShape(refreshToken) ? hashRefreshToken(refreshToken) : null,
+      tokenHash: tokenShaped ? hashRefreshToken(refreshToken) : null,
       canaryId,
       now: new Date(now),
       since: velocitySince(ctx, now),
     }),
-    getActiveAnomaly(ctx.store, refreshToken),
+    tokenShaped ? getActiveAnomaly(ctx.store, refreshToken) : null,
     checkAccessToken(ctx, token),
   ])
   if (canaryId) {

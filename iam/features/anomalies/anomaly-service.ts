@@ -9,18 +9,34 @@ import type { FingerPrint } from '../devices/fingerprint'
 import { sendAdaptiveMfa, type AdaptiveMfaFailureCode } from '../mfa/adaptive'
 import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token'
 import { revokeFamily } from '../sessions/session-service'
+import type { AuthSession } from '../sessions/auth-state-repo'
 import { countUserSessions, findSessionByTokenHash, touchFamily, type SessionState } from '../sessions/sessions-repo'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
 import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
 
-export type GuardResult =
-  | { ok: true; session: SessionState }
+/** The refresh token and family facts the checks read: a full SessionState, or full authentication's narrower read. */
+export type SessionFacts = AuthSession
+
+export type GuardResult<S extends SessionFacts = SessionState> =
+  | { ok: true; session: S }
   | { ok: false; code: 'mfa'; type: AnomalyType }
   | { ok: false; code: 'relogin'; type: AnomalyType }
   | { ok: false; code: 'mfa_failed'; type: AnomalyType; cause: AdaptiveMfaFailureCode }
 
 /** What a guarded request must do instead: confirm by MFA, sign in again, or retry later (no mail went out). */
 export type GuardFailureCode = Extract<GuardResult, { ok: false }>['code']
+
+const settingsByConfig = new WeakMap<IamContext['config'], AnomalySettings>()
+
+/** anomalySettings of a config, built once per config object (the checks run on every signed-in request). */
+function settingsOf(config: IamContext['config']): AnomalySettings {
+  let settings = settingsByConfig.get(config)
+  if (!settings) {
+    settings = anomalySettings(config)
+    settingsByConfig.set(config, settings)
+  }
+  return settings
+}
 
 export function anomalySettings(config: IamContext['config']): AnomalySettings {
   const rt = config.jwt.refresh_tokens
@@ -68,14 +84,14 @@ export async function guardSession(ctx: IamContext, input: GuardInput): Promise<
  * last_seen only when it is due (at most once per minute, by the IAM clock), so steady-state
  * requests write nothing.
  */
-export async function judgeSession(
+export async function judgeSession<S extends SessionFacts>(
   ctx: IamContext,
   input: GuardInput,
-  state: SessionState | null,
+  state: S | null,
   sessions: { live: number; recent: number },
-): Promise<GuardResult> {
+): Promise<GuardResult<S>> {
   const now = ctx.now()
-  const settings = anomalySettings(ctx.config)
+  const settings = settingsOf(ctx.config)
   const decision = evaluateAnomalies(
     {
       now,
