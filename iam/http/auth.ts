@@ -9,6 +9,7 @@ import type { JWTPayload } from 'jose'
 import type { z } from 'zod'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
+import { mayHaveAnomaly } from '../features/anomalies/anomaly-marker'
 import { getActiveAnomaly, type ActiveAnomaly } from '../features/anomalies/anomaly-store'
 import { judgeSession, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
 import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite } from '../features/devices/devices-service'
@@ -199,10 +200,10 @@ async function protectRoute(
 /**
  * requireAccessToken, requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, with
  * their outcomes in that order. The hot path of every signed-in request (issue 14): the access
- * token is verified in process, the session, account, device and session counts come from one
- * statement (read fresh every time, so a revocation anywhere fails the next request at once), the
- * cached anomaly from shared storage, all three at the same time; the device and last_seen are
- * written only when due (at most once a minute) or changed.
+ * token is verified in process while the session, account, device and session counts come from one
+ * statement (read fresh every time, so a revocation anywhere fails the next request at once); the
+ * cached anomaly is looked up in shared storage only when the family is marked as possibly having
+ * one; the device and last_seen are written only when due (at most once a minute) or changed.
  */
 export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const ctx = useIam()
@@ -216,19 +217,19 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const canary = getCanaryCookie(event)
   const canaryId = isCanaryId(canary) ? canary : null
   const now = ctx.now()
-  // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup, and
-  // has no cached anomaly either: one is only recorded for the cookie of a session that was found
-  const tokenShaped = isRefreshTokenShape(refreshToken)
-  const [state, anomaly, verified] = await Promise.all([
+  const [state, verified] = await Promise.all([
     findAuthState(ctx.db, {
-      tokenHash: tokenShaped ? hashRefreshToken(refreshToken) : null,
+      // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
+      tokenHash: isRefreshTokenShape(refreshToken) ? hashRefreshToken(refreshToken) : null,
       canaryId,
       now: new Date(now),
       since: velocitySince(ctx, now),
     }),
-    tokenShaped ? getActiveAnomaly(ctx.store, refreshToken) : null,
     checkAccessToken(ctx, token),
   ])
+  // a cached anomaly can only exist for a session whose family is marked (anomaly-marker.ts)
+  const family = state.session?.family
+  const anomaly = family && mayHaveAnomaly(family.anomaly_until, now) ? await getActiveAnomaly(ctx.store, refreshToken) : null
   if (canaryId) {
     const seen = { ipAddress, userAgent, fingerprint }
     const visit = (state.visitor && visitWithoutWrite(ctx, state.visitor, seen)) || (await recordVisit(ctx, { canaryId, ...seen }))

@@ -104,6 +104,17 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('steady-sta
     expect((await authedGet(second, s)).status).toBe(401)
   })
 
+  it('a session put on MFA by instance A answers 202 on instance B, even from its bound device', async () => {
+    const s = await signupUser(iam, { client: { ip: '198.51.100.77' } })
+    await getSecretData(s, 2, second)
+    const elsewhere = await newDevice(iam, { ip: '198.51.100.77' })
+    expect((await authedGet(iam, s, '/secret/data', { canary: elsewhere.canary })).status).toBe(202)
+    // B's request alone passes every check: only the anomaly A cached can answer 202
+    const res = await authedGet(second, s)
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+  })
+
   it('revoke-others on instance A ends the other session on instance B at the next request', async () => {
     const s = await signupUser(iam, { client: { ip: '198.51.100.75' } })
     const other = await loginUser(second, s.email, s.password, await newDevice(second, { ip: '198.51.100.76' }))

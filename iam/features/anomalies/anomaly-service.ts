@@ -11,6 +11,7 @@ import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token
 import { revokeFamily } from '../sessions/session-service'
 import type { AuthSession } from '../sessions/auth-state-repo'
 import { countUserSessions, findSessionByTokenHash, touchFamily, type SessionState } from '../sessions/sessions-repo'
+import { markAnomalyUntil } from './anomaly-marker'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
 import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
 
@@ -131,8 +132,10 @@ export async function judgeSession<S extends SessionFacts>(
     ctx.log.info('session anomaly: re-login required', log)
     return { ok: false, code: 'relogin', type: decision.type }
   }
-  // MFA: record first, so parallel requests of this session already answer 202 from the cache
+  // MFA: record first, so parallel requests of this session already answer 202 from the cache; the
+  // family's mark before the anomaly, so every request that could find the anomaly looks for it
   const family = state!.family
+  await markAnomalyUntil(ctx.db, family.id, new Date(now + ctx.config.magic_links.expiresInMs))
   await setActiveAnomaly(
     ctx.store,
     input.refreshToken,

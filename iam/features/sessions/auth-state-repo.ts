@@ -18,7 +18,10 @@ import type { Database, RefreshToken, SessionFamily, User, Visitor } from '../..
 /** What the checks need of the refresh token and its family. */
 export interface AuthSession {
   token: Pick<RefreshToken, 'status' | 'expires_at' | 'used_at'>
-  family: Pick<SessionFamily, 'id' | 'user_id' | 'visitor_id' | 'ip_address' | 'fingerprint' | 'created_at' | 'last_seen' | 'last_mfa_at' | 'revoked_at'>
+  family: Pick<
+    SessionFamily,
+    'id' | 'user_id' | 'visitor_id' | 'ip_address' | 'fingerprint' | 'created_at' | 'last_seen' | 'last_mfa_at' | 'revoked_at' | 'anomaly_until'
+  >
 }
 
 /** What the authenticated routes show of the account (never its password hash). */
@@ -45,6 +48,7 @@ type Row = Nullable<{
   f_last_seen: Date
   f_last_mfa_at: Date | null
   f_revoked_at: Date | null
+  f_anomaly_until: Date | null
   u_id: number
   u_email: string
   u_name: string
@@ -70,7 +74,7 @@ const columns = (alias: string, names: readonly string[]) => names.map((n) => `$
 // $1 token hash, $2 canary id, $3 now, $4 start of the velocity window
 const AUTH_STATE_SQL = `
     select ${columns('t', ['status', 'expires_at', 'used_at'])},
-      ${columns('f', ['id', 'user_id', 'visitor_id', 'ip_address', 'fingerprint', 'created_at', 'last_seen', 'last_mfa_at', 'revoked_at'])},
+      ${columns('f', ['id', 'user_id', 'visitor_id', 'ip_address', 'fingerprint', 'created_at', 'last_seen', 'last_mfa_at', 'revoked_at', 'anomaly_until'])},
       ${columns('u', ['id', 'email', 'name', 'email_verified', 'roles'])},
       ${columns('v', ['id', 'canary_id', 'visitor_id', 'ip_address', 'user_agent', 'fingerprint', 'score', 'banned_until', 'first_seen', 'last_seen'])},
       c.live, c.recent
@@ -102,6 +106,7 @@ function sessionOf(row: Row): AuthSession | null {
       last_seen: row.f_last_seen!,
       last_mfa_at: row.f_last_mfa_at,
       revoked_at: row.f_revoked_at,
+      anomaly_until: row.f_anomaly_until,
     },
   }
 }
