@@ -8,9 +8,8 @@
  * One row always comes back (the joins hang off a constant), so an unknown cookie still yields the
  * device and vice versa.
  *
- * Only the columns the nine checks and the routes use are read (issue 14: every column costs pg a
- * parser per request, a timestamp a Date), the SQL text is fixed (no query building per request) and
- * the row is taken apart by hand.
+ * Only the columns the nine checks and the routes use are read (never the password hash), the SQL
+ * text is fixed (no query building per request) and the row is one json array taken apart by hand.
  */
 import { CompiledQuery, type Kysely } from 'kysely'
 import type { Database, RefreshToken, SessionFamily, User, Visitor } from '../../db/schema'
@@ -34,50 +33,37 @@ export interface AuthState {
   sessions: { live: number; recent: number }
 }
 
-type Nullable<T> = { [K in keyof T]: T[K] | null }
-type Row = Nullable<{
-  t_status: RefreshToken['status']
-  t_expires_at: Date
-  t_used_at: Date | null
-  f_id: string
-  f_user_id: number
-  f_visitor_id: number
-  f_ip_address: string | null
-  f_fingerprint: SessionFamily['fingerprint']
-  f_created_at: Date
-  f_last_seen: Date
-  f_last_mfa_at: Date | null
-  f_revoked_at: Date | null
-  f_anomaly_until: Date | null
-  u_id: number
-  u_email: string
-  u_name: string
-  u_email_verified: boolean
-  u_roles: string[]
-  v_id: number
-  v_canary_id: string
-  v_visitor_id: string
-  v_ip_address: string | null
-  v_user_agent: string | null
-  v_fingerprint: Visitor['fingerprint']
-  v_score: number
-  v_banned_until: Date | null
-  v_first_seen: Date
-  v_last_seen: Date
-  live: number | string | bigint
-  recent: number | string | bigint
-}>
+// The row comes back as ONE json array: pg describes and parses every column of a result on every
+// execution (a parser lookup, a property on a dictionary-mode object, a regex per timestamp), which
+// for ~30 columns was the largest piece of JavaScript in full authentication (docs/performance.md).
+// One json column is one JSON.parse. Timestamps arrive as json's ISO 8601 text with microseconds
+// and an offset; Date parses that natively and drops the microseconds, as pg's own parser does.
+/** a timestamptz in json (ISO 8601), or null */
+type Stamp = string | null
+type Fingerprint = SessionFamily['fingerprint']
+/** The positions of the array, in the order AUTH_STATE_SQL builds it. */
+type AuthRow = [
+  t_status: RefreshToken['status'] | null, t_expires_at: Stamp, t_used_at: Stamp,
+  f_id: string | null, f_user_id: number | null, f_visitor_id: number | null, f_ip_address: string | null, f_fingerprint: Fingerprint,
+  f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp,
+  u_id: number | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null,
+  v_id: number | null, v_canary_id: string | null, v_visitor_id: string | null, v_ip_address: string | null, v_user_agent: string | null,
+  v_fingerprint: Fingerprint, v_score: number | null, v_banned_until: Stamp, v_first_seen: Stamp, v_last_seen: Stamp,
+  live: number | null, recent: number | null,
+]
 
-/** `alias.column as alias_column` for each name: explicit lists, so a new column is a visible change here. */
-const columns = (alias: string, names: readonly string[]) => names.map((n) => `${alias}.${n} as ${alias}_${n}`).join(', ')
-
-// $1 token hash, $2 canary id, $3 now, $4 start of the velocity window
+// $1 token hash, $2 canary id, $3 now, $4 start of the velocity window. Sent with every request
+// (until prepared), so without the indentation.
 const AUTH_STATE_SQL = `
-    select ${columns('t', ['status', 'expires_at', 'used_at'])},
-      ${columns('f', ['id', 'user_id', 'visitor_id', 'ip_address', 'fingerprint', 'created_at', 'last_seen', 'last_mfa_at', 'revoked_at', 'anomaly_until'])},
-      ${columns('u', ['id', 'email', 'name', 'email_verified', 'roles'])},
-      ${columns('v', ['id', 'canary_id', 'visitor_id', 'ip_address', 'user_agent', 'fingerprint', 'score', 'banned_until', 'first_seen', 'last_seen'])},
+    select json_build_array(
+      t.status, t.expires_at, t.used_at,
+      f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint,
+      f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until,
+      u.id, u.email, u.name, u.email_verified, u.roles,
+      v.id, v.canary_id, v.visitor_id, v.ip_address, v.user_agent,
+      v.fingerprint, v.score, v.banned_until, v.first_seen, v.last_seen,
       c.live, c.recent
+    ) as r
     from (select 1) as one
     left join refresh_tokens t on t.token_hash = $1
     left join session_families f on f.id = t.family_id
@@ -91,45 +77,56 @@ const AUTH_STATE_SQL = `
       from session_families s where s.user_id = f.user_id
     ) c on f.id is not null
   `
+  .replace(/\s+/g, ' ')
+  .trim()
 
-function sessionOf(row: Row): AuthSession | null {
-  if (row.t_status === null || row.f_id === null) return null
-  return {
-    token: { status: row.t_status, expires_at: row.t_expires_at!, used_at: row.t_used_at },
-    family: {
-      id: row.f_id,
-      user_id: row.f_user_id!,
-      visitor_id: row.f_visitor_id!,
-      ip_address: row.f_ip_address,
-      fingerprint: row.f_fingerprint,
-      created_at: row.f_created_at!,
-      last_seen: row.f_last_seen!,
-      last_mfa_at: row.f_last_mfa_at,
-      revoked_at: row.f_revoked_at,
-      anomaly_until: row.f_anomaly_until,
-    },
-  }
-}
+const dateOf = (value: Stamp): Date | null => (value === null ? null : new Date(value))
 
-function accountOf(row: Row): AuthAccount | null {
-  if (row.u_id === null) return null
-  return { id: row.u_id, email: row.u_email!, name: row.u_name!, email_verified: row.u_email_verified!, roles: row.u_roles! }
-}
-
-function visitorOf(row: Row): Visitor | null {
-  if (row.v_id === null) return null
-  return {
-    id: row.v_id,
-    canary_id: row.v_canary_id!,
-    visitor_id: row.v_visitor_id!,
-    ip_address: row.v_ip_address,
-    user_agent: row.v_user_agent,
-    fingerprint: row.v_fingerprint,
-    score: row.v_score!,
-    banned_until: row.v_banned_until,
-    first_seen: row.v_first_seen!,
-    last_seen: row.v_last_seen!,
-  }
+/** The array as the three rows and the counts (a row is null when its join found nothing). */
+function stateOf(r: AuthRow): AuthState {
+  const [
+    status, expiresAt, usedAt,
+    familyId, userId, boundVisitorId, familyIp, familyPrint, createdAt, familySeen, lastMfaAt, revokedAt, anomalyUntil,
+    accountId, email, name, emailVerified, roles,
+    visitorRowId, canaryId, visitorId, visitorIp, userAgent, visitorPrint, score, bannedUntil, firstSeen, visitorSeen,
+    live, recent,
+  ] = r
+  const session: AuthSession | null =
+    status === null || familyId === null
+      ? null
+      : {
+          token: { status, expires_at: new Date(expiresAt!), used_at: dateOf(usedAt) },
+          family: {
+            id: familyId,
+            user_id: userId!,
+            visitor_id: boundVisitorId!,
+            ip_address: familyIp,
+            fingerprint: familyPrint,
+            created_at: new Date(createdAt!),
+            last_seen: new Date(familySeen!),
+            last_mfa_at: dateOf(lastMfaAt),
+            revoked_at: dateOf(revokedAt),
+            anomaly_until: dateOf(anomalyUntil),
+          },
+        }
+  const account: AuthAccount | null =
+    accountId === null ? null : { id: accountId, email: email!, name: name!, email_verified: emailVerified!, roles: roles! }
+  const visitor: Visitor | null =
+    visitorRowId === null
+      ? null
+      : {
+          id: visitorRowId,
+          canary_id: canaryId!,
+          visitor_id: visitorId!,
+          ip_address: visitorIp,
+          user_agent: userAgent,
+          fingerprint: visitorPrint,
+          score: score!,
+          banned_until: dateOf(bannedUntil),
+          first_seen: new Date(firstSeen!),
+          last_seen: new Date(visitorSeen!),
+        }
+  return { session, account, visitor, sessions: { live: Number(live ?? 0), recent: Number(recent ?? 0) } }
 }
 
 /**
@@ -141,12 +138,6 @@ export async function findAuthState(
   db: Kysely<Database>,
   input: { tokenHash: string | null; canaryId: string | null; now: Date; since: Date },
 ): Promise<AuthState> {
-  const { rows } = await db.executeQuery(CompiledQuery.raw(AUTH_STATE_SQL, [input.tokenHash, input.canaryId, input.now, input.since]))
-  const row = rows[0] as Row
-  return {
-    session: sessionOf(row),
-    account: accountOf(row),
-    visitor: visitorOf(row),
-    sessions: { live: Number(row.live ?? 0), recent: Number(row.recent ?? 0) },
-  }
+  const { rows } = await db.executeQuery<{ r: AuthRow }>(CompiledQuery.raw(AUTH_STATE_SQL, [input.tokenHash, input.canaryId, input.now, input.since]))
+  return stateOf(rows[0]!.r)
 }
