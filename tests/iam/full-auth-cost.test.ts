@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { untilMailTo } from '../helpers/outbox'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 
@@ -53,6 +54,7 @@ async function lastSeenOf(s: Session): Promise<string> {
 describe('full authentication cost (GET /secret/data)', () => {
   it('costs at most one database statement and no write per steady-state request', async () => {
     const s = await signupUser(iam, { client: { ip: '198.51.100.70' } })
+    await untilMailTo(iam.dataDir, s.email) // the signup's verification mail writes after its response
     await getSecretData(s, 2) // the first request after signup may refresh the device row
     const counted = await countStatements(iam, () => getSecretData(s, N))
     expect(counted.write).toBe(0)
@@ -63,6 +65,7 @@ describe('full authentication cost (GET /secret/data)', () => {
 
   it('writes last_seen again once the IAM clock moved past a minute, then goes back to no writes', async () => {
     const s = await signupUser(iam, { client: { ip: '198.51.100.71' } })
+    await untilMailTo(iam.dataDir, s.email)
     await getSecretData(s, 2)
     const seenBefore = await lastSeenOf(s)
     await advanceClock(iam, 61_000)
