@@ -57,6 +57,8 @@ export interface SessionFamiliesTable {
   last_mfa_at: NullableTimestamp
   revoked_at: NullableTimestamp
   revoked_reason: string | null
+  /** a cached anomaly of this session may exist until then (the shared-storage lookup is skipped otherwise) */
+  anomaly_until: NullableTimestamp
 }
 
 export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'

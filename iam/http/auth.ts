@@ -8,12 +8,13 @@ import { getRequestHeader, setResponseStatus, type H3Event } from 'h3'
 import type { JWTPayload } from 'jose'
 import type { z } from 'zod'
 import { useIam, type IamContext } from '../context'
-import type { User, Visitor } from '../db/schema'
+import type { Visitor } from '../db/schema'
+import { mayHaveAnomaly } from '../features/anomalies/anomaly-marker'
 import { getActiveAnomaly, type ActiveAnomaly } from '../features/anomalies/anomaly-store'
 import { judgeSession, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
 import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite } from '../features/devices/devices-service'
 import type { FingerPrint } from '../features/devices/fingerprint'
-import { findAuthState, type AuthState } from '../features/sessions/auth-state-repo'
+import { findAuthState, type AuthAccount, type AuthState } from '../features/sessions/auth-state-repo'
 import { hashRefreshToken, isRefreshTokenShape } from '../features/sessions/refresh-token'
 import type { TokenPair } from '../features/sessions/session-service'
 import { checkAccessToken } from '../features/tokens/token-service'
@@ -46,7 +47,7 @@ declare module 'h3' {
     /** spec req.user (protectRoute) */
     user?: RequestUser
     /** the account of req.user, read by full authentication in the same statement as the session */
-    account?: User
+    account?: AuthAccount
   }
 }
 
@@ -199,10 +200,10 @@ async function protectRoute(
 /**
  * requireAccessToken, requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, with
  * their outcomes in that order. The hot path of every signed-in request (issue 14): the access
- * token is verified in process, the session, account, device and session counts come from one
- * statement (read fresh every time, so a revocation anywhere fails the next request at once), the
- * cached anomaly from shared storage, all three at the same time; the device and last_seen are
- * written only when due (at most once a minute) or changed.
+ * token is verified in process while the session, account, device and session counts come from one
+ * statement (read fresh every time, so a revocation anywhere fails the next request at once); the
+ * cached anomaly is looked up in shared storage only when the family is marked as possibly having
+ * one; the device and last_seen are written only when due (at most once a minute) or changed.
  */
 export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const ctx = useIam()
@@ -216,7 +217,7 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const canary = getCanaryCookie(event)
   const canaryId = isCanaryId(canary) ? canary : null
   const now = ctx.now()
-  const [state, anomaly, verified] = await Promise.all([
+  const [state, verified] = await Promise.all([
     findAuthState(ctx.db, {
       // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
       tokenHash: isRefreshTokenShape(refreshToken) ? hashRefreshToken(refreshToken) : null,
@@ -224,9 +225,11 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
       now: new Date(now),
       since: velocitySince(ctx, now),
     }),
-    getActiveAnomaly(ctx.store, refreshToken),
     checkAccessToken(ctx, token),
   ])
+  // a cached anomaly can only exist for a session whose family is marked (anomaly-marker.ts)
+  const family = state.session?.family
+  const anomaly = family && mayHaveAnomaly(family.anomaly_until, now) ? await getActiveAnomaly(ctx.store, refreshToken) : null
   if (canaryId) {
     const seen = { ipAddress, userAgent, fingerprint }
     const visit = (state.visitor && visitWithoutWrite(ctx, state.visitor, seen)) || (await recordVisit(ctx, { canaryId, ...seen }))

@@ -5,14 +5,15 @@
  */
 import type { H3Event } from 'h3'
 import { useIam, type IamContext } from '../context'
-import type { User, Visitor } from '../db/schema'
+import type { Visitor } from '../db/schema'
+import type { AuthAccount } from '../features/sessions/auth-state-repo'
 import { fullAuthentication, type RequestUser } from './auth'
 import { httpFail } from './respond'
 
 export interface AuthorizedAccount {
   ctx: IamContext
   user: RequestUser
-  account: User
+  account: AuthAccount
   visitor: Visitor
 }
 

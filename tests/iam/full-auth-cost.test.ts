@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { untilMailTo } from '../helpers/outbox'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 
@@ -53,6 +54,7 @@ async function lastSeenOf(s: Session): Promise<string> {
 describe('full authentication cost (GET /secret/data)', () => {
   it('costs at most one database statement and no write per steady-state request', async () => {
     const s = await signupUser(iam, { client: { ip: '198.51.100.70' } })
+    await untilMailTo(iam.dataDir, s.email) // the signup's verification mail writes after its response
     await getSecretData(s, 2) // the first request after signup may refresh the device row
     const counted = await countStatements(iam, () => getSecretData(s, N))
     expect(counted.write).toBe(0)
@@ -63,6 +65,7 @@ describe('full authentication cost (GET /secret/data)', () => {
 
   it('writes last_seen again once the IAM clock moved past a minute, then goes back to no writes', async () => {
     const s = await signupUser(iam, { client: { ip: '198.51.100.71' } })
+    await untilMailTo(iam.dataDir, s.email)
     await getSecretData(s, 2)
     const seenBefore = await lastSeenOf(s)
     await advanceClock(iam, 61_000)
@@ -102,6 +105,17 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('steady-sta
     expect(warm.write).toBe(0)
     expect((await call(iam, 'POST', '/auth/logout', { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken })).status).toBe(200)
     expect((await authedGet(second, s)).status).toBe(401)
+  })
+
+  it('a session put on MFA by instance A answers 202 on instance B, even from its bound device', async () => {
+    const s = await signupUser(iam, { client: { ip: '198.51.100.77' } })
+    await getSecretData(s, 2, second)
+    const elsewhere = await newDevice(iam, { ip: '198.51.100.77' })
+    expect((await authedGet(iam, s, '/secret/data', { canary: elsewhere.canary })).status).toBe(202)
+    // B's request alone passes every check: only the anomaly A cached can answer 202
+    const res = await authedGet(second, s)
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
   })
 
   it('revoke-others on instance A ends the other session on instance B at the next request', async () => {

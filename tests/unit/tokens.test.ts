@@ -84,6 +84,50 @@ describe('access tokens', () => {
     expect(await verifyAccessToken(r, settings, await sign('foreign'), NOW)).toEqual({ ok: false, code: 'unknown_key' })
   })
 
+  it('rejects a token whose typ header names another kind of JWT, signed by our own key', async () => {
+    const r = await ring()
+    const privateKey = r.current.privateKey
+    const sign = (typ: string) =>
+      new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['user'] })
+        .setProtectedHeader({ alg: 'EdDSA', kid: r.current.kid, typ })
+        .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+        .sign(privateKey)
+    expect(await verifyAccessToken(r, settings, await sign('JWT'), NOW)).toEqual({ ok: false, code: 'invalid' })
+    expect((await verifyAccessToken(r, settings, await sign('application/at+jwt'), NOW)).ok).toBe(true)
+  })
+
+  it('rejects a crit header and characters outside base64url in any segment, even with a valid signature', async () => {
+    const r = await ring()
+    const crit = await new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['user'] })
+      .setProtectedHeader({ alg: 'EdDSA', kid: r.current.kid, crit: ['b64'], b64: true })
+      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+      .sign(r.current.privateKey)
+    expect(await verifyAccessToken(r, settings, crit, NOW)).toEqual({ ok: false, code: 'invalid' })
+    const { token } = await signAccessToken(r, settings, claims, NOW)
+    expect(await verifyAccessToken(r, settings, `${token}!`, NOW)).toEqual({ ok: false, code: 'invalid' })
+    expect(await verifyAccessToken(r, settings, `${token}.x`, NOW)).toEqual({ ok: false, code: 'invalid' })
+  })
+
+  it('checks expiry on every verification of the same token, not only the first', async () => {
+    const r = await ring()
+    const { token } = await signAccessToken(r, settings, claims, NOW)
+    expect((await verifyAccessToken(r, settings, token, NOW + 1000)).ok).toBe(true)
+    expect(await verifyAccessToken(r, settings, token, NOW + settings.expiresInMs)).toEqual({ ok: false, code: 'expired' })
+    expect((await verifyAccessToken(r, settings, token, NOW + 2000)).ok).toBe(true)
+  })
+
+  it('stops accepting a verified token once its key has left the ring', async () => {
+    const oldKey = await generateSigningJwk()
+    const before = await buildKeyRing([{ ...oldKey, retiredAt: null }], settings.expiresInMs, NOW)
+    const { token } = await signAccessToken(before, settings, claims, NOW)
+    expect((await verifyAccessToken(before, settings, token, NOW)).ok).toBe(true)
+    const other = await ring()
+    expect(await verifyAccessToken(other, settings, token, NOW)).toEqual({ ok: false, code: 'unknown_key' })
+    // same kid, another key (a ring that names the kid with different key material)
+    const swapped: KeyRing = { ...other, verifiers: new Map([[before.current.kid, other.verifiers.get(other.current.kid)!]]) }
+    expect(await verifyAccessToken(swapped, settings, token, NOW)).toEqual({ ok: false, code: 'invalid' })
+  })
+
   it('rejects garbage as malformed', async () => {
     const r = await ring()
     expect(await verifyAccessToken(r, settings, 'not.a.jwt', NOW)).toEqual({ ok: false, code: 'malformed' })

@@ -8,18 +8,35 @@ import type { Visitor } from '../../db/schema'
 import type { FingerPrint } from '../devices/fingerprint'
 import { sendAdaptiveMfa, type AdaptiveMfaFailureCode } from '../mfa/adaptive'
 import { revokeFamily } from '../sessions/session-service'
+import type { AuthSession } from '../sessions/auth-state-repo'
 import { touchFamily, type SessionState } from '../sessions/sessions-repo'
+import { markAnomalyUntil } from './anomaly-marker'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
 import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
 
-export type GuardResult =
-  | { ok: true; session: SessionState }
+/** The refresh token and family facts the checks read: a full SessionState, or full authentication's narrower read. */
+export type SessionFacts = AuthSession
+
+export type GuardResult<S extends SessionFacts = SessionState> =
+  | { ok: true; session: S }
   | { ok: false; code: 'mfa'; type: AnomalyType }
   | { ok: false; code: 'relogin'; type: AnomalyType }
   | { ok: false; code: 'mfa_failed'; type: AnomalyType; cause: AdaptiveMfaFailureCode }
 
 /** What a guarded request must do instead: confirm by MFA, sign in again, or retry later (no mail went out). */
 export type GuardFailureCode = Extract<GuardResult, { ok: false }>['code']
+
+const settingsByConfig = new WeakMap<IamContext['config'], AnomalySettings>()
+
+/** anomalySettings of a config, built once per config object (the checks run on every signed-in request). */
+function settingsOf(config: IamContext['config']): AnomalySettings {
+  let settings = settingsByConfig.get(config)
+  if (!settings) {
+    settings = anomalySettings(config)
+    settingsByConfig.set(config, settings)
+  }
+  return settings
+}
 
 export function anomalySettings(config: IamContext['config']): AnomalySettings {
   const rt = config.jwt.refresh_tokens
@@ -54,14 +71,14 @@ export const velocitySince = (ctx: IamContext, now: number) => new Date(now - ct
  * last_seen only when it is due (at most once per minute, by the IAM clock), so steady-state
  * requests write nothing.
  */
-export async function judgeSession(
+export async function judgeSession<S extends SessionFacts>(
   ctx: IamContext,
   input: GuardInput,
-  state: SessionState | null,
+  state: S | null,
   sessions: { live: number; recent: number },
-): Promise<GuardResult> {
+): Promise<GuardResult<S>> {
   const now = ctx.now()
-  const settings = anomalySettings(ctx.config)
+  const settings = settingsOf(ctx.config)
   const decision = evaluateAnomalies(
     {
       now,
@@ -101,8 +118,10 @@ export async function judgeSession(
     ctx.log.info('session anomaly: re-login required', log)
     return { ok: false, code: 'relogin', type: decision.type }
   }
-  // MFA: record first, so parallel requests of this session already answer 202 from the cache
+  // MFA: record first, so parallel requests of this session already answer 202 from the cache; the
+  // family's mark before the anomaly, so every request that could find the anomaly looks for it
   const family = state!.family
+  await markAnomalyUntil(ctx.db, family.id, new Date(now + ctx.config.magic_links.expiresInMs))
   await setActiveAnomaly(
     ctx.store,
     input.refreshToken,

@@ -7,37 +7,127 @@
  *
  * One row always comes back (the joins hang off a constant), so an unknown cookie still yields the
  * device and vice versa.
+ *
+ * Only the columns the nine checks and the routes use are read (never the password hash), the SQL
+ * text is fixed (no query building per request) and the row is one json array taken apart by hand.
  */
-import { sql, type Kysely } from 'kysely'
+import { CompiledQuery, type Kysely } from 'kysely'
 import type { Database, RefreshToken, SessionFamily, User, Visitor } from '../../db/schema'
-import type { SessionState } from './sessions-repo'
+
+/** What the checks need of the refresh token and its family. */
+export interface AuthSession {
+  token: Pick<RefreshToken, 'status' | 'expires_at' | 'used_at'>
+  family: Pick<
+    SessionFamily,
+    'id' | 'user_id' | 'visitor_id' | 'ip_address' | 'fingerprint' | 'created_at' | 'last_seen' | 'last_mfa_at' | 'revoked_at' | 'anomaly_until'
+  >
+}
+
+/** What the authenticated routes show of the account (never its password hash). */
+export type AuthAccount = Pick<User, 'id' | 'email' | 'name' | 'email_verified' | 'roles'>
 
 export interface AuthState {
-  session: SessionState | null
-  account: User | null
+  session: AuthSession | null
+  account: AuthAccount | null
   visitor: Visitor | null
   sessions: { live: number; recent: number }
 }
 
-type Prefixed<P extends string, T> = { [K in keyof T & string as `${P}${K}`]: T[K] | null }
-type Row = Prefixed<'t_', RefreshToken> &
-  Prefixed<'f_', SessionFamily> &
-  Prefixed<'u_', User> &
-  Prefixed<'v_', Visitor> & { live: number | string | bigint | null; recent: number | string | bigint | null }
+// The row comes back as ONE json array: pg describes and parses every column of a result on every
+// execution (a parser lookup, a property on a dictionary-mode object, a regex per timestamp), which
+// for ~30 columns was the largest piece of JavaScript in full authentication (docs/performance.md).
+// One json column is one JSON.parse. Timestamps arrive as json's ISO 8601 text with microseconds
+// and an offset; Date parses that natively and drops the microseconds, as pg's own parser does.
+/** a timestamptz in json (ISO 8601), or null */
+type Stamp = string | null
+type Fingerprint = SessionFamily['fingerprint']
+/** The positions of the array, in the order AUTH_STATE_SQL builds it. */
+type AuthRow = [
+  t_status: RefreshToken['status'] | null, t_expires_at: Stamp, t_used_at: Stamp,
+  f_id: string | null, f_user_id: number | null, f_visitor_id: number | null, f_ip_address: string | null, f_fingerprint: Fingerprint,
+  f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp,
+  u_id: number | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null,
+  v_id: number | null, v_canary_id: string | null, v_visitor_id: string | null, v_ip_address: string | null, v_user_agent: string | null,
+  v_fingerprint: Fingerprint, v_score: number | null, v_banned_until: Stamp, v_first_seen: Stamp, v_last_seen: Stamp,
+  live: number | null, recent: number | null,
+]
 
-/** The columns of `alias` as `<alias>_<column>`: explicit lists, so a new column is a visible change here. */
-const columns = (alias: string, names: readonly string[]) => sql.raw(names.map((n) => `${alias}.${n} as ${alias}_${n}`).join(', '))
+// $1 token hash, $2 canary id, $3 now, $4 start of the velocity window (ISO 8601 text: pg's own
+// Date formatting is slower, and the comparisons give both their timestamptz type). Sent with every
+// request (until prepared), so without the indentation.
+const AUTH_STATE_SQL = `
+    select json_build_array(
+      t.status, t.expires_at, t.used_at,
+      f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint,
+      f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until,
+      u.id, u.email, u.name, u.email_verified, u.roles,
+      v.id, v.canary_id, v.visitor_id, v.ip_address, v.user_agent,
+      v.fingerprint, v.score, v.banned_until, v.first_seen, v.last_seen,
+      c.live, c.recent
+    ) as r
+    from (select 1) as one
+    left join refresh_tokens t on t.token_hash = $1
+    left join session_families f on f.id = t.family_id
+    left join users u on u.id = f.user_id
+    left join visitors v on v.canary_id = $2
+    left join lateral (
+      select
+        count(*) filter (where s.revoked_at is null and exists (
+          select 1 from refresh_tokens a where a.family_id = s.id and a.status = 'active' and a.expires_at > $3)) as live,
+        count(*) filter (where s.created_at > $4) as recent
+      from session_families s where s.user_id = f.user_id
+    ) c on f.id is not null
+  `
+  .replace(/\s+/g, ' ')
+  .trim()
 
-const TOKEN_COLUMNS = ['id', 'family_id', 'token_hash', 'status', 'created_at', 'expires_at', 'used_at', 'replaced_by'] as const
-const FAMILY_COLUMNS = ['id', 'user_id', 'visitor_id', 'remember', 'ip_address', 'fingerprint', 'created_at', 'last_seen', 'last_mfa_at', 'revoked_at', 'revoked_reason'] as const
-const USER_COLUMNS = ['id', 'email', 'name', 'password_hash', 'email_verified', 'terms_consent', 'roles', 'banned_until', 'created_at', 'updated_at'] as const
-const VISITOR_COLUMNS = ['id', 'canary_id', 'visitor_id', 'ip_address', 'user_agent', 'fingerprint', 'score', 'banned_until', 'first_seen', 'last_seen'] as const
+const dateOf = (value: Stamp): Date | null => (value === null ? null : new Date(value))
 
-/** The `<prefix>_` columns of a row as a table row, or null when the join found nothing. */
-function pick<T>(row: Row, prefix: string, names: readonly string[]): T | null {
-  const record = row as unknown as Record<string, unknown>
-  if (record[`${prefix}_id`] === null || record[`${prefix}_id`] === undefined) return null
-  return Object.fromEntries(names.map((n) => [n, record[`${prefix}_${n}`]])) as T
+/** The array as the three rows and the counts (a row is null when its join found nothing). */
+function stateOf(r: AuthRow): AuthState {
+  const [
+    status, expiresAt, usedAt,
+    familyId, userId, boundVisitorId, familyIp, familyPrint, createdAt, familySeen, lastMfaAt, revokedAt, anomalyUntil,
+    accountId, email, name, emailVerified, roles,
+    visitorRowId, canaryId, visitorId, visitorIp, userAgent, visitorPrint, score, bannedUntil, firstSeen, visitorSeen,
+    live, recent,
+  ] = r
+  const session: AuthSession | null =
+    status === null || familyId === null
+      ? null
+      : {
+          token: { status, expires_at: new Date(expiresAt!), used_at: dateOf(usedAt) },
+          family: {
+            id: familyId,
+            user_id: userId!,
+            visitor_id: boundVisitorId!,
+            ip_address: familyIp,
+            fingerprint: familyPrint,
+            created_at: new Date(createdAt!),
+            last_seen: new Date(familySeen!),
+            last_mfa_at: dateOf(lastMfaAt),
+            revoked_at: dateOf(revokedAt),
+            anomaly_until: dateOf(anomalyUntil),
+          },
+        }
+  const account: AuthAccount | null =
+    accountId === null ? null : { id: accountId, email: email!, name: name!, email_verified: emailVerified!, roles: roles! }
+  const visitor: Visitor | null =
+    visitorRowId === null
+      ? null
+      : {
+          id: visitorRowId,
+          canary_id: canaryId!,
+          visitor_id: visitorId!,
+          ip_address: visitorIp,
+          user_agent: userAgent,
+          fingerprint: visitorPrint,
+          score: score!,
+          banned_until: dateOf(bannedUntil),
+          first_seen: new Date(firstSeen!),
+          last_seen: new Date(visitorSeen!),
+        }
+  return { session, account, visitor, sessions: { live: Number(live ?? 0), recent: Number(recent ?? 0) } }
 }
 
 /**
@@ -49,29 +139,6 @@ export async function findAuthState(
   db: Kysely<Database>,
   input: { tokenHash: string | null; canaryId: string | null; now: Date; since: Date },
 ): Promise<AuthState> {
-  const { rows } = await sql<Row>`
-    select ${columns('t', TOKEN_COLUMNS)}, ${columns('f', FAMILY_COLUMNS)}, ${columns('u', USER_COLUMNS)},
-      ${columns('v', VISITOR_COLUMNS)}, c.live, c.recent
-    from (select 1) as one
-    left join refresh_tokens t on t.token_hash = ${input.tokenHash}
-    left join session_families f on f.id = t.family_id
-    left join users u on u.id = f.user_id
-    left join visitors v on v.canary_id = ${input.canaryId}
-    left join lateral (
-      select
-        count(*) filter (where s.revoked_at is null and exists (
-          select 1 from refresh_tokens a where a.family_id = s.id and a.status = 'active' and a.expires_at > ${input.now})) as live,
-        count(*) filter (where s.created_at > ${input.since}) as recent
-      from session_families s where s.user_id = f.user_id
-    ) c on f.id is not null
-  `.execute(db)
-  const row = rows[0]!
-  const token = pick<RefreshToken>(row, 't', TOKEN_COLUMNS)
-  const family = pick<SessionFamily>(row, 'f', FAMILY_COLUMNS)
-  return {
-    session: token && family ? { token, family } : null,
-    account: pick<User>(row, 'u', USER_COLUMNS),
-    visitor: pick<Visitor>(row, 'v', VISITOR_COLUMNS),
-    sessions: { live: Number(row.live ?? 0), recent: Number(row.recent ?? 0) },
-  }
+  const { rows } = await db.executeQuery<{ r: AuthRow }>(CompiledQuery.raw(AUTH_STATE_SQL, [input.tokenHash, input.canaryId, input.now.toISOString(), input.since.toISOString()]))
+  return stateOf(rows[0]!.r)
 }

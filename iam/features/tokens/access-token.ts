@@ -3,8 +3,8 @@
  * (RFC 8725 §3.1, §3.9) and picks the key by `kid` from our own ring only; a token naming a key
  * we do not hold, or an algorithm other than EdDSA (none, HS256 with the public key ...), fails.
  */
-import { randomUUID } from 'node:crypto'
-import { SignJWT, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose'
+import { KeyObject, randomUUID, verify as verifySignature } from 'node:crypto'
+import { SignJWT, type CryptoKey, type JWTPayload } from 'jose'
 import { ACCESS_TOKEN_ALG, type KeyRing } from './signing-keys'
 
 export interface AccessClaims {
@@ -56,15 +56,113 @@ export async function signAccessToken(
 }
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string')
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** The `kid` of a compact JWS, or null when the header is unreadable. */
-export function readKid(token: string): string | null {
-  try {
-    const header = decodeProtectedHeader(token)
-    return typeof header.kid === 'string' ? header.kid : null
-  } catch {
-    return null
+// Verification runs on every signed-in request (issue 14), so it does not go through jose's
+// jwtVerify: WebCrypto's Ed25519 verify is a job on the libuv pool plus promise hops, where
+// node:crypto's verify with a KeyObject is one synchronous call. The checks are jwtVerify's with our
+// options (alg pinned to EdDSA, kid from our ring, iss, aud, exp/nbf/iat types and times by the IAM
+// clock, the required claims), plus: no `crit`/`b64` header (we never issue them) and `typ`, when
+// present, must be at+jwt (RFC 9068) so no other JWT of ours passes as an access token.
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/
+const ACCESS_TYP = 'at+jwt'
+// iss and aud are required because they are checked (as jwtVerify adds them)
+const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp'] as const
+const INVALID = Object.freeze({ ok: false, code: 'invalid' } as const)
+const EXPIRED = Object.freeze({ ok: false, code: 'expired' } as const)
+const MALFORMED = Object.freeze({ ok: false, code: 'malformed' } as const)
+
+const keyObjects = new WeakMap<CryptoKey, KeyObject>()
+
+/** The node:crypto KeyObject of a ring key, made once per key. */
+function keyObjectOf(key: CryptoKey): KeyObject {
+  let keyObject = keyObjects.get(key)
+  if (!keyObject) {
+    keyObject = KeyObject.from(key as Parameters<typeof KeyObject.from>[0])
+    keyObjects.set(key, keyObject)
   }
+  return keyObject
+}
+
+function decodeJson(segment: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+const typIsAccess = (typ: unknown) => {
+  if (typeof typ !== 'string') return false
+  const lower = typ.toLowerCase()
+  return lower === ACCESS_TYP || lower === `application/${ACCESS_TYP}`
+}
+
+/** The claims of a signature-checked payload against the settings and the clock (jwtVerify's rules, then our shapes). */
+function checkClaims(payload: Record<string, unknown>, settings: AccessTokenSettings, now: number): VerifyResult {
+  for (const claim of REQUIRED_CLAIMS) if (!Object.hasOwn(payload, claim)) return INVALID
+  const { aud } = payload
+  if (payload.iss !== settings.issuer) return INVALID
+  if (!(aud === settings.audience || (Array.isArray(aud) && aud.includes(settings.audience)))) return INVALID
+  const seconds = Math.floor(now / 1000)
+  if (typeof payload.iat !== 'number') return INVALID
+  if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > seconds)) return INVALID
+  if (typeof payload.exp !== 'number') return INVALID
+  if (payload.exp <= seconds) return EXPIRED
+  if (
+    typeof payload.sub !== 'string' ||
+    !/^[1-9][0-9]{0,15}$/.test(payload.sub) ||
+    typeof payload.sid !== 'string' ||
+    typeof payload.jti !== 'string' ||
+    typeof payload.visitor !== 'string' ||
+    !isStringArray(payload.roles)
+  ) {
+    return MALFORMED
+  }
+  return { ok: true, payload: payload as AccessPayload }
+}
+
+// Tokens whose signature and header passed, by their exact text: a browser sends the same access
+// token for its whole life, and the signature is a pure function of the text and the key. A hit is
+// only the signature: the key must still be the ring's key for its kid, and the claims (exp above
+// all) are checked again against the clock every time; the session is still read on every request,
+// so a revoked session fails at once. Only tokens we signed get in, at most SIGNATURE_CACHE_MAX of
+// them (about 1 KB each), oldest evicted first.
+const SIGNATURE_CACHE_MAX = 5000
+type Signed = { kid: string; key: CryptoKey; payload: Record<string, unknown> }
+const signedTokens = new Map<string, Signed>()
+
+function remember(token: string, signed: Signed): void {
+  if (signedTokens.size >= SIGNATURE_CACHE_MAX) signedTokens.delete(signedTokens.keys().next().value!)
+  // frozen: every request holding this token shares the object (req.user.payload)
+  if (Array.isArray(signed.payload.roles)) Object.freeze(signed.payload.roles)
+  signedTokens.set(token, { ...signed, payload: Object.freeze(signed.payload) })
+}
+
+/** The header, kid key and signature of a compact JWS; the payload when all three hold. */
+function verifySigned(ring: KeyRing, token: string): Signed | VerifyResult {
+  const first = token.indexOf('.')
+  const second = first < 0 ? -1 : token.indexOf('.', first + 1)
+  const header = first > 0 ? decodeJson(token.slice(0, first)) : undefined
+  if (!isObject(header) || typeof header.kid !== 'string') return MALFORMED
+  const key = ring.verifiers.get(header.kid)
+  if (!key) return { ok: false, code: 'unknown_key' }
+  if (second < 0 || token.indexOf('.', second + 1) >= 0) return INVALID
+  const [headerPart, payloadPart, signaturePart] = [token.slice(0, first), token.slice(first + 1, second), token.slice(second + 1)]
+  if (!SEGMENT.test(headerPart) || !SEGMENT.test(payloadPart) || !SEGMENT.test(signaturePart)) return INVALID
+  if (header.alg !== ACCESS_TOKEN_ALG || 'crit' in header || 'b64' in header) return INVALID
+  if (header.typ !== undefined && !typIsAccess(header.typ)) return INVALID
+  let valid = false
+  try {
+    valid = verifySignature(null, Buffer.from(token.slice(0, second)), keyObjectOf(key), Buffer.from(signaturePart, 'base64url'))
+  } catch {
+    valid = false
+  }
+  if (!valid) return INVALID
+  const payload = decodeJson(payloadPart)
+  if (!isObject(payload)) return INVALID
+  return { kid: header.kid, key, payload }
 }
 
 /** Verifies signature, alg, iss, aud, exp and the claim shapes we rely on. */
@@ -74,31 +172,10 @@ export async function verifyAccessToken(
   token: string,
   now: number,
 ): Promise<VerifyResult> {
-  const kid = readKid(token)
-  if (!kid) return { ok: false, code: 'malformed' }
-  const key = ring.verifiers.get(kid)
-  if (!key) return { ok: false, code: 'unknown_key' }
-  try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: [ACCESS_TOKEN_ALG],
-      issuer: settings.issuer,
-      audience: settings.audience,
-      currentDate: new Date(now),
-      requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp'],
-    })
-    if (
-      typeof payload.sub !== 'string' ||
-      !/^[1-9][0-9]{0,15}$/.test(payload.sub) ||
-      typeof payload.sid !== 'string' ||
-      typeof payload.jti !== 'string' ||
-      typeof payload.visitor !== 'string' ||
-      !isStringArray(payload.roles)
-    ) {
-      return { ok: false, code: 'malformed' }
-    }
-    return { ok: true, payload: payload as AccessPayload }
-  } catch (error) {
-    if (error instanceof errors.JWTExpired) return { ok: false, code: 'expired' }
-    return { ok: false, code: 'invalid' }
-  }
+  const cached = signedTokens.get(token)
+  if (cached && ring.verifiers.get(cached.kid) === cached.key) return checkClaims(cached.payload, settings, now)
+  const signed = verifySigned(ring, token)
+  if ('ok' in signed) return signed
+  remember(token, signed)
+  return checkClaims(signed.payload, settings, now)
 }

@@ -4,7 +4,7 @@
  * cache: it never changes an outcome, only how soon a new key is seen.
  */
 import type { IamContext } from '../../context'
-import { signAccessToken, verifyAccessToken, readKid, type AccessClaims, type VerifyResult } from './access-token'
+import { signAccessToken, verifyAccessToken, type AccessClaims, type VerifyResult } from './access-token'
 import { loadKeyRing, type KeyRing } from './signing-keys'
 
 const REFRESH_EVERY_MS = 60_000
@@ -41,11 +41,8 @@ export async function issueAccessToken(ctx: IamContext, claims: AccessClaims, ri
 
 /** Verifies an access token; an unknown kid triggers one throttled reload of the ring. */
 export async function checkAccessToken(ctx: IamContext, token: string): Promise<VerifyResult> {
-  let ring = await getKeyRing(ctx)
-  const kid = readKid(token)
+  const result = await verifyAccessToken(await getKeyRing(ctx), settingsOf(ctx), token, ctx.now())
   const cached = rings.get(ctx)
-  if (kid && !ring.verifiers.has(kid) && cached && ctx.now() - cached.loadedAt > UNKNOWN_KID_RELOAD_MS) {
-    ring = await load(ctx).ring
-  }
-  return verifyAccessToken(ring, settingsOf(ctx), token, ctx.now())
+  if (result.ok || result.code !== 'unknown_key' || !cached || ctx.now() - cached.loadedAt <= UNKNOWN_KID_RELOAD_MS) return result
+  return verifyAccessToken(await load(ctx).ring, settingsOf(ctx), token, ctx.now())
 }
