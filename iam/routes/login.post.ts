@@ -24,8 +24,7 @@ export default defineEventHandler(async (event) => {
   const body = readRouteInput(event, ROUTES.login, 'body')
   const loginIp = await useLimiter(ctx, 'loginIp').consume({ ip: ipAddress })
   if (!loginIp.ok) throwTooManyRequests(loginIp)
-  const loginAccount = useLimiter(ctx, 'loginAccount')
-  const accountDecision = await loginAccount.consume({ ip: ipAddress, email: body.email })
+  const accountDecision = await useLimiter(ctx, 'loginAccount').consume({ ip: ipAddress, email: body.email })
   if (!accountDecision.ok) throwTooManyRequests(accountDecision)
   const result = await login(ctx, {
     email: body.email,
@@ -41,7 +40,6 @@ export default defineEventHandler(async (event) => {
   }
   // a second factor is due: the account limiter keeps counting until the sign-in completes
   if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }
-  // success forgives this address's failures from this IP; the IP budget keeps counting
-  await loginAccount.reset({ ip: ipAddress, email: body.email })
+  // success has forgiven this address's failures from this IP (login-service.ts); the IP budget keeps counting
   return sendTokens(event, ctx, result.pair, 200)
 })

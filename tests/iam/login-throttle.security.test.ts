@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail, type Client, type Session } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { flushedLogs, requestLine } from '../helpers/logs'
 
@@ -13,8 +14,9 @@ const FREE_ATTEMPTS = 3
 const DELAY = { freeAttempts: FREE_ATTEMPTS, baseDelayMs: 60_000, maxDelayMs: 60_000, windowMs: 600_000 }
 const SHORT_DELAY = { freeAttempts: FREE_ATTEMPTS, baseDelayMs: 50, maxDelayMs: 100, windowMs: 600_000 }
 
-const startWith = (loginAccountDelay: typeof DELAY) =>
+const startWith = (loginAccountDelay: typeof DELAY, env?: Record<string, string>) =>
   startIam({
+    env,
     config: {
       ...PROXY_CONFIG,
       rate_limiters: {
@@ -197,5 +199,29 @@ describe('per-account login delay running out', () => {
       if (status === 429) await new Promise((r) => setTimeout(r, 20))
     }
     expect(status).toBe(200)
+  })
+})
+
+describe('the device mark over months of sign-ins', () => {
+  const DAY_MS = 24 * 60 * 60 * 1000
+  let clocked: IamServer
+  let elsewhere: Client
+  beforeAll(async () => {
+    clocked = await startWith(DELAY, CLOCK_ENV)
+    elsewhere = await newDevice(clocked, { ip: '198.51.100.1' })
+  }, 240_000)
+  afterAll(() => clocked?.stop())
+
+  it('keeps a device known for 90 days after its latest sign-in, not its first (a mark over a day old is renewed)', async () => {
+    const s = await signupUser(clocked, { client: await newDevice(clocked, { ip: '198.51.100.11' }) })
+    expect((await login(s.email, s.password, freshIpv4(), clocked, s)).status).toBe(200)
+    await advanceClock(clocked, 2 * DAY_MS)
+    expect((await login(s.email, s.password, freshIpv4(), clocked, s)).status).toBe(200)
+    // 91 days after the first sign-in, 89 after the latest
+    await advanceClock(clocked, 89 * DAY_MS)
+    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await login(s.email, WRONG, freshIpv4(), clocked, elsewhere)).status).toBe(401)
+    expect((await login(s.email, s.password, freshIpv4(), clocked, elsewhere)).status).toBe(429)
+    // still a known device: its own delay, untouched by the guesses from elsewhere
+    expect((await login(s.email, s.password, freshIpv4(), clocked, s)).status).toBe(200)
   })
 })

@@ -41,6 +41,8 @@ export interface RateLimiter {
   consume(key: string): Promise<LimitDecision>
   /** Forgets windows, blocks and the rejection count of `key`; the permanent block only with `unblock`. */
   reset(key: string, opts?: { unblock?: boolean }): Promise<void>
+  /** The full store keys `reset` deletes (never the permanent block), for a caller that forgets several subjects in one store call. */
+  resetKeys(key: string): string[]
   /** True while `key` is blocked, permanently or by any part. */
   isBlocked(key: string): Promise<boolean>
   /**
@@ -81,6 +83,7 @@ export function createRateLimiter(
   return {
     name,
     keysOf,
+    resetKeys: (key) => resettable(keysOf(key)),
     consume: (key) => atomic.consumeLimit(keysOf(key), partsMs, policy, store.now()).then(signalRejection),
     reset: (key, resetOpts) => {
       const keys = keysOf(key)

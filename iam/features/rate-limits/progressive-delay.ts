@@ -29,6 +29,8 @@ export interface ProgressiveDelay {
   attempt(subject: string): Promise<DelayDecision>
   /** Forgets `subject`'s attempts and delay (after a success). */
   forgive(subject: string): Promise<void>
+  /** The full store keys `forgive` deletes, for a caller that forgets several subjects in one store call. */
+  forgiveKeys(subject: string): string[]
 }
 
 function checkSpec(spec: ProgressiveDelaySpec): void {
@@ -46,11 +48,13 @@ export function createProgressiveDelay(store: SharedStore, name: string, spec: P
     const at = (suffix: string) => store.fullKey(`pd:${name}:{${hashKeyPart(subject)}}:${suffix}`)
     return { count: at('n'), gate: at('gate') }
   }
+  const forgiveKeys = (subject: string) => {
+    const keys = keysOf(subject)
+    return [keys.count, keys.gate]
+  }
   return {
     attempt: (subject) => store.atomic.attemptDelay(keysOf(subject), spec, store.now()),
-    forgive: (subject) => {
-      const keys = keysOf(subject)
-      return store.atomic.deleteAll([keys.count, keys.gate])
-    },
+    forgive: (subject) => store.atomic.deleteAll(forgiveKeys(subject)),
+    forgiveKeys,
   }
 }

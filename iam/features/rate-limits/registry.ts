@@ -150,6 +150,8 @@ export interface KeyedLimiter<F> {
   consume(facts: F): Promise<LimitDecision>
   /** Forgets windows, blocks and rejections of the key (never its permanent block). */
   reset(facts: F): Promise<void>
+  /** The full store keys `reset` deletes (several subjects forgotten in one store call: login-delay.ts). */
+  resetKeys(facts: F): string[]
   isBlocked(facts: F): Promise<boolean>
   /** isBlocked of several facts at once, and which of them hold state a reset would clear (one round trip). */
   inspect(facts: F[]): Promise<{ blocked: boolean; dirty: F[] }>
@@ -160,6 +162,8 @@ export interface KeyedLimiter<F> {
 export interface KeyedDelay<F> {
   attempt(facts: F): Promise<DelayDecision>
   forgive(facts: F): Promise<void>
+  /** The full store keys `forgive` deletes. */
+  forgiveKeys(facts: F): string[]
 }
 
 /** What a limiter is built from: the booted context satisfies it. */
@@ -194,6 +198,7 @@ export function useLimiter<N extends CountLimiterName>(deps: LimiterDeps, name: 
     name,
     consume: (facts) => limiter.consume(key(facts)),
     reset: (facts) => limiter.reset(key(facts)),
+    resetKeys: (facts) => limiter.resetKeys(key(facts)),
     isBlocked: (facts) => limiter.isBlocked(key(facts)),
     inspect: async (facts) => {
       const keys = facts.map(key)
@@ -208,7 +213,11 @@ export function useLimiter<N extends CountLimiterName>(deps: LimiterDeps, name: 
 export function useDelay<N extends DelayLimiterName>(deps: LimiterDeps, name: N): KeyedDelay<KeyFacts<N>> {
   const limiter = instance(deps, name) as ProgressiveDelay
   const key = RULES[name].key as (facts: KeyFacts<N>) => string
-  return { attempt: (facts) => limiter.attempt(key(facts)), forgive: (facts) => limiter.forgive(key(facts)) }
+  return {
+    attempt: (facts) => limiter.attempt(key(facts)),
+    forgive: (facts) => limiter.forgive(key(facts)),
+    forgiveKeys: (facts) => limiter.forgiveKeys(key(facts)),
+  }
 }
 
 /** A limiter's rule as documentation and tests read it. */

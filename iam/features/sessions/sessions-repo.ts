@@ -2,6 +2,7 @@
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -57,14 +58,22 @@ export async function insertRefreshToken(db: Db, token: NewRefreshToken): Promis
  * foreign key to the family is checked at the statement's end, when both rows exist.
  */
 export async function insertSessionAtOnce(db: Db, family: NewFamily, token: NewRefreshToken, event?: NewSecurityEvent): Promise<void> {
-  const withFamily = db.with('family', (q) => q.insertInto('session_families').values(familyRow(family)).returning('id'))
-  if (!event) return void (await withFamily.insertInto('refresh_tokens').values(tokenRow(token)).execute())
-  await withFamily
-    .with('event', (q) => q.insertInto('security_events').values(event).returning('id'))
-    .insertInto('refresh_tokens')
-    .values(tokenRow(token))
-    .execute()
+  if (event) await sessionWithEvent(db, { family: familyRow(family), token: tokenRow(token), event })
+  else await sessionAlone(db, { family: familyRow(family), token: tokenRow(token) })
 }
+
+type SessionRows = { family: ReturnType<typeof familyRow>; token: ReturnType<typeof tokenRow> }
+const withFamily = (db: Kysely<Database>, rows: SessionRows) =>
+  db.with('family', (q) => q.insertInto('session_families').values(rows.family).returning('id'))
+
+// every sign-in runs one of them: compiled once (db/compiled-once.ts)
+const sessionAlone = compiledOnce((db: Kysely<Database>, rows: SessionRows) => withFamily(db, rows).insertInto('refresh_tokens').values(rows.token))
+const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: SessionRows & { event: NewSecurityEvent }) =>
+  withFamily(db, rows)
+    .with('event', (q) => q.insertInto('security_events').values(rows.event).returning('id'))
+    .insertInto('refresh_tokens')
+    .values(rows.token),
+)
 
 export interface SessionState {
   token: RefreshToken

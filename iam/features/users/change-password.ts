@@ -72,10 +72,7 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
   const hasher = getPasswordHasher(ctx)
   const verified = await hasher.verify(user.password_hash, input.currentPassword)
   if (!verified.ok) return { ok: false, code: 'wrong_password' }
-  await Promise.all([
-    forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id }),
-    useLimiter(ctx, 'loginAccount').reset({ ip: input.actor.ipAddress, email: user.email }),
-  ])
+  await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.actor.ipAddress })
   const verdict = await checkNewPassword(ctx, input.password, user.email)
   if (!verdict.ok) return { ok: false, code: verdict.code === 'breach_check_unavailable' ? 'breach_check_unavailable' : 'weak_password', reason: verdict.reason }
   const newHash = await hasher.hash(input.password)

@@ -16,23 +16,55 @@
 import { createHash } from 'node:crypto'
 import type { IamContext } from '../../context'
 import type { DelayDecision } from '../rate-limits/progressive-delay'
-import { loginDelaySubject, useDelay } from '../rate-limits/registry'
+import { loginDelaySubject, useDelay, useLimiter } from '../rate-limits/registry'
 
 /** As long as the canary cookie lives (90 days): the mark is worth nothing once the cookie is gone. */
 const DEVICE_MARK_TTL_MS = 90 * 24 * 60 * 60 * 1000
 
+/**
+ * A mark set less than this ago is not written again by a sign-in: a steady sign-in costs one store
+ * write fewer, and the mark still outlives the last sign-in by DEVICE_MARK_TTL_MS minus a day.
+ */
+const DEVICE_MARK_REWRITE_AFTER_MS = 24 * 60 * 60 * 1000
+
 const deviceMarkKey = (email: string, visitorRowId: number) =>
   `login-device:${createHash('sha256').update(loginDelaySubject(email, visitorRowId)).digest('base64url')}`
 
+/** The delay's decision, and when the device's mark was set (null: not marked), for forgiveLoginAttempts. */
+export type LoginAdmission = DelayDecision & { deviceMarkedAt: number | null }
+
 /** Admits one login attempt for `email` from the device, or refuses it while its delay runs. */
-export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<DelayDecision> {
-  const known = (await ctx.store.get(deviceMarkKey(input.email, input.visitorRowId))) !== null
-  return useDelay(ctx, 'loginAccountDelay').attempt({ email: input.email, device: known ? input.visitorRowId : undefined })
+export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<LoginAdmission> {
+  const mark = await ctx.store.get<unknown>(deviceMarkKey(input.email, input.visitorRowId))
+  const known = mark !== null
+  const decision = await useDelay(ctx, 'loginAccountDelay').attempt({ email: input.email, device: known ? input.visitorRowId : undefined })
+  // marks written before they carried their time (the value 1) read as old: the next sign-in rewrites them
+  return { ...decision, deviceMarkedAt: known ? (typeof mark === 'number' ? mark : 0) : null }
 }
 
-/** After a right password: forgets the attempts of the address and of this device, and marks the device. */
-export async function forgiveLoginAttempts(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<void> {
+export interface ForgiveInput {
+  email: string
+  visitorRowId: number
+  /** from admitLoginAttempt: a recent mark is not rewritten */
+  deviceMarkedAt?: number | null
+  /** also resets the login limiter of this IP + address (rate_limiters.login) */
+  ipAddress?: string
+}
+
+/**
+ * After a right password: forgets the attempts of the address and of this device (and, given the
+ * IP, the IP + address login limiter) in ONE store call, and (re)marks the device unless its mark is
+ * recent. One DEL may name keys of several hash tags: the IAM's Redis is a single instance, never a
+ * Cluster (lib/storage/index.ts).
+ */
+export async function forgiveLoginAttempts(ctx: IamContext, input: ForgiveInput): Promise<void> {
   const loginDelay = useDelay(ctx, 'loginAccountDelay')
-  await Promise.all([loginDelay.forgive({ email: input.email }), loginDelay.forgive({ email: input.email, device: input.visitorRowId })])
-  await ctx.store.set(deviceMarkKey(input.email, input.visitorRowId), 1, DEVICE_MARK_TTL_MS)
+  const keys = [...loginDelay.forgiveKeys({ email: input.email }), ...loginDelay.forgiveKeys({ email: input.email, device: input.visitorRowId })]
+  if (input.ipAddress !== undefined) keys.push(...useLimiter(ctx, 'loginAccount').resetKeys({ ip: input.ipAddress, email: input.email }))
+  const now = ctx.now()
+  const markIsRecent = input.deviceMarkedAt != null && now - input.deviceMarkedAt < DEVICE_MARK_REWRITE_AFTER_MS
+  await Promise.all([
+    ctx.store.atomic.deleteAll(keys),
+    markIsRecent ? undefined : ctx.store.set(deviceMarkKey(input.email, input.visitorRowId), now, DEVICE_MARK_TTL_MS),
+  ])
 }

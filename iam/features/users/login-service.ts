@@ -16,6 +16,7 @@
  */
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
+import { runAfterResponse } from '../../lib/background'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { recordSecurityEvent, type SecurityEventInput } from '../security-events/repository'
@@ -85,11 +86,15 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   if (user.has_second_factor) {
     return { ok: true, secondFactor: await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember }), userId: user.id }
   }
-  // the session and its audit row are one statement; forgiving the address's failures (the store)
-  // runs beside it rather than after it
-  const [pair] = await Promise.all([
-    createSignInSession(ctx, user, input, input.remember, (sessionId) => auditEvent('login_succeeded', { method: 'password', sessionId })),
-    forgiveLoginAttempts(ctx, attempt),
-  ])
+  // the session and its audit row are one statement
+  const pair = await createSignInSession(ctx, user, input, input.remember, (sessionId) => auditEvent('login_succeeded', { method: 'password', sessionId }))
+  // forgiving this address's failures (the delay and the IP + address limiter; the IP budget keeps
+  // counting) is one store call started before the answer is written and awaited at shutdown
+  // (lib/background.ts), not waited for by the answer; it only ever follows a right password
+  const forgive = { ...attempt, deviceMarkedAt: admitted.deviceMarkedAt, ipAddress: input.ipAddress }
+  runAfterResponse(
+    () => forgiveLoginAttempts(ctx, forgive),
+    (error) => ctx.log.warn('login: earlier failures not forgiven', { error: error.message }),
+  )
   return { ok: true, pair, userId: user.id }
 }

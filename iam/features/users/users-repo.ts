@@ -3,6 +3,7 @@
  * callers map its violation (isUniqueViolation) to 409 instead of pre-checking.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once'
 import type { Database, User } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -21,8 +22,14 @@ export function findUserByEmail(db: Db, email: string): Promise<User | undefined
  * (read with the lookup, so every attempt costs the same single statement; used only after the
  * password was right).
  */
-export function findUserForLogin(db: Db, email: string) {
-  return db
+export async function findUserForLogin(db: Db, email: string) {
+  const { rows } = await userForLogin(db, { email: email.toLowerCase() })
+  return rows[0]
+}
+
+// every login runs it: compiled once (db/compiled-once.ts)
+const userForLogin = compiledOnce((db: Kysely<Database>, args: { email: string }) =>
+  db
     .selectFrom('users')
     .selectAll('users')
     .select((eb) =>
@@ -30,9 +37,8 @@ export function findUserForLogin(db: Db, email: string) {
         .exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'users.id').where('totp_factors.enabled_at', 'is not', null))
         .as('has_second_factor'),
     )
-    .where(sql`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst()
-}
+    .where(sql`lower(email)`, '=', args.email),
+)
 
 export function findUserById(db: Db, id: number): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
