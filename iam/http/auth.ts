@@ -209,7 +209,23 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const ctx = useIam()
   const token = requireAccessToken(event)
   const refreshToken = requireRefreshToken(event)
-  // getFingerPrint, its read folded into the statement below
+  const { state, alongside: verified } = await readSession(event, ctx, refreshToken, () => checkAccessToken(ctx, token))
+  return protectRoute(event, refreshToken, verified, state)
+}
+
+/**
+ * getFingerPrint, requireRefreshToken's lookup and checkForActiveMfa on ONE statement, for full
+ * authentication and the refresh guard: findAuthState (token, family, account, device, session
+ * counts) with `alongside` run at the same time; then the device step (the row written only when
+ * due or changed: banned device 403); then the cached anomaly, looked up in shared storage only
+ * when the family is marked as possibly having one (anomaly-marker.ts).
+ */
+export async function readSession<T>(
+  event: H3Event,
+  ctx: IamContext,
+  refreshToken: string,
+  alongside: () => Promise<T>,
+): Promise<{ state: AuthState; alongside: T; ipAddress: string; fingerprint: FingerPrint | null; now: number }> {
   const ipAddress = getClientIp(event)
   const userAgent = getRequestHeader(event, 'user-agent') ?? ''
   const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
@@ -217,7 +233,7 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const canary = getCanaryCookie(event)
   const canaryId = isCanaryId(canary) ? canary : null
   const now = ctx.now()
-  const [state, verified] = await Promise.all([
+  const [state, other] = await Promise.all([
     findAuthState(ctx.db, {
       // a value that is not shaped like a raw token (a stored hash, junk) never reaches a lookup
       tokenHash: isRefreshTokenShape(refreshToken) ? hashRefreshToken(refreshToken) : null,
@@ -225,9 +241,8 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
       now: new Date(now),
       since: velocitySince(ctx, now),
     }),
-    checkAccessToken(ctx, token),
+    alongside(),
   ])
-  // a cached anomaly can only exist for a session whose family is marked (anomaly-marker.ts)
   const family = state.session?.family
   const anomaly = family && mayHaveAnomaly(family.anomaly_until, now) ? await getActiveAnomaly(ctx.store, refreshToken) : null
   if (canaryId) {
@@ -236,9 +251,8 @@ export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
     if (visit.banned) authFail(403, 'Device banned', { banned: true })
     event.context.visitor = visit.visitor
   }
-  // checkForActiveMfa
   if (anomaly) failActiveAnomaly(anomaly)
-  return protectRoute(event, refreshToken, verified, state)
+  return { state, alongside: other, ipAddress, fingerprint: fingerprint ?? null, now }
 }
 
 /** Sets the session cookie and answers `{ ok: true, date, accessToken, accessIat, expiresInMs }`. */
