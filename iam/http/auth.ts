@@ -11,7 +11,7 @@ import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
 import { mayHaveAnomaly } from '../features/anomalies/anomaly-marker'
 import { getActiveAnomaly, type ActiveAnomaly } from '../features/anomalies/anomaly-store'
-import { judgeSession, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
+import { judgeSession, sessionCountBounds, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
 import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite } from '../features/devices/devices-service'
 import type { FingerPrint } from '../features/devices/fingerprint'
 import { findAuthState, type AuthAccount, type AuthState } from '../features/sessions/auth-state-repo'
@@ -240,6 +240,7 @@ export async function readSession<T>(
       canaryId,
       now: new Date(now),
       since: velocitySince(ctx, now),
+      countUpTo: sessionCountBounds(ctx),
     }),
     alongside(),
   ])

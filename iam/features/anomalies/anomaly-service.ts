@@ -66,6 +66,12 @@ export interface GuardInput {
 /** The velocity window start for `now` (anomaly check 6 counts sessions created since). */
 export const velocitySince = (ctx: IamContext, now: number) => new Date(now - ctx.config.anomalies.velocity.windowMs)
 
+/** How far the session counts need to go for checks 5 and 6: live up to the cap, recent one past the velocity count. */
+export const sessionCountBounds = (ctx: IamContext) => ({
+  live: ctx.config.jwt.refresh_tokens.maxAllowedSessionsPerUser,
+  recent: ctx.config.anomalies.velocity.count + 1,
+})
+
 /**
  * The nine checks on facts already read, and the outcome applied. A passing session writes
  * last_seen only when it is due (at most once per minute, by the IAM clock), so steady-state

@@ -52,6 +52,10 @@ type AuthRow = [
   live: number | null, recent: number | null,
 ]
 
+// $5 and $6 bound the two counts: the checks only ask whether live reaches the session cap and
+// whether recent passes the velocity count, so counting stops there and a user's long history of
+// sessions costs nothing per request (issue 14's growth row: one user with 2,000 sessions made
+// every request scan them all).
 // $1 token hash, $2 canary id, $3 now, $4 start of the velocity window (ISO 8601 text: pg's own
 // Date formatting is slower, and the comparisons give both their timestamptz type). Sent with every
 // request (until prepared), so without the indentation.
@@ -72,10 +76,12 @@ const AUTH_STATE_SQL = `
     left join visitors v on v.canary_id = $2
     left join lateral (
       select
-        count(*) filter (where s.revoked_at is null and exists (
-          select 1 from refresh_tokens a where a.family_id = s.id and a.status = 'active' and a.expires_at > $3)) as live,
-        count(*) filter (where s.created_at > $4) as recent
-      from session_families s where s.user_id = f.user_id
+        (select count(*) from (
+          select 1 from session_families s where s.user_id = f.user_id and s.revoked_at is null and exists (
+            select 1 from refresh_tokens a where a.family_id = s.id and a.status = 'active' and a.expires_at > $3)
+          limit $5) l) as live,
+        (select count(*) from (
+          select 1 from session_families s where s.user_id = f.user_id and s.created_at > $4 limit $6) r) as recent
     ) c on f.id is not null
   `
   .replace(/\s+/g, ' ')
@@ -133,12 +139,14 @@ function stateOf(r: AuthRow): AuthState {
 /**
  * `tokenHash`: SHA-256 of the session cookie (null when the cookie has not the shape of a token);
  * `canaryId`: the device cookie (null when absent or malformed). Live sessions are counted at
- * `now`, recent ones since `since` (the velocity window).
+ * `now`, recent ones since `since` (the velocity window); each count stops at its `countUpTo`.
  */
 export async function findAuthState(
   db: Kysely<Database>,
-  input: { tokenHash: string | null; canaryId: string | null; now: Date; since: Date },
+  input: { tokenHash: string | null; canaryId: string | null; now: Date; since: Date; countUpTo: { live: number; recent: number } },
 ): Promise<AuthState> {
-  const { rows } = await db.executeQuery<{ r: AuthRow }>(CompiledQuery.raw(AUTH_STATE_SQL, [input.tokenHash, input.canaryId, input.now.toISOString(), input.since.toISOString()]))
+  const { live, recent } = input.countUpTo
+  const params = [input.tokenHash, input.canaryId, input.now.toISOString(), input.since.toISOString(), live, recent]
+  const { rows } = await db.executeQuery<{ r: AuthRow }>(CompiledQuery.raw(AUTH_STATE_SQL, params))
   return stateOf(rows[0]!.r)
 }
