@@ -1,8 +1,14 @@
 import { defineVitestProject } from '@nuxt/test-utils/config'
 import { defineConfig } from 'vitest/config'
 
+// One worker count for the projects of `npm test`: vitest runs projects with equal maxWorkers as
+// one pool, while a project on 1 worker goes to a queue run one file at a time after all the
+// others (unit, gateway and components did, ~8 minutes of a loaded run). The files mostly wait on
+// the servers they start, so more workers than the 2 cores here.
+const WORKERS = 3
+
 // Five projects: unit (pure), iam (the built IAM over HTTP), gateway (the built Nuxt app against
-// a real OIDC provider, started by @nuxt/test-utils), e2e (Chromium), components (the pages in the
+// a real OIDC provider, through @nuxt/test-utils), e2e (Chromium), components (the pages in the
 // Nuxt environment). `npm test` runs all but e2e.
 // components: the pages mounted with mountSuspended in the Nuxt environment (happy-dom). Its config
 // comes from loading Nuxt (seconds), so it is made only when that project runs (no --project named,
@@ -16,6 +22,7 @@ const components =
             name: 'components',
             include: ['tests/components/**/*.test.ts'],
             environment: 'nuxt',
+            maxWorkers: WORKERS,
             // its own build dir: the templates it writes stay out of `nuxt prepare`'s .nuxt
             environmentOptions: { nuxt: { domEnvironment: 'happy-dom', overrides: { buildDir: '.nuxt-components' } } },
           },
@@ -31,6 +38,7 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -39,11 +47,10 @@ export default defineConfig({
           include: ['tests/iam/**/*.test.ts'],
           environment: 'node',
           // files with the default config share one IAM (shared-iam.ts); the others start their own
-          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/pglite-template.ts', 'tests/helpers/shared-iam.ts'],
+          globalSetup: ['tests/helpers/server-starts.ts', 'tests/helpers/build-iam.ts', 'tests/helpers/pglite-template.ts', 'tests/helpers/shared-iam.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
-          // two cores here
-          maxWorkers: 2,
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -51,10 +58,10 @@ export default defineConfig({
           name: 'gateway',
           include: ['tests/gateway/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts', 'tests/helpers/pglite-template.ts'],
+          globalSetup: ['tests/helpers/server-starts.ts', 'tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts', 'tests/helpers/pglite-template.ts'],
           testTimeout: 30_000,
           hookTimeout: 180_000,
-          maxWorkers: 1,
+          maxWorkers: WORKERS,
         },
       },
       {

@@ -179,7 +179,7 @@ describe('plain OAuth 2.0 providers', () => {
 })
 
 // the file's last tests: each stops the gateway and restarts it with a config it must refuse
-// (test-utils' start error carries the process's last output)
+// (the start error carries the process's output)
 describe('start-up checks', () => {
   it('refuses the test callbacks switch in production', async () => {
     await expect(gw.restart({ cookieSecret: 'x'.repeat(40), OAuthProviders: [] }, { NODE_ENV: 'production', GATEWAY_TEST_OAUTH_CALLBACKS: '1' })).rejects.toThrow(

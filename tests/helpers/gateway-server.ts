@@ -1,8 +1,8 @@
 /**
  * Starts the gateway test build (`node .output-test/server/index.mjs`, or GATEWAY_OUTPUT_DIR) as a child
- * process with its own GATEWAY_CONFIG file; resolves once it listens. For the Chromium suite
- * (tests/e2e), whose stacks start several servers from one helper; the gateway route tests run it
- * through @nuxt/test-utils instead (tests/helpers/nuxt-gateway.ts).
+ * process with its own GATEWAY_CONFIG file; resolves once it listens (on its "Listening on" line).
+ * The Chromium suite (tests/e2e) calls it directly; the gateway route tests through
+ * tests/helpers/nuxt-gateway.ts, which gives them @nuxt/test-utils' context and fetch.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { GATEWAY_TEST_BUILD } from './build'
 import { untilListening } from './child-server'
+import { countStart } from './server-starts'
 
 /** The gateway test build's entry (tests/helpers/build.ts: .output-test, or GATEWAY_OUTPUT_DIR). */
 export const gatewayEntry = () => join(GATEWAY_TEST_BUILD.output, 'server', 'index.mjs')
@@ -36,6 +37,7 @@ export async function startGateway(options: GatewayStartOptions = {}): Promise<G
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'))
   const configPath = join(dir, 'gateway.json')
   writeFileSync(configPath, JSON.stringify(options.config ?? {}))
+  countStart('gateway')
   const child = spawn(process.execPath, [gatewayEntry()], {
     cwd: dir,
     // NODE_ENV stays the test runner's (not production): the gateway's dev profile, like the IAM's

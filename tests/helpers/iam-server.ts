@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IAM_TEST_BUILD } from './build'
 import { untilListening } from './child-server'
+import { countStart } from './server-starts'
 import { waitUntil } from './wait'
 
 export type Json = Record<string, unknown>
@@ -107,6 +108,7 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
   writeFileSync(configPath, JSON.stringify(config))
   // the URLs in env would override the per-instance database and prefix chosen above
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  countStart('iam')
   const child = spawn(process.execPath, [iamEntry()], {
     cwd: dataDir,
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },

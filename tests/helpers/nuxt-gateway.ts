@@ -1,17 +1,18 @@
 /**
- * The gateway server-route tests' harness: @nuxt/test-utils/e2e `setup()` running the gateway test
- * build (`.output-test`, built once by tests/helpers/build-gateway.ts, so `build: false`), with
- * the GATEWAY_CONFIG file this helper writes. test-utils takes one setup per file and fixes its env
- * when called, while the config needs the URLs of the IAM and providers the file starts in its own
- * `beforeAll`: so the config file's path is fixed here and its content is written by a `beforeAll`
- * registered just before test-utils' own (before hooks run in the order they are registered).
+ * The gateway server-route tests' harness: @nuxt/test-utils/e2e `setup()` gives the file its test
+ * context (its `$fetch`/`fetch` reach the gateway), and the gateway test build (`.output-test`,
+ * built once by tests/helpers/build-gateway.ts) runs as a child process started here, in a
+ * `beforeAll` registered after the file's own (before hooks run in the order they are registered),
+ * so its config can name the IAM and providers the file starts first.
+ *
+ * Why not test-utils' own server start: it waits for the port in 500 ms polls and then renders `/`
+ * before it calls the server ready, about a second per start; the shared runner
+ * (startGateway, scripts/lib/run-server.ts) resolves on the server's "Listening on" line.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { setTestContext, setup, startServer, useTestContext } from '@nuxt/test-utils/e2e'
+import { setup, useTestContext } from '@nuxt/test-utils/e2e'
 import { afterAll, beforeAll } from 'vitest'
-import { GATEWAY_TEST_BUILD, ROOT } from './build'
+import { ROOT } from './build'
+import { startGateway, type GatewayServer } from './gateway-server'
 
 export type GatewayConfig = Record<string, unknown>
 
@@ -36,41 +37,30 @@ const START_TIMEOUT_MS = 180_000
 
 /** Call at the top level of a test file, after the `beforeAll` that starts what `config()` points at. */
 export async function setupGateway(options: GatewayOptions): Promise<TestGateway> {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'))
-  let configs = 0
-  const writeConfig = (config: GatewayConfig) => {
-    const path = join(dir, `gateway-${configs++}.json`)
-    writeFileSync(path, JSON.stringify(config))
-    return path
-  }
-  const configPath = join(dir, 'gateway.json')
-  beforeAll(() => writeFileSync(configPath, JSON.stringify(options.config())))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
-  // NODE_ENV stays the runner's (test-utils would pass production): the gateway's dev profile, like the IAM's
-  const env = { NODE_ENV: process.env.NODE_ENV ?? 'test', GATEWAY_CONFIG: configPath, ...options.env }
-  await setup({
-    rootDir: ROOT,
-    build: false,
-    server: true,
-    port: options.port || undefined,
-    // where startServer finds server/index.mjs without a build (the type here lacks Nitro's augmentation)
-    nuxtConfig: { nitro: { output: { dir: GATEWAY_TEST_BUILD.output } } } as Record<string, unknown>,
-    env,
-    setupTimeout: START_TIMEOUT_MS,
-    serverStartTimeout: START_TIMEOUT_MS,
-  })
+  // NODE_ENV stays the runner's (test-utils would pass production): the gateway's dev profile, like
+  // the IAM's; CONSOLA_LEVEL is the one test-utils gives the servers it starts
+  const env = { NODE_ENV: process.env.NODE_ENV ?? 'test', CONSOLA_LEVEL: '1', ...options.env }
+  await setup({ rootDir: ROOT, build: false, server: false, setupTimeout: START_TIMEOUT_MS })
   // test-utils sets its context around each test only; hooks and helpers reach it through this one
   const ctx = useTestContext()
+  let running: GatewayServer | undefined
+  const start = async (config: GatewayConfig, extraEnv: Record<string, string> = {}) => {
+    const previous = running
+    running = undefined
+    await previous?.stop()
+    running = await startGateway({ config, port: options.port, env: { ...env, ...extraEnv } })
+    ctx.url = `${running.url}/`
+    ctx.serverLogs = running.logs
+  }
+  beforeAll(() => start(options.config()), START_TIMEOUT_MS)
+  afterAll(() => running?.stop())
   return {
     get url() {
       return (ctx.url ?? '').replace(/\/$/, '')
     },
     get logs() {
-      return ctx.serverLogs
+      return running?.logs ?? []
     },
-    restart(config, extraEnv = {}) {
-      setTestContext(ctx)
-      return startServer({ env: { ...env, ...extraEnv, GATEWAY_CONFIG: writeConfig(config) } })
-    },
+    restart: start,
   }
 }

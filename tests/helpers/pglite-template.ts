@@ -4,9 +4,13 @@
  * (iam/test-build/plugins/pglite-template.ts; the IAM still migrates anything newer itself).
  * The dump is kept in the temp dir under a hash of the migrations and PGlite's version, so a run
  * with neither changed reuses the last one. IAMs inherit its path through IAM_TEST_PGLITE_TEMPLATE.
+ *
+ * Beside it, the same database as a PGlite data directory (TEST_PGLITE_DIR_TEMPLATE), for the files
+ * that run an IAM on PGlite files on disk (`file://`): they copy it into place (migratedPgliteDir,
+ * test-database.ts) instead of paying an on-disk initdb and migrations, with an fsync each.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -42,4 +46,18 @@ export default async function setup(): Promise<void> {
     renameSync(partial, path)
   }
   process.env.IAM_TEST_PGLITE_TEMPLATE = path
+  const dir = `${path}.d`
+  if (!existsSync(dir)) {
+    const partial = `${dir}.${process.pid}`
+    rmSync(partial, { recursive: true, force: true })
+    const pglite = await PGlite.create({ dataDir: partial, loadDataDir: new Blob([readFileSync(path)]) })
+    await pglite.close()
+    // a concurrent run that renamed its own first leaves this one nothing to do
+    try {
+      renameSync(partial, dir)
+    } catch {
+      rmSync(partial, { recursive: true, force: true })
+    }
+  }
+  process.env.TEST_PGLITE_DIR_TEMPLATE = dir
 }

@@ -3,12 +3,25 @@
  * created next to DATABASE_URL (like iam-server.ts does for each IAM) and dropped afterwards.
  */
 import { randomBytes } from 'node:crypto'
+import { cpSync } from 'node:fs'
 import type { Kysely } from 'kysely'
 import { createDatabase } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 
 export const DATABASE_URL = process.env.DATABASE_URL
+
+/**
+ * Makes `dir` a migrated PGlite data directory, a copy of the run's template (TEST_PGLITE_DIR_TEMPLATE,
+ * tests/helpers/pglite-template.ts), and returns `file://dir`: an IAM or CLI on it starts without
+ * an on-disk initdb and migrations. Without the template (a run on DATABASE_URL) `dir` stays as it
+ * is and the IAM creates the database itself.
+ */
+export function migratedPgliteDir(dir: string): string {
+  const template = process.env.TEST_PGLITE_DIR_TEMPLATE
+  if (template) cpSync(template, dir, { recursive: true })
+  return `file://${dir}`
+}
 
 /** Creates an empty PostgreSQL database; `drop` removes it (and any open connections to it). */
 export async function createThrowawayPg(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
 import { startIam, startIamExpectingExit, type IamServer } from '../helpers/iam-server'
+import { migratedPgliteDir } from '../helpers/test-database'
 
 const START_TIMEOUT_MS = 180_000
 
@@ -21,6 +22,8 @@ let iam: IamServer | undefined
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'iam-lock-'))
   dbDir = join(dir, 'db')
+  // already migrated: what is tested is the lock, not a first start
+  migratedPgliteDir(dbDir)
   configPath = join(dir, 'iam.json')
   writeFileSync(configPath, JSON.stringify({ service: { dataDir: dir }, database: { url: `file://${dbDir}` }, storage: { driver: 'memory' } }))
 })

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupBody, STRONG_PASSWORD, uniqueEmail, type Client } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { waitForLog } from '../helpers/logs'
-import { createThrowawayPg } from '../helpers/test-database'
+import { createThrowawayPg, migratedPgliteDir } from '../helpers/test-database'
 
 const SIGNUPS = 30
 const SLOW = 10
@@ -31,7 +31,7 @@ async function sharedDatabase(): Promise<string> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'iam-shutdown-db-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return `file://${dir}`
+  return migratedPgliteDir(dir)
 }
 
 async function requestsSeen(iam: IamServer): Promise<{ received: number; inFlight: number }> {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { connectDatabase } from '../helpers/test-database'
+import { connectDatabase, migratedPgliteDir } from '../helpers/test-database'
 import { enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
 
 let iam: IamServer
@@ -154,7 +154,7 @@ describe('TOTP secrets at rest', () => {
     // PGlite lives inside one process: on the embedded profile the two instances run one after the
     // other on one database directory; on PostgreSQL the second shares the first's database
     const dir = process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'totp-keys-'))
-    const database = dir ? { database: { url: `file://${join(dir, 'db')}` } } : {}
+    const database = dir ? { database: { url: migratedPgliteDir(join(dir, 'db')) } } : {}
     const first = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN, ...database, secrets: { totpKeys: [keyA] } } })
     let second: IamServer | undefined
     try {
