@@ -52,10 +52,11 @@ type AuthRow = [
   live: number | null, recent: number | null,
 ]
 
-// The account is joined through a lateral subquery fenced by OFFSET 0, so it is always one primary
-// key probe per request: joined plainly, PostgreSQL may choose a merge join that walks users_pkey
-// from the first id up to the session's user (its estimate assumes one row), which cost ~800 ms
-// per request for a user created after 1,000,000 others (bench growth row, caught by auto_explain).
+// The family and the account are joined through lateral subqueries fenced by OFFSET 0, so each is
+// always one primary key probe per request: joined plainly, PostgreSQL may choose a merge join
+// that walks the primary key index from the first id up to the row wanted (its estimate assumes
+// one row); for the account that cost ~800 ms per request for a user created after 1,000,000
+// others (bench growth row, caught by auto_explain).
 // $5 and $6 bound the two counts: the checks only ask whether live reaches the session cap and
 // whether recent passes the velocity count, so counting stops there and a user's long history of
 // sessions costs nothing per request (issue 14's growth row: one user with 2,000 sessions made
@@ -75,7 +76,7 @@ const AUTH_STATE_SQL = `
     ) as r
     from (select 1) as one
     left join refresh_tokens t on t.token_hash = $1
-    left join session_families f on f.id = t.family_id
+    left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until from session_families f where f.id = t.family_id offset 0) f on true
     left join lateral (select u.id, u.email, u.name, u.email_verified, u.roles from users u where u.id = f.user_id offset 0) u on true
     left join visitors v on v.canary_id = $2
     left join lateral (
