@@ -23,19 +23,22 @@ export function migratedPgliteDir(dir: string): string {
   return `file://${dir}`
 }
 
+/** Runs one statement on the PostgreSQL database at `url`, on a connection of its own. */
+export async function runOnPg(url: string, statement: string): Promise<void> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
 /** Creates an empty PostgreSQL database; `drop` removes it (and any open connections to it). */
 export async function createThrowawayPg(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const { default: pg } = await import('pg')
   const name = `iam_test_${randomBytes(6).toString('hex')}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: baseUrl })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
+  const admin = (statement: string) => runOnPg(baseUrl, statement)
   await admin(`create database ${name}`)
   const url = new URL(baseUrl)
   url.pathname = `/${name}`

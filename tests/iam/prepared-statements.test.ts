@@ -4,21 +4,12 @@
  * re-plans by itself unless the statement's result columns change, which it refuses with SQLSTATE
  * 0A000. The IAM must answer as before, never with that error.
  */
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, loginUser, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { runOnPg } from '../helpers/test-database'
 
-async function onDatabase(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
+// skipped without DATABASE_URL: prepared statements are the PostgreSQL driver's (PGlite runs every statement unnamed)
 describe.skipIf(!process.env.DATABASE_URL)('prepared statements (PostgreSQL)', () => {
   let iam: IamServer
   beforeAll(async () => {
@@ -39,7 +30,7 @@ describe.skipIf(!process.env.DATABASE_URL)('prepared statements (PostgreSQL)', (
     const user = await signupUser(iam, { client: device })
     // the login's account read selects every column of users: prepared on the connections it used
     for (let i = 0; i < 12; i++) await loginUser(iam, user.email, user.password, device)
-    await onDatabase(iam.share.databaseUrl, 'alter table users add column prepared_probe text')
+    await runOnPg(iam.share.databaseUrl, 'alter table users add column prepared_probe text')
     for (let i = 0; i < 12; i++) {
       const s = await loginUser(iam, user.email, user.password, device)
       expect((await authedGet(iam, s)).status).toBe(200)

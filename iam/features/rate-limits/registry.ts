@@ -152,8 +152,7 @@ export interface KeyedLimiter<F> {
   reset(facts: F): Promise<void>
   /** The full store keys `reset` deletes (several subjects forgotten in one store call: login-delay.ts). */
   resetKeys(facts: F): string[]
-  isBlocked(facts: F): Promise<boolean>
-  /** isBlocked of several facts at once, and which of them hold state a reset would clear (one round trip). */
+  /** Whether any of the facts' keys is blocked, and which of them hold state a reset would clear (one round trip). */
   inspect(facts: F[]): Promise<{ blocked: boolean; dirty: F[] }>
   /** reset() of several facts in one round trip. */
   resetAll(facts: F[]): Promise<void>
@@ -199,7 +198,6 @@ export function useLimiter<N extends CountLimiterName>(deps: LimiterDeps, name: 
     consume: (facts) => limiter.consume(key(facts)),
     reset: (facts) => limiter.reset(key(facts)),
     resetKeys: (facts) => limiter.resetKeys(key(facts)),
-    isBlocked: (facts) => limiter.isBlocked(key(facts)),
     inspect: async (facts) => {
       const keys = facts.map(key)
       const { blocked, dirty } = await limiter.inspect(keys)
