@@ -3,8 +3,8 @@
  * (RFC 8725 §3.1, §3.9) and picks the key by `kid` from our own ring only; a token naming a key
  * we do not hold, or an algorithm other than EdDSA (none, HS256 with the public key ...), fails.
  */
-import { KeyObject, randomUUID, verify as verifySignature } from 'node:crypto'
-import { SignJWT, type CryptoKey, type JWTPayload } from 'jose'
+import { KeyObject, randomUUID, sign as signWith, verify as verifySignature } from 'node:crypto'
+import type { CryptoKey, JWTPayload } from 'jose'
 import { ACCESS_TOKEN_ALG, type KeyRing } from './signing-keys'
 
 export interface AccessClaims {
@@ -34,6 +34,23 @@ export type VerifyResult =
   | { ok: true; payload: AccessPayload }
   | { ok: false; code: 'expired' | 'invalid' | 'unknown_key' | 'malformed' }
 
+// Signing runs on every sign-in and every refresh (issue 14), so it does not go through jose's
+// SignJWT either: the builder clones the claims, WebCrypto normalises the algorithm and runs the
+// Ed25519 job on the libuv pool behind promise hops (~200-300 us of CPU per token on the loaded
+// 2-core box, docs/performance-writes.md). node:crypto's sign with the ring key's KeyObject is one
+// synchronous call, and the protected header is the same text for every token of a key.
+const headerSegments = new WeakMap<CryptoKey, string>()
+
+/** base64url of the protected header `{ alg, kid, typ }` (jose's order), made once per ring key. */
+function headerSegmentOf(ring: KeyRing): string {
+  let segment = headerSegments.get(ring.current.privateKey)
+  if (segment === undefined) {
+    segment = Buffer.from(JSON.stringify({ alg: ACCESS_TOKEN_ALG, kid: ring.current.kid, typ: ACCESS_TYP })).toString('base64url')
+    headerSegments.set(ring.current.privateKey, segment)
+  }
+  return segment
+}
+
 /** Signs a token for one session; `iat` in seconds as RFC 7519 wants, `accessIat` in ms for the body. */
 export async function signAccessToken(
   ring: KeyRing,
@@ -43,16 +60,20 @@ export async function signAccessToken(
 ): Promise<{ token: string; jti: string; accessIat: number; expiresInMs: number }> {
   const jti = randomUUID()
   const iat = Math.floor(now / 1000)
-  const token = await new SignJWT({ sid: claims.sessionId, visitor: claims.visitor, roles: claims.roles })
-    .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, kid: ring.current.kid, typ: 'at+jwt' })
-    .setIssuer(settings.issuer)
-    .setAudience(settings.audience)
-    .setSubject(String(claims.userId))
-    .setJti(jti)
-    .setIssuedAt(iat)
-    .setExpirationTime(Math.floor((now + settings.expiresInMs) / 1000))
-    .sign(ring.current.privateKey)
-  return { token, jti, accessIat: now, expiresInMs: settings.expiresInMs }
+  const payload = {
+    sid: claims.sessionId,
+    visitor: claims.visitor,
+    roles: claims.roles,
+    iss: settings.issuer,
+    aud: settings.audience,
+    sub: String(claims.userId),
+    jti,
+    iat,
+    exp: Math.floor((now + settings.expiresInMs) / 1000),
+  }
+  const input = `${headerSegmentOf(ring)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`
+  const signature = signWith(null, Buffer.from(input), keyObjectOf(ring.current.privateKey))
+  return { token: `${input}.${signature.toString('base64url')}`, jti, accessIat: now, expiresInMs: settings.expiresInMs }
 }
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string')
