@@ -1,7 +1,7 @@
 /**
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
@@ -128,7 +128,31 @@ export interface RotatedRow {
   expiresAt: Date
 }
 
-const ms = (value: number) => sql`(${value}::bigint * interval '1 millisecond')`
+// $1 the spent token's hash, $2 the replacement's hash, $3 now (ISO 8601 text, as auth-state-repo
+// sends it), $4 MAX_SESSION_LIFE, $5 the remember TTL, $6 the normal TTL (ms). One fixed text, sent
+// as it is (no query building per rotation) and prepared by name (db/prepared.ts).
+const ROTATION_SQL = `
+    with next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
+    old as (
+      update refresh_tokens set status = 'rotated', used_at = $3::timestamptz,
+        replaced_by = case
+          when f.revoked_at is null and f.created_at + $4::bigint * interval '1 millisecond' > $3::timestamptz
+            and refresh_tokens.expires_at > $3::timestamptz
+          then (select id from next_id) end
+      from session_families f
+      where refresh_tokens.token_hash = $1 and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
+      returning refresh_tokens.family_id, refresh_tokens.replaced_by,
+        least($3::timestamptz + case when f.remember then $5::bigint else $6::bigint end * interval '1 millisecond',
+              f.created_at + $4::bigint * interval '1 millisecond') as new_expires_at
+    ),
+    inserted as (
+      insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
+      select replaced_by, family_id, $2, 'active', $3::timestamptz, new_expires_at from old where replaced_by is not null
+    )
+    select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old
+  `
+  .replace(/\s+/g, ' ')
+  .trim()
 
 /**
  * A whole rotation in ONE statement, committed on its own (no BEGIN/COMMIT): spends the active
@@ -136,31 +160,14 @@ const ms = (value: number) => sql`(${value}::bigint * interval '1 millisecond')`
  * one matches) and inserts the replacement under the id the old row links to, only when the family
  * is still live and the old token unexpired at this instant (a revocation that committed after the
  * caller's read still wins). The replacement expires at the remember/normal TTL, never past
- * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). Undefined when
- * the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent without
- * a successor (family revoked, too old, token expired).
+ * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). A data-modifying
+ * WITH runs to completion whether or not the final SELECT reads it. Undefined when the token is not
+ * active (rotated, revoked or unknown); `replacedBy` null when it was spent without a successor
+ * (family revoked, too old, token expired).
  */
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
-  const now = input.now
-  const { rows } = await sql<RotatedRow>`
-    with next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
-    old as (
-      update refresh_tokens set status = 'rotated', used_at = ${now},
-        replaced_by = case
-          when f.revoked_at is null and f.created_at + ${ms(input.maxSessionLifeMs)} > ${now} and refresh_tokens.expires_at > ${now}
-          then (select id from next_id) end
-      from session_families f
-      where refresh_tokens.token_hash = ${input.hash} and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
-      returning refresh_tokens.family_id, refresh_tokens.replaced_by,
-        least(${now}::timestamptz + case when f.remember then ${ms(input.rememberTtlMs)} else ${ms(input.refreshTtlMs)} end,
-              f.created_at + ${ms(input.maxSessionLifeMs)}) as new_expires_at
-    ),
-    -- a data-modifying WITH runs to completion whether or not the final SELECT reads it
-    inserted as (
-      insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
-      select replaced_by, family_id, ${input.newHash}, 'active', ${now}, new_expires_at from old where replaced_by is not null
-    )
-    select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old`.execute(db)
+  const params = [input.hash, input.newHash, input.now.toISOString(), input.maxSessionLifeMs, input.rememberTtlMs, input.refreshTtlMs]
+  const { rows } = await db.executeQuery<RotatedRow>(CompiledQuery.raw(ROTATION_SQL, params))
   return rows[0]
 }
 
