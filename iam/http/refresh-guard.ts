@@ -2,8 +2,8 @@
  * The refresh route's chain before the rotation (spec: requireRefreshToken, getFingerPrint,
  * checkForActiveMfa, the anomaly checks) on ONE database read, the read full authentication makes
  * (findAuthState: token, family, account, device and session counts). The device row is written
- * only when due, as full authentication does (visitWithoutWrite, at most once a minute), and the
- * family's last_seen likewise (judgeSession); the cached anomaly is looked up only for a marked
+ * only when due, as full authentication does (visitWithoutWrite, at most once a minute); the
+ * family's last_seen likewise, but by the rotation statement (judgeSession defers it); the cached anomaly is looked up only for a marked
  * family (readSession in auth.ts). Outcomes keep the chain's order: banned device 403, cached
  * anomaly 202/401, missing device 401, then the nine checks.
  */
@@ -18,7 +18,8 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
   const ctx = useIam()
   const { state, ipAddress, fingerprint } = await readSession(event, ctx, refreshToken, async () => undefined)
   const visitor = requireSessionDevice(event)
-  const guard = await judgeSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint }, state.session, state.sessions)
+  // a due last_seen is written by the rotation statement itself (one round trip fewer)
+  const guard = await judgeSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint }, state.session, state.sessions, { deferTouch: true })
   if (!guard.ok) return failGuard(guard)
   // the account is gone with its sessions; a session row without one is no session
   if (!state.account) return authFail(401, RELOGIN_ERROR, { reason: 'SESSION_NOT_FOUND' })
@@ -31,5 +32,6 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
     userId: family.user_id,
     roles: state.account.roles,
     visitor: visitor.visitor_id,
+    touchBefore: guard.touchDue ?? null,
   }
 }

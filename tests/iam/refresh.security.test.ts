@@ -67,7 +67,7 @@ describe('refresh token rotation (security)', () => {
     expect(protectedRes.status).toBe(401)
   })
 
-  it('writes the device row and last_seen with the rotation once the IAM clock moved past a minute, still without a transaction', async () => {
+  it('writes the device row, and last_seen inside the rotation statement, once the IAM clock moved past a minute, still without a transaction', async () => {
     let s = await signupUser(iam, { client: { ip: '203.0.113.35' } })
     // the signup's verification mail goes out after its answer, in a transaction of its own
     await untilMailTo(iam.dataDir, s.email)
@@ -81,8 +81,21 @@ describe('refresh token rotation (security)', () => {
     expect(statements('transaction')).toBe(0)
     // the guard's read, and the signing keys: each process re-reads them once a minute
     expect(statements('read')).toBe(2)
-    // the device row, the family's last_seen and the rotation itself
-    expect(statements('write')).toBe(3)
+    // the device row, and the rotation itself, which also moves the family's last_seen
+    expect(statements('write')).toBe(2)
     expect((await refresh(iam, await applyRefresh(s, res))).status).toBe(201)
+  })
+
+  it('a rotation that finds last_seen due moves it: a session used again within anomalies.idleMs of that rotation is not idle', async () => {
+    const idleMs = 24 * 60 * 60_000 // the default anomalies.idleMs
+    let s = await signupUser(iam, { client: { ip: '203.0.113.36' } })
+    await untilMailTo(iam.dataDir, s.email)
+    await advanceClock(iam, 61_000)
+    // last_seen is due (older than a minute): this rotation must move it to now
+    s = await applyRefresh(s, await refresh(iam, s))
+    // idle for less than idleMs since that rotation, for more than idleMs since the sign-in
+    await advanceClock(iam, idleMs - 30_000)
+    const res = await refresh(iam, s)
+    expect(res.status).toBe(201)
   })
 })

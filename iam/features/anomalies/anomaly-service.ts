@@ -18,7 +18,8 @@ import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPr
 export type SessionFacts = AuthSession
 
 export type GuardResult<S extends SessionFacts = SessionState> =
-  | { ok: true; session: S }
+  // touchDue: last_seen is due and was left to the caller (deferTouch); move it where it is older than this
+  | { ok: true; session: S; touchDue?: Date }
   | { ok: false; code: 'mfa'; type: AnomalyType }
   | { ok: false; code: 'relogin'; type: AnomalyType }
   | { ok: false; code: 'mfa_failed'; type: AnomalyType; cause: AdaptiveMfaFailureCode }
@@ -75,13 +76,15 @@ export const sessionCountBounds = (ctx: IamContext) => ({
 /**
  * The nine checks on facts already read, and the outcome applied. A passing session writes
  * last_seen only when it is due (at most once per minute, by the IAM clock), so steady-state
- * requests write nothing.
+ * requests write nothing. `deferTouch`: a due write is not made here but answered as `touchDue`,
+ * for a caller that folds it into a write of its own (the rotation statement).
  */
 export async function judgeSession<S extends SessionFacts>(
   ctx: IamContext,
   input: GuardInput,
   state: S | null,
   sessions: { live: number; recent: number },
+  options: { deferTouch?: boolean } = {},
 ): Promise<GuardResult<S>> {
   const now = ctx.now()
   const settings = settingsOf(ctx.config)
@@ -115,7 +118,10 @@ export async function judgeSession<S extends SessionFacts>(
   if (decision.ok) {
     const everyMs = Math.min(60_000, Math.floor(settings.idleMs / 4))
     // due by the row just read; touchFamily re-checks in SQL, so concurrent requests write once
-    if (now - state!.family.last_seen.getTime() > everyMs) await touchFamily(ctx.db, state!.family.id, new Date(now), everyMs)
+    if (now - state!.family.last_seen.getTime() > everyMs) {
+      if (options.deferTouch) return { ok: true, session: state!, touchDue: new Date(now - everyMs) }
+      await touchFamily(ctx.db, state!.family.id, new Date(now), everyMs)
+    }
     return { ok: true, session: state! }
   }
   const log = { type: decision.type, familyId: state?.family.id, userId: state?.family.user_id }

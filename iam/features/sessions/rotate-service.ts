@@ -42,6 +42,8 @@ export interface RotationFacts {
   roles: string[]
   /** public id of the family's device (the access token's `visitor` claim) */
   visitor: string
+  /** when the family's last_seen is due (older than this), the rotation statement moves it; else null */
+  touchBefore: Date | null
 }
 
 /** The winner's pair of a rotation of `hash`, when this device may have it (the grace window). */
@@ -73,6 +75,7 @@ async function rotateOnce(ctx: IamContext, facts: RotationFacts, hash: string): 
     refreshTtlMs: cfg.refresh_ttl,
     rememberTtlMs: cfg.rememberMe_ttl,
     maxSessionLifeMs: cfg.MAX_SESSION_LIFE,
+    touchBefore: facts.touchBefore,
   })
   if (!rotated) return 'not-active'
   if (rotated.replacedBy === null) return 'invalid'

@@ -120,6 +120,8 @@ export interface RotationInput {
   refreshTtlMs: number
   rememberTtlMs: number
   maxSessionLifeMs: number
+  /** the family's last_seen moves to `now` when older than this (due, by the guard's read); null: not due */
+  touchBefore: Date | null
 }
 
 /** `replacedBy`: the successor's id, null when the token was spent without one; `expiresAt`: the successor's expiry. */
@@ -129,8 +131,10 @@ export interface RotatedRow {
 }
 
 // $1 the spent token's hash, $2 the replacement's hash, $3 now (ISO 8601 text, as auth-state-repo
-// sends it), $4 MAX_SESSION_LIFE, $5 the remember TTL, $6 the normal TTL (ms). One fixed text, sent
-// as it is (no query building per rotation) and prepared by name (db/prepared.ts).
+// sends it), $4 MAX_SESSION_LIFE, $5 the remember TTL, $6 the normal TTL (ms), $7 the family's
+// last_seen threshold or null (touchFamily's rule: moved only when older, so concurrent requests
+// write once). One fixed text, sent as it is (no query building per rotation) and prepared by name
+// (db/prepared.ts).
 const ROTATION_SQL = `
     with next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
     old as (
@@ -148,6 +152,10 @@ const ROTATION_SQL = `
     inserted as (
       insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
       select replaced_by, family_id, $2, 'active', $3::timestamptz, new_expires_at from old where replaced_by is not null
+    ),
+    touched as (
+      update session_families set last_seen = $3::timestamptz
+      where $7::timestamptz is not null and last_seen < $7::timestamptz and id = (select family_id from old where replaced_by is not null)
     )
     select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old
   `
@@ -160,13 +168,17 @@ const ROTATION_SQL = `
  * one matches) and inserts the replacement under the id the old row links to, only when the family
  * is still live and the old token unexpired at this instant (a revocation that committed after the
  * caller's read still wins). The replacement expires at the remember/normal TTL, never past
- * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). A data-modifying
- * WITH runs to completion whether or not the final SELECT reads it. Undefined when the token is not
+ * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL); a rotation that
+ * gets a successor also moves the family's last_seen when the guard found it due (`touchBefore`).
+ * A data-modifying WITH runs to completion whether or not the final SELECT reads it. Undefined when the token is not
  * active (rotated, revoked or unknown); `replacedBy` null when it was spent without a successor
  * (family revoked, too old, token expired).
  */
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
-  const params = [input.hash, input.newHash, input.now.toISOString(), input.maxSessionLifeMs, input.rememberTtlMs, input.refreshTtlMs]
+  const params = [
+    input.hash, input.newHash, input.now.toISOString(), input.maxSessionLifeMs, input.rememberTtlMs, input.refreshTtlMs,
+    input.touchBefore?.toISOString() ?? null,
+  ]
   const { rows } = await db.executeQuery<RotatedRow>(CompiledQuery.raw(ROTATION_SQL, params))
   return rows[0]
 }
