@@ -3,9 +3,9 @@
  * checkForActiveMfa, the anomaly checks) on ONE database read, the read full authentication makes
  * (findAuthState: token, family, account, device and session counts). The device row is written
  * only when due, as full authentication does (visitWithoutWrite, at most once a minute); the
- * family's last_seen likewise, but by the rotation statement (judgeSession defers it); the cached anomaly is looked up only for a marked
- * family (readSession in auth.ts). Outcomes keep the chain's order: banned device 403, cached
- * anomaly 202/401, missing device 401, then the nine checks.
+ * family's last_seen likewise, but written by the rotation statement (judgeSession defers it); the
+ * cached anomaly is looked up only for a marked family (readSession in auth.ts). Outcomes keep the
+ * chain's order: banned device 403, cached anomaly 202/401, missing device 401, then the nine checks.
  */
 import type { H3Event } from 'h3'
 import { useIam } from '../context'

@@ -155,7 +155,8 @@ const ROTATION_SQL = `
     ),
     touched as (
       update session_families set last_seen = $3::timestamptz
-      where $7::timestamptz is not null and last_seen < $7::timestamptz and id = (select family_id from old where replaced_by is not null)
+      where $7::timestamptz is not null and last_seen < $7::timestamptz
+        and id = (select family_id from old where replaced_by is not null)
     )
     select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old
   `
@@ -170,9 +171,9 @@ const ROTATION_SQL = `
  * caller's read still wins). The replacement expires at the remember/normal TTL, never past
  * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL); a rotation that
  * gets a successor also moves the family's last_seen when the guard found it due (`touchBefore`).
- * A data-modifying WITH runs to completion whether or not the final SELECT reads it. Undefined when the token is not
- * active (rotated, revoked or unknown); `replacedBy` null when it was spent without a successor
- * (family revoked, too old, token expired).
+ * A data-modifying WITH runs to completion whether or not the final SELECT reads it. Undefined
+ * when the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent
+ * without a successor (family revoked, too old, token expired).
  */
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
   const params = [

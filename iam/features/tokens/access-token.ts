@@ -36,9 +36,10 @@ export type VerifyResult =
 
 // Signing runs on every sign-in and every refresh (issue 14), so it does not go through jose's
 // SignJWT either: the builder clones the claims, WebCrypto normalises the algorithm and runs the
-// Ed25519 job on the libuv pool behind promise hops (~200-300 us of CPU per token on the loaded
-// 2-core box, docs/performance-writes.md). node:crypto's sign with the ring key's KeyObject is one
-// synchronous call, and the protected header is the same text for every token of a key.
+// Ed25519 job on the libuv pool behind promise hops: 85-100 us of CPU per token in isolation, 16 %
+// of the IAM's CPU per refresh under load (docs/performance-writes.md). node:crypto's sign with the
+// ring key's KeyObject is one synchronous call (47-58 us), and the protected header is the same
+// text for every token of a key.
 const headerSegments = new WeakMap<CryptoKey, string>()
 
 /** base64url of the protected header `{ alg, kid, typ }` (jose's order), made once per ring key. */
