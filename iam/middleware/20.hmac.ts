@@ -28,7 +28,7 @@ import {
   signaturesMatch,
   type SignedHeaderValues,
 } from '../client/hmac'
-import { useIam } from '../context'
+import { useIam, type IamContext } from '../context'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId, requestHeader } from '../http/request'
@@ -128,10 +128,9 @@ async function coveredParts(event: H3Event): Promise<CoveredParts> {
   return { bodySha256: sha256Hex(raw), headers }
 }
 
-export default defineEventHandler(async (event) => {
-  const { config, store, log, now } = useIam()
-  const settings = config.service.Hmac
-  if (!settings || isExempt(event)) return
+/** The check of one signed request (settings configured, route not exempt). */
+async function verifyRequest(event: H3Event, settings: NonNullable<IamContext['config']['service']['Hmac']>): Promise<void> {
+  const { store, log, now } = useIam()
   const header = (name: string) => requestHeader(event, name)
   const result = await verifyHmacRequest({
     method: event.method,
@@ -152,4 +151,12 @@ export default defineEventHandler(async (event) => {
     log.warn('hmac rejected', { requestId: getRequestId(event), reason: result.reason, ip: getClientIp(event) })
     httpFail(401, { reason: result.reason })
   }
+}
+
+// Not an async function: an exempt request, or any request without HMAC configured, returns at
+// once instead of handing the app a promise to await (every request passes here).
+export default defineEventHandler((event) => {
+  const settings = useIam().config.service.Hmac
+  if (!settings || isExempt(event)) return
+  return verifyRequest(event, settings)
 })

@@ -99,10 +99,12 @@ function applyCookieOnlyRule(event: H3Event): void {
   if (requestHeader(event, 'content-type') !== undefined) httpFail(400, { error: 'Content-Type not allowed' })
 }
 
-export default defineEventHandler(async (event) => {
+// Not an async function: only a JSON body is read asynchronously; every other request returns
+// at once instead of handing the app a promise to await.
+export default defineEventHandler((event) => {
   const rule = event.context.routeRule // looked up by middleware 10
   if (!rule) return
   requireCredentials(event, rule.auth ?? 'none')
-  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body)
-  else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
+  if (rule.body.kind === 'json') return applyJsonRule(event, rule.body)
+  if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
 })
