@@ -4,7 +4,7 @@
  * which runs them in that order. Early exits go through httpFail. Also the device gate and token
  * responses shared by signup, login, OAuth login, refresh and MFA verification.
  */
-import { getRequestHeader, setResponseStatus, type H3Event } from 'h3'
+import { setResponseStatus, type H3Event } from 'h3'
 import type { JWTPayload } from 'jose'
 import type { z } from 'zod'
 import { useIam, type IamContext } from '../context'
@@ -20,7 +20,7 @@ import type { TokenPair } from '../features/sessions/session-service'
 import { checkAccessToken } from '../features/tokens/token-service'
 import { containsXss } from '../lib/xss'
 import { getCanaryCookie, getSessionCookie, setSessionCookie } from './cookies'
-import { getClientIp } from './request'
+import { getClientIp, requestHeader } from './request'
 import { httpFail } from './respond'
 
 /** req.user of the spec, plus the session (family) id and the device row. */
@@ -68,7 +68,7 @@ export function validationFields(error: z.ZodError): Record<string, string> {
 
 /** Spec Authentication 2: the header is checked, the token is not verified here. */
 export function requireAccessToken(event: H3Event): string {
-  const header = getRequestHeader(event, 'authorization')
+  const header = requestHeader(event, 'authorization')
   const match = header ? /^Bearer(?: (.*))?$/i.exec(header.trim()) : null
   if (!match) return authFail(401, 'Missing Bearer token')
   const token = (match[1] ?? '').trim()
@@ -92,7 +92,7 @@ export function requireRefreshToken(event: H3Event): string {
 export async function getFingerPrint(event: H3Event): Promise<FingerPrint | undefined> {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const userAgent = getRequestHeader(event, 'user-agent') ?? ''
+  const userAgent = requestHeader(event, 'user-agent') ?? ''
   const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
   if (fingerprint) event.context.fingerPrint = fingerprint
   const canary = getCanaryCookie(event)
@@ -207,8 +207,9 @@ async function protectRoute(
  */
 export async function fullAuthentication(event: H3Event): Promise<RequestUser> {
   const ctx = useIam()
-  const token = requireAccessToken(event)
-  const refreshToken = requireRefreshToken(event)
+  // already checked and kept by the request rules (middleware 30) for routes whose rule says so
+  const token = event.context.token ?? requireAccessToken(event)
+  const refreshToken = event.context.refreshToken ?? requireRefreshToken(event)
   const { state, alongside: verified } = await readSession(event, ctx, refreshToken, () => checkAccessToken(ctx, token))
   return protectRoute(event, refreshToken, verified, state)
 }
@@ -227,7 +228,7 @@ export async function readSession<T>(
   alongside: () => Promise<T>,
 ): Promise<{ state: AuthState; alongside: T; ipAddress: string; fingerprint: FingerPrint | null; now: number }> {
   const ipAddress = getClientIp(event)
-  const userAgent = getRequestHeader(event, 'user-agent') ?? ''
+  const userAgent = requestHeader(event, 'user-agent') ?? ''
   const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
   if (fingerprint) event.context.fingerPrint = fingerprint
   const canary = getCanaryCookie(event)

@@ -3,7 +3,7 @@
  * from refresh_tokens.domain unless it is localhost or an IP, where browsers reject a Domain) and
  * `canary_id` (the device: HttpOnly, Secure, SameSite=Lax so top-level navigations keep it, 90 days).
  */
-import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
+import { deleteCookie, parseCookies, setCookie, type H3Event } from 'h3'
 import type { IamConfig } from '../lib/config-schema'
 import { isIP } from '../lib/ip'
 
@@ -41,5 +41,19 @@ export function setCanaryCookie(event: H3Event, canaryId: string): void {
   setCookie(event, CANARY_COOKIE, canaryId, { httpOnly: true, secure: true, sameSite: 'lax', path: '/', maxAge: CANARY_MAX_AGE_S })
 }
 
-export const getSessionCookie = (event: H3Event): string | undefined => getCookie(event, SESSION_COOKIE) || undefined
-export const getCanaryCookie = (event: H3Event): string | undefined => getCookie(event, CANARY_COOKIE) || undefined
+// The request's cookies, parsed once: full authentication reads the session cookie in the
+// request rules and again in its chain, and the canary cookie besides (h3's getCookie parses the
+// whole header on every call).
+const parsedCookies = new WeakMap<H3Event, Record<string, string>>()
+
+function requestCookie(event: H3Event, name: string): string | undefined {
+  let cookies = parsedCookies.get(event)
+  if (!cookies) {
+    cookies = parseCookies(event)
+    parsedCookies.set(event, cookies)
+  }
+  return cookies[name] || undefined
+}
+
+export const getSessionCookie = (event: H3Event): string | undefined => requestCookie(event, SESSION_COOKIE)
+export const getCanaryCookie = (event: H3Event): string | undefined => requestCookie(event, CANARY_COOKIE)

@@ -18,7 +18,7 @@
  * read here under the route's bound (middleware 30 gets the same bytes); every other route reads
  * no body, so its digest is that of the empty body.
  */
-import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
+import { defineEventHandler, type H3Event } from 'h3'
 import {
   computeSignature,
   computeSignatureV2,
@@ -28,10 +28,10 @@ import {
   signaturesMatch,
   type SignedHeaderValues,
 } from '../client/hmac'
-import { useIam } from '../context'
+import { useIam, type IamContext } from '../context'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
-import { getClientIp, getRequestId } from '../http/request'
+import { getClientIp, getRequestId, requestHeader } from '../http/request'
 import { routePath } from '../lib/route-rules'
 import { storeKey } from '../lib/storage/keys'
 
@@ -120,7 +120,7 @@ const EMPTY_BODY_SHA256 = sha256Hex('')
 /** The body bytes the IAM will read for this route (none unless it is a JSON route) and the covered headers. */
 async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const headers: SignedHeaderValues = {}
-  for (const name of SIGNED_HEADERS_V2) headers[name] = getRequestHeader(event, name)
+  for (const name of SIGNED_HEADERS_V2) headers[name] = requestHeader(event, name)
   const rule = event.context.routeRule
   if (rule?.body.kind !== 'json') return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, rule.body.limitBytes)
@@ -128,11 +128,10 @@ async function coveredParts(event: H3Event): Promise<CoveredParts> {
   return { bodySha256: sha256Hex(raw), headers }
 }
 
-export default defineEventHandler(async (event) => {
-  const { config, store, log, now } = useIam()
-  const settings = config.service.Hmac
-  if (!settings || isExempt(event)) return
-  const header = (name: string) => getRequestHeader(event, name)
+/** The check of one signed request (settings configured, route not exempt). */
+async function verifyRequest(event: H3Event, settings: NonNullable<IamContext['config']['service']['Hmac']>): Promise<void> {
+  const { store, log, now } = useIam()
+  const header = (name: string) => requestHeader(event, name)
   const result = await verifyHmacRequest({
     method: event.method,
     url: event.node.req.url ?? '/',
@@ -152,4 +151,12 @@ export default defineEventHandler(async (event) => {
     log.warn('hmac rejected', { requestId: getRequestId(event), reason: result.reason, ip: getClientIp(event) })
     httpFail(401, { reason: result.reason })
   }
+}
+
+// Not an async function: an exempt request, or any request without HMAC configured, returns at
+// once instead of handing the app a promise to await (every request passes here).
+export default defineEventHandler((event) => {
+  const settings = useIam().config.service.Hmac
+  if (!settings || isExempt(event)) return
+  return verifyRequest(event, settings)
 })

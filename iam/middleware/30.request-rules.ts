@@ -20,9 +20,10 @@
  * before acceptCookieOnly); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
  * a query string, a Content-Type header, in that order.
  */
-import { defineEventHandler, getRequestHeader, type H3Event } from 'h3'
+import { defineEventHandler, type H3Event } from 'h3'
 import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
 import { failTooLarge, readRawBody } from '../http/raw-body'
+import { requestHeader } from '../http/request'
 import { failEnvelope, httpFail } from '../http/respond'
 import type { AuthRule, JsonTextRule } from '../lib/route-rules'
 import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
@@ -53,8 +54,8 @@ function rejectUnsafeText(value: unknown, rule: JsonTextRule): void {
 
 async function applyJsonRule(event: H3Event, rule: { limitBytes: number } & JsonTextRule): Promise<void> {
   const { limitBytes } = rule
-  if (!isJsonContentType(getRequestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
-  const encoding = getRequestHeader(event, 'content-encoding')
+  if (!isJsonContentType(requestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
+  const encoding = requestHeader(event, 'content-encoding')
   // A compressed body's size says nothing about what it inflates to: not accepted.
   if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported' })
   // Already read by middleware 20 when a version 2 signature covers it: the same bytes, not read again.
@@ -90,18 +91,20 @@ function requireCredentials(event: H3Event, auth: AuthRule): void {
 function applyCookieOnlyRule(event: H3Event): void {
   // acceptCookieOnly requires the session cookie itself (spec Authentication 6)
   requireRefreshToken(event)
-  const length = getRequestHeader(event, 'content-length')
+  const length = requestHeader(event, 'content-length')
   const hasBody =
-    getRequestHeader(event, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')
+    requestHeader(event, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')
   if (hasBody) httpFail(400, { error: 'Request body not allowed' })
   if ((event.node.req.url ?? '').includes('?')) httpFail(400, { error: 'Query string not allowed' })
-  if (getRequestHeader(event, 'content-type') !== undefined) httpFail(400, { error: 'Content-Type not allowed' })
+  if (requestHeader(event, 'content-type') !== undefined) httpFail(400, { error: 'Content-Type not allowed' })
 }
 
-export default defineEventHandler(async (event) => {
+// Not an async function: only a JSON body is read asynchronously; every other request returns
+// at once instead of handing the app a promise to await.
+export default defineEventHandler((event) => {
   const rule = event.context.routeRule // looked up by middleware 10
   if (!rule) return
   requireCredentials(event, rule.auth ?? 'none')
-  if (rule.body.kind === 'json') await applyJsonRule(event, rule.body)
-  else if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
+  if (rule.body.kind === 'json') return applyJsonRule(event, rule.body)
+  if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
 })

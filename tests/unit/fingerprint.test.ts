@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isAiCrawler } from '../../iam/features/devices/ai-crawlers'
-import { buildFingerPrint, scoreFingerPrint } from '../../iam/features/devices/fingerprint'
+import { buildFingerPrint, cachedFingerPrint, scoreFingerPrint } from '../../iam/features/devices/fingerprint'
 import { geoFromRecord } from '../../iam/features/devices/geo'
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36'
@@ -31,6 +31,28 @@ describe('fingerprint', () => {
     const fp = buildFingerPrint(CHROME, '203.0.113.1', () => ({ countryCode: 'DE', country: 'Germany', asn: 64500, hosting: true }))
     expect(fp).toMatchObject({ countryCode: 'DE', country: 'Germany', asn: 64500, hosting: true })
     expect(scoreFingerPrint(fp)).toBeGreaterThanOrEqual(25)
+  })
+})
+
+describe('cachedFingerPrint', () => {
+  it('answers the fingerprint buildFingerPrint makes, with no key holding undefined', () => {
+    const fp = cachedFingerPrint(CHROME, '203.0.113.7', null, '')
+    expect(fp).toEqual(buildFingerPrint(CHROME, '203.0.113.7', null))
+    expect(Object.values(fp)).not.toContain(undefined)
+  })
+  it('shares one frozen object between requests with the same agent, address and geo source only', () => {
+    const first = cachedFingerPrint(IPHONE, '203.0.113.8', null, '')
+    expect(cachedFingerPrint(IPHONE, '203.0.113.8', null, '')).toBe(first)
+    expect(Object.isFrozen(first)).toBe(true)
+    expect(cachedFingerPrint(IPHONE, '203.0.113.9', null, '')).toMatchObject({ ipAddress: '203.0.113.9' })
+    expect(cachedFingerPrint(CHROME, '203.0.113.8', null, '')).toMatchObject({ browser: 'Chrome' })
+  })
+  it('never serves an entry made from another geo database', () => {
+    const germany = () => ({ countryCode: 'DE' })
+    const france = () => ({ countryCode: 'FR' })
+    expect(cachedFingerPrint(CHROME, '198.51.100.1', germany, '/geo/a.mmdb')).toMatchObject({ countryCode: 'DE' })
+    expect(cachedFingerPrint(CHROME, '198.51.100.1', france, '/geo/b.mmdb')).toMatchObject({ countryCode: 'FR' })
+    expect(cachedFingerPrint(CHROME, '198.51.100.1', null, '')).not.toHaveProperty('countryCode')
   })
 })
 

@@ -8,7 +8,7 @@
  *   4 device idle too long                    -> MFA          9 fingerprint drift         -> MFA
  *   5 too many live sessions without MFA      -> MFA
  */
-import { sameNetwork } from '../../lib/ip'
+import { isIPv4, sameNetwork } from '../../lib/ip'
 
 export type AnomalyType =
   | 'SESSION_NOT_FOUND'
@@ -95,6 +95,9 @@ export function fingerprintDrifted(bound: DriftPrint, current: DriftPrint): bool
 /** True when the IP moved per the configured mode (subnet = another /24 or /48). */
 export function ipDrifted(mode: AnomalySettings['ipDrift'], bound: string | null, current: string): boolean {
   if (mode === 'off' || !bound) return false
+  // the usual case, a session used from the address it was opened on, needs no parsing (the
+  // answer sameNetwork would give: an IPv4 address shares its own /24)
+  if (bound === current && isIPv4(current)) return false
   return mode === 'exact' ? bound !== current : !sameNetwork(bound, current)
 }
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database, Visitor } from '../../db/schema'
-import { buildFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
+import { cachedFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
 import { openGeoLookup } from './geo'
 import { findVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
 
@@ -42,8 +42,9 @@ export function isBanned(visitor: Pick<Visitor, 'banned_until'>, now: number): b
 /** Fingerprint of a request, or null when fingerprinting fails (the request continues without it). */
 export async function fingerPrintOf(ctx: IamContext, userAgent: string, ipAddress: string): Promise<FingerPrint | null> {
   try {
-    const geo = await openGeoLookup(ctx.config.geo.mmdbPath, (msg, fields) => ctx.log.warn(msg, fields))
-    return buildFingerPrint(userAgent, ipAddress, geo)
+    const path = ctx.config.geo.mmdbPath
+    const geo = path ? await openGeoLookup(path, (msg, fields) => ctx.log.warn(msg, fields)) : null
+    return cachedFingerPrint(userAgent, ipAddress, geo, path ?? '')
   } catch (error) {
     ctx.log.warn('fingerprint failed', { error: (error as Error).message })
     return null

@@ -61,10 +61,38 @@ function agentFieldsOf(userAgent: string): AgentFields {
   return fields
 }
 
-/** Builds the fingerprint of one request. */
+/** Builds the fingerprint of one request (fields the agent or the geo database leave undefined are absent). */
 export function buildFingerPrint(userAgent: string, ipAddress: string, geo: GeoLookup | null): FingerPrint {
-  const fp: FingerPrint = { userAgent, ipAddress, ...agentFieldsOf(userAgent), ...(geo?.(ipAddress) ?? {}) }
-  for (const key of Object.keys(fp) as (keyof FingerPrint)[]) if (fp[key] === undefined) delete fp[key]
+  const fp: FingerPrint = { userAgent, ipAddress, device: '', bot: false, botAI: false }
+  // copied key by key rather than spread and then `delete`d: a delete turns the object into a
+  // slow dictionary-mode object for every later read (the nine checks read it on every request)
+  const parts: object[] = [agentFieldsOf(userAgent), geo?.(ipAddress) ?? {}]
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part)) if (value !== undefined) (fp as unknown as Record<string, unknown>)[key] = value
+  }
+  return fp
+}
+
+// A signed-in client sends the same agent from the same address on every request (issue 14: the
+// fingerprint was rebuilt, and allocated, on every full authentication). The whole fingerprint is
+// a pure function of the agent, the address and the geo database, so it is kept per (geo source,
+// address, agent), bounded and evicted like the agent cache; the entries are frozen because every
+// request with those values shares one object (req.fingerPrint).
+const PRINT_CACHE_MAX = 2000
+const prints = new Map<string, Readonly<FingerPrint>>()
+
+/**
+ * buildFingerPrint through a bounded cache. `geoSource` names the geo database `geo` reads (its
+ * path; any string when `geo` is null): two sources never share an entry.
+ */
+export function cachedFingerPrint(userAgent: string, ipAddress: string, geo: GeoLookup | null, geoSource: string): Readonly<FingerPrint> {
+  if (userAgent.length > AGENT_KEY_MAX) return buildFingerPrint(userAgent, ipAddress, geo)
+  const key = `${geo ? geoSource : ''}\n${ipAddress}\n${userAgent}`
+  const cached = prints.get(key)
+  if (cached) return cached
+  const fp = Object.freeze(buildFingerPrint(userAgent, ipAddress, geo))
+  if (prints.size >= PRINT_CACHE_MAX) prints.delete(prints.keys().next().value!)
+  prints.set(key, fp)
   return fp
 }
 

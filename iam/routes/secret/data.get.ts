@@ -1,6 +1,6 @@
-import { defineEventHandler, getRequestHeader } from 'h3'
+import { defineEventHandler } from 'h3'
 import { requireAuthorizedAccount } from '../../http/authorized-account'
-import { getClientIp } from '../../http/request'
+import { getClientIp, requestHeader } from '../../http/request'
 
 /** GET /secret/data (full authentication): who is calling, for the gateway. */
 export default defineEventHandler(async (event) => {
@@ -9,7 +9,7 @@ export default defineEventHandler(async (event) => {
     userId: user.userId,
     authorized: true,
     ipAddress: getClientIp(event),
-    userAgent: getRequestHeader(event, 'user-agent') ?? '',
+    userAgent: requestHeader(event, 'user-agent') ?? '',
     date: new Date().toISOString(),
     roles: account.roles,
   }
