@@ -16,7 +16,15 @@ import { isDependencyOutage } from '../../lib/outage'
 
 export type VerifyDeps = { db: Kysely<Database>; log: Logger; now: () => number }
 
-const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null)
+// The verifications of one counting batch share the batch's row and so its Date objects
+// (count-batch.ts): each date is formatted once per batch, not once per request.
+const formatted = new WeakMap<Date, string>()
+function iso(date: Date | null): string | null {
+  if (!date) return null
+  let text = formatted.get(date)
+  if (text === undefined) formatted.set(date, (text = new Date(date).toISOString()))
+  return text
+}
 
 export async function verifyApiKeyWith(
   deps: VerifyDeps,
