@@ -107,6 +107,31 @@ describe('consumptionRateLimiter (failed verifications)', () => {
     expect(await statuses([bad, none, good, bad, bad, none, none])).toEqual([401, 401, 200, 401, 401, 401, 401])
     await expectNumeric429(await bad())
   })
+
+  // Concurrent verifications of one token from one client share their look at the limiter's keys
+  // (one store round trip per batch): every one of them must still get the block, or the reset.
+  it('refuses every one of 50 concurrent verifications of a valid token from a blocked IP, and counts none', async () => {
+    const token = await newToken(iam, user)
+    const ip = '198.51.100.8'
+    expect(await statuses([() => verify(iam, undefined, 'full', ip), () => verify(iam, undefined, 'full', ip)])).toEqual([401, 401])
+    await expectNumeric429(await verify(iam, undefined, 'full', ip))
+    const answers = await Promise.all(Array.from({ length: 50 }, () => verify(iam, token.rawApiKey, 'full', ip)))
+    for (const res of answers) await expectPermanent429(res)
+    const counted = await verify(iam, token.rawApiKey, 'full', '198.51.100.97')
+    expect(((await counted.json()) as { data: { usageCount: number } }).data.usageCount).toBe(1)
+  })
+
+  it('is reset by concurrent successful verifications as by a lone one', async () => {
+    const token = await newToken(iam, user)
+    const ip = '198.51.100.9'
+    const bad = () => verify(iam, token.rawApiKey, 'demo', ip)
+    expect((await bad()).status).toBe(401)
+    const answers = await Promise.all(Array.from({ length: 50 }, () => verify(iam, token.rawApiKey, 'full', ip)))
+    expect(answers.map((res) => res.status)).toEqual(Array(50).fill(200))
+    // one failure was forgotten: two more are answered 401 before the limit refuses
+    expect(await statuses([bad, bad])).toEqual([401, 401])
+    await expectNumeric429(await bad())
+  })
 })
 
 describe('generalUnionLimiter', () => {

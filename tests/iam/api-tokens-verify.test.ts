@@ -41,6 +41,14 @@ describe('GET /api/public/verify', () => {
     }
   })
 
+  it('reads the privilege as a query parser does: encoded, among other keys; repeated or with a suffix it is no privilege', async () => {
+    const token = await newToken(iam, user)
+    const headers = { 'x-forwarded-for': '198.51.100.21', 'x-api-key': token.rawApiKey }
+    const status = async (query: string) => (await fetch(`${iam.url}/api/public/verify?${query}`, { headers })).status
+    for (const query of ['privilege=f%75ll', 'privilege=full&x=1', 'x=1&privilege=full', 'privilege=full&']) expect(await status(query), query).toBe(200)
+    for (const query of ['privilege=full&privilege=full', 'privilege=full+', 'privilege=fullx', 'privilege=', 'privilegefull']) expect(await status(query), query).toBe(400)
+  })
+
   it('answers 401 No api key provided when x-api-key is missing, empty or repeated', async () => {
     for (const key of [undefined, '', '   ']) {
       const res = await verify(iam, key, 'full')

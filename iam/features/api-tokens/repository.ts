@@ -3,6 +3,7 @@
  * decides an outcome under concurrency is a single statement or runs in a transaction with a row lock.
  */
 import { sql, type Kysely, type Transaction, type Updateable } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once'
 import type { Database, Privilege } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -47,14 +48,20 @@ export type DiagnosisRow = {
  * token): the returned usage_count is the count after the last of them, so the uses had
  * `usage_count - uses + 1` to `usage_count`.
  */
-export async function countUses(db: Db, { hash, privilege, at, ip, bypassIp }: UseConditions, uses: number): Promise<VerifiedRow | undefined> {
-  const { rows } = await sql<VerifiedRow>`
+export async function countUses(db: Db, conditions: UseConditions, uses: number): Promise<VerifiedRow | undefined> {
+  const { rows } = await countUsesStatement(db, { ...conditions, uses })
+  return rows[0]
+}
+
+// every counting batch runs it: compiled once (db/compiled-once.ts), not built and compiled per batch
+const countUsesStatement = compiledOnce((db: Kysely<Database>, { hash, privilege, at, ip, bypassIp, uses }: UseConditions & { uses: number }) => {
+  const statement = sql<VerifiedRow>`
     update api_tokens set usage_count = usage_count + ${uses}, last_used = ${at}
     where ${usableToken(hash, privilege, at, ip, bypassIp)}
       and (select set_config('synchronous_commit', 'off', true)) = 'off'
-    returning id, user_id, name, created_at, expires_at, last_used, usage_count`.execute(db)
-  return rows[0]
-}
+    returning id, user_id, name, created_at, expires_at, last_used, usage_count`
+  return { compile: () => statement.compile(db) }
+})
 
 /** The same conditions without counting (skipCountUpdates). */
 export const verifyWithoutCount: VerifyLookup = async (db, hash, privilege, at, ip, bypassIp) => {

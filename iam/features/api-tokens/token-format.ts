@@ -10,7 +10,7 @@
  * Public identifier: `<16 random bytes base62>_<checksum>`, a non-secret handle for management
  * actions; its checksum lets the manager refuse forged identifiers without a query.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import { PREFIX_PATTERN } from '../../contract/api-token-inputs'
 import { base62Width, encodeBase62, encodeBase62Integer } from './base62'
@@ -82,7 +82,8 @@ export function isValidPublicIdentifier(value: unknown): value is string {
 
 /** SHA-256 hex of the whole raw token: the only form that is stored. */
 export function hashToken(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex')
+  // one-shot hash(): a Hash object costs about three times as much, and verification hashes on every request
+  return hash('sha256', raw, 'hex')
 }
 
 export function isSha256Hex(value: unknown): value is string {

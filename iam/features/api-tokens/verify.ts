@@ -16,7 +16,15 @@ import { isDependencyOutage } from '../../lib/outage'
 
 export type VerifyDeps = { db: Kysely<Database>; log: Logger; now: () => number }
 
-const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null)
+// The verifications of one counting batch share the batch's row and so its Date objects
+// (count-batch.ts): each date is formatted once per batch, not once per request.
+const formatted = new WeakMap<Date, string>()
+function iso(date: Date | null): string | null {
+  if (!date) return null
+  let text = formatted.get(date)
+  if (text === undefined) formatted.set(date, (text = new Date(date).toISOString()))
+  return text
+}
 
 export async function verifyApiKeyWith(
   deps: VerifyDeps,
@@ -29,10 +37,12 @@ export async function verifyApiKeyWith(
 ): Promise<Result<VerifySuccess>> {
   const at = new Date(deps.now())
   const date = at.toISOString()
-  // No token value in any log line: only the branch, the reason and the row id.
-  const log = deps.log.child({ branch: 'api_tokens', type: 'verify' })
+  // No token value in any log line: only the branch, the reason and the row id. The child logger
+  // is made on the first line: a success writes none (a pino child costs microseconds per request).
+  let logger: Logger | undefined
+  const log = () => (logger ??= deps.log.child({ branch: 'api_tokens', type: 'verify' }))
   const fail = (reason: string, fields: Record<string, unknown> = {}) => {
-    log.info('api token verification failed', { reason, ...fields })
+    log().info('api token verification failed', { reason, ...fields })
     emitSignal({ kind: 'tokenVerify', outcome: reason })
     return failResult(date, reason)
   }
@@ -71,7 +81,7 @@ export async function verifyApiKeyWith(
     if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey)
     const list = found.restricted_to_ip_address
     if (!byPassIpCheck && Array.isArray(list) && list.length > 0 && (!ip || !list.includes(ip))) {
-      log.warn('api token used from a host outside its allow-list', { userId: found.user_id, ipAddress: ip })
+      log().warn('api token used from a host outside its allow-list', { userId: found.user_id, ipAddress: ip })
       return fail(REASONS.invalidHost, { userId: found.user_id })
     }
     if (found.expires_at && new Date(found.expires_at).getTime() <= at.getTime()) {
@@ -83,7 +93,7 @@ export async function verifyApiKeyWith(
   } catch (error) {
     // an outage is answered 503 by the error handler, not as this API's own failure
     if (isDependencyOutage(error)) throw error
-    log.error('api token verification error', { error })
+    log().error('api token verification error', { error })
     return fail(REASONS.serverErrorValidating)
   }
 }

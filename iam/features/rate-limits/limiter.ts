@@ -13,6 +13,7 @@
  * key layout: limiter-state.ts.
  */
 import type { SharedStore } from '../../lib/store'
+import { createLanes } from '../../lib/lanes'
 import { emitSignal } from '../../lib/signals'
 import {
   checkLimiterName,
@@ -35,6 +36,9 @@ export type RateLimiterOptions = {
   permanentBlockMs?: number
 }
 
+/** inspect's answer: whether any key is blocked, and which keys hold state a reset would clear. */
+export type Inspection = { blocked: boolean; dirty: string[] }
+
 export interface RateLimiter {
   readonly name: string
   /** Spends one point on every part, or none when any part (or a permanent block) refuses. */
@@ -48,9 +52,10 @@ export interface RateLimiter {
   /**
    * For several keys in one store round trip: whether any is blocked (as isBlocked), and which hold
    * any state a reset would clear (windows, blocks, rejections), so a caller that resets on
-   * success can skip the reset when there is nothing to forget.
+   * success can skip the reset when there is nothing to forget. Concurrent calls with the same keys
+   * share one read, started after each of them was made.
    */
-  inspect(keys: string[]): Promise<{ blocked: boolean; dirty: string[] }>
+  inspect(keys: string[]): Promise<Inspection>
   /** reset() of several keys in one store round trip (never their permanent blocks). */
   resetAll(keys: string[]): Promise<void>
   /** The full store keys of `key` (for tests and operators). */
@@ -80,6 +85,24 @@ export function createRateLimiter(
     return decision
   }
   const { atomic } = store
+  const readInspect = async (keys: string[]): Promise<Inspection> => {
+    const each = keys.map(keysOf)
+    // per key: its permanent block, then what a reset clears (whose first entries are the blocks)
+    const alive = await atomic.aliveEach(each.flatMap((k) => [k.permanent, ...resettable(k)]), store.now())
+    let blocked = false
+    const dirty: string[] = []
+    let at = 0
+    each.forEach((k, i) => {
+      const flags = alive.slice(at, (at += 1 + resettable(k).length))
+      if (flags[0] || flags.slice(1, 1 + k.blocks.length).includes(true)) blocked = true
+      if (flags.slice(1).includes(true)) dirty.push(keys[i]!)
+    })
+    return { blocked, dirty }
+  }
+  const sharedInspect = createLanes<string[], Inspection>(async (_key, batch) => {
+    const inspection = await readInspect(batch[0]!)
+    return batch.map(() => ({ blocked: inspection.blocked, dirty: [...inspection.dirty] }))
+  })
   return {
     name,
     keysOf,
@@ -90,20 +113,10 @@ export function createRateLimiter(
       return atomic.deleteAll([...resettable(keys), ...(resetOpts?.unblock ? [keys.permanent] : [])])
     },
     resetAll: (keys) => atomic.deleteAll(keys.flatMap((key) => resettable(keysOf(key)))),
-    inspect: async (keys) => {
-      const each = keys.map(keysOf)
-      // per key: its permanent block, then what a reset clears (whose first entries are the blocks)
-      const alive = await atomic.aliveEach(each.flatMap((k) => [k.permanent, ...resettable(k)]), store.now())
-      let blocked = false
-      const dirty: string[] = []
-      let at = 0
-      each.forEach((k, i) => {
-        const flags = alive.slice(at, (at += 1 + resettable(k).length))
-        if (flags[0] || flags.slice(1, 1 + k.blocks.length).includes(true)) blocked = true
-        if (flags.slice(1).includes(true)) dirty.push(keys[i]!)
-      })
-      return { blocked, dirty }
-    },
+    // Concurrent inspects of the same keys (one hot token from one client) share the next read
+    // (lib/lanes.ts): each read still starts after the request arrived, so it sees every block
+    // made before that, on any instance; only the number of round trips changes.
+    inspect: (keys) => sharedInspect(keys.join('\n'), keys),
     isBlocked: (key) => {
       const keys = keysOf(key)
       return atomic.anyAlive([keys.permanent, ...keys.blocks], store.now())
