@@ -1,15 +1,13 @@
 /**
  * The login row's baseline: raw Argon2id verifications in a loop, in a process of their own (the
- * IAM verifies in its own process too). @node-rs/argon2 runs each verify on libuv's thread pool;
- * `--concurrency` verifications are in flight (the HTTP run's connections) and go through the
- * IAM's own Argon2 slots (iam/features/passwords/argon2-slots.ts: at most min(cores,
- * UV_THREADPOOL_SIZE) computed at a time), so the baseline computes exactly as the IAM does.
+ * IAM verifies in its own process too). @node-rs/argon2 runs each verify on libuv's thread pool,
+ * so `--concurrency` verifications in flight (the HTTP run's connections) are computed at most
+ * UV_THREADPOOL_SIZE at a time (4 unless set), as in the IAM: the same effective parallelism.
  * Parameters: the IAM's production defaults unless given. Prints one JSON line with the run.
  */
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { hash, verify } from '@node-rs/argon2'
-import { argon2SlotCount, withArgon2Slot } from '../iam/features/passwords/argon2-slots.ts'
 
 const { values } = parseArgs({
   options: {
@@ -41,7 +39,7 @@ async function loop(seconds) {
     Array.from({ length: Number(values.concurrency) }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now()
-        const ok = await withArgon2Slot(() => verify(stored, password, options))
+        const ok = await verify(stored, password, options)
         const t1 = performance.now()
         if (t1 > end) break
         if (!ok) failures += 1
@@ -63,5 +61,4 @@ console.log(JSON.stringify({
   requests: latencies.length,
   non2xx: failures,
   errors: 0,
-  slots: argon2SlotCount(),
 }))

@@ -1,7 +1,6 @@
 import { createServer } from 'node:http'
 import { createHash } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { argon2SlotCount, createSlots } from '../../iam/features/passwords/argon2-slots'
 import { breachCheckFailures, checkBreachedPassword, parseRangeBody, rangeUrl } from '../../iam/features/passwords/breach-check'
 import { createPasswordHasher } from '../../iam/features/passwords/hasher'
 import { checkPasswordPolicy } from '../../iam/features/passwords/policy'
@@ -58,49 +57,6 @@ describe('Argon2id hasher', () => {
   })
   it('treats a malformed stored hash as a mismatch', async () => {
     expect(await createPasswordHasher(low).verify('not-a-hash', 'x')).toEqual({ ok: false, needsRehash: false })
-  })
-})
-
-describe('Argon2 slots', () => {
-  it('computes at most one Argon2 job per core, and never more than libuv has pool threads', () => {
-    expect(argon2SlotCount({}, 2)).toBe(2)
-    expect(argon2SlotCount({}, 16)).toBe(4)
-    expect(argon2SlotCount({ UV_THREADPOOL_SIZE: '8' }, 16)).toBe(8)
-    expect(argon2SlotCount({ UV_THREADPOOL_SIZE: '1' }, 2)).toBe(1)
-    expect(argon2SlotCount({ UV_THREADPOOL_SIZE: 'lots' }, 8)).toBe(4)
-    expect(argon2SlotCount({}, 1)).toBe(1)
-  })
-  it('runs at most `limit` tasks at once, starts the waiting ones in arrival order, and a failed task frees its slot', async () => {
-    const slots = createSlots(2)
-    const started: number[] = []
-    const finish = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
-    const task = (id: number) => () =>
-      new Promise<number>((resolve, reject) => {
-        started.push(id)
-        finish.set(id, { resolve: () => resolve(id), reject })
-      })
-    const settle = () => new Promise((resolve) => setImmediate(resolve))
-    const runs = [1, 2, 3, 4, 5].map((id) => slots(task(id)))
-    const failed = runs[0]!.catch((error: Error) => error.message)
-    await settle()
-    expect(started).toEqual([1, 2])
-    finish.get(1)!.reject(new Error('argon2 failed'))
-    expect(await failed).toBe('argon2 failed')
-    await settle()
-    expect(started).toEqual([1, 2, 3])
-    finish.get(3)!.resolve()
-    finish.get(2)!.resolve()
-    await settle()
-    expect(started).toEqual([1, 2, 3, 4, 5])
-    finish.get(4)!.resolve()
-    finish.get(5)!.resolve()
-    expect(await Promise.all(runs.slice(1))).toEqual([2, 3, 4, 5])
-    // every slot came back: two new tasks start at once
-    const again = [6, 7].map((id) => slots(task(id)))
-    await settle()
-    expect(started.slice(5)).toEqual([6, 7])
-    for (const id of [6, 7]) finish.get(id)!.resolve()
-    await Promise.all(again)
   })
 })
 

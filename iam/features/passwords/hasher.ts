@@ -4,7 +4,6 @@
  * NFKC-normalised first so the same visible password always hashes the same (DESIGN 4).
  */
 import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
-import { withArgon2Slot } from './argon2-slots'
 
 export interface Argon2Params {
   memoryCost: number
@@ -41,14 +40,14 @@ export function createPasswordHasher(params: Argon2Params, pepper?: string): Pas
   const doVerify = async (stored: string, password: string) => {
     verifications += 1
     try {
-      return await withArgon2Slot(() => verify(stored, normalizePassword(password), options))
+      return await verify(stored, normalizePassword(password), options)
     } catch {
       // a malformed stored hash is a non-match, never a crash
       return false
     }
   }
   return {
-    hash: (password) => withArgon2Slot(() => hash(normalizePassword(password), options)),
+    hash: (password) => hash(normalizePassword(password), options),
     async verify(stored, password) {
       const ok = await doVerify(stored, password)
       let needsRehash = false
@@ -68,7 +67,7 @@ export function createPasswordHasher(params: Argon2Params, pepper?: string): Pas
     },
     async verifyDummy(password) {
       // created lazily with the live parameters, so the dummy costs exactly what a real hash costs
-      dummy ??= withArgon2Slot(() => hash('dummy-password-for-timing-equalisation', options))
+      dummy ??= hash('dummy-password-for-timing-equalisation', options)
       await doVerify(await dummy, password)
     },
     get verifications() {
