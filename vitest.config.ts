@@ -38,6 +38,8 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
+          // the migrated PGlite dump, for the files that need a migrated database (createMigratedDatabase)
+          globalSetup: ['tests/helpers/pglite-template.ts'],
           maxWorkers: WORKERS,
           // Its files share no module state they change (no mocks, stubs or env writes), so they
           // reuse workers instead of spawning one per file: 144 -> 53 s for this project alone,
