@@ -2,7 +2,8 @@
  * Counts the server processes a run starts (IAMs, gateways), so the suite's cost in starts is a
  * number, not a guess: each start helper calls countStart, which appends one line to the run's
  * file; this globalSetup (iam and gateway projects) creates that file and prints the tally once
- * the last project using it has finished.
+ * the last project using it has finished. A run given TEST_SERVER_STARTS=<file> appends there and
+ * leaves the file (a line per start: kind, test file), to count the starts per file.
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,10 +26,11 @@ export function countStart(kind: 'iam' | 'gateway'): void {
   appendFileSync(file, `${kind}\t${testPath ? relative(ROOT, testPath) : 'globalSetup'}\n`)
 }
 
-const state = globalThis as { __serverStartUsers?: number }
+const state = globalThis as { __serverStartUsers?: number; __serverStartsOwned?: boolean }
 
 export default function setup(): () => void {
   if (!process.env[ENV]) {
+    state.__serverStartsOwned = true
     const dir = mkdtempSync(join(tmpdir(), 'server-starts-'))
     process.env[ENV] = join(dir, 'starts.tsv')
     writeFileSync(process.env[ENV], '')
@@ -47,6 +49,7 @@ export default function setup(): () => void {
     }
     const total = [...counts.values()].reduce((a, b) => a + b, 0)
     console.log(`server processes started: ${total}; ${[...counts].map(([key, n]) => `${key} ${n}`).join(', ')}`)
+    if (!state.__serverStartsOwned) return
     rmSync(join(file, '..'), { recursive: true, force: true })
     delete process.env[ENV]
   }

@@ -45,7 +45,8 @@ export const SHARED_IAM_CONFIG = {
   providers: [{ name: 'demo', useStandardProfile: true }],
   email: { siteName: 'Acme' },
   jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
-  rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, ...WIDE_AUTH },
+  // the account's sign-in delay too: some files sign one account in 20 times at once
+  rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, ...WIDE_AUTH, loginAccountDelay: { freeAttempts: 100_000 } },
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -3,9 +3,9 @@
  * created next to DATABASE_URL (like iam-server.ts does for each IAM) and dropped afterwards.
  */
 import { randomBytes } from 'node:crypto'
-import { cpSync } from 'node:fs'
+import { cpSync, readFileSync } from 'node:fs'
 import type { Kysely } from 'kysely'
-import { createDatabase } from '../../iam/db/database'
+import { createDatabase, migrateToLatest, replaceMemoryTemplate } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 
@@ -21,6 +21,27 @@ export function migratedPgliteDir(dir: string): string {
   const template = process.env.TEST_PGLITE_DIR_TEMPLATE
   if (template) cpSync(template, dir, { recursive: true })
   return `file://${dir}`
+}
+
+/**
+ * createDatabase and migrateToLatest, for unit files that need a migrated database (not a test of
+ * the migrations): an in-memory PGlite loads the run's migrated dump (IAM_TEST_PGLITE_TEMPLATE,
+ * tests/helpers/pglite-template.ts, a globalSetup of the unit project) instead of running initdb and
+ * every migration, as the IAM test build does. The dump is handed over for this one creation only:
+ * a later file in the same worker (the unit project reuses workers) still gets an empty database.
+ */
+export async function createMigratedDatabase(config: Parameters<typeof createDatabase>[0]): Promise<Kysely<Database>> {
+  const template = process.env.IAM_TEST_PGLITE_TEMPLATE
+  if (template && config.database.url === 'memory://') replaceMemoryTemplate(() => new Blob([readFileSync(template)]))
+  let db: Kysely<Database>
+  try {
+    db = await createDatabase(config)
+  } finally {
+    replaceMemoryTemplate(() => undefined)
+  }
+  // nothing to do on the dump (unless a migration is newer than it); all of them on an empty database
+  await migrateToLatest(db)
+  return db
 }
 
 /** Runs one statement on the PostgreSQL database at `url`, on a connection of its own. */

@@ -1,8 +1,11 @@
 /**
  * The admin CLI (`npm run iam -- <command>`, iam/cli) against the database and storage of a built
  * IAM, its effects checked over HTTP. PGlite when DATABASE_URL is unset: PGlite is single-process,
- * so the IAM is stopped while the CLI runs and started again on the same data directory;
- * PostgreSQL (+ Redis) when it is set: the CLI runs beside the running IAM.
+ * so the IAM is stopped while the CLI runs and started again on the same data directory when a
+ * test next talks to it; PostgreSQL (+ Redis) when it is set: the CLI runs beside the running IAM.
+ *
+ * The CLI runs as `node scripts/iam.mjs`, the command behind `npm run iam` (package.json), so each
+ * of its many runs does not pay npm's own start; one test runs it through `npm run -s iam` itself.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -36,10 +39,15 @@ interface Run {
   stderr: string
 }
 
-/** `npm run -s iam -- ...args` with the given env (the suite's own URLs never leak in). */
-async function cli(args: string[], env: Record<string, string>): Promise<Run> {
+/** The script `npm run iam` runs (package.json "iam"), from the repository root as npm runs it. */
+const NODE_CLI = [process.execPath, join(ROOT, 'scripts', 'iam.mjs')]
+const NPM_CLI = ['npm', 'run', '--silent', 'iam', '--']
+
+/** The CLI with `args` and the given env (the suite's own URLs never leak in); `via` npm run or its node command. */
+async function cli(args: string[], env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<Run> {
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
-  const child = spawn('npm', ['run', '--silent', 'iam', '--', ...args], {
+  const [command, ...prefix] = via === 'npm' ? NPM_CLI : NODE_CLI
+  const child = spawn(command!, [...prefix, ...args], {
     cwd: ROOT,
     env: { ...parentEnv, NODE_ENV: 'development', IAM_OUTPUT_DIR: IAM_TEST_BUILD.output, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,8 +99,8 @@ async function deployment(): Promise<Deployment> {
 }
 
 describe('npm run iam -- (help and usage)', () => {
-  it('lists every command, and shows the options of one with --help', async () => {
-    const all = await cli(['--help'], {})
+  it('lists every command (through npm run itself), and shows the options of one with --help', async () => {
+    const all = await cli(['--help'], {}, 'npm')
     expect(all.code).toBe(0)
     for (const name of ['migrate', 'config:check', 'users:list', 'users:ban', 'users:unban', 'sessions:list', 'sessions:revoke', 'keys:rotate', 'tokens:revoke']) {
       expect(all.stdout + all.stderr).toContain(name)
@@ -146,32 +154,33 @@ describe('npm run iam -- (effects seen over HTTP)', () => {
   let banned: Session
   let twoDevices: { first: Session; second: Session }
   let tokenOwner: Session
+  let signedBeforeRotation: Session
 
-  const startServer = async () => {
-    iam = await startIam({ config: dep.serverConfig, share: dep.share })
-    return iam
-  }
-  /** PGlite is single-process: the CLI runs while the IAM is stopped. */
+  /** The IAM on the deployment, started again when a CLI turn stopped it (PGlite). */
+  const server = async (): Promise<IamServer> => (iam ??= await startIam({ config: dep.serverConfig, share: dep.share }))
+  /**
+   * PGlite is single-process: the CLI runs while the IAM is stopped. It stays stopped until a test
+   * next talks to it (server()), so CLI runs with no HTTP check between them share one stop.
+   */
   const cliTurn = async <T>(run: () => Promise<T>): Promise<T> => {
     if (!onPostgres) {
       await iam?.stop()
       iam = undefined
     }
-    const result = await run()
-    if (!iam) await startServer()
-    return result
+    return run()
   }
 
   beforeAll(async () => {
     dep = await deployment()
     const migrated = await cliJson(['migrate'], dep.env)
     expect(migrated.applied).toEqual(expect.arrayContaining(['2026-11-21-0001-initial']))
-    const server = await startServer()
-    banned = await signupUser(server)
-    const first = await signupUser(server)
-    const second = await loginUser(server, first.email, first.password, await newDevice(server, { ip: '198.51.100.30' }))
+    const running = await server()
+    banned = await signupUser(running)
+    const first = await signupUser(running)
+    const second = await loginUser(running, first.email, first.password, await newDevice(running, { ip: '198.51.100.30' }))
     twoDevices = { first, second }
-    tokenOwner = await signupUser(server)
+    tokenOwner = await signupUser(running)
+    signedBeforeRotation = await signupUser(running)
   }, START_TIMEOUT_MS)
   afterAll(() => iam?.stop())
 
@@ -187,66 +196,73 @@ describe('npm run iam -- (effects seen over HTTP)', () => {
     }))
     expect((listed.users as Json[]).map((u) => u.email)).toEqual(expect.arrayContaining([banned.email, twoDevices.first.email]))
     expect(ban.sessionsEnded).toBe(1)
-    const server = iam!
-    const login = await call(server, 'POST', '/login', { client: banned, body: { email: banned.email, password: STRONG_PASSWORD } })
+    const login = await call(await server(), 'POST', '/login', { client: banned, body: { email: banned.email, password: STRONG_PASSWORD } })
     expect(login.status).toBe(403)
-    expect((await refresh(server, banned)).status).toBe(401)
+    expect((await refresh(await server(), banned)).status).toBe(401)
 
     const unban = await cliTurn(() => cliJson(['users:unban', banned.email], dep.env))
     expect(unban.wasBanned).toBe(true)
-    const back = await loginUser(iam!, banned.email, STRONG_PASSWORD, banned)
-    const events = (await (await authedGet(iam!, back, '/auth/security-events?limit=20')).json()) as { data: { events: Json[] } }
+    const back = await loginUser(await server(), banned.email, STRONG_PASSWORD, banned)
+    const events = (await (await authedGet(await server(), back, '/auth/security-events?limit=20')).json()) as { data: { events: Json[] } }
     expect(events.data.events.map((e) => e.type)).toEqual(expect.arrayContaining(['user_banned', 'user_unbanned']))
   }, 3 * START_TIMEOUT_MS)
 
   it('users:ban refuses an unknown address and a past --until, in one line each', async () => {
-    const [unknown, past] = await cliTurn(() => Promise.all([
-      cli(['users:ban', 'nobody.at.all@example.com'], dep.env),
-      cli(['users:ban', banned.email, '--until', '2001-01-01'], dep.env),
-    ]))
+    // one after the other: on PGlite a second CLI at once would be refused the held data dir instead
+    const { unknown, past } = await cliTurn(async () => ({
+      unknown: await cli(['users:ban', 'nobody.at.all@example.com'], dep.env),
+      past: await cli(['users:ban', banned.email, '--until', '2001-01-01'], dep.env),
+    }))
     for (const run of [unknown, past]) {
       expect(run.code).toBe(1)
       expect(run.stderr.trim().split('\n')).toHaveLength(1)
     }
+    expect(unknown.stderr).toContain('no account with the email nobody.at.all@example.com')
+    expect(past.stderr).toContain('--until must be in the future')
   }, START_TIMEOUT_MS)
 
   it("sessions:list shows both devices' sessions; sessions:revoke ends one (its refresh is 401), --all ends the rest", async () => {
     const { first, second } = twoDevices
-    const listed = await cliTurn(() => cliJson(['sessions:list', first.email], dep.env))
-    const sessions = listed.sessions as Array<{ id: string; ipAddress: string }>
-    expect(sessions).toHaveLength(2)
-    const target = sessions.find((s) => s.ipAddress === second.ip)
-    expect(target).toBeDefined()
-    await cliTurn(() => cliJson(['sessions:revoke', first.email, '--session', target!.id], dep.env))
-    expect((await refresh(iam!, second)).status).toBe(401)
-    expect((await refresh(iam!, first)).status).toBe(201)
+    const target = await cliTurn(async () => {
+      const listed = await cliJson(['sessions:list', first.email], dep.env)
+      const sessions = listed.sessions as Array<{ id: string; ipAddress: string }>
+      expect(sessions).toHaveLength(2)
+      const found = sessions.find((s) => s.ipAddress === second.ip)
+      expect(found).toBeDefined()
+      await cliJson(['sessions:revoke', first.email, '--session', found!.id], dep.env)
+      return found!
+    })
+    expect((await refresh(await server(), second)).status).toBe(401)
+    expect((await refresh(await server(), first)).status).toBe(201)
 
-    const unknown = await cliTurn(() => cli(['sessions:revoke', first.email, '--session', target!.id], dep.env))
+    const { unknown, all } = await cliTurn(async () => ({
+      unknown: await cli(['sessions:revoke', first.email, '--session', target.id], dep.env),
+      all: await cliJson(['sessions:revoke', first.email, '--all'], dep.env),
+    }))
     expect(unknown.code).toBe(1)
-    const all = await cliTurn(() => cliJson(['sessions:revoke', first.email, '--all'], dep.env))
     expect(all.revoked).toBe(1)
-    expect((await refresh(iam!, first)).status).toBe(401)
+    expect((await refresh(await server(), first)).status).toBe(401)
   }, 4 * START_TIMEOUT_MS)
 
   it('tokens:revoke makes a token fail verification at once', async () => {
-    const token = await newToken(iam!, tokenOwner)
-    expect((await verify(iam!, token.rawApiKey, 'full')).status).toBe(200)
+    const token = await newToken(await server(), tokenOwner)
+    expect((await verify(await server(), token.rawApiKey, 'full')).status).toBe(200)
     const revoked = await cliTurn(() => cliJson(['tokens:revoke', token.rawPublicId], dep.env))
     expect(revoked.userId).toBeTypeOf('number')
-    expect((await verify(iam!, token.rawApiKey, 'full')).status).toBe(401)
+    expect((await verify(await server(), token.rawApiKey, 'full')).status).toBe(401)
     const again = await cliTurn(() => cli(['tokens:revoke', token.rawPublicId], dep.env))
     expect(again.code).toBe(1)
   }, 2 * START_TIMEOUT_MS)
 
   it('keys:rotate publishes a new signing key, and tokens signed before it keep working', async () => {
-    const session = await signupUser(iam!)
+    const session = signedBeforeRotation
     const rotated = await cliTurn(() => cliJson(['keys:rotate'], dep.env))
     const kid = rotated.kid as string
     // a restarted (PGlite) IAM reads the keys at start; a running one re-reads them every minute or on an unknown kid
     if (!onPostgres) {
-      const jwks = (await (await fetch(`${iam!.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }
+      const jwks = (await (await fetch(`${(await server()).url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }
       expect(jwks.keys.map((k) => k.kid)).toContain(kid)
     }
-    expect((await authedGet(iam!, session)).status).toBe(200)
+    expect((await authedGet(await server(), session)).status).toBe(200)
   }, 2 * START_TIMEOUT_MS)
 })

@@ -3,7 +3,7 @@
  * from a device, with answers made by the software authenticator (tests/helpers/webauthn-authenticator.ts).
  */
 import { call, type Client, type Session } from '../helpers/accounts'
-import type { IamServer, Json } from '../helpers/iam-server'
+import type { IamEndpoint, Json } from '../helpers/iam-server'
 import type { SoftAuthenticator, SoftPasskey } from '../helpers/webauthn-authenticator'
 import { authed } from './second-factor-http'
 
@@ -28,13 +28,13 @@ async function optionsOf<T>(res: Response): Promise<T> {
   return (body.data as { options: T }).options
 }
 
-export const registerOptions = async (iam: IamServer, s: Session) => optionsOf<CreationOptions>(await authed(iam, s, 'POST', '/auth/passkeys/register/options'))
+export const registerOptions = async (iam: IamEndpoint, s: Session) => optionsOf<CreationOptions>(await authed(iam, s, 'POST', '/auth/passkeys/register/options'))
 
-export const registerVerify = (iam: IamServer, s: Session, credential: unknown, name?: string) =>
+export const registerVerify = (iam: IamEndpoint, s: Session, credential: unknown, name?: string) =>
   authed(iam, s, 'POST', '/auth/passkeys/register/verify', { credential, ...(name === undefined ? {} : { name }) })
 
 /** Options, the authenticator's answer, verify: the new passkey (throws unless 200). */
-export async function registerPasskey(iam: IamServer, s: Session, authenticator: SoftAuthenticator, name?: string): Promise<{ passkey: SoftPasskey; id: number }> {
+export async function registerPasskey(iam: IamEndpoint, s: Session, authenticator: SoftAuthenticator, name?: string): Promise<{ passkey: SoftPasskey; id: number }> {
   const { passkey, credential } = authenticator.register(await registerOptions(iam, s))
   const res = await registerVerify(iam, s, credential, name)
   const body = (await res.json()) as Json
@@ -42,8 +42,8 @@ export async function registerPasskey(iam: IamServer, s: Session, authenticator:
   return { passkey, id: (body.data as { passkey: { id: number } }).passkey.id }
 }
 
-export const loginOptionsResponse = (iam: IamServer, client: Client) => call(iam, 'POST', '/auth/passkeys/login/options', { client })
-export const loginOptions = async (iam: IamServer, client: Client) => optionsOf<RequestOptions>(await loginOptionsResponse(iam, client))
+export const loginOptionsResponse = (iam: IamEndpoint, client: Client) => call(iam, 'POST', '/auth/passkeys/login/options', { client })
+export const loginOptions = async (iam: IamEndpoint, client: Client) => optionsOf<RequestOptions>(await loginOptionsResponse(iam, client))
 
-export const loginVerify = (iam: IamServer, client: Client, credential: unknown, extra: Json = {}) =>
+export const loginVerify = (iam: IamEndpoint, client: Client, credential: unknown, extra: Json = {}) =>
   call(iam, 'POST', '/auth/passkeys/login/verify', { client, body: { credential, ...extra } })

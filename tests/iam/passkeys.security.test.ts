@@ -2,17 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { loginOptions, loginOptionsResponse, loginVerify, registerOptions, registerPasskey, registerVerify } from './passkeys-http'
 import { authed, WIDE_LOGIN } from './second-factor-http'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN } })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-})
+// the run's shared IAM (proxy trust, wide sign-up and sign-in limits); the limits and the
+// challenge lifetime below start IAMs of their own
+const iam = sharedIam()
 
 const REFUSED = { ok: false, date: expect.any(String), error: 'The passkey could not be verified; try again' }
 

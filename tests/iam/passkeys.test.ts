@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, newDevice, setCookieValue, signupUser, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { recipients } from '../helpers/smtp'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { loginOptions, loginVerify, registerOptions, registerPasskey } from './passkeys-http'
-import { authed, WIDE_LOGIN } from './second-factor-http'
+import { authed } from './second-factor-http'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN }, env: { SMTP_URL: smtp.url } })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+// the run's shared IAM (its proxy trust and wide sign-up and sign-in limits are what this file needs)
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 const listPasskeys = async (s: Session) => {
   const res = await authed(iam, s, 'GET', '/auth/passkeys')

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { linkQueryOf, recipients, startSmtp, codeOf, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
-import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
+import { describe, expect, it } from 'vitest'
+import { newDevice, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { linkQueryOf, recipients, codeOf, type ParsedMail } from '../helpers/smtp'
+import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode } from './second-factor-http'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN }, env: { SMTP_URL: smtp.url } })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+// the run's shared IAM (its proxy trust and wide sign-up and sign-in limits are what this file needs)
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 async function startFlow(s: Session, reason: string): Promise<ParsedMail> {
   const res = await authed(iam, s, 'POST', `/custom/mfa/${reason}`, {})

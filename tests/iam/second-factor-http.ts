@@ -7,7 +7,7 @@
  */
 import { Secret, TOTP } from 'otpauth'
 import { call, setCookieValue, type Client, type Session } from '../helpers/accounts'
-import type { IamServer, Json } from '../helpers/iam-server'
+import type { IamEndpoint, Json } from '../helpers/iam-server'
 
 /** Limits wide enough that the second-factor rules are what the tests meet. */
 export const WIDE_LOGIN = {
@@ -19,7 +19,7 @@ export const WIDE_LOGIN = {
   },
 }
 
-export const authed = (iam: IamServer, s: Session, method: string, path: string, body?: unknown) =>
+export const authed = (iam: IamEndpoint, s: Session, method: string, path: string, body?: unknown) =>
   call(iam, method, path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })
 
 /** The code of `secret` at the current step plus `stepOffset` steps of 30 s. */
@@ -35,7 +35,7 @@ export interface Enrolment {
 }
 
 /** Setup and enable with the current step's code. */
-export async function enrolTotp(iam: IamServer, s: Session): Promise<Enrolment> {
+export async function enrolTotp(iam: IamEndpoint, s: Session): Promise<Enrolment> {
   const setup = await authed(iam, s, 'POST', '/auth/totp/setup')
   const setupBody = (await setup.json()) as Json
   if (setup.status !== 200) throw new Error(`setup answered ${setup.status}: ${JSON.stringify(setupBody)}`)
@@ -47,14 +47,14 @@ export async function enrolTotp(iam: IamServer, s: Session): Promise<Enrolment> 
 }
 
 /** POST /login expecting the second-factor answer; the challenge. */
-export async function passwordStep(iam: IamServer, s: { email: string; password: string }, client: Client): Promise<string> {
+export async function passwordStep(iam: IamEndpoint, s: { email: string; password: string }, client: Client): Promise<string> {
   const res = await call(iam, 'POST', '/login', { client, body: { email: s.email, password: s.password } })
   const body = (await res.json()) as Json
   if (res.status !== 200 || !body.secondFactor) throw new Error(`login answered ${res.status}: ${JSON.stringify(body)}`)
   return (body.secondFactor as { challenge: string }).challenge
 }
 
-export const secondFactor = (iam: IamServer, client: Client, challenge: string, code: string) =>
+export const secondFactor = (iam: IamEndpoint, client: Client, challenge: string, code: string) =>
   call(iam, 'POST', '/auth/second-factor', { client, body: { challenge, code } })
 
 /** The session a 200 from POST /auth/second-factor opened. */

@@ -5,16 +5,13 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
 import { connectDatabase, migratedPgliteDir } from '../helpers/test-database'
 import { enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN } })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-})
+// the run's shared IAM (proxy trust, wide sign-up and sign-in limits); the challenge lifetime and
+// the sealing keys below start IAMs of their own
+const iam = sharedIam()
 
 const withoutDate = (body: Json) => ({ ...body, date: undefined })
 

@@ -7,14 +7,14 @@ import type { Kysely } from 'kysely'
 import { createDatabase, migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { createLogger, type Logger } from '../../iam/lib/log'
+import { createMigratedDatabase } from '../helpers/test-database'
 
 export type TestDb = { db: Kysely<Database>; kind: 'pglite' | 'postgres'; close(): Promise<void> }
 
 export async function openTestDb(): Promise<TestDb> {
   const base = process.env.DATABASE_URL
   if (!base) {
-    const db = await createDatabase({ database: { url: 'memory://' }, service: { dataDir: '.data' } as never })
-    await migrateToLatest(db)
+    const db = await createMigratedDatabase({ database: { url: 'memory://' }, service: { dataDir: '.data' } as never })
     return { db, kind: 'pglite', close: () => db.destroy() }
   }
   const { default: pg } = await import('pg')

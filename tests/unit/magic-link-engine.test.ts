@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDatabase, migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 import { attemptCode, checkLink, consumeLink, issueLink, previewLink, type LinkDeps } from '../../iam/features/mfa/links'
 import { findLiveLink } from '../../iam/features/mfa/repository'
+import { createMigratedDatabase } from '../helpers/test-database'
 
 let db: Kysely<Database>
 let clock = Date.parse('2026-11-21T20:00:00Z')
@@ -23,8 +23,7 @@ beforeAll(async () => {
     magic_links: { expiresInMs: 600_000, previews: 2, attempts: 3 },
     codes: { ttlMs: 300_000 },
   })
-  db = await createDatabase(config)
-  await migrateToLatest(db)
+  db = await createMigratedDatabase(config)
   await db.insertInto('users').values({ email: 'a@example.com', name: 'A', password_hash: null, roles: JSON.stringify(['user']) }).execute()
   await db.insertInto('visitors').values({ canary_id: 'c1', visitor_id: 'v1' }).execute()
   await db.insertInto('session_families').values({ id: 'f1', user_id: 1, visitor_id: 1 }).execute()

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDatabase, migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 import { createLogger } from '../../iam/lib/log'
 import { sendAdaptiveMfa } from '../../iam/features/mfa/adaptive'
 import { maskEmail } from '../../iam/features/mfa/flows'
 import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
+import { createMigratedDatabase } from '../helpers/test-database'
 
 let db: Kysely<Database>
 let smtp: SmtpCapture
@@ -22,8 +22,7 @@ const ctxFor = (port: number) => ({
 
 beforeAll(async () => {
   smtp = await startSmtp()
-  db = await createDatabase(configSchema.parse({ database: { url: 'memory://' } }))
-  await migrateToLatest(db)
+  db = await createMigratedDatabase(configSchema.parse({ database: { url: 'memory://' } }))
   await db.insertInto('users').values({ email: 'jane@example.com', name: 'Jane', password_hash: null, roles: JSON.stringify(['user']) }).execute()
   await db.insertInto('visitors').values({ canary_id: 'c1', visitor_id: 'v1' }).execute()
   await db.insertInto('session_families').values([{ id: 'f1', user_id: 1, visitor_id: 1 }, { id: 'f2', user_id: 1, visitor_id: 1 }]).execute()
