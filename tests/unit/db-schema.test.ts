@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { migrations } from '../../iam/db/migrations/index'
+import { AUTH_STATE_SQL } from '../../iam/features/sessions/auth-state-repo'
 import { DATABASE_URL, openTestDatabase, type TestDatabase } from '../helpers/test-database'
 
 const kinds = [
@@ -199,5 +200,26 @@ describe.each(kinds)('schema on $kind', ({ kind, skip }) => {
     })
     expect(plan).not.toMatch(/Seq Scan on session_families/)
     expect(plan).toMatch(/session_families_user_idx/)
+  })
+
+  it.skipIf(skip)('keeps full authentication\'s statement on indexes when one user holds most sessions: its generic plan never scans session_families', async () => {
+    // the skew of issue 14's growth row: one account with 2,000 families (a busy service account, or
+    // the bench's user), statistics that know it, and the plan a named statement settles on
+    const busy = await newUser()
+    const visitor = await newVisitor()
+    await sql`insert into session_families (id, user_id, visitor_id) select 'skew-' || g, ${busy}, ${visitor} from generate_series(1, 2000) g`.execute(db)
+    await sql`insert into refresh_tokens (family_id, token_hash, status, expires_at) select id, 'skew-token-' || id, 'active', now() + interval '1 day' from session_families where user_id = ${busy}`.execute(db)
+    await newFamily(await newUser())
+    await sql`analyze session_families`.execute(db)
+    await sql`analyze refresh_tokens`.execute(db)
+    const plan = await db.transaction().execute(async (trx) => {
+      await sql`set local plan_cache_mode = force_generic_plan`.execute(trx)
+      await sql.raw(`prepare auth_state_skew (text, text, timestamptz, timestamptz, int, int) as ${AUTH_STATE_SQL}`).execute(trx)
+      const { rows } = await sql<Record<string, string>>`explain execute auth_state_skew ('h', 'c', now(), now() - interval '1 hour', 5, 11)`.execute(trx)
+      await sql`deallocate auth_state_skew`.execute(trx)
+      return rows.map((row) => Object.values(row).join(' ')).join('\n')
+    })
+    expect(plan).toMatch(/session_families_user_idx/)
+    expect(plan).not.toMatch(/Seq Scan on session_families/)
   })
 })

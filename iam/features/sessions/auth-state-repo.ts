@@ -63,6 +63,13 @@ type AuthRow = [
 // family, once per live family of the user; fenced, it is one probe of that unique index per family.
 // Measured on the backend (one connection, the same statement 4,000 times): ~10-20 us of ~70-110 us
 // less per execution.
+// Both counts are ordered by created_at, which session_families_live_user_idx and
+// session_families_user_idx (user_id, created_at) give for free. Without the order, once the
+// statistics saw one user holding most families (the bench's user after its 2,000 sign-ins, or a
+// busy service account), the generic plan turned each count into a sequential scan of the whole
+// table that expected to stop after a few rows (the LIMIT) and read every family of every user:
+// 0.36-0.48 ms per request instead of 0.07-0.10 (auto_explain, issue 14's growth row). With the
+// order, a sequential scan must sort all it finds, so the index scan that stops at the limit wins.
 // $5 and $6 bound the two counts: the checks only ask whether live reaches the session cap and
 // whether recent passes the velocity count, so counting stops there and a user's long history of
 // sessions costs nothing per request (issue 14's growth row: one user with 2,000 sessions made
@@ -70,7 +77,7 @@ type AuthRow = [
 // $1 token hash, $2 canary id, $3 now, $4 start of the velocity window (ISO 8601 text: pg's own
 // Date formatting is slower, and the comparisons give both their timestamptz type). Sent with every
 // request (until prepared), so without the indentation.
-const AUTH_STATE_SQL = `
+export const AUTH_STATE_SQL = `
     select json_build_array(
       t.status, t.expires_at, t.used_at,
       f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint,
@@ -90,9 +97,9 @@ const AUTH_STATE_SQL = `
         (select count(*) from (
           select 1 from session_families s where s.user_id = f.user_id and s.revoked_at is null and exists (
             select 1 from refresh_tokens a where a.family_id = s.id and a.status = 'active' and a.expires_at > $3 offset 0)
-          limit $5) l) as live,
+          order by s.created_at desc limit $5) l) as live,
         (select count(*) from (
-          select 1 from session_families s where s.user_id = f.user_id and s.created_at > $4 limit $6) r) as recent
+          select 1 from session_families s where s.user_id = f.user_id and s.created_at > $4 order by s.created_at desc limit $6) r) as recent
     ) c on f.id is not null
   `
   .replace(/\s+/g, ' ')
