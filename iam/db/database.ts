@@ -15,11 +15,18 @@ import type { Database } from './schema'
 import { emitSignal, type StatementKind } from '../lib/signals'
 import type { PoolStats } from '../lib/metrics'
 
-// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none).
-const pools = new WeakMap<Kysely<Database>, PoolStats & { connect(): Promise<{ release(): void }> }>()
+/** What direct.ts needs of a pooled client: Kysely's driver calls the same two methods. */
+type PooledClient = { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>; release(): void }
+type Pool = PoolStats & { connect(): Promise<PooledClient> }
+
+// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge and direct.ts (PGlite has none).
+const pools = new WeakMap<Kysely<Database>, Pool>()
 
 /** The live pool counters of a PostgreSQL database; undefined on PGlite. */
 export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined => pools.get(db)
+
+/** The pool of a PostgreSQL database opened by createDatabase; undefined on PGlite and for a transaction. */
+export const directPool = (db: Kysely<Database>): Pool | undefined => pools.get(db)
 
 /** Connections of a PostgreSQL pool: opened at start (warmDatabase) and kept. */
 const POOL_SIZE = 10

@@ -11,7 +11,8 @@
  * Only the columns the nine checks and the routes use are read (never the password hash), the SQL
  * text is fixed (no query building per request) and the row is one json array taken apart by hand.
  */
-import { CompiledQuery, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { directStatement } from '../../db/direct'
 import type { Database, RefreshToken, SessionFamily, User, Visitor } from '../../db/schema'
 
 /** What the checks need of the refresh token and its family. */
@@ -105,6 +106,9 @@ export const AUTH_STATE_SQL = `
   .replace(/\s+/g, ' ')
   .trim()
 
+// sent past Kysely (db/direct.ts): it runs on every authenticated request
+const readAuthState = directStatement<{ r: AuthRow }>(AUTH_STATE_SQL)
+
 const dateOf = (value: Stamp): Date | null => (value === null ? null : new Date(value))
 
 /** The array as the three rows and the counts (a row is null when its join found nothing). */
@@ -165,6 +169,6 @@ export async function findAuthState(
 ): Promise<AuthState> {
   const { live, recent } = input.countUpTo
   const params = [input.tokenHash, input.canaryId, input.now.toISOString(), input.since.toISOString(), live, recent]
-  const { rows } = await db.executeQuery<{ r: AuthRow }>(CompiledQuery.raw(AUTH_STATE_SQL, params))
+  const rows = await readAuthState(db, params)
   return stateOf(rows[0]!.r)
 }
