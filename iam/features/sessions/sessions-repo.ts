@@ -1,8 +1,9 @@
 /**
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once'
+import { directStatement } from '../../db/direct'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -175,13 +176,15 @@ const ROTATION_SQL = `
  * when the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent
  * without a successor (family revoked, too old, token expired).
  */
+// sent past Kysely (db/direct.ts): every rotation runs it
+const sendRotation = directStatement<RotatedRow>(ROTATION_SQL)
+
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
   const params = [
     input.hash, input.newHash, input.now.toISOString(), input.maxSessionLifeMs, input.rememberTtlMs, input.refreshTtlMs,
     input.touchBefore?.toISOString() ?? null,
   ]
-  const { rows } = await db.executeQuery<RotatedRow>(CompiledQuery.raw(ROTATION_SQL, params))
-  return rows[0]
+  return (await sendRotation(db, params))[0]
 }
 
 /** Revokes families and their tokens. `where` picks the families. */
