@@ -59,6 +59,8 @@ export interface SessionFamiliesTable {
   revoked_reason: string | null
   /** a cached anomaly of this session may exist until then (the shared-storage lookup is skipped otherwise) */
   anomaly_until: NullableTimestamp
+  /** expiry of the family's active refresh token, null when it has none (the live-session count reads it, not refresh_tokens) */
+  refresh_expires_at: NullableTimestamp
 }
 
 export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'

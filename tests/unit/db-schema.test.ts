@@ -207,7 +207,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip }) => {
     // the bench's user), statistics that know it, and the plan a named statement settles on
     const busy = await newUser()
     const visitor = await newVisitor()
-    await sql`insert into session_families (id, user_id, visitor_id) select 'skew-' || g, ${busy}, ${visitor} from generate_series(1, 2000) g`.execute(db)
+    await sql`insert into session_families (id, user_id, visitor_id, refresh_expires_at) select 'skew-' || g, ${busy}, ${visitor}, now() + interval '1 day' from generate_series(1, 2000) g`.execute(db)
     await sql`insert into refresh_tokens (family_id, token_hash, status, expires_at) select id, 'skew-token-' || id, 'active', now() + interval '1 day' from session_families where user_id = ${busy}`.execute(db)
     await newFamily(await newUser())
     await sql`analyze session_families`.execute(db)

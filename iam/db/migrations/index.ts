@@ -8,6 +8,7 @@ import * as secondFactor from './2026-11-24-0002-second-factor'
 import * as passkeys from './2026-11-24-0003-passkeys'
 import * as anomalyMarker from './2026-11-25-0004-anomaly-marker'
 import * as sessionFamiliesUserIdx from './2026-11-25-0005-session-families-user-idx'
+import * as familyRefreshExpiry from './2026-11-25-0006-family-refresh-expiry'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-0003-passkeys': passkeys,
   '2026-11-25-0004-anomaly-marker': anomalyMarker,
   '2026-11-25-0005-session-families-user-idx': sessionFamiliesUserIdx,
+  '2026-11-25-0006-family-refresh-expiry': familyRefreshExpiry,
 }

@@ -58,12 +58,12 @@ type AuthRow = [
 // that walks the primary key index from the first id up to the row wanted (its estimate assumes
 // one row); for the account that cost ~800 ms per request for a user created after 1,000,000
 // others (bench growth row, caught by auto_explain).
-// The live count's EXISTS is fenced the same way (OFFSET 0 keeps it a correlated subplan): pulled up
-// into a semi join, PostgreSQL planned it on small tables as a bitmap scan of EVERY active refresh
-// token (the partial index refresh_tokens_one_active_per_family, no index condition) filtered by
-// family, once per live family of the user; fenced, it is one probe of that unique index per family.
-// Measured on the backend (one connection, the same statement 4,000 times): ~10-20 us of ~70-110 us
-// less per execution.
+// The live count reads only session_families: a family is live while not revoked and its active
+// refresh token unexpired, and refresh_expires_at is that token's expiry (null without one; written
+// by every statement that changes the active token, migration 0006). It used to probe
+// refresh_tokens_one_active_per_family once per family, and under rotation churn each probe met the
+// index entries of versions spent a moment before: with the bench's ~100 families of one user,
+// most of PostgreSQL's CPU per rotation (docs/performance-writes.md, rotation).
 // Both counts are ordered by created_at, which session_families_live_user_idx and
 // session_families_user_idx (user_id, created_at) give for free. Without the order, once the
 // statistics saw one user holding most families (the bench's user after its 2,000 sign-ins, or a
@@ -96,8 +96,7 @@ export const AUTH_STATE_SQL = `
     left join lateral (
       select
         (select count(*) from (
-          select 1 from session_families s where s.user_id = f.user_id and s.revoked_at is null and exists (
-            select 1 from refresh_tokens a where a.family_id = s.id and a.status = 'active' and a.expires_at > $3 offset 0)
+          select 1 from session_families s where s.user_id = f.user_id and s.revoked_at is null and s.refresh_expires_at > $3
           order by s.created_at desc limit $5) l) as live,
         (select count(*) from (
           select 1 from session_families s where s.user_id = f.user_id and s.created_at > $4 order by s.created_at desc limit $6) r) as recent

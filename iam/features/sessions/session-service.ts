@@ -11,7 +11,7 @@ import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
 import { countSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
-import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, revokeFamilies } from './sessions-repo'
+import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, replaceActiveToken, revokeFamilies } from './sessions-repo'
 
 /** What a successful signup/login/refresh/MFA hands to the client. */
 export interface TokenPair {
@@ -54,7 +54,7 @@ function newSessionRows(ctx: IamContext, input: OpenSessionInput) {
   const refreshToken = newRefreshToken()
   const refreshExpiresAt = refreshExpiry(ctx.config.jwt.refresh_tokens, input.remember, now, now)
   return {
-    family: { id: familyId, ...input, now: new Date(now) },
+    family: { id: familyId, ...input, now: new Date(now), refreshExpiresAt: new Date(refreshExpiresAt) },
     token: { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) },
     opened: { familyId, refreshToken, refreshExpiresAt } satisfies OpenedSession,
   }
@@ -169,10 +169,9 @@ export async function renewFamilyToken(ctx: IamContext, trx: Transaction<Databas
   const cfg = ctx.config.jwt.refresh_tokens
   const family = await trx.selectFrom('session_families').selectAll().where('id', '=', familyId).forUpdate().executeTakeFirst()
   if (!family || family.revoked_at || family.created_at.getTime() + cfg.MAX_SESSION_LIFE <= now) return null
-  await trx.updateTable('refresh_tokens').set({ status: 'revoked', used_at: new Date(now) }).where('family_id', '=', familyId).where('status', '=', 'active').execute()
   const refreshToken = newRefreshToken()
   const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.created_at.getTime(), now)
-  await insertRefreshToken(trx, { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
+  await replaceActiveToken(trx, { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
   return { familyId, refreshToken, refreshExpiresAt }
 }
 

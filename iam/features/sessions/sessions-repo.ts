@@ -16,6 +16,8 @@ export interface NewFamily {
   ipAddress: string
   fingerprint: Record<string, unknown> | null
   now: Date
+  /** the expiry of its first refresh token */
+  refreshExpiresAt: Date
 }
 
 export interface NewRefreshToken {
@@ -34,6 +36,7 @@ const familyRow = (family: NewFamily) => ({
   fingerprint: family.fingerprint ? JSON.stringify(family.fingerprint) : null,
   created_at: family.now,
   last_seen: family.now,
+  refresh_expires_at: family.refreshExpiresAt,
 })
 
 const tokenRow = (token: NewRefreshToken) => ({
@@ -103,14 +106,20 @@ export async function findReplacement(db: Db, hash: string): Promise<{ tokenHash
   return row ?? null
 }
 
-/** Retires whatever token of the family is active (MFA re-issue), returning nothing. */
-export async function rotateActiveOfFamily(db: Db, familyId: string, now: Date): Promise<void> {
+/**
+ * Re-issue inside a family (MFA, password change; the caller holds the family's row lock): the
+ * active token is retired as revoked (a later use is a dead session, not a theft signal), `token`
+ * becomes the active one and the family's refresh_expires_at follows it.
+ */
+export async function replaceActiveToken(db: Db, token: NewRefreshToken): Promise<void> {
   await db
     .updateTable('refresh_tokens')
-    .set({ status: 'rotated', used_at: now })
-    .where('family_id', '=', familyId)
+    .set({ status: 'revoked', used_at: token.now })
+    .where('family_id', '=', token.familyId)
     .where('status', '=', 'active')
     .execute()
+  await insertRefreshToken(db, token)
+  await db.updateTable('session_families').set({ refresh_expires_at: token.expiresAt }).where('id', '=', token.familyId).execute()
 }
 
 /** What a rotation writes: the replacement's hash, the clock and the lifetimes that bound it. */
@@ -133,18 +142,28 @@ export interface RotatedRow {
 
 // $1 the spent token's hash, $2 the replacement's hash, $3 now (ISO 8601 text, as auth-state-repo
 // sends it), $4 MAX_SESSION_LIFE, $5 the remember TTL, $6 the normal TTL (ms), $7 the family's
-// last_seen threshold or null (touchFamily's rule: moved only when older, so concurrent requests
-// write once). One fixed text, sent as it is (no query building per rotation) and prepared by name
-// (db/prepared.ts).
+// last_seen threshold or null (touchFamily's rule: moved only when older). One fixed text, sent as
+// it is (no query building per rotation) and prepared by name (db/prepared.ts).
+// `fam` locks the family row FIRST: the statement then updates it (refresh_expires_at, which the
+// live-session count reads, and a due last_seen), and every other writer of a family and its tokens
+// (revocation, re-issue) locks the family before the tokens. Spending the token first and then
+// waiting for the family could deadlock with a revocation holding the family and waiting for the
+// token. Losers of a race wait here for the winner's commit, then find the token spent (the
+// UPDATE re-checks `status = 'active'` on the winner's version) and match nothing.
 const ROTATION_SQL = `
-    with next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
+    with fam as materialized (
+      select f.id, f.revoked_at, f.created_at, f.remember from session_families f
+      where f.id = (select family_id from refresh_tokens where token_hash = $1)
+      for no key update
+    ),
+    next_id as (select nextval(pg_get_serial_sequence('refresh_tokens', 'id'))::integer as id),
     old as (
       update refresh_tokens set status = 'rotated', used_at = $3::timestamptz,
         replaced_by = case
           when f.revoked_at is null and f.created_at + $4::bigint * interval '1 millisecond' > $3::timestamptz
             and refresh_tokens.expires_at > $3::timestamptz
           then (select id from next_id) end
-      from session_families f
+      from fam f
       where refresh_tokens.token_hash = $1 and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
       returning refresh_tokens.family_id, refresh_tokens.replaced_by,
         least($3::timestamptz + case when f.remember then $5::bigint else $6::bigint end * interval '1 millisecond',
@@ -154,10 +173,12 @@ const ROTATION_SQL = `
       insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
       select replaced_by, family_id, $2, 'active', $3::timestamptz, new_expires_at from old where replaced_by is not null
     ),
-    touched as (
-      update session_families set last_seen = $3::timestamptz
-      where $7::timestamptz is not null and last_seen < $7::timestamptz
-        and id = (select family_id from old where replaced_by is not null)
+    family as (
+      update session_families set
+        refresh_expires_at = case when old.replaced_by is not null then old.new_expires_at end,
+        last_seen = case when old.replaced_by is not null and $7::timestamptz is not null and last_seen < $7::timestamptz
+          then $3::timestamptz else last_seen end
+      from old where session_families.id = old.family_id
     )
     select replaced_by as "replacedBy", new_expires_at as "expiresAt" from old
   `
@@ -170,8 +191,9 @@ const ROTATION_SQL = `
  * one matches) and inserts the replacement under the id the old row links to, only when the family
  * is still live and the old token unexpired at this instant (a revocation that committed after the
  * caller's read still wins). The replacement expires at the remember/normal TTL, never past
- * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL); a rotation that
- * gets a successor also moves the family's last_seen when the guard found it due (`touchBefore`).
+ * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). The family's
+ * refresh_expires_at becomes the successor's expiry (null without one); a rotation that gets a
+ * successor also moves the family's last_seen when the guard found it due (`touchBefore`).
  * A data-modifying WITH runs to completion whether or not the final SELECT reads it. Undefined
  * when the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent
  * without a successor (family revoked, too old, token expired).
@@ -194,7 +216,11 @@ export async function revokeFamilies(
   reason: string,
   now: Date,
 ): Promise<string[]> {
-  let query = db.updateTable('session_families').set({ revoked_at: now, revoked_reason: reason }).where('revoked_at', 'is', null)
+  // refresh_expires_at follows the active token, which is revoked below
+  let query = db
+    .updateTable('session_families')
+    .set({ revoked_at: now, revoked_reason: reason, refresh_expires_at: null })
+    .where('revoked_at', 'is', null)
   if (where.familyId) query = query.where('id', '=', where.familyId)
   if (where.userId !== undefined) query = query.where('user_id', '=', where.userId)
   if (where.exceptFamilyId) query = query.where('id', '!=', where.exceptFamilyId)
