@@ -107,6 +107,10 @@ function redisMount(url: string | undefined, timeoutMs: number): Mount {
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    // commands issued in one event-loop turn (many requests at once) leave in one write and Redis
+    // reads them in one go: Redis CPU per rotation 63-78 us instead of 100-121 at 50 connections
+    // (docs/performance-writes.md); each command still has its own reply, error and timeout
+    enableAutoPipelining: true,
   })
   // the driver makes a Cluster only when given `cluster`, never here
   const client = driver.getInstance?.() as Redis | undefined
