@@ -3,11 +3,11 @@ import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { useLimiter } from '../features/rate-limits/registry'
 import { login } from '../features/users/login-service'
-import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
+import { authFail, rejectXss, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
-import { signInDevice } from '../http/sign-in'
+import { requireSignInDevice, signInDevice } from '../http/sign-in'
 import { emitSignal } from '../lib/signals'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
@@ -17,7 +17,7 @@ const INVALID_CREDENTIALS = 'Invalid email or password'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const visitor = await requireDevice(event)
+  const visitor = await requireSignInDevice(event)
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, ...freeText } = raw
   await rejectXss(event, freeText)

@@ -9,7 +9,7 @@ import type { IamContext } from '../../context'
 import type { Database, Visitor } from '../../db/schema'
 import { cachedFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
 import { openGeoLookup } from './geo'
-import { findVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
+import { findVisitorByCanary, readVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
 
 /** How long a ban lasts unless lifted. */
 export const BAN_MS = 24 * 60 * 60 * 1000
@@ -101,6 +101,22 @@ export function visitWithoutWrite(
   const fresh = now - row.last_seen.getTime() < VISIT_WRITE_EVERY_MS
   if (!fresh || !sameScore || row.ip_address !== input.ipAddress || row.user_agent !== input.userAgent) return null
   return { visitor: row, fingerprint: input.fingerprint, banned }
+}
+
+/**
+ * recordVisit for the sign-in routes (signup, login, OAuth, the second-factor step, passkeys),
+ * written only when due, as full authentication does: the device row is read, and the upsert runs
+ * only when visitWithoutWrite says the write would change something that matters (a new IP, user
+ * agent or score, a ban by score, last_seen older than VISIT_WRITE_EVERY_MS) or the canary is
+ * unknown. A steady sign-in from a known device costs one read instead of a write, its commit and
+ * a dead tuple (issue 14); the row, its ban and what the caller does with them are the same.
+ */
+export async function visitDevice(
+  ctx: IamContext,
+  input: { canaryId: string; ipAddress: string; userAgent: string; fingerprint: FingerPrint | null },
+): Promise<Visit> {
+  const row = await readVisitorByCanary(ctx.db, input.canaryId)
+  return (row && visitWithoutWrite(ctx, row, input)) || recordVisit(ctx, input)
 }
 
 /**
