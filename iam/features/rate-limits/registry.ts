@@ -19,7 +19,7 @@ import type { SharedStore } from '../../lib/store'
 import { hashToken } from '../api-tokens/token-format'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { createRateLimiter, type LimitDecision, type LimiterSpec, type RateLimiter } from './limiter'
-import { createProgressiveDelay, type DelayDecision, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
+import { createProgressiveDelay, type DelayDecision, type MarkedDelayDecision, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
 
 export type { LimiterName } from '../../contract/limiter-names'
 
@@ -160,6 +160,8 @@ export interface KeyedLimiter<F> {
 
 export interface KeyedDelay<F> {
   attempt(facts: F): Promise<DelayDecision>
+  /** attempt() for `facts.marked` while the store key `markKey` (a full key) lives, else for `facts.unmarked`, in one store step. */
+  attemptByMark(markKey: string, facts: { marked: F; unmarked: F }): Promise<MarkedDelayDecision>
   forgive(facts: F): Promise<void>
   /** The full store keys `forgive` deletes. */
   forgiveKeys(facts: F): string[]
@@ -213,6 +215,7 @@ export function useDelay<N extends DelayLimiterName>(deps: LimiterDeps, name: N)
   const key = RULES[name].key as (facts: KeyFacts<N>) => string
   return {
     attempt: (facts) => limiter.attempt(key(facts)),
+    attemptByMark: (markKey, facts) => limiter.attemptByMark(markKey, { marked: key(facts.marked), unmarked: key(facts.unmarked) }),
     forgive: (facts) => limiter.forgive(key(facts)),
     forgiveKeys: (facts) => limiter.forgiveKeys(key(facts)),
   }

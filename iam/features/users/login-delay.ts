@@ -33,13 +33,25 @@ const deviceMarkKey = (email: string, visitorRowId: number) =>
 /** The delay's decision, and when the device's mark was set (null: not marked), for forgiveLoginAttempts. */
 export type LoginAdmission = DelayDecision & { deviceMarkedAt: number | null }
 
-/** Admits one login attempt for `email` from the device, or refuses it while its delay runs. */
+/**
+ * Admits one login attempt for `email` from the device, or refuses it while its delay runs. The
+ * device's mark is read and the delay of the subject it selects (the address on this device, or the
+ * address) decided in one store call.
+ */
 export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<LoginAdmission> {
-  const mark = await ctx.store.get<unknown>(deviceMarkKey(input.email, input.visitorRowId))
-  const known = mark !== null
-  const decision = await useDelay(ctx, 'loginAccountDelay').attempt({ email: input.email, device: known ? input.visitorRowId : undefined })
-  // marks written before they carried their time (the value 1) read as old: the next sign-in rewrites them
-  return { ...decision, deviceMarkedAt: known ? (typeof mark === 'number' ? mark : 0) : null }
+  const markKey = ctx.store.fullKey(deviceMarkKey(input.email, input.visitorRowId))
+  const { decision, mark } = await useDelay(ctx, 'loginAccountDelay').attemptByMark(markKey, {
+    marked: { email: input.email, device: input.visitorRowId },
+    unmarked: { email: input.email },
+  })
+  return { ...decision, deviceMarkedAt: markedAt(mark) }
+}
+
+/** When a mark (its stored JSON) was set; marks written before they carried their time (the value 1) read as old. */
+function markedAt(mark: string | null): number | null {
+  if (mark === null) return null
+  const at = Number(mark)
+  return Number.isFinite(at) ? at : 0
 }
 
 export interface ForgiveInput {

@@ -106,6 +106,10 @@ export function memoryAtomicOps(map: Entries): AtomicOps {
     anyAlive: async (keys, now) => keys.some((key) => openClocked(map.get(key), now) !== null),
     aliveEach: async (keys, now) => keys.map((key) => openClocked(map.get(key), now) !== null),
     attemptDelay: async (keys, spec, now) => attemptDelay(map, keys, spec, now),
+    attemptDelayByMark: async (mark, marked, unmarked, spec, now) => {
+      const json = openClocked(map.get(mark), now)?.json ?? null
+      return { decision: attemptDelay(map, json === null ? unmarked : marked, spec, now), mark: json }
+    },
     deleteAll: async (keys) => {
       for (const key of keys) map.delete(key)
     },

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type Redis from 'ioredis'
-import { MAX_DOUBLINGS, type AtomicOps } from './atomic'
+import { MAX_DOUBLINGS, type AtomicOps, type DelayDecision, type ProgressiveDelaySpec } from './atomic'
 import { checkTtl } from './clocked'
 
 /**
@@ -123,20 +123,38 @@ local alive = {}
 for i = 1, #KEYS do if live(KEYS[i]) then alive[i] = 1 else alive[i] = 0 end end
 return alive`)
 
-// The progressive delay's attempt (same decision as atomic-memory.ts and atomic.ts delayAfterMs).
-// KEYS: 1 count, 2 gate. ARGV: 1 now, 2 windowMs, 3 freeAttempts, 4 baseDelayMs, 5 maxDelayMs, 6 max doublings.
-// Reply: 0 = admitted, else the ms to wait.
-const attemptScript = defineRedisScript(`${CLOCKED_LUA}
-local _, gateExp = live(KEYS[2])
-if gateExp then return gateExp - now end
-local n = tonumber(live(KEYS[1]) or '0') + 1
-put(KEYS[1], string.format('%d', n), now + tonumber(ARGV[2]))
-local free = tonumber(ARGV[3])
-if n >= free then
-  local delay = math.min(tonumber(ARGV[4]) * 2 ^ math.min(n - free, tonumber(ARGV[6])), tonumber(ARGV[5]))
-  put(KEYS[2], '1', now + math.floor(delay))
+// The progressive delay's attempt (same decision as atomic-memory.ts and atomic.ts delayAfterMs) on
+// a count key and a gate key. ARGV: 1 now, 2 windowMs, 3 freeAttempts, 4 baseDelayMs, 5 maxDelayMs,
+// 6 max doublings. Answers 0 = admitted, else the ms to wait.
+const ATTEMPT_LUA = `
+local function attempt(countKey, gateKey)
+  local _, gateExp = live(gateKey)
+  if gateExp then return gateExp - now end
+  local n = tonumber(live(countKey) or '0') + 1
+  put(countKey, string.format('%d', n), now + tonumber(ARGV[2]))
+  local free = tonumber(ARGV[3])
+  if n >= free then
+    local delay = math.min(tonumber(ARGV[4]) * 2 ^ math.min(n - free, tonumber(ARGV[6])), tonumber(ARGV[5]))
+    put(gateKey, '1', now + math.floor(delay))
+  end
+  return 0
 end
-return 0`)
+`
+
+// KEYS: 1 count, 2 gate. Reply: 0 = admitted, else the ms to wait.
+const attemptScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
+return attempt(KEYS[1], KEYS[2])`)
+
+// The attempt on the marked subject while the mark lives, else on the unmarked one (one step: the
+// mark cannot change between its read and the attempt). KEYS: 1 mark, 2-3 marked count and gate,
+// 4-5 unmarked count and gate. Reply: { wait (0 = admitted), the mark's JSON or nil }.
+const attemptByMarkScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
+local mark = live(KEYS[1])
+if mark then return {attempt(KEYS[2], KEYS[3]), mark} end
+return {attempt(KEYS[4], KEYS[5])}`)
+
+const delayArgs = (spec: ProgressiveDelaySpec, now: number) => [now, spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
+const delayDecision = (wait: number): DelayDecision => (wait > 0 ? { ok: false, retryMs: wait } : { ok: true })
 
 /** The atomic operations on `redis` (the Redis driver's instance). */
 export function redisAtomicOps(redis: Redis): AtomicOps {
@@ -163,10 +181,11 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
       const reply = (await aliveEachScript(redis, keys, [now])) as unknown[]
       return reply.map((flag) => Number(flag) === 1)
     },
-    attemptDelay: async (keys, spec, now) => {
-      const args = [now, spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
-      const wait = Number(await attemptScript(redis, [keys.count, keys.gate], args))
-      return wait > 0 ? { ok: false, retryMs: wait } : { ok: true }
+    attemptDelay: async (keys, spec, now) => delayDecision(Number(await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now)))),
+    attemptDelayByMark: async (mark, marked, unmarked, spec, now) => {
+      const reply = await attemptByMarkScript(redis, [mark, marked.count, marked.gate, unmarked.count, unmarked.gate], delayArgs(spec, now))
+      if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the progressive delay script')
+      return { decision: delayDecision(Number(reply[0])), mark: typeof reply[1] === 'string' ? reply[1] : null }
     },
     deleteAll: async (keys) => {
       if (keys.length) await redis.del(...keys)
