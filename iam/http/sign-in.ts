@@ -7,7 +7,7 @@ import type { H3Event } from 'h3'
 import type { RouteContract } from '../contract/define'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
-import { fingerPrintOf, isCanaryId, visitDevice } from '../features/devices/devices-service'
+import { fingerPrintOf, isCanaryId, visitDevice, type Visit, type VisitFacts } from '../features/devices/devices-service'
 import { authFail, rejectXss } from './auth'
 import { getCanaryCookie } from './cookies'
 import { actorOf } from './link-submission'
@@ -29,6 +29,11 @@ export interface SignInDevice {
  * (devices-service.ts visitDevice): a steady sign-in from a known device reads it instead.
  */
 export async function requireSignInDevice(event: H3Event): Promise<Visitor> {
+  return (await signInDeviceVisit(event, visitDevice)).visitor
+}
+
+/** requireSignInDevice with its device step given (login reads the account in the same statement). */
+export async function signInDeviceVisit<V extends Visit>(event: H3Event, visit: (ctx: IamContext, facts: VisitFacts) => Promise<V>): Promise<V> {
   const canaryId = getCanaryCookie(event)
   if (!isCanaryId(canaryId)) return authFail(400, 'The canary_id cookie is required')
   const ctx = useIam()
@@ -36,10 +41,10 @@ export async function requireSignInDevice(event: H3Event): Promise<Visitor> {
   const userAgent = requestHeader(event, 'user-agent') ?? ''
   const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
   if (fingerprint) event.context.fingerPrint = fingerprint
-  const visit = await visitDevice(ctx, { canaryId, ipAddress, userAgent, fingerprint })
-  if (visit.banned) authFail(403, 'Device banned', { banned: true })
-  event.context.visitor = visit.visitor
-  return visit.visitor
+  const visited = await visit(ctx, { canaryId, ipAddress, userAgent, fingerprint })
+  if (visited.banned) authFail(403, 'Device banned', { banned: true })
+  event.context.visitor = visited.visitor
+  return visited
 }
 
 /** The device, network and a copy of the request's fingerprint, as the session records them. */

@@ -2,12 +2,13 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { useLimiter } from '../features/rate-limits/registry'
+import { visitLoginDevice } from '../features/users/login-device'
 import { login } from '../features/users/login-service'
 import { authFail, rejectXss, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
-import { requireSignInDevice, signInDevice } from '../http/sign-in'
+import { signInDevice, signInDeviceVisit } from '../http/sign-in'
 import { emitSignal } from '../lib/signals'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
@@ -17,8 +18,9 @@ const INVALID_CREDENTIALS = 'Invalid email or password'
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const visitor = await requireSignInDevice(event)
   const raw = getJsonBody<Record<string, unknown>>(event)
+  // the device step reads the account of the address as typed in the same statement (login-device.ts)
+  const { visitor, prefetched } = await signInDeviceVisit(event, (iam, facts) => visitLoginDevice(iam, facts, raw?.email))
   const { password: _p, ...freeText } = raw
   await rejectXss(event, freeText)
   const body = readRouteInput(event, ROUTES.login, 'body')
@@ -30,6 +32,7 @@ export default defineEventHandler(async (event) => {
     email: body.email,
     password: body.password,
     remember: body.rememberUser === 'on',
+    prefetched,
     ...signInDevice(event, visitor),
   })
   emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.code })

@@ -103,6 +103,9 @@ export function visitWithoutWrite(
   return { visitor: row, fingerprint: input.fingerprint, banned }
 }
 
+/** What the sign-in routes know of a visit before the device row: the canary, network, agent and fingerprint. */
+export type VisitFacts = { canaryId: string; ipAddress: string; userAgent: string; fingerprint: FingerPrint | null }
+
 /**
  * recordVisit for the sign-in routes (signup, login, OAuth, the second-factor step, passkeys),
  * written only when due, as full authentication does: the device row is read, and the upsert runs
@@ -111,11 +114,12 @@ export function visitWithoutWrite(
  * unknown. A steady sign-in from a known device costs one read instead of a write, its commit and
  * a dead tuple (issue 14); the row, its ban and what the caller does with them are the same.
  */
-export async function visitDevice(
-  ctx: IamContext,
-  input: { canaryId: string; ipAddress: string; userAgent: string; fingerprint: FingerPrint | null },
-): Promise<Visit> {
-  const row = await readVisitorByCanary(ctx.db, input.canaryId)
+export async function visitDevice(ctx: IamContext, input: VisitFacts): Promise<Visit> {
+  return visitOfRow(ctx, await readVisitorByCanary(ctx.db, input.canaryId), input)
+}
+
+/** visitDevice's decision on a device row the caller has read (undefined: no row for the canary). */
+export async function visitOfRow(ctx: IamContext, row: Visitor | undefined, input: VisitFacts): Promise<Visit> {
   return (row && visitWithoutWrite(ctx, row, input)) || recordVisit(ctx, input)
 }
 
