@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { createRateLimiter } from '../../iam/features/rate-limits/limiter'
 import { createProgressiveDelay, delayAfterMs, type DelayDecision } from '../../iam/features/rate-limits/progressive-delay'
 import { keysWithTtl, memoryStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
 
@@ -114,6 +115,38 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(sixth.ok).toBe(false)
     if (!sixth.ok) expect(sixth.retryMs).toBeGreaterThan(1000)
     expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
+  })
+
+  it.skipIf(skip)('consumes limiters in order, touching none after the first refusal, then attempts the delay by mark, in one step', async () => {
+    const store = newStore()
+    const first = createRateLimiter(store, 'first', { points: 1, duration: 60, blockDuration: 0 })
+    const second = createRateLimiter(store, 'second', { points: 5, duration: 60, blockDuration: 0 })
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    const admit = () => store.atomic.consumeThenAttemptByMark([first.step('ip'), second.step('ip+a')], delay.stepByMark(store.fullKey(MARK), SUBJECTS), store.now())
+    expect(await admit()).toEqual({ limits: [{ ok: true }, { ok: true }], delay: { decision: { ok: true }, mark: null } })
+    await store.set(MARK, 42, 60_000)
+    // the first limiter is spent: it refuses, and neither the second nor the delay is touched
+    expect(await admit()).toEqual({ limits: [{ ok: false, retryMs: expect.any(Number), permanent: false }], delay: null })
+    for (let i = 0; i < 4; i++) expect(await second.consume('ip+a')).toEqual({ ok: true })
+    expect(await second.consume('ip+a')).toMatchObject({ ok: false })
+    // one attempt counted, on the unmarked subject (no mark then): four free ones left; none on the marked one
+    for (let i = 0; i < 4; i++) expect(await delay.attempt(SUBJECTS.unmarked)).toEqual({ ok: true })
+    expect(await delay.attempt(SUBJECTS.unmarked)).toMatchObject({ ok: false })
+    for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
+  })
+
+  it.skipIf(skip)('attempts the delay only when every limiter allowed, and answers the mark', async () => {
+    const store = newStore()
+    const limiter = createRateLimiter(store, 'only', { points: 2, duration: 60, blockDuration: 0 })
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    await store.set(MARK, 42, 60_000)
+    const admit = () => store.atomic.consumeThenAttemptByMark([limiter.step('ip')], delay.stepByMark(store.fullKey(MARK), SUBJECTS), store.now())
+    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' } })
+    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' } })
+    expect(await admit()).toEqual({ limits: [{ ok: false, retryMs: expect.any(Number), permanent: false }], delay: null })
+    // two attempts counted on the marked subject: three free ones left
+    for (let i = 0; i < 3; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
+    expect(await delay.attempt(SUBJECTS.marked)).toMatchObject({ ok: false })
   })
 
   it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent marked attempts, counting none on the unmarked subject', async () => {

@@ -15,7 +15,7 @@
  */
 import { hash } from 'node:crypto'
 import type { IamContext } from '../../context'
-import type { DelayDecision } from '../rate-limits/progressive-delay'
+import type { LimitDecision } from '../rate-limits/limiter'
 import { loginDelaySubject, useDelay, useLimiter } from '../rate-limits/registry'
 
 /** As long as the canary cookie lives (90 days): the mark is worth nothing once the cookie is gone. */
@@ -30,21 +30,38 @@ const DEVICE_MARK_REWRITE_AFTER_MS = 24 * 60 * 60 * 1000
 // one-shot hash(): the same digest as a Hash object, at a third of its cost (lib/storage/keys.ts)
 const deviceMarkKey = (email: string, visitorRowId: number) => `login-device:${hash('sha256', loginDelaySubject(email, visitorRowId), 'base64url')}`
 
-/** The delay's decision, and when the device's mark was set (null: not marked), for forgiveLoginAttempts. */
-export type LoginAdmission = DelayDecision & { deviceMarkedAt: number | null }
+/**
+ * Why an attempt was not admitted (a limiter's refusal, with its retry and permanence; or the
+ * delay's wait), or, admitted, when the device's mark was set (null: not marked), for
+ * forgiveLoginAttempts.
+ */
+export type LoginAdmission =
+  | { ok: false; code: 'limited'; decision: Extract<LimitDecision, { ok: false }> }
+  | { ok: false; code: 'throttled'; retryMs: number }
+  | { ok: true; deviceMarkedAt: number | null }
 
 /**
- * Admits one login attempt for `email` from the device, or refuses it while its delay runs. The
- * device's mark is read and the delay of the subject it selects (the address on this device, or the
- * address) decided in one store call.
+ * Admits one login attempt for `email` from the device at `ipAddress`, in ONE store call: the
+ * login's per-IP budget (rate_limiters.login x LOGIN_IP_FACTOR), then its IP + address limiter,
+ * each consumed only when the one before allowed, then the account's delay, whose subject the
+ * device's mark picks (the address on this device, or the address), read in the same step. A
+ * refusal leaves every later step untouched, as when they were separate calls.
  */
-export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<LoginAdmission> {
-  const markKey = ctx.store.fullKey(deviceMarkKey(input.email, input.visitorRowId))
-  const { decision, mark } = await useDelay(ctx, 'loginAccountDelay').attemptByMark(markKey, {
+export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number; ipAddress: string }): Promise<LoginAdmission> {
+  const limiters = [useLimiter(ctx, 'loginIp'), useLimiter(ctx, 'loginAccount')] as const
+  const steps = [limiters[0].step({ ip: input.ipAddress }), limiters[1].step({ ip: input.ipAddress, email: input.email })]
+  const delay = useDelay(ctx, 'loginAccountDelay').stepByMark(ctx.store.fullKey(deviceMarkKey(input.email, input.visitorRowId)), {
     marked: { email: input.email, device: input.visitorRowId },
     unmarked: { email: input.email },
   })
-  return { ...decision, deviceMarkedAt: markedAt(mark) }
+  const admission = await ctx.store.atomic.consumeThenAttemptByMark(steps, delay, ctx.store.now())
+  const refusedBy = admission.limits.findIndex((decision) => !decision.ok)
+  if (refusedBy >= 0) {
+    const decision = limiters[refusedBy]!.settle(admission.limits[refusedBy]!)
+    if (!decision.ok) return { ok: false, code: 'limited', decision }
+  }
+  const { decision, mark } = admission.delay!
+  return decision.ok ? { ok: true, deviceMarkedAt: markedAt(mark) } : { ok: false, code: 'throttled', retryMs: decision.retryMs }
 }
 
 /** When a mark (its stored JSON) was set; marks written before they carried their time (the value 1) read as old. */

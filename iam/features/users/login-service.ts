@@ -40,7 +40,7 @@ export interface LoginInput {
 }
 
 /** Why a login fails: nothing tells an unknown address from a wrong password. */
-export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled'
+export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled' | 'limited'
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
@@ -48,11 +48,13 @@ export type LoginResult =
   | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
   | { ok: false; code: 'invalid_credentials' | 'banned' }
   | { ok: false; code: 'throttled'; retryMs: number }
+  /** refused by the per-IP budget or the IP + address limiter (rate_limiters.login) before anything else */
+  | { ok: false; code: 'limited'; decision: { ok: false; retryMs: number; permanent: boolean } }
 
 export async function login(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
   const attempt = { email: input.email, visitorRowId: input.visitor.id }
-  const admitted = await admitLoginAttempt(ctx, attempt)
-  if (!admitted.ok) return { ok: false, code: 'throttled', retryMs: admitted.retryMs }
+  const admitted = await admitLoginAttempt(ctx, { ...attempt, ipAddress: input.ipAddress })
+  if (!admitted.ok) return admitted
   const hasher = getPasswordHasher(ctx)
   const user = input.prefetched?.key === loginLookupKey(input.email) ? input.prefetched.account : await findUserForLogin(ctx.db, normalizeEmail(input.email))
   if (!user || !user.password_hash) {
