@@ -9,7 +9,7 @@ const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
 const rememberUser = z.enum(['on', 'off']).optional()
 
-/** Signup, login, OAuth: the JSON body rules, requireDevice (canary_id cookie, banned device) and XSS */
+/** Signup, login, OAuth: the JSON body rules, requireSignInDevice (canary_id cookie, banned device) and XSS */
 const SIGN_IN = responses(
   JSON_BODY_FIELDS,
   { 400: { description: 'No canary_id cookie', body: errorFail } },

@@ -7,10 +7,12 @@ import type { H3Event } from 'h3'
 import type { RouteContract } from '../contract/define'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
-import { rejectXss, requireDevice } from './auth'
+import { fingerPrintOf, isCanaryId, visitDevice, type Visit, type VisitFacts } from '../features/devices/devices-service'
+import { authFail, rejectXss } from './auth'
+import { getCanaryCookie } from './cookies'
 import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
-import { getClientIp, getJsonBody } from './request'
+import { getClientIp, getJsonBody, requestHeader } from './request'
 import { readRouteInput, type RouteInput } from './route-input'
 
 export interface SignInDevice {
@@ -18,6 +20,31 @@ export interface SignInDevice {
   ipAddress: string
   /** a plain copy: the session stores it as JSON */
   fingerprint: Record<string, unknown> | null
+}
+
+/**
+ * The device gate of the routes that hand out a session (auth.ts requireDevice's rule): the
+ * canary_id cookie is required (400), the device is recorded and a banned one refused (403), and
+ * req.fingerPrint and the device are kept on the event. The device row is written only when due
+ * (devices-service.ts visitDevice): a steady sign-in from a known device reads it instead.
+ */
+export async function requireSignInDevice(event: H3Event): Promise<Visitor> {
+  return (await signInDeviceVisit(event, visitDevice)).visitor
+}
+
+/** requireSignInDevice with its device step given (login reads the account in the same statement). */
+export async function signInDeviceVisit<V extends Visit>(event: H3Event, visit: (ctx: IamContext, facts: VisitFacts) => Promise<V>): Promise<V> {
+  const canaryId = getCanaryCookie(event)
+  if (!isCanaryId(canaryId)) return authFail(400, 'The canary_id cookie is required')
+  const ctx = useIam()
+  const ipAddress = getClientIp(event)
+  const userAgent = requestHeader(event, 'user-agent') ?? ''
+  const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
+  if (fingerprint) event.context.fingerPrint = fingerprint
+  const visited = await visit(ctx, { canaryId, ipAddress, userAgent, fingerprint })
+  if (visited.banned) authFail(403, 'Device banned', { banned: true })
+  event.context.visitor = visited.visitor
+  return visited
 }
 
 /** The device, network and a copy of the request's fingerprint, as the session records them. */
@@ -39,7 +66,7 @@ export interface SignInStep<T> {
 export async function readSignInStep<R extends RouteContract>(event: H3Event, route: R): Promise<SignInStep<RouteInput<R, 'body'>>> {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const visitor = await requireDevice(event)
+  const visitor = await requireSignInDevice(event)
   await rejectXss(event, getJsonBody(event))
   const body = readRouteInput(event, route, 'body')
   await enforceRateLimit(ctx, 'loginIp', { ip: ipAddress })

@@ -2,17 +2,17 @@ import { defineEventHandler } from 'h3'
 import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { signup } from '../features/users/signup-service'
-import { authFail, rejectXss, requireDevice, sendTokens } from '../http/auth'
+import { authFail, rejectXss, sendTokens } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
 import { readRouteInput } from '../http/route-input'
-import { signInDevice } from '../http/sign-in'
+import { requireSignInDevice, signInDevice } from '../http/sign-in'
 
 /** POST /signup: 201 tokens; 400 validation; 403 XSS/banned; 409 email taken; 429. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
-  const visitor = await requireDevice(event)
+  const visitor = await requireSignInDevice(event)
   const raw = getJsonBody<Record<string, unknown>>(event)
   const { password: _p, confirmedPassword: _c, ...freeText } = raw
   await rejectXss(event, freeText)

@@ -7,6 +7,9 @@ import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail, type Client, ty
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { flushedLogs, requestLine } from '../helpers/logs'
+import { untilMailTo } from '../helpers/outbox'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
+import { waitUntil } from '../helpers/wait'
 
 const FREE_ATTEMPTS = 3
 // A minute-long delay: an early attempt is early however slow the machine is. The delay running
@@ -137,6 +140,31 @@ describe('per-account login delay', () => {
       expect(answer.retryAfter).toBe(String((answer.body as Json).retry))
     }
     expect(used).toBe(2 * FREE_ATTEMPTS)
+  })
+
+  it('makes the same one read and no write for a throttled attempt on a known address as on an unknown one', async () => {
+    const known = await signupUser(iam, { client: await newDevice(iam, { ip: '198.51.100.7' }) })
+    await untilMailTo(iam.dataDir, known.email)
+    const counts: number[][] = []
+    for (const email of [known.email, uniqueEmail('ghost')]) {
+      const start = await scrapeMetrics(iam.url)
+      for (let i = 0; i < FREE_ATTEMPTS; i++) await login(email, WRONG, freshIpv4())
+      // a known address's failures are audited off the request path: counting starts once they are written
+      const audited = email === known.email ? FREE_ATTEMPTS : 0
+      await waitUntil(async () => moved(start, await scrapeMetrics(iam.url), 'iam_security_events_total', { type: 'login_failed' }) >= audited, 'failed logins audited')
+      // a device whose row GET /check has just written, on its own address: its row is fresh
+      const ip = freshIpv4()
+      const client = await newDevice(iam, { ip })
+      const before = await scrapeMetrics(iam.url)
+      expect((await login(email, WRONG, ip, iam, client)).status).toBe(429)
+      const after = await scrapeMetrics(iam.url)
+      counts.push(['read', 'write', 'transaction'].map((kind) => moved(before, after, 'iam_db_statements_total', { kind })))
+    }
+    // the device row with the account of the address: the same statement whether or not it has one
+    expect(counts).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+    ])
   })
 
   it('keys the delay on the address whatever its case', async () => {

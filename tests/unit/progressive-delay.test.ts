@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { createRateLimiter } from '../../iam/features/rate-limits/limiter'
 import { createProgressiveDelay, delayAfterMs, type DelayDecision } from '../../iam/features/rate-limits/progressive-delay'
-import { keysWithTtl, memoryStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
+import { keysWithTtl, memoryStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
 
 const SPEC = { freeAttempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 900_000 }
 const admittedCount = (decisions: DelayDecision[]) => decisions.filter((d) => d.ok).length
@@ -87,8 +88,75 @@ describe('progressive delay over time (memory clock)', () => {
 
 
 // `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, skip }) => {
+describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked, skip }) => {
   const newStore = useStores(make)
+  const newClockedStore = useClockedStores(clocked)
+  const MARK = 'login-device:mark'
+  const SUBJECTS = { marked: 'a@example.com\n7', unmarked: 'a@example.com' }
+
+  it.skipIf(skip)('decides on the marked subject while the mark lives by the store clock, else on the unmarked one, and answers the mark', async () => {
+    const { store, advance } = newClockedStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    const markKey = store.fullKey(MARK)
+    for (let i = 0; i < 5; i++) expect(await delay.attemptByMark(markKey, SUBJECTS)).toEqual({ decision: { ok: true }, mark: null })
+    expect(await delay.attemptByMark(markKey, SUBJECTS)).toEqual({ decision: { ok: false, retryMs: expect.any(Number) }, mark: null })
+    // the unmarked attempts were the address's own
+    expect(await delay.attempt(SUBJECTS.unmarked)).toMatchObject({ ok: false })
+    await store.set(MARK, 1234, 60_000)
+    // marked: the device's delay, which the address's refusals did not touch
+    for (let i = 0; i < 5; i++) expect(await delay.attemptByMark(markKey, SUBJECTS)).toEqual({ decision: { ok: true }, mark: '1234' })
+    expect(await delay.attemptByMark(markKey, SUBJECTS)).toEqual({ decision: { ok: false, retryMs: expect.any(Number) }, mark: '1234' })
+    expect(await delay.attempt(SUBJECTS.marked)).toMatchObject({ ok: false })
+    // the address's gate (1 s) and the device's have run out, and so has the mark
+    advance(60_000)
+    expect(await delay.attemptByMark(markKey, SUBJECTS)).toEqual({ decision: { ok: true }, mark: null })
+    // that attempt was the address's sixth: its next wait is 2 s; the device's sixth is still free of a gate
+    const sixth = await delay.attempt(SUBJECTS.unmarked)
+    expect(sixth.ok).toBe(false)
+    if (!sixth.ok) expect(sixth.retryMs).toBeGreaterThan(1000)
+    expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
+  })
+
+  it.skipIf(skip)('consumes limiters in order, touching none after the first refusal, then attempts the delay by mark, in one step', async () => {
+    const store = newStore()
+    const first = createRateLimiter(store, 'first', { points: 1, duration: 60, blockDuration: 0 })
+    const second = createRateLimiter(store, 'second', { points: 5, duration: 60, blockDuration: 0 })
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    const admit = () => store.atomic.consumeThenAttemptByMark([first.step('ip'), second.step('ip+a')], delay.stepByMark(store.fullKey(MARK), SUBJECTS), store.now())
+    expect(await admit()).toEqual({ limits: [{ ok: true }, { ok: true }], delay: { decision: { ok: true }, mark: null } })
+    await store.set(MARK, 42, 60_000)
+    // the first limiter is spent: it refuses, and neither the second nor the delay is touched
+    expect(await admit()).toEqual({ limits: [{ ok: false, retryMs: expect.any(Number), permanent: false }], delay: null })
+    for (let i = 0; i < 4; i++) expect(await second.consume('ip+a')).toEqual({ ok: true })
+    expect(await second.consume('ip+a')).toMatchObject({ ok: false })
+    // one attempt counted, on the unmarked subject (no mark then): four free ones left; none on the marked one
+    for (let i = 0; i < 4; i++) expect(await delay.attempt(SUBJECTS.unmarked)).toEqual({ ok: true })
+    expect(await delay.attempt(SUBJECTS.unmarked)).toMatchObject({ ok: false })
+    for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
+  })
+
+  it.skipIf(skip)('attempts the delay only when every limiter allowed, and answers the mark', async () => {
+    const store = newStore()
+    const limiter = createRateLimiter(store, 'only', { points: 2, duration: 60, blockDuration: 0 })
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    await store.set(MARK, 42, 60_000)
+    const admit = () => store.atomic.consumeThenAttemptByMark([limiter.step('ip')], delay.stepByMark(store.fullKey(MARK), SUBJECTS), store.now())
+    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' } })
+    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' } })
+    expect(await admit()).toEqual({ limits: [{ ok: false, retryMs: expect.any(Number), permanent: false }], delay: null })
+    // two attempts counted on the marked subject: three free ones left
+    for (let i = 0; i < 3; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
+    expect(await delay.attempt(SUBJECTS.marked)).toMatchObject({ ok: false })
+  })
+
+  it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent marked attempts, counting none on the unmarked subject', async () => {
+    const store = newStore()
+    const delay = createProgressiveDelay(store, 'login', SPEC)
+    await store.set(MARK, 1, 60_000)
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => delay.attemptByMark(store.fullKey(MARK), SUBJECTS)))
+    expect(admittedCount(decisions.map((d) => d.decision))).toBe(5)
+    for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.unmarked)).toEqual({ ok: true })
+  })
 
   it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent attempts', async () => {
     const delay = createProgressiveDelay(newStore(), 'login', SPEC)

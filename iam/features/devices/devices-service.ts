@@ -9,7 +9,7 @@ import type { IamContext } from '../../context'
 import type { Database, Visitor } from '../../db/schema'
 import { cachedFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
 import { openGeoLookup } from './geo'
-import { findVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
+import { findVisitorByCanary, readVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
 
 /** How long a ban lasts unless lifted. */
 export const BAN_MS = 24 * 60 * 60 * 1000
@@ -101,6 +101,26 @@ export function visitWithoutWrite(
   const fresh = now - row.last_seen.getTime() < VISIT_WRITE_EVERY_MS
   if (!fresh || !sameScore || row.ip_address !== input.ipAddress || row.user_agent !== input.userAgent) return null
   return { visitor: row, fingerprint: input.fingerprint, banned }
+}
+
+/** What the sign-in routes know of a visit before the device row: the canary, network, agent and fingerprint. */
+export type VisitFacts = { canaryId: string; ipAddress: string; userAgent: string; fingerprint: FingerPrint | null }
+
+/**
+ * recordVisit for the sign-in routes (signup, login, OAuth, the second-factor step, passkeys),
+ * written only when due, as full authentication does: the device row is read, and the upsert runs
+ * only when visitWithoutWrite says the write would change something that matters (a new IP, user
+ * agent or score, a ban by score, last_seen older than VISIT_WRITE_EVERY_MS) or the canary is
+ * unknown. A steady sign-in from a known device costs one read instead of a write, its commit and
+ * a dead tuple (issue 14); the row, its ban and what the caller does with them are the same.
+ */
+export async function visitDevice(ctx: IamContext, input: VisitFacts): Promise<Visit> {
+  return visitOfRow(ctx, await readVisitorByCanary(ctx.db, input.canaryId), input)
+}
+
+/** visitDevice's decision on a device row the caller has read (undefined: no row for the canary). */
+export async function visitOfRow(ctx: IamContext, row: Visitor | undefined, input: VisitFacts): Promise<Visit> {
+  return (row && visitWithoutWrite(ctx, row, input)) || recordVisit(ctx, input)
 }
 
 /**

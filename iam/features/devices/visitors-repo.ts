@@ -2,6 +2,7 @@
  * Visitors (devices named by the canary_id cookie): SQL only.
  */
 import { sql, type Kysely } from 'kysely'
+import { compiledOnce } from '../../db/compiled-once'
 import type { Database, Visitor } from '../../db/schema'
 
 export interface VisitInput {
@@ -50,6 +51,17 @@ export async function upsertVisitor(db: Kysely<Database>, input: VisitInput): Pr
 
 export function findVisitorByCanary(db: Kysely<Database>, canaryId: string): Promise<Visitor | undefined> {
   return db.selectFrom('visitors').selectAll().where('canary_id', '=', canaryId).executeTakeFirst()
+}
+
+// every sign-in reads its device first (devices-service.ts visitDevice): compiled once (db/compiled-once.ts)
+const visitorByCanary = compiledOnce((db: Kysely<Database>, args: { canaryId: string }) =>
+  db.selectFrom('visitors').selectAll().where('canary_id', '=', args.canaryId),
+)
+
+/** findVisitorByCanary for the sign-in routes' hot path: the same row, the statement built once. */
+export async function readVisitorByCanary(db: Kysely<Database>, canaryId: string): Promise<Visitor | undefined> {
+  const { rows } = await visitorByCanary(db, { canaryId })
+  return rows[0]
 }
 
 export function findVisitorById(db: Kysely<Database>, id: number): Promise<Visitor | undefined> {

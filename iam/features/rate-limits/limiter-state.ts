@@ -16,7 +16,7 @@ import type { LimiterKeys, PartMs } from '../../lib/storage/atomic'
 /** One limit: `points` per `duration` seconds; going over blocks the key for `blockDuration` seconds (0 = until the window ends). */
 export type LimiterSpec = { points: number; duration: number; blockDuration: number }
 
-export type { LimitDecision, LimiterKeys, LimiterPolicy, PartMs } from '../../lib/storage/atomic'
+export type { LimitDecision, LimiterKeys, LimiterPolicy, LimitStep, PartMs } from '../../lib/storage/atomic'
 
 /**
  * "Permanent" = 365 days. Every key in shared storage has a TTL (DESIGN: state never grows without

@@ -25,9 +25,10 @@ import {
   type LimiterKeys,
   type LimiterPolicy,
   type LimiterSpec,
+  type LimitStep,
 } from './limiter-state'
 
-export { PERMANENT_BLOCK_MS, type LimitDecision, type LimiterSpec } from './limiter-state'
+export { PERMANENT_BLOCK_MS, type LimitDecision, type LimiterSpec, type LimitStep } from './limiter-state'
 
 export type RateLimiterOptions = {
   /** the n-th consecutive rejection creates a permanent block (absent = never) */
@@ -60,6 +61,10 @@ export interface RateLimiter {
   resetAll(keys: string[]): Promise<void>
   /** The full store keys of `key` (for tests and operators). */
   keysOf(key: string): LimiterKeys
+  /** consume()'s step for `key`, for a caller that runs several in one store call (atomic.ts consumeThenAttemptByMark). */
+  step(key: string): LimitStep
+  /** What consume() does with a decision once made (a refusal is counted in /metrics): for a step's decision. */
+  settle(decision: LimitDecision): LimitDecision
 }
 
 /** Creates a limiter named `name` (namespaces its keys: `rl:<name>:...`); several parts = a union. */
@@ -108,6 +113,8 @@ export function createRateLimiter(
     keysOf,
     resetKeys: (key) => resettable(keysOf(key)),
     consume: (key) => atomic.consumeLimit(keysOf(key), partsMs, policy, store.now()).then(signalRejection),
+    step: (key) => ({ keys: keysOf(key), parts: partsMs, policy }),
+    settle: signalRejection,
     reset: (key, resetOpts) => {
       const keys = keysOf(key)
       return atomic.deleteAll([...resettable(keys), ...(resetOpts?.unblock ? [keys.permanent] : [])])

@@ -18,15 +18,23 @@
  * Redis, one synchronous step in memory), judged by the IAM's clock.
  */
 import type { SharedStore } from '../../lib/store'
-import { delayAfterMs, type DelayDecision, type DelayKeys, type ProgressiveDelaySpec } from '../../lib/storage/atomic'
+import { delayAfterMs, type DelayDecision, type DelayKeys, type MarkedDelayDecision, type MarkedDelayStep, type ProgressiveDelaySpec } from '../../lib/storage/atomic'
 import { hashKeyPart } from '../../lib/storage/keys'
 import { checkLimiterName } from './limiter-state'
 
-export { delayAfterMs, type DelayDecision, type ProgressiveDelaySpec }
+export { delayAfterMs, type DelayDecision, type MarkedDelayDecision, type MarkedDelayStep, type ProgressiveDelaySpec }
 
 export interface ProgressiveDelay {
   /** Admits and counts one attempt for `subject`, or refuses it (nothing counted) while the delay runs. */
   attempt(subject: string): Promise<DelayDecision>
+  /**
+   * attempt() for `subjects.marked` while the store key `markKey` (a full key) is alive, else for
+   * `subjects.unmarked`: the mark is read and the attempt decided in one store step. Also answers
+   * the mark's JSON (null: no live mark).
+   */
+  attemptByMark(markKey: string, subjects: { marked: string; unmarked: string }): Promise<MarkedDelayDecision>
+  /** attemptByMark's step, for a caller that runs it after limiters in one store call (atomic.ts consumeThenAttemptByMark). */
+  stepByMark(markKey: string, subjects: { marked: string; unmarked: string }): MarkedDelayStep
   /** Forgets `subject`'s attempts and delay (after a success). */
   forgive(subject: string): Promise<void>
   /** The full store keys `forgive` deletes, for a caller that forgets several subjects in one store call. */
@@ -54,6 +62,8 @@ export function createProgressiveDelay(store: SharedStore, name: string, spec: P
   }
   return {
     attempt: (subject) => store.atomic.attemptDelay(keysOf(subject), spec, store.now()),
+    attemptByMark: (markKey, subjects) => store.atomic.attemptDelayByMark(markKey, keysOf(subjects.marked), keysOf(subjects.unmarked), spec, store.now()),
+    stepByMark: (markKey, subjects) => ({ mark: markKey, marked: keysOf(subjects.marked), unmarked: keysOf(subjects.unmarked), spec }),
     forgive: (subject) => store.atomic.deleteAll(forgiveKeys(subject)),
     forgiveKeys,
   }

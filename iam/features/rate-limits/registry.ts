@@ -18,8 +18,8 @@ import { limiterIpKey } from '../../lib/ip'
 import type { SharedStore } from '../../lib/store'
 import { hashToken } from '../api-tokens/token-format'
 import { normalizeEmail } from '../email-checks/email-checks'
-import { createRateLimiter, type LimitDecision, type LimiterSpec, type RateLimiter } from './limiter'
-import { createProgressiveDelay, type DelayDecision, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
+import { createRateLimiter, type LimitDecision, type LimiterSpec, type LimitStep, type RateLimiter } from './limiter'
+import { createProgressiveDelay, type DelayDecision, type MarkedDelayDecision, type MarkedDelayStep, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
 
 export type { LimiterName } from '../../contract/limiter-names'
 
@@ -156,10 +156,17 @@ export interface KeyedLimiter<F> {
   inspect(facts: F[]): Promise<{ blocked: boolean; dirty: F[] }>
   /** reset() of several facts in one round trip. */
   resetAll(facts: F[]): Promise<void>
+  /** consume()'s step for the facts, run with others in one store call; `settle` its decision afterwards. */
+  step(facts: F): LimitStep
+  settle(decision: LimitDecision): LimitDecision
 }
 
 export interface KeyedDelay<F> {
   attempt(facts: F): Promise<DelayDecision>
+  /** attempt() for `facts.marked` while the store key `markKey` (a full key) lives, else for `facts.unmarked`, in one store step. */
+  attemptByMark(markKey: string, facts: { marked: F; unmarked: F }): Promise<MarkedDelayDecision>
+  /** attemptByMark's step, run after limiters' steps in one store call. */
+  stepByMark(markKey: string, facts: { marked: F; unmarked: F }): MarkedDelayStep
   forgive(facts: F): Promise<void>
   /** The full store keys `forgive` deletes. */
   forgiveKeys(facts: F): string[]
@@ -204,6 +211,8 @@ export function useLimiter<N extends CountLimiterName>(deps: LimiterDeps, name: 
       return { blocked, dirty: facts.filter((_, i) => dirty.includes(keys[i]!)) }
     },
     resetAll: (facts) => limiter.resetAll(facts.map(key)),
+    step: (facts) => limiter.step(key(facts)),
+    settle: (decision) => limiter.settle(decision),
   }
 }
 
@@ -213,6 +222,8 @@ export function useDelay<N extends DelayLimiterName>(deps: LimiterDeps, name: N)
   const key = RULES[name].key as (facts: KeyFacts<N>) => string
   return {
     attempt: (facts) => limiter.attempt(key(facts)),
+    attemptByMark: (markKey, facts) => limiter.attemptByMark(markKey, { marked: key(facts.marked), unmarked: key(facts.unmarked) }),
+    stepByMark: (markKey, facts) => limiter.stepByMark(markKey, { marked: key(facts.marked), unmarked: key(facts.unmarked) }),
     forgive: (facts) => limiter.forgive(key(facts)),
     forgiveKeys: (facts) => limiter.forgiveKeys(key(facts)),
   }

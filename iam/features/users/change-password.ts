@@ -20,7 +20,6 @@ import type { LimitDecision } from '../rate-limits/limiter'
 import { recordUserAction } from '../security-events/repository'
 import { pairForFamily, renewFamilyToken, type OpenedSession, type TokenPair } from '../sessions/session-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
-import { useLimiter } from '../rate-limits/registry'
 import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
 import { findUserById, replacePasswordHash } from './users-repo'
 
@@ -48,14 +47,11 @@ export interface ChangePasswordInput {
   actor: Actor
 }
 
-/** The login limiters, consumed for this attempt as POST /login consumes them. */
+/** The login limiters and delay, consumed for this attempt as POST /login consumes them (one store call). */
 async function admitAttempt(ctx: IamContext, email: string, input: ChangePasswordInput): Promise<Extract<LimitDecision, { ok: false }> | null> {
-  const loginIp = await useLimiter(ctx, 'loginIp').consume({ ip: input.actor.ipAddress })
-  if (!loginIp.ok) return loginIp
-  const loginAccount = await useLimiter(ctx, 'loginAccount').consume({ ip: input.actor.ipAddress, email })
-  if (!loginAccount.ok) return loginAccount
-  const delay = await admitLoginAttempt(ctx, { email, visitorRowId: input.visitor.id })
-  return delay.ok ? null : { ok: false, retryMs: delay.retryMs, permanent: false }
+  const admitted = await admitLoginAttempt(ctx, { email, visitorRowId: input.visitor.id, ipAddress: input.actor.ipAddress })
+  if (admitted.ok) return null
+  return admitted.code === 'limited' ? admitted.decision : { ok: false, retryMs: admitted.retryMs, permanent: false }
 }
 
 /** Thrown inside the transaction to roll it back. */

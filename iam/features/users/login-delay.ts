@@ -13,9 +13,9 @@
  *   to anyone who does not already know the password.
  * - A successful login forgives both subjects and (re)marks the device.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { IamContext } from '../../context'
-import type { DelayDecision } from '../rate-limits/progressive-delay'
+import type { LimitDecision } from '../rate-limits/limiter'
 import { loginDelaySubject, useDelay, useLimiter } from '../rate-limits/registry'
 
 /** As long as the canary cookie lives (90 days): the mark is worth nothing once the cookie is gone. */
@@ -27,19 +27,48 @@ const DEVICE_MARK_TTL_MS = 90 * 24 * 60 * 60 * 1000
  */
 const DEVICE_MARK_REWRITE_AFTER_MS = 24 * 60 * 60 * 1000
 
-const deviceMarkKey = (email: string, visitorRowId: number) =>
-  `login-device:${createHash('sha256').update(loginDelaySubject(email, visitorRowId)).digest('base64url')}`
+// one-shot hash(): the same digest as a Hash object, at a third of its cost (lib/storage/keys.ts)
+const deviceMarkKey = (email: string, visitorRowId: number) => `login-device:${hash('sha256', loginDelaySubject(email, visitorRowId), 'base64url')}`
 
-/** The delay's decision, and when the device's mark was set (null: not marked), for forgiveLoginAttempts. */
-export type LoginAdmission = DelayDecision & { deviceMarkedAt: number | null }
+/**
+ * Why an attempt was not admitted (a limiter's refusal, with its retry and permanence; or the
+ * delay's wait), or, admitted, when the device's mark was set (null: not marked), for
+ * forgiveLoginAttempts.
+ */
+export type LoginAdmission =
+  | { ok: false; code: 'limited'; decision: Extract<LimitDecision, { ok: false }> }
+  | { ok: false; code: 'throttled'; retryMs: number }
+  | { ok: true; deviceMarkedAt: number | null }
 
-/** Admits one login attempt for `email` from the device, or refuses it while its delay runs. */
-export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number }): Promise<LoginAdmission> {
-  const mark = await ctx.store.get<unknown>(deviceMarkKey(input.email, input.visitorRowId))
-  const known = mark !== null
-  const decision = await useDelay(ctx, 'loginAccountDelay').attempt({ email: input.email, device: known ? input.visitorRowId : undefined })
-  // marks written before they carried their time (the value 1) read as old: the next sign-in rewrites them
-  return { ...decision, deviceMarkedAt: known ? (typeof mark === 'number' ? mark : 0) : null }
+/**
+ * Admits one login attempt for `email` from the device at `ipAddress`, in ONE store call: the
+ * login's per-IP budget (rate_limiters.login x LOGIN_IP_FACTOR), then its IP + address limiter,
+ * each consumed only when the one before allowed, then the account's delay, whose subject the
+ * device's mark picks (the address on this device, or the address), read in the same step. A
+ * refusal leaves every later step untouched, as when they were separate calls.
+ */
+export async function admitLoginAttempt(ctx: IamContext, input: { email: string; visitorRowId: number; ipAddress: string }): Promise<LoginAdmission> {
+  const limiters = [useLimiter(ctx, 'loginIp'), useLimiter(ctx, 'loginAccount')] as const
+  const steps = [limiters[0].step({ ip: input.ipAddress }), limiters[1].step({ ip: input.ipAddress, email: input.email })]
+  const delay = useDelay(ctx, 'loginAccountDelay').stepByMark(ctx.store.fullKey(deviceMarkKey(input.email, input.visitorRowId)), {
+    marked: { email: input.email, device: input.visitorRowId },
+    unmarked: { email: input.email },
+  })
+  const admission = await ctx.store.atomic.consumeThenAttemptByMark(steps, delay, ctx.store.now())
+  const refusedBy = admission.limits.findIndex((decision) => !decision.ok)
+  if (refusedBy >= 0) {
+    const decision = limiters[refusedBy]!.settle(admission.limits[refusedBy]!)
+    if (!decision.ok) return { ok: false, code: 'limited', decision }
+  }
+  const { decision, mark } = admission.delay!
+  return decision.ok ? { ok: true, deviceMarkedAt: markedAt(mark) } : { ok: false, code: 'throttled', retryMs: decision.retryMs }
+}
+
+/** When a mark (its stored JSON) was set; marks written before they carried their time (the value 1) read as old. */
+function markedAt(mark: string | null): number | null {
+  if (mark === null) return null
+  const at = Number(mark)
+  return Number.isFinite(at) ? at : 0
 }
 
 export interface ForgiveInput {

@@ -7,12 +7,14 @@
  * the attempt is admitted by the account's progressive delay, keyed on the email as typed
  * (normalised), never on whether the account exists; a device that signed in to it before has its
  * own delay, so an attack from elsewhere does not slow the owner's usual devices. A refused
- * attempt answers `throttled` (the route's 429 with Retry-After) without a database read or an
- * Argon2 verification, so known and unknown addresses are refused alike in status, body and
- * timing. 429 rather than a fake 401: the owner typing the right password learns to wait instead
- * of believing the password wrong, and nothing about the account leaks since the refusal depends
- * only on recent attempts for that address. A delay is not a lock-out (DESIGN 4: no block on an
- * email alone): the next attempt after the delay is heard.
+ * attempt answers `throttled` (the route's 429 with Retry-After) without an Argon2 verification
+ * and without reading anything beyond the one statement every attempt makes (the device row and
+ * the account of the address as typed, login-device.ts; the refusal does not depend on it), so
+ * known and unknown addresses are refused alike in status, body and timing. 429 rather than a
+ * fake 401: the owner typing the right password learns to wait instead of believing the password
+ * wrong, and nothing about the account leaks since the refusal depends only on recent attempts for
+ * that address. A delay is not a lock-out (DESIGN 4: no block on an email alone): the next
+ * attempt after the delay is heard.
  */
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
@@ -23,6 +25,7 @@ import { recordSecurityEvent, type SecurityEventInput } from '../security-events
 import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
 import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
+import { loginLookupKey, type PrefetchedAccount } from './login-device'
 import { findUserForLogin, replacePasswordHash } from './users-repo'
 
 export interface LoginInput {
@@ -32,10 +35,12 @@ export interface LoginInput {
   ipAddress: string
   fingerprint: Record<string, unknown> | null
   remember: boolean
+  /** the account read with the device row (login-device.ts); read here when absent or for another key */
+  prefetched?: PrefetchedAccount
 }
 
 /** Why a login fails: nothing tells an unknown address from a wrong password. */
-export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled'
+export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled' | 'limited'
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
@@ -43,13 +48,15 @@ export type LoginResult =
   | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
   | { ok: false; code: 'invalid_credentials' | 'banned' }
   | { ok: false; code: 'throttled'; retryMs: number }
+  /** refused by the per-IP budget or the IP + address limiter (rate_limiters.login) before anything else */
+  | { ok: false; code: 'limited'; decision: { ok: false; retryMs: number; permanent: boolean } }
 
 export async function login(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
   const attempt = { email: input.email, visitorRowId: input.visitor.id }
-  const admitted = await admitLoginAttempt(ctx, attempt)
-  if (!admitted.ok) return { ok: false, code: 'throttled', retryMs: admitted.retryMs }
+  const admitted = await admitLoginAttempt(ctx, { ...attempt, ipAddress: input.ipAddress })
+  if (!admitted.ok) return admitted
   const hasher = getPasswordHasher(ctx)
-  const user = await findUserForLogin(ctx.db, normalizeEmail(input.email))
+  const user = input.prefetched?.key === loginLookupKey(input.email) ? input.prefetched.account : await findUserForLogin(ctx.db, normalizeEmail(input.email))
   if (!user || !user.password_hash) {
     await hasher.verifyDummy(input.password)
     ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: false })

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once'
-import type { Database, User } from '../../db/schema'
+import type { Database, User, Visitor } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -18,26 +18,47 @@ export function findUserByEmail(db: Db, email: string): Promise<User | undefined
 }
 
 /**
- * The login's one read: the account behind an address and whether it has an enabled second factor
- * (read with the lookup, so every attempt costs the same single statement; used only after the
- * password was right).
+ * The account behind an address (lower-cased) and whether it has an enabled second factor, read
+ * with the lookup, so every attempt costs the same single statement (used only after the password
+ * was right). The statement is the login's device-and-account read without a device.
  */
-export async function findUserForLogin(db: Db, email: string) {
-  const { rows } = await userForLogin(db, { email: email.toLowerCase() })
-  return rows[0]
+export async function findUserForLogin(db: Kysely<Database>, email: string): Promise<LoginAccount | undefined> {
+  return (await findDeviceAndLoginAccount(db, { canaryId: '', email: email.toLowerCase() })).account
 }
 
-// every login runs it: compiled once (db/compiled-once.ts)
-const userForLogin = compiledOnce((db: Kysely<Database>, args: { email: string }) =>
+/** What a password login uses of the account (findUserForLogin's row has it, and more). */
+export type LoginAccount = Pick<User, 'id' | 'password_hash' | 'banned_until' | 'roles'> & { has_second_factor: boolean }
+
+/**
+ * A login's device row (by canary) and the account behind an address (lower-cased), in ONE read:
+ * the sign-in's device step and its account lookup share a round trip (issue 14). Either may be
+ * missing. The account columns are prefixed `u_` so they never shadow the device's.
+ */
+export async function findDeviceAndLoginAccount(
+  db: Kysely<Database>,
+  args: { canaryId: string; email: string },
+): Promise<{ visitor: Visitor | undefined; account: LoginAccount | undefined }> {
+  const { rows } = await deviceAndLoginAccount(db, args)
+  const { u_id, u_password_hash, u_banned_until, u_roles, u_has_second_factor, ...visitor } = rows[0]!
+  return {
+    visitor: visitor.id === null ? undefined : (visitor as Visitor),
+    account: u_id === null ? undefined : { id: u_id, password_hash: u_password_hash, banned_until: u_banned_until, roles: u_roles!, has_second_factor: !!u_has_second_factor },
+  }
+}
+
+// every login runs it: compiled once (db/compiled-once.ts); one row always, the joins may find nothing
+const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: { canaryId: string; email: string }) =>
   db
-    .selectFrom('users')
-    .selectAll('users')
+    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
+    .leftJoin('visitors as v', (join) => join.on('v.canary_id', '=', args.canaryId))
+    .leftJoin('users as u', (join) => join.on(sql`lower(u.email)`, '=', args.email))
+    .selectAll('v')
+    .select(['u.id as u_id', 'u.password_hash as u_password_hash', 'u.banned_until as u_banned_until', 'u.roles as u_roles'])
     .select((eb) =>
       eb
-        .exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'users.id').where('totp_factors.enabled_at', 'is not', null))
-        .as('has_second_factor'),
-    )
-    .where(sql`lower(email)`, '=', args.email),
+        .exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'u.id').where('totp_factors.enabled_at', 'is not', null))
+        .as('u_has_second_factor'),
+    ),
 )
 
 export function findUserById(db: Db, id: number): Promise<User | undefined> {

@@ -84,6 +84,11 @@ function attemptDelay(map: Entries, keys: DelayKeys, spec: ProgressiveDelaySpec,
   return { ok: true as const }
 }
 
+function attemptDelayByMark(map: Entries, mark: string, marked: DelayKeys, unmarked: DelayKeys, spec: ProgressiveDelaySpec, now: number) {
+  const json = openClocked(map.get(mark), now)?.json ?? null
+  return { decision: attemptDelay(map, json === null ? unmarked : marked, spec, now), mark: json }
+}
+
 /** The atomic operations on `map` (the memory driver's instance). */
 export function memoryAtomicOps(map: Entries): AtomicOps {
   return {
@@ -106,6 +111,16 @@ export function memoryAtomicOps(map: Entries): AtomicOps {
     anyAlive: async (keys, now) => keys.some((key) => openClocked(map.get(key), now) !== null),
     aliveEach: async (keys, now) => keys.map((key) => openClocked(map.get(key), now) !== null),
     attemptDelay: async (keys, spec, now) => attemptDelay(map, keys, spec, now),
+    attemptDelayByMark: async (mark, marked, unmarked, spec, now) => attemptDelayByMark(map, mark, marked, unmarked, spec, now),
+    consumeThenAttemptByMark: async (limits, delay, now) => {
+      const decisions: LimitDecision[] = []
+      for (const step of limits) {
+        const decision = consumeLimit(map, step.keys, step.parts, step.policy, now)
+        decisions.push(decision)
+        if (!decision.ok) return { limits: decisions, delay: null }
+      }
+      return { limits: decisions, delay: attemptDelayByMark(map, delay.mark, delay.marked, delay.unmarked, delay.spec, now) }
+    },
     deleteAll: async (keys) => {
       for (const key of keys) map.delete(key)
     },

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type Redis from 'ioredis'
-import { MAX_DOUBLINGS, type AtomicOps } from './atomic'
+import { MAX_DOUBLINGS, type AtomicOps, type DelayDecision, type LimitDecision, type LimitStep, type ProgressiveDelaySpec } from './atomic'
 import { checkTtl } from './clocked'
 
 /**
@@ -60,57 +60,64 @@ if value then n = n + tonumber(value) else exp = now + tonumber(ARGV[2]) end
 put(KEYS[1], string.format('%d', n), exp)
 return n`)
 
-// The rate limiter's consume (same decision as atomic-memory.ts consumeLimit).
-// KEYS: 1 permanent, 2 rejections, then per part i: window, block.
-// ARGV: 1 now, 2 permanentAfter (0 = never), 3 rejections TTL ms, 4 permanent TTL ms,
-//       then per part i: points, duration ms, block ms.
-// Reply: { allowed 0|1, retry ms, permanent 0|1 }.
-const consumeScript = defineRedisScript(`${CLOCKED_LUA}
-local _, permanentExp = live(KEYS[1])
-if permanentExp then return {0, math.max(1, permanentExp - now), 1} end
-local parts = (#KEYS - 2) / 2
-local rejected = false
-local retry = 0
-for i = 1, parts do
-  local window, block = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
-  local points, blockMs = tonumber(ARGV[2 + 3 * i]), tonumber(ARGV[4 + 3 * i])
-  local _, blockExp = live(block)
-  local count, windowExp = live(window)
-  if blockExp then
-    rejected = true
-    retry = math.max(retry, blockExp - now)
-  elseif tonumber(count or '0') + 1 > points then
-    rejected = true
-    if blockMs > 0 then
-      put(block, '1', now + blockMs)
-      retry = math.max(retry, blockMs)
-    else
-      retry = math.max(retry, windowExp - now)
+// The rate limiter's consume (same decision as atomic-memory.ts consumeLimit) of one limiter whose
+// keys follow KEYS[kb] and whose arguments follow ARGV[ab + 1]:
+// KEYS: kb+1 permanent, kb+2 rejections, then per part i: window kb+1+2i, block kb+2+2i.
+// ARGV: ab+2 permanentAfter (0 = never), ab+3 rejections TTL ms, ab+4 permanent TTL ms,
+//       then per part i: points ab+2+3i, duration ms ab+3+3i, block ms ab+4+3i.
+// Answers { allowed 0|1, retry ms, permanent 0|1 }.
+const CONSUME_LUA = `
+local function consume(kb, ab, parts)
+  local _, permanentExp = live(KEYS[kb + 1])
+  if permanentExp then return {0, math.max(1, permanentExp - now), 1} end
+  local rejected = false
+  local retry = 0
+  for i = 1, parts do
+    local window, block = KEYS[kb + 1 + 2 * i], KEYS[kb + 2 + 2 * i]
+    local points, blockMs = tonumber(ARGV[ab + 2 + 3 * i]), tonumber(ARGV[ab + 4 + 3 * i])
+    local _, blockExp = live(block)
+    local count, windowExp = live(window)
+    if blockExp then
+      rejected = true
+      retry = math.max(retry, blockExp - now)
+    elseif tonumber(count or '0') + 1 > points then
+      rejected = true
+      if blockMs > 0 then
+        put(block, '1', now + blockMs)
+        retry = math.max(retry, blockMs)
+      else
+        retry = math.max(retry, windowExp - now)
+      end
     end
   end
-end
-if not rejected then
-  for i = 1, parts do
-    local window = KEYS[1 + 2 * i]
-    -- a fixed window: the expiry is set when the window opens and never extended
-    local count, windowExp = live(window)
-    if count then put(window, string.format('%d', tonumber(count) + 1), windowExp)
-    else put(window, '1', now + tonumber(ARGV[3 + 3 * i])) end
+  if not rejected then
+    for i = 1, parts do
+      local window = KEYS[kb + 1 + 2 * i]
+      -- a fixed window: the expiry is set when the window opens and never extended
+      local count, windowExp = live(window)
+      if count then put(window, string.format('%d', tonumber(count) + 1), windowExp)
+      else put(window, '1', now + tonumber(ARGV[ab + 3 + 3 * i])) end
+    end
+    redis.call('DEL', KEYS[kb + 2])
+    return {1, 0, 0}
   end
-  redis.call('DEL', KEYS[2])
-  return {1, 0, 0}
-end
-local permanentAfter = tonumber(ARGV[2])
-if permanentAfter > 0 then
-  local rejections = tonumber(live(KEYS[2]) or '0') + 1
-  if rejections >= permanentAfter then
-    put(KEYS[1], '1', now + tonumber(ARGV[4]))
-    redis.call('DEL', KEYS[2])
-  else
-    put(KEYS[2], string.format('%d', rejections), now + tonumber(ARGV[3]))
+  local permanentAfter = tonumber(ARGV[ab + 2])
+  if permanentAfter > 0 then
+    local rejections = tonumber(live(KEYS[kb + 2]) or '0') + 1
+    if rejections >= permanentAfter then
+      put(KEYS[kb + 1], '1', now + tonumber(ARGV[ab + 4]))
+      redis.call('DEL', KEYS[kb + 2])
+    else
+      put(KEYS[kb + 2], string.format('%d', rejections), now + tonumber(ARGV[ab + 3]))
+    end
   end
+  return {0, math.max(1, retry), 0}
 end
-return {0, math.max(1, retry), 0}`)
+`
+
+// One limiter: KEYS and ARGV as CONSUME_LUA's with kb = ab = 0 (ARGV[1] now).
+const consumeScript = defineRedisScript(`${CLOCKED_LUA}${CONSUME_LUA}
+return consume(0, 0, (#KEYS - 2) / 2)`)
 
 // KEYS: any; ARGV: 1 now. Reply: 1 when any is alive by that clock.
 const anyAliveScript = defineRedisScript(`${CLOCKED_LUA}
@@ -123,20 +130,70 @@ local alive = {}
 for i = 1, #KEYS do if live(KEYS[i]) then alive[i] = 1 else alive[i] = 0 end end
 return alive`)
 
-// The progressive delay's attempt (same decision as atomic-memory.ts and atomic.ts delayAfterMs).
-// KEYS: 1 count, 2 gate. ARGV: 1 now, 2 windowMs, 3 freeAttempts, 4 baseDelayMs, 5 maxDelayMs, 6 max doublings.
-// Reply: 0 = admitted, else the ms to wait.
-const attemptScript = defineRedisScript(`${CLOCKED_LUA}
-local _, gateExp = live(KEYS[2])
-if gateExp then return gateExp - now end
-local n = tonumber(live(KEYS[1]) or '0') + 1
-put(KEYS[1], string.format('%d', n), now + tonumber(ARGV[2]))
-local free = tonumber(ARGV[3])
-if n >= free then
-  local delay = math.min(tonumber(ARGV[4]) * 2 ^ math.min(n - free, tonumber(ARGV[6])), tonumber(ARGV[5]))
-  put(KEYS[2], '1', now + math.floor(delay))
+// The progressive delay's attempt (same decision as atomic-memory.ts and atomic.ts delayAfterMs) on
+// a count key and a gate key, its arguments following ARGV[ab + 1]: ab+2 windowMs, ab+3
+// freeAttempts, ab+4 baseDelayMs, ab+5 maxDelayMs, ab+6 max doublings. Answers 0 = admitted, else
+// the ms to wait.
+const ATTEMPT_LUA = `
+local function attempt(countKey, gateKey, ab)
+  local _, gateExp = live(gateKey)
+  if gateExp then return gateExp - now end
+  local n = tonumber(live(countKey) or '0') + 1
+  put(countKey, string.format('%d', n), now + tonumber(ARGV[ab + 2]))
+  local free = tonumber(ARGV[ab + 3])
+  if n >= free then
+    local delay = math.min(tonumber(ARGV[ab + 4]) * 2 ^ math.min(n - free, tonumber(ARGV[ab + 6])), tonumber(ARGV[ab + 5]))
+    put(gateKey, '1', now + math.floor(delay))
+  end
+  return 0
 end
-return 0`)
+`
+
+// KEYS: 1 count, 2 gate. ARGV: 1 now, then ATTEMPT_LUA's with ab = 0. Reply: 0 = admitted, else the ms to wait.
+const attemptScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
+return attempt(KEYS[1], KEYS[2], 0)`)
+
+// The attempt on the marked subject while the mark lives, else on the unmarked one (one step: the
+// mark cannot change between its read and the attempt). KEYS: 1 mark, 2-3 marked count and gate,
+// 4-5 unmarked count and gate. Reply: { wait (0 = admitted), the mark's JSON or nil }.
+const attemptByMarkScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
+local mark = live(KEYS[1])
+if mark then return {attempt(KEYS[2], KEYS[3], 0), mark} end
+return {attempt(KEYS[4], KEYS[5], 0)}`)
+
+// Limiters in order, then the delay by mark (atomic.ts consumeThenAttemptByMark).
+// KEYS: each limiter's keys as CONSUME_LUA's, one limiter after the other, then the mark, the marked
+// count and gate, the unmarked count and gate.
+// ARGV: 1 now, 2 the number of limiters L, 3..2+L each limiter's number of parts, then each
+// limiter's arguments as CONSUME_LUA's, then the delay's as ATTEMPT_LUA's.
+// Reply: { j, retry ms, permanent 0|1 } when limiter j refused (nothing after it ran), else
+// { 0, wait (0 = admitted), the mark's JSON or nil }.
+const consumeThenAttemptScript = defineRedisScript(`${CLOCKED_LUA}${CONSUME_LUA}${ATTEMPT_LUA}
+local limiters = tonumber(ARGV[2])
+local kb, ab = 0, limiters + 1
+for j = 1, limiters do
+  local parts = tonumber(ARGV[2 + j])
+  local decision = consume(kb, ab, parts)
+  if decision[1] == 0 then return {j, decision[2], decision[3]} end
+  kb = kb + 2 + 2 * parts
+  ab = ab + 3 + 3 * parts
+end
+local mark = live(KEYS[kb + 1])
+if mark then return {0, attempt(KEYS[kb + 2], KEYS[kb + 3], ab), mark} end
+return {0, attempt(KEYS[kb + 4], KEYS[kb + 5], ab)}`)
+
+const specArgs = (spec: ProgressiveDelaySpec) => [spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
+const delayArgs = (spec: ProgressiveDelaySpec, now: number) => [now, ...specArgs(spec)]
+const limitKeys = (step: LimitStep) => [step.keys.permanent, step.keys.rejections, ...step.parts.flatMap((_, i) => [step.keys.windows[i]!, step.keys.blocks[i]!])]
+const limitArgs = (step: LimitStep) => [
+  step.policy.permanentAfter,
+  step.policy.rejectionsTtlMs,
+  step.policy.permanentBlockMs,
+  ...step.parts.flatMap((p) => [p.points, p.durationMs, p.blockMs]),
+]
+const limitDecision = (allowed: number, retryMs: number, permanent: number): LimitDecision =>
+  allowed === 1 ? { ok: true } : { ok: false, retryMs, permanent: permanent === 1 }
+const delayDecision = (wait: number): DelayDecision => (wait > 0 ? { ok: false, retryMs: wait } : { ok: true })
 
 /** The atomic operations on `redis` (the Redis driver's instance). */
 export function redisAtomicOps(redis: Redis): AtomicOps {
@@ -144,18 +201,11 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
     setIfAbsent: async (key, json, ttlMs, now) => Number(await setIfAbsentScript(redis, [key], [now, checkTtl(ttlMs), json])) === 1,
     increment: async (key, ttlMs, by, now) => Number(await incrementScript(redis, [key], [now, checkTtl(ttlMs), Math.trunc(by)])),
     consumeLimit: async (keys, parts, policy, now) => {
-      const scriptKeys = [keys.permanent, keys.rejections, ...parts.flatMap((_, i) => [keys.windows[i], keys.blocks[i]])]
-      const args = [
-        now,
-        policy.permanentAfter,
-        policy.rejectionsTtlMs,
-        policy.permanentBlockMs,
-        ...parts.flatMap((p) => [p.points, p.durationMs, p.blockMs]),
-      ]
-      const reply = await consumeScript(redis, scriptKeys, args)
+      const step = { keys, parts, policy }
+      const reply = await consumeScript(redis, limitKeys(step), [now, ...limitArgs(step)])
       if (!Array.isArray(reply) || reply.length !== 3) throw new Error('unexpected reply from the rate limiter script')
       const [allowed, retryMs, permanent] = reply.map(Number)
-      return allowed === 1 ? { ok: true } : { ok: false, retryMs, permanent: permanent === 1 }
+      return limitDecision(allowed!, retryMs!, permanent!)
     },
     anyAlive: async (keys, now) => Number(await anyAliveScript(redis, keys, [now])) === 1,
     aliveEach: async (keys, now) => {
@@ -163,10 +213,23 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
       const reply = (await aliveEachScript(redis, keys, [now])) as unknown[]
       return reply.map((flag) => Number(flag) === 1)
     },
-    attemptDelay: async (keys, spec, now) => {
-      const args = [now, spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
-      const wait = Number(await attemptScript(redis, [keys.count, keys.gate], args))
-      return wait > 0 ? { ok: false, retryMs: wait } : { ok: true }
+    attemptDelay: async (keys, spec, now) => delayDecision(Number(await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now)))),
+    attemptDelayByMark: async (mark, marked, unmarked, spec, now) => {
+      const reply = await attemptByMarkScript(redis, [mark, marked.count, marked.gate, unmarked.count, unmarked.gate], delayArgs(spec, now))
+      if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the progressive delay script')
+      return { decision: delayDecision(Number(reply[0])), mark: typeof reply[1] === 'string' ? reply[1] : null }
+    },
+    consumeThenAttemptByMark: async (limits, delay, now) => {
+      const keys = [...limits.flatMap(limitKeys), delay.mark, delay.marked.count, delay.marked.gate, delay.unmarked.count, delay.unmarked.gate]
+      const args = [now, limits.length, ...limits.map((step) => step.parts.length), ...limits.flatMap(limitArgs), ...specArgs(delay.spec)]
+      const reply = await consumeThenAttemptScript(redis, keys, args)
+      if (!Array.isArray(reply) || reply.length < 2) throw new Error('unexpected reply from the login admission script')
+      const refusedBy = Number(reply[0])
+      if (refusedBy > 0) {
+        const allowed: LimitDecision[] = limits.slice(0, refusedBy - 1).map(() => ({ ok: true }))
+        return { limits: [...allowed, limitDecision(0, Number(reply[1]), Number(reply[2]))], delay: null }
+      }
+      return { limits: limits.map(() => ({ ok: true })), delay: { decision: delayDecision(Number(reply[1])), mark: typeof reply[2] === 'string' ? reply[2] : null } }
     },
     deleteAll: async (keys) => {
       if (keys.length) await redis.del(...keys)

@@ -3,11 +3,11 @@ import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
 import { findProvider, readProfile } from '../../../features/oauth-login/provider-profile'
 import { oauthLogin } from '../../../features/oauth-login/oauth-login-service'
-import { authFail, rejectXss, requireDevice, sendTokens } from '../../../http/auth'
+import { authFail, rejectXss, sendTokens } from '../../../http/auth'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'
-import { signInDevice } from '../../../http/sign-in'
+import { requireSignInDevice, signInDevice } from '../../../http/sign-in'
 import { notFound } from '../../../http/respond'
 
 /** POST /auth/OAuth/:providerName: 201 tokens; 200 `{ secondFactor }` for an account with one (no tokens); 400 schema; 403 XSS/banned; 404 provider; 409 email; 429. */
@@ -17,7 +17,7 @@ export default defineEventHandler(async (event) => {
   const provider = findProvider(ctx.config.providers, providerName)
   if (!provider) return notFound()
   const ipAddress = getClientIp(event)
-  const visitor = await requireDevice(event)
+  const visitor = await requireSignInDevice(event)
   const body = readRouteInput(event, ROUTES.oauthLogin, 'body')
   await rejectXss(event, body)
   await enforceRateLimit(ctx, 'oauth', { ip: ipAddress })

@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../../context'
 import { startSignIn } from '../../../../features/passkeys/sign-in-service'
-import { requireDevice } from '../../../../http/auth'
+import { requireSignInDevice } from '../../../../http/sign-in'
 import { enforceRateLimit } from '../../../../http/rate-limit'
 import { getClientIp } from '../../../../http/request'
 import { okEnvelope } from '../../../../http/respond'
@@ -13,7 +13,7 @@ import { okEnvelope } from '../../../../http/respond'
  */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
-  const visitor = await requireDevice(event)
+  const visitor = await requireSignInDevice(event)
   await enforceRateLimit(ctx, 'loginIp', { ip: getClientIp(event) })
   return okEnvelope({ options: await startSignIn(ctx, { visitorRowId: visitor.id }) })
 })
