@@ -42,7 +42,7 @@ declare module 'h3' {
     refreshToken?: string
     /** spec req.fingerPrint; unset when fingerprinting failed */
     fingerPrint?: FingerPrint
-    /** the device of the canary_id cookie (getFingerPrint / requireDevice) */
+    /** the device of the canary_id cookie (getFingerPrint, or sign-in.ts requireSignInDevice) */
     visitor?: Visitor
     /** spec req.user (protectRoute) */
     user?: RequestUser
@@ -102,16 +102,6 @@ export async function getFingerPrint(event: H3Event): Promise<FingerPrint | unde
     event.context.visitor = visit.visitor
   }
   return fingerprint ?? undefined
-}
-
-/**
- * Signup, login and OAuth: the canary_id cookie is required (400), the device is recorded and a
- * banned one refused (403). Returns the device.
- */
-export async function requireDevice(event: H3Event): Promise<Visitor> {
-  if (!isCanaryId(getCanaryCookie(event))) return authFail(400, 'The canary_id cookie is required')
-  await getFingerPrint(event)
-  return event.context.visitor!
 }
 
 /** XSS in free text: the device is banned and the answer is 403 `{ banned: true }` (DESIGN 4). */

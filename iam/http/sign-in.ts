@@ -23,7 +23,7 @@ export interface SignInDevice {
 }
 
 /**
- * The device gate of the routes that hand out a session (auth.ts requireDevice's rule): the
+ * The device gate of the routes that hand out a session: the
  * canary_id cookie is required (400), the device is recorded and a banned one refused (403), and
  * req.fingerPrint and the device are kept on the event. The device row is written only when due
  * (devices-service.ts visitDevice): a steady sign-in from a known device reads it instead.
