@@ -74,7 +74,15 @@ export default defineConfig({
           name: 'gateway',
           include: ['tests/gateway/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/helpers/compile-cache.ts', 'tests/helpers/server-starts.ts', 'tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts', 'tests/helpers/pglite-template.ts'],
+          // the files whose stack needs no IAM config of its own share one IAM (shared-bff-iam.ts)
+          globalSetup: [
+            'tests/helpers/compile-cache.ts',
+            'tests/helpers/server-starts.ts',
+            'tests/helpers/build-iam.ts',
+            'tests/helpers/build-gateway.ts',
+            'tests/helpers/pglite-template.ts',
+            'tests/helpers/shared-bff-iam.ts',
+          ],
           testTimeout: 30_000,
           hookTimeout: 180_000,
           maxWorkers: WORKERS,
