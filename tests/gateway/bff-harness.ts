@@ -2,11 +2,13 @@
  * Shared set-up of the BFF tests: the real built IAM (HMAC on, version 2 required, trusting the
  * gateway's X-Forwarded-For) behind the built gateway, and a tiny cookie jar standing in for a browser.
  */
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll } from 'vitest'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { setupGateway, type TestGateway } from '../helpers/nuxt-gateway'
+import { BFF_IAM_BASE, hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 
-export const hmac = { clientId: 'gateway', sharedSecret: 'bff-test-shared-secret-0123456789abcdef' }
+export { hmac }
 
 type Config = Record<string, unknown>
 /** a config, or a function giving it when the hooks run (for ports of servers the file starts first) */
@@ -16,6 +18,9 @@ interface StackEnv {
   iam?: Record<string, string>
   gateway?: Record<string, string>
 }
+
+/** The gateway's config in front of `iam`, signing with the test HMAC client. */
+const gatewayConfigFor = (iam: { url: string }, config: Config) => ({ iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...config })
 
 export interface Stack {
   iam: IamServer
@@ -32,20 +37,16 @@ export async function setupStack(iamConfig: Lazy = {}, gatewayConfig: Lazy = {},
   const iams: IamServer[] = []
   // configured as `npm start` configures it: trusting the gateway's address, version 2 signatures only
   const startStackIam = async (config: Config, iamEnv?: Record<string, string>) => {
-    const iam = await startIam({
-      config: { service: { Hmac: { ...hmac, requireBodyDigest: true }, proxy: { trust: true, ipToTrust: '127.0.0.1' } }, ...config },
-      env: iamEnv,
-    })
+    const iam = await startIam({ config: { ...BFF_IAM_BASE, ...config }, env: iamEnv })
     iams.push(iam)
     return iam
   }
-  const gatewayFor = (iam: IamServer, config: Config) => ({ iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01', ...config })
   let iam: IamServer | undefined
   beforeAll(async () => {
     iam = await startStackIam(resolve(iamConfig), env.iam)
   })
   afterAll(() => Promise.all(iams.map((server) => server.stop())))
-  const gateway = await setupGateway({ config: () => gatewayFor(iam!, resolve(gatewayConfig)), env: env.gateway })
+  const gateway = await setupGateway({ config: () => gatewayConfigFor(iam!, resolve(gatewayConfig)), env: env.gateway })
   return {
     get iam() {
       return iam!
@@ -53,9 +54,19 @@ export async function setupStack(iamConfig: Lazy = {}, gatewayConfig: Lazy = {},
     gateway,
     async restart(nextIamConfig = {}, nextGatewayConfig = {}, nextEnv = {}) {
       iam = await startStackIam(nextIamConfig, nextEnv.iam)
-      await gateway.restart(gatewayFor(iam, nextGatewayConfig), nextEnv.gateway)
+      await gateway.restart(gatewayConfigFor(iam, nextGatewayConfig), nextEnv.gateway)
     },
   }
+}
+
+/**
+ * The gateway (with `gatewayConfig`) in front of the gateway project's shared IAM
+ * (tests/helpers/shared-bff-iam.ts), for a file whose IAM needs no config of its own: one IAM
+ * start less per file. Call at the file's top level.
+ */
+export async function setupStackOnSharedIam(gatewayConfig: Lazy = {}): Promise<{ gateway: TestGateway }> {
+  const iam = sharedBffIam()
+  return { gateway: await setupGateway({ config: () => gatewayConfigFor(iam, resolve(gatewayConfig)) }) }
 }
 
 /** A cookie jar + fetch with the headers a same-origin page of the gateway sends. */
@@ -107,6 +118,6 @@ export function browserLike(base: string, userAgent = 'Mozilla/5.0 (X11; Linux x
 }
 
 let counter = 0
-/** A fresh address per call (MX checks are off in tests). */
-export const freshEmail = (tag = 'user') => `${tag}.${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+/** A fresh address per call, unique across the files sharing an IAM (MX checks are off in tests). */
+export const freshEmail = (tag = 'user') => `${tag}.${Date.now().toString(36)}${(counter++).toString(36)}.${randomBytes(3).toString('hex')}@example.com`
 export const PASSWORD = 'correct horse battery staple 42'

@@ -6,11 +6,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
-import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
+import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
-const stack = await setupStack({
-  rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
-})
+// the gateway project's shared IAM (its sign-up and sign-in limits are wide)
+const stack = await setupStackOnSharedIam()
 
 type Browser = ReturnType<typeof browserLike>
 

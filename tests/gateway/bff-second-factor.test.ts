@@ -4,11 +4,10 @@
  */
 import { Secret, TOTP } from 'otpauth'
 import { describe, expect, it } from 'vitest'
-import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
+import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
-const stack = await setupStack({
-  rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
-})
+// the gateway project's shared IAM (its sign-up and sign-in limits are wide)
+const stack = await setupStackOnSharedIam()
 
 const codeAt = (secret: string, stepOffset: number) =>
   new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepOffset * 30_000 })

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { safeReturnTo } from '../../composables/safe-return-to'
 import { isAllowedIamCall } from '../../server/utils/bff/allow-list'
-import { browserLike, setupStack } from './bff-harness'
+import { browserLike, setupStackOnSharedIam } from './bff-harness'
 
 const acme = {
   kind: 'oauth',
@@ -23,7 +23,8 @@ const acme = {
   redirectUrlOnError: 'http://127.0.0.1:3000/auth/error',
 }
 
-const stack = await setupStack({}, { OAuthProviders: [acme] })
+// the gateway project's shared IAM: the IAM needs no config of its own here
+const stack = await setupStackOnSharedIam({ OAuthProviders: [acme] })
 
 const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
 

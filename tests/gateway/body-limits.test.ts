@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { BFF_BODY_LIMIT_BYTES, CALLBACK_BODY_LIMIT_BYTES } from '../../server/utils/request-body'
-import { browserLike, setupStack } from './bff-harness'
+import { browserLike, setupStackOnSharedIam } from './bff-harness'
 
 // answers with form_post: POST /oauth/callback/acme is an authorization response
 const acme = {
@@ -25,7 +25,8 @@ const acme = {
   extraAuthParams: { response_mode: 'form_post' },
 }
 
-const stack = await setupStack({}, { OAuthProviders: [acme] })
+// the gateway project's shared IAM: the IAM needs no config of its own here
+const stack = await setupStackOnSharedIam({ OAuthProviders: [acme] })
 
 interface RawAnswer {
   status: number

@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net'
 // test-utils' fetch takes a path on the gateway; the proxy check below uses the global one
 import { $fetch, fetch as gatewayFetch } from '@nuxt/test-utils/e2e'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startIam, type IamServer } from '../helpers/iam-server'
 import { setupGateway } from '../helpers/nuxt-gateway'
+import { hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 
-const hmac = { clientId: 'gateway', sharedSecret: 'health-test-shared-secret-0123456789abcdef' }
 // Another loopback address (all of 127/8 is local on Linux), not the one the HMAC exemption knows.
 const PROXY_SOURCE = '127.0.0.2'
 
@@ -42,16 +41,15 @@ async function closedPort(): Promise<number> {
   return port
 }
 
-let iam: IamServer
+// the gateway project's shared IAM (HMAC version 2 required), reached through the proxy
+const iam = sharedBffIam()
 let proxy: Awaited<ReturnType<typeof startForwardingProxy>>
 
 beforeAll(async () => {
-  iam = await startIam({ config: { service: { Hmac: { ...hmac, requireBodyDigest: true } } } })
   proxy = await startForwardingProxy(iam.url)
 })
 afterAll(async () => {
   await proxy?.close()
-  await iam?.stop()
 })
 // first behind the proxy with the right secret; the tests after that restart it with another IAM config
 const gateway = await setupGateway({ config: () => ({ iam: { url: proxy.url, hmac } }) })

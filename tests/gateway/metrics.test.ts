@@ -1,19 +1,14 @@
 import { fetch } from '@nuxt/test-utils/e2e'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
 import { setupGateway } from '../helpers/nuxt-gateway'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
+import { hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 
-const START_TIMEOUT_MS = 180_000
-const hmac = { clientId: 'gateway', sharedSecret: 'metrics-test-shared-secret-0123456789abcdef' }
 const TOKEN = 'gateway-metrics-token-0123456789-abcdefgh'
 const REMOTE = '203.0.113.9'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: { service: { Hmac: hmac } } })
-}, START_TIMEOUT_MS)
-afterAll(() => iam?.stop())
+// the gateway project's shared IAM: the gateway's own metrics are counted here, not the IAM's
+const iam = sharedBffIam()
 const gateway = await setupGateway({
   config: () => ({ iam: { url: iam.url, hmac }, proxy: { trust: true, ipToTrust: '127.0.0.1' }, metrics: { token: TOKEN } }),
 })

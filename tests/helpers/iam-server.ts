@@ -31,6 +31,15 @@ export interface IamServer {
   stop(): Promise<void>
 }
 
+/**
+ * V8 flags of a test IAM. `--liftoff-only`: PGlite's WebAssembly (the embedded database) stays on
+ * V8's baseline compiler instead of being recompiled by the optimising one in the background; a
+ * test IAM lives seconds to minutes, and per start (boot, then 300 to 2,000 requests) that was
+ * ~0.8 s less CPU of ~3 s, back to back. It changes nothing the IAM does, only how fast its
+ * database's code runs. No effect on PostgreSQL runs (no WebAssembly).
+ */
+export const TEST_IAM_NODE_FLAGS = ['--liftoff-only']
+
 /** What a test needs to talk to an IAM: its own process (IamServer) or the shared one (shared-iam.ts). */
 export type IamEndpoint = Pick<IamServer, 'url' | 'port' | 'logs' | 'share'>
 
@@ -109,7 +118,7 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
   // the URLs in env would override the per-instance database and prefix chosen above
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
   countStart('iam')
-  const child = spawn(process.execPath, [iamEntry()], {
+  const child = spawn(process.execPath, [...TEST_IAM_NODE_FLAGS, iamEntry()], {
     cwd: dataDir,
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

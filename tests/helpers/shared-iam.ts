@@ -39,12 +39,20 @@ const WIDE_AUTH = Object.fromEntries(['signup', 'login', 'oauth', 'refresh', 'li
 /**
  * The shared instance's config: the proxy header trusted (each test its own client IPs), the demo
  * OAuth provider, and limits so wide that files cannot limit each other (limiter tests start their own).
+ * Settings one file asserts (the token issuer and audience: jwks; the TOTP issuer: totp) are set
+ * here to values no other file on it depends on; the session velocity is raised so one user may
+ * sign in 20 times (security-events) without the anomaly, which only files on their own IAM test.
  */
 export const SHARED_IAM_CONFIG = {
   ...PROXY_CONFIG,
   providers: [{ name: 'demo', useStandardProfile: true }],
   email: { siteName: 'Acme' },
-  jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
+  jwt: {
+    refresh_tokens: { maxAllowedSessionsPerUser: 50 },
+    access_tokens: { issuer: 'https://iam.example', audience: 'https://app.example' },
+  },
+  anomalies: { velocity: { count: 50 } },
+  secondFactor: { totp: { issuer: 'Acme Test' } },
   // the account's sign-in delay too: some files sign one account in 20 times at once
   rate_limiters: { apiTokensLimiters: WIDE_LIMITERS, ...WIDE_AUTH, loginAccountDelay: { freeAttempts: 100_000 } },
 }

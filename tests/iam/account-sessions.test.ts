@@ -4,23 +4,14 @@
  * the next request, on this instance and (PostgreSQL + Redis) on another one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, FIREFOX_UA, loginUser, newDevice, PROXY_CONFIG, refresh, signupUser, type Session } from '../helpers/accounts'
+import { authedGet, call, FIREFOX_UA, loginUser, newDevice, refresh, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { SHARED_IAM_CONFIG, sharedIam } from '../helpers/shared-iam'
 import { expectDocumented } from './documented'
 
-const CONFIG = {
-  ...PROXY_CONFIG,
-  // several sessions per user on purpose: neither the session count nor the velocity rule may interfere
-  anomalies: { velocity: { count: 50 } },
-  jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
-  rate_limiters: { login: { points: 100, duration: 60, blockDuration: 60 } },
-}
-
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: CONFIG })
-}, 240_000)
-afterAll(() => iam?.stop())
+// the run's shared IAM: several sessions per user on purpose, and its config lets neither the
+// session count nor the velocity rule interfere (50 each) nor the sign-in limits
+const iam = sharedIam()
 
 const authed = (s: Session, method: string, path: string, body?: unknown, server = iam) =>
   call(server, method, path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })
@@ -164,7 +155,7 @@ describe('POST /auth/sessions/revoke-others', () => {
 describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('revocation across instances (PostgreSQL + Redis)', () => {
   let second: IamServer
   beforeAll(async () => {
-    second = await startIam({ config: CONFIG, share: iam.share })
+    second = await startIam({ config: SHARED_IAM_CONFIG, share: iam.share })
   }, 240_000)
   afterAll(() => second?.stop())
 

@@ -1,13 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, CHROME_UA, FIREFOX_UA, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { authedGet, CHROME_UA, FIREFOX_UA, newDevice, signupUser, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
 import { waitForLog } from '../helpers/logs'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, anomalies: { velocity: { count: 50 } }, jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } } } })
-}, 240_000)
-afterAll(() => iam?.stop())
+// the run's shared IAM: every file's log lines are in its log, so a test waits for its own user's line
+const iam = sharedIam()
+
+/** Whether a log line is about the user of session `s` (its access token's subject). */
+const aboutUserOf = (s: Session) => {
+  const sub = (JSON.parse(Buffer.from(s.accessToken.split('.')[1]!, 'base64url').toString()) as Json).sub as string
+  const field = new RegExp(`"userId":${sub}[,}]`)
+  return (line: string) => field.test(line)
+}
 
 const MFA = { mfa: true, message: 'A login link has been sent to your email.' }
 
@@ -31,14 +36,14 @@ describe('protectRoute anomaly checks', () => {
     const again = await authedGet(iam, s)
     expect(again.status).toBe(202)
     expect(await again.json()).toEqual(MFA)
-    await waitForLog(iam, (l) => l.includes('session anomaly: MFA required') && l.includes('NEW_DEVICE'))
+    await waitForLog(iam, (l) => l.includes('session anomaly: MFA required') && l.includes('NEW_DEVICE') && aboutUserOf(s)(l))
   })
 
   it('asks for MFA when the client IP moves to another /24', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.42' } })
     const res = await authedGet(iam, s, '/secret/data', { ip: '198.51.100.42' })
     expect(res.status).toBe(202)
-    await waitForLog(iam, (l) => l.includes('IP_DRIFT'))
+    await waitForLog(iam, (l) => l.includes('IP_DRIFT') && aboutUserOf(s)(l))
   })
 
   it('does not treat an IP change within the same /24 as an anomaly', async () => {
@@ -56,7 +61,7 @@ describe('protectRoute anomaly checks', () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.45' } })
     const res = await authedGet(iam, s, '/secret/data', { ua: FIREFOX_UA })
     expect(res.status).toBe(202)
-    await waitForLog(iam, (l) => l.includes('FINGERPRINT_DRIFT'))
+    await waitForLog(iam, (l) => l.includes('FINGERPRINT_DRIFT') && aboutUserOf(s)(l))
   })
 
   it('requires re-login (401 with reason) when the access token belongs to another session', async () => {

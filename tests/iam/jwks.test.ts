@@ -1,13 +1,10 @@
 import { createLocalJWKSet, jwtVerify } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROXY_CONFIG, signupUser } from '../helpers/accounts'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { signupUser } from '../helpers/accounts'
+import { sharedIam } from '../helpers/shared-iam'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, jwt: { access_tokens: { issuer: 'https://iam.example', audience: 'https://app.example' } } } })
-}, 240_000)
-afterAll(() => iam?.stop())
+// the run's shared IAM: its config sets the issuer and audience pinned below
+const iam = sharedIam()
 
 describe('GET /.well-known/jwks.json', () => {
   it('serves public Ed25519 keys that verify issued access tokens (alg, iss, aud pinned)', async () => {

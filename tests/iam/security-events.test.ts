@@ -2,31 +2,17 @@
  * The audit log and its view (DESIGN 6): security_events records the sensitive events of an
  * account, and GET /auth/security-events lists the user's own, newest first, in pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Session } from '../helpers/accounts'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, loginUser, newDevice, setCookieValue, signupUser, type Session } from '../helpers/accounts'
+import type { Json } from '../helpers/iam-server'
 import { expectDocumented } from './documented'
-import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
-import { manage, newToken, refOf, WIDE_LIMITERS } from './api-tokens-http'
+import { codeOf, linkQueryOf, recipients } from '../helpers/smtp'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
+import { manage, newToken, refOf } from './api-tokens-http'
 
-let iam: IamServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  smtp = await startSmtp()
-  iam = await startIam({
-    config: {
-      ...PROXY_CONFIG,
-      anomalies: { velocity: { count: 50 } },
-      jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
-      rate_limiters: { login: { points: 100, duration: 60, blockDuration: 60 }, apiTokensLimiters: WIDE_LIMITERS },
-    },
-    env: { SMTP_URL: smtp.url },
-  })
-}, 240_000)
-afterAll(async () => {
-  await iam?.stop()
-  await smtp?.stop()
-})
+// the run's shared IAM (its config lets one user hold the 20-odd sessions these tests sign in)
+const iam = sharedIam()
+const smtp = sharedSmtp()
 
 let ipSeq = 0
 const freshUser = () => signupUser(iam, { client: { ip: `192.0.2.${++ipSeq}` } })

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail } from '../helpers/accounts'
+import { describe, expect, it } from 'vitest'
+import { authedGet, call, newDevice, setCookieValue, signupUser, uniqueEmail } from '../helpers/accounts'
 import type { RouteContract } from '../../iam/contract/define'
 import { ROUTES, type RouteId } from '../../iam/contract/routes'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
+import type { Json } from '../helpers/iam-server'
+import { sharedIam } from '../helpers/shared-iam'
+import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode } from './second-factor-http'
 
-let iam: IamServer
-beforeAll(async () => {
-  iam = await startIam({
-    config: { ...PROXY_CONFIG, ...WIDE_LOGIN, secondFactor: { totp: { issuer: 'Acme Test' } }, providers: [{ name: 'demo', useStandardProfile: true }] },
-  })
-}, 180_000)
-afterAll(async () => {
-  await iam?.stop()
-})
+// the run's shared IAM: its config names the TOTP issuer 'Acme Test' and opens the login limits
+const iam = sharedIam()
 
 describe('POST /auth/totp/setup', () => {
   it('answers a base32 secret and its otpauth URL (SHA-1, 6 digits, 30 s, the configured issuer, the account as label)', async () => {
