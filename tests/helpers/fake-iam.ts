@@ -100,11 +100,32 @@ export async function startFakeIam(): Promise<FakeIam> {
   return fake
 }
 
+// Ports handed out by freePort come from below Linux's ephemeral range (32768-60999 by default),
+// where the kernel never picks a port for a `listen(0)` or an outgoing connection. A port taken from
+// that range with listen(0) stays free only until some other process asks for any port: the suite
+// starts ~100 servers, and a gateway whose port was picked seconds before it listened once failed
+// with EADDRINUSE. Below the range, only another freePort caller can take it (1 in 12,000 per pair).
+const PICK_FROM = 20000
+const PICK_SPAN = 12000
+
+function tryListen(port: number): Promise<number | undefined> {
+  const server = createServer()
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(undefined))
+    server.listen(port, '127.0.0.1', () => {
+      const chosen = (server.address() as AddressInfo).port
+      server.close(() => resolve(chosen))
+    })
+  })
+}
+
 /** A free loopback port (the gateway's redirectUri must be known before it starts). */
 export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await tryListen(PICK_FROM + Math.floor(Math.random() * PICK_SPAN))
+    if (port !== undefined) return port
+  }
+  const port = await tryListen(0)
+  if (port === undefined) throw new Error('no free loopback port')
   return port
 }
