@@ -129,6 +129,29 @@ describe('refresh', () => {
     expect((await refreshCalls()) - before).toBe(1)
   })
 
+  it('a request of the same browser that arrives just after the shared refresh settled reuses it; another device with the old cookie still goes to the IAM', async () => {
+    const { b } = await signedUpBrowser()
+    b.jar.delete('__Secure-a')
+    const late = browserLike(stack.gateway.url)
+    const thief = browserLike(stack.gateway.url)
+    for (const [k, v] of b.jar) {
+      late.jar.set(k, v)
+      thief.jar.set(k, v)
+    }
+    thief.jar.set('canary_id', 'f'.repeat(64))
+    const before = await refreshCalls()
+    const first = await b.call('/api/auth/session')
+    expect(first.json.authenticated).toBe(true)
+    // same session and device cookies as the first request, sent after its refresh settled
+    const again = await late.call('/api/auth/session')
+    expect(again.json.authenticated).toBe(true)
+    expect(late.jar.get('session')).toBe(b.jar.get('session'))
+    expect((await refreshCalls()) - before).toBe(1)
+    // the old session cookie from another device is not served from the gateway: the IAM decides
+    await thief.call('/api/auth/session')
+    expect((await refreshCalls()) - before).toBe(2)
+  })
+
   it('a revoked session stops working on the next request and its cookies are cleared', async () => {
     const { b } = await signedUpBrowser()
     const other = browserLike(stack.gateway.url)

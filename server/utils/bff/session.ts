@@ -15,8 +15,16 @@ import { callIam, callIamRoute, type BffIamCall } from './iam-call'
 import { iamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
 
-/** In flight per process, keyed by SHA-256 of the refresh cookie (never the cookie itself). */
+/**
+ * In flight per process, keyed by SHA-256 of the refresh and device cookies (never the cookies
+ * themselves). A successful refresh stays for LINGER_MS after it settled: requests the browser sent
+ * together do not all reach the gateway together (under load the last of four came after the first
+ * one's refresh had settled, and rotated the same token again). They carry the same two cookies, for
+ * which the IAM would only hand back the same successor within its reuse grace window (10 s by
+ * default): the entry saves that round trip and never serves another device (its canary differs).
+ */
 const inFlight = new Map<string, Promise<IamResponse<unknown>>>()
+const LINGER_MS = 2_000
 
 export const SIGNED_OUT = { ok: false, signedOut: true, error: 'Your session has ended. Please sign in again.' } as const
 
@@ -35,13 +43,17 @@ function msLeftRatio(token: string, nowMs: number): number {
 export async function refreshSession(event: H3Event): Promise<IamResponse<unknown>> {
   const session = currentCookie(event, 'session')
   if (!session) bffFail(401, SIGNED_OUT)
-  const key = createHash('sha256').update(session).digest('base64url')
+  const key = createHash('sha256').update(session).update('\0').update(currentCookie(event, 'canary_id') ?? '').digest('base64url')
   let pending = inFlight.get(key)
   if (!pending) {
-    pending = callIamRoute(event, 'refreshSession', { cookies: ['session', 'canary_id'] })
-    inFlight.set(key, pending)
-    // settle-then-delete: later requests carry the new cookie, so they never hit this entry
-    pending.finally(() => inFlight.delete(key)).catch(() => {})
+    const call = callIamRoute(event, 'refreshSession', { cookies: ['session', 'canary_id'] })
+    pending = call
+    inFlight.set(key, call)
+    // a failure is forgotten at once (the next request asks the IAM again); a success lingers
+    const forget = () => {
+      if (inFlight.get(key) === call) inFlight.delete(key)
+    }
+    call.then((res) => (res.status < 300 ? setTimeout(forget, LINGER_MS).unref() : forget()), forget)
   }
   const res = await pending
   event.context.bffRefreshed = true
