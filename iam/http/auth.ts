@@ -12,7 +12,7 @@ import type { Visitor } from '../db/schema'
 import { mayHaveAnomaly } from '../features/anomalies/anomaly-marker'
 import { getActiveAnomaly, type ActiveAnomaly } from '../features/anomalies/anomaly-store'
 import { judgeSession, sessionCountBounds, velocitySince, type GuardResult } from '../features/anomalies/anomaly-service'
-import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite } from '../features/devices/devices-service'
+import { banVisitor, fingerPrintOf, isCanaryId, recordVisit, visitWithoutWrite, type Visit, type VisitFacts } from '../features/devices/devices-service'
 import type { FingerPrint } from '../features/devices/fingerprint'
 import { findAuthState, type AuthAccount, type AuthState } from '../features/sessions/auth-state-repo'
 import { hashRefreshToken, isRefreshTokenShape } from '../features/sessions/refresh-token'
@@ -90,18 +90,30 @@ export function requireRefreshToken(event: H3Event): string {
  * unknown). A banned device ends here with 403. A fingerprint failure leaves it unset.
  */
 export async function getFingerPrint(event: H3Event): Promise<FingerPrint | undefined> {
+  const canary = getCanaryCookie(event)
+  return (await visitRequestDevice(event, isCanaryId(canary) ? canary : null, recordVisit)).fingerprint ?? undefined
+}
+
+/**
+ * The request's fingerprint (req.fingerPrint), then `visit` of the device `canaryId` names, when
+ * one does: a banned device ends here with 403; the fingerprint and the device are kept on the
+ * event. getFingerPrint records every visit; the sign-in routes write only when due (sign-in.ts).
+ */
+export async function visitRequestDevice<V extends Visit>(
+  event: H3Event,
+  canaryId: string | null,
+  visit: (ctx: IamContext, facts: VisitFacts) => Promise<V>,
+): Promise<{ fingerprint: FingerPrint | null; visited: V | null }> {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
   const userAgent = requestHeader(event, 'user-agent') ?? ''
   const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
   if (fingerprint) event.context.fingerPrint = fingerprint
-  const canary = getCanaryCookie(event)
-  if (isCanaryId(canary)) {
-    const visit = await recordVisit(ctx, { canaryId: canary, ipAddress, userAgent, fingerprint })
-    if (visit.banned) authFail(403, 'Device banned', { banned: true })
-    event.context.visitor = visit.visitor
-  }
-  return fingerprint ?? undefined
+  if (canaryId === null) return { fingerprint, visited: null }
+  const visited = await visit(ctx, { canaryId, ipAddress, userAgent, fingerprint })
+  if (visited.banned) authFail(403, 'Device banned', { banned: true })
+  event.context.visitor = visited.visitor
+  return { fingerprint, visited }
 }
 
 /** XSS in free text: the device is banned and the answer is 403 `{ banned: true }` (DESIGN 4). */

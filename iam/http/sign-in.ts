@@ -7,12 +7,12 @@ import type { H3Event } from 'h3'
 import type { RouteContract } from '../contract/define'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
-import { fingerPrintOf, isCanaryId, visitDevice, type Visit, type VisitFacts } from '../features/devices/devices-service'
-import { authFail, rejectXss } from './auth'
+import { isCanaryId, visitDevice, type Visit, type VisitFacts } from '../features/devices/devices-service'
+import { authFail, rejectXss, visitRequestDevice } from './auth'
 import { getCanaryCookie } from './cookies'
 import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
-import { getClientIp, getJsonBody, requestHeader } from './request'
+import { getClientIp, getJsonBody } from './request'
 import { readRouteInput, type RouteInput } from './route-input'
 
 export interface SignInDevice {
@@ -36,15 +36,7 @@ export async function requireSignInDevice(event: H3Event): Promise<Visitor> {
 export async function signInDeviceVisit<V extends Visit>(event: H3Event, visit: (ctx: IamContext, facts: VisitFacts) => Promise<V>): Promise<V> {
   const canaryId = getCanaryCookie(event)
   if (!isCanaryId(canaryId)) return authFail(400, 'The canary_id cookie is required')
-  const ctx = useIam()
-  const ipAddress = getClientIp(event)
-  const userAgent = requestHeader(event, 'user-agent') ?? ''
-  const fingerprint = await fingerPrintOf(ctx, userAgent, ipAddress)
-  if (fingerprint) event.context.fingerPrint = fingerprint
-  const visited = await visit(ctx, { canaryId, ipAddress, userAgent, fingerprint })
-  if (visited.banned) authFail(403, 'Device banned', { banned: true })
-  event.context.visitor = visited.visitor
-  return visited
+  return (await visitRequestDevice(event, canaryId, visit)).visited!
 }
 
 /** The device, network and a copy of the request's fingerprint, as the session records them. */

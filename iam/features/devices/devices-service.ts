@@ -9,7 +9,7 @@ import type { IamContext } from '../../context'
 import type { Database, Visitor } from '../../db/schema'
 import { cachedFingerPrint, scoreFingerPrint, type FingerPrint } from './fingerprint'
 import { openGeoLookup } from './geo'
-import { findVisitorByCanary, readVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
+import { findVisitorByCanary, setVisitorBan, upsertVisitor } from './visitors-repo'
 
 /** How long a ban lasts unless lifted. */
 export const BAN_MS = 24 * 60 * 60 * 1000
@@ -115,7 +115,7 @@ export type VisitFacts = { canaryId: string; ipAddress: string; userAgent: strin
  * a dead tuple (issue 14); the row, its ban and what the caller does with them are the same.
  */
 export async function visitDevice(ctx: IamContext, input: VisitFacts): Promise<Visit> {
-  return visitOfRow(ctx, await readVisitorByCanary(ctx.db, input.canaryId), input)
+  return visitOfRow(ctx, await findVisitorByCanary(ctx.db, input.canaryId), input)
 }
 
 /** visitDevice's decision on a device row the caller has read (undefined: no row for the canary). */

@@ -49,17 +49,12 @@ export async function upsertVisitor(db: Kysely<Database>, input: VisitInput): Pr
     .executeTakeFirstOrThrow()
 }
 
-export function findVisitorByCanary(db: Kysely<Database>, canaryId: string): Promise<Visitor | undefined> {
-  return db.selectFrom('visitors').selectAll().where('canary_id', '=', canaryId).executeTakeFirst()
-}
-
 // every sign-in reads its device first (devices-service.ts visitDevice): compiled once (db/compiled-once.ts)
 const visitorByCanary = compiledOnce((db: Kysely<Database>, args: { canaryId: string }) =>
   db.selectFrom('visitors').selectAll().where('canary_id', '=', args.canaryId),
 )
 
-/** findVisitorByCanary for the sign-in routes' hot path: the same row, the statement built once. */
-export async function readVisitorByCanary(db: Kysely<Database>, canaryId: string): Promise<Visitor | undefined> {
+export async function findVisitorByCanary(db: Kysely<Database>, canaryId: string): Promise<Visitor | undefined> {
   const { rows } = await visitorByCanary(db, { canaryId })
   return rows[0]
 }

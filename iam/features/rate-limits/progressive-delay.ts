@@ -60,10 +60,16 @@ export function createProgressiveDelay(store: SharedStore, name: string, spec: P
     const keys = keysOf(subject)
     return [keys.count, keys.gate]
   }
+  const stepByMark = (markKey: string, subjects: { marked: string; unmarked: string }): MarkedDelayStep => ({
+    mark: markKey,
+    marked: keysOf(subjects.marked),
+    unmarked: keysOf(subjects.unmarked),
+    spec,
+  })
   return {
     attempt: (subject) => store.atomic.attemptDelay(keysOf(subject), spec, store.now()),
-    attemptByMark: (markKey, subjects) => store.atomic.attemptDelayByMark(markKey, keysOf(subjects.marked), keysOf(subjects.unmarked), spec, store.now()),
-    stepByMark: (markKey, subjects) => ({ mark: markKey, marked: keysOf(subjects.marked), unmarked: keysOf(subjects.unmarked), spec }),
+    attemptByMark: async (markKey, subjects) => (await store.atomic.consumeThenAttemptByMark([], stepByMark(markKey, subjects), store.now())).delay!,
+    stepByMark,
     forgive: (subject) => store.atomic.deleteAll(forgiveKeys(subject)),
     forgiveKeys,
   }

@@ -19,7 +19,7 @@ import type { SharedStore } from '../../lib/store'
 import { hashToken } from '../api-tokens/token-format'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { createRateLimiter, type LimitDecision, type LimiterSpec, type LimitStep, type RateLimiter } from './limiter'
-import { createProgressiveDelay, type DelayDecision, type MarkedDelayDecision, type MarkedDelayStep, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
+import { createProgressiveDelay, type DelayDecision, type MarkedDelayStep, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
 
 export type { LimiterName } from '../../contract/limiter-names'
 
@@ -163,9 +163,7 @@ export interface KeyedLimiter<F> {
 
 export interface KeyedDelay<F> {
   attempt(facts: F): Promise<DelayDecision>
-  /** attempt() for `facts.marked` while the store key `markKey` (a full key) lives, else for `facts.unmarked`, in one store step. */
-  attemptByMark(markKey: string, facts: { marked: F; unmarked: F }): Promise<MarkedDelayDecision>
-  /** attemptByMark's step, run after limiters' steps in one store call. */
+  /** The delay's attempt for `facts.marked` while the store key `markKey` (a full key) lives, else for `facts.unmarked`: a step run after limiters' steps in one store call. */
   stepByMark(markKey: string, facts: { marked: F; unmarked: F }): MarkedDelayStep
   forgive(facts: F): Promise<void>
   /** The full store keys `forgive` deletes. */
@@ -222,7 +220,6 @@ export function useDelay<N extends DelayLimiterName>(deps: LimiterDeps, name: N)
   const key = RULES[name].key as (facts: KeyFacts<N>) => string
   return {
     attempt: (facts) => limiter.attempt(key(facts)),
-    attemptByMark: (markKey, facts) => limiter.attemptByMark(markKey, { marked: key(facts.marked), unmarked: key(facts.unmarked) }),
     stepByMark: (markKey, facts) => limiter.stepByMark(markKey, { marked: key(facts.marked), unmarked: key(facts.unmarked) }),
     forgive: (facts) => limiter.forgive(key(facts)),
     forgiveKeys: (facts) => limiter.forgiveKeys(key(facts)),

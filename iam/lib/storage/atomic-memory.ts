@@ -111,7 +111,6 @@ export function memoryAtomicOps(map: Entries): AtomicOps {
     anyAlive: async (keys, now) => keys.some((key) => openClocked(map.get(key), now) !== null),
     aliveEach: async (keys, now) => keys.map((key) => openClocked(map.get(key), now) !== null),
     attemptDelay: async (keys, spec, now) => attemptDelay(map, keys, spec, now),
-    attemptDelayByMark: async (mark, marked, unmarked, spec, now) => attemptDelayByMark(map, mark, marked, unmarked, spec, now),
     consumeThenAttemptByMark: async (limits, delay, now) => {
       const decisions: LimitDecision[] = []
       for (const step of limits) {

@@ -153,14 +153,6 @@ end
 const attemptScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
 return attempt(KEYS[1], KEYS[2], 0)`)
 
-// The attempt on the marked subject while the mark lives, else on the unmarked one (one step: the
-// mark cannot change between its read and the attempt). KEYS: 1 mark, 2-3 marked count and gate,
-// 4-5 unmarked count and gate. Reply: { wait (0 = admitted), the mark's JSON or nil }.
-const attemptByMarkScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
-local mark = live(KEYS[1])
-if mark then return {attempt(KEYS[2], KEYS[3], 0), mark} end
-return {attempt(KEYS[4], KEYS[5], 0)}`)
-
 // Limiters in order, then the delay by mark (atomic.ts consumeThenAttemptByMark).
 // KEYS: each limiter's keys as CONSUME_LUA's, one limiter after the other, then the mark, the marked
 // count and gate, the unmarked count and gate.
@@ -214,11 +206,6 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
       return reply.map((flag) => Number(flag) === 1)
     },
     attemptDelay: async (keys, spec, now) => delayDecision(Number(await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now)))),
-    attemptDelayByMark: async (mark, marked, unmarked, spec, now) => {
-      const reply = await attemptByMarkScript(redis, [mark, marked.count, marked.gate, unmarked.count, unmarked.gate], delayArgs(spec, now))
-      if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the progressive delay script')
-      return { decision: delayDecision(Number(reply[0])), mark: typeof reply[1] === 'string' ? reply[1] : null }
-    },
     consumeThenAttemptByMark: async (limits, delay, now) => {
       const keys = [...limits.flatMap(limitKeys), delay.mark, delay.marked.count, delay.marked.gate, delay.unmarked.count, delay.unmarked.gate]
       const args = [now, limits.length, ...limits.map((step) => step.parts.length), ...limits.flatMap(limitArgs), ...specArgs(delay.spec)]

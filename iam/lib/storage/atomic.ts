@@ -31,13 +31,13 @@ export type DelayDecision = { ok: true } | { ok: false; retryMs: number }
 
 export type DelayKeys = { count: string; gate: string }
 
-/** attemptDelayByMark's answer: the decision and the JSON the mark held (null: no live mark). */
+/** The delay's attempt by mark: the decision and the JSON the mark held (null: no live mark). */
 export type MarkedDelayDecision = { decision: DelayDecision; mark: string | null }
 
 /** One limiter's consume, as consumeLimit takes it. */
 export type LimitStep = { keys: LimiterKeys; parts: PartMs[]; policy: LimiterPolicy }
 
-/** One delay attempt chosen by a mark, as attemptDelayByMark takes it. */
+/** One delay attempt chosen by a mark, as consumeThenAttemptByMark takes it. */
 export type MarkedDelayStep = { mark: string; marked: DelayKeys; unmarked: DelayKeys; spec: ProgressiveDelaySpec }
 
 /** Each limiter's decision up to the first refusal; the delay's only when every limiter allowed. */
@@ -73,14 +73,11 @@ export interface AtomicOps {
   /** Admits and counts one attempt, or refuses it (nothing counted) while the gate is alive. */
   attemptDelay(keys: DelayKeys, spec: ProgressiveDelaySpec, now: number): Promise<DelayDecision>
   /**
-   * attemptDelay on `marked`'s keys while `mark` is alive by `now`, else on `unmarked`'s, read and
-   * decided in one step; also answers the mark's JSON (null: absent or expired).
-   */
-  attemptDelayByMark(mark: string, marked: DelayKeys, unmarked: DelayKeys, spec: ProgressiveDelaySpec, now: number): Promise<MarkedDelayDecision>
-  /**
    * consumeLimit on each of `limits` in order, stopping at the first refusal (the later limiters
-   * and the delay untouched), then, when every one allowed, attemptDelayByMark: steps a caller
-   * would take one after another, in one store step.
+   * and the delay untouched), then, when every one allowed, attemptDelay on `delay.marked`'s keys
+   * while `delay.mark` is alive by `now`, else on `delay.unmarked`'s, answering the mark's JSON
+   * (null: absent or expired): steps a caller would take one after another, in one store step.
+   * With no limiters, it is the delay's attempt by mark alone.
    */
   consumeThenAttemptByMark(limits: LimitStep[], delay: MarkedDelayStep, now: number): Promise<StepsAdmission>
   /** Deletes every key in one step. */
