@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
 import { code, isCustomReason, linkQuery } from './inputs'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
 
 const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ link: z.string(), reason: z.string(), ...extra }))
 const message = okData(z.object({ message: z.string() }))
@@ -61,6 +61,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       FULL_AUTH,
       JSON_BODY_FIELDS,
       XSS,
+      // change_email only
+      REAUTH,
       {
         400: { description: 'Invalid reason, or validation failed (`fields`)', body: errorFail },
         401: { description: 'Re-login is required', body: errorFail },
@@ -198,8 +200,44 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 200: { description: 'Address verified', body: message } },
       BAD_LINK,
       { 400: { description: "The account's address is no longer the one the link was sent to", body: errorFail } },
+      {
+        403: {
+          description: 'Banned device; or `passwordRequired: true` when the link is opened on another device than the one that asked for it (POST /auth/verify-email/password)',
+          body: errorFail.extend({ passwordRequired: z.literal(true).optional() }),
+        },
+      },
+      LIMITED,
+    ),
+  },
+  verifyEmailWithPassword: {
+    method: 'POST',
+    path: '/auth/verify-email/password',
+    summary: 'Verify the account email with the emailed link on another device: with the account password, or by choosing a new one',
+    auth: 'none',
+    limiters: ['codes'],
+    request: json(),
+    query: linkQuery,
+    body: z.union([
+      z.strictObject({ password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024) }),
+      z.strictObject({
+        newPassword: safeString({ error: 'Choose a password' }).min(1, 'Choose a password').max(1024),
+        confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
+      }),
+    ]),
+    responses: responses(
+      {
+        200: {
+          description: 'Address verified; with a new password, every session was ended (`signedOut: true`)',
+          body: okData(z.object({ message: z.string(), signedOut: z.boolean() })),
+        },
+      },
+      JSON_BODY_FIELDS,
+      BAD_LINK,
+      { 400: { description: 'Validation failed, passwords differ, a rejected password (`fields`), or the address changed since', body: errorFail } },
+      { 401: { description: 'Wrong password (counted like a failed sign-in)', body: errorFail } },
       BANNED_DEVICE,
       LIMITED,
+      { 503: { description: 'The breached-password check is unavailable', body: errorFail } },
     ),
   },
   resendVerification: {

@@ -34,6 +34,19 @@ export const SECURITY_EVENTS_CURSOR = /^\d{1,15}\.\d{1,12}$/
 export const SECURITY_EVENTS_MAX_LIMIT = 100
 export const SECURITY_EVENTS_DEFAULT_LIMIT = 20
 
+/** `{ password }`, `{ code }` (TOTP, recovery or mailed code), or `{}` to have a code mailed (accounts with neither). */
+export const reauthenticateBody = z
+  .strictObject({
+    password: safeString({ error: 'Enter your password' }).min(1, 'Enter your password').max(1024).optional(),
+    code: safeString({ error: 'Enter the code' })
+      .trim()
+      .min(6, 'Enter the 6-digit code, a recovery code or the mailed code')
+      .max(32, 'Enter the 6-digit code, a recovery code or the mailed code')
+      .regex(/^[A-Za-z0-9 -]+$/, 'Enter the 6-digit code, a recovery code or the mailed code')
+      .optional(),
+  })
+  .refine((body) => body.password === undefined || body.code === undefined, { message: 'Send a password or a code, not both', path: ['code'] })
+
 export const revokeSessionBody = z.object({
   id: safeString({ error: 'The session id is required' }).min(1, 'The session id is required').max(100, 'Unknown session'),
 })
@@ -104,6 +117,35 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
       { 503: { description: 'The breach check is unavailable', body: errorFail } },
       FULL_AUTH,
       JSON_BODY_FIELDS,
+      LIMITED,
+    ),
+  },
+  reauthenticate: {
+    method: 'POST',
+    path: '/auth/reauthenticate',
+    summary: 'Prove the sign-in again before a change to how the account signs in (second factors, passkeys, email)',
+    auth: 'full',
+    // a password counts like a failed sign-in; a second-factor code spends the account's code budget
+    limiters: ['loginIp', 'loginAccount', 'loginAccountDelay', 'emails', 'links'],
+    request: json(),
+    body: reauthenticateBody,
+    responses: responses(
+      {
+        200: {
+          description: 'Proven: the changes that need a recent sign-in are open to this session until `reauthenticatedUntil`',
+          body: okData(z.object({ method: z.enum(['password', 'second_factor', 'emailed_code']), reauthenticatedUntil: z.string() })),
+        },
+        202: {
+          description: 'An account with neither a password nor a second factor, asked with `{}`: a code was mailed; send it back as `{ code }`',
+          body: okData(z.object({ sentTo: z.string(), expiresAt: z.string() })),
+        },
+      },
+      refused('Validation failed (`fields`); or the proof does not fit the account (`use: "password" | "code"`), or a code with none mailed'),
+      { 401: { description: 'Wrong password (counted by the login limiters) or wrong code (`fields`)', body: errorFail } },
+      { 503: { description: 'The code could not be mailed', body: errorFail } },
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      XSS,
       LIMITED,
     ),
   },

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody } from './responses'
+import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A registration response (attestation object, client data, COSE key) is well under 4 KiB. */
 export const PASSKEY_JSON_LIMIT_BYTES = 4 * 1024
@@ -86,7 +86,7 @@ export const PASSKEY_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: responses({ 200: { description: 'PublicKeyCredentialCreationOptionsJSON', body: optionsBody } }, FULL_AUTH),
+    responses: responses({ 200: { description: 'PublicKeyCredentialCreationOptionsJSON', body: optionsBody } }, FULL_AUTH, VERIFIED_EMAIL, REAUTH),
   },
   passkeyRegisterVerify: {
     method: 'POST',
@@ -101,6 +101,8 @@ export const PASSKEY_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       FULL_AUTH,
       XSS,
+      VERIFIED_EMAIL,
+      REAUTH,
       {
         400: { description: 'Validation failed, or the answer does not verify (challenge unknown, used, expired or another device\'s; origin, rpID or signature wrong)', body: errorFail },
         409: { description: 'This passkey is already registered', body: errorFail },
@@ -119,6 +121,7 @@ export const PASSKEY_ROUTES = defineRoutes({
       { 200: { description: 'removed', body: okData(z.object({ deleted: z.literal(true) })) } },
       JSON_BODY_FIELDS,
       FULL_AUTH,
+      REAUTH,
       { 400: { description: 'Validation failed', body: errorFail }, 404: { description: 'No such passkey on this account', body: errorFail } },
     ),
   },

@@ -96,6 +96,19 @@ export const FULL_AUTH: Responses = {
   500: { description: 'The verification email of an anomaly could not be sent', body: errorFail },
 }
 
+/** A change to how the account signs in needs a recent sign-in proof (POST /auth/reauthenticate) */
+export const REAUTH: Responses = {
+  403: {
+    description: 'Re-authentication required (`reauthenticate: true`): prove the sign-in with POST /auth/reauthenticate, then repeat',
+    body: errorFail.extend({ reauthenticate: z.literal(true) }),
+  },
+}
+
+/** Adding a way to sign in needs a confirmed address */
+export const VERIFIED_EMAIL: Responses = {
+  403: { description: 'The account address was never confirmed (`verifyEmail: true`)', body: errorFail.extend({ verifyEmail: z.literal(true) }) },
+}
+
 /** A rate limiter refused the request */
 export const LIMITED: Responses = {
   429: { description: 'Too many requests; Retry-After in seconds or `permanent`', body: tooManyBody },

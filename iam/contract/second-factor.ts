@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { defineRoutes, json, noBody } from './define'
 import { CUSTOM_REASON_PATTERN } from './inputs'
-import { bannedBody, errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, responses, tokensBody, XSS } from './responses'
+import { bannedBody, errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A 6-digit TOTP code or a recovery code (`xxxx-xxxx-xxxx-xxxx`, case and separators free). */
 export const secondFactorCode = z
@@ -52,6 +52,8 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'The secret to show once (text and QR code)', body: okData(z.object({ secret: z.string(), otpauthUrl: z.string() })) } },
       FULL_AUTH,
+      VERIFIED_EMAIL,
+      REAUTH,
       { 409: { description: 'TOTP is already enabled', body: errorFail } },
     ),
   },
@@ -66,6 +68,8 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: '10 recovery codes, shown once', body: okData(z.object({ recoveryCodes: z.array(z.string()) })) } },
       CODE_ROUTE,
+      VERIFIED_EMAIL,
+      REAUTH,
       { 409: { description: 'No pending setup', body: errorFail } },
     ),
   },
@@ -80,6 +84,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Removed, with every recovery code', body: okData(z.object({ enabled: z.literal(false) })) } },
       CODE_ROUTE,
+      REAUTH,
       { 409: { description: 'TOTP is not enabled', body: errorFail } },
     ),
   },

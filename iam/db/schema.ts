@@ -16,6 +16,8 @@ export interface UsersTable {
   terms_consent: Generated<boolean>
   roles: Json<string[]>
   banned_until: NullableTimestamp
+  /** when an address of the account was first proven; null: never (migration 0008) */
+  first_verified_at: NullableTimestamp
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -61,6 +63,8 @@ export interface SessionFamiliesTable {
   anomaly_until: NullableTimestamp
   /** expiry of the family's active refresh token, null when it has none (the live-session count reads it, not refresh_tokens) */
   refresh_expires_at: NullableTimestamp
+  /** the last POST /auth/reauthenticate of the session (null: none since the sign-in) */
+  reauthenticated_at: NullableTimestamp
 }
 
 export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'

@@ -9,11 +9,13 @@ import { authFail } from './auth'
 import { throwTooManyRequests } from './rate-limit'
 
 type Answer = {
-  status: 400 | 401 | 409 | 500 | 503
+  status: 400 | 401 | 403 | 409 | 500 | 503
   /** the body's error; the failure's detail when absent */
   error?: string
   /** the field the error is also reported under */
   field?: string
+  /** more members of the body, for the page to act on */
+  extra?: Record<string, unknown>
 }
 
 const RELOGIN: Answer = { status: 401, error: 'Re-login is required' }
@@ -42,6 +44,12 @@ const ANSWERS: Record<ActionFailureCode, Answer> = {
   confirmation_mail_failed: { status: 500, error: 'Could not send the confirmation email; try again later' },
   flow_not_started: { status: 400, error: 'No confirmation is pending for this reason; start it first' },
   verification_mail_failed: { status: 503, error: 'The mail could not be sent, try again later' },
+  password_required: {
+    status: 403,
+    error: 'This link was opened on another device than the one that asked for it: confirm with your password',
+    extra: { passwordRequired: true },
+  },
+  wrong_password: { status: 401, error: 'The password is incorrect', field: 'password' },
 }
 
 /** Ends the request with the failure's status and body (429 with Retry-After for a limiter's refusal). */
@@ -49,5 +57,5 @@ export function failAction(failure: ActionFailure | ActionLimited): never {
   if (failure.code === 'rate_limited') return throwTooManyRequests(failure.decision)
   const answer = ANSWERS[failure.code]
   const error = answer.error ?? failure.detail ?? 'Bad Request'
-  return authFail(answer.status, error, answer.field ? { fields: { [answer.field]: error } } : {})
+  return authFail(answer.status, error, { ...(answer.field ? { fields: { [answer.field]: error } } : {}), ...answer.extra })
 }

@@ -48,6 +48,8 @@ declare module 'h3' {
     user?: RequestUser
     /** the account of req.user, read by full authentication in the same statement as the session */
     account?: AuthAccount
+    /** ms since the epoch of the session's last sign-in proof: its sign-in, or its last re-authentication (http/reauthenticate.ts) */
+    signInProofAt?: number
   }
 }
 
@@ -196,6 +198,8 @@ async function protectRoute(
   }
   event.context.user = user
   if (state.account) event.context.account = state.account
+  const family = state.session!.family
+  event.context.signInProofAt = Math.max(family.created_at.getTime(), family.reauthenticated_at?.getTime() ?? 0)
   return user
 }
 

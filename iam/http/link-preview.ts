@@ -5,7 +5,7 @@
  */
 import type { H3Event } from 'h3'
 import { useIam, type IamContext } from '../context'
-import type { Actor, ActionFailure } from '../features/account-actions/outcomes'
+import type { Actor, ActionFailure, ActionLimited } from '../features/account-actions/outcomes'
 import type { LinkParams } from '../features/mfa/link-token'
 import { failAction } from './account-action-outcomes'
 import { getFingerPrint } from './auth'
@@ -26,7 +26,7 @@ export async function answerLinkPreview(event: H3Event, route: LinkRoute, link: 
   return okEnvelope({ link, reason: result.reason })
 }
 
-type Completion = (ctx: IamContext, input: { params: LinkParams; actor: Actor }) => Promise<{ ok: true } | ActionFailure>
+type Completion = (ctx: IamContext, input: { params: LinkParams; actor: Actor }) => Promise<{ ok: true } | ActionFailure | ActionLimited>
 
 /** 200 `{ ok, date, data: { message } }`; the action's failure otherwise; 429 from the `codes` limiter. */
 export async function completeAnonymousLink(event: H3Event, route: LinkRoute, on: 'verify' | 'undo', complete: Completion, message: string) {

@@ -8,6 +8,10 @@ import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
 import { getClientIp, getJsonBody } from './request'
 import { readRouteInput, type RouteInput } from './route-input'
+import { requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
+import type { CodeLocked } from '../features/second-factor/code-budget'
+import { retrySeconds } from '../features/rate-limits/limiter'
+import { httpFail } from './respond'
 
 export interface FactorRequest<T> {
   ctx: IamContext
@@ -17,12 +21,18 @@ export interface FactorRequest<T> {
 }
 
 /**
- * Full authentication, XSS, the body read with the route table entry's schema (its 400), then the
+ * Full authentication (and the guards asked for: http/reauthenticate.ts), XSS, the body read with the route table entry's schema (its 400), then the
  * per-IP codes limiter, as for the emailed code (http/link-submission.ts): every route taking a
  * second-factor code is a place to guess one, signed in or not.
  */
-export async function readFactorRequest<R extends RouteContract>(event: H3Event, route: R): Promise<FactorRequest<RouteInput<R, 'body'>>> {
+export async function readFactorRequest<R extends RouteContract>(
+  event: H3Event,
+  route: R,
+  guards: { recentSignIn?: boolean; verifiedEmail?: boolean } = {},
+): Promise<FactorRequest<RouteInput<R, 'body'>>> {
   const user = await fullAuthentication(event)
+  if (guards.verifiedEmail) requireVerifiedEmail(event)
+  if (guards.recentSignIn) requireRecentSignIn(event)
   await rejectXss(event, getJsonBody(event))
   const data = readRouteInput(event, route, 'body')
   const ctx = useIam()
@@ -32,3 +42,17 @@ export async function readFactorRequest<R extends RouteContract>(event: H3Event,
 }
 
 export const INVALID_FACTOR_CODE = 'Invalid code'
+
+/**
+ * 429 for an account whose code entry is locked (features/second-factor/code-budget.ts): the
+ * spec's limiter body and Retry-After, and a sentence the pages can show as it is.
+ */
+export function failCodesLocked(locked: CodeLocked): never {
+  const retry = retrySeconds(locked.retryMs)
+  const minutes = Math.ceil(retry / 60)
+  return httpFail(
+    429,
+    { error: 'Too many requests', retry, message: `Too many wrong codes for this account. Code entry is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` },
+    { 'Retry-After': String(retry) },
+  )
+}

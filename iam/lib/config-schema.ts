@@ -281,6 +281,31 @@ export const configSchema = z.strictObject({
       /** how long the sign-in step after a right password lives */
       challengeTtlMs: z.number().int().positive().default(5 * MINUTE_MS),
       challengeAttempts: z.number().int().positive().max(20).default(5),
+      /**
+       * One failure budget per account for second-factor codes, across challenges and routes (the
+       * sign-in step, disable, custom MFA, email change, re-authentication): `failures` wrong codes
+       * within `windowMs` lock code entry for the account for `lockMs` and mail the owner. A
+       * 6-digit TOTP code with one step of drift has 3 right answers in 10^6: 10 guesses per 15
+       * minutes give someone who knows the password about 9% in a month of non-stop guessing
+       * (2,880 windows x 10 x 3 / 10^6), and every lock mails the owner, who learns the password is out.
+       */
+      accountFailures: z
+        .strictObject({
+          failures: z.number().int().positive().max(100).default(10),
+          windowMs: z.number().int().positive().default(15 * MINUTE_MS),
+          lockMs: z.number().int().positive().default(15 * MINUTE_MS),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  security: z
+    .strictObject({
+      /**
+       * How recent a sign-in proof must be for adding or removing a second factor or a passkey and
+       * for changing the email: the sign-in itself, or POST /auth/reauthenticate. A stolen session
+       * older than this cannot add a factor of its own.
+       */
+      reauthenticateWithinMs: z.number().int().positive().default(10 * MINUTE_MS),
     })
     .prefault({}),
   passkeys: z

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
+import { call, newDevice, PROXY_CONFIG } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { sharedIam } from '../helpers/shared-iam'
+import { signupConfirmed } from '../helpers/confirm-email'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { loginOptions, loginOptionsResponse, loginVerify, registerOptions, registerPasskey, registerVerify } from './passkeys-http'
 import { authed, WIDE_LOGIN } from './second-factor-http'
@@ -10,11 +11,12 @@ import { authed, WIDE_LOGIN } from './second-factor-http'
 // the run's shared IAM (proxy trust, wide sign-up and sign-in limits); the limits and the
 // challenge lifetime below start IAMs of their own
 const iam = sharedIam()
+const mails = sharedSmtp()
 
 const REFUSED = { ok: false, date: expect.any(String), error: 'The passkey could not be verified; try again' }
 
 async function userWithPasskey() {
-  const user = await signupUser(iam)
+  const user = await signupConfirmed(iam, mails)
   const authenticator = new SoftAuthenticator()
   const { passkey, id } = await registerPasskey(iam, user, authenticator)
   return { user, authenticator, passkey, id }
@@ -150,8 +152,8 @@ describe('no enumeration', () => {
 
 describe('registration challenges', () => {
   it("are bound to the account: another account's session cannot finish them", async () => {
-    const owner = await signupUser(iam)
-    const other = await signupUser(iam, { client: owner })
+    const owner = await signupConfirmed(iam, mails)
+    const other = await signupConfirmed(iam, mails, { client: owner })
     const { credential } = new SoftAuthenticator().register(await registerOptions(iam, owner))
     const res = await registerVerify(iam, other, credential)
     expect(res.status).toBe(400)
@@ -159,7 +161,7 @@ describe('registration challenges', () => {
   })
 
   it('are single use, and refuse a wrong origin or rpID', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const authenticator = new SoftAuthenticator()
     const { credential } = authenticator.register(await registerOptions(iam, user))
     expect((await registerVerify(iam, user, credential)).status).toBe(200)
@@ -173,7 +175,7 @@ describe('registration challenges', () => {
   })
 
   it('keep one registration in progress per account: new options end the earlier ones', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const authenticator = new SoftAuthenticator()
     const first = authenticator.register(await registerOptions(iam, user))
     const second = authenticator.register(await registerOptions(iam, user))
@@ -182,7 +184,7 @@ describe('registration challenges', () => {
   })
 
   it('bans the device for markup in the passkey name', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { credential } = new SoftAuthenticator().register(await registerOptions(iam, user))
     const res = await registerVerify(iam, user, credential, '<script>alert(1)</script>')
     expect(res.status).toBe(403)
@@ -225,7 +227,7 @@ describe('challenge lifetime', () => {
   })
 
   it('refuses a sign-in challenge past its life', async () => {
-    const user = await signupUser(short)
+    const user = await signupConfirmed(short, { dataDir: short.dataDir })
     const authenticator = new SoftAuthenticator()
     const device = await newDevice(short)
     const { passkey, credential } = authenticator.register(await registerOptions(short, user))

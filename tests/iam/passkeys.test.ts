@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { authedGet, call, newDevice, setCookieValue, signupUser, type Session } from '../helpers/accounts'
+import { authedGet, call, newDevice, setCookieValue, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
+import { signupConfirmed } from '../helpers/confirm-email'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { recipients } from '../helpers/smtp'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
@@ -10,6 +11,7 @@ import { authed } from './second-factor-http'
 // the run's shared IAM (its proxy trust and wide sign-up and sign-in limits are what this file needs)
 const iam = sharedIam()
 const smtp = sharedSmtp()
+const mails = smtp
 
 const listPasskeys = async (s: Session) => {
   const res = await authed(iam, s, 'GET', '/auth/passkeys')
@@ -19,7 +21,7 @@ const listPasskeys = async (s: Session) => {
 
 describe('registering a passkey', () => {
   it('asks for a discoverable, user-verified credential of the configured relying party, excluding the ones the account has', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const first = await registerOptions(iam, user)
     expect(first.rp).toEqual({ id: 'localhost', name: expect.any(String) })
     expect(first.user.name).toBe(user.email)
@@ -33,8 +35,8 @@ describe('registering a passkey', () => {
   })
 
   it('stores the passkey with its name, flags and transports and lists it for its account only', async () => {
-    const owner = await signupUser(iam)
-    const other = await signupUser(iam)
+    const owner = await signupConfirmed(iam, mails)
+    const other = await signupConfirmed(iam, mails)
     await registerPasskey(iam, owner, new SoftAuthenticator(), 'Work laptop')
     await registerPasskey(iam, other, new SoftAuthenticator(), 'Other phone')
     const listed = await listPasskeys(owner)
@@ -54,7 +56,7 @@ describe('registering a passkey', () => {
 
 describe('passwordless sign-in', () => {
   it('signs in with a registered passkey from a new device and answers like POST /login', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const authenticator = new SoftAuthenticator()
     const { passkey } = await registerPasskey(iam, user, authenticator)
     const device = await newDevice(iam, { ip: '198.51.100.20' })
@@ -73,7 +75,7 @@ describe('passwordless sign-in', () => {
   })
 
   it('signs in again and again as the counter moves forward', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const authenticator = new SoftAuthenticator()
     const { passkey } = await registerPasskey(iam, user, authenticator)
     const device = await newDevice(iam)
@@ -81,7 +83,7 @@ describe('passwordless sign-in', () => {
   })
 
   it('accepts an authenticator without a counter (always 0)', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const authenticator = new SoftAuthenticator(undefined, undefined, 0)
     const { passkey } = await registerPasskey(iam, user, authenticator)
     const device = await newDevice(iam)
@@ -94,7 +96,7 @@ describe('passwordless sign-in', () => {
 
 describe('deleting a passkey', () => {
   it('removes it, after which it no longer signs in', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const authenticator = new SoftAuthenticator()
     const { passkey, id } = await registerPasskey(iam, user, authenticator)
     const res = await authed(iam, user, 'POST', '/auth/passkeys/delete', { id })
@@ -106,7 +108,7 @@ describe('deleting a passkey', () => {
   })
 
   it('mails the owner when a passkey is added and when one is removed (ASVS V6.3.7)', async () => {
-    const user = await signupUser(iam, { client: { ip: '198.51.100.45' } })
+    const user = await signupConfirmed(iam, mails, { client: { ip: '198.51.100.45' } })
     const { id, passkey } = await registerPasskey(iam, user, new SoftAuthenticator())
     const added = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('a passkey was added'))
     expect(added.text).toContain('198.51.100.45')
@@ -116,8 +118,8 @@ describe('deleting a passkey', () => {
   })
 
   it("answers 404 for another account's passkey and leaves it in place", async () => {
-    const owner = await signupUser(iam)
-    const intruder = await signupUser(iam)
+    const owner = await signupConfirmed(iam, mails)
+    const intruder = await signupConfirmed(iam, mails)
     const { id } = await registerPasskey(iam, owner, new SoftAuthenticator())
     const res = await authed(iam, intruder, 'POST', '/auth/passkeys/delete', { id })
     expect(res.status).toBe(404)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { newDevice, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import { newDevice, setCookieValue, uniqueEmail, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
+import { signupConfirmed } from '../helpers/confirm-email'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { linkQueryOf, recipients, codeOf, type ParsedMail } from '../helpers/smtp'
 import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode } from './second-factor-http'
@@ -8,6 +9,7 @@ import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode } fr
 // the run's shared IAM (its proxy trust and wide sign-up and sign-in limits are what this file needs)
 const iam = sharedIam()
 const smtp = sharedSmtp()
+const mails = smtp
 
 async function startFlow(s: Session, reason: string): Promise<ParsedMail> {
   const res = await authed(iam, s, 'POST', `/custom/mfa/${reason}`, {})
@@ -23,7 +25,7 @@ const tokensOf = async (s: Session, res: Response): Promise<Session> => {
 
 describe('a second factor in place of the emailed code', () => {
   it('completes a custom MFA flow this session started with a TOTP code; the mailed link is then spent', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const mail = await startFlow(user, 'PAYMENT_CONFIRM')
     const res = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'PAYMENT_CONFIRM', code: totpCode(secret, 1) })
@@ -34,7 +36,7 @@ describe('a second factor in place of the emailed code', () => {
   })
 
   it('leaves the emailed link and code working for an account with a second factor', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     await enrolTotp(iam, user)
     const mail = await startFlow(user, 'PAYMENT_CONFIRM')
     const res = await authed(iam, user, 'POST', `/auth/verify-custom-mfa${linkQueryOf(mail)}`, { code: codeOf(mail) })
@@ -42,7 +44,7 @@ describe('a second factor in place of the emailed code', () => {
   })
 
   it('refuses a flow nobody started with 400, and counts wrong codes against the flow\'s attempts', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const none = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'NOT_STARTED', code: totpCode(secret, 1) })
     expect(none.status).toBe(400)
@@ -57,14 +59,14 @@ describe('a second factor in place of the emailed code', () => {
   })
 
   it('refuses an account without a second factor with 401', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     await startFlow(user, 'PAYMENT_CONFIRM')
     const res = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'PAYMENT_CONFIRM', code: '123456' })
     expect(res.status).toBe(401)
   })
 
   it('changes the email with a recovery code after POST /custom/mfa/change_email', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { recoveryCodes } = await enrolTotp(iam, user)
     await startFlow(user, 'change_email')
     const newEmail = uniqueEmail('moved')
@@ -77,7 +79,7 @@ describe('a second factor in place of the emailed code', () => {
 
 describe('notices', () => {
   it('mails the owner when two-step sign-in is turned on, a recovery code is used and it is turned off, never a code', async () => {
-    const user = await signupUser(iam, { client: { ip: '198.51.100.88' } })
+    const user = await signupConfirmed(iam, mails, { client: { ip: '198.51.100.88' } })
     const { secret, recoveryCodes } = await enrolTotp(iam, user)
     const on = await smtp.waitForMail((m) => recipients(m).includes(user.email) && (m.subject ?? '').includes('two-step sign-in was turned on'))
     expect(on.text).toContain('from 198.51.100.88')

@@ -22,10 +22,10 @@ export const WIDE_LOGIN = {
 export const authed = (iam: IamEndpoint, s: Session, method: string, path: string, body?: unknown) =>
   call(iam, method, path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })
 
-/** The code of `secret` at the current step plus `stepOffset` steps of 30 s. */
-export function totpCode(secret: string, stepOffset = 0): string {
+/** The code of `secret` at the current step plus `stepOffset` steps of 30 s (`skewMs`: an IAM test clock's lead). */
+export function totpCode(secret: string, stepOffset = 0, skewMs = 0): string {
   const totp = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) })
-  return totp.generate({ timestamp: Date.now() + stepOffset * 30_000 })
+  return totp.generate({ timestamp: Date.now() + skewMs + stepOffset * 30_000 })
 }
 
 export interface Enrolment {
@@ -34,13 +34,13 @@ export interface Enrolment {
   recoveryCodes: string[]
 }
 
-/** Setup and enable with the current step's code. */
-export async function enrolTotp(iam: IamEndpoint, s: Session): Promise<Enrolment> {
+/** Setup and enable with the current step's code (`skewMs`: how far the IAM's test clock is ahead of this one). */
+export async function enrolTotp(iam: IamEndpoint, s: Session, skewMs = 0): Promise<Enrolment> {
   const setup = await authed(iam, s, 'POST', '/auth/totp/setup')
   const setupBody = (await setup.json()) as Json
   if (setup.status !== 200) throw new Error(`setup answered ${setup.status}: ${JSON.stringify(setupBody)}`)
   const { secret, otpauthUrl } = setupBody.data as { secret: string; otpauthUrl: string }
-  const enable = await authed(iam, s, 'POST', '/auth/totp/enable', { code: totpCode(secret) })
+  const enable = await authed(iam, s, 'POST', '/auth/totp/enable', { code: totpCode(secret, 0, skewMs) })
   const enableBody = (await enable.json()) as Json
   if (enable.status !== 200) throw new Error(`enable answered ${enable.status}: ${JSON.stringify(enableBody)}`)
   return { secret, otpauthUrl, recoveryCodes: (enableBody.data as { recoveryCodes: string[] }).recoveryCodes }

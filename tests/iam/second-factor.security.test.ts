@@ -3,21 +3,23 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail } from '../helpers/accounts'
+import { call, newDevice, PROXY_CONFIG, uniqueEmail } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { sharedIam } from '../helpers/shared-iam'
+import { signupConfirmed } from '../helpers/confirm-email'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { connectDatabase, migratedPgliteDir } from '../helpers/test-database'
 import { enrolTotp, passwordStep, secondFactor, sessionOf, totpCode, WIDE_LOGIN } from './second-factor-http'
 
 // the run's shared IAM (proxy trust, wide sign-up and sign-in limits); the challenge lifetime and
 // the sealing keys below start IAMs of their own
 const iam = sharedIam()
+const mails = sharedSmtp()
 
 const withoutDate = (body: Json) => ({ ...body, date: undefined })
 
 describe('each TOTP code is accepted once', () => {
   it('refuses a code replayed in the same 30 s window, and an older step after a newer one', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const next = totpCode(secret, 1)
@@ -30,7 +32,7 @@ describe('each TOTP code is accepted once', () => {
   })
 
   it('gives one success to 20 parallel submissions of one TOTP code', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const challenges = await Promise.all(Array.from({ length: 20 }, () => passwordStep(iam, user, device)))
@@ -41,7 +43,7 @@ describe('each TOTP code is accepted once', () => {
   })
 
   it('gives one success to 20 parallel submissions of one recovery code', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { recoveryCodes } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const challenges = await Promise.all(Array.from({ length: 20 }, () => passwordStep(iam, user, device)))
@@ -53,7 +55,7 @@ describe('each TOTP code is accepted once', () => {
 
 describe('the sign-in challenge', () => {
   it('is bound to the device it was issued to', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const other = await newDevice(iam)
@@ -66,7 +68,7 @@ describe('the sign-in challenge', () => {
   })
 
   it('requires the canary_id cookie', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const challenge = await passwordStep(iam, user, device)
@@ -75,7 +77,7 @@ describe('the sign-in challenge', () => {
   })
 
   it('stops after 5 attempts, even for the right code', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const challenge = await passwordStep(iam, user, device)
@@ -86,7 +88,7 @@ describe('the sign-in challenge', () => {
   })
 
   it('is single use', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret, recoveryCodes } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const challenge = await passwordStep(iam, user, device)
@@ -106,8 +108,8 @@ describe('the sign-in challenge', () => {
 
 describe('no leak of second-factor status before the password is right', () => {
   it('answers a wrong password alike for accounts with and without TOTP and for unknown addresses', async () => {
-    const plain = await signupUser(iam)
-    const guarded = await signupUser(iam)
+    const plain = await signupConfirmed(iam, mails)
+    const guarded = await signupConfirmed(iam, mails)
     await enrolTotp(iam, guarded)
     const device = await newDevice(iam)
     const answers = []
@@ -132,7 +134,7 @@ describe('challenge lifetime', () => {
   })
 
   it('refuses a challenge past its life', async () => {
-    const user = await signupUser(short)
+    const user = await signupConfirmed(short, { dataDir: short.dataDir })
     const { secret } = await enrolTotp(short, user)
     const device = await newDevice(short)
     const challenge = await passwordStep(short, user, device)
@@ -155,7 +157,7 @@ describe('TOTP secrets at rest', () => {
     const first = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN, ...database, secrets: { totpKeys: [keyA] } } })
     let second: IamServer | undefined
     try {
-      const user = await signupUser(first)
+      const user = await signupConfirmed(first, { dataDir: first.dataDir })
       const { secret } = await enrolTotp(first, user)
       const share = dir ? { databaseUrl: `file://${join(dir, 'db')}`, storagePrefix: first.share.storagePrefix } : first.share
       if (dir) await first.stop()
@@ -173,7 +175,7 @@ describe('TOTP secrets at rest', () => {
       const session = await sessionOf(await secondFactor(second, device, await passwordStep(second, user, device), totpCode(secret, 1)), user, device)
       expect(session.accessToken).toEqual(expect.any(String))
       // a new enrolment is sealed under the new first key
-      const other = await signupUser(second)
+      const other = await signupConfirmed(second, { dataDir: second.dataDir })
       await enrolTotp(second, other)
       if (!dir) {
         const check = await connectDatabase(share.databaseUrl)

@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { authedGet, call, newDevice, setCookieValue, signupUser, uniqueEmail } from '../helpers/accounts'
+import { authedGet, call, newDevice, setCookieValue, uniqueEmail } from '../helpers/accounts'
 import type { RouteContract } from '../../iam/contract/define'
 import { ROUTES, type RouteId } from '../../iam/contract/routes'
 import type { Json } from '../helpers/iam-server'
-import { sharedIam } from '../helpers/shared-iam'
+import { signupConfirmed } from '../helpers/confirm-email'
+import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { authed, enrolTotp, passwordStep, secondFactor, sessionOf, totpCode } from './second-factor-http'
 
 // the run's shared IAM: its config names the TOTP issuer 'Acme Test' and opens the login limits
 const iam = sharedIam()
+const mails = sharedSmtp()
 
 describe('POST /auth/totp/setup', () => {
   it('answers a base32 secret and its otpauth URL (SHA-1, 6 digits, 30 s, the configured issuer, the account as label)', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const res = await authed(iam, user, 'POST', '/auth/totp/setup')
     expect(res.status).toBe(200)
     const { secret, otpauthUrl } = ((await res.json()) as Json).data as { secret: string; otpauthUrl: string }
@@ -24,7 +26,7 @@ describe('POST /auth/totp/setup', () => {
   })
 
   it('replaces a pending setup: the first secret no longer enables', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const first = (((await (await authed(iam, user, 'POST', '/auth/totp/setup')).json()) as Json).data as { secret: string }).secret
     const second = (((await (await authed(iam, user, 'POST', '/auth/totp/setup')).json()) as Json).data as { secret: string }).secret
     expect(second).not.toBe(first)
@@ -33,7 +35,7 @@ describe('POST /auth/totp/setup', () => {
   })
 
   it('is refused with 409 once TOTP is enabled, and without a session with 401', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     await enrolTotp(iam, user)
     const res = await authed(iam, user, 'POST', '/auth/totp/setup')
     expect(res.status).toBe(409)
@@ -44,7 +46,7 @@ describe('POST /auth/totp/setup', () => {
 
 describe('POST /auth/totp/enable', () => {
   it('answers 10 distinct high-entropy recovery codes once and turns TOTP on', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { recoveryCodes } = await enrolTotp(iam, user)
     expect(recoveryCodes).toHaveLength(10)
     expect(new Set(recoveryCodes).size).toBe(10)
@@ -54,7 +56,7 @@ describe('POST /auth/totp/enable', () => {
   })
 
   it('refuses a wrong or malformed code with 400 and a missing setup with 409', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     expect((await authed(iam, user, 'POST', '/auth/totp/enable', { code: '123456' })).status).toBe(409)
     const setup = (((await (await authed(iam, user, 'POST', '/auth/totp/setup')).json()) as Json).data as { secret: string }).secret
     const wrong = String((Number(totpCode(setup)) + 1) % 1_000_000).padStart(6, '0')
@@ -71,7 +73,7 @@ describe('POST /auth/totp/enable', () => {
 
 describe('sign-in with TOTP enabled', () => {
   it('answers the password step with a challenge and no tokens or cookie, and the second factor with a working session', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const res = await call(iam, 'POST', '/login', { client: device, body: { email: user.email, password: user.password } })
@@ -87,7 +89,7 @@ describe('sign-in with TOTP enabled', () => {
   })
 
   it('signs in with a recovery code (any case, with or without dashes) and counts it spent', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { recoveryCodes } = await enrolTotp(iam, user)
     const device = await newDevice(iam)
     const code = recoveryCodes[3]!.toLowerCase().replaceAll('-', '')
@@ -116,7 +118,7 @@ describe('sign-in with TOTP enabled', () => {
   })
 
   it('leaves accounts without a second factor signing in with the password alone', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const res = await call(iam, 'POST', '/login', { client: await newDevice(iam), body: { email: user.email, password: user.password } })
     expect(res.status).toBe(200)
     expect(((await res.json()) as Json).accessToken).toEqual(expect.any(String))
@@ -125,7 +127,7 @@ describe('sign-in with TOTP enabled', () => {
 
 describe('POST /auth/totp/disable', () => {
   it('turns TOTP off with a TOTP code: the password alone signs in again and a new setup is possible', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user)
     const res = await authed(iam, user, 'POST', '/auth/totp/disable', { code: totpCode(secret, 1) })
     expect(res.status).toBe(200)
@@ -136,7 +138,7 @@ describe('POST /auth/totp/disable', () => {
   })
 
   it('turns TOTP off with a recovery code and removes the other recovery codes', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const { recoveryCodes } = await enrolTotp(iam, user)
     expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: recoveryCodes[0] })).status).toBe(200)
     const status = await authed(iam, user, 'GET', '/auth/totp')
@@ -144,7 +146,7 @@ describe('POST /auth/totp/disable', () => {
   })
 
   it('refuses a wrong code with 400 (TOTP stays on) and answers 409 when TOTP is off', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: '123456' })).status).toBe(409)
     await enrolTotp(iam, user)
     const res = await authed(iam, user, 'POST', '/auth/totp/disable', { code: 'AAAA-BBBB-CCCC-DDDD' })
@@ -164,7 +166,7 @@ describe('the route table', () => {
   }
 
   it('documents what the second-factor routes and the login of an account with TOTP answer', async () => {
-    const user = await signupUser(iam)
+    const user = await signupConfirmed(iam, mails)
     const setup = await documented('totpSetup', await authed(iam, user, 'POST', '/auth/totp/setup'))
     const { secret } = setup.data as { secret: string }
     await documented('totpEnable', await authed(iam, user, 'POST', '/auth/totp/enable', { code: '000000' === totpCode(secret) ? '111111' : '000000' }))
@@ -186,7 +188,7 @@ describe('the route table', () => {
 describe('audit', () => {
   // the child's PGlite lives in its own process: its rows are only readable when the IAM runs on PostgreSQL
   it.skipIf(!process.env.DATABASE_URL)('records second factor added, failed, recovery code used, passed and removed, never a code', async () => {
-    const user = await signupUser(iam, { client: { ip: '198.51.100.77' } })
+    const user = await signupConfirmed(iam, mails, { client: { ip: '198.51.100.77' } })
     const { secret, recoveryCodes } = await enrolTotp(iam, user)
     const device = await newDevice(iam, { ip: '198.51.100.77' })
     expect((await secondFactor(iam, device, await passwordStep(iam, user, device), 'ZZZZ-ZZZZ-ZZZZ-ZZZZ')).status).toBe(401)

@@ -108,12 +108,12 @@ export async function previewCustomLink(ctx: IamContext, params: LinkParams, use
 export async function verifyCustomMfa(
   ctx: IamContext,
   input: { proof: FlowProof; user: SessionUser; actor: Actor },
-): Promise<{ ok: true; pair: TokenPair; reason: string } | ActionFailure> {
+): Promise<{ ok: true; pair: TokenPair; reason: string } | ActionFailure | ActionLimited> {
   const check = await locateFlow(ctx, input.proof, input.user, isGenericCustomReason)
   if (!check.ok) return check
   const { link } = check
   const code = await attemptProof(ctx, link, input.proof, { userId: input.user.userId, actor: input.actor })
-  if (!code.ok) return codeFailure(code)
+  if (!code.ok) return code.code === 'rate_limited' ? code : codeFailure(code)
   const won = await ctx.db.transaction().execute((trx) => consumeLink(trx, ctx, code.link))
   if (!won) return linkFailure('used')
   const pair = await reissueSession(ctx, input.user, input.actor)

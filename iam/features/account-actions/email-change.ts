@@ -19,21 +19,21 @@ import type { SessionUser } from './custom-mfa'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
 import { sendEmailChangedNotice } from './undo-email-change'
 import { sendVerificationMailLater } from './verify-email'
-import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 const isChangeEmail = (purpose: string) => purpose === CHANGE_EMAIL_REASON
 
 export async function changeEmail(
   ctx: IamContext,
-  input: { proof: FlowProof; newEmail: string; user: SessionUser; actor: Actor },
-): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
+  input: { proof: FlowProof; newEmail: string; user: SessionUser; actor: Actor; signInProofAt: number },
+): Promise<{ ok: true; pair: TokenPair } | ActionFailure | ActionLimited> {
   const check = await locateFlow(ctx, input.proof, input.user, isChangeEmail)
   if (!check.ok) return check
   const { link } = check
   const email = await checkEmailAddress(input.newEmail, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
   if (!email.ok) return fail('email_invalid', email.reason)
   const code = await attemptProof(ctx, link, input.proof, { userId: input.user.userId, actor: input.actor })
-  if (!code.ok) return codeFailure(code)
+  if (!code.ok) return code.code === 'rate_limited' ? code : codeFailure(code)
   const now = new Date(ctx.now())
   type Done = { kind: 'done'; oldEmail: string; revoked: string[] } | { kind: 'used' } | { kind: 'same' } | { kind: 'gone' }
   let done: Done
@@ -67,11 +67,14 @@ export async function changeEmail(
   ctx.log.info('email changed', { userId: input.user.userId, revokedSessions: done.revoked.length })
   // The change is committed: mails that cannot be delivered are logged, not a failed request.
   // The old address gets the notice with an undo link; the new one a link to verify it.
-  const change = { userId: input.user.userId, oldEmail: done.oldEmail, newEmail: email.email, ipAddress: input.actor.ipAddress, at: now }
+  // undoing the change removes what was set up since this session's sign-in proof: a stolen
+  // session may have added a factor before it moved the address (undo-email-change.ts)
+  const setUpSince = new Date(Math.min(input.signInProofAt, now.getTime()))
+  const change = { userId: input.user.userId, oldEmail: done.oldEmail, newEmail: email.email, ipAddress: input.actor.ipAddress, at: now, setUpSince }
   sendEmailChangedNotice(ctx, change).catch((error: Error) =>
     ctx.log.error('email-change notice not delivered', { userId: input.user.userId, error: error.message }),
   )
-  sendVerificationMailLater(ctx, { id: input.user.userId, email: email.email })
+  sendVerificationMailLater(ctx, { id: input.user.userId, email: email.email }, input.user.visitorRowId)
   const pair = await reissueSession(ctx, input.user, input.actor)
   if (!pair) return fail('relogin_required')
   return { ok: true, pair }

@@ -12,7 +12,8 @@ import { attemptCode, attemptWith, type CodeCheck } from '../mfa/links'
 import { findLink, findLiveLink, type LinkWithCode } from '../mfa/repository'
 import { verifySecondFactor } from '../second-factor/verify-factor'
 import { checkSessionLink, type SessionUser } from './custom-mfa'
-import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
+import type { CodeLocked } from '../second-factor/code-budget'
+import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 
 export type FlowProof =
   | { kind: 'emailed'; params: LinkParams; code: string }
@@ -42,12 +43,20 @@ export async function attemptProof(
   link: LinkWithCode,
   proof: FlowProof,
   who: { userId: number; actor: Actor },
-): Promise<(CodeCheck & { ok: false }) | { ok: true; link: LinkWithCode }> {
+): Promise<(CodeCheck & { ok: false }) | ActionLimited | { ok: true; link: LinkWithCode }> {
   if (proof.kind === 'emailed') {
     const check = await attemptCode(ctx, link, proof.code)
     return check.ok ? { ok: true, link } : check
   }
   const actor = { visitorRowId: who.actor.visitorRowId, ipAddress: who.actor.ipAddress }
-  const check = await attemptWith(ctx, link, async () => (await verifySecondFactor(ctx, { userId: who.userId, code: proof.code, actor, purpose: link.purpose })).ok)
+  let locked: CodeLocked | null = null
+  const check = await attemptWith(ctx, link, async () => {
+    const verified = await verifySecondFactor(ctx, { userId: who.userId, code: proof.code, actor, purpose: link.purpose })
+    if (!verified.ok && verified.code === 'locked') locked = verified
+    return verified.ok
+  })
+  // the account's code entry is locked (second-factor/code-budget.ts): a limiter's refusal
+  const lock = locked as CodeLocked | null
+  if (lock) return { ok: false, code: 'rate_limited', decision: { ok: false, retryMs: lock.retryMs, permanent: false } }
   return check.ok ? { ok: true, link: { ...link, code: null } } : check
 }

@@ -33,6 +33,10 @@ export type ActionFailureCode =
   /** a second factor in place of the emailed code, for a flow this session never started */
   | 'flow_not_started'
   | 'verification_mail_failed'
+  /** a verification link opened on another device than the one that asked: the account's password or a new one is needed */
+  | 'password_required'
+  /** the account's password, given as a proof, is wrong */
+  | 'wrong_password'
 
 export interface ActionFailure {
   ok: false

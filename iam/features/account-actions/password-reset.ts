@@ -6,6 +6,7 @@
  * reset revokes every session of the user (and, when asked, every API token) and mails a notice
  * naming the API tokens still live.
  */
+import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { revokeAllInTransaction } from '../api-tokens/revoke-all'
@@ -23,6 +24,7 @@ import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 import { previewLinkPurpose } from './link-preview'
+import { nothingRemoved, removeSetup } from './remove-setup'
 
 const isReset = (purpose: string) => purpose === PASSWORD_RESET_PURPOSE
 
@@ -58,8 +60,12 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
   const user = await findUserByEmail(ctx.db, email)
   if (!user) return
   const { siteName } = ctx.config.email
-  if (!user.password_hash) {
-    const providers = await ctx.db.selectFrom('oauth_identities').select('provider').distinct().where('user_id', '=', user.id).execute()
+  const providers = user.password_hash
+    ? []
+    : await ctx.db.selectFrom('oauth_identities').select('provider').distinct().where('user_id', '=', user.id).execute()
+  // an account that signs in with a provider is pointed there; one with neither a password nor a
+  // provider (its password was cleared when an email change was undone) gets a link to set one
+  if (providers.length > 0) {
     const loginUrl = new URL('/login', ctx.config.magic_links.domain).toString()
     await getMailer(ctx).send({ to: user.email, links: [loginUrl], content: useProviderMail({ siteName, providers: providers.map((p) => p.provider), loginUrl }) })
     return
@@ -68,6 +74,8 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
     purpose: PASSWORD_RESET_PURPOSE,
     path: 'passwordReset',
     userId: user.id,
+    // the address the link went to: using it proves that address (resetPassword)
+    data: { email: user.email },
     onLive: 'replace',
     mail: (issued) => ({
       to: user.email,
@@ -99,12 +107,35 @@ export async function resetPassword(
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
     if (!(await consumeLink(trx, ctx, link))) return null
-    await trx.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', user.id).execute()
+    // the link went to this address (when it still is the account's): the reset proves it
+    const proves = typeof link.data['email'] === 'string' && link.data['email'].toLowerCase() === user.email.toLowerCase()
+    await trx
+      .updateTable('users')
+      .set({
+        password_hash: hash,
+        updated_at: now,
+        ...(proves ? { email_verified: true, first_verified_at: sql<Date>`coalesce(first_verified_at, ${now})` } : {}),
+      })
+      .where('id', '=', user.id)
+      .execute()
     const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now)
+    // never verified: whoever signed up with this address may have set up ways in (remove-setup.ts)
+    const removed = user.first_verified_at === null ? await removeSetup(trx, { userId: user.id, since: null }) : null
+    if (removed && !nothingRemoved(removed)) {
+      await recordSecurityEvent(trx, {
+        type: 'squatter_setup_removed',
+        userId: user.id,
+        visitorRowId: input.actor.visitorRowId,
+        ipAddress: input.actor.ipAddress,
+        details: { ...removed, by: 'password_reset' },
+        at: now,
+      })
+    }
     // API tokens outlive sessions: whoever recovers the account may end them in the same step
-    const revokedTokens = input.revokeApiTokens
-      ? await revokeAllInTransaction(trx, { userId: user.id, ipAddress: input.actor.ipAddress, visitorRowId: input.actor.visitorRowId, cause: 'password_reset', at: now })
-      : 0
+    const revokedTokens =
+      (input.revokeApiTokens
+        ? await revokeAllInTransaction(trx, { userId: user.id, ipAddress: input.actor.ipAddress, visitorRowId: input.actor.visitorRowId, cause: 'password_reset', at: now })
+        : 0) + (removed?.apiTokens ?? 0)
     await recordSecurityEvent(trx, {
       type: 'password_reset',
       userId: user.id,

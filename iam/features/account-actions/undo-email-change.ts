@@ -5,10 +5,19 @@
  * (verified: the owner just proved they read it), signs every session out, since whoever made the
  * change may hold them, and ends the undo links issued after it (each mailed to an address the
  * hijacker may control, which could otherwise be used to move the account back again).
+ *
+ * Whoever moved the address may also have added ways in: a second factor, passkeys, API tokens,
+ * provider links, a password set through the new address. The change needed a recent sign-in
+ * proof of the session that made it (http/reauthenticate.ts), so everything such a session could
+ * add lies after that proof: the link carries its moment (`setUpSince`). Undoing removes each of them
+ * (remove-setup.ts; a password set since is cleared, so the owner sets a new one through
+ * "Forgot password" at the restored address) and mails the restored address what was removed.
  */
+import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
-import { emailChangedNotice } from '../mail/templates'
+import { getMailer } from '../mail/mailer'
+import { emailChangedNotice, emailChangeUndoneNotice } from '../mail/templates'
 import { maskEmail, startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { consumeLink } from '../mfa/links'
@@ -18,6 +27,7 @@ import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
 import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
 import { checkAddressLink, previewLinkPurpose } from './link-preview'
+import { removeSetup, type RemovedSetup } from './remove-setup'
 
 const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
 
@@ -27,7 +37,7 @@ const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
  */
 export async function sendEmailChangedNotice(
   ctx: IamContext,
-  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date },
+  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date; setUpSince: Date },
 ): Promise<void> {
   const ttlMs = ctx.config.magic_links.undoEmailChangeExpiresInMs
   const tokens = await listLiveTokenSummaries(ctx.db, change.userId, change.at)
@@ -44,7 +54,8 @@ export async function sendEmailChangedNotice(
     purpose: UNDO_EMAIL_CHANGE_PURPOSE,
     path: 'undoEmailChange',
     userId: change.userId,
-    data: { email: change.oldEmail },
+    // undoing removes what was set up since the changing session's sign-in proof (remove-setup.ts)
+    data: { email: change.oldEmail, setUpSince: change.setUpSince.toISOString() },
     expiresInMs: ttlMs,
     // an earlier undo link (an earlier change) must keep working: it restores an older address
     onLive: 'add',
@@ -61,7 +72,10 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
   const { link, email: restore } = check
   if (!restore) return linkFailure('invalid')
   const now = new Date(ctx.now())
-  type Done = { kind: 'done'; from: string; revoked: number } | { kind: 'used' } | { kind: 'gone' }
+  const setUpSince = typeof link.data['setUpSince'] === 'string' ? new Date(link.data['setUpSince']) : null
+  // a link from before this rule carries no moment: it was issued right after its change
+  const since = setUpSince && !Number.isNaN(setUpSince.getTime()) ? setUpSince : link.created_at
+  type Done = { kind: 'done'; from: string; revoked: number; removed: RemovedSetup; passwordCleared: boolean } | { kind: 'used' } | { kind: 'gone' }
   let done: Done
   try {
     done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {
@@ -69,7 +83,11 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
       if (!user) return { kind: 'gone' }
       if (!(await consumeLink(trx, ctx, link))) return { kind: 'used' }
       // a unique violation (the address was taken meanwhile) rolls all of this back
-      await trx.updateTable('users').set({ email: restore, email_verified: true, updated_at: now }).where('id', '=', link.user_id).execute()
+      await trx
+        .updateTable('users')
+        .set({ email: restore, email_verified: true, first_verified_at: sql<Date>`coalesce(first_verified_at, ${now})`, updated_at: now })
+        .where('id', '=', link.user_id)
+        .execute()
       await trx
         .updateTable('magic_links')
         .set({ consumed_at: now })
@@ -79,15 +97,25 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
         .where('created_at', '>=', link.created_at)
         .execute()
       const revoked = await revokeFamilies(trx, { userId: link.user_id }, 'email_change_undone', now)
+      const removed = await removeSetup(trx, { userId: link.user_id, since })
+      const passwordSince = await trx
+        .selectFrom('security_events')
+        .select('id')
+        .where('user_id', '=', link.user_id)
+        .where('type', 'in', ['password_reset', 'password_changed'])
+        .where('created_at', '>=', since)
+        .limit(1)
+        .executeTakeFirst()
+      if (passwordSince) await trx.updateTable('users').set({ password_hash: null }).where('id', '=', link.user_id).execute()
       await recordSecurityEvent(trx, {
         type: 'email_change_undone',
         userId: link.user_id,
         visitorRowId: input.actor.visitorRowId,
         ipAddress: input.actor.ipAddress,
-        details: { from: maskEmail(user.email), to: maskEmail(restore), revokedSessions: revoked.length },
+        details: { from: maskEmail(user.email), to: maskEmail(restore), revokedSessions: revoked.length, removed, passwordCleared: !!passwordSince },
         at: now,
       })
-      return { kind: 'done', from: user.email, revoked: revoked.length }
+      return { kind: 'done', from: user.email, revoked: revoked.length, removed, passwordCleared: !!passwordSince }
     })
   } catch (error) {
     if (isUniqueViolation(error)) return fail('old_address_taken')
@@ -95,7 +123,18 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
   }
   if (done.kind === 'used') return linkFailure('used')
   if (done.kind === 'gone') return linkFailure('invalid')
-  ctx.log.info('email change undone', { userId: link.user_id, revokedSessions: done.revoked })
+  ctx.log.info('email change undone', { userId: link.user_id, revokedSessions: done.revoked, ...done.removed, passwordCleared: done.passwordCleared })
+  const content = emailChangeUndoneNotice({
+    siteName: ctx.config.email.siteName,
+    when: now.toISOString(),
+    ipAddress: input.actor.ipAddress,
+    removed: done.removed,
+    passwordCleared: done.passwordCleared,
+    forgotUrl: new URL('/forgot-password', ctx.config.magic_links.domain).toString(),
+  })
+  getMailer(ctx)
+    .send({ to: restore, content })
+    .catch((error: Error) => ctx.log.error('undo notice not delivered', { userId: link.user_id, error: error.message }))
   return { ok: true }
 }
 

@@ -4,7 +4,16 @@
  * to the user id (its `visitor` is a random handle, as for a password reset) and carries the
  * address it was sent to: it verifies only while that is still the account's address, so a link
  * mailed before an email change can never vouch for the address that replaced it.
+ *
+ * The link also names the device that asked for it (signup, email change, resend). Opened there,
+ * it verifies as it is. Opened on any other device it verifies only with the account's password
+ * (the owner reading mail on a second device types it) or with a new password: someone may have
+ * signed up with this address, and a person who never did chooses a password, which ends every
+ * session and, on an account never verified before, removes what was set up before it
+ * (remove-setup.ts). A squatter who asked for the link on their own device never sees it: it goes
+ * to the owner's mailbox.
  */
+import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { verifyEmailMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
@@ -13,21 +22,25 @@ import { consumeLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
 import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
+import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { revokeFamilies } from '../sessions/sessions-repo'
+import { admitLoginAttempt, forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
+import { nothingRemoved, removeSetup } from './remove-setup'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 import { checkAddressLink, previewLinkPurpose } from './link-preview'
 import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
 
-/** Issues a verification link for `email` (ending older ones) and mails it there. */
-export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }): Promise<{ ok: true } | { ok: false }> {
+/** Issues a verification link for `email` (ending older ones) and mails it there; `device`: visitors.id of the asking device. */
+export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }, device: number | null): Promise<{ ok: true } | { ok: false }> {
   const ttlMs = ctx.config.magic_links.verifyEmailExpiresInMs
   const result = await startSessionlessFlow(ctx, {
     purpose: EMAIL_VERIFICATION_PURPOSE,
     path: 'verifyEmail',
     userId: user.id,
-    data: { email: user.email },
+    data: { email: user.email, device },
     expiresInMs: ttlMs,
     onLive: 'replace',
     mail: (issued) => ({
@@ -40,10 +53,10 @@ export async function sendVerificationMail(ctx: IamContext, user: { id: number; 
 }
 
 /** Mails the link after the response: a slow or failing mail server never fails a signup. */
-export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }): void {
+export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }, device: number | null): void {
   runAfterResponse(
     async () => {
-      await sendVerificationMail(ctx, user)
+      await sendVerificationMail(ctx, user, device)
     },
     (error) => ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
   )
@@ -51,31 +64,89 @@ export function sendVerificationMailLater(ctx: IamContext, user: { id: number; e
 
 export const previewVerificationLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isVerification)
 
-/** Consumes the link and marks the address verified, if it is still the account's address. */
-export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; actor: Actor }): Promise<{ ok: true } | ActionFailure> {
+/** Proof for a link opened on another device than the one that asked for it. */
+export type VerifyProof = { password: string } | { newPassword: string; confirmedPassword: string }
+
+/**
+ * Consumes the link and marks the address verified, if it is still the account's address. On
+ * another device than the one that asked, only with `proof` (the module comment says why).
+ */
+export async function verifyEmail(
+  ctx: IamContext,
+  input: { params: LinkParams; actor: Actor; proof?: VerifyProof },
+): Promise<{ ok: true; signedOut: boolean } | ActionFailure | ActionLimited> {
   const check = await checkAddressLink(ctx, input.params, isVerification)
   if (!check.ok) return check
   const { link, email: sentTo } = check
+  const device = link.data['device']
+  const sameDevice = typeof device === 'number' && input.actor.visitorRowId === device
+  const { proof } = input
+  if (!sameDevice && !proof) return fail('password_required')
+  const account = await findUserById(ctx.db, link.user_id)
+  if (!account) return linkFailure('invalid')
+  let newHash: string | null = null
+  if (proof && 'password' in proof) {
+    const proved = await proveAccountPassword(ctx, account, proof.password, input.actor)
+    if (!proved.ok) return proved
+  } else if (proof) {
+    if (proof.newPassword !== proof.confirmedPassword) return fail('passwords_mismatch')
+    const verdict = await checkNewPassword(ctx, proof.newPassword, account.email)
+    if (!verdict.ok) return fail(verdict.code === 'breach_check_unavailable' ? 'password_check_unavailable' : 'password_rejected', verdict.reason)
+    newHash = await getPasswordHasher(ctx).hash(proof.newPassword)
+  }
   const now = new Date(ctx.now())
-  type Done = 'done' | 'used' | 'stale'
+  type Done = { kind: 'done'; signedOut: boolean } | { kind: 'used' } | { kind: 'stale' }
   const done = await ctx.db.transaction().execute(async (trx): Promise<Done> => {
     // the row lock orders this against an email change of the same account
-    const user = await trx.selectFrom('users').select(['email']).where('id', '=', link.user_id).forUpdate().executeTakeFirst()
-    if (!user || !sentTo || user.email.toLowerCase() !== sentTo.toLowerCase()) return 'stale'
-    if (!(await consumeLink(trx, ctx, link))) return 'used'
-    await trx.updateTable('users').set({ email_verified: true, updated_at: now }).where('id', '=', link.user_id).execute()
-    await recordSecurityEvent(trx, {
-      type: 'email_verified',
-      userId: link.user_id,
-      visitorRowId: input.actor.visitorRowId,
-      ipAddress: input.actor.ipAddress,
-      at: now,
-    })
-    return 'done'
+    const user = await trx.selectFrom('users').select(['email', 'first_verified_at']).where('id', '=', link.user_id).forUpdate().executeTakeFirst()
+    if (!user || !sentTo || user.email.toLowerCase() !== sentTo.toLowerCase()) return { kind: 'stale' }
+    if (!(await consumeLink(trx, ctx, link))) return { kind: 'used' }
+    await trx
+      .updateTable('users')
+      .set({
+        email_verified: true,
+        first_verified_at: sql<Date>`coalesce(first_verified_at, ${now})`,
+        updated_at: now,
+        ...(newHash ? { password_hash: newHash } : {}),
+      })
+      .where('id', '=', link.user_id)
+      .execute()
+    const event = { userId: link.user_id, visitorRowId: input.actor.visitorRowId, ipAddress: input.actor.ipAddress, at: now }
+    await recordSecurityEvent(trx, { ...event, type: 'email_verified', details: { with: newHash ? 'new_password' : proof ? 'password' : 'device' } })
+    if (!newHash) return { kind: 'done', signedOut: false }
+    // a new password: whoever held the old one is out, everywhere
+    await revokeFamilies(trx, { userId: link.user_id }, 'password_reset', now)
+    await recordSecurityEvent(trx, { ...event, type: 'password_reset', details: { by: 'email_verification' } })
+    if (user.first_verified_at === null) {
+      const removed = await removeSetup(trx, { userId: link.user_id, since: null })
+      if (!nothingRemoved(removed)) await recordSecurityEvent(trx, { ...event, type: 'squatter_setup_removed', details: { ...removed, by: 'email_verification' } })
+    }
+    return { kind: 'done', signedOut: true }
   })
-  if (done === 'used') return linkFailure('used')
-  if (done === 'stale') return fail('address_stale')
-  ctx.log.info('email verified', { userId: link.user_id })
+  if (done.kind === 'used') return linkFailure('used')
+  if (done.kind === 'stale') return fail('address_stale')
+  ctx.log.info('email verified', { userId: link.user_id, newPassword: !!newHash })
+  return { ok: true, signedOut: done.signedOut }
+}
+
+/** The account's password, counted like a failed POST /login (a link is no password oracle). */
+async function proveAccountPassword(
+  ctx: IamContext,
+  account: { email: string; password_hash: string | null },
+  password: string,
+  actor: Actor,
+): Promise<{ ok: true } | ActionFailure | ActionLimited> {
+  // a device is needed for the account's delay by device; none known counts as an unknown one
+  const visitorRowId = actor.visitorRowId ?? 0
+  const admitted = await admitLoginAttempt(ctx, { email: account.email, visitorRowId, ipAddress: actor.ipAddress })
+  if (!admitted.ok) {
+    const decision = admitted.code === 'limited' ? admitted.decision : { ok: false as const, retryMs: admitted.retryMs, permanent: false }
+    return { ok: false, code: 'rate_limited', decision }
+  }
+  // an account without a password (provider sign-in) cannot prove one: it chooses a new one instead
+  const verified = account.password_hash ? await getPasswordHasher(ctx).verify(account.password_hash, password) : { ok: false }
+  if (!verified.ok) return fail('wrong_password')
+  await forgiveLoginAttempts(ctx, { email: account.email, visitorRowId, ipAddress: actor.ipAddress })
   return { ok: true }
 }
 
@@ -83,12 +154,13 @@ export async function verifyEmail(ctx: IamContext, input: { params: LinkParams; 
 export async function resendVerification(
   ctx: IamContext,
   userId: number,
+  device: number,
 ): Promise<{ ok: true } | ActionFailure | ActionLimited> {
   const decision = await useLimiter(ctx, 'resendVerification').consume({ userId })
   if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   const user = await findUserById(ctx.db, userId)
   if (!user) return fail('relogin_required')
   if (user.email_verified) return fail('already_verified')
-  const sent = await sendVerificationMail(ctx, user)
+  const sent = await sendVerificationMail(ctx, user, device)
   return sent.ok ? { ok: true } : fail('verification_mail_failed')
 }

@@ -82,6 +82,55 @@ export function customActionMail(input: CodeMailInput & { reason: string; note?:
   return render(input.siteName, `${input.siteName}: confirm a sensitive action`, blocks)
 }
 
+/**
+ * Sent to the restored address after an email change was undone: every session ended, and what
+ * was set up since the change (by whoever moved the address) was removed.
+ */
+export function emailChangeUndoneNotice(input: {
+  siteName: string
+  when: string
+  ipAddress: string
+  removed: { totp: boolean; passkeys: number; apiTokens: number; providerLinks: number }
+  passwordCleared: boolean
+  forgotUrl: string
+}): MailContent {
+  const { removed } = input
+  const items = [
+    removed.totp ? 'two-step sign-in with an authenticator app (and its recovery codes)' : null,
+    removed.passkeys ? `${removed.passkeys} passkey${removed.passkeys === 1 ? '' : 's'}` : null,
+    removed.apiTokens ? `${removed.apiTokens} API token${removed.apiTokens === 1 ? '' : 's'}` : null,
+    removed.providerLinks ? `${removed.providerLinks} linked sign-in provider${removed.providerLinks === 1 ? '' : 's'}` : null,
+    input.passwordCleared ? 'the password set since the change' : null,
+  ].filter((item): item is string => item !== null)
+  const blocks: Block[] = [
+    { kind: 'p', text: `The email address of your ${input.siteName} account was put back to this address on ${input.when} from ${input.ipAddress}, and every session was signed out.` },
+    {
+      kind: 'p',
+      text: items.length
+        ? `Added since the change, and now removed: ${items.join('; ')}.`
+        : 'Nothing was added to your account since the change.',
+    },
+  ]
+  if (input.passwordCleared) {
+    blocks.push({ kind: 'p', text: 'Your account has no password now: set a new one with "Forgot password".' }, { kind: 'link', label: 'Set a new password', url: input.forgotUrl })
+  } else {
+    blocks.push({ kind: 'p', text: 'If you did not change the address yourself, change your password now.' })
+  }
+  return render(input.siteName, `${input.siteName}: your email change was undone`, blocks)
+}
+
+/**
+ * The code that re-authenticates a session of an account with neither a password nor a second
+ * factor (POST /auth/reauthenticate): typed where it was asked for, so the mail carries no link.
+ */
+export function reauthenticateCodeMail(input: { siteName: string; code: string; codeTtlMs: number }): MailContent {
+  return render(input.siteName, `${input.siteName}: confirm it is you`, [
+    { kind: 'p', text: `You were asked to confirm it is you before a change to how your ${input.siteName} account signs in. Enter this code where it was asked for; it expires in ${minutes(input.codeTtlMs)}.` },
+    { kind: 'code', code: input.code },
+    { kind: 'p', text: 'If you did not ask for this, someone may be using one of your sessions: sign out everywhere from your account page.' },
+  ])
+}
+
 /** A live API token as a notice names it: never the raw token, only what the owner recognises. */
 export interface TokenSummary {
   name: string
@@ -181,6 +230,7 @@ const SECOND_FACTOR_CHANGES = {
   recovery_code_used: ['a recovery code was used', 'A recovery code of your account was used'],
   passkey_added: ['a passkey was added', 'A passkey was added to your account'],
   passkey_removed: ['a passkey was removed', 'A passkey was removed from your account'],
+  codes_locked: ['code entry locked after wrong codes', 'Too many wrong two-step codes were entered for your account, so code entry is locked for a while; it was locked'],
 } as const
 
 /** Two-step sign-in was turned on or off, or a recovery code was used (ASVS V6.3.7: notify on changes to authentication). */
@@ -199,6 +249,12 @@ export function secondFactorNotice(input: {
   return render(input.siteName, `${input.siteName}: ${headline}`, [
     { kind: 'p', text: `${sentence} on ${input.when} from ${input.ipAddress}.` },
     ...left,
-    { kind: 'p', text: 'If you did not do this, change your password now and contact support.' },
+    {
+      kind: 'p',
+      text:
+        input.change === 'codes_locked'
+          ? 'Whoever entered them had your password or one of your signed-in sessions. If it was not you, change your password now and sign out everywhere.'
+          : 'If you did not do this, change your password now and contact support.',
+    },
   ])
 }

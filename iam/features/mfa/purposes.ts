@@ -12,6 +12,8 @@ export const PASSWORD_RESET_PURPOSE = 'PASSWORD_RESET' satisfies ReservedReason
 export const EMAIL_VERIFICATION_PURPOSE = 'EMAIL_VERIFICATION' satisfies ReservedReason
 /** Mailed to the OLD address after an email change: puts that address back. */
 export const UNDO_EMAIL_CHANGE_PURPOSE = 'UNDO_EMAIL_CHANGE' satisfies ReservedReason
+/** The emailed code of POST /auth/reauthenticate (accounts with neither a password nor a second factor). */
+export const REAUTHENTICATE_PURPOSE = 'REAUTHENTICATE' satisfies ReservedReason
 
 /** A reason POST /auth/verify-custom-mfa completes (the email change has its own route). */
 export const isGenericCustomReason = (reason: string): boolean => reason !== CHANGE_EMAIL_REASON && isCustomReason(reason)

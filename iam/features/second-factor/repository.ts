@@ -95,6 +95,23 @@ export async function insertChallenge(
 }
 
 /**
+ * Ends the account's other live challenges: each right password would otherwise add a challenge
+ * with its own attempts beside the older ones, which stay live (code-budget.ts bounds the account
+ * as a whole; this keeps one challenge per account at a time).
+ */
+export async function endOtherChallenges(db: Db, input: { userId: number; keep: string; now: Date }): Promise<void> {
+  await db
+    .updateTable('second_factor_challenges')
+    .set({ used_at: input.now })
+    .where('user_id', '=', input.userId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', input.now)
+    .where('created_at', '<=', input.now)
+    .where('challenge_hash', '!=', input.keep)
+    .execute()
+}
+
+/**
  * Counts one attempt on a live challenge of this device under `max`; the challenge's user and
  * remember flag, or null (unknown, another device's, expired, used or out of attempts).
  */

@@ -14,6 +14,7 @@ import { recordSecurityEvent } from '../security-events/repository'
 import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
+import type { CodeLocked } from './code-budget'
 import * as repo from './repository'
 import { verifySecondFactor, type SecondFactorMethod } from './verify-factor'
 
@@ -29,20 +30,24 @@ export async function issueChallenge(ctx: IamContext, input: { userId: number; v
   const challenge = randomBytes(32).toString('base64url')
   const now = ctx.now()
   await repo.deleteExpiredChallenges(ctx.db, new Date(now - KEEP_DEAD_MS))
+  const challengeHash = sha256Hex(challenge)
   await repo.insertChallenge(ctx.db, {
-    challenge_hash: sha256Hex(challenge),
+    challenge_hash: challengeHash,
     user_id: input.userId,
     visitor_id: input.visitorRowId,
     remember: input.remember,
     created_at: new Date(now),
     expires_at: new Date(now + ctx.config.secondFactor.challengeTtlMs),
   })
+  // a new challenge ends the ones issued before it (of two sign-ins at once, the later one stays live)
+  await repo.endOtherChallenges(ctx.db, { userId: input.userId, keep: challengeHash, now: new Date(now) })
   return { challenge, methods: ['totp', 'recovery_code'] }
 }
 
 export type CompleteSignInResult =
   | { ok: true; pair: TokenPair; userId: number }
   | { ok: false; code: 'invalid_challenge' | 'invalid_code' | 'banned' }
+  | CodeLocked
 
 export async function completeSignIn(
   ctx: IamContext,
@@ -55,7 +60,7 @@ export async function completeSignIn(
   if (!attempt) return { ok: false, code: 'invalid_challenge' }
   const actor = { visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
   const verified = await verifySecondFactor(ctx, { userId: attempt.user_id, code: input.code, actor, purpose: 'sign_in' })
-  if (!verified.ok) return { ok: false, code: 'invalid_code' }
+  if (!verified.ok) return verified
   if (!(await repo.useChallenge(ctx.db, hash, new Date(now)))) return { ok: false, code: 'invalid_challenge' }
   const user = await findUserById(ctx.db, attempt.user_id)
   if (!user) return { ok: false, code: 'invalid_challenge' }

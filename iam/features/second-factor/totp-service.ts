@@ -11,6 +11,7 @@ import { sendSecondFactorNotice } from './notice'
 import * as repo from './repository'
 import { matchTotpStep, newTotpSecret, totpUri } from './totp-code'
 import { openTotpSecret, sealTotpSecret } from './totp-secret-box'
+import type { CodeLocked } from './code-budget'
 import { verifySecondFactor, type FactorActor } from './verify-factor'
 
 export type SetupResult = { ok: true; secret: string; otpauthUrl: string } | { ok: false; code: 'already_enabled' | 'no_user' }
@@ -56,12 +57,12 @@ export async function enableTotp(ctx: IamContext, input: { userId: number; code:
   return { ok: true, recoveryCodes }
 }
 
-export type DisableResult = { ok: true } | { ok: false; code: 'not_enabled' | 'invalid_code' }
+export type DisableResult = { ok: true } | { ok: false; code: 'not_enabled' | 'invalid_code' } | CodeLocked
 
 export async function disableTotp(ctx: IamContext, input: { userId: number; code: string; actor: FactorActor }): Promise<DisableResult> {
   if (!(await repo.hasSecondFactor(ctx.db, input.userId))) return { ok: false, code: 'not_enabled' }
   const verified = await verifySecondFactor(ctx, { userId: input.userId, code: input.code, actor: input.actor, purpose: 'disable' })
-  if (!verified.ok) return { ok: false, code: 'invalid_code' }
+  if (!verified.ok) return verified
   const removed = await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.deleteSecondFactor(trx, input.userId))) return false
     await recordSecurityEvent(trx, {

@@ -6,6 +6,7 @@
  */
 import type { IamContext } from '../../context'
 import { recordSecurityEvent } from '../security-events/repository'
+import { reserveCodeAttempt, settleCodeAttempt, type CodeLocked } from './code-budget'
 import { hashRecoveryCode, normalizeRecoveryCode } from './recovery-codes'
 import { sendSecondFactorNotice } from './notice'
 import * as repo from './repository'
@@ -20,7 +21,7 @@ export interface FactorActor {
   ipAddress: string
 }
 
-export type VerifyFactorResult = { ok: true; method: SecondFactorMethod } | { ok: false; code: 'invalid_code' }
+export type VerifyFactorResult = { ok: true; method: SecondFactorMethod } | { ok: false; code: 'invalid_code' } | CodeLocked
 
 async function checkTotp(ctx: IamContext, userId: number, code: string): Promise<boolean> {
   const factor = await repo.findTotpFactor(ctx.db, userId)
@@ -44,11 +45,22 @@ export async function verifySecondFactor(
   input: { userId: number; code: string; actor: FactorActor; purpose: string },
 ): Promise<VerifyFactorResult> {
   const method: SecondFactorMethod = isTotpCode(input.code) ? 'totp' : 'recovery_code'
-  const ok = method === 'totp' ? await checkTotp(ctx, input.userId, input.code) : await spendRecovery(ctx, input.userId, input.code)
+  // the account's failure budget (code-budget.ts) is asked before the code is looked at
   const event = { userId: input.userId, visitorRowId: input.actor.visitorRowId, ipAddress: input.actor.ipAddress, at: new Date(ctx.now()) }
+  const locked = async (result: CodeLocked): Promise<CodeLocked> => {
+    if (result.fresh) {
+      await recordSecurityEvent(ctx.db, { ...event, type: 'second_factor_locked', details: { lockMs: result.retryMs } })
+      sendSecondFactorNotice(ctx, { userId: input.userId, change: 'codes_locked', ipAddress: input.actor.ipAddress })
+    }
+    return result
+  }
+  const attempt = await reserveCodeAttempt(ctx, input.userId)
+  if (!attempt.ok) return locked(attempt)
+  const ok = method === 'totp' ? await checkTotp(ctx, input.userId, input.code) : await spendRecovery(ctx, input.userId, input.code)
+  const settled = await settleCodeAttempt(ctx, input.userId, attempt, ok)
   if (!ok) {
     await recordSecurityEvent(ctx.db, { ...event, type: 'second_factor_failed', details: { method, purpose: input.purpose } })
-    return { ok: false, code: 'invalid_code' }
+    return settled.ok ? { ok: false, code: 'invalid_code' } : locked(settled)
   }
   if (method === 'recovery_code') {
     const remaining = await repo.countUnusedRecoveryCodes(ctx.db, input.userId)

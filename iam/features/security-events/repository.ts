@@ -39,6 +39,9 @@ export type SecurityEventType =
   | 'recovery_code_used'
   | 'passkey_sign_in'
   | 'passkey_counter_regressed'
+  | 'second_factor_locked'
+  | 'reauthenticated'
+  | 'squatter_setup_removed'
 
 export interface SecurityEventInput {
   type: SecurityEventType

@@ -59,7 +59,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
     const pair = await completePair(ctx, created.session, { userId: created.user.id, roles: created.user.roles, visitor: input.visitor.visitor_id })
     ctx.log.info('user signed up', { userId: created.user.id })
     // the account works at once; the address counts as verified only once the mailed link is used
-    sendVerificationMailLater(ctx, created.user)
+    sendVerificationMailLater(ctx, created.user, input.visitor.id)
     return { ok: true, pair, userId: created.user.id }
   } catch (error) {
     if (isUniqueViolation(error)) return { ok: false, code: 'email_taken' }

@@ -76,6 +76,7 @@ export async function insertUser(
       name: user.name,
       password_hash: user.passwordHash,
       email_verified: user.emailVerified,
+      first_verified_at: user.emailVerified ? user.now : null,
       terms_consent: user.termsConsent,
       roles: JSON.stringify(['user']),
       created_at: user.now,

@@ -12,7 +12,7 @@ import { failAction } from '../../http/account-action-outcomes'
  */
 export default defineEventHandler(async (event) => {
   const user = await fullAuthentication(event)
-  const result = await resendVerification(useIam(), user.userId)
+  const result = await resendVerification(useIam(), user.userId, user.visitorRowId)
   if (result.ok) return okEnvelope({ message: 'A verification link has been sent to your email address.' })
   return failAction(result)
 })

@@ -2,13 +2,14 @@ import { defineEventHandler } from 'h3'
 import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
 import { completeSignIn } from '../../features/second-factor/sign-in-step'
 import { authFail, sendTokens } from '../../http/auth'
+import { failCodesLocked } from '../../http/second-factor'
 import { readSignInStep } from '../../http/sign-in'
 
 /**
  * POST /auth/second-factor (no session; canary_id required, `{ challenge, code }`): answers like
  * POST /login. 200 tokens; 400 validation; 401 wrong code, or `restart: true` when the challenge is
  * unknown, expired, used, out of attempts or issued to another device; 403 banned; 429 (the
- * login's per-IP budget).
+ * login's per-IP budget, or the account's code entry locked after too many wrong codes).
  */
 export default defineEventHandler(async (event) => {
   const { ctx, device, body } = await readSignInStep(event, SECOND_FACTOR_ROUTES.secondFactor)
@@ -16,5 +17,6 @@ export default defineEventHandler(async (event) => {
   if (result.ok) return sendTokens(event, ctx, result.pair, 200)
   if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
   if (result.code === 'invalid_code') return authFail(401, 'Invalid code')
+  if (result.code === 'locked') return failCodesLocked(result)
   return authFail(401, 'This sign-in step has ended; sign in again', { restart: true })
 })

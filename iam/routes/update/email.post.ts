@@ -12,7 +12,8 @@ import { failAction } from '../../http/account-action-outcomes'
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, params, data, actor } = await readLinkSubmission(event, ROUTES.updateEmail)
-  const result = await changeEmail(ctx, { proof: { kind: 'emailed', params, code: data.code }, newEmail: data.newEmail, user, actor })
+  const signInProofAt = event.context.signInProofAt ?? ctx.now()
+  const result = await changeEmail(ctx, { proof: { kind: 'emailed', params, code: data.code }, newEmail: data.newEmail, user, actor, signInProofAt })
   if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

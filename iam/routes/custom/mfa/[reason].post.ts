@@ -7,6 +7,8 @@ import { getClientIp, getJsonBody } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'
 import { okEnvelope } from '../../../http/respond'
 import { failAction } from '../../../http/account-action-outcomes'
+import { requireRecentSignIn } from '../../../http/reauthenticate'
+import { CHANGE_EMAIL_REASON } from '../../../features/mfa/purposes'
 
 const invalidReason = (): never => authFail(400, 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
 
@@ -19,6 +21,8 @@ export default defineEventHandler(async (event) => {
   const user = await fullAuthentication(event)
   // the params schema refuses reserved names too (contract/inputs.ts isCustomReason)
   const { reason } = readRouteInput(event, ROUTES.customMfa, 'params', invalidReason)
+  // an email change moves where recovery mail goes: it needs a recent sign-in proof
+  if (reason === CHANGE_EMAIL_REASON) requireRecentSignIn(event)
   const raw = getJsonBody<Record<string, unknown>>(event)
   await rejectXss(event, raw)
   const { note } = readRouteInput(event, ROUTES.customMfa, 'body')

@@ -14,7 +14,8 @@ import { readFactorRequest } from '../../../http/second-factor'
 export default defineEventHandler(async (event) => {
   const { ctx, user, data, actor } = await readFactorRequest(event, SECOND_FACTOR_ROUTES.updateEmailSecondFactor)
   const proof = { kind: 'second_factor' as const, reason: CHANGE_EMAIL_REASON, code: data.code }
-  const result = await changeEmail(ctx, { proof, newEmail: data.newEmail, user, actor })
+  const signInProofAt = event.context.signInProofAt ?? ctx.now()
+  const result = await changeEmail(ctx, { proof, newEmail: data.newEmail, user, actor, signInProofAt })
   if (!result.ok) return failAction(result)
   return sendTokens(event, ctx, result.pair, 200)
 })

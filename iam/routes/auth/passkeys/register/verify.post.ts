@@ -4,15 +4,18 @@ import { ROUTES } from '../../../../contract/routes'
 import { finishRegistration } from '../../../../features/passkeys/registration-service'
 import { authFail, fullAuthentication, rejectXss } from '../../../../http/auth'
 import { getClientIp, getJsonBody } from '../../../../http/request'
+import { requireRecentSignIn, requireVerifiedEmail } from '../../../../http/reauthenticate'
 import { okEnvelope } from '../../../../http/respond'
 import { readRouteInput } from '../../../../http/route-input'
 
 /**
  * POST /auth/passkeys/register/verify (full authentication, `{ credential, name? }`): 200
- * `{ passkey }`; 400 validation or an answer that does not verify; 401; 403 XSS; 409 already registered.
+ * `{ passkey }`; 400 validation or an answer that does not verify; 401; 403 XSS, address never confirmed or re-authentication required; 409 already registered.
  */
 export default defineEventHandler(async (event) => {
   const user = await fullAuthentication(event)
+  requireVerifiedEmail(event)
+  requireRecentSignIn(event)
   await rejectXss(event, getJsonBody(event))
   const body = readRouteInput(event, ROUTES.passkeyRegisterVerify, 'body')
   const actor = { visitorRowId: user.visitorRowId, ipAddress: getClientIp(event) }

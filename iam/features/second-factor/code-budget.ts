@@ -1,0 +1,58 @@
+/**
+ * One failure budget per account for second-factor codes, across challenges and routes (the
+ * sign-in step, disable, custom MFA, email change, re-authentication): a challenge's own attempt
+ * count only bounds that challenge, and someone who knows the password can ask for a new one with
+ * every sign-in. `secondFactor.accountFailures.failures` wrong codes within `windowMs` lock code
+ * entry for the account for `lockMs` (a right code is refused too) and mail the owner once.
+ *
+ * A failure is reserved BEFORE the code is checked (one atomic increment) and given back when the
+ * code was right, so concurrent guesses cannot overrun the budget: at most `failures` codes are
+ * ever checked wrong per window, whatever the concurrency. Keys live in the shared store (every
+ * instance sees the same count and lock) and carry TTLs.
+ */
+import type { IamContext } from '../../context'
+
+/** `fresh`: this call made the lock (its caller mails the owner, once per lock) */
+export type CodeLocked = { ok: false; code: 'locked'; retryMs: number; fresh: boolean }
+export type CodeAttempt = { ok: true; count: number } | CodeLocked
+
+const failuresKey = (userId: number) => `sf-budget:${userId}:failures`
+const lockKey = (userId: number) => `sf-budget:${userId}:lock`
+
+/** Refuses while the account's code entry is locked; otherwise reserves one failure. */
+export async function reserveCodeAttempt(ctx: IamContext, userId: number): Promise<CodeAttempt> {
+  const { failures, windowMs } = ctx.config.secondFactor.accountFailures
+  const lockedUntil = await ctx.store.get<number>(lockKey(userId))
+  const now = ctx.now()
+  if (lockedUntil !== null && lockedUntil > now) return { ok: false, code: 'locked', retryMs: lockedUntil - now, fresh: false }
+  const count = await ctx.store.increment(failuresKey(userId), windowMs, 1)
+  // only concurrent attempts get here past the budget: the attempt that spent the last failure locked it
+  if (count > failures) return lockCodeEntry(ctx, userId)
+  return { ok: true, count }
+}
+
+/**
+ * After the check: a right code gives its reservation back; the wrong code that spends the last
+ * failure locks code entry (and the first to lock mails the owner).
+ */
+export async function settleCodeAttempt(ctx: IamContext, userId: number, attempt: { count: number }, right: boolean): Promise<{ ok: true } | CodeLocked> {
+  const { failures, windowMs } = ctx.config.secondFactor.accountFailures
+  if (right) {
+    await ctx.store.increment(failuresKey(userId), windowMs, -1)
+    return { ok: true }
+  }
+  return attempt.count >= failures ? lockCodeEntry(ctx, userId) : { ok: true }
+}
+
+async function lockCodeEntry(ctx: IamContext, userId: number): Promise<CodeLocked> {
+  const { lockMs } = ctx.config.secondFactor.accountFailures
+  const now = ctx.now()
+  const won = await ctx.store.setIfAbsent(lockKey(userId), now + lockMs, lockMs)
+  if (won) {
+    // the window starts afresh once the lock ends
+    await ctx.store.delete(failuresKey(userId))
+    return { ok: false, code: 'locked', retryMs: lockMs, fresh: true }
+  }
+  const lockedUntil = (await ctx.store.get<number>(lockKey(userId))) ?? now + lockMs
+  return { ok: false, code: 'locked', retryMs: Math.max(1000, lockedUntil - now), fresh: false }
+}

@@ -1,0 +1,34 @@
+/**
+ * The guards of the routes that change how an account signs in (adding or removing a second
+ * factor or a passkey, changing the email): called right after full authentication, on facts it
+ * already read in its one statement (the session's sign-in proof, the account), so neither costs
+ * a round trip.
+ */
+import type { H3Event } from 'h3'
+import { useIam } from '../context'
+import { authFail } from './auth'
+
+export const REAUTHENTICATE_ERROR = 'Re-authentication required'
+export const VERIFY_EMAIL_FIRST = 'Confirm your email address before adding a way to sign in'
+
+/**
+ * 403 `{ ok: false, date, error: "Re-authentication required", reauthenticate: true }` unless the
+ * session proved the sign-in within security.reauthenticateWithinMs: at its sign-in or by POST
+ * /auth/reauthenticate (features/account-actions/reauthenticate.ts).
+ */
+export function requireRecentSignIn(event: H3Event): void {
+  const ctx = useIam()
+  const provedAt = event.context.signInProofAt
+  if (provedAt !== undefined && ctx.now() - provedAt <= ctx.config.security.reauthenticateWithinMs) return
+  authFail(403, REAUTHENTICATE_ERROR, { reauthenticate: true })
+}
+
+/**
+ * 403 `{ ok: false, date, error, verifyEmail: true }` for an account whose address was never
+ * confirmed: whoever signed up with someone else's address must not add a second factor or a
+ * passkey that would survive the owner's recovery of the account.
+ */
+export function requireVerifiedEmail(event: H3Event): void {
+  if (event.context.account?.email_verified) return
+  authFail(403, VERIFY_EMAIL_FIRST, { verifyEmail: true })
+}

@@ -1,0 +1,34 @@
+import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../../contract/routes'
+import { useIam } from '../../../context'
+import { verifyEmail } from '../../../features/account-actions/verify-email'
+import { failAction } from '../../../http/account-action-outcomes'
+import { getFingerPrint } from '../../../http/auth'
+import { actorOf, readLinkQuery } from '../../../http/link-submission'
+import { enforceRateLimit } from '../../../http/rate-limit'
+import { getClientIp } from '../../../http/request'
+import { okEnvelope } from '../../../http/respond'
+import { readRouteInput } from '../../../http/route-input'
+
+/**
+ * POST /auth/verify-email/password (EMAIL_VERIFICATION link in the query; `{ password }` or
+ * `{ newPassword, confirmedPassword }`): a verification link opened on another device than the one
+ * that asked for it. 200 verified (with a new password: every session ended, `signedOut: true`);
+ * 400 validation, bad link, mismatch or a rejected password; 401 wrong password (counted like a
+ * failed sign-in); 403 banned device; 429; 503 breached-password check down.
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'verify' })
+  const params = readLinkQuery(event, ROUTES.verifyEmailWithPassword)
+  await getFingerPrint(event)
+  // passwords are never rendered: nothing else is free text here, so no markup check
+  const body = readRouteInput(event, ROUTES.verifyEmailWithPassword, 'body')
+  const proof = 'newPassword' in body ? { newPassword: body.newPassword, confirmedPassword: body.confirmedPassword } : { password: body.password }
+  const result = await verifyEmail(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null), proof })
+  if (!result.ok) return failAction(result)
+  const message = result.signedOut
+    ? 'Your email address is confirmed and your new password is set. Every session was signed out: sign in with the new password.'
+    : 'Your email address is confirmed.'
+  return okEnvelope({ message, signedOut: result.signedOut })
+})
