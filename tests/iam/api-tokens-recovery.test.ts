@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { call, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import { signupConfirmed } from '../helpers/confirm-email'
 import type { Json } from '../helpers/iam-server'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { codeOf, linkQueryOf, recipients, type ParsedMail } from '../helpers/smtp'
@@ -53,7 +54,8 @@ describe('password reset and API tokens', () => {
   })
 
   it('with revokeApiTokens: false (or absent) the tokens still verify and the notice names them', async () => {
-    const user = await signupUser(iam)
+    // a confirmed address: on a never-confirmed one the reset removes every token (squatter.security.test.ts)
+    const user = await signupConfirmed(iam, smtp)
     const ci = await newToken(iam, user, { name: 'ci-runner' })
     const deploy = await newToken(iam, user, { name: 'deploy-bot' })
     const notice = await resetPassword(user, { revokeApiTokens: false })

@@ -3,7 +3,7 @@
  * email change mail a verification link; the old address of a change gets an undo link.
  */
 import { describe, expect, it } from 'vitest'
-import { authedGet, call, loginUser, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import { authedGet, call, loginUser, refresh, setCookieValue, signupUser, uniqueEmail, type Client, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { codeOf, linkQueryOf, recipients, type ParsedMail } from '../helpers/smtp'
@@ -26,7 +26,10 @@ async function emailVerified(s: Session): Promise<unknown> {
 
 // a fresh IP per use: the route's per-IP limiter is not what these tests are about
 let ipCounter = 0
-const verify = (query: string) => call(iam, 'POST', `/auth/verify-email${query}`, { client: { ip: `192.0.2.${++ipCounter}`, ua: 'mail-client' } })
+// on the device that signed up (the one that asked for the link): elsewhere the link also needs the
+// password (squatter.security.test.ts)
+const verify = (query: string, device: Client) =>
+  call(iam, 'POST', `/auth/verify-email${query}`, { client: { ip: `192.0.2.${++ipCounter}`, ua: device.ua, canary: device.canary } })
 
 /** Runs the change_email custom flow and POST /update/email; the session after the change. */
 async function changeEmail(user: Session, newEmail: string): Promise<Session> {
@@ -52,7 +55,7 @@ describe('email verification', () => {
     const preview = await call(iam, 'GET', `/auth/verify-email${query}`, { client: user })
     expect(preview.status).toBe(200)
     expect(await preview.json()).toEqual({ ok: true, date: expect.any(String), data: { link: 'Email Verification', reason: 'EMAIL_VERIFICATION' } })
-    const res = await verify(query)
+    const res = await verify(query, user)
     expect(res.status).toBe(200)
     expect(await emailVerified(user)).toBe(true)
   })
@@ -60,19 +63,19 @@ describe('email verification', () => {
   it('answers 400 for a used verification link', async () => {
     const user = await signupUser(iam)
     const query = linkQueryOf(await verificationMail(user.email))
-    expect((await verify(query)).status).toBe(200)
-    const again = await verify(query)
+    expect((await verify(query, user)).status).toBe(200)
+    const again = await verify(query, user)
     expect(again.status).toBe(400)
     expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used' })
   })
 
   it('answers 400 for a malformed link or a link of another flow', async () => {
     const user = await signupUser(iam)
-    expect((await verify('?token=x&random=y&reason=EMAIL_VERIFICATION&visitor=v')).status).toBe(400)
+    expect((await verify('?token=x&random=y&reason=EMAIL_VERIFICATION&visitor=v', user)).status).toBe(400)
     const before = new Set(smtp.mails)
     expect((await call(iam, 'POST', '/auth/forgot-password', { client: user, body: { email: user.email } })).status).toBe(200)
     const reset = await mailTo(user.email, /reset your password/, before)
-    expect((await verify(linkQueryOf(reset))).status).toBe(400)
+    expect((await verify(linkQueryOf(reset), user)).status).toBe(400)
     expect(await emailVerified(user)).toBe(false)
   })
 
@@ -80,7 +83,7 @@ describe('email verification', () => {
     const user = await signupUser(iam)
     const stale = linkQueryOf(await verificationMail(user.email))
     const moved = await changeEmail(user, uniqueEmail('moved'))
-    expect((await verify(stale)).status).toBe(400)
+    expect((await verify(stale, user)).status).toBe(400)
     expect(await emailVerified(moved)).toBe(false)
   })
 
@@ -92,7 +95,7 @@ describe('email verification', () => {
     // the undo puts the old address back without ending the new address's link
     const undo = linkQueryOf(await mailTo(user.email, /email address was changed/))
     expect((await call(iam, 'POST', `/auth/undo-email-change${undo}`, { client: user })).status).toBe(200)
-    const res = await verify(live)
+    const res = await verify(live, user)
     expect(res.status).toBe(400)
     expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'This link is for an address that is no longer on the account' })
     const back = await loginUser(iam, user.email, user.password, user)
@@ -103,7 +106,7 @@ describe('email verification', () => {
 describe('email change and verification', () => {
   it('leaves the new address unverified, mails it a verification link and the old one an undo link', async () => {
     const user = await signupUser(iam)
-    expect((await verify(linkQueryOf(await verificationMail(user.email)))).status).toBe(200)
+    expect((await verify(linkQueryOf(await verificationMail(user.email)), user)).status).toBe(200)
     const newEmail = uniqueEmail('new')
     const moved = await changeEmail(user, newEmail)
     expect(await emailVerified(moved)).toBe(false)
@@ -112,7 +115,7 @@ describe('email change and verification', () => {
     expect(notice.text).toContain('reason=UNDO_EMAIL_CHANGE&')
     expect(notice.text).toContain('7 days')
     const newMail = await verificationMail(newEmail)
-    expect((await verify(linkQueryOf(newMail))).status).toBe(200)
+    expect((await verify(linkQueryOf(newMail), user)).status).toBe(200)
     expect(await emailVerified(moved)).toBe(true)
   })
 
@@ -173,15 +176,15 @@ describe('POST /auth/resend-verification', () => {
     await smtp.waitForMail(() => resent().length >= 3)
     expect(resent()).toHaveLength(3)
     // each new link ends the one before it
-    expect((await verify(linkQueryOf(first))).status).toBe(400)
+    expect((await verify(linkQueryOf(first), user)).status).toBe(400)
     const latest = resent().at(-1)!
-    expect((await verify(linkQueryOf(latest))).status).toBe(200)
+    expect((await verify(linkQueryOf(latest), user)).status).toBe(200)
     expect(await emailVerified(user)).toBe(true)
   })
 
   it('answers 400 once the address is verified and 401 without a session', async () => {
     const user = await signupUser(iam)
-    expect((await verify(linkQueryOf(await verificationMail(user.email)))).status).toBe(200)
+    expect((await verify(linkQueryOf(await verificationMail(user.email)), user)).status).toBe(200)
     const res = await authed(user, 'POST', '/auth/resend-verification')
     expect(res.status).toBe(400)
     expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The email address is already verified' })

@@ -69,6 +69,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   // the route takes an empty object: an extra field is where the hostile strings go
   '/auth/sessions/revoke-others': { unused: 'x' },
   '/auth/change-password': { currentPassword: 'not-the-password', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
+  '/auth/reauthenticate': { password: 'not-the-password' },
+  '/auth/verify-email/password': { newPassword: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
   '/auth/totp/enable': { code: '123456' },
   '/auth/totp/disable': { code: '123456' },
   '/auth/second-factor': { challenge: 'A'.repeat(43), code: '123456' },
