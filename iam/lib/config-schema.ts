@@ -72,8 +72,13 @@ export const configSchema = z.strictObject({
           clientId: z.string().min(1),
           sharedSecret: secret,
           maxClockSkew: z.number().int().positive().default(300_000),
-          /** refuse the spec's version 1 signature, which covers neither the body nor the credential headers */
-          requireBodyDigest: z.boolean().default(false),
+          /**
+           * Refuse the spec's version 1 signature, which covers neither the body nor the
+           * credential headers: whoever sees one signed request can send another body or another
+           * user's cookie under it within the clock skew. false (for a client that signs only
+           * version 1) is a dev-profile opt-out; production refuses to start with it.
+           */
+          requireBodyDigest: z.boolean().default(true),
         })
         .optional(),
     })
