@@ -259,6 +259,12 @@ export const configSchema = z.strictObject({
         })
         .prefault({}),
       resendVerification: limiter(3, 3600, 3600),
+      /**
+       * Reset and verification link mails per recipient address, whoever asks: over it a mail is
+       * not sent (the request is answered as usual). 5 an hour leaves a sign-up's mail, its 3
+       * resends and a reset; no block beyond the window, so mails resume when it ends.
+       */
+      mailbox: limiter(5, 3600, 0),
     })
     .prefault({}),
   anomalies: z
