@@ -106,18 +106,18 @@ export const usersList = command(
 
 export const usersBan = command(
   'users:ban',
-  'Ban an account: every sign-in is refused (403) until --until, and its sessions end now',
+  'Ban an account: every sign-in is refused (403) and its API tokens fail verification until --until; its sessions end now',
   { ...emailArg, until: { type: 'string', description: 'ISO date/time, or a duration: 30m, 12h, 7d (default: indefinitely)' } },
   async (args) => {
     const until = parseUntil(args.until, Date.now())
     const result = await withContext((ctx) => banAccount(ctx, { email: args.email, until, by: BY }))
     if (!result.ok) throw new CliFailure(result.code === 'unknown_account' ? `no account with the email ${args.email}` : '--until must be in the future')
-    const data = { userId: result.userId, until: result.until.toISOString(), sessionsEnded: result.sessionsEnded }
-    return { data, text: `banned ${args.email} until ${data.until}; ${data.sessionsEnded} session(s) ended` }
+    const data = { userId: result.userId, until: result.until.toISOString(), sessionsEnded: result.sessionsEnded, tokensSuspended: result.tokensSuspended }
+    return { data, text: `banned ${args.email} until ${data.until}; ${data.sessionsEnded} session(s) ended, ${data.tokensSuspended} API token(s) suspended` }
   },
 )
 
-export const usersUnban = command('users:unban', 'Lift the ban of an account', emailArg, async (args) => {
+export const usersUnban = command('users:unban', 'Lift the ban of an account (its API tokens verify again)', emailArg, async (args) => {
   const result = await withContext((ctx) => unbanAccount(ctx, { email: args.email, by: BY }), { storage: false })
   if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
   return { data: { userId: result.userId, wasBanned: result.wasBanned }, text: result.wasBanned ? `unbanned ${args.email}` : `${args.email} was not banned` }

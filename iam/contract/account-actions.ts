@@ -106,7 +106,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/update/email',
     summary: 'Change the account email (after a change_email MFA flow)',
     auth: 'full',
-    limiters: ['codes'],
+    limiters: ['codes', 'mailbox'],
     request: json(),
     query: linkQuery,
     body: z.object({
@@ -125,7 +125,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/forgot-password',
     summary: 'Mail a password reset link',
     auth: 'none',
-    limiters: ['forgotPassword'],
+    limiters: ['forgotPassword', 'mailbox'],
     request: json(),
     body: z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) }),
     responses: responses(
@@ -245,7 +245,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/auth/resend-verification',
     summary: 'Mail a new email verification link',
     auth: 'full',
-    limiters: ['resendVerification'],
+    limiters: ['resendVerification', 'mailbox'],
     request: noBody,
     responses: responses(
       { 200: { description: 'A new verification link was mailed', body: message } },

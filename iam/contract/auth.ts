@@ -23,7 +23,7 @@ export const AUTH_ROUTES = defineRoutes({
     path: '/signup',
     summary: 'Create an account and sign in',
     auth: 'none',
-    limiters: ['signup'],
+    limiters: ['signup', 'mailbox'],
     request: json(),
     body: z.object({
       email,

@@ -54,7 +54,10 @@ export interface RouteContract {
   /** one line for the OpenAPI document */
   summary: string
   auth: AuthRule
-  /** limiter names the route consumes (the limiter registry's names), in the order it consumes them */
+  /**
+   * limiter names the route consumes (the limiter registry's names), in the order it consumes them;
+   * `mailbox` holds back a mail to a capped address and never answers 429
+   */
   limiters: readonly LimiterName[]
   request: RequestRule
   /** HMAC applies unless false (GET /health from loopback, /openapi.json) */

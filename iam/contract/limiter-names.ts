@@ -29,6 +29,8 @@ export const LIMITER_NAMES = [
   'emails',
   'check',
   'resendVerification',
+  // link mails per recipient address, from every client together (iam/features/mail/address-cap.ts)
+  'mailbox',
 ] as const
 
 export type LimiterName = (typeof LIMITER_NAMES)[number]

@@ -130,7 +130,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/update/email/second-factor',
     summary: 'Change the account email (after POST /custom/mfa/change_email) with a TOTP or recovery code instead of the emailed code',
     auth: 'full',
-    limiters: ['codes'],
+    limiters: ['codes', 'mailbox'],
     request: json(),
     body: z.object({
       newEmail: ACCOUNT_ACTION_ROUTES.updateEmail.body.shape.newEmail,

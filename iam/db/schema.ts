@@ -97,6 +97,8 @@ export interface ApiTokensTable {
   last_used: NullableTimestamp
   usage_count: Generated<number>
   rotated_to: number | null
+  /** the token fails verification until then (its owner's ban); null when not suspended */
+  suspended_until: NullableTimestamp
 }
 
 export interface MagicLinksTable {

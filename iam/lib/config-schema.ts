@@ -72,8 +72,13 @@ export const configSchema = z.strictObject({
           clientId: z.string().min(1),
           sharedSecret: secret,
           maxClockSkew: z.number().int().positive().default(300_000),
-          /** refuse the spec's version 1 signature, which covers neither the body nor the credential headers */
-          requireBodyDigest: z.boolean().default(false),
+          /**
+           * Refuse the spec's version 1 signature, which covers neither the body nor the
+           * credential headers: whoever sees one signed request can send another body or another
+           * user's cookie under it within the clock skew. false (for a client that signs only
+           * version 1) is a dev-profile opt-out; production refuses to start with it.
+           */
+          requireBodyDigest: z.boolean().default(true),
         })
         .optional(),
     })
@@ -254,6 +259,12 @@ export const configSchema = z.strictObject({
         })
         .prefault({}),
       resendVerification: limiter(3, 3600, 3600),
+      /**
+       * Reset and verification link mails per recipient address, whoever asks: over it a mail is
+       * not sent (the request is answered as usual). 5 an hour leaves a sign-up's mail, its 3
+       * resends and a reset; no block beyond the window, so mails resume when it ends.
+       */
+      mailbox: limiter(5, 3600, 0),
     })
     .prefault({}),
   anomalies: z

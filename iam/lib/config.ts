@@ -100,7 +100,12 @@ export function productionProblems(config: IamConfig): string[] {
   const problems: string[] = []
   const isDev = (value: string | undefined) => !value || value.startsWith(DEV_SECRET_PREFIX)
   if (!config.service.Hmac) problems.push('service.Hmac: required in production (the gateway signs every request)')
-  else if (isDev(config.service.Hmac.sharedSecret)) problems.push('service.Hmac.sharedSecret: a dev secret')
+  else {
+    if (isDev(config.service.Hmac.sharedSecret)) problems.push('service.Hmac.sharedSecret: a dev secret')
+    if (!config.service.Hmac.requireBodyDigest) {
+      problems.push('service.Hmac.requireBodyDigest: false is refused in production (version 1 signatures cover neither the body nor the credential headers)')
+    }
+  }
   if (isDev(config.secrets.codes)) problems.push('secrets.codes: missing or a dev secret')
   if (isDev(config.secrets.links)) problems.push('secrets.links: missing or a dev secret')
   if (!config.secrets.totpKeys?.length || config.secrets.totpKeys.some((k) => k.id.startsWith(DEV_SECRET_PREFIX))) {

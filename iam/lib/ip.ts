@@ -157,3 +157,15 @@ export function resolveClientIp(input: ClientIpInput): string | null {
   }
   return socket
 }
+
+/**
+ * True when the request came from the trusted proxy and X-Forwarded-For names no address but the
+ * proxy's: resolveClientIp then answers the proxy's own address, which says where the request
+ * entered, not who sent it (a loopback proxy makes every such request "loopback"). An allow-list
+ * that grants something by address must not grant it to this.
+ */
+export function isProxyWithoutClient(input: ClientIpInput): boolean {
+  const socket = normalizeIp(input.socketIp ?? '')
+  if (!input.trustProxy || !input.proxyIp || !isIP(socket) || socket !== normalizeIp(input.proxyIp)) return false
+  return parseForwardedFor(input.forwardedFor).every((ip) => ip === socket)
+}

@@ -1,9 +1,12 @@
 /**
- * Who may read /metrics (DESIGN section 6), for the IAM and the gateway alike: a caller whose
- * resolved client IP is in the allow-list (IPs or CIDRs, default loopback), or one presenting
- * `Authorization: Bearer <metrics token>`. A Bearer that is presented must be right, from
- * anywhere: a wrong one is refused even from an allowed address, so a misconfigured scraper shows
- * up instead of passing by luck. Node built-ins only (the gateway imports this file).
+ * Who may read /metrics, for the IAM and the gateway alike: a caller whose resolved client IP is
+ * in the allow-list (IPs or CIDRs, default loopback), or one presenting `Authorization: Bearer
+ * <metrics token>`. A Bearer that is presented must be right, from anywhere: a wrong one is
+ * refused even from an allowed address, so a misconfigured scraper shows up instead of passing by
+ * luck. A request that came through the trusted proxy without naming its client (no
+ * X-Forwarded-For) resolves to the proxy's own address: the allow-list never admits it, else a
+ * loopback proxy would open the metrics to anyone who reaches it. Node built-ins only (the
+ * gateway imports this file).
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { BlockList } from 'node:net'
@@ -47,6 +50,8 @@ const digest = (value: string) => createHash('sha256').update(value).digest()
 
 export interface MetricsAccessInput {
   clientIp: string
+  /** the request came from the trusted proxy, which named no client (ip.ts isProxyWithoutClient) */
+  proxyWithoutClient: boolean
   authorization: string | undefined
   isAllowedIp: (ip: string) => boolean
   /** the configured bearer secret; absent = only the allow-list admits */
@@ -59,5 +64,5 @@ export function mayReadMetrics(input: MetricsAccessInput): boolean {
     if (!match?.[1] || !input.token) return false
     return timingSafeEqual(digest(match[1]), digest(input.token))
   }
-  return input.isAllowedIp(input.clientIp)
+  return !input.proxyWithoutClient && input.isAllowedIp(input.clientIp)
 }

@@ -4,8 +4,8 @@
  *
  * Two versions (iam/client/hmac.ts): the spec's (1), whose signature covers neither the body nor
  * the credential headers, and 2 (`X-Signature-Version: 2`), which also covers the SHA-256 of the
- * body and the Cookie, Authorization, X-Forwarded-For and x-api-key headers. With
- * service.Hmac.requireBodyDigest, version 1 is refused.
+ * body and the Cookie, Authorization, X-Forwarded-For and x-api-key headers. Version 1 is
+ * refused unless service.Hmac.requireBodyDigest is false (a dev-profile opt-out, lib/config.ts).
  *
  * Order of checks: headers present, client id, version, timestamp format, clock skew, request id
  * format, (version 2) the body, signature, and only then the nonce. The nonce is recorded after the
@@ -58,7 +58,8 @@ export interface HmacInput {
   /** the request target as received: path + query */
   url: string
   headers: { clientId?: string; timestamp?: string; signature?: string; requestId?: string; version?: string }
-  settings: { clientId: string; sharedSecret: string; maxClockSkew: number; requireBodyDigest?: boolean }
+  /** requireBodyDigest: false accepts version 1 (an explicit opt-out; the config's default is true) */
+  settings: { clientId: string; sharedSecret: string; maxClockSkew: number; requireBodyDigest: boolean }
   now: number
   /**
    * Version 2 only, called once the cheap header checks passed (so junk is refused before any

@@ -39,6 +39,9 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   const store = createStore({ driver: config.storage.driver, url: config.storage.url, prefix: config.storage.prefix, timeoutMs: config.storage.timeoutMs, now: clockNow })
   if (!production) log.warn('dev profile: migrations run on start, missing secrets are generated under service.dataDir')
   if (!config.service.Hmac) log.warn('service.Hmac is not set: requests are not authenticated as coming from the gateway')
+  else if (!config.service.Hmac.requireBodyDigest) {
+    log.warn('service.Hmac.requireBodyDigest is false: version 1 signatures, which cover neither the body nor the credential headers, are accepted (refused in production)')
+  }
   const domain = cookieDomain(config)
   if (domain) {
     log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)

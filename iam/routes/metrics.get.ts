@@ -2,14 +2,25 @@ import { defineEventHandler, getRequestHeader, setResponseHeader } from 'h3'
 import { useIam } from '../context'
 import { httpFail } from '../http/respond'
 import { getClientIp } from '../http/request'
+import { isProxyWithoutClient } from '../lib/ip'
 import { createIpAllowList, mayReadMetrics } from '../lib/metrics-access'
 import { useIamMetrics } from '../lib/metrics'
 
-/** GET /metrics (DESIGN section 6): Prometheus text to service.metrics.allow or the metrics token; 403 otherwise. */
+/**
+ * GET /metrics: Prometheus text to service.metrics.allow (never to the trusted proxy's own
+ * address, lib/metrics-access.ts) or the metrics token; 403 otherwise.
+ */
 export default defineEventHandler(async (event) => {
   const { config } = useIam()
+  const { req } = event.node
   const allowed = mayReadMetrics({
     clientIp: getClientIp(event),
+    proxyWithoutClient: isProxyWithoutClient({
+      socketIp: req.socket?.remoteAddress,
+      forwardedFor: req.headers['x-forwarded-for'],
+      trustProxy: config.service.proxy.trust,
+      proxyIp: config.service.proxy.ipToTrust,
+    }),
     authorization: getRequestHeader(event, 'authorization'),
     // a few entries, built per scrape (every 15 s or so): not worth a cache
     isAllowedIp: createIpAllowList(config.service.metrics.allow),

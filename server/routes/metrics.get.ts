@@ -1,6 +1,6 @@
 import { defineEventHandler, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
 import { createIpAllowList, mayReadMetrics } from '../../iam/lib/metrics-access'
-import { clientIpOf } from '../utils/client-ip'
+import { clientIpOf, isFromProxyWithoutClient } from '../utils/client-ip'
 import { useGatewayConfig } from '../utils/gateway-config'
 import { gatewayRegistry } from '../utils/metrics'
 
@@ -10,7 +10,13 @@ export default defineEventHandler(async (event) => {
   const clientIp = clientIpOf(event)
   const allowed =
     clientIp !== undefined &&
-    mayReadMetrics({ clientIp, authorization: getRequestHeader(event, 'authorization'), isAllowedIp: createIpAllowList(metrics.allow), token: metrics.token })
+    mayReadMetrics({
+      clientIp,
+      proxyWithoutClient: isFromProxyWithoutClient(event),
+      authorization: getRequestHeader(event, 'authorization'),
+      isAllowedIp: createIpAllowList(metrics.allow),
+      token: metrics.token,
+    })
   setResponseHeader(event, 'cache-control', 'no-store')
   if (!allowed) {
     setResponseStatus(event, 403)

@@ -6,18 +6,21 @@
  * browser sent and are never believed.
  */
 import type { H3Event } from 'h3'
-import { resolveClientIp } from '../../iam/lib/ip'
+import { isProxyWithoutClient, resolveClientIp, type ClientIpInput } from '../../iam/lib/ip'
 import { useGatewayConfig } from './gateway-config'
 
 /** Normalised (IPv4-mapped IPv6 as IPv4); undefined when unresolvable (the caller refuses). */
 export function clientIpOf(event: H3Event): string | undefined {
+  return resolveClientIp(clientIpInput(event)) ?? undefined
+}
+
+/** The request came from the trusted proxy, which named no client: clientIpOf is then the proxy's own address. */
+export function isFromProxyWithoutClient(event: H3Event): boolean {
+  return isProxyWithoutClient(clientIpInput(event))
+}
+
+function clientIpInput(event: H3Event): ClientIpInput {
   const { proxy } = useGatewayConfig()
   const { req } = event.node
-  const ip = resolveClientIp({
-    socketIp: req.socket?.remoteAddress,
-    forwardedFor: req.headers['x-forwarded-for'],
-    trustProxy: proxy.trust,
-    proxyIp: proxy.ipToTrust,
-  })
-  return ip ?? undefined
+  return { socketIp: req.socket?.remoteAddress, forwardedFor: req.headers['x-forwarded-for'], trustProxy: proxy.trust, proxyIp: proxy.ipToTrust }
 }

@@ -1,7 +1,7 @@
 import { fetch } from '@nuxt/test-utils/e2e'
 import { describe, expect, it } from 'vitest'
 import { setupGateway } from '../helpers/nuxt-gateway'
-import { moved, scrapeMetrics } from '../helpers/prometheus'
+import { LOOPBACK_SCRAPER, moved, scrapeMetrics } from '../helpers/prometheus'
 import { hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 
 const TOKEN = 'gateway-metrics-token-0123456789-abcdefgh'
@@ -13,7 +13,8 @@ const gateway = await setupGateway({
   config: () => ({ iam: { url: iam.url, hmac }, proxy: { trust: true, ipToTrust: '127.0.0.1' }, metrics: { token: TOKEN } }),
 })
 
-const scrape = (headers: Record<string, string> = {}) => scrapeMetrics(gateway.url, headers)
+// the gateway trusts a proxy on loopback: a scrape names its client (::1, on the default allow-list)
+const scrape = (headers: Record<string, string> = LOOPBACK_SCRAPER) => scrapeMetrics(gateway.url, headers)
 
 describe('gateway GET /metrics', () => {
   it('counts its requests by route template and status, and its IAM calls by IAM route and outcome', async () => {
@@ -42,5 +43,14 @@ describe('gateway GET /metrics', () => {
     await scrape({ 'x-forwarded-for': REMOTE, authorization: `Bearer ${TOKEN}` })
     const wrong = await fetch('/metrics', { headers: { 'x-forwarded-for': REMOTE, authorization: `Bearer ${TOKEN}-` } })
     expect(wrong.status).toBe(403)
+  })
+
+  it('refuses a request of the trusted loopback proxy that names no client, and admits the bearer token on it', async () => {
+    // it resolves to the proxy's 127.0.0.1, on the default allow-list: where it entered, not who sent it
+    const unnamed = await fetch('/metrics')
+    expect(unnamed.status).toBe(403)
+    expect(await unnamed.json()).toEqual({ error: 'Forbidden' })
+    const withToken = await scrape({ authorization: `Bearer ${TOKEN}` })
+    expect(withToken.types.get('gateway_http_requests_total')).toBe('counter')
   })
 })

@@ -118,8 +118,16 @@ export function parsePrometheusText(text: string): Exposition {
   return { types, samples, value: (name, labels = {}) => seen.get(seriesKey(name, labels)) }
 }
 
+/**
+ * A scrape from loopback that names itself: most test servers trust a proxy on loopback
+ * (PROXY_CONFIG), and a request from that proxy naming no client is never on the metrics
+ * allow-list (iam/lib/metrics-access.ts). `::1` is on the default list and is not the proxy's
+ * address; a server that trusts no proxy ignores the header and sees the loopback socket.
+ */
+export const LOOPBACK_SCRAPER = { 'x-forwarded-for': '::1' } as const
+
 /** GET `<baseUrl>/metrics` that must answer 200 Prometheus text; the parsed exposition. */
-export async function scrapeMetrics(baseUrl: string, headers: Record<string, string> = {}): Promise<Exposition> {
+export async function scrapeMetrics(baseUrl: string, headers: Record<string, string> = LOOPBACK_SCRAPER): Promise<Exposition> {
   const res = await fetch(`${baseUrl}/metrics`, { headers })
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`)
   const type = res.headers.get('content-type') ?? ''

@@ -34,7 +34,7 @@ declare module 'vitest' {
   }
 }
 
-const WIDE_AUTH = Object.fromEntries(['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails'].map((name) => [name, WIDE]))
+const WIDE_AUTH = Object.fromEntries(['signup', 'login', 'oauth', 'refresh', 'links', 'codes', 'forgotPassword', 'emails', 'mailbox'].map((name) => [name, WIDE]))
 
 /**
  * The shared instance's config: the proxy header trusted (each test its own client IPs), the demo

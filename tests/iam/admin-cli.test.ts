@@ -7,96 +7,23 @@
  * The CLI runs as `node scripts/iam.mjs`, the command behind `npm run iam` (package.json), so each
  * of its many runs does not pay npm's own start; one test runs it through `npm run -s iam` itself.
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, refresh, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
-import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import type { IamServer, Json } from '../helpers/iam-server'
+import { cli, cliJson, cliStage, deployment as newDeployment, onPostgres, tempDir as newTempDir, type Cleanups, type Deployment } from './admin-cli-run'
 import { newToken, verify, WIDE_LIMITERS } from './api-tokens-http'
 
 const START_TIMEOUT_MS = 180_000
-const REDIS_URL = process.env.REDIS_URL
-const onPostgres = !!DATABASE_URL
 
-const cleanups: Array<() => Promise<void> | void> = []
+const cleanups: Cleanups = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
 
-function tempDir(tag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `iam-cli-${tag}-`))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** The script `npm run iam` runs (package.json "iam"), from the repository root as npm runs it. */
-const NODE_CLI = [process.execPath, join(ROOT, 'scripts', 'iam.mjs')]
-const NPM_CLI = ['npm', 'run', '--silent', 'iam', '--']
-
-/** The CLI with `args` and the given env (the suite's own URLs never leak in); `via` npm run or its node command. */
-async function cli(args: string[], env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<Run> {
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
-  const [command, ...prefix] = via === 'npm' ? NPM_CLI : NODE_CLI
-  const child = spawn(command!, [...prefix, ...args], {
-    cwd: ROOT,
-    env: { ...parentEnv, NODE_ENV: 'development', IAM_OUTPUT_DIR: IAM_TEST_BUILD.output, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  return { code, stdout, stderr }
-}
-
-/** A --json run that must succeed: its document. */
-async function cliJson(args: string[], env: Record<string, string>): Promise<Json> {
-  const run = await cli([...args, '--json'], env)
-  expect(run.code, run.stderr).toBe(0)
-  return JSON.parse(run.stdout) as Json
-}
-
-/**
- * One data set shared by the IAM and the CLI: a PGlite directory, or a throw-away PostgreSQL
- * database (+ Redis through REDIS_URL), and the config file both read.
- */
-interface Deployment {
-  env: Record<string, string>
-  serverConfig: Json
-  share: IamServer['share']
-}
-
-async function deployment(): Promise<Deployment> {
-  const dir = tempDir('data')
-  const storagePrefix = `cli${Date.now().toString(36)}`
-  let databaseUrl = `file://${join(dir, 'db')}`
-  if (onPostgres) {
-    const pg = await createThrowawayPg(DATABASE_URL!)
-    cleanups.push(() => pg.drop())
-    databaseUrl = pg.url
-  }
-  const fileConfig = { service: { dataDir: dir }, storage: { prefix: storagePrefix } }
-  const configPath = join(dir, 'iam.json')
-  writeFileSync(configPath, JSON.stringify(onPostgres ? fileConfig : { ...fileConfig, database: { url: databaseUrl } }))
-  // the CLI reads the server's way: IAM_CONFIG, then DATABASE_URL / REDIS_URL over it
-  const env: Record<string, string> = { IAM_CONFIG: configPath, ...(onPostgres ? { DATABASE_URL: databaseUrl } : {}), ...(onPostgres && REDIS_URL ? { REDIS_URL } : {}) }
-  const serverConfig = {
-    ...PROXY_CONFIG,
-    rate_limiters: { apiTokensLimiters: WIDE_LIMITERS },
-  }
-  return { env, serverConfig, share: { databaseUrl, storagePrefix } }
-}
+const tempDir = (tag: string) => newTempDir(cleanups, tag)
+const deployment = () => newDeployment(cleanups, { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } })
 
 describe('npm run iam -- (help and usage)', () => {
   it('lists every command (through npm run itself), and shows the options of one with --help', async () => {
@@ -150,28 +77,18 @@ describe('npm run iam -- config:check', () => {
 
 describe('npm run iam -- (effects seen over HTTP)', () => {
   let dep: Deployment
-  let iam: IamServer | undefined
+  let stage: ReturnType<typeof cliStage>
   let banned: Session
   let twoDevices: { first: Session; second: Session }
   let tokenOwner: Session
   let signedBeforeRotation: Session
 
-  /** The IAM on the deployment, started again when a CLI turn stopped it (PGlite). */
-  const server = async (): Promise<IamServer> => (iam ??= await startIam({ config: dep.serverConfig, share: dep.share }))
-  /**
-   * PGlite is single-process: the CLI runs while the IAM is stopped. It stays stopped until a test
-   * next talks to it (server()), so CLI runs with no HTTP check between them share one stop.
-   */
-  const cliTurn = async <T>(run: () => Promise<T>): Promise<T> => {
-    if (!onPostgres) {
-      await iam?.stop()
-      iam = undefined
-    }
-    return run()
-  }
+  const server = (): Promise<IamServer> => stage.server()
+  const cliTurn = <T>(run: () => Promise<T>): Promise<T> => stage.cliTurn(run)
 
   beforeAll(async () => {
     dep = await deployment()
+    stage = cliStage(dep)
     const migrated = await cliJson(['migrate'], dep.env)
     expect(migrated.applied).toEqual(expect.arrayContaining(['2026-11-21-0001-initial']))
     const running = await server()
@@ -182,7 +99,7 @@ describe('npm run iam -- (effects seen over HTTP)', () => {
     tokenOwner = await signupUser(running)
     signedBeforeRotation = await signupUser(running)
   }, START_TIMEOUT_MS)
-  afterAll(() => iam?.stop())
+  afterAll(() => stage?.stop())
 
   it('migrate finds nothing left to apply on a migrated database', async () => {
     const again = await cliTurn(() => cliJson(['migrate'], dep.env))

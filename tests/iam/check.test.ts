@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, CHROME_UA, PROXY_CONFIG, setCookieLine, setCookieValue } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
 
 const CHECK_POINTS = 5
 
@@ -52,18 +53,14 @@ describe('GET /check', () => {
   })
 })
 
-/** Visitor rows, read from PostgreSQL when the suite runs on it (PGlite in memory is the IAM's own). */
-async function countVisitors(): Promise<number | undefined> {
-  if (!iam.share.databaseUrl.startsWith('postgres')) return undefined
-  const { default: pg } = await import('pg')
-  const client = new pg.Client({ connectionString: iam.share.databaseUrl })
-  await client.connect()
-  try {
-    const { rows } = await client.query<{ n: string }>('select count(*) as n from visitors')
-    return Number(rows[0]!.n)
-  } finally {
-    await client.end()
-  }
+/**
+ * The write statements `run` made the IAM execute (iam_db_statements_total from /metrics), on
+ * PGlite and PostgreSQL alike: /check writes synchronously, and nothing else runs on this IAM.
+ */
+async function writesDuring(run: () => Promise<void>): Promise<number> {
+  const before = await scrapeMetrics(iam.url)
+  await run()
+  return moved(before, await scrapeMetrics(iam.url), 'iam_db_statements_total', { kind: 'write' })
 }
 
 describe('GET /check rate limit (rate_limiters.check, per client address)', () => {
@@ -83,16 +80,22 @@ describe('GET /check rate limit (rate_limiters.check, per client address)', () =
     const ip = '198.51.100.41'
     let known: string | undefined
     for (let i = 0; i < CHECK_POINTS; i++) known = setCookieValue(await check(ip), 'canary_id')
-    const before = await countVisitors()
     // a self-made canary of the right shape would be a new row: refused before the write
     const invented = randomBytes(32).toString('hex')
-    expect((await check(ip, invented)).status).toBe(429)
-    for (let i = 0; i < 3; i++) expect((await check(ip)).status).toBe(429)
+    const refused = await writesDuring(async () => {
+      expect((await check(ip, invented)).status).toBe(429)
+      for (let i = 0; i < 3; i++) expect((await check(ip)).status).toBe(429)
+    })
+    expect(refused).toBe(0)
     // a device the IAM already knows costs no point and is still answered
     expect((await check(ip, known)).status).toBe(200)
     // the invented canary is still unknown (a row would have made it exempt like the known one)
     expect((await check(ip, invented)).status).toBe(429)
-    expect(await countVisitors()).toBe(before)
+    // the same request from an address with budget left is admitted and writes its row: the count above sees writes
+    const admitted = await writesDuring(async () => {
+      expect((await check('198.51.100.44', invented)).status).toBe(200)
+    })
+    expect(admitted).toBeGreaterThan(0)
   })
 
   it('leaves another address unaffected', async () => {

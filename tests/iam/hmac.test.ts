@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequest, signRequestV2, type SignedHeaderValues } from '../../iam/client/hmac'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { startIam, startIamExpectingExit, type IamServer } from '../helpers/iam-server'
 
 // Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
 const START_TIMEOUT_MS = 180_000
 
 const Hmac = { clientId: 'gateway', sharedSecret: 'test-shared-secret-0123456789-abcdefghij', maxClockSkew: 300_000 }
 // Trusted proxy on loopback: X-Forwarded-For makes a request come from a non-local client.
-const config = { service: { Hmac, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }
+// Version 1 accepted (the dev-profile opt-out): the checks both versions share are shown on the spec's.
+const config = { service: { Hmac: { ...Hmac, requireBodyDigest: false }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }
 const REMOTE = { 'x-forwarded-for': '203.0.113.9' }
 
 let iam: IamServer
@@ -147,21 +148,36 @@ describe('HMAC verification, version 2 (body and credential headers signed)', ()
 })
 
 describe('service.Hmac.requireBodyDigest', () => {
+  // the default: service.Hmac without requireBodyDigest
   let strict: IamServer
   beforeAll(async () => {
     strict = await startIam({
-      config: { ...config, service: { ...config.service, Hmac: { ...Hmac, requireBodyDigest: true } }, providers: [{ name: 'demo', useStandardProfile: true }] },
+      config: { ...config, service: { ...config.service, Hmac }, providers: [{ name: 'demo', useStandardProfile: true }] },
       env: { IAM_TEST_ROUTES: '1' },
     })
   }, START_TIMEOUT_MS)
   afterAll(() => strict?.stop())
 
-  it('refuses a version 1 signature with the HMAC 401', async () => {
+  it('refuses a version 1 signature on the default config with the HMAC 401, and accepts version 2', async () => {
     expect(await call(strict, 'GET', '/operational/config', sign('GET', '/operational/config'))).toMatchObject({
       status: 401,
       json: { reason: 'Signature version 2 required' },
     })
     expect((await call(strict, 'GET', '/operational/config', signV2('GET', '/operational/config', undefined))).status).toBe(200)
+  })
+  it('accepts a version 1 signature with requireBodyDigest: false in the dev profile, and warns at start', async () => {
+    expect(await call(iam, 'GET', '/operational/config', sign('GET', '/operational/config'))).toMatchObject({ status: 200 })
+    expect(iam.logs.join('\n')).toContain('service.Hmac.requireBodyDigest is false')
+    expect(strict.logs.join('\n')).not.toContain('requireBodyDigest')
+  })
+  it('refuses to start in production with requireBodyDigest: false, naming the key', async () => {
+    const { code, output } = await startIamExpectingExit({
+      env: { NODE_ENV: 'production' },
+      config: { service: { Hmac: { ...Hmac, requireBodyDigest: false } }, database: { url: 'memory://' }, storage: { driver: 'memory' } },
+    })
+    expect(code).toBe(1)
+    expect(output).toContain('Refusing to start in production')
+    expect(output).toContain('service.Hmac.requireBodyDigest: false is refused in production')
   })
   it('refuses OAuth login headers signed for one profile when sent with another (the attack of the review)', async () => {
     const url = '/auth/OAuth/demo'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, loginUser, newDevice, PROXY_CONFIG, signupUser, uniqueEmail } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
-import { moved, parsePrometheusText, scrapeMetrics } from '../helpers/prometheus'
+import { LOOPBACK_SCRAPER, moved, parsePrometheusText, scrapeMetrics } from '../helpers/prometheus'
 import { verify } from './api-tokens-http'
 
 const START_TIMEOUT_MS = 180_000
@@ -9,8 +9,9 @@ const METRICS_TOKEN = 'metrics-token-0123456789-abcdefghijklmnop'
 const Hmac = { clientId: 'gateway', sharedSecret: 'test-shared-secret-0123456789-abcdefghij', maxClockSkew: 300_000 }
 const REMOTE = '203.0.113.9'
 
-// Behind a trusted proxy on loopback: X-Forwarded-For makes a request come from elsewhere; a
-// request without it comes from loopback, the default allow-list. login: 2 points per account key.
+// Behind a trusted proxy on loopback: X-Forwarded-For names the client (LOOPBACK_SCRAPER: ::1, on
+// the allow-list); a request without it is the proxy's own, which the allow-list never admits.
+// login: 2 points per account key.
 let iam: IamServer
 // The same with service.Hmac: /metrics is exempt from the signature, other routes are not.
 let signed: IamServer
@@ -24,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([iam?.stop(), signed?.stop()]))
 
 
-const scrape = (server = iam, headers: Record<string, string> = {}) => scrapeMetrics(server.url, headers)
+const scrape = (server = iam, headers: Record<string, string> = LOOPBACK_SCRAPER) => scrapeMetrics(server.url, headers)
 
 describe('GET /metrics', () => {
   it('answers Prometheus text with the process metrics and the declared families', async () => {
@@ -86,7 +87,8 @@ describe('GET /metrics', () => {
     const before = await scrape()
     await call(iam, 'GET', `/api/manage/${marker}`, { client })
     await call(iam, 'GET', `/${marker}/nothing-here`, { client })
-    const res = await fetch(`${iam.url}/metrics`)
+    const res = await fetch(`${iam.url}/metrics`, { headers: LOOPBACK_SCRAPER })
+    expect(res.status).toBe(200)
     const text = await res.text()
     expect(text).not.toContain(marker)
     const after = parsePrometheusText(text)
@@ -101,8 +103,23 @@ describe('GET /metrics', () => {
     expect(await res.json()).toEqual({ error: 'Forbidden' })
   })
 
-  it('admits a client inside an allowed CIDR', async () => {
-    await scrape(iam, { 'x-forwarded-for': '198.51.100.77' })
+  it('admits a client inside an allowed CIDR and refuses one just outside it', async () => {
+    const inside = await fetch(`${iam.url}/metrics`, { headers: { 'x-forwarded-for': '198.51.100.77' } })
+    expect(inside.status).toBe(200)
+    expect(parsePrometheusText(await inside.text()).types.get('iam_http_requests_total')).toBe('counter')
+    const outside = await fetch(`${iam.url}/metrics`, { headers: { 'x-forwarded-for': '198.51.101.77' } })
+    expect(outside.status).toBe(403)
+  })
+
+  it('refuses a request of the trusted loopback proxy that names no client, and admits the bearer token on it', async () => {
+    // resolved to the proxy's 127.0.0.1, which is on the allow-list: that says where it entered, not who sent it
+    for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }] as Array<Record<string, string>>) {
+      const res = await fetch(`${iam.url}/metrics`, { headers })
+      expect(res.status).toBe(403)
+      expect(await res.json()).toEqual({ error: 'Forbidden' })
+    }
+    const text = await scrape(iam, { authorization: `Bearer ${METRICS_TOKEN}` })
+    expect(text.types.get('iam_http_requests_total')).toBe('counter')
   })
 
   it('admits the metrics bearer token from anywhere', async () => {
@@ -111,7 +128,7 @@ describe('GET /metrics', () => {
   })
 
   it('refuses a wrong bearer token with 403, even from an allowed address', async () => {
-    for (const headers of [{ 'x-forwarded-for': REMOTE }, {}] as Array<Record<string, string>>) {
+    for (const headers of [{ 'x-forwarded-for': REMOTE }, LOOPBACK_SCRAPER] as Array<Record<string, string>>) {
       const res = await fetch(`${iam.url}/metrics`, { headers: { ...headers, authorization: `Bearer ${METRICS_TOKEN}x` } })
       expect(res.status).toBe(403)
     }

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiTokenLibrary, type ApiTokenLibrary } from '../../iam/api-tokens'
 import { hashToken } from '../../iam/features/api-tokens/token-format'
+import { banAccount, unbanAccount } from '../../iam/features/users/admin-users'
 import { captureLog, failingAfter, insertUser, openTestDb, type TestDb } from './api-tokens-db'
 
 let t: TestDb
@@ -436,5 +437,49 @@ describe('privateActionManager', () => {
     const token = await owned()
     expect(await libWith({ db: failingAfter(t.db, 0) }).privateActionManager(userId, token.id, token.rawPublicId, 'managed', { action: 'metadata' }))
       .toMatchObject({ ok: false, reason: 'Server Error' })
+  })
+})
+
+describe("a banned user's tokens (users:ban suspends them until the ban ends)", () => {
+  const HOUR_MS = 3_600_000
+  const emailOf = async (id: number) => (await t.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email
+  const ban = async (owner: number, forMs: number) => {
+    const result = await banAccount({ db: t.db, now }, { email: await emailOf(owner), until: new Date(clock + forMs), by: 'test' })
+    if (!result.ok) throw new Error(result.code)
+    return result
+  }
+
+  it('treats them as not valid while the ban lasts: Invalid key, not listed, counted invalid; a rotation made meanwhile is suspended too', async () => {
+    const owner = await insertUser(t.db)
+    const a = await created(owner)
+    const b = await created(owner)
+    expect((await ban(owner, HOUR_MS)).tokensSuspended).toBe(2)
+
+    expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Invalid key' })
+    expect(await lib.getUserApiKeysMetaData(a.rawApiKey, 'full')).toMatchObject({ ok: false, reason: 'Invalid key' })
+    expect(await lib.getAllValidTokensList(owner)).toEqual({
+      ok: true, date: expect.stringMatching(ISO), data: { total: 2, totalInvalidTokens: 2, totalValidTokens: 0 },
+    })
+    // nothing was counted or invalidated: the token only waits for the ban to end
+    expect(await rowOf(a.rawApiKey)).toMatchObject({ valid: 1, usage_count: 0 })
+
+    const rotated = await lib.rotateApiKey(b.rawApiKey, 'full', 'rotated during the ban')
+    if (!rotated.ok) throw new Error(rotated.reason)
+    expect(await lib.verifyApiKey(rotated.data.newRawToken, false, 'full', false)).toMatchObject({ ok: false, reason: 'Invalid key' })
+  })
+
+  it('restores them on unban, and by itself once the ban has run out', async () => {
+    const owner = await insertUser(t.db)
+    const a = await created(owner)
+    await ban(owner, HOUR_MS)
+    expect((await unbanAccount({ db: t.db, now }, { email: await emailOf(owner), by: 'test' })).ok).toBe(true)
+    expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toMatchObject({ ok: true, data: { usageCount: 1 } })
+    expect(await lib.getAllValidTokensList(owner)).toMatchObject({ ok: true, data: { totalValidTokens: 1, tokenList: [{ name: 'ci key' }] } })
+
+    await ban(owner, HOUR_MS)
+    expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toMatchObject({ ok: false, reason: 'Invalid key' })
+    clock += HOUR_MS
+    expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toMatchObject({ ok: true, data: { usageCount: 2 } })
+    expect(await lib.getAllValidTokensList(owner)).toMatchObject({ ok: true, data: { totalValidTokens: 1, totalInvalidTokens: 0 } })
   })
 })

@@ -157,6 +157,13 @@ describe('production refusals', () => {
     expect(problems).toEqual([expect.stringContaining('secrets.codes')])
   })
 
+  it('refuses service.Hmac.requireBodyDigest: false (version 1 signatures), which the dev profile accepts', () => {
+    const hmac = { ...productionReady.service.Hmac, requireBodyDigest: false }
+    const config = parseConfig({ ...productionReady, service: { ...productionReady.service, Hmac: hmac } })
+    expect(config.service.Hmac?.requireBodyDigest).toBe(false)
+    expect(productionProblems(config)).toEqual([expect.stringContaining('service.Hmac.requireBodyDigest')])
+  })
+
   it('allows PGlite and memory storage only with service.singleNode', () => {
     const single = parseConfig({
       ...productionReady,

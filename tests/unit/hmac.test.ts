@@ -3,7 +3,8 @@ import { computeSignature, sha256Hex, signaturesMatch, signRequest, signRequestV
 import { verifyHmacRequest, type HmacInput } from '../../iam/middleware/20.hmac'
 import { storeKey } from '../../iam/lib/store'
 
-const settings = { clientId: 'gateway', sharedSecret: 's'.repeat(40), maxClockSkew: 300_000 }
+// version 1 accepted (requireBodyDigest: false), so the checks it shares with version 2 can be shown on it
+const settings = { clientId: 'gateway', sharedSecret: 's'.repeat(40), maxClockSkew: 300_000, requireBodyDigest: false }
 const NOW = 1_800_000_000_000
 
 function signed(overrides: { url?: string; method?: string; now?: number; requestId?: string } = {}) {

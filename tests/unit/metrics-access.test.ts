@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { isProxyWithoutClient } from '../../iam/lib/ip'
 import { createIpAllowList, DEFAULT_METRICS_ALLOW, isAllowEntry, mayReadMetrics } from '../../iam/lib/metrics-access'
 
 const TOKEN = 'metrics-token-0123456789-abcdefghijklmnop'
@@ -30,7 +31,7 @@ describe('the /metrics allow-list', () => {
 })
 
 describe('who may read /metrics', () => {
-  const base = { isAllowedIp: loopbackOnly, token: TOKEN }
+  const base = { isAllowedIp: loopbackOnly, token: TOKEN, proxyWithoutClient: false }
   it('an allowed address without credentials', () => {
     expect(mayReadMetrics({ ...base, clientIp: '127.0.0.1', authorization: undefined })).toBe(true)
     expect(mayReadMetrics({ ...base, clientIp: '203.0.113.9', authorization: undefined })).toBe(false)
@@ -42,6 +43,28 @@ describe('who may read /metrics', () => {
     expect(mayReadMetrics({ ...base, clientIp: '127.0.0.1', authorization: 'Basic dXNlcjpwYXNz' })).toBe(false)
   })
   it('no token configured: every bearer is refused', () => {
-    expect(mayReadMetrics({ isAllowedIp: loopbackOnly, token: undefined, clientIp: '203.0.113.9', authorization: 'Bearer x' })).toBe(false)
+    expect(mayReadMetrics({ ...base, token: undefined, clientIp: '203.0.113.9', authorization: 'Bearer x' })).toBe(false)
+  })
+  it('never the trusted proxy\'s own address by the allow-list (it named no client); the bearer token still', () => {
+    const viaProxy = { ...base, clientIp: '127.0.0.1', proxyWithoutClient: true }
+    expect(mayReadMetrics({ ...viaProxy, authorization: undefined })).toBe(false)
+    expect(mayReadMetrics({ ...viaProxy, authorization: `Bearer ${TOKEN}` })).toBe(true)
+  })
+})
+
+describe('isProxyWithoutClient', () => {
+  const proxy = { trustProxy: true, proxyIp: '127.0.0.1', socketIp: '127.0.0.1' }
+  it('is true for a request of the trusted proxy whose X-Forwarded-For is absent, empty or only the proxy', () => {
+    for (const forwardedFor of [undefined, '', '127.0.0.1', ['127.0.0.1', '::ffff:127.0.0.1']]) {
+      expect(isProxyWithoutClient({ ...proxy, forwardedFor }), String(forwardedFor)).toBe(true)
+    }
+    expect(isProxyWithoutClient({ ...proxy, socketIp: '::ffff:127.0.0.1', forwardedFor: undefined })).toBe(true)
+  })
+  it('is false when the proxy names a client, for another socket, or without a trusted proxy', () => {
+    expect(isProxyWithoutClient({ ...proxy, forwardedFor: '203.0.113.9' })).toBe(false)
+    expect(isProxyWithoutClient({ ...proxy, forwardedFor: '::1, 127.0.0.1' })).toBe(false)
+    expect(isProxyWithoutClient({ ...proxy, socketIp: '127.0.0.2', forwardedFor: undefined })).toBe(false)
+    expect(isProxyWithoutClient({ ...proxy, trustProxy: false, forwardedFor: undefined })).toBe(false)
+    expect(isProxyWithoutClient({ ...proxy, proxyIp: undefined, forwardedFor: undefined })).toBe(false)
   })
 })

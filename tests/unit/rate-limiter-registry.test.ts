@@ -45,6 +45,7 @@ describe('limiter registry and route table', () => {
       emails: 'auth.emails',
       check: 'auth.check',
       resendVerification: 'auth.resendVerification',
+      mailbox: 'auth.mailbox',
     } satisfies Record<LimiterName, string>)
   })
 

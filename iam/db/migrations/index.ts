@@ -9,6 +9,7 @@ import * as passkeys from './2026-11-24-0003-passkeys'
 import * as anomalyMarker from './2026-11-25-0004-anomaly-marker'
 import * as sessionFamiliesUserIdx from './2026-11-25-0005-session-families-user-idx'
 import * as familyRefreshExpiry from './2026-11-25-0006-family-refresh-expiry'
+import * as tokenSuspension from './2026-11-26-0007-token-suspension'
 import * as factorLifecycle from './2026-11-26-0008-factor-lifecycle'
 
 export const migrations: Record<string, Migration> = {
@@ -18,5 +19,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-0004-anomaly-marker': anomalyMarker,
   '2026-11-25-0005-session-families-user-idx': sessionFamiliesUserIdx,
   '2026-11-25-0006-family-refresh-expiry': familyRefreshExpiry,
+  '2026-11-26-0007-token-suspension': tokenSuspension,
   '2026-11-26-0008-factor-lifecycle': factorLifecycle,
 }

@@ -11,6 +11,7 @@ import type { IamContext } from '../../context'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { revokeAllInTransaction } from '../api-tokens/revoke-all'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
+import { admitMailTo } from '../mail/address-cap'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
@@ -36,7 +37,8 @@ export const FORGOT_PASSWORD_BODY = Object.freeze({
 
 /**
  * Rate limits (per IP, and per IP + address so one client cannot flood one mailbox), then
- * schedules the lookup and mail. Both branches do the same request-path work.
+ * schedules the lookup and mail. Both branches do the same request-path work. The cap per address
+ * over every client (rate_limiters.mailbox) is applied by the scheduled part, off the request path.
  */
 export async function requestPasswordReset(
   ctx: IamContext,
@@ -60,6 +62,8 @@ async function sendResetMail(ctx: IamContext, email: string, ipAddress: string):
   const user = await findUserByEmail(ctx.db, email)
   if (!user) return
   const { siteName } = ctx.config.email
+  // after the response like the lookup: a capped address is answered, and timed, as any other
+  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: user.password_hash ? 'password_reset' : 'sign_in_help' }))) return
   const providers = user.password_hash
     ? []
     : await ctx.db.selectFrom('oauth_identities').select('provider').distinct().where('user_id', '=', user.id).execute()

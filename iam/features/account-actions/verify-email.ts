@@ -15,6 +15,7 @@
  */
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
+import { admitMailTo } from '../mail/address-cap'
 import { verifyEmailMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
@@ -33,8 +34,14 @@ import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
 
-/** Issues a verification link for `email` (ending older ones) and mails it there; `device`: visitors.id of the asking device. */
+/**
+ * Issues a verification link for `email` (ending older ones) and mails it there; `device`:
+ * visitors.id of the asking device. Over the address's cap (rate_limiters.mailbox) nothing is
+ * issued or sent, and the answer is still ok: the caller's own limit (resend: per user) is the one
+ * that answers 429.
+ */
 export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }, device: number | null): Promise<{ ok: true } | { ok: false }> {
+  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'email_verification' }))) return { ok: true }
   const ttlMs = ctx.config.magic_links.verifyEmailExpiresInMs
   const result = await startSessionlessFlow(ctx, {
     purpose: EMAIL_VERIFICATION_PURPOSE,

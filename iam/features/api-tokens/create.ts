@@ -24,8 +24,8 @@ export type CreateInput = {
 
 export type CreateOutcome = { ok: true; id: number; data: CreationSuccess } | { ok: false; reason: string }
 
-/** Checks the input; the prepared row or the reason it is refused. */
-function prepare(input: CreateInput, at: Date): { reason: string } | { row: repo.NewTokenRow; rawApiKey: string } {
+/** Checks the input; the prepared row (its suspension is the owner's, read under the lock) or the reason it is refused. */
+function prepare(input: CreateInput, at: Date): { reason: string } | { row: Omit<repo.NewTokenRow, 'suspendedUntil'>; rawApiKey: string } {
   const prefix = input.prefix ?? DEFAULT_PREFIX
   if (!isValidPrefix(prefix)) return { reason: CREATION_REASONS.invalidPrefix }
   if (!isPrivilege(input.privilegeType)) return { reason: CREATION_REASONS.invalidPrivilege }
@@ -42,7 +42,7 @@ function prepare(input: CreateInput, at: Date): { reason: string } | { row: repo
   const ips = toStoredIpList(input.ipAddresses)
   if (ips === undefined) return { reason: CREATION_REASONS.invalidIpAddresses }
   const rawApiKey = generateRawToken(prefix)
-  const row: repo.NewTokenRow = {
+  const row: Omit<repo.NewTokenRow, 'suspendedUntil'> = {
     userId: input.userId,
     name: input.name,
     prefix,
@@ -65,11 +65,13 @@ export async function createInTransaction(
 ): Promise<CreateOutcome> {
   const prepared = prepare(input, at)
   if ('reason' in prepared) return { ok: false, reason: prepared.reason }
-  if (!(await repo.lockUser(trx, input.userId))) return { ok: false, reason: CREATION_REASONS.userNotFound }
+  const owner = await repo.lockUser(trx, input.userId, at)
+  if (!owner) return { ok: false, reason: CREATION_REASONS.userNotFound }
   if ((await repo.countLiveTokens(trx, input.userId, at)) >= limitTokensPerUser) {
     return { ok: false, reason: CREATION_REASONS.limitReached(limitTokensPerUser) }
   }
-  const id = await repo.insertToken(trx, prepared.row)
+  // a token made during a ban (a rotation through the library) is suspended with the others
+  const id = await repo.insertToken(trx, { ...prepared.row, suspendedUntil: owner.bannedUntil })
   return {
     ok: true,
     id,

@@ -137,7 +137,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
     const verified = await verifyApiKey(rawApiKey, true, providedPrivilege, true, true, undefined)
     if (!verified.ok) return failResult(verified.date, verified.reason || REASONS.cantGetMetadata)
     try {
-      const counts = await repo.countTokens(db, verified.data.userId)
+      const counts = await repo.countTokens(db, verified.data.userId, stamp())
       return okResult(verified.date, { tokenMeta: verified.data, counts })
     } catch (error) {
       // an outage is answered 503 by the error handler, not as this API's own failure
@@ -187,12 +187,16 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
     }
   }
 
-  /** The three counts are user-wide; only valid rows are listed; tokenList is omitted when empty. */
+  /**
+   * The three counts are user-wide; only valid rows are listed; tokenList is omitted when empty.
+   * A suspended token (its owner is banned) is not valid while the ban lasts: counted invalid, not listed.
+   */
   async function getAllValidTokensList(userId: number): Promise<Result<AllValidTokensList>> {
-    const date = stamp().toISOString()
+    const at = stamp()
+    const date = at.toISOString()
     try {
-      const counts = await repo.countTokens(db, userId)
-      const rows = await repo.listValidTokens(db, userId)
+      const counts = await repo.countTokens(db, userId, at)
+      const rows = await repo.listValidTokens(db, userId, at)
       const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
       const data: AllValidTokensList = { ...counts }
       if (rows.length > 0) {

@@ -30,6 +30,7 @@ export type DiagnosisRow = {
   expires_at: Date | null
   restricted_to_ip_address: string[] | null
   user_id: number
+  suspended_until: Date | null
 }
 
 /**
@@ -71,11 +72,21 @@ export const verifyWithoutCount: VerifyLookup = async (db, hash, privilege, at, 
   return rows[0]
 }
 
-/** The one definition of a usable token: valid, of the privilege, unexpired, and allowed from `ip`. */
+/**
+ * The one definition of a usable token: valid, of the privilege, unexpired, not suspended (its
+ * owner's ban) and allowed from `ip`. A suspension is a time, so a ban that runs out restores the
+ * token without a write.
+ */
 function usableToken(hash: string, privilege: Privilege, at: Date, ip: string | null, bypassIp: boolean) {
   return sql<boolean>`hashed_token = ${hash} and valid = 1 and privilege_type = ${privilege}
       and (expires_at is null or expires_at > ${at})
+      and (suspended_until is null or suspended_until <= ${at})
       and (${bypassIp}::boolean or ${ipAllowed(ip)})`
+}
+
+/** Whether a token with this suspension is suspended at `at` (the same rule as usableToken). */
+export function isSuspended(row: { suspended_until: Date | null }, at: Date): boolean {
+  return row.suspended_until !== null && new Date(row.suspended_until).getTime() > at.getTime()
 }
 
 /** No list (SQL or JSON null, or empty) = any host; otherwise the IP must be listed. */
@@ -88,7 +99,7 @@ function ipAllowed(ip: string | null) {
 export async function findForDiagnosis(db: Db, hash: string): Promise<DiagnosisRow | undefined> {
   return db
     .selectFrom('api_tokens')
-    .select(['valid', 'privilege_type', 'expires_at', 'restricted_to_ip_address', 'user_id'])
+    .select(['valid', 'privilege_type', 'expires_at', 'restricted_to_ip_address', 'user_id', 'suspended_until'])
     .where('hashed_token', '=', hash)
     .executeTakeFirst()
 }
@@ -122,10 +133,29 @@ export async function revokeByHash(
   return rows[0]
 }
 
-/** Takes the user's row lock: creations of one user queue here, so count + insert cannot race. */
-export async function lockUser(trx: Transaction<Database>, userId: number): Promise<boolean> {
-  const { rows } = await sql<{ id: number }>`select id from users where id = ${userId} for no key update`.execute(trx)
-  return rows.length > 0
+/**
+ * Takes the user's row lock: creations of one user queue here, so count + insert cannot race. A
+ * ban updates the same row, so a creation either sees the ban it waited for (its token is created
+ * suspended until the ban ends) or committed before it (the ban suspends its token).
+ * Undefined when there is no such user; otherwise the end of a ban still running at `at`, or null.
+ */
+export async function lockUser(trx: Transaction<Database>, userId: number, at: Date): Promise<{ bannedUntil: Date | null } | undefined> {
+  const { rows } = await sql<{ banned_until: Date | null }>`
+    select case when banned_until > ${at} then banned_until end as banned_until
+    from users where id = ${userId} for no key update`.execute(trx)
+  const row = rows[0]
+  return row && { bannedUntil: row.banned_until }
+}
+
+/** Suspends every valid token of the user until `until` (a ban), or lifts the suspension (null: unban); how many. */
+export async function setSuspensionOfUser(db: Db, userId: number, until: Date | null): Promise<number> {
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ suspended_until: until })
+    .where('user_id', '=', userId)
+    .where('valid', '=', 1)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
 }
 
 /** Valid, unexpired tokens of the user (the per-user limit counts these). */
@@ -150,6 +180,8 @@ export type NewTokenRow = {
   createdAt: Date
   expiresAt: Date | null
   ips: string[] | null
+  /** the end of the owner's running ban (lockUser), else null */
+  suspendedUntil: Date | null
 }
 
 export async function insertToken(db: Db, row: NewTokenRow): Promise<number> {
@@ -167,6 +199,7 @@ export async function insertToken(db: Db, row: NewTokenRow): Promise<number> {
       expires_at: row.expiresAt,
       // JSON text for jsonb; SQL NULL (not JSON null) when unrestricted
       restricted_to_ip_address: row.ips ? JSON.stringify(row.ips) : null,
+      suspended_until: row.suspendedUntil,
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -187,20 +220,30 @@ export async function deleteRevoked(db: Db, id: number, userId: number): Promise
   return Number(result.numDeletedRows) > 0
 }
 
-/** User-wide counts (the listing and metadata results). */
+/**
+ * User-wide counts (the listing and metadata results). A suspended token (its owner is banned)
+ * counts as invalid while the suspension lasts, as it verifies like one.
+ */
 export async function countTokens(
   db: Db,
   userId: number,
+  at: Date,
 ): Promise<{ total: number; totalValidTokens: number; totalInvalidTokens: number }> {
   const { rows } = await sql<{ total: number; valid: number; invalid: number }>`
-    select count(*)::int as total, count(*) filter (where valid = 1)::int as valid,
-           count(*) filter (where valid = 0)::int as invalid
+    select count(*)::int as total, count(*) filter (where ${liveRow(at)})::int as valid,
+           count(*) filter (where not (${liveRow(at)}))::int as invalid
     from api_tokens where user_id = ${userId}`.execute(db)
   const row = rows[0]
   return { total: Number(row?.total ?? 0), totalValidTokens: Number(row?.valid ?? 0), totalInvalidTokens: Number(row?.invalid ?? 0) }
 }
 
-export async function listValidTokens(db: Db, userId: number) {
+/** valid = 1 and not suspended at `at` (expiry aside: an expired token stays valid until a verification marks it). */
+function liveRow(at: Date) {
+  return sql<boolean>`valid = 1 and (suspended_until is null or suspended_until <= ${at})`
+}
+
+/** The valid tokens of the user that are not suspended at `at`. */
+export async function listValidTokens(db: Db, userId: number, at: Date) {
   return db
     .selectFrom('api_tokens')
     .select([
@@ -208,7 +251,7 @@ export async function listValidTokens(db: Db, userId: number) {
       'last_used', 'usage_count', 'privilege_type',
     ])
     .where('user_id', '=', userId)
-    .where('valid', '=', 1)
+    .where(liveRow(at))
     .orderBy('id')
     .execute()
 }

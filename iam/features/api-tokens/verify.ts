@@ -1,7 +1,7 @@
 /**
  * verifyApiKey (spec "Verification process"). The success path is one SQL statement
  * (repository.countUses, batched per token by count-batch.ts); only a failure takes a second query, to name the reason in the
- * spec's order: Invalid key (absent, revoked, other privilege), Invalid Host, Token expired.
+ * spec's order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
@@ -79,6 +79,9 @@ export async function verifyApiKeyWith(
     // Failure: name the reason (steps 3, 4, 5 in the spec's order).
     const found = await repo.findForDiagnosis(deps.db, hash)
     if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey)
+    // a suspended token (its owner is banned) answers exactly as a revoked one: the caller learns
+    // nothing about the account, and nothing is written (the token comes back when the ban ends)
+    if (repo.isSuspended(found, at)) return fail(REASONS.invalidKey, { userId: found.user_id, suspended: true })
     const list = found.restricted_to_ip_address
     if (!byPassIpCheck && Array.isArray(list) && list.length > 0 && (!ip || !list.includes(ip))) {
       log().warn('api token used from a host outside its allow-list', { userId: found.user_id, ipAddress: ip })

@@ -8,10 +8,12 @@
  * `pd:<storage>:...`): renaming one forgets every running count and block, so they are kept as
  * they were when the three former registries were merged.
  *
- * Keys are never an email alone (nobody can lock a victim out by failing on purpose) and never a
- * raw API token (the consumption limiter counts a token under its SHA-256). An IPv6 client counts
- * as its /64 (limiterIpKey).
+ * Keys are never an email alone (nobody can lock a victim out by failing on purpose), except
+ * `mailbox`, which refuses no request (it only holds back mails to one address), and never a raw
+ * address or API token (both are counted under their SHA-256). An IPv6 client counts as its /64
+ * (limiterIpKey).
  */
+import { createHash } from 'node:crypto'
 import type { LimiterName } from '../../contract/limiter-names'
 import type { IamConfig } from '../../lib/config-schema'
 import { limiterIpKey } from '../../lib/ip'
@@ -65,7 +67,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** DESIGN section 4's limiters: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'resendVerification'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'resendVerification' | 'mailbox'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -136,6 +138,10 @@ const RULES = {
   emails: design('emails', 'auth.emails', byUser),
   check: design('check', 'auth.check', byIp),
   resendVerification: design('resendVerification', 'auth.resendVerification', byUser),
+  /** link mails per recipient: the SHA-256 of the case-folded address (as the unique index on lower(email) folds it) */
+  mailbox: design('mailbox', 'auth.mailbox', ({ email }: { email: string }) =>
+    `address_${createHash('sha256').update(normalizeEmail(email).toLowerCase()).digest('base64url')}`,
+  ),
 } satisfies { [N in LimiterName]: CountRule<never> | DelayRule<never> }
 
 type Rules = typeof RULES

@@ -1,10 +1,13 @@
 /**
- * Account administration for the operator (the admin CLI, DESIGN section 6): list accounts, ban
- * and unban. A ban refuses every sign-in until `until` (login answers 403 `Account suspended`) and
- * ends the account's sessions at once, in the same transaction as the ban and its security event.
+ * Account administration for the operator (the admin CLI): list accounts, ban and unban. A ban
+ * refuses every sign-in until `until` (login answers 403 `Account suspended`), ends the account's
+ * sessions at once and suspends its API tokens until `until` (they verify as revoked ones do), in
+ * the same transaction as the ban and its security event. Unban lifts the suspension; a ban that
+ * runs out lifts it by itself (the verification compares the suspension's end with now).
  */
 import type { IamContext } from '../../context'
 import { normalizeEmail } from '../email-checks/email-checks'
+import { setSuspensionOfUser } from '../api-tokens/repository'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail } from './users-repo'
@@ -37,40 +40,45 @@ export async function listAccounts(ctx: IamContext, page: { limit: number; after
   }))
 }
 
-export type BanResult = { ok: true; userId: number; until: Date; sessionsEnded: number } | { ok: false; code: 'unknown_account' | 'until_in_past' }
+export type BanResult =
+  | { ok: true; userId: number; until: Date; sessionsEnded: number; tokensSuspended: number }
+  | { ok: false; code: 'unknown_account' | 'until_in_past' }
 
-/** Bans the account until `until` (in the future) and ends its sessions. */
-export async function banAccount(ctx: IamContext, input: { email: string; until: Date; by: string }): Promise<BanResult> {
+/** Bans the account until `until` (in the future), ends its sessions and suspends its API tokens. */
+export async function banAccount(ctx: Pick<IamContext, 'db' | 'now'>, input: { email: string; until: Date; by: string }): Promise<BanResult> {
   const now = new Date(ctx.now())
   if (input.until.getTime() <= now.getTime()) return { ok: false, code: 'until_in_past' }
   const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
   if (!user) return { ok: false, code: 'unknown_account' }
-  const ended = await ctx.db.transaction().execute(async (trx) => {
+  const { sessionsEnded, tokensSuspended } = await ctx.db.transaction().execute(async (trx) => {
+    // the users row first: its lock orders this ban with a token creation of the user (api-tokens/create.ts)
     await trx.updateTable('users').set({ banned_until: input.until, updated_at: now }).where('id', '=', user.id).execute()
     const families = await revokeFamilies(trx, { userId: user.id }, 'banned', now)
+    const suspended = await setSuspensionOfUser(trx, user.id, input.until)
     await recordSecurityEvent(trx, {
       type: 'user_banned',
       userId: user.id,
       visitorRowId: null,
       ipAddress: null,
-      details: { until: input.until.toISOString(), by: input.by, sessionsEnded: families.length },
+      details: { until: input.until.toISOString(), by: input.by, sessionsEnded: families.length, tokensSuspended: suspended },
       at: now,
     })
-    return families.length
+    return { sessionsEnded: families.length, tokensSuspended: suspended }
   })
-  return { ok: true, userId: user.id, until: input.until, sessionsEnded: ended }
+  return { ok: true, userId: user.id, until: input.until, sessionsEnded, tokensSuspended }
 }
 
 export type UnbanResult = { ok: true; userId: number; wasBanned: boolean } | { ok: false; code: 'unknown_account' }
 
-/** Lifts a ban (a no-op, still recorded, when there is none). */
-export async function unbanAccount(ctx: IamContext, input: { email: string; by: string }): Promise<UnbanResult> {
+/** Lifts a ban and the suspension of the account's API tokens (a no-op, still recorded, when there is none). */
+export async function unbanAccount(ctx: Pick<IamContext, 'db' | 'now'>, input: { email: string; by: string }): Promise<UnbanResult> {
   const now = new Date(ctx.now())
   const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
   if (!user) return { ok: false, code: 'unknown_account' }
   const wasBanned = !!user.banned_until && user.banned_until.getTime() > now.getTime()
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ banned_until: null, updated_at: now }).where('id', '=', user.id).execute()
+    await setSuspensionOfUser(trx, user.id, null)
     await recordSecurityEvent(trx, { type: 'user_unbanned', userId: user.id, visitorRowId: null, ipAddress: null, details: { by: input.by }, at: now })
   })
   return { ok: true, userId: user.id, wasBanned }
