@@ -217,13 +217,12 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     limiters: ['codes'],
     request: json(),
     query: linkQuery,
-    body: z.union([
-      z.strictObject({ password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024) }),
-      z.strictObject({
-        newPassword: safeString({ error: 'Choose a password' }).min(1, 'Choose a password').max(1024),
-        confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
-      }),
-    ]),
+    // `{ password }` or `{ newPassword, confirmedPassword }`; anything else is a 400 of the route
+    body: z.strictObject({
+      password: safeString({ error: 'Enter your password' }).min(1, 'Enter your password').max(1024).optional(),
+      newPassword: safeString({ error: 'Choose a password' }).min(1, 'Choose a password').max(1024).optional(),
+      confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024).optional(),
+    }),
     responses: responses(
       {
         200: {

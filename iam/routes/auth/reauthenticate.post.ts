@@ -1,4 +1,4 @@
-import { defineEventHandler, setResponseStatus } from 'h3'
+import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/account-actions/reauthenticate'
 import { authenticateAccount, readAccountBody } from '../../http/account-input'
@@ -33,19 +33,18 @@ function refuse(result: Extract<ReauthResult, { ok: false }>): never {
 
 /**
  * POST /auth/reauthenticate (full authentication; `{ password }`, `{ code }` or `{}`): 200 when
- * the sign-in is proven again (features/account-actions/reauthenticate.ts); 202 a code was mailed
- * (accounts with neither a password nor a second factor); 400; 401 wrong password or code; 429;
- * 503 mail failure.
+ * the sign-in is proven again (features/account-actions/reauthenticate.ts), or 200 `{ mailed:
+ * true }` when a code was mailed (accounts with neither a password nor a second factor, asked with
+ * `{}`); 400; 401 wrong password or code; 429; 503 mail failure.
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, actor } = await authenticateAccount(event)
   const body = await readAccountBody(event, ROUTES.reauthenticate, ['password', 'code'])
+  if (body.password !== undefined && body.code !== undefined) return authFail(400, 'Send a password or a code, not both', { fields: { code: 'Send a password or a code, not both' } })
   const proof: ReauthProof = body.password !== undefined ? { password: body.password } : body.code !== undefined ? { code: body.code } : {}
   const result = await reauthenticate(ctx, { user, proof, actor })
   if (!result.ok) return refuse(result)
-  if (result.method === 'code_mailed') {
-    setResponseStatus(event, 202)
-    return okEnvelope({ sentTo: result.sentTo, expiresAt: result.expiresAt.toISOString() })
-  }
+  // 200 too: a 202 of a signed-in route means an anomaly waits for the emailed code (FULL_AUTH)
+  if (result.method === 'code_mailed') return okEnvelope({ mailed: true as const, sentTo: result.sentTo, expiresAt: result.expiresAt.toISOString() })
   return okEnvelope({ method: result.method, reauthenticatedUntil: result.until.toISOString() })
 })

@@ -27,6 +27,7 @@ export const BFF_IAM_ROUTES = [
   'resetPassword',
   'verifyEmailLink',
   'verifyEmail',
+  'verifyEmailWithPassword',
   'resendVerification',
   'undoEmailChangeLink',
   'undoEmailChange',
@@ -50,6 +51,8 @@ export const BFF_IAM_ROUTES = [
   'revokeOtherSessions',
   'changePassword',
   'listSecurityEvents',
+  // the sign-in proven again before a change to how the account signs in
+  'reauthenticate',
   // two-step sign-in (account page, login page's second step, second factor instead of the emailed code)
   'totpStatus',
   'totpSetup',

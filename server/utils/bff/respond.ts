@@ -69,7 +69,9 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
     const header: string = 'retry-after' // a seconds count or "permanent" (IAM spec, Limits)
     if (retryAfter) setResponseHeader(event, header, retryAfter)
     const retry = (res.body as { retry?: unknown } | null)?.retry ?? retryAfter
-    return { ok: false, error: 'Too many requests', retry }
+    // the IAM's own sentence when it has one (a locked code entry says why and for how long)
+    const message = (res.body as { message?: unknown } | null)?.message
+    return { ok: false, error: 'Too many requests', retry, ...(typeof message === 'string' ? { message } : {}) }
   }
   if (res.status === 503) {
     // the IAM's database or shared store is unreachable (DESIGN section 6): a wait, not a failure

@@ -9,6 +9,18 @@ import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
 import { okEnvelope } from '../../../http/respond'
 import { readRouteInput } from '../../../http/route-input'
+import { authFail } from '../../../http/auth'
+import type { VerifyProof } from '../../../features/account-actions/verify-email'
+
+/** The account's password alone, or a new one with its confirmation: 400 for anything else. */
+function proofOf(body: { password?: string; newPassword?: string; confirmedPassword?: string }): VerifyProof {
+  if (body.password !== undefined && body.newPassword === undefined && body.confirmedPassword === undefined) return { password: body.password }
+  if (body.password === undefined && body.newPassword !== undefined) {
+    if (body.confirmedPassword === undefined) return authFail(400, 'Confirm the password', { fields: { confirmedPassword: 'Confirm the password' } })
+    return { newPassword: body.newPassword, confirmedPassword: body.confirmedPassword }
+  }
+  return authFail(400, 'Enter your password, or choose a new one', { fields: { password: 'Enter your password, or choose a new one' } })
+}
 
 /**
  * POST /auth/verify-email/password (EMAIL_VERIFICATION link in the query; `{ password }` or
@@ -24,7 +36,7 @@ export default defineEventHandler(async (event) => {
   await getFingerPrint(event)
   // passwords are never rendered: nothing else is free text here, so no markup check
   const body = readRouteInput(event, ROUTES.verifyEmailWithPassword, 'body')
-  const proof = 'newPassword' in body ? { newPassword: body.newPassword, confirmedPassword: body.confirmedPassword } : { password: body.password }
+  const proof = proofOf(body)
   const result = await verifyEmail(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null), proof })
   if (!result.ok) return failAction(result)
   const message = result.signedOut
