@@ -87,6 +87,11 @@ describe('login page', () => {
     expect(alertText(page)).toBe(message)
   })
 
+  it('says why a session ended when the account page sent the person here', async () => {
+    const page = await mountSuspended(LoginPage, { route: '/login?returnTo=/account&ended=1' })
+    expect(page.find('.alert[role="status"]').text()).toBe('Your session has ended. Please sign in again.')
+  })
+
   it('shows no banner for an unknown error code', async () => {
     const page = await mountSuspended(LoginPage, { route: '/login?error=%3Cscript%3E' })
     expect(page.find('.alert[role="alert"]').exists()).toBe(false)
