@@ -21,7 +21,7 @@ export interface AuthState {
   name: string | null
   roles: string[]
   expiresAt: string | null
-  /** the MFA notice while status is mfa-pending */
+  /** the MFA notice while status is mfa-pending; when signed-out, why a session this browser had ended */
   message: string | null
 }
 
@@ -57,7 +57,8 @@ export function useAuth() {
     } else if (status === 200 && body.mfa === true) {
       state.value = { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }
     } else if (status === 200) {
-      state.value = signedOut()
+      // a session the sign-in service ended (signed out elsewhere, expired): the page says so
+      state.value = { ...signedOut(), message: body.ended === true ? 'Your session has ended. Please sign in again.' : null }
     }
     return state.value
   }

@@ -46,12 +46,26 @@ export async function bffFetch<T extends BffBody = BffBody>(path: string, option
   }
 }
 
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`
+
+/**
+ * A wait of `seconds` as a person reads it: seconds under a minute, else whole minutes (rounded up,
+ * so the person never comes back too early), and hours from two hours on.
+ */
+export function waitInWords(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds))
+  if (s < 60) return plural(s, 'second')
+  const minutes = Math.ceil(s / 60)
+  if (minutes < 120) return plural(minutes, 'minute')
+  return plural(Math.ceil(minutes / 60), 'hour')
+}
+
 /** A sentence for the user about a failed call (rate limit with its wait, MFA notice, or the server's error). */
 export function describeFailure(result: BffResult): string {
   const { status, body } = result
   if (status === 429) {
     return typeof body.retry === 'number'
-      ? `Too many attempts. Try again in ${body.retry} second${body.retry === 1 ? '' : 's'}.`
+      ? `Too many attempts. Try again in ${waitInWords(body.retry)}.`
       : 'Too many attempts from this network. Try again later or contact support.'
   }
   if (status === 202 && body.mfa) return body.message ?? 'A sign-in link has been sent to your email. Open it to continue.'

@@ -5,7 +5,7 @@
  * NODE_ENV=production and is never part of a production build.
  *
  * Run: `node scripts/demo-oidc-provider.mjs` (DEMO_OIDC_PORT, default 3002; DEMO_GATEWAY_URL, default
- * http://127.0.0.1:3000). On start it prints one JSON line `{"demoOidcProvider": {...}}` with the
+ * http://localhost:3000, the address npm start prints). On start it prints one JSON line `{"demoOidcProvider": {...}}` with the
  * gateway provider entry (`OAuthProviders[]` shape) that scripts/start.mjs can put in the gateway
  * config; `demoProviderEntry()` returns the same object for callers that import this file.
  *
@@ -89,7 +89,7 @@ async function main() {
   const port = Number(process.env['DEMO_OIDC_PORT'] || 3002)
   const host = '127.0.0.1'
   const issuer = `http://${host}:${port}`
-  const gatewayUrl = (process.env['DEMO_GATEWAY_URL'] || 'http://127.0.0.1:3000').replace(/\/+$/, '')
+  const gatewayUrl = (process.env['DEMO_GATEWAY_URL'] || 'http://localhost:3000').replace(/\/+$/, '')
   const entry = demoProviderEntry({ issuer, gatewayUrl })
   const provider = createOidcProvider({
     issuer,

@@ -9,6 +9,7 @@ import {
   announceWhenReady,
   assertPortsFree,
   banner,
+  checkLocalhost,
   childEnv,
   demoProvider,
   prepareConfig,
@@ -19,6 +20,7 @@ const bin = (name) => join(ROOT, 'node_modules', '.bin', name)
 
 const demo = await demoProvider()
 await assertPortsFree([['iam', PORTS.iam], ['gateway', PORTS.gateway], ...(demo ? [['demo', PORTS.demo]] : [])])
+await checkLocalhost()
 const config = prepareConfig(demo)
 runAll([
   ...(demo ? [demo.child] : []),

@@ -1,12 +1,13 @@
 // npm start: builds the IAM and the gateway when their output is missing or older than their sources,
-// then runs the IAM (127.0.0.1:3001), the gateway (127.0.0.1:3000) and, when present, the demo OIDC
-// provider, on the embedded defaults. Zero config: unless IAM_CONFIG / GATEWAY_CONFIG are given, it
+// then runs the IAM (127.0.0.1:3001), the gateway (127.0.0.1:3000, opened as http://localhost:3000)
+// and, when present, the demo OIDC provider, on the embedded defaults. Zero config: unless IAM_CONFIG / GATEWAY_CONFIG are given, it
 // writes .data/iam.config.json and .data/gateway.config.json that wire the gateway to the IAM with
 // HMAC (a shared secret generated once and kept in .data/start-secrets.json).
 // Ctrl-C / SIGTERM stops every child; if one child dies the others are stopped and its exit code is ours.
 // scripts/dev.mjs reuses the config and process handling exported here.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { lookup } from 'node:dns/promises'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -15,11 +16,26 @@ import { buildIfStale, entryOf, GATEWAY_APP, IAM_APP } from './lib/build.ts'
 import { eachLine, stopChild } from './lib/run-server.ts'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+/** Where every process listens: loopback only. */
 export const HOST = '127.0.0.1'
+/**
+ * The one host name of the gateway: printed, and used by mail links, OAuth redirects and the passkey
+ * relying party. Not the IP: WebAuthn refuses an IP address as relying party id, and cookies belong
+ * to a host, so a mail link to 127.0.0.1 opened by someone signed in on localhost finds no session.
+ * Browsers resolve localhost to loopback themselves (RFC 6761 section 6.3; Chromium tries ::1 and
+ * 127.0.0.1 in turn), so it reaches the servers on HOST; checkLocalhost() warns when this system's
+ * resolver does not.
+ */
+export const PUBLIC_HOST = 'localhost'
 export const PORTS = {
   iam: Number(process.env.IAM_PORT || 3001),
   gateway: Number(process.env.GATEWAY_PORT || 3000),
   demo: Number(process.env.DEMO_OIDC_PORT || 3002),
+}
+
+/** The addresses `npm start` prints and configures: the gateway by PUBLIC_HOST, the back-end servers by HOST. */
+export function startUrls(ports = PORTS) {
+  return { gateway: `http://${PUBLIC_HOST}:${ports.gateway}`, iam: `http://${HOST}:${ports.iam}`, demo: `http://${HOST}:${ports.demo}` }
 }
 const DATA_DIR = join(ROOT, '.data')
 const rel = (path) => (isAbsolute(path) && path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path)
@@ -58,8 +74,10 @@ export const DEMO_SCRIPT = join(ROOT, 'scripts', 'demo-oidc-provider.mjs')
 export async function demoProvider() {
   if (!existsSync(DEMO_SCRIPT) || process.env.NODE_ENV === 'production') return undefined
   const { demoProviderEntry } = await import(pathToFileURL(DEMO_SCRIPT).href)
-  const entry = demoProviderEntry({ issuer: `http://${HOST}:${PORTS.demo}`, gatewayUrl: `http://${HOST}:${PORTS.gateway}` })
-  const env = childEnv({ DEMO_OIDC_PORT: String(PORTS.demo), DEMO_GATEWAY_URL: `http://${HOST}:${PORTS.gateway}` })
+  const urls = startUrls()
+  // the provider sends the browser back to the gateway's one host, where the flow cookies were set
+  const entry = demoProviderEntry({ issuer: urls.demo, gatewayUrl: urls.gateway })
+  const env = childEnv({ DEMO_OIDC_PORT: String(PORTS.demo), DEMO_GATEWAY_URL: urls.gateway })
   return { name: entry.name, issuer: entry.issuer, entry, child: { name: 'demo', args: [DEMO_SCRIPT], env } }
 }
 
@@ -76,8 +94,7 @@ export function prepareConfig(demo) {
   let hmac = { clientId: 'gateway', sharedSecret: secrets.hmacSharedSecret }
   if (userIam) hmac = pickHmac(readJson(userIam)?.service?.Hmac)
   if (userGateway) hmac = pickHmac(readJson(userGateway)?.iam?.hmac)
-  const iamUrl = `http://${HOST}:${PORTS.iam}`
-  const gatewayUrl = `http://${HOST}:${PORTS.gateway}`
+  const { iam: iamUrl, gateway: gatewayUrl } = startUrls()
   const iamConfig = userIam ?? join(DATA_DIR, 'iam.config.json')
   const gatewayConfig = userGateway ?? join(DATA_DIR, 'gateway.config.json')
   const generated = devConfigs({ iamUrl, gatewayUrl, gatewayIp: HOST, hmac, cookieSecret: secrets.cookieSecret, demo })
@@ -87,13 +104,16 @@ export function prepareConfig(demo) {
 }
 
 /**
- * The generated config objects (pure). The IAM trusts exactly the gateway's address as its proxy:
+ * The generated config objects (pure). Every address a browser is sent to (mail links, the passkey
+ * origin and relying party, the token audience) is the gateway's one public origin, with a loopback
+ * IP written as localhost. The IAM trusts exactly the gateway's address as its proxy:
  * every request reaches it from the gateway, so without this every user would be the gateway's
  * 127.0.0.1 to the IAM's rate limits, IP checks and token allow-lists. The gateway trusts no proxy
  * (nothing stands in front of it here), and the IAM takes only the HMAC signature version that
  * covers the body and the credential headers (the gateway always sends it).
  */
 export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, demo }) {
+  const publicOrigin = localhostOrigin(gatewayUrl)
   return {
     iam: {
       service: {
@@ -101,16 +121,15 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
         proxy: { trust: true, ipToTrust: gatewayIp },
         ...(hmac ? { Hmac: { ...hmac, requireBodyDigest: true } } : {}),
       },
-      jwt: { access_tokens: { issuer: iamUrl, audience: gatewayUrl } },
-      magic_links: { domain: gatewayUrl },
+      jwt: { access_tokens: { issuer: iamUrl, audience: publicOrigin } },
+      magic_links: { domain: publicOrigin },
       // The MX check is off: a first start on a laptop without working DNS (offline, or a resolver
       // answering NXDOMAIN for every name) would refuse every signup with "The email domain cannot
       // receive mail". Production keeps the schema default (on).
       emailChecks: { mx: false },
       providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
-      // WebAuthn refuses an IP address as relying party id: passkeys work when the gateway is opened
-      // as http://localhost:<port> (a secure context in browsers), not as http://127.0.0.1:<port>.
-      passkeys: { rpID: 'localhost', origins: [localhostOrigin(gatewayUrl)] },
+      // WebAuthn refuses an IP address as relying party id; http://localhost is a secure context
+      passkeys: { rpID: new URL(publicOrigin).hostname, origins: [publicOrigin] },
     },
     gateway: {
       iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
@@ -120,10 +139,10 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
   }
 }
 
-/** The gateway's origin with a loopback IP written as `localhost`. */
+/** The gateway's origin with a loopback IP written as `localhost` (PUBLIC_HOST). */
 export const localhostOrigin = (url) => {
   const u = new URL(url)
-  if (u.hostname === '127.0.0.1' || u.hostname === '[::1]') u.hostname = 'localhost'
+  if (u.hostname === '127.0.0.1' || u.hostname === '[::1]') u.hostname = PUBLIC_HOST
   return u.origin
 }
 
@@ -138,6 +157,19 @@ export async function assertPortsFree(ports) {
       process.exit(1)
     }
   }
+}
+
+/**
+ * Warns when this system's resolver does not give HOST for PUBLIC_HOST (an /etc/hosts without
+ * `127.0.0.1 localhost`): browsers still get there, command-line clients such as curl may not.
+ */
+export async function checkLocalhost() {
+  const addresses = (await lookup(PUBLIC_HOST, { all: true }).catch(() => [])).map((a) => a.address)
+  if (addresses.includes(HOST)) return
+  console.warn(
+    `This system resolves ${PUBLIC_HOST} to ${addresses.join(', ') || 'nothing'}, not ${HOST}, where npm start listens. ` +
+      `Browsers still reach http://${PUBLIC_HOST}:${PORTS.gateway}; for other clients add "${HOST} ${PUBLIC_HOST}" to /etc/hosts.`,
+  )
 }
 
 const COLORS = { iam: 36, gateway: 35, demo: 33 }
@@ -195,10 +227,10 @@ export async function announceWhenReady(lines, timeoutMs = 120_000) {
   console.error(`The gateway does not report the IAM healthy (GET http://${HOST}:${PORTS.gateway}/api/health): check the HMAC settings of both configs and the logs above.`)
 }
 
-export function banner({ iamConfig, gatewayConfig }, demo) {
+export function banner({ iamConfig, gatewayConfig }, demo, urls = startUrls()) {
   return [
-    `  Gateway (open this)  http://${HOST}:${PORTS.gateway}`,
-    `  IAM                  http://${HOST}:${PORTS.iam}`,
+    `  Gateway (open this)  ${urls.gateway}`,
+    `  IAM                  ${urls.iam}`,
     ...(demo ? [`  Demo OIDC provider   ${demo.issuer} (sign in there with any login id)`] : []),
     `  Mail outbox          .data/mail/ (MFA links and codes, when no SMTP is configured)`,
     `  Config               ${rel(iamConfig)}, ${rel(gatewayConfig)}`,
@@ -221,6 +253,7 @@ async function main() {
     console.error(error.message)
     process.exit(1)
   }
+  await checkLocalhost()
   const config = prepareConfig(demo)
   runAll([
     ...(demo ? [demo.child] : []),

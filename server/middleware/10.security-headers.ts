@@ -25,8 +25,10 @@ export default defineEventHandler((event) => {
   setResponseHeaders(event, {
     'content-security-policy': BASE_CSP.join('; '),
     'x-content-type-options': 'nosniff',
-    // magic-link pages hold tokens in their query string: never leak them in Referer
-    'referrer-policy': 'no-referrer',
+    // Magic-link pages hold tokens in their query string: a Referer never leaves this origin. Not
+    // `no-referrer`: under it the request's origin serialises as "null" (Fetch standard, "serialize
+    // a request origin"), so Chromium sends `Origin: null` on this site's own no-JS form posts.
+    'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'cross-origin-opener-policy': 'same-origin',
     'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',

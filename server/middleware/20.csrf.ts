@@ -5,36 +5,57 @@
  * 2. it proves it is not a plain cross-site form: the `X-CSRF: 1` header (a non-safelisted header
  *    forces a CORS preflight, which this server never approves), or, for no-JS form posts, the
  *    double-submit token (`_csrf` field equal to the `__Host-csrf` cookie).
- * Refusals are 403 JSON. The form body read here was buffered, bounded, by 15.body-limit.ts.
+ * `Origin: null` passes layer 1 only on the token path: a browser sends it on its own page's form post
+ * when that page was served under `no-referrer` (10.security-headers.ts now sends `same-origin`, but a
+ * page loaded before, or a proxy in front that sets the policy, still does), and a cross-site sender
+ * can neither read nor set the `__Host-` cookie (host-only, Secure, SameSite=Strict), so a matching
+ * token still proves the form was ours. `Sec-Fetch-Site: cross-site` is refused before any of this.
+ * Refusals are 403: JSON for scripts (the X-CSRF header, or `Accept: application/json`), a short
+ * page for a person whose browser posted a form (server/utils/bff/csrf-refusal.ts). The form body
+ * read here was buffered, bounded, by 15.body-limit.ts.
  */
 import { defineEventHandler, getRequestHeader, readBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
+import { csrfRefusalPage, wantsPage } from '../utils/bff/csrf-refusal'
 import { csrfTokenMatches, isFormPost } from '../utils/bff/forms'
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-function sameOrigin(event: H3Event): boolean {
+/** Where the request says it comes from: this host, no claim, the opaque "null", or elsewhere. */
+type Source = 'same-origin' | 'unstated' | 'opaque' | 'other'
+
+function requestSource(event: H3Event): Source {
   const site = getRequestHeader(event, 'sec-fetch-site')
-  if (site !== undefined && site !== 'same-origin') return false
+  if (site !== undefined && site !== 'same-origin') return 'other'
   const origin = getRequestHeader(event, 'origin')
-  if (origin === undefined) return true
+  if (origin === undefined) return 'unstated'
+  if (origin === 'null') return 'opaque'
   const host = getRequestHeader(event, 'host')
   try {
     // scheme is not compared: TLS may end at a proxy in front of the gateway
-    return !!host && new URL(origin).host === host
+    return !!host && new URL(origin).host === host ? 'same-origin' : 'other'
   } catch {
-    return false // "null" and garbage
+    return 'other' // garbage
   }
+}
+
+async function allowed(event: H3Event): Promise<boolean> {
+  const source = requestSource(event)
+  if (source === 'other') return false
+  // an opaque origin with the header is a sandboxed frame or a data: page, never this site's script
+  if (getRequestHeader(event, 'x-csrf') === '1') return source !== 'opaque'
+  // browsers always send Origin (real or "null") on form posts; without it this is not a no-JS page of ours
+  if (source === 'unstated' || !isFormPost(event)) return false
+  return csrfTokenMatches(event, (await readBody<Record<string, unknown>>(event))?._csrf)
 }
 
 export default defineEventHandler(async (event) => {
   if (SAFE.has(event.method) || !/^\/api\/(?:auth|tokens)(?:\/|$|\?)/.test(event.path)) return
-  let ok = sameOrigin(event)
-  if (ok && getRequestHeader(event, 'x-csrf') !== '1') {
-    // browsers always send Origin on form posts; without it this is not a no-JS page of ours
-    ok = isFormPost(event) && getRequestHeader(event, 'origin') !== undefined && csrfTokenMatches(event, (await readBody<Record<string, unknown>>(event))?._csrf)
-  }
-  if (ok) return
+  if (await allowed(event)) return
   setResponseStatus(event, 403)
+  if (wantsPage(event)) {
+    setResponseHeader(event, 'content-type', 'text/html; charset=utf-8')
+    return csrfRefusalPage(event.path)
+  }
   setResponseHeader(event, 'content-type', 'application/json')
   return { ok: false, error: 'Cross-site request refused' }
 })

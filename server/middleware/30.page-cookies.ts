@@ -2,14 +2,19 @@
  * Cookies a page needs before its first form is submitted, set on document requests:
  * - `canary_id` from the IAM's /check on the sign-in pages and at the start of an OAuth flow (the IAM
  *   answers 400 to signup/login/OAuth without it; the OAuth callback forwards the one set here);
- * - the `__Host-csrf` double-submit token for pages whose forms work without JavaScript.
+ * - the `__Host-csrf` double-submit token for pages whose forms work without JavaScript;
+ * and, for the account page, whether the browser holds a session cookie at all (`hasSessionCookie`):
+ * without JavaScript the page cannot ask the BFF, so the server-rendered page says this much and
+ * offers the sign-out form. Only the cookie's presence: the IAM judges the session on every call.
  */
 import { defineEventHandler, getRequestHeader } from 'h3'
+import { currentCookie } from '../utils/bff/cookies'
 import { ensureDeviceCookie } from '../utils/bff/canary'
 import { issueCsrfToken } from '../utils/bff/forms'
 import { BffReply } from '../utils/bff/respond'
 
 const NEEDS_CANARY = /^\/(?:login|signup|forgot-password|reset-password|oauth\/(?!callback\/)[^/]+)\/?(?:\?|$)/
+const ACCOUNT_PAGE = /^\/account\/?(?:\?|$)/
 const FORM_PAGES = /^\/(?:login|signup|forgot-password|reset-password|account)\/?(?:\?|$)/
 
 export default defineEventHandler(async (event) => {
@@ -18,6 +23,7 @@ export default defineEventHandler(async (event) => {
   const accept = getRequestHeader(event, 'accept') ?? ''
   if (dest !== undefined ? dest !== 'document' : !accept.includes('text/html')) return
   if (FORM_PAGES.test(event.path)) event.context.csrfToken = issueCsrfToken(event)
+  if (ACCOUNT_PAGE.test(event.path)) event.context.hasSessionCookie = currentCookie(event, 'session') !== undefined
   if (NEEDS_CANARY.test(event.path)) {
     try {
       await ensureDeviceCookie(event)

@@ -52,6 +52,13 @@ describe('account page', () => {
     await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('Open the link we mailed you.'))
   })
 
+  it('sends a browser whose session ended to the sign-in page with the reason', async () => {
+    answer('GET', '/api/auth/session', 200, { authenticated: false, ended: true })
+    await mountSuspended(AccountPage, { route: '/account' })
+    const router = useRouter()
+    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe('/login?returnTo=/account&ended=1'))
+  })
+
   describe('email address', () => {
     it('names the masked address the confirmation link went to', async () => {
       answer('POST', '/api/auth/custom-mfa/change_email', 200, { ok: true, data: { sentTo: 'a***@example.com' } })

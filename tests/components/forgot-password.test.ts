@@ -38,7 +38,7 @@ describe('forgot-password page', () => {
   })
 
   it.each([
-    [429, { ok: false, retry: 3600 }, 'Too many attempts. Try again in 3600 seconds.'],
+    [429, { ok: false, retry: 3600 }, 'Too many attempts. Try again in 60 minutes.'],
     [503, { ok: false, error: 'unavailable' }, 'Something went wrong on our side. Please try again.'],
   ])('shows the banner for a %i answer', async (status, body, message) => {
     answer('POST', '/api/auth/forgot-password', status, body)

@@ -53,6 +53,11 @@ describe('login page', () => {
     [401, { ok: false, error: 'Invalid credentials' }, 'The email or password is incorrect.'],
     [429, { ok: false, retry: 30 }, 'Too many attempts. Try again in 30 seconds.'],
     [429, { ok: false, retry: 1 }, 'Too many attempts. Try again in 1 second.'],
+    // a minute or more in whole minutes, rounded up: never a count of hundreds of seconds
+    [429, { ok: false, retry: 863 }, 'Too many attempts. Try again in 15 minutes.'],
+    [429, { ok: false, retry: 840 }, 'Too many attempts. Try again in 14 minutes.'],
+    [429, { ok: false, retry: 60 }, 'Too many attempts. Try again in 1 minute.'],
+    [429, { ok: false, retry: 59 }, 'Too many attempts. Try again in 59 seconds.'],
     [429, { ok: false }, 'Too many attempts from this network. Try again later or contact support.'],
     [202, { ok: true, mfa: true, message: 'Check your email to continue.' }, 'Check your email to continue.'],
     [403, { ok: false, error: 'Forbidden' }, 'Forbidden'],
@@ -80,6 +85,11 @@ describe('login page', () => {
   ])('shows the banner for the no-JS error code %s', async (code, message) => {
     const page = await mountSuspended(LoginPage, { route: `/login?error=${code}` })
     expect(alertText(page)).toBe(message)
+  })
+
+  it('says why a session ended when the account page sent the person here', async () => {
+    const page = await mountSuspended(LoginPage, { route: '/login?returnTo=/account&ended=1' })
+    expect(page.find('.alert[role="status"]').text()).toBe('Your session has ended. Please sign in again.')
   })
 
   it('shows no banner for an unknown error code', async () => {

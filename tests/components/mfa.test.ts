@@ -59,7 +59,7 @@ describe('MFA link page', () => {
   })
 
   it.each([
-    [429, { ok: false, retry: 60 }, 'Too many attempts. Try again in 60 seconds.'],
+    [429, { ok: false, retry: 60 }, 'Too many attempts. Try again in 1 minute.'],
     [503, {}, 'Something went wrong on our side. Please try again.'],
   ])('shows the banner for a %i answer', async (status, body, message) => {
     answer('POST', '/api/auth/mfa', status, body)

@@ -4,3 +4,7 @@ declare module '*.vue' {
   const component: DefineComponent
   export default component
 }
+
+// Nuxt's auto-imported useRouter, which the components project's Nuxt environment provides at run
+// time; only the part the tests read.
+declare function useRouter(): { currentRoute: { value: { fullPath: string } } }

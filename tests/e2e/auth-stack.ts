@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
+import type { CDPSession, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { ROOT } from '../helpers/build'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
@@ -26,7 +26,8 @@ export interface E2eStack {
   stop(): Promise<void>
 }
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (for a server whose address others must know before it starts). */
+export async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
@@ -126,4 +127,14 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
     return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
   })
   return result.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+}
+
+/** A CDP virtual authenticator on `page` (internal, resident keys, user verified) for WebAuthn ceremonies. */
+export async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  })
+  return { cdp, authenticatorId }
 }

@@ -6,10 +6,9 @@
  * WebAuthn refuses IP addresses as relying party ids, so the browser opens the gateway as
  * `localhost` (the IAM's passkeys.rpID) rather than 127.0.0.1.
  */
-import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { addVirtualAuthenticator, freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
 
 let stack: E2eStack
 let browser: Browser
@@ -23,15 +22,6 @@ afterAll(async () => {
   await browser?.close()
   await stack?.stop()
 })
-
-async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  })
-  return { cdp, authenticatorId }
-}
 
 describe('passkeys in the browser', () => {
   it('adds a passkey on the account page, signs in with it after signing out, and removes it', async () => {

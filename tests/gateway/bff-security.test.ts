@@ -82,6 +82,55 @@ describe('CSRF on unsafe BFF routes', () => {
     expect(res.headers.get('location')).toBe('/login?signedOut=1')
   })
 
+  it('accepts a no-JS form post with Origin: null when its token matches (a page under no-referrer)', async () => {
+    const b = browserLike(stack.gateway.url)
+    await b.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    const res = await b.call('/api/auth/logout', {
+      method: 'POST',
+      body: formBody({ _csrf: b.jar.get('__Host-csrf') ?? '' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'x-csrf': '', accept: 'text/html', 'sec-fetch-dest': 'document' },
+    })
+    expect(res.status).toBe(303)
+    expect(res.headers.get('location')).toBe('/login?signedOut=1')
+  })
+
+  it('refuses Origin: null without a matching token, and with the X-CSRF header instead of one', async () => {
+    const b = browserLike(stack.gateway.url)
+    b.jar.set('__Host-csrf', 'A'.repeat(43))
+    const form = { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'x-csrf': '' }
+    expect((await b.call('/api/auth/logout', { method: 'POST', body: formBody({ _csrf: 'B'.repeat(43) }), headers: form })).status).toBe(403)
+    expect((await b.call('/api/auth/logout', { method: 'POST', body: formBody({}), headers: form })).status).toBe(403)
+    // an opaque origin (sandboxed frame, data: page) that sends the header is not this site's script
+    const scripted = await b.call('/api/auth/logout', { method: 'POST', body: {}, headers: { origin: 'null' } })
+    expect(scripted.status).toBe(403)
+    expect(scripted.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+  })
+
+  it('refuses a cross-site form post with Origin: null even when the token matches', async () => {
+    const b = browserLike(stack.gateway.url)
+    b.jar.set('__Host-csrf', 'A'.repeat(43))
+    const res = await b.call('/api/auth/logout', {
+      method: 'POST',
+      body: formBody({ _csrf: 'A'.repeat(43) }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'cross-site', 'x-csrf': '' },
+    })
+    expect(res.status).toBe(403)
+  })
+
+  it('answers a refused form post from a browser with a page that leads back to the form, scripts with JSON', async () => {
+    const b = browserLike(stack.gateway.url)
+    const navigation = { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '', accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'sec-fetch-dest': 'document' }
+    const page = await b.call('/api/auth/reset-password?token=t&random=r&reason=PASSWORD_RESET&visitor=v&x=%22%3E', { method: 'POST', body: formBody({ _csrf: 'nope' }), headers: navigation })
+    expect(page.status).toBe(403)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(page.text).toContain('<h1>The form could not be sent</h1>')
+    // the link page keeps its link parameters (and nothing else) so the person can send the form again
+    expect(page.text).toContain('href="/reset-password?token=t&#38;random=r&#38;reason=PASSWORD_RESET&#38;visitor=v"')
+    const script = await b.call('/api/auth/login', { method: 'POST', body: formBody({ _csrf: 'nope' }), headers: { ...navigation, accept: 'application/json' } })
+    expect(script.status).toBe(403)
+    expect(script.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+  })
+
   it('leaves safe methods alone', async () => {
     const b = browserLike(stack.gateway.url)
     const res = await b.call('/api/auth/session', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
@@ -107,12 +156,13 @@ describe('sign-in page', () => {
 })
 
 describe('security headers', () => {
-  it('sends CSP, nosniff, no-referrer and no-store on API answers', async () => {
+  it('sends CSP, nosniff, a same-origin-only referrer and no-store on API answers', async () => {
     const res = await browserLike(stack.gateway.url).call('/api/auth/session')
     const csp = res.headers.get('content-security-policy') ?? ''
     for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "script-src 'self'"]) expect(csp).toContain(directive)
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
-    expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+    // never `no-referrer`: under it browsers send `Origin: null` on the site's own form posts
+    expect(res.headers.get('referrer-policy')).toBe('same-origin')
     expect(res.headers.get('cache-control')).toBe('no-store')
   })
 

@@ -152,13 +152,14 @@ describe('refresh', () => {
     expect((await refreshCalls()) - before).toBe(2)
   })
 
-  it('a revoked session stops working on the next request and its cookies are cleared', async () => {
+  it('a revoked session stops working on the next request, says that it ended, and its cookies are cleared', async () => {
     const { b } = await signedUpBrowser()
     const other = browserLike(stack.gateway.url)
     for (const [k, v] of b.jar) other.jar.set(k, v)
     expect((await other.call('/api/auth/logout', { method: 'POST' })).status).toBe(200)
     const res = await b.call('/api/auth/session')
-    expect(res.json).toEqual({ authenticated: false })
+    // `ended`: the page tells the person their session ended, rather than showing a bare sign-in form
+    expect(res.json).toEqual({ authenticated: false, ended: true })
     expect(b.jar.has('__Secure-a')).toBe(false)
     expect((await b.call('/api/tokens')).status).toBe(401)
   })

@@ -30,19 +30,28 @@ export interface Browser {
   close(): Promise<void>
 }
 
+export interface LaunchOptions {
+  /** false: pages run no script of their own (a person who turned JavaScript off); default true */
+  javaScriptEnabled?: boolean
+}
+
 /** Launches headless Chromium with a new temporary user-data-dir. */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+  const javaScriptEnabled = options.javaScriptEnabled ?? true
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 800 },
+    javaScriptEnabled,
   })
   return {
     context,
     async newPage() {
       const page = await context.newPage()
+      // without script no page hydrates: what the server rendered is the page
+      if (!javaScriptEnabled) return page
       // Vue's v-model sets each input's value when it hydrates, so text typed before then is lost:
       // goto and waitForURL return once the gateway page they reach is hydrated (app.vue marks it).
       const goto = page.goto.bind(page)

@@ -14,11 +14,12 @@ beforeAll(async () => {
       ...PROXY_CONFIG,
       anomalies: { velocity: { count: 50 } },
       jwt: { refresh_tokens: { maxAllowedSessionsPerUser: 50 } },
-      // per IP + email: LOGIN_POINTS attempts; the account's delay starts after as many free ones
-      // and lasts a minute, so a refused attempt is refused however slow the machine is
+      // per IP + email: LOGIN_POINTS attempts; the account's delay starts after as many (its free
+      // failures and the attempt after them) and lasts a minute, so a refused attempt is refused
+      // however slow the machine is
       rate_limiters: {
         login: { points: LOGIN_POINTS, duration: 600, blockDuration: 600 },
-        loginAccountDelay: { freeAttempts: LOGIN_POINTS, baseDelayMs: 60_000, maxDelayMs: 60_000, windowMs: 600_000 },
+        loginAccountDelay: { freeAttempts: LOGIN_POINTS - 1, baseDelayMs: 60_000, maxDelayMs: 60_000, windowMs: 600_000 },
       },
     },
   })

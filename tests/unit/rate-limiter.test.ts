@@ -33,6 +33,29 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     }
   })
 
+  it.skipIf(skip)('gives refunded points back to the window (never below zero, its expiry kept) and deletes the other keys, in one step', async () => {
+    const store = newStore()
+    const limiter = createRateLimiter(store, 'refund', { points: 3, duration: 60, blockDuration: 600 })
+    for (let i = 0; i < 3; i++) expect((await limiter.consume('ip')).ok).toBe(true)
+    await store.set('other', 1, 60_000)
+    const before = await keysWithTtl(store)
+    await store.atomic.refundThenDelete([limiter.refundStep('ip', 2)], [store.fullKey('other')], store.now())
+    expect(await store.get('other')).toBeNull()
+    // the window's expiry is the one it opened with
+    const window = limiter.keysOf('ip').windows[0]!
+    const ttl = (keys: Array<{ key: string; ttlMs: number }>) => keys.find((k) => k.key === window)?.ttlMs ?? 0
+    expect(ttl(await keysWithTtl(store))).toBeLessThanOrEqual(ttl(before))
+    for (let i = 0; i < 2; i++) expect((await limiter.consume('ip')).ok).toBe(true)
+    expect((await limiter.consume('ip')).ok).toBe(false)
+    // a refund lifts no block, and a window never goes below zero
+    await store.atomic.refundThenDelete([limiter.refundStep('ip', 10)], [], store.now())
+    expect((await limiter.consume('ip')).ok).toBe(false)
+    const fresh = createRateLimiter(store, 'refund-floor', { points: 2, duration: 60, blockDuration: 0 })
+    await fresh.consume('ip')
+    await store.atomic.refundThenDelete([fresh.refundStep('ip', 10)], [], store.now())
+    expect([(await fresh.consume('ip')).ok, (await fresh.consume('ip')).ok, (await fresh.consume('ip')).ok]).toEqual([true, true, false])
+  })
+
   it.skipIf(skip)('allows min(points, n) of n concurrent consumes', async () => {
     const store = newStore()
     let run = 0

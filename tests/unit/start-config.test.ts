@@ -12,11 +12,12 @@ import { parseGatewayConfig } from '../../server/utils/gateway-config'
 type Json = Record<string, unknown>
 interface StartModule {
   devConfigs(input: Json): { iam: Json; gateway: Json }
+  startUrls(ports: { iam: number; gateway: number; demo: number }): { gateway: string; iam: string; demo: string }
 }
 
 // a computed specifier: scripts/start.mjs is plain JavaScript without type declarations
 const startUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'scripts', 'start.mjs')).href
-const { devConfigs } = (await import(startUrl)) as StartModule
+const { devConfigs, startUrls } = (await import(startUrl)) as StartModule
 
 const hmac = { clientId: 'gateway', sharedSecret: 'dev_0123456789abcdefghijklmnopqrstuvwxyz' }
 const generated = devConfigs({
@@ -38,6 +39,20 @@ describe('npm start generated configs', () => {
   })
   it('gives passkeys the gateway as localhost (browsers refuse an IP address as rpID)', () => {
     expect(parseConfig(generated.iam).passkeys).toMatchObject({ rpID: 'localhost', origins: ['http://localhost:3000'] })
+  })
+  it('sends browsers to one host: the printed gateway address is the mail links\' and the passkey origin, by name', () => {
+    const urls = startUrls({ iam: 3001, gateway: 3000, demo: 3002 })
+    expect(urls.gateway).toBe('http://localhost:3000')
+    // the IAM is called by the gateway only, on loopback
+    expect(urls.iam).toBe('http://127.0.0.1:3001')
+    const iam = parseConfig(devConfigs({ iamUrl: urls.iam, gatewayUrl: urls.gateway, gatewayIp: '127.0.0.1', hmac, cookieSecret: 'dev_cookie-secret-0123456789abcdefghijklmnop' }).iam)
+    expect(iam.magic_links.domain).toBe(urls.gateway)
+    expect(iam.passkeys).toMatchObject({ rpID: 'localhost', origins: [urls.gateway] })
+    expect(iam.jwt.access_tokens.audience).toBe(urls.gateway)
+  })
+  it('writes a loopback IP given as the gateway address as localhost everywhere a browser is sent', () => {
+    // `generated` above was made from http://127.0.0.1:3000
+    expect(parseConfig(generated.iam).magic_links.domain).toBe('http://localhost:3000')
   })
   it('leaves the gateway trusting no proxy (nothing stands in front of it)', () => {
     expect(parseGatewayConfig(generated.gateway).proxy).toEqual({ trust: false })

@@ -2,7 +2,7 @@
  * The nine anomaly checks of protectRoute and refresh (DESIGN 4), in order; the first hit decides.
  * Pure: every fact is passed in, so each rule is unit-tested without a server.
  *
- *   1 session missing/expired/revoked/reused  -> re-login     6 session velocity          -> re-login (revoke)
+ *   1 session missing/expired/revoked/reused  -> re-login     6 session velocity          -> MFA (unless MFA recently)
  *   2 access token sid/sub != session         -> re-login     7 client IP drift           -> MFA
  *   3 device cookie != bound device           -> MFA          8 device reputation         -> MFA
  *   4 device idle too long                    -> MFA          9 fingerprint drift         -> MFA
@@ -124,8 +124,12 @@ export function evaluateAnomalies(facts: AnomalyFacts, s: AnomalySettings): Anom
   // 5. many live sessions, unless MFA passed recently on this one
   const recentMfa = family.lastMfaAt !== null && now - family.lastMfaAt < s.byPassAnomaliesForMs
   if (facts.sessions.live >= s.maxAllowedSessionsPerUser && !recentMfa) return mfa('TOO_MANY_SESSIONS')
-  // 6. too many sessions opened in a short window: credential stuffing or a token farm
-  if (facts.sessions.recent > s.velocity.count) return relogin('SESSION_VELOCITY', true)
+  // 6. too many sessions opened in a short window: credential stuffing or a token farm. The
+  // emailed code, not a revocation: each of these sessions was opened by a sign-in that proved the
+  // credentials, so ending one only sends the person to sign in again (one more new session, for
+  // the rest of the window) without telling them why; whoever farms sessions with a stolen password
+  // lacks the mailbox. A code passed on this session lets it through, as for check 5.
+  if (facts.sessions.recent > s.velocity.count && !recentMfa) return mfa('SESSION_VELOCITY')
   // 7. client IP drift
   if (ipDrifted(s.ipDrift, family.ipAddress, facts.ipAddress)) return mfa('IP_DRIFT')
   // 8. device reputation

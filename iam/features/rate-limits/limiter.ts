@@ -15,6 +15,7 @@
 import type { SharedStore } from '../../lib/store'
 import { createLanes } from '../../lib/lanes'
 import { emitSignal } from '../../lib/signals'
+import type { LimitRefund } from '../../lib/storage/atomic'
 import {
   checkLimiterName,
   limiterKeys,
@@ -65,6 +66,8 @@ export interface RateLimiter {
   step(key: string): LimitStep
   /** What consume() does with a decision once made (a refusal is counted in /metrics): for a step's decision. */
   settle(decision: LimitDecision): LimitDecision
+  /** `points` to give back to `key`'s current windows, for atomic.ts refundThenDelete (a consume that turned out not to count). */
+  refundStep(key: string, points: number): LimitRefund
 }
 
 /** Creates a limiter named `name` (namespaces its keys: `rl:<name>:...`); several parts = a union. */
@@ -115,6 +118,7 @@ export function createRateLimiter(
     consume: (key) => atomic.consumeLimit(keysOf(key), partsMs, policy, store.now()).then(signalRejection),
     step: (key) => ({ keys: keysOf(key), parts: partsMs, policy }),
     settle: signalRejection,
+    refundStep: (key, points) => ({ windows: keysOf(key).windows, points }),
     reset: (key, resetOpts) => {
       const keys = keysOf(key)
       return atomic.deleteAll([...resettable(keys), ...(resetOpts?.unblock ? [keys.permanent] : [])])

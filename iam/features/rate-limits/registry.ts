@@ -20,6 +20,7 @@ import { limiterIpKey } from '../../lib/ip'
 import type { SharedStore } from '../../lib/store'
 import { hashToken } from '../api-tokens/token-format'
 import { normalizeEmail } from '../email-checks/email-checks'
+import type { LimitRefund } from '../../lib/storage/atomic'
 import { createRateLimiter, type LimitDecision, type LimiterSpec, type LimitStep, type RateLimiter } from './limiter'
 import { createProgressiveDelay, type DelayDecision, type MarkedDelayStep, type ProgressiveDelay, type ProgressiveDelaySpec } from './progressive-delay'
 
@@ -108,6 +109,13 @@ const RULES = {
   revokeAllLimiter: operation('revokeTokensLimiter', 'revoke-all'),
 
   signup: design('signup', 'signup', byIp),
+  /**
+   * Per IP, counting failures: every attempt spends a point when admitted (so parallel guesses are
+   * bounded before any of them is judged), and a right password gives its point back
+   * (login-delay.ts). The spec leaves the login limits open ("not shown"); DESIGN section 4 wants
+   * them against brute force, and sign-ins of everyone behind one address (an office, a family)
+   * would otherwise lock all of them out.
+   */
   loginIp: count({
     storage: 'login-ip',
     config: 'rate_limiters.login (points times LOGIN_IP_FACTOR)',
@@ -121,7 +129,10 @@ const RULES = {
   loginAccountDelay: delay({
     storage: 'login-account-delay',
     config: 'rate_limiters.loginAccountDelay',
-    spec: (rl) => rl.loginAccountDelay,
+    // `freeAttempts` counts failures that cost no wait, and the attempt after them is heard at once
+    // too: a person who mistyped that often gets in with the right password without waiting (a
+    // success forgives the count), while a guesser gains one attempt per window
+    spec: (rl) => ({ ...rl.loginAccountDelay, freeAttempts: rl.loginAccountDelay.freeAttempts + 1 }),
     key: ({ email, device }: { email: string; device?: number }) => loginDelaySubject(email, device),
   }),
   oauth: design('oauth', 'oauth', byIp),
@@ -165,6 +176,8 @@ export interface KeyedLimiter<F> {
   /** consume()'s step for the facts, run with others in one store call; `settle` its decision afterwards. */
   step(facts: F): LimitStep
   settle(decision: LimitDecision): LimitDecision
+  /** `points` to give back to the facts' key, run with other settlements in one store call (login-delay.ts). */
+  refundStep(facts: F, points: number): LimitRefund
 }
 
 export interface KeyedDelay<F> {
@@ -217,6 +230,7 @@ export function useLimiter<N extends CountLimiterName>(deps: LimiterDeps, name: 
     resetAll: (facts) => limiter.resetAll(facts.map(key)),
     step: (facts) => limiter.step(key(facts)),
     settle: (decision) => limiter.settle(decision),
+    refundStep: (facts, points) => limiter.refundStep(key(facts), points),
   }
 }
 

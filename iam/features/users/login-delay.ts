@@ -12,9 +12,16 @@
  *   keyed on a hash of address + device and set only after a right password, so it tells nothing
  *   to anyone who does not already know the password.
  * - A successful login forgives both subjects and (re)marks the device.
+ *
+ * The per-IP budget counts failures: an admission spends its point before the password is judged
+ * (parallel guesses stay bounded), and a right password gives back the points its own requests
+ * spent (refundLoginIpPoints, or forgiveLoginAttempts with `ipPointsSpent`). The IP's other
+ * failures stay counted: forgiving them on any success would let a guesser reset the cap by
+ * signing in to an account of their own between guesses at others.
  */
 import { hash } from 'node:crypto'
 import type { IamContext } from '../../context'
+import type { LimitRefund } from '../../lib/storage/atomic'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { loginDelaySubject, useDelay, useLimiter } from '../rate-limits/registry'
 
@@ -76,24 +83,35 @@ export interface ForgiveInput {
   visitorRowId: number
   /** from admitLoginAttempt: a recent mark is not rewritten */
   deviceMarkedAt?: number | null
-  /** also resets the login limiter of this IP + address (rate_limiters.login) */
+  /** also resets the login limiter of this IP + address (rate_limiters.login) and refunds the IP's points */
   ipAddress?: string
+  /** points of the IP's login budget this sign-in's own requests spent (default 1), given back */
+  ipPointsSpent?: number
+}
+
+/** A right password whose sign-in goes on (the second-factor step): the point its request spent on the IP's budget, given back. */
+export async function refundLoginIpPoints(ctx: IamContext, ipAddress: string, points = 1): Promise<void> {
+  await ctx.store.atomic.refundThenDelete([useLimiter(ctx, 'loginIp').refundStep({ ip: ipAddress }, points)], [], ctx.store.now())
 }
 
 /**
  * After a right password: forgets the attempts of the address and of this device (and, given the
- * IP, the IP + address login limiter) in ONE store call, and (re)marks the device unless its mark is
+ * IP, the IP + address login limiter, and refunds the IP budget's points) in ONE store call, and (re)marks the device unless its mark is
  * recent. One DEL may name keys of several hash tags: the IAM's Redis is a single instance, never a
  * Cluster (lib/storage/index.ts).
  */
 export async function forgiveLoginAttempts(ctx: IamContext, input: ForgiveInput): Promise<void> {
   const loginDelay = useDelay(ctx, 'loginAccountDelay')
   const keys = [...loginDelay.forgiveKeys({ email: input.email }), ...loginDelay.forgiveKeys({ email: input.email, device: input.visitorRowId })]
-  if (input.ipAddress !== undefined) keys.push(...useLimiter(ctx, 'loginAccount').resetKeys({ ip: input.ipAddress, email: input.email }))
+  const refunds: LimitRefund[] = []
+  if (input.ipAddress !== undefined) {
+    keys.push(...useLimiter(ctx, 'loginAccount').resetKeys({ ip: input.ipAddress, email: input.email }))
+    refunds.push(useLimiter(ctx, 'loginIp').refundStep({ ip: input.ipAddress }, input.ipPointsSpent ?? 1))
+  }
   const now = ctx.now()
   const markIsRecent = input.deviceMarkedAt != null && now - input.deviceMarkedAt < DEVICE_MARK_REWRITE_AFTER_MS
   await Promise.all([
-    ctx.store.atomic.deleteAll(keys),
+    ctx.store.atomic.refundThenDelete(refunds, keys, ctx.store.now()),
     markIsRecent ? undefined : ctx.store.set(deviceMarkKey(input.email, input.visitorRowId), now, DEVICE_MARK_TTL_MS),
   ])
 }

@@ -24,7 +24,7 @@ import { getPasswordHasher } from '../passwords/password-service'
 import { recordSecurityEvent, type SecurityEventInput } from '../security-events/repository'
 import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factor/sign-in-step'
-import { admitLoginAttempt, forgiveLoginAttempts } from './login-delay'
+import { admitLoginAttempt, forgiveLoginAttempts, refundLoginIpPoints } from './login-delay'
 import { loginLookupKey, type PrefetchedAccount } from './login-device'
 import { findUserForLogin, replacePasswordHash } from './users-repo'
 
@@ -91,12 +91,19 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   }
   // acted on only after the password was right: nothing before it differs for accounts with a second factor
   if (user.has_second_factor) {
-    return { ok: true, secondFactor: await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember }), userId: user.id }
+    const secondFactor = await issueChallenge(ctx, { userId: user.id, visitorRowId: input.visitor.id, remember: input.remember })
+    // a right password is not a failure: its point of the IP's budget goes back (login-delay.ts);
+    // the address's failures are forgiven once the second factor passed
+    runAfterResponse(
+      () => refundLoginIpPoints(ctx, input.ipAddress),
+      (error) => ctx.log.warn('login: IP budget point not given back', { error: error.message }),
+    )
+    return { ok: true, secondFactor, userId: user.id }
   }
   // the session and its audit row are one statement
   const pair = await createSignInSession(ctx, user, input, input.remember, (sessionId) => auditEvent('login_succeeded', { method: 'password', sessionId }))
-  // forgiving this address's failures (the delay and the IP + address limiter; the IP budget keeps
-  // counting) is one store call started before the answer is written and awaited at shutdown
+  // forgiving this address's failures (the delay and the IP + address limiter) and giving back the
+  // point this attempt spent of the IP's budget (which keeps counting other failures) is one store call started before the answer is written and awaited at shutdown
   // (lib/background.ts), not waited for by the answer; it only ever follows a right password
   const forgive = { ...attempt, deviceMarkedAt: admitted.deviceMarkedAt, ipAddress: input.ipAddress }
   runAfterResponse(

@@ -123,6 +123,16 @@ export function memoryAtomicOps(map: Entries): AtomicOps {
     deleteAll: async (keys) => {
       for (const key of keys) map.delete(key)
     },
+    refundThenDelete: async (refunds, keys, now) => {
+      const view = clockedView(map, now)
+      for (const { windows, points } of refunds) {
+        for (const key of windows) {
+          const window = view.live(key)
+          if (window) view.put(key, String(Math.max(0, Number(window.json) - points)), window.expiresAt)
+        }
+      }
+      for (const key of keys) map.delete(key)
+    },
   }
 }
 

@@ -174,6 +174,17 @@ local mark = live(KEYS[kb + 1])
 if mark then return {0, attempt(KEYS[kb + 2], KEYS[kb + 3], ab), mark} end
 return {0, attempt(KEYS[kb + 4], KEYS[kb + 5], ab)}`)
 
+// KEYS: the refunded windows, then the keys to delete. ARGV: 1 now, 2 the number of windows W, then
+// per window the points it gets back. Same outcome as atomic-memory.ts refundThenDelete.
+const refundThenDeleteScript = defineRedisScript(`${CLOCKED_LUA}
+local windows = tonumber(ARGV[2])
+for i = 1, windows do
+  local count, exp = live(KEYS[i])
+  if count then put(KEYS[i], string.format('%d', math.max(0, tonumber(count) - tonumber(ARGV[2 + i]))), exp) end
+end
+for i = windows + 1, #KEYS do redis.call('DEL', KEYS[i]) end
+return 0`)
+
 const specArgs = (spec: ProgressiveDelaySpec) => [spec.windowMs, spec.freeAttempts, spec.baseDelayMs, spec.maxDelayMs, MAX_DOUBLINGS]
 const delayArgs = (spec: ProgressiveDelaySpec, now: number) => [now, ...specArgs(spec)]
 const limitKeys = (step: LimitStep) => [step.keys.permanent, step.keys.rejections, ...step.parts.flatMap((_, i) => [step.keys.windows[i]!, step.keys.blocks[i]!])]
@@ -220,6 +231,11 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
     },
     deleteAll: async (keys) => {
       if (keys.length) await redis.del(...keys)
+    },
+    refundThenDelete: async (refunds, keys, now) => {
+      const windows = refunds.flatMap((refund) => refund.windows.map((key) => ({ key, points: refund.points })))
+      if (!windows.length && !keys.length) return
+      await refundThenDeleteScript(redis, [...windows.map((w) => w.key), ...keys], [now, windows.length, ...windows.map((w) => Math.trunc(w.points))])
     },
   }
 }

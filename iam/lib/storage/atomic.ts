@@ -34,6 +34,9 @@ export type DelayKeys = { count: string; gate: string }
 /** The delay's attempt by mark: the decision and the JSON the mark held (null: no live mark). */
 export type MarkedDelayDecision = { decision: DelayDecision; mark: string | null }
 
+/** Points given back to a limiter key's live windows (refundThenDelete): its window keys and how many. */
+export type LimitRefund = { windows: string[]; points: number }
+
 /** One limiter's consume, as consumeLimit takes it. */
 export type LimitStep = { keys: LimiterKeys; parts: PartMs[]; policy: LimiterPolicy }
 
@@ -82,4 +85,10 @@ export interface AtomicOps {
   consumeThenAttemptByMark(limits: LimitStep[], delay: MarkedDelayStep, now: number): Promise<StepsAdmission>
   /** Deletes every key in one step. */
   deleteAll(keys: string[]): Promise<void>
+  /**
+   * Gives each refund's points back to its live windows (never below 0; the window keeps its
+   * expiry; blocks are untouched, so a refund never lifts a refusal already made), then deletes
+   * `keys`: what a success settles, in one store step.
+   */
+  refundThenDelete(refunds: LimitRefund[], keys: string[], now: number): Promise<void>
 }

@@ -1,6 +1,8 @@
 /**
  * GET /api/auth/session: the browser's session state, always 200 unless rate limited:
- * `{ authenticated: true, userId, roles, expiresAt, email?, emailVerified, name? }`, `{ authenticated: false }`, or
+ * `{ authenticated: true, userId, roles, expiresAt, email?, emailVerified, name? }`, `{ authenticated: false }`,
+ * `{ authenticated: false, ended: true }` when the browser's session was there and the IAM ended it
+ * (revoked, expired, reused: the page says so instead of showing a bare sign-in form), or
  * `{ authenticated: false, mfa: true, message }` while an MFA challenge is pending. Backed by IAM
  * GET /secret/accesstoken/metadata, so a revoked session reads as signed out on the next call, and
  * `shouldRotate` triggers the refresh here.
@@ -19,6 +21,8 @@ interface Metadata {
   message?: unknown
 }
 
+const ENDED = { authenticated: false, ended: true } as const
+
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 export default defineBffHandler(async (event) => {
@@ -33,7 +37,7 @@ export default defineBffHandler(async (event) => {
       if (rotated.status === 202) return { authenticated: false, mfa: true, message: 'A login link has been sent to your email.' }
       if (rotated.status === 401) {
         clearSessionCookies(event)
-        return { authenticated: false }
+        return ENDED
       }
     }
     const exp = body.payload?.exp
@@ -49,7 +53,7 @@ export default defineBffHandler(async (event) => {
   } catch (error) {
     if (!(error instanceof BffReply)) throw error
     if (error.status === 202) return { authenticated: false, mfa: true, message: error.body.message }
-    if (error.status === 401) return { authenticated: false }
+    if (error.status === 401) return ENDED
     throw error
   }
 })
