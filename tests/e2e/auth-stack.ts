@@ -39,7 +39,7 @@ export async function freePort(): Promise<number> {
 const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 })
 
 /** SMTP + IAM + gateway, wired together; `iamConfig` adds top-level IAM config keys that need the gateway's port. */
-export async function startE2eStack(options: { iamConfig?: (port: number) => Record<string, unknown> } = {}): Promise<E2eStack> {
+export async function startE2eStack(options: { iamConfig?: (port: number) => Record<string, unknown>; iamEnv?: Record<string, string> } = {}): Promise<E2eStack> {
   const smtp = await startSmtp()
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -55,6 +55,7 @@ export async function startE2eStack(options: { iamConfig?: (port: number) => Rec
       },
       ...options.iamConfig?.(port),
     },
+    ...(options.iamEnv ? { env: options.iamEnv } : {}),
   })
   const gateway = await startGateway({ port, config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01' } })
   return {
@@ -96,6 +97,25 @@ export async function signUpInBrowser(page: Page, base: string, email: string, p
   await page.getByLabel('I accept the terms of service').check()
   await page.getByRole('button', { name: 'Create account' }).click()
   await page.waitForURL(`${base}/account`)
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+}
+
+/**
+ * Confirms the address as its owner does, in the browser that signed up: opens the verification
+ * link from the mail and presses the button, then goes back to the account page. Adding two-step
+ * sign-in or a passkey needs a confirmed address.
+ */
+export async function confirmEmailInBrowser(page: Page, smtp: SmtpCapture, email: string): Promise<void> {
+  const mail = await mailTo(smtp, email, '/auth/verify-email?')
+  // opened on the origin the page is on (a test may browse localhost while links name 127.0.0.1)
+  const link = new URL(/(https?:\/\/\S+\/auth\/verify-email\?\S+)/.exec(mail.text ?? '')![1]!)
+  const here = new URL(page.url())
+  link.protocol = here.protocol
+  link.host = here.host
+  await page.goto(link.toString())
+  await page.getByRole('button', { name: 'Confirm my email address' }).click()
+  await expect.poll(() => page.getByText('Your email address is confirmed.').isVisible(), WAIT).toBe(true)
+  await page.goto(new URL('/account', here).toString())
   await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 }
 

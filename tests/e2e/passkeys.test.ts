@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { addVirtualAuthenticator, freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { addVirtualAuthenticator, freshEmail, seriousA11yViolations, confirmEmailInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
 
 let stack: E2eStack
 let browser: Browser
@@ -30,6 +30,7 @@ describe('passkeys in the browser', () => {
     const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
     const email = freshEmail('passkey')
     await signUpInBrowser(page, base, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
 
     const section = page.getByRole('region', { name: 'Passkeys' })
     await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
@@ -63,7 +64,9 @@ describe('passkeys in the browser', () => {
   it('tells the user when the passkey is not known any more', async () => {
     const page = await browser.newPage()
     const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
-    await signUpInBrowser(page, base, freshEmail('passkey-gone'))
+    const email = freshEmail('passkey-gone')
+    await signUpInBrowser(page, base, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
     const section = page.getByRole('region', { name: 'Passkeys' })
     await section.getByRole('button', { name: 'Add a passkey' }).click()
     await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)

@@ -7,7 +7,7 @@ import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { freshEmail, PASSWORD, seriousA11yViolations, confirmEmailInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
 
 let stack: E2eStack
 let browser: Browser
@@ -62,6 +62,7 @@ describe('two-step sign-in in the browser', () => {
     const csp = watchCsp(page)
     const email = freshEmail('totp')
     await signUpInBrowser(page, stack.url, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
 
     let qrCodes = 0
     const { secret, recoveryCodes } = await enrolInBrowser(page, async () => {
@@ -101,6 +102,7 @@ describe('two-step sign-in in the browser', () => {
     const page = await browser.newPage()
     const email = freshEmail('totpwrong')
     await signUpInBrowser(page, stack.url, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
     const { secret } = await enrolInBrowser(page)
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()
     await signOut(page)
@@ -116,6 +118,7 @@ describe('two-step sign-in in the browser', () => {
     const email = freshEmail('totpmail')
     const newEmail = freshEmail('totpmoved')
     await signUpInBrowser(page, stack.url, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
     const { recoveryCodes } = await enrolInBrowser(page)
     const recovery = recoveryCodes[0]!
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll } from 'vitest'
 import { startIam, type IamServer } from '../helpers/iam-server'
+import { verificationQuery } from '../helpers/confirm-email'
 import { setupGateway, type TestGateway } from '../helpers/nuxt-gateway'
 import { BFF_IAM_BASE, hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 
@@ -64,9 +65,21 @@ export async function setupStack(iamConfig: Lazy = {}, gatewayConfig: Lazy = {},
  * (tests/helpers/shared-bff-iam.ts), for a file whose IAM needs no config of its own: one IAM
  * start less per file. Call at the file's top level.
  */
-export async function setupStackOnSharedIam(gatewayConfig: Lazy = {}): Promise<{ gateway: TestGateway }> {
+export async function setupStackOnSharedIam(gatewayConfig: Lazy = {}): Promise<{ gateway: TestGateway; iam: { dataDir: string } }> {
   const iam = sharedBffIam()
-  return { gateway: await setupGateway({ config: () => gatewayConfigFor(iam, resolve(gatewayConfig)) }) }
+  return { gateway: await setupGateway({ config: () => gatewayConfigFor(iam, resolve(gatewayConfig)) }), iam: { dataDir: iam.dataDir } }
+}
+
+/**
+ * Confirms `email` as its owner does: the verification link its sign-up mailed (read from the
+ * IAM's outbox in `iam.dataDir`), posted through the browser `b` that signed up, so it verifies as
+ * it is (on another device it would also ask for the password). Adding two-step sign-in or a
+ * passkey needs a confirmed address.
+ */
+export async function confirmEmailThrough(b: ReturnType<typeof browserLike>, iam: { dataDir: string }, email: string): Promise<void> {
+  const query = await verificationQuery({ dataDir: iam.dataDir }, email)
+  const res = await b.call(`/api/auth/verify-email${query}`, { method: 'POST' })
+  if (res.status !== 200) throw new Error(`verify-email answered ${res.status}: ${res.text}`)
 }
 
 /** A cookie jar + fetch with the headers a same-origin page of the gateway sends. */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
-import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
+import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 // the gateway project's shared IAM (its sign-up and sign-in limits are wide)
 const stack = await setupStackOnSharedIam()
@@ -18,6 +18,7 @@ async function signedUpBrowser(): Promise<Browser> {
   const email = freshEmail('passkey')
   const signup = await b.call('/api/auth/signup', { method: 'POST', body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: 'T', termsConsent: 'on' } })
   expect(signup.status, signup.text).toBe(201)
+  await confirmEmailThrough(b, stack.iam, email)
   return b
 }
 

@@ -4,7 +4,7 @@
  */
 import { Secret, TOTP } from 'otpauth'
 import { describe, expect, it } from 'vitest'
-import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
+import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 // the gateway project's shared IAM (its sign-up and sign-in limits are wide)
 const stack = await setupStackOnSharedIam()
@@ -17,6 +17,7 @@ async function enrolledBrowser() {
   const email = freshEmail('totp')
   const signup = await b.call('/api/auth/signup', { method: 'POST', body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: 'T', termsConsent: 'on' } })
   expect(signup.status, signup.text).toBe(201)
+  await confirmEmailThrough(b, stack.iam, email)
   const setup = await b.call('/api/auth/totp/setup', { method: 'POST' })
   expect(setup.status, setup.text).toBe(200)
   const { secret } = setup.json.data as { secret: string }

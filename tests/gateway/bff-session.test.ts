@@ -264,13 +264,27 @@ describe('email verification through the BFF', () => {
     const { b, email } = await signedUpBrowser()
     expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, email, emailVerified: false })
     const query = linkQueryOf(await mailTo(email, '/auth/verify-email?'))
-    // the link works from any browser: it is bound to the account, not a session
-    const other = browserLike(stack.gateway.url)
-    expect((await other.call(`/api/auth/verify-email${query}`)).status).toBe(200)
-    const res = await other.call(`/api/auth/verify-email${query}`, { method: 'POST' })
+    // on the browser that signed up, the link verifies as it is
+    expect((await b.call(`/api/auth/verify-email${query}`)).status).toBe(200)
+    const res = await b.call(`/api/auth/verify-email${query}`, { method: 'POST' })
     expect(res.status, res.text).toBe(200)
     expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, emailVerified: true })
     expect((await b.call('/api/auth/resend-verification', { method: 'POST' })).status).toBe(400)
+  })
+
+  it('on another browser the link asks for the password (403 passwordRequired) and verifies with it, keeping the first browser signed in', async () => {
+    const { b, email } = await signedUpBrowser()
+    const query = linkQueryOf(await mailTo(email, '/auth/verify-email?'))
+    const other = browserLike(stack.gateway.url)
+    const plain = await other.call(`/api/auth/verify-email${query}`, { method: 'POST' })
+    expect(plain.status).toBe(403)
+    expect(plain.json).toMatchObject({ ok: false, passwordRequired: true })
+    const wrong = await other.call(`/api/auth/verify-email/password${query}`, { method: 'POST', body: { password: 'not the password at all' } })
+    expect(wrong.status).toBe(401)
+    expect(wrong.json.signedOut).toBeUndefined()
+    const res = await other.call(`/api/auth/verify-email/password${query}`, { method: 'POST', body: { password: PASSWORD } })
+    expect(res.status, res.text).toBe(200)
+    expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, emailVerified: true })
   })
 })
 

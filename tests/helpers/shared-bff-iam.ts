@@ -10,7 +10,7 @@ import { inject } from 'vitest'
 import type { TestProject } from 'vitest/node'
 import { startIam, type IamServer } from './iam-server'
 
-export type SharedBffIam = Pick<IamServer, 'url' | 'port' | 'share'>
+export type SharedBffIam = Pick<IamServer, 'url' | 'port' | 'share' | 'dataDir'>
 
 /** The HMAC client the test gateways sign with. */
 export const hmac = { clientId: 'gateway', sharedSecret: 'bff-test-shared-secret-0123456789abcdef' }
@@ -29,7 +29,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // every browser of every file signs up and in from 127.0.0.1 through its gateway
   const iam = await startIam({ config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE } } })
-  project.provide('sharedBffIam', { url: iam.url, port: iam.port, share: iam.share })
+  project.provide('sharedBffIam', { url: iam.url, port: iam.port, share: iam.share, dataDir: iam.dataDir })
   return () => iam.stop()
 }
 

@@ -1,0 +1,93 @@
+/**
+ * Re-authentication in place, in Chromium: on a session whose sign-in is older than the IAM's
+ * window, setting up two-step sign-in (and adding a passkey) asks "Confirm it is you" beside the
+ * action; after the password the action carries on by itself, with what was typed kept. axe finds
+ * no serious or critical violation on the prompt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+
+let stack: E2eStack
+let browser: Browser
+/** passkeys need a host name (their relying party is `localhost`) */
+let base: string
+beforeAll(async () => {
+  stack = await startE2eStack({ iamEnv: CLOCK_ENV, iamConfig: (port) => ({ passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] } }) })
+  base = stack.url.replace('127.0.0.1', 'localhost')
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+})
+
+/** Past the 10-minute window of the sign-in (the access token, 15 minutes, still holds). */
+const pastTheWindow = () => advanceClock(stack.iam, 11 * 60_000, hmac)
+
+describe('re-authentication in place', () => {
+  it('asks for the password when two-step sign-in is set up on an old sign-in, then shows the QR code', async () => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    const email = freshEmail('reauth')
+    await signUpInBrowser(page, stack.url, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
+    await pastTheWindow()
+
+    const section = page.getByRole('region', { name: 'Two-step sign-in' })
+    await section.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    const prompt = section.getByRole('group', { name: 'Confirm it is you' })
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('two-step-reauth-heading')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await saveScreenshot(page, 'reauthenticate-prompt')
+
+    // a wrong password is said at its field, and the prompt stays
+    await prompt.getByLabel('Your password').fill('not my password at all')
+    await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
+    await expect.poll(() => prompt.getByText('That password is not right. Try again.').isVisible(), WAIT).toBe(true)
+
+    await prompt.getByLabel('Your password').fill(PASSWORD)
+    await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
+    await expect.poll(() => section.getByRole('heading', { name: 'Scan the code with your authenticator app' }).isVisible(), WAIT).toBe(true)
+    expect(await prompt.isVisible()).toBe(false)
+    expect(csp).toEqual([])
+    await page.close()
+  })
+
+  it('keeps the passkey name typed before the prompt and adds the passkey after the password', async () => {
+    const page = await browser.newPage()
+    await addVirtualAuthenticator(page)
+    const email = freshEmail('reauth-passkey')
+    await signUpInBrowser(page, base, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
+    await pastTheWindow()
+
+    const section = page.getByRole('region', { name: 'Passkeys' })
+    await section.getByLabel('Name for the new passkey (optional)').fill('Work laptop')
+    await section.getByRole('button', { name: 'Add a passkey' }).click()
+    const prompt = section.getByRole('group', { name: 'Confirm it is you' })
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    await prompt.getByLabel('Your password').fill(PASSWORD)
+    await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
+    await expect.poll(() => section.getByTestId('passkey-list').getByText('Work laptop').isVisible(), WAIT).toBe(true)
+    await page.close()
+  })
+
+  it('lets the person cancel: nothing changes and the action can be started again', async () => {
+    const page = await browser.newPage()
+    const email = freshEmail('reauth-cancel')
+    await signUpInBrowser(page, stack.url, email)
+    await confirmEmailInBrowser(page, stack.smtp, email)
+    await pastTheWindow()
+    const section = page.getByRole('region', { name: 'Two-step sign-in' })
+    await section.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    const prompt = section.getByRole('group', { name: 'Confirm it is you' })
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    await prompt.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(false)
+    await expect.poll(() => section.getByRole('button', { name: 'Set up two-step sign-in' }).isEnabled(), WAIT).toBe(true)
+    await page.close()
+  })
+})
