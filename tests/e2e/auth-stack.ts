@@ -39,7 +39,9 @@ export async function freePort(): Promise<number> {
 const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 })
 
 /** SMTP + IAM + gateway, wired together; `iamConfig` adds top-level IAM config keys that need the gateway's port. */
-export async function startE2eStack(options: { iamConfig?: (port: number) => Record<string, unknown>; iamEnv?: Record<string, string> } = {}): Promise<E2eStack> {
+export async function startE2eStack(
+  options: { iamConfig?: (port: number) => Record<string, unknown>; iamEnv?: Record<string, string>; gatewayEnv?: Record<string, string> } = {},
+): Promise<E2eStack> {
   const smtp = await startSmtp()
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -57,7 +59,7 @@ export async function startE2eStack(options: { iamConfig?: (port: number) => Rec
     },
     ...(options.iamEnv ? { env: options.iamEnv } : {}),
   })
-  const gateway = await startGateway({ port, config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01' } })
+  const gateway = await startGateway({ port, config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01' }, ...(options.gatewayEnv ? { env: options.gatewayEnv } : {}) })
   return {
     iam,
     gateway,

@@ -14,7 +14,14 @@ let browser: Browser
 /** passkeys need a host name (their relying party is `localhost`) */
 let base: string
 beforeAll(async () => {
-  stack = await startE2eStack({ iamEnv: CLOCK_ENV, iamConfig: (port) => ({ passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] } }) })
+  stack = await startE2eStack({
+    iamEnv: CLOCK_ENV,
+    iamConfig: (port) => ({
+      passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] },
+      // the gateway signs with the real time while the IAM's clock runs ahead
+      service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
+    }),
+  })
   base = stack.url.replace('127.0.0.1', 'localhost')
   browser = await launchBrowser()
 })
