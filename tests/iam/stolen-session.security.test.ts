@@ -12,7 +12,7 @@ import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, STRONG_PASSWO
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { mailTo, signupConfirmed, type MailSource } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { linkQueryOf } from '../helpers/smtp'
+import { codeOf, linkQueryOf } from '../helpers/smtp'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { newToken, verify } from './api-tokens-http'
 import { loginOptions, loginVerify, registerPasskey } from './passkeys-http'
@@ -25,7 +25,7 @@ let skewMs = 0
 const WINDOW_MS = 10 * 60_000
 
 beforeAll(async () => {
-  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN, rate_limiters: { ...WIDE_LOGIN.rate_limiters, emails: { points: 1000, duration: 60, blockDuration: 60 }, links: { points: 1000, duration: 60, blockDuration: 60 } } }, env: CLOCK_ENV })
+  iam = await startIam({ config: { ...PROXY_CONFIG, ...WIDE_LOGIN, providers: [{ name: 'demo', useStandardProfile: true }], rate_limiters: { ...WIDE_LOGIN.rate_limiters, emails: { points: 1000, duration: 60, blockDuration: 60 }, links: { points: 1000, duration: 60, blockDuration: 60 } } }, env: CLOCK_ENV })
   mails = { dataDir: iam.dataDir }
 })
 afterAll(() => iam?.stop())
@@ -76,11 +76,40 @@ describe('the re-authentication window', () => {
     expect((await authed(iam, user, 'POST', '/auth/passkeys/delete', { id })).status).toBe(200)
   })
 
-  it('tells which proof fits: `{}` for an account with a password is 400 use password', async () => {
+  it('tells which proof fits: a mail or a code for an account with a password and no second factor is 400 use password', async () => {
     const user = await signupConfirmed(iam, mails)
-    const res = await authed(iam, user, 'POST', '/auth/reauthenticate', {})
-    expect(res.status).toBe(400)
-    expect(await res.json()).toMatchObject({ use: 'password' })
+    for (const body of [{}, { code: '123456' }]) {
+      const res = await authed(iam, user, 'POST', '/auth/reauthenticate', body)
+      expect(res.status).toBe(400)
+      expect(await res.json()).toMatchObject({ use: 'password' })
+    }
+  })
+})
+
+describe('an account with neither a password nor a second factor', () => {
+  it('re-authenticates with a code mailed to its address, bound to the session', async () => {
+    const device = await newDevice(iam, { ip: '203.0.113.95' })
+    const profile = { sub: `sub-${Date.now()}`, email: uniqueEmail('provider'), email_verified: true, name: 'Ada' }
+    const signin = await call(iam, 'POST', '/auth/OAuth/demo', { client: device, body: profile })
+    expect(signin.status).toBe(201)
+    let user: Session = { ...device, email: profile.email, password: '', accessToken: ((await signin.json()) as Json).accessToken as string, refreshToken: setCookieValue(signin, 'session')! }
+    user = await pastTheWindow(user)
+    expect((await authed(iam, user, 'POST', '/auth/totp/setup')).status).toBe(403)
+    const password = await authed(iam, user, 'POST', '/auth/reauthenticate', { password: 'anything at all here' })
+    expect(password.status).toBe(400)
+    expect(await password.json()).toMatchObject({ use: 'code' })
+    const asked = await authed(iam, user, 'POST', '/auth/reauthenticate', {})
+    expect(asked.status, await asked.clone().text()).toBe(200)
+    expect(((await asked.json()) as Json).data).toMatchObject({ mailed: true, sentTo: expect.stringContaining('***@example.com') })
+    const mail = await mailTo(mails, profile.email, (m) => (m.subject ?? '').includes('confirm it is you'))
+    expect(mail.text).not.toContain('?token=')
+    expect((await authed(iam, user, 'POST', '/auth/reauthenticate', { code: '0000000' })).status).toBe(401)
+    const proven = await authed(iam, user, 'POST', '/auth/reauthenticate', { code: codeOf(mail) })
+    expect(proven.status, await proven.clone().text()).toBe(200)
+    expect(((await proven.json()) as Json).data).toMatchObject({ method: 'emailed_code' })
+    expect((await authed(iam, user, 'POST', '/auth/totp/setup')).status).toBe(200)
+    // the code is spent
+    expect((await authed(iam, user, 'POST', '/auth/reauthenticate', { code: codeOf(mail) })).status).not.toBe(200)
   })
 })
 

@@ -83,6 +83,9 @@ export async function reauthenticate(ctx: IamContext, input: { user: SessionUser
       const verified = await verifySecondFactor(ctx, { userId: user.id, code: proof.code, actor: input.actor, purpose: 'reauthenticate' })
       if (!verified.ok) return verified.code === 'locked' ? verified : failed('invalid_code')
       method = 'second_factor'
+    } else if (user.password_hash) {
+      // no second factor, and a password: a mailed code is not offered to such an account
+      return failed('use_password')
     } else {
       const emailed = await spendMailedCode(ctx, input.user, proof.code)
       if (!emailed.ok) return emailed
