@@ -4,6 +4,7 @@
  * action; after the password the action carries on by itself, with what was typed kept. axe finds
  * no serious or critical violation on the prompt.
  */
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
@@ -33,19 +34,24 @@ afterAll(async () => {
 /** Past the 10-minute window of the sign-in (the access token, 15 minutes, still holds). */
 const pastTheWindow = () => advanceClock(stack.iam, 11 * 60_000, hmac)
 
+/** A new account on `page` (its address confirmed), past the window; the prompt that "Set up two-step sign-in" then opens. */
+async function promptOnTwoStepSetUp(page: Page, tag: string) {
+  const email = freshEmail(tag)
+  await signUpInBrowser(page, stack.url, email)
+  await confirmEmailInBrowser(page, stack.smtp, email)
+  await pastTheWindow()
+  const section = page.getByRole('region', { name: 'Two-step sign-in' })
+  await section.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+  const prompt = section.getByRole('group', { name: 'Confirm it is you' })
+  await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+  return { section, prompt }
+}
+
 describe('re-authentication in place', () => {
   it('asks for the password when two-step sign-in is set up on an old sign-in, then shows the QR code', async () => {
     const page = await browser.newPage()
     const csp = watchCsp(page)
-    const email = freshEmail('reauth')
-    await signUpInBrowser(page, stack.url, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
-    await pastTheWindow()
-
-    const section = page.getByRole('region', { name: 'Two-step sign-in' })
-    await section.getByRole('button', { name: 'Set up two-step sign-in' }).click()
-    const prompt = section.getByRole('group', { name: 'Confirm it is you' })
-    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    const { section, prompt } = await promptOnTwoStepSetUp(page, 'reauth')
     await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('two-step-reauth-heading')
     expect(await seriousA11yViolations(page)).toEqual([])
     await saveScreenshot(page, 'reauthenticate-prompt')
@@ -84,14 +90,7 @@ describe('re-authentication in place', () => {
 
   it('lets the person cancel: nothing changes and the action can be started again', async () => {
     const page = await browser.newPage()
-    const email = freshEmail('reauth-cancel')
-    await signUpInBrowser(page, stack.url, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
-    await pastTheWindow()
-    const section = page.getByRole('region', { name: 'Two-step sign-in' })
-    await section.getByRole('button', { name: 'Set up two-step sign-in' }).click()
-    const prompt = section.getByRole('group', { name: 'Confirm it is you' })
-    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    const { section, prompt } = await promptOnTwoStepSetUp(page, 'reauth-cancel')
     await prompt.getByRole('button', { name: 'Cancel' }).click()
     await expect.poll(() => prompt.isVisible(), WAIT).toBe(false)
     await expect.poll(() => section.getByRole('button', { name: 'Set up two-step sign-in' }).isEnabled(), WAIT).toBe(true)
