@@ -25,9 +25,9 @@ const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.
 /** What sticks out past the right edge of the viewport (for the failure message: which element to fix). */
 const overflowing = (page: Page) =>
   page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('body *')]
+    Array.from(document.querySelectorAll<HTMLElement>('body *'))
       .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
-      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} ${Math.round(el.getBoundingClientRect().right)}px`),
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${Array.from(el.classList).join('.')} ${Math.round(el.getBoundingClientRect().right)}px`),
   )
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
 
