@@ -3,7 +3,7 @@ const MESSAGES: Record<string, string> = {
   invalid: 'Please check the form and try again.',
   invalid_credentials: 'The email or password is incorrect.',
   forbidden: 'This request was refused. If you think this is a mistake, contact support.',
-  conflict: 'An account with this email address already exists. Sign in instead.',
+  conflict: 'An account with this email address already exists.',
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
   unavailable: 'The sign-in service is unavailable right now. Please try again shortly.',
   mfa_required: 'For your security we sent a sign-in link to your email. Open it to continue.',

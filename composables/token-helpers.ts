@@ -14,13 +14,6 @@ export function isIpv4(value: string): boolean {
   return /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(value)
 }
 
-/** A timestamp for people, or a dash. */
-export function formatWhen(value: string | null | undefined): string {
-  if (!value) return '—'
-  const date = new Date(value)
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString()
-}
-
 export interface TokenListEntry {
   id: number
   name: string

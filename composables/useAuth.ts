@@ -36,13 +36,54 @@ export interface SignupInput {
   rememberUser?: boolean
 }
 
+/**
+ * Per app (one per page in the browser): the session read on its way, shared by the callers that
+ * ask while it is pending (the header and the page mount together: one BFF call, one IAM call),
+ * and a generation bumped by every change of the session here, so that an answer which left
+ * before a sign-in or sign-out never overwrites what came after it.
+ */
+const loads = new WeakMap<object, { pending: Promise<AuthState> | null; generation: number }>()
+
 /** The shared auth state and the actions that change it. */
 export function useAuth() {
   const state = useState<AuthState>('auth-state', () => ({ ...signedOut(), status: 'unknown' }))
+  const hint = useSessionHint()
+  const app = useNuxtApp()
+  const tracker = loads.get(app) ?? { pending: null, generation: 0 }
+  loads.set(app, tracker)
 
-  /** Reads the session from the BFF (refreshing the access token when it is due). */
-  async function load(): Promise<AuthState> {
+  /**
+   * Reads the session from the BFF (refreshing the access token when it is due). A call while a
+   * read is pending shares it, unless `fresh` (after a sign-in: the pending answer predates it).
+   */
+  function load(options: { fresh?: boolean } = {}): Promise<AuthState> {
+    if (options.fresh) tracker.generation++
+    else if (tracker.pending) return tracker.pending
+    const generation = tracker.generation
+    const pending = readSession(generation).finally(() => {
+      if (tracker.pending === pending) tracker.pending = null
+    })
+    tracker.pending = pending
+    return pending
+  }
+
+  /**
+   * The session as known, read from the BFF only when nothing is known yet (the header on every
+   * page, home and /login). A browser that sent no session cookie with the page is signed out: the
+   * BFF would say so without asking the IAM, so it is not asked either.
+   */
+  function ensureLoaded(): Promise<AuthState> {
+    if (state.value.status !== 'unknown') return Promise.resolve(state.value)
+    if (hint.value === 'none') {
+      state.value = signedOut()
+      return Promise.resolve(state.value)
+    }
+    return load()
+  }
+
+  async function readSession(generation: number): Promise<AuthState> {
     const { status, body } = await bffFetch('/api/auth/session')
+    if (generation !== tracker.generation) return state.value
     if (status === 200 && body.authenticated === true) {
       state.value = {
         status: 'signed-in',
@@ -64,7 +105,7 @@ export function useAuth() {
   }
 
   async function afterSignIn(result: BffResult): Promise<BffResult> {
-    if (result.status >= 200 && result.status < 300 && result.body.signedIn) await load()
+    if (result.status >= 200 && result.status < 300 && result.body.signedIn) await load({ fresh: true })
     return result
   }
 
@@ -72,6 +113,7 @@ export function useAuth() {
     state: readonly(state),
     isSignedIn: computed(() => state.value.status === 'signed-in'),
     load,
+    ensureLoaded,
     /** POST /api/auth/login; 200 signed in, 401 wrong credentials, 429 rate limited. */
     login: async (input: { email: string; password: string; rememberUser?: boolean }) =>
       afterSignIn(await bffFetch('/api/auth/login', { method: 'POST', body: { email: input.email, password: input.password, ...(input.rememberUser ? { rememberUser: 'on' } : {}) } })),
@@ -93,6 +135,7 @@ export function useAuth() {
     /** POST /api/auth/logout; always ends the browser's session. */
     logout: async () => {
       const result = await bffFetch('/api/auth/logout', { method: 'POST' })
+      tracker.generation++
       state.value = signedOut()
       return result
     },

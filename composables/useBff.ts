@@ -72,7 +72,24 @@ export function describeFailure(result: BffResult): string {
   if (body.signedOut) return 'Your session has ended. Please sign in again.'
   if (status === 0) return body.error ?? 'Could not reach the server.'
   if (status >= 500) return 'Something went wrong on our side. Please try again.'
+  // The IAM's generic 400 title ("Validation failed") is for programs; a person reads what was wrong.
+  const fieldMessages = Object.values(fieldErrorsOf(result))
+  if (status === 400 && fieldMessages.length) return fieldMessages.join(' ')
+  if (status === 400 && body.error === 'Validation failed') return 'Please check the form and try again.'
   return body.error ?? body.reason ?? 'The request could not be completed.'
+}
+
+/**
+ * The banner of a form whose fields show their own messages (`shownFields`: the fields it has): none
+ * when every field message of a 400 has its field on the form, so the person reads the problem once,
+ * beside the field; otherwise the messages that have no field here, or `describeFailure`.
+ */
+export function formFailure(result: BffResult, shownFields: readonly string[]): string | null {
+  const fields = fieldErrorsOf(result)
+  const keys = Object.keys(fields)
+  if (result.status !== 400 || keys.length === 0) return describeFailure(result)
+  const elsewhere = keys.filter((key) => !shownFields.includes(key))
+  return elsewhere.length ? elsewhere.map((key) => fields[key]).join(' ') : null
 }
 
 /** Field messages of a 400 answer (`fields`), as a plain record. */

@@ -2,10 +2,12 @@
  * Cookies a page needs before its first form is submitted, set on document requests:
  * - `canary_id` from the IAM's /check on the sign-in pages and at the start of an OAuth flow (the IAM
  *   answers 400 to signup/login/OAuth without it; the OAuth callback forwards the one set here);
- * - the `__Host-csrf` double-submit token for pages whose forms work without JavaScript;
- * and, for the account page, whether the browser holds a session cookie at all (`hasSessionCookie`):
- * without JavaScript the page cannot ask the BFF, so the server-rendered page says this much and
- * offers the sign-out form. Only the cookie's presence: the IAM judges the session on every call.
+ * - the `__Host-csrf` double-submit token for pages whose forms work without JavaScript, and for
+ *   every page while the browser holds a session: the header's sign-out form is on each of them;
+ * and whether the browser holds a session cookie at all (`hasSessionCookie`): without JavaScript a
+ * page cannot ask the BFF, so the server-rendered header (components/SiteHeader.vue) offers the
+ * account menu and its sign-out form on this much. Only the cookie's presence, no IAM call: the IAM
+ * judges the session on every call, and the page asks the BFF once it runs.
  */
 import { defineEventHandler, getRequestHeader } from 'h3'
 import { currentCookie } from '../utils/bff/cookies'
@@ -14,7 +16,6 @@ import { issueCsrfToken } from '../utils/bff/forms'
 import { BffReply } from '../utils/bff/respond'
 
 const NEEDS_CANARY = /^\/(?:login|signup|forgot-password|reset-password|oauth\/(?!callback\/)[^/]+)\/?(?:\?|$)/
-const ACCOUNT_PAGE = /^\/account\/?(?:\?|$)/
 const FORM_PAGES = /^\/(?:login|signup|forgot-password|reset-password|account)\/?(?:\?|$)/
 
 export default defineEventHandler(async (event) => {
@@ -22,8 +23,9 @@ export default defineEventHandler(async (event) => {
   const dest = getRequestHeader(event, 'sec-fetch-dest')
   const accept = getRequestHeader(event, 'accept') ?? ''
   if (dest !== undefined ? dest !== 'document' : !accept.includes('text/html')) return
-  if (FORM_PAGES.test(event.path)) event.context.csrfToken = issueCsrfToken(event)
-  if (ACCOUNT_PAGE.test(event.path)) event.context.hasSessionCookie = currentCookie(event, 'session') !== undefined
+  const hasSessionCookie = currentCookie(event, 'session') !== undefined
+  event.context.hasSessionCookie = hasSessionCookie
+  if (hasSessionCookie || FORM_PAGES.test(event.path)) event.context.csrfToken = issueCsrfToken(event)
   if (NEEDS_CANARY.test(event.path)) {
     try {
       await ensureDeviceCookie(event)

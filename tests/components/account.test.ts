@@ -39,10 +39,11 @@ const section = (page: Page, heading: string) => page.find(`section[aria-labelle
 const changeEmailButton = (page: Page) => section(page, 'email-heading').findAll('button').find((b) => b.text() === 'Change email')!
 
 describe('account page', () => {
-  it('shows the signed-in account from the session, never asking for a token', async () => {
+  it('shows the signed-in account from the session, never asking for a token, and never its internal id', async () => {
     const page = await account()
     await vi.waitFor(() => expect(page.find('dl').text()).toContain('ada@example.com'))
-    expect(page.find('dl').text()).toContain('u-1')
+    expect(page.text()).not.toContain('u-1')
+    expect(page.text()).not.toContain('Account number')
     expect(page.text()).not.toContain('(not confirmed yet)')
   })
 

@@ -69,11 +69,12 @@ describe('login page', () => {
     await vi.waitFor(() => expect(alertText(page)).toBe(message))
   })
 
-  it('shows the field messages of a 400 answer beside their fields', async () => {
-    answer('POST', '/api/auth/login', 400, { ok: false, error: 'Invalid input', fields: { email: 'Enter a valid email address.' } })
+  it('shows the field messages of a 400 answer beside their fields, and no "Validation failed" banner', async () => {
+    answer('POST', '/api/auth/login', 400, { ok: false, error: 'Validation failed', fields: { email: 'Enter a valid email address.' } })
     const page = await fill()
     await page.find('form').trigger('submit')
     await vi.waitFor(() => expect(page.find('#email-error').text()).toBe('Enter a valid email address.'))
+    expect(page.find('.alert').exists()).toBe(false)
   })
 
   it.each([

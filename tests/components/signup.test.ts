@@ -4,8 +4,8 @@ import { describe, expect, it, vi } from 'vitest'
 import SignupPage from '../../pages/signup.vue'
 import { answer, held } from './bff'
 
-async function filled() {
-  const page = await mountSuspended(SignupPage, { route: '/signup' })
+async function filled(route = '/signup') {
+  const page = await mountSuspended(SignupPage, { route })
   await page.find('input#name').setValue('Ada')
   await page.find('input#email').setValue('ada@example.com')
   await page.find('input#password').setValue('correct horse battery')
@@ -58,11 +58,28 @@ describe('signup page', () => {
     await vi.waitFor(() => expect(page.find('.alert[role="alert"]').text()).toBe(message))
   })
 
-  it("puts a 400 answer's field messages beside their fields", async () => {
-    answer('POST', '/api/auth/signup', 400, { ok: false, error: 'Invalid input', fields: { email: 'This address cannot receive mail.' } })
+  it("puts a 400 answer's field messages beside their fields, with no banner repeating the IAM's title", async () => {
+    answer('POST', '/api/auth/signup', 400, { ok: false, error: 'Validation failed', fields: { email: 'This address cannot receive mail.' } })
     const page = await filled()
     await page.find('form').trigger('submit')
     await vi.waitFor(() => expect(page.find('#email-error').text()).toBe('This address cannot receive mail.'))
+    expect(page.find('.alert').exists()).toBe(false)
+    expect(page.text()).not.toContain('Validation failed')
+  })
+
+  it('says in the banner what a 400 field message without a field on the form is about', async () => {
+    answer('POST', '/api/auth/signup', 400, { ok: false, error: 'Validation failed', fields: { body: 'The text contains characters that are not allowed.' } })
+    const page = await filled()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('.alert[role="alert"]').text()).toBe('The text contains characters that are not allowed.'))
+  })
+
+  it('links "Sign in instead" to the sign-in page when the address has an account, keeping returnTo', async () => {
+    answer('POST', '/api/auth/signup', 409, { ok: false, error: 'Conflict' })
+    const page = await filled('/signup?returnTo=/tokens')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('.alert[role="alert"] a').text()).toBe('Sign in instead'))
+    expect(page.find('.alert[role="alert"] a').attributes('href')).toBe('/login?returnTo=%2Ftokens')
   })
 
   it.each([

@@ -70,12 +70,13 @@ describe('tokens page', () => {
     await vi.waitFor(() => expect(createForm(page).find('.alert[role="alert"]').text()).toBe(message))
   })
 
-  it("puts a 400 answer's ipv4 message beside the addresses field", async () => {
-    answer('POST', '/api/tokens', 400, { ok: false, error: 'Invalid input', fields: { ipv4: 'At most 10 addresses.' } })
+  it("puts a 400 answer's ipv4 message beside the addresses field, with no banner above the form", async () => {
+    answer('POST', '/api/tokens', 400, { ok: false, error: 'Validation failed', fields: { ipv4: 'At most 10 addresses.' } })
     const page = await tokensPage()
     await createForm(page).find('input#token-name').setValue('ci')
     await createForm(page).trigger('submit')
     await vi.waitFor(() => expect(page.find('#token-ips-error').text()).toBe('At most 10 addresses.'))
+    expect(createForm(page).find('.alert').exists()).toBe(false)
   })
 
   it('revokes all tokens only after the confirming second click, and counts them', async () => {

@@ -52,12 +52,13 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 async function expectSignedInAccountPage(page: Page): Promise<void> {
   expect(new URL(page.url()).pathname).toBe('/account')
   expect(await bodyText(page)).toContain('You are signed in')
-  expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+  // the header's sign-out form (components/AccountMenu.vue), shown in the header without JavaScript
+  expect(await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
   expect((await browser!.context.cookies(stack.url)).some((c) => c.name === '__Secure-a')).toBe(true)
 }
 
 async function signOut(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click()
   await page.waitForURL(`${stack.url}/login?signedOut=1`)
   expect(await bodyText(page)).toContain('You have signed out.')
   expect((await browser!.context.cookies(stack.url)).some((c) => c.name === '__Secure-a')).toBe(false)

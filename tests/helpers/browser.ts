@@ -81,11 +81,14 @@ export async function waitForHydration(page: Page): Promise<void> {
   )
 }
 
-/** Saves a full-page screenshot as test-results/<name>.png and returns its path. */
-export async function saveScreenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a screenshot as test-results/<name>.png and returns its path: the full page, or only `clip`
+ * (a part of the viewport, e.g. the header with its menu open).
+ */
+export async function saveScreenshot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<string> {
   const dir = join(ROOT, 'test-results')
   mkdirSync(dir, { recursive: true })
   const path = join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '')}.png`)
-  await page.screenshot({ path, fullPage: true })
+  await page.screenshot(clip ? { path, clip } : { path, fullPage: true })
   return path
 }
