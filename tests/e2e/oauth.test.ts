@@ -83,7 +83,7 @@ describe('OAuth sign-in in the browser', () => {
 
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
-    await expect.poll(() => page.getByText(demo.DEMO_ACCOUNT.email).first().isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('#main').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
 
     const cookies = await browser.context.cookies(base)
     expect(cookies.find((c) => c.name === '__Secure-a')).toMatchObject({ httpOnly: true, secure: true })

@@ -51,7 +51,7 @@ describe('passkeys in the browser', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
-    await expect.poll(() => page.getByText(email).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
     // the sign-in used the passkey: its counter moved and the list says when
     await expect.poll(() => section.getByText('last used', { exact: false }).isVisible(), WAIT).toBe(true)
 

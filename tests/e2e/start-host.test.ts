@@ -85,6 +85,6 @@ describe('the address npm start prints', () => {
     await page.waitForURL(/\/login/)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.waitForURL(`${printed.origin}/account`)
-    await expect.poll(() => page.getByText(email).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
   })
 })

@@ -131,6 +131,6 @@ describe('two-step sign-in in the browser', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     await form.getByRole('button', { name: 'Change email now' }).click()
     await expect.poll(() => page.getByText('Your email address was changed. Other devices were signed out.').isVisible(), WAIT).toBe(true)
-    await expect.poll(() => page.getByText(newEmail).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('#main').getByText(newEmail).isVisible(), WAIT).toBe(true)
   })
 })
