@@ -76,7 +76,7 @@ describe('accessibility', () => {
     typed = true
     await password.fill('aaaaaaaaaaaa')
     await expect.poll(() => meter.textContent(), WAIT).toBe('Strength: Very weak. A repeated character like "aaa" is easy to guess. Add more words that are less common.')
-    const toggle = page.getByRole('button', { name: 'Show password: Password', exact: true })
+    const toggle = page.getByRole('button', { name: 'Show password for Password', exact: true })
     expect(await toggle.getAttribute('aria-pressed')).toBe('false')
     await toggle.focus()
     await page.keyboard.press('Space')
