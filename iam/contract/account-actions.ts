@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
 import { code, isCustomReason, linkQuery } from './inputs'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
 
 const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ link: z.string(), reason: z.string(), ...extra }))
 const message = okData(z.object({ message: z.string() }))
@@ -167,7 +167,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       revokeApiTokens: z.boolean({ error: 'revokeApiTokens is true or false' }).optional(),
     }),
     responses: responses(
-      { 200: { description: 'Password replaced, every session (and with revokeApiTokens every API token) revoked', body: message } },
+      { 200: { description: 'Password replaced, every session (and with revokeApiTokens every API token) revoked; `warnings` when the breach check was skipped', body: message.extend(passwordWarnings) } },
       JSON_BODY_FIELDS,
       BAD_LINK,
       { 400: { description: 'Validation failed, passwords differ, or a breached password (`fields`)', body: errorFail } },
@@ -227,7 +227,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       {
         200: {
           description: 'Address verified; with a new password, every session was ended (`signedOut: true`)',
-          body: okData(z.object({ message: z.string(), signedOut: z.boolean() })),
+          body: okData(z.object({ message: z.string(), signedOut: z.boolean() })).extend(passwordWarnings),
         },
       },
       JSON_BODY_FIELDS,

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, responses, tokensBody, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
 
 /** A validation or business refusal of these routes (`error`, `fields` for the field at fault) */
 const refused = (description: string): Responses => ({ 400: { description, body: errorFail } })
@@ -113,7 +113,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     request: json(),
     body: changePasswordBody,
     responses: responses(
-      { 200: { description: 'Changed: a new token pair and session cookie, like POST /login', body: tokensBody } },
+      { 200: { description: 'Changed: a new token pair and session cookie, like POST /login; `warnings` when the breach check was skipped', body: tokensBody.extend(passwordWarnings) } },
       refused('Validation failed, passwords do not match, policy or breached password (`fields`), or an account without a password'),
       { 401: { description: 'Wrong current password (`fields.currentPassword`; counted by the login limiters), or this session ended meanwhile', body: errorFail } },
       { 409: { description: 'The password was changed meanwhile by another request', body: errorFail } },

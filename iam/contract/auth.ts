@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
 import { secondFactorLoginBody } from './second-factor'
-import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, mfaPendingBody, okPlain, plainError, reloginBody, responses, tokensBody } from './responses'
+import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
@@ -34,7 +34,7 @@ export const AUTH_ROUTES = defineRoutes({
       rememberUser,
     }),
     responses: responses(
-      { 201: { description: 'Account created and signed in: access token, session cookie set', body: tokensBody } },
+      { 201: { description: 'Account created and signed in: access token, session cookie set; `warnings` when the breach check was skipped', body: tokensBody.extend(passwordWarnings) } },
       SIGN_IN,
       {
         400: { description: 'Validation failed, or the passwords do not match (`fields`)', body: errorFail },

@@ -42,6 +42,12 @@ export const tokensBody = z.object({
   expiresInMs: z.number().int().positive(),
 })
 
+/**
+ * What a success that set a new password may add (http/respond.ts withWarnings): `breach_check_skipped`
+ * when the breached-password service could not be reached and `breachCheck.failOpen` let it through.
+ */
+export const passwordWarnings = { warnings: z.array(z.enum(['breach_check_skipped'])).min(1).optional() }
+
 export type Responses = Record<number, ResponseContract>
 
 /**

@@ -57,6 +57,16 @@ export function okEnvelope<T>(data: T): { ok: true; date: string; data: T } {
   return { ok: true, date: new Date().toISOString(), data }
 }
 
+/**
+ * A success body with `warnings` beside `ok` when there are any: stable codes of what the person
+ * should still hear about an accepted request (`breach_check_skipped`: the new password could not
+ * be checked against known breaches, password-service.ts). Absent when empty, so bodies stay as
+ * the spec shows them in the common case.
+ */
+export function withWarnings<T extends object>(body: T, warnings: readonly string[]): T & { warnings?: string[] } {
+  return warnings.length > 0 ? { ...body, warnings: [...warnings] } : body
+}
+
 /** `{ ok: false, date, reason }` (spec "Result envelope"). */
 export function failEnvelope<R extends string>(reason: R): { ok: false; date: string; reason: R } {
   return { ok: false, date: new Date().toISOString(), reason }

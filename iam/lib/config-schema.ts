@@ -190,6 +190,10 @@ export const configSchema = z.strictObject({
         .strictObject({
           minLength: z.number().int().min(8).default(12),
           maxLength: z.number().int().max(1024).default(128),
+          // zxcvbn score a new password must reach (password-strength.ts); 0 switches the check off.
+          // 3 = at least ~10^8 estimated guesses: far beyond online guessing under the login limits,
+          // and costly offline against Argon2id; 4 (10^10) refuses many memorable passphrases.
+          minScore: z.number().int().min(0).max(4).default(3),
         })
         .prefault({}),
       argon2: argon2Schema,

@@ -5,10 +5,11 @@ import { signup } from '../features/users/signup-service'
 import { authFail, rejectXss, sendTokens } from '../http/auth'
 import { enforceRateLimit } from '../http/rate-limit'
 import { getClientIp, getJsonBody } from '../http/request'
+import { withWarnings } from '../http/respond'
 import { readRouteInput } from '../http/route-input'
 import { requireSignInDevice, signInDevice } from '../http/sign-in'
 
-/** POST /signup: 201 tokens; 400 validation; 403 XSS/banned; 409 email taken; 429. */
+/** POST /signup: 201 tokens (and `warnings` when the breach check was skipped); 400 validation; 403 XSS/banned; 409 email taken; 429. */
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   const ipAddress = getClientIp(event)
@@ -34,5 +35,5 @@ export default defineEventHandler(async (event) => {
     if (result.code === 'breach_check_unavailable') return authFail(503, 'Service unavailable', { fields: { password: result.reason } })
     return authFail(400, 'Validation failed', { fields: { password: result.reason } })
   }
-  return sendTokens(event, ctx, result.pair, 201)
+  return withWarnings(sendTokens(event, ctx, result.pair, 201), result.warnings)
 })

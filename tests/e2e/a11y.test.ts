@@ -56,6 +56,43 @@ describe('accessibility', () => {
     await page.close()
   })
 
+  it('/signup says the password strength in words as the person types, and Show password works from the keyboard', async () => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    // the estimator and its dictionaries come with the first keystroke, not with the page
+    let typed = false
+    const dictionaryLoads: string[] = []
+    page.on('response', async (res) => {
+      if (!res.url().endsWith('.js')) return
+      const when = typed ? 'after typing' : 'before typing'
+      if ((await res.text().catch(() => '')).includes('diceware-common')) dictionaryLoads.push(when)
+    })
+    await page.goto(`${stack.url}/signup`)
+    await page.waitForLoadState('networkidle')
+    const password = page.getByLabel('Password', { exact: true })
+    const meter = page.locator('#password-strength')
+    expect(await meter.getAttribute('aria-live')).toBe('polite')
+    expect((await password.getAttribute('aria-describedby'))?.split(' ')).toContain('password-strength')
+    typed = true
+    await password.fill('aaaaaaaaaaaa')
+    await expect.poll(() => meter.textContent(), WAIT).toBe('Strength: Very weak. A repeated character like "aaa" is easy to guess. Add more words that are less common.')
+    const toggle = page.getByRole('button', { name: 'Show password for Password', exact: true })
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false')
+    await toggle.focus()
+    await page.keyboard.press('Space')
+    await expect.poll(() => toggle.getAttribute('aria-pressed'), WAIT).toBe('true')
+    expect(await password.getAttribute('type')).toBe('text')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await saveScreenshot(page, 'a11y-signup-strength')
+    await expect.poll(() => dictionaryLoads, WAIT).toEqual(['after typing'])
+    await page.keyboard.press('Enter')
+    await expect.poll(() => password.getAttribute('type'), WAIT).toBe('password')
+    await password.fill('correct horse battery staple 42')
+    await expect.poll(() => meter.textContent(), WAIT).toBe('Strength: Very strong.')
+    expect(csp).toEqual([])
+    await page.close()
+  })
+
   it('signed-in pages (/account, /tokens with a token) have no serious or critical violations', async () => {
     const page = await browser.newPage()
     const csp = watchCsp(page)

@@ -117,9 +117,25 @@ describe('a breach service that answers without a range refuses the password, ev
 })
 
 describe('an unreachable breach service with failOpen true', () => {
-  it('lets signup through (connection dropped)', async () => {
+  it('lets signup through (connection dropped) and says the password was not checked', async () => {
     range.misbehave('drop-connection')
     const res = await signup(noSlash, freshPassword())
     expect(res.status).toBe(201)
+    expect(((await res.json()) as Json).warnings).toEqual(['breach_check_skipped'])
+  })
+
+  it('lets a reset through and says the password was not checked', async () => {
+    const user = await signupUser(noSlash, { client: { ip: '198.51.100.21' } })
+    const query = await resetLinkQuery(user)
+    range.misbehave('drop-connection')
+    const res = await resetPassword(query, user, freshPassword())
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ ok: true, data: { message: expect.any(String) }, warnings: ['breach_check_skipped'] })
+  })
+
+  it('carries no warnings when the check ran', async () => {
+    const res = await signup(noSlash, freshPassword())
+    expect(res.status).toBe(201)
+    expect(await res.json()).not.toHaveProperty('warnings')
   })
 })

@@ -112,6 +112,16 @@ describe('POST /auth/change-password', () => {
     await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
   })
 
+  it('answers 400 at the password field for a password below the strength score, and keeps the old one', async () => {
+    const user = await freshUser()
+    const res = await change(user, bodyFor(user, 'qwertyuiop12'))
+    expect(res.status).toBe(400)
+    const body = (await res.json()) as Json
+    expectDocumented('changePassword', 400, body)
+    expect(body.fields).toEqual({ password: expect.stringMatching(/^This password is too easy to guess: /) })
+    await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
+  })
+
   it('answers 400 for a breached password', async () => {
     const user = await freshUser()
     const res = await change(user, bodyFor(user, BREACHED))

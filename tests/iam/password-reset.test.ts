@@ -6,7 +6,8 @@ import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
 
 const NEW_PASSWORD = 'a brand new passphrase 2026'
-const BREACHED = 'password1234567'
+// strong by its score: only the breach check refuses it
+const BREACHED = 'breached passphrase from a dump'
 
 let iam: IamServer
 let smtp: SmtpCapture
@@ -24,7 +25,8 @@ beforeAll(async () => {
     config: {
       ...PROXY_CONFIG,
       email: { siteName: 'Acme' },
-      rate_limiters: { forgotPassword: { points: 100, duration: 3600, blockDuration: 3600 } },
+      // the file's submissions share one address: room for all of them under the `codes` budget
+      rate_limiters: { forgotPassword: { points: 100, duration: 3600, blockDuration: 3600 }, codes: { points: 100, duration: 600, blockDuration: 900 } },
       password: { breachCheck: { enabled: true, rangeApiUrl: `http://127.0.0.1:${port}/range/`, failOpen: false } },
     },
     env: { SMTP_URL: smtp.url },
@@ -82,6 +84,9 @@ describe('password reset', () => {
     expect(mismatch.status).toBe(400)
     expect(((await mismatch.json()) as Json).fields).toEqual({ confirmedPassword: 'Passwords do not match' })
     expect((await submit(query, user, 'short')).status).toBe(400)
+    const weak = await submit(query, user, 'password1234567')
+    expect(weak.status).toBe(400)
+    expect(((await weak.json()) as Json).fields).toEqual({ password: 'This password is too easy to guess: This is very like a commonly used password.' })
     const breached = await submit(query, user, BREACHED)
     expect(breached.status).toBe(400)
     expect(((await breached.json()) as Json).error).toMatch(/breach/)

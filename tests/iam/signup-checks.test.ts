@@ -47,6 +47,24 @@ describe('POST /signup with breach and MX checks (local range API and DNS)', () 
     })
   })
 
+  it('answers 400 at the password field for a long but easily guessed password', async () => {
+    const device = await newDevice(iam, { ip: '203.0.113.124' })
+    const res = await call(iam, 'POST', '/signup', { client: device, body: signupBody(email(), 'aaaaaaaaaaaa') })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({
+      ok: false, date: expect.any(String), error: 'Validation failed',
+      fields: { password: 'This password is too easy to guess: A repeated character like "aaa" is easy to guess.' },
+    })
+  })
+
+  it('answers 400 when the password is built from the person own name or email address', async () => {
+    const device = await newDevice(iam, { ip: '203.0.113.125' })
+    const address = email()
+    const res = await call(iam, 'POST', '/signup', { client: device, body: signupBody(address, `${address.split('@')[0]}!`) })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as Json).fields).toEqual({ password: 'This password is too easy to guess: It contains your name or email address.' })
+  })
+
   it('answers 400 for a domain without mail (NXDOMAIN)', async () => {
     const device = await newDevice(iam, { ip: '203.0.113.122' })
     const res = await call(iam, 'POST', '/signup', { client: device, body: signupBody(email('nowhere.test')) })

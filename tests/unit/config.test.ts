@@ -43,6 +43,7 @@ describe('configuration schema', () => {
     expect(config.magic_links.verifyEmailExpiresInMs).toBe(86_400_000)
     expect(config.magic_links.undoEmailChangeExpiresInMs).toBe(604_800_000)
     expect(config.password.argon2).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
+    expect(config.password.policy).toEqual({ minLength: 12, maxLength: 128, minScore: 3 })
     expect(config.apiTokens).toEqual({ limitTokensPerUser: 20, rateLimitOnSuccessfulRequest: false })
     expect(config.storage.driver).toBe('memory')
   })
@@ -84,6 +85,7 @@ describe('configuration schema', () => {
 
   it('refuses a value outside its range and names the key', () => {
     expect(messageOf(() => parseConfig({ password: { policy: { minLength: 4 } } }))).toContain('password.policy.minLength')
+    expect(messageOf(() => parseConfig({ password: { policy: { minScore: 5 } } }))).toContain('password.policy.minScore')
     expect(messageOf(() => parseConfig({ anomalies: { ipDrift: 'sometimes' } }))).toContain('anomalies.ipDrift')
     expect(messageOf(() => parseConfig({ service: { Hmac: { clientId: 'g', sharedSecret: 'short' } } }))).toContain(
       'service.Hmac.sharedSecret',

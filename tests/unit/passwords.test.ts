@@ -94,11 +94,11 @@ describe('breach check (k-anonymity range API)', () => {
   it('passes a password absent from the corpus (padding lines count 0)', async () => {
     expect(await checkBreachedPassword(fresh(), settings(range.url), warn)).toBe('clean')
   })
-  it('fails open or closed per config when the service cannot be reached', async () => {
-    expect(await checkBreachedPassword(fresh(), settings(closedUrl, true), warn)).toBe('clean')
+  it('fails open as unchecked (never clean) or closed per config when the service cannot be reached', async () => {
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl, true), warn)).toBe('unchecked')
     expect(await checkBreachedPassword(fresh(), settings(closedUrl, false), warn)).toBe('unavailable')
     range.misbehave('drop-connection')
-    expect(await checkBreachedPassword(fresh(), settings(range.url, true), warn)).toBe('clean')
+    expect(await checkBreachedPassword(fresh(), settings(range.url, true), warn)).toBe('unchecked')
   })
   it('is unavailable, even with failOpen, when the service answers 404, 500 or a body not in the range format', async () => {
     for (const how of [{ status: 404 }, { status: 500 }, { status: 503 }, { status: 200, body: '<html>Sign in to the Wi-Fi</html>' }]) {
@@ -114,9 +114,9 @@ describe('breach check (k-anonymity range API)', () => {
     range.misbehave({ status: 500 })
     expect(await checkBreachedPassword(fresh(), settings(range.url), record, fetch, () => t0)).toBe('unavailable')
     expect(await checkBreachedPassword(fresh(), settings(range.url), record, fetch, () => t0 + 59_999)).toBe('unavailable')
-    expect(await checkBreachedPassword(fresh(), settings(closedUrl), record, fetch, () => t0 + 59_999)).toBe('clean')
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl), record, fetch, () => t0 + 59_999)).toBe('unchecked')
     expect(warnings).toEqual(['breach check failed: bad answer from the range API'])
-    expect(await checkBreachedPassword(fresh(), settings(closedUrl), record, fetch, () => t0 + 60_000)).toBe('clean')
+    expect(await checkBreachedPassword(fresh(), settings(closedUrl), record, fetch, () => t0 + 60_000)).toBe('unchecked')
     expect(warnings).toEqual(['breach check failed: bad answer from the range API', 'breach check failed: range API unreachable'])
     expect(breachCheckFailures).toEqual({ badAnswer: before.badAnswer + 2, unreachable: before.unreachable + 2 })
   })

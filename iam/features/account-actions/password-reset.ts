@@ -18,7 +18,7 @@ import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink } from '../mfa/links'
 import { PASSWORD_RESET_PURPOSE } from '../mfa/purposes'
-import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
 import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
@@ -96,7 +96,7 @@ export const previewResetLink = (ctx: IamContext, params: LinkParams) => preview
 export async function resetPassword(
   ctx: IamContext,
   input: { params: LinkParams; password: string; confirmedPassword: string; actor: Actor; revokeApiTokens?: boolean },
-): Promise<{ ok: true } | ActionFailure> {
+): Promise<{ ok: true; warnings: NewPasswordWarning[] } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isReset)
   if (!check.ok) return linkFailure(check.code)
   const { link } = check
@@ -105,7 +105,7 @@ export async function resetPassword(
   }
   const user = await findUserById(ctx.db, link.user_id)
   if (!user) return linkFailure('invalid')
-  const verdict = await checkNewPassword(ctx, input.password, user.email)
+  const verdict = await checkNewPassword(ctx, input.password, { email: user.email, name: user.name })
   if (!verdict.ok) return fail(verdict.code === 'breach_check_unavailable' ? 'password_check_unavailable' : 'password_rejected', verdict.reason)
   const hash = await getPasswordHasher(ctx).hash(input.password)
   const now = new Date(ctx.now())
@@ -164,5 +164,5 @@ export async function resetPassword(
   getMailer(ctx)
     .send({ to: user.email, content })
     .catch((error: Error) => ctx.log.error('password-changed notice not delivered', { userId: user.id, error: error.message }))
-  return { ok: true }
+  return { ok: true, warnings: verdict.warnings }
 }

@@ -23,7 +23,7 @@ import { consumeLink } from '../mfa/links'
 import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
 import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
-import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { admitLoginAttempt, forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
@@ -81,7 +81,7 @@ export type VerifyProof = { password: string } | { newPassword: string; confirme
 export async function verifyEmail(
   ctx: IamContext,
   input: { params: LinkParams; actor: Actor; proof?: VerifyProof },
-): Promise<{ ok: true; signedOut: boolean } | ActionFailure | ActionLimited> {
+): Promise<{ ok: true; signedOut: boolean; warnings: NewPasswordWarning[] } | ActionFailure | ActionLimited> {
   const check = await checkAddressLink(ctx, input.params, isVerification)
   if (!check.ok) return check
   const { link, email: sentTo } = check
@@ -92,13 +92,15 @@ export async function verifyEmail(
   const account = await findUserById(ctx.db, link.user_id)
   if (!account) return linkFailure('invalid')
   let newHash: string | null = null
+  let warnings: NewPasswordWarning[] = []
   if (proof && 'password' in proof) {
     const proved = await proveAccountPassword(ctx, account, proof.password, input.actor)
     if (!proved.ok) return proved
   } else if (proof) {
     if (proof.newPassword !== proof.confirmedPassword) return fail('passwords_mismatch')
-    const verdict = await checkNewPassword(ctx, proof.newPassword, account.email)
+    const verdict = await checkNewPassword(ctx, proof.newPassword, { email: account.email, name: account.name })
     if (!verdict.ok) return fail(verdict.code === 'breach_check_unavailable' ? 'password_check_unavailable' : 'password_rejected', verdict.reason)
+    warnings = verdict.warnings
     newHash = await getPasswordHasher(ctx).hash(proof.newPassword)
   }
   const now = new Date(ctx.now())
@@ -133,7 +135,7 @@ export async function verifyEmail(
   if (done.kind === 'used') return linkFailure('used')
   if (done.kind === 'stale') return fail('address_stale')
   ctx.log.info('email verified', { userId: link.user_id, newPassword: !!newHash })
-  return { ok: true, signedOut: done.signedOut }
+  return { ok: true, signedOut: done.signedOut, warnings }
 }
 
 /** The account's password, counted like a failed POST /login (a link is no password oracle). */

@@ -18,8 +18,12 @@ export interface BreachCheckSettings {
   timeoutMs: number
 }
 
-/** clean also covers a skipped or failed-open check; unavailable = the check could not be made */
-export type BreachResult = 'clean' | 'breached' | 'unavailable'
+/**
+ * clean also covers a check switched off by config; unchecked = the service could not be reached and
+ * `failOpen` let the password through (the person is told, password-service.ts); unavailable = the
+ * check could not be made and the password is refused.
+ */
+export type BreachResult = 'clean' | 'breached' | 'unchecked' | 'unavailable'
 
 /**
  * Failed checks since the process started, by kind (read by tests and, later, metrics).
@@ -113,6 +117,6 @@ export async function checkBreachedPassword(
         failures: { ...breachCheckFailures },
       })
     }
-    return allowed ? 'clean' : 'unavailable'
+    return allowed ? 'unchecked' : 'unavailable'
   }
 }

@@ -15,7 +15,7 @@ import type { Actor } from '../account-actions/outcomes'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice } from '../mail/templates'
-import { checkNewPassword, getPasswordHasher } from '../passwords/password-service'
+import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { recordUserAction } from '../security-events/repository'
 import { pairForFamily, renewFamilyToken, type OpenedSession, type TokenPair } from '../sessions/session-service'
@@ -33,7 +33,7 @@ export type ChangePasswordCode =
   | 'session_ended'
 
 export type ChangePasswordResult =
-  | { ok: true; pair: TokenPair; revokedSessions: number }
+  | { ok: true; pair: TokenPair; revokedSessions: number; warnings: NewPasswordWarning[] }
   | { ok: false; code: 'rate_limited'; limit: Extract<LimitDecision, { ok: false }> }
   | { ok: false; code: ChangePasswordCode; reason?: string }
 
@@ -69,7 +69,7 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
   const verified = await hasher.verify(user.password_hash, input.currentPassword)
   if (!verified.ok) return { ok: false, code: 'wrong_password' }
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.actor.ipAddress })
-  const verdict = await checkNewPassword(ctx, input.password, user.email)
+  const verdict = await checkNewPassword(ctx, input.password, { email: user.email, name: user.name })
   if (!verdict.ok) return { ok: false, code: verdict.code === 'breach_check_unavailable' ? 'breach_check_unavailable' : 'weak_password', reason: verdict.reason }
   const newHash = await hasher.hash(input.password)
   const nowMs = ctx.now()
@@ -95,7 +95,7 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
   if (!pair) return { ok: false, code: 'session_ended' }
   ctx.log.info('password changed', { userId: user.id, revokedSessions: done.revoked })
   sendNotice(ctx, user.id, user.email, input.actor.ipAddress, now)
-  return { ok: true, pair, revokedSessions: done.revoked }
+  return { ok: true, pair, revokedSessions: done.revoked, warnings: verdict.warnings }
 }
 
 /** The notice names live API tokens (never a raw token); a failed delivery is logged, not an error. */

@@ -6,7 +6,7 @@
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { checkEmailAddress } from '../email-checks/email-checks'
-import { checkNewPassword, getPasswordHasher, type NewPasswordFailureCode } from '../passwords/password-service'
+import { checkNewPassword, getPasswordHasher, type NewPasswordFailureCode, type NewPasswordWarning } from '../passwords/password-service'
 import { sendVerificationMailLater } from '../account-actions/verify-email'
 import { completePair, openSession, type TokenPair } from '../sessions/session-service'
 import { insertUser, isUniqueViolation } from './users-repo'
@@ -22,7 +22,7 @@ export interface SignupInput {
 }
 
 export type SignupResult =
-  | { ok: true; pair: TokenPair; userId: number }
+  | { ok: true; pair: TokenPair; userId: number; warnings: NewPasswordWarning[] }
   /** the address fails the checks (`reason` says why) */
   | { ok: false; code: 'email_invalid'; reason: string }
   | { ok: false; code: NewPasswordFailureCode; reason: string }
@@ -33,7 +33,7 @@ export type SignupFailureCode = Extract<SignupResult, { ok: false }>['code']
 export async function signup(ctx: IamContext, input: SignupInput): Promise<SignupResult> {
   const email = await checkEmailAddress(input.email, { ...ctx.config.emailChecks }, (msg, fields) => ctx.log.warn(msg, fields))
   if (!email.ok) return { ok: false, code: 'email_invalid', reason: email.reason }
-  const password = await checkNewPassword(ctx, input.password, email.email)
+  const password = await checkNewPassword(ctx, input.password, { email: email.email, name: input.name })
   if (!password.ok) return password
   const passwordHash = await getPasswordHasher(ctx).hash(input.password)
   const now = ctx.now()
@@ -60,7 +60,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
     ctx.log.info('user signed up', { userId: created.user.id })
     // the account works at once; the address counts as verified only once the mailed link is used
     sendVerificationMailLater(ctx, created.user, input.visitor.id)
-    return { ok: true, pair, userId: created.user.id }
+    return { ok: true, pair, userId: created.user.id, warnings: password.warnings }
   } catch (error) {
     if (isUniqueViolation(error)) return { ok: false, code: 'email_taken' }
     throw error

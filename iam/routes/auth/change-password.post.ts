@@ -4,6 +4,7 @@ import { changePassword, type ChangePasswordResult } from '../../features/users/
 import { authFail, RELOGIN_ERROR, sendTokens } from '../../http/auth'
 import { authenticateAccount, readAccountBody } from '../../http/account-input'
 import { throwTooManyRequests } from '../../http/rate-limit'
+import { withWarnings } from '../../http/respond'
 
 const MISMATCH = 'Passwords do not match'
 
@@ -48,5 +49,5 @@ export default defineEventHandler(async (event) => {
     actor,
   })
   if (!result.ok) return refuse(result)
-  return sendTokens(event, ctx, result.pair, 200)
+  return withWarnings(sendTokens(event, ctx, result.pair, 200), result.warnings)
 })

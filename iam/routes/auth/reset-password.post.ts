@@ -6,7 +6,7 @@ import { getFingerPrint, rejectXss } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { actorOf, readLinkQuery } from '../../http/link-submission'
 import { getClientIp, getJsonBody } from '../../http/request'
-import { okEnvelope } from '../../http/respond'
+import { okEnvelope, withWarnings } from '../../http/respond'
 import { readRouteInput } from '../../http/route-input'
 import { failAction } from '../../http/account-action-outcomes'
 
@@ -35,5 +35,5 @@ export default defineEventHandler(async (event) => {
     actor: actorOf(event, event.context.visitor?.id ?? null),
   })
   if (!result.ok) return failAction(result)
-  return okEnvelope({ message: 'Your password has been changed. Sign in with the new password.' })
+  return withWarnings(okEnvelope({ message: 'Your password has been changed. Sign in with the new password.' }), result.warnings)
 })

@@ -19,6 +19,13 @@ export function formReply(path: string, error?: string): never {
   bffFail(303, { ok: error === undefined }, { location })
 }
 
+/** `path` with a `notice=<code>` query parameter per warning code (the layout shows their sentences). */
+export function withNotices(path: string, codes: readonly string[]): string {
+  if (codes.length === 0) return path
+  const query = codes.map((code) => `notice=${encodeURIComponent(code)}`).join('&')
+  return `${path}${path.includes('?') ? '&' : '?'}${query}`
+}
+
 /** The error code a no-JS page shows for an IAM status. */
 export function formErrorCode(status: number): string {
   if (status === 202) return 'mfa_required'

@@ -56,6 +56,15 @@ export function stripTokens(body: unknown): Record<string, unknown> {
 }
 
 /**
+ * The `warnings` of an IAM success (stable codes such as `breach_check_skipped`, iam/http/respond.ts
+ * withWarnings), kept only when they look like codes: the pages map them to their own sentences.
+ */
+export function warningsOf(body: unknown): string[] {
+  const warnings = body && typeof body === 'object' ? (body as { warnings?: unknown }).warnings : undefined
+  return Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string' && /^[a-z_]{1,64}$/.test(w)) : []
+}
+
+/**
  * Relays an IAM answer: cookies forwarded, issued tokens moved into cookies, status kept, body
  * stripped. IAM 5xx bodies are replaced (they may carry internals); 429 and 503 keep Retry-After.
  */
@@ -82,6 +91,9 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
   if (res.status >= 500) return { ok: false, error: 'The sign-in service failed. Please try again.' }
   const body = stripTokens(res.body)
   if (res.status === 202) return { ok: false, mfa: true, message: body.message ?? 'A login link has been sent to your email.' }
-  if (issued) return { ok: true, date: body.date ?? new Date().toISOString(), signedIn: true }
+  if (issued) {
+    const warnings = warningsOf(res.body)
+    return { ok: true, date: body.date ?? new Date().toISOString(), signedIn: true, ...(warnings.length ? { warnings } : {}) }
+  }
   return body
 }

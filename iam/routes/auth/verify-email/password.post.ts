@@ -7,7 +7,7 @@ import { getFingerPrint } from '../../../http/auth'
 import { actorOf, readLinkQuery } from '../../../http/link-submission'
 import { enforceRateLimit } from '../../../http/rate-limit'
 import { getClientIp } from '../../../http/request'
-import { okEnvelope } from '../../../http/respond'
+import { okEnvelope, withWarnings } from '../../../http/respond'
 import { readRouteInput } from '../../../http/route-input'
 import { authFail } from '../../../http/auth'
 import type { VerifyProof } from '../../../features/account-actions/verify-email'
@@ -42,5 +42,5 @@ export default defineEventHandler(async (event) => {
   const message = result.signedOut
     ? 'Your email address is confirmed and your new password is set. Every session was signed out: sign in with the new password.'
     : 'Your email address is confirmed.'
-  return okEnvelope({ message, signedOut: result.signedOut })
+  return withWarnings(okEnvelope({ message, signedOut: result.signedOut }), result.warnings)
 })
