@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { codeOf, linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
+import { signupConfirmed } from '../helpers/confirm-email'
+import { enrolTotp, passwordStep, secondFactor, sessionOf } from './second-factor-http'
 
 let smtp: SmtpCapture
 let iam: IamServer
@@ -52,6 +54,18 @@ describe('session velocity', () => {
       expect(await asked.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
       const confirmed = await passEmailedCode(session, seen)
       expect((await authedGet(iam, confirmed)).status).toBe(200)
+    }
+  })
+
+  it('lets sessions opened with a second factor through: their sign-in was the MFA', async () => {
+    const laptop = await newDevice(iam, { ip: '203.0.113.62' })
+    const user = await signupConfirmed(iam, smtp, { client: laptop })
+    const { recoveryCodes } = await enrolTotp(iam, user)
+    // sign-up, then five more sign-ins with the password and a recovery code: past the count of 3
+    for (const code of recoveryCodes.slice(0, 5)) {
+      const challenge = await passwordStep(iam, user, laptop)
+      const session = await sessionOf(await secondFactor(iam, laptop, challenge, code), user, laptop)
+      expect((await authedGet(iam, session)).status).toBe(200)
     }
   })
 })

@@ -39,6 +39,8 @@ export interface OpenSessionInput {
   ipAddress: string
   fingerprint: Record<string, unknown> | null
   remember: boolean
+  /** the sign-in passed a second factor: the session starts with its MFA done (anomaly checks 5 and 6) */
+  mfaPassed?: boolean
 }
 
 export interface OpenedSession {
@@ -112,13 +114,19 @@ export interface SignInDeviceFacts {
   fingerprint: Record<string, unknown> | null
 }
 
-/** Opens the session of a completed sign-in (password, second factor, passkey): one place maps user and device to it. */
+/**
+ * Opens the session of a completed sign-in (password, second factor, passkey): one place maps user
+ * and device to it. `mfaPassed`: the sign-in itself passed a second factor (the TOTP step, a
+ * passkey with user verification), so the session starts with its MFA done and a burst of fresh
+ * sign-ins (anomaly check 6) does not ask it for the emailed code as well.
+ */
 export async function createSignInSession(
   ctx: IamContext,
   user: { id: number; roles: string[] },
   device: SignInDeviceFacts,
   remember: boolean,
   audit?: SignInAudit,
+  mfaPassed = false,
 ): Promise<TokenPair> {
   return createSession(ctx, {
     userId: user.id,
@@ -126,6 +134,7 @@ export async function createSignInSession(
     ipAddress: device.ipAddress,
     fingerprint: device.fingerprint,
     remember,
+    mfaPassed,
     roles: user.roles,
     visitor: device.visitor.visitor_id,
   }, audit)

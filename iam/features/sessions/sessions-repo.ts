@@ -18,6 +18,8 @@ export interface NewFamily {
   now: Date
   /** the expiry of its first refresh token */
   refreshExpiresAt: Date
+  /** the sign-in itself passed a second factor (TOTP, recovery code, passkey): its last_mfa_at */
+  mfaPassed?: boolean
 }
 
 export interface NewRefreshToken {
@@ -37,6 +39,8 @@ const familyRow = (family: NewFamily) => ({
   created_at: family.now,
   last_seen: family.now,
   refresh_expires_at: family.refreshExpiresAt,
+  // always present (null or the moment): the sign-in statements are compiled once per shape
+  last_mfa_at: family.mfaPassed ? family.now : null,
 })
 
 const tokenRow = (token: NewRefreshToken) => ({
