@@ -105,6 +105,15 @@ describe('login page', () => {
     await vi.waitFor(() => expect(page.find('input#password').exists()).toBe(false))
     expect(page.find('#second-factor-heading').text()).toBe('Two-step sign-in')
   })
+
+  it('drops the arrival notice ("You have signed out.") once the second step shows', async () => {
+    answer('POST', '/api/auth/login', 200, { ok: true, secondFactor: { challenge: 'c'.repeat(43) } })
+    const page = await fill('/login?signedOut=1')
+    expect(page.text()).toContain('You have signed out.')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#second-factor-heading').exists()).toBe(true))
+    expect(page.text()).not.toContain('You have signed out.')
+  })
 })
 
 describe('second sign-in step (the login page after a right password)', () => {
