@@ -66,7 +66,24 @@ export const securityEventsQuery = z.object({
   before: z.string().regex(SECURITY_EVENTS_CURSOR, 'before is the nextBefore of a previous page').optional(),
 })
 
+/** How the account can sign in: what the account page offers to change. */
+export const signInMethodsView = z.object({
+  password: z.boolean().describe('the account has a password (false: provider sign-in only, or cleared)'),
+  totp: z.boolean().describe('two-step sign-in is on'),
+  passkeys: z.number().int().describe('how many passkeys the account holds'),
+  providers: z.array(z.string()).describe('linked OAuth providers by configured name'),
+})
+
 export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
+  signInMethods: {
+    method: 'GET',
+    path: '/auth/sign-in-methods',
+    summary: 'How the account can sign in: password, two-step sign-in, passkeys, linked providers',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses({ 200: { description: 'The account’s sign-in methods', body: okData(signInMethodsView) } }, FULL_AUTH),
+  },
   listSessions: {
     method: 'GET',
     path: '/auth/sessions',

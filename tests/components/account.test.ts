@@ -26,11 +26,13 @@ beforeEach(() => {
   answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: false, recoveryCodesLeft: 0 } })
   answer('GET', '/api/auth/passkeys', 200, { ok: true, data: { passkeys: [] } })
   answer('GET', '/api/auth/sessions', 200, { ok: true, data: { sessions: [session('s-1', true, 'Firefox'), session('s-2', false, 'Chrome')] } })
+  answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: true, totp: false, passkeys: 0, providers: [] } })
   answer('GET', '/api/auth/security-events', 200, { ok: true, data: { events: [{ id: 1, type: 'login_succeeded', createdAt: NOW, ipAddress: '203.0.113.7' }] } })
 })
 
 async function account() {
-  const page = await mountSuspended(AccountPage, { route: '/account' })
+  // attached to the document: the confirmations move focus, which a detached tree cannot hold
+  const page = await mountSuspended(AccountPage, { route: '/account', attachTo: document.body })
   await vi.waitFor(() => expect(page.find('#sessions-heading').exists()).toBe(true))
   return page
 }
@@ -141,6 +143,8 @@ describe('account page', () => {
 
   describe('password change', () => {
     async function change(page: Page) {
+      // the form shows once the sign-in methods say the account has a password
+      await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
       const form = section(page, 'password-heading')
       await form.find('input#current-password').setValue('old password 123')
       await form.find('input#new-password').setValue('a brand new passphrase')
@@ -194,11 +198,42 @@ describe('account page', () => {
       expect(sessions.findAll('li button').map((b) => b.attributes('aria-label'))).toEqual([expect.stringContaining('End session: Chrome on Linux')])
     })
 
+    it('asks "Sign out <device>?" in place and ends nothing until Confirm', async () => {
+      const revoked = answer('POST', '/api/auth/sessions/revoke', 200, { ok: true })
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      await sessions.find('li button').trigger('click')
+      const confirm = sessions.find('[role="group"]')
+      expect(document.getElementById(confirm.attributes('aria-labelledby')!)?.textContent).toBe('Sign out Chrome on Linux?')
+      // focus on Cancel: a second Enter right after the click keeps the session
+      expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
+      expect(revoked.bodies).toEqual([])
+      await confirm.findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
+      await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('The session of Chrome on Linux was ended.'))
+      expect(revoked.bodies).toEqual([{ id: 's-2' }])
+      expect(document.activeElement?.id).toBe('sessions-heading')
+    })
+
+    it.each([
+      ['Cancel', (confirm: ReturnType<Page['find']>) => confirm.findAll('button').find((b) => b.text() === 'Cancel')!.trigger('click')],
+      ['Escape', (confirm: ReturnType<Page['find']>) => confirm.trigger('keydown', { key: 'Escape' })],
+    ])('keeps the session on %s and puts focus back on its "End session" button', async (_, dismiss) => {
+      const revoked = answer('POST', '/api/auth/sessions/revoke', 200, { ok: true })
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      await sessions.find('li button').trigger('click')
+      await dismiss(sessions.find('[role="group"]'))
+      await vi.waitFor(() => expect(sessions.find('[role="group"]').exists()).toBe(false))
+      await vi.waitFor(() => expect(document.activeElement?.getAttribute('aria-label')).toMatch(/^End session: Chrome on Linux/))
+      expect(revoked.bodies).toEqual([])
+    })
+
     it('says a session that had already ended (404) instead of a generic error', async () => {
       answer('POST', '/api/auth/sessions/revoke', 404, { ok: false, error: 'Not found' })
       const page = await account()
       const sessions = await sessionsOf(page)
       await sessions.find('li button').trigger('click')
+      await sessions.findAll('[role="group"] button').find((b) => b.text() === 'Confirm')!.trigger('click')
       await vi.waitFor(() => expect(sessions.find('.alert[role="alert"]').text()).toBe('That session had already ended.'))
     })
 
@@ -270,15 +305,70 @@ describe('account page', () => {
       await vi.waitFor(() => expect(section(page, 'passkeys-heading').find('.alert[role="alert"]').text()).toBe('Something went wrong on our side. Please try again.'))
     })
 
-    it('removes a passkey and names it', async () => {
+    async function askToRemove() {
       answer('GET', '/api/auth/passkeys', 200, { ok: true, data: { passkeys: [{ id: 7, name: 'Laptop', createdAt: NOW, lastUsedAt: null, backedUp: false }] } })
       const removed = answer('POST', '/api/auth/passkeys/delete', 200, { ok: true })
       const page = await account()
       const passkeys = section(page, 'passkeys-heading')
       await vi.waitFor(() => expect(passkeys.find('button[aria-label="Remove passkey Laptop"]').exists()).toBe(true))
       await passkeys.find('button[aria-label="Remove passkey Laptop"]').trigger('click')
+      const confirm = passkeys.find('[role="group"]')
+      return { passkeys, confirm, removed, button: (text: string) => confirm.findAll('button').find((b) => b.text() === text)! }
+    }
+
+    it('asks "Remove passkey <name>?" in place and removes it only on Confirm', async () => {
+      const { passkeys, confirm, removed, button } = await askToRemove()
+      expect(document.getElementById(confirm.attributes('aria-labelledby')!)?.textContent).toBe('Remove passkey Laptop?')
+      expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
+      expect(removed.bodies).toEqual([])
+      await button('Confirm').trigger('click')
       await vi.waitFor(() => expect(passkeys.find('.alert.success').text()).toBe('Passkey "Laptop" removed.'))
-      expect(removed.bodies).toHaveLength(1)
+      expect(removed.bodies).toEqual([{ id: 7 }])
+    })
+
+    it('keeps the passkey on Cancel and puts focus back on its "Remove" button', async () => {
+      const { passkeys, removed, button } = await askToRemove()
+      await button('Cancel').trigger('click')
+      await vi.waitFor(() => expect(document.activeElement?.getAttribute('aria-label')).toBe('Remove passkey Laptop'))
+      expect(passkeys.find('[role="group"]').exists()).toBe(false)
+      expect(removed.bodies).toEqual([])
+    })
+  })
+
+  describe('sections', () => {
+    it('links from the top of the page to each section, in the order of the page', async () => {
+      const page = await account()
+      const links = page.findAll('nav[aria-label="Account sections"] a')
+      expect(links.map((a) => a.text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Security activity', 'API tokens'])
+      const targets = links.map((a) => page.find(a.attributes('href')!))
+      expect(targets.map((t) => t.find('h2').text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Security activity', 'API tokens'])
+    })
+  })
+
+  describe('an account without a password', () => {
+    it('shows no password form to an account that signs in with a provider, and names the provider', async () => {
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: false, totp: false, passkeys: 0, providers: ['google'] } })
+      answer('GET', '/api/auth/providers', 200, { providers: [{ name: 'google', displayName: 'Google', href: '/oauth/google' }] })
+      const page = await account()
+      const password = section(page, 'password-heading')
+      await vi.waitFor(() => expect(password.find('[data-testid="no-password"]').text()).toBe('You sign in with Google. Your account has no password, so there is none to change here.'))
+      expect(page.find('input#current-password').exists()).toBe(false)
+      expect(page.text()).not.toContain('Change password')
+    })
+
+    it('points an account with neither a password nor a provider to "Forgot password" to set one', async () => {
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: false, totp: false, passkeys: 1, providers: [] } })
+      const page = await account()
+      const password = section(page, 'password-heading')
+      await vi.waitFor(() => expect(password.find('[data-testid="no-password"]').exists()).toBe(true))
+      expect(password.find('a').attributes('href')).toBe('/forgot-password')
+      expect(page.find('input#current-password').exists()).toBe(false)
+    })
+
+    it('keeps the password form when the sign-in methods cannot be read (the IAM still refuses a change without one)', async () => {
+      answer('GET', '/api/auth/sign-in-methods', 503, {})
+      const page = await account()
+      await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
     })
   })
 

@@ -18,9 +18,11 @@ afterAll(async () => {
 })
 
 describe('account page: sessions and security', () => {
-  it('ends the other device’s session from the account page, and that device is signed out', async () => {
+  it('ends the other device’s session after an in-place "Sign out <device>?", and that device is signed out', async () => {
     const email = freshEmail('sessions')
     const mine = await laptop.newPage()
+    // a phone's width: the sections, their navigation and the confirmation must fit without sideways scrolling
+    await mine.setViewportSize({ width: 390, height: 844 })
     const csp = watchCsp(mine)
     await signUpInBrowser(mine, stack.url, email)
     const other = await phone.newPage()
@@ -33,7 +35,21 @@ describe('account page: sessions and security', () => {
     expect(await seriousA11yViolations(mine)).toEqual([])
     await saveScreenshot(mine, 'account-sessions')
 
+    const nav = mine.getByRole('navigation', { name: 'Account sections' })
+    await nav.getByRole('link', { name: 'Devices and sessions' }).click()
+    await expect.poll(() => new URL(mine.url()).hash).toBe('#devices')
+
     await sessions.getByRole('button', { name: /^End session:/ }).click()
+    const confirm = sessions.getByRole('group', { name: /^Sign out .+\?$/ })
+    await expect.poll(() => confirm.isVisible(), WAIT).toBe(true)
+    // focus on Cancel: pressing Enter again does not end the session
+    expect(await mine.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Cancel')
+    expect(await sessions.getByRole('listitem').count()).toBe(2)
+    expect(await seriousA11yViolations(mine)).toEqual([])
+    expect(await mine.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await saveScreenshot(mine, 'account-sessions-confirm-390')
+
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => sessions.getByText(/was ended/).isVisible(), WAIT).toBe(true)
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
 

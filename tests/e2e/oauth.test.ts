@@ -64,7 +64,7 @@ afterAll(async () => {
 })
 
 describe('OAuth sign-in in the browser', () => {
-  it('signs in with the demo OpenID provider and lands on the account page with HttpOnly session cookies', async () => {
+  it('signs in with the demo OpenID provider and lands on the account page (no password form) with HttpOnly session cookies', async () => {
     browser = await launchBrowser()
     const page = await browser.newPage()
     // devInteractions' layout @imports a Google font; nothing may leave loopback, so answer it at once
@@ -84,6 +84,10 @@ describe('OAuth sign-in in the browser', () => {
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.locator('#main').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
+    // an account made through the provider has no password: the page names the provider instead of a form
+    const password = page.getByRole('region', { name: 'Password' })
+    await expect.poll(() => password.getByText(`You sign in with ${entry.displayName}.`, { exact: false }).isVisible(), WAIT).toBe(true)
+    expect(await page.getByLabel('Current password').count()).toBe(0)
 
     const cookies = await browser.context.cookies(base)
     expect(cookies.find((c) => c.name === '__Secure-a')).toMatchObject({ httpOnly: true, secure: true })

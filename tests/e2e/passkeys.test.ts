@@ -56,6 +56,7 @@ describe('passkeys in the browser', () => {
     await expect.poll(() => section.getByText('last used', { exact: false }).isVisible(), WAIT).toBe(true)
 
     await section.getByRole('button', { name: 'Remove passkey Test laptop' }).click()
+    await section.getByRole('group', { name: 'Remove passkey Test laptop?' }).getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
     expect(csp).toEqual([])
     await page.close()
@@ -71,6 +72,7 @@ describe('passkeys in the browser', () => {
     await section.getByRole('button', { name: 'Add a passkey' }).click()
     await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)
     await section.getByRole('button', { name: /^Remove passkey/ }).click()
+    await section.getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1)
     await page.getByRole('button', { name: 'Sign out' }).click()

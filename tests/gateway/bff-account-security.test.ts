@@ -121,3 +121,14 @@ describe('security activity through the BFF', () => {
     expect((await a.call('/api/auth/security-events?before=nope')).status).toBe(400)
   })
 })
+
+describe('sign-in methods through the BFF', () => {
+  it('tells the signed-in browser how its account signs in, and a browser without a session nothing', async () => {
+    const { a } = await twoBrowsers()
+    const res = await a.call('/api/auth/sign-in-methods')
+    expect(res.status, res.text).toBe(200)
+    expect(res.json.data).toEqual({ password: true, totp: false, passkeys: 0, providers: [] })
+    const stranger = await browserLike(stack.gateway.url).call('/api/auth/sign-in-methods')
+    expect(stranger.status).toBe(401)
+  })
+})

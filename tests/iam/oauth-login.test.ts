@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Client, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { expectDocumented } from './documented'
 
 let iam: IamServer
 beforeAll(async () => {
@@ -36,6 +37,27 @@ async function emailVerifiedOf(s: Session): Promise<unknown> {
   const res = await authedGet(iam, s, '/secret/accesstoken/metadata')
   return ((await res.json()) as Json).emailVerified
 }
+
+describe('GET /auth/sign-in-methods', () => {
+  it('tells an account made through a provider that it has no password, and names the provider', async () => {
+    const { session } = await oauthSession('demo', { sub: `m-${Date.now()}`, email: uniqueEmail('methods'), email_verified: true }, await freshDevice())
+    const res = await authedGet(iam, session!, '/auth/sign-in-methods')
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expectDocumented('signInMethods', 200, body)
+    expect(body).toMatchObject({ ok: true, data: { password: false, totp: false, passkeys: 0, providers: ['demo'] } })
+  })
+
+  it('tells a signed-up account that it has a password and no provider', async () => {
+    const user = await signupUser(iam, { client: await freshDevice() })
+    const res = await authedGet(iam, user, '/auth/sign-in-methods')
+    expect(await res.json()).toMatchObject({ ok: true, data: { password: true, totp: false, passkeys: 0, providers: [] } })
+  })
+
+  it('answers 401 without a session', async () => {
+    expect((await call(iam, 'GET', '/auth/sign-in-methods', { client: await freshDevice() })).status).toBe(401)
+  })
+})
 
 describe('POST /auth/OAuth/:providerName', () => {
   it('creates the user from a standard profile (201) and logs the same identity into the same user again', async () => {

@@ -51,6 +51,8 @@ export const BFF_IAM_ROUTES = [
   'revokeOtherSessions',
   'changePassword',
   'listSecurityEvents',
+  // the account page: which sign-in methods to offer (no password form without a password)
+  'signInMethods',
   // the sign-in proven again before a change to how the account signs in
   'reauthenticate',
   // two-step sign-in (account page, login page's second step, second factor instead of the emailed code)
