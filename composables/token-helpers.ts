@@ -1,4 +1,5 @@
 /** Small pure helpers of the API-token pages. */
+import { describeFailure, type BffResult } from './useBff'
 export const PRIVILEGES = ['demo', 'restricted', 'protected', 'full', 'custom'] as const
 
 /** "1.2.3.4, 5.6.7.8" or one per line -> ['1.2.3.4', '5.6.7.8']. */
@@ -24,4 +25,57 @@ export interface TokenListEntry {
   last_used: string | null
   usage_count: number
   privilege_type: string
+}
+
+export type Privilege = (typeof PRIVILEGES)[number]
+
+/**
+ * One line per privilege. The IAM gives them no meaning of its own (IAM spec, Privileges): a token
+ * verifies only with the exact privilege it holds, and the service that verifies decides what each
+ * allows. The lines say that, with the convention the names suggest.
+ */
+export const PRIVILEGE_MEANINGS: Record<Privilege, string> = {
+  demo: 'for trying things out: samples, sandboxes and demos where nothing real is at stake.',
+  restricted: 'for narrow jobs, such as reading a report, that your service keeps to a few actions.',
+  protected: 'for jobs that touch data worth guarding, which your service checks more closely.',
+  full: 'for trusted services allowed everything your service offers to tokens.',
+  custom: 'yours to define, when none of the four names above fits.',
+}
+
+/** The request a script sends to check a token: the gateway's public route on this site's origin. */
+export function verifyCommand(origin: string, privilege: Privilege = 'full'): string {
+  return `curl -H "x-api-key: <token>" "${origin}/api/public/verify?privilege=${privilege}"`
+}
+
+/**
+ * The spec's reasons of the token routes (IAM spec, Errors: helper failure reasons) as sentences.
+ * The wire keeps the spec's texts for programs; a person reads what happened. "Invalid key" covers
+ * a malformed, revoked, expired or wrong-privilege token alike, on purpose: the IAM does not tell a
+ * caller which, so neither does the page.
+ */
+export const TOKEN_REASONS: Readonly<Record<string, string>> = {
+  'Invalid key': 'The token was not accepted: it is revoked or expired, or the privilege does not match.',
+  'Invalid Host': 'The address this came from is not allowed to use the token.',
+  'Token expired': 'The token has expired.',
+  'No api key provided': 'No token was sent: put it in the x-api-key header.',
+  'Bad Request': 'The request was not understood: the privilege or the token details are wrong. Reload the page and try again.',
+  'Invalid identity': 'The token details do not match this token. Reload the page and try again.',
+  'Token not found or unauthorized': 'This token no longer exists or is not yours. Reload the page.',
+  'Cannot rotate revoked token': 'This token is revoked, so it cannot be rotated.',
+  'Token cannot be rotated this time': 'The token cannot be rotated right now. Try again in a moment.',
+  'Cant get metadata about invalid token': 'This token is revoked or expired, so it has no details to show.',
+  'Server error validating token.': 'The server could not check the token. Try again.',
+  'Server error rotating a token.': 'The server could not rotate the token. Try again.',
+  'Error invalidating token': 'The server could not revoke the token. Try again.',
+  'Error getting metadata': 'The server could not read the token details. Try again.',
+  'Internal server error': 'The server could not save the change. Try again.',
+  'Server error': 'The server could not complete the request. Try again.',
+  'Server Error': 'The server could not complete the request. Try again.',
+}
+
+/** A token action's failure for a person: the spec's reason in words, else the shared banner text. */
+export function describeTokenFailure(result: BffResult): string {
+  const reason = result.body.reason
+  const words = typeof reason === 'string' && !result.body.error ? TOKEN_REASONS[reason] : undefined
+  return words ?? describeFailure(result)
 }

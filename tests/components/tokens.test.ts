@@ -79,15 +79,87 @@ describe('tokens page', () => {
     expect(createForm(page).find('.alert').exists()).toBe(false)
   })
 
-  it('revokes all tokens only after the confirming second click, and counts them', async () => {
+  it('revokes all tokens only after the confirming second click, and calls a single token "your token"', async () => {
     const revokeAll = answer('POST', '/api/tokens/revoke-all', 200, { ok: true, data: { revokedCount: 1 } })
     const page = await tokensPage()
     const button = (text: string) => page.findAll('button.danger').find((b) => b.text() === text)
-    await button('Revoke all API tokens')!.trigger('click')
+    await button('Revoke your token')!.trigger('click')
     expect(revokeAll.bodies).toEqual([])
-    await button('Yes, revoke all 1 tokens')!.trigger('click')
+    expect(page.text()).toContain('Every script and service using this token stops working.')
+    await button('Yes, revoke your token')!.trigger('click')
     await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('1 token was revoked.'))
     expect(revokeAll.bodies).toEqual([{ confirm: true }])
+  })
+
+  it('counts the tokens revoke-all will end when there are several', async () => {
+    answer('GET', '/api/tokens', 200, list([TOKEN, { ...TOKEN, id: 4, name: 'b' }, { ...TOKEN, id: 5, name: 'c' }]))
+    const page = await tokensPage()
+    const button = (text: string) => page.findAll('button.danger').find((b) => b.text() === text)
+    await button('Revoke all 3 tokens')!.trigger('click')
+    expect(button('Yes, revoke all 3 tokens')).toBeDefined()
+    expect(page.text()).toContain('one of these 3 tokens stops working.')
+  })
+
+  it("shows the gateway's verify URL on the page's own origin, with a curl command that copies with a visible confirmation", async () => {
+    const writeText = vi.fn<(text: string) => Promise<void>>().mockResolvedValue(undefined)
+    vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } })
+    try {
+      const page = await tokensPage()
+      const help = page.find('section[aria-labelledby="verify-heading"]')
+      const origin = window.location.origin
+      expect(help.find('code.mono').text()).toBe(`${origin}/api/public/verify`)
+      const command = `curl -H "x-api-key: <token>" "${origin}/api/public/verify?privilege=full"`
+      expect(help.find('pre').text()).toBe(command)
+      expect(help.find('[role="status"]').text()).toBe('')
+      await help.findAll('button').find((b) => b.text() === 'Copy command')!.trigger('click')
+      await vi.waitFor(() => expect(help.find('[role="status"]').text()).toBe('Command copied.'))
+      expect(writeText).toHaveBeenCalledWith(command)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
+  it('explains each of the five privileges in one line', async () => {
+    const page = await tokensPage()
+    const terms = page.findAll('dl.privileges dt').map((dt) => dt.text())
+    expect(terms).toEqual(['demo', 'restricted', 'protected', 'full', 'custom'])
+    for (const dd of page.findAll('dl.privileges dd')) expect(dd.text().length).toBeGreaterThan(20)
+  })
+
+  it('shows the saved privilege and the current usage on the card after a privilege change, without a page reload', async () => {
+    const update = answer('POST', '/api/tokens/privilege', 200, { ok: true, data: { msg: 'Privileges updated successfully' } })
+    const page = await tokensPage()
+    const item = page.find('li.token')
+    answer('GET', '/api/tokens', 200, list([{ ...TOKEN, privilege_type: 'full', usage_count: 4 }]))
+    await item.find('select#t3-privilege').setValue('full')
+    await item.findAll('form')[1]!.trigger('submit')
+    await vi.waitFor(() => expect(page.find('li.token dl').text()).toContain('full'))
+    const card = page.find('li.token')
+    expect(card.find('dl').text()).toContain('4 times')
+    expect(card.find('.alert.success').text()).toBe('Privilege changed to full. Checks must now ask for full.')
+    expect(update.bodies).toEqual([{ tokenId: 3, publicIdentifier: 'pub_3', name: 'billing export', newPrivilege: 'full' }])
+  })
+
+  it('shows the new allowed addresses on the card after they are saved', async () => {
+    answer('POST', '/api/tokens/ip-restriction', 200, { ok: true })
+    const page = await tokensPage()
+    answer('GET', '/api/tokens', 200, list([{ ...TOKEN, restricted_to_ip_address: ['10.0.0.1'] }]))
+    await page.find('input#t3-ips').setValue('10.0.0.1')
+    await page.find('li.token form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('li.token dl').text()).toContain('10.0.0.1'))
+    expect(page.find('li.token .alert.success').text()).toBe('Allowed addresses saved.')
+  })
+
+  it.each([
+    ['Invalid Host', 'The address this came from is not allowed to use the token.'],
+    ['Invalid key', 'The token was not accepted: it is revoked or expired, or the privilege does not match.'],
+    ['Token not found or unauthorized', 'This token no longer exists or is not yours. Reload the page.'],
+  ])('says the reason "%s" in words on the token', async (reason, words) => {
+    answer('POST', '/api/tokens/rotate', 400, { ok: false, date: '2026-01-02T03:04:05.000Z', reason })
+    const page = await tokensPage()
+    const item = page.find('li.token')
+    await item.findAll('button').find((b) => b.text().startsWith('Rotate'))!.trigger('click')
+    await vi.waitFor(() => expect(item.find('.alert[role="alert"]').text()).toBe(words))
   })
 
   it("checks a token's new IPv4 list before saving it", async () => {

@@ -1,6 +1,7 @@
 /**
  * API tokens in the browser: create (raw token shown once, copyable) -> a resource server verifies it
- * with fetch through the IAM's public route -> rotate -> revoke.
+ * with fetch through the IAM's public route -> rotate -> the page's verify command through the
+ * gateway, a privilege change seen on the card -> revoke.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
@@ -19,7 +20,7 @@ afterAll(async () => {
 })
 
 describe('API tokens page', () => {
-  it('create -> verify with fetch -> rotate -> revoke', async () => {
+  it('create -> verify with fetch -> rotate -> the page\'s verify command works and a privilege change shows on the card -> revoke', async () => {
     const page = await browser.newPage()
     const csp = watchCsp(page)
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url })
@@ -51,6 +52,24 @@ describe('API tokens page', () => {
     expect(await verify(rawToken)).toBe(401)
     expect(await verify(rotated)).toBe(200)
     await page.getByRole('button', { name: 'I have saved it' }).click()
+
+    // the page's own command reaches the gateway's public route, and the card follows a privilege change without a reload
+    const command = (await page.locator('section[aria-labelledby="verify-heading"] pre').textContent()) ?? ''
+    expect(command).toBe(`curl -H "x-api-key: <token>" "${stack.url}/api/public/verify?privilege=full"`)
+    await page.getByRole('button', { name: 'Copy command' }).click()
+    await expect.poll(() => page.getByText('Command copied.').isVisible(), WAIT).toBe(true)
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command)
+    const commandUrl = /"(http[^"]+)"$/.exec(command)![1]!
+    const viaGateway = async (url: string) => (await fetch(url, { headers: { 'x-api-key': rotated } })).status
+    expect(await viaGateway(commandUrl)).toBe(200)
+    await page.getByLabel('Privilege', { exact: true }).last().selectOption('restricted')
+    await page.getByRole('button', { name: 'Save privilege of deploy bot' }).click()
+    const cardValue = (term: string) => page.locator('li.token dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]').textContent()
+    await expect.poll(() => cardValue('Privilege'), WAIT).toBe('restricted')
+    // one check by the resource server and one by the command since the rotation, with no page reload
+    expect(await cardValue('Used')).toBe('2 times')
+    expect(await viaGateway(commandUrl)).toBe(401)
+    expect(await viaGateway(commandUrl.replace('privilege=full', 'privilege=restricted'))).toBe(200)
 
     await page.getByRole('button', { name: 'Revoke deploy bot' }).click()
     await page.getByRole('button', { name: /Yes, revoke/ }).click()

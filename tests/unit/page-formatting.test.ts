@@ -1,6 +1,6 @@
 /** The pages' shared wording: moments to the minute (composables/format-when.ts) and failure banners (composables/useBff.ts). */
 import { describe, expect, it } from 'vitest'
-import { formatWhen } from '../../composables/format-when'
+import { formatWhen, formatWhenRelative } from '../../composables/format-when'
 import { describeFailure, formFailure } from '../../composables/useBff'
 
 describe('formatWhen', () => {
@@ -13,6 +13,24 @@ describe('formatWhen', () => {
   it('shows a dash for no moment and an unparsable value as it came', () => {
     expect(formatWhen(null)).toBe('—')
     expect(formatWhen('soon')).toBe('soon')
+  })
+})
+
+describe('formatWhenRelative', () => {
+  const now = Date.parse('2026-01-02T12:00:00.000Z')
+  const ago = (ms: number) => new Date(now - ms).toISOString()
+
+  it('says a moment within the last day in words', () => {
+    expect(formatWhenRelative(ago(20_000), now, 'en')).toBe('just now')
+    expect(formatWhenRelative(ago(60_000), now, 'en')).toBe('1 minute ago')
+    expect(formatWhenRelative(ago(59 * 60_000), now, 'en')).toBe('59 minutes ago')
+    expect(formatWhenRelative(ago(23 * 3_600_000 + 59 * 60_000), now, 'en')).toBe('23 hours ago')
+  })
+
+  it('falls back to the date from a day back, for a future moment and for no moment', () => {
+    expect(formatWhenRelative(ago(24 * 3_600_000), now, 'en-GB')).toBe(formatWhen(ago(24 * 3_600_000), 'en-GB'))
+    expect(formatWhenRelative(ago(-60_000), now, 'en-GB')).toBe(formatWhen(ago(-60_000), 'en-GB'))
+    expect(formatWhenRelative(null, now)).toBe('—')
   })
 })
 

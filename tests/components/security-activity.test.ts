@@ -1,0 +1,114 @@
+/**
+ * components/SecurityActivity.vue: every kind of event the IAM records reads as a sentence, told
+ * apart by its details where they change the story, and never as the IAM's own event name.
+ */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { describe, expect, it, vi } from 'vitest'
+import SecurityActivity from '../../components/SecurityActivity.vue'
+import { SECURITY_EVENT_TYPES, type SecurityEventType } from '../../iam/features/security-events/event-types'
+import { answer } from './bff'
+
+type Case = [details: Record<string, unknown>, label: string]
+
+/** What the owner reads for each recorded kind, with the details the IAM writes for it. */
+const EXPECTED: Record<SecurityEventType, Case[]> = {
+  login_succeeded: [
+    [{ method: 'password', sessionId: 's' }, 'Signed in with your password'],
+    [{ method: 'oauth', provider: 'github', sessionId: 's' }, 'Signed in with Github'],
+    [{}, 'Signed in'],
+  ],
+  login_failed: [
+    [{ method: 'password', reason: 'invalid_credentials' }, 'Failed sign-in attempt'],
+    [{ method: 'password', reason: 'banned' }, 'Sign-in refused: the account is suspended'],
+  ],
+  passkey_sign_in: [[{ passkeyId: 1 }, 'Signed in with a passkey']],
+  mfa_sent: [[{ anomaly: 'NEW_DEVICE' }, 'Unusual sign-in: a confirmation code was mailed']],
+  mfa_verified: [[{}, 'Sign-in confirmed']],
+  mfa_failed: [[{}, 'Wrong sign-in confirmation code']],
+  custom_mfa_started: [[{}, 'Confirmation of an action requested']],
+  custom_mfa_verified: [[{}, 'Action confirmed']],
+  session_revoked: [[{ sessionId: 's' }, 'A session was signed out']],
+  sessions_revoked_others: [
+    [{ revokedSessions: 2 }, 'Signed out everywhere else (2 sessions)'],
+    [{ revokedSessions: 0 }, 'Signed out everywhere else: there were no other sessions'],
+  ],
+  password_changed: [[{ revokedSessions: 1 }, 'Password changed']],
+  password_reset_requested: [[{}, 'Password reset requested']],
+  password_reset: [
+    [{}, 'Password reset'],
+    [{ by: 'email_verification' }, 'New password set while confirming your email address'],
+  ],
+  email_changed: [[{ from: 'a***@example.com', to: 'b***@example.com' }, 'Email address changed']],
+  email_change_undone: [[{}, 'Email change undone']],
+  email_verified: [[{ with: 'device' }, 'Email address confirmed']],
+  second_factor_added: [
+    [{ method: 'passkey', passkeyId: 1 }, 'Passkey added'],
+    [{ method: 'totp' }, 'Authenticator app for two-step sign-in added'],
+  ],
+  second_factor_removed: [
+    [{ method: 'passkey', passkeyId: 1 }, 'Passkey removed'],
+    [{ method: 'totp', with: 'totp' }, 'Authenticator app for two-step sign-in removed'],
+  ],
+  second_factor_passed: [
+    [{ method: 'totp' }, 'Two-step sign-in passed with your authenticator app'],
+    [{ method: 'recovery_code' }, 'Two-step sign-in passed with a recovery code'],
+  ],
+  second_factor_failed: [[{ method: 'totp', purpose: 'sign_in' }, 'Wrong two-step sign-in code']],
+  second_factor_locked: [[{ lockMs: 900_000 }, 'Code entry locked after wrong two-step codes']],
+  recovery_code_used: [
+    [{ purpose: 'sign_in', remaining: 1 }, 'Recovery code used (1 code left)'],
+    [{ purpose: 'sign_in', remaining: 7 }, 'Recovery code used (7 codes left)'],
+  ],
+  passkey_counter_regressed: [[{ passkeyId: 1, stored: 5, received: 2 }, 'A passkey reported an unexpected use count: it may have been copied']],
+  reauthenticated: [[{ method: 'password' }, 'Sign-in confirmed again for a sensitive change']],
+  squatter_setup_removed: [[{ by: 'password_reset' }, 'Sign-in methods set up before your address was confirmed were removed']],
+  api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
+  api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
+  api_token_revoked: [
+    [{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” revoked'],
+    [{ name: 'ci', publicIdentifier: 'p', by: 'cli' }, 'API token “ci” revoked by an administrator'],
+  ],
+  api_tokens_revoked_all: [
+    [{ cause: 'manage', revokedCount: 3, tokenIds: [1, 2, 3] }, 'All API tokens revoked (3 tokens)'],
+    [{ cause: 'manage', revokedCount: 0, tokenIds: [] }, 'Revoke all: there were no tokens'],
+    [{ cause: 'password_reset', revokedCount: 1, tokenIds: [4] }, 'All API tokens revoked with the password reset (1 token)'],
+  ],
+  device_banned: [[{ reason: 'xss' }, 'A device was blocked']],
+  user_banned: [[{ by: 'cli' }, 'Account suspended by an administrator']],
+  user_unbanned: [[{ by: 'cli' }, 'Account suspension lifted']],
+  signing_key_rotated: [[{ kid: 'k1', by: 'cli' }, 'Signing keys rotated by an administrator']],
+}
+
+async function activityShowing(events: Array<{ type: string; details?: Record<string, unknown>; createdAt?: string }>) {
+  answer('GET', '/api/auth/security-events', 200, {
+    ok: true,
+    data: { events: events.map((e, i) => ({ id: i + 1, createdAt: '2026-01-02T03:04:05.000Z', ipAddress: '203.0.113.7', ...e })) },
+  })
+  const section = await mountSuspended(SecurityActivity)
+  await vi.waitFor(() => expect(section.findAll('.what')).toHaveLength(events.length))
+  return section
+}
+
+describe('security activity', () => {
+  it.each([...SECURITY_EVENT_TYPES])('words every recorded kind, here %s, from its details', async (type) => {
+    // a kind added to the IAM's list without expectations here fails, before any person sees it
+    const cases = EXPECTED[type]
+    expect(cases?.length).toBeGreaterThan(0)
+    const section = await activityShowing(cases.map(([details]) => ({ type, details })))
+    expect(section.findAll('.what').map((w) => w.text())).toEqual(cases.map(([, label]) => label))
+    expect(section.text()).not.toContain(type)
+  })
+
+  it('calls a kind it does not know "Security event", never by its raw name', async () => {
+    const section = await activityShowing([{ type: 'quantum_key_bent', details: {} }])
+    expect(section.find('.what').text()).toBe('Security event')
+    expect(section.text()).not.toMatch(/quantum/i)
+  })
+
+  it('shows a recent moment in words and keeps the exact date in the title', async () => {
+    const section = await activityShowing([{ type: 'password_changed', createdAt: new Date(Date.now() - 5 * 60_000 - 5_000).toISOString() }])
+    const time = section.find('time')
+    expect(time.text()).toBe('5 minutes ago')
+    expect(time.attributes('title')).toMatch(/\d{4}/)
+  })
+})
