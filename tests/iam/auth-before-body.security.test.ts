@@ -38,6 +38,7 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/auth/sessions/revoke-others'],
   ['POST', '/auth/change-password'],
   ['POST', '/auth/reauthenticate'],
+  ['GET', '/auth/sign-in-methods'],
   ['GET', '/auth/security-events'],
   // two-step sign-in and passkeys (DESIGN 7, issue 15)
   ['GET', '/auth/totp'],
