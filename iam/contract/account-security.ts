@@ -74,7 +74,26 @@ export const signInMethodsView = z.object({
   providers: z.array(z.string()).describe('linked OAuth providers by configured name'),
 })
 
+/** The name people see on the account page and in the header; free text like signup's name. */
+export const profileBody = z.object({ name: safeString().trim().min(1, 'Name is required').max(100, 'At most 100 characters') })
+
 export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
+  updateProfile: {
+    method: 'POST',
+    path: '/auth/profile',
+    summary: "Change the account's name",
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: profileBody,
+    responses: responses(
+      { 200: { description: 'Changed: the name as stored (trimmed)', body: okData(z.object({ name: z.string() })) } },
+      refused('Validation failed (`fields.name`)'),
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      XSS,
+    ),
+  },
   signInMethods: {
     method: 'GET',
     path: '/auth/sign-in-methods',

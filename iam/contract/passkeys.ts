@@ -125,6 +125,22 @@ export const PASSKEY_ROUTES = defineRoutes({
       { 400: { description: 'Validation failed', body: errorFail }, 404: { description: 'No such passkey on this account', body: errorFail } },
     ),
   },
+  passkeyRename: {
+    method: 'POST',
+    path: '/auth/passkeys/rename',
+    summary: 'Rename one of the account\'s passkeys',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.object({ id: z.number({ error: 'The id is required' }).int().positive(), name: passkeyName }),
+    responses: responses(
+      { 200: { description: 'renamed', body: okData(z.object({ passkey: passkeyView })) } },
+      JSON_BODY_FIELDS,
+      FULL_AUTH,
+      XSS,
+      { 400: { description: 'Validation failed (`fields`)', body: errorFail }, 404: { description: 'No such passkey on this account', body: errorFail } },
+    ),
+  },
   passkeyLoginOptions: {
     method: 'POST',
     path: '/auth/passkeys/login/options',

@@ -62,6 +62,7 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   passkey_counter_regressed: [[{ passkeyId: 1, stored: 5, received: 2 }, 'A passkey reported an unexpected use count: it may have been copied']],
   reauthenticated: [[{ method: 'password' }, 'Sign-in confirmed again for a sensitive change']],
   squatter_setup_removed: [[{ by: 'password_reset' }, 'Sign-in methods set up before your address was confirmed were removed']],
+  profile_updated: [[{ field: 'name' }, 'Name changed']],
   api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
   api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
   api_token_revoked: [

@@ -35,6 +35,7 @@ const FULL_AUTH_ROUTES = [
   // account security (DESIGN 7, issue 15)
   ['GET', '/auth/sessions'],
   ['POST', '/auth/sessions/revoke'],
+  ['POST', '/auth/profile'],
   ['POST', '/auth/sessions/revoke-others'],
   ['POST', '/auth/change-password'],
   ['POST', '/auth/reauthenticate'],
@@ -51,6 +52,7 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/auth/passkeys/register/options'],
   ['POST', '/auth/passkeys/register/verify'],
   ['POST', '/auth/passkeys/delete'],
+  ['POST', '/auth/passkeys/rename'],
 ] as const
 
 /** Full-authentication POST routes that take no body (their request rule is not JSON). */

@@ -66,6 +66,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/api/manage/privilege-update': { ...REF, newPrivilege: 'full' },
   '/api/manage/revoke-all': { confirm: true },
   '/auth/sessions/revoke': { id: '00000000-0000-4000-8000-000000000000' },
+  '/auth/profile': { name: 'Ada' },
   // the route takes an empty object: an extra field is where the hostile strings go
   '/auth/sessions/revoke-others': { unused: 'x' },
   '/auth/change-password': { currentPassword: 'not-the-password', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
@@ -78,6 +79,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/update/email/second-factor': { newEmail: 'other@example.com', code: '123456' },
   '/auth/passkeys/register/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' } }, name: 'key' },
   '/auth/passkeys/delete': { id: 1 },
+  '/auth/passkeys/rename': { id: 1, name: 'Laptop' },
   '/auth/passkeys/login/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' } }, rememberUser: 'on' },
 }
 

@@ -121,6 +121,12 @@ export async function removePasskey(ctx: IamContext, input: { userId: number; ac
   return true
 }
 
+/** The renamed passkey, or null when it is not this account's (another account's id reads as unknown). */
+export async function renameAccountPasskey(ctx: IamContext, input: { userId: number; id: number; name: string }): Promise<PasskeyView | null> {
+  const row = await repo.renamePasskey(ctx.db, input.userId, input.id, input.name)
+  return row ? viewOf(row) : null
+}
+
 function defaultName(now: Date): string {
   return `Passkey added ${now.toISOString().slice(0, 10)}`
 }

@@ -68,6 +68,11 @@ export async function deletePasskey(db: Db, userId: number, id: number): Promise
   return !!(await db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).returning('id').executeTakeFirst())
 }
 
+/** The renamed row's view, or undefined when the account has no passkey with that id. */
+export function renamePasskey(db: Db, userId: number, id: number, name: string) {
+  return db.updateTable('passkeys').set({ name }).where('id', '=', id).where('user_id', '=', userId).returning(VIEW_COLUMNS).executeTakeFirst()
+}
+
 /**
  * Records a use of the passkey. WebAuthn 6.1.1: when either counter is non-zero the new one must
  * be greater than the stored one, otherwise the authenticator may be cloned; two zeros mean an

@@ -36,6 +36,7 @@ export const SECURITY_EVENT_TYPES = [
   'second_factor_locked',
   'reauthenticated',
   'squatter_setup_removed',
+  'profile_updated',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

@@ -48,6 +48,7 @@ export const BFF_IAM_ROUTES = [
   // account security (DESIGN section 7)
   'listSessions',
   'revokeSession',
+  'updateProfile',
   'revokeOtherSessions',
   'changePassword',
   'listSecurityEvents',
@@ -68,6 +69,7 @@ export const BFF_IAM_ROUTES = [
   'passkeyRegisterOptions',
   'passkeyRegisterVerify',
   'passkeyDelete',
+  'passkeyRename',
   'passkeyLoginOptions',
   'passkeyLoginVerify',
 ] as const satisfies readonly RouteId[]

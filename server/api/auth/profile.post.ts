@@ -1,0 +1,9 @@
+/** POST /api/auth/profile (signed in) `{ name }` -> IAM POST /auth/profile. */
+import { readIamBody } from '../../utils/bff/input'
+import { defineBffHandler, relay } from '../../utils/bff/respond'
+import { callAuthedRoute } from '../../utils/bff/session'
+
+export default defineBffHandler(async (event) => {
+  const { body } = await readIamBody(event, 'updateProfile')
+  return relay(event, await callAuthedRoute(event, 'updateProfile', { body }))
+})
