@@ -389,12 +389,22 @@ describe('account page', () => {
   })
   describe('after a sign-up', () => {
     const INBOX = 'Check your inbox: we sent a link to a***@example.com to confirm your address. It keeps your account safe: until then you cannot add two-step sign-in or a passkey.'
-    beforeEach(() => {
+    const unconfirmed = () =>
       answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: false, name: 'Ada', roles: [] })
-    })
     const inbox = (page: Page) => page.find('[data-testid="inbox-notice"]')
 
+    it('says nothing about the inbox once the address is confirmed', async () => {
+      const seen = answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
+      const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
+      // the auth state is shared across mounts (useState): wait for this test's confirmed session
+      await vi.waitFor(() => expect(seen.bodies.length).toBeGreaterThan(0))
+      await vi.waitFor(() => expect(page.find('dl').text()).not.toContain('(not confirmed yet)'))
+      expect(page.find('dl').text()).toContain('ada@example.com')
+      expect(inbox(page).exists()).toBe(false)
+    })
+
     it('asks to confirm the masked address, with "Send the link again" beside it, on the page the sign-up lands on', async () => {
+      unconfirmed()
       answer('POST', '/api/auth/signup', 201, { ok: true, signedIn: true })
       const signup = await mountSuspended(SignupPage, { route: '/signup' })
       await signup.find('input#name').setValue('Ada')
@@ -412,6 +422,7 @@ describe('account page', () => {
     })
 
     it('shows the notice once: a later visit of an unconfirmed account has only the quieter line', async () => {
+      unconfirmed()
       useSignedUpFlash().value = true
       const first = await account()
       await vi.waitFor(() => expect(inbox(first).exists()).toBe(true))
@@ -423,17 +434,10 @@ describe('account page', () => {
     })
 
     it('shows the notice for the no-JS sign-up landing (?signedUp=1)', async () => {
+      unconfirmed()
       const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
       await vi.waitFor(() => expect(inbox(page).find('p').text().replace(/\s+/g, ' ')).toBe(INBOX))
     })
 
-    it('says nothing about the inbox once the address is confirmed', async () => {
-      answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
-      const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
-      // the auth state is shared across mounts (useState): wait for this test's confirmed session
-      await vi.waitFor(() => expect(page.find('dl').text()).not.toContain('(not confirmed yet)'))
-      expect(page.find('dl').text()).toContain('ada@example.com')
-      expect(inbox(page).exists()).toBe(false)
-    })
   })
 })
