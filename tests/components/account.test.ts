@@ -413,7 +413,7 @@ describe('account page', () => {
       await signup.find('input#confirmedPassword').setValue('correct horse battery')
       await signup.find('input#termsConsent').setValue(true)
       await signup.find('form').trigger('submit')
-      await vi.waitFor(() => expect(useRouter().currentRoute.value.path).toBe('/account'))
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/account'))
       const page = await account()
       await vi.waitFor(() => expect(inbox(page).find('p').text().replace(/\s+/g, ' ')).toBe(INBOX))
       expect(inbox(page).find('button').text()).toBe('Send the link again')
