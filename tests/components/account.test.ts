@@ -7,6 +7,7 @@
 import { mountSuspended } from '@nuxt/test-utils/runtime'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import AccountPage from '../../pages/account.vue'
+import SignupPage from '../../pages/signup.vue'
 import { answer, held } from './bff'
 
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -385,5 +386,58 @@ describe('account page', () => {
         expect(section(page, 'activity-heading').find('.alert[role="alert"]').text()).toBe('Too many attempts from this network. Try again later or contact support.'),
       )
     })
+  })
+  describe('after a sign-up', () => {
+    const INBOX = 'Check your inbox: we sent a link to a***@example.com to confirm your address. It keeps your account safe: until then you cannot add two-step sign-in or a passkey.'
+    const unconfirmed = () =>
+      answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: false, name: 'Ada', roles: [] })
+    const inbox = (page: Page) => page.find('[data-testid="inbox-notice"]')
+
+    it('says nothing about the inbox once the address is confirmed', async () => {
+      const seen = answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
+      const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
+      // the auth state is shared across mounts (useState): wait for this test's confirmed session
+      await vi.waitFor(() => expect(seen.bodies.length).toBeGreaterThan(0))
+      await vi.waitFor(() => expect(page.find('dl').text()).not.toContain('(not confirmed yet)'))
+      expect(page.find('dl').text()).toContain('ada@example.com')
+      expect(inbox(page).exists()).toBe(false)
+    })
+
+    it('asks to confirm the masked address, with "Send the link again" beside it, on the page the sign-up lands on', async () => {
+      unconfirmed()
+      answer('POST', '/api/auth/signup', 201, { ok: true, signedIn: true })
+      const signup = await mountSuspended(SignupPage, { route: '/signup' })
+      await signup.find('input#name').setValue('Ada')
+      await signup.find('input#email').setValue('ada@example.com')
+      await signup.find('input#password').setValue('correct horse battery')
+      await signup.find('input#confirmedPassword').setValue('correct horse battery')
+      await signup.find('input#termsConsent').setValue(true)
+      await signup.find('form').trigger('submit')
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/account'))
+      const page = await account()
+      await vi.waitFor(() => expect(inbox(page).find('p').text().replace(/\s+/g, ' ')).toBe(INBOX))
+      expect(inbox(page).find('button').text()).toBe('Send the link again')
+      // one "Send the link again" on the page: the email section's own line gives way to the notice
+      expect(page.findAll('button').filter((b) => b.text() === 'Send the link again')).toHaveLength(1)
+    })
+
+    it('shows the notice once: a later visit of an unconfirmed account has only the quieter line', async () => {
+      unconfirmed()
+      useSignedUpFlash().value = true
+      const first = await account()
+      await vi.waitFor(() => expect(inbox(first).exists()).toBe(true))
+      first.unmount()
+      const again = await account()
+      await vi.waitFor(() => expect(again.text()).toContain('(not confirmed yet)'))
+      expect(inbox(again).exists()).toBe(false)
+      expect(section(again, 'email-heading').text()).toContain('Your address is not confirmed yet')
+    })
+
+    it('shows the notice for the no-JS sign-up landing (?signedUp=1)', async () => {
+      unconfirmed()
+      const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
+      await vi.waitFor(() => expect(inbox(page).find('p').text().replace(/\s+/g, ' ')).toBe(INBOX))
+    })
+
   })
 })

@@ -11,3 +11,6 @@ declare function useRouter(): { currentRoute: { value: { fullPath: string } } }
 
 // Nuxt's auto-imported clearNuxtState: the session state is shared by every mount of a file (useState).
 declare function clearNuxtState(keys?: string | string[]): void
+
+// The auto-imported composables/signed-up.ts flag the sign-up page sets for the account page.
+declare function useSignedUpFlash(): { value: boolean }

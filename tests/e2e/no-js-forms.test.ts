@@ -39,7 +39,8 @@ async function signUp(page: Page, email: string): Promise<void> {
   await page.getByLabel('Repeat the password').fill(PASSWORD)
   await page.getByLabel('I accept the terms of service').check()
   await page.getByRole('button', { name: 'Create account' }).click()
-  await page.waitForURL(`${stack.url}/account`)
+  // the flag the account page reads to ask for the address to be confirmed
+  await page.waitForURL(`${stack.url}/account?signedUp=1`)
 }
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
@@ -77,6 +78,7 @@ describe('the core forms work without JavaScript', () => {
     const email = freshEmail('nojs')
     await signUp(page, email)
     await expectSignedInAccountPage(page)
+    expect(await bodyText(page)).toContain('Check your inbox: we sent a link to confirm your address.')
     await saveScreenshot(page, 'no-js-signed-up')
     await signOut(page)
     await signIn(page, email, PASSWORD)

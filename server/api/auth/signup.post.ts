@@ -1,6 +1,7 @@
 /**
  * POST /api/auth/signup -> IAM POST /signup (canary_id ensured first). 201 `{ ok, date, signedIn,
- * warnings? }`; a no-JS form lands on its next page with `?notice=<code>` for each warning.
+ * warnings? }`; a no-JS form lands on its next page with `?notice=<code>` for each warning
+ * (and `/account` with `?signedUp=1`).
  */
 import { safeReturnTo } from '../../../composables/safe-return-to'
 import { isFormPost } from '../../utils/bff/forms'
@@ -10,6 +11,11 @@ import { relaySignIn } from '../../utils/bff/sign-in'
 
 export default defineBffHandler(async (event) => {
   const { res, body, returnTo } = await relaySignIn(event, 'signup')
-  if (isFormPost(event)) formReply(res.status < 300 ? withNotices(safeReturnTo(returnTo), warningsOf(res.body)) : '/signup', res.status < 300 ? undefined : formErrorCode(res.status))
+  if (isFormPost(event)) {
+    // the account page reads `signedUp=1` to ask for the address to be confirmed, as it does after a sign-up with JavaScript
+    const target = safeReturnTo(returnTo)
+    const landing = target === '/account' ? '/account?signedUp=1' : target
+    formReply(res.status < 300 ? withNotices(landing, warningsOf(res.body)) : '/signup', res.status < 300 ? undefined : formErrorCode(res.status))
+  }
   return body
 })
