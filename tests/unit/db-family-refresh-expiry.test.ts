@@ -32,6 +32,7 @@ describe.each(kinds)('session_families.refresh_expires_at backfill on $kind', ({
     await t?.close()
   })
 
+  // `skip`: the PostgreSQL kind runs only with DATABASE_URL (the suite's PostgreSQL + Redis run sets it)
   it.skipIf(skip)('sets each family to its active token\'s expiry, and leaves families without one null', async () => {
     const old = db as unknown as Kysely<any>
     const { id: userId } = await old.insertInto('users').values({ email: 'backfill@example.com', name: 'n', roles: ['user'] }).returning('id').executeTakeFirstOrThrow()

@@ -112,9 +112,8 @@ const RULES = {
   /**
    * Per IP, counting failures: every attempt spends a point when admitted (so parallel guesses are
    * bounded before any of them is judged), and a right password gives its point back
-   * (login-delay.ts). The spec leaves the login limits open ("not shown"); DESIGN section 4 wants
-   * them against brute force, and sign-ins of everyone behind one address (an office, a family)
-   * would otherwise lock all of them out.
+   * (login-delay.ts). The limit is there against guessing: counting successes too would lock out
+   * everyone behind one address (an office, a family) by their own sign-ins.
    */
   loginIp: count({
     storage: 'login-ip',
