@@ -37,6 +37,8 @@ export default defineNitroConfig({
         output.entryFileNames = '[name].mjs'
         const nitroChunks = output.manualChunks
         output.manualChunks = (id, meta) => {
+          // loaded on first use (features/passwords/password-service.ts): its word lists stay out of start-up
+          if (id.endsWith('/features/passwords/password-strength.ts')) return 'password-strength'
           if (shared.some((dir) => id.startsWith(dir))) return 'iam'
           return typeof nitroChunks === 'function' ? nitroChunks(id, meta) : undefined
         }

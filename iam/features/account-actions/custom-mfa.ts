@@ -31,18 +31,27 @@ export type StartCustomResult =
   | ActionLimited
   | ActionFailure
 
-export async function startCustomMfa(
-  ctx: IamContext,
-  input: { user: SessionUser; reason: string; note?: string; ipAddress: string },
-): Promise<StartCustomResult> {
-  // per user and per IP: mails (emails limiter) and links (links limiter); keys never an email alone
+/**
+ * A mail a signed-in user makes the IAM send with a link or code: per user (emails limiter) and
+ * per IP (links limiter); keys never an email alone. Null when admitted.
+ */
+export async function admitFlowMail(ctx: IamContext, input: { userId: number; ipAddress: string }): Promise<ActionLimited | null> {
   for (const consume of [
-    () => useLimiter(ctx, 'emails').consume({ userId: input.user.userId }),
+    () => useLimiter(ctx, 'emails').consume({ userId: input.userId }),
     () => useLimiter(ctx, 'links').consume({ ip: input.ipAddress, on: 'ip' }),
   ]) {
     const decision = await consume()
     if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
+  return null
+}
+
+export async function startCustomMfa(
+  ctx: IamContext,
+  input: { user: SessionUser; reason: string; note?: string; ipAddress: string },
+): Promise<StartCustomResult> {
+  const limited = await admitFlowMail(ctx, { userId: input.user.userId, ipAddress: input.ipAddress })
+  if (limited) return limited
   const user = await findMailRecipient(ctx, input.user.userId)
   if (!user) return fail('not_authenticated')
   const { siteName } = ctx.config.email

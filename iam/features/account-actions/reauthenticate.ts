@@ -18,16 +18,14 @@ import { codeMailFields, maskEmail, startFlow } from '../mfa/flows'
 import { attemptCode, consumeLink } from '../mfa/links'
 import { REAUTHENTICATE_PURPOSE } from '../mfa/purposes'
 import { findLink, findLiveLink } from '../mfa/repository'
-import { getPasswordHasher } from '../passwords/password-service'
-import { useLimiter } from '../rate-limits/registry'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { recordSecurityEvent } from '../security-events/repository'
 import type { CodeLocked } from '../second-factor/code-budget'
 import { hasSecondFactor } from '../second-factor/repository'
 import { verifySecondFactor } from '../second-factor/verify-factor'
-import { admitLoginAttempt, forgiveLoginAttempts } from '../users/login-delay'
+import { proveAccountPassword } from '../users/prove-password'
 import { findUserById } from '../users/users-repo'
-import type { SessionUser } from './custom-mfa'
+import { admitFlowMail, type SessionUser } from './custom-mfa'
 import type { Actor } from './outcomes'
 
 export type ReauthProof = { password: string } | { code: string } | Record<string, never>
@@ -69,14 +67,14 @@ export async function reauthenticate(ctx: IamContext, input: { user: SessionUser
   let method: 'password' | 'second_factor' | 'emailed_code'
   if ('password' in proof) {
     if (!user.password_hash) return failed('use_code')
-    const admitted = await admitLoginAttempt(ctx, { email: user.email, visitorRowId: input.user.visitorRowId, ipAddress: input.actor.ipAddress })
-    if (!admitted.ok) {
-      const decision = admitted.code === 'limited' ? admitted.decision : { ok: false as const, retryMs: admitted.retryMs, permanent: false }
-      return { ok: false, code: 'rate_limited', decision }
-    }
-    const verified = await getPasswordHasher(ctx).verify(user.password_hash, proof.password)
-    if (!verified.ok) return failed('wrong_password')
-    await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.user.visitorRowId, ipAddress: input.actor.ipAddress })
+    const proved = await proveAccountPassword(ctx, {
+      email: user.email,
+      passwordHash: user.password_hash,
+      password: proof.password,
+      visitorRowId: input.user.visitorRowId,
+      ipAddress: input.actor.ipAddress,
+    })
+    if (!proved.ok) return proved
     method = 'password'
   } else if ('code' in proof) {
     if (secondFactor) {
@@ -110,13 +108,8 @@ export async function reauthenticate(ctx: IamContext, input: { user: SessionUser
 
 /** A code by mail, bound to this session and device (the mail and links limiters as for custom MFA). */
 async function mailCode(ctx: IamContext, user: SessionUser, email: string, actor: Actor): Promise<ReauthResult> {
-  for (const consume of [
-    () => useLimiter(ctx, 'emails').consume({ userId: user.userId }),
-    () => useLimiter(ctx, 'links').consume({ ip: actor.ipAddress, on: 'ip' }),
-  ]) {
-    const decision = await consume()
-    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
-  }
+  const limited = await admitFlowMail(ctx, { userId: user.userId, ipAddress: actor.ipAddress })
+  if (limited) return limited
   const result = await startFlow(ctx, {
     purpose: REAUTHENTICATE_PURPOSE,
     path: 'custom',

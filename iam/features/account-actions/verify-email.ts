@@ -25,7 +25,7 @@ import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
-import { admitLoginAttempt, forgiveLoginAttempts } from '../users/login-delay'
+import { proveAccountPassword } from '../users/prove-password'
 import { findUserById } from '../users/users-repo'
 import { nothingRemoved, removeSetup } from './remove-setup'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
@@ -94,8 +94,9 @@ export async function verifyEmail(
   let newHash: string | null = null
   let warnings: NewPasswordWarning[] = []
   if (proof && 'password' in proof) {
-    const proved = await proveAccountPassword(ctx, account, proof.password, input.actor)
-    if (!proved.ok) return proved
+    // an account without a password (provider sign-in) cannot prove one: it chooses a new one instead
+    const proved = await proveAccountPassword(ctx, { email: account.email, passwordHash: account.password_hash, password: proof.password, ...input.actor })
+    if (!proved.ok) return proved.code === 'rate_limited' ? proved : fail('wrong_password')
   } else if (proof) {
     if (proof.newPassword !== proof.confirmedPassword) return fail('passwords_mismatch')
     const verdict = await checkNewPassword(ctx, proof.newPassword, { email: account.email, name: account.name })
@@ -136,27 +137,6 @@ export async function verifyEmail(
   if (done.kind === 'stale') return fail('address_stale')
   ctx.log.info('email verified', { userId: link.user_id, newPassword: !!newHash })
   return { ok: true, signedOut: done.signedOut, warnings }
-}
-
-/** The account's password, counted like a failed POST /login (a link is no password oracle). */
-async function proveAccountPassword(
-  ctx: IamContext,
-  account: { email: string; password_hash: string | null },
-  password: string,
-  actor: Actor,
-): Promise<{ ok: true } | ActionFailure | ActionLimited> {
-  // a device is needed for the account's delay by device; none known counts as an unknown one
-  const visitorRowId = actor.visitorRowId ?? 0
-  const admitted = await admitLoginAttempt(ctx, { email: account.email, visitorRowId, ipAddress: actor.ipAddress })
-  if (!admitted.ok) {
-    const decision = admitted.code === 'limited' ? admitted.decision : { ok: false as const, retryMs: admitted.retryMs, permanent: false }
-    return { ok: false, code: 'rate_limited', decision }
-  }
-  // an account without a password (provider sign-in) cannot prove one: it chooses a new one instead
-  const verified = account.password_hash ? await getPasswordHasher(ctx).verify(account.password_hash, password) : { ok: false }
-  if (!verified.ok) return fail('wrong_password')
-  await forgiveLoginAttempts(ctx, { email: account.email, visitorRowId, ipAddress: actor.ipAddress })
-  return { ok: true }
 }
 
 /** POST /auth/resend-verification: a new link to the current address, limited per user. */

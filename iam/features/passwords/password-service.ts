@@ -5,8 +5,12 @@
 import type { IamContext } from '../../context'
 import { checkBreachedPassword } from './breach-check'
 import { createPasswordHasher, type PasswordHasher } from './hasher'
-import { checkPasswordStrength, userInputsOf } from './password-strength'
 import { checkPasswordPolicy } from './policy'
+
+// The strength estimator's dictionaries are megabytes of word lists: loaded when a new password is
+// first checked, not at every start of the IAM (most requests never set a password).
+let strengthModule: Promise<typeof import('./password-strength')> | undefined
+const loadStrength = () => (strengthModule ??= import('./password-strength'))
 
 const hashers = new WeakMap<IamContext, PasswordHasher>()
 
@@ -41,6 +45,7 @@ export async function checkNewPassword(ctx: IamContext, password: string, owner:
   const { policy } = ctx.config.password
   const rules = checkPasswordPolicy(password, owner.email, policy)
   if (!rules.ok) return { ok: false, code: 'weak_password', reason: rules.reason }
+  const { checkPasswordStrength, userInputsOf } = await loadStrength()
   const inputs = userInputsOf({ email: owner.email, name: owner.name, siteName: ctx.config.email.siteName })
   const strength = checkPasswordStrength(password, inputs, policy.minScore)
   if (!strength.ok) return { ok: false, code: 'weak_password', reason: strength.reason }
