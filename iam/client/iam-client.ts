@@ -44,8 +44,29 @@ export interface IamResponse<T> {
   setCookies: string[]
 }
 
+/** A request passed through as it came (the OpenID Provider's endpoints): raw body, chosen headers. */
+export interface IamForward {
+  method: string
+  /** path + query exactly as the browser or client sent it */
+  target: string
+  /** the headers to pass on (the caller chooses which); cookie and authorization travel here */
+  headers: Record<string, string>
+  body?: Uint8Array
+  /** the end user's IP, forwarded as X-Forwarded-For */
+  clientIp?: string
+}
+
+export interface IamRawResponse {
+  status: number
+  headers: Headers
+  body: Uint8Array
+  setCookies: string[]
+}
+
 export interface IamClient {
   request<T = unknown>(req: IamRequest): Promise<IamResponse<T>>
+  /** passes a request through unchanged apart from the signature; redirects are returned, never followed */
+  forward(req: IamForward): Promise<IamRawResponse>
   /** true when GET /health answers 200; false for any other status or when the IAM is unreachable */
   health(): Promise<boolean>
 }
@@ -110,24 +131,45 @@ export function createIamClient(options: IamClientOptions): IamClient {
       body = JSON.stringify(req.body)
       headers.set('content-type', 'application/json')
     }
-    if (options.hmac) {
-      // Version 2 always: the signature also covers the body and the credential headers, so signed
-      // headers cannot be replayed with another body or session (iam/client/hmac.ts). Set last: the
-      // signature headers (and the nonce as X-Request-ID) always win over caller headers.
-      const covered: SignedHeaderValues = {}
-      for (const name of SIGNED_HEADERS_V2) covered[name] = headers.get(name) ?? undefined
-      const signed = signRequestV2({ ...options.hmac, method, url: url.pathname + url.search, body, headers: covered })
-      for (const [name, value] of Object.entries(signed)) headers.set(name, value)
+    const res = await send(method, url, headers, body)
+    const parsed = await readFully(method, url, () => readBody<T>(res.response))
+    return { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() }
+  }
+
+  /** Reads a response body; a connection lost or timed out meanwhile is the IAM being unavailable. */
+  async function readFully<R>(method: string, url: URL, read: () => Promise<R>): Promise<R> {
+    try {
+      return await read()
+    } catch (error) {
+      if (error instanceof TypeError || (error instanceof DOMException && error.name === 'TimeoutError')) {
+        throw new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${(error as Error).message})`, { cause: error })
+      }
+      throw error
     }
+  }
+
+  function sign(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined): void {
+    if (!options.hmac) return
+    // Version 2 always: the signature also covers the body and the credential headers, so signed
+    // headers cannot be replayed with another body or session (iam/client/hmac.ts). Set last: the
+    // signature headers (and the nonce as X-Request-ID) always win over caller headers.
+    const covered: SignedHeaderValues = {}
+    for (const name of SIGNED_HEADERS_V2) covered[name] = headers.get(name) ?? undefined
+    const signed = signRequestV2({ ...options.hmac, method, url: url.pathname + url.search, body, headers: covered })
+    for (const [name, value] of Object.entries(signed)) headers.set(name, value)
+  }
+
+  /** The fetch itself, signed, bounded in time, observed; the body left unread for the caller. */
+  async function send(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined) {
+    sign(method, url, headers, body)
     const signal = AbortSignal.timeout(timeoutMs)
     const started = performance.now()
     const observe = (outcome: number | 'unavailable') =>
       options.observe?.({ method, path: url.pathname, outcome, seconds: (performance.now() - started) / 1000 })
     try {
-      const res = await doFetch(url, { method, headers, body, redirect: 'manual', signal })
-      const parsed = await readBody<T>(res)
-      observe(res.status)
-      return { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() }
+      const response = await doFetch(url, { method, headers, body: body as BodyInit | undefined, redirect: 'manual', signal })
+      observe(response.status)
+      return { status: response.status, headers: response.headers, response }
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && error.name === 'TimeoutError')) {
         observe('unavailable')
@@ -137,8 +179,22 @@ export function createIamClient(options: IamClientOptions): IamClient {
     }
   }
 
+  async function forward(req: IamForward): Promise<IamRawResponse> {
+    const method = req.method.toUpperCase()
+    if (!req.target.startsWith('/') || req.target.startsWith('//') || req.target.includes('#')) throw new TypeError(`IAM forward target must be an absolute path: ${req.target}`)
+    const base = new URL(options.baseUrl)
+    const url = new URL(base.pathname.replace(/\/+$/, '') + req.target, base)
+    const headers = new Headers(req.headers)
+    if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
+    const body = req.body && req.body.length > 0 ? req.body : undefined
+    const res = await send(method, url, headers, body)
+    const bytes = await readFully(method, url, async () => new Uint8Array(await res.response.arrayBuffer()))
+    return { status: res.status, headers: res.headers, body: bytes, setCookies: res.headers.getSetCookie() }
+  }
+
   return {
     request,
+    forward,
     async health() {
       try {
         return (await request({ method: 'GET', path: '/health' })).status === 200

@@ -8,6 +8,7 @@ import { API_TOKEN_ROUTES } from './api-tokens'
 import { AUTH_ROUTES } from './auth'
 import type { RouteContract } from './define'
 import { GATEWAY_AUTH_ROUTES } from './gateway-auth'
+import { OIDC_ROUTES } from './oidc'
 import { PASSKEY_ROUTES } from './passkeys'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
@@ -21,6 +22,7 @@ const AREAS = [
   ACCOUNT_SECURITY_ROUTES,
   SECOND_FACTOR_ROUTES,
   PASSKEY_ROUTES,
+  OIDC_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -32,6 +34,7 @@ export const ROUTES = {
   ...ACCOUNT_SECURITY_ROUTES,
   ...SECOND_FACTOR_ROUTES,
   ...PASSKEY_ROUTES,
+  ...OIDC_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

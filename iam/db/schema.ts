@@ -18,6 +18,8 @@ export interface UsersTable {
   banned_until: NullableTimestamp
   /** when an address of the account was first proven; null: never (migration 0008) */
   first_verified_at: NullableTimestamp
+  /** the account's `sub` at the OpenID Provider (migration 0009); never the serial id */
+  public_id: Generated<string>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -210,6 +212,36 @@ export interface PasskeyChallengesTable {
   expires_at: ColumnType<Date, Date | string, Date | string>
 }
 
+/** One artefact of the OpenID Provider (features/oidc/adapter.ts). */
+export interface OidcPayloadsTable {
+  model: string
+  id: string
+  payload: Json<Record<string, unknown>>
+  grant_id: string | null
+  user_code: string | null
+  uid: string | null
+  account_id: string | null
+  expires_at: NullableTimestamp
+  consumed_at: NullableTimestamp
+}
+
+/** A relying party of the OpenID Provider (features/oidc/clients.ts). */
+export interface OidcClientsTable {
+  client_id: string
+  metadata: Json<Record<string, unknown>>
+  /** lib/aead.ts sealed client_secret; null for public clients */
+  secret_sealed: string | null
+  first_party: Generated<boolean>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface OidcSigningKeysTable {
+  kid: string
+  private_jwk: Json<Record<string, unknown>>
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -226,6 +258,9 @@ export interface Database {
   second_factor_challenges: SecondFactorChallengesTable
   passkeys: PasskeysTable
   passkey_challenges: PasskeyChallengesTable
+  oidc_payloads: OidcPayloadsTable
+  oidc_clients: OidcClientsTable
+  oidc_signing_keys: OidcSigningKeysTable
 }
 
 export type User = Selectable<UsersTable>

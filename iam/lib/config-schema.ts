@@ -123,8 +123,16 @@ export const configSchema = z.strictObject({
       accessTokenKeys: z.array(z.record(z.string(), z.unknown())).optional(),
       /** Bearer secret that admits a scraper to GET /metrics from any address */
       metricsToken: secret.optional(),
-      /** AES-256-GCM keys sealing TOTP secrets at rest; the first seals, all open (rotation) */
+      /** AES-256-GCM keys sealing TOTP secrets and OpenID client secrets at rest; the first seals, all open (rotation) */
       totpKeys: z.array(totpKeySchema).min(1).optional(),
+      /**
+       * The OpenID Provider's signing keys: private JWKs (RSA for RS256, the default ID token
+       * algorithm; EC P-256 or Ed25519 for clients that ask for ES256 or EdDSA). The first of each
+       * type signs, all are published (rotation: docs/operations.md). Required in production.
+       */
+      oidcKeys: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
+      /** keys signing the OpenID Provider's cookies, newest first; absent = derived from secrets.codes */
+      oidcCookieKeys: z.array(secret).min(1).optional(),
     })
     .prefault({}),
   jwt: z
@@ -333,6 +341,49 @@ export const configSchema = z.strictObject({
       origins: z.array(z.url()).min(1).default(['http://localhost:3000']),
       /** how long a registration or sign-in challenge lives */
       challengeTtlMs: z.number().int().positive().default(5 * MINUTE_MS),
+    })
+    .prefault({}),
+  oidc: z
+    .strictObject({
+      /** the OpenID Provider under /oidc (features/oidc) */
+      enabled: z.boolean().default(true),
+      /**
+       * The issuer: the gateway's public origin + `/oidc`, byte for byte what relying parties
+       * compare. The gateway forwards /oidc/** to the IAM unchanged, so the path is fixed.
+       */
+      issuer: z
+        .url()
+        .refine((v) => /^https?:\/\/[^/?#]+\/oidc$/.test(v), 'the gateway origin followed by /oidc, e.g. https://id.example.com/oidc')
+        .default('http://localhost:3000/oidc'),
+      /**
+       * APIs that accept our JWT access tokens (RFC 8707 resource indicators, RFC 9068 tokens):
+       * a client names one with `resource=<indicator>`; any other indicator is `invalid_target`.
+       */
+      resourceServers: z
+        .array(
+          z.strictObject({
+            indicator: z.url(),
+            /** the scopes this API defines, besides the OpenID ones */
+            scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/, 'a scope token (RFC 6749 section 3.3)')).default([]),
+            accessTokenTtlMs: z.number().int().positive().optional(),
+          }),
+        )
+        .default([]),
+      /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
+      registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+      ttl: z
+        .strictObject({
+          accessTokenMs: z.number().int().positive().default(10 * MINUTE_MS),
+          idTokenMs: z.number().int().positive().default(HOUR_MS),
+          authorizationCodeMs: z.number().int().positive().default(MINUTE_MS),
+          refreshTokenMs: z.number().int().positive().default(14 * DAY_MS),
+          clientCredentialsMs: z.number().int().positive().default(10 * MINUTE_MS),
+          deviceCodeMs: z.number().int().positive().default(10 * MINUTE_MS),
+          sessionMs: z.number().int().positive().default(14 * DAY_MS),
+          grantMs: z.number().int().positive().default(14 * DAY_MS),
+          interactionMs: z.number().int().positive().default(HOUR_MS),
+        })
+        .prefault({}),
     })
     .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

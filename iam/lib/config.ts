@@ -112,6 +112,9 @@ export function productionProblems(config: IamConfig): string[] {
     problems.push('secrets.totpKeys: missing or a dev key')
   }
   if (!config.secrets.accessTokenKeys?.length) problems.push('secrets.accessTokenKeys: missing (Ed25519 private JWKs)')
+  if (config.oidc.enabled && !config.secrets.oidcKeys?.length) {
+    problems.push('secrets.oidcKeys: missing (private JWKs for ID tokens; or set oidc.enabled: false)')
+  }
   if (config.password.pepper && isDev(config.password.pepper)) problems.push('password.pepper: a dev secret')
   if (!config.service.singleNode) {
     if (!config.database.url || !/^postgres(ql)?:/.test(config.database.url)) {

@@ -48,7 +48,9 @@ export default defineEventHandler((event) => {
     const elapsedMs = performance.now() - started
     const status = res.statusCode
     metrics.observeRequest({ method: req.method ?? 'GET', route, status, seconds: elapsedMs / 1000 })
-    const fields: LogFields = { requestId, method: req.method, path: (req.url ?? '/').split('?')[0], route, status, durationMs: Math.round(elapsedMs * 10) / 10 }
+    // the OpenID Provider's mount rewrites req.url (routes/oidc) and keeps the received one in originalUrl
+    const received = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/'
+    const fields: LogFields = { requestId, method: req.method, path: received.split('?')[0], route, status, durationMs: Math.round(elapsedMs * 10) / 10 }
     if (event.context.clientIp) fields.ip = event.context.clientIp
     if (!res.writableFinished) fields.aborted = true
     log.info('request', fields)

@@ -15,8 +15,9 @@
  * original.
  *
  * The body a version 2 signature covers is the one the IAM reads: the raw bytes of a JSON route,
- * read here under the route's bound (middleware 30 gets the same bytes); every other route reads
- * no body, so its digest is that of the empty body.
+ * read here under the route's bound (middleware 30 gets the same bytes), or of a request to the
+ * OpenID Provider (/oidc/**, under the provider's own bound); every other route reads no body,
+ * so its digest is that of the empty body.
  */
 import { defineEventHandler, type H3Event } from 'h3'
 import {
@@ -33,6 +34,7 @@ import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId, requestHeader } from '../http/request'
 import { routePath } from '../lib/route-rules'
+import { isOidcPath, OIDC_BODY_LIMIT_BYTES } from '../features/oidc/mount'
 import { storeKey } from '../lib/storage/keys'
 
 export type HmacFailure =
@@ -118,13 +120,17 @@ function isExempt(event: H3Event): boolean {
 
 const EMPTY_BODY_SHA256 = sha256Hex('')
 
-/** The body bytes the IAM will read for this route (none unless it is a JSON route) and the covered headers. */
+/**
+ * The body bytes the IAM will read for this route and the covered headers: a JSON route's body,
+ * or the form body of the OpenID Provider (routes/oidc hands these bytes to it); none elsewhere.
+ */
 async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const headers: SignedHeaderValues = {}
   for (const name of SIGNED_HEADERS_V2) headers[name] = requestHeader(event, name)
   const rule = event.context.routeRule
-  if (rule?.body.kind !== 'json') return { bodySha256: EMPTY_BODY_SHA256, headers }
-  const raw = await readRawBody(event, rule.body.limitBytes)
+  const limitBytes = rule?.body.kind === 'json' ? rule.body.limitBytes : !rule && isOidcPath(event.path) ? OIDC_BODY_LIMIT_BYTES : undefined
+  if (limitBytes === undefined) return { bodySha256: EMPTY_BODY_SHA256, headers }
+  const raw = await readRawBody(event, limitBytes)
   if (raw === 'too-large') failTooLarge()
   return { bodySha256: sha256Hex(raw), headers }
 }

@@ -29,9 +29,13 @@ export function isCallbackPath(path: string): boolean {
   return path.startsWith('/oauth/callback/')
 }
 
+/** The OpenID Provider's own bound on what it reads (PAR and token requests with signed request objects). */
+export const OIDC_BODY_LIMIT_BYTES = 56 * 1024
+
 /** The body limit of a request path. */
 export function bodyLimitFor(path: string): number {
-  return isCallbackPath(path) ? CALLBACK_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES
+  if (isCallbackPath(path)) return CALLBACK_BODY_LIMIT_BYTES
+  return path.startsWith('/oidc/') ? OIDC_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES
 }
 
 /**

@@ -53,10 +53,20 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/auth/passkeys/register/verify'],
   ['POST', '/auth/passkeys/delete'],
   ['POST', '/auth/passkeys/rename'],
+  // the OpenID Provider's sign-in and consent steps for the signed-in account
+  ['POST', '/auth/oidc/interaction/:uid/login'],
+  ['POST', '/auth/oidc/interaction/:uid/consent'],
 ] as const
 
 /** Full-authentication POST routes that take no body (their request rule is not JSON). */
-const NO_BODY_POSTS: readonly string[] = ['/api/manage/list-metadata', '/auth/resend-verification', '/auth/totp/setup', '/auth/passkeys/register/options']
+const NO_BODY_POSTS: readonly string[] = [
+  '/api/manage/list-metadata',
+  '/auth/resend-verification',
+  '/auth/totp/setup',
+  '/auth/passkeys/register/options',
+  '/auth/oidc/interaction/:uid/login',
+  '/auth/oidc/interaction/:uid/consent',
+]
 
 const JSON_ROUTES = FULL_AUTH_ROUTES.filter(
   ([method, path]) => method === 'POST' && !NO_BODY_POSTS.includes(path),

@@ -15,6 +15,7 @@ const productionReady = {
     links: strongSecret,
     accessTokenKeys: [{ kty: 'OKP', crv: 'Ed25519', x: 'a', d: 'b' }],
     totpKeys: [{ id: 'k2026', key: 'A'.repeat(43) }],
+    oidcKeys: [{ kty: 'RSA', n: 'a', e: 'AQAB', d: 'b' }],
   },
 }
 

@@ -9,13 +9,14 @@ import { AUTH_ROUTES } from '../../iam/contract/auth'
 import type { RouteContract } from '../../iam/contract/define'
 import { GATEWAY_AUTH_ROUTES } from '../../iam/contract/gateway-auth'
 import { ROUTES } from '../../iam/contract/routes'
+import { OIDC_ROUTES } from '../../iam/contract/oidc'
 import { PASSKEY_ROUTES } from '../../iam/contract/passkeys'
 import { SECOND_FACTOR_ROUTES } from '../../iam/contract/second-factor'
 import { SERVICE_ROUTES } from '../../iam/contract/service'
 
 const ROUTES_DIR = join(import.meta.dirname, '../../iam/routes')
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
-const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES]
+const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
 interface RouteFile {
@@ -54,7 +55,16 @@ function covers(route: RouteFile, entry: RouteContract): boolean {
   })
 }
 
-const routeFiles = listFiles(ROUTES_DIR).filter((f) => f.endsWith('.ts')).map(routeFileOf)
+/**
+ * The OpenID Provider's mount (routes/oidc/[...path].ts): the provider's own endpoints, described
+ * by its discovery document ({issuer}/.well-known/openid-configuration), not by this table.
+ */
+const MOUNTS = new Set(['oidc/[...path].ts'])
+
+const routeFiles = listFiles(ROUTES_DIR)
+  .filter((f) => f.endsWith('.ts'))
+  .map(routeFileOf)
+  .filter((route) => !MOUNTS.has(route.file))
 const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1))
 
 describe('route table vs route files (iam/routes)', () => {

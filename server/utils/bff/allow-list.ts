@@ -9,8 +9,11 @@
 import type { RouteContract } from '../../../iam/contract/define'
 import { ROUTES, type RouteId } from '../../../iam/contract/routes'
 
-/** Which cookies of the browser an IAM call receives (never more than it needs). */
-export type ForwardedCookie = 'canary_id' | 'session'
+/**
+ * Which cookies of the browser an IAM call receives (never more than it needs). `_interaction`
+ * (and its signature) names an OpenID sign-in request of this browser (iam/features/oidc).
+ */
+export type ForwardedCookie = 'canary_id' | 'session' | '_interaction' | '_interaction.sig'
 
 export const BFF_IAM_ROUTES = [
   'check',
@@ -72,6 +75,11 @@ export const BFF_IAM_ROUTES = [
   'passkeyRename',
   'passkeyLoginOptions',
   'passkeyLoginVerify',
+  // the OpenID Provider's sign-in and consent page (/interaction/:uid)
+  'oidcInteraction',
+  'oidcInteractionLogin',
+  'oidcInteractionConsent',
+  'oidcInteractionAbort',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

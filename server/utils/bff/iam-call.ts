@@ -2,7 +2,7 @@
  * One signed call from the BFF to the IAM on behalf of the browser: allow-listed path + method,
  * the end user's IP and User-Agent forwarded, and only the cookies this call needs.
  */
-import { getRequestHeader, type H3Event } from 'h3'
+import { getCookie, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
@@ -26,7 +26,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
   if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.' })
   const cookies: Record<string, string> = {}
   for (const name of call.cookies ?? []) {
-    const value = currentCookie(event, name)
+    const value = name === 'session' || name === 'canary_id' ? currentCookie(event, name) : getCookie(event, name)
     if (value && isCookieValue(value)) cookies[name] = value
   }
   try {

@@ -10,7 +10,7 @@ import type { H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
 import { clearSessionCookies, currentCookie, forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
 import { gatewayNow } from '../clock'
-import type { BffRouteId } from './allow-list'
+import type { BffRouteId, ForwardedCookie } from './allow-list'
 import { callIam, callIamRoute, type BffIamCall } from './iam-call'
 import { iamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
@@ -106,8 +106,12 @@ export async function ensureAccess(event: H3Event): Promise<string> {
  * action's answer; otherwise one refresh is tried and the call repeated, and a session the IAM
  * refuses to refresh (revoked, reused, expired) is cleared from the browser at once.
  */
-export async function callAuthed<T = unknown>(event: H3Event, call: Omit<BffIamCall, 'bearer' | 'cookies'>): Promise<IamResponse<T>> {
-  const send = async () => callIam<T>(event, { ...call, bearer: await ensureAccess(event), cookies: ['session', 'canary_id'] })
+export async function callAuthed<T = unknown>(
+  event: H3Event,
+  call: Omit<BffIamCall, 'bearer' | 'cookies'>,
+  alsoCookies: readonly ForwardedCookie[] = [],
+): Promise<IamResponse<T>> {
+  const send = async () => callIam<T>(event, { ...call, bearer: await ensureAccess(event), cookies: ['session', 'canary_id', ...alsoCookies] })
   const res = await send()
   if (res.status !== 401) return res
   const probe = await callIamRoute(event, 'accessTokenMetadata', {
@@ -130,6 +134,7 @@ export function callAuthedRoute<I extends BffRouteId, T = unknown>(
   event: H3Event,
   id: I,
   input: Omit<IamRouteInput<I>, 'bearer' | 'cookies'>,
+  alsoCookies: readonly ForwardedCookie[] = [],
 ): Promise<IamResponse<T>> {
-  return callAuthed<T>(event, iamRouteCall(id, input as IamRouteInput<I>))
+  return callAuthed<T>(event, iamRouteCall(id, input as IamRouteInput<I>), alsoCookies)
 }

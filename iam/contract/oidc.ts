@@ -1,0 +1,84 @@
+/**
+ * The OpenID Provider's interactions (features/oidc/interactions.ts): what the gateway's
+ * /interaction/:uid page needs to show a sign-in or consent request, and the three ways it ends
+ * (the signed-in account continues, grants consent, or cancels). The gateway forwards the
+ * browser's `_interaction` cookies, which bind the request to the browser that started it; the
+ * provider's own endpoints live under /oidc and are not in this table (routes/oidc).
+ */
+import { z } from 'zod'
+import { defineRoutes, noBody } from './define'
+import { errorFail, FULL_AUTH, okData, REAUTH, responses } from './responses'
+
+const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Not an interaction id') })
+
+const GONE: Record<number, { description: string; body: z.ZodType }> = {
+  404: { description: 'No such sign-in request in this browser (expired, finished, or started in another browser)', body: errorFail },
+}
+
+const redirect = okData(z.object({ redirectTo: z.string() }))
+
+export const OIDC_ROUTES = defineRoutes({
+  oidcInteraction: {
+    method: 'GET',
+    path: '/auth/oidc/interaction/:uid',
+    summary: 'What an OpenID sign-in or consent request asks (the app, the scopes, the prompt)',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    params: uidParams,
+    responses: responses(
+      {
+        200: {
+          description: 'the request',
+          body: okData(
+            z.object({
+              uid: z.string(),
+              prompt: z.enum(['login', 'consent']),
+              client: z.object({ name: z.string(), firstParty: z.boolean() }),
+              scopes: z.array(z.string()),
+              resources: z.array(z.object({ indicator: z.string(), scopes: z.array(z.string()) })),
+              loginHint: z.string().nullable(),
+              freshSignIn: z.object({ required: z.boolean(), maxAgeSeconds: z.number().int().nullable() }),
+            }),
+          ),
+        },
+        400: { description: 'Not an interaction id', body: errorFail },
+      },
+      GONE,
+    ),
+  },
+  oidcInteractionLogin: {
+    method: 'POST',
+    path: '/auth/oidc/interaction/:uid/login',
+    summary: 'Continue an OpenID sign-in request as the signed-in account',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    params: uidParams,
+    responses: responses({ 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not a sign-in step', body: errorFail } }, GONE, FULL_AUTH, REAUTH),
+  },
+  oidcInteractionConsent: {
+    method: 'POST',
+    path: '/auth/oidc/interaction/:uid/consent',
+    summary: 'Allow the app what it asked for',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    params: uidParams,
+    responses: responses(
+      { 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not a consent step', body: errorFail }, 403: { description: 'Signed in as another account than the request', body: errorFail } },
+      GONE,
+      FULL_AUTH,
+    ),
+  },
+  oidcInteractionAbort: {
+    method: 'POST',
+    path: '/auth/oidc/interaction/:uid/abort',
+    summary: 'Cancel an OpenID sign-in or consent request (the app gets access_denied)',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    params: uidParams,
+    responses: responses({ 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not an interaction id', body: errorFail } }, GONE),
+  },
+})

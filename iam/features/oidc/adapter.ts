@@ -1,0 +1,153 @@
+/**
+ * The OpenID Provider's storage (oidc-provider's adapter interface) on the IAM's database: every
+ * artefact in oidc_payloads (migration 0009), clients in oidc_clients. Nothing lives only in
+ * process memory, so any IAM instance can redeem what another issued.
+ *
+ * Single use: consume() is one UPDATE ... WHERE consumed_at IS NULL. The provider checks
+ * `consumed` on the artefact it read and then consumes it, so two concurrent redemptions of one
+ * code both pass its check; the UPDATE lets exactly one through and the other is refused here as a
+ * replay, and its grant revoked, as RFC 9700 section 4.5 (codes) and 4.14.2 (rotated refresh
+ * tokens) ask.
+ */
+import { errors } from 'oidc-provider'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema'
+import { findClientMetadata, saveRegisteredClient, deleteClient } from './clients'
+import type { IamConfig } from '../../lib/config-schema'
+
+type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; accountId?: string; consumed?: number }
+
+/** The models whose artefacts belong to a grant: revoking the grant removes them. */
+const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode'])
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null)
+
+export interface AdapterDeps {
+  db: Kysely<Database>
+  config: Pick<IamConfig, 'secrets'>
+  /** ms since epoch; the provider judges expiry by its own clock (Date.now) and so does this */
+  now: () => number
+}
+
+/** The adapter factory oidc-provider calls once per model name. */
+export function createAdapterFactory(deps: AdapterDeps) {
+  return (model: string) => (model === 'Client' ? new ClientAdapter(deps) : new PayloadAdapter(model, deps))
+}
+
+class PayloadAdapter {
+  constructor(
+    private readonly model: string,
+    private readonly deps: AdapterDeps,
+  ) {}
+
+  async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+    const expiresAt = typeof expiresIn === 'number' ? new Date(this.deps.now() + expiresIn * 1000) : null
+    const row = {
+      model: this.model,
+      id,
+      payload: JSON.stringify(payload),
+      grant_id: this.model === 'Grant' ? id : text(payload.grantId),
+      user_code: text(payload.userCode),
+      uid: text(payload.uid),
+      account_id: text(payload.accountId),
+      expires_at: expiresAt,
+    }
+    await this.deps.db
+      .insertInto('oidc_payloads')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['model', 'id']).doUpdateSet({
+          payload: row.payload,
+          grant_id: row.grant_id,
+          user_code: row.user_code,
+          uid: row.uid,
+          account_id: row.account_id,
+          expires_at: row.expires_at,
+        }),
+      )
+      .execute()
+  }
+
+  private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {
+    const row = await this.deps.db
+      .selectFrom('oidc_payloads')
+      .select(['payload', 'consumed_at', 'expires_at'])
+      .where('model', '=', this.model)
+      .where(column, '=', value)
+      .executeTakeFirst()
+    if (!row) return undefined
+    if (row.expires_at && row.expires_at.getTime() <= this.deps.now()) return undefined
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Payload
+    return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
+  }
+
+  find(id: string): Promise<Payload | undefined> {
+    return this.findWhere('id', id)
+  }
+
+  findByUserCode(userCode: string): Promise<Payload | undefined> {
+    return this.findWhere('user_code', userCode)
+  }
+
+  findByUid(uid: string): Promise<Payload | undefined> {
+    return this.findWhere('uid', uid)
+  }
+
+  async consume(id: string): Promise<void> {
+    const won = await this.deps.db
+      .updateTable('oidc_payloads')
+      .set({ consumed_at: new Date(this.deps.now()) })
+      .where('model', '=', this.model)
+      .where('id', '=', id)
+      .where('consumed_at', 'is', null)
+      .returning('grant_id')
+      .executeTakeFirst()
+    if (won || !SINGLE_USE.has(this.model)) return
+    // another request redeemed it between the provider's read and this write: a replay
+    const row = await this.deps.db.selectFrom('oidc_payloads').select('grant_id').where('model', '=', this.model).where('id', '=', id).executeTakeFirst()
+    if (row?.grant_id) await revokeGrant(this.deps.db, row.grant_id)
+    throw new errors.InvalidGrant('grant already redeemed')
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.deps.db.deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).execute()
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.deps.db.deleteFrom('oidc_payloads').where('model', '=', this.model).where('grant_id', '=', grantId).execute()
+  }
+}
+
+/** Every artefact of one grant, the grant included: one statement. */
+export async function revokeGrant(db: Kysely<Database>, grantId: string): Promise<void> {
+  await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute()
+}
+
+/**
+ * Clients come from oidc_clients (admin CLI). Registration (when enabled) writes there too;
+ * every other model's row shape does not apply to them.
+ */
+class ClientAdapter {
+  constructor(private readonly deps: AdapterDeps) {}
+
+  find(id: string): Promise<Record<string, unknown> | undefined> {
+    return findClientMetadata(this.deps, id)
+  }
+
+  async upsert(id: string, payload: Record<string, unknown>): Promise<void> {
+    await saveRegisteredClient(this.deps, id, payload)
+  }
+
+  async destroy(id: string): Promise<void> {
+    await deleteClient(this.deps.db, id)
+  }
+
+  async consume(): Promise<void> {}
+  async findByUid(): Promise<undefined> {
+    return undefined
+  }
+  async findByUserCode(): Promise<undefined> {
+    return undefined
+  }
+  async revokeByGrantId(): Promise<void> {}
+}

@@ -1,0 +1,5 @@
+/** Where the OpenID Provider is mounted, and the bound on the bodies it reads (oidc-provider's own). */
+export const OIDC_MOUNT = '/oidc'
+export const OIDC_BODY_LIMIT_BYTES = 56 * 1024
+
+export const isOidcPath = (path: string): boolean => path === OIDC_MOUNT || path.startsWith(`${OIDC_MOUNT}/`) || path.startsWith(`${OIDC_MOUNT}?`)

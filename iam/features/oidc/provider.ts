@@ -1,0 +1,197 @@
+/**
+ * The OpenID Provider (oidc-provider, OpenID Certified) inside the IAM, mounted under /oidc
+ * (routes/oidc/[...path].ts). One instance per process, built on first use from the booted
+ * context; everything it keeps lives in the database (adapter.ts), so instances are
+ * interchangeable behind the gateway.
+ *
+ * What it offers (OIDC Core 1.0, RFC 9700): authorization code with PKCE (S256; required for
+ * public clients), refresh tokens (rotated for public clients; a reused one revokes its grant),
+ * client credentials, device authorization (RFC 8628), introspection (RFC 7662), revocation
+ * (RFC 7009), userinfo, RP-initiated and back-channel logout, PAR (RFC 9126), resource indicators
+ * (RFC 8707) with JWT access tokens (RFC 9068), and `iss` in authorization responses (RFC 9207).
+ *
+ * Sign-in and consent are the gateway's pages: the provider sends the browser to
+ * /interaction/<uid>, and interactions.ts finishes it for the signed-in account.
+ */
+import { createHmac } from 'node:crypto'
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
+import type { IamContext } from '../../context'
+import { createAdapterFactory } from './adapter'
+import { findOidcAccount } from './accounts'
+import { loadOidcKeys } from './keys'
+import { errorPage, escapeHtml, renderPage } from './pages'
+
+export { OIDC_MOUNT } from './mount'
+import { OIDC_MOUNT } from './mount'
+
+/** The OpenID scopes (OIDC Core 5.4) and the claims each releases. */
+const CLAIMS = { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] }
+
+/** Keys signing the provider's cookies: configured, else derived from secrets.codes (same on every instance). */
+function cookieKeys(ctx: IamContext): string[] {
+  const { secrets } = ctx.config
+  if (secrets.oidcCookieKeys?.length) return [...secrets.oidcCookieKeys]
+  if (!secrets.codes) throw new Error('secrets.codes is not configured')
+  return [createHmac('sha256', secrets.codes).update('oidc-provider cookie signing').digest('base64url')]
+}
+
+type OidcCtx = KoaContextWithOIDC
+
+/** Builds the provider for this IAM. */
+export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
+  const { config, db } = ctx
+  const { oidc } = config
+  const ttl = oidc.ttl
+  const seconds = (ms: number) => Math.max(1, Math.floor(ms / 1000))
+  const keys = await loadOidcKeys(db, config)
+  const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
+
+  const provider = new Provider(oidc.issuer, {
+    adapter: createAdapterFactory({ db, config, now: () => Date.now() }),
+    clients: [],
+    jwks: { keys },
+    cookies: {
+      keys: cookieKeys(ctx),
+      // the provider's session cookie stays on its own path, away from the rest of the gateway's origin
+      long: { path: OIDC_MOUNT, httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    claims: CLAIMS,
+    // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
+    scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
+    conformIdTokenClaims: true,
+    extraClientMetadata: {
+      properties: ['first_party'],
+      validator(_ctx: OidcCtx | undefined, key: string, value: unknown) {
+        if (key === 'first_party' && value !== undefined && typeof value !== 'boolean') throw new errors.InvalidClientMetadata('first_party must be a boolean')
+      },
+    },
+    findAccount: (_ctx: OidcCtx, sub: string) => findOidcAccount(db, sub, Date.now()),
+    interactions: { url: (_ctx: OidcCtx, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    // The team's own apps (first_party) get no consent page: their grant covers what they ask for.
+    async loadExistingGrant(octx: OidcCtx) {
+      const { client, session, provider: p } = octx.oidc
+      if (!client || !session) return undefined
+      const grantId = octx.oidc.result?.consent?.grantId || session.grantIdFor(client.clientId)
+      const existing = grantId ? await p.Grant.find(grantId) : undefined
+      if (client['first_party'] !== true || !session.accountId) return existing
+      const grant = existing ?? new p.Grant({ clientId: client.clientId, accountId: session.accountId })
+      grant.addOIDCScope([...octx.oidc.requestParamOIDCScopes].join(' '))
+      const claims = [...octx.oidc.requestParamClaims]
+      if (claims.length) grant.addOIDCClaims(claims)
+      for (const [indicator, server] of Object.entries(octx.oidc.resourceServers ?? {}) as Array<[string, { scope?: string }]>) {
+        const requested = [...octx.oidc.requestParamScopes].filter((s: string) => (server.scope ?? '').split(' ').includes(s))
+        if (requested.length) grant.addResourceScope(indicator, requested.join(' '))
+      }
+      await grant.save()
+      return grant
+    },
+    // the typings tie `introspection.enabled` to openid4vci's settings; the runtime takes it alone
+    features: {
+      devInteractions: { enabled: false },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      clientCredentials: { enabled: true },
+      registration: { enabled: oidc.registration.enabled },
+      pushedAuthorizationRequests: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(octx: OidcCtx, form: string) {
+          const name = octx.oidc.client?.clientName
+          octx.body = renderPage(
+            'Sign out?',
+            `${form}<p>${name ? `${escapeHtml(name)} asks to sign you out.` : 'An app asks to sign you out.'} Signing out here also signs you out of this site.</p>` +
+              '<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign me out</button>' +
+              '<button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>',
+          )
+        },
+        async postLogoutSuccessSource(octx: OidcCtx) {
+          octx.body = renderPage('You are signed out', '<p>You can close this page, or <a href="/login">sign in again</a>.</p>')
+        },
+      },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        async userCodeInputSource(octx: OidcCtx, form: string, _out: unknown, err?: { name?: string; userCode?: unknown }) {
+          const problem = err
+            ? err.userCode || err.name === 'NoCodeError'
+              ? '<p class="error" role="alert">That code is not valid or has expired. Check the code your device shows and try again.</p>'
+              : '<p class="error" role="alert">This request was interrupted. Start again on your device.</p>'
+            : ''
+          // the provider's form holds the hidden xsrf field and a text input named user_code
+          const labelled = form.replace('<input ', '<input id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" ')
+          octx.body = renderPage(
+            'Connect a device',
+            `${problem}<p id="user-code-help">Enter the code your device or app shows you.</p><label for="user_code">Code</label>${labelled}<button type="submit" form="op.deviceInputForm">Continue</button>`,
+          )
+        },
+        async userCodeConfirmSource(octx: OidcCtx, form: string, client: { clientName?: string; clientId: string }, _info: unknown, userCode: string) {
+          octx.body = renderPage(
+            'Confirm the device',
+            `<p><strong>${escapeHtml(client.clientName || client.clientId)}</strong> wants to sign in as you. Check that your device shows this code:</p><p><code>${escapeHtml(userCode)}</code></p><p>If it does not, or you did not start this, cancel.</p>${form}` +
+              '<button type="submit" form="op.deviceConfirmForm" autofocus>Allow</button>' +
+              '<button type="submit" form="op.deviceConfirmForm" name="abort" value="yes" class="secondary">Cancel</button>',
+          )
+        },
+        async successSource(octx: OidcCtx) {
+          const name = octx.oidc.client?.clientName
+          octx.body = renderPage('Device connected', `<p>${name ? escapeHtml(name) : 'Your device'} is signed in. You can close this page and go back to your device.</p>`)
+        },
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_octx: OidcCtx, _client: unknown, oneOf?: readonly string[]) => oneOf ?? undefined,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_octx: OidcCtx, indicator: string) {
+          const server = resourceServers.get(indicator)
+          if (!server) throw new errors.InvalidTarget()
+          return {
+            scope: server.scopes.join(' '),
+            audience: indicator,
+            accessTokenTTL: seconds(server.accessTokenTtlMs ?? ttl.accessTokenMs),
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          }
+        },
+      },
+    } as unknown as Configuration['features'],
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
+      userinfoSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
+    },
+    ttl: {
+      AccessToken: (_octx: OidcCtx, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? seconds(ttl.accessTokenMs),
+      AuthorizationCode: seconds(ttl.authorizationCodeMs),
+      ClientCredentials: (_octx: OidcCtx, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? seconds(ttl.clientCredentialsMs),
+      DeviceCode: seconds(ttl.deviceCodeMs),
+      Grant: seconds(ttl.grantMs),
+      IdToken: seconds(ttl.idTokenMs),
+      Interaction: seconds(ttl.interactionMs),
+      RefreshToken: seconds(ttl.refreshTokenMs),
+      Session: seconds(ttl.sessionMs),
+    },
+    async renderError(octx: OidcCtx, out: { error?: string; error_description?: string }) {
+      octx.type = 'html'
+      octx.body = errorPage(out)
+    },
+  })
+  // URLs the provider prints are built from the issuer (routes/oidc sets the forwarded host and
+  // scheme from it), never from what a request claims.
+  provider.proxy = true
+  provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
+  return provider
+}
+
+let building: Promise<Provider> | undefined
+
+/** The process's provider (built on first use). */
+export function useOidcProvider(ctx: IamContext): Promise<Provider> {
+  building ??= createOidcProvider(ctx).catch((error) => {
+    building = undefined
+    throw error
+  })
+  return building
+}

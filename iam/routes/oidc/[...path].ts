@@ -1,0 +1,37 @@
+import { callNodeListener, defineEventHandler } from 'h3'
+import { useIam } from '../../context'
+import { OIDC_MOUNT } from '../../features/oidc/mount'
+import { useOidcProvider } from '../../features/oidc/provider'
+import { OIDC_CSP } from '../../features/oidc/pages'
+import { failTooLarge } from '../../http/raw-body'
+import { httpFail } from '../../http/respond'
+
+/**
+ * /oidc/** : the OpenID Provider (features/oidc/provider.ts), reached through the gateway, which
+ * forwards the path, query, body and cookies unchanged and signs the request like every other.
+ *
+ * - The provider derives its mount path from `originalUrl` minus `url`: the prefix is stripped here.
+ * - Every URL it prints is built from the issuer: the forwarded host and scheme it trusts
+ *   (`provider.proxy`) are set here from `oidc.issuer`, and the client address from the one the
+ *   IAM resolved (lib/ip.ts), whatever the request carried.
+ * - A version 2 signature covers the body, so the HMAC check read it (middleware 20): the provider
+ *   takes those bytes from `req.body` instead of the spent stream.
+ */
+export default defineEventHandler(async (event) => {
+  const ctx = useIam()
+  if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found' })
+  const provider = await useOidcProvider(ctx)
+  const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }
+  const read = event.context.rawBody ? await event.context.rawBody.result : undefined
+  if (read === 'too-large') failTooLarge()
+  if (read !== undefined) req.body = read
+  const issuer = new URL(ctx.config.oidc.issuer)
+  req.headers['x-forwarded-host'] = issuer.host
+  req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1)
+  req.headers['x-forwarded-for'] = event.context.clientIp
+  const url = req.url ?? '/'
+  req.originalUrl = url
+  req.url = url.slice(OIDC_MOUNT.length) || '/'
+  event.node.res.setHeader('content-security-policy', OIDC_CSP)
+  await callNodeListener(provider.callback() as Parameters<typeof callNodeListener>[0], req, event.node.res)
+})

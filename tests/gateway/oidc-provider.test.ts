@@ -1,0 +1,127 @@
+/**
+ * The OpenID Provider end to end: a real relying-party library (oauth4webapi) against the built
+ * gateway + IAM, the provider reached only through the gateway's /oidc forwarding.
+ */
+import * as oauth from 'oauth4webapi'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authorizationUrl, Browser, codeParams, insecure, redeem, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
+
+let op: OpStack
+
+beforeAll(async () => {
+  op = await startOpStack()
+})
+afterAll(() => op?.stop())
+
+describe('discovery', () => {
+  it('names the gateway origin + /oidc as issuer and every endpoint under it', async () => {
+    expect(op.as.issuer).toBe(`${op.url}/oidc`)
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'introspection_endpoint', 'revocation_endpoint', 'end_session_endpoint'] as const) {
+      expect(String(op.as[key]).startsWith(`${op.url}/oidc/`), key).toBe(true)
+    }
+    expect(op.as.code_challenge_methods_supported).toEqual(['S256'])
+    expect(op.as.authorization_response_iss_parameter_supported).toBe(true)
+  })
+})
+
+describe('authorization code + PKCE', () => {
+  it('a first-party client signs a signed-in person in without a consent page; the ID token names the account by its public id and userinfo gives the scoped claims', async () => {
+    const rp = await op.register({ name: 'Team app', firstParty: true })
+    const browser = new Browser(op.url)
+    const email = await signUp(browser)
+    const { url, verifier, state, nonce } = await authorizationUrl(op, rp)
+    const walk = await walkAuthorization(browser, url, rp.redirectUri, { consent: 'stop' })
+    expect(walk.consentUid).toBeUndefined()
+    expect(walk.callback).toBeDefined()
+    const tokens = await redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!
+    expect(claims.sub).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    // OIDC Core 5.4: with an access token issued, scope claims come from userinfo, not the ID token
+    expect(claims.email).toBeUndefined()
+    const info = await oauth.processUserInfoResponse(op.as, rp.client, claims.sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
+    expect(info).toMatchObject({ sub: claims.sub, email, name: 'Ada Lovelace' })
+  })
+
+  it('a third-party client gets the code only after the person allows it on the consent step', async () => {
+    const rp = await op.register({ name: 'Partner app' })
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const { url, verifier, state, nonce } = await authorizationUrl(op, rp)
+    const stopped = await walkAuthorization(browser, url, rp.redirectUri, { consent: 'stop' })
+    expect(stopped.consentUid).toBeDefined()
+    const details = (await (await browser.fetch(`/interaction/${stopped.consentUid}/details`)).json()) as { data: { client: { name: string }; scopes: string[] } }
+    expect(details.data.client.name).toBe('Partner app')
+    expect(details.data.scopes).toEqual(expect.arrayContaining(['openid', 'email', 'profile']))
+    const walk = await walkAuthorization(browser, `/interaction/${stopped.consentUid}`, rp.redirectUri)
+    const tokens = await redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
+    expect(tokens.access_token).toBeTruthy()
+  })
+
+  it('denying consent sends the client access_denied', async () => {
+    const rp = await op.register({ name: 'Nosy app' })
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const { url, state } = await authorizationUrl(op, rp)
+    const walk = await walkAuthorization(browser, url, rp.redirectUri, { consent: 'deny' })
+    expect(walk.callback!.searchParams.get('error')).toBe('access_denied')
+    expect(walk.callback!.searchParams.get('state')).toBe(state)
+  })
+
+  it('a signed-out browser is sent to the interaction page, whose continue step needs a sign-in', async () => {
+    const rp = await op.register({ name: 'Team app', firstParty: true })
+    const browser = new Browser(op.url)
+    const { url } = await authorizationUrl(op, rp)
+    const first = await browser.fetch(url)
+    expect(first.status).toBe(303)
+    const location = new URL(first.headers.get('location')!, op.url)
+    expect(location.pathname).toMatch(/^\/interaction\/[A-Za-z0-9_-]+$/)
+    const uid = location.pathname.split('/').pop()
+    const continued = await browser.post(`/interaction/${uid}/login`)
+    expect(continued.status).toBe(401)
+  })
+
+  it('prompt=none without a provider session answers login_required to the client', async () => {
+    const rp = await op.register({ name: 'Team app', firstParty: true })
+    const browser = new Browser(op.url)
+    const { url, state } = await authorizationUrl(op, rp, { prompt: 'none' })
+    const walk = await walkAuthorization(browser, url, rp.redirectUri)
+    expect(walk.callback!.searchParams.get('error')).toBe('login_required')
+    expect(walk.callback!.searchParams.get('state')).toBe(state)
+  })
+
+  it('an unregistered redirect URI is refused on a page, never redirected to', async () => {
+    const rp = await op.register({ name: 'Team app', firstParty: true })
+    const browser = new Browser(op.url)
+    const { url } = await authorizationUrl(op, rp, { redirect_uri: 'https://attacker.example/cb' })
+    const res = await browser.fetch(url)
+    expect(res.status).toBe(400)
+    expect(res.headers.get('location')).toBeNull()
+    expect(await res.text()).toContain('did not register')
+  })
+
+  it('a code redeemed twice is refused the second time and the tokens of the first are revoked', async () => {
+    const rp = await op.register({ name: 'Team app', firstParty: true })
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const { url, verifier, state, nonce } = await authorizationUrl(op, rp)
+    const walk = await walkAuthorization(browser, url, rp.redirectUri)
+    const params = codeParams(op, rp, walk.callback!, state)
+    const tokens = await redeem(op, rp, params, verifier, nonce)
+    await expect(redeem(op, rp, params, verifier, nonce)).rejects.toMatchObject({ error: 'invalid_grant' })
+    const introspected = await oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
+    expect(introspected.active).toBe(false)
+  })
+})
+
+describe('client credentials, introspection, revocation', () => {
+  it('a machine client gets a token that introspects active until revoked', async () => {
+    const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'orders:read' })
+    const tokens = await oauth.processClientCredentialsResponse(op.as, rp.client, await oauth.clientCredentialsGrantRequest(op.as, rp.client, rp.auth, new URLSearchParams(), insecure))
+    const active = await oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
+    expect(active.active).toBe(true)
+    expect(active.client_id).toBe(rp.client.client_id)
+    await oauth.processRevocationResponse(await oauth.revocationRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
+    const revoked = await oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
+    expect(revoked.active).toBe(false)
+  })
+})

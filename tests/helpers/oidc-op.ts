@@ -1,0 +1,206 @@
+/**
+ * The OpenID Provider under test: SMTP + IAM + gateway wired as in production (the issuer is the
+ * gateway's origin + /oidc), relying parties registered through the test build's client route
+ * (the CLI cannot open the embedded database while the IAM holds it), and a cookie-keeping
+ * "browser" that signs in through the BFF and walks the provider's redirects and the
+ * /interaction/:uid steps as the page does.
+ */
+import * as oauth from 'oauth4webapi'
+import { expect } from 'vitest'
+import { createIamClient } from '../../iam/client/iam-client'
+import { hmac, PASSWORD, startE2eStack, type E2eStack } from '../e2e/auth-stack'
+
+export interface OpStack extends E2eStack {
+  issuer: string
+  as: oauth.AuthorizationServer
+  register(client: RegisteredClientInput): Promise<RegisteredClient>
+}
+
+export interface RegisteredClientInput {
+  name: string
+  redirectUris?: string[]
+  postLogoutRedirectUris?: string[]
+  public?: boolean
+  firstParty?: boolean
+  grants?: string[]
+  scope?: string
+  backchannelLogoutUri?: string
+}
+
+export interface RegisteredClient {
+  client: oauth.Client
+  auth: oauth.ClientAuth
+  secret: string | null
+  redirectUri: string
+}
+
+/** oauth4webapi refuses plain http unless told per call: these servers are on loopback. */
+export const insecure = { [oauth.allowInsecureRequests]: true } as const
+
+export const API = 'https://api.example.test/'
+
+/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port). */
+export async function startOpStack(options: { iamConfig?: (port: number) => Record<string, unknown> } = {}): Promise<OpStack> {
+  const stack = await startE2eStack({
+    // the test build's client route (routes/__test/oidc-clients)
+    iamEnv: { IAM_TEST_ROUTES: '1' },
+    iamConfig: (port) => ({
+      oidc: { issuer: `http://127.0.0.1:${port}/oidc`, resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'] }] },
+      ...options.iamConfig?.(port),
+    }),
+  })
+  const issuer = new URL(`${stack.url}/oidc`)
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }))
+  const admin = createIamClient({ baseUrl: stack.iam.url, hmac })
+  return {
+    ...stack,
+    issuer: issuer.href,
+    as,
+    async register(input) {
+      const redirectUri = input.redirectUris?.[0] ?? 'http://127.0.0.1:9/cb'
+      const res = await admin.request<{ client: { clientId: string }; clientSecret: string | null }>({
+        method: 'POST',
+        path: '/__test/oidc-clients',
+        body: { redirectUris: [redirectUri], ...input },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const { client, clientSecret } = res.body!
+      return {
+        client: { client_id: client.clientId },
+        auth: clientSecret ? oauth.ClientSecretBasic(clientSecret) : oauth.None(),
+        secret: clientSecret,
+        redirectUri,
+      }
+    },
+  }
+}
+
+/** A browser: one cookie jar for the gateway's origin, no redirect followed on its own. */
+export class Browser {
+  readonly cookies = new Map<string, string>()
+  constructor(readonly base: string) {}
+
+  private keep(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';')
+      const eq = pair!.indexOf('=')
+      const name = pair!.slice(0, eq).trim()
+      const value = pair!.slice(eq + 1).trim()
+      const gone = value === '' || attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a))
+      if (gone) this.cookies.delete(name)
+      else this.cookies.set(name, value)
+    }
+  }
+
+  async fetch(url: string, init: { method?: string; json?: unknown; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+    const target = new URL(url, this.base)
+    const headers: Record<string, string> = { ...init.headers }
+    if (target.origin === new URL(this.base).origin && this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+    let body: string | undefined
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json)
+      headers['content-type'] = 'application/json'
+      headers['x-csrf'] = '1'
+    } else if (init.form) {
+      body = new URLSearchParams(init.form).toString()
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+    }
+    const res = await fetch(target, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' })
+    if (target.origin === new URL(this.base).origin) this.keep(res)
+    return res
+  }
+
+  /** POST to a BFF route as the pages do (X-CSRF header, JSON). */
+  post(path: string, json: unknown = {}): Promise<Response> {
+    return this.fetch(path, { method: 'POST', json })
+  }
+}
+
+let counter = 0
+export const newEmail = (tag = 'rp') => `${tag}.${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+
+/** Signs a new account up through the BFF; the browser is then signed in. */
+export async function signUp(browser: Browser, email = newEmail()): Promise<string> {
+  const res = await browser.post('/api/auth/signup', { email, password: PASSWORD, confirmedPassword: PASSWORD, name: 'Ada Lovelace', termsConsent: 'on' })
+  expect(res.status, await res.clone().text()).toBeLessThan(300)
+  return email
+}
+
+export interface AuthorizeOutcome {
+  /** the redirect to the client (its redirect_uri with code or error), when it came */
+  callback?: URL
+  /** the consent step the walk stopped at (`consent: 'stop'`) */
+  consentUid?: string
+  /** a non-redirect answer that ended the walk */
+  stopped?: Response
+}
+
+/**
+ * Follows the browser's way from an authorization URL: the provider's redirects, the
+ * /interaction/:uid page's steps (continue as the signed-in account; consent allowed unless told
+ * otherwise), until the provider sends the browser to `redirectUri`.
+ */
+export async function walkAuthorization(
+  browser: Browser,
+  start: string,
+  redirectUri: string,
+  options: { consent?: 'allow' | 'deny' | 'stop' } = {},
+): Promise<AuthorizeOutcome> {
+  let url = start
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(redirectUri)) return { callback: new URL(url) }
+    const interaction = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(new URL(url, browser.base).pathname)
+    if (interaction) {
+      const uid = interaction[1]!
+      const details = await browser.fetch(`/interaction/${uid}/details`)
+      if (details.status !== 200) return { stopped: details }
+      const view = ((await details.json()) as { data: { prompt: string } }).data
+      let step: Response
+      if (view.prompt === 'consent') {
+        if (options.consent === 'stop') return { consentUid: uid }
+        step = await browser.post(`/interaction/${uid}/${options.consent === 'deny' ? 'abort' : 'consent'}`)
+      } else {
+        step = await browser.post(`/interaction/${uid}/login`)
+      }
+      if (step.status !== 200) return { stopped: step }
+      url = ((await step.json()) as { data: { redirectTo: string } }).data.redirectTo
+      continue
+    }
+    const res = await browser.fetch(url)
+    const location = res.headers.get('location')
+    if (res.status < 300 || res.status >= 400 || !location) return { stopped: res }
+    url = new URL(location, url.startsWith('http') ? url : browser.base).href
+  }
+  throw new Error('too many redirects')
+}
+
+/** An authorization request with PKCE (S256) and state; `extra` adds or replaces parameters. */
+export async function authorizationUrl(op: OpStack, rp: RegisteredClient, extra: Record<string, string> = {}) {
+  const verifier = oauth.generateRandomCodeVerifier()
+  const state = oauth.generateRandomState()
+  const nonce = oauth.generateRandomNonce()
+  const url = new URL(op.as.authorization_endpoint!)
+  url.search = new URLSearchParams({
+    client_id: rp.client.client_id,
+    redirect_uri: rp.redirectUri,
+    response_type: 'code',
+    scope: 'openid email profile',
+    state,
+    nonce,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  }).toString()
+  return { url: url.href, verifier, state, nonce }
+}
+
+/** The code of a callback, checked as an RP checks it (state, `iss` of RFC 9207). */
+export function codeParams(op: OpStack, rp: RegisteredClient, callback: URL, state: string): URLSearchParams {
+  return oauth.validateAuthResponse(op.as, rp.client, callback, state)
+}
+
+/** Code -> tokens, as the RP does it (ID token signature, nonce, iss, aud checked by oauth4webapi). */
+export async function redeem(op: OpStack, rp: RegisteredClient, params: URLSearchParams, verifier: string, nonce?: string) {
+  const response = await oauth.authorizationCodeGrantRequest(op.as, rp.client, rp.auth, params, rp.redirectUri, verifier, insecure)
+  return oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: nonce, requireIdToken: true })
+}
