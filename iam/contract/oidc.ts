@@ -6,8 +6,8 @@
  * provider's own endpoints live under /oidc and are not in this table (routes/oidc).
  */
 import { z } from 'zod'
-import { defineRoutes, noBody } from './define'
-import { errorFail, FULL_AUTH, okData, REAUTH, responses } from './responses'
+import { defineRoutes, json, noBody } from './define'
+import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses } from './responses'
 
 const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Not an interaction id') })
 
@@ -80,5 +80,36 @@ export const OIDC_ROUTES = defineRoutes({
     request: noBody,
     params: uidParams,
     responses: responses({ 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not an interaction id', body: errorFail } }, GONE),
+  },
+  oidcConnectedApps: {
+    method: 'GET',
+    path: '/auth/oidc/apps',
+    summary: 'The apps the account signed in to with us, and what each may access',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      {
+        200: {
+          description: 'connected apps, newest first',
+          body: okData(z.object({ apps: z.array(z.object({ clientId: z.string(), name: z.string(), scopes: z.array(z.string()), since: z.string() })) })),
+        },
+      },
+      FULL_AUTH,
+    ),
+  },
+  oidcRevokeApp: {
+    method: 'POST',
+    path: '/auth/oidc/apps/revoke',
+    summary: 'Take an app\'s access back: its grants, tokens and codes for this account',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.object({ clientId: z.string({ error: 'The app is required' }).min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Not an app id') }),
+    responses: responses(
+      { 200: { description: 'access revoked', body: okData(z.object({ revoked: z.literal(true) })) }, 400: { description: 'Validation failed', body: errorFail }, 404: { description: 'The app has no access to this account', body: errorFail } },
+      JSON_BODY_FIELDS,
+      FULL_AUTH,
+    ),
   },
 })

@@ -63,6 +63,9 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   reauthenticated: [[{ method: 'password' }, 'Sign-in confirmed again for a sensitive change']],
   squatter_setup_removed: [[{ by: 'password_reset' }, 'Sign-in methods set up before your address was confirmed were removed']],
   profile_updated: [[{ field: 'name' }, 'Name changed']],
+  oidc_app_authorized: [[{ clientId: 'c1', firstParty: false }, 'An app was given access to your account']],
+  oidc_access_revoked: [[{ clientId: 'c1' }, 'An app’s access to your account was removed']],
+  oidc_device_approved: [[{ clientId: 'c1' }, 'A device was signed in with a code']],
   api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
   api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
   api_token_revoked: [

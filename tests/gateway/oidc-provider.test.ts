@@ -4,6 +4,7 @@
  */
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PASSWORD } from '../e2e/auth-stack'
 import { authorizationUrl, Browser, codeParams, insecure, redeem, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
 
 let op: OpStack
@@ -123,5 +124,53 @@ describe('client credentials, introspection, revocation', () => {
     await oauth.processRevocationResponse(await oauth.revocationRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
     const revoked = await oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
     expect(revoked.active).toBe(false)
+  })
+})
+
+describe('account events close grants; connected apps', () => {
+  async function signedInApp(name: string) {
+    const rp = await op.register({ name })
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const { url, verifier, state, nonce } = await authorizationUrl(op, rp)
+    const walk = await walkAuthorization(browser, url, rp.redirectUri)
+    const tokens = await redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
+    const active = async () =>
+      (await oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))).active
+    return { rp, browser, tokens, active }
+  }
+
+  it('the account page lists an app the person allowed, and removing its access ends its tokens and records both events', async () => {
+    const { rp, browser, active } = await signedInApp('Photo printer')
+    const listed = (await (await browser.fetch('/api/auth/apps')).json()) as { data: { apps: Array<{ clientId: string; name: string; scopes: string[] }> } }
+    expect(listed.data.apps).toEqual([expect.objectContaining({ clientId: rp.client.client_id, name: 'Photo printer', scopes: expect.arrayContaining(['openid', 'email']) })])
+    expect(await active()).toBe(true)
+    const revoked = await browser.post('/api/auth/apps/revoke', { clientId: rp.client.client_id })
+    expect(revoked.status).toBe(200)
+    expect(await active()).toBe(false)
+    const again = await browser.post('/api/auth/apps/revoke', { clientId: rp.client.client_id })
+    expect(again.status).toBe(404)
+    const listedAfter = (await (await browser.fetch('/api/auth/apps')).json()) as { data: { apps: unknown[] } }
+    expect(listedAfter.data.apps).toEqual([])
+    const events = (await (await browser.fetch('/api/auth/security-events')).json()) as { data: { events: Array<{ type: string }> } }
+    const types = events.data.events.map((e) => e.type)
+    expect(types).toContain('oidc_app_authorized')
+    expect(types).toContain('oidc_access_revoked')
+  })
+
+  it('changing the password ends the grants of every app the account signed in to', async () => {
+    const { browser, active } = await signedInApp('Calendar')
+    expect(await active()).toBe(true)
+    const changed = await browser.post('/api/auth/change-password', { currentPassword: PASSWORD, password: `${PASSWORD} changed`, confirmedPassword: `${PASSWORD} changed` })
+    expect(changed.status, await changed.clone().text()).toBe(200)
+    expect(await active()).toBe(false)
+  })
+
+  it('signing out everywhere else ends the apps\' grants too', async () => {
+    const { browser, active } = await signedInApp('Notes')
+    expect(await active()).toBe(true)
+    const res = await browser.post('/api/auth/sessions/revoke-others')
+    expect(res.status, await res.clone().text()).toBe(200)
+    expect(await active()).toBe(false)
   })
 })

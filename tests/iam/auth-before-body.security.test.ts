@@ -56,6 +56,9 @@ const FULL_AUTH_ROUTES = [
   // the OpenID Provider's sign-in and consent steps for the signed-in account
   ['POST', '/auth/oidc/interaction/:uid/login'],
   ['POST', '/auth/oidc/interaction/:uid/consent'],
+  // the account's connected apps
+  ['GET', '/auth/oidc/apps'],
+  ['POST', '/auth/oidc/apps/revoke'],
 ] as const
 
 /** Full-authentication POST routes that take no body (their request rule is not JSON). */

@@ -4,7 +4,7 @@
  * the provider refuses its grants. Account events (sign out everywhere, a password change or reset,
  * a ban) end the account's grants at once: revokeAccountGrants.
  */
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -34,7 +34,7 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
 }
 
 /** Ends every grant, session and token the provider holds for the account; one statement. */
-export async function revokeAccountGrants(db: Kysely<Database>, userId: number): Promise<void> {
+export async function revokeAccountGrants(db: Kysely<Database> | Transaction<Database>, userId: number): Promise<void> {
   await db
     .deleteFrom('oidc_payloads')
     .where('account_id', '=', (eb) => eb.selectFrom('users').select((s) => s.cast<string>('public_id', 'text').as('p')).where('id', '=', userId))

@@ -31,7 +31,7 @@ export interface InteractionView {
 }
 
 export type InteractionOutcome =
-  | { ok: true; redirectTo: string }
+  | { ok: true; redirectTo: string; clientId: string }
   | { ok: false; code: 'not_found' | 'wrong_step' | 'reauthenticate' | 'other_account' }
 
 /** The interaction the browser's cookie names, when it is the one in the URL; null otherwise. */
@@ -119,7 +119,7 @@ export async function finishLogin(
     { login: { accountId, amr, ts: Math.floor(account.signInProofAt / 1000), remember: true } },
     { mergeWithLastSubmission: false },
   )
-  return { ok: true, redirectTo }
+  return { ok: true, redirectTo, clientId: String(interaction.params.client_id) }
 }
 
 /** The signed-in account allows what a third-party client asked for. */
@@ -143,7 +143,7 @@ export async function grantConsent(
   for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '))
   const grantId = await grant.save()
   const redirectTo = await provider.interactionResult(http.req, http.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
-  return { ok: true, redirectTo }
+  return { ok: true, redirectTo, clientId }
 }
 
 /** The person cancels: the client gets access_denied (RFC 6749 section 4.1.2.1). */
@@ -156,5 +156,5 @@ export async function abortInteraction(provider: Provider, http: { req: Incoming
     { error: 'access_denied', error_description: 'The person cancelled the sign-in' },
     { mergeWithLastSubmission: false },
   )
-  return { ok: true, redirectTo }
+  return { ok: true, redirectTo, clientId: String(interaction.params.client_id) }
 }

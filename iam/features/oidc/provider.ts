@@ -18,6 +18,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { IamContext } from '../../context'
 import { createAdapterFactory } from './adapter'
 import { findOidcAccount } from './accounts'
+import { recordOidcEvent } from './connected-apps'
 import { loadOidcKeys } from './keys'
 import { errorPage, escapeHtml, renderPage } from './pages'
 
@@ -76,6 +77,9 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       const existing = grantId ? await p.Grant.find(grantId) : undefined
       if (client['first_party'] !== true || !session.accountId) return existing
       const grant = existing ?? new p.Grant({ clientId: client.clientId, accountId: session.accountId })
+      if (!existing) {
+        await recordOidcEvent(db, { type: 'oidc_app_authorized', accountId: session.accountId, ipAddress: octx.ip, details: { clientId: client.clientId, firstParty: true }, now: Date.now() })
+      }
       grant.addOIDCScope([...octx.oidc.requestParamOIDCScopes].join(' '))
       const claims = [...octx.oidc.requestParamClaims]
       if (claims.length) grant.addOIDCClaims(claims)
@@ -137,6 +141,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
           )
         },
         async successSource(octx: OidcCtx) {
+          const accountId = octx.oidc.session?.accountId
+          if (accountId) {
+            await recordOidcEvent(db, { type: 'oidc_device_approved', accountId, ipAddress: octx.ip, details: { clientId: octx.oidc.client?.clientId }, now: Date.now() })
+          }
           const name = octx.oidc.client?.clientName
           octx.body = renderPage('Device connected', `<p>${name ? escapeHtml(name) : 'Your device'} is signed in. You can close this page and go back to your device.</p>`)
         },

@@ -37,6 +37,10 @@ export const SECURITY_EVENT_TYPES = [
   'reauthenticated',
   'squatter_setup_removed',
   'profile_updated',
+  // the OpenID Provider (features/oidc): an app given access, access taken back, a device signed in
+  'oidc_app_authorized',
+  'oidc_access_revoked',
+  'oidc_device_approved',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

@@ -4,6 +4,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import { compiledOnce } from '../../db/compiled-once'
 import { directStatement } from '../../db/direct'
+import { revokeAccountGrants } from '../oidc/accounts'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -232,6 +233,10 @@ export async function revokeFamilies(
   if (revoked.length) {
     await db.updateTable('refresh_tokens').set({ status: 'revoked' }).where('family_id', 'in', revoked).where('status', '=', 'active').execute()
   }
+  // An account-wide end (password change or reset, a ban, sign out everywhere else, an email
+  // change) also ends what the OpenID Provider holds for the account: the apps it signed into
+  // lose their grants and tokens at once (features/oidc/accounts.ts).
+  if (!where.familyId && where.userId !== undefined) await revokeAccountGrants(db, where.userId)
   return revoked
 }
 

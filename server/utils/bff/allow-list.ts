@@ -80,6 +80,9 @@ export const BFF_IAM_ROUTES = [
   'oidcInteractionLogin',
   'oidcInteractionConsent',
   'oidcInteractionAbort',
+  // the account page's connected apps
+  'oidcConnectedApps',
+  'oidcRevokeApp',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
