@@ -25,8 +25,12 @@ import { errorPage, escapeHtml, renderPage } from './pages'
 export { OIDC_MOUNT } from './mount'
 import { OIDC_MOUNT } from './mount'
 
-/** The OpenID scopes (OIDC Core 5.4) and the claims each releases. */
-const CLAIMS = { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] }
+/**
+ * The OpenID scopes (OIDC Core 5.4) and the claims each releases. `amr` (RFC 8176 method
+ * references: how the person signed in) goes with `openid`, so every ID token says it without the
+ * client asking through the claims parameter; userinfo has no `amr` to give.
+ */
+const CLAIMS = { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'] }
 
 /** Keys signing the provider's cookies: configured, else derived from secrets.codes (same on every instance). */
 function cookieKeys(ctx: IamContext): string[] {

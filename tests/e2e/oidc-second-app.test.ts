@@ -1,0 +1,124 @@
+/**
+ * A team's second app signs its users in with us, in Chromium: a tiny relying party served by the
+ * test (oauth4webapi, code + PKCE) sends the browser to our provider; the person signs in on our
+ * login page with the password and the authenticator app, allows the app on the consent step, and
+ * lands back in the app signed in. axe finds no serious or critical violation on the interaction
+ * steps, and their CSP holds.
+ */
+import { createServer, type Server } from 'node:http'
+import * as oauth from 'oauth4webapi'
+import { Secret, TOTP } from 'otpauth'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, type Browser } from '../helpers/browser'
+import { insecure, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
+import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, watchCsp, WAIT } from './auth-stack'
+
+let op: OpStack
+let browser: Browser
+let app: Server
+let appUrl: string
+let rp: RegisteredClient
+
+const codeAt = (secret: string, stepOffset: number) =>
+  new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepOffset * 30_000 })
+
+/** The second app: "/" starts the sign-in, "/callback" finishes it and greets the person by the claims it got. */
+async function startSecondApp(): Promise<void> {
+  const pending = new Map<string, { verifier: string; nonce: string }>()
+  app = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', appUrl)
+    if (url.pathname === '/') {
+      const verifier = oauth.generateRandomCodeVerifier()
+      const state = oauth.generateRandomState()
+      const nonce = oauth.generateRandomNonce()
+      pending.set(state, { verifier, nonce })
+      const target = new URL(op.as.authorization_endpoint!)
+      target.search = new URLSearchParams({
+        client_id: rp.client.client_id,
+        redirect_uri: rp.redirectUri,
+        response_type: 'code',
+        scope: 'openid email profile',
+        state,
+        nonce,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      }).toString()
+      res.writeHead(303, { location: target.href }).end()
+      return
+    }
+    if (url.pathname === '/callback') {
+      const state = url.searchParams.get('state') ?? ''
+      const kept = pending.get(state)
+      if (!kept) return void res.writeHead(400).end('unknown state')
+      const params = oauth.validateAuthResponse(op.as, rp.client, url, state)
+      const response = await oauth.authorizationCodeGrantRequest(op.as, rp.client, rp.auth, params, rp.redirectUri, kept.verifier, insecure)
+      const tokens = await oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: kept.nonce, requireIdToken: true })
+      const claims = oauth.getValidatedIdTokenClaims(tokens)!
+      const info = await oauth.processUserInfoResponse(op.as, rp.client, claims.sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Second app</title><h1>Hello ${String(info.email)}</h1><p id="amr">${(claims.amr ?? []).join(' ')}</p>`)
+      return
+    }
+    res.writeHead(404).end()
+  })
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve))
+  const address = app.address()
+  appUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+}
+
+beforeAll(async () => {
+  op = await startOpStack()
+  await startSecondApp()
+  rp = await op.register({ name: 'Second app', redirectUris: [`${appUrl}/callback`] })
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await new Promise((resolve) => app?.close(resolve))
+  await op?.stop()
+})
+
+describe('a second app signs in through our pages', () => {
+  it('with the password and an authenticator code, then consent, the app gets the account and amr names both factors', async () => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    const email = freshEmail('second-app')
+    await signUpInBrowser(page, op.url, email)
+    await confirmEmailInBrowser(page, op.smtp, email)
+    // two-step sign-in on the account
+    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    const secretText = page.getByTestId('totp-secret')
+    await expect.poll(() => secretText.isVisible(), WAIT).toBe(true)
+    const secret = ((await secretText.textContent()) ?? '').replace(/\s/g, '')
+    await page.getByLabel('Code from the app', { exact: true }).fill(codeAt(secret, 0))
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    await expect.poll(() => page.getByTestId('recovery-codes').locator('li').count(), WAIT).toBe(10)
+    await page.getByRole('button', { name: 'Sign out' }).first().click()
+    await page.waitForURL(/\/login/)
+
+    // the app sends the browser to us: signed out, the interaction step asks to sign in first
+    await page.goto(`${appUrl}/`)
+    await page.waitForURL(/\/interaction\//)
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in to Second app' }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.getByRole('link', { name: 'Sign in' }).last().click()
+    await page.waitForURL(/\/login/)
+    await page.getByLabel('Email', { exact: true }).fill(email)
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Two-step sign-in' }).isVisible(), WAIT).toBe(true)
+    await page.getByLabel(/code/i).first().fill(codeAt(secret, 1))
+    await page.getByRole('button', { name: /verify|continue|sign in/i }).first().click()
+
+    // back on the interaction page: the consent step for a third-party app
+    await page.waitForURL(/\/interaction\//)
+    const allow = page.getByRole('button', { name: 'Allow' })
+    await expect.poll(() => allow.isVisible(), WAIT).toBe(true)
+    expect(await page.getByText('Your email address, and whether it is confirmed').isVisible()).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await allow.click()
+    await page.waitForURL(`${appUrl}/callback**`)
+    await expect.poll(() => page.getByRole('heading', { name: `Hello ${email}` }).isVisible(), WAIT).toBe(true)
+    expect((await page.locator('#amr').textContent())?.split(' ')).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']))
+    expect(csp).toEqual([])
+  })
+})
