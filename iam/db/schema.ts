@@ -67,6 +67,8 @@ export interface SessionFamiliesTable {
   refresh_expires_at: NullableTimestamp
   /** the last POST /auth/reauthenticate of the session (null: none since the sign-in) */
   reauthenticated_at: NullableTimestamp
+  /** how the sign-in was made, RFC 8176 method references separated by spaces; null: unknown (migration 0009) */
+  sign_in_amr: string | null
 }
 
 export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'

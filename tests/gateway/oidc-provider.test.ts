@@ -39,6 +39,8 @@ describe('authorization code + PKCE', () => {
     expect(claims.sub).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     // OIDC Core 5.4: with an access token issued, scope claims come from userinfo, not the ID token
     expect(claims.email).toBeUndefined()
+    // RFC 8176: the session was opened with a password
+    expect(claims.amr).toEqual(['pwd'])
     const info = await oauth.processUserInfoResponse(op.as, rp.client, claims.sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
     expect(info).toMatchObject({ sub: claims.sub, email, name: 'Ada Lovelace' })
   })

@@ -2,6 +2,10 @@
  * The OpenID Provider (features/oidc): its clients, its artefacts, its dev signing keys, and the
  * public id its tokens name an account by.
  *
+ * session_families.sign_in_amr: how the session's sign-in was made, as RFC 8176 method references
+ * separated by spaces ("pwd", "pwd otp mfa", "hwk user mfa"): an app's ID token says it (`amr`).
+ * Null for sessions opened before, or by a way that has no reference (an external provider).
+ *
  * users.public_id: the `sub` of every ID token, access token and userinfo answer. Never the serial
  * key: a serial key tells how many accounts exist and who signed up before whom. Random (v4 UUID),
  * filled by the database for new rows, stable for the life of the account.
@@ -25,6 +29,7 @@ import { sql, type Kysely } from 'kysely'
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('users').addColumn('public_id', 'uuid', (c) => c.notNull().defaultTo(sql`gen_random_uuid()`)).execute()
   await db.schema.createIndex('users_public_id_key').unique().on('users').column('public_id').execute()
+  await db.schema.alterTable('session_families').addColumn('sign_in_amr', 'text').execute()
 
   await db.schema
     .createTable('oidc_payloads')
@@ -67,5 +72,6 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('oidc_signing_keys').execute()
   await db.schema.dropTable('oidc_clients').execute()
   await db.schema.dropTable('oidc_payloads').execute()
+  await db.schema.alterTable('session_families').dropColumn('sign_in_amr').execute()
   await db.schema.alterTable('users').dropColumn('public_id').execute()
 }

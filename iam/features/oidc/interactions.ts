@@ -105,14 +105,14 @@ export async function finishLogin(
   const row = await db
     .selectFrom('users as u')
     .innerJoin('session_families as f', 'f.user_id', 'u.id')
-    .select(['u.public_id', 'f.last_mfa_at'])
+    .select(['u.public_id', 'f.sign_in_amr'])
     .where('u.id', '=', account.userId)
     .where('f.id', '=', account.sessionId)
     .executeTakeFirst()
   if (!row) return { ok: false, code: 'not_found' }
   const accountId = row.public_id
-  // RFC 8176 method references: pwd, and otp + mfa once the session passed a second factor
-  const amr = row.last_mfa_at ? ['pwd', 'otp', 'mfa'] : ['pwd']
+  // RFC 8176 method references as the sign-in recorded them; none for a way without one
+  const amr = row.sign_in_amr ? row.sign_in_amr.split(' ') : undefined
   const redirectTo = await provider.interactionResult(
     http.req,
     http.res,

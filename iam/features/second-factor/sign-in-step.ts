@@ -65,7 +65,7 @@ export async function completeSignIn(
   const user = await findUserById(ctx.db, attempt.user_id)
   if (!user) return { ok: false, code: 'invalid_challenge' }
   if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
-  const pair = await createSignInSession(ctx, user, input, attempt.remember, undefined, true)
+  const pair = await createSignInSession(ctx, user, input, attempt.remember, undefined, 'pwd otp mfa')
   // this step's request spent a point of the IP's login budget; the password step gave its own back
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.ipAddress })
   await recordSecurityEvent(ctx.db, { type: 'second_factor_passed', userId: user.id, ...actor, details: { method: verified.method }, at: new Date(now) })

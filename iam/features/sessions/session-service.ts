@@ -41,7 +41,16 @@ export interface OpenSessionInput {
   remember: boolean
   /** the sign-in passed a second factor: the session starts with its MFA done (anomaly checks 5 and 6) */
   mfaPassed?: boolean
+  /** how the sign-in was made (RFC 8176 method references, space separated); absent: none to name */
+  amr?: SignInAmr
 }
+
+/**
+ * The ways a session is opened, as RFC 8176 names them: a password; a password and a code from
+ * an authenticator app or a recovery code; a passkey (a hardware-bound key, the person present
+ * and verified by the device's lock, so two factors in one).
+ */
+export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa'
 
 export interface OpenedSession {
   familyId: string
@@ -116,9 +125,9 @@ export interface SignInDeviceFacts {
 
 /**
  * Opens the session of a completed sign-in (password, second factor, passkey): one place maps user
- * and device to it. `mfaPassed`: the sign-in itself passed a second factor (the TOTP step, a
- * passkey with user verification), so the session starts with its MFA done and a burst of fresh
- * sign-ins (anomaly check 6) does not ask it for the emailed code as well.
+ * and device to it. `amr`: how it was made; one that passed a second factor (the TOTP step, a
+ * passkey with user verification) starts with its MFA done, so a burst of fresh sign-ins (anomaly
+ * check 6) does not ask it for the emailed code as well.
  */
 export async function createSignInSession(
   ctx: IamContext,
@@ -126,7 +135,7 @@ export async function createSignInSession(
   device: SignInDeviceFacts,
   remember: boolean,
   audit?: SignInAudit,
-  mfaPassed = false,
+  amr: SignInAmr = 'pwd',
 ): Promise<TokenPair> {
   return createSession(ctx, {
     userId: user.id,
@@ -134,7 +143,8 @@ export async function createSignInSession(
     ipAddress: device.ipAddress,
     fingerprint: device.fingerprint,
     remember,
-    mfaPassed,
+    mfaPassed: amr.includes('mfa'),
+    amr,
     roles: user.roles,
     visitor: device.visitor.visitor_id,
   }, audit)

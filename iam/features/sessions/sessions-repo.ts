@@ -21,6 +21,8 @@ export interface NewFamily {
   refreshExpiresAt: Date
   /** the sign-in itself passed a second factor (TOTP, recovery code, passkey): its last_mfa_at */
   mfaPassed?: boolean
+  /** how the sign-in was made (RFC 8176 method references): its sign_in_amr */
+  amr?: string
 }
 
 export interface NewRefreshToken {
@@ -42,6 +44,7 @@ const familyRow = (family: NewFamily) => ({
   refresh_expires_at: family.refreshExpiresAt,
   // always present (null or the moment): the sign-in statements are compiled once per shape
   last_mfa_at: family.mfaPassed ? family.now : null,
+  sign_in_amr: family.amr ?? null,
 })
 
 const tokenRow = (token: NewRefreshToken) => ({

@@ -53,6 +53,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
         ipAddress: input.ipAddress,
         fingerprint: input.fingerprint,
         remember: input.remember,
+        amr: 'pwd',
       })
       return { user, session }
     })
