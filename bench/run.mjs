@@ -18,6 +18,7 @@ import { parseBenchArgs } from './lib/options.ts'
 import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, statementChecks } from './lib/report.ts'
 import { buildServers, createPgDatabase, rssMb, startBaseline, startGateway, startIam } from './lib/servers.mjs'
 import { seedGrowth } from './seed.mjs'
+import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -242,6 +243,36 @@ async function runDatabase(kind, opts, report) {
       const baseline = { label: 'IAM /secret/accesstoken/metadata', run: await measure({ url: iam.url, ...roundRobin('GET', '/secret/accesstoken/metadata', sessions) }, counted) }
       rows.push(againstBaseline({ id: 'gateway-session', database: label, label: 'gateway GET /api/auth/session', run, baseline,
         notes: ['HMAC off between gateway and IAM in the bench (unsigned calls to the IAM in both runs)'] }, GOALS.gatewaySession.minRatio))
+    }
+    if (want('oidc-client-credentials') || want('oidc-refresh') || want('oidc-introspect')) {
+      const form = (client, params, endpoint = '/oidc/token') => ({
+        url: `${iam.url}${endpoint}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.authorization },
+        body: new URLSearchParams(params).toString(),
+      })
+      const machine = await registerClient(iam.url, { client_name: 'bench machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })
+      if (want('oidc-client-credentials')) {
+        const run = await measure(form(machine, { grant_type: 'client_credentials' }), counted)
+        rows.push({ id: 'oidc-client-credentials', database: label, label: 'OpenID client-credentials grant POST /oidc/token', run,
+          checks: [atLeast(`>= ${GOALS.oidcClientCredentials.minRps} req/s`, run.rps, GOALS.oidcClientCredentials.minRps, '/s'), answeredCleanly(run)], notes: [] })
+      }
+      if (want('oidc-refresh')) {
+        const redirectUri = 'http://127.0.0.1:9/cb'
+        const web = await registerClient(iam.url, { client_name: 'bench web', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [redirectUri] })
+        const issuer = (await (await fetch(`${iam.url}/oidc/.well-known/openid-configuration`)).json()).issuer
+        const refreshToken = await refreshTokenFor(iam.url, issuer, web, redirectUri, user)
+        // a confidential client's refresh token is not rotated until 70% of its life passed (the
+        // provider's default): every request redeems the same one, as a busy server-side app does
+        const run = await measure(form(web, { grant_type: 'refresh_token', refresh_token: refreshToken }), counted)
+        rows.push({ id: 'oidc-refresh', database: label, label: 'OpenID refresh-token grant POST /oidc/token', run,
+          checks: [atLeast(`>= ${GOALS.oidcRefresh.minRps} req/s`, run.rps, GOALS.oidcRefresh.minRps, '/s'), answeredCleanly(run)], notes: ['confidential client, refresh token not rotated (below 70% of its lifetime)'] })
+      }
+      if (want('oidc-introspect')) {
+        const { access_token: accessToken } = await tokenRequest(iam.url, machine, { grant_type: 'client_credentials' })
+        const run = await measure(form(machine, { token: accessToken }, '/oidc/token/introspection'), counted)
+        rows.push(againstBaseline({ id: 'oidc-introspect', database: label, label: 'OpenID introspection of an active token', run, baseline: await selectOne(), notes: [] }, GOALS.oidcIntrospect.minRatio))
+      }
     }
     if (opts.seed > 0 && kind === 'postgres') {
       const seeded = await seedGrowth(db.url, opts.seed)

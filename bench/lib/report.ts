@@ -49,6 +49,10 @@ export const GOALS = {
   refresh: { minRps: 1000, maxStatements: 5 },
   login: { minRatio: 0.9 },
   gatewaySession: { minRatio: 0.5 },
+  /** Keycloak's sizing guide: 120 client-credentials and 120 refresh-token grants per vCPU; this box has 2 */
+  oidcClientCredentials: { minRps: 1000 },
+  oidcRefresh: { minRps: 500 },
+  oidcIntrospect: { minRatio: 0.5 },
   idleRssMb: { postgres: 150, pglite: 300 },
   /** growth: within 20% of the small-table figure */
   growth: { minRatio: 0.8 },

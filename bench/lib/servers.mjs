@@ -53,6 +53,8 @@ export function benchIamConfig({ dataDir, databaseUrl, redisUrl }) {
     database: { url: databaseUrl },
     storage: redisUrl ? { driver: 'redis', url: redisUrl, prefix: `bench${randomBytes(4).toString('hex')}` } : { driver: 'memory', prefix: 'bench' },
     password: { breachCheck: { enabled: false } },
+    // the OpenID rows register their clients themselves (bench/lib/oidc.mjs)
+    oidc: { registration: { enabled: true } },
     emailChecks: { mx: false },
     // one bench user signs in thousands of times: the velocity rule would rightly answer a re-login;
     // widened like the limiters, it is still evaluated on every request

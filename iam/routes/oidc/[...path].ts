@@ -17,10 +17,14 @@ import { httpFail } from '../../http/respond'
  * - A version 2 signature covers the body, so the HMAC check read it (middleware 20): the provider
  *   takes those bytes from `req.body` instead of the spent stream.
  */
+type NodeListener = Parameters<typeof callNodeListener>[0]
+// Koa composes its middleware in callback(): once per process, not per request
+let listener: NodeListener | undefined
+
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found' })
-  const provider = await useOidcProvider(ctx)
+  listener ??= (await useOidcProvider(ctx)).callback() as NodeListener
   const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }
   const read = event.context.rawBody ? await event.context.rawBody.result : undefined
   if (read === 'too-large') failTooLarge()
@@ -33,5 +37,5 @@ export default defineEventHandler(async (event) => {
   req.originalUrl = url
   req.url = url.slice(OIDC_MOUNT.length) || '/'
   event.node.res.setHeader('content-security-policy', OIDC_CSP)
-  await callNodeListener(provider.callback() as Parameters<typeof callNodeListener>[0], req, event.node.res)
+  await callNodeListener(listener, req, event.node.res)
 })
