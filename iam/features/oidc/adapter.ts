@@ -27,6 +27,22 @@ export interface AdapterDeps {
   config: Pick<IamConfig, 'secrets'>
   /** ms since epoch; the provider judges expiry by its own clock (Date.now) and so does this */
   now: () => number
+  /** runs housekeeping after the answer went out (lib/background.ts) */
+  later?: (task: () => Promise<void>) => void
+}
+
+/**
+ * Expired artefacts are swept this long after they expired: find() already ignores them, and the
+ * margin keeps a sweep on one instance clear of another whose clock runs a little behind.
+ */
+const KEEP_EXPIRED_MS = 60 * 60_000
+/** At most one sweep per process per this long: the DELETE uses the expiry index, but need not run per write. */
+const SWEEP_EVERY_MS = 60_000
+let lastSweep = 0
+
+/** Deletes artefacts that expired more than KEEP_EXPIRED_MS ago. */
+export async function sweepExpired(db: Kysely<Database>, now: number): Promise<void> {
+  await db.deleteFrom('oidc_payloads').where('expires_at', '<', new Date(now - KEEP_EXPIRED_MS)).execute()
 }
 
 /** The adapter factory oidc-provider calls once per model name. */
@@ -66,6 +82,11 @@ class PayloadAdapter {
         }),
       )
       .execute()
+    const now = this.deps.now()
+    if (this.deps.later && now - lastSweep >= SWEEP_EVERY_MS) {
+      lastSweep = now
+      this.deps.later(() => sweepExpired(this.deps.db, now))
+    }
   }
 
   private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {

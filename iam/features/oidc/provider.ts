@@ -16,6 +16,7 @@
 import { createHmac } from 'node:crypto'
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
 import type { IamContext } from '../../context'
+import { runAfterResponse } from '../../lib/background'
 import { createAdapterFactory } from './adapter'
 import { findOidcAccount } from './accounts'
 import { recordOidcEvent } from './connected-apps'
@@ -52,7 +53,12 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
 
   const provider = new Provider(oidc.issuer, {
-    adapter: createAdapterFactory({ db, config, now: () => Date.now() }),
+    adapter: createAdapterFactory({
+      db,
+      config,
+      now: () => Date.now(),
+      later: (task) => runAfterResponse(task, (error) => ctx.log.warn('oidc: sweeping expired artefacts failed', { error: error.message })),
+    }),
     clients: [],
     jwks: { keys },
     cookies: {
