@@ -28,7 +28,8 @@ const PASSED_REQUEST_HEADERS = [
 /** Hop-by-hop and framing headers: the gateway frames its own answer (the body arrives decoded). */
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'set-cookie', 'date', 'x-request-id'])
 
-export async function forwardToProvider(event: H3Event): Promise<IamRawResponse | undefined> {
+/** Forwards the request to the provider; `target` replaces the path + query (a well-known alias). */
+export async function forwardToProvider(event: H3Event, target = event.node.req.url ?? '/'): Promise<IamRawResponse | undefined> {
   const clientIp = clientIpOf(event)
   if (!clientIp) {
     setResponseStatus(event, 400)
@@ -43,7 +44,7 @@ export async function forwardToProvider(event: H3Event): Promise<IamRawResponse 
   }
   const raw = event.method === 'GET' || event.method === 'HEAD' ? undefined : await readRawBody(event, false)
   try {
-    return await useIamClient().forward({ method: event.method, target: event.node.req.url ?? '/', headers, body: raw ? new Uint8Array(raw) : undefined, clientIp })
+    return await useIamClient().forward({ method: event.method, target, headers, body: raw ? new Uint8Array(raw) : undefined, clientIp })
   } catch (error) {
     if (!(error instanceof IamUnavailableError)) throw error
     useGatewayLog().warn('oidc: IAM unreachable', { requestId: event.context.requestId, err: error })

@@ -176,3 +176,12 @@ describe('account events close grants; connected apps', () => {
     expect(await active()).toBe(false)
   })
 })
+
+describe('RFC 8414 discovery for OAuth-only clients', () => {
+  it('serves the authorization server metadata at /.well-known/oauth-authorization-server/oidc with the same issuer', async () => {
+    const issuer = new URL(`${op.url}/oidc`)
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))
+    expect(as.issuer).toBe(issuer.href)
+    expect(as.token_endpoint).toBe(`${op.url}/oidc/token`)
+  })
+})
