@@ -204,3 +204,51 @@ export async function redeem(op: OpStack, rp: RegisteredClient, params: URLSearc
   const response = await oauth.authorizationCodeGrantRequest(op.as, rp.client, rp.auth, params, rp.redirectUri, verifier, insecure)
   return oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: nonce, requireIdToken: true })
 }
+
+/** The fields a page's form would send: every input's name and value (the hidden xsrf among them). */
+export function formFields(html: string, formId?: string): Record<string, string> {
+  let scope = html
+  if (formId) {
+    const start = html.indexOf(`id="${formId}"`)
+    expect(start, `form ${formId} on the page`).toBeGreaterThanOrEqual(0)
+    scope = html.slice(start, html.indexOf('</form>', start))
+  }
+  const fields: Record<string, string> = {}
+  for (const tag of scope.match(/<input\b[^>]*>/g) ?? []) {
+    const attrs = attributes(tag)
+    if (attrs.name) fields[attrs.name] = attrs.value ?? ''
+  }
+  return fields
+}
+
+/** A tag's attributes (name -> value; valueless attributes map to ''). */
+export function attributes(tag: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const m of tag.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*"([^"]*)")?/g)) if (m[1] !== 'input') out[m[1]!] = m[2] ?? ''
+  return out
+}
+
+/** A form's action attribute. */
+export function formAction(html: string, formId: string): string {
+  const tag = new RegExp(`<form\\b[^>]*id="${formId.replace('.', '\\.')}"[^>]*>`).exec(html)
+  expect(tag, `form ${formId} on the page`).not.toBeNull()
+  return attributes(tag![0]).action!
+}
+
+/** A full code flow in a signed-in browser: callback checked, code redeemed, the RP's view of the result. */
+export async function codeFlow(op: OpStack, rp: RegisteredClient, browser: Browser, extra: Record<string, string> = {}) {
+  const { url, verifier, state, nonce } = await authorizationUrl(op, rp, extra)
+  const walk = await walkAuthorization(browser, url, rp.redirectUri)
+  expect(walk.callback, `authorization ended at ${walk.stopped?.status} ${await walk.stopped?.clone().text()}`).toBeDefined()
+  return redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
+}
+
+/** Token introspection as the client (RFC 7662). */
+export async function introspect(op: OpStack, rp: RegisteredClient, token: string) {
+  return oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, token, insecure))
+}
+
+/** A refresh as the RP does it. */
+export async function refresh(op: OpStack, rp: RegisteredClient, refreshToken: string) {
+  return oauth.processRefreshTokenResponse(op.as, rp.client, await oauth.refreshTokenGrantRequest(op.as, rp.client, rp.auth, refreshToken, insecure))
+}
