@@ -121,8 +121,12 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
               ? '<p class="error" role="alert">That code is not valid or has expired. Check the code your device shows and try again.</p>'
               : '<p class="error" role="alert">This request was interrupted. Start again on your device.</p>'
             : ''
-          // the provider's form holds the hidden xsrf field and a text input named user_code
-          const labelled = form.replace('<input ', '<input id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" ')
+          // The provider's form holds a hidden xsrf field, then the text input named user_code: the
+          // label and help text go on that input (attributes placed before the library's own
+          // autocomplete win), and its inline onfocus handler, which the page's CSP refuses, goes.
+          const labelled = form
+            .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" name="user_code"')
+            .replace(/\s+onfocus="[^"]*"/, '')
           octx.body = renderPage(
             'Connect a device',
             `${problem}<p id="user-code-help">Enter the code your device or app shows you.</p><label for="user_code">Code</label>${labelled}<button type="submit" form="op.deviceInputForm">Continue</button>`,
