@@ -39,15 +39,16 @@ export const insecure = { [oauth.allowInsecureRequests]: true } as const
 
 export const API = 'https://api.example.test/'
 
-/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port). */
+/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port); its `oidc` keys join the stack's. */
 export async function startOpStack(options: { iamConfig?: (port: number) => Record<string, unknown> } = {}): Promise<OpStack> {
   const stack = await startE2eStack({
     // the test build's client route (routes/__test/oidc-clients)
     iamEnv: { IAM_TEST_ROUTES: '1' },
-    iamConfig: (port) => ({
-      oidc: { issuer: `http://127.0.0.1:${port}/oidc`, resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'] }] },
-      ...options.iamConfig?.(port),
-    }),
+    iamConfig: (port) => {
+      const extra = options.iamConfig?.(port) ?? {}
+      const oidc = { issuer: `http://127.0.0.1:${port}/oidc`, resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'] }] }
+      return { ...extra, oidc: { ...oidc, ...(extra.oidc as Record<string, unknown> | undefined) } }
+    },
   })
   const issuer = new URL(`${stack.url}/oidc`)
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }))

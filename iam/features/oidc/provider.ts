@@ -37,6 +37,25 @@ function cookieKeys(ctx: IamContext): string[] {
 
 type OidcCtx = KoaContextWithOIDC
 
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
+const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/**
+ * The provider's outbound HTTP. oidc-provider hands every call a dispatcher that drops connections
+ * to special-use addresses; with `oidc.allowLoopbackRequests` (development and tests, refused in
+ * production) a call whose URL names a loopback host goes out without it. Every other address
+ * keeps the check, and redirects are never followed (the library asks for `redirect: 'manual'`).
+ */
+function outboundFetch(allowLoopback: boolean) {
+  return (url: string | URL, options: RequestInit & { dispatcher?: unknown }): Promise<Response> => {
+    if (allowLoopback && isLoopbackHost(new URL(url).hostname)) {
+      const { dispatcher: _checked, ...rest } = options
+      return globalThis.fetch(url, rest)
+    }
+    return globalThis.fetch(url, options)
+  }
+}
+
 /** Builds the provider for this IAM. */
 export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const { config, db } = ctx
@@ -49,6 +68,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const provider = new Provider(oidc.issuer, {
     adapter: createAdapterFactory({ db, config, now: () => Date.now() }),
     clients: [],
+    fetch: outboundFetch(oidc.allowLoopbackRequests),
     jwks: { keys },
     cookies: {
       keys: cookieKeys(ctx),
@@ -186,6 +206,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   // scheme from it), never from what a request claims.
   provider.proxy = true
   provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
+  // a back-channel logout the app's back end did not take: the session ended here all the same
+  provider.on('backchannel.error', (_octx: OidcCtx, error: Error, client: { clientId: string }) =>
+    ctx.log.warn('oidc back-channel logout not delivered', { clientId: client.clientId, error: error.message }),
+  )
   return provider
 }
 
