@@ -47,12 +47,13 @@ const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^1
  * keeps the check, and redirects are never followed (the library asks for `redirect: 'manual'`).
  */
 function outboundFetch(allowLoopback: boolean) {
-  return (url: string | URL, options: RequestInit & { dispatcher?: unknown }): Promise<Response> => {
-    if (allowLoopback && isLoopbackHost(new URL(url).hostname)) {
-      const { dispatcher: _checked, ...rest } = options
-      return globalThis.fetch(url, rest)
+  return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = input instanceof Request ? input.url : input
+    if (allowLoopback && init && isLoopbackHost(new URL(url).hostname)) {
+      const { dispatcher: _checked, ...rest } = init as RequestInit & { dispatcher?: unknown }
+      return globalThis.fetch(input, rest)
     }
-    return globalThis.fetch(url, options)
+    return globalThis.fetch(input, init)
   }
 }
 
