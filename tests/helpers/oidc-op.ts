@@ -21,6 +21,7 @@ export interface RegisteredClientInput {
   redirectUris?: string[]
   postLogoutRedirectUris?: string[]
   public?: boolean
+  authMethod?: 'client_secret_basic' | 'client_secret_post'
   firstParty?: boolean
   grants?: string[]
   scope?: string
@@ -68,7 +69,7 @@ export async function startOpStack(options: { iamConfig?: (port: number) => Reco
       const { client, clientSecret } = res.body!
       return {
         client: { client_id: client.clientId },
-        auth: clientSecret ? oauth.ClientSecretBasic(clientSecret) : oauth.None(),
+        auth: !clientSecret ? oauth.None() : input.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(clientSecret) : oauth.ClientSecretBasic(clientSecret),
         secret: clientSecret,
         redirectUri,
       }
@@ -139,13 +140,14 @@ export interface AuthorizeOutcome {
 /**
  * Follows the browser's way from an authorization URL: the provider's redirects, the
  * /interaction/:uid page's steps (continue as the signed-in account; consent allowed unless told
- * otherwise), until the provider sends the browser to `redirectUri`.
+ * otherwise; with `reauthenticate`, a fresh sign-in the step asks for is given with the password),
+ * until the provider sends the browser to `redirectUri`.
  */
 export async function walkAuthorization(
   browser: Browser,
   start: string,
   redirectUri: string,
-  options: { consent?: 'allow' | 'deny' | 'stop' } = {},
+  options: { consent?: 'allow' | 'deny' | 'stop'; reauthenticate?: boolean } = {},
 ): Promise<AuthorizeOutcome> {
   let url = start
   for (let hop = 0; hop < 20; hop++) {
@@ -162,6 +164,12 @@ export async function walkAuthorization(
         step = await browser.post(`/interaction/${uid}/${options.consent === 'deny' ? 'abort' : 'consent'}`)
       } else {
         step = await browser.post(`/interaction/${uid}/login`)
+        // prompt=login or max_age asked for a fresh sign-in: the page has the person confirm the password
+        if (step.status === 403 && options.reauthenticate && /reauthenticate/.test(await step.clone().text())) {
+          const proof = await browser.post('/api/auth/reauthenticate', { password: PASSWORD })
+          if (proof.status !== 200) return { stopped: proof }
+          step = await browser.post(`/interaction/${uid}/login`)
+        }
       }
       if (step.status !== 200) return { stopped: step }
       url = ((await step.json()) as { data: { redirectTo: string } }).data.redirectTo
