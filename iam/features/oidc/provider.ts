@@ -77,6 +77,8 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       long: { path: OIDC_MOUNT, httpOnly: true, sameSite: 'lax' },
       short: { httpOnly: true, sameSite: 'lax' },
     },
+    // authorization code only: no implicit or hybrid response hands tokens to the browser (RFC 9700 section 2.1.2)
+    responseTypes: ['code'],
     claims: CLAIMS,
     // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
     scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
