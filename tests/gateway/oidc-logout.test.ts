@@ -167,3 +167,28 @@ describe('back-channel logout', () => {
     expect(received.slice(before).filter((r) => r.path === '/bystander')).toEqual([])
   })
 })
+
+describe('back-channel logout without oidc.allowLoopbackRequests (the production setting)', () => {
+  let plain: OpStack
+  beforeAll(async () => {
+    plain = await startOpStack()
+  })
+  afterAll(() => plain?.stop())
+
+  it('the provider does not call a loopback address a client registered, logs the undelivered logout, and the sign-out still completes', async () => {
+    const listening = await plain.register({ name: 'Back office', firstParty: true, backchannelLogoutUri: `${receiverUrl}/refused` })
+    const initiating = await plain.register({ name: 'Team app', firstParty: true, postLogoutRedirectUris: [AFTER_LOGOUT] })
+    const browser = new Browser(plain.url)
+    await signUp(browser)
+    await codeFlow(plain, listening, browser)
+    const tokens = await codeFlow(plain, initiating, browser)
+    const url = new URL(plain.as.end_session_endpoint!)
+    url.search = new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: AFTER_LOGOUT }).toString()
+    const html = await (await browser.fetch(url.href)).text()
+    const confirmed = await browser.fetch(formAction(html, 'op.logoutForm'), { form: { ...formFields(html, 'op.logoutForm'), logout: 'yes' } })
+    expect(confirmed.status).toBe(303)
+    expect(received.filter((r) => r.path === '/refused')).toEqual([])
+    expect(plain.iam.logs.join('\n')).toContain('oidc back-channel logout not delivered')
+    expect(((await (await browser.fetch('/api/auth/session')).json()) as { authenticated: boolean }).authenticated).toBe(false)
+  })
+})
