@@ -253,6 +253,15 @@ describe('resource indicators (RFC 8707) and JWT access tokens (RFC 9068)', () =
     expect(payload.sub).toBe(oauth.getValidatedIdTokenClaims(tokens)!.sub)
   })
 
+  it('a refresh for the API again gets a JWT access token for it', async () => {
+    const rp = await op.register({ name: 'Shop app', public: true, firstParty: true, scope: 'openid offline_access orders:read' })
+    const tokens = await codeFlow(op, rp, await signedInBrowser(), { scope: 'openid offline_access orders:read', prompt: 'consent', resource: API })
+    expect(tokens.refresh_token).toBeTruthy()
+    const refreshed = await refresh(op, rp, tokens.refresh_token!)
+    const { payload } = await jwtVerify(refreshed.access_token, jwks(), { issuer: op.issuer, audience: API, typ: 'at+jwt' })
+    expect(payload.scope).toBe('orders:read')
+  })
+
   it('client credentials with a resource get a JWT access token for that API', async () => {
     const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'orders:read' })
     const tokens = await oauth.processClientCredentialsResponse(
