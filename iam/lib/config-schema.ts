@@ -369,6 +369,14 @@ export const configSchema = z.strictObject({
           }),
         )
         .default([]),
+      /**
+       * Lets the provider's outbound calls (back-channel logout tokens) reach loopback addresses
+       * (127.0.0.0/8, ::1, localhost), for development and tests whose apps run on this machine.
+       * oidc-provider refuses every special-use address by default (loopback, private networks,
+       * link-local), so that an address a client registered cannot make the IAM call into its own
+       * network; with this on, the other special-use addresses stay refused. Refused in production.
+       */
+      allowLoopbackRequests: z.boolean().default(false),
       /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
       registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
       ttl: z

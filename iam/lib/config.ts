@@ -115,6 +115,7 @@ export function productionProblems(config: IamConfig): string[] {
   if (config.oidc.enabled && !config.secrets.oidcKeys?.length) {
     problems.push('secrets.oidcKeys: missing (private JWKs for ID tokens; or set oidc.enabled: false)')
   }
+  if (config.oidc.allowLoopbackRequests) problems.push('oidc.allowLoopbackRequests: for development and tests only (lets client-registered addresses reach this machine)')
   if (config.password.pepper && isDev(config.password.pepper)) problems.push('password.pepper: a dev secret')
   if (!config.service.singleNode) {
     if (!config.database.url || !/^postgres(ql)?:/.test(config.database.url)) {

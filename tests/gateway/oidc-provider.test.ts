@@ -23,6 +23,11 @@ describe('discovery', () => {
     expect(op.as.code_challenge_methods_supported).toEqual(['S256'])
     expect(op.as.authorization_response_iss_parameter_supported).toBe(true)
   })
+
+  it('offers only the code response type: no implicit or hybrid flow hands tokens to the browser (RFC 9700 section 2.1.2)', () => {
+    expect(op.as.response_types_supported).toEqual(['code'])
+    expect(op.as.grant_types_supported).not.toContain('implicit')
+  })
 })
 
 describe('authorization code + PKCE', () => {

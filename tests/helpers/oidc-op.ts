@@ -21,6 +21,7 @@ export interface RegisteredClientInput {
   redirectUris?: string[]
   postLogoutRedirectUris?: string[]
   public?: boolean
+  authMethod?: 'client_secret_basic' | 'client_secret_post'
   firstParty?: boolean
   grants?: string[]
   scope?: string
@@ -39,15 +40,16 @@ export const insecure = { [oauth.allowInsecureRequests]: true } as const
 
 export const API = 'https://api.example.test/'
 
-/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port). */
+/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port); its `oidc` keys join the stack's. */
 export async function startOpStack(options: { iamConfig?: (port: number) => Record<string, unknown> } = {}): Promise<OpStack> {
   const stack = await startE2eStack({
     // the test build's client route (routes/__test/oidc-clients)
     iamEnv: { IAM_TEST_ROUTES: '1' },
-    iamConfig: (port) => ({
-      oidc: { issuer: `http://127.0.0.1:${port}/oidc`, resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'] }] },
-      ...options.iamConfig?.(port),
-    }),
+    iamConfig: (port) => {
+      const extra = options.iamConfig?.(port) ?? {}
+      const oidc = { issuer: `http://127.0.0.1:${port}/oidc`, resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'] }] }
+      return { ...extra, oidc: { ...oidc, ...(extra.oidc as Record<string, unknown> | undefined) } }
+    },
   })
   const issuer = new URL(`${stack.url}/oidc`)
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }))
@@ -67,7 +69,7 @@ export async function startOpStack(options: { iamConfig?: (port: number) => Reco
       const { client, clientSecret } = res.body!
       return {
         client: { client_id: client.clientId },
-        auth: clientSecret ? oauth.ClientSecretBasic(clientSecret) : oauth.None(),
+        auth: !clientSecret ? oauth.None() : input.authMethod === 'client_secret_post' ? oauth.ClientSecretPost(clientSecret) : oauth.ClientSecretBasic(clientSecret),
         secret: clientSecret,
         redirectUri,
       }
@@ -138,13 +140,14 @@ export interface AuthorizeOutcome {
 /**
  * Follows the browser's way from an authorization URL: the provider's redirects, the
  * /interaction/:uid page's steps (continue as the signed-in account; consent allowed unless told
- * otherwise), until the provider sends the browser to `redirectUri`.
+ * otherwise; with `reauthenticate`, a fresh sign-in the step asks for is given with the password),
+ * until the provider sends the browser to `redirectUri`.
  */
 export async function walkAuthorization(
   browser: Browser,
   start: string,
   redirectUri: string,
-  options: { consent?: 'allow' | 'deny' | 'stop' } = {},
+  options: { consent?: 'allow' | 'deny' | 'stop'; reauthenticate?: boolean } = {},
 ): Promise<AuthorizeOutcome> {
   let url = start
   for (let hop = 0; hop < 20; hop++) {
@@ -161,6 +164,12 @@ export async function walkAuthorization(
         step = await browser.post(`/interaction/${uid}/${options.consent === 'deny' ? 'abort' : 'consent'}`)
       } else {
         step = await browser.post(`/interaction/${uid}/login`)
+        // prompt=login or max_age asked for a fresh sign-in: the page has the person confirm the password
+        if (step.status === 403 && options.reauthenticate && /reauthenticate/.test(await step.clone().text())) {
+          const proof = await browser.post('/api/auth/reauthenticate', { password: PASSWORD })
+          if (proof.status !== 200) return { stopped: proof }
+          step = await browser.post(`/interaction/${uid}/login`)
+        }
       }
       if (step.status !== 200) return { stopped: step }
       url = ((await step.json()) as { data: { redirectTo: string } }).data.redirectTo
@@ -203,4 +212,52 @@ export function codeParams(op: OpStack, rp: RegisteredClient, callback: URL, sta
 export async function redeem(op: OpStack, rp: RegisteredClient, params: URLSearchParams, verifier: string, nonce?: string) {
   const response = await oauth.authorizationCodeGrantRequest(op.as, rp.client, rp.auth, params, rp.redirectUri, verifier, insecure)
   return oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: nonce, requireIdToken: true })
+}
+
+/** The fields a page's form would send: every input's name and value (the hidden xsrf among them). */
+export function formFields(html: string, formId?: string): Record<string, string> {
+  let scope = html
+  if (formId) {
+    const start = html.indexOf(`id="${formId}"`)
+    expect(start, `form ${formId} on the page`).toBeGreaterThanOrEqual(0)
+    scope = html.slice(start, html.indexOf('</form>', start))
+  }
+  const fields: Record<string, string> = {}
+  for (const tag of scope.match(/<input\b[^>]*>/g) ?? []) {
+    const attrs = attributes(tag)
+    if (attrs.name) fields[attrs.name] = attrs.value ?? ''
+  }
+  return fields
+}
+
+/** A tag's attributes (name -> value; valueless attributes map to ''). */
+export function attributes(tag: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const m of tag.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*"([^"]*)")?/g)) if (m[1] !== 'input') out[m[1]!] = m[2] ?? ''
+  return out
+}
+
+/** A form's action attribute. */
+export function formAction(html: string, formId: string): string {
+  const tag = new RegExp(`<form\\b[^>]*id="${formId.replace('.', '\\.')}"[^>]*>`).exec(html)
+  expect(tag, `form ${formId} on the page`).not.toBeNull()
+  return attributes(tag![0]).action!
+}
+
+/** A full code flow in a signed-in browser: callback checked, code redeemed, the RP's view of the result. */
+export async function codeFlow(op: OpStack, rp: RegisteredClient, browser: Browser, extra: Record<string, string> = {}) {
+  const { url, verifier, state, nonce } = await authorizationUrl(op, rp, extra)
+  const walk = await walkAuthorization(browser, url, rp.redirectUri)
+  expect(walk.callback, `authorization ended at ${walk.stopped?.status} ${await walk.stopped?.clone().text()}`).toBeDefined()
+  return redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
+}
+
+/** Token introspection as the client (RFC 7662). */
+export async function introspect(op: OpStack, rp: RegisteredClient, token: string) {
+  return oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, token, insecure))
+}
+
+/** A refresh as the RP does it. */
+export async function refresh(op: OpStack, rp: RegisteredClient, refreshToken: string) {
+  return oauth.processRefreshTokenResponse(op.as, rp.client, await oauth.refreshTokenGrantRequest(op.as, rp.client, rp.auth, refreshToken, insecure))
 }

@@ -167,6 +167,11 @@ describe('production refusals', () => {
     expect(productionProblems(config)).toEqual([expect.stringContaining('service.Hmac.requireBodyDigest')])
   })
 
+  it('refuses oidc.allowLoopbackRequests (the provider calling loopback addresses a client registered)', () => {
+    const config = parseConfig({ ...productionReady, oidc: { allowLoopbackRequests: true } })
+    expect(productionProblems(config)).toEqual([expect.stringContaining('oidc.allowLoopbackRequests')])
+  })
+
   it('allows PGlite and memory storage only with service.singleNode', () => {
     const single = parseConfig({
       ...productionReady,

@@ -21,6 +21,8 @@ export interface NewClient {
   postLogoutRedirectUris?: string[]
   /** no secret: PKCE is then required (oidc-provider's pkce.required) */
   public?: boolean
+  /** how a confidential client sends its secret to the token endpoint (RFC 6749 section 2.3.1); default the Authorization header */
+  authMethod?: ClientAuthMethod
   /** no consent page: the team's own apps */
   firstParty?: boolean
   grants?: ClientGrantType[]
@@ -33,6 +35,8 @@ export interface ClientView {
   clientId: string
   name: string
   public: boolean
+  /** none (public), client_secret_basic or client_secret_post */
+  authMethod: string
   firstParty: boolean
   redirectUris: string[]
   postLogoutRedirectUris: string[]
@@ -43,6 +47,9 @@ export interface ClientView {
 }
 
 type Deps = { db: Kysely<Database>; config: Pick<IamConfig, 'secrets'> }
+
+export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number]
 
 export class ClientInputError extends Error {
   override name = 'ClientInputError'
@@ -91,6 +98,8 @@ export function clientMetadata(clientId: string, input: NewClient): Record<strin
   const grants = [...new Set(input.grants?.length ? input.grants : (['authorization_code', 'refresh_token'] as ClientGrantType[]))]
   for (const grant of grants) if (!CLIENT_GRANT_TYPES.includes(grant)) throw new ClientInputError(`grant: unknown ${grant}`)
   if (input.public && grants.includes('client_credentials')) throw new ClientInputError('grant: client_credentials needs a confidential client (drop --public)')
+  if (input.authMethod && !CLIENT_AUTH_METHODS.includes(input.authMethod)) throw new ClientInputError(`auth-method: one of ${CLIENT_AUTH_METHODS.join(', ')}`)
+  if (input.public && input.authMethod) throw new ClientInputError('auth-method: a public client has no secret to send')
   const redirectUris = input.redirectUris.map((u) => checkUri('redirect-uri', u))
   if (grants.includes('authorization_code') && redirectUris.length === 0) throw new ClientInputError('redirect-uri: at least one for the authorization_code grant')
   const scope = input.scope?.trim() || DEFAULT_SCOPE
@@ -102,7 +111,7 @@ export function clientMetadata(clientId: string, input: NewClient): Record<strin
     post_logout_redirect_uris: (input.postLogoutRedirectUris ?? []).map((u) => checkUri('post-logout-redirect-uri', u)),
     grant_types: grants,
     response_types: grants.includes('authorization_code') ? ['code'] : [],
-    token_endpoint_auth_method: input.public ? 'none' : 'client_secret_basic',
+    token_endpoint_auth_method: input.public ? 'none' : (input.authMethod ?? 'client_secret_basic'),
     scope,
   }
   if (input.backchannelLogoutUri) {
@@ -139,6 +148,7 @@ function view(row: { client_id: string; metadata: unknown; first_party: boolean;
     clientId: row.client_id,
     name: String(m.client_name ?? ''),
     public: m.token_endpoint_auth_method === 'none',
+    authMethod: String(m.token_endpoint_auth_method ?? 'client_secret_basic'),
     firstParty: row.first_party,
     redirectUris: list(m.redirect_uris),
     postLogoutRedirectUris: list(m.post_logout_redirect_uris),

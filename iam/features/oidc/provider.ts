@@ -43,6 +43,26 @@ function cookieKeys(ctx: IamContext): string[] {
 
 type OidcCtx = KoaContextWithOIDC
 
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
+const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/**
+ * The provider's outbound HTTP. oidc-provider hands every call a dispatcher that drops connections
+ * to special-use addresses; with `oidc.allowLoopbackRequests` (development and tests, refused in
+ * production) a call whose URL names a loopback host goes out without it. Every other address
+ * keeps the check, and redirects are never followed (the library asks for `redirect: 'manual'`).
+ */
+function outboundFetch(allowLoopback: boolean) {
+  return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = input instanceof Request ? input.url : input
+    if (allowLoopback && init && isLoopbackHost(new URL(url).hostname)) {
+      const { dispatcher: _checked, ...rest } = init as RequestInit & { dispatcher?: unknown }
+      return globalThis.fetch(input, rest)
+    }
+    return globalThis.fetch(input, init)
+  }
+}
+
 /** Builds the provider for this IAM. */
 export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const { config, db } = ctx
@@ -60,6 +80,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       later: (task) => runAfterResponse(task, (error) => ctx.log.warn('oidc: sweeping expired artefacts failed', { error: error.message })),
     }),
     clients: [],
+    fetch: outboundFetch(oidc.allowLoopbackRequests),
     jwks: { keys },
     cookies: {
       keys: cookieKeys(ctx),
@@ -67,6 +88,8 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       long: { path: OIDC_MOUNT, httpOnly: true, sameSite: 'lax' },
       short: { httpOnly: true, sameSite: 'lax' },
     },
+    // authorization code only: no implicit or hybrid response hands tokens to the browser (RFC 9700 section 2.1.2)
+    responseTypes: ['code'],
     claims: CLAIMS,
     // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
     scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
@@ -135,8 +158,12 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
               ? '<p class="error" role="alert">That code is not valid or has expired. Check the code your device shows and try again.</p>'
               : '<p class="error" role="alert">This request was interrupted. Start again on your device.</p>'
             : ''
-          // the provider's form holds the hidden xsrf field and a text input named user_code
-          const labelled = form.replace('<input ', '<input id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" ')
+          // The provider's form holds a hidden xsrf field, then the text input named user_code: the
+          // label and help text go on that input (attributes placed before the library's own
+          // autocomplete win), and its inline onfocus handler, which the page's CSP refuses, goes.
+          const labelled = form
+            .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" name="user_code"')
+            .replace(/\s+onfocus="[^"]*"/, '')
           octx.body = renderPage(
             'Connect a device',
             `${problem}<p id="user-code-help">Enter the code your device or app shows you.</p><label for="user_code">Code</label>${labelled}<button type="submit" form="op.deviceInputForm">Continue</button>`,
@@ -200,6 +227,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   // scheme from it), never from what a request claims.
   provider.proxy = true
   provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
+  // a back-channel logout the app's back end did not take: the session ended here all the same
+  provider.on('backchannel.error', (_octx: OidcCtx, error: Error, client: { clientId: string }) =>
+    ctx.log.warn('oidc back-channel logout not delivered', { clientId: client.clientId, error: error.message }),
+  )
   return provider
 }
 

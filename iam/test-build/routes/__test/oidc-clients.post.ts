@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { z } from 'zod'
 import { useIam } from '../../../context'
-import { ClientInputError, createClient, GRANT_ALIASES, type ClientGrantType } from '../../../features/oidc/clients'
+import { CLIENT_AUTH_METHODS, ClientInputError, createClient, GRANT_ALIASES, type ClientGrantType } from '../../../features/oidc/clients'
 import { httpFail, notFound } from '../../../http/respond'
 import { getJsonBody } from '../../../http/request'
 import { testRoutesEnabled } from '../../enabled'
@@ -12,6 +12,7 @@ const Body = z
     redirectUris: z.array(z.string()).default([]),
     postLogoutRedirectUris: z.array(z.string()).optional(),
     public: z.boolean().optional(),
+    authMethod: z.enum(CLIENT_AUTH_METHODS).optional(),
     firstParty: z.boolean().optional(),
     grants: z.array(z.string()).optional(),
     scope: z.string().optional(),
