@@ -55,7 +55,7 @@ async function startSecondApp(): Promise<void> {
       const tokens = await oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: kept.nonce, requireIdToken: true })
       const claims = oauth.getValidatedIdTokenClaims(tokens)!
       const info = await oauth.processUserInfoResponse(op.as, rp.client, claims.sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Second app</title><h1>Hello ${String(info.email)}</h1><p id="amr">${(claims.amr ?? []).join(' ')}</p>`)
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Second app</title><h1>Hello ${String(info.email)}</h1><p id="amr">${((claims.amr as string[] | undefined) ?? []).join(" ")}</p>`)
       return
     }
     res.writeHead(404).end()
