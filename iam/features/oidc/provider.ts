@@ -122,7 +122,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
               : '<p class="error" role="alert">This request was interrupted. Start again on your device.</p>'
             : ''
           // the provider's form holds the hidden xsrf field and a text input named user_code
-          const labelled = form.replace('<input ', '<input id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" ')
+          // the label and hint belong to the text field, not to the hidden xsrf field before it
+          const labelled = form
+            .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" name="user_code"')
+            .replace('autocomplete="off"', 'autocomplete="one-time-code"')
           octx.body = renderPage(
             'Connect a device',
             `${problem}<p id="user-code-help">Enter the code your device or app shows you.</p><label for="user_code">Code</label>${labelled}<button type="submit" form="op.deviceInputForm">Continue</button>`,
