@@ -96,6 +96,9 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   user_banned: () => 'Account suspended by an administrator',
   user_unbanned: () => 'Account suspension lifted',
   signing_key_rotated: () => 'Signing keys rotated by an administrator',
+  oidc_client_created: (d) => (text(d, 'name') ? `App “${text(d, 'name')}” registered by an administrator` : 'An app was registered by an administrator'),
+  oidc_client_secret_rotated: () => "An app's secret was replaced by an administrator",
+  oidc_client_deleted: () => 'An app was removed by an administrator',
 }
 
 const isKnownType = (type: string): type is SecurityEventType => Object.hasOwn(LABELS, type)

@@ -12,8 +12,10 @@ import {
   checkLocalhost,
   childEnv,
   demoProvider,
+  iamSettings,
   prepareConfig,
   runAll,
+  startUrls,
 } from './start.mjs'
 
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name)
@@ -36,4 +38,4 @@ runAll([
   },
 ])
 // dev servers compile on the first request, so allow more time before warning
-await announceWhenReady(banner(config, demo), 300_000)
+await announceWhenReady(banner(config, demo, startUrls(), { issuer: iamSettings(config.iamConfig).issuer }), 300_000)

@@ -1,11 +1,12 @@
 // npm start: builds the IAM and the gateway when their output is missing or older than their sources,
 // then runs the IAM (127.0.0.1:3001), the gateway (127.0.0.1:3000, opened as http://localhost:3000)
-// and, when present, the demo OIDC provider, on the embedded defaults. Zero config: unless IAM_CONFIG / GATEWAY_CONFIG are given, it
+// and, when present, the demo OIDC provider, on the embedded defaults. Before the IAM starts it registers
+// the "Demo app" OpenID client (ensureDemoClient) that examples/second-app signs in with. Zero config: unless IAM_CONFIG / GATEWAY_CONFIG are given, it
 // writes .data/iam.config.json and .data/gateway.config.json that wire the gateway to the IAM with
 // HMAC (a shared secret generated once and kept in .data/start-secrets.json).
 // Ctrl-C / SIGTERM stops every child; if one child dies the others are stopped and its exit code is ours.
 // scripts/dev.mjs reuses the config and process handling exported here.
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { lookup } from 'node:dns/promises'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -127,6 +128,8 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       // answering NXDOMAIN for every name) would refuse every signup with "The email domain cannot
       // receive mail". Production keeps the schema default (on).
       emailChecks: { mx: false },
+      // the OpenID Provider's issuer: the printed gateway origin + /oidc, which the gateway forwards
+      oidc: { issuer: `${publicOrigin}/oidc` },
       providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
       // WebAuthn refuses an IP address as relying party id; http://localhost is a secure context
       passkeys: { rpID: new URL(publicOrigin).hostname, origins: [publicOrigin] },
@@ -147,6 +150,59 @@ export const localhostOrigin = (url) => {
 }
 
 const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId, sharedSecret: h.sharedSecret } : undefined)
+
+// ---- the demo OpenID client ---------------------------------------------------------------------------
+/** What a second local app (examples/second-app) signs in with, through the IAM's OpenID Provider. */
+export const DEMO_CLIENT = { name: 'Demo app', redirectUri: 'http://localhost:4000/callback', postLogoutRedirectUri: 'http://localhost:4000/' }
+
+/** The built admin CLI beside a built IAM entry (server/index.mjs -> server/cli.mjs). */
+export const cliEntryOf = (output) => join(dirname(entryOf(output)), 'cli.mjs')
+
+/** One admin CLI command with `--json`: its document, or an error carrying its one-line failure. */
+function runCliJson(cliEntry, args, env) {
+  return new Promise((resolvePromise, reject) => {
+    execFile(process.execPath, [cliEntry, ...args, '--json'], { cwd: ROOT, env, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(stderr.trim() || error.message))
+      resolvePromise(JSON.parse(stdout))
+    })
+  })
+}
+
+/**
+ * Registers the "Demo app" client once (first-party, confidential, code + PKCE, redirect
+ * DEMO_CLIENT.redirectUri) and answers its id and secret on every start. A secret is shown only when
+ * it is made, so it is kept in <dataDir>/iam/demo-client.json (mode 600) beside the other generated
+ * dev secrets; when that file is gone or names another client, the client's secret is rotated and
+ * kept again.
+ *
+ * This runs the admin CLI before the IAM starts rather than registering from inside the IAM: the
+ * CLI is how operators register clients, so nothing demo-only enters the server, and on the embedded
+ * PGlite database only one process may hold the data dir, which the CLI has to itself before the IAM
+ * takes it. `env` is the IAM's (IAM_CONFIG ...), so the CLI opens the same database and dev secrets.
+ */
+export async function ensureDemoClient({ cliEntry, env, dataDir }) {
+  const file = join(dataDir, 'iam', 'demo-client.json')
+  const kept = existsSync(file) ? readJson(file) : {}
+  const { clients } = await runCliJson(cliEntry, ['clients:list'], env)
+  const existing = clients.find((c) => c.name === DEMO_CLIENT.name)
+  if (existing && kept.clientId === existing.clientId && kept.clientSecret) return { clientId: kept.clientId, clientSecret: kept.clientSecret, file }
+  const answer = existing
+    ? await runCliJson(cliEntry, ['clients:rotate-secret', existing.clientId], env)
+    : await runCliJson(
+        cliEntry,
+        ['clients:create', '--name', DEMO_CLIENT.name, '--first-party', '--redirect-uri', DEMO_CLIENT.redirectUri, '--post-logout-redirect-uri', DEMO_CLIENT.postLogoutRedirectUri],
+        env,
+      )
+  const demoClient = { clientId: existing?.clientId ?? answer.client.clientId, clientSecret: answer.clientSecret }
+  writePrivate(file, demoClient)
+  return { ...demoClient, file }
+}
+
+/** The IAM's data dir and issuer as the config file gives them (the IAM runs from ROOT). */
+export function iamSettings(iamConfig, urls = startUrls()) {
+  const raw = existsSync(iamConfig) ? readJson(iamConfig) : {}
+  return { dataDir: resolve(ROOT, raw?.service?.dataDir ?? '.data'), issuer: raw?.oidc?.issuer ?? `${localhostOrigin(urls.gateway)}/oidc` }
+}
 
 // ---- processes -------------------------------------------------------------------------------------
 /** Fails clearly, before anything starts, when a port is taken. */
@@ -227,11 +283,23 @@ export async function announceWhenReady(lines, timeoutMs = 120_000) {
   console.error(`The gateway does not report the IAM healthy (GET http://${HOST}:${PORTS.gateway}/api/health): check the HMAC settings of both configs and the logs above.`)
 }
 
-export function banner({ iamConfig, gatewayConfig }, demo, urls = startUrls()) {
+export function banner({ iamConfig, gatewayConfig }, demo, urls = startUrls(), openid = undefined) {
   return [
     `  Gateway (open this)  ${urls.gateway}`,
     `  IAM                  ${urls.iam}`,
     ...(demo ? [`  Demo OIDC provider   ${demo.issuer} (sign in there with any login id)`] : []),
+    ...(openid
+      ? [
+          `  OpenID discovery     ${openid.issuer}/.well-known/openid-configuration`,
+          ...(openid.client
+            ? [
+                `  Demo app client id   ${openid.client.clientId}`,
+                `  Demo app secret      ${openid.client.clientSecret} (kept in ${rel(openid.client.file)})`,
+                `  Demo app redirect    ${DEMO_CLIENT.redirectUri} (run examples/second-app to sign in with it)`,
+              ]
+            : []),
+        ]
+      : []),
     `  Mail outbox          .data/mail/ (MFA links and codes, when no SMTP is configured)`,
     `  Config               ${rel(iamConfig)}, ${rel(gatewayConfig)}`,
     '  Ctrl-C stops everything.',
@@ -255,12 +323,21 @@ async function main() {
   }
   await checkLocalhost()
   const config = prepareConfig(demo)
+  const iamEnv = childEnv({ PORT: String(PORTS.iam), IAM_CONFIG: config.iamConfig })
+  const { dataDir, issuer } = iamSettings(config.iamConfig)
+  let client
+  if (process.env.NODE_ENV !== 'production') {
+    client = await ensureDemoClient({ cliEntry: cliEntryOf(BUILDS[0].output), env: iamEnv, dataDir }).catch((error) => {
+      console.warn(`The demo OpenID client could not be registered (${error.message}); the rest starts without it.`)
+      return undefined
+    })
+  }
   runAll([
     ...(demo ? [demo.child] : []),
-    { name: 'iam', args: [entryOf(BUILDS[0].output)], env: childEnv({ PORT: String(PORTS.iam), IAM_CONFIG: config.iamConfig }) },
+    { name: 'iam', args: [entryOf(BUILDS[0].output)], env: iamEnv },
     { name: 'gateway', args: [entryOf(BUILDS[1].output)], env: childEnv({ PORT: String(PORTS.gateway), GATEWAY_CONFIG: config.gatewayConfig }) },
   ])
-  await announceWhenReady(banner(config, demo))
+  await announceWhenReady(banner(config, demo, startUrls(), { issuer, client }))
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main()

@@ -1,7 +1,8 @@
 /**
  * The admin commands (DESIGN section 6), one citty command each. They parse arguments, call
  * feature functions and say what happened; no SQL here. Every change is recorded as a security
- * event by the feature that makes it (the signing-key rotation here, which has no feature of its own).
+ * event by the feature that makes it (the signing-key rotation and the OpenID client changes here:
+ * their features are also used where no operator acts, by the provider's own registration).
  */
 import { defineCommand, type ArgsDef, type CommandDef, type ParsedArgs } from 'citty'
 import { migrateToLatest, createDatabase } from '../db/database'
@@ -9,6 +10,7 @@ import { revokeTokenByPublicIdentifier } from '../features/api-tokens/admin-revo
 import { recordSecurityEvent } from '../features/security-events/repository'
 import { listSessions, revokeOtherSessions, revokeSession } from '../features/sessions/account-sessions'
 import { rotateSigningKey } from '../features/tokens/signing-keys'
+import { CLIENT_GRANT_TYPES, ClientInputError, createClient, deleteClient, GRANT_ALIASES, listClients, rotateClientSecret, showClient, type ClientGrantType, type ClientView } from '../features/oidc/clients'
 import { banAccount, listAccounts, unbanAccount } from '../features/users/admin-users'
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
@@ -47,13 +49,34 @@ function command<const A extends ArgsDef>(
   name: string,
   description: string,
   args: A,
-  run: (args: ParsedArgs<A & typeof jsonArg>) => Promise<Report>,
+  run: (args: ParsedArgs<A & typeof jsonArg>, rawArgs: string[]) => Promise<Report>,
 ): CommandDef<A & typeof jsonArg> {
   return defineCommand({
     meta: { name, description },
     args: { ...args, ...jsonArg } as A & typeof jsonArg,
-    run: async ({ args: parsed }) => report(await run(parsed), parsed.json === true),
+    run: async ({ args: parsed, rawArgs }) => report(await run(parsed, rawArgs), parsed.json === true),
   })
+}
+
+/**
+ * Every value of an option given more than once (`--redirect-uri a --redirect-uri b`, or
+ * `--redirect-uri=a`): citty keeps only the last one. Empty when the option is absent.
+ */
+export function repeatedOption(rawArgs: readonly string[], name: string): string[] {
+  const values: string[] = []
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!
+    if (arg === '--') break
+    if (arg === `--${name}`) {
+      const value = rawArgs[i + 1]
+      if (value === undefined || value.startsWith('--')) throw new CliFailure(`--${name} needs a value`)
+      values.push(value)
+      i++
+    } else if (arg.startsWith(`--${name}=`)) {
+      values.push(arg.slice(name.length + 3))
+    }
+  }
+  return values
 }
 
 export const migrate = command('migrate', 'Apply every pending database migration (production runs this before starting instances)', {}, async () => {
@@ -174,4 +197,115 @@ export const tokensRevoke = command(
     if (!result.ok) throw new CliFailure(`no valid API token with the public identifier ${args.publicIdentifier}`)
     return { data: { tokenId: result.tokenId, userId: result.userId }, text: `revoked API token ${result.tokenId} of user ${result.userId}` }
   },
+)
+
+// ---- OpenID clients (features/oidc/clients.ts) ----------------------------------------------------
+
+const clientIdArg = { id: { type: 'positional', required: true, description: 'The client id (clients:list shows them)' } } as const satisfies ArgsDef
+const SECRET_ONCE = 'Keep this secret now: it is stored sealed and will not be shown again (clients:rotate-secret issues a new one).'
+
+/** A client change as a security event: no account is concerned, the operator acted. */
+const clientEvent = (ctx: CliContext, type: 'oidc_client_created' | 'oidc_client_secret_rotated' | 'oidc_client_deleted', details: Record<string, unknown>) =>
+  recordSecurityEvent(ctx.db, { type, userId: null, visitorRowId: null, ipAddress: null, details: { ...details, by: BY }, at: new Date(ctx.now()) })
+
+function grantOf(value: string): ClientGrantType {
+  const grant = GRANT_ALIASES[value] ?? value
+  if (!(CLIENT_GRANT_TYPES as readonly string[]).includes(grant)) {
+    throw new CliFailure(`--grant: unknown grant ${value} (one of ${[...CLIENT_GRANT_TYPES.filter((g) => !g.startsWith('urn:')), ...Object.keys(GRANT_ALIASES)].join(', ')})`)
+  }
+  return grant as ClientGrantType
+}
+
+function clientLines(client: ClientView): string[] {
+  const list = (values: string[]) => values.join(' ') || '-'
+  return [
+    `client id        ${client.clientId}`,
+    `name             ${client.name}`,
+    `type             ${client.public ? 'public (no secret; PKCE required)' : 'confidential (client_secret_basic)'}${client.firstParty ? ', first-party (no consent page)' : ''}`,
+    `grants           ${list(client.grants)}`,
+    `scope            ${client.scope}`,
+    `redirect URIs    ${list(client.redirectUris)}`,
+    `post-logout URIs ${list(client.postLogoutRedirectUris)}`,
+    ...(client.backchannelLogoutUri ? [`back-channel     ${client.backchannelLogoutUri}`] : []),
+    `created          ${client.createdAt}`,
+  ]
+}
+
+export const clientsCreate = command(
+  'clients:create',
+  'Register an app that signs people in with us (OpenID Connect). A confidential client gets a secret, printed once',
+  {
+    name: { type: 'string', required: true, description: 'The name people see on the consent page' },
+    'redirect-uri': { type: 'string', description: 'Where the provider may send the browser back (exact match); repeat for more' },
+    public: { type: 'boolean', description: 'No secret (a browser, mobile or command-line app): PKCE is required' },
+    'first-party': { type: 'boolean', description: "The team's own app: no consent page" },
+    grant: { type: 'string', description: 'authorization_code, refresh_token, client_credentials or device_code; repeat for more (default: authorization_code refresh_token)' },
+    scope: { type: 'string', description: 'Space-separated scopes the client may ask for (default: openid profile email offline_access)' },
+    'post-logout-redirect-uri': { type: 'string', description: 'Where RP-initiated logout may send the browser; repeat for more' },
+    'backchannel-logout-uri': { type: 'string', description: 'Where the provider posts a logout token when the person signs out' },
+  },
+  async (args, rawArgs) => {
+    const grants = repeatedOption(rawArgs, 'grant').map(grantOf)
+    const input = {
+      name: args.name,
+      redirectUris: repeatedOption(rawArgs, 'redirect-uri'),
+      postLogoutRedirectUris: repeatedOption(rawArgs, 'post-logout-redirect-uri'),
+      public: args.public === true,
+      firstParty: args['first-party'] === true,
+      grants,
+      scope: args.scope,
+      backchannelLogoutUri: args['backchannel-logout-uri'],
+    }
+    return withContext(async (ctx) => {
+      let created: Awaited<ReturnType<typeof createClient>>
+      try {
+        created = await createClient(ctx, input)
+      } catch (error) {
+        if (error instanceof ClientInputError) throw new CliFailure(`--${error.message}`)
+        throw error
+      }
+      const { client, clientSecret } = created
+      await clientEvent(ctx, 'oidc_client_created', { clientId: client.clientId, name: client.name })
+      const text = [...clientLines(client), ...(clientSecret ? [`client secret    ${clientSecret}`, SECRET_ONCE] : [])].join('\n')
+      return { data: { client, clientSecret }, text }
+    }, { storage: false })
+  },
+)
+
+export const clientsList = command('clients:list', 'List the registered apps, oldest first', {}, async () => {
+  const clients = await withContext((ctx) => listClients(ctx.db), { storage: false })
+  const text = clients.map((c) => `${c.clientId}\t${c.name}\t${c.public ? 'public' : 'confidential'}${c.firstParty ? ', first-party' : ''}\t${c.redirectUris.join(' ') || '-'}`).join('\n') || '(no clients)'
+  return { data: { clients }, text }
+})
+
+export const clientsShow = command('clients:show', 'Show one registered app (never its secret)', clientIdArg, async (args) => {
+  const client = await withContext((ctx) => showClient(ctx.db, args.id), { storage: false })
+  if (!client) throw new CliFailure(`no client with the id ${args.id}`)
+  return { data: { client }, text: clientLines(client).join('\n') }
+})
+
+export const clientsRotateSecret = command(
+  'clients:rotate-secret',
+  "Give a confidential client a new secret, printed once; the old one stops working at once",
+  clientIdArg,
+  async (args) =>
+    withContext(async (ctx) => {
+      const secret = await rotateClientSecret(ctx, args.id)
+      if (secret === null) throw new CliFailure(`no client with the id ${args.id}`)
+      if (secret === 'public') throw new CliFailure(`${args.id} is a public client: it has no secret to rotate`)
+      await clientEvent(ctx, 'oidc_client_secret_rotated', { clientId: args.id })
+      return { data: { clientId: args.id, clientSecret: secret }, text: [`client id        ${args.id}`, `client secret    ${secret}`, SECRET_ONCE].join('\n') }
+    }, { storage: false }),
+)
+
+export const clientsDelete = command(
+  'clients:delete',
+  'Remove a registered app and every grant, code and token issued to it',
+  clientIdArg,
+  async (args) =>
+    withContext(async (ctx) => {
+      if (!(await deleteClient(ctx.db, args.id))) throw new CliFailure(`no client with the id ${args.id}`)
+      await clientEvent(ctx, 'oidc_client_deleted', { clientId: args.id })
+      return { data: { clientId: args.id, deleted: true }, text: `deleted client ${args.id}; its grants and tokens no longer work` }
+    }, { storage: false }),
 )

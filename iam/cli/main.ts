@@ -15,6 +15,11 @@ const SUB_COMMANDS: Record<string, CommandDef> = {
   'sessions:revoke': commands.sessionsRevoke,
   'keys:rotate': commands.keysRotate,
   'tokens:revoke': commands.tokensRevoke,
+  'clients:create': commands.clientsCreate,
+  'clients:list': commands.clientsList,
+  'clients:show': commands.clientsShow,
+  'clients:rotate-secret': commands.clientsRotateSecret,
+  'clients:delete': commands.clientsDelete,
 } as Record<string, CommandDef>
 
 export const main = defineCommand({

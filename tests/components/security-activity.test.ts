@@ -81,6 +81,12 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   user_banned: [[{ by: 'cli' }, 'Account suspended by an administrator']],
   user_unbanned: [[{ by: 'cli' }, 'Account suspension lifted']],
   signing_key_rotated: [[{ kid: 'k1', by: 'cli' }, 'Signing keys rotated by an administrator']],
+  oidc_client_created: [
+    [{ clientId: 'c1', name: 'Wiki', by: 'cli' }, 'App “Wiki” registered by an administrator'],
+    [{ clientId: 'c1', by: 'cli' }, 'An app was registered by an administrator'],
+  ],
+  oidc_client_secret_rotated: [[{ clientId: 'c1', by: 'cli' }, "An app's secret was replaced by an administrator"]],
+  oidc_client_deleted: [[{ clientId: 'c1', by: 'cli' }, 'An app was removed by an administrator']],
 }
 
 async function activityShowing(events: Array<{ type: string; details?: Record<string, unknown>; createdAt?: string }>) {

@@ -49,6 +49,8 @@ describe('npm start generated configs', () => {
     expect(iam.magic_links.domain).toBe(urls.gateway)
     expect(iam.passkeys).toMatchObject({ rpID: 'localhost', origins: [urls.gateway] })
     expect(iam.jwt.access_tokens.audience).toBe(urls.gateway)
+    // the OpenID Provider's issuer: what relying parties compare byte for byte, behind the gateway's /oidc
+    expect(iam.oidc.issuer).toBe(`${urls.gateway}/oidc`)
   })
   it('writes a loopback IP given as the gateway address as localhost everywhere a browser is sent', () => {
     // `generated` above was made from http://127.0.0.1:3000

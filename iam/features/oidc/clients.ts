@@ -124,7 +124,18 @@ export function clientMetadata(clientId: string, input: NewClient): Record<strin
 const newSecret = () => randomBytes(32).toString('base64url')
 
 /** Creates a client; the secret (confidential clients) is returned here and never again. */
-export async function createClient(deps: Deps, input: NewClient, clientId = randomBytes(12).toString('base64url')): Promise<{ client: ClientView; clientSecret: string | null }> {
+/**
+ * 96 random bits in base64url, starting with a letter or digit: an id starting with `-` would read
+ * as an option on a command line (`clients:show -abc`).
+ */
+export function newClientId(): string {
+  for (;;) {
+    const id = randomBytes(12).toString('base64url')
+    if (/^[A-Za-z0-9]/.test(id)) return id
+  }
+}
+
+export async function createClient(deps: Deps, input: NewClient, clientId = newClientId()): Promise<{ client: ClientView; clientSecret: string | null }> {
   const metadata = clientMetadata(clientId, input)
   const clientSecret = input.public ? null : newSecret()
   await deps.db

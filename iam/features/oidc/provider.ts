@@ -159,10 +159,11 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
               : '<p class="error" role="alert">This request was interrupted. Start again on your device.</p>'
             : ''
           // The provider's form holds a hidden xsrf field, then the text input named user_code: the
-          // label and help text go on that input (attributes placed before the library's own
-          // autocomplete win), and its inline onfocus handler, which the page's CSP refuses, goes.
+          // label, help text and autocomplete go on that input, and its inline onfocus handler,
+          // which the page's CSP refuses, goes.
           const labelled = form
-            .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" autocomplete="one-time-code" name="user_code"')
+            .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" name="user_code"')
+            .replace('autocomplete="off"', 'autocomplete="one-time-code"')
             .replace(/\s+onfocus="[^"]*"/, '')
           octx.body = renderPage(
             'Connect a device',
