@@ -70,6 +70,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const ttl = oidc.ttl
   const seconds = (ms: number) => Math.max(1, Math.floor(ms / 1000))
   const keys = await loadOidcKeys(db, config)
+  const httpsIssuer = new URL(oidc.issuer).protocol === 'https:'
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
 
   const provider = new Provider(oidc.issuer, {
@@ -84,10 +85,16 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     jwks: { keys },
     cookies: {
       keys: cookieKeys(ctx),
-      // the provider's session cookie stays on its own path, away from the rest of the gateway's origin
-      long: { path: OIDC_MOUNT, httpOnly: true, sameSite: 'lax' },
-      short: { httpOnly: true, sameSite: 'lax' },
+      // The provider's session cookie stays on its own path, away from the rest of the gateway's
+      // origin. Behind an https issuer it is SameSite=None (and Secure), so an app may also send
+      // the authorization request and the sign-out as a cross-site form POST, which OIDC Core 3.1.2.1
+      // and RP-Initiated Logout 1.0 section 2 require the endpoints to take; under Lax that POST
+      // would arrive without the session and ask the person to sign in again. Browsers refuse
+      // SameSite=None without Secure, so a plain-http issuer (dev) keeps Lax and GET only.
+      long: { path: OIDC_MOUNT, httpOnly: true, sameSite: httpsIssuer ? 'none' : 'lax', secure: httpsIssuer },
+      short: { httpOnly: true, sameSite: 'lax', secure: httpsIssuer },
     },
+    enableHttpPostMethods: httpsIssuer,
     // authorization code only: no implicit or hybrid response hands tokens to the browser (RFC 9700 section 2.1.2)
     responseTypes: ['code'],
     claims: CLAIMS,
