@@ -35,6 +35,16 @@ export const GATEWAY_APP: App = {
   skip: /\/(\.output|\.nuxt)[^/]*(\/|$)|\/node_modules(\/|$)/,
 }
 
+/**
+ * The example app that extends the gateway as a layer (examples/nuxt-app): built by the browser
+ * test that signs in through it; stale when the gateway or the example changes.
+ */
+export const EXAMPLE_APP: App = {
+  script: 'build:example',
+  sources: [...GATEWAY_APP.sources, 'examples/nuxt-app'],
+  skip: GATEWAY_APP.skip,
+}
+
 /** The server entry of a build output directory (absolute, or from ROOT). */
 export const entryOf = (output: string): string => resolve(ROOT, output, 'server', 'index.mjs')
 

@@ -40,7 +40,15 @@ const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 }
 
 /** SMTP + IAM + gateway, wired together; `iamConfig` adds top-level IAM config keys that need the gateway's port. */
 export async function startE2eStack(
-  options: { iamConfig?: (port: number) => Record<string, unknown>; iamEnv?: Record<string, string>; gatewayEnv?: Record<string, string> } = {},
+  options: {
+    iamConfig?: (port: number) => Record<string, unknown>
+    iamEnv?: Record<string, string>
+    gatewayEnv?: Record<string, string>
+    /** gateway config keys beside `iam` and `cookieSecret` (`apis`, ...) */
+    gatewayConfig?: Record<string, unknown>
+    /** the server entry of an app that extends the gateway, instead of the gateway's */
+    gatewayEntry?: string
+  } = {},
 ): Promise<E2eStack> {
   const smtp = await startSmtp()
   const port = await freePort()
@@ -59,7 +67,12 @@ export async function startE2eStack(
     },
     ...(options.iamEnv ? { env: options.iamEnv } : {}),
   })
-  const gateway = await startGateway({ port, config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01' }, ...(options.gatewayEnv ? { env: options.gatewayEnv } : {}) })
+  const gateway = await startGateway({
+    port,
+    config: { iam: { url: iam.url, hmac }, cookieSecret: 'e2e-test-cookie-secret-0123456789abcdef01', ...options.gatewayConfig },
+    ...(options.gatewayEnv ? { env: options.gatewayEnv } : {}),
+    ...(options.gatewayEntry ? { entry: options.gatewayEntry } : {}),
+  })
   return {
     iam,
     gateway,

@@ -29,6 +29,8 @@ export interface GatewayStartOptions {
   config?: Record<string, unknown>
   /** 0 (default) = any free port */
   port?: number
+  /** another built app's server entry (the example app that extends the gateway); default the gateway's */
+  entry?: string
   env?: Record<string, string>
 }
 
@@ -38,7 +40,7 @@ export async function startGateway(options: GatewayStartOptions = {}): Promise<G
   const configPath = join(dir, 'gateway.json')
   writeFileSync(configPath, JSON.stringify(options.config ?? {}))
   countStart('gateway')
-  const child = spawn(process.execPath, [gatewayEntry()], {
+  const child = spawn(process.execPath, [options.entry ?? gatewayEntry()], {
     cwd: dir,
     // NODE_ENV stays the test runner's (not production): the gateway's dev profile, like the IAM's
     env: {

@@ -1,0 +1,53 @@
+/**
+ * A team's own Nuxt app extending the gateway as a layer (examples/nuxt-app), in Chromium: its own
+ * home page replaces the gateway's, the gateway's sign-up and login pages still serve it, its
+ * protected page sends a signed-out person to sign in and back, and its own server route knows the
+ * user through requireUser.
+ */
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildIfStaleAsync, EXAMPLE_APP, ROOT } from '../../scripts/lib/build.ts'
+import { launchBrowser, type Browser } from '../helpers/browser'
+import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, WAIT, type E2eStack } from './auth-stack'
+
+const output = join(ROOT, 'examples', 'nuxt-app', '.output')
+let stack: E2eStack
+let browser: Browser
+
+beforeAll(async () => {
+  // the example's own build, never with the gateway test build's compiled-in test routes
+  await buildIfStaleAsync(EXAMPLE_APP, output, { GATEWAY_TEST_BUILD: '', EXAMPLE_OUTPUT_DIR: output })
+  stack = await startE2eStack({ gatewayEntry: join(output, 'server', 'index.mjs') })
+  browser = await launchBrowser()
+}, 300_000)
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+})
+
+describe('an app that extends the gateway', () => {
+  it('serves its own home page in place of the gateway\'s, and the gateway\'s pages it does not override', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${stack.url}/`)
+    expect(await page.getByRole('heading', { name: 'Example app' }).isVisible()).toBe(true)
+    await page.goto(`${stack.url}/login`)
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true)
+  })
+
+  it('answers 401 on its own server route for nobody signed in', async () => {
+    const res = await fetch(`${stack.url}/api/hello`, { headers: { accept: 'application/json' } })
+    expect(res.status).toBe(401)
+  })
+
+  it('sends a signed-out person from its protected page to sign in, and its server route knows them afterwards', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${stack.url}/dashboard`)
+    await page.waitForURL(/\/login\?returnTo=%2Fdashboard|\/login\?returnTo=\/dashboard/)
+    const email = freshEmail('layer')
+    await signUpInBrowser(page, stack.url, email)
+    await page.goto(`${stack.url}/dashboard`)
+    const hello = page.getByTestId('hello')
+    await expect.poll(() => hello.textContent(), WAIT).toBe(`Hello ${email}`)
+    expect(await seriousA11yViolations(page)).toEqual([])
+  })
+})
