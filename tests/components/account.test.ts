@@ -238,12 +238,29 @@ describe('account page', () => {
       await vi.waitFor(() => expect(sessions.find('.alert[role="alert"]').text()).toBe('That session had already ended.'))
     })
 
-    it('counts the sessions "end all other sessions" ended', async () => {
-      answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
+    it('asks before "end all other sessions", then counts the sessions it ended', async () => {
+      const revoked = answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
       const page = await account()
       const sessions = await sessionsOf(page)
-      await sessions.find('button.danger').trigger('click')
+      await sessions.find('#sessions-end-others').trigger('click')
+      const confirm = sessions.find('#sessions-others-confirm')
+      expect(document.getElementById(confirm.attributes('aria-labelledby')!)?.textContent).toBe('Sign out of the 1 other session?')
+      expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
+      expect(revoked.bodies).toEqual([])
+      await confirm.findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
       await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('1 other session was ended.'))
+      expect(revoked.bodies).toHaveLength(1)
+    })
+
+    it('keeps every other session when "end all other sessions" is cancelled, with focus back on its button', async () => {
+      const revoked = answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      await sessions.find('#sessions-end-others').trigger('click')
+      await sessions.findAll('#sessions-others-confirm button').find((b) => b.text() === 'Cancel')!.trigger('click')
+      await vi.waitFor(() => expect(document.activeElement?.id).toBe('sessions-end-others'))
+      expect(sessions.find('#sessions-others-confirm').exists()).toBe(false)
+      expect(revoked.bodies).toEqual([])
     })
 
     it('shows the banner when the list cannot be loaded', async () => {
