@@ -1,0 +1,65 @@
+/**
+ * The browser's session state as GET /api/auth/session answers it, read for one request:
+ * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name }`, `{ authenticated: false }`,
+ * `{ authenticated: false, ended: true }` when the browser's session was there and the IAM ended it
+ * (revoked, expired, reused), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
+ * is pending. Backed by IAM GET /secret/accesstoken/metadata, so a revoked session reads as signed
+ * out on the next call, and `shouldRotate` triggers the refresh here (its cookies go out with this
+ * request's answer, a page as well as the JSON route). Throws BffReply for a rate limit or an IAM failure.
+ */
+import type { H3Event } from 'h3'
+import { clearSessionCookies, currentCookie } from './cookies'
+import { BffReply } from './respond'
+import { callAuthedRoute, refreshSession } from './session'
+
+interface Metadata {
+  payload?: { sub?: unknown; exp?: unknown }
+  roles?: unknown
+  shouldRotate?: unknown
+  email?: unknown
+  emailVerified?: unknown
+  name?: unknown
+  message?: unknown
+}
+
+export type SessionState =
+  | { authenticated: true; userId: string | null; roles: string[]; expiresAt: string | null; email: string | null; emailVerified: boolean; name: string | null }
+  | { authenticated: false; ended?: true; mfa?: true; message?: string }
+
+const ENDED = { authenticated: false, ended: true } as const
+const MFA_MESSAGE = 'A login link has been sent to your email.'
+
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
+
+export async function readSessionState(event: H3Event): Promise<SessionState> {
+  if (!currentCookie(event, 'session')) return { authenticated: false }
+  try {
+    const res = await callAuthedRoute<'accessTokenMetadata', Metadata>(event, 'accessTokenMetadata', {})
+    if (res.status === 202) return { authenticated: false, mfa: true, message: str(res.body?.message) ?? MFA_MESSAGE }
+    if (res.status !== 200 || !res.body) return { authenticated: false }
+    const body = res.body
+    if (body.shouldRotate === true && event.context.bffRefreshed !== true) {
+      const rotated = await refreshSession(event)
+      if (rotated.status === 202) return { authenticated: false, mfa: true, message: MFA_MESSAGE }
+      if (rotated.status === 401) {
+        clearSessionCookies(event)
+        return ENDED
+      }
+    }
+    const exp = body.payload?.exp
+    return {
+      authenticated: true,
+      userId: str(body.payload?.sub) ?? null,
+      roles: Array.isArray(body.roles) ? body.roles.filter((r): r is string => typeof r === 'string') : [],
+      expiresAt: typeof exp === 'number' ? new Date(exp * 1000).toISOString() : null,
+      email: str(body.email) ?? null,
+      emailVerified: body.emailVerified === true,
+      name: str(body.name) ?? null,
+    }
+  } catch (error) {
+    if (!(error instanceof BffReply)) throw error
+    if (error.status === 202) return { authenticated: false, mfa: true, message: str(error.body.message) ?? MFA_MESSAGE }
+    if (error.status === 401) return ENDED
+    throw error
+  }
+}
