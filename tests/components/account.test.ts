@@ -132,6 +132,16 @@ describe('account page', () => {
       expect(posted.bodies).toEqual([{ newEmail: 'new@example.com', code: '123456' }])
     })
 
+    it('says the code entry is locked and when to try again (429)', async () => {
+      const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 14 minutes.'
+      answer('POST', '/api/auth/email/second-factor', 429, { ok: false, error: 'Too many requests', retry: 840, message: lock })
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue('new@example.com')
+      await form.find('input#email-2fa-code').setValue('123456')
+      await form.trigger('submit')
+      await vi.waitFor(() => expect(form.find('.alert[role="alert"]').text()).toBe(lock))
+    })
+
     it('shows the banner for a 409 answer (the address is taken)', async () => {
       answer('POST', '/api/auth/email/second-factor', 409, { ok: false, error: 'That address belongs to another account.' })
       const form = await started()

@@ -160,6 +160,15 @@ describe('second sign-in step (the login page after a right password)', () => {
     expect(page.find('input#password').exists()).toBe(true)
   })
 
+  it('says the account\'s code entry is locked and when to try again', async () => {
+    const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 15 minutes.'
+    answer('POST', '/api/auth/second-factor', 429, { ok: false, error: 'Too many requests', retry: 900, message: lock })
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue('123456')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe(lock))
+  })
+
   it('shows the rate-limit wait beside the code', async () => {
     answer('POST', '/api/auth/second-factor', 429, { ok: false, retry: 40 })
     const page = await secondStep()
