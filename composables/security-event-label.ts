@@ -93,6 +93,15 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   user_banned: () => 'Account suspended by an administrator',
   user_unbanned: () => 'Account suspension lifted',
   signing_key_rotated: () => 'Signing keys rotated by an administrator',
+  signed_up: (d) => {
+    const provider = providerName(d)
+    return text(d, 'method') === 'oauth' && provider ? `Account created with ${provider}` : 'Account created'
+  },
+  // the IAM ended a session on its own (iam/features/anomalies): the reason tells the owner whether to worry
+  session_revoked_anomaly: (d) =>
+    text(d, 'reason') === 'refresh_token_reused'
+      ? 'A session was signed out for your safety: its sign-in was used again from another place, as if copied'
+      : 'A session was signed out for your safety',
 }
 
 const isKnownType = (type: string): type is SecurityEventType => Object.hasOwn(LABELS, type)

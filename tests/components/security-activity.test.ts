@@ -78,6 +78,17 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   user_banned: [[{ by: 'cli' }, 'Account suspended by an administrator']],
   user_unbanned: [[{ by: 'cli' }, 'Account suspension lifted']],
   signing_key_rotated: [[{ kid: 'k1', by: 'cli' }, 'Signing keys rotated by an administrator']],
+  signed_up: [
+    [{ method: 'password', sessionId: 's' }, 'Account created'],
+    [{ method: 'oauth', provider: 'github' }, 'Account created with Github'],
+  ],
+  session_revoked_anomaly: [
+    [
+      { reason: 'refresh_token_reused', sessionId: 's' },
+      'A session was signed out for your safety: its sign-in was used again from another place, as if copied',
+    ],
+    [{ reason: 'something_new', sessionId: 's' }, 'A session was signed out for your safety'],
+  ],
 }
 
 async function activityShowing(events: Array<{ type: string; details?: Record<string, unknown>; createdAt?: string }>) {

@@ -126,7 +126,18 @@ export async function judgeSession<S extends SessionFacts>(
   }
   const log = { type: decision.type, familyId: state?.family.id, userId: state?.family.user_id }
   if (decision.action === 'relogin') {
-    if (decision.revokeFamily && state) await revokeFamily(ctx.db, state.family.id, decision.type.toLowerCase(), now)
+    if (decision.revokeFamily && state) {
+      const reason = decision.type.toLowerCase()
+      // the owner learns from their security activity why the session ended, and from which address
+      await revokeFamily(ctx.db, state.family.id, reason, now, {
+        type: 'session_revoked_anomaly',
+        userId: state.family.user_id,
+        visitorRowId: input.visitor?.id ?? null,
+        ipAddress: input.ipAddress,
+        details: { reason, sessionId: state.family.id },
+        at: new Date(now),
+      })
+    }
     ctx.log.info('session anomaly: re-login required', log)
     return { ok: false, code: 'relogin', type: decision.type }
   }
