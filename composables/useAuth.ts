@@ -9,6 +9,7 @@
  *   if (r.status === 200) navigateTo(safeReturnTo(route.query.returnTo))
  */
 import { bffFetch, type BffBody, type BffResult } from './useBff'
+import { sessionEndedMessage } from './session-ended'
 
 export type AuthStatus = 'unknown' | 'signed-in' | 'signed-out' | 'mfa-pending'
 
@@ -23,9 +24,11 @@ export interface AuthState {
   expiresAt: string | null
   /** the MFA notice while status is mfa-pending; when signed-out, why a session this browser had ended */
   message: string | null
+  /** when signed-out after a session ended: the code of why (composables/session-ended.ts), for the sign-in page's `?ended=` */
+  endedWhy: string | null
 }
 
-const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, emailVerified: false, name: null, roles: [], expiresAt: null, message: null })
+const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, emailVerified: false, name: null, roles: [], expiresAt: null, message: null, endedWhy: null })
 
 /** The auth state for an answer of GET /api/auth/session (server/utils/bff/session-state.ts). */
 function stateOfSession(body: BffBody): AuthState {
@@ -39,11 +42,14 @@ function stateOfSession(body: BffBody): AuthState {
       roles: Array.isArray(body.roles) ? (body.roles as string[]) : [],
       expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,
       message: null,
+      endedWhy: null,
     }
   }
   if (body.mfa === true) return { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }
-  // a session the sign-in service ended (signed out elsewhere, expired): the page says so
-  return { ...signedOut(), message: body.ended === true ? 'Your session has ended. Please sign in again.' : null }
+  // a session the sign-in service ended (signed out elsewhere, expired, copied): the page says so, and why
+  if (body.ended !== true) return signedOut()
+  const why = typeof body.why === 'string' ? body.why : null
+  return { ...signedOut(), message: sessionEndedMessage(why), endedWhy: why }
 }
 
 export interface SignupInput {

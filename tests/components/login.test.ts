@@ -88,6 +88,16 @@ describe('login page', () => {
     expect(alertText(page)).toBe(message)
   })
 
+  it.each([
+    ['copied', /^Your session was ended for your safety: its sign-in was used from another place as well/],
+    ['password', /^Your session was ended because the password was changed\./],
+    ['elsewhere', /^This session was signed out from another device\./],
+    ['expired', /^Your session expired\./],
+  ])('names the reason a session ended (?ended=%s)', async (why, sentence) => {
+    const page = await mountSuspended(LoginPage, { route: `/login?returnTo=/account&ended=${why}` })
+    expect(page.find('.alert[role="status"]').text()).toMatch(sentence)
+  })
+
   it('says why a session ended when the account page sent the person here', async () => {
     const page = await mountSuspended(LoginPage, { route: '/login?returnTo=/account&ended=1' })
     expect(page.find('.alert[role="status"]').text()).toBe('Your session has ended. Please sign in again.')

@@ -93,8 +93,11 @@ describe('account page: sessions and security', () => {
     await confirm.getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => sessions.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
+    // the other device lands on the sign-in page, told why
     await other.goto(`${stack.url}/account`)
     await other.waitForURL(/\/login/)
+    await expect.poll(() => other.getByText('This session was signed out from another device.').isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(other)).toEqual([])
   })
 
   it('changes the password from the account page and shows it in the recent activity', async () => {

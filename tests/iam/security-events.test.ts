@@ -118,7 +118,10 @@ describe('GET /auth/security-events', () => {
         details: { reason: 'refresh_token_reused', sessionId: expect.any(String) },
       },
     ])
-    expect((await authedGet(iam, next)).status).toBe(401)
+    // the owner's own session, now ended, says why
+    const owner = await refresh(iam, next)
+    expect(owner.status).toBe(401)
+    expect(await owner.json()).toMatchObject({ reason: 'SESSION_REVOKED', revokedFor: 'refresh_token_reused' })
   })
 
   it('records a failed adaptive-MFA code for the account', async () => {

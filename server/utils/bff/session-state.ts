@@ -1,8 +1,8 @@
 /**
  * The browser's session state as GET /api/auth/session answers it, read for one request:
  * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name }`, `{ authenticated: false }`,
- * `{ authenticated: false, ended: true }` when the browser's session was there and the IAM ended it
- * (revoked, expired, reused), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
+ * `{ authenticated: false, ended: true, why? }` when the browser's session was there and the IAM ended it
+ * (revoked, expired, reused; `why`: composables/session-ended.ts), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
  * is pending. Backed by IAM GET /secret/accesstoken/metadata, so a revoked session reads as signed
  * out on the next call, and `shouldRotate` triggers the refresh here (its cookies go out with this
  * request's answer, a page as well as the JSON route). Throws BffReply for a rate limit or an IAM failure.
@@ -11,6 +11,7 @@ import type { H3Event } from 'h3'
 import { clearSessionCookies, currentCookie } from './cookies'
 import { BffReply } from './respond'
 import { callAuthedRoute, refreshSession } from './session'
+import { endedWhy, type SessionEndedWhy } from '../../../composables/session-ended'
 
 interface Metadata {
   payload?: { sub?: unknown; exp?: unknown }
@@ -24,9 +25,14 @@ interface Metadata {
 
 export type SessionState =
   | { authenticated: true; userId: string | null; roles: string[]; expiresAt: string | null; email: string | null; emailVerified: boolean; name: string | null }
-  | { authenticated: false; ended?: true; mfa?: true; message?: string }
+  | { authenticated: false; ended?: true; why?: SessionEndedWhy; mfa?: true; message?: string }
 
 const ENDED = { authenticated: false, ended: true } as const
+/** ENDED with why the IAM ended it, when its 401 says */
+function ended(iamBody: unknown): SessionState {
+  const why = endedWhy(iamBody)
+  return why ? { ...ENDED, why } : ENDED
+}
 const MFA_MESSAGE = 'A login link has been sent to your email.'
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
@@ -43,7 +49,7 @@ export async function readSessionState(event: H3Event): Promise<SessionState> {
       if (rotated.status === 202) return { authenticated: false, mfa: true, message: MFA_MESSAGE }
       if (rotated.status === 401) {
         clearSessionCookies(event)
-        return ENDED
+        return ended(rotated.body)
       }
     }
     const exp = body.payload?.exp
@@ -59,7 +65,7 @@ export async function readSessionState(event: H3Event): Promise<SessionState> {
   } catch (error) {
     if (!(error instanceof BffReply)) throw error
     if (error.status === 202) return { authenticated: false, mfa: true, message: str(error.body.message) ?? MFA_MESSAGE }
-    if (error.status === 401) return ENDED
+    if (error.status === 401) return { ...ENDED, ...(typeof error.body.ended === 'string' ? { why: error.body.ended as SessionEndedWhy } : {}) }
     throw error
   }
 }
