@@ -83,6 +83,9 @@ describe('login page', () => {
     ['unavailable', 'The sign-in service is unavailable right now. Please try again shortly.'],
     ['mfa_required', 'For your security we sent a sign-in link to your email. Open it to continue.'],
     ['second_factor_needs_js', 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.'],
+    // the wait the refused form post came back with (server/utils/bff/input.ts formReply)
+    ['rate_limited&retry=840', 'Too many attempts. Try again in 14 minutes.'],
+    ['rate_limited&retry=soon', 'Too many attempts. Wait a few minutes and try again.'],
   ])('shows the banner for the no-JS error code %s', async (code, message) => {
     const page = await mountSuspended(LoginPage, { route: `/login?error=${code}` })
     expect(alertText(page)).toBe(message)

@@ -241,6 +241,22 @@ describe('states passed to the page', () => {
     expect(last?.headers.get('retry-after')).toBe(String(last?.json.retry))
   })
 
+  it('a no-JS form refused with 429 comes back to its page with the wait, so the page can say when to try again', async () => {
+    const b = browserLike(stack.gateway.url)
+    await b.call('/forgot-password', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    let location: string | null = null
+    for (let i = 0; i < 3; i++) {
+      const res = await b.call('/api/auth/forgot-password', {
+        method: 'POST',
+        body: new URLSearchParams({ email: freshEmail('forgot-nojs'), _csrf: b.jar.get('__Host-csrf') ?? '' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '' },
+      })
+      expect(res.status).toBe(303)
+      location = res.headers.get('location')
+    }
+    expect(location).toMatch(/^\/forgot-password\?error=rate_limited&retry=\d+$/)
+  })
+
   it('a signed-out browser gets 401 signedOut from authenticated routes', async () => {
     const res = await browserLike(stack.gateway.url).call('/api/tokens')
     expect(res.status).toBe(401)
