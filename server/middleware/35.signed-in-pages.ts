@@ -7,7 +7,7 @@
  * along with the page (`event.context.sessionState`, read by composables/useAuth.ts), so the page
  * does not ask the BFF a second time.
  */
-import { defineEventHandler, getQuery, sendRedirect } from 'h3'
+import { defineEventHandler, getQuery, sendRedirect, setResponseHeader } from 'h3'
 import { safeReturnTo } from '../../composables/safe-return-to'
 import { BffReply } from '../utils/bff/respond'
 import { readSessionState } from '../utils/bff/session-state'
@@ -27,7 +27,8 @@ export default defineEventHandler(async (event) => {
   }
   if (state.authenticated) {
     const target = event.path.startsWith('/login') ? safeReturnTo(getQuery(event).returnTo) : '/account'
-    event.node.res.setHeader('cache-control', 'no-store')
+    // the answer depends on the cookie: no cache may hand it to another browser
+    setResponseHeader(event, 'cache-control', 'no-store')
     return sendRedirect(event, target, 302)
   }
   event.context.sessionState = state
