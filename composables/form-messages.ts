@@ -1,3 +1,5 @@
+import { waitInWords } from './useBff'
+
 /** Messages for the `?error=` codes no-JS form posts come back with (server/utils/bff/input.ts formErrorCode). */
 const MESSAGES: Record<string, string> = {
   invalid: 'Please check the form and try again.',
@@ -10,8 +12,12 @@ const MESSAGES: Record<string, string> = {
   second_factor_needs_js: 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.',
 }
 
-/** The sentence for a form error code, or null for none/unknown codes. */
-export function formErrorMessage(code: unknown): string | null {
+/**
+ * The sentence for a form error code, or null for none/unknown codes. `retry`: the wait in seconds a
+ * refused form post came back with (`?retry=`), said in words for `rate_limited`.
+ */
+export function formErrorMessage(code: unknown, retry?: unknown): string | null {
+  if (code === 'rate_limited' && typeof retry === 'string' && /^\d{1,9}$/.test(retry)) return `Too many attempts. Try again in ${waitInWords(Number(retry))}.`
   return typeof code === 'string' ? (MESSAGES[code] ?? null) : null
 }
 

@@ -99,6 +99,15 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   oidc_client_created: (d) => (text(d, 'name') ? `App “${text(d, 'name')}” registered by an administrator` : 'An app was registered by an administrator'),
   oidc_client_secret_rotated: () => "An app's secret was replaced by an administrator",
   oidc_client_deleted: () => 'An app was removed by an administrator',
+  signed_up: (d) => {
+    const provider = providerName(d)
+    return text(d, 'method') === 'oauth' && provider ? `Account created with ${provider}` : 'Account created'
+  },
+  // the IAM ended a session on its own (iam/features/anomalies): the reason tells the owner whether to worry
+  session_revoked_anomaly: (d) =>
+    text(d, 'reason') === 'refresh_token_reused'
+      ? 'A session was signed out for your safety: its sign-in was used again from another place, as if copied'
+      : 'A session was signed out for your safety',
 }
 
 const isKnownType = (type: string): type is SecurityEventType => Object.hasOwn(LABELS, type)

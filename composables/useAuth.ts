@@ -8,7 +8,8 @@
  *   const r = await auth.login({ email, password })
  *   if (r.status === 200) navigateTo(safeReturnTo(route.query.returnTo))
  */
-import { bffFetch, type BffResult } from './useBff'
+import { bffFetch, type BffBody, type BffResult } from './useBff'
+import { sessionEndedMessage } from './session-ended'
 
 export type AuthStatus = 'unknown' | 'signed-in' | 'signed-out' | 'mfa-pending'
 
@@ -23,9 +24,33 @@ export interface AuthState {
   expiresAt: string | null
   /** the MFA notice while status is mfa-pending; when signed-out, why a session this browser had ended */
   message: string | null
+  /** when signed-out after a session ended: the code of why (composables/session-ended.ts), for the sign-in page's `?ended=` */
+  endedWhy: string | null
 }
 
-const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, emailVerified: false, name: null, roles: [], expiresAt: null, message: null })
+const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, emailVerified: false, name: null, roles: [], expiresAt: null, message: null, endedWhy: null })
+
+/** The auth state for an answer of GET /api/auth/session (server/utils/bff/session-state.ts). */
+function stateOfSession(body: BffBody): AuthState {
+  if (body.authenticated === true) {
+    return {
+      status: 'signed-in',
+      userId: typeof body.userId === 'string' ? body.userId : null,
+      email: typeof body.email === 'string' ? body.email : null,
+      emailVerified: body.emailVerified === true,
+      name: typeof body.name === 'string' ? body.name : null,
+      roles: Array.isArray(body.roles) ? (body.roles as string[]) : [],
+      expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,
+      message: null,
+      endedWhy: null,
+    }
+  }
+  if (body.mfa === true) return { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }
+  // a session the sign-in service ended (signed out elsewhere, expired, copied): the page says so, and why
+  if (body.ended !== true) return signedOut()
+  const why = typeof body.why === 'string' ? body.why : null
+  return { ...signedOut(), message: sessionEndedMessage(why), endedWhy: why }
+}
 
 export interface SignupInput {
   email: string
@@ -46,7 +71,11 @@ const loads = new WeakMap<object, { pending: Promise<AuthState> | null; generati
 
 /** The shared auth state and the actions that change it. */
 export function useAuth() {
-  const state = useState<AuthState>('auth-state', () => ({ ...signedOut(), status: 'unknown' }))
+  const event = useRequestEvent()
+  // the server may have read the session already (server/middleware/35.signed-in-pages.ts): the
+  // page then starts with it, and the browser does not ask again
+  const known = event?.context.sessionState as BffBody | undefined
+  const state = useState<AuthState>('auth-state', () => (known ? stateOfSession(known) : { ...signedOut(), status: 'unknown' }))
   const hint = useSessionHint()
   const app = useNuxtApp()
   const tracker = loads.get(app) ?? { pending: null, generation: 0 }
@@ -84,23 +113,7 @@ export function useAuth() {
   async function readSession(generation: number): Promise<AuthState> {
     const { status, body } = await bffFetch('/api/auth/session')
     if (generation !== tracker.generation) return state.value
-    if (status === 200 && body.authenticated === true) {
-      state.value = {
-        status: 'signed-in',
-        userId: typeof body.userId === 'string' ? body.userId : null,
-        email: typeof body.email === 'string' ? body.email : null,
-        emailVerified: body.emailVerified === true,
-        name: typeof body.name === 'string' ? body.name : null,
-        roles: Array.isArray(body.roles) ? (body.roles as string[]) : [],
-        expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,
-        message: null,
-      }
-    } else if (status === 200 && body.mfa === true) {
-      state.value = { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }
-    } else if (status === 200) {
-      // a session the sign-in service ended (signed out elsewhere, expired): the page says so
-      state.value = { ...signedOut(), message: body.ended === true ? 'Your session has ended. Please sign in again.' : null }
-    }
+    if (status === 200) state.value = stateOfSession(body)
     return state.value
   }
 

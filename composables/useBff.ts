@@ -3,6 +3,7 @@
  * BFF route requires. Never throws for HTTP statuses: 202 (MFA pending) and 429 (rate limited) are
  * states the page shows, so the caller gets `{ status, body }` and `describeFailure` for the message.
  */
+import { sessionEndedMessage } from './session-ended'
 export interface BffBody {
   ok?: boolean
   error?: string
@@ -64,12 +65,17 @@ export function waitInWords(seconds: number): string {
 export function describeFailure(result: BffResult): string {
   const { status, body } = result
   if (status === 429) {
-    return typeof body.retry === 'number'
-      ? `Too many attempts. Try again in ${waitInWords(body.retry)}.`
+    // the IAM's own sentence when it has one: a locked code entry says why and for how long
+    // (iam/http/second-factor.ts failCodesLocked), which "too many attempts" alone does not
+    if (typeof body.message === 'string' && body.message) return body.message
+    // a seconds count, as the body's number or as the Retry-After header's digits
+    const retry = typeof body.retry === 'string' && /^\d+$/.test(body.retry) ? Number(body.retry) : body.retry
+    return typeof retry === 'number'
+      ? `Too many attempts. Try again in ${waitInWords(retry)}.`
       : 'Too many attempts from this network. Try again later or contact support.'
   }
   if (status === 202 && body.mfa) return body.message ?? 'A sign-in link has been sent to your email. Open it to continue.'
-  if (body.signedOut) return 'Your session has ended. Please sign in again.'
+  if (body.signedOut) return sessionEndedMessage(body.ended)
   if (status === 0) return body.error ?? 'Could not reach the server.'
   if (status >= 500) return 'Something went wrong on our side. Please try again.'
   // The IAM's generic 400 title ("Validation failed") is for programs; a person reads what was wrong.

@@ -20,6 +20,8 @@ export const errorFail = z.object({
   fields: z.record(z.string(), z.string()).optional(),
   banned: z.literal(true).optional(),
   reason: z.string().optional(),
+  /** with reason SESSION_REVOKED: why the session was revoked (`logout`, `password_changed`, `refresh_token_reused`, ...) */
+  revokedFor: z.string().optional(),
 })
 /** The management routes' failure: `{ ok: false, date, reason }` */
 export const reasonFail = z.object({ ok: z.literal(false), date, reason: z.string() })

@@ -7,6 +7,7 @@ import type { ActionFailure, ActionFailureCode, ActionLimited } from '../feature
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail } from './auth'
 import { throwTooManyRequests } from './rate-limit'
+import { failCodesLocked } from './second-factor'
 
 type Answer = {
   status: 400 | 401 | 403 | 409 | 500 | 503
@@ -52,8 +53,12 @@ const ANSWERS: Record<ActionFailureCode, Answer> = {
   wrong_password: { status: 401, error: 'The password is incorrect', field: 'password' },
 }
 
-/** Ends the request with the failure's status and body (429 with Retry-After for a limiter's refusal). */
+/**
+ * Ends the request with the failure's status and body (429 with Retry-After for a limiter's refusal;
+ * a locked code entry also says so, as the sign-in step does, so the page can tell the person why).
+ */
 export function failAction(failure: ActionFailure | ActionLimited): never {
+  if (failure.code === 'rate_limited' && failure.codeEntryLocked) return failCodesLocked(failure.decision)
   if (failure.code === 'rate_limited') return throwTooManyRequests(failure.decision)
   const answer = ANSWERS[failure.code]
   const error = answer.error ?? failure.detail ?? 'Bad Request'

@@ -154,7 +154,7 @@ export async function checkForActiveMfa(event: H3Event): Promise<void> {
 export function failGuard(result: Exclude<GuardResult, { ok: true }>): never {
   if (result.code === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
   if (result.code === 'mfa_failed') return authFail(500, 'Could not send the verification email; try again later')
-  return authFail(401, RELOGIN_ERROR, { reason: result.type })
+  return authFail(401, RELOGIN_ERROR, { reason: result.type, ...(result.revokedFor ? { revokedFor: result.revokedFor } : {}) })
 }
 
 /** The device of a session route; a session without its device cookie must sign in again. */

@@ -33,5 +33,7 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
     roles: state.account.roles,
     visitor: visitor.visitor_id,
     touchBefore: guard.touchDue ?? null,
+    visitorRowId: visitor.id,
+    ipAddress,
   }
 }

@@ -47,7 +47,7 @@ export const INVALID_FACTOR_CODE = 'Invalid code'
  * 429 for an account whose code entry is locked (features/second-factor/code-budget.ts): the
  * spec's limiter body and Retry-After, and a sentence the pages can show as it is.
  */
-export function failCodesLocked(locked: CodeLocked): never {
+export function failCodesLocked(locked: Pick<CodeLocked, 'retryMs'>): never {
   const retry = retrySeconds(locked.retryMs)
   const minutes = Math.ceil(retry / 60)
   return httpFail(

@@ -132,6 +132,16 @@ describe('account page', () => {
       expect(posted.bodies).toEqual([{ newEmail: 'new@example.com', code: '123456' }])
     })
 
+    it('says the code entry is locked and when to try again (429)', async () => {
+      const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 14 minutes.'
+      answer('POST', '/api/auth/email/second-factor', 429, { ok: false, error: 'Too many requests', retry: 840, message: lock })
+      const form = await started()
+      await form.find('input#email-2fa-new').setValue('new@example.com')
+      await form.find('input#email-2fa-code').setValue('123456')
+      await form.trigger('submit')
+      await vi.waitFor(() => expect(form.find('.alert[role="alert"]').text()).toBe(lock))
+    })
+
     it('shows the banner for a 409 answer (the address is taken)', async () => {
       answer('POST', '/api/auth/email/second-factor', 409, { ok: false, error: 'That address belongs to another account.' })
       const form = await started()
@@ -212,7 +222,8 @@ describe('account page', () => {
       await confirm.findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
       await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('The session of Chrome on Linux was ended.'))
       expect(revoked.bodies).toEqual([{ id: 's-2' }])
-      expect(document.activeElement?.id).toBe('sessions-heading')
+      // focus moves once the list has loaded again, after the notice shows
+      await vi.waitFor(() => expect(document.activeElement?.id).toBe('sessions-heading'))
     })
 
     it.each([
@@ -238,12 +249,29 @@ describe('account page', () => {
       await vi.waitFor(() => expect(sessions.find('.alert[role="alert"]').text()).toBe('That session had already ended.'))
     })
 
-    it('counts the sessions "end all other sessions" ended', async () => {
-      answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
+    it('asks before "end all other sessions", then counts the sessions it ended', async () => {
+      const revoked = answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
       const page = await account()
       const sessions = await sessionsOf(page)
-      await sessions.find('button.danger').trigger('click')
+      await sessions.find('#sessions-end-others').trigger('click')
+      const confirm = sessions.find('#sessions-others-confirm')
+      expect(document.getElementById(confirm.attributes('aria-labelledby')!)?.textContent).toBe('Sign out of the 1 other session?')
+      expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
+      expect(revoked.bodies).toEqual([])
+      await confirm.findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
       await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('1 other session was ended.'))
+      expect(revoked.bodies).toHaveLength(1)
+    })
+
+    it('keeps every other session when "end all other sessions" is cancelled, with focus back on its button', async () => {
+      const revoked = answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
+      const page = await account()
+      const sessions = await sessionsOf(page)
+      await sessions.find('#sessions-end-others').trigger('click')
+      await sessions.findAll('#sessions-others-confirm button').find((b) => b.text() === 'Cancel')!.trigger('click')
+      await vi.waitFor(() => expect(document.activeElement?.id).toBe('sessions-end-others'))
+      expect(sessions.find('#sessions-others-confirm').exists()).toBe(false)
+      expect(revoked.bodies).toEqual([])
     })
 
     it('shows the banner when the list cannot be loaded', async () => {

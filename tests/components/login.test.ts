@@ -83,9 +83,22 @@ describe('login page', () => {
     ['unavailable', 'The sign-in service is unavailable right now. Please try again shortly.'],
     ['mfa_required', 'For your security we sent a sign-in link to your email. Open it to continue.'],
     ['second_factor_needs_js', 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.'],
+    // the wait the refused form post came back with (server/utils/bff/input.ts formReply)
+    ['rate_limited&retry=840', 'Too many attempts. Try again in 14 minutes.'],
+    ['rate_limited&retry=soon', 'Too many attempts. Wait a few minutes and try again.'],
   ])('shows the banner for the no-JS error code %s', async (code, message) => {
     const page = await mountSuspended(LoginPage, { route: `/login?error=${code}` })
     expect(alertText(page)).toBe(message)
+  })
+
+  it.each([
+    ['copied', /^Your session was ended for your safety: its sign-in was used from another place as well/],
+    ['password', /^Your session was ended because the password was changed\./],
+    ['elsewhere', /^This session was signed out from another device\./],
+    ['expired', /^Your session expired\./],
+  ])('names the reason a session ended (?ended=%s)', async (why, sentence) => {
+    const page = await mountSuspended(LoginPage, { route: `/login?returnTo=/account&ended=${why}` })
+    expect(page.find('.alert[role="status"]').text()).toMatch(sentence)
   })
 
   it('says why a session ended when the account page sent the person here', async () => {
@@ -158,6 +171,15 @@ describe('second sign-in step (the login page after a right password)', () => {
     await page.find('form').trigger('submit')
     await vi.waitFor(() => expect(alertText(page)).toBe('That sign-in step has ended. Enter your password again.'))
     expect(page.find('input#password').exists()).toBe(true)
+  })
+
+  it('says the account\'s code entry is locked and when to try again', async () => {
+    const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 15 minutes.'
+    answer('POST', '/api/auth/second-factor', 429, { ok: false, error: 'Too many requests', retry: 900, message: lock })
+    const page = await secondStep()
+    await page.find('input#totp-code').setValue('123456')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe(lock))
   })
 
   it('shows the rate-limit wait beside the code', async () => {

@@ -13,6 +13,13 @@ describe('OAuth error page', () => {
     expect(page.find('code').text()).toBe(code)
   })
 
+  it('says when to try again after a rate limit that came with its wait', async () => {
+    const page = await mountSuspended(ErrorPage, { route: '/auth/error?error=rate_limited&retry=840' })
+    expect(page.find('[role="alert"]').text()).toBe('Please try again in 14 minutes.')
+    const without = await mountSuspended(ErrorPage, { route: '/auth/error?error=rate_limited&retry=later' })
+    expect(without.find('[role="alert"]').text()).toBe(OAUTH_ERROR_EXPLANATIONS.rate_limited!.text)
+  })
+
   it('offers email signup only when the provider shared no address', async () => {
     const missing = await mountSuspended(ErrorPage, { route: '/auth/error?error=email_missing' })
     expect(missing.find('a[href="/signup"]').exists()).toBe(true)

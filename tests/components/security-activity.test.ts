@@ -87,6 +87,17 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   ],
   oidc_client_secret_rotated: [[{ clientId: 'c1', by: 'cli' }, "An app's secret was replaced by an administrator"]],
   oidc_client_deleted: [[{ clientId: 'c1', by: 'cli' }, 'An app was removed by an administrator']],
+  signed_up: [
+    [{ method: 'password', sessionId: 's' }, 'Account created'],
+    [{ method: 'oauth', provider: 'github' }, 'Account created with Github'],
+  ],
+  session_revoked_anomaly: [
+    [
+      { reason: 'refresh_token_reused', sessionId: 's' },
+      'A session was signed out for your safety: its sign-in was used again from another place, as if copied',
+    ],
+    [{ reason: 'something_new', sessionId: 's' }, 'A session was signed out for your safety'],
+  ],
 }
 
 async function activityShowing(events: Array<{ type: string; details?: Record<string, unknown>; createdAt?: string }>) {

@@ -58,6 +58,48 @@ describe('account page: sessions and security', () => {
     expect(csp).toEqual([])
   })
 
+  it('"End all other sessions" asks first: Cancel keeps the other device signed in, Confirm ends its session', async () => {
+    const email = freshEmail('others')
+    const mine = await laptop.newPage()
+    await mine.context().clearCookies()
+    await mine.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(mine, stack.url, email)
+    const other = await phone.newPage()
+    await other.context().clearCookies()
+    await signInInBrowser(other, stack.url, email)
+
+    await mine.goto(`${stack.url}/account`)
+    const sessions = mine.getByRole('region', { name: 'Where you are signed in' })
+    await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
+    const endOthers = sessions.getByRole('button', { name: 'End all other sessions' })
+    await endOthers.click()
+    const confirm = sessions.getByRole('group', { name: 'Sign out of the 1 other session?' })
+    await expect.poll(() => confirm.isVisible(), WAIT).toBe(true)
+    expect(await mine.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Cancel')
+    expect(await seriousA11yViolations(mine)).toEqual([])
+    expect(await mine.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(() => endOthers.isVisible(), WAIT).toBe(true)
+    // keyboard users keep their place: focus is back on the button that asked
+    expect(await mine.evaluate(() => document.activeElement?.id)).toBe('sessions-end-others')
+    await mine.reload()
+    await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
+    await other.goto(`${stack.url}/account`)
+    await expect.poll(() => other.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
+    expect(new URL(other.url()).pathname).toBe('/account')
+
+    await endOthers.click()
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => sessions.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
+    // the other device lands on the sign-in page, told why
+    await other.goto(`${stack.url}/account`)
+    await other.waitForURL(/\/login/)
+    await expect.poll(() => other.getByText('This session was signed out from another device.').isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(other)).toEqual([])
+  })
+
   it('changes the password from the account page and shows it in the recent activity', async () => {
     const email = freshEmail('pwchange')
     const page = await laptop.newPage()

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
 import { magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, PASSWORD, seriousA11yViolations, startE2eStack, WAIT, type E2eStack } from './auth-stack'
+import { freshEmail, mailTo, PASSWORD, seriousA11yViolations, signInInBrowser, startE2eStack, WAIT, type E2eStack } from './auth-stack'
 
 let stack: E2eStack
 let browser: Browser | undefined
@@ -85,6 +85,50 @@ describe('the core forms work without JavaScript', () => {
     await page.waitForURL(`${stack.url}/account`)
     await expectSignedInAccountPage(page)
     await saveScreenshot(page, 'no-js-signed-in')
+  })
+
+  it('a signed-in person who opens the sign-in or start page is sent on by the server: to a safe returnTo, else the account', async () => {
+    const page = await noJsPage()
+    const email = freshEmail('nojs-signed-in')
+    await signUp(page, email)
+    await page.goto(`${stack.url}/login`)
+    await page.waitForURL(`${stack.url}/account`)
+    await expectSignedInAccountPage(page)
+    await page.goto(`${stack.url}/`)
+    await page.waitForURL(`${stack.url}/account`)
+    await page.goto(`${stack.url}/login?returnTo=%2Ftokens`)
+    await page.waitForURL(`${stack.url}/tokens`)
+    // never off the site, whatever returnTo says
+    await page.goto(`${stack.url}/login?returnTo=%2F%2Fevil.example`)
+    await page.waitForURL(`${stack.url}/account`)
+    // signed out, the same pages show their forms again
+    await signOut(page)
+    await page.goto(`${stack.url}/login`)
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true)
+    await page.goto(`${stack.url}/`)
+    expect(new URL(page.url()).pathname).toBe('/')
+    expect(await page.getByRole('link', { name: 'Create an account' }).isVisible()).toBe(true)
+  })
+
+  it('a session ended elsewhere still gets the sign-in form, not a trip to the account', async () => {
+    const page = await noJsPage()
+    const email = freshEmail('nojs-ended')
+    await signUp(page, email)
+    // another device, with JavaScript, signs every other session out
+    const other = await launchBrowser()
+    try {
+      const laptop = await other.newPage()
+      await signInInBrowser(laptop, stack.url, email)
+      await laptop.goto(`${stack.url}/account`)
+      await laptop.getByRole('button', { name: 'End all other sessions' }).click()
+      await laptop.getByRole('button', { name: 'Confirm' }).click()
+      await expect.poll(() => laptop.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
+    } finally {
+      await other.close()
+    }
+    await page.goto(`${stack.url}/login`)
+    expect(new URL(page.url()).pathname).toBe('/login')
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true)
   })
 
   it('shows a wrong password on the sign-in page', async () => {

@@ -49,7 +49,8 @@ describe('sessions through the BFF', () => {
     expect(sessions.map((s) => [s.current, s.browser])).toEqual([[false, 'Firefox'], [true, 'Chrome']])
     const res = await a.call('/api/auth/sessions/revoke', { method: 'POST', body: { id: sessions[0]!.id } })
     expect(res.status, res.text).toBe(200)
-    expect((await b.call('/api/auth/session')).json).toEqual({ authenticated: false, ended: true })
+    // `why`: the page that browser lands on says it was signed out from another device
+    expect((await b.call('/api/auth/session')).json).toEqual({ authenticated: false, ended: true, why: 'elsewhere' })
     expect((await a.call('/api/auth/session')).json).toMatchObject({ authenticated: true })
   })
 
@@ -104,7 +105,7 @@ describe('password change through the BFF', () => {
     expect(res.text).not.toMatch(/accessToken|eyJ/)
     expect(a.jar.get('session')).not.toBe(before)
     expect((await a.call('/api/auth/session')).json).toMatchObject({ authenticated: true })
-    expect((await b.call('/api/auth/session')).json).toEqual({ authenticated: false, ended: true })
+    expect((await b.call('/api/auth/session')).json).toEqual({ authenticated: false, ended: true, why: 'password' })
     const again = browserLike(stack.gateway.url)
     expect((await again.call('/api/auth/login', { method: 'POST', body: { email, password: 'brand new passphrase 2' } })).status).toBe(200)
   })

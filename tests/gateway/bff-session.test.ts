@@ -164,6 +164,40 @@ describe('refresh', () => {
     expect((await b.call('/api/tokens')).status).toBe(401)
   })
 
+  it('a session ended from another device says why, to the page and on the sign-in page the server renders', async () => {
+    const { b, email } = await signedUpBrowser()
+    const signedIn = async () => {
+      const other = browserLike(stack.gateway.url)
+      expect((await other.call('/api/auth/login', { method: 'POST', body: { email, password: PASSWORD } })).status).toBe(200)
+      return other
+    }
+    const [phone, tablet] = [await signedIn(), await signedIn()]
+    expect((await b.call('/api/auth/sessions/revoke-others', { method: 'POST', body: {} })).status).toBe(200)
+    expect((await phone.call('/api/auth/session')).json).toEqual({ authenticated: false, ended: true, why: 'elsewhere' })
+    const page = await tablet.call('/login', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('This session was signed out from another device.')
+    expect(tablet.jar.has('session')).toBe(false)
+  })
+
+  it('the server sends a signed-in browser from /login and / on: to a same-origin returnTo, else the account', async () => {
+    const { b } = await signedUpBrowser()
+    const page = (path: string) => b.call(path, { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    for (const [path, expected] of [
+      ['/login', '/account'],
+      ['/', '/account'],
+      ['/login?returnTo=%2Ftokens', '/tokens'],
+      ['/login?returnTo=%2F%2Fevil.example', '/account'],
+      ['/login?returnTo=https%3A%2F%2Fevil.example%2F', '/account'],
+    ] as const) {
+      const res = await page(path)
+      expect(res.status, path).toBe(302)
+      expect(res.headers.get('location'), path).toBe(expected)
+    }
+    // the sign-up page and any API call are left alone
+    expect((await page('/signup')).status).toBe(200)
+  })
+
   it('sign-out ends the session and clears the cookies', async () => {
     const { b } = await signedUpBrowser()
     const res = await b.call('/api/auth/logout', { method: 'POST' })
@@ -205,6 +239,22 @@ describe('states passed to the page', () => {
     expect(last?.json).toMatchObject({ ok: false, error: 'Too many requests' })
     expect(typeof last?.json.retry).toBe('number')
     expect(last?.headers.get('retry-after')).toBe(String(last?.json.retry))
+  })
+
+  it('a no-JS form refused with 429 comes back to its page with the wait, so the page can say when to try again', async () => {
+    const b = browserLike(stack.gateway.url)
+    await b.call('/forgot-password', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    let location: string | null = null
+    for (let i = 0; i < 3; i++) {
+      const res = await b.call('/api/auth/forgot-password', {
+        method: 'POST',
+        body: new URLSearchParams({ email: freshEmail('forgot-nojs'), _csrf: b.jar.get('__Host-csrf') ?? '' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf': '' },
+      })
+      expect(res.status).toBe(303)
+      location = res.headers.get('location')
+    }
+    expect(location).toMatch(/^\/forgot-password\?error=rate_limited&retry=\d+$/)
   })
 
   it('a signed-out browser gets 401 signedOut from authenticated routes', async () => {

@@ -135,6 +135,9 @@ describe('IAM answers', () => {
         const browser = createBrowser()
         const res = await completeByRedirect(browser, 'demo')
         expect(errorRedirect(res)).toBe(error)
+        // a rate limit carries its wait, for the error page to say when to try again
+        const retry = new URL(res.headers.get('location') ?? '').searchParams.get('retry')
+        expect(retry).toBe(error === 'rate_limited' ? '60' : null)
         expectFlowCookiesCleared(res, 'demo')
         expect(cookieHeader(res, '__Secure-a')).toBeUndefined()
         expect(browser.cookies(base).has('session')).toBe(false)

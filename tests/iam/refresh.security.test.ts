@@ -32,8 +32,11 @@ describe('refresh token rotation (security)', () => {
     // the whole family is dead, including the legitimate newest token
     const after = await refresh(iam, next)
     expect(after.status).toBe(401)
-    expect(((await after.json()) as Json).reason).toBe('SESSION_REVOKED')
-    expect((await authedGet(iam, next)).status).toBe(401)
+    // and says why, so the owner's page can tell them
+    expect(await after.json()).toMatchObject({ reason: 'SESSION_REVOKED', revokedFor: 'refresh_token_reused' })
+    const access = await authedGet(iam, next)
+    expect(access.status).toBe(401)
+    expect(await access.json()).toMatchObject({ reason: 'SESSION_REVOKED', revokedFor: 'refresh_token_reused' })
   })
 
   it('gives a duplicate refresh from the same device within the grace window the same pair', async () => {

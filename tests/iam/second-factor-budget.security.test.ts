@@ -6,7 +6,7 @@
  * owner), and a new challenge ends the older ones.
  */
 import { describe, expect, it } from 'vitest'
-import { newDevice } from '../helpers/accounts'
+import { newDevice, uniqueEmail } from '../helpers/accounts'
 import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import type { Json } from '../helpers/iam-server'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
@@ -62,6 +62,26 @@ describe('the account-wide failure budget for second-factor codes', () => {
     // nine failures spent, the right code's attempt given back: the tenth failure is the one that locks
     const again = await passwordStep(iam, user, device)
     expect((await secondFactor(iam, device, again, wrongCode(secret))).status).toBe(429)
+  })
+
+  it('a locked code entry answers a custom MFA flow and an email change proven by a second factor with the lock and when it ends', async () => {
+    const user = await signupConfirmed(iam, mails)
+    const { secret } = await enrolTotp(iam, user)
+    for (const reason of ['PAYMENT_CONFIRM', 'change_email']) expect((await authed(iam, user, 'POST', `/custom/mfa/${reason}`, {})).status).toBe(200)
+    for (let i = 0; i < 9; i++) expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: wrongCode(secret) })).status).toBe(400)
+    expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: wrongCode(secret) })).status).toBe(429)
+
+    const answers = [
+      await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'PAYMENT_CONFIRM', code: totpCode(secret, 1) }),
+      await authed(iam, user, 'POST', '/update/email/second-factor', { newEmail: uniqueEmail('locked'), code: totpCode(secret, 1) }),
+    ]
+    for (const res of answers) {
+      expect(res.status).toBe(429)
+      const body = (await res.json()) as Json
+      expect(body).toMatchObject({ error: 'Too many requests', retry: expect.any(Number) })
+      expect(res.headers.get('retry-after')).toBe(String(body.retry))
+      expect(String(body.message)).toMatch(/^Too many wrong codes for this account\. Code entry is locked; try again in 1[45] minutes\.$/)
+    }
   })
 
   it('lets at most 10 wrong codes through when 30 arrive at once', async () => {

@@ -3,7 +3,7 @@
  * account, and GET /auth/security-events lists the user's own, newest first, in pages.
  */
 import { describe, expect, it } from 'vitest'
-import { authedGet, call, loginUser, newDevice, setCookieValue, signupUser, type Session } from '../helpers/accounts'
+import { applyRefresh, authedGet, call, loginUser, newDevice, refresh, setCookieValue, signupUser, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
 import { expectDocumented } from './documented'
 import { codeOf, linkQueryOf, recipients } from '../helpers/smtp'
@@ -50,7 +50,7 @@ describe('GET /auth/security-events', () => {
     expect(text).not.toContain(user.password)
     const { events, nextBefore } = (JSON.parse(text) as { data: EventPage }).data
     expect(nextBefore).toBeUndefined()
-    expect(events.map((e) => e.type)).toEqual(['login_succeeded', 'login_failed'])
+    expect(events.map((e) => e.type)).toEqual(['login_succeeded', 'login_failed', 'signed_up'])
     expect(events[0]).toEqual({
       id: expect.any(Number),
       type: 'login_succeeded',
@@ -92,6 +92,38 @@ describe('GET /auth/security-events', () => {
     expect(JSON.stringify(events)).not.toContain(token.rawApiKey)
   })
 
+  it('records the sign-up as the account\'s first event, with its device\'s address and the session it opened', async () => {
+    const user = await freshUser()
+    const { events } = await page(user)
+    expect(events).toEqual([
+      { id: expect.any(Number), type: 'signed_up', createdAt: expect.any(String), ipAddress: user.ip, browser: 'Chrome', details: { method: 'password', sessionId: expect.any(String) } },
+    ])
+  })
+
+  it('records a session the anomaly checks ended, with the reason: its refresh token came back from another device', async () => {
+    const user = await freshUser()
+    const next = await applyRefresh(user, await refresh(iam, user))
+    const thief = await newDevice(iam, { ip: '198.51.100.77' })
+    expect((await refresh(iam, user, { canary: thief.canary, ip: thief.ip })).status).toBe(401)
+    // the owner signs in again and reads why the old session ended
+    const again = await loginUser(iam, user.email, user.password, user)
+    const revoked = (await page(again)).events.filter((e) => e.type === 'session_revoked_anomaly')
+    expect(revoked).toEqual([
+      {
+        id: expect.any(Number),
+        type: 'session_revoked_anomaly',
+        createdAt: expect.any(String),
+        ipAddress: thief.ip,
+        browser: 'Chrome',
+        details: { reason: 'refresh_token_reused', sessionId: expect.any(String) },
+      },
+    ])
+    // the owner's own session, now ended, says why
+    const owner = await refresh(iam, next)
+    expect(owner.status).toBe(401)
+    expect(await owner.json()).toMatchObject({ reason: 'SESSION_REVOKED', revokedFor: 'refresh_token_reused' })
+  })
+
   it('records a failed adaptive-MFA code for the account', async () => {
     const user = await freshUser()
     const other = await newDevice(iam, { ip: user.ip })
@@ -124,7 +156,8 @@ describe('GET /auth/security-events', () => {
     const user = await freshUser()
     for (let i = 0; i < 4; i++) await loginUser(iam, user.email, user.password, user)
     const all = (await page(user, '?limit=100')).events
-    expect(all.length).toBe(4)
+    // four sign-ins and the sign-up
+    expect(all.length).toBe(5)
     const seen: Json[] = []
     let query = '?limit=3'
     for (;;) {
@@ -144,7 +177,8 @@ describe('GET /auth/security-events', () => {
     const first = await page(user)
     expect(first.events).toHaveLength(20)
     expect(first.nextBefore).toBeDefined()
-    expect((await page(user, `?before=${first.nextBefore}`)).events).toHaveLength(1)
+    // the 21st sign-in and the sign-up
+    expect((await page(user, `?before=${first.nextBefore}`)).events).toHaveLength(2)
   })
 
   it('answers 400 for a bad limit or before', async () => {

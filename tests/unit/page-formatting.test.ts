@@ -54,3 +54,15 @@ describe('failure banners', () => {
     expect(formFailure({ status: 429, body: { ok: false, retry: 30 } }, ['email'])).toBe('Too many attempts. Try again in 30 seconds.')
   })
 })
+
+describe('a 429 says what happened and when to try again', () => {
+  const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 14 minutes.'
+
+  it('shows the IAM\'s own sentence for a locked code entry, which names the lock and its end', () => {
+    expect(describeFailure({ status: 429, body: { ok: false, error: 'Too many requests', retry: 840, message: lock } })).toBe(lock)
+  })
+
+  it('reads a wait that arrived as the Retry-After header\'s digits', () => {
+    expect(describeFailure({ status: 429, body: { ok: false, error: 'Too many requests', retry: '840' } })).toBe('Too many attempts. Try again in 14 minutes.')
+  })
+})

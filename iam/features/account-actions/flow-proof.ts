@@ -57,6 +57,6 @@ export async function attemptProof(
   })
   // the account's code entry is locked (second-factor/code-budget.ts): a limiter's refusal
   const lock = locked as CodeLocked | null
-  if (lock) return { ok: false, code: 'rate_limited', decision: { ok: false, retryMs: lock.retryMs, permanent: false } }
+  if (lock) return { ok: false, code: 'rate_limited', decision: { ok: false, retryMs: lock.retryMs, permanent: false }, codeEntryLocked: true }
   return check.ok ? { ok: true, link: { ...link, code: null } } : check
 }

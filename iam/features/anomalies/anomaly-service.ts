@@ -9,7 +9,7 @@ import type { FingerPrint } from '../devices/fingerprint'
 import { sendAdaptiveMfa, type AdaptiveMfaFailureCode } from '../mfa/adaptive'
 import { revokeFamily } from '../sessions/session-service'
 import type { AuthSession } from '../sessions/auth-state-repo'
-import { touchFamily, type SessionState } from '../sessions/sessions-repo'
+import { familyRevokedReason, touchFamily, type SessionState } from '../sessions/sessions-repo'
 import { markAnomalyUntil } from './anomaly-marker'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
 import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
@@ -21,7 +21,8 @@ export type GuardResult<S extends SessionFacts = SessionState> =
   // touchDue: last_seen is due and was left to the caller (deferTouch); move it where it is older than this
   | { ok: true; session: S; touchDue?: Date }
   | { ok: false; code: 'mfa'; type: AnomalyType }
-  | { ok: false; code: 'relogin'; type: AnomalyType }
+  // revokedFor: with SESSION_REVOKED, why the session was revoked (the person is told on the sign-in page)
+  | { ok: false; code: 'relogin'; type: AnomalyType; revokedFor?: string }
   | { ok: false; code: 'mfa_failed'; type: AnomalyType; cause: AdaptiveMfaFailureCode }
 
 /** What a guarded request must do instead: confirm by MFA, sign in again, or retry later (no mail went out). */
@@ -126,9 +127,22 @@ export async function judgeSession<S extends SessionFacts>(
   }
   const log = { type: decision.type, familyId: state?.family.id, userId: state?.family.user_id }
   if (decision.action === 'relogin') {
-    if (decision.revokeFamily && state) await revokeFamily(ctx.db, state.family.id, decision.type.toLowerCase(), now)
+    if (decision.revokeFamily && state) {
+      const reason = decision.type.toLowerCase()
+      // the owner learns from their security activity why the session ended, and from which address
+      await revokeFamily(ctx.db, state.family.id, reason, now, {
+        type: 'session_revoked_anomaly',
+        userId: state.family.user_id,
+        visitorRowId: input.visitor?.id ?? null,
+        ipAddress: input.ipAddress,
+        details: { reason, sessionId: state.family.id },
+        at: new Date(now),
+      })
+    }
     ctx.log.info('session anomaly: re-login required', log)
-    return { ok: false, code: 'relogin', type: decision.type }
+    // one read, only for a session that was revoked (the checks' facts leave the reason out: the hot path never needs it)
+    const revokedFor = decision.type === 'SESSION_REVOKED' && state ? await familyRevokedReason(ctx.db, state.family.id) : null
+    return { ok: false, code: 'relogin', type: decision.type, ...(revokedFor ? { revokedFor } : {}) }
   }
   // MFA: record first, so parallel requests of this session already answer 202 from the cache; the
   // family's mark before the anomaly, so every request that could find the anomaly looks for it

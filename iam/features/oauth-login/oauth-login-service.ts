@@ -66,21 +66,16 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   if (!user) throw new Error('oauth identity without its user')
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return 'banned'
   if (await hasSecondFactor(trx, user.id)) return { user, secondFactor: true }
-  const session = await openSession(ctx, trx, {
-    userId: user.id,
-    visitorRowId: input.visitor.id,
-    ipAddress: input.ipAddress,
-    fingerprint: input.fingerprint,
-    remember: false,
-  })
-  await recordSecurityEvent(trx, {
+  const device = { userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
+  // a new account's first event comes before its first sign-in's (ids order events of one moment)
+  if (created) await recordSecurityEvent(trx, { type: 'signed_up', ...device, details: { method: 'oauth', provider: input.provider }, at: now })
+  // the sign-in's event in the session's own statement
+  const session = await openSession(ctx, trx, { ...device, fingerprint: input.fingerprint, remember: false }, (sessionId) => ({
     type: 'login_succeeded',
-    userId: user.id,
-    visitorRowId: input.visitor.id,
-    ipAddress: input.ipAddress,
-    details: { method: 'oauth', provider: input.provider, sessionId: session.familyId },
+    ...device,
+    details: { method: 'oauth', provider: input.provider, sessionId },
     at: now,
-  })
+  }))
   return { user, session, created }
 }
 

@@ -44,6 +44,8 @@ export const SECURITY_EVENT_TYPES = [
   'oidc_app_authorized',
   'oidc_access_revoked',
   'oidc_device_approved',
+  'signed_up',
+  'session_revoked_anomaly',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

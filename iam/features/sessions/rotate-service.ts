@@ -44,7 +44,13 @@ export interface RotationFacts {
   visitor: string
   /** when the family's last_seen is due (older than this), the rotation statement moves it; else null */
   touchBefore: Date | null
+  /** the request's device row and address: where a reuse came from, for the owner's security activity */
+  visitorRowId: number
+  ipAddress: string
 }
+
+/** The revocation reason of a reused token, as the anomaly check names it (REFRESH_TOKEN_REUSED). */
+const REUSED = 'refresh_token_reused'
 
 /** The winner's pair of a rotation of `hash`, when this device may have it (the grace window). */
 async function gracePair(ctx: IamContext, facts: RotationFacts, hash: string): Promise<TokenPair | null> {
@@ -97,7 +103,15 @@ export async function rotateRefreshToken(ctx: IamContext, facts: RotationFacts):
   // spent already: by a parallel duplicate just now, or earlier within the grace window
   const pair = await gracePair(ctx, facts, hash)
   if (pair) return { ok: true, pair }
-  await revokeFamily(ctx.db, facts.familyId, 'refresh_token_reuse', ctx.now())
+  const now = ctx.now()
+  await revokeFamily(ctx.db, facts.familyId, REUSED, now, {
+    type: 'session_revoked_anomaly',
+    userId: facts.userId,
+    visitorRowId: facts.visitorRowId,
+    ipAddress: facts.ipAddress,
+    details: { reason: REUSED, sessionId: facts.familyId },
+    at: new Date(now),
+  })
   ctx.log.warn('refresh token reuse: family revoked', { familyId: facts.familyId })
   return { ok: false, code: 'reused' }
 }

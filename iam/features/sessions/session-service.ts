@@ -10,7 +10,7 @@ import type { Database, Visitor } from '../../db/schema'
 import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
-import { countSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
+import { countSecurityEvent, recordSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
 import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, replaceActiveToken, revokeFamilies } from './sessions-repo'
 
 /** What a successful signup/login/refresh/MFA hands to the client. */
@@ -71,9 +71,18 @@ function newSessionRows(ctx: IamContext, input: OpenSessionInput) {
   }
 }
 
-/** Inserts a family and its first refresh token (inside `trx`). */
-export async function openSession(ctx: IamContext, trx: Transaction<Database>, input: OpenSessionInput): Promise<OpenedSession> {
+/**
+ * Inserts a family and its first refresh token (inside `trx`); with `audit`, the event's row goes
+ * into the same statement (no round trip of its own, as for a sign-in: createSession).
+ */
+export async function openSession(ctx: IamContext, trx: Transaction<Database>, input: OpenSessionInput, audit?: SignInAudit): Promise<OpenedSession> {
   const rows = newSessionRows(ctx, input)
+  if (audit) {
+    const event = audit(rows.opened.familyId)
+    await insertSessionAtOnce(trx, rows.family, rows.token, securityEventRow(event))
+    countSecurityEvent(event)
+    return rows.opened
+  }
   await insertFamily(trx, rows.family)
   await insertRefreshToken(trx, rows.token)
   return rows.opened
@@ -161,9 +170,16 @@ export async function familyClaims(db: Kysely<Database> | Transaction<Database>,
     .executeTakeFirst()
 }
 
-/** Revokes one family (logout, reuse, velocity). */
-export async function revokeFamily(db: Kysely<Database>, familyId: string, reason: string, now: number): Promise<void> {
-  await db.transaction().execute((trx) => revokeFamilies(trx, { familyId }, reason, new Date(now)))
+/**
+ * Revokes one family (logout, reuse, velocity). `audit`: the owner's security event, written in the
+ * same transaction and only when this call ended a live family (a second, racing revocation of the
+ * same family records nothing).
+ */
+export async function revokeFamily(db: Kysely<Database>, familyId: string, reason: string, now: number, audit?: SecurityEventInput): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const revoked = await revokeFamilies(trx, { familyId }, reason, new Date(now))
+    if (revoked.length && audit) await recordSecurityEvent(trx, audit)
+  })
 }
 
 /**

@@ -243,6 +243,12 @@ export async function revokeFamilies(
   return revoked
 }
 
+/** Why a family was revoked (revokeFamilies' reason), or null: read only once a revoked session comes back. */
+export async function familyRevokedReason(db: Db, familyId: string): Promise<string | null> {
+  const row = await db.selectFrom('session_families').select('revoked_reason').where('id', '=', familyId).executeTakeFirst()
+  return row?.revoked_reason ?? null
+}
+
 /**
  * Moves last_seen forward at most once per `everyMs` per family: idle detection needs no finer
  * grain, and most requests then cost no write.

@@ -1,6 +1,6 @@
 /**
- * Signup: checks the password and the address, hashes, then writes the user and the first session
- * in ONE transaction. The unique index on lower(email) decides races: of 50 parallel signups with
+ * Signup: checks the password and the address, hashes, then writes the user, the first session and
+ * the `signed_up` security event in ONE transaction. The unique index on lower(email) decides races: of 50 parallel signups with
  * one address exactly one commits; the others map the violation to `email_taken`.
  */
 import type { IamContext } from '../../context'
@@ -47,14 +47,20 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
         termsConsent: true,
         now: new Date(now),
       })
-      const session = await openSession(ctx, trx, {
-        userId: user.id,
-        visitorRowId: input.visitor.id,
-        ipAddress: input.ipAddress,
-        fingerprint: input.fingerprint,
-        remember: input.remember,
-        amr: 'pwd',
-      })
+      // the account's first security event, in the session's own statement (no round trip of its own)
+      const session = await openSession(
+        ctx,
+        trx,
+        { userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress, fingerprint: input.fingerprint, remember: input.remember, amr: 'pwd' },
+        (sessionId) => ({
+          type: 'signed_up',
+          userId: user.id,
+          visitorRowId: input.visitor.id,
+          ipAddress: input.ipAddress,
+          details: { method: 'password', sessionId },
+          at: new Date(now),
+        }),
+      )
       return { user, session }
     })
     const pair = await completePair(ctx, created.session, { userId: created.user.id, roles: created.user.roles, visitor: input.visitor.visitor_id })

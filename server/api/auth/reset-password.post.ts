@@ -5,7 +5,7 @@
 import { z } from 'zod'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIamRoute } from '../../utils/bff/iam-call'
-import { formErrorCode, formReply, readIamBody, readLinkQuery, withNotices } from '../../utils/bff/input'
+import { formErrorCode, formReply, retryOf, readIamBody, readLinkQuery, withNotices } from '../../utils/bff/input'
 import { defineBffHandler, relay, warningsOf } from '../../utils/bff/respond'
 
 // JSON pages send a boolean; a no-JS form sends "on" for a checked box and nothing otherwise: the
@@ -19,6 +19,6 @@ export default defineBffHandler(async (event) => {
   const body = { ...passwords, revokeApiTokens: extra.revokeApiTokens === true || extra.revokeApiTokens === 'on' }
   const res = await callIamRoute(event, 'resetPassword', { query, body, cookies: ['canary_id'] })
   const reply = relay(event, res)
-  if (isFormPost(event)) formReply(res.status < 300 ? withNotices('/login?reset=1', warningsOf(res.body)) : back, res.status < 300 ? undefined : formErrorCode(res.status))
+  if (isFormPost(event)) formReply(res.status < 300 ? withNotices('/login?reset=1', warningsOf(res.body)) : back, res.status < 300 ? undefined : formErrorCode(res.status), retryOf(res))
   return reply
 })

@@ -13,10 +13,22 @@ import { isFormPost } from './forms'
 import type { IamInput } from './iam-route'
 import { bffFail } from './respond'
 
-/** A same-origin redirect answer for no-JS forms: 303 to `path`, optional error code in the query. */
-export function formReply(path: string, error?: string): never {
-  const location = error ? `${path}${path.includes('?') ? '&' : '?'}error=${encodeURIComponent(error)}` : path
+/**
+ * A same-origin redirect answer for no-JS forms: 303 to `path`, optional error code in the query,
+ * and for a rate limit the wait in seconds (`retry`), so the page can say when to try again.
+ */
+export function formReply(path: string, error?: string, retry?: number): never {
+  const query = error ? `error=${encodeURIComponent(error)}${error === 'rate_limited' && retry !== undefined ? `&retry=${retry}` : ''}` : ''
+  const location = query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path
   bffFail(303, { ok: error === undefined }, { location })
+}
+
+/** The wait of an IAM 429 in whole seconds (its body's `retry`, else Retry-After); undefined otherwise or when permanent. */
+export function retryOf(res: { status: number; body: unknown; headers: Headers }): number | undefined {
+  if (res.status !== 429) return undefined
+  const retry = (res.body as { retry?: unknown } | null)?.retry ?? res.headers.get('retry-after')
+  const seconds = typeof retry === 'number' ? retry : typeof retry === 'string' && /^\d+$/.test(retry) ? Number(retry) : NaN
+  return Number.isSafeInteger(seconds) && seconds >= 0 ? seconds : undefined
 }
 
 /** `path` with a `notice=<code>` query parameter per warning code (the layout shows their sentences). */

@@ -1,13 +1,17 @@
 /**
- * The browser's session as the gateway knows it: read from IAM GET /secret/accesstoken/metadata
- * (so a session revoked anywhere reads as signed out on the next request), rotated here when the
- * IAM says it is due. GET /api/auth/session answers with it, and a team's own server routes read
- * it through getUser / requireUser (server/utils/auth-user.ts).
+ * The browser's session state as GET /api/auth/session answers it, read for one request:
+ * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name }`, `{ authenticated: false }`,
+ * `{ authenticated: false, ended: true, why? }` when the browser's session was there and the IAM ended it
+ * (revoked, expired, reused; `why`: composables/session-ended.ts), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
+ * is pending. Backed by IAM GET /secret/accesstoken/metadata, so a revoked session reads as signed
+ * out on the next call, and `shouldRotate` triggers the refresh here (its cookies go out with this
+ * request's answer, a page as well as the JSON route). Throws BffReply for a rate limit or an IAM failure.
  */
 import type { H3Event } from 'h3'
 import { clearSessionCookies, currentCookie } from './cookies'
 import { BffReply } from './respond'
 import { callAuthedRoute, refreshSession } from './session'
+import { endedWhy, type SessionEndedWhy } from '../../../composables/session-ended'
 
 interface Metadata {
   payload?: { sub?: unknown; exp?: unknown }
@@ -19,47 +23,33 @@ interface Metadata {
   message?: unknown
 }
 
-export interface SessionUser {
-  userId: string | null
-  roles: string[]
-  /** when the current access token expires (ISO 8601) */
-  expiresAt: string | null
-  email: string | null
-  emailVerified: boolean
-  name: string | null
-}
-
 export type SessionState =
-  | ({ authenticated: true } & SessionUser)
-  | { authenticated: false }
-  /** the browser had a session and the IAM ended it (revoked, expired, reused) */
-  | { authenticated: false; ended: true }
-  /** an emailed confirmation is pending */
-  | { authenticated: false; mfa: true; message: string }
+  | { authenticated: true; userId: string | null; roles: string[]; expiresAt: string | null; email: string | null; emailVerified: boolean; name: string | null }
+  | { authenticated: false; ended?: true; why?: SessionEndedWhy; mfa?: true; message?: string }
 
 const ENDED = { authenticated: false, ended: true } as const
+/** ENDED with why the IAM ended it, when its 401 says */
+function ended(iamBody: unknown): SessionState {
+  const why = endedWhy(iamBody)
+  return why ? { ...ENDED, why } : ENDED
+}
+const MFA_MESSAGE = 'A login link has been sent to your email.'
+
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
-declare module 'h3' {
-  interface H3EventContext {
-    /** the session state read once per request (readSessionState) */
-    bffSessionState?: Promise<SessionState>
-  }
-}
-
-async function read(event: H3Event): Promise<SessionState> {
+export async function readSessionState(event: H3Event): Promise<SessionState> {
   if (!currentCookie(event, 'session')) return { authenticated: false }
   try {
     const res = await callAuthedRoute<'accessTokenMetadata', Metadata>(event, 'accessTokenMetadata', {})
-    if (res.status === 202) return { authenticated: false, mfa: true, message: str(res.body?.message) ?? 'A login link has been sent to your email.' }
+    if (res.status === 202) return { authenticated: false, mfa: true, message: str(res.body?.message) ?? MFA_MESSAGE }
     if (res.status !== 200 || !res.body) return { authenticated: false }
     const body = res.body
     if (body.shouldRotate === true && event.context.bffRefreshed !== true) {
       const rotated = await refreshSession(event)
-      if (rotated.status === 202) return { authenticated: false, mfa: true, message: 'A login link has been sent to your email.' }
+      if (rotated.status === 202) return { authenticated: false, mfa: true, message: MFA_MESSAGE }
       if (rotated.status === 401) {
         clearSessionCookies(event)
-        return ENDED
+        return ended(rotated.body)
       }
     }
     const exp = body.payload?.exp
@@ -74,13 +64,8 @@ async function read(event: H3Event): Promise<SessionState> {
     }
   } catch (error) {
     if (!(error instanceof BffReply)) throw error
-    if (error.status === 202) return { authenticated: false, mfa: true, message: String(error.body.message ?? '') }
-    if (error.status === 401) return ENDED
+    if (error.status === 202) return { authenticated: false, mfa: true, message: str(error.body.message) ?? MFA_MESSAGE }
+    if (error.status === 401) return { ...ENDED, ...(typeof error.body.ended === 'string' ? { why: error.body.ended as SessionEndedWhy } : {}) }
     throw error
   }
-}
-
-/** The session state of this request's browser; read from the IAM at most once per request. */
-export function readSessionState(event: H3Event): Promise<SessionState> {
-  return (event.context.bffSessionState ??= read(event))
 }

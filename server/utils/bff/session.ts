@@ -14,6 +14,7 @@ import type { BffRouteId, ForwardedCookie } from './allow-list'
 import { callIam, callIamRoute, type BffIamCall } from './iam-call'
 import { iamRouteCall, type IamRouteInput } from './iam-route'
 import { bffFail } from './respond'
+import { endedWhy, sessionEndedMessage } from '../../../composables/session-ended'
 
 /**
  * In flight per process, keyed by SHA-256 of the refresh and device cookies (never the cookies
@@ -27,6 +28,15 @@ const inFlight = new Map<string, Promise<IamResponse<unknown>>>()
 const LINGER_MS = 2_000
 
 export const SIGNED_OUT = { ok: false, signedOut: true, error: 'Your session has ended. Please sign in again.' } as const
+
+/**
+ * SIGNED_OUT for a session the IAM refused, with why (`ended`, composables/session-ended.ts) when
+ * its 401 says: the person is told on the page they land on, not only that the session ended.
+ */
+export function signedOutBody(iamBody?: unknown): Record<string, unknown> {
+  const why = endedWhy(iamBody)
+  return why ? { ...SIGNED_OUT, error: sessionEndedMessage(why), ended: why } : { ...SIGNED_OUT }
+}
 
 function msLeftRatio(token: string, nowMs: number): number {
   // Only timing is read here, never trusted: the IAM verifies the signature on every call.
@@ -83,7 +93,7 @@ export function failRefreshBeyondMfa(event: H3Event, res: IamResponse<unknown>):
   }
   if (res.status >= 500) bffFail(502, { ok: false, error: 'The sign-in service failed. Please try again.' })
   clearSessionCookies(event)
-  bffFail(401, SIGNED_OUT)
+  bffFail(401, signedOutBody(res.body))
 }
 
 /** A usable access token for this request, refreshing first when needed; ends the request when signed out. */
@@ -122,7 +132,7 @@ export async function callAuthed<T = unknown>(
   if (probe.status === 202 || probe.status === 429) failRefresh(event, probe)
   if (event.context.bffRefreshed === true) {
     clearSessionCookies(event)
-    bffFail(401, SIGNED_OUT)
+    bffFail(401, signedOutBody(probe.body))
   }
   const refreshed = await refreshSession(event)
   if (refreshed.status >= 300) failRefresh(event, refreshed)

@@ -39,7 +39,7 @@ async function successStep(
   forwardSetCookies(event, canary.setCookies)
 
   const login = await loginAtIam(event, provider.name, user, canary.canary)
-  if (!login.ok) return redirectWithError(event, provider, login.error)
+  if (!login.ok) return redirectWithError(event, provider, login.error, login.retry)
   let target = new URL(provider.redirectUrlOnSuccess).href
   if ('secondFactor' in login) {
     // The provider stood in for the password; the second factor is still asked. The challenge rides

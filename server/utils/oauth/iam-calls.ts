@@ -71,7 +71,8 @@ export type IamLoginResult =
   | ({ ok: true } & IamLoginSuccess)
   /** the account has a second factor: no session yet; the login page finishes with the challenge */
   | { ok: true; secondFactor: { challenge: string } }
-  | { ok: false; error: OAuthRedirectError }
+  /** `retry`: a rate limit's wait in seconds, for the error page to say when to try again */
+  | { ok: false; error: OAuthRedirectError; retry?: number }
 
 function secondFactorOf(body: unknown): { challenge: string } | null {
   const step = body && typeof body === 'object' ? (body as Record<string, unknown>)['secondFactor'] : undefined
@@ -110,7 +111,10 @@ export async function loginAtIam(
     if (secondFactor) return { ok: true, secondFactor }
     logOAuth('warn', 'IAM refused the OAuth login', { provider: providerName, status: res.status })
     if (res.status === 409) return { ok: false, error: 'iam_conflict' }
-    if (res.status === 429) return { ok: false, error: 'rate_limited' }
+    if (res.status === 429) {
+      const retry = (res.body as { retry?: unknown } | null)?.retry
+      return { ok: false, error: 'rate_limited', ...(typeof retry === 'number' && Number.isSafeInteger(retry) && retry >= 0 ? { retry } : {}) }
+    }
     if (res.status === 503) return { ok: false, error: 'iam_unavailable' }
     return { ok: false, error: 'iam_rejected' }
   } catch (error) {

@@ -8,11 +8,15 @@ import type { ProviderConfig } from '../gateway-config'
 import type { OAuthRedirectError, OAuthStatusError } from './error-codes'
 import { countOAuthOutcome } from '../metrics'
 
-/** 302 to redirectUrlOnError?error=<code> (existing query parameters of the configured URL kept). */
-export function redirectWithError(event: H3Event, provider: ProviderConfig, error: OAuthRedirectError): Promise<void> {
+/**
+ * 302 to redirectUrlOnError?error=<code> (existing query parameters of the configured URL kept), and
+ * `&retry=<seconds>` for a rate limit that came with its wait.
+ */
+export function redirectWithError(event: H3Event, provider: ProviderConfig, error: OAuthRedirectError, retry?: number): Promise<void> {
   countOAuthOutcome(error)
   const url = new URL(provider.redirectUrlOnError)
   url.searchParams.set('error', error)
+  if (retry !== undefined) url.searchParams.set('retry', String(retry))
   setResponseHeader(event, 'cache-control', 'no-store')
   setResponseHeader(event, 'referrer-policy', 'no-referrer')
   return sendRedirect(event, url.href, 302)
