@@ -79,6 +79,11 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   passkey_counter_regressed: () => 'A passkey reported an unexpected use count: it may have been copied',
   reauthenticated: () => 'Sign-in confirmed again for a sensitive change',
   profile_updated: () => 'Name changed',
+  password_set: () => 'Password set: you can now sign in with your email address and password',
+  provider_unlinked: (d) => {
+    const provider = providerName(d)
+    return provider ? `${provider} account unlinked: it no longer signs you in` : 'Linked account removed: it no longer signs you in'
+  },
   squatter_setup_removed: () => 'Sign-in methods set up before your address was confirmed were removed',
   api_token_created: (d) => `${tokenNamed(d)} created`,
   api_token_rotated: (d) => `${tokenNamed(d)} rotated`,

@@ -63,6 +63,11 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   reauthenticated: [[{ method: 'password' }, 'Sign-in confirmed again for a sensitive change']],
   squatter_setup_removed: [[{ by: 'password_reset' }, 'Sign-in methods set up before your address was confirmed were removed']],
   profile_updated: [[{ field: 'name' }, 'Name changed']],
+  password_set: [[{}, 'Password set: you can now sign in with your email address and password']],
+  provider_unlinked: [
+    [{ provider: 'github' }, 'Github account unlinked: it no longer signs you in'],
+    [{}, 'Linked account removed: it no longer signs you in'],
+  ],
   api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
   api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
   api_token_revoked: [

@@ -53,6 +53,8 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/auth/passkeys/register/verify'],
   ['POST', '/auth/passkeys/delete'],
   ['POST', '/auth/passkeys/rename'],
+  ['POST', '/auth/set-password'],
+  ['POST', '/auth/linked-accounts/unlink'],
 ] as const
 
 /** Full-authentication POST routes that take no body (their request rule is not JSON). */

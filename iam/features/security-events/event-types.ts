@@ -37,6 +37,8 @@ export const SECURITY_EVENT_TYPES = [
   'reauthenticated',
   'squatter_setup_removed',
   'profile_updated',
+  'password_set',
+  'provider_unlinked',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
