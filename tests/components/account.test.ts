@@ -389,6 +389,27 @@ describe('account page', () => {
       )
     })
 
+    it('asks to confirm it is you with a code (the account has no password) when the sign-in is old, then sets the password it was given', async () => {
+      providerOnly()
+      answer('POST', '/api/auth/set-password', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
+      const page = await account()
+      const password = section(page, 'password-heading')
+      await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
+      await password.find('input#first-password').setValue('a first passphrase of my own')
+      await password.find('input#confirm-first-password').setValue('a first passphrase of my own')
+      await password.find('form').trigger('submit')
+      await vi.waitFor(() => expect(password.find('#set-password-reauth-code').exists()).toBe(true))
+      expect(password.find('#set-password-reauth-password').exists()).toBe(false)
+      const proof = answer('POST', '/api/auth/reauthenticate', 200, { ok: true, data: { method: 'emailed_code', reauthenticatedUntil: NOW } })
+      const set = answer('POST', '/api/auth/set-password', 200, { ok: true, data: { password: true } })
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: true, totp: false, passkeys: 0, providers: ['google'], linked: [] } })
+      await password.find('#set-password-reauth-code').setValue('123456')
+      await password.find('[role="group"] form').trigger('submit')
+      await vi.waitFor(() => expect(proof.bodies).toEqual([{ code: '123456' }]))
+      await vi.waitFor(() => expect(set.bodies).toEqual([{ password: 'a first passphrase of my own', confirmedPassword: 'a first passphrase of my own' }]))
+      await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
+    })
+
     it('shows the policy refusal at the field', async () => {
       providerOnly()
       answer('POST', '/api/auth/set-password', 400, { ok: false, error: 'Validation failed', fields: { password: 'Choose a password that is harder to guess' } })
