@@ -82,6 +82,11 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   oidc_app_authorized: () => 'An app was given access to your account',
   oidc_access_revoked: () => 'An app’s access to your account was removed',
   oidc_device_approved: () => 'A device was signed in with a code',
+  password_set: () => 'Password set: you can now sign in with your email address and password',
+  provider_unlinked: (d) => {
+    const provider = providerName(d)
+    return provider ? `${provider} account unlinked: it no longer signs you in` : 'Linked account removed: it no longer signs you in'
+  },
   squatter_setup_removed: () => 'Sign-in methods set up before your address was confirmed were removed',
   api_token_created: (d) => `${tokenNamed(d)} created`,
   api_token_rotated: (d) => `${tokenNamed(d)} rotated`,

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
 
 /** A validation or business refusal of these routes (`error`, `fields` for the field at fault) */
 const refused = (description: string): Responses => ({ 400: { description, body: errorFail } })
@@ -60,6 +60,17 @@ export const changePasswordBody = z.object({
   confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
 })
 
+/** A first password: no current one to prove (the account has none), so no `currentPassword`. */
+export const setPasswordBody = z.object({
+  password: changePasswordBody.shape.password,
+  confirmedPassword: changePasswordBody.shape.confirmedPassword,
+})
+
+/** The provider to unlink, by its configured name as GET /auth/sign-in-methods lists it. */
+export const unlinkProviderBody = z.object({
+  provider: safeString({ error: 'Name the provider' }).trim().min(1, 'Name the provider').max(64, 'Unknown provider'),
+})
+
 export const securityEventsQuery = z.object({
   // a string as it arrives (1..100, no sign, no leading zero); the route turns it into a number
   limit: z.string().regex(/^(?:[1-9]\d?|100)$/, `limit is a number from 1 to ${SECURITY_EVENTS_MAX_LIMIT}`).optional(),
@@ -72,6 +83,9 @@ export const signInMethodsView = z.object({
   totp: z.boolean().describe('two-step sign-in is on'),
   passkeys: z.number().int().describe('how many passkeys the account holds'),
   providers: z.array(z.string()).describe('linked OAuth providers by configured name'),
+  linked: z
+    .array(z.object({ provider: z.string(), email: z.string().nullable().describe('the address the provider account gave'), linkedAt: z.string() }))
+    .describe('each linked provider account, by provider, oldest first'),
 })
 
 /** The name people see on the account page and in the header; free text like signup's name. */
@@ -157,6 +171,44 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
       FULL_AUTH,
       JSON_BODY_FIELDS,
       LIMITED,
+    ),
+  },
+  setPassword: {
+    method: 'POST',
+    path: '/auth/set-password',
+    summary: 'Set a first password on an account that has none (created through a sign-in provider); needs a recent sign-in',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: setPasswordBody,
+    responses: responses(
+      { 200: { description: 'Set: the account signs in with its address and this password from now on; `warnings` when the breach check was skipped', body: okData(z.object({ password: z.literal(true) })).extend(passwordWarnings) } },
+      refused('Validation failed, passwords do not match, policy or breached password (`fields`)'),
+      { 409: { description: 'The account has a password: change it with POST /auth/change-password', body: errorFail } },
+      { 503: { description: 'The breach check is unavailable', body: errorFail } },
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      VERIFIED_EMAIL,
+      REAUTH,
+    ),
+  },
+  unlinkProvider: {
+    method: 'POST',
+    path: '/auth/linked-accounts/unlink',
+    summary: 'Unlink a sign-in provider from the account, while another way in remains; needs a recent sign-in',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: unlinkProviderBody,
+    responses: responses(
+      { 200: { description: 'Unlinked: that provider no longer signs in to this account', body: okData(z.object({ unlinked: z.literal(true) })) } },
+      refused('Validation failed (`fields.provider`)'),
+      { 404: { description: 'No account of that provider is linked', body: errorFail } },
+      { 409: { description: 'It is the last way in (no password, no passkey, no other provider)', body: errorFail } },
+      FULL_AUTH,
+      JSON_BODY_FIELDS,
+      XSS,
+      REAUTH,
     ),
   },
   reauthenticate: {

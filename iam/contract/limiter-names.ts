@@ -28,6 +28,7 @@ export const LIMITER_NAMES = [
   'forgotPassword',
   'emails',
   'check',
+  'passkeyOptions',
   'resendVerification',
   // link mails per recipient address, from every client together (iam/features/mail/address-cap.ts)
   'mailbox',

@@ -146,7 +146,8 @@ export const PASSKEY_ROUTES = defineRoutes({
     path: '/auth/passkeys/login/options',
     summary: 'Start a passwordless sign-in: request options naming no account (discoverable credentials)',
     auth: 'none',
-    limiters: ['loginIp'],
+    // its own per-IP budget: the sign-in page asks on every load (autofill); only the verify step is a sign-in attempt
+    limiters: ['passkeyOptions'],
     request: noBody,
     responses: responses(
       { 200: { description: 'PublicKeyCredentialRequestOptionsJSON, the same for every visitor', body: optionsBody } },

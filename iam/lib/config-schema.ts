@@ -261,6 +261,12 @@ export const configSchema = z.strictObject({
       emails: limiter(10, 3600, 3600),
       /** GET /check without a known canary (each one writes a visitor row), per client IP */
       check: limiter(30, 60, 60),
+      /**
+       * POST /auth/passkeys/login/options per client IP, apart from the login budget: the sign-in
+       * page asks for options on every load (passkey autofill), and loads are not sign-in failures.
+       * Each answer stores a challenge, so it stays bounded.
+       */
+      passkeyOptions: limiter(60, 60, 60),
       // per account (the normalised email, known or not): a progressive delay, never a block
       loginAccountDelay: z
         .strictObject({

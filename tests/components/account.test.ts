@@ -8,6 +8,7 @@ import { mountSuspended } from '@nuxt/test-utils/runtime'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import AccountPage from '../../pages/account.vue'
 import SignupPage from '../../pages/signup.vue'
+import { formatWhen } from '../../composables/format-when'
 import { answer, held } from './bff'
 
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -375,29 +376,172 @@ describe('account page', () => {
   })
 
   describe('an account without a password', () => {
-    it('shows no password form to an account that signs in with a provider, and names the provider', async () => {
-      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: false, totp: false, passkeys: 0, providers: ['google'] } })
+    const providerOnly = (extra: Record<string, unknown> = {}) => {
+      answer('GET', '/api/auth/sign-in-methods', 200, {
+        ok: true,
+        data: { password: false, totp: false, passkeys: 0, providers: ['google'], linked: [{ provider: 'google', email: 'ada@gmail.example', linkedAt: NOW }], ...extra },
+      })
       answer('GET', '/api/auth/providers', 200, { providers: [{ name: 'google', displayName: 'Google', href: '/oauth/google' }] })
+    }
+
+    it('offers "Set a password" without a current password to an account that signs in with a provider, and names the provider', async () => {
+      providerOnly()
       const page = await account()
       const password = section(page, 'password-heading')
-      await vi.waitFor(() => expect(password.find('[data-testid="no-password"]').text()).toBe('You sign in with Google. Your account has no password, so there is none to change here.'))
+      await vi.waitFor(() =>
+        expect(password.find('[data-testid="no-password"]').text()).toBe(
+          'You sign in with Google. Your account has no password yet: set one to sign in with your email address too, for example when Google is unavailable.',
+        ),
+      )
+      expect(password.find('h3').text()).toBe('Set a password')
       expect(page.find('input#current-password').exists()).toBe(false)
+      expect(password.find('input#first-password').attributes('autocomplete')).toBe('new-password')
+      expect(password.find('#first-password-strength').exists()).toBe(true)
       expect(page.text()).not.toContain('Change password')
     })
 
-    it('points an account with neither a password nor a provider to "Forgot password" to set one', async () => {
-      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: false, totp: false, passkeys: 1, providers: [] } })
+    it('sets the first password, says so, and then shows the change form', async () => {
+      providerOnly()
+      const set = answer('POST', '/api/auth/set-password', 200, { ok: true, data: { password: true } })
       const page = await account()
       const password = section(page, 'password-heading')
-      await vi.waitFor(() => expect(password.find('[data-testid="no-password"]').exists()).toBe(true))
-      expect(password.find('a').attributes('href')).toBe('/forgot-password')
+      await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
+      await password.find('input#first-password').setValue('a first passphrase of my own')
+      await password.find('input#confirm-first-password').setValue('a first passphrase of my own')
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: true, totp: false, passkeys: 0, providers: ['google'], linked: [] } })
+      await password.find('form').trigger('submit')
+      await vi.waitFor(() => expect(set.bodies).toEqual([{ password: 'a first passphrase of my own', confirmedPassword: 'a first passphrase of my own' }]))
+      await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
+      expect(section(page, 'signing-in-heading').find('.alert.success').text()).toBe(
+        'Your password is set. You can now sign in with your email address and this password too.',
+      )
+    })
+
+    it('asks to confirm it is you with a code (the account has no password) when the sign-in is old, then sets the password it was given', async () => {
+      providerOnly()
+      answer('POST', '/api/auth/set-password', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
+      const page = await account()
+      const password = section(page, 'password-heading')
+      await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
+      await password.find('input#first-password').setValue('a first passphrase of my own')
+      await password.find('input#confirm-first-password').setValue('a first passphrase of my own')
+      await password.find('form').trigger('submit')
+      await vi.waitFor(() => expect(password.find('#set-password-reauth-code').exists()).toBe(true))
+      expect(password.find('#set-password-reauth-password').exists()).toBe(false)
+      const proof = answer('POST', '/api/auth/reauthenticate', 200, { ok: true, data: { method: 'emailed_code', reauthenticatedUntil: NOW } })
+      const set = answer('POST', '/api/auth/set-password', 200, { ok: true, data: { password: true } })
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: true, totp: false, passkeys: 0, providers: ['google'], linked: [] } })
+      await password.find('#set-password-reauth-code').setValue('123456')
+      await password.find('[role="group"] form').trigger('submit')
+      await vi.waitFor(() => expect(proof.bodies).toEqual([{ code: '123456' }]))
+      await vi.waitFor(() => expect(set.bodies).toEqual([{ password: 'a first passphrase of my own', confirmedPassword: 'a first passphrase of my own' }]))
+      await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
+    })
+
+    it('shows the policy refusal at the field', async () => {
+      providerOnly()
+      answer('POST', '/api/auth/set-password', 400, { ok: false, error: 'Validation failed', fields: { password: 'Choose a password that is harder to guess' } })
+      const page = await account()
+      const password = section(page, 'password-heading')
+      await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
+      await password.find('form').trigger('submit')
+      await vi.waitFor(() => expect(password.text()).toContain('Choose a password that is harder to guess'))
       expect(page.find('input#current-password').exists()).toBe(false)
+    })
+
+    it('offers an account with neither a password nor a provider to set one', async () => {
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: false, totp: false, passkeys: 1, providers: [], linked: [] } })
+      const page = await account()
+      const password = section(page, 'password-heading')
+      await vi.waitFor(() => expect(password.find('[data-testid="no-password"]').text()).toBe('Your account has no password. Set one to sign in with your email address and password.'))
+      expect(password.find('input#first-password').exists()).toBe(true)
+      expect(page.find('input#current-password').exists()).toBe(false)
+      expect(page.find('[data-testid="linked-accounts"]').exists()).toBe(false)
     })
 
     it('keeps the password form when the sign-in methods cannot be read (the IAM still refuses a change without one)', async () => {
       answer('GET', '/api/auth/sign-in-methods', 503, {})
       const page = await account()
       await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
+    })
+  })
+
+  describe('linked accounts', () => {
+    const methods = (data: Record<string, unknown>) => {
+      answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: true, totp: false, passkeys: 0, providers: ['google'], ...data } })
+      answer('GET', '/api/auth/providers', 200, {
+        providers: [
+          { name: 'google', displayName: 'Google', href: '/oauth/google' },
+          { name: 'github', displayName: 'GitHub', href: '/oauth/github' },
+        ],
+      })
+    }
+    const GOOGLE = { provider: 'google', email: 'ada@gmail.example', linkedAt: NOW }
+    const linked = (page: Page) => page.find('[data-testid="linked-accounts"]')
+
+    it('lists each linked account by provider name, its address and when it was linked', async () => {
+      methods({ linked: [GOOGLE] })
+      const page = await account()
+      await vi.waitFor(() => expect(linked(page).find('li').text()).toContain('Google'))
+      const row = linked(page).find('li').text()
+      expect(row).toContain('ada@gmail.example')
+      expect(row).toContain(`linked ${formatWhen(NOW)}`)
+      expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true)
+    })
+
+    it('unlinks after the in-place confirmation and says so', async () => {
+      methods({ linked: [GOOGLE] })
+      const unlinked = answer('POST', '/api/auth/linked-accounts/unlink', 200, { ok: true, data: { unlinked: true } })
+      const page = await account()
+      await vi.waitFor(() => expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true))
+      await linked(page).find('button[aria-label="Unlink Google"]').trigger('click')
+      const group = linked(page).find('[role="group"]')
+      expect(group.text()).toContain('Unlink Google? It will no longer sign you in.')
+      expect(unlinked.bodies).toEqual([])
+      methods({ providers: [], linked: [] })
+      await group.findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
+      await vi.waitFor(() => expect(unlinked.bodies).toEqual([{ provider: 'google' }]))
+      await vi.waitFor(() => expect(linked(page).find('.alert.success').text()).toBe('Google is unlinked: it no longer signs you in to this account.'))
+      await vi.waitFor(() => expect(linked(page).text()).toContain('No accounts are linked.'))
+    })
+
+    it('keeps the account linked on Cancel and puts focus back on its Unlink button', async () => {
+      methods({ linked: [GOOGLE] })
+      const unlinked = answer('POST', '/api/auth/linked-accounts/unlink', 200, { ok: true, data: { unlinked: true } })
+      const page = await account()
+      await vi.waitFor(() => expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true))
+      await linked(page).find('button[aria-label="Unlink Google"]').trigger('click')
+      await linked(page).find('[role="group"]').findAll('button').find((b) => b.text() === 'Cancel')!.trigger('click')
+      await vi.waitFor(() => expect(document.activeElement?.getAttribute('aria-label')).toBe('Unlink Google'))
+      expect(unlinked.bodies).toEqual([])
+    })
+
+    it('offers no Unlink for the only way in, and says why', async () => {
+      methods({ password: false, passkeys: 0, linked: [GOOGLE] })
+      const page = await account()
+      await vi.waitFor(() => expect(linked(page).find('[data-testid="unlink-unavailable-google"]').exists()).toBe(true))
+      expect(linked(page).find('[data-testid="unlink-unavailable-google"]').text()).toBe(
+        'You cannot unlink Google: it is your only way to sign in. Set a password or add a passkey first.',
+      )
+      expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(false)
+    })
+
+    it('offers Unlink without a password while a passkey or another provider remains', async () => {
+      methods({ password: false, passkeys: 0, providers: ['github', 'google'], linked: [{ ...GOOGLE, provider: 'github' }, GOOGLE] })
+      const page = await account()
+      await vi.waitFor(() => expect(linked(page).findAll('button').map((b) => b.attributes('aria-label'))).toEqual(['Unlink GitHub', 'Unlink Google']))
+    })
+
+    it("shows the IAM's reason when it refuses the unlink as the last way in", async () => {
+      methods({ linked: [GOOGLE] })
+      answer('POST', '/api/auth/linked-accounts/unlink', 409, { ok: false, error: 'This is the only way to sign in to this account. Set a password or add a passkey first, then unlink it.' })
+      const page = await account()
+      await vi.waitFor(() => expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true))
+      await linked(page).find('button[aria-label="Unlink Google"]').trigger('click')
+      await linked(page).find('[role="group"]').findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
+      await vi.waitFor(() =>
+        expect(linked(page).find('.alert[role="alert"]').text()).toBe('This is the only way to sign in to this account. Set a password or add a passkey first, then unlink it.'),
+      )
     })
   })
 

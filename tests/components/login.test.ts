@@ -27,6 +27,12 @@ describe('login page', () => {
     expect(login.bodies).toEqual([])
   })
 
+  it('marks the email field for passkey autofill (the browser may list passkeys there) and keeps it the username field', async () => {
+    const page = await mountSuspended(LoginPage, { route: '/login' })
+    expect(page.find('input#email').attributes('autocomplete')).toBe('username webauthn')
+    expect(page.find('input#password').attributes('autocomplete')).toBe('current-password')
+  })
+
   it('disables the button and says so while the sign-in is pending', async () => {
     const { gate, release } = held()
     answer('POST', '/api/auth/login', 401, { ok: false, error: 'Invalid credentials' }, gate)

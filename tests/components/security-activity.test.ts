@@ -66,6 +66,11 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   oidc_app_authorized: [[{ clientId: 'c1', firstParty: false }, 'An app was given access to your account']],
   oidc_access_revoked: [[{ clientId: 'c1' }, 'An app’s access to your account was removed']],
   oidc_device_approved: [[{ clientId: 'c1' }, 'A device was signed in with a code']],
+  password_set: [[{}, 'Password set: you can now sign in with your email address and password']],
+  provider_unlinked: [
+    [{ provider: 'github' }, 'Github account unlinked: it no longer signs you in'],
+    [{}, 'Linked account removed: it no longer signs you in'],
+  ],
   api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
   api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
   api_token_revoked: [

@@ -13,7 +13,7 @@ import { freePort } from '../helpers/fake-iam'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider'
-import { hmac, WAIT } from './auth-stack'
+import { hmac, PASSWORD, seriousA11yViolations, WAIT } from './auth-stack'
 
 interface DemoEntry {
   displayName: string
@@ -84,8 +84,8 @@ describe('OAuth sign-in in the browser', () => {
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.locator('#main').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
-    // an account made through the provider has no password: the page names the provider instead of a form
-    const password = page.getByRole('region', { name: 'Password' })
+    // an account made through the provider has no password: the page names the provider and offers to set one
+    const password = page.getByRole('region', { name: 'Set a password' })
     await expect.poll(() => password.getByText(`You sign in with ${entry.displayName}.`, { exact: false }).isVisible(), WAIT).toBe(true)
     expect(await page.getByLabel('Current password').count()).toBe(0)
 
@@ -96,5 +96,59 @@ describe('OAuth sign-in in the browser', () => {
     expect(visible).not.toContain('__Secure-a')
     expect(visible).not.toContain('session=')
     await saveScreenshot(page, 'oauth-demo-provider-account')
+  })
+
+  it('lets a provider account set a first password, then unlink the provider, and sign in with the password', async () => {
+    browser = await launchBrowser()
+    const page = await browser.newPage()
+    await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort())
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${base}/login`)
+    await page.getByRole('link', { name: `Continue with ${entry.displayName}` }).click()
+    await page.waitForURL((u) => u.href.startsWith(`${op.issuer}/interaction/`))
+    await page.getByPlaceholder('Enter any login').fill(demo.DEMO_ACCOUNT.sub)
+    await page.getByPlaceholder('and password').fill('any password')
+    await page.getByRole('button', { name: 'Sign-in' }).click()
+    const consent = page.getByRole('button', { name: 'Continue' })
+    await expect.poll(async () => page.url().startsWith(`${base}/account`) || (await consent.isVisible()), WAIT).toBe(true)
+    if (page.url().startsWith(op.issuer)) await consent.click()
+    await page.waitForURL(`${base}/account`)
+
+    // the only way in: listed, and no Unlink until another way exists
+    const linked = page.getByRole('region', { name: 'Linked accounts' })
+    await expect.poll(() => linked.getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => linked.getByText(`You cannot unlink ${entry.displayName}`, { exact: false }).isVisible(), WAIT).toBe(true)
+    expect(await linked.getByRole('button', { name: `Unlink ${entry.displayName}` }).count()).toBe(0)
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    // a first password, without a current one (the sign-in a moment ago is recent enough)
+    const setPassword = page.getByRole('region', { name: 'Set a password' })
+    await setPassword.getByLabel('New password', { exact: true }).fill(PASSWORD)
+    await setPassword.getByLabel('Repeat the new password').fill(PASSWORD)
+    await setPassword.getByRole('button', { name: 'Set password' }).click()
+    await expect.poll(() => page.getByText('Your password is set.', { exact: false }).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByLabel('Current password').isVisible(), WAIT).toBe(true)
+
+    // now the provider can go: asked in place, by keyboard
+    await linked.getByRole('button', { name: `Unlink ${entry.displayName}` }).focus()
+    await page.keyboard.press('Enter')
+    const confirm = linked.getByRole('group', { name: `Unlink ${entry.displayName}? It will no longer sign you in.` })
+    await expect.poll(() => confirm.isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => linked.getByText(`${entry.displayName} is unlinked`, { exact: false }).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => linked.getByText('No accounts are linked.').isVisible(), WAIT).toBe(true)
+    // no horizontal scrolling at 390 px
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await saveScreenshot(page, 'linked-account-unlinked-390')
+
+    // the password signs in
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    await page.getByLabel('Email', { exact: true }).fill(demo.DEMO_ACCOUNT.email)
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect.poll(() => page.locator('#main').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
   })
 })

@@ -45,6 +45,11 @@ describe('passkeys in the browser', () => {
     expect(credentials[0]!.isResidentCredential).toBe(true)
     await saveScreenshot(page, 'passkey-added')
 
+    // the button, as in a browser without passkey autofill: Chromium's virtual authenticator answers
+    // the login page's background (conditional) request at once, which would sign in before the
+    // click (tests/e2e/passkey-autofill.test.ts covers that way in)
+    // (in this document, as signing out moves to the login page without loading a new one)
+    await page.evaluate(() => Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', { value: () => Promise.resolve(false) }))
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/login/)
     expect(await seriousA11yViolations(page)).toEqual([])

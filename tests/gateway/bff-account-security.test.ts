@@ -70,6 +70,8 @@ describe('sessions through the BFF', () => {
       ['/api/auth/sessions/revoke-others', {}],
       ['/api/auth/sessions/revoke', { id: other!.id }],
       ['/api/auth/change-password', { currentPassword: PASSWORD, password: 'a csrf planted password', confirmedPassword: 'a csrf planted password' }],
+      ['/api/auth/set-password', { password: 'a csrf planted password', confirmedPassword: 'a csrf planted password' }],
+      ['/api/auth/linked-accounts/unlink', { provider: 'demo' }],
     ] as const
     for (const [path, body] of attempts) {
       expect((await a.call(path, { method: 'POST', body, headers: { 'x-csrf': '' } })).status).toBe(403)
@@ -128,8 +130,35 @@ describe('sign-in methods through the BFF', () => {
     const { a } = await twoBrowsers()
     const res = await a.call('/api/auth/sign-in-methods')
     expect(res.status, res.text).toBe(200)
-    expect(res.json.data).toEqual({ password: true, totp: false, passkeys: 0, providers: [] })
+    expect(res.json.data).toEqual({ password: true, totp: false, passkeys: 0, providers: [], linked: [] })
     const stranger = await browserLike(stack.gateway.url).call('/api/auth/sign-in-methods')
     expect(stranger.status).toBe(401)
+  })
+})
+
+describe('first password and linked accounts through the BFF', () => {
+  it("relays the IAM's answers: no first password before the address is confirmed (403 verifyEmail), an unlinked provider is 404", async () => {
+    const { email, a } = await twoBrowsers()
+    const set = await a.call('/api/auth/set-password', { method: 'POST', body: { password: 'brand new passphrase 3', confirmedPassword: 'brand new passphrase 3' } })
+    expect(set.status, set.text).toBe(403)
+    expect(set.json).toMatchObject({ ok: false, verifyEmail: true })
+    const unlink = await a.call('/api/auth/linked-accounts/unlink', { method: 'POST', body: { provider: 'demo' } })
+    expect(unlink.status, unlink.text).toBe(404)
+    expect((await a.call('/api/auth/session')).json).toMatchObject({ authenticated: true })
+    const again = browserLike(stack.gateway.url)
+    expect((await again.call('/api/auth/login', { method: 'POST', body: { email, password: 'brand new passphrase 3' } })).status).toBe(401)
+  })
+
+  it('answers 400 for a malformed body before calling the IAM, and 401 without a session', async () => {
+    const { a } = await twoBrowsers()
+    const noProvider = await a.call('/api/auth/linked-accounts/unlink', { method: 'POST', body: { provider: 7 } })
+    expect(noProvider.status).toBe(400)
+    expect(noProvider.json.fields).toMatchObject({ provider: expect.any(String) })
+    const noPassword = await a.call('/api/auth/set-password', { method: 'POST', body: {} })
+    expect(noPassword.status).toBe(400)
+    expect(noPassword.json.fields).toMatchObject({ password: expect.any(String), confirmedPassword: expect.any(String) })
+    const stranger = browserLike(stack.gateway.url)
+    expect((await stranger.call('/api/auth/set-password', { method: 'POST', body: { password: 'x', confirmedPassword: 'x' } })).status).toBe(401)
+    expect((await stranger.call('/api/auth/linked-accounts/unlink', { method: 'POST', body: { provider: 'demo' } })).status).toBe(401)
   })
 })

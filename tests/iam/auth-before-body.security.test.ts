@@ -59,6 +59,8 @@ const FULL_AUTH_ROUTES = [
   // the account's connected apps
   ['GET', '/auth/oidc/apps'],
   ['POST', '/auth/oidc/apps/revoke'],
+  ['POST', '/auth/set-password'],
+  ['POST', '/auth/linked-accounts/unlink'],
 ] as const
 
 /** Full-authentication POST routes that take no body (their request rule is not JSON). */

@@ -81,6 +81,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/auth/passkeys/delete': { id: 1 },
   '/auth/passkeys/rename': { id: 1, name: 'Laptop' },
   '/auth/oidc/apps/revoke': { clientId: 'some-client' },
+  '/auth/set-password': { password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
+  '/auth/linked-accounts/unlink': { provider: 'demo' },
   '/auth/passkeys/login/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' } }, rememberUser: 'on' },
 }
 

@@ -195,24 +195,50 @@ describe('registration challenges', () => {
 describe('limits', () => {
   let limited: IamServer
   beforeAll(async () => {
-    // login points 2: the per-IP login budget is 2 x 5 = 10 attempts
-    limited = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { login: { points: 2, duration: 600, blockDuration: 600 } } } })
+    // login points 2: the per-IP login budget is 2 x 5 = 10 attempts; passkey options 40 a minute per IP
+    limited = await startIam({
+      config: { ...PROXY_CONFIG, rate_limiters: { login: { points: 2, duration: 600, blockDuration: 600 }, passkeyOptions: { points: 40, duration: 600, blockDuration: 600 } } },
+    })
   }, 180_000)
   afterAll(async () => {
     await limited?.stop()
   })
 
-  it('counts passkey sign-in steps against the login budget of the address', async () => {
+  it('counts failed passkey verifications against the login budget of the address', async () => {
     const device = await newDevice(limited, { ip: '203.0.113.77' })
     const stranger = new SoftAuthenticator()
     const { passkey } = stranger.register({ challenge: 'x', user: { id: 'y' } })
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 10; i++) {
       expect((await loginVerify(limited, device, stranger.assert(await loginOptions(limited, device), passkey))).status).toBe(401)
     }
-    const res = await loginOptionsResponse(limited, device)
+    const res = await loginVerify(limited, device, stranger.assert(await loginOptions(limited, device), passkey))
     expect(res.status).toBe(429)
     const login = await call(limited, 'POST', '/login', { client: device, body: { email: 'someone@example.com', password: 'whatever it is' } })
     expect(login.status).toBe(429)
+  })
+
+  it('spends none of the login budget on sign-in options: loading the sign-in page many times locks nobody out', async () => {
+    const user = await signupConfirmed(limited, { dataDir: limited.dataDir })
+    const authenticator = new SoftAuthenticator()
+    const { passkey } = await registerPasskey(limited, user, authenticator)
+    const device = await newDevice(limited, { ip: '203.0.113.78' })
+    // three times the IP's whole login budget of page loads, each asking for options for autofill
+    for (let i = 0; i < 30; i++) expect((await loginOptionsResponse(limited, device)).status).toBe(200)
+    const wrong = await call(limited, 'POST', '/login', { client: device, body: { email: user.email, password: 'not the password at all' } })
+    expect(wrong.status).toBe(401)
+    const signedIn = await loginVerify(limited, device, authenticator.assert(await loginOptions(limited, device), passkey))
+    expect(signedIn.status).toBe(200)
+  })
+
+  it('bounds sign-in options per IP with a limiter of their own (rate_limiters.passkeyOptions)', async () => {
+    const device = await newDevice(limited, { ip: '203.0.113.79' })
+    for (let i = 0; i < 40; i++) expect((await loginOptionsResponse(limited, device)).status).toBe(200)
+    const over = await loginOptionsResponse(limited, device)
+    expect(over.status).toBe(429)
+    expect(over.headers.get('retry-after')).toEqual(expect.any(String))
+    // the sign-in itself is not blocked by it
+    const login = await call(limited, 'POST', '/login', { client: device, body: { email: 'someone@example.com', password: 'whatever it is' } })
+    expect(login.status).toBe(401)
   })
 })
 

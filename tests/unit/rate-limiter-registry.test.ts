@@ -44,6 +44,7 @@ describe('limiter registry and route table', () => {
       forgotPassword: 'auth.forgotPassword',
       emails: 'auth.emails',
       check: 'auth.check',
+      passkeyOptions: 'auth.passkeyOptions',
       resendVerification: 'auth.resendVerification',
       mailbox: 'auth.mailbox',
     } satisfies Record<LimiterName, string>)

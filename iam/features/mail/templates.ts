@@ -230,6 +230,8 @@ const SECOND_FACTOR_CHANGES = {
   recovery_code_used: ['a recovery code was used', 'A recovery code of your account was used'],
   passkey_added: ['a passkey was added', 'A passkey was added to your account'],
   passkey_removed: ['a passkey was removed', 'A passkey was removed from your account'],
+  password_set: ['a password was set', 'A password was set for your account'],
+  provider_unlinked: ['a linked account was removed', 'A sign-in provider account was unlinked from your account'],
   codes_locked: ['code entry locked after wrong codes', 'Too many wrong two-step codes were entered for your account, so code entry is locked for a while; it was locked'],
 } as const
 

@@ -82,8 +82,8 @@ export async function finishSignIn(
   if (!user) return { ok: false, code: 'invalid_assertion' }
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return { ok: false, code: 'banned' }
   const pair = await createSignInSession(ctx, user, input, input.remember, undefined, 'hwk user mfa')
-  // the ceremony's two requests (options, verify) each spent a point of the IP's login budget
-  await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.ipAddress, ipPointsSpent: 2 })
+  // the verify request spent a point of the IP's login budget (the options have their own limiter)
+  await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.ipAddress })
   await recordSecurityEvent(ctx.db, { type: 'passkey_sign_in', userId: user.id, ...actor, details: { passkeyId: passkey.id }, at: now })
   return { ok: true, pair, userId: user.id }
 }

@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** DESIGN section 4's limiters: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'resendVerification' | 'mailbox'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'mailbox'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -147,6 +147,8 @@ const RULES = {
   /** mails a signed-in user makes the IAM send */
   emails: design('emails', 'auth.emails', byUser),
   check: design('check', 'auth.check', byIp),
+  /** passkey sign-in options: every load of the sign-in page asks for them (autofill), so not the login budget */
+  passkeyOptions: design('passkeyOptions', 'auth.passkeyOptions', byIp),
   resendVerification: design('resendVerification', 'auth.resendVerification', byUser),
   /** link mails per recipient: the SHA-256 of the case-folded address (as the unique index on lower(email) folds it) */
   mailbox: design('mailbox', 'auth.mailbox', ({ email }: { email: string }) =>

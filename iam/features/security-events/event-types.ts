@@ -46,6 +46,8 @@ export const SECURITY_EVENT_TYPES = [
   'oidc_device_approved',
   'signed_up',
   'session_revoked_anomaly',
+  'password_set',
+  'provider_unlinked',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

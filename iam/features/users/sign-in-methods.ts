@@ -15,6 +15,8 @@ export interface SignInMethods {
   passkeys: number
   /** the OAuth providers linked to the account, by configured name, sorted */
   providers: string[]
+  /** each linked provider account: the address it gave when it last signed in, when it was linked (no ids) */
+  linked: Array<{ provider: string; email: string | null; linkedAt: string }>
 }
 
 /** Two indexed reads by user id; null when the account no longer exists. */
@@ -29,7 +31,15 @@ export async function findSignInMethods(db: Kysely<Database>, userId: number): P
     ])
     .executeTakeFirst()
   if (!row) return null
-  const providers = await db.selectFrom('oauth_identities').select('provider').distinct().where('user_id', '=', userId).orderBy('provider').execute()
+  const identities = await db
+    .selectFrom('oauth_identities')
+    .select(['provider', 'email', 'created_at'])
+    .where('user_id', '=', userId)
+    .orderBy('provider')
+    .orderBy('created_at')
+    .execute()
+  const providers = [...new Set(identities.map((i) => i.provider))]
+  const linked = identities.map((i) => ({ provider: i.provider, email: i.email || null, linkedAt: new Date(i.created_at).toISOString() }))
   // count(*) is a bigint: pg may hand it over as a string
-  return { password: !!row.password, totp: !!row.totp, passkeys: Number(row.passkeys ?? 0), providers: providers.map((p) => p.provider) }
+  return { password: !!row.password, totp: !!row.totp, passkeys: Number(row.passkeys ?? 0), providers, linked }
 }

@@ -54,6 +54,9 @@ export const BFF_IAM_ROUTES = [
   'updateProfile',
   'revokeOtherSessions',
   'changePassword',
+  // a first password for a provider account; unlinking a provider (the account page's linked accounts)
+  'setPassword',
+  'unlinkProvider',
   'listSecurityEvents',
   // the account page: which sign-in methods to offer (no password form without a password)
   'signInMethods',
