@@ -369,9 +369,9 @@ describe('account page', () => {
     it('links from the top of the page to each section, in the order of the page', async () => {
       const page = await account()
       const links = page.findAll('nav[aria-label="Account sections"] a')
-      expect(links.map((a) => a.text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Security activity', 'API tokens'])
+      expect(links.map((a) => a.text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens'])
       const targets = links.map((a) => page.find(a.attributes('href')!))
-      expect(targets.map((t) => t.find('h2').text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Security activity', 'API tokens'])
+      expect(targets.map((t) => t.find('h2').text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens'])
     })
   })
 
