@@ -21,7 +21,8 @@ const PASSED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'us
  * Answer headers the gateway never takes from an API: hop-by-hop and framing (the gateway frames
  * its own answer, and the body arrives decoded), cookies (an API must not set or clear the
  * gateway's), and the gateway's security and CORS policy (set by 10.security-headers.ts for every
- * answer of this origin; an API could otherwise open it to other sites or to framing).
+ * answer of this origin; an API could otherwise open it to other sites or to framing), and every
+ * `access-control-*` header (CORS on this origin is the gateway's decision).
  */
 const DROPPED_RESPONSE_HEADERS = new Set([
   'connection',
@@ -204,8 +205,10 @@ export async function proxyToApi(event: H3Event, name: string): Promise<Readable
   }
 
   setResponseStatus(event, answer.status, answer.statusText)
+  // headers the API's Connection names are hop-by-hop too (RFC 9110 section 7.6.1)
+  const named = new Set((answer.headers.get('connection') ?? '').split(',').map((h) => h.trim().toLowerCase()))
   answer.headers.forEach((value, header) => {
-    if (!DROPPED_RESPONSE_HEADERS.has(header)) setResponseHeader(event, header, value)
+    if (!DROPPED_RESPONSE_HEADERS.has(header) && !named.has(header) && !header.startsWith('access-control-')) setResponseHeader(event, header, value)
   })
   const cacheControl = privateCacheControl(answer.headers.get('cache-control'))
   if (cacheControl) setResponseHeader(event, 'cache-control', cacheControl)
