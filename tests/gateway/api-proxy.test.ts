@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
+import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
 import { flushedLogs, waitForLog } from '../helpers/logs'
 import { browserLike, freshEmail, hmac, PASSWORD, setupStack } from './bff-harness'
 
@@ -103,6 +104,8 @@ const stack = await setupStack(
       { name: 'small', upstream: base(), maxBodyBytes: 16 },
     ],
   }),
+  // the last test moves the gateway's clock (token life as the gateway judges it)
+  { gateway: GATEWAY_CLOCK_ENV },
 )
 
 async function signedIn() {
@@ -348,5 +351,23 @@ describe('CSRF', () => {
     const ok = await b.call('/api/upstream/api/things', { method: 'POST', body: { a: 1 } })
     expect(ok.status).toBe(201)
     expect(received).toHaveLength(1)
+  })
+})
+
+// the file's last test: it moves the gateway's clock, after which every token looks old to it
+describe('a token near expiry', () => {
+  it('is refreshed once for 8 parallel calls while the browser still sends it', async () => {
+    const b = await signedIn()
+    const old = b.jar.get('__Secure-a')
+    // 12.5 of the IAM's 15 minutes gone by the gateway's clock: less than a quarter of its life left
+    await advanceClock(stack.gateway, 12.5 * 60_000)
+    const before = await refreshCalls()
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => b.call(`/api/upstream/api/near/${i}`)))
+    for (const r of results) expect(r.status, r.text).toBe(201)
+    expect((await refreshCalls()) - before).toBe(1)
+    const bearers = new Set(received.map((r) => r.headers.authorization))
+    expect(received).toHaveLength(8)
+    expect(bearers.size).toBe(1)
+    expect([...bearers][0]).not.toBe(`Bearer ${old}`)
   })
 })
