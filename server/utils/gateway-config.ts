@@ -65,6 +65,43 @@ export const providerSchema = z.discriminatedUnion('kind', [
   }),
 ])
 
+/** The largest body the API proxy buffers for an API without its own `maxBodyBytes` (1 MiB). */
+export const UPSTREAM_DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024
+
+/**
+ * An upstream base URL: absolute http(s), with an optional base path, and nothing the proxy could
+ * not append a path to safely (no query, no fragment, no user:password).
+ */
+const upstreamUrl = absoluteUrl.refine((value) => {
+  if (!URL.canParse(value)) return true // absoluteUrl says why
+  const url = new URL(value)
+  return !value.includes('?') && !value.includes('#') && !url.username && !url.password
+}, 'upstream must be an absolute http(s) URL without query, fragment or credentials')
+
+/**
+ * One API the browser calls through the gateway (the token-mediating proxy, DESIGN section 9):
+ * `/api/upstream/<name>/<path>?<query>` goes to `<upstream><path>?<query>` with the signed-in
+ * user's access token as `Authorization: Bearer`.
+ * - `name`: the path segment after /api/upstream/; 1-64 of [a-z0-9-], unique.
+ * - `upstream`: where the API lives; its path is a base the request's path is appended to, and no
+ *   request path leaves it (`..`, encoded slashes and backslashes are refused with 400).
+ * - `audience`: when set, the user's access token must name it in `aud`; otherwise the proxy
+ *   answers 502 (the gateway is misconfigured: the IAM issues tokens for another audience) and logs
+ *   it, and nothing is sent to the API.
+ * - `scopes`: roles the user's access token must all carry (its `roles` claim, or a
+ *   space-separated `scope` claim); otherwise 403 and nothing is sent.
+ * - `timeoutMs`: how long to wait for the API's answer (its status and headers); then 504.
+ * - `maxBodyBytes`: the largest request body forwarded (default 1 MiB); larger is 413.
+ */
+export const apiSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9-]{1,64}$/, 'API names are 1-64 of [a-z0-9-]'),
+  upstream: upstreamUrl,
+  audience: z.string().min(1).optional(),
+  scopes: z.array(z.string().min(1)).default([]),
+  timeoutMs: z.number().int().positive().max(300_000).default(10_000),
+  maxBodyBytes: z.number().int().nonnegative().max(64 * 1024 * 1024).default(UPSTREAM_DEFAULT_BODY_LIMIT_BYTES),
+})
+
 export const gatewayConfigSchema = z.strictObject({
   iam: z
     .strictObject({
@@ -100,10 +137,16 @@ export const gatewayConfigSchema = z.strictObject({
     .array(providerSchema)
     .default([])
     .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'provider names must be unique'),
+  /** APIs the browser reaches through /api/upstream/<name>/** with the user's access token (apiSchema) */
+  apis: z
+    .array(apiSchema)
+    .default([])
+    .refine((list) => new Set(list.map((api) => api.name)).size === list.length, 'API names must be unique'),
 })
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>
 export type ProviderConfig = z.infer<typeof providerSchema>
+export type ApiConfig = z.infer<typeof apiSchema>
 
 export class GatewayConfigError extends Error {
   override name = 'GatewayConfigError'

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http'
 import { getRequestHeader, type H3Event } from 'h3'
 import { readBounded } from '../../iam/lib/read-bounded'
+import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
 
 /**
  * BFF JSON and form bodies. The IAM accepts at most 1 kB on most routes and 4 kB on its largest
@@ -32,9 +33,23 @@ export function isCallbackPath(path: string): boolean {
 /** The OpenID Provider's own bound on what it reads (PAR and token requests with signed request objects). */
 export const OIDC_BODY_LIMIT_BYTES = 56 * 1024
 
+const UPSTREAM_PATH = /^\/api\/upstream\/([^/?#]*)/
+
+/**
+ * The API proxy's bound (/api/upstream/<name>/...): that API's `maxBodyBytes`, 1 MiB by default;
+ * an unknown name gets the default (the route answers 404 after).
+ */
+function upstreamBodyLimit(path: string): number | undefined {
+  const name = UPSTREAM_PATH.exec(path)?.[1]
+  if (name === undefined) return undefined
+  return useGatewayConfig().apis.find((api) => api.name === name)?.maxBodyBytes ?? UPSTREAM_DEFAULT_BODY_LIMIT_BYTES
+}
+
 /** The body limit of a request path. */
 export function bodyLimitFor(path: string): number {
   if (isCallbackPath(path)) return CALLBACK_BODY_LIMIT_BYTES
+  const upstream = upstreamBodyLimit(path)
+  if (upstream !== undefined) return upstream
   return path.startsWith('/oidc/') ? OIDC_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES
 }
 
