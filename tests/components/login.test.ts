@@ -27,6 +27,13 @@ describe('login page', () => {
     expect(login.bodies).toEqual([])
   })
 
+  it('fills in the address an app named (login_hint passed on as ?email=), and ignores one that is not an address', async () => {
+    const hinted = await mountSuspended(LoginPage, { route: '/login?email=ada%40example.com' })
+    expect((hinted.find('input#email').element as HTMLInputElement).value).toBe('ada@example.com')
+    const junk = await mountSuspended(LoginPage, { route: '/login?email=not%20an%20address' })
+    expect((junk.find('input#email').element as HTMLInputElement).value).toBe('')
+  })
+
   it('marks the email field for passkey autofill (the browser may list passkeys there) and keeps it the username field', async () => {
     const page = await mountSuspended(LoginPage, { route: '/login' })
     expect(page.find('input#email').attributes('autocomplete')).toBe('username webauthn')
