@@ -174,13 +174,12 @@ export function createAccessTokenVerifier(options) {
     }
     let body
     try {
-      body = res.ok ? await res.json() : undefined
+      body = await res.json()
     } catch {
       body = undefined
     }
-    if (typeof body?.active !== 'boolean') {
-      const detail = typeof body?.error === 'string' ? body.error : `status ${res.status}`
-      await res.body?.cancel().catch(() => {})
+    if (!res.ok || typeof body?.active !== 'boolean') {
+      const detail = typeof body?.error === 'string' ? `${res.status} ${body.error}` : `${res.status}`
       return fail(503, 'unavailable', `The introspection endpoint gave no answer (${detail})`)
     }
     if (!body.active) return fail(401, 'revoked', 'The access token has been revoked')
