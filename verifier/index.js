@@ -147,15 +147,16 @@ export function createAccessTokenVerifier(options) {
 
   const introspection = options.introspection
   const cacheMs = Math.max(0, (introspection?.cacheSeconds ?? 0) * 1000)
-  /** token -> ms until which an `active: true` answer is used again */
-  const activeUntil = new Map()
+  /** token -> { until: ms, body }: an `active: true` answer used again until `until` */
+  const activeAnswers = new Map()
 
+  /** The endpoint's `active: true` answer for the token (cached until at most `exp`, seconds), or the failure to answer with. */
   async function introspect(token, exp) {
     const now = Date.now()
-    const cached = activeUntil.get(token)
+    const cached = activeAnswers.get(token)
     if (cached !== undefined) {
-      if (cached > now) return undefined
-      activeUntil.delete(token)
+      if (cached.until > now) return { body: cached.body }
+      activeAnswers.delete(token)
     }
     let res
     try {
@@ -170,7 +171,7 @@ export function createAccessTokenVerifier(options) {
         signal: AbortSignal.timeout(timeoutMs),
       })
     } catch {
-      return fail(503, 'unavailable', 'The introspection endpoint could not be reached')
+      return { failure: fail(503, 'unavailable', 'The introspection endpoint could not be reached') }
     }
     let body
     try {
@@ -180,14 +181,27 @@ export function createAccessTokenVerifier(options) {
     }
     if (!res.ok || typeof body?.active !== 'boolean') {
       const detail = typeof body?.error === 'string' ? `${res.status} ${body.error}` : `${res.status}`
-      return fail(503, 'unavailable', `The introspection endpoint gave no answer (${detail})`)
+      return { failure: fail(503, 'unavailable', `The introspection endpoint gave no answer (${detail})`) }
     }
-    if (!body.active) return fail(401, 'revoked', 'The access token has been revoked')
-    if (cacheMs > 0) {
-      if (activeUntil.size >= INTROSPECTION_CACHE_MAX_ENTRIES) activeUntil.delete(activeUntil.keys().next().value)
-      activeUntil.set(token, Math.min(now + cacheMs, exp * 1000))
+    if (!body.active) return { failure: fail(401, 'revoked', 'The access token is not active (revoked or expired)') }
+    const expires = typeof body.exp === 'number' ? body.exp : exp
+    if (cacheMs > 0 && typeof expires === 'number') {
+      if (activeAnswers.size >= INTROSPECTION_CACHE_MAX_ENTRIES) activeAnswers.delete(activeAnswers.keys().next().value)
+      activeAnswers.set(token, { until: Math.min(now + cacheMs, expires * 1000), body })
     }
-    return undefined
+    return { body }
+  }
+
+  /** An opaque token: only the introspection answer says what it is; the same checks as a JWT's claims. */
+  function claimsOfIntrospection(body) {
+    if (body.iss !== undefined && !issuers.includes(body.iss)) return { failure: fail(401, 'wrong_issuer', 'The access token was issued by another issuer') }
+    const aud = asList(body.aud)
+    if (!aud.some((a) => audiences.includes(a))) return { failure: fail(401, 'wrong_audience', 'The access token is meant for another audience') }
+    if (typeof body.exp !== 'number') return { failure: fail(401, 'malformed', "The introspection answer has no exp") }
+    if (body.exp * 1000 <= Date.now() - clockTolerance * 1000) return { failure: fail(401, 'expired', 'The access token has expired') }
+    const sub = typeof body.sub === 'string' ? body.sub : body.client_id
+    if (typeof sub !== 'string') return { failure: fail(401, 'malformed', 'The introspection answer names no subject') }
+    return { claims: { ...body, sub } }
   }
 
   return async function verify(input, callOptions = {}) {
@@ -196,21 +210,34 @@ export function createAccessTokenVerifier(options) {
     if (!token) return fail(401, 'missing', 'An access token is required')
     if (!B64TOKEN.test(token)) return fail(401, 'malformed', 'The access token is not a well-formed signed JWT')
 
-    let verified
-    try {
-      verified = await jwtVerify(token, await keys(), {
-        issuer: issuers,
-        audience: audiences,
-        algorithms,
-        clockTolerance,
-        typ,
-        // a token without an expiry never ends; every token names its subject
-        requiredClaims: ['exp', 'sub'],
-      })
-    } catch (error) {
-      return failureOf(error)
+    let claims
+    let header
+    let introspected = false
+    if (token.split('.').length !== 3 && introspection) {
+      // not a JWT: an opaque token, which only its issuer can judge
+      const answer = await introspect(token)
+      if (answer.failure) return answer.failure
+      const checked = claimsOfIntrospection(answer.body)
+      if (checked.failure) return checked.failure
+      claims = checked.claims
+      introspected = true
+    } else {
+      try {
+        const verified = await jwtVerify(token, await keys(), {
+          issuer: issuers,
+          audience: audiences,
+          algorithms,
+          clockTolerance,
+          typ,
+          // a token without an expiry never ends; every token names its subject
+          requiredClaims: ['exp', 'sub'],
+        })
+        claims = verified.payload
+        header = verified.protectedHeader
+      } catch (error) {
+        return failureOf(error)
+      }
     }
-    const claims = verified.payload
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []
     const roles = Array.isArray(claims.roles) ? claims.roles.filter((r) => typeof r === 'string') : []
 
@@ -223,9 +250,9 @@ export function createAccessTokenVerifier(options) {
     const missingRoles = requiredRoles.filter((r) => !roles.includes(r))
     if (missingRoles.length) return fail(403, 'insufficient_scope', `The access token lacks the role ${missingRoles.join(' ')}`)
 
-    if (introspection && (callOptions.introspect ?? true)) {
-      const refused = await introspect(token, claims.exp)
-      if (refused) return refused
+    if (introspection && !introspected && (callOptions.introspect ?? true)) {
+      const answer = await introspect(token, claims.exp)
+      if (answer.failure) return answer.failure
     }
 
     return {
@@ -235,7 +262,7 @@ export function createAccessTokenVerifier(options) {
       scopes,
       roles,
       claims,
-      header: verified.protectedHeader,
+      header,
     }
   }
 }

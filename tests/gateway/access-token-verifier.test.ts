@@ -1,6 +1,8 @@
 /**
  * Resource servers against the real OpenID Provider (the gateway's /oidc): the verifier module
- * checks a client-credentials JWT access token for an API offline against the published keys, and
+ * checks a client-credentials JWT access token for an API offline against the published keys, an
+ * opaque one for an API registered with `accessTokenFormat: 'opaque'` at the introspection
+ * endpoint (and sees its revocation at once), and
  * examples/api (the README's "Protect your API"), run as its own process, answers 200, 401 and 403
  * as RFC 6750 says.
  */
@@ -13,10 +15,22 @@ import { ROOT } from '../helpers/build'
 import { API, insecure, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
 
+/** An API registered for opaque access tokens, which it checks at the introspection endpoint. */
+const LEDGER = 'https://ledger.example.test/'
+
 let op: OpStack
 
 beforeAll(async () => {
-  op = await startOpStack()
+  op = await startOpStack({
+    iamConfig: () => ({
+      oidc: {
+        resourceServers: [
+          { indicator: API, scopes: ['orders:read', 'orders:write'] },
+          { indicator: LEDGER, scopes: ['ledger:read'], accessTokenFormat: 'opaque' },
+        ],
+      },
+    }),
+  })
 })
 afterAll(() => op?.stop())
 
@@ -49,14 +63,51 @@ describe('the verifier against the OpenID Provider', () => {
     expect(result.ok).toBe(false)
   })
 
-  it('the provider does not introspect JWT access tokens (it keeps no record of them): a verifier told to introspect them fails closed with 503', async () => {
+  it('the provider keeps no record of JWT access tokens: it cannot revoke or introspect them, and a verifier told to introspect one fails closed with 503', async () => {
     const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'orders:read' })
     const api = await op.register({ name: 'Orders API', grants: ['client_credentials'] })
     const token = await clientCredentials(rp, { resource: API, scope: 'orders:read' })
+    const revocation = await oauth.revocationRequest(op.as, rp.client, rp.auth, token, insecure)
+    expect(revocation.status).toBe(400)
+    expect(await revocation.json()).toMatchObject({ error: 'unsupported_token_type' })
+
     const verify = createAccessTokenVerifier({ issuer: op.issuer, audience: API, introspection: { clientId: api.client.client_id, clientSecret: api.secret! } })
     const result = await verify(token)
     expect(result).toMatchObject({ ok: false, status: 503, reason: 'unavailable' })
     if (!result.ok) expect(result.message).toContain('unsupported_token_type')
+    // offline it still verifies: such a token lives until it expires
+    expect((await verify(token, { introspect: false })).ok).toBe(true)
+  })
+
+  it('an API registered for opaque tokens: the token is checked by introspection, and once revoked it is refused at once', async () => {
+    const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'ledger:read' })
+    const api = await op.register({ name: 'Ledger API', grants: ['client_credentials'] })
+    const token = await clientCredentials(rp, { resource: LEDGER, scope: 'ledger:read' })
+    expect(token.split('.')).toHaveLength(1)
+    const verify = createAccessTokenVerifier({
+      issuer: op.issuer,
+      audience: LEDGER,
+      requiredScopes: ['ledger:read'],
+      introspection: { clientId: api.client.client_id, clientSecret: api.secret! },
+    })
+    expect(await verify(`Bearer ${token}`)).toMatchObject({ ok: true, subject: rp.client.client_id, clientId: rp.client.client_id, scopes: ['ledger:read'] })
+    // an opaque token for another API is refused for its audience
+    expect(await createAccessTokenVerifier({ issuer: op.issuer, audience: API, introspection: { clientId: api.client.client_id, clientSecret: api.secret! } })(token)).toMatchObject({
+      status: 401,
+      reason: 'wrong_audience',
+    })
+
+    const revocation = await oauth.revocationRequest(op.as, rp.client, rp.auth, token, insecure)
+    await oauth.processRevocationResponse(revocation)
+    expect(await verify(token)).toMatchObject({ ok: false, status: 401, reason: 'revoked' })
+  })
+
+  it('wrong API credentials at the introspection endpoint: 503, never a pass', async () => {
+    const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'ledger:read' })
+    const api = await op.register({ name: 'Ledger API', grants: ['client_credentials'] })
+    const token = await clientCredentials(rp, { resource: LEDGER, scope: 'ledger:read' })
+    const verify = createAccessTokenVerifier({ issuer: op.issuer, audience: LEDGER, introspection: { clientId: api.client.client_id, clientSecret: 'wrong' } })
+    expect(await verify(token)).toMatchObject({ ok: false, status: 503, reason: 'unavailable' })
   })
 })
 

@@ -60,7 +60,13 @@ beforeAll(async () => {
       introspections.push({ authorization: req.headers.authorization, body })
       if (introspectionFails) return json(500, { error: 'server_error' })
       const token = new URLSearchParams(body).get('token')!
-      return json(200, inactive.has(token) ? { active: false } : { active: true, scope: 'orders:read' })
+      if (inactive.has(token)) return json(200, { active: false })
+      // opaque tokens of this file: opaque-<audience>
+      if (token.startsWith('opaque-')) {
+        const aud = token === 'opaque-other' ? 'https://other-api.example.test/' : AUDIENCE
+        return json(200, { active: true, iss: issuer, aud, sub: 'user-9', client_id: 'shop', scope: 'orders:read', exp: Math.floor(Date.now() / 1000) + 60, token_type: 'Bearer' })
+      }
+      return json(200, { active: true, scope: 'orders:read' })
     }
     json(404, {})
   })
@@ -360,5 +366,18 @@ describe('introspection (RFC 7662)', () => {
     const verify = createAccessTokenVerifier({ issuer, audience: AUDIENCE, introspection: { clientId: 'orders-api', clientSecret: 'x' } })
     expect((await verify(await sign(edKey))).ok).toBe(true)
     expect(introspections).toHaveLength(1)
+  })
+
+  it('an opaque token is judged by the introspection answer alone: subject, scopes, audience checked', async () => {
+    const verify = withIntrospection()
+    expect(await verify('opaque-orders', { requiredScopes: ['orders:read'] })).toMatchObject({ ok: true, subject: 'user-9', clientId: 'shop', scopes: ['orders:read'] })
+    expect(await verify('opaque-orders', { requiredScopes: ['orders:write'] })).toMatchObject({ status: 403, reason: 'insufficient_scope' })
+    expect(await verify('opaque-other')).toMatchObject({ status: 401, reason: 'wrong_audience' })
+    inactive.add('opaque-revoked')
+    expect(await verify('opaque-revoked')).toMatchObject({ status: 401, reason: 'revoked' })
+  })
+
+  it('an opaque token without introspection configured: 401 malformed', async () => {
+    expect(await verifier()('opaque-orders')).toMatchObject({ status: 401, reason: 'malformed' })
   })
 })
