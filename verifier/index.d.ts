@@ -36,7 +36,7 @@ export interface AccessTokenVerifierOptions {
   timeoutMs?: number
   /** jose's remote JWK Set options (cooldownDuration, cacheMaxAge, ...). */
   jwks?: Omit<RemoteJWKSetOptions, 'timeoutDuration'>
-  /** The fetch used for metadata and introspection (default: global fetch). */
+  /** The fetch used for metadata, keys and introspection (default: global fetch). */
   fetch?: typeof fetch
 }
 

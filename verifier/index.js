@@ -16,7 +16,7 @@
  *
  * The only dependency is `jose`.
  */
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
+import { createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose'
 
 /** Asymmetric JWS algorithms a verifier may allow: never `none`, never an HMAC (HS*) one. */
 const ASYMMETRIC = new Set(['EdDSA', 'Ed25519', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'])
@@ -140,7 +140,7 @@ export function createAccessTokenVerifier(options) {
     if (!keySet) {
       const uri = options.jwksUri ?? (await discover()).jwks_uri
       if (typeof uri !== 'string') throw new Error('the issuer publishes no jwks_uri')
-      keySet ??= createRemoteJWKSet(new URL(uri), { timeoutDuration: timeoutMs, ...options.jwks })
+      keySet ??= createRemoteJWKSet(new URL(uri), { timeoutDuration: timeoutMs, ...options.jwks, ...(options.fetch ? { [customFetch]: options.fetch } : {}) })
     }
     return keySet
   }

@@ -13,7 +13,9 @@
  *
  * Settings (environment): ISSUER (default http://localhost:3000/oidc), AUDIENCE (required: this
  * API's resource indicator, one of the provider's `oidc.resourceServers`), JWKS_URI (default: the
- * issuer metadata's jwks_uri), PORT (4100; 0 picks a free one).
+ * issuer metadata's jwks_uri), PORT (4100; 0 picks a free one), INTROSPECTION_CLIENT_ID and
+ * INTROSPECTION_CLIENT_SECRET (optional: this API's own client; with them every token is also
+ * checked at the introspection endpoint, and opaque tokens are accepted).
  */
 import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
@@ -33,11 +35,11 @@ const json = (res, status, body, headers = {}) => {
 
 /**
  * The API as a request listener.
- * @param {{ issuer: string, audience: string, jwksUri?: string }} options
+ * @param {{ issuer: string, audience: string, jwksUri?: string, introspection?: { clientId: string, clientSecret: string } }} options
  */
-export function ordersApi({ issuer, audience, jwksUri }) {
+export function ordersApi({ issuer, audience, jwksUri, introspection }) {
   // one verifier for the process: it keeps the issuer's keys between requests
-  const verify = createAccessTokenVerifier({ issuer, audience, jwksUri })
+  const verify = createAccessTokenVerifier({ issuer, audience, jwksUri, introspection })
 
   /** The verified token, or undefined after answering the failure. */
   const authorize = async (req, res, requiredScopes) => {
@@ -76,7 +78,9 @@ async function main() {
     console.error('Set AUDIENCE to this API\'s resource indicator, e.g. AUDIENCE=https://api.example.test/')
     process.exit(1)
   }
-  const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined }))
+  const { INTROSPECTION_CLIENT_ID: clientId, INTROSPECTION_CLIENT_SECRET: clientSecret } = process.env
+  const introspection = clientId && clientSecret ? { clientId, clientSecret } : undefined
+  const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined, introspection }))
   server.listen(Number(process.env.PORT ?? 4100), '127.0.0.1', () => {
     console.log(`Orders API on http://127.0.0.1:${server.address().port} (tokens of ${issuer} for ${audience})`)
   })

@@ -264,6 +264,13 @@ describe('fetching the keys', () => {
     expect(jwksRequests - before).toBe(1)
   })
 
+  it('a fetch of its own is used for the metadata and the keys', async () => {
+    const asked: string[] = []
+    const verify = createAccessTokenVerifier({ issuer, audience: AUDIENCE, fetch: (url, init) => (asked.push(String(url)), fetch(url, init)) })
+    expect((await verify(await sign(edKey))).ok).toBe(true)
+    expect(asked).toEqual([`${issuer}/.well-known/openid-configuration`, `${issuer}/jwks`])
+  })
+
   it('tokens naming an unknown key do not make it fetch again within the cooldown', async () => {
     const verify = verifier()
     expect((await verify(await sign(edKey))).ok).toBe(true)
