@@ -59,8 +59,10 @@ export interface VerifiedAccessToken {
   scopes: string[]
   /** The `roles` claim (the IAM's session tokens); [] when absent. */
   roles: string[]
+  /** The JWT's payload, or for an opaque token the introspection answer (with `sub` = its `sub` or `client_id`). */
   claims: JWTPayload & { sub: string; exp: number }
-  header: JWTHeaderParameters
+  /** The JWT's protected header; undefined for an opaque token. */
+  header: JWTHeaderParameters | undefined
 }
 
 export type AccessTokenFailureReason =

@@ -207,6 +207,7 @@ export function createAccessTokenVerifier(options) {
   return async function verify(input, callOptions = {}) {
     let token = typeof input === 'string' ? input.trim() : undefined
     if (token && /\s/.test(token)) token = bearerFrom(token)
+    if (token && /^bearer$/i.test(token)) token = undefined
     if (!token) return fail(401, 'missing', 'An access token is required')
     if (!B64TOKEN.test(token)) return fail(401, 'malformed', 'The access token is not a well-formed signed JWT')
 

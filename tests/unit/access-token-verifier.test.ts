@@ -125,7 +125,7 @@ describe('refusing tokens', () => {
   const verify = () => verifier()
 
   it('no token: 401 missing, with a WWW-Authenticate without an error code', async () => {
-    for (const input of [undefined, null, '', '   ', 'Basic dXNlcjpwdw==']) {
+    for (const input of [undefined, null, '', '   ', 'Basic dXNlcjpwdw==', 'Bearer', 'Bearer  ']) {
       const result = await verify()(input)
       expect(result).toMatchObject({ ok: false, status: 401, reason: 'missing' })
       expect(wwwAuthenticate(result, { realm: 'orders' })).toBe('Bearer realm="orders"')
