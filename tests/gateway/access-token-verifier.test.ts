@@ -12,7 +12,7 @@ import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccessTokenVerifier } from '../../verifier/index.js'
 import { ROOT } from '../helpers/build'
-import { API, insecure, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
+import { API, Browser, codeFlow, insecure, signUp, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
 
 /** An API registered for opaque access tokens, which it checks at the introspection endpoint. */
@@ -53,14 +53,14 @@ describe('the verifier against the OpenID Provider', () => {
     expect(await createAccessTokenVerifier({ issuer: `${op.url}/other`, audience: API, jwksUri: op.as.jwks_uri })(token)).toMatchObject({ status: 401, reason: 'wrong_issuer' })
   })
 
-  it("the provider's ID token is no access token: refused for its type even with the audience it names", async () => {
-    const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'orders:read' })
-    const token = await clientCredentials(rp, { resource: API, scope: 'orders:read' })
-    // an RS256 JWT with typ JWT signed by the same keys: the provider's ID tokens look like this
-    const [, payload, signature] = token.split('.')
-    const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT' })).toString('base64url')
-    const result = await createAccessTokenVerifier({ issuer: op.issuer, audience: API })(`${header}.${payload}.${signature}`)
-    expect(result.ok).toBe(false)
+  it("the provider's ID token is no access token: refused for its type even by a verifier whose audience is the client it names", async () => {
+    const rp = await op.register({ name: 'Web app', firstParty: true })
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const tokens = await codeFlow(op, rp, browser)
+    const idToken = tokens.id_token!
+    const result = await createAccessTokenVerifier({ issuer: op.issuer, audience: rp.client.client_id, algorithms: ['RS256'] })(idToken)
+    expect(result).toMatchObject({ ok: false, status: 401, reason: 'wrong_type' })
   })
 
   it('the provider keeps no record of JWT access tokens: it cannot revoke or introspect them, and a verifier told to introspect one fails closed with 503', async () => {
