@@ -128,8 +128,9 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       // answering NXDOMAIN for every name) would refuse every signup with "The email domain cannot
       // receive mail". Production keeps the schema default (on).
       emailChecks: { mx: false },
-      // the OpenID Provider's issuer: the printed gateway origin + /oidc, which the gateway forwards
-      oidc: { issuer: `${publicOrigin}/oidc` },
+      // the OpenID Provider's issuer: the printed gateway origin + /oidc, which the gateway forwards;
+      // examples/api (its default address) as an API clients may ask tokens for
+      oidc: { issuer: `${publicOrigin}/oidc`, resourceServers: [EXAMPLE_API] },
       providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
       // WebAuthn refuses an IP address as relying party id; http://localhost is a secure context
       passkeys: { rpID: new URL(publicOrigin).hostname, origins: [publicOrigin] },
@@ -153,6 +154,9 @@ const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId
 
 // ---- the demo OpenID client ---------------------------------------------------------------------------
 /** What a second local app (examples/second-app) signs in with, through the IAM's OpenID Provider. */
+/** examples/api on its default port: the resource server `npm start` configures for trying it. */
+export const EXAMPLE_API = { indicator: 'http://localhost:4100/', scopes: ['orders:read', 'orders:write'] }
+
 export const DEMO_CLIENT = { name: 'Demo app', redirectUri: 'http://localhost:4000/callback', postLogoutRedirectUri: 'http://localhost:4000/' }
 
 /** The built admin CLI beside a built IAM entry (server/index.mjs -> server/cli.mjs). */

@@ -372,6 +372,13 @@ export const configSchema = z.strictObject({
             /** the scopes this API defines, besides the OpenID ones */
             scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/, 'a scope token (RFC 6749 section 3.3)')).default([]),
             accessTokenTtlMs: z.number().int().positive().optional(),
+            /**
+             * 'jwt' (default): RFC 9068 tokens the API verifies offline; the provider keeps no
+             * record of them, so they cannot be revoked or introspected and live until they expire.
+             * 'opaque': stored tokens the API checks at the introspection endpoint (RFC 7662) on
+             * each request, for an API that must see a revocation (RFC 7009) at once.
+             */
+            accessTokenFormat: z.enum(['jwt', 'opaque']).default('jwt'),
           }),
         )
         .default([]),

@@ -205,8 +205,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
             scope: server.scopes.join(' '),
             audience: indicator,
             accessTokenTTL: seconds(server.accessTokenTtlMs ?? ttl.accessTokenMs),
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
+            ...(server.accessTokenFormat === 'opaque' ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
           }
         },
       },

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+/**
+ * An API that accepts the identity platform's access tokens: plain Node, no build step, the
+ * platform's verifier as its only helper. GET /orders needs a valid access token with the scope
+ * orders:read; the answer names the token's subject. A request without a token gets 401, a bad
+ * token 401 with error="invalid_token", a token without the scope 403 with
+ * error="insufficient_scope" (RFC 6750 section 3), each with a WWW-Authenticate header and a JSON
+ * body; when the issuer's keys cannot be fetched, 503 with Retry-After.
+ *
+ * Run (from the repository root, with `npm start` running):
+ *
+ *   AUDIENCE=https://api.example.test/ node examples/api/server.mjs
+ *
+ * Settings (environment): ISSUER (default http://localhost:3000/oidc), AUDIENCE (required: this
+ * API's resource indicator, one of the provider's `oidc.resourceServers`), JWKS_URI (default: the
+ * issuer metadata's jwks_uri), PORT (4100; 0 picks a free one), INTROSPECTION_CLIENT_ID and
+ * INTROSPECTION_CLIENT_SECRET (optional: this API's own client; with them every token is also
+ * checked at the introspection endpoint, and opaque tokens are accepted).
+ */
+import { createServer } from 'node:http'
+import { pathToFileURL } from 'node:url'
+// In a team's own API, with the platform installed as a dependency:
+//   import { createAccessTokenVerifier, wwwAuthenticate } from 'identity-platform/verifier'
+import { createAccessTokenVerifier, wwwAuthenticate } from '../../verifier/index.js'
+
+const ORDERS = [
+  { id: 'ord_1001', item: 'Analytical engine punch cards', quantity: 200 },
+  { id: 'ord_1002', item: 'Brass gears', quantity: 12 },
+]
+
+const json = (res, status, body, headers = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
+  res.end(JSON.stringify(body))
+}
+
+/**
+ * The API as a request listener.
+ * @param {{ issuer: string, audience: string, jwksUri?: string, introspection?: { clientId: string, clientSecret: string } }} options
+ */
+export function ordersApi({ issuer, audience, jwksUri, introspection }) {
+  // one verifier for the process: it keeps the issuer's keys between requests
+  const verify = createAccessTokenVerifier({ issuer, audience, jwksUri, introspection })
+
+  /** The verified token, or undefined after answering the failure. */
+  const authorize = async (req, res, requiredScopes) => {
+    const result = await verify(req.headers.authorization, { requiredScopes })
+    if (result.ok) return result
+    if (result.status === 503) {
+      json(res, 503, { error: 'temporarily_unavailable', error_description: result.message }, { 'retry-after': '5' })
+    } else {
+      json(res, result.status, { error: result.error ?? 'unauthorized', error_description: result.message }, { 'www-authenticate': wwwAuthenticate(result, { realm: 'orders' }) })
+    }
+    return undefined
+  }
+
+  return async (req, res) => {
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost')
+    try {
+      if (pathname === '/health') return json(res, 200, { ok: true })
+      if (pathname === '/orders') {
+        if (req.method !== 'GET') return json(res, 405, { error: 'method_not_allowed' }, { allow: 'GET' })
+        const token = await authorize(req, res, ['orders:read'])
+        if (!token) return
+        return json(res, 200, { subject: token.subject, clientId: token.clientId, scopes: token.scopes, orders: ORDERS })
+      }
+      json(res, 404, { error: 'not_found' })
+    } catch (error) {
+      console.error(error)
+      if (!res.headersSent) json(res, 500, { error: 'server_error' })
+    }
+  }
+}
+
+async function main() {
+  const issuer = process.env.ISSUER || 'http://localhost:3000/oidc'
+  const audience = process.env.AUDIENCE
+  if (!audience) {
+    console.error('Set AUDIENCE to this API\'s resource indicator, e.g. AUDIENCE=https://api.example.test/')
+    process.exit(1)
+  }
+  const { INTROSPECTION_CLIENT_ID: clientId, INTROSPECTION_CLIENT_SECRET: clientSecret } = process.env
+  const introspection = clientId && clientSecret ? { clientId, clientSecret } : undefined
+  const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined, introspection }))
+  server.listen(Number(process.env.PORT ?? 4100), '127.0.0.1', () => {
+    console.log(`Orders API on http://127.0.0.1:${server.address().port} (tokens of ${issuer} for ${audience})`)
+  })
+  const stop = () => server.close(() => process.exit(0))
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main()
