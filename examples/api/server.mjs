@@ -15,7 +15,9 @@
  * API's resource indicator, one of the provider's `oidc.resourceServers`), JWKS_URI (default: the
  * issuer metadata's jwks_uri), PORT (4100; 0 picks a free one), INTROSPECTION_CLIENT_ID and
  * INTROSPECTION_CLIENT_SECRET (optional: this API's own client; with them every token is also
- * checked at the introspection endpoint, and opaque tokens are accepted).
+ * checked at the introspection endpoint, and opaque tokens are accepted); SESSION_ISSUER,
+ * SESSION_AUDIENCE, SESSION_JWKS_URI (optional: GET /me then takes the session tokens the
+ * gateway's proxy sends).
  */
 import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
@@ -35,11 +37,14 @@ const json = (res, status, body, headers = {}) => {
 
 /**
  * The API as a request listener.
- * @param {{ issuer: string, audience: string, jwksUri?: string, introspection?: { clientId: string, clientSecret: string } }} options
+ * `session`: also accept the session access tokens the gateway's proxy sends (/api/upstream/...,
+ * signed by the IAM; their keys at the gateway's /.well-known/jwks.json), on GET /me.
+ * @param {{ issuer: string, audience: string, jwksUri?: string, introspection?: { clientId: string, clientSecret: string }, session?: { issuer: string, audience: string, jwksUri: string } }} options
  */
-export function ordersApi({ issuer, audience, jwksUri, introspection }) {
-  // one verifier for the process: it keeps the issuer's keys between requests
+export function ordersApi({ issuer, audience, jwksUri, introspection, session }) {
+  // one verifier per issuer for the process: each keeps its issuer's keys between requests
   const verify = createAccessTokenVerifier({ issuer, audience, jwksUri, introspection })
+  const verifySession = session ? createAccessTokenVerifier(session) : undefined
 
   /** The verified token, or undefined after answering the failure. */
   const authorize = async (req, res, requiredScopes) => {
@@ -57,6 +62,11 @@ export function ordersApi({ issuer, audience, jwksUri, introspection }) {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost')
     try {
       if (pathname === '/health') return json(res, 200, { ok: true })
+      if (pathname === '/me' && verifySession) {
+        const result = await verifySession(req.headers.authorization)
+        if (!result.ok) return json(res, result.status, { error: result.error ?? 'unauthorized', error_description: result.message }, { 'www-authenticate': wwwAuthenticate(result, { realm: 'orders' }) })
+        return json(res, 200, { subject: result.subject, roles: result.roles })
+      }
       if (pathname === '/orders') {
         if (req.method !== 'GET') return json(res, 405, { error: 'method_not_allowed' }, { allow: 'GET' })
         const token = await authorize(req, res, ['orders:read'])
@@ -80,7 +90,11 @@ async function main() {
   }
   const { INTROSPECTION_CLIENT_ID: clientId, INTROSPECTION_CLIENT_SECRET: clientSecret } = process.env
   const introspection = clientId && clientSecret ? { clientId, clientSecret } : undefined
-  const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined, introspection }))
+  // the gateway proxy's session tokens (GET /me): SESSION_ISSUER and SESSION_AUDIENCE are the IAM's
+  // jwt.access_tokens.issuer and .audience, SESSION_JWKS_URI the gateway's /.well-known/jwks.json
+  const { SESSION_ISSUER, SESSION_AUDIENCE, SESSION_JWKS_URI } = process.env
+  const session = SESSION_ISSUER && SESSION_AUDIENCE && SESSION_JWKS_URI ? { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, jwksUri: SESSION_JWKS_URI } : undefined
+  const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined, introspection, session }))
   server.listen(Number(process.env.PORT ?? 4100), '127.0.0.1', () => {
     console.log(`Orders API on http://127.0.0.1:${server.address().port} (tokens of ${issuer} for ${audience})`)
   })

@@ -48,10 +48,12 @@ export async function startE2eStack(
     gatewayConfig?: Record<string, unknown>
     /** the server entry of an app that extends the gateway, instead of the gateway's */
     gatewayEntry?: string
+    /** the gateway's port, when something started before it must know it */
+    gatewayPort?: number
   } = {},
 ): Promise<E2eStack> {
   const smtp = await startSmtp()
-  const port = await freePort()
+  const port = options.gatewayPort ?? (await freePort())
   const url = `http://127.0.0.1:${port}`
   const iam = await startIam({
     config: {

@@ -4,25 +4,49 @@
  * protected page sends a signed-out person to sign in and back, and its own server route knows the
  * user through requireUser.
  */
+import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildIfStaleAsync, EXAMPLE_APP, ROOT } from '../../scripts/lib/build.ts'
+import { ordersApi } from '../../examples/api/server.mjs'
 import { launchBrowser, type Browser } from '../helpers/browser'
+import { freePort } from './auth-stack'
 import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, WAIT, type E2eStack } from './auth-stack'
 
 const output = join(ROOT, 'examples', 'nuxt-app', '.output')
 let stack: E2eStack
 let browser: Browser
+let api: Server
+/** what the example API received */
+const seen: Array<{ authorization?: string; cookie?: string }> = []
 
 beforeAll(async () => {
   // the example's own build, never with the gateway test build's compiled-in test routes
   await buildIfStaleAsync(EXAMPLE_APP, output, { GATEWAY_TEST_BUILD: '', EXAMPLE_OUTPUT_DIR: output })
-  stack = await startE2eStack({ gatewayEntry: join(output, 'server', 'index.mjs') })
+  // the example API, taking the session tokens the gateway's proxy sends (keys at the gateway's /.well-known/jwks.json)
+  const gatewayPort = await freePort()
+  const listener = ordersApi({
+    issuer: 'http://unused.example/oidc',
+    audience: 'unused',
+    session: { issuer: 'http://127.0.0.1:3001', audience: 'http://127.0.0.1:3000', jwksUri: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json` },
+  })
+  api = createServer((req, res) => {
+    seen.push({ authorization: req.headers.authorization, cookie: req.headers.cookie })
+    return listener(req, res)
+  })
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
+  const apiPort = (api.address() as { port: number }).port
+  stack = await startE2eStack({
+    gatewayEntry: join(output, 'server', 'index.mjs'),
+    gatewayPort,
+    gatewayConfig: { apis: [{ name: 'orders', upstream: `http://127.0.0.1:${apiPort}` }] },
+  })
   browser = await launchBrowser()
 }, 300_000)
 afterAll(async () => {
   await browser?.close()
   await stack?.stop()
+  await new Promise((resolve) => api?.close(resolve))
 })
 
 describe('an app that extends the gateway', () => {
@@ -48,6 +72,15 @@ describe('an app that extends the gateway', () => {
     await page.goto(`${stack.url}/dashboard`)
     const hello = page.getByTestId('hello')
     await expect.poll(() => hello.textContent(), WAIT).toBe(`Hello ${email}`)
+    // the example API, through the gateway's proxy: it verified the Bearer token against our keys
+    const fromApi = page.getByTestId('orders')
+    await expect.poll(() => fromApi.isVisible(), WAIT).toBe(true)
+    expect(JSON.parse((await fromApi.textContent()) ?? '{}')).toMatchObject({ roles: ['user'] })
+    const call = seen.at(-1)!
+    expect(call.authorization).toMatch(/^Bearer ey/)
+    expect(call.cookie).toBeUndefined()
+    // the browser never held the token: its cookies are HttpOnly and no page script can read them
+    expect(await page.evaluate(() => document.cookie)).not.toContain(call.authorization!.slice(7))
     expect(await seriousA11yViolations(page)).toEqual([])
   })
 })

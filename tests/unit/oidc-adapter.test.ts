@@ -17,7 +17,8 @@ beforeAll(async () => {
   const config = configSchema.parse({ database: { url: 'memory://' }, secrets: { totpKeys: [{ id: 'k1', key: 'A'.repeat(43) }] } })
   db = await createMigratedDatabase(config)
   adapter = createAdapterFactory({ db, config, now: () => clock })
-})
+  // a fresh embedded database and its migrations: beyond the 10 s default on a loaded machine
+}, 60_000)
 afterAll(() => db?.destroy())
 
 type Payload = Record<string, unknown>

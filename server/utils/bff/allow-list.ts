@@ -83,6 +83,8 @@ export const BFF_IAM_ROUTES = [
   'oidcInteractionLogin',
   'oidcInteractionConsent',
   'oidcInteractionAbort',
+  // the session tokens' public keys, for the APIs behind the proxy (/.well-known/jwks.json)
+  'jwks',
   // the account page's connected apps
   'oidcConnectedApps',
   'oidcRevokeApp',
