@@ -190,3 +190,43 @@ describe('RFC 8414 discovery for OAuth-only clients', () => {
     expect(as.token_endpoint).toBe(`${op.url}/oidc/token`)
   })
 })
+
+describe('introspection answers alike on its one-statement path and the provider\'s own', () => {
+  // token_type_hint=refresh_token sends the request down the provider's own path
+  // (iam/features/oidc/fast-introspection.ts answers only what it can answer exactly as it would)
+  const introspect = async (rp: { client: oauth.Client; secret: string | null }, token: string, hint?: string) => {
+    const res = await fetch(op.as.introspection_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${rp.client.client_id}:${rp.secret}`).toString('base64')}` },
+      body: new URLSearchParams({ token, ...(hint ? { token_type_hint: hint } : {}) }),
+    })
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
+
+  it('for a person\'s access token asked by another client (an API), active and after revocation', async () => {
+    const app = await op.register({ name: 'Team app', firstParty: true })
+    const api = await op.register({ name: 'Orders API', grants: ['client_credentials'], scope: 'openid' })
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const { url, verifier, state, nonce } = await authorizationUrl(op, app)
+    const walk = await walkAuthorization(browser, url, app.redirectUri)
+    const tokens = await redeem(op, app, codeParams(op, app, walk.callback!, state), verifier, nonce)
+    const fast = await introspect(api, tokens.access_token)
+    expect(fast.body).toMatchObject({ active: true, client_id: app.client.client_id, token_type: 'Bearer', sub: expect.any(String) })
+    expect(fast).toEqual(await introspect(api, tokens.access_token, 'refresh_token'))
+    await oauth.processRevocationResponse(await oauth.revocationRequest(op.as, app.client, app.auth, tokens.access_token, insecure))
+    expect((await introspect(api, tokens.access_token)).body).toEqual({ active: false })
+  })
+
+  it('for a client-credentials token, and refuses a wrong client secret with the provider\'s error', async () => {
+    const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'orders:read' })
+    const tokens = await oauth.processClientCredentialsResponse(op.as, rp.client, await oauth.clientCredentialsGrantRequest(op.as, rp.client, rp.auth, new URLSearchParams({ scope: 'orders:read' }), insecure))
+    const fast = await introspect(rp, tokens.access_token)
+    expect(fast.body).toMatchObject({ active: true, scope: 'orders:read' })
+    expect(fast).toEqual(await introspect(rp, tokens.access_token, 'refresh_token'))
+    const wrong = await introspect({ ...rp, secret: `${rp.secret}x` }, tokens.access_token)
+    expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } })
+    expect((await introspect(rp, 'not-a-token')).body).toEqual({ active: false })
+  })
+})

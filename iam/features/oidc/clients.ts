@@ -85,7 +85,8 @@ function sealSecret(config: Deps['config'], clientId: string, secret: string): s
   return `${key.id}.${sealAesGcm(Buffer.from(key.key, 'base64url'), secret, aadOf(clientId))}`
 }
 
-function openSecret(config: Deps['config'], clientId: string, sealed: string): string | null {
+/** A sealed client secret opened (null when no configured key opens it). */
+export function openClientSecret(config: Deps['config'], clientId: string, sealed: string): string | null {
   const dot = sealed.indexOf('.')
   const key = config.secrets.totpKeys?.find((k) => k.id === sealed.slice(0, dot))
   return key ? openAesGcm(Buffer.from(key.key, 'base64url'), sealed.slice(dot + 1), aadOf(clientId)) : null
@@ -206,7 +207,7 @@ export async function findClientMetadata(deps: Deps, clientId: string): Promise<
   const metadata = { ...((typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) as Record<string, unknown>) }
   metadata.first_party = row.first_party
   if (row.secret_sealed) {
-    const secret = openSecret(deps.config, clientId, row.secret_sealed)
+    const secret = openClientSecret(deps.config, clientId, row.secret_sealed)
     // a key removed from secrets.totpKeys: the client can no longer authenticate until rotated
     if (secret === null) return undefined
     metadata.client_secret = secret

@@ -1,9 +1,11 @@
 import { callNodeListener, defineEventHandler } from 'h3'
 import { useIam } from '../../context'
-import { OIDC_MOUNT } from '../../features/oidc/mount'
+import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../features/oidc/mount'
 import { useOidcProvider } from '../../features/oidc/provider'
 import { OIDC_CSP } from '../../features/oidc/pages'
-import { failTooLarge } from '../../http/raw-body'
+import { failTooLarge, readRawBody } from '../../http/raw-body'
+import { fastIntrospection } from '../../features/oidc/fast-introspection'
+import { routePath } from '../../lib/route-rules'
 import { httpFail } from '../../http/respond'
 
 /**
@@ -26,9 +28,19 @@ export default defineEventHandler(async (event) => {
   if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found' })
   listener ??= (await useOidcProvider(ctx)).callback() as NodeListener
   const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }
-  const read = event.context.rawBody ? await event.context.rawBody.result : undefined
+  const introspecting = event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/token/introspection`
+  // the introspection fast path reads the body itself when no signature check read it already
+  const read = event.context.rawBody ? await event.context.rawBody.result : introspecting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
   if (read === 'too-large') failTooLarge()
   if (read !== undefined) req.body = read
+  if (introspecting && read !== undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) {
+    const answer = await fastIntrospection({ db: ctx.db, config: ctx.config, issuer: ctx.config.oidc.issuer, now: Date.now() }, { body: read, authorization: req.headers.authorization })
+    if (answer) {
+      event.node.res.setHeader('cache-control', 'no-store')
+      event.node.res.setHeader('content-type', 'application/json; charset=utf-8')
+      return answer
+    }
+  }
   const issuer = new URL(ctx.config.oidc.issuer)
   req.headers['x-forwarded-host'] = issuer.host
   req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1)
