@@ -4,6 +4,7 @@ import type { Json } from '../helpers/iam-server'
 import { signupConfirmed } from '../helpers/confirm-email'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { recipients } from '../helpers/smtp'
+import { expectDocumented } from './documented'
 import { authed, enrolTotp, passwordStep, secondFactor, sessionOf } from './second-factor-http'
 
 // the run's shared IAM (wide sign-in limits); the stale-session refusal is in stolen-session.security.test.ts
@@ -18,6 +19,7 @@ describe('POST /auth/totp/recovery-codes', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as Json
     expect(body).toMatchObject({ ok: true, date: expect.any(String) })
+    expectDocumented('totpRecoveryCodes', 200, body)
     const fresh = (body.data as { recoveryCodes: string[] }).recoveryCodes
     expect(fresh).toHaveLength(10)
     for (const code of fresh) expect(code).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/)
@@ -36,7 +38,9 @@ describe('POST /auth/totp/recovery-codes', () => {
     const user = await signupConfirmed(iam, smtp)
     const none = await authed(iam, user, 'POST', '/auth/totp/recovery-codes')
     expect(none.status).toBe(409)
-    expect(await none.json()).toMatchObject({ ok: false, error: 'Two-step sign-in is not on' })
+    const refusal = await none.json()
+    expect(refusal).toMatchObject({ ok: false, error: 'Two-step sign-in is not on' })
+    expectDocumented('totpRecoveryCodes', 409, refusal)
     expect((await authed(iam, user, 'POST', '/auth/totp/setup')).status).toBe(200)
     expect((await authed(iam, user, 'POST', '/auth/totp/recovery-codes')).status).toBe(409)
     expect(((await (await authedGet(iam, user, '/auth/totp')).json()) as Json).data).toEqual({ enabled: false, recoveryCodesLeft: 0 })
