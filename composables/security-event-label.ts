@@ -76,6 +76,7 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
     const left = count(d, 'remaining')
     return left === null ? 'Recovery code used' : `Recovery code used (${plural(left, 'code', 'codes')} left)`
   },
+  recovery_codes_regenerated: () => 'New recovery codes made: the old ones stopped working',
   passkey_counter_regressed: () => 'A passkey reported an unexpected use count: it may have been copied',
   reauthenticated: () => 'Sign-in confirmed again for a sensitive change',
   profile_updated: () => 'Name changed',

@@ -88,6 +88,20 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       { 409: { description: 'TOTP is not enabled', body: errorFail } },
     ),
   },
+  totpRecoveryCodes: {
+    method: 'POST',
+    path: '/auth/totp/recovery-codes',
+    summary: 'Replace every recovery code by 10 new ones; answers them once',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      { 200: { description: '10 new recovery codes, shown once; the old ones no longer work', body: okData(z.object({ recoveryCodes: z.array(z.string()) })) } },
+      FULL_AUTH,
+      REAUTH,
+      { 409: { description: 'TOTP is not enabled', body: errorFail } },
+    ),
+  },
   secondFactor: {
     method: 'POST',
     path: '/auth/second-factor',

@@ -326,6 +326,62 @@ describe('account page', () => {
       await totp.find('form').trigger('submit')
       await vi.waitFor(() => expect(totp.find('#totp-disable-code-error').text()).toBe('That code is not valid.'))
     })
+
+    describe('new recovery codes', () => {
+      const NEW_CODES = Array.from({ length: 10 }, (_, i) => `NEW${i}-AAAA-BBBB-CCCC`)
+
+      async function askForNewCodes() {
+        answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 2 } })
+        const page = await account()
+        const totp = section(page, 'two-step-heading')
+        await vi.waitFor(() => expect(totp.text()).toContain('2 recovery codes left.'))
+        const open = totp.findAll('button').find((b) => b.text() === 'Make new recovery codes')!
+        await open.trigger('click')
+        const confirm = totp.find('#recovery-codes-confirm')
+        return { totp, confirm, button: (text: string) => confirm.findAll('button').find((b) => b.text() === text)! }
+      }
+
+      it('asks in place, then shows the 10 new codes once confirmed and counts them', async () => {
+        const made = answer('POST', '/api/auth/totp/recovery-codes', 200, { ok: true, date: NOW, data: { recoveryCodes: NEW_CODES } })
+        const { totp, confirm, button } = await askForNewCodes()
+        expect(document.getElementById(confirm.attributes('aria-labelledby')!)?.textContent).toBe('Make 10 new recovery codes? The ones you have stop working.')
+        expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
+        expect(made.bodies).toEqual([])
+        await button('Confirm').trigger('click')
+        await vi.waitFor(() => expect(totp.findAll('[data-testid="recovery-codes"] li')).toHaveLength(10))
+        expect(made.bodies).toHaveLength(1)
+        expect(totp.find('[data-testid="recovery-codes"]').text()).toContain('NEW9-AAAA-BBBB-CCCC')
+        expect(totp.text()).toContain('Your earlier recovery codes no longer work.')
+        await totp.findAll('button').find((b) => b.text() === 'I saved my recovery codes')!.trigger('click')
+        await vi.waitFor(() => expect(totp.text()).toContain('10 recovery codes left.'))
+        expect(totp.find('.alert.success').text()).toBe('New recovery codes saved. The old ones no longer work.')
+        expect(totp.find('[data-testid="recovery-codes"]').exists()).toBe(false)
+      })
+
+      it('calls nothing on Cancel and puts focus back on the button', async () => {
+        const made = answer('POST', '/api/auth/totp/recovery-codes', 200, { ok: true, date: NOW, data: { recoveryCodes: NEW_CODES } })
+        const { totp, button } = await askForNewCodes()
+        await button('Cancel').trigger('click')
+        await vi.waitFor(() => expect(document.activeElement?.textContent?.trim()).toBe('Make new recovery codes'))
+        expect(totp.find('#recovery-codes-confirm').exists()).toBe(false)
+        expect(totp.text()).toContain('2 recovery codes left.')
+        expect(made.bodies).toEqual([])
+      })
+
+      it('asks to confirm it is you when the sign-in is old, then makes the codes', async () => {
+        answer('POST', '/api/auth/totp/recovery-codes', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
+        const { totp, button } = await askForNewCodes()
+        await button('Confirm').trigger('click')
+        await vi.waitFor(() => expect(totp.find('#two-step-reauth-password').exists()).toBe(true))
+        const proof = answer('POST', '/api/auth/reauthenticate', 200, { ok: true, data: { method: 'password', reauthenticatedUntil: NOW } })
+        const made = answer('POST', '/api/auth/totp/recovery-codes', 200, { ok: true, date: NOW, data: { recoveryCodes: NEW_CODES } })
+        await totp.find('#two-step-reauth-password').setValue('my long passphrase')
+        await totp.find('.reauth form').trigger('submit')
+        await vi.waitFor(() => expect(proof.bodies).toEqual([{ password: 'my long passphrase' }]))
+        await vi.waitFor(() => expect(made.bodies).toHaveLength(1))
+        await vi.waitFor(() => expect(totp.findAll('[data-testid="recovery-codes"] li')).toHaveLength(10))
+      })
+    })
   })
 
   describe('passkeys', () => {

@@ -59,6 +59,7 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
     [{ purpose: 'sign_in', remaining: 1 }, 'Recovery code used (1 code left)'],
     [{ purpose: 'sign_in', remaining: 7 }, 'Recovery code used (7 codes left)'],
   ],
+  recovery_codes_regenerated: [[{ count: 10 }, 'New recovery codes made: the old ones stopped working']],
   passkey_counter_regressed: [[{ passkeyId: 1, stored: 5, received: 2 }, 'A passkey reported an unexpected use count: it may have been copied']],
   reauthenticated: [[{ method: 'password' }, 'Sign-in confirmed again for a sensitive change']],
   squatter_setup_removed: [[{ by: 'password_reset' }, 'Sign-in methods set up before your address was confirmed were removed']],

@@ -64,7 +64,7 @@ describe('two-step sign-in through the BFF', () => {
 
   it('refuses every new unsafe route without the X-CSRF header or from another origin, before the IAM is called', async () => {
     const { b } = await enrolledBrowser()
-    const routes = ['/api/auth/totp/setup', '/api/auth/totp/enable', '/api/auth/totp/disable', '/api/auth/second-factor', '/api/auth/confirm/second-factor', '/api/auth/email/second-factor']
+    const routes = ['/api/auth/totp/setup', '/api/auth/totp/enable', '/api/auth/totp/disable', '/api/auth/totp/recovery-codes', '/api/auth/second-factor', '/api/auth/confirm/second-factor', '/api/auth/email/second-factor']
     for (const path of routes) {
       const noHeader = await b.call(path, { method: 'POST', body: { code: '123456' }, headers: { 'x-csrf': '' } })
       expect(noHeader.status, path).toBe(403)
@@ -74,6 +74,17 @@ describe('two-step sign-in through the BFF', () => {
     }
     // still enrolled: nothing above reached the IAM
     expect((await b.call('/api/auth/totp')).json.data).toEqual({ enabled: true, recoveryCodesLeft: 10 })
+  })
+
+  it('makes 10 new recovery codes: the old ones stop working', async () => {
+    const { b, recoveryCodes } = await enrolledBrowser()
+    const res = await b.call('/api/auth/totp/recovery-codes', { method: 'POST' })
+    expect(res.status, res.text).toBe(200)
+    const fresh = (res.json.data as { recoveryCodes: string[] }).recoveryCodes
+    expect(fresh).toHaveLength(10)
+    expect(fresh).not.toContain(recoveryCodes[0])
+    expect((await b.call('/api/auth/totp/disable', { method: 'POST', body: { code: recoveryCodes[0] } })).status).toBe(400)
+    expect((await b.call('/api/auth/totp/disable', { method: 'POST', body: { code: fresh[0] } })).status).toBe(200)
   })
 
   it('turns TOTP off with a recovery code', async () => {

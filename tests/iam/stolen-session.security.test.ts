@@ -63,17 +63,21 @@ describe('the re-authentication window', () => {
     expect((await authed(iam, user, 'POST', '/auth/totp/setup')).status).toBe(403)
   })
 
-  it('refuses turning TOTP off and removing a passkey past the window; a TOTP code re-authenticates an account that has one', async () => {
+  it('refuses turning TOTP off, new recovery codes and removing a passkey past the window; a TOTP code re-authenticates an account that has one', async () => {
     let user = await signupConfirmed(iam, mails)
     const { secret } = await enrolTotp(iam, user, skewMs)
     const { id } = await registerPasskey(iam, user, new SoftAuthenticator())
     user = await pastTheWindow(user)
     expect((await authed(iam, user, 'POST', '/auth/totp/disable', { code: totpCode(secret, 1, skewMs) })).status).toBe(403)
     expect((await authed(iam, user, 'POST', '/auth/passkeys/delete', { id })).status).toBe(403)
+    const stale = await authed(iam, user, 'POST', '/auth/totp/recovery-codes')
+    expect(stale.status).toBe(403)
+    expect(await stale.json()).toEqual(REAUTH_BODY)
     const proven = await authed(iam, user, 'POST', '/auth/reauthenticate', { code: totpCode(secret, 0, skewMs) })
     expect(proven.status, await proven.clone().text()).toBe(200)
     expect(((await proven.json()) as Json).data).toMatchObject({ method: 'second_factor' })
     expect((await authed(iam, user, 'POST', '/auth/passkeys/delete', { id })).status).toBe(200)
+    expect((await authed(iam, user, 'POST', '/auth/totp/recovery-codes')).status).toBe(200)
   })
 
   it('tells which proof fits: a mail or a code for an account with a password and no second factor is 400 use password', async () => {

@@ -228,6 +228,7 @@ const SECOND_FACTOR_CHANGES = {
   added: ['two-step sign-in was turned on', 'Two-step sign-in was turned on for your account'],
   removed: ['two-step sign-in was turned off', 'Two-step sign-in was turned off for your account'],
   recovery_code_used: ['a recovery code was used', 'A recovery code of your account was used'],
+  recovery_codes_regenerated: ['new recovery codes were made', 'New recovery codes were made for your account, and the old ones stopped working,'],
   passkey_added: ['a passkey was added', 'A passkey was added to your account'],
   passkey_removed: ['a passkey was removed', 'A passkey was removed from your account'],
   password_set: ['a password was set', 'A password was set for your account'],
@@ -235,7 +236,7 @@ const SECOND_FACTOR_CHANGES = {
   codes_locked: ['code entry locked after wrong codes', 'Too many wrong two-step codes were entered for your account, so code entry is locked for a while; it was locked'],
 } as const
 
-/** Two-step sign-in was turned on or off, or a recovery code was used (ASVS V6.3.7: notify on changes to authentication). */
+/** Two-step sign-in was turned on or off, a recovery code was used or new ones were made (ASVS V6.3.7: notify on changes to authentication). */
 export function secondFactorNotice(input: {
   siteName: string
   change: keyof typeof SECOND_FACTOR_CHANGES
@@ -246,7 +247,7 @@ export function secondFactorNotice(input: {
   const [headline, sentence] = SECOND_FACTOR_CHANGES[input.change]
   const left =
     input.change === 'recovery_code_used' && input.recoveryCodesLeft !== undefined
-      ? [{ kind: 'p' as const, text: `${input.recoveryCodesLeft} recovery code${input.recoveryCodesLeft === 1 ? '' : 's'} left. When few are left, turn two-step sign-in off and on again in your account to get 10 new ones.` }]
+      ? [{ kind: 'p' as const, text: `${input.recoveryCodesLeft} recovery code${input.recoveryCodesLeft === 1 ? '' : 's'} left. When few are left, make new recovery codes in your account.` }]
       : []
   return render(input.siteName, `${input.siteName}: ${headline}`, [
     { kind: 'p', text: `${sentence} on ${input.when} from ${input.ipAddress}.` },

@@ -18,6 +18,12 @@ export async function hasSecondFactor(db: Db, userId: number): Promise<boolean> 
   return !!row
 }
 
+/** Locks the account's enabled TOTP row until the transaction ends; false when TOTP is not enabled. */
+export async function lockEnabledTotp(db: Transaction<Database>, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('totp_factors').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null).forUpdate().executeTakeFirst()
+  return !!row
+}
+
 /** Starts or replaces a pending setup; false when TOTP is already enabled (the row is left alone). */
 export async function upsertPendingTotp(db: Db, userId: number, sealed: string, now: Date): Promise<boolean> {
   const row = await db

@@ -80,6 +80,35 @@ export async function disableTotp(ctx: IamContext, input: { userId: number; code
   return { ok: true }
 }
 
+export type RegenerateResult = { ok: true; recoveryCodes: string[] } | { ok: false; code: 'not_enabled' }
+
+/**
+ * Replaces every recovery code of the account by 10 new ones, in one transaction: the old ones,
+ * used or not, stop working when it commits. Only for an account with TOTP enabled.
+ */
+export async function regenerateRecoveryCodes(ctx: IamContext, input: { userId: number; actor: FactorActor }): Promise<RegenerateResult> {
+  const recoveryCodes = newRecoveryCodes()
+  const hashes = recoveryCodes.map((code) => hashRecoveryCode(normalizeRecoveryCode(code)!))
+  const now = new Date(ctx.now())
+  const replaced = await ctx.db.transaction().execute(async (trx) => {
+    // the factor's row, locked: a disable running meanwhile cannot leave codes without a factor
+    if (!(await repo.lockEnabledTotp(trx, input.userId))) return false
+    await repo.replaceRecoveryCodes(trx, input.userId, hashes, now)
+    await recordSecurityEvent(trx, {
+      type: 'recovery_codes_regenerated',
+      userId: input.userId,
+      visitorRowId: input.actor.visitorRowId,
+      ipAddress: input.actor.ipAddress,
+      details: { count: recoveryCodes.length },
+      at: now,
+    })
+    return true
+  })
+  if (!replaced) return { ok: false, code: 'not_enabled' }
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'recovery_codes_regenerated', ipAddress: input.actor.ipAddress })
+  return { ok: true, recoveryCodes }
+}
+
 /** What the account page shows: whether TOTP is on and how many recovery codes are left. */
 export async function totpStatus(ctx: IamContext, userId: number): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
   const enabled = await repo.hasSecondFactor(ctx.db, userId)

@@ -34,6 +34,7 @@ export const SECURITY_EVENT_TYPES = [
   'second_factor_passed',
   'second_factor_failed',
   'recovery_code_used',
+  'recovery_codes_regenerated',
   'passkey_sign_in',
   'passkey_counter_regressed',
   'second_factor_locked',

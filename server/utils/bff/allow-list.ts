@@ -67,6 +67,7 @@ export const BFF_IAM_ROUTES = [
   'totpSetup',
   'totpEnable',
   'totpDisable',
+  'totpRecoveryCodes',
   'secondFactor',
   'verifyCustomMfaSecondFactor',
   'updateEmailSecondFactor',
