@@ -3,7 +3,6 @@
  * (plugins/auth-refresh-on-focus.client.ts), at most once per 30 seconds.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { useAuth } from '../../composables/useAuth'
 import { answer } from './bff'
 
 const SIGNED_IN = { authenticated: true, userId: '1', roles: ['user'], expiresAt: null, email: 'ada@example.com', emailVerified: true, name: 'Ada' }

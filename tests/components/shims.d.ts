@@ -14,3 +14,6 @@ declare function clearNuxtState(keys?: string | string[]): void
 
 // The auto-imported composables/signed-up.ts flag the sign-up page sets for the account page.
 declare function useSignedUpFlash(): { value: boolean }
+
+// The auto-imported composables/useAuth.ts, as the refresh-on-focus test drives it.
+declare function useAuth(): { state: { value: { status: string } }; load(options?: { fresh?: boolean }): Promise<{ status: string }> }
