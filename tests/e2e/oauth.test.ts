@@ -83,7 +83,7 @@ describe('OAuth sign-in in the browser', () => {
 
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
-    await expect.poll(() => page.locator('#main').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('#personal-info').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
     // an account made through the provider has no password: the page names the provider and offers to set one
     const password = page.getByRole('region', { name: 'Set a password' })
     await expect.poll(() => password.getByText(`You sign in with ${entry.displayName}.`, { exact: false }).isVisible(), WAIT).toBe(true)

@@ -123,6 +123,11 @@ describe('the address npm start prints', () => {
     await page.goto(`${printed.origin}/account`)
     await section.getByRole('button', { name: 'Add a passkey' }).click()
     await expect.poll(() => section.getByText('Passkey added.', { exact: false }).isVisible(), WAIT).toBe(true)
+    // the button, as in a browser without passkey autofill: Chromium's virtual authenticator answers
+    // the login page's background (conditional) request at once, which would sign in before the
+    // click (tests/e2e/passkey-autofill.test.ts covers that way in); set in this document, as
+    // signing out moves to the login page without loading a new one
+    await page.evaluate(() => Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', { value: () => Promise.resolve(false) }))
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/login/)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
