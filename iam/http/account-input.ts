@@ -1,5 +1,5 @@
 /**
- * Input of the account-security routes (DESIGN 7), read with their route-table entries'
+ * Input of the account-security routes, read with their route-table entries'
  * schemas (readRouteInput): full authentication first, so a request without a session learns
  * nothing about the body rules; then XSS in free text (secrets excluded: they are never
  * rendered), then the schema (400 with `fields`).

@@ -79,7 +79,7 @@ const upstreamUrl = absoluteUrl.refine((value) => {
 }, 'upstream must be an absolute http(s) URL without query, fragment or credentials')
 
 /**
- * One API the browser calls through the gateway (the token-mediating proxy, DESIGN section 9):
+ * One API the browser calls through the gateway (the token-mediating proxy, server/utils/upstream-proxy.ts):
  * `/api/upstream/<name>/<path>?<query>` goes to `<upstream><path>?<query>` with the signed-in
  * user's access token as `Authorization: Bearer`.
  * - `name`: the path segment after /api/upstream/; 1-64 of [a-z0-9-], unique.

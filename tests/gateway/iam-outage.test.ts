@@ -44,6 +44,7 @@ const gateway = DATABASE_URL
   ? await setupGateway({ config: () => ({ iam: { url: iam.url, hmac }, cookieSecret: 'bff-test-cookie-secret-0123456789abcdef01' }) })
   : { url: '' }
 
+// skipped without DATABASE_URL: an embedded PGlite cannot go away under the IAM; the PostgreSQL + Redis run sets it
 describe.skipIf(!DATABASE_URL)('gateway during an IAM database outage (PostgreSQL only: PGlite cannot go away)', () => {
   it('answers 503 JSON with Retry-After, for a new and a known device, and signs in again once the database is back', async () => {
     const known = browserLike(gateway.url)

@@ -1,5 +1,5 @@
 /**
- * Abuse of the account-security routes (DESIGN 7): another user's session id, password guessing
+ * Abuse of the account-security routes: another user's session id, password guessing
  * through a stolen session, and the audit view across users.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

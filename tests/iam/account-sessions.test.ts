@@ -1,5 +1,5 @@
 /**
- * The account's sessions (DESIGN 7): GET /auth/sessions, POST /auth/sessions/revoke and
+ * The account's sessions: GET /auth/sessions, POST /auth/sessions/revoke and
  * POST /auth/sessions/revoke-others. A revoked session's refresh and access tokens stop working on
  * the next request, on this instance and (PostgreSQL + Redis) on another one.
  */

@@ -32,7 +32,7 @@ const FULL_AUTH_ROUTES = [
   // beyond the spec (issue 11, 4.3 and 4.4), full authentication as well
   ['POST', '/api/manage/revoke-all'],
   ['POST', '/auth/resend-verification'],
-  // account security (DESIGN 7, issue 15)
+  // account security
   ['GET', '/auth/sessions'],
   ['POST', '/auth/sessions/revoke'],
   ['POST', '/auth/profile'],
@@ -41,7 +41,7 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/auth/reauthenticate'],
   ['GET', '/auth/sign-in-methods'],
   ['GET', '/auth/security-events'],
-  // two-step sign-in and passkeys (DESIGN 7, issue 15)
+  // two-step sign-in and passkeys
   ['GET', '/auth/totp'],
   ['POST', '/auth/totp/setup'],
   ['POST', '/auth/totp/enable'],

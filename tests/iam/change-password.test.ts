@@ -1,5 +1,5 @@
 /**
- * POST /auth/change-password (DESIGN 7): the current password re-proved, the new one through the
+ * POST /auth/change-password: the current password re-proved, the new one through the
  * policy, the breach check and the confirmation; every other session ends, this one gets a new
  * token pair, a notice is mailed.
  */

@@ -1,5 +1,5 @@
 /**
- * How a provider account gains and loses ways in (DESIGN 7): a first password without a current
+ * How a provider account gains and loses ways in: a first password without a current
  * one (POST /auth/set-password) and unlinking a provider (POST /auth/linked-accounts/unlink), both
  * behind a recent sign-in, and never removing the last way in.
  */

@@ -16,14 +16,14 @@ const kinds = [
   { kind: 'postgres' as const, skip: !DATABASE_URL },
 ]
 
-describe.each(kinds)('session_families.refresh_expires_at backfill on $kind', ({ kind, skip }) => {
+describe.each(kinds)('session_families.refresh_expires_at backfill on $kind', ({ kind, skip: noPostgresServer }) => {
   let t: TestDatabase
   let db: Kysely<Database>
   const migrator = () =>
     new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: 'iam_migrations', migrationLockTableName: 'iam_migrations_lock' })
 
   beforeAll(async () => {
-    if (skip) return
+    if (noPostgresServer) return
     t = await openTestDatabase(kind)
     db = t.db
     expect((await migrator().migrateTo(BEFORE)).error).toBeUndefined()
@@ -33,7 +33,7 @@ describe.each(kinds)('session_families.refresh_expires_at backfill on $kind', ({
   })
 
   // `skip`: the PostgreSQL kind runs only with DATABASE_URL (the suite's PostgreSQL + Redis run sets it)
-  it.skipIf(skip)('sets each family to its active token\'s expiry, and leaves families without one null', async () => {
+  it.skipIf(noPostgresServer)('sets each family to its active token\'s expiry, and leaves families without one null', async () => {
     const old = db as unknown as Kysely<any>
     const { id: userId } = await old.insertInto('users').values({ email: 'backfill@example.com', name: 'n', roles: ['user'] }).returning('id').executeTakeFirstOrThrow()
     const { id: visitorId } = await old.insertInto('visitors').values({ canary_id: 'c-backfill', visitor_id: 'v-backfill' }).returning('id').executeTakeFirstOrThrow()

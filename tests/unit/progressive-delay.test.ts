@@ -87,14 +87,14 @@ describe('progressive delay over time (memory clock)', () => {
 })
 
 
-// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked, skip }) => {
+// `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
+describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked, skip: noRedisServer }) => {
   const newStore = useStores(make)
   const newClockedStore = useClockedStores(clocked)
   const MARK = 'login-device:mark'
   const SUBJECTS = { marked: 'a@example.com\n7', unmarked: 'a@example.com' }
 
-  it.skipIf(skip)('decides on the marked subject while the mark lives by the store clock, else on the unmarked one, and answers the mark', async () => {
+  it.skipIf(noRedisServer)('decides on the marked subject while the mark lives by the store clock, else on the unmarked one, and answers the mark', async () => {
     const { store, advance } = newClockedStore()
     const delay = createProgressiveDelay(store, 'login', SPEC)
     const markKey = store.fullKey(MARK)
@@ -117,7 +117,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
   })
 
-  it.skipIf(skip)('consumes limiters in order, touching none after the first refusal, then attempts the delay by mark, in one step', async () => {
+  it.skipIf(noRedisServer)('consumes limiters in order, touching none after the first refusal, then attempts the delay by mark, in one step', async () => {
     const store = newStore()
     const first = createRateLimiter(store, 'first', { points: 1, duration: 60, blockDuration: 0 })
     const second = createRateLimiter(store, 'second', { points: 5, duration: 60, blockDuration: 0 })
@@ -135,7 +135,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
   })
 
-  it.skipIf(skip)('attempts the delay only when every limiter allowed, and answers the mark', async () => {
+  it.skipIf(noRedisServer)('attempts the delay only when every limiter allowed, and answers the mark', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'only', { points: 2, duration: 60, blockDuration: 0 })
     const delay = createProgressiveDelay(store, 'login', SPEC)
@@ -149,7 +149,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(await delay.attempt(SUBJECTS.marked)).toMatchObject({ ok: false })
   })
 
-  it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent marked attempts, counting none on the unmarked subject', async () => {
+  it.skipIf(noRedisServer)('admits exactly freeAttempts of 50 concurrent marked attempts, counting none on the unmarked subject', async () => {
     const store = newStore()
     const delay = createProgressiveDelay(store, 'login', SPEC)
     await store.set(MARK, 1, 60_000)
@@ -158,14 +158,14 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.unmarked)).toEqual({ ok: true })
   })
 
-  it.skipIf(skip)('admits exactly freeAttempts of 50 concurrent attempts', async () => {
+  it.skipIf(noRedisServer)('admits exactly freeAttempts of 50 concurrent attempts', async () => {
     const delay = createProgressiveDelay(newStore(), 'login', SPEC)
     const decisions = await Promise.all(Array.from({ length: 50 }, () => delay.attempt('a@example.com')))
     expect(admittedCount(decisions)).toBe(5)
     for (const d of decisions) if (!d.ok) expect(d.retryMs).toBeGreaterThan(0)
   })
 
-  it.skipIf(skip)('answers the remaining wait, at most the current delay, and forgives', async () => {
+  it.skipIf(noRedisServer)('answers the remaining wait, at most the current delay, and forgives', async () => {
     const delay = createProgressiveDelay(newStore(), 'login', SPEC)
     for (let i = 0; i < 5; i++) await delay.attempt('a@example.com')
     const refused = await delay.attempt('a@example.com')
@@ -176,7 +176,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
   })
 
-  it.skipIf(skip)('stores no subject in clear and gives every key a TTL', async () => {
+  it.skipIf(noRedisServer)('stores no subject in clear and gives every key a TTL', async () => {
     const store = newStore()
     const delay = createProgressiveDelay(store, 'login', SPEC)
     for (let i = 0; i < 6; i++) await delay.attempt('secret.person@example.com')

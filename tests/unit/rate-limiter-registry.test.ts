@@ -93,19 +93,19 @@ describe('general union limiter with the default configuration (spec "API token 
   })
 })
 
-// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('registry limiters with the default configuration on $backend', ({ make, skip }) => {
+// `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
+describe.each(STORE_BACKENDS)('registry limiters with the default configuration on $backend', ({ make, skip: noRedisServer }) => {
   const newStore = useStores(make)
   const deps = () => ({ store: newStore(), config })
 
-  it.skipIf(skip)('one limiter instance per store: two routes asking by name share one count', async () => {
+  it.skipIf(noRedisServer)('one limiter instance per store: two routes asking by name share one count', async () => {
     const shared = deps()
     for (let i = 0; i < 10; i++) expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
     expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(false)
     expect((await useLimiter(deps(), 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
   })
 
-  it.skipIf(skip)('consumption: 10 failed verifications per minute, the 11th numeric, later ones permanent; a token counts apart from its IP', async () => {
+  it.skipIf(noRedisServer)('consumption: 10 failed verifications per minute, the 11th numeric, later ones permanent; a token counts apart from its IP', async () => {
     const consumption = useLimiter(deps(), 'consumptionRateLimiter')
     const facts = { ip: '203.0.113.9', on: 'verify' } as const
     for (let i = 0; i < 10; i++) expect((await consumption.consume(facts)).ok).toBe(true)
@@ -115,7 +115,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     expect(await consumption.consume({ ip: '203.0.113.9' })).toEqual({ ok: true })
   })
 
-  it.skipIf(skip)('operation limiters: 1st and 2nd rejections numeric with their block, the 3rd permanent, per IP and user', async () => {
+  it.skipIf(noRedisServer)('operation limiters: 1st and 2nd rejections numeric with their block, the 3rd permanent, per IP and user', async () => {
     const shared = deps()
     const blocks = {
       newTokenCreationLimiter: [5, 3_600_000],
@@ -140,14 +140,14 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     }
   })
 
-  it.skipIf(skip)('per-IP limiters count an IPv6 client by its /64', async () => {
+  it.skipIf(noRedisServer)('per-IP limiters count an IPv6 client by its /64', async () => {
     const check = useLimiter(deps(), 'check')
     for (let i = 0; i < 30; i++) expect((await check.consume({ ip: `2001:db8:1:2::${i + 1}` })).ok).toBe(true)
     expect((await check.consume({ ip: '2001:db8:1:2:ffff::1' })).ok).toBe(false)
     expect((await check.consume({ ip: '2001:db8:1:3::1' })).ok).toBe(true)
   })
 
-  it.skipIf(skip)('login: the per-IP budget is 5 times the per IP + email one, and case variants of an address share one', async () => {
+  it.skipIf(noRedisServer)('login: the per-IP budget is 5 times the per IP + email one, and case variants of an address share one', async () => {
     const shared = deps()
     const account = useLimiter(shared, 'loginAccount')
     for (let i = 0; i < 10; i++) expect((await account.consume({ ip: '203.0.113.9', email: i % 2 ? 'A@x.org' : 'a@x.org' })).ok).toBe(true)
@@ -157,7 +157,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     expect((await perIp.consume({ ip: '203.0.113.9' })).ok).toBe(false)
   })
 
-  it.skipIf(skip)('login delay: a known device has its own subject apart from the address', async () => {
+  it.skipIf(noRedisServer)('login delay: a known device has its own subject apart from the address', async () => {
     const delay = useDelay(deps(), 'loginAccountDelay')
     // the 5 free failures (the default) and the attempt after them pass at once
     for (let i = 0; i < 6; i++) expect((await delay.attempt({ email: 'a@x.org' })).ok).toBe(true)

@@ -11,17 +11,17 @@ const rejection = (d: LimitDecision) => {
   return d
 }
 
-// `skip`: the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
+// `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
+describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedisServer }) => {
   const newStore = useStores(make)
 
-  it.skipIf(skip)('allows exactly 50 of 500 concurrent consumes against 50 points', async () => {
+  it.skipIf(noRedisServer)('allows exactly 50 of 500 concurrent consumes against 50 points', async () => {
     const limiter = createRateLimiter(newStore(), 'exact', { points: 50, duration: 60, blockDuration: 0 })
     const decisions = await Promise.all(Array.from({ length: 500 }, () => limiter.consume('1.2.3.4')))
     expect(allowedCount(decisions)).toBe(50)
   })
 
-  it.skipIf(skip)('answers exactly permanentAfter numeric rejections under concurrency, the rest permanent', async () => {
+  it.skipIf(noRedisServer)('answers exactly permanentAfter numeric rejections under concurrency, the rest permanent', async () => {
     const store = newStore()
     for (const permanentAfter of [1, 2]) {
       const limiter = createRateLimiter(store, `race${permanentAfter}`, { points: 50, duration: 60, blockDuration: 600 }, { permanentAfter })
@@ -33,7 +33,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     }
   })
 
-  it.skipIf(skip)('gives refunded points back to the window (never below zero, its expiry kept) and deletes the other keys, in one step', async () => {
+  it.skipIf(noRedisServer)('gives refunded points back to the window (never below zero, its expiry kept) and deletes the other keys, in one step', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'refund', { points: 3, duration: 60, blockDuration: 600 })
     for (let i = 0; i < 3; i++) expect((await limiter.consume('ip')).ok).toBe(true)
@@ -56,7 +56,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect([(await fresh.consume('ip')).ok, (await fresh.consume('ip')).ok, (await fresh.consume('ip')).ok]).toEqual([true, true, false])
   })
 
-  it.skipIf(skip)('allows min(points, n) of n concurrent consumes', async () => {
+  it.skipIf(noRedisServer)('allows min(points, n) of n concurrent consumes', async () => {
     const store = newStore()
     let run = 0
     await fc.assert(
@@ -69,14 +69,14 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     )
   })
 
-  it.skipIf(skip)('keeps keys apart: one key over its limit does not limit another', async () => {
+  it.skipIf(noRedisServer)('keeps keys apart: one key over its limit does not limit another', async () => {
     const limiter = createRateLimiter(newStore(), 'apart', { points: 1, duration: 60, blockDuration: 60 })
     expect((await limiter.consume('a')).ok).toBe(true)
     expect((await limiter.consume('a')).ok).toBe(false)
     expect((await limiter.consume('b')).ok).toBe(true)
   })
 
-  it.skipIf(skip)('answers the full block as retry when a window overflows and blocks', async () => {
+  it.skipIf(noRedisServer)('answers the full block as retry when a window overflows and blocks', async () => {
     const limiter = createRateLimiter(newStore(), 'block', { points: 2, duration: 60, blockDuration: 900 })
     await limiter.consume('ip')
     await limiter.consume('ip')
@@ -88,7 +88,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(later.retryMs).toBeLessThanOrEqual(900_000)
   })
 
-  it.skipIf(skip)('inspect tells blocked keys and keys holding state apart from untouched ones, in one call', async () => {
+  it.skipIf(noRedisServer)('inspect tells blocked keys and keys holding state apart from untouched ones, in one call', async () => {
     const limiter = createRateLimiter(newStore(), 'inspect', [
       { points: 2, duration: 60, blockDuration: 600 },
       { points: 5, duration: 600, blockDuration: 0 },
@@ -100,7 +100,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await limiter.inspect(['blocked', 'clean', 'spent'])).toEqual({ blocked: true, dirty: ['blocked', 'spent'] })
   })
 
-  it.skipIf(skip)('concurrent inspects of the same keys all get the answer, and one made after a block sees it while an earlier read is in flight', async () => {
+  it.skipIf(noRedisServer)('concurrent inspects of the same keys all get the answer, and one made after a block sees it while an earlier read is in flight', async () => {
     const limiter = createRateLimiter(newStore(), 'shared', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 1 })
     await limiter.consume('ip')
     const before = limiter.inspect(['ip', 'token'])
@@ -114,7 +114,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     for (const inspection of await Promise.all(after)) expect(inspection).toEqual({ blocked: true, dirty: ['ip'] })
   })
 
-  it.skipIf(skip)('resetAll forgets windows and blocks of every key given, but keeps a permanent block', async () => {
+  it.skipIf(noRedisServer)('resetAll forgets windows and blocks of every key given, but keeps a permanent block', async () => {
     const limiter = createRateLimiter(newStore(), 'resetall', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 2 })
     await limiter.consume('a')
     await limiter.consume('b')
@@ -128,7 +128,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await limiter.isBlocked('gone')).toBe(true)
   })
 
-  it.skipIf(skip)('answers the window remaining life as retry when the part has no block', async () => {
+  it.skipIf(noRedisServer)('answers the window remaining life as retry when the part has no block', async () => {
     const limiter = createRateLimiter(newStore(), 'noblock', { points: 1, duration: 30, blockDuration: 0 })
     await limiter.consume('ip')
     const rejected = rejection(await limiter.consume('ip'))
@@ -137,7 +137,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await limiter.isBlocked('ip')).toBe(false)
   })
 
-  it.skipIf(skip)('rejects a union when any part rejects and then spends no point on any part', async () => {
+  it.skipIf(noRedisServer)('rejects a union when any part rejects and then spends no point on any part', async () => {
     const store = newStore()
     const union = createRateLimiter(store, 'union', [
       { points: 1, duration: 1, blockDuration: 900 },
@@ -151,7 +151,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await countAt(store, burstWindow)).toBe(1)
   })
 
-  it.skipIf(skip)('answers the longest retry of the rejecting parts of a union', async () => {
+  it.skipIf(noRedisServer)('answers the longest retry of the rejecting parts of a union', async () => {
     const union = createRateLimiter(newStore(), 'longest', [
       { points: 1, duration: 60, blockDuration: 900 },
       { points: 1, duration: 60, blockDuration: 3600 },
@@ -160,7 +160,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await union.consume('ip')).toEqual({ ok: false, retryMs: 3_600_000, permanent: false })
   })
 
-  it.skipIf(skip)('blocks permanently on the 1st rejection with permanentAfter 1: that one numeric, later ones permanent', async () => {
+  it.skipIf(noRedisServer)('blocks permanently on the 1st rejection with permanentAfter 1: that one numeric, later ones permanent', async () => {
     const limiter = createRateLimiter(newStore(), 'union1', [{ points: 1, duration: 1, blockDuration: 900 }], { permanentAfter: 1 })
     expect((await limiter.consume('ip')).ok).toBe(true)
     expect(await limiter.consume('ip')).toEqual({ ok: false, retryMs: 900_000, permanent: false })
@@ -170,7 +170,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(rejection(await limiter.consume('ip')).permanent).toBe(true)
   })
 
-  it.skipIf(skip)('blocks permanently on the 2nd consecutive rejection with permanentAfter 2: 1st and 2nd numeric', async () => {
+  it.skipIf(noRedisServer)('blocks permanently on the 2nd consecutive rejection with permanentAfter 2: 1st and 2nd numeric', async () => {
     const limiter = createRateLimiter(newStore(), 'op2', { points: 5, duration: 600, blockDuration: 3600 }, { permanentAfter: 2 })
     for (let i = 0; i < 5; i++) expect((await limiter.consume('ip_7')).ok).toBe(true)
     expect(await limiter.consume('ip_7')).toEqual({ ok: false, retryMs: 3_600_000, permanent: false })
@@ -180,7 +180,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(rejection(await limiter.consume('ip_7')).permanent).toBe(true)
   })
 
-  it.skipIf(skip)('refuses a permanently blocked key before consuming anything', async () => {
+  it.skipIf(noRedisServer)('refuses a permanently blocked key before consuming anything', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'perm', { points: 1, duration: 60, blockDuration: 0 }, { permanentAfter: 1 })
     await limiter.consume('ip')
@@ -190,7 +190,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await countAt(store, limiter.keysOf('ip').windows[0])).toBe(0)
   })
 
-  it.skipIf(skip)('starts the consecutive count again after a success', async () => {
+  it.skipIf(noRedisServer)('starts the consecutive count again after a success', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'streak', { points: 1, duration: 60, blockDuration: 0 }, { permanentAfter: 2 })
     await limiter.consume('ip')
@@ -203,7 +203,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await store.ttl(relative(store, limiter.keysOf('ip').permanent))).toBeNull()
   })
 
-  it.skipIf(skip)('reset clears counters, blocks and the rejection count but not a permanent block', async () => {
+  it.skipIf(noRedisServer)('reset clears counters, blocks and the rejection count but not a permanent block', async () => {
     const limiter = createRateLimiter(newStore(), 'reset', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 2 })
     await limiter.consume('ip')
     await limiter.consume('ip') // 1st rejection: temporary block
@@ -217,7 +217,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(rejection(await limiter.consume('ip')).permanent).toBe(true)
   })
 
-  it.skipIf(skip)('reset with unblock lifts a permanent block', async () => {
+  it.skipIf(noRedisServer)('reset with unblock lifts a permanent block', async () => {
     const limiter = createRateLimiter(newStore(), 'unblock', { points: 1, duration: 60, blockDuration: 60 }, { permanentAfter: 1 })
     await limiter.consume('ip')
     await limiter.consume('ip')
@@ -227,7 +227,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(await limiter.consume('ip')).toEqual({ ok: true })
   })
 
-  it.skipIf(skip)('gives every key it writes a TTL no longer than its purpose needs', async () => {
+  it.skipIf(noRedisServer)('gives every key it writes a TTL no longer than its purpose needs', async () => {
     const store = newStore()
     const op = createRateLimiter(store, 'ttl-op', [{ points: 1, duration: 2, blockDuration: 30 }, { points: 5, duration: 600, blockDuration: 0 }], {
       permanentAfter: 2,
@@ -259,7 +259,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip }) => {
     expect(keys.length).toBe(expected.length)
   })
 
-  it.skipIf(skip)('namespaces its keys as <prefix>:v2:rl:<name>:<hashed key> and never stores the raw key', async () => {
+  it.skipIf(noRedisServer)('namespaces its keys as <prefix>:v2:rl:<name>:<hashed key> and never stores the raw key', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'api.consumption', { points: 1, duration: 60, blockDuration: 0 })
     const rawToken = 'api_secretPayload_abc123'

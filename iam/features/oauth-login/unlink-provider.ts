@@ -1,5 +1,5 @@
 /**
- * Unlinking a sign-in provider from an account (DESIGN 7): every identity of that provider goes,
+ * Unlinking a sign-in provider from an account: every identity of that provider goes,
  * but only while another way in remains (a password, a passkey, or another linked provider); the
  * last way in is never removed, or the account would be locked for good.
  *

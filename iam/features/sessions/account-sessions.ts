@@ -1,5 +1,5 @@
 /**
- * The account's own view of its sessions (DESIGN 7): list the live ones, end one, end all but the
+ * The account's own view of its sessions: list the live ones, end one, end all but the
  * current one. A session is a refresh-token family; its id is the family's random UUID, the same
  * value the access token carries as `sid`, so it is no secret (the refresh token is). Ending a
  * family revokes its tokens in the database; full authentication reads the family on every request

@@ -1,5 +1,5 @@
 /**
- * Password change by a signed-in user (DESIGN 7, OWASP ASVS 5.0 V6.2.3 and V7.4.3).
+ * Password change by a signed-in user (OWASP ASVS 5.0 V6.2.3 and V7.4.3).
  *
  * - The current password is re-proved and every guess is counted exactly like a failed POST /login
  *   (login IP, login IP + address, the account's progressive delay): a stolen session must not

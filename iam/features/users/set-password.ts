@@ -1,5 +1,5 @@
 /**
- * A first password for an account that has none (created through a sign-in provider, DESIGN 7).
+ * A first password for an account that has none (created through a sign-in provider).
  *
  * There is no current password to re-prove, so the route guards it the way it guards adding a
  * passkey: a sign-in proven within the re-authentication window and a confirmed address

@@ -8,7 +8,7 @@ import { withWarnings } from '../../http/respond'
 
 const MISMATCH = 'Passwords do not match'
 
-/** The status and body of each refusal (DESIGN 7). */
+/** The status and body of each refusal. */
 function refuse(result: Exclude<ChangePasswordResult, { ok: true }>): never {
   switch (result.code) {
     case 'rate_limited':

@@ -28,7 +28,7 @@ function refuse(result: Extract<SetPasswordResult, { ok: false }>): never {
  * confirmed address): 200 `{ password: true }`; 400 validation, mismatch, policy, breach; 403
  * re-authentication required or address never confirmed; 409 the account has a password; 503
  * breach check down. Adding a password is adding a way in, so it takes the guards of adding a
- * passkey (DESIGN 7) rather than the current password the account does not have.
+ * passkey rather than the current password the account does not have.
  */
 export default defineEventHandler(async (event) => {
   const { ctx, user, actor } = await authenticateAccount(event)
