@@ -19,17 +19,10 @@ import { readSessionState, type SessionState } from './bff/session-state'
 /** The signed-in user: id (the IAM's), roles, email, whether it is confirmed, name, when the access token expires. */
 export type SessionUser = Omit<Extract<SessionState, { authenticated: true }>, 'authenticated'>
 
-declare module 'h3' {
-  interface H3EventContext {
-    /** the session state read once for this request by getUser */
-    gatewayUser?: Promise<SessionState>
-  }
-}
-
 
 /** The signed-in user, or null. */
 export async function getUser(event: H3Event): Promise<SessionUser | null> {
-  const state = await (event.context.gatewayUser ??= readSessionState(event))
+  const state = await readSessionState(event)
   if (!state.authenticated) return null
   const { authenticated: _authenticated, ...user } = state
   return user

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { getRequestHeader, type H3Event } from 'h3'
+import { OIDC_BODY_LIMIT_BYTES } from '../../iam/features/oidc/mount'
 import { readBounded } from '../../iam/lib/read-bounded'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
 
@@ -30,8 +31,6 @@ export function isCallbackPath(path: string): boolean {
   return path.startsWith('/oauth/callback/')
 }
 
-/** The OpenID Provider's own bound on what it reads (PAR and token requests with signed request objects). */
-export const OIDC_BODY_LIMIT_BYTES = 56 * 1024
 
 const UPSTREAM_PATH = /^\/api\/upstream\/([^/?#]*)/
 

@@ -37,7 +37,7 @@ const MFA_MESSAGE = 'A login link has been sent to your email.'
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
-export async function readSessionState(event: H3Event): Promise<SessionState> {
+async function read(event: H3Event): Promise<SessionState> {
   if (!currentCookie(event, 'session')) return { authenticated: false }
   try {
     const res = await callAuthedRoute<'accessTokenMetadata', Metadata>(event, 'accessTokenMetadata', {})
@@ -68,4 +68,19 @@ export async function readSessionState(event: H3Event): Promise<SessionState> {
     if (error.status === 401) return { ...ENDED, ...(typeof error.body.ended === 'string' ? { why: error.body.ended as SessionEndedWhy } : {}) }
     throw error
   }
+}
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** this request's session state, read once (readSessionState) */
+    bffSessionState?: Promise<SessionState>
+  }
+}
+
+/**
+ * The session state of this request's browser, read from the IAM at most once per request: the
+ * signed-in page redirect, GET /api/auth/session and a team's getUser/requireUser share it.
+ */
+export function readSessionState(event: H3Event): Promise<SessionState> {
+  return (event.context.bffSessionState ??= read(event))
 }
