@@ -22,6 +22,13 @@ export type HttpMethod = 'GET' | 'POST'
  */
 export type AuthRule = 'full' | 'bearer+session' | 'session' | 'none'
 
+/**
+ * Checks right after full authentication, on facts it already read (iam/http/reauthenticate.ts):
+ * `verified-email` refuses an account whose address was never confirmed (403 `verifyEmail: true`),
+ * `recent-sign-in` a session that has not proved its sign-in recently (403 `reauthenticate: true`).
+ */
+export type RouteGuard = 'verified-email' | 'recent-sign-in'
+
 /** What middleware/30 does with a JSON body whose strings fail lib/text.ts. */
 export interface JsonTextRule {
   /** 'safe' (default): no control characters, no lone surrogates; 'storable': no NUL, no lone surrogates */
@@ -54,6 +61,8 @@ export interface RouteContract {
   /** one line for the OpenAPI document */
   summary: string
   auth: AuthRule
+  /** run in this order after full authentication (auth 'full' only) */
+  guards?: readonly RouteGuard[]
   /**
    * limiter names the route consumes (the limiter registry's names), in the order it consumes them;
    * `mailbox` holds back a mail to a capped address and never answers 429

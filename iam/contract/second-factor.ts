@@ -47,6 +47,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/totp/setup',
     summary: 'Start TOTP enrolment: a new secret, pending until confirmed',
     auth: 'full',
+    guards: ['verified-email', 'recent-sign-in'],
     limiters: [],
     request: noBody,
     responses: responses(
@@ -62,6 +63,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/totp/enable',
     summary: 'Confirm the pending secret with a code; answers the recovery codes once',
     auth: 'full',
+    guards: ['verified-email', 'recent-sign-in'],
     limiters: ['codes'],
     request: json(),
     body: z.object({ code: z.string({ error: 'The code is required' }).trim().regex(/^\d{6}$/, 'The code has 6 digits') }),
@@ -78,6 +80,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/totp/disable',
     summary: 'Turn TOTP off with a TOTP or recovery code',
     auth: 'full',
+    guards: ['recent-sign-in'],
     limiters: ['codes'],
     request: json(),
     body: z.object({ code: secondFactorCode }),
@@ -93,6 +96,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/auth/totp/recovery-codes',
     summary: 'Replace every recovery code by 10 new ones; answers them once',
     auth: 'full',
+    guards: ['recent-sign-in'],
     limiters: [],
     request: noBody,
     responses: responses(

@@ -1,16 +1,18 @@
-import { defineEventHandler, getRequestHeader, setResponseHeader } from 'h3'
+import { getRequestHeader, setResponseHeader } from 'h3'
+import { ROUTES } from '../contract/routes'
 import { useIam } from '../context'
 import { httpFail } from '../http/respond'
 import { getClientIp } from '../http/request'
 import { isProxyWithoutClient } from '../lib/ip'
 import { createIpAllowList, mayReadMetrics } from '../lib/metrics-access'
 import { useIamMetrics } from '../lib/metrics'
+import { defineRoute } from '../http/route'
 
 /**
  * GET /metrics: Prometheus text to service.metrics.allow (never to the trusted proxy's own
  * address, lib/metrics-access.ts) or the metrics token; 403 otherwise.
  */
-export default defineEventHandler(async (event) => {
+export default defineRoute(ROUTES.metrics, [], async ({ event }) => {
   const { config } = useIam()
   const { req } = event.node
   const allowed = mayReadMetrics({

@@ -1,23 +1,19 @@
-import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
-import { useIam } from '../../context'
 import { FORGOT_PASSWORD_BODY, requestPasswordReset } from '../../features/account-actions/password-reset'
-import { getFingerPrint, rejectXss } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
-import { getClientIp, getJsonBody } from '../../http/request'
-import { readRouteInput } from '../../http/route-input'
+import { body, counted, defineRoute, device } from '../../http/route'
 
 /**
  * POST /auth/forgot-password (no session): 200 with one fixed body whether or not the address has
  * an account; the lookup and the mail happen after the response. 400 malformed body; 429.
  */
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  const raw = getJsonBody<Record<string, unknown>>(event)
-  await getFingerPrint(event)
-  await rejectXss(event, raw)
-  const { email } = readRouteInput(event, ROUTES.forgotPassword, 'body')
-  const result = await requestPasswordReset(ctx, { email, ipAddress: getClientIp(event) })
-  if (!result.ok) return throwTooManyRequests(result.decision)
-  return FORGOT_PASSWORD_BODY
-})
+export default defineRoute(
+  ROUTES.forgotPassword,
+  // per IP and per IP + address, counted with the mail (features/account-actions/password-reset.ts)
+  [device, body(), counted('forgotPassword'), counted('mailbox')],
+  async ({ ctx, ip, body }) => {
+    const result = await requestPasswordReset(ctx, { email: body.email, ipAddress: ip })
+    if (!result.ok) return throwTooManyRequests(result.decision)
+    return FORGOT_PASSWORD_BODY
+  },
+)

@@ -1,21 +1,19 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../context'
+import { ROUTES } from '../../contract/routes'
 import { resolveFamilyAnomaly } from '../../features/anomalies/anomaly-store'
 import { hashRefreshToken, isRefreshTokenShape } from '../../features/sessions/refresh-token'
 import { revokeFamily } from '../../features/sessions/session-service'
 import { findSessionByTokenHash } from '../../features/sessions/sessions-repo'
-import { requireAccessToken, requireRefreshToken } from '../../http/auth'
 import { clearSessionCookie } from '../../http/cookies'
+import { defineRoute } from '../../http/route'
 
 /**
  * POST /auth/logout (cookie-only): Bearer header and session cookie required (401 otherwise).
  * Revokes the session the cookie names and clears the cookie; an unknown or dead session still
  * answers 200 (logging out twice is not an error).
  */
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  requireAccessToken(event)
-  const refreshToken = requireRefreshToken(event)
+export default defineRoute(ROUTES.logout, [], async ({ event, ctx }) => {
+  // present: the unit's presence checks for auth 'bearer+session' kept it (http/auth.ts requireRefreshToken)
+  const refreshToken = event.context.refreshToken!
   if (isRefreshTokenShape(refreshToken)) {
     const state = await findSessionByTokenHash(ctx.db, hashRefreshToken(refreshToken))
     if (state && !state.family.revoked_at) {

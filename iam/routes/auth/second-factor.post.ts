@@ -1,9 +1,9 @@
-import { defineEventHandler } from 'h3'
-import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
+import { ROUTES } from '../../contract/routes'
 import { completeSignIn } from '../../features/second-factor/sign-in-step'
 import { authFail, sendTokens } from '../../http/auth'
+import { body, defineRoute, limit, signInGate } from '../../http/route'
 import { failCodesLocked } from '../../http/second-factor'
-import { readSignInStep } from '../../http/sign-in'
+import { signInDevice } from '../../http/sign-in'
 
 /**
  * POST /auth/second-factor (no session; canary_id required, `{ challenge, code }`): answers like
@@ -11,9 +11,8 @@ import { readSignInStep } from '../../http/sign-in'
  * unknown, expired, used, out of attempts or issued to another device; 403 banned; 429 (the
  * login's per-IP budget, or the account's code entry locked after too many wrong codes).
  */
-export default defineEventHandler(async (event) => {
-  const { ctx, device, body } = await readSignInStep(event, SECOND_FACTOR_ROUTES.secondFactor)
-  const result = await completeSignIn(ctx, { challenge: body.challenge, code: body.code, ...device })
+export default defineRoute(ROUTES.secondFactor, [signInGate, body(), limit('loginIp', ({ ip }) => ({ ip }))], async ({ event, ctx, visitor, body }) => {
+  const result = await completeSignIn(ctx, { challenge: body.challenge, code: body.code, ...signInDevice(event, visitor!) })
   if (result.ok) return sendTokens(event, ctx, result.pair, 200)
   if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
   if (result.code === 'invalid_code') return authFail(401, 'Invalid code')

@@ -1,13 +1,12 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../context'
+import { ROUTES } from '../../contract/routes'
 import { findSignInMethods } from '../../features/users/sign-in-methods'
-import { authFail, fullAuthentication, RELOGIN_ERROR } from '../../http/auth'
+import { authFail, RELOGIN_ERROR } from '../../http/auth'
 import { okEnvelope } from '../../http/respond'
+import { defineRoute } from '../../http/route'
 
 /** GET /auth/sign-in-methods (full authentication): 200 `{ password, totp, passkeys, providers }`; 401. */
-export default defineEventHandler(async (event) => {
-  const user = await fullAuthentication(event)
-  const methods = await findSignInMethods(useIam().db, user.userId)
+export default defineRoute(ROUTES.signInMethods, [], async ({ ctx, user }) => {
+  const methods = await findSignInMethods(ctx.db, user.userId)
   // full authentication read the account a moment ago: gone since is a session that just ended
   if (!methods) return authFail(401, RELOGIN_ERROR)
   return okEnvelope(methods)

@@ -1,7 +1,10 @@
-import { defineEventHandler } from 'h3'
-import { ROUTES } from '../../contract/routes'
 import { previewMfaLink } from '../../features/account-actions/verify-mfa'
+import { ROUTES } from '../../contract/routes'
 import { answerLinkPreview } from '../../http/link-preview'
+import { invalidLink } from '../../http/link-submission'
+import { defineRoute, limit, query } from '../../http/route'
 
 /** GET /auth/verify-mfa: 200 `{ ok, date, data: { link: "MFA Code", reason } }`; 400 `{ error }`. */
-export default defineEventHandler((event) => answerLinkPreview(event, ROUTES.verifyMfaLink, 'MFA Code', previewMfaLink))
+export default defineRoute(ROUTES.verifyMfaLink, [limit('links', ({ ip }) => ({ ip, on: 'preview' })), query(invalidLink)], ({ ctx, query }) =>
+  answerLinkPreview(ctx, query, 'MFA Code', previewMfaLink),
+)

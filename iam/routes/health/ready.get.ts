@@ -1,14 +1,16 @@
-import { defineEventHandler, setResponseHeader, setResponseStatus } from 'h3'
+import { setResponseHeader, setResponseStatus } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { checkReadiness } from '../../features/health/readiness'
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage'
+import { defineRoute } from '../../http/route'
 
 /**
  * GET /health/ready (DESIGN section 6): 200 `{ status: "ready", checks }` or 503
  * `{ status: "unavailable", checks }` naming the dependency that is down. HMAC-exempt from any
  * address (route table `hmac: false`): it says up or down per dependency and nothing more.
  */
-export default defineEventHandler(async (event) => {
+export default defineRoute(ROUTES.healthReady, [], async ({ event }) => {
   const { ready, checks } = await checkReadiness(useIam())
   setResponseHeader(event, 'cache-control', 'no-store')
   if (ready) return { status: 'ready', checks }

@@ -1,15 +1,16 @@
-import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { httpFail } from '../../http/respond'
 import { getClientIp } from '../../http/request'
 import { normalizeIp } from '../../lib/ip'
+import { defineRoute } from '../../http/route'
 
 /**
  * GET /operational/config (spec Standalone endpoints): the cookie domain and access token TTL for
  * the trusted client only, judged on the resolved client IP: service.clientIp or
  * service.proxy.ipToTrust. Others get 403 `{ error: "Forbidden" }`.
  */
-export default defineEventHandler((event) => {
+export default defineRoute(ROUTES.operationalConfig, [], ({ event }) => {
   const { config } = useIam()
   const allowed = [config.service.clientIp, config.service.proxy.ipToTrust]
     .filter((ip): ip is string => typeof ip === 'string' && ip !== '')

@@ -1,10 +1,12 @@
-import { defineEventHandler } from 'h3'
-import { requireAuthorizedAccount } from '../../http/authorized-account'
+import { ROUTES } from '../../contract/routes'
+import { authorizedAccount } from '../../http/authorized-account'
+import { defineRoute } from '../../http/route'
 import { getClientIp, requestHeader } from '../../http/request'
 
 /** GET /secret/data (full authentication): who is calling, for the gateway. */
-export default defineEventHandler(async (event) => {
-  const { user, account } = await requireAuthorizedAccount(event)
+export default defineRoute(ROUTES.secretData, [], (req) => {
+  const { event } = req
+  const { user, account } = authorizedAccount(req)
   return {
     userId: user.userId,
     authorized: true,

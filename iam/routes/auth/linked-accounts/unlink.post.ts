@@ -1,10 +1,8 @@
-import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../contract/routes'
 import { unlinkProvider } from '../../../features/oauth-login/unlink-provider'
 import { authFail, RELOGIN_ERROR } from '../../../http/auth'
-import { authenticateAccount, readAccountBody } from '../../../http/account-input'
-import { requireRecentSignIn } from '../../../http/reauthenticate'
 import { okEnvelope } from '../../../http/respond'
+import { defineRoute } from '../../../http/route'
 
 const LAST_WAY_IN = 'This is the only way to sign in to this account. Set a password or add a passkey first, then unlink it.'
 
@@ -13,10 +11,7 @@ const LAST_WAY_IN = 'This is the only way to sign in to this account. Set a pass
  * `{ unlinked: true }`; 400 validation; 403 re-authentication required; 404 not linked; 409 the
  * last way in. Not under /auth/OAuth/: that path's segment is a provider's name.
  */
-export default defineEventHandler(async (event) => {
-  const { ctx, user, actor } = await authenticateAccount(event)
-  requireRecentSignIn(event)
-  const body = await readAccountBody(event, ROUTES.unlinkProvider)
+export default defineRoute(ROUTES.unlinkProvider, [], async ({ ctx, user, actor, body }) => {
   const result = await unlinkProvider(ctx, { userId: user.userId, provider: body.provider, actor })
   if (result.ok) return okEnvelope({ unlinked: true as const })
   if (result.code === 'not_linked') return authFail(404, 'No account of this provider is linked')

@@ -1,10 +1,7 @@
-import { defineEventHandler } from 'h3'
+import { ROUTES } from '../../../contract/routes'
 import { listConnectedApps } from '../../../features/oidc/connected-apps'
-import { authenticateAccount } from '../../../http/account-input'
 import { okEnvelope } from '../../../http/respond'
+import { defineRoute } from '../../../http/route'
 
 /** GET /auth/oidc/apps (full authentication): the apps the account signed in to with us. */
-export default defineEventHandler(async (event) => {
-  const { ctx, user } = await authenticateAccount(event)
-  return okEnvelope({ apps: await listConnectedApps(ctx.db, user.userId, ctx.now()) })
-})
+export default defineRoute(ROUTES.oidcConnectedApps, [], async ({ ctx, user }) => okEnvelope({ apps: await listConnectedApps(ctx.db, user.userId, ctx.now()) }))

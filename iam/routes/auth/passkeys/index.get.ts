@@ -1,11 +1,7 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../../context'
+import { ROUTES } from '../../../contract/routes'
 import { listAccountPasskeys } from '../../../features/passkeys/registration-service'
-import { fullAuthentication } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
+import { defineRoute } from '../../../http/route'
 
 /** GET /auth/passkeys (full authentication): 200 `{ passkeys }`, newest first; 401. */
-export default defineEventHandler(async (event) => {
-  const user = await fullAuthentication(event)
-  return okEnvelope({ passkeys: await listAccountPasskeys(useIam(), user.userId) })
-})
+export default defineRoute(ROUTES.passkeysList, [], async ({ ctx, user }) => okEnvelope({ passkeys: await listAccountPasskeys(ctx, user.userId) }))

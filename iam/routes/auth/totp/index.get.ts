@@ -1,11 +1,7 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../../context'
+import { ROUTES } from '../../../contract/routes'
 import { totpStatus } from '../../../features/second-factor/totp-service'
-import { fullAuthentication } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
+import { defineRoute } from '../../../http/route'
 
 /** GET /auth/totp (full authentication): 200 `{ enabled, recoveryCodesLeft }`; 401. */
-export default defineEventHandler(async (event) => {
-  const user = await fullAuthentication(event)
-  return okEnvelope(await totpStatus(useIam(), user.userId))
-})
+export default defineRoute(ROUTES.totpStatus, [], async ({ ctx, user }) => okEnvelope(await totpStatus(ctx, user.userId)))

@@ -1,19 +1,15 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../../context'
+import { ROUTES } from '../../../contract/routes'
 import { regenerateRecoveryCodes } from '../../../features/second-factor/totp-service'
-import { authFail, fullAuthentication } from '../../../http/auth'
-import { actorOf } from '../../../http/link-submission'
-import { requireRecentSignIn } from '../../../http/reauthenticate'
+import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
+import { defineRoute } from '../../../http/route'
 
 /**
  * POST /auth/totp/recovery-codes (full authentication, no body): 200 `{ recoveryCodes }` (10, shown
  * once), every earlier recovery code removed; 401; 403 re-authentication required; 409 TOTP not enabled.
  */
-export default defineEventHandler(async (event) => {
-  const user = await fullAuthentication(event)
-  requireRecentSignIn(event)
-  const result = await regenerateRecoveryCodes(useIam(), { userId: user.userId, actor: actorOf(event, user.visitorRowId) })
+export default defineRoute(ROUTES.totpRecoveryCodes, [], async ({ ctx, user, actor }) => {
+  const result = await regenerateRecoveryCodes(ctx, { userId: user.userId, actor })
   if (result.ok) return okEnvelope({ recoveryCodes: result.recoveryCodes })
   return authFail(409, 'Two-step sign-in is not on')
 })

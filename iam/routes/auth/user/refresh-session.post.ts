@@ -1,10 +1,8 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../../context'
+import { ROUTES } from '../../../contract/routes'
 import { rotateRefreshToken } from '../../../features/sessions/rotate-service'
-import { authFail, RELOGIN_ERROR, requireRefreshToken, sendTokens } from '../../../http/auth'
-import { enforceRateLimit } from '../../../http/rate-limit'
+import { authFail, RELOGIN_ERROR, sendTokens } from '../../../http/auth'
 import { guardRefresh } from '../../../http/refresh-guard'
-import { getClientIp } from '../../../http/request'
+import { defineRoute, limit } from '../../../http/route'
 import { emitSignal } from '../../../lib/signals'
 
 /**
@@ -12,11 +10,9 @@ import { emitSignal } from '../../../lib/signals'
  * requireRefreshToken, getFingerPrint, checkForActiveMfa, the anomaly checks, rotateCredentials.
  * 201 rotated; 202 MFA; 401 missing/invalid/expired/reused/too old; 429.
  */
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  const refreshToken = requireRefreshToken(event)
-  await enforceRateLimit(ctx, 'refresh', { ip: getClientIp(event) })
-  const facts = await guardRefresh(event, refreshToken)
+export default defineRoute(ROUTES.refreshSession, [limit('refresh', ({ ip }) => ({ ip }))], async ({ event, ctx }) => {
+  // present: the unit's presence check for auth 'session' kept it (http/auth.ts requireRefreshToken)
+  const facts = await guardRefresh(event, event.context.refreshToken!)
   const rotated = await rotateRefreshToken(ctx, facts)
   emitSignal({ kind: 'rotation', outcome: rotated.ok ? 'ok' : rotated.code })
   if (!rotated.ok) return authFail(401, RELOGIN_ERROR, { reason: rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })

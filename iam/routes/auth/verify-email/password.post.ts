@@ -1,16 +1,10 @@
-import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../contract/routes'
-import { useIam } from '../../../context'
-import { verifyEmail } from '../../../features/account-actions/verify-email'
+import { verifyEmail, type VerifyProof } from '../../../features/account-actions/verify-email'
 import { failAction } from '../../../http/account-action-outcomes'
-import { getFingerPrint } from '../../../http/auth'
-import { actorOf, readLinkQuery } from '../../../http/link-submission'
-import { enforceRateLimit } from '../../../http/rate-limit'
-import { getClientIp } from '../../../http/request'
-import { okEnvelope, withWarnings } from '../../../http/respond'
-import { readRouteInput } from '../../../http/route-input'
 import { authFail } from '../../../http/auth'
-import type { VerifyProof } from '../../../features/account-actions/verify-email'
+import { invalidLink } from '../../../http/link-submission'
+import { okEnvelope, withWarnings } from '../../../http/respond'
+import { body, defineRoute, device, limit, query } from '../../../http/route'
 
 /** The account's password alone, or a new one with its confirmation: 400 for anything else. */
 function proofOf(body: { password?: string; newPassword?: string; confirmedPassword?: string }): VerifyProof {
@@ -29,18 +23,17 @@ function proofOf(body: { password?: string; newPassword?: string; confirmedPassw
  * 400 validation, bad link, mismatch or a rejected password; 401 wrong password (counted like a
  * failed sign-in); 403 banned device; 429; 503 breached-password check down.
  */
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  await enforceRateLimit(ctx, 'codes', { ip: getClientIp(event), on: 'verify' })
-  const params = readLinkQuery(event, ROUTES.verifyEmailWithPassword)
-  await getFingerPrint(event)
+export default defineRoute(
+  ROUTES.verifyEmailWithPassword,
   // passwords are never rendered: nothing else is free text here, so no markup check
-  const body = readRouteInput(event, ROUTES.verifyEmailWithPassword, 'body')
-  const proof = proofOf(body)
-  const result = await verifyEmail(ctx, { params, actor: actorOf(event, event.context.visitor?.id ?? null), proof })
-  if (!result.ok) return failAction(result)
-  const message = result.signedOut
-    ? 'Your email address is confirmed and your new password is set. Every session was signed out: sign in with the new password.'
-    : 'Your email address is confirmed.'
-  return withWarnings(okEnvelope({ message, signedOut: result.signedOut }), result.warnings)
-})
+  [limit('codes', ({ ip }) => ({ ip, on: 'verify' })), query(invalidLink), device, body({ markupCheck: false })],
+  async ({ ctx, actor, query, body }) => {
+    const proof = proofOf(body)
+    const result = await verifyEmail(ctx, { params: query, actor, proof })
+    if (!result.ok) return failAction(result)
+    const message = result.signedOut
+      ? 'Your email address is confirmed and your new password is set. Every session was signed out: sign in with the new password.'
+      : 'Your email address is confirmed.'
+    return withWarnings(okEnvelope({ message, signedOut: result.signedOut }), result.warnings)
+  },
+)

@@ -1,12 +1,13 @@
-import { defineEventHandler } from 'h3'
-import { requireAuthorizedAccount } from '../../../http/authorized-account'
+import { ROUTES } from '../../../contract/routes'
+import { authorizedAccount } from '../../../http/authorized-account'
+import { defineRoute } from '../../../http/route'
 
 /**
  * GET /secret/accesstoken/metadata (full authentication, cookie-only): the decoded access token and
  * when to rotate it. refreshThreshold = 25% of the access TTL; shouldRotate once less remains.
  */
-export default defineEventHandler(async (event) => {
-  const { ctx, user, account } = await requireAuthorizedAccount(event)
+export default defineRoute(ROUTES.accessTokenMetadata, [], (req) => {
+  const { ctx, user, account } = authorizedAccount(req)
   const now = ctx.now()
   const expMs = (user.payload.exp ?? 0) * 1000
   const msUntilExp = Math.max(0, expMs - now)

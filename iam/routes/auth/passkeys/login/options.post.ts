@@ -1,10 +1,7 @@
-import { defineEventHandler } from 'h3'
-import { useIam } from '../../../../context'
+import { ROUTES } from '../../../../contract/routes'
 import { startSignIn } from '../../../../features/passkeys/sign-in-service'
-import { requireSignInDevice } from '../../../../http/sign-in'
-import { enforceRateLimit } from '../../../../http/rate-limit'
-import { getClientIp } from '../../../../http/request'
 import { okEnvelope } from '../../../../http/respond'
+import { defineRoute, limit, signInGate } from '../../../../http/route'
 
 /**
  * POST /auth/passkeys/login/options (no session; canary_id required): 200 `{ options }`, the same
@@ -13,9 +10,6 @@ import { okEnvelope } from '../../../../http/respond'
  * browser can offer passkeys in the address field's autofill, and a load is not a sign-in attempt;
  * the verify step, which is one, spends that budget.
  */
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  const visitor = await requireSignInDevice(event)
-  await enforceRateLimit(ctx, 'passkeyOptions', { ip: getClientIp(event) })
-  return okEnvelope({ options: await startSignIn(ctx, { visitorRowId: visitor.id }) })
-})
+export default defineRoute(ROUTES.passkeyLoginOptions, [signInGate, limit('passkeyOptions', ({ ip }) => ({ ip }))], async ({ ctx, visitor }) =>
+  okEnvelope({ options: await startSignIn(ctx, { visitorRowId: visitor!.id }) }),
+)

@@ -1,21 +1,17 @@
-import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../../../contract/routes'
 import { finishLogin } from '../../../../../features/oidc/interactions'
 import { useOidcProvider } from '../../../../../features/oidc/provider'
-import { authenticateAccount } from '../../../../../http/account-input'
 import { interactionOutcome } from '../../../../../http/oidc'
-import { readRouteInput } from '../../../../../http/route-input'
+import { defineRoute } from '../../../../../http/route'
 
 /**
  * POST /auth/oidc/interaction/:uid/login (full authentication): the signed-in account continues
  * the request; 403 `{ reauthenticate: true }` when it asked for a fresher sign-in than the
  * session's (prompt=login, max_age).
  */
-export default defineEventHandler(async (event) => {
-  const { ctx, user } = await authenticateAccount(event)
-  const { uid } = readRouteInput(event, ROUTES.oidcInteractionLogin, 'params')
+export default defineRoute(ROUTES.oidcInteractionLogin, [], async ({ event, ctx, user, params }) => {
   const provider = await useOidcProvider(ctx)
   const signInProofAt = event.context.signInProofAt ?? 0
-  const outcome = await finishLogin(ctx.db, provider, event.node, uid, { userId: user.userId, sessionId: user.sessionId, signInProofAt }, ctx.now())
+  const outcome = await finishLogin(ctx.db, provider, event.node, params.uid, { userId: user.userId, sessionId: user.sessionId, signInProofAt }, ctx.now())
   return interactionOutcome(outcome)
 })

@@ -1,0 +1,254 @@
+/**
+ * One route, one unit: a route's table entry (iam/contract/) is what runs. `defineRoute(entry,
+ * steps, handler)` performs the authentication the entry names (full authentication, then the
+ * entry's guards), runs the route's steps in their declared order (limiters, device checks, input
+ * parsing), parses whatever input the entry declares that no step parsed, and only then calls the
+ * handler, which holds the call to the feature and the mapping of its outcome.
+ *
+ * The steps are checked against the entry when the module loads, so a route cannot quietly skip
+ * what its entry promises: every limiter the entry lists has exactly one step that consumes it
+ * (`limit`) or hands it to the feature that counts it on its outcome (`counted`); no step names a
+ * limiter the entry does not list; a part of the input is parsed only when the entry has a schema
+ * for it, and at most once. A mismatch throws at boot (every test of the build fails with it).
+ *
+ * The order of the steps is the route's order of checks, kept per route where the spec or the
+ * design fixes it (a limiter before the link query, the device before the markup check, ...).
+ * docs/architecture.md describes the request path around it.
+ */
+import { defineEventHandler, type EventHandler, type H3Event } from 'h3'
+import type { AuthRule, RouteContract } from '../contract/define'
+import type { LimiterName } from '../contract/limiter-names'
+import { useIam, type IamContext } from '../context'
+import type { Visitor } from '../db/schema'
+import type { Visit, VisitFacts } from '../features/devices/devices-service'
+import type { Actor } from '../features/account-actions/outcomes'
+import type { CountLimiterName, KeyFacts } from '../features/rate-limits/registry'
+import { fullAuthentication, getFingerPrint, rejectXss, requireAccessToken, requireRefreshToken, type RequestUser } from './auth'
+import { actorOf } from './link-submission'
+import { enforceRateLimit } from './rate-limit'
+import { requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
+import { getClientIp, getJsonBody } from './request'
+import { readRouteInput, type InputPart, type InvalidInput, type RouteInput } from './route-input'
+import { requireSignInDevice, signInDeviceVisit } from './sign-in'
+
+/** What a signed-in route's handler gets beyond the anonymous one's. */
+type UserOf<R extends RouteContract> = R['auth'] extends 'full' ? RequestUser : undefined
+
+/** The request as the handler and the steps see it. */
+export interface RouteRequest<R extends RouteContract = RouteContract> {
+  readonly event: H3Event
+  readonly ctx: IamContext
+  /** the client IP (middleware 10) */
+  readonly ip: string
+  /** req.user of full authentication; undefined on the other routes */
+  readonly user: UserOf<R>
+  /** the device and network recorded with an action: the session's device, else the request's (device steps) */
+  readonly actor: Actor
+  /** the device of a sign-in route (`signInGate` step) */
+  visitor?: Visitor
+  /** what a `signInGateWith` step's visit answered beyond the device (login's prefetched account) */
+  visited?: Visit
+  params: RouteInput<R, 'params'>
+  query: RouteInput<R, 'query'>
+  body: RouteInput<R, 'body'>
+}
+
+/** How a step reads the request: any route's. */
+type AnyRequest = RouteRequest<RouteContract>
+
+export type RouteStep =
+  | { kind: 'limit'; limiter: CountLimiterName; run: (req: AnyRequest) => Promise<void> }
+  | { kind: 'counted'; limiter: LimiterName }
+  | { kind: 'parse'; part: InputPart; run: (req: AnyRequest, route: RouteContract) => Promise<void> | void }
+  | { kind: 'check'; run: (req: AnyRequest) => Promise<void> | void }
+
+/**
+ * Consumes one point of the registry's limiter `name` for the key made of `facts(req)`; 429 when
+ * refused (spec "Limits" rule 1).
+ */
+export function limit<N extends CountLimiterName>(
+  name: N,
+  facts: (req: AnyRequest) => KeyFacts<N>,
+  options: { unless?: (req: AnyRequest) => Promise<boolean> } = {},
+): RouteStep {
+  const { unless } = options
+  return {
+    kind: 'limit',
+    limiter: name,
+    run: async (req) => {
+      if (unless && (await unless(req))) return
+      await enforceRateLimit(req.ctx, name, facts(req))
+    },
+  }
+}
+
+/**
+ * A limiter the feature consumes itself, because it counts an outcome (a wrong password, a failed
+ * verification) or batches its steps with others in one store call (features/users/login-delay.ts).
+ */
+export function counted(name: LimiterName): RouteStep {
+  return { kind: 'counted', limiter: name }
+}
+
+/** Parses the route's path parameters; `invalid` answers a refusal (default: the route's 400). */
+export function params(invalid?: InvalidInput): RouteStep {
+  return { kind: 'parse', part: 'params', run: (req, route) => void (req.params = readRouteInput(req.event, route, 'params', invalid)) }
+}
+
+/** Parses the route's query; `invalid` answers a refusal (default: the route's 400). */
+export function query(invalid?: InvalidInput): RouteStep {
+  return { kind: 'parse', part: 'query', run: (req, route) => void (req.query = readRouteInput(req.event, route, 'query', invalid)) }
+}
+
+const withoutSecrets = (raw: Record<string, unknown>, secret: readonly string[]) =>
+  secret.length === 0 ? raw : Object.fromEntries(Object.entries(raw).filter(([key]) => !secret.includes(key)))
+
+export interface BodyOptions {
+  /** Fields left out of the markup check: secrets are never rendered, and a password may hold any characters. */
+  secret?: readonly string[]
+  /** false: no field is free text (ids, codes, passwords), the schema alone decides */
+  markupCheck?: boolean
+}
+
+/**
+ * The JSON body: markup in free text bans the device (403, http/auth.ts rejectXss), then the
+ * entry's schema (its 400).
+ */
+export function body(options: BodyOptions = {}): RouteStep {
+  return {
+    kind: 'parse',
+    part: 'body',
+    run: async (req, route) => {
+      if (options.markupCheck !== false) {
+        await rejectXss(req.event, withoutSecrets(getJsonBody<Record<string, unknown>>(req.event) ?? {}, options.secret ?? []))
+      }
+      req.body = readRouteInput(req.event, route, 'body')
+    },
+  }
+}
+
+/**
+ * The markup check alone, for a route that takes it apart from the schema (a limiter in between);
+ * the body step then goes without it (`body({ markupCheck: false })`).
+ */
+export function markup(secret: readonly string[] = []): RouteStep {
+  return check((req) => rejectXss(req.event, withoutSecrets(getJsonBody<Record<string, unknown>>(req.event) ?? {}, secret)))
+}
+
+/** A check of the route's own, in its place among the steps (it ends the request by throwing). */
+export function check(run: (req: AnyRequest) => Promise<void> | void): RouteStep {
+  return { kind: 'check', run }
+}
+
+/** req.fingerPrint and the device of the canary cookie, when there is one (a banned device: 403). */
+export const device: RouteStep = check(async (req) => void (await getFingerPrint(req.event)))
+
+/** The device gate of the routes that hand out a session (http/sign-in.ts): the canary cookie is required. */
+export const signInGate: RouteStep = check(async (req) => {
+  req.visitor = await requireSignInDevice(req.event)
+})
+
+/** signInGate with its device step given (login reads the account in the same statement: features/users/login-device.ts). */
+export function signInGateWith(visit: (ctx: IamContext, facts: VisitFacts, req: AnyRequest) => Promise<Visit>): RouteStep {
+  return check(async (req) => {
+    const visited = await signInDeviceVisit(req.event, (ctx, facts) => visit(ctx, facts, req))
+    req.visitor = visited.visitor
+    req.visited = visited
+  })
+}
+
+/** Why a unit does not match its entry; thrown when the route module loads. */
+function mismatch(route: RouteContract, steps: readonly RouteStep[]): string | undefined {
+  const where = `${route.method} ${route.path}`
+  const declared = new Set<string>(route.limiters)
+  const stepped = steps.flatMap((step) => (step.kind === 'limit' || step.kind === 'counted' ? [step.limiter as string] : []))
+  for (const name of stepped) if (!declared.has(name)) return `${where}: a step uses the limiter ${name}, which its table entry does not list`
+  for (const name of declared) {
+    const uses = stepped.filter((used) => used === name).length
+    if (uses !== 1) return `${where}: its table entry lists the limiter ${name}, which ${uses === 0 ? 'no step consumes (limit) or hands to the feature (counted)' : 'several steps consume'}`
+  }
+  const parsed = steps.flatMap((step) => (step.kind === 'parse' ? [step.part] : []))
+  for (const part of parsed) {
+    if (!route[part]) return `${where}: a step parses its ${part}, for which its table entry has no schema`
+    if (parsed.filter((p) => p === part).length > 1) return `${where}: its ${part} is parsed twice`
+  }
+  return undefined
+}
+
+/** The parts the entry declares that no step parses: parsed after the steps, in this order. */
+const IMPLICIT: ReadonlyArray<[InputPart, () => RouteStep]> = [
+  ['params', () => params()],
+  ['query', () => query()],
+  ['body', () => body()],
+]
+
+/** The presence checks, then full authentication and its guards, as the entry's `auth` and `guards` say. */
+async function authenticate(event: H3Event, route: RouteContract): Promise<RequestUser | undefined> {
+  const auth: AuthRule = route.auth
+  if (auth === 'full') {
+    const user = await fullAuthentication(event)
+    for (const guard of route.guards ?? []) {
+      if (guard === 'verified-email') requireVerifiedEmail(event)
+      else requireRecentSignIn(event)
+    }
+    return user
+  }
+  // presence only (middleware 30 checked it before the body rule): the route's own chain verifies
+  if (auth === 'bearer+session') requireAccessToken(event)
+  if (auth !== 'none') requireRefreshToken(event)
+  return undefined
+}
+
+/** A route's handler, with its table entry attached (tests/unit/route-unit.test.ts reads it). */
+export type RouteHandler<R extends RouteContract> = EventHandler & { readonly route: R }
+
+/**
+ * The route's event handler: authentication, steps, the remaining input, then `handler`. Throws at
+ * load when `steps` do not match the entry (see the top of this file).
+ */
+export function defineRoute<const R extends RouteContract>(
+  route: R,
+  steps: readonly RouteStep[],
+  handler: (req: RouteRequest<R>) => unknown,
+): RouteHandler<R> {
+  const problem = mismatch(route, steps)
+  if (problem) throw new Error(`route unit does not match its table entry: ${problem}`)
+  const parsedBySteps = new Set(steps.flatMap((step) => (step.kind === 'parse' ? [step.part] : [])))
+  const all = [...steps, ...IMPLICIT.filter(([part]) => route[part] && !parsedBySteps.has(part)).map(([, make]) => make())]
+  const run = async (event: H3Event) => {
+    const user = await authenticate(event, route)
+    const ctx = useIam()
+    const ip = getClientIp(event)
+    const req = {
+      event,
+      ctx,
+      ip,
+      user,
+      get actor(): Actor {
+        return actorOf(event, user?.visitorRowId ?? event.context.visitor?.id ?? null)
+      },
+      params: undefined,
+      query: undefined,
+      body: undefined,
+    } as unknown as RouteRequest<R>
+    for (const step of all) {
+      if (step.kind === 'counted') continue
+      if (step.kind === 'parse') await step.run(req as AnyRequest, route)
+      else await step.run(req as AnyRequest)
+    }
+    return handler(req)
+  }
+  return Object.assign(defineEventHandler(run), { route })
+}
+
+/**
+ * A feature's failure codes with the answer of each (status and body, through authFail / httpFail):
+ * exhaustive, so a code the feature adds and the route does not answer fails the typecheck.
+ */
+export type FailureTable<F extends { code: string }> = { readonly [C in F['code']]: (failure: F & { code: C }) => never }
+
+/** Ends the request with the table's answer for `failure`. */
+export function answerFailure<F extends { code: string }>(table: FailureTable<F>, failure: F): never {
+  const answer = table[failure.code as F['code']] as (failure: F) => never
+  return answer(failure)
+}
