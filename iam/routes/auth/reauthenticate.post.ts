@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
-import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/account-actions/reauthenticate'
+import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/second-factors/step-up/reauthenticate'
 import { authenticateAccount, readAccountBody } from '../../http/account-input'
 import { authFail, RELOGIN_ERROR } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
@@ -33,7 +33,7 @@ function refuse(result: Extract<ReauthResult, { ok: false }>): never {
 
 /**
  * POST /auth/reauthenticate (full authentication; `{ password }`, `{ code }` or `{}`): 200 when
- * the sign-in is proven again (features/account-actions/reauthenticate.ts), or 200 `{ mailed:
+ * the sign-in is proven again (features/second-factors/step-up/reauthenticate.ts), or 200 `{ mailed:
  * true }` when a code was mailed (accounts with neither a password nor a second factor, asked with
  * `{}`); 400; 401 wrong password or code; 429; 503 mail failure.
  */

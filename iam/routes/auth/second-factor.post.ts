@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { SECOND_FACTOR_ROUTES } from '../../contract/second-factor'
-import { completeSignIn } from '../../features/second-factor/sign-in-step'
+import { completeSignIn } from '../../features/second-factors/sign-in-step'
 import { authFail, sendTokens } from '../../http/auth'
 import { failCodesLocked } from '../../http/second-factor'
 import { readSignInStep } from '../../http/sign-in'

@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
-import { previewCustomLink } from '../../features/account-actions/custom-mfa'
+import { previewCustomLink } from '../../features/second-factors/step-up/custom-mfa'
 import { fullAuthentication } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { getClientIp } from '../../http/request'

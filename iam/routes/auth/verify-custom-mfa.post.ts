@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../contract/routes'
-import { verifyCustomMfa } from '../../features/account-actions/custom-mfa'
+import { verifyCustomMfa } from '../../features/second-factors/step-up/custom-mfa'
 import { sendTokens } from '../../http/auth'
 import { readLinkSubmission } from '../../http/link-submission'
 import { failAction } from '../../http/account-action-outcomes'

@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
 import { ROUTES } from '../../../contract/routes'
-import { removePasskey } from '../../../features/passkeys/registration-service'
+import { removePasskey } from '../../../features/second-factors/passkeys/registration-service'
 import { authFail, fullAuthentication } from '../../../http/auth'
 import { getClientIp } from '../../../http/request'
 import { requireRecentSignIn } from '../../../http/reauthenticate'

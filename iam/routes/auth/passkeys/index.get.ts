@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
-import { listAccountPasskeys } from '../../../features/passkeys/registration-service'
+import { listAccountPasskeys } from '../../../features/second-factors/passkeys/registration-service'
 import { fullAuthentication } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 

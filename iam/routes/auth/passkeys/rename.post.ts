@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../contract/routes'
-import { renameAccountPasskey } from '../../../features/passkeys/registration-service'
+import { renameAccountPasskey } from '../../../features/second-factors/passkeys/registration-service'
 import { authFail } from '../../../http/auth'
 import { authenticateAccount, readAccountBody } from '../../../http/account-input'
 import { okEnvelope } from '../../../http/respond'

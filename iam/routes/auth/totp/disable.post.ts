@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { SECOND_FACTOR_ROUTES } from '../../../contract/second-factor'
-import { disableTotp } from '../../../features/second-factor/totp-service'
+import { disableTotp } from '../../../features/second-factors/totp/totp-service'
 import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { failCodesLocked, INVALID_FACTOR_CODE, readFactorRequest } from '../../../http/second-factor'

@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
-import { totpStatus } from '../../../features/second-factor/totp-service'
+import { totpStatus } from '../../../features/second-factors/totp/totp-service'
 import { fullAuthentication } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 

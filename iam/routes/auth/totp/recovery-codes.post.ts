@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
-import { regenerateRecoveryCodes } from '../../../features/second-factor/totp-service'
+import { regenerateRecoveryCodes } from '../../../features/second-factors/totp/totp-service'
 import { authFail, fullAuthentication } from '../../../http/auth'
 import { actorOf } from '../../../http/link-submission'
 import { requireRecentSignIn } from '../../../http/reauthenticate'

@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../context'
-import { setupTotp } from '../../../features/second-factor/totp-service'
+import { setupTotp } from '../../../features/second-factors/totp/totp-service'
 import { authFail, fullAuthentication } from '../../../http/auth'
 import { requireRecentSignIn, requireVerifiedEmail } from '../../../http/reauthenticate'
 import { okEnvelope } from '../../../http/respond'

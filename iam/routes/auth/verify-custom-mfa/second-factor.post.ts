@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { SECOND_FACTOR_ROUTES } from '../../../contract/second-factor'
-import { verifyCustomMfa } from '../../../features/account-actions/custom-mfa'
+import { verifyCustomMfa } from '../../../features/second-factors/step-up/custom-mfa'
 import { failAction } from '../../../http/account-action-outcomes'
 import { sendTokens } from '../../../http/auth'
 import { readFactorRequest } from '../../../http/second-factor'

@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../contract/routes'
 import { useIam } from '../../../context'
-import { startCustomMfa } from '../../../features/account-actions/custom-mfa'
+import { startCustomMfa } from '../../../features/second-factors/step-up/custom-mfa'
 import { authFail, fullAuthentication, rejectXss } from '../../../http/auth'
 import { getClientIp, getJsonBody } from '../../../http/request'
 import { readRouteInput } from '../../../http/route-input'

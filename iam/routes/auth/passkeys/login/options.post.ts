@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../../context'
-import { startSignIn } from '../../../../features/passkeys/sign-in-service'
+import { startSignIn } from '../../../../features/second-factors/passkeys/sign-in-service'
 import { requireSignInDevice } from '../../../../http/sign-in'
 import { enforceRateLimit } from '../../../../http/rate-limit'
 import { getClientIp } from '../../../../http/request'

@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { ROUTES } from '../../../../contract/routes'
-import { finishSignIn } from '../../../../features/passkeys/sign-in-service'
+import { finishSignIn } from '../../../../features/second-factors/passkeys/sign-in-service'
 import { authFail, sendTokens } from '../../../../http/auth'
 import { readSignInStep } from '../../../../http/sign-in'
 

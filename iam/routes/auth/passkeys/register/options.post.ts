@@ -1,6 +1,6 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../../context'
-import { startRegistration } from '../../../../features/passkeys/registration-service'
+import { startRegistration } from '../../../../features/second-factors/passkeys/registration-service'
 import { fullAuthentication } from '../../../../http/auth'
 import { requireRecentSignIn, requireVerifiedEmail } from '../../../../http/reauthenticate'
 import { okEnvelope } from '../../../../http/respond'

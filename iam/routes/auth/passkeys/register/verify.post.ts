@@ -1,7 +1,7 @@
 import { defineEventHandler } from 'h3'
 import { useIam } from '../../../../context'
 import { ROUTES } from '../../../../contract/routes'
-import { finishRegistration } from '../../../../features/passkeys/registration-service'
+import { finishRegistration } from '../../../../features/second-factors/passkeys/registration-service'
 import { authFail, fullAuthentication, rejectXss } from '../../../../http/auth'
 import { getClientIp, getJsonBody } from '../../../../http/request'
 import { requireRecentSignIn, requireVerifiedEmail } from '../../../../http/reauthenticate'

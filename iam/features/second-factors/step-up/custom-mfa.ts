@@ -4,19 +4,19 @@
  * device: its link works only inside that session. One live code per session and reason; a new
  * start of the same reason replaces the old link, other reasons are left alone.
  */
-import type { IamContext } from '../../context'
-import { useLimiter } from '../rate-limits/registry'
-import { customActionMail } from '../mail/templates'
-import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
-import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink, previewLink } from '../mfa/links'
-import type { LinkWithCode } from '../mfa/repository'
-import { isGenericCustomReason } from '../mfa/purposes'
-import { recordSecurityEvent } from '../security-events/repository'
-import type { TokenPair } from '../sessions/session-service'
+import type { IamContext } from '../../../context'
+import { useLimiter } from '../../rate-limits/registry'
+import { customActionMail } from '../../mail/templates'
+import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../../mfa/flows'
+import type { LinkParams } from '../../mfa/link-token'
+import { checkLink, consumeLink, previewLink } from '../../mfa/links'
+import type { LinkWithCode } from '../../mfa/repository'
+import { isGenericCustomReason } from '../../mfa/purposes'
+import { recordSecurityEvent } from '../../security-events/repository'
+import type { TokenPair } from '../../sessions/session-service'
 import { reissueSession } from './reissue-session'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
-import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
+import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from '../../account-actions/outcomes'
 
 /** The signed-in caller (req.user of the spec, reduced to what flows need). */
 export interface SessionUser {
