@@ -11,7 +11,7 @@ import type { LinkParams } from '../../mfa/link-token'
 import { attemptCode, attemptWith, type CodeCheck } from '../../mfa/links'
 import { findLink, findLiveLink, type LinkWithCode } from '../../mfa/repository'
 import { verifySecondFactor } from '../verify-factor'
-import { checkSessionLink, type SessionUser } from './custom-mfa'
+import { checkSessionLink, type SessionUser } from './session-flow'
 import type { CodeLocked } from '../code-budget'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from '../../account-actions/outcomes'
 

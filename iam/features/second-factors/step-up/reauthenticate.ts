@@ -25,7 +25,7 @@ import { hasSecondFactor } from '../repository'
 import { verifySecondFactor } from '../verify-factor'
 import { proveAccountPassword } from '../../users/prove-password'
 import { findUserById } from '../../users/users-repo'
-import { admitFlowMail, type SessionUser } from './custom-mfa'
+import { admitFlowMail, type SessionUser } from './session-flow'
 import type { Actor } from '../../account-actions/outcomes'
 
 export type ReauthProof = { password: string } | { code: string } | Record<string, never>

@@ -4,7 +4,7 @@
  */
 import type { IamContext } from '../../../context'
 import { reissueAfterMfa, type TokenPair } from '../../sessions/session-service'
-import type { SessionUser } from './custom-mfa'
+import type { SessionUser } from './session-flow'
 import type { Actor } from '../../account-actions/outcomes'
 
 /** The new pair, or null when the session can no longer be renewed (the caller answers re-login). */
