@@ -21,7 +21,7 @@
  * The helpers do not authenticate their caller: call them only from trusted server code, and do
  * not let end users choose a privilege when business logic depends on it.
  */
-export { createApiTokenLibrary, type ApiTokenLibrary, type ApiTokenLibraryDeps } from './features/api-tokens/library'
+export { createApiTokenLibrary, type ApiTokenLibrary, type ApiTokenLibraryDeps } from './features/api-tokens/library-operations'
 export {
   PRIVILEGES, REASONS, CREATION_REASONS,
   type AllValidTokensList, type CreationSuccess, type ManagerAction, type ManagerResult, type Privilege,

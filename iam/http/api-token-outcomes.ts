@@ -4,7 +4,7 @@
  * spec's status and body. Features never name a status.
  */
 import { setResponseStatus, type H3Event } from 'h3'
-import type { ManageAction, ManageOutcome } from '../features/api-tokens/manage'
+import type { ManageAction, ManageOutcome } from '../features/api-tokens/manage-actions'
 import type { VerifyFailureCode, VerifyOutcome } from '../features/api-tokens/public-verify'
 import { failResult, REASONS } from '../features/api-tokens/results'
 import { rejectXss } from './auth'

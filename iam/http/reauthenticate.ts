@@ -14,7 +14,7 @@ export const VERIFY_EMAIL_FIRST = 'Confirm your email address before adding a wa
 /**
  * 403 `{ ok: false, date, error: "Re-authentication required", reauthenticate: true }` unless the
  * session proved the sign-in within security.reauthenticateWithinMs: at its sign-in or by POST
- * /auth/reauthenticate (features/account-actions/reauthenticate.ts).
+ * /auth/reauthenticate (features/second-factors/step-up/reauthenticate.ts).
  */
 export function requireRecentSignIn(event: H3Event): void {
   const ctx = useIam()

@@ -1,12 +1,12 @@
 /** What the routes that take a second-factor code answer alike. */
-import type { CodeLocked } from '../features/second-factor/code-budget'
+import type { CodeLocked } from '../features/second-factors/code-budget'
 import { retrySeconds } from '../features/rate-limits/limiter'
 import { httpFail } from './respond'
 
 export const INVALID_FACTOR_CODE = 'Invalid code'
 
 /**
- * 429 for an account whose code entry is locked (features/second-factor/code-budget.ts): the
+ * 429 for an account whose code entry is locked (features/second-factors/code-budget.ts): the
  * spec's limiter body and Retry-After, and a sentence the pages can show as it is.
  */
 export function failCodesLocked(locked: Pick<CodeLocked, 'retryMs'>): never {

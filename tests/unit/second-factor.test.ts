@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import { describe, expect, it } from 'vitest'
-import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from '../../iam/features/second-factor/recovery-codes'
-import { matchTotpStep, newTotpSecret } from '../../iam/features/second-factor/totp-code'
-import { openTotpSecret, sealTotpSecret } from '../../iam/features/second-factor/totp-secret-box'
+import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from '../../iam/features/second-factors/recovery-codes'
+import { matchTotpStep, newTotpSecret } from '../../iam/features/second-factors/totp/totp-code'
+import { openTotpSecret, sealTotpSecret } from '../../iam/features/second-factors/totp/totp-secret-box'
 
 const key = (id: string) => ({ id, key: randomBytes(32).toString('base64url') })
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 10)

@@ -46,7 +46,7 @@ export interface ActionFailure {
 }
 
 /** A limiter refused the action before any work. */
-/** `codeEntryLocked`: the account's second-factor code entry is locked (second-factor/code-budget.ts), not a limiter's window */
+/** `codeEntryLocked`: the account's second-factor code entry is locked (second-factors/code-budget.ts), not a limiter's window */
 export type ActionLimited = { ok: false; code: 'rate_limited'; decision: Extract<LimitDecision, { ok: false }>; codeEntryLocked?: true }
 
 export const fail = (code: ActionFailureCode, detail?: string): ActionFailure => (detail === undefined ? { ok: false, code } : { ok: false, code, detail })

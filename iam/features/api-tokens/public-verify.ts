@@ -15,7 +15,7 @@ import { containsXss } from '../../lib/xss'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { useLimiter } from '../rate-limits/registry'
 import { isPrivilege, okResult, REASONS, type Ok, type VerifySuccess } from './results'
-import type { ApiTokenService } from './service'
+import type { ApiTokenService } from './api-token-service'
 import { MAX_RAW_TOKEN_LENGTH } from './token-format'
 
 export type Rejection = Extract<LimitDecision, { ok: false }>

@@ -8,7 +8,7 @@
  */
 import type { IamContext } from '../../context'
 import type { Actor } from '../account-actions/outcomes'
-import { sendSecondFactorNotice } from '../second-factor/notice'
+import { sendSecondFactorNotice } from '../second-factors/notice'
 import { recordUserAction } from '../security-events/repository'
 
 export type UnlinkProviderResult = { ok: true } | { ok: false; code: 'not_linked' | 'last_way_in' | 'session_ended' }

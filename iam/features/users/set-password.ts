@@ -13,7 +13,7 @@
 import type { IamContext } from '../../context'
 import type { Actor } from '../account-actions/outcomes'
 import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
-import { sendSecondFactorNotice } from '../second-factor/notice'
+import { sendSecondFactorNotice } from '../second-factors/notice'
 import { recordUserAction } from '../security-events/repository'
 import { findUserById } from './users-repo'
 

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../contract/routes'
-import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/account-actions/reauthenticate'
+import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/second-factors/step-up/reauthenticate'
 import { authFail, RELOGIN_ERROR } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
 import { okEnvelope } from '../../http/respond'

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../contract/routes'
-import { completeSignIn } from '../../features/second-factor/sign-in-step'
+import { completeSignIn } from '../../features/second-factors/sign-in-step'
 import { authFail, sendTokens } from '../../http/auth'
 import { body, defineRoute, limit, signInGate } from '../../http/route'
 import { failCodesLocked } from '../../http/second-factor'

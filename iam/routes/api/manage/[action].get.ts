@@ -6,8 +6,8 @@
  */
 import { defineEventHandler, getRouterParam } from 'h3'
 import { useIam } from '../../../context'
-import { runManageAction } from '../../../features/api-tokens/manage'
-import { apiTokenService } from '../../../features/api-tokens/service'
+import { runManageAction } from '../../../features/api-tokens/manage-actions'
+import { apiTokenService } from '../../../features/api-tokens/api-token-service'
 import { renderManageOutcome } from '../../../http/api-token-outcomes'
 import { fullAuthentication } from '../../../http/auth'
 import { getClientIp } from '../../../http/request'

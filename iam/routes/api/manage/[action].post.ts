@@ -1,12 +1,12 @@
 /**
  * POST /api/manage/:action (spec "API token management"): new-token, revoke, metadata, rotate,
  * ip-restriction-update, privilege-update, revoke-all (issue 11); POST list-metadata answers 400 Bad Request; any other
- * action 404. Full authentication first, then the controller (features/api-tokens/manage.ts).
+ * action 404. Full authentication first, then the controller (features/api-tokens/manage-actions.ts).
  */
 import { defineEventHandler, getRouterParam } from 'h3'
 import { useIam } from '../../../context'
-import { isManageAction, runManageAction } from '../../../features/api-tokens/manage'
-import { apiTokenService } from '../../../features/api-tokens/service'
+import { isManageAction, runManageAction } from '../../../features/api-tokens/manage-actions'
+import { apiTokenService } from '../../../features/api-tokens/api-token-service'
 import { renderManageOutcome } from '../../../http/api-token-outcomes'
 import { fullAuthentication } from '../../../http/auth'
 import { getClientIp, getJsonBody } from '../../../http/request'

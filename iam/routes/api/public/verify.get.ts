@@ -5,7 +5,7 @@
  */
 import { defineEventHandler, getQuery, type H3Event } from 'h3'
 import { useIam } from '../../../context'
-import { apiTokenService } from '../../../features/api-tokens/service'
+import { apiTokenService } from '../../../features/api-tokens/api-token-service'
 import { verifyPublicRequest } from '../../../features/api-tokens/public-verify'
 import { isPrivilege } from '../../../features/api-tokens/results'
 import { renderVerifyOutcome } from '../../../http/api-token-outcomes'

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { removePasskey } from '../../../features/passkeys/registration-service'
+import { removePasskey } from '../../../features/second-factors/passkeys/registration-service'
 import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { body, defineRoute } from '../../../http/route'

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { listAccountPasskeys } from '../../../features/passkeys/registration-service'
+import { listAccountPasskeys } from '../../../features/second-factors/passkeys/registration-service'
 import { okEnvelope } from '../../../http/respond'
 import { defineRoute } from '../../../http/route'
 

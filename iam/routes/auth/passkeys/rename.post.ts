@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { renameAccountPasskey } from '../../../features/passkeys/registration-service'
+import { renameAccountPasskey } from '../../../features/second-factors/passkeys/registration-service'
 import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { defineRoute } from '../../../http/route'

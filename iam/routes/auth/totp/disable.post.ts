@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { disableTotp } from '../../../features/second-factor/totp-service'
+import { disableTotp } from '../../../features/second-factors/totp/totp-service'
 import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { body, limit, defineRoute } from '../../../http/route'

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { enableTotp } from '../../../features/second-factor/totp-service'
+import { enableTotp } from '../../../features/second-factors/totp/totp-service'
 import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { body, limit, defineRoute } from '../../../http/route'

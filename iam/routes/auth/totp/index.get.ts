@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { totpStatus } from '../../../features/second-factor/totp-service'
+import { totpStatus } from '../../../features/second-factors/totp/totp-service'
 import { okEnvelope } from '../../../http/respond'
 import { defineRoute } from '../../../http/route'
 

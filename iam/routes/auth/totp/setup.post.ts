@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { setupTotp } from '../../../features/second-factor/totp-service'
+import { setupTotp } from '../../../features/second-factors/totp/totp-service'
 import { authFail } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { defineRoute } from '../../../http/route'

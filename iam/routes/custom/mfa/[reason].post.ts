@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { startCustomMfa } from '../../../features/account-actions/custom-mfa'
+import { startCustomMfa } from '../../../features/second-factors/step-up/custom-mfa'
 import { CHANGE_EMAIL_REASON } from '../../../features/mfa/purposes'
 import { failAction } from '../../../http/account-action-outcomes'
 import { authFail } from '../../../http/auth'

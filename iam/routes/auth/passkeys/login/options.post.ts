@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../../contract/routes'
-import { startSignIn } from '../../../../features/passkeys/sign-in-service'
+import { startSignIn } from '../../../../features/second-factors/passkeys/sign-in-service'
 import { okEnvelope } from '../../../../http/respond'
 import { defineRoute, limit, signInGate } from '../../../../http/route'
 

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../../contract/routes'
-import { finishSignIn } from '../../../../features/passkeys/sign-in-service'
+import { finishSignIn } from '../../../../features/second-factors/passkeys/sign-in-service'
 import { authFail, sendTokens } from '../../../../http/auth'
 import { body, defineRoute, limit, signInGate } from '../../../../http/route'
 import { signInDevice } from '../../../../http/sign-in'

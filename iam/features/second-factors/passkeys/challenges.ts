@@ -4,9 +4,9 @@
  * once. The challenge is taken before the authenticator's answer is checked, so any answer spends
  * it, good or bad, and a replayed answer finds nothing.
  */
-import type { IamContext } from '../../context'
-import type { PasskeyChallengesTable } from '../../db/schema'
-import { sha256Hex } from '../sessions/refresh-token'
+import type { IamContext } from '../../../context'
+import type { PasskeyChallengesTable } from '../../../db/schema'
+import { sha256Hex } from '../../sessions/refresh-token'
 import { KEEP_DEAD_CHALLENGES_MS } from './relying-party'
 import * as repo from './repository'
 import { loadWebAuthnHelpers } from './webauthn'

@@ -3,16 +3,16 @@
  * enable (a code from the app confirms it and 10 recovery codes are issued, shown once) and
  * disable (a TOTP or recovery code). Each returns a closed union of outcome codes.
  */
-import type { IamContext } from '../../context'
-import { recordSecurityEvent } from '../security-events/repository'
-import { findUserById } from '../users/users-repo'
-import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes'
-import { sendSecondFactorNotice } from './notice'
-import * as repo from './repository'
+import type { IamContext } from '../../../context'
+import { recordSecurityEvent } from '../../security-events/repository'
+import { findUserById } from '../../users/users-repo'
+import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from '../recovery-codes'
+import { sendSecondFactorNotice } from '../notice'
+import * as repo from '../repository'
 import { matchTotpStep, newTotpSecret, totpUri } from './totp-code'
 import { openTotpSecret, sealTotpSecret } from './totp-secret-box'
-import type { CodeLocked } from './code-budget'
-import { verifySecondFactor, type FactorActor } from './verify-factor'
+import type { CodeLocked } from '../code-budget'
+import { verifySecondFactor, type FactorActor } from '../verify-factor'
 
 export type SetupResult = { ok: true; secret: string; otpauthUrl: string } | { ok: false; code: 'already_enabled' | 'no_user' }
 

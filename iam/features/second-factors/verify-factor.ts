@@ -10,8 +10,8 @@ import { reserveCodeAttempt, settleCodeAttempt, type CodeLocked } from './code-b
 import { hashRecoveryCode, normalizeRecoveryCode } from './recovery-codes'
 import { sendSecondFactorNotice } from './notice'
 import * as repo from './repository'
-import { isTotpCode, matchTotpStep } from './totp-code'
-import { openTotpSecret } from './totp-secret-box'
+import { isTotpCode, matchTotpStep } from './totp/totp-code'
+import { openTotpSecret } from './totp/totp-secret-box'
 
 /** The methods the sign-in step offers; passkeys join this list when they land. */
 export type SecondFactorMethod = 'totp' | 'recovery_code'

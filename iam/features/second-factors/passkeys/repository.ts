@@ -3,7 +3,7 @@
  * challenge (DELETE ... RETURNING) and advancing a sign counter (conditional UPDATE ... RETURNING).
  */
 import type { Insertable, Kysely, Transaction } from 'kysely'
-import type { Database, PasskeyChallengesTable, PasskeysTable } from '../../db/schema'
+import type { Database, PasskeyChallengesTable, PasskeysTable } from '../../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
 

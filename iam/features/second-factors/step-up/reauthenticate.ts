@@ -6,27 +6,27 @@
  *
  * The proof is the account's strongest: the password (counted like a failed POST /login, so a
  * stolen session is no password oracle), or a TOTP or recovery code (the account's code budget,
- * second-factor/code-budget.ts). An account with neither (provider sign-in only) gets a code by
+ * second-factors/code-budget.ts). An account with neither (provider sign-in only) gets a code by
  * mail, bound to this session and device, and sends it back through the same route.
  *
  * Success stamps session_families.reauthenticated_at, which full authentication reads in its one
  * statement (http/reauthenticate.ts judges the window).
  */
-import type { IamContext } from '../../context'
-import { reauthenticateCodeMail } from '../mail/templates'
-import { codeMailFields, maskEmail, startFlow } from '../mfa/flows'
-import { attemptCode, consumeLink } from '../mfa/links'
-import { REAUTHENTICATE_PURPOSE } from '../mfa/purposes'
-import { findLink, findLiveLink } from '../mfa/repository'
-import type { LimitDecision } from '../rate-limits/limiter'
-import { recordSecurityEvent } from '../security-events/repository'
-import type { CodeLocked } from '../second-factor/code-budget'
-import { hasSecondFactor } from '../second-factor/repository'
-import { verifySecondFactor } from '../second-factor/verify-factor'
-import { proveAccountPassword } from '../users/prove-password'
-import { findUserById } from '../users/users-repo'
-import { admitFlowMail, type SessionUser } from './custom-mfa'
-import type { Actor } from './outcomes'
+import type { IamContext } from '../../../context'
+import { reauthenticateCodeMail } from '../../mail/templates'
+import { codeMailFields, maskEmail, startFlow } from '../../mfa/flows'
+import { attemptCode, consumeLink } from '../../mfa/links'
+import { REAUTHENTICATE_PURPOSE } from '../../mfa/purposes'
+import { findLink, findLiveLink } from '../../mfa/repository'
+import type { LimitDecision } from '../../rate-limits/limiter'
+import { recordSecurityEvent } from '../../security-events/repository'
+import type { CodeLocked } from '../code-budget'
+import { hasSecondFactor } from '../repository'
+import { verifySecondFactor } from '../verify-factor'
+import { proveAccountPassword } from '../../users/prove-password'
+import { findUserById } from '../../users/users-repo'
+import { admitFlowMail, type SessionUser } from './session-flow'
+import type { Actor } from '../../account-actions/outcomes'
 
 export type ReauthProof = { password: string } | { code: string } | Record<string, never>
 

@@ -14,7 +14,7 @@ import { useLimiter, type CountLimiterName } from '../rate-limits/registry'
 import type { Rejection } from './public-verify'
 import { CREATION_REASONS, failResult, REASONS, type Fail, type ManagerAction, type Ok } from './results'
 import { ipRestrictionBody, newTokenBody, privilegeUpdateBody, revokeAllBody, tokenRefBody } from '../../contract/api-token-inputs'
-import type { ApiTokenService, TokenEventInput } from './service'
+import type { ApiTokenService, TokenEventInput } from './api-token-service'
 
 export const MANAGE_POST_ACTIONS = [
   'new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'list-metadata',

@@ -3,7 +3,7 @@
  * context needs no extra fields): the library operations and the limiters' store.
  */
 import type { IamContext } from '../../context'
-import { createApiTokenLibrary, type ApiTokenLibrary } from './library'
+import { createApiTokenLibrary, type ApiTokenLibrary } from './library-operations'
 import type { LimiterDeps } from '../rate-limits/registry'
 import type { Result } from './results'
 import { recordSecurityEvent } from '../security-events/repository'

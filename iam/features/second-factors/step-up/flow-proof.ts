@@ -6,14 +6,14 @@
  * device, its expiry and its attempt budget hold for both proofs, and the mailed link stays usable
  * until one of them consumes the flow.
  */
-import type { IamContext } from '../../context'
-import type { LinkParams } from '../mfa/link-token'
-import { attemptCode, attemptWith, type CodeCheck } from '../mfa/links'
-import { findLink, findLiveLink, type LinkWithCode } from '../mfa/repository'
-import { verifySecondFactor } from '../second-factor/verify-factor'
-import { checkSessionLink, type SessionUser } from './custom-mfa'
-import type { CodeLocked } from '../second-factor/code-budget'
-import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
+import type { IamContext } from '../../../context'
+import type { LinkParams } from '../../mfa/link-token'
+import { attemptCode, attemptWith, type CodeCheck } from '../../mfa/links'
+import { findLink, findLiveLink, type LinkWithCode } from '../../mfa/repository'
+import { verifySecondFactor } from '../verify-factor'
+import { checkSessionLink, type SessionUser } from './session-flow'
+import type { CodeLocked } from '../code-budget'
+import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from '../../account-actions/outcomes'
 
 export type FlowProof =
   | { kind: 'emailed'; params: LinkParams; code: string }
@@ -55,7 +55,7 @@ export async function attemptProof(
     if (!verified.ok && verified.code === 'locked') locked = verified
     return verified.ok
   })
-  // the account's code entry is locked (second-factor/code-budget.ts): a limiter's refusal
+  // the account's code entry is locked (second-factors/code-budget.ts): a limiter's refusal
   const lock = locked as CodeLocked | null
   if (lock) return { ok: false, code: 'rate_limited', decision: { ok: false, retryMs: lock.retryMs, permanent: false }, codeEntryLocked: true }
   return check.ok ? { ok: true, link: { ...link, code: null } } : check

@@ -4,47 +4,23 @@
  * device: its link works only inside that session. One live code per session and reason; a new
  * start of the same reason replaces the old link, other reasons are left alone.
  */
-import type { IamContext } from '../../context'
-import { useLimiter } from '../rate-limits/registry'
-import { customActionMail } from '../mail/templates'
-import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../mfa/flows'
-import type { LinkParams } from '../mfa/link-token'
-import { checkLink, consumeLink, previewLink } from '../mfa/links'
-import type { LinkWithCode } from '../mfa/repository'
-import { isGenericCustomReason } from '../mfa/purposes'
-import { recordSecurityEvent } from '../security-events/repository'
-import type { TokenPair } from '../sessions/session-service'
+import type { IamContext } from '../../../context'
+import { customActionMail } from '../../mail/templates'
+import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../../mfa/flows'
+import type { LinkParams } from '../../mfa/link-token'
+import { consumeLink } from '../../mfa/links'
+import { isGenericCustomReason } from '../../mfa/purposes'
+import { recordSecurityEvent } from '../../security-events/repository'
+import type { TokenPair } from '../../sessions/session-service'
 import { reissueSession } from './reissue-session'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
-import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
-
-/** The signed-in caller (req.user of the spec, reduced to what flows need). */
-export interface SessionUser {
-  userId: number
-  sessionId: string
-  visitor_id: string
-  visitorRowId: number
-}
+import { admitFlowMail, checkSessionLink, type SessionUser } from './session-flow'
+import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from '../../account-actions/outcomes'
 
 export type StartCustomResult =
   | { ok: true; reason: string; expiresAt: string; sentTo: string }
   | ActionLimited
   | ActionFailure
-
-/**
- * A mail a signed-in user makes the IAM send with a link or code: per user (emails limiter) and
- * per IP (links limiter); keys never an email alone. Null when admitted.
- */
-export async function admitFlowMail(ctx: IamContext, input: { userId: number; ipAddress: string }): Promise<ActionLimited | null> {
-  for (const consume of [
-    () => useLimiter(ctx, 'emails').consume({ userId: input.userId }),
-    () => useLimiter(ctx, 'links').consume({ ip: input.ipAddress, on: 'ip' }),
-  ]) {
-    const decision = await consume()
-    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
-  }
-  return null
-}
 
 export async function startCustomMfa(
   ctx: IamContext,
@@ -88,21 +64,6 @@ export async function startCustomMfa(
     at: new Date(ctx.now()),
   })
   return { ok: true, reason: input.reason, expiresAt: expiresAt.toISOString(), sentTo: maskEmail(user.email) }
-}
-
-/** A custom link of this user's session and device, for `accept`ed purposes. */
-export async function checkSessionLink(
-  ctx: IamContext,
-  params: LinkParams,
-  user: SessionUser,
-  accept: (purpose: string) => boolean,
-  mode: 'preview' | 'check',
-): Promise<{ ok: true; link: LinkWithCode } | ActionFailure> {
-  const check = mode === 'preview' ? await previewLink(ctx, params, accept) : await checkLink(ctx, params, accept)
-  if (!check.ok) return linkFailure(check.code)
-  const { link } = check
-  if (link.user_id !== user.userId || link.family_id !== user.sessionId || link.visitor !== user.visitor_id) return linkFailure('mismatch')
-  return { ok: true, link }
 }
 
 export async function previewCustomLink(ctx: IamContext, params: LinkParams, user: SessionUser) {

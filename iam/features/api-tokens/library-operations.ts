@@ -9,7 +9,7 @@ import type { IamConfig } from '../../lib/config-schema'
 import type { Logger } from '../../lib/log'
 import { createToken } from './create'
 import { toStoredIpList } from '../../contract/ip-list'
-import { privateActionManagerWith } from './manager'
+import { privateActionManagerWith } from './private-action-manager'
 import * as repo from './repository'
 import {
   CREATION_REASONS, failResult, isPrivilege, okResult, REASONS,

@@ -3,7 +3,7 @@
  * gateway's host name: browsers refuse IP addresses as rpID, so a deployment reached at
  * 127.0.0.1 cannot use passkeys; the dev profile uses `localhost`.
  */
-import type { IamContext } from '../../context'
+import type { IamContext } from '../../../context'
 
 export interface RelyingParty {
   rpID: string

@@ -4,7 +4,7 @@
  * a new key first and keeping the old ones until every secret was re-sealed or removed. The user id
  * is the additional data: a sealed secret copied to another account's row does not open there.
  */
-import { openAesGcm, sealAesGcm } from '../../lib/aead'
+import { openAesGcm, sealAesGcm } from '../../../lib/aead'
 
 export interface TotpKey {
   id: string
