@@ -13,7 +13,7 @@ const WORKERS = 3
 // Nuxt environment). `npm test` runs all but e2e.
 // components: the pages mounted with mountSuspended in the Nuxt environment (happy-dom). Its config
 // comes from loading Nuxt (seconds), so it is made only when that project runs (no --project named,
-// or --project components): `vitest run --project iam ...` stays as fast as before.
+// or --project components): `vitest run --project iam ...` does not pay for it.
 const namedProjects = process.argv.flatMap((arg, i, argv) => (arg === '--project' ? [argv[i + 1]] : arg.startsWith('--project=') ? [arg.slice(10)] : []))
 const components =
   namedProjects.length === 0 || namedProjects.includes('components')
