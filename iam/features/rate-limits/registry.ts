@@ -32,7 +32,7 @@ type LimitersConfig = IamConfig['rate_limiters']
 interface CountRule<F> {
   kind: 'count'
   storage: string
-  /** where its numbers are configured (README "Configuration") */
+  /** where its numbers are configured (docs/configuration.md) */
   config: string
   parts: (rl: LimitersConfig) => LimiterSpec | LimiterSpec[]
   /** the n-th consecutive rejection blocks permanently (spec rule 2); 0 never */
