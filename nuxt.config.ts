@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 const testBuild = process.env.GATEWAY_TEST_BUILD === '1'
 
 // The gateway: a Nuxt 4 app whose pages are the login UI and whose server routes run the OAuth/OIDC
-// flow and proxy the browser's actions to the IAM (DESIGN section 5).
+// flow and proxy the browser's actions to the IAM.
 export default defineNuxtConfig({
   compatibilityDate: '2025-11-01',
   srcDir: '.',

@@ -4,7 +4,7 @@ import LongestFirstSequencer from './tests/helpers/sequencer'
 
 // One worker count for the projects of `npm test`: vitest runs projects with equal maxWorkers as
 // one pool, while a project on 1 worker goes to a queue run one file at a time after all the
-// others (unit, gateway and components did, ~8 minutes of a loaded run). The files mostly wait on
+// others (minutes of a loaded run). The files mostly wait on
 // the servers they start, so more workers than the 2 cores here.
 const WORKERS = 3
 
@@ -13,7 +13,7 @@ const WORKERS = 3
 // Nuxt environment). `npm test` runs all but e2e.
 // components: the pages mounted with mountSuspended in the Nuxt environment (happy-dom). Its config
 // comes from loading Nuxt (seconds), so it is made only when that project runs (no --project named,
-// or --project components): `vitest run --project iam ...` stays as fast as before.
+// or --project components): `vitest run --project iam ...` does not pay for it.
 const namedProjects = process.argv.flatMap((arg, i, argv) => (arg === '--project' ? [argv[i + 1]] : arg.startsWith('--project=') ? [arg.slice(10)] : []))
 const components =
   namedProjects.length === 0 || namedProjects.includes('components')
@@ -45,8 +45,8 @@ export default defineConfig({
           globalSetup: ['tests/helpers/compile-cache.ts', 'tests/helpers/pglite-template.ts'],
           maxWorkers: WORKERS,
           // Its files share no module state they change (no mocks, stubs or env writes), so they
-          // reuse workers instead of spawning one per file: 144 -> 53 s for this project alone,
-          // back to back at load 18 (and green on PostgreSQL + Redis with the files shuffled).
+          // reuse workers instead of spawning one per file, which takes about a third of this
+          // project's time (green on PostgreSQL + Redis with the files shuffled too).
           isolate: false,
           // a first use that loads a big module (the disposable-domain lists) took over vitest's
           // 5 s default on a loaded box; the other projects allow 30 s too

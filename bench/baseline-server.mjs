@@ -1,5 +1,5 @@
 /**
- * The benchmark's baselines, started by the same harness in the same run (issue 14):
+ * The benchmark's baselines, started by the same harness in the same run (bench/README.md):
  *   --mode health               plain h3: GET /health answers {"status":"ok"}
  *   --mode select1 --database   h3 + one `SELECT 1` per request: GET /select1, on PostgreSQL
  *                               (pg pool of 10, as the IAM's) or PGlite in memory (as the IAM's PGlite runs)

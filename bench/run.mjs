@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every row of issue 14's table against the production builds (`npm run build`,
+ * `npm run bench`: every row of the hot-path table (bench/README.md) against the production builds (`npm run build`,
  * rebuilt when stale), on PGlite and, with DATABASE_URL, on PostgreSQL (+ Redis with REDIS_URL),
  * each against a baseline started by this harness in the same run. bench/README.md says what each
  * row measures and how statements are counted.

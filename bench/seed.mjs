@@ -1,5 +1,5 @@
 /**
- * Growth data (issue 14 item 3): `count` users and `count` API tokens in a migrated IAM database
+ * Growth data for the `--seed` run (bench/README.md): `count` users and `count` API tokens in a migrated IAM database
  * on PostgreSQL, written by the database itself (INSERT ... SELECT generate_series), so a million
  * of each takes about a minute instead of a million round trips.
  *

@@ -1,5 +1,5 @@
 /**
- * The final handler (IAM spec Errors). Three cases:
+ * The final handler (IAM spec Errors). Four cases:
  * - httpFail (iam/http/respond.ts): exactly the given status, body and headers;
  * - no route for this path and method: 404 with the spec's body. A known path with another method
  *   is an unmatched route too (the router's 405 becomes 404), as the spec words it;
@@ -56,7 +56,7 @@ export default (function errorHandler(error: H3Error, event: H3Event) {
     return respond(event, 404, JSON.stringify(NOT_FOUND_BODY), 'application/json')
   }
   if (isDependencyOutage(error)) {
-    // PostgreSQL or Redis unreachable: an answer the client can act on, not a 500 (DESIGN section 6).
+    // PostgreSQL or Redis unreachable: an answer the client can act on, not a 500.
     const cause = error.cause instanceof Error ? error.cause : error
     logWarning('dependency unavailable', { requestId, method: event.method, path: event.path.split('?')[0], error: { name: cause.name, message: cause.message } })
     return respond(event, 503, JSON.stringify({ error: 'Service unavailable' }), 'application/json', {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 
-/** The rows of issue 14's table, in the order they run. */
+/** The rows of the hot-path table (bench/README.md), in the order they run. */
 export const ROW_IDS = ['health', 'full-auth', 'verify', 'refresh', 'login', 'gateway-session', 'oidc-client-credentials', 'oidc-refresh', 'oidc-introspect', 'idle-rss'] as const
 export type RowId = (typeof ROW_IDS)[number]
 

@@ -1,6 +1,6 @@
 /**
  * The benchmark's arithmetic, kept pure for tests/unit/bench-harness.test.ts: statements per
- * request from two /metrics readings, ratios against a row's baseline, issue 14's goals with
+ * request from two /metrics readings, ratios against a row's baseline, the hot-path table's goals (bench/README.md) with
  * pass/fail, and the printed table.
  */
 

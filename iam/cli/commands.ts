@@ -1,5 +1,5 @@
 /**
- * The admin commands (DESIGN section 6), one citty command each. They parse arguments, call
+ * The admin commands, one citty command each. They parse arguments, call
  * feature functions and say what happened; no SQL here. Every change is recorded as a security
  * event by the feature that makes it (the signing-key rotation and the OpenID client changes here:
  * their features are also used where no operator acts, by the provider's own registration).

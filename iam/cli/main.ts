@@ -1,5 +1,5 @@
 /**
- * `npm run iam -- <command>`: the admin CLI (DESIGN section 6). Help per command with --help;
+ * `npm run iam -- <command>`: the admin CLI. Help per command with --help;
  * a failure is one line on stderr and exit status 1 (2 for an unknown command).
  */
 import { defineCommand, runCommand, showUsage, type CommandDef } from 'citty'

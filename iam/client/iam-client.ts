@@ -1,5 +1,5 @@
 /**
- * The IAM's own HTTP client: what the gateway uses for every call to the IAM (DESIGN section 5).
+ * The IAM's own HTTP client: what the gateway uses for every call to the IAM.
  * Every request is HMAC-signed when `hmac` is given (IAM spec, Authentication item 9, in the
  * stronger version 2 of iam/client/hmac.ts); the signed `url` is the path + query exactly as this
  * client sends it, so a proxy in between that forwards the request target unchanged keeps the

@@ -1,10 +1,10 @@
 /**
- * A hot statement compiled once and run with fresh parameters (issue 14). Kysely builds the query
+ * A hot statement compiled once and run with fresh parameters (see docs/performance.md). Kysely builds the query
  * tree, runs the plugins over it and compiles it to SQL on every call: 60 to 250 us of main-thread
  * CPU per statement on the 2-core box, for SQL that never changes. `compiledOnce` builds the query
  * on its first use per database with placeholder arguments, remembers which compiled parameter is
  * which argument, and afterwards only swaps the values in. The statement still goes through
- * `db.executeQuery`: the driver, the statement counter and the plugins' result hooks run as before.
+ * `db.executeQuery`: the driver, the statement counter and the plugins' result hooks run as for any Kysely query.
  *
  * The shape must not depend on the values: each argument must land in the SQL as one parameter
  * (checked at the first compile), and a value may not be `undefined` (Kysely leaves such a column

@@ -59,7 +59,7 @@ export function replaceMemoryTemplate(template: () => Blob | undefined): void {
   memoryTemplate = template
 }
 
-/** The longest wait for a free pooled connection (DESIGN section 6: a 503 within 2 s). */
+/** The longest wait for a free pooled connection (a dependency that is away is a 503 within 2 s, see docs/operations.md). */
 const ACQUIRE_TIMEOUT_MS = 2000
 
 /** What a statement does, for the round-trip counters: writes are INSERT/UPDATE/DELETE, also inside a CTE. */
@@ -90,7 +90,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     // Two bounds: a new connection gives up after connectTimeoutMs (the client's own timer: a
     // PostgreSQL that hangs or is gone), and a request waiting for a free pooled connection gives
     // up after ACQUIRE_TIMEOUT_MS (pg-pool's timer). During an outage either ends in a 503 within
-    // DESIGN's 2 s instead of a queue; under a burst the wait for a busy pool may exceed the
+    // 2 s instead of a queue; under a burst the wait for a busy pool may exceed the
     // connect bound without anything being wrong, so it gets its own, longer one.
     const connectTimeoutMs = config.database.connectTimeoutMs ?? 1000
     const prepare = config.database.preparedStatements !== false

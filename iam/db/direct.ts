@@ -1,6 +1,6 @@
 /**
- * A fixed statement sent straight to the pg pool, for the few that run on every request (issue 14:
- * full authentication's read). Through Kysely, each call also builds a query id, runs the plugins'
+ * A fixed statement sent straight to the pg pool, for the few that run on every request (full
+ * authentication's read; see docs/performance.md). Through Kysely, each call also builds a query id, runs the plugins'
  * result hooks, logs the statement (our counter, which classifies the text with two regular
  * expressions every time) and wraps the result: 6 to 10 us of main-thread CPU and about 10 KB of
  * garbage per statement (measured on the bench box), for SQL whose text never changes.
@@ -8,7 +8,7 @@
  * What stays the same: the statement goes through the pooled client's `query(text, values)`, so it
  * is a named prepared statement (prepared.ts) and the pool's acquire timeout applies; it is counted
  * once in iam_db_statements_total, with its kind worked out once; errors are pg's own, as through
- * Kysely. Inside a transaction, or on PGlite (no pool), the statement goes through Kysely as before.
+ * Kysely. Inside a transaction, or on PGlite (no pool), the statement goes through Kysely.
  */
 import { CompiledQuery, type Kysely } from 'kysely'
 import { emitSignal, type IamSignal } from '../lib/signals'

@@ -1,5 +1,5 @@
 /**
- * Named prepared statements for PostgreSQL (issue 14). Kysely sends every statement unnamed, so
+ * Named prepared statements for PostgreSQL (see docs/performance.md). Kysely sends every statement unnamed, so
  * PostgreSQL parses and plans it again on every execution: for full authentication's one read that
  * planning was about 600 of the 700 microseconds of backend CPU per request. A name makes `pg`
  * send Parse once per connection and only Bind/Execute afterwards; PostgreSQL keeps the parsed
@@ -8,7 +8,7 @@
  * Which statements get a name: data statements (SELECT, INSERT, UPDATE, DELETE, WITH) up to
  * MAX_NAMED distinct texts per process. The bound keeps a query builder that produces a new text
  * per input shape (an IN list of varying length) from growing every backend's statement cache
- * without end: past it, new texts go unnamed, as before. Transaction control and DDL (migrations)
+ * without end: past it, new texts go unnamed (Kysely's default). Transaction control and DDL (migrations)
  * are never named.
  *
  * A migration run by another instance can change a table under a prepared statement. PostgreSQL

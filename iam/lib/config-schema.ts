@@ -1,5 +1,5 @@
 /**
- * The IAM configuration: one strict zod schema, every key with its default (DESIGN section 3).
+ * The IAM configuration: one strict zod schema, every key with its default.
  * Unknown keys and bad values are errors naming the key; nothing here reads files or env.
  */
 import { z } from 'zod'

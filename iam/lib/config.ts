@@ -95,7 +95,7 @@ export function loadConfig(env: Env = process.env): IamConfig {
 /** Generated dev secrets carry this prefix, so production can recognise and refuse them. */
 export const DEV_SECRET_PREFIX = 'dev_'
 
-/** What production refuses (DESIGN section 3). Empty when the config may run in production. */
+/** What production refuses. Empty when the config may run in production. */
 export function productionProblems(config: IamConfig): string[] {
   const problems: string[] = []
   const isDev = (value: string | undefined) => !value || value.startsWith(DEV_SECRET_PREFIX)

@@ -1,6 +1,6 @@
 /**
  * IP address helpers: validation, one canonical spelling per address, network comparison and the
- * client IP behind a trusted proxy (DESIGN section 3).
+ * client IP behind a trusted proxy.
  *
  * Canonical spelling matters because addresses are compared as strings everywhere (allow-lists,
  * the HMAC /health exemption, session IP drift): an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`,
@@ -140,7 +140,7 @@ export interface ClientIpInput {
 }
 
 /**
- * The client IP (DESIGN section 3): the socket address, unless the proxy is trusted and the
+ * The client IP: the socket address, unless the proxy is trusted and the
  * socket address is that proxy; then the right-most X-Forwarded-For address that is not the proxy
  * (entries left of it are client-supplied and can be forged). A request from the proxy without
  * any other address is the proxy's own. null = unresolvable or invalid (the caller answers 403).

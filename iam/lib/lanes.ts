@@ -1,5 +1,5 @@
 /**
- * Batching of concurrent calls that may share one round trip (issue 14): calls under one key go
+ * Batching of concurrent calls that may share one round trip (see docs/performance.md): calls under one key go
  * together, at most one batch per key is in flight, and calls arriving while it is in flight wait
  * for the NEXT batch. A batch is only ever started after every call in it was made, so what it
  * reads or writes is as fresh as a call of its own would have been: sharing changes the number of

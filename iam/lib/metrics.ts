@@ -1,5 +1,5 @@
 /**
- * The IAM's Prometheus metrics (DESIGN section 6): one prom-client registry per process, fed by
+ * The IAM's Prometheus metrics: one prom-client registry per process, fed by
  * the request middleware (requests and latency per route template) and by the signals features
  * publish (lib/signals.ts). Read by GET /metrics.
  */

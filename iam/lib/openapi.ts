@@ -1,5 +1,5 @@
 /**
- * The IAM's OpenAPI 3.1 document (issue 12 item 2), generated from the route table: one operation
+ * The IAM's OpenAPI 3.1 document, generated from the route table: one operation
  * per entry (operationId = route id), its parameters, request body and documented responses from
  * the entry's zod schemas, and its security from the entry's `auth`, `apiKey` and `hmac`.
  *

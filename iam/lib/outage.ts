@@ -1,7 +1,7 @@
 /**
  * Tells a dependency outage (PostgreSQL or Redis unreachable, or refusing work while it starts or
  * stops) from every other failure. The error handler answers the first 503 "Service unavailable"
- * with Retry-After (DESIGN section 6); everything else (a constraint violation, a syntax error, a
+ * with Retry-After; everything else (a constraint violation, a syntax error, a
  * bug) stays a 500, so a real defect is never hidden behind "try again later".
  *
  * Recognised by what the drivers actually throw: socket error codes, PostgreSQL SQLSTATEs of the

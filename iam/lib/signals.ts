@@ -1,6 +1,6 @@
 /**
- * Operational signals: what features and the request pipeline report for the metrics (DESIGN
- * section 6), published on one node:diagnostics_channel. Features stay free of prom-client and of
+ * Operational signals: what features and the request pipeline report for the metrics
+ * (docs/operations.md), published on one node:diagnostics_channel. Features stay free of prom-client and of
  * any registry: they publish, lib/metrics.ts subscribes. With nobody subscribed (the admin CLI, unit
  * tests) a signal costs one boolean check.
  *

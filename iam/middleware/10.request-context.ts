@@ -3,7 +3,7 @@
  *
  * - Request id: a sane `X-Request-Id` from the caller (the gateway sends its HMAC nonce there) is
  *   kept so one id follows the request across services; anything else is replaced. Always echoed.
- * - Client IP (DESIGN section 3): see lib/ip.ts resolveClientIp. Unresolvable => 403 plain text
+ * - Client IP: see lib/ip.ts resolveClientIp. Unresolvable => 403 plain text
  *   `Forbidden` (spec Errors, validateIp).
  * - The log line carries no query string (magic-link tokens travel there) and no headers.
  */
@@ -35,7 +35,7 @@ export default defineEventHandler((event) => {
   const { config, log } = useIam()
   const { req, res } = event.node
   // read from the raw headers: h3's getRequestHeader copies every header of the request per call.
-  // Node joins a repeated X-Request-Id into one string, which the pattern refuses, as before.
+  // Node joins a repeated X-Request-Id into one string, which the pattern refuses.
   const given = req.headers['x-request-id']
   const requestId = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
   event.context.requestId = requestId

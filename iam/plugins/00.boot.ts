@@ -52,7 +52,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
 }
 
 export default defineNitroPlugin((nitroApp) => {
-  // The node-server entry reads PORT/HOST after plugins ran: give DESIGN's defaults (loopback only).
+  // The node-server entry reads PORT/HOST after plugins ran: default to 127.0.0.1:3001 (loopback only).
   process.env.PORT ||= process.env.NITRO_PORT || '3001'
   process.env.HOST ||= process.env.NITRO_HOST || '127.0.0.1'
   // Read at run time: the bundler replaces the literal `process.env.NODE_ENV` with "production".

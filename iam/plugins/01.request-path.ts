@@ -1,5 +1,5 @@
 /**
- * What Nitro does around every request, trimmed to what the IAM uses (issue 14, per-request cost):
+ * What Nitro does around every request, trimmed to what the IAM uses (per-request cost, docs/performance.md):
  *
  * - Nitro calls its app hooks 'request', 'beforeResponse' and 'afterResponse' on every request,
  *   and hookable answers each call with a console task (async stack tagging) and a promise chain

@@ -1,5 +1,5 @@
 /**
- * The one `buildIfStale` (issue 17 item 5): `npm start`, the test helpers (tests/helpers/build.ts)
+ * The one `buildIfStale`: `npm start`, the test helpers (tests/helpers/build.ts)
  * and the benchmark build an app only when a source file is newer than its output's entry, so a
  * fresh clone works and a warm one starts in seconds. Plain TypeScript with erasable syntax only:
  * Node runs it as it is.

@@ -1,5 +1,5 @@
 /**
- * The one way this repository runs a built server as a child process (issue 17 item 5): the test
+ * The one way this repository runs a built server as a child process: the test
  * helpers (tests/helpers/child-server.ts), `npm start` (scripts/start.mjs) and the benchmark
  * (bench/) use it. A Nitro server started with PORT=0 prints "Listening on http://host:port": the
  * port comes from that line, so nothing has to pick a free port ahead of the child (a race).

@@ -1,5 +1,5 @@
 /**
- * CSRF defence for every unsafe request to the BFF (DESIGN section 5), two layers:
+ * CSRF defence for every unsafe request to the BFF, two layers:
  * 1. the request comes from this origin: `Sec-Fetch-Site` (when sent) is `same-origin` and `Origin`
  *    (when sent) names this host; a cross-site form post fails here whatever it carries;
  * 2. it proves it is not a plain cross-site form: the `X-CSRF: 1` header (a non-safelisted header

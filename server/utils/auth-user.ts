@@ -1,6 +1,6 @@
 /**
  * The signed-in user for a team's own server routes, when their Nuxt app extends this gateway
- * (README "Use it in your own Nuxt app"). Nuxt imports server/utils of a layer into every server
+ * (docs/gateway.md, "Use it in your own Nuxt app"). Nuxt imports server/utils of a layer into every server
  * route, so a route of the team's app writes:
  *
  *   export default defineEventHandler(async (event) => {

@@ -1,6 +1,6 @@
 /**
  * The end user's address as the gateway forwards it to the IAM (X-Forwarded-For), resolved with the
- * IAM's own rule (iam/lib/ip.ts, DESIGN section 3): the socket address, unless `proxy.trust` is on
+ * IAM's own rule (iam/lib/ip.ts): the socket address, unless `proxy.trust` is on
  * and the socket address is `proxy.ipToTrust` (a load balancer in front of the gateway); then the
  * right-most X-Forwarded-For address that is not that proxy. Entries further left are whatever the
  * browser sent and are never believed.

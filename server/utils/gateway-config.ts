@@ -1,5 +1,5 @@
 /**
- * The gateway configuration (DESIGN section 3): `GATEWAY_CONFIG` (or runtime config
+ * The gateway configuration: `GATEWAY_CONFIG` (or runtime config
  * `gatewayConfig`) names a JSON file with `iam` and `OAuthProviders`; function-valued provider
  * `callbacks` are registered in code (`registerProviderCallbacks`). Parsed once, strictly: a bad
  * file stops the start with a message naming the key.
@@ -113,7 +113,7 @@ export const gatewayConfigSchema = z.strictObject({
   /**
    * A load balancer in front of the gateway: with `trust` on, a request whose socket address is
    * `ipToTrust` comes from the right-most X-Forwarded-For address that is not that proxy (the
-   * IAM's `service.proxy` rule, DESIGN section 3); otherwise X-Forwarded-For is ignored.
+   * IAM's `service.proxy` rule, iam/lib/ip.ts); otherwise X-Forwarded-For is ignored.
    */
   proxy: z
     .strictObject({ trust: z.boolean().default(false), ipToTrust: z.string().optional() })

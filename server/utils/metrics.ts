@@ -1,5 +1,5 @@
 /**
- * The gateway's Prometheus metrics (DESIGN section 6): one prom-client registry per process with
+ * The gateway's Prometheus metrics: one prom-client registry per process with
  * its requests by route template and status, its IAM calls (route template, outcome, latency) and
  * the OAuth flow's outcomes. Read by GET /metrics (server/routes/metrics.get.ts).
  */

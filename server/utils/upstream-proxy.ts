@@ -1,5 +1,5 @@
 /**
- * The token-mediating API proxy (README "Call your APIs through the gateway"): `/api/upstream/<name>/<path>?<query>` goes to
+ * The token-mediating API proxy (docs/gateway.md, "Call your APIs through the gateway"): `/api/upstream/<name>/<path>?<query>` goes to
  * the configured API `<name>` only, at `<upstream base path><path>?<query>`, with the signed-in
  * user's access token as `Authorization: Bearer` (refreshed first when near expiry, through the
  * BFF's one-refresh-per-browser logic). The browser's cookies and Authorization never leave the

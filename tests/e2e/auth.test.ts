@@ -102,7 +102,7 @@ describe('adaptive MFA', () => {
     const page = await browser.newPage()
     const email = freshEmail('mfa')
     await signUpInBrowser(page, stack.url, email)
-    // same device cookie, different browser family and OS: fingerprint drift (DESIGN section 4, check 9)
+    // same device cookie, different browser family and OS: fingerprint drift (anomaly check 9, iam/features/anomalies/evaluate-anomalies.ts)
     await browser.context.setExtraHTTPHeaders({ 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0' })
     await page.goto(`${stack.url}/account`)
     await expect.poll(() => page.getByRole('status').filter({ hasText: /email/i }).count(), { timeout: 15_000 }).toBeGreaterThan(0)

@@ -1,5 +1,5 @@
 /**
- * The README's screenshots of every page, taken in Chromium at 1280 px against the real stack. Each
+ * The screenshots of every page (README.md, docs/gateway.md), taken in Chromium at 1280 px against the real stack. Each
  * lands in test-results/ like every browser test's; only with UPDATE_SCREENSHOTS=1 is it also
  * copied into docs/screenshots/, so an ordinary run never rewrites the committed images.
  */

@@ -3,7 +3,7 @@
  * checks a client-credentials JWT access token for an API offline against the published keys, an
  * opaque one for an API registered with `accessTokenFormat: 'opaque'` at the introspection
  * endpoint (and sees its revocation at once), and
- * examples/api (the README's "Protect your API"), run as its own process, answers 200, 401 and 403
+ * examples/api (docs/oidc-provider.md, "Protect your API"), run as its own process, answers 200, 401 and 403
  * as RFC 6750 says.
  */
 import { spawn, type ChildProcess } from 'node:child_process'

@@ -1,6 +1,6 @@
 /**
- * Every user is one client to the IAM unless the client address survives both hops (issue 11,
- * finding 4.1). The real IAM trusts the gateway's address as its proxy, as `npm start` configures
+ * Every user is one client to the IAM unless the client address survives both hops. The
+ * real IAM trusts the gateway's address as its proxy, as `npm start` configures
  * it; the gateway trusts a load balancer on 127.0.0.1, played by this test, which sends
  * X-Forwarded-For as a load balancer does (the browser's own value, then the peer it saw).
  */

@@ -1,5 +1,5 @@
 /**
- * The gateway while the IAM's database is away (issue 16): the BFF answers 503 JSON with
+ * The gateway while the IAM's database is away: the BFF answers 503 JSON with
  * Retry-After and a message of its own, never a 500 or a hang, and works again once the database
  * is back. PostgreSQL only (PGlite cannot go away): a TCP proxy between the IAM and PostgreSQL
  * takes it away without stopping the shared server.

@@ -1,5 +1,5 @@
 /**
- * What the README's "Sign in to your other apps" tells programs to do, done as it says: an API
+ * What docs/oidc-provider.md, "Sign in to your other apps", tells programs to do, done as it says: an API
  * verifies a JWT access token with jose against {issuer}/jwks (audience = its resource indicator),
  * and a command-line client registered as `--public --grant device_code --grant refresh_token`
  * signs a person in with the device flow and gets a refresh token.

@@ -1,5 +1,5 @@
 /**
- * examples/second-app (the README's "second web app") against the built gateway + IAM: it signs a
+ * examples/second-app (docs/oidc-provider.md, "second web app") against the built gateway + IAM: it signs a
  * person in with code + PKCE through the gateway's /oidc, shows the claims, and signs out through
  * RP-initiated logout, which also ends the person's session on the gateway.
  */

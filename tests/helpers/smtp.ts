@@ -99,7 +99,7 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpCapture>
   }
 }
 
-/** The verification mail every signup sends (issue 11, 4.3): tests of other flows skip it. */
+/** The verification mail every signup sends: tests of other flows skip it. */
 export const isVerificationMail = (mail: ParsedMail): boolean => (mail.text ?? '').includes('reason=EMAIL_VERIFICATION&')
 
 /** The first link of a mail's text part that carries a `token` query (a magic link). */

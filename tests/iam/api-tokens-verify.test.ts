@@ -142,7 +142,7 @@ describe.skipIf(!process.env.DATABASE_URL)('counted verification across instance
         return { status: res.status, count: ((await res.json()) as { data?: { usageCount?: number } }).data?.usageCount }
       }),
     )
-    // a loaded machine may shed some with 503 (pool wait, DESIGN 6); whatever was answered 200 was
+    // a loaded machine may shed some with 503 (pool wait); whatever was answered 200 was
     // counted once, and nothing else was counted
     const counted = answers.filter((a) => a.status === 200).map((a) => a.count!)
     expect(counted.length).toBeGreaterThan(0)

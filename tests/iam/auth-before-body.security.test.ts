@@ -29,7 +29,7 @@ const FULL_AUTH_ROUTES = [
   ['POST', '/api/manage/rotate'],
   ['POST', '/api/manage/ip-restriction-update'],
   ['POST', '/api/manage/privilege-update'],
-  // beyond the spec (issue 11, 4.3 and 4.4), full authentication as well
+  // beyond the spec, full authentication as well
   ['POST', '/api/manage/revoke-all'],
   ['POST', '/auth/resend-verification'],
   // account security

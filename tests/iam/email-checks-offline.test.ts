@@ -2,7 +2,7 @@
  * A newcomer's first signup works offline: the IAM config that `npm start` generates
  * (scripts/start.mjs devConfigs) turns the MX check off, so a resolver answering NXDOMAIN for
  * every name does not refuse the address. With the check on, a resolver that cannot be reached
- * allows the address (DESIGN §2) and the log names the resolver problem.
+ * allows the address and the log names the resolver problem.
  */
 import { createSocket } from 'node:dgram'
 import { join } from 'node:path'

@@ -1,5 +1,5 @@
 /**
- * The cost of full authentication (issue 14), counted through the front door: every statement the
+ * The cost of full authentication (see docs/performance.md), counted through the front door: every statement the
  * IAM sends is in iam_db_statements_total{kind}, so N signed-in requests may be compared with N.
  * A count, not a timing. Also: saving the writes must not delay a revocation, on this instance or
  * (PostgreSQL + Redis) on another one.

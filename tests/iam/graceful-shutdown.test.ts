@@ -1,5 +1,5 @@
 /**
- * SIGTERM under load (issue 16, DESIGN section 3): the IAM stops accepting, answers every request
+ * SIGTERM under load (docs/operations.md): the IAM stops accepting, answers every request
  * it had received, sends the mails those requests started, closes its pools and exits 0. A second
  * instance on the same database then finds everything the first one answered.
  */

@@ -43,7 +43,7 @@ describe('login budgets count failures, not successes', () => {
       statuses.push((await login(person.email, person.password, desk, office)).status)
     }
     expect(statuses).toEqual(new Array(IP_BUDGET + 10).fill(200))
-    // the budget is whole for failures: guesses at many addresses from there are capped as before
+    // the budget is whole for failures: guesses at many addresses from there are still capped at IP_BUDGET
     const failures: number[] = []
     for (let i = 0; i < IP_BUDGET + 1; i++) failures.push((await login(uniqueEmail('guess'), WRONG, desk, office)).status)
     expect(failures).toEqual([...new Array(IP_BUDGET).fill(401), 429])

@@ -1,5 +1,5 @@
 /**
- * Limits that rotating addresses must not escape (issue 11 item 4.5): an IPv6 client counts as its
+ * Limits that rotating addresses must not escape: an IPv6 client counts as its
  * /64, and failed logins for one account slow down whatever addresses they come from.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
 /**
  * rate_limiters.mailbox: reset and verification link mails to one address are capped over every
  * client together (default 5 an hour), so that many IPs, each under its own limits, cannot flood
- * one mailbox. Over the cap the routes answer exactly as before (forgot-password: the one fixed
+ * one mailbox. Over the cap the routes answer exactly as under it (forgot-password: the one fixed
  * body, whatever the address) and just send nothing; the window's end lets mails through again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -41,7 +41,7 @@ async function userIdOf(user: Session): Promise<number> {
 }
 
 describe('the per-address cap of link mails (rate_limiters.mailbox)', () => {
-  it('sends at most 5 reset and verification mails an hour to one address, however many IPs ask, answering every request as before', async () => {
+  it('sends at most 5 reset and verification mails an hour to one address, however many IPs ask, answering every request as under the cap', async () => {
     const user = await signupUser(iam, { client: await freshClient() })
     const userId = await userIdOf(user)
     await waitUntil(() => mailsTo(user.email).length === 1, 'the sign-up verification mail')

@@ -20,7 +20,7 @@ type Operation = {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> }
 
 // The spec's routes (IAM spec "Endpoints"), written out here rather than read from the table, and
-// the two routes of the bot detection component and DESIGN the issue names.
+// the two routes of the bot detection component and those the IAM adds beyond the spec.
 const SPEC_ROUTES = [
   'post /signup',
   'post /login',

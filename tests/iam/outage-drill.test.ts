@@ -1,5 +1,5 @@
 /**
- * Outage drill (issue 16): PostgreSQL, then Redis, taken away from a running IAM while logins,
+ * Outage drill: PostgreSQL, then Redis, taken away from a running IAM while logins,
  * refreshes and API-token verifications run in a loop, then given back. The shared servers stay
  * up (other test files use them): a TCP proxy sits between this IAM and each of them, and "stops"
  * the service by closing every proxied connection and refusing new ones.
@@ -14,7 +14,7 @@ import { jsonOf, manage, newToken, refOf, verify, WIDE, WIDE_LIMITERS, type Crea
 
 const { DATABASE_URL, REDIS_URL } = process.env
 const external = !!DATABASE_URL && !!REDIS_URL
-/** DESIGN section 6: a request needing a dependency that is down is answered 503 within this. */
+/** A request needing a dependency that is down is answered 503 within this. */
 const ANSWER_WITHIN_MS = 2000
 /** Answers the workers must get in each phase: the drill moves on by what happened, not by the wall clock. */
 const ANSWERS_PER_PHASE = 20

@@ -2,7 +2,7 @@
  * PostgreSQL runs repeated statements as named prepared statements (iam/db/prepared.ts). A
  * migration by another instance (a rolling upgrade) can change a table under them: PostgreSQL
  * re-plans by itself unless the statement's result columns change, which it refuses with SQLSTATE
- * 0A000. The IAM must answer as before, never with that error.
+ * 0A000. The IAM must answer normally, never with that error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, loginUser, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'

@@ -1,7 +1,7 @@
 /**
- * Second-factor guessing: someone who knows the password used to get a fresh challenge with 5
- * attempts from every sign-in while older ones stayed live, and the signed-in routes taking a code
- * met only the per-IP limiter. Now one failure budget per account spans challenges and routes
+ * Second-factor guessing (docs/account-recovery.md, section 3): someone who knows the password can
+ * sign in again and again, so fresh attempts per challenge and a per-IP limit alone would leave the
+ * code unbounded. One failure budget per account spans challenges and routes
  * (secondFactor.accountFailures: 10 in 15 minutes lock code entry for 15 minutes and mail the
  * owner), and a new challenge ends the older ones.
  */

@@ -1,5 +1,5 @@
 /**
- * The audit log and its view (DESIGN 6): security_events records the sensitive events of an
+ * The audit log and its view: security_events records the sensitive events of an
  * account, and GET /auth/security-events lists the user's own, newest first, in pages.
  */
 import { describe, expect, it } from 'vitest'

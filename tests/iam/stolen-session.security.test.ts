@@ -1,8 +1,8 @@
 /**
  * A stolen session must not become a permanent takeover. With only a session's cookies and Bearer
- * token, an attacker used to enable TOTP, change the email with one of its recovery codes and reset
- * the password at the new address; the owner's recovery (undo link, then reset) restored the address
- * but kept the attacker's factors. Now:
+ * token, an attacker could otherwise enable TOTP, change the email with one of its recovery codes
+ * and reset the password at the new address, and the owner's recovery (undo link, then reset) would
+ * restore the address but keep the attacker's factors (docs/account-recovery.md, section 2). So:
  * - adding or removing a factor or a passkey, and changing the email, need a sign-in proof within
  *   security.reauthenticateWithinMs (the sign-in itself, or POST /auth/reauthenticate);
  * - undoing an email change removes what the changing session set up and the password set since.

@@ -1,6 +1,6 @@
 /**
  * The benchmark's pure parts (bench/lib): argument parsing, statements per request from two
- * /metrics readings, ratios and issue 14's goals. The benchmark itself is not a test (no timing
+ * /metrics readings, ratios and the hot-path table's goals (bench/README.md). The benchmark itself is not a test (no timing
  * threshold belongs in the suite); its arithmetic is.
  */
 import { describe, expect, it } from 'vitest'

@@ -203,7 +203,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
   })
 
   it.skipIf(noPostgresServer)('keeps full authentication\'s statement on indexes when one user holds most sessions: its generic plan never scans session_families', async () => {
-    // the skew of issue 14's growth row: one account with 2,000 families (a busy service account, or
+    // the skew of the bench's growth row: one account with 2,000 families (a busy service account, or
     // the bench's user), statistics that know it, and the plan a named statement settles on
     const busy = await newUser()
     const visitor = await newVisitor()

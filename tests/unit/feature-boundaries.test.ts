@@ -3,7 +3,7 @@ import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 /**
- * Features are plain TypeScript (STYLE, issue 12): no h3, and no HTTP status as an outcome. The
+ * Features are plain TypeScript (docs/architecture.md): no h3, and no HTTP status as an outcome. The
  * routes' mappers in iam/http/ pick statuses from the features' failure codes.
  */
 const ROOT = join(import.meta.dirname, '../..')

@@ -1,5 +1,5 @@
 /**
- * The suite waits on no wall clock longer than 100 ms (issue 12): expiry tests move the servers'
+ * The suite waits on no wall clock longer than 100 ms: expiry tests move the servers'
  * clocks (tests/helpers/clock.ts), everything else waits on an event or polls a condition briefly
  * (tests/helpers/wait.ts). This scans tests/** for a setTimeout, sleep, delay or waitForTimeout whose
  * duration is over 100 ms, written as literals and constants of the same file (GRACE_MS + 300).

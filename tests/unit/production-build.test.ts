@@ -1,5 +1,5 @@
 /**
- * No test code in production (issue 12): the test routes (iam/test-build) and the gateway's test
+ * No test code in production: the test routes (iam/test-build) and the gateway's test
  * OAuth callbacks (server/test-build) are compiled only into the test builds the suite runs
  * (IAM_TEST_BUILD / GATEWAY_TEST_BUILD). This builds what `npm run build` makes, when stale, and
  * greps it; the test builds are grepped too, so a marker that stopped matching cannot pass silently.

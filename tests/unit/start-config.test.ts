@@ -1,6 +1,6 @@
 /**
  * The configs `npm start` writes (scripts/start.mjs devConfigs): the IAM must trust the gateway's
- * address as its proxy, or every user reaches it as the gateway's 127.0.0.1 (issue 11, 4.1), and
+ * address as its proxy, or every user reaches it as the gateway's 127.0.0.1, and
  * must take only version 2 HMAC signatures, which the gateway always sends (4.2).
  */
 import { join } from 'node:path'

@@ -1,5 +1,5 @@
 /**
- * Second factors (DESIGN section 7): a TOTP secret per account (pending until confirmed), its
+ * Second factors: a TOTP secret per account (pending until confirmed), its
  * recovery codes, and the sign-in challenges that stand between a right password and tokens.
  */
 import { sql, type Kysely } from 'kysely'

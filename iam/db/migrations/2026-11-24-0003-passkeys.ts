@@ -1,5 +1,5 @@
 /**
- * Passkeys (DESIGN section 7): the WebAuthn credentials of each account and the single-use
+ * Passkeys: the WebAuthn credentials of each account and the single-use
  * challenges of registration and passwordless sign-in.
  */
 import { sql, type Kysely } from 'kysely'

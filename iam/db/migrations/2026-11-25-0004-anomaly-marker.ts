@@ -1,5 +1,5 @@
 /**
- * session_families.anomaly_until (issue 14): set, before the anomaly itself is stored, when a
+ * session_families.anomaly_until (see docs/performance.md): set, before the anomaly itself is stored, when a
  * session is put on adaptive MFA; until then full authentication may skip the shared-storage
  * lookup of a cached anomaly, since the family row it reads anyway says none can exist.
  */

@@ -1,5 +1,5 @@
 /**
- * session_families.refresh_expires_at (issue 14): the expiry of the family's active refresh token,
+ * session_families.refresh_expires_at (see docs/performance.md): the expiry of the family's active refresh token,
  * null when it has none. Every signed-in request and every refresh counts the user's live sessions
  * (anomaly check 5: not revoked, an active token not yet expired); with this column the count reads
  * only session_families instead of probing refresh_tokens once per family, where every rotation

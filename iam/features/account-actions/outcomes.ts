@@ -1,7 +1,7 @@
 /**
  * The failures of the link-driven account actions as a closed union of codes. The routes' one
  * mapper (http/account-action-outcomes.ts) turns a code into the status and the
- * `{ ok: false, date, error[, fields] }` body (DESIGN 4, error bodies); nothing here knows HTTP.
+ * `{ ok: false, date, error[, fields] }` body; nothing here knows HTTP.
  */
 import type { LimitDecision } from '../rate-limits/limiter'
 import type { CodeCheck, LinkFailure } from '../mfa/links'

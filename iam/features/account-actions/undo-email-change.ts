@@ -1,5 +1,5 @@
 /**
- * Undoing an email change (issue 11, 4.3). The OLD address is told of a change with a link that,
+ * Undoing an email change. The OLD address is told of a change with a link that,
  * for `magic_links.undoEmailChangeExpiresInMs` (7 days by default), puts it back: a hijacker who
  * moved the address cannot keep the account from its owner. Using the link restores the address
  * (verified: the owner just proved they read it), signs every session out, since whoever made the

@@ -1,5 +1,5 @@
 /**
- * Email verification (issue 11, 4.3): signup and an email change mail a link to the address; the
+ * Email verification: signup and an email change mail a link to the address; the
  * account works at once, but `email_verified` stays false until the link is used. The link binds
  * to the user id (its `visitor` is a random handle, as for a password reset) and carries the
  * address it was sent to: it verifies only while that is still the account's address, so a link

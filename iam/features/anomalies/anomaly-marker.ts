@@ -1,5 +1,5 @@
 /**
- * The database side of a cached anomaly (issue 14): `session_families.anomaly_until` says a cached
+ * The database side of a cached anomaly (see docs/performance.md): `session_families.anomaly_until` says a cached
  * anomaly of the family may exist in shared storage until then. Full authentication reads the family
  * anyway, so a session that was never put on MFA costs no shared-storage lookup. The marker is
  * written before the anomaly is stored, so any request that could find the anomaly also sees the

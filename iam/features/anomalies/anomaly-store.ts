@@ -1,6 +1,6 @@
 /**
  * The active anomaly of a session, kept in shared storage under the SHA-256 of the session cookie
- * (DESIGN 4) for the magic-link lifetime, plus an index by family so a passed MFA can resolve it
+ * for the magic-link lifetime, plus an index by family so a passed MFA can resolve it
  * without the cookie. Every instance sees the same state.
  */
 import type { SharedStore } from '../../lib/store'

@@ -1,5 +1,5 @@
 /**
- * What a passed adaptive MFA does to the session (DESIGN 4): the anomaly is resolved, the current
+ * What a passed adaptive MFA does to the session: the anomaly is resolved, the current
  * device, IP and fingerprint are bound to the family, last_mfa_at is set and a new token pair is
  * issued in the same family. Called by the MFA verification route (iam/features/mfa).
  */

@@ -1,5 +1,5 @@
 /**
- * The nine anomaly checks of protectRoute and refresh (DESIGN 4), in order; the first hit decides.
+ * The nine anomaly checks of protectRoute and refresh, in order; the first hit decides.
  * Pure: every fact is passed in, so each rule is unit-tested without a server.
  *
  *   1 session missing/expired/revoked/reused  -> re-login     6 session velocity          -> MFA (unless MFA recently)

@@ -1,5 +1,5 @@
 /**
- * Counted verification of a hot token without one UPDATE per request (issue 14): concurrent
+ * Counted verification of a hot token without one UPDATE per request (see docs/performance.md): concurrent
  * verifications of the same token with the same conditions (privilege, client IP) share one
  * `UPDATE ... usage_count + n` (lib/lanes.ts: at most one UPDATE per token and conditions in flight
  * in this process; verifications arriving meanwhile go together in the next one). Each waiter gets

@@ -18,7 +18,7 @@ import type { ApiTokenService, TokenEventInput } from './api-token-service'
 
 export const MANAGE_POST_ACTIONS = [
   'new-token', 'revoke', 'metadata', 'rotate', 'ip-restriction-update', 'privilege-update', 'list-metadata',
-  // issue 11, 4.4 (beyond the spec's list): every valid token of the user, body `{ confirm: true }`
+  // beyond the spec's list: every valid token of the user, body `{ confirm: true }`
   'revoke-all',
 ] as const
 export type ManageAction = (typeof MANAGE_POST_ACTIONS)[number]
@@ -126,7 +126,7 @@ export async function runManageAction(service: ApiTokenService, req: ManageReque
   return succeed(result)
 }
 
-/** Token actions the audit log records (DESIGN 6): created, rotated, revoked. */
+/** Token actions the audit log records: created, rotated, revoked. */
 const AUDITED_ACTIONS: Partial<Record<ManageAction, TokenEventInput['type']>> = { rotate: 'api_token_rotated', revoke: 'api_token_revoked' }
 
 const actorOf = (req: ManageRequest) => ({ userId: req.userId, ipAddress: req.ip, visitorRowId: req.visitorRowId ?? null })

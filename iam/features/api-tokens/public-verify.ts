@@ -98,7 +98,7 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
 
   const verified = await service.library.verifyApiKey(key, false, req.privilege, false, false, ip)
   if (!verified.ok) {
-    // DESIGN: a host outside the allow-list is told so; expired, revoked, unknown all read Invalid key
+    // a host outside the allow-list is told so; expired, revoked, unknown all read Invalid key
     const code = verified.reason === REASONS.invalidHost ? 'invalid_host' : verified.reason === REASONS.serverErrorValidating ? 'server_error' : 'invalid_key'
     return failWithSpend(code, tokenFacts, ipFacts)
   }

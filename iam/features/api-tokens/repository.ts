@@ -40,9 +40,9 @@ export type DiagnosisRow = {
  *
  * The statement's own (implicit) transaction commits asynchronously (`set_config(..., true)` is
  * SET LOCAL): a hot token's row lock is then held for the update, not for a WAL flush, so the
- * increments of one token no longer queue behind one fsync each. Every increment is still
+ * increments of one token do not queue behind one fsync each. Every increment is still
  * committed and visible before the answer; only a PostgreSQL crash (not a clean stop) may lose the
- * last ~3 x wal_writer_delay of them (docs/performance-writes.md). The subquery runs once, when the
+ * last ~3 x wal_writer_delay of them (docs/performance.md). The subquery runs once, when the
  * first row matches: a verification that matches nothing changes no setting.
  *
  * `uses` verifications are counted at once (count-batch.ts joins concurrent verifications of one

@@ -1,5 +1,5 @@
 /**
- * "Revoke all my API tokens" (issue 11, 4.4): one statement ends every valid token of the user,
+ * "Revoke all my API tokens": one statement ends every valid token of the user,
  * and the same transaction records the bulk revocation as a security event. Used by the manage
  * action `revoke-all` and by a password reset that asks for it.
  */

@@ -1,5 +1,5 @@
 /**
- * API token formats (DESIGN section 4, API tokens).
+ * API token formats (docs/api-tokens.md).
  *
  * Raw token: `<prefix>_<payload>_<checksum>`. The payload is 32 CSPRNG bytes (256 bits of entropy,
  * far beyond guessing) in fixed-width base62; the checksum is CRC-32 of the payload text in 6

@@ -1,6 +1,6 @@
 /**
- * All API tokens of one user at once: what the recovery notices name and what "revoke all" ends
- * (issue 11, 4.4). Tokens are machine credentials that outlive a password reset or an email
+ * All API tokens of one user at once: what the recovery notices name and what "revoke all" ends.
+ * Tokens are machine credentials that outlive a password reset or an email
  * change, so whoever recovers an account must see them and be able to end them in one step.
  */
 import type { Kysely, Transaction } from 'kysely'

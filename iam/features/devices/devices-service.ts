@@ -112,7 +112,7 @@ export type VisitFacts = { canaryId: string; ipAddress: string; userAgent: strin
  * only when visitWithoutWrite says the write would change something that matters (a new IP, user
  * agent or score, a ban by score, last_seen older than VISIT_WRITE_EVERY_MS) or the canary is
  * unknown. A steady sign-in from a known device costs one read instead of a write, its commit and
- * a dead tuple (issue 14); the row, its ban and what the caller does with them are the same.
+ * a dead tuple (see docs/performance.md); the row, its ban and what the caller does with them are the same.
  */
 export async function visitDevice(ctx: IamContext, input: VisitFacts): Promise<Visit> {
   return visitOfRow(ctx, await findVisitorByCanary(ctx.db, input.canaryId), input)

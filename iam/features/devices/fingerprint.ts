@@ -73,8 +73,8 @@ export function buildFingerPrint(userAgent: string, ipAddress: string, geo: GeoL
   return fp
 }
 
-// A signed-in client sends the same agent from the same address on every request (issue 14: the
-// fingerprint was rebuilt, and allocated, on every full authentication). The whole fingerprint is
+// A signed-in client sends the same agent from the same address on every request, and full
+// authentication runs on each of them (see docs/performance.md). The whole fingerprint is
 // a pure function of the agent, the address and the geo database, so it is kept per (geo source,
 // address, agent), bounded and evicted like the agent cache; the entries are frozen because every
 // request with those values shares one object (req.fingerPrint).

@@ -106,7 +106,7 @@ export async function domainAcceptsMail(domain: string, settings: EmailCheckSett
 
 /**
  * Runs the checks in cost order: format, disposable list, DNS. A DNS lookup that gives no verdict
- * allows the address (DESIGN §2) and is reported through `warn`, naming the resolver problem, so
+ * allows the address and is reported through `warn`, naming the resolver problem, so
  * "the resolver is down" is never mistaken for "the domain has no mail server".
  */
 export async function checkEmailAddress(

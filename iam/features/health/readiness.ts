@@ -1,5 +1,5 @@
 /**
- * Readiness (DESIGN section 6): can this instance serve requests that need its dependencies?
+ * Readiness: can this instance serve requests that need its dependencies?
  * Database `select 1`, shared storage PING (the memory store is always up), and the mail server's
  * greeting (SMTP; the dev outbox needs nothing). Each check gives up after CHECK_TIMEOUT_MS, so a
  * dependency that hangs makes the answer "down", never a late answer. The mail check opens an SMTP

@@ -139,7 +139,7 @@ export interface TokenSummary {
 
 /**
  * "You have N active API tokens: ...": tokens survive a password reset or an email change, so
- * whoever recovers an account must learn they exist (issue 11, 4.4).
+ * whoever recovers an account must learn they exist.
  */
 function tokenBlocks(tokens: readonly TokenSummary[] | undefined, revoked: number | undefined): Block[] {
   const blocks: Block[] = []

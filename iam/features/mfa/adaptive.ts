@@ -1,5 +1,5 @@
 /**
- * Adaptive MFA dispatch (DESIGN 4, "MFA outcome"): called by protectRoute and refresh when an
+ * Adaptive MFA dispatch: called by protectRoute and refresh when an
  * anomaly asks for MFA. At most one live code per session: a repeat while one is live answers
  * `sent: false` and mails nothing, so a retrying client cannot mail-bomb the owner.
  */

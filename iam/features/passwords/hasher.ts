@@ -1,7 +1,7 @@
 /**
  * Argon2id password hashing (@node-rs/argon2) with the configured cost and an optional pepper
  * (Argon2's `secret` input, so a leaked database alone is not enough to test guesses). Passwords are
- * NFKC-normalised first so the same visible password always hashes the same (DESIGN 4).
+ * NFKC-normalised first so the same visible password always hashes the same.
  */
 import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
 

@@ -1,5 +1,5 @@
 /**
- * Password policy (DESIGN 4): length within [minLength, maxLength] after NFKC normalisation,
+ * Password policy: length within [minLength, maxLength] after NFKC normalisation,
  * counted in code points; no composition rules (NIST SP 800-63B §3.1.1.2); not the email address.
  * The breach check is separate (network).
  */

@@ -19,7 +19,7 @@ export type LimiterSpec = { points: number; duration: number; blockDuration: num
 export type { LimitDecision, LimiterKeys, LimiterPolicy, LimitStep, PartMs } from '../../lib/storage/atomic'
 
 /**
- * "Permanent" = 365 days. Every key in shared storage has a TTL (DESIGN: state never grows without
+ * "Permanent" = 365 days. Every key in shared storage has a TTL (state never grows without
  * bound), and the keys here are IPs and IP_user pairs: addresses are reassigned, so a ban older
  * than a year mostly hits a bystander. Operators lift one earlier with reset(key, { unblock: true }).
  */

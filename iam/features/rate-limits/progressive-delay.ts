@@ -1,5 +1,5 @@
 /**
- * A progressive delay per subject (the per-account login throttle, issue 11 item 4.5): the first
+ * A progressive delay per subject (the per-account login throttle): the first
  * `freeAttempts` attempts in a window pass at once; after that each attempt must wait
  * `min(baseDelayMs * 2^k, maxDelayMs)` since the previous admitted one (k = 0, 1, 2 ...). It never
  * blocks for good: whoever comes after the delay is admitted, so the owner of an attacked account

@@ -1,6 +1,6 @@
 /**
- * The one limiter registry (issue 12): every rate limiter of the spec ("API token rate limiters",
- * application rules 1-5) and of DESIGN section 4, named once (names: iam/contract/limiter-names.ts)
+ * The one limiter registry: every rate limiter of the spec ("API token rate limiters",
+ * application rules 1-5) and the IAM's own, named once (names: iam/contract/limiter-names.ts)
  * with its key shape, its configuration and its permanent-block rule. Routes and features ask for a
  * limiter by name and hand it the request's facts; nobody else builds keys or limiters.
  *
@@ -32,7 +32,7 @@ type LimitersConfig = IamConfig['rate_limiters']
 interface CountRule<F> {
   kind: 'count'
   storage: string
-  /** where its numbers are configured (README "Configuration") */
+  /** where its numbers are configured (docs/configuration.md) */
   config: string
   parts: (rl: LimitersConfig) => LimiterSpec | LimiterSpec[]
   /** the n-th consecutive rejection blocks permanently (spec rule 2); 0 never */
@@ -67,7 +67,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
   return device === undefined ? account : `${account}\n${device}`
 }
 
-/** DESIGN section 4's limiters: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
+/** The IAM's own limiters beyond the spec: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
 type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'mailbox'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })

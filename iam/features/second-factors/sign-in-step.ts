@@ -1,5 +1,5 @@
 /**
- * The second-factor step of sign-in (DESIGN section 7): after a right password, an account with a
+ * The second-factor step of sign-in: after a right password, an account with a
  * second factor gets a challenge instead of tokens; `completeSignIn` trades the challenge and a
  * TOTP or recovery code for a session. A challenge is 32 random bytes (only its SHA-256 stored),
  * bound to the device it was issued to, lives secondFactor.challengeTtlMs (5 min), allows

@@ -1,5 +1,5 @@
 /**
- * The audit view (DESIGN 6, GET /auth/security-events): a user's own events, newest first, in pages.
+ * The audit view (GET /auth/security-events): a user's own events, newest first, in pages.
  * The cursor is `<created_at ms>.<id>` of the last event shown: keyset pagination, so events
  * recorded while the user pages neither repeat nor shift entries.
  */

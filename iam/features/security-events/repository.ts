@@ -1,5 +1,5 @@
 /**
- * Security events, the audit log of DESIGN section 6: one row per sensitive event (sign-ins ok and
+ * Security events, the audit log: one row per sensitive event (sign-ins ok and
  * failed, MFA sent/passed/failed, sessions revoked, password and email changes, second factors,
  * API tokens, bans), with who, which device, from where and when. Never secrets: no password, code,
  * token or link goes into `details`.

@@ -1,6 +1,6 @@
 /**
- * Everything full authentication reads from the database, in ONE statement (issue 14: at most one
- * round trip per authenticated request): the refresh token behind the session cookie and its
+ * Everything full authentication reads from the database, in ONE statement (at most one
+ * round trip per authenticated request; see docs/performance.md): the refresh token behind the session cookie and its
  * family, the account, the device of the canary cookie and the user's session counts (anomaly
  * checks 5 and 6). Nothing is cached between requests, so a revocation, logout, ban or role change
  * written by any instance is seen by the very next request everywhere.
@@ -60,21 +60,21 @@ type AuthRow = [
 // others (bench growth row, caught by auto_explain).
 // The live count reads only session_families: a family is live while not revoked and its active
 // refresh token unexpired, and refresh_expires_at is that token's expiry (null without one; written
-// by every statement that changes the active token, migration 0006). It used to probe
-// refresh_tokens_one_active_per_family once per family, and under rotation churn each probe met the
+// by every statement that changes the active token, migration 0006). Probing
+// refresh_tokens_one_active_per_family once per family instead would, under rotation churn, meet the
 // index entries of versions spent a moment before: with the bench's ~100 families of one user,
-// most of PostgreSQL's CPU per rotation (docs/performance-writes.md, rotation).
+// most of PostgreSQL's CPU per rotation (docs/performance.md, rotation).
 // Both counts are ordered by created_at, which session_families_live_user_idx and
 // session_families_user_idx (user_id, created_at) give for free. Without the order, once the
 // statistics saw one user holding most families (the bench's user after its 2,000 sign-ins, or a
 // busy service account), the generic plan turned each count into a sequential scan of the whole
 // table that expected to stop after a few rows (the LIMIT) and read every family of every user:
-// 0.36-0.48 ms per request instead of 0.07-0.10 (auto_explain, issue 14's growth row). With the
+// 0.36-0.48 ms per request instead of 0.07-0.10 (auto_explain, the bench's growth row). With the
 // order, a sequential scan must sort all it finds, so the index scan that stops at the limit wins.
 // $5 and $6 bound the two counts: the checks only ask whether live reaches the session cap and
 // whether recent passes the velocity count, so counting stops there and a user's long history of
-// sessions costs nothing per request (issue 14's growth row: one user with 2,000 sessions made
-// every request scan them all).
+// sessions costs nothing per request (the bench's growth row: without the bounds, one user with
+// 2,000 sessions makes every request scan them all).
 // $1 token hash, $2 canary id, $3 now, $4 start of the velocity window (ISO 8601 text: pg's own
 // Date formatting is slower, and the comparisons give both their timestamptz type). Sent with every
 // request (until prepared), so without the indentation.

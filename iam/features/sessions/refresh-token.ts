@@ -21,7 +21,7 @@ export function hashRefreshToken(raw: string): string {
   return hash('sha256', raw, 'hex')
 }
 
-/** SHA-256 hex of any string (the session cookie as the anomaly key, DESIGN 4). */
+/** SHA-256 hex of any string (the session cookie as the anomaly key). */
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex')
 }

@@ -1,5 +1,5 @@
 /**
- * Refresh-token rotation with a grace window for duplicate refreshes (DESIGN 4, RFC 9700 §4.14.2).
+ * Refresh-token rotation with a grace window for duplicate refreshes (RFC 9700 §4.14.2).
  *
  * Browsers fire the same refresh several times. A rotation prepares the new pair first (new refresh
  * token, access token signed from the claims the guard just read; the refresh expiry is computed by

@@ -34,10 +34,10 @@ export type VerifyResult =
   | { ok: true; payload: AccessPayload }
   | { ok: false; code: 'expired' | 'invalid' | 'unknown_key' | 'malformed' }
 
-// Signing runs on every sign-in and every refresh (issue 14), so it does not go through jose's
+// Signing runs on every sign-in and every refresh (see docs/performance.md), so it does not go through jose's
 // SignJWT either: the builder clones the claims, WebCrypto normalises the algorithm and runs the
 // Ed25519 job on the libuv pool behind promise hops: 85-100 us of CPU per token in isolation, 16 %
-// of the IAM's CPU per refresh under load (docs/performance-writes.md). node:crypto's sign with the
+// of the IAM's CPU per refresh under load (docs/performance.md). node:crypto's sign with the
 // ring key's KeyObject is one synchronous call (47-58 us), and the protected header is the same
 // text for every token of a key.
 const headerSegments = new WeakMap<CryptoKey, string>()
@@ -80,7 +80,7 @@ export async function signAccessToken(
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string')
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-// Verification runs on every signed-in request (issue 14), so it does not go through jose's
+// Verification runs on every signed-in request (see docs/performance.md), so it does not go through jose's
 // jwtVerify: WebCrypto's Ed25519 verify is a job on the libuv pool plus promise hops, where
 // node:crypto's verify with a KeyObject is one synchronous call. The checks are jwtVerify's with our
 // options (alg pinned to EdDSA, kid from our ring, iss, aud, exp/nbf/iat types and times by the IAM

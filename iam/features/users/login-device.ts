@@ -1,5 +1,5 @@
 /**
- * A password login's device step and its account lookup in ONE read (issue 14): the device row
+ * A password login's device step and its account lookup in ONE read (see docs/performance.md): the device row
  * (by canary) and the account behind the address as typed come from one statement, so a steady
  * login costs that read and the session's write. The device step decides exactly as every sign-in
  * route does (devices-service.ts visitOfRow: the row written only when due, a banned device

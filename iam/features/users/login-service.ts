@@ -13,7 +13,7 @@
  * known and unknown addresses are refused alike in status, body and timing. 429 rather than a
  * fake 401: the owner typing the right password learns to wait instead of believing the password
  * wrong, and nothing about the account leaks since the refusal depends only on recent attempts for
- * that address. A delay is not a lock-out (DESIGN 4: no block on an email alone): the next
+ * that address. A delay is not a lock-out (no block on an email alone): the next
  * attempt after the delay is heard.
  */
 import type { IamContext } from '../../context'

@@ -31,7 +31,7 @@ export type LoginAccount = Pick<User, 'id' | 'password_hash' | 'banned_until' | 
 
 /**
  * A login's device row (by canary) and the account behind an address (lower-cased), in ONE read:
- * the sign-in's device step and its account lookup share a round trip (issue 14). Either may be
+ * the sign-in's device step and its account lookup share a round trip (see docs/performance.md). Either may be
  * missing. The account columns are prefixed `u_` so they never shadow the device's.
  */
 export async function findDeviceAndLoginAccount(

@@ -91,7 +91,7 @@ function memoryMount(now: () => number): Mount {
 
 function redisMount(url: string | undefined, timeoutMs: number): Mount {
   if (!url) throw new Error('storage.url is required for the redis driver')
-  // An outage is an answer, not a queue (DESIGN section 6): while Redis is unreachable a command
+  // An outage is an answer, not a queue: while Redis is unreachable a command
   // fails at once (no offline queue, no retry of a command whose connection dropped) or within
   // timeoutMs (a connection that hangs), and the request is answered 503. The client keeps
   // reconnecting on its own, so service resumes when Redis is back.
@@ -109,7 +109,7 @@ function redisMount(url: string | undefined, timeoutMs: number): Mount {
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     // commands issued in one event-loop turn (many requests at once) leave in one write and Redis
     // reads them in one go: Redis CPU per rotation 63-78 us instead of 100-121 at 50 connections
-    // (docs/performance-writes.md); each command still has its own reply, error and timeout
+    // (docs/performance.md); each command still has its own reply, error and timeout
     enableAutoPipelining: true,
   })
   // the driver makes a Cluster only when given `cluster`, never here

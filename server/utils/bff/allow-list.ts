@@ -1,5 +1,5 @@
 /**
- * The IAM calls the BFF may make (DESIGN section 5: "allow-listed paths"), as route ids of the IAM's
+ * The IAM calls the BFF may make (only allow-listed paths), as route ids of the IAM's
  * route table (iam/contract/routes.ts): method and path come from the table, and a `:param` segment
  * matches exactly what the entry's params schema accepts (the IAM's own check), so the two can no
  * longer disagree. Every browser action maps to one of these; anything else is a bug in a BFF route
@@ -48,7 +48,7 @@ export const BFF_IAM_ROUTES = [
   'ipRestrictionUpdate',
   'privilegeUpdate',
   'revokeAllTokens',
-  // account security (DESIGN section 7)
+  // account security
   'listSessions',
   'revokeSession',
   'updateProfile',

@@ -1,6 +1,6 @@
 /**
  * The device cookie. The IAM requires `canary_id` on signup, login and OAuth (400 without it) and
- * issues it from `GET /check` (DESIGN section 4), so before the first of those the BFF asks the IAM
+ * issues it from `GET /check`, so before the first of those the BFF asks the IAM
  * for one and forwards its Set-Cookie to the browser.
  */
 import type { H3Event } from 'h3'

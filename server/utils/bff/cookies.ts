@@ -18,7 +18,7 @@ export const isCookieValue = (value: string): boolean => /^[\x21\x23-\x2B\x2D-\x
 
 const authCookie = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' } as const
 
-/** What the IAM returns when it issues tokens (DESIGN section 4, success bodies). */
+/** What the IAM returns when it issues tokens (its success bodies). */
 export interface IssuedAccess {
   accessToken: string
   accessIat: number

@@ -83,7 +83,7 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
     return { ok: false, error: 'Too many requests', retry, ...(typeof message === 'string' ? { message } : {}) }
   }
   if (res.status === 503) {
-    // the IAM's database or shared store is unreachable (DESIGN section 6): a wait, not a failure
+    // the IAM's database or shared store is unreachable: a wait, not a failure
     const retryAfter = res.headers.get('retry-after')
     if (retryAfter && /^\d+$/.test(retryAfter)) setResponseHeader(event, 'retry-after', Number(retryAfter))
     return { ok: false, error: IAM_UNAVAILABLE_MESSAGE }

@@ -1,5 +1,5 @@
 /**
- * The closed set of `error` codes the OAuth flow puts on `redirectUrlOnError` (DESIGN section 5),
+ * The closed set of `error` codes the OAuth flow puts on `redirectUrlOnError`,
  * plus the codes of the spec's 400 answers. The error page switches on these; they never carry
  * provider text (error_description is not forwarded: it is attacker-controllable input).
  */

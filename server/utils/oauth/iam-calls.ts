@@ -58,7 +58,7 @@ export async function ensureCanary(event: H3Event, startedWith = ''): Promise<Ca
   }
 }
 
-/** The IAM's OAuth login success body (DESIGN section 4). */
+/** The IAM's OAuth login success body. */
 export interface IamLoginSuccess {
   accessToken: string
   accessIat: number

@@ -1,5 +1,5 @@
 /**
- * ID token checks that oauth4webapi leaves to the caller (DESIGN section 5: explicit here).
+ * ID token checks that oauth4webapi leaves to the caller (explicit here).
  * oauth4webapi already validated iss, aud, exp, iat and nonce, and the signature is verified
  * separately against the provider's JWKS; these two run on the validated claims.
  */

@@ -57,7 +57,7 @@ export async function resolveEmail(
  * The user object with the resolved email, as the IAM receives it. A provider's `email_verified`
  * speaks only of its own `email` field: when the address came from elsewhere the claim is dropped,
  * and a scanned address (any string in the profile that looks like one) is marked unverified
- * outright, so it can never link to an existing account at the IAM (issue 11, 4.3).
+ * outright, so it can never link to an existing account at the IAM.
  */
 export function withResolvedEmail(user: Record<string, unknown>, email: string, hasEmailCallback: boolean): Record<string, unknown> {
   if (user['email'] === email) return { ...user }

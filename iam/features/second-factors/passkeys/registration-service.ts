@@ -1,5 +1,5 @@
 /**
- * Passkey registration and management for a signed-in account (DESIGN section 7). Options ask for
+ * Passkey registration and management for a signed-in account. Options ask for
  * a discoverable credential with user verification (so it can sign in alone, passwordless) and no
  * attestation (we keep no authenticator allow-list, so an attestation would prove nothing we use).
  */

@@ -1,5 +1,5 @@
 /**
- * Passwordless sign-in with a passkey (DESIGN section 7). The options name no account: they ask
+ * Passwordless sign-in with a passkey. The options name no account: they ask
  * for a discoverable credential (empty allowCredentials), so they are the same for every visitor
  * and say nothing about which addresses have passkeys. The assertion names its credential; the
  * account is the credential's. User verification is required, so the passkey is possession and a

@@ -1,6 +1,6 @@
 /**
  * @simplewebauthn/server with its certificate stack (@peculiar/x509, asn1js, tsyringe): about
- * 14 MB of an idle IAM's resident memory when imported at start (issue 14, idle RSS). Only the
+ * 14 MB of an idle IAM's resident memory when imported at start (idle RSS, docs/performance.md). Only the
  * passkey ceremonies use it: the first one loads it, every later one reuses the same module.
  */
 type WebAuthn = typeof import('@simplewebauthn/server')

@@ -1,7 +1,7 @@
 /**
  * How a custom MFA flow (and the email change, a custom flow) is proven: the mailed link and its
- * code, or, for an account with a second factor, a TOTP or recovery code in place of both
- * (DESIGN section 7). The second-factor proof needs no mail: it finds the live flow this session
+ * code, or, for an account with a second factor, a TOTP or recovery code in place of both.
+ * The second-factor proof needs no mail: it finds the live flow this session
  * started for the reason (POST /custom/mfa/:reason), so the flow's binding to user, session and
  * device, its expiry and its attempt budget hold for both proofs, and the mailed link stays usable
  * until one of them consumes the flow.

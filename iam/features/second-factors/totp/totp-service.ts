@@ -1,5 +1,5 @@
 /**
- * TOTP enrolment (DESIGN section 7): setup (a pending secret; a new setup replaces a pending one),
+ * TOTP enrolment: setup (a pending secret; a new setup replaces a pending one),
  * enable (a code from the app confirms it and 10 recovery codes are issued, shown once) and
  * disable (a TOTP or recovery code). Each returns a closed union of outcome codes.
  */

@@ -23,7 +23,7 @@ export default defineRoute(
       if ((params as { reason: string }).reason === CHANGE_EMAIL_REASON) requireRecentSignIn(event)
     }),
     body(),
-    // the mail is counted per user and the link per IP by the feature (features/account-actions/custom-mfa.ts)
+    // the mail is counted per user and the link per IP by the feature (features/second-factors/step-up/custom-mfa.ts)
     counted('emails'),
     counted('links'),
   ],
