@@ -4,23 +4,19 @@
  * spec's status and body. Features never name a status.
  */
 import { setResponseStatus, type H3Event } from 'h3'
-import type { ManageAction, ManageOutcome } from '../features/api-tokens/manage-actions'
+import type { ManageOutcome } from '../features/api-tokens/manage-actions'
 import type { VerifyFailureCode, VerifyOutcome } from '../features/api-tokens/public-verify'
 import { failResult, REASONS } from '../features/api-tokens/results'
-import { rejectXss } from './auth'
 import { throwTooManyRequests } from './rate-limit'
 import { httpFail } from './respond'
 
+/** The management actions, as their routes name them. */
+export type ManageActionName = 'new-token' | 'revoke' | 'metadata' | 'rotate' | 'ip-restriction-update' | 'privilege-update' | 'revoke-all' | 'list-metadata'
+
 /** `/api/manage/*`: 201 for a created token, 200 for the rest; failures by code (and action). */
-export async function renderManageOutcome(event: H3Event, action: ManageAction, outcome: ManageOutcome, body: unknown): Promise<unknown> {
+export function renderManageOutcome(event: H3Event, action: ManageActionName, outcome: ManageOutcome): unknown {
   if (outcome.ok) return reply(event, action === 'new-token' ? 201 : 200, outcome.result)
   switch (outcome.code) {
-    case 'rate_limited':
-      return throwTooManyRequests(outcome.decision)
-    case 'xss':
-      await rejectXss(event, body)
-      throw new Error('rejectXss returned for a body the controller found to be XSS')
-    case 'bad_request':
     case 'creation_refused':
       return reply(event, 400, outcome.result)
     // spec: a refused revoke or metadata is 401, a refused rotate or update 400
@@ -29,6 +25,11 @@ export async function renderManageOutcome(event: H3Event, action: ManageAction, 
     case 'server_error':
       return reply(event, 500, outcome.result)
   }
+}
+
+/** POST /api/manage/list-metadata: the spec's controller answers the listing's wrong method with 400 `Bad Request`. */
+export function renderWrongMethod(event: H3Event, date: string): unknown {
+  return reply(event, 400, failResult(date, REASONS.badRequest))
 }
 
 /** Management answers its envelope as a normal response, failures included. */

@@ -16,6 +16,7 @@
  * docs/architecture.md describes the request path around it.
  */
 import { defineEventHandler, type EventHandler, type H3Event } from 'h3'
+import type { z } from 'zod'
 import type { AuthRule, RouteContract } from '../contract/define'
 import type { LimiterName } from '../contract/limiter-names'
 import { useIam, type IamContext } from '../context'
@@ -28,11 +29,14 @@ import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
 import { requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
 import { getClientIp, getJsonBody } from './request'
-import { readRouteInput, type InputPart, type InvalidInput, type RouteInput } from './route-input'
+import { readRouteInput, type InputPart, type InvalidInput } from './route-input'
 import { requireSignInDevice, signInDeviceVisit } from './sign-in'
 
 /** What a signed-in route's handler gets beyond the anonymous one's. */
-type UserOf<R extends RouteContract> = R['auth'] extends 'full' ? RequestUser : undefined
+type UserOf<R extends RouteContract> = R['auth'] extends 'full' ? RequestUser : 'full' extends R['auth'] ? RequestUser | undefined : undefined
+
+/** A part of the input as the entry's schema parses it; unknown where the entry type does not say (a step's view). */
+type InputOf<R extends RouteContract, P extends InputPart> = R[P] extends z.ZodType ? z.infer<R[P]> : z.ZodType extends R[P] ? unknown : never
 
 /** The request as the handler and the steps see it. */
 export interface RouteRequest<R extends RouteContract = RouteContract> {
@@ -48,9 +52,9 @@ export interface RouteRequest<R extends RouteContract = RouteContract> {
   visitor?: Visitor
   /** what a `signInGateWith` step's visit answered beyond the device (login's prefetched account) */
   visited?: Visit
-  params: RouteInput<R, 'params'>
-  query: RouteInput<R, 'query'>
-  body: RouteInput<R, 'body'>
+  params: InputOf<R, 'params'>
+  query: InputOf<R, 'query'>
+  body: InputOf<R, 'body'>
 }
 
 /** How a step reads the request: any route's. */
@@ -102,6 +106,15 @@ export function query(invalid?: InvalidInput): RouteStep {
 
 const withoutSecrets = (raw: Record<string, unknown>, secret: readonly string[]) =>
   secret.length === 0 ? raw : Object.fromEntries(Object.entries(raw).filter(([key]) => !secret.includes(key)))
+
+/**
+ * A part of the input the feature reads itself, because the spec orders a limiter or an answer of
+ * its own before any validation (GET /api/public/verify: the privilege is judged by the
+ * controller, features/api-tokens/public-verify.ts). The entry's schema then only documents it.
+ */
+export function readByFeature(part: InputPart): RouteStep {
+  return { kind: 'parse', part, run: () => undefined }
+}
 
 export interface BodyOptions {
   /** Fields left out of the markup check: secrets are never rendered, and a password may hold any characters. */
@@ -233,8 +246,8 @@ export function defineRoute<const R extends RouteContract>(
     } as unknown as RouteRequest<R>
     for (const step of all) {
       if (step.kind === 'counted') continue
-      if (step.kind === 'parse') await step.run(req as AnyRequest, route)
-      else await step.run(req as AnyRequest)
+      if (step.kind === 'parse') await step.run(req as unknown as AnyRequest, route)
+      else await step.run(req as unknown as AnyRequest)
     }
     return handler(req)
   }

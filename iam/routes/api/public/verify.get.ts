@@ -3,12 +3,13 @@
  * token verification"). No session, no cookies, no body: the request-rules middleware leaves this
  * route untouched. The table and limiter rule 5 live in features/api-tokens/public-verify.ts.
  */
-import { defineEventHandler, getQuery, type H3Event } from 'h3'
-import { useIam } from '../../../context'
+import { getQuery, type H3Event } from 'h3'
+import { ROUTES } from '../../../contract/routes'
 import { apiTokenService } from '../../../features/api-tokens/api-token-service'
 import { verifyPublicRequest } from '../../../features/api-tokens/public-verify'
 import { isPrivilege } from '../../../features/api-tokens/results'
 import { renderVerifyOutcome } from '../../../http/api-token-outcomes'
+import { counted, defineRoute, readByFeature } from '../../../http/route'
 
 const PREFIX = 'privilege='
 
@@ -28,17 +29,21 @@ function privilegeOf(event: H3Event): unknown {
   return getQuery(event).privilege
 }
 
-export default defineEventHandler(async (event) => {
-  const ctx = useIam()
-  const outcome = await verifyPublicRequest(
-    apiTokenService(ctx),
-    {
-      // as received: a repeated header arrives joined ("a, b") and reads as no key
-      apiKey: event.node.req.headers['x-api-key'],
-      ip: event.context.clientIp,
-      privilege: privilegeOf(event),
-    },
-    ctx.now,
-  )
-  return renderVerifyOutcome(event, outcome)
-})
+export default defineRoute(
+  ROUTES.publicVerify,
+  // the controller runs both limiters in the spec's order (rule 5) and judges the privilege itself
+  [readByFeature('query'), counted('generalUnionLimiter'), counted('consumptionRateLimiter')],
+  async ({ event, ctx }) => {
+    const outcome = await verifyPublicRequest(
+      apiTokenService(ctx),
+      {
+        // as received: a repeated header arrives joined ("a, b") and reads as no key
+        apiKey: event.node.req.headers['x-api-key'],
+        ip: event.context.clientIp,
+        privilege: privilegeOf(event),
+      },
+      ctx.now,
+    )
+    return renderVerifyOutcome(event, outcome)
+  },
+)

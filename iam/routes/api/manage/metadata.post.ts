@@ -1,0 +1,15 @@
+import { ROUTES } from '../../../contract/routes'
+import { apiTokenService } from '../../../features/api-tokens/api-token-service'
+import { runTokenAction } from '../../../features/api-tokens/manage-actions'
+import { renderManageOutcome } from '../../../http/api-token-outcomes'
+import { caller, byUser, unionByIp } from '../../../http/api-token-steps'
+import { body, defineRoute, limit } from '../../../http/route'
+
+/**
+ * POST /api/manage/metadata (a token reference): 200; 400 Bad Request; the helper's refusal (401 for revoke and metadata, else 400).
+ * In the spec's order: the general union limiter, the markup and schema checks, the operation limiter.
+ */
+export default defineRoute(ROUTES.tokenMetadata, [unionByIp, body(), limit('getMetadataTokenLimiter', byUser)], async (req) => {
+  const { event, ctx, body } = req
+  return renderManageOutcome(event, 'metadata', await runTokenAction(apiTokenService(ctx), caller(req), 'metadata', body))
+})
