@@ -1,4 +1,4 @@
-/** MFA, custom MFA, email update, password reset, email verification (IAM spec and DESIGN 4). */
+/** MFA, custom MFA, email update, password reset, email verification (IAM spec; docs/accounts.md). */
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'
@@ -163,7 +163,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     body: z.object({
       password: safeString({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
       confirmedPassword: safeString({ error: 'Confirm the password' }).min(1, 'Confirm the password').max(1024),
-      // issue 11, 4.4: also end every API token of the account (the reset page offers it, checked)
+      // also end every API token of the account (the reset page offers it, checked)
       revokeApiTokens: z.boolean({ error: 'revokeApiTokens is true or false' }).optional(),
     }),
     responses: responses(

@@ -1,4 +1,4 @@
-/** Sessions, password change and the audit view (DESIGN sections 6 and 7, issue 15). */
+/** Sessions, password change and the audit view (docs/accounts.md, docs/second-factors.md). */
 import { z } from 'zod'
 import { safeString } from '../lib/text'
 import { defineRoutes, json, noBody } from './define'

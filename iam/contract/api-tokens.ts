@@ -1,4 +1,4 @@
-/** API tokens (IAM spec "API tokens", "API token management"); revoke-all from issue 11 (4.4). */
+/** API tokens (IAM spec "API tokens", "API token management"), and revoke-all beyond it (docs/api-tokens.md). */
 import { z } from 'zod'
 import { ipRestrictionBody, newTokenBody, PRIVILEGES, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './api-token-inputs'
 import { defineRoutes, manageJson, noBody, untouched } from './define'

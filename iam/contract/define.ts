@@ -1,5 +1,5 @@
 /**
- * The shape of the IAM's route table (issue 12): every route declared once, with what the
+ * The shape of the IAM's route table: every route declared once, with what the
  * platform needs to serve, check, document and call it. The request-rule middleware, each
  * handler's parsed input, the OpenAPI document, the gateway's allow-list and its typed client are
  * all derived from these entries; none keeps a second hand-written copy.

@@ -23,7 +23,7 @@ export const code = safeString({ error: 'The code is required' }).regex(/^\d{7}$
 
 /** The shape of a custom-MFA reason. */
 export const CUSTOM_REASON_PATTERN = /^[A-Z0-9_]{3,64}$/
-/** The email change runs as a custom flow with this reason (DESIGN section 4). */
+/** The email change runs as a custom flow with this reason. */
 export const CHANGE_EMAIL_REASON = 'change_email'
 /**
  * The link purposes of the built-in flows (features/mfa/purposes.ts): a custom flow may not claim

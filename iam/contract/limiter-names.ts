@@ -1,5 +1,5 @@
 /**
- * The names of the IAM's rate limiters (issue 12): the route table lists, per route, the names it
+ * The names of the IAM's rate limiters: the route table lists, per route, the names it
  * consumes, and the limiter registry (iam/features/rate-limits/registry.ts) defines each one's key
  * shape, configuration and permanent-block rule. Names only here: the contract folder imports no
  * feature code (the gateway imports it too).
@@ -14,9 +14,9 @@ export const LIMITER_NAMES = [
   'rotationRateLimiter',
   'ipRestrictionUpdate',
   'privilegeUpdate',
-  // issue 11, 4.4: revoke-all counts apart, with revokeTokensLimiter's numbers
+  // revoke-all counts apart, with revokeTokensLimiter's numbers
   'revokeAllLimiter',
-  // DESIGN section 4 (configuration rate_limiters.*)
+  // configuration rate_limiters.* (docs/configuration.md)
   'signup',
   'loginIp',
   'loginAccount',

@@ -1,5 +1,5 @@
 /**
- * Passkeys (WebAuthn, DESIGN section 7, issue 15 item 4): registration and management for a
+ * Passkeys (WebAuthn, docs/second-factors.md): registration and management for a
  * signed-in account, and passwordless sign-in that answers like POST /login. The verify bodies
  * carry the browser's `PublicKeyCredential` as @simplewebauthn/browser serialises it.
  */

@@ -29,7 +29,7 @@ export const reasonFail = z.object({ ok: z.literal(false), date, reason: z.strin
 export const plainError = z.object({ error: z.string() })
 /** 429: `{ error: "Too many requests", retry }`, the same value in Retry-After */
 export const tooManyBody = z.object({ error: z.literal('Too many requests'), retry: z.union([z.number().int().nonnegative(), z.literal('permanent')]) })
-/** 403 for XSS in free text or a banned device (DESIGN 4) */
+/** 403 for XSS in free text or a banned device */
 export const bannedBody = z.object({ banned: z.literal(true) })
 /** 202 while an anomaly waits for the emailed code (spec Authentication 4) */
 export const mfaPendingBody = z.object({ mfa: z.literal(true), message: z.string() })

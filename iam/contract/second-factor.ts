@@ -1,4 +1,4 @@
-/** TOTP, recovery codes, passkeys and the second-factor step at login (DESIGN section 7, issue 15). */
+/** TOTP, recovery codes, passkeys and the second-factor step at login (docs/second-factors.md). */
 import { z } from 'zod'
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { defineRoutes, json, noBody } from './define'

@@ -1,7 +1,7 @@
 /**
  * The HTTP side of the link-driven account actions (verify-mfa, custom MFA, email change and its
  * undo, email verification, password reset): the one mapper from a failure code to the status and
- * the `{ ok: false, date, error[, fields] }` body (DESIGN 4, error bodies).
+ * the `{ ok: false, date, error[, fields] }` body.
  */
 import type { ActionFailure, ActionFailureCode, ActionLimited } from '../features/account-actions/outcomes'
 import { LINK_ERRORS } from '../features/mfa/links'

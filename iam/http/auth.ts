@@ -118,7 +118,7 @@ export async function visitRequestDevice<V extends Visit>(
   return { fingerprint, visited }
 }
 
-/** XSS in free text: the device is banned and the answer is 403 `{ banned: true }` (DESIGN 4). */
+/** XSS in free text: the device is banned and the answer is 403 `{ banned: true }` */
 export async function rejectXss(event: H3Event, value: unknown): Promise<void> {
   if (!containsXss(value)) return
   const ctx = useIam()
@@ -205,7 +205,7 @@ async function protectRoute(
 
 /**
  * requireAccessToken, requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, with
- * their outcomes in that order. The hot path of every signed-in request (issue 14): the access
+ * their outcomes in that order. The hot path of every signed-in request (docs/performance.md): the access
  * token is verified in process while the session, account, device and session counts come from one
  * statement (read fresh every time, so a revocation anywhere fails the next request at once); the
  * cached anomaly is looked up in shared storage only when the family is marked as possibly having

@@ -10,7 +10,7 @@ declare module 'h3' {
   interface H3EventContext {
     /** set by middleware/10.request-context.ts */
     requestId?: string
-    /** set by middleware/10.request-context.ts: normalised, proxy-resolved (DESIGN section 3) */
+    /** set by middleware/10.request-context.ts: normalised, proxy-resolved (docs/configuration.md, service.proxy) */
     clientIp?: string
     /** set by middleware/10.request-context.ts, applied by 30.request-rules.ts: the route's rule (undefined = not in the table) */
     routeRule?: RouteRule

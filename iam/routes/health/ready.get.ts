@@ -6,7 +6,7 @@ import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage'
 import { defineRoute } from '../../http/route'
 
 /**
- * GET /health/ready (DESIGN section 6): 200 `{ status: "ready", checks }` or 503
+ * GET /health/ready (docs/operations.md): 200 `{ status: "ready", checks }` or 503
  * `{ status: "unavailable", checks }` naming the dependency that is down. HMAC-exempt from any
  * address (route table `hmac: false`): it says up or down per dependency and nothing more.
  */
