@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { ACCOUNT_ACTION_ROUTES } from '../../iam/contract/account-actions'
@@ -13,58 +13,13 @@ import { OIDC_ROUTES } from '../../iam/contract/oidc'
 import { PASSKEY_ROUTES } from '../../iam/contract/passkeys'
 import { SECOND_FACTOR_ROUTES } from '../../iam/contract/second-factor'
 import { SERVICE_ROUTES } from '../../iam/contract/service'
+import { covers, listFiles, routeFiles as listRouteFiles } from '../helpers/route-files'
 
-const ROUTES_DIR = join(import.meta.dirname, '../../iam/routes')
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
 const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
-interface RouteFile {
-  file: string
-  /** undefined: the file answers every method */
-  method?: string
-  path: string
-}
-
-function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
-  )
-}
-
-/** Nitro's file-based routing: `<name>.<method>.ts`, `[param]` => `:param`, `index` => the folder. */
-function routeFileOf(absolute: string): RouteFile {
-  const file = relative(ROUTES_DIR, absolute).split(sep).join('/')
-  const match = /^(.*?)(?:\.(get|post|put|patch|delete|head))?\.ts$/.exec(file)
-  if (!match) throw new Error(`not a route file: ${file}`)
-  const segments = match[1]!.split('/').map((segment) => segment.replace(/^\[(\w+)\]$/, ':$1'))
-  if (segments.at(-1) === 'index') segments.pop()
-  return { file, method: match[2]?.toUpperCase(), path: `/${segments.join('/')}` }
-}
-
-/** A file's pattern covers an entry's path: a file parameter matches any segment, a table parameter only one of the same name. */
-function covers(route: RouteFile, entry: RouteContract): boolean {
-  if (route.method && route.method !== entry.method) return false
-  const want = route.path.split('/')
-  const got = entry.path.split('/')
-  if (want.length !== got.length) return false
-  return want.every((segment, i) => {
-    const other = got[i]!
-    if (other.startsWith(':')) return segment === other
-    return segment.startsWith(':') || segment === other
-  })
-}
-
-/**
- * The OpenID Provider's mount (routes/oidc/[...path].ts): the provider's own endpoints, described
- * by its discovery document ({issuer}/.well-known/openid-configuration), not by this table.
- */
-const MOUNTS = new Set(['oidc/[...path].ts'])
-
-const routeFiles = listFiles(ROUTES_DIR)
-  .filter((f) => f.endsWith('.ts'))
-  .map(routeFileOf)
-  .filter((route) => !MOUNTS.has(route.file))
+const routeFiles = listRouteFiles()
 const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1))
 
 describe('route table vs route files (iam/routes)', () => {
