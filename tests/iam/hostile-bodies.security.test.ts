@@ -9,7 +9,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { ROUTE_RULES } from '../../iam/lib/route-rules'
 import { authedGet, call, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
 import { sharedIam } from '../helpers/shared-iam'
-import { WIDE } from './api-tokens-http'
 
 const RUNS_PER_ROUTE = 40
 
