@@ -3,7 +3,7 @@
  * without credentials is 401 before any body rule (Content-Type, empty body, size, JSON) answers.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { ROUTE_RULES } from '../../iam/lib/route-rules'
+import { ROUTE_RULES } from '../../iam/contract/route-rules'
 import { CHROME_UA, cookieHeader, signupUser, type Session } from '../helpers/accounts'
 import { sharedIam } from '../helpers/shared-iam'
 

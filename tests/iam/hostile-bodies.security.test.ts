@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { ROUTE_RULES } from '../../iam/lib/route-rules'
+import { ROUTE_RULES } from '../../iam/contract/route-rules'
 import { authedGet, call, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
 import { sharedIam } from '../helpers/shared-iam'
 
