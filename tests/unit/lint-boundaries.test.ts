@@ -98,9 +98,10 @@ describe('iam/contract: zod and itself only', () => {
 })
 
 describe('iam/client: the contract and itself only', () => {
-  it('iam/client may not import iam/lib or iam/features', async () => {
+  it('iam/client may not import iam/lib, iam/features or a package', async () => {
     await fires('iam/client/probe.ts', someFile('iam/lib'))
     await fires('iam/client/probe.ts', someFile('iam/features'))
+    await fires('iam/client/probe.ts', 'h3')
   })
 
   it('iam/client may import iam/contract and iam/client', async () => {
@@ -126,6 +127,15 @@ describe('the gateway imports from iam/ only the client and the contract', () =>
     await fires('composables/probe.ts', someFile('iam/db'))
     await fires('pages/probe.vue', someFile('iam/lib'))
     await fires('components/ProbeCard.vue', someFile('iam/features'))
+  })
+
+  it('the gateway may not import iam/lib or iam/features through a Nuxt alias (~/, ~~/, @/, @@/) either', async () => {
+    for (const alias of ['~', '~~', '@', '@@']) {
+      const [result] = await eslint.lintText(`import { isIP } from '${alias}/iam/lib/ip'\nexport const used = isIP\n`, { filePath: join(ROOT, 'server/utils/probe.ts') })
+      expect(result!.messages.map((m) => m.ruleId), alias).toContain('no-restricted-imports')
+    }
+    const [allowed] = await eslint.lintText(`import { ROUTES } from '~~/iam/contract/routes'\nexport const used = ROUTES\n`, { filePath: join(ROOT, 'server/utils/probe.ts') })
+    expect(allowed!.messages).toEqual([])
   })
 
   it('the gateway may import iam/client, iam/contract and shared/', async () => {
