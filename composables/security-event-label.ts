@@ -5,7 +5,7 @@
  * nothing). The table is typed over every recorded kind, so a new kind fails the typecheck until it
  * has words here.
  */
-import type { SecurityEventType } from '../iam/features/security-events/event-types'
+import type { SecurityEventType } from '../iam/contract/security-event-types'
 
 type Details = Record<string, unknown>
 

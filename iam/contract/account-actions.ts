@@ -1,6 +1,6 @@
 /** MFA, custom MFA, email update, password reset, email verification (IAM spec; docs/accounts.md). */
 import { z } from 'zod'
-import { safeString } from '../lib/text'
+import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
 import { code, isCustomReason, linkQuery } from './inputs'
 import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'

@@ -1,6 +1,6 @@
 /** Sessions, password change and the audit view (docs/accounts.md, docs/second-factors.md). */
 import { z } from 'zod'
-import { safeString } from '../lib/text'
+import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
 import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
 

@@ -3,7 +3,7 @@
  * a wrong type or a missing required value is a schema mismatch (400 Bad Request).
  */
 import { z } from 'zod'
-import { safeString } from '../lib/text'
+import { safeString } from './text'
 import { MAX_ALLOWED_IPS, toStoredIpList } from './ip-list'
 
 export const MAX_NAME_LENGTH = 100

@@ -1,6 +1,6 @@
 /** Authentication routes (IAM spec "Authentication routes"). */
 import { z } from 'zod'
-import { safeString } from '../lib/text'
+import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
 import { secondFactorLoginBody } from './second-factor'
 import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'

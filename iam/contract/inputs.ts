@@ -4,7 +4,7 @@
  * its handlers and the gateway share them.
  */
 import { z } from 'zod'
-import { safeString } from '../lib/text'
+import { safeString } from './text'
 
 /**
  * The query of a magic link (`token`, `random`, `reason`, `visitor`, all required strings), checked

@@ -9,6 +9,17 @@ import { z } from 'zod'
 import { defineRoutes, json, noBody } from './define'
 import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses } from './responses'
 
+/** What GET /auth/oidc/interaction/:uid answers with (features/oidc/interactions.ts builds it). */
+export interface InteractionView {
+  uid: string
+  prompt: 'login' | 'consent'
+  client: { name: string; firstParty: boolean }
+  scopes: string[]
+  resources: Array<{ indicator: string; scopes: string[] }>
+  loginHint: string | null
+  freshSignIn: { required: boolean; maxAgeSeconds: number | null }
+}
+
 const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Not an interaction id') })
 
 const GONE: Record<number, { description: string; body: z.ZodType }> = {

@@ -4,7 +4,7 @@
  * carry the browser's `PublicKeyCredential` as @simplewebauthn/browser serialises it.
  */
 import { z } from 'zod'
-import { safeString } from '../lib/text'
+import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
 import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 

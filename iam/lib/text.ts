@@ -6,29 +6,17 @@
  * so one rule refuses all three everywhere: a 400 before any work, Argon2 included. Unicode
  * letters, marks, symbols and emoji stay allowed.
  */
-import { z } from 'zod'
+import { isSafeText } from '../contract/text'
 
-// \p{Cc}: C0 (U+0000-U+001F), DEL and C1 (U+0080-U+009F). With the u flag \p{Cs} matches only a
-// surrogate that is not half of a pair, i.e. ill-formed UTF-16.
-const UNSAFE = /[\p{Cc}\p{Cs}]/u
-// What the database cannot store at all.
+// The request-side rule (isSafeText, safeString) is part of the contract, which the gateway shares.
+export { isSafeText, safeString, UNSAFE_TEXT_MESSAGE } from '../contract/text'
+
+// What the database cannot store at all. The NUL is the point of the pattern.
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE = /[\u0000\p{Cs}]/u
-
-export const UNSAFE_TEXT_MESSAGE = 'Control characters and invalid Unicode are not allowed'
-
-/** True when `value` has no control character and is well-formed UTF-16. */
-export const isSafeText = (value: string): boolean => !UNSAFE.test(value)
 
 /** True when the database can store `value` (no NUL, no lone surrogate); control characters pass. */
 export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value)
-
-/**
- * `z.string(params)` refusing unsafe text (see isSafeText). Every string schema of the IAM starts
- * here; it runs before trimming and the other checks, so they see only safe text.
- */
-export function safeString(params?: Parameters<typeof z.string>[0]) {
-  return z.string(params).refine(isSafeText, UNSAFE_TEXT_MESSAGE)
-}
 
 /**
  * The first place in a parsed JSON value where a string (a value or a key) fails `accept`: the

@@ -34,7 +34,7 @@ import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId, requestHeader } from '../http/request'
 import { routePath } from '../lib/route-rules'
-import { isOidcPath, OIDC_BODY_LIMIT_BYTES } from '../features/oidc/mount'
+import { isOidcPath, OIDC_BODY_LIMIT_BYTES } from '../contract/oidc-mount'
 import { storeKey } from '../lib/storage/keys'
 
 export type HmacFailure =

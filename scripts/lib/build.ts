@@ -21,7 +21,7 @@ export interface App {
 
 export const IAM_APP: App = {
   script: 'build:iam',
-  sources: ['iam', 'package-lock.json'],
+  sources: ['iam', 'shared', 'package-lock.json'],
   // [^/]*: the test builds' dirs (.output-test, .nitro-test) too
   skip: /\/(\.output|\.nitro)[^/]*(\/|$)|\/node_modules(\/|$)|iam\/tsconfig/,
 }
@@ -30,7 +30,7 @@ export const GATEWAY_APP: App = {
   script: 'build:gateway',
   sources: [
     'app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
-    'server', 'public', 'iam/client', 'iam/lib/ip.ts', 'iam/lib/read-bounded.ts', 'iam/features/oidc/mount.ts', 'nuxt.config.ts', 'package-lock.json',
+    'server', 'public', 'iam/client', 'iam/contract', 'shared', 'nuxt.config.ts', 'package-lock.json',
   ],
   skip: /\/(\.output|\.nuxt)[^/]*(\/|$)|\/node_modules(\/|$)/,
 }

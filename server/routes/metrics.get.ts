@@ -1,5 +1,5 @@
 import { defineEventHandler, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
-import { createIpAllowList, mayReadMetrics } from '../../iam/lib/metrics-access'
+import { createIpAllowList, mayReadMetrics } from '../../shared/metrics-access'
 import { clientIpOf, isFromProxyWithoutClient } from '../utils/client-ip'
 import { useGatewayConfig } from '../utils/gateway-config'
 import { gatewayRegistry } from '../utils/metrics'

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import { isIP } from '../../iam/lib/ip'
-import { LOG_LEVELS } from '../../iam/lib/log'
-import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../iam/lib/metrics-access'
+import { isIP } from '../../shared/ip'
+import { LOG_LEVELS } from '../../shared/log'
+import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
 
 const absoluteUrl = z.url({ protocol: /^https?$/ })
 
@@ -131,7 +131,7 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({}),
   /** key for signing the OAuth flow cookies; generated per process when absent (dev only) */
   cookieSecret: z.string().min(32).optional(),
-  /** the level of its JSON log (iam/lib/log.ts), like the IAM's `logLevel` */
+  /** the level of its JSON log (shared/log.ts), like the IAM's `logLevel` */
   logLevel: z.enum(LOG_LEVELS).default('info'),
   OAuthProviders: z
     .array(providerSchema)

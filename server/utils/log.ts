@@ -1,8 +1,8 @@
 /**
- * The gateway's logger: the same pino setup as the IAM (iam/lib/log.ts: asynchronous stdout,
+ * The gateway's logger: the same pino setup as the IAM (shared/log.ts: asynchronous stdout,
  * credential-shaped keys redacted at any depth), level from the config's `logLevel`.
  */
-import { createLogger, type Logger } from '../../iam/lib/log'
+import { createLogger, type Logger } from '../../shared/log'
 import { useGatewayConfig } from './gateway-config'
 
 let logger: Logger | undefined

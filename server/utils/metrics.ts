@@ -4,7 +4,7 @@
  * the OAuth flow's outcomes. Read by GET /metrics (server/routes/metrics.get.ts).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
-import { findRouteRule } from '../../iam/lib/route-rules'
+import { findRouteRule } from '../../iam/contract/route-rules'
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 

@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { getRequestHeader, type H3Event } from 'h3'
-import { OIDC_BODY_LIMIT_BYTES } from '../../iam/features/oidc/mount'
-import { readBounded } from '../../iam/lib/read-bounded'
+import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
+import { readBounded } from '../../shared/read-bounded'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
 
 /**

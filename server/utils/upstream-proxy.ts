@@ -74,6 +74,7 @@ export function findApi(name: string): ApiConfig | undefined {
  */
 export function upstreamUrlFor(upstream: string, rawPath: string, rawQuery: string): URL | undefined {
   if (rawPath !== '' && !rawPath.startsWith('/')) return undefined
+  // eslint-disable-next-line no-control-regex -- a path or query with control characters is refused
   if (/[\\#]|%(?:2f|5c|00)/i.test(rawPath) || /[\x00-\x20\x7f]/.test(rawPath + rawQuery) || rawQuery.includes('#')) return undefined
   const segments = rawPath.split('/').slice(1)
   for (const [i, segment] of segments.entries()) {

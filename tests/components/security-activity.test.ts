@@ -5,7 +5,7 @@
 import { mountSuspended } from '@nuxt/test-utils/runtime'
 import { describe, expect, it, vi } from 'vitest'
 import SecurityActivity from '../../components/SecurityActivity.vue'
-import { SECURITY_EVENT_TYPES, type SecurityEventType } from '../../iam/features/security-events/event-types'
+import { SECURITY_EVENT_TYPES, type SecurityEventType } from '../../iam/contract/security-event-types'
 import { answer } from './bff'
 
 type Case = [details: Record<string, unknown>, label: string]

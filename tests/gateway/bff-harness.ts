@@ -119,7 +119,7 @@ export function browserLike(base: string, userAgent = 'Mozilla/5.0 (X11; Linux x
       })
       remember(res)
       const text = await res.text()
-      let json: Record<string, unknown> = {}
+      let json: Record<string, unknown>
       try {
         json = text ? (JSON.parse(text) as Record<string, unknown>) : {}
       } catch {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { FakeIam } from '../helpers/fake-iam'
-import { cookieHeader, createBrowser, expectFlowCookiesCleared, HOSTILE_LABEL, runToCallback, setupOidcScenario, walkProvider, type Browser } from '../helpers/oidc-provider'
+import { cookieHeader, createBrowser, expectFlowCookiesCleared, runToCallback, setupOidcScenario, walkProvider, type Browser } from '../helpers/oidc-provider'
 
 const scenario = await setupOidcScenario()
 const { base } = scenario

@@ -54,7 +54,9 @@ export async function startFakeIam(): Promise<FakeIam> {
       let body: unknown = raw
       try {
         body = raw ? JSON.parse(raw) : undefined
-      } catch {}
+      } catch {
+        // not JSON: the raw text stays the body
+      }
       const hmacValid =
         typeof req.headers[HMAC_HEADERS.signature] === 'string'
           ? verifiesV2({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) }, hmac)

@@ -1,6 +1,6 @@
 /**
  * Reading a server's log from a test. Both apps log through pino to an asynchronous stdout
- * (iam/lib/log.ts), so the line a request caused arrives some milliseconds after its response:
+ * (shared/log.ts), so the line a request caused arrives some milliseconds after its response:
  * a test waits for it here instead of reading `logs` at once.
  *
  * - `waitForLog` / `waitForLogs`: poll until a line (or n lines) matching a predicate arrived.

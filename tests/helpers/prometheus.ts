@@ -121,7 +121,7 @@ export function parsePrometheusText(text: string): Exposition {
 /**
  * A scrape from loopback that names itself: most test servers trust a proxy on loopback
  * (PROXY_CONFIG), and a request from that proxy naming no client is never on the metrics
- * allow-list (iam/lib/metrics-access.ts). `::1` is on the default list and is not the proxy's
+ * allow-list (shared/metrics-access.ts). `::1` is on the default list and is not the proxy's
  * address; a server that trusts no proxy ignores the header and sees the loopback socket.
  */
 export const LOOPBACK_SCRAPER = { 'x-forwarded-for': '::1' } as const

@@ -109,12 +109,12 @@ describe('GET and POST /auth/verify-custom-mfa', () => {
   })
 
   it('starting another flow does not cancel the first one', async () => {
-    let user = await signupUser(iam)
+    const user = await signupUser(iam)
     const first = await start(user, 'FLOW_ONE')
     await start(user, 'FLOW_TWO')
     const res = await authed(user, 'POST', `/auth/verify-custom-mfa${linkQueryOf(first.mail)}`, { code: codeOf(first.mail) })
     expect(res.status).toBe(200)
-    user = await applyTokens(user, res)
+    await applyTokens(user, res)
   })
 
   it("refuses another user's link (400) and a change_email link (400)", async () => {

@@ -3,7 +3,6 @@ import { call, newDevice, PROXY_CONFIG, signupUser, uniqueEmail, type Client } f
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { waitForLog } from '../helpers/logs'
 import { isVerificationMail, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
-import { waitUntil } from '../helpers/wait'
 
 const FIXED_BODY = '{"ok":true,"message":"If an account exists for this address, a password reset link has been sent."}'
 

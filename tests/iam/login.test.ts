@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, setCookieLine, signupUser, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { startIam, type IamServer } from '../helpers/iam-server'
 import { untilMailTo } from '../helpers/outbox'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 

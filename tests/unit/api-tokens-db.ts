@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { createDatabase, migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
-import { createLogger, type Logger } from '../../iam/lib/log'
+import { createLogger, type Logger } from '../../shared/log'
 import { createMigratedDatabase } from '../helpers/test-database'
 
 export type TestDb = { db: Kysely<Database>; kind: 'pglite' | 'postgres'; close(): Promise<void> }

@@ -34,6 +34,8 @@ describe.each(kinds)('session_families.refresh_expires_at backfill on $kind', ({
 
   // `skip`: the PostgreSQL kind runs only with DATABASE_URL (the suite's PostgreSQL + Redis run sets it)
   it.skipIf(noPostgresServer)('sets each family to its active token\'s expiry, and leaves families without one null', async () => {
+    // the tables as the migration sees them, before the typed schema
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const old = db as unknown as Kysely<any>
     const { id: userId } = await old.insertInto('users').values({ email: 'backfill@example.com', name: 'n', roles: ['user'] }).returning('id').executeTakeFirstOrThrow()
     const { id: visitorId } = await old.insertInto('visitors').values({ canary_id: 'c-backfill', visitor_id: 'v-backfill' }).returning('id').executeTakeFirstOrThrow()

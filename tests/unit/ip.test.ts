@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isIpv4 as tokenFormIsIpv4 } from '../../composables/token-helpers'
-import { isIP, isIPv4, limiterIpKey, normalizeIp, parseForwardedFor, resolveClientIp, sameNetwork } from '../../iam/lib/ip'
+import { isIP, isIPv4, limiterIpKey, normalizeIp, parseForwardedFor, resolveClientIp, sameNetwork } from '../../shared/ip'
 
 describe('normalizeIp', () => {
   it('turns an IPv4-mapped IPv6 address into IPv4', () => {

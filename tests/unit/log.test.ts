@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger, type LogLevel } from '../../iam/lib/log'
+import { createLogger, type LogLevel } from '../../shared/log'
 
 function capture(level: LogLevel = 'debug', base = {}) {
   const lines: Array<Record<string, unknown>> = []

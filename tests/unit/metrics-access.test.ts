@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { isProxyWithoutClient } from '../../iam/lib/ip'
-import { createIpAllowList, DEFAULT_METRICS_ALLOW, isAllowEntry, mayReadMetrics } from '../../iam/lib/metrics-access'
+import { isProxyWithoutClient } from '../../shared/ip'
+import { createIpAllowList, DEFAULT_METRICS_ALLOW, isAllowEntry, mayReadMetrics } from '../../shared/metrics-access'
 
 const TOKEN = 'metrics-token-0123456789-abcdefghijklmnop'
 const loopbackOnly = createIpAllowList(DEFAULT_METRICS_ALLOW)

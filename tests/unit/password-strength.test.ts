@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkPasswordStrength, estimatePasswordStrength, userInputsOf } from '../../iam/features/passwords/password-strength'
+import { checkPasswordStrength, estimatePasswordStrength, userInputsOf } from '../../shared/password-strength'
 
 const alice = userInputsOf({ email: 'alice.smith@example.com', name: 'Alice Smith' })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addRouteRules, findRouteRule, ROUTE_RULES, routePath } from '../../iam/lib/route-rules'
+import { addRouteRules, findRouteRule, ROUTE_RULES, routePath } from '../../iam/contract/route-rules'
 import { testRoutesEnabled } from '../../iam/test-build/enabled'
 import { TEST_ROUTE_RULES } from '../../iam/test-build/route-rules'
 

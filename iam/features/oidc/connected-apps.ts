@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import { countSecurityEvent, recordUserAction } from '../security-events/repository'
-import type { SecurityEventType } from '../security-events/event-types'
+import type { SecurityEventType } from '../../contract/security-event-types'
 
 export interface ConnectedApp {
   clientId: string

@@ -16,19 +16,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Kysely } from 'kysely'
 import type Provider from 'oidc-provider'
 import { errors } from 'oidc-provider'
+import type { InteractionView } from '../../contract/oidc'
 import type { Database } from '../../db/schema'
 
-type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>
+// what the gateway's interaction page reads: declared in the contract, which the gateway imports
+export type { InteractionView }
 
-export interface InteractionView {
-  uid: string
-  prompt: 'login' | 'consent'
-  client: { name: string; firstParty: boolean }
-  scopes: string[]
-  resources: Array<{ indicator: string; scopes: string[] }>
-  loginHint: string | null
-  freshSignIn: { required: boolean; maxAgeSeconds: number | null }
-}
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>
 
 export type InteractionOutcome =
   | { ok: true; redirectTo: string; clientId: string }

@@ -1,5 +1,3 @@
-/** Where the OpenID Provider is mounted, and the bound on the bodies it reads (oidc-provider's own). */
-export const OIDC_MOUNT = '/oidc'
-export const OIDC_BODY_LIMIT_BYTES = 56 * 1024
-
-export const isOidcPath = (path: string): boolean => path === OIDC_MOUNT || path.startsWith(`${OIDC_MOUNT}/`) || path.startsWith(`${OIDC_MOUNT}?`)
+// The mount and its body bound are part of the contract (iam/contract/oidc-mount.ts), which the
+// gateway reads too; the IAM's routes keep importing them from here.
+export * from '../../contract/oidc-mount'

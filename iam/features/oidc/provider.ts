@@ -22,9 +22,7 @@ import { findOidcAccount } from './accounts'
 import { recordOidcEvent } from './connected-apps'
 import { loadOidcKeys } from './keys'
 import { errorPage, escapeHtml, renderPage } from './pages'
-
-export { OIDC_MOUNT } from './mount'
-import { OIDC_MOUNT } from './mount'
+import { OIDC_MOUNT } from '../../contract/oidc-mount'
 
 /**
  * The OpenID scopes (OIDC Core 5.4) and the claims each releases. `amr` (RFC 8176 method

@@ -9,8 +9,8 @@ import { checkPasswordPolicy } from './policy'
 
 // The strength estimator's dictionaries are megabytes of word lists: loaded when a new password is
 // first checked, not at every start of the IAM (most requests never set a password).
-let strengthModule: Promise<typeof import('./password-strength')> | undefined
-const loadStrength = () => (strengthModule ??= import('./password-strength'))
+let strengthModule: Promise<typeof import('../../../shared/password-strength')> | undefined
+const loadStrength = () => (strengthModule ??= import('../../../shared/password-strength'))
 
 const hashers = new WeakMap<IamContext, PasswordHasher>()
 

@@ -7,9 +7,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, NewSecurityEvent } from '../../db/schema'
 import { emitSignal } from '../../lib/signals'
-import type { SecurityEventType } from './event-types'
+import type { SecurityEventType } from '../../contract/security-event-types'
 
-export type { SecurityEventType } from './event-types'
+export type { SecurityEventType } from '../../contract/security-event-types'
 
 export interface SecurityEventInput {
   type: SecurityEventType

@@ -175,7 +175,7 @@ function verifySigned(ring: KeyRing, token: string): Signed | VerifyResult {
   if (!SEGMENT.test(headerPart) || !SEGMENT.test(payloadPart) || !SEGMENT.test(signaturePart)) return INVALID
   if (header.alg !== ACCESS_TOKEN_ALG || 'crit' in header || 'b64' in header) return INVALID
   if (header.typ !== undefined && !typIsAccess(header.typ)) return INVALID
-  let valid = false
+  let valid: boolean
   try {
     valid = verifySignature(null, Buffer.from(token.slice(0, second)), keyObjectOf(key), Buffer.from(signaturePart, 'base64url'))
   } catch {

@@ -1,0 +1,97 @@
+/**
+ * Per-route request rules (IAM spec "Common request rules", "Limits"), one table that reads like
+ * the spec. middleware/30.request-rules.ts applies them before any route runs, so routes never
+ * see a body that is not a size-checked JSON object, and cookie-only routes never see a body,
+ * query string or Content-Type.
+ *
+ * The rules themselves are declared once per route in the route table (iam/contract/); this file
+ * only matches a request to its rule.
+ */
+import type { AuthRule, RequestRule, RouteContract } from './define'
+import { ROUTES } from './routes'
+
+export { JSON_LIMIT_BYTES, OAUTH_JSON_LIMIT_BYTES, type AuthRule, type JsonTextRule } from './define'
+
+export type BodyRule = RequestRule
+
+export interface RouteRule {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** segments starting with ':' match one non-empty segment */
+  path: string
+  body: BodyRule
+  /** omitted = 'none' */
+  auth?: AuthRule
+  /** false: HMAC is not verified (the entry's `hmac: false`); omitted = verified */
+  hmac?: boolean
+}
+
+/** The request rules of every route, derived from the route table (iam/contract/routes.ts). */
+export const ROUTE_RULES: readonly RouteRule[] = (Object.values(ROUTES) as RouteContract[]).map((route) => ({
+  method: route.method,
+  path: route.path,
+  body: route.request,
+  auth: route.auth,
+  hmac: route.hmac,
+}))
+
+/** A rule with its path already split: matching a request splits only the request's path. */
+interface CompiledRule {
+  rule: RouteRule
+  segments: readonly string[]
+}
+
+const compile = (rule: RouteRule): CompiledRule => ({ rule, segments: rule.path.split('/') })
+const compiledRules: readonly CompiledRule[] = ROUTE_RULES.map(compile)
+
+const staticKey = (method: string, path: string) => `${method} ${path}`
+
+/**
+ * Every request looks its rule up (middleware 10): most paths have no parameter, so those answer
+ * from a map built at start instead of a scan of the table. A path a parameterised rule listed
+ * before it would also match stays out of the map, so the answer is the scan's, first match wins.
+ */
+const shadowed = (entry: CompiledRule, i: number) =>
+  compiledRules.slice(0, i).some((before) => before.rule.method === entry.rule.method && matches(before.segments, entry.segments))
+const staticRules: ReadonlyMap<string, RouteRule> = new Map(
+  compiledRules
+    .filter((entry, i) => !entry.rule.path.includes('/:') && !shadowed(entry, i))
+    .map((entry) => [staticKey(entry.rule.method, entry.rule.path), entry.rule]),
+)
+
+// Rules added at boot for routes outside the spec that only some builds have (the test build's
+// routes, iam/test-build): production bundles never contain them, so they cannot live above.
+const addedRules: CompiledRule[] = []
+
+/** Adds rules for routes a build adds on top of the spec's; looked up after ROUTE_RULES. */
+export function addRouteRules(rules: readonly RouteRule[]): void {
+  addedRules.push(...rules.map(compile))
+}
+
+/**
+ * The path as the router matches it: the query dropped and one trailing slash removed (radix3's
+ * non-strict trailing slash), so a rule can never be dodged by a spelling the router accepts.
+ */
+export function routePath(url: string): string {
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  return path.replace(/\/$/, '') || '/'
+}
+
+function matches(want: readonly string[], got: readonly string[]): boolean {
+  if (want.length !== got.length) return false
+  return want.every((segment, i) => (segment.startsWith(':') ? got[i] !== '' : segment === got[i]))
+}
+
+/**
+ * The rule for a request, or undefined when the table has none (unknown route or method). The
+ * middleware look it up once per request (middleware 10 keeps it in `event.context.routeRule`).
+ */
+export function findRouteRule(method: string, url: string): RouteRule | undefined {
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
+  const path = routePath(url)
+  const known = staticRules.get(staticKey(m, path))
+  if (known) return known
+  const got = path.split('/')
+  const match = (entry: CompiledRule) => entry.rule.method === m && matches(entry.segments, got)
+  return (compiledRules.find(match) ?? addedRules.find(match))?.rule
+}
