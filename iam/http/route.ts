@@ -195,21 +195,23 @@ const IMPLICIT: ReadonlyArray<[InputPart, () => RouteStep]> = [
   ['body', () => body()],
 ]
 
-/** The presence checks, then full authentication and its guards, as the entry's `auth` and `guards` say. */
-async function authenticate(event: H3Event, route: RouteContract): Promise<RequestUser | undefined> {
-  const auth: AuthRule = route.auth
-  if (auth === 'full') {
-    const user = await fullAuthentication(event)
-    for (const guard of route.guards ?? []) {
-      if (guard === 'verified-email') requireVerifiedEmail(event)
-      else requireRecentSignIn(event)
-    }
-    return user
+/** Full authentication, then the entry's guards in their order. */
+async function fullAuthenticationWithGuards(event: H3Event, route: RouteContract): Promise<RequestUser> {
+  const user = await fullAuthentication(event)
+  for (const guard of route.guards ?? []) {
+    if (guard === 'verified-email') requireVerifiedEmail(event)
+    else requireRecentSignIn(event)
   }
-  // presence only (middleware 30 checked it before the body rule): the route's own chain verifies
+  return user
+}
+
+/**
+ * The credentials' presence for the routes whose own chain verifies them (POST /auth/logout, the
+ * refresh); middleware 30 already checked it before the body rule, so this only keeps the unit whole.
+ */
+function requirePresence(event: H3Event, auth: AuthRule): void {
   if (auth === 'bearer+session') requireAccessToken(event)
   if (auth !== 'none') requireRefreshToken(event)
-  return undefined
 }
 
 /** A route's handler, with its table entry attached (tests/unit/route-unit.test.ts reads it). */
@@ -228,14 +230,12 @@ export function defineRoute<const R extends RouteContract>(
   if (problem) throw new Error(`route unit does not match its table entry: ${problem}`)
   const parsedBySteps = new Set(steps.flatMap((step) => (step.kind === 'parse' ? [step.part] : [])))
   const all = [...steps, ...IMPLICIT.filter(([part]) => route[part] && !parsedBySteps.has(part)).map(([, make]) => make())]
-  const run = async (event: H3Event) => {
-    const user = await authenticate(event, route)
-    const ctx = useIam()
-    const ip = getClientIp(event)
-    const req = {
+  const active = all.filter((step) => step.kind !== 'counted')
+  const requestOf = (event: H3Event, user: RequestUser | undefined) =>
+    ({
       event,
-      ctx,
-      ip,
+      ctx: useIam(),
+      ip: getClientIp(event),
       user,
       get actor(): Actor {
         return actorOf(event, user?.visitorRowId ?? event.context.visitor?.id ?? null)
@@ -243,14 +243,24 @@ export function defineRoute<const R extends RouteContract>(
       params: undefined,
       query: undefined,
       body: undefined,
-    } as unknown as RouteRequest<R>
-    for (const step of all) {
-      if (step.kind === 'counted') continue
+    }) as unknown as RouteRequest<R>
+  const runSteps = async (req: RouteRequest<R>) => {
+    for (const step of active) {
       if (step.kind === 'parse') await step.run(req as unknown as AnyRequest, route)
-      else await step.run(req as unknown as AnyRequest)
+      else if (step.kind === 'limit' || step.kind === 'check') await step.run(req as unknown as AnyRequest)
     }
     return handler(req)
   }
+  // Full authentication reads the database; the other routes' presence checks do not, and a route
+  // without steps (GET /health, GET /check's cheap cases) answers without an extra promise.
+  const run =
+    route.auth === 'full'
+      ? async (event: H3Event) => runSteps(requestOf(event, await fullAuthenticationWithGuards(event, route)))
+      : (event: H3Event) => {
+          requirePresence(event, route.auth)
+          const req = requestOf(event, undefined)
+          return active.length === 0 ? handler(req) : runSteps(req)
+        }
   return Object.assign(defineEventHandler(run), { route })
 }
 
