@@ -12,7 +12,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, directPool } from '../../iam/db/database'
-import { preparedName, queryPrepared } from '../../iam/db/prepared'
+import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/db/prepared'
 import type { Database } from '../../iam/db/schema'
 import { runOnPg } from '../helpers/test-database'
 import { COMPILED_CASES, DIRECT_CASES, outcomeOf, reset, snapshot, type Outcome } from './data-layer-cases'
@@ -75,6 +75,9 @@ describe.skipIf(noPostgresServer)('named and unnamed statements on PostgreSQL', 
   let generic: Kysely<Database>
   let unnamed: Kysely<Database>
   beforeAll(async () => {
+    // names are per process and bounded: a file run before in this worker may have used them up
+    // (prepared-names.test.ts fills the bound); no connection of an earlier file is still open
+    forgetPreparedNames()
     t = await openDataLayerDb('postgres')
     named = t.db
     const url = new URL(t.url!)
