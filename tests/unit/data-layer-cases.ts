@@ -66,6 +66,8 @@ async function seed(db: Kysely<Database>): Promise<void> {
     token('f-live', 'rt-live'),
     token('f-remember', 'rt-remember'),
     token('f-revoked', 'rt-revoked', { status: 'revoked' }),
+    // an active token in a revoked family: a revocation that committed after a read of the token
+    token('f-revoked', 'rt-revoked-active'),
     token('f-old', 'rt-old'),
     token('f-recent', 'rt-expired', { expires_at: at(-60_000) }),
   ]).execute()
@@ -276,6 +278,7 @@ export const DIRECT_CASES: DirectCase[] = [
       authState('rt-live', 'canary-1', { live: 1, recent: 1 }),
       authState('rt-remember', 'canary-2'),
       authState('rt-revoked', 'canary-3'),
+      authState('rt-revoked-active', 'canary-2', { recent: 0 }),
       authState('rt-old', null),
       authState('rt-live-rotated', 'canary-1', { now: at(2 * DAY) }),
       authState('no-such-token', 'canary-1'),
@@ -291,10 +294,12 @@ export const DIRECT_CASES: DirectCase[] = [
       rotation('rt-live'),
       rotation('rt-live', { touchBefore: at(-60_000) }),
       rotation('rt-remember', { touchBefore: at(-3 * HOUR) }),
-      // spent without a successor: family revoked... (its token is not active: nothing), family too old, token expired
-      rotation('rt-revoked'),
+      // spent without a successor: the family revoked, past MAX_SESSION_LIFE, the token expired
+      rotation('rt-revoked-active'),
       rotation('rt-old'),
       rotation('rt-expired'),
+      // not active: nothing spent
+      rotation('rt-revoked'),
       rotation('rt-live-rotated'),
       rotation('no-such-token'),
     ],
