@@ -15,12 +15,12 @@ import { emitSignal, type IamSignal } from '../lib/signals'
 import { directPool, statementKind } from './database'
 import type { Database } from './schema'
 
-/** `text` as a function of its parameters, returning the rows. */
-export type DirectStatement<R> = (db: Kysely<Database>, params: unknown[]) => Promise<R[]>
+/** `text` as a function of its parameters, returning the rows; `text` kept for the equivalence test. */
+export type DirectStatement<R> = ((db: Kysely<Database>, params: unknown[]) => Promise<R[]>) & { text: string }
 
 export function directStatement<R>(text: string): DirectStatement<R> {
   const counted: IamSignal = { kind: 'dbStatement', statement: statementKind(text) }
-  return async (db, params) => {
+  const run = async (db: Kysely<Database>, params: unknown[]): Promise<R[]> => {
     const pool = directPool(db)
     if (!pool) return (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows as R[]
     const client = await pool.connect()
@@ -31,4 +31,5 @@ export function directStatement<R>(text: string): DirectStatement<R> {
       client.release()
     }
   }
+  return Object.assign(run, { text })
 }

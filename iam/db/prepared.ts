@@ -34,6 +34,14 @@ export function preparedName(text: string): string | undefined {
   return name
 }
 
+/**
+ * Forgets every name given. For tests only, where one process runs many files: a file that fills
+ * the bound would leave the next without names. Only safe once no open connection holds them.
+ */
+export function forgetPreparedNames(): void {
+  names.clear()
+}
+
 type QueryResultLike = { rows: unknown[] }
 type Query = (config: { text: string; values?: unknown[]; name?: string }) => Promise<QueryResultLike>
 

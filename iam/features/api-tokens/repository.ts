@@ -55,7 +55,7 @@ export async function countUses(db: Db, conditions: UseConditions, uses: number)
 }
 
 // every counting batch runs it: compiled once (db/compiled-once.ts), not built and compiled per batch
-const countUsesStatement = compiledOnce((db: Kysely<Database>, { hash, privilege, at, ip, bypassIp, uses }: UseConditions & { uses: number }) => {
+export const countUsesStatement = compiledOnce((db: Kysely<Database>, { hash, privilege, at, ip, bypassIp, uses }: UseConditions & { uses: number }) => {
   const statement = sql<VerifiedRow>`
     update api_tokens set usage_count = usage_count + ${uses}, last_used = ${at}
     where ${usableToken(hash, privilege, at, ip, bypassIp)}

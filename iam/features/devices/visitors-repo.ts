@@ -50,7 +50,7 @@ export async function upsertVisitor(db: Kysely<Database>, input: VisitInput): Pr
 }
 
 // every sign-in reads its device first (devices-service.ts visitDevice): compiled once (db/compiled-once.ts)
-const visitorByCanary = compiledOnce((db: Kysely<Database>, args: { canaryId: string }) =>
+export const visitorByCanary = compiledOnce((db: Kysely<Database>, args: { canaryId: string }) =>
   db.selectFrom('visitors').selectAll().where('canary_id', '=', args.canaryId),
 )
 

@@ -64,7 +64,7 @@ function sameSecret(a: string, b: string): boolean {
  * not render, its sealed secret), the token among the introspectable opaque models, its grant,
  * and its client's subject type. Compiled once (db/compiled-once.ts): it runs per API request.
  */
-const introspectionRow = compiledOnce((db: Kysely<Database>, args: { clientId: string; token: string }) =>
+export const introspectionRow = compiledOnce((db: Kysely<Database>, args: { clientId: string; token: string }) =>
   db
     .selectFrom(sql<{ ok: number }>`(select 1 as ok)`.as('one'))
     .leftJoin('oidc_clients as c', (join) => join.on('c.client_id', '=', args.clientId))

@@ -106,7 +106,7 @@ export const AUTH_STATE_SQL = `
   .trim()
 
 // sent past Kysely (db/direct.ts): it runs on every authenticated request
-const readAuthState = directStatement<{ r: AuthRow }>(AUTH_STATE_SQL)
+export const readAuthState = directStatement<{ r: AuthRow }>(AUTH_STATE_SQL)
 
 const dateOf = (value: Stamp): Date | null => (value === null ? null : new Date(value))
 

@@ -79,8 +79,8 @@ const withFamily = (db: Kysely<Database>, rows: SessionRows) =>
   db.with('family', (q) => q.insertInto('session_families').values(rows.family).returning('id'))
 
 // every sign-in runs one of them: compiled once (db/compiled-once.ts)
-const sessionAlone = compiledOnce((db: Kysely<Database>, rows: SessionRows) => withFamily(db, rows).insertInto('refresh_tokens').values(rows.token))
-const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: SessionRows & { event: NewSecurityEvent }) =>
+export const sessionAlone = compiledOnce((db: Kysely<Database>, rows: SessionRows) => withFamily(db, rows).insertInto('refresh_tokens').values(rows.token))
+export const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: SessionRows & { event: NewSecurityEvent }) =>
   withFamily(db, rows)
     .with('event', (q) => q.insertInto('security_events').values(rows.event).returning('id'))
     .insertInto('refresh_tokens')
@@ -207,7 +207,7 @@ const ROTATION_SQL = `
  * without a successor (family revoked, too old, token expired).
  */
 // sent past Kysely (db/direct.ts): every rotation runs it
-const sendRotation = directStatement<RotatedRow>(ROTATION_SQL)
+export const sendRotation = directStatement<RotatedRow>(ROTATION_SQL)
 
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {
   const params = [

@@ -47,7 +47,7 @@ export async function findDeviceAndLoginAccount(
 }
 
 // every login runs it: compiled once (db/compiled-once.ts); one row always, the joins may find nothing
-const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: { canaryId: string; email: string }) =>
+export const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: { canaryId: string; email: string }) =>
   db
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
     .leftJoin('visitors as v', (join) => join.on('v.canary_id', '=', args.canaryId))

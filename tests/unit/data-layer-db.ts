@@ -1,0 +1,47 @@
+/**
+ * The databases the data-layer equivalence tests run on: a migrated PGlite in memory, and (with
+ * DATABASE_URL) a migrated throwaway PostgreSQL database opened the way the IAM opens it.
+ */
+import type { Kysely } from 'kysely'
+import { createDatabase, migrateToLatest } from '../../iam/db/database'
+import type { Database } from '../../iam/db/schema'
+import { createMigratedDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+
+export const KINDS = [
+  { kind: 'pglite' as const, skip: false },
+  // PostgreSQL only when DATABASE_URL names a server (the suite's PostgreSQL + Redis run sets it)
+  { kind: 'postgres' as const, skip: !DATABASE_URL },
+]
+
+export interface DataLayerDb {
+  db: Kysely<Database>
+  /** the PostgreSQL database's URL (undefined on PGlite), to open it again with other options */
+  url?: string
+  close(): Promise<void>
+}
+
+const SERVICE = { dataDir: '.data' } as never
+
+export async function openDataLayerDb(kind: 'pglite' | 'postgres'): Promise<DataLayerDb> {
+  if (kind === 'pglite') {
+    const db = await createMigratedDatabase({ database: { url: 'memory://' }, service: SERVICE })
+    return { db, close: () => db.destroy() }
+  }
+  const pg = await createThrowawayPg(DATABASE_URL!)
+  const db = await createDatabase({ database: { url: pg.url }, service: SERVICE })
+  try {
+    await migrateToLatest(db)
+  } catch (error) {
+    await db.destroy()
+    await pg.drop()
+    throw error
+  }
+  return {
+    db,
+    url: pg.url,
+    close: async () => {
+      await db.destroy()
+      await pg.drop()
+    },
+  }
+}

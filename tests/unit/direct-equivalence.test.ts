@@ -1,0 +1,77 @@
+/**
+ * directStatement (iam/db/direct.ts) sends a fixed statement straight to the pg pool, past Kysely's
+ * executor and plugins. Each real one must answer exactly what the same text run through Kysely
+ * (`db.executeQuery`) answers for the same parameters: the same rows and, for a write, the same rows
+ * left in the tables. On PostgreSQL that compares the pool path with Kysely's; on PGlite (no pool)
+ * and inside a transaction directStatement itself goes through Kysely, so there the test only holds
+ * that fallback to the same answers.
+ */
+import { CompiledQuery } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { directPool } from '../../iam/db/database'
+import { declaredIn, DIRECT_CASES, reset, snapshot } from './data-layer-cases'
+import { KINDS, openDataLayerDb, type DataLayerDb } from './data-layer-db'
+
+it('the table below covers every directStatement in iam/features', () => {
+  expect(DIRECT_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = directStatement\b/g))
+})
+
+describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: noPostgresServer }) => {
+  let t: DataLayerDb
+  beforeAll(async () => {
+    if (noPostgresServer) return
+    t = await openDataLayerDb(kind)
+  }, 120_000)
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
+  it.skipIf(noPostgresServer)(kind === 'postgres' ? 'goes to the pool on PostgreSQL (the path compared below)' : 'has no pool on PGlite: it falls back to Kysely', () => {
+    expect(directPool(t.db) !== undefined).toBe(kind === 'postgres')
+  })
+
+  it.skipIf(noPostgresServer).each(DIRECT_CASES)('$name answers the rows of the same text through Kysely for every parameter set, matching or not', async ({ statement, writes, params }) => {
+    const { db } = t
+    await reset(db)
+    for (const p of params) {
+      const direct = await statement(db, p)
+      const directRows = writes ? await snapshot(db) : undefined
+      if (writes) await reset(db)
+      const kysely = (await db.executeQuery(CompiledQuery.raw(statement.text, p))).rows
+      const kyselyRows = writes ? await snapshot(db) : undefined
+      if (writes) await reset(db)
+      expect({ params: p, rows: direct }).toEqual({ params: p, rows: kysely })
+      expect(directRows).toEqual(kyselyRows)
+    }
+  })
+
+  it.skipIf(noPostgresServer).each(DIRECT_CASES)('$name answers the same inside a transaction, where it goes through Kysely', async ({ statement, writes, params }) => {
+    const { db } = t
+    await reset(db)
+    for (const p of params) {
+      const inside = await db.transaction().execute((trx) => statement(trx, p))
+      if (writes) await reset(db)
+      const outside = await statement(db, p)
+      if (writes) await reset(db)
+      expect({ params: p, rows: inside }).toEqual({ params: p, rows: outside })
+    }
+  })
+
+  it.skipIf(noPostgresServer)('the parameter sets are not vacuous: sessions found and not, rotations with a successor, without one, and of nothing', async () => {
+    const { db } = t
+    await reset(db)
+    const [auth, rotation] = DIRECT_CASES
+    const found = []
+    for (const p of auth!.params) found.push(((await auth!.statement(db, p)) as Array<{ r: unknown[] }>)[0]!.r[0] !== null)
+    expect(found).toContain(true)
+    expect(found).toContain(false)
+    const rotated = []
+    for (const p of rotation!.params) {
+      const row = ((await rotation!.statement(db, p)) as Array<{ replacedBy: number | null }>)[0]
+      rotated.push(row === undefined ? 'nothing' : row.replacedBy === null ? 'spent' : 'successor')
+      await reset(db)
+    }
+    expect(new Set(rotated)).toEqual(new Set(['nothing', 'spent', 'successor']))
+  })
+})
