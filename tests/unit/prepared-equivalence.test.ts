@@ -9,8 +9,7 @@
  * PGlite runs every statement unnamed (its driver has no prepared statements), so the database
  * cases are PostgreSQL only; the retry rule is also checked without a database.
  */
-import type { CompiledQuery} from 'kysely';
-import { sql, type Kysely } from 'kysely'
+import { sql, type CompiledQuery, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, directPool } from '../../iam/db/database'
 import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/db/prepared'
