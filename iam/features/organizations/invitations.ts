@@ -112,7 +112,10 @@ export async function createInvitation(
     return {
       ok: true,
       actor,
-      invitation: viewOf({ ...row, roleName: role.name, createdAt: String(row.createdAt instanceof Date ? row.createdAt.toISOString() : row.createdAt), expiresAt: new Date(row.expiresAt).toISOString(), acceptedAt: null, revokedAt: null }, now),
+      invitation: viewOf(
+        { ...row, roleName: role.name, createdAt: new Date(row.createdAt).toISOString(), expiresAt: new Date(row.expiresAt).toISOString(), acceptedAt: null, revokedAt: null },
+        now,
+      ),
     } as const
   })
   if (!created.ok) return created
