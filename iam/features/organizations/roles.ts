@@ -49,7 +49,8 @@ export async function createRole(
     if (!holds(actor, 'roles:manage') || !mayGrant(actor, permissions, false)) return FORBIDDEN
     const row = await trx
       .insertInto('organization_roles')
-      .values({ org_id: actor.orgId, name: input.name, permissions, created_at: new Date(input.now) })
+      // a text[] from a json array: the two drivers (pg, PGlite) bind JavaScript arrays differently
+      .values({ org_id: actor.orgId, name: input.name, permissions: sql<string[]>`array(select jsonb_array_elements_text(${JSON.stringify(permissions)}::jsonb))`, created_at: new Date(input.now) })
       .onConflict((oc) => oc.columns(['org_id', 'name']).doNothing())
       .returning([sql<string>`id::text`.as('id'), 'name', 'permissions', 'created_at'])
       .executeTakeFirst()
