@@ -151,6 +151,11 @@ describe('organizations', () => {
     expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: annId, role: 'member' })).status).toBe(403)
     expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: cidId, role: 'owner' })).status).toBe(403)
     expect((await authed(bob, 'POST', `/orgs/${org.id}/delete`)).status).toBe(403)
+    // nor invite an owner, nor prolong an owner's invitation
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/invitations`, { email: 'future.owner@example.com', role: 'owner' })).status).toBe(403)
+    const ownerInvite = (await data(await authed(ann, 'POST', `/orgs/${org.id}/invitations`, { email: 'future.owner@example.com', role: 'owner' }))).invitation as Json
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/invitations/resend`, { invitationId: ownerInvite.id })).status).toBe(404)
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations/resend`, { invitationId: ownerInvite.id })).status).toBe(200)
     expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: cidId, role: 'admin' })).status).toBe(200)
     // a member reads, and manages nothing
     expect((await authed(cid, 'GET', `/orgs/${org.id}/members`)).status).toBe(200)

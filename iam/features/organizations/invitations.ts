@@ -168,7 +168,9 @@ export async function revokeInvitation(ctx: IamContext, input: { orgId: string; 
 
 /**
  * Mails a pending invitation again with a new token (the previous link stops working) and 7 more
- * days (invitations:manage). Accepted and revoked invitations are not resent.
+ * days (invitations:manage). Accepted and revoked invitations are not resent, nor one inviting an
+ * owner by a member who may not make owners, nor one whose custom role no longer exists (a role is
+ * deleted once no unexpired invitation holds it: roles.ts).
  */
 export async function resendInvitation(
   ctx: IamContext,
@@ -182,6 +184,9 @@ export async function resendInvitation(
       update invitations i set token_hash = ${hashToken(token)}, expires_at = ${expiresAt}::timestamptz from a
       where i.org_id = a."orgId" and i.public_id = ${input.invitationId}::uuid and i.accepted_at is null and i.revoked_at is null
         and 'invitations:manage' = any(a.permissions)
+        -- an owner's invitation is prolonged by owners only, and one whose custom role was deleted meanwhile not at all
+        and (i.role <> 'owner' or 'owners:manage' = any(a.permissions))
+        and (i.role in ('owner', 'admin', 'member') or exists (select 1 from organization_roles r where r.org_id = i.org_id and r.id::text = i.role))
       returning i.email, a.name)
     select exists (select 1 from a) as member, coalesce((select 'invitations:manage' = any(a.permissions) from a), false) as allowed,
       (select email from u) as email, (select name from u) as "orgName"`.execute(ctx.db)
