@@ -245,6 +245,31 @@ describe('custom roles', () => {
   })
 })
 
+describe('managing members with a custom role', () => {
+  it('touches only members whose role it could hand out itself', async () => {
+    const [ann, bob, cid, dan] = [await person(), await person(), await person(), await person()]
+    const org = await newOrg(ann)
+    const manager = (await data(
+      await authed(ann, 'POST', `/orgs/${org.id}/roles`, { name: 'manager', permissions: ['organization:read', 'members:read', 'roles:read', 'members:manage'] }),
+    )).role as { id: string }
+    await join(ann, org.id, bob, manager.id)
+    await join(ann, org.id, cid, 'admin')
+    await join(ann, org.id, dan)
+    const [cidId, danId] = [await memberId(ann, org.id, cid.email), await memberId(ann, org.id, dan.email)]
+    // an admin holds more than the manager: not demoted, not removed, not made
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: cidId, role: 'member' })).status).toBe(403)
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/members/remove`, { userId: cidId })).status).toBe(403)
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: danId, role: 'admin' })).status).toBe(403)
+    // a member is within its reach
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: danId, role: manager.id })).status).toBe(200)
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/members/remove`, { userId: danId })).status).toBe(200)
+    expect((await authed(dan, 'GET', `/orgs/${org.id}`)).status).toBe(404)
+    // an admin may touch another admin, never an owner
+    expect((await authed(cid, 'POST', `/orgs/${org.id}/members/role`, { userId: await memberId(ann, org.id, bob.email), role: 'admin' })).status).toBe(200)
+    expect((await authed(bob, 'POST', `/orgs/${org.id}/members/role`, { userId: cidId, role: 'member' })).status).toBe(200)
+  })
+})
+
 describe('active organization', () => {
   it('puts the org claim in the answer\'s access token and in every refresh after it, until cleared', async () => {
     const [ann, eve] = [await person(), await person()]

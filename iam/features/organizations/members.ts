@@ -1,6 +1,9 @@
 /**
  * The members of an organization: list them, change a member's role, remove a member, leave.
  *
+ * Changing a role or removing a member needs members:manage, and the power to hand out both the
+ * member's current role and the new one (`mayTouch`, permissions.ts mayGrant).
+ *
  * The last owner rule: an organization always keeps an owner. A demotion, removal or departure of
  * an owner is decided inside the transaction that writes it, after the organization row is locked
  * (actor.ts lockActor), so of two owners demoting each other at once the second finds itself no
@@ -97,8 +100,7 @@ export async function changeMemberRole(
     if (!target) return { ok: false, code: 'member_not_found' } as const
     const role = await resolveRole(trx, actor.orgId, input.role)
     if (!role) return { ok: false, code: 'unknown_role' } as const
-    const refused = ownerRule(actor, target.role)
-    if (refused) return refused
+    if (!(await mayTouch(trx, actor, target.role))) return FORBIDDEN
     if (!mayGrant(actor, role.permissions, role.role === 'owner')) return FORBIDDEN
     if (target.role === 'owner' && role.role !== 'owner' && (await ownerCount(trx, actor.orgId)) <= 1) return { ok: false, code: 'last_owner' } as const
     await trx.updateTable('memberships').set({ role: role.role }).where('org_id', '=', actor.orgId).where('user_id', '=', target.userId).execute()
@@ -112,9 +114,14 @@ export async function changeMemberRole(
   })
 }
 
-/** An owner is touched by owners only (owners:manage). */
-function ownerRule(actor: OrgActor, targetRole: string): Forbidden | null {
-  return targetRole === 'owner' && !holds(actor, 'owners:manage') ? FORBIDDEN : null
+/**
+ * A member's role is changed, or the member removed, only by someone who may hand out the role the
+ * member holds (permissions.ts mayGrant): an owner by owners only, an admin by owners and admins, so
+ * a custom role that manages members cannot demote or remove those who hold more than it does.
+ */
+async function mayTouch(trx: Transaction<Database>, actor: OrgActor, targetRole: string): Promise<boolean> {
+  const current = await resolveRole(trx, actor.orgId, targetRole)
+  return mayGrant(actor, current?.permissions ?? [], targetRole === 'owner')
 }
 
 /** Removes a member (members:manage; an owner by owners only; never the last owner). */
@@ -128,8 +135,7 @@ export async function removeMember(
     if (!holds(actor, 'members:manage')) return FORBIDDEN
     const target = await findMember(trx, actor.orgId, input.memberId)
     if (!target) return { ok: false, code: 'member_not_found' } as const
-    const refused = ownerRule(actor, target.role)
-    if (refused) return refused
+    if (!(await mayTouch(trx, actor, target.role))) return FORBIDDEN
     if (target.role === 'owner' && (await ownerCount(trx, actor.orgId)) <= 1) return { ok: false, code: 'last_owner' } as const
     await trx.deleteFrom('memberships').where('org_id', '=', actor.orgId).where('user_id', '=', target.userId).execute()
     await clearActiveOrg(trx, actor.orgId, target.userId)
