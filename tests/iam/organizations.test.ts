@@ -191,6 +191,18 @@ describe('invitations', () => {
     expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations`, { email: bob.email, role: 'member' })).status).toBe(409)
   })
 
+  it('is accepted once when two accepts race', async () => {
+    const [ann, bob] = [await person(), await person()]
+    const org = await newOrg(ann)
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations`, { email: bob.email, role: 'member' })).status).toBe(201)
+    const token = await invitationToken(bob.email)
+    const answers = await Promise.all([1, 2, 3].map(() => authed(bob, 'POST', '/orgs/invitations/accept', { token })))
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 410, 410])
+    const events = (await data(await authed(bob, 'GET', '/auth/security-events'))) as Json
+    const joined = JSON.stringify(events).match(/org_invitation_accepted/g) ?? []
+    expect(joined).toHaveLength(1)
+  })
+
   it('revoke ends a link; resend replaces it', async () => {
     const [ann, bob] = [await person(), await person()]
     const org = await newOrg(ann)
