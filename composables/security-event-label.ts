@@ -35,6 +35,12 @@ function providerName(details: Details): string | null {
   return provider ? provider.charAt(0).toUpperCase() + provider.slice(1) : null
 }
 
+/** “Acme” / the organization: named by what the event recorded */
+const orgNamed = (details: Details) => {
+  const name = text(details, 'orgName')
+  return name ? `“${name}”` : 'an organization'
+}
+
 const tokenNamed = (details: Details) => {
   const name = text(details, 'name')
   return name ? `API token “${name}”` : 'API token'
@@ -88,6 +94,13 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
     const provider = providerName(d)
     return provider ? `${provider} account unlinked: it no longer signs you in` : 'Linked account removed: it no longer signs you in'
   },
+  org_created: (d) => (text(d, 'orgName') ? `Organization ${orgNamed(d)} created` : 'An organization was created'),
+  org_member_invited: (d) => `Invitation to ${orgNamed(d)} sent${text(d, 'email') ? ` to ${text(d, 'email')}` : ''}`,
+  org_invitation_accepted: (d) => `You joined ${orgNamed(d)}`,
+  org_member_role_changed: (d) => `A member’s role in ${orgNamed(d)} changed${text(d, 'role') ? ` to ${text(d, 'role')}` : ''}`,
+  org_member_removed: (d) => `A member was removed from ${orgNamed(d)}`,
+  org_left: (d) => `You left ${orgNamed(d)}`,
+  org_deleted: (d) => (text(d, 'orgName') ? `Organization ${orgNamed(d)} deleted` : 'An organization was deleted'),
   squatter_setup_removed: () => 'Sign-in methods set up before your address was confirmed were removed',
   api_token_created: (d) => `${tokenNamed(d)} created`,
   api_token_rotated: (d) => `${tokenNamed(d)} rotated`,

@@ -9,6 +9,7 @@ import { AUTH_ROUTES } from './auth'
 import type { RouteContract } from './define'
 import { GATEWAY_AUTH_ROUTES } from './gateway-auth'
 import { OIDC_ROUTES } from './oidc'
+import { ORGANIZATION_ROUTES } from './organizations'
 import { PASSKEY_ROUTES } from './passkeys'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
@@ -23,6 +24,7 @@ const AREAS = [
   SECOND_FACTOR_ROUTES,
   PASSKEY_ROUTES,
   OIDC_ROUTES,
+  ORGANIZATION_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -35,6 +37,7 @@ export const ROUTES = {
   ...SECOND_FACTOR_ROUTES,
   ...PASSKEY_ROUTES,
   ...OIDC_ROUTES,
+  ...ORGANIZATION_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

@@ -49,6 +49,14 @@ export const SECURITY_EVENT_TYPES = [
   'session_revoked_anomaly',
   'password_set',
   'provider_unlinked',
+  // organizations (features/organizations): recorded for the acting user; details name the organization
+  'org_created',
+  'org_member_invited',
+  'org_invitation_accepted',
+  'org_member_role_changed',
+  'org_member_removed',
+  'org_left',
+  'org_deleted',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

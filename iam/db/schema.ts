@@ -69,6 +69,8 @@ export interface SessionFamiliesTable {
   reauthenticated_at: NullableTimestamp
   /** how the sign-in was made, RFC 8176 method references separated by spaces; null: unknown (migration 0009) */
   sign_in_amr: string | null
+  /** the organization the session acts for (POST /orgs/active), null: none (migration 0010) */
+  active_org_id: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'
@@ -244,6 +246,50 @@ export interface OidcSigningKeysTable {
   created_at: Timestamp
 }
 
+/** An organization (features/organizations, migration 0010). */
+export interface OrganizationsTable {
+  id: Generated<number>
+  /** what routes and tokens name it by; never the serial id */
+  public_id: Generated<string>
+  slug: string
+  name: string
+  created_at: Generated<Date>
+}
+
+/** A custom role of an organization: a name and its permission strings `resource:action`. */
+export interface OrganizationRolesTable {
+  /** a v4 UUID; memberships.role holds it as text */
+  id: Generated<string>
+  org_id: number
+  name: string
+  permissions: ColumnType<string[], string[] | undefined, string[]>
+  created_at: Generated<Date>
+}
+
+/** role: 'owner' | 'admin' | 'member', or a custom role's id as text */
+export interface MembershipsTable {
+  org_id: number
+  user_id: number
+  role: string
+  created_at: Generated<Date>
+}
+
+export interface InvitationsTable {
+  id: Generated<number>
+  public_id: Generated<string>
+  org_id: number
+  /** normalised: trimmed, lower case */
+  email: string
+  role: string
+  /** SHA-256 (hex) of the mailed token */
+  token_hash: string
+  invited_by: number | null
+  created_at: Generated<Date>
+  expires_at: Timestamp
+  accepted_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -263,6 +309,10 @@ export interface Database {
   oidc_payloads: OidcPayloadsTable
   oidc_clients: OidcClientsTable
   oidc_signing_keys: OidcSigningKeysTable
+  organizations: OrganizationsTable
+  organization_roles: OrganizationRolesTable
+  memberships: MembershipsTable
+  invitations: InvitationsTable
 }
 
 export type User = Selectable<UsersTable>

@@ -31,6 +31,7 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
     familyId: family.id,
     userId: family.user_id,
     roles: state.account.roles,
+    activeOrgId: family.active_org_id,
     visitor: visitor.visitor_id,
     touchBefore: guard.touchDue ?? null,
     visitorRowId: visitor.id,

@@ -167,6 +167,8 @@ export const configSchema = z.strictObject({
           custom: z.string().startsWith('/').default('/auth/confirm'),
           verifyEmail: z.string().startsWith('/').default('/auth/verify-email'),
           undoEmailChange: z.string().startsWith('/').default('/auth/undo-email-change'),
+          /** the gateway page that accepts an organization invitation (the token in the query) */
+          orgInvitation: z.string().startsWith('/').default('/orgs/invitations/accept'),
         })
         .prefault({}),
       expiresInMs: z.number().int().positive().default(15 * MINUTE_MS),

@@ -72,6 +72,25 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
     [{ provider: 'github' }, 'Github account unlinked: it no longer signs you in'],
     [{}, 'Linked account removed: it no longer signs you in'],
   ],
+  org_created: [
+    [{ orgId: 'o', orgName: 'Acme' }, 'Organization “Acme” created'],
+    [{}, 'An organization was created'],
+  ],
+  org_member_invited: [
+    [{ orgName: 'Acme', email: 'ann@example.com', role: 'member' }, 'Invitation to “Acme” sent to ann@example.com'],
+    [{}, 'Invitation to an organization sent'],
+  ],
+  org_invitation_accepted: [[{ orgName: 'Acme', role: 'member' }, 'You joined “Acme”']],
+  org_member_role_changed: [
+    [{ orgName: 'Acme', member: 'u', role: 'admin' }, 'A member’s role in “Acme” changed to admin'],
+    [{}, 'A member’s role in an organization changed'],
+  ],
+  org_member_removed: [[{ orgName: 'Acme', member: 'u' }, 'A member was removed from “Acme”']],
+  org_left: [[{ orgName: 'Acme' }, 'You left “Acme”']],
+  org_deleted: [
+    [{ orgName: 'Acme', slug: 'acme' }, 'Organization “Acme” deleted'],
+    [{}, 'An organization was deleted'],
+  ],
   api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
   api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
   api_token_revoked: [

@@ -23,6 +23,8 @@ const PATH_PARAMS: Record<string, string> = {
   ':providerName': 'demo',
   // the shape of an interaction id (no such interaction)
   ':uid': 'interaction-uid-0001',
+  // the shape of an organization id (no such organization)
+  ':orgId': '00000000-0000-4000-8000-00000000000a',
 }
 
 export function concretePath(pattern: string): string {

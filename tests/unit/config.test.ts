@@ -40,6 +40,7 @@ describe('configuration schema', () => {
       custom: '/auth/confirm',
       verifyEmail: '/auth/verify-email',
       undoEmailChange: '/auth/undo-email-change',
+      orgInvitation: '/orgs/invitations/accept',
     })
     expect(config.magic_links.verifyEmailExpiresInMs).toBe(86_400_000)
     expect(config.magic_links.undoEmailChangeExpiresInMs).toBe(604_800_000)

@@ -190,6 +190,19 @@ export function emailChangedNotice(input: ChangeNotice & { newEmailMasked: strin
   return render(input.siteName, `${input.siteName}: your email address was changed`, blocks)
 }
 
+/**
+ * An invitation to join an organization. The link works once, for the invited address only: the
+ * person signs in (or signs up) with it and accepts.
+ */
+export function orgInvitationMail(input: { siteName: string; orgName: string; inviterName: string; link: string; linkTtlMs: number }): MailContent {
+  return render(input.siteName, `${input.siteName}: you are invited to join ${input.orgName}`, [
+    { kind: 'p', text: `${input.inviterName} invited you to join the organization ${input.orgName} on ${input.siteName}.` },
+    { kind: 'p', text: `Open the link below and sign in with this address to accept. It works once and expires in ${duration(input.linkTtlMs)}.` },
+    { kind: 'link', label: 'Accept the invitation', url: input.link },
+    { kind: 'p', text: 'If you do not know this organization, ignore this mail.' },
+  ])
+}
+
 export function passwordResetMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
   return render(input.siteName, `${input.siteName}: reset your password`, [
     { kind: 'p', text: `Someone asked to reset the password of your ${input.siteName} account.` },

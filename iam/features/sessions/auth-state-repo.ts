@@ -20,7 +20,8 @@ export interface AuthSession {
   token: Pick<RefreshToken, 'status' | 'expires_at' | 'used_at'>
   family: Pick<
     SessionFamily,
-    'id' | 'user_id' | 'visitor_id' | 'ip_address' | 'fingerprint' | 'created_at' | 'last_seen' | 'last_mfa_at' | 'revoked_at' | 'anomaly_until' | 'reauthenticated_at'
+    | 'id' | 'user_id' | 'visitor_id' | 'ip_address' | 'fingerprint' | 'created_at' | 'last_seen' | 'last_mfa_at' | 'revoked_at' | 'anomaly_until' | 'reauthenticated_at'
+    | 'active_org_id'
   >
 }
 
@@ -46,7 +47,7 @@ type Fingerprint = SessionFamily['fingerprint']
 type AuthRow = [
   t_status: RefreshToken['status'] | null, t_expires_at: Stamp, t_used_at: Stamp,
   f_id: string | null, f_user_id: number | null, f_visitor_id: number | null, f_ip_address: string | null, f_fingerprint: Fingerprint,
-  f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp, f_reauthenticated_at: Stamp,
+  f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp, f_reauthenticated_at: Stamp, f_active_org_id: number | null,
   u_id: number | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null,
   v_id: number | null, v_canary_id: string | null, v_visitor_id: string | null, v_ip_address: string | null, v_user_agent: string | null,
   v_fingerprint: Fingerprint, v_score: number | null, v_banned_until: Stamp, v_first_seen: Stamp, v_last_seen: Stamp,
@@ -82,7 +83,7 @@ export const AUTH_STATE_SQL = `
     select json_build_array(
       t.status, t.expires_at, t.used_at,
       f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint,
-      f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at,
+      f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id,
       u.id, u.email, u.name, u.email_verified, u.roles,
       v.id, v.canary_id, v.visitor_id, v.ip_address, v.user_agent,
       v.fingerprint, v.score, v.banned_until, v.first_seen, v.last_seen,
@@ -90,7 +91,7 @@ export const AUTH_STATE_SQL = `
     ) as r
     from (select 1) as one
     left join refresh_tokens t on t.token_hash = $1
-    left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at from session_families f where f.id = t.family_id offset 0) f on true
+    left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id from session_families f where f.id = t.family_id offset 0) f on true
     left join lateral (select u.id, u.email, u.name, u.email_verified, u.roles from users u where u.id = f.user_id offset 0) u on true
     left join visitors v on v.canary_id = $2
     left join lateral (
@@ -114,7 +115,7 @@ const dateOf = (value: Stamp): Date | null => (value === null ? null : new Date(
 function stateOf(r: AuthRow): AuthState {
   const [
     status, expiresAt, usedAt,
-    familyId, userId, boundVisitorId, familyIp, familyPrint, createdAt, familySeen, lastMfaAt, revokedAt, anomalyUntil, reauthenticatedAt,
+    familyId, userId, boundVisitorId, familyIp, familyPrint, createdAt, familySeen, lastMfaAt, revokedAt, anomalyUntil, reauthenticatedAt, activeOrgId,
     accountId, email, name, emailVerified, roles,
     visitorRowId, canaryId, visitorId, visitorIp, userAgent, visitorPrint, score, bannedUntil, firstSeen, visitorSeen,
     live, recent,
@@ -136,6 +137,7 @@ function stateOf(r: AuthRow): AuthState {
             revoked_at: dateOf(revokedAt),
             anomaly_until: dateOf(anomalyUntil),
             reauthenticated_at: dateOf(reauthenticatedAt),
+            active_org_id: activeOrgId,
           },
         }
   const account: AuthAccount | null =

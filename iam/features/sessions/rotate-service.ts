@@ -15,6 +15,7 @@
  */
 import type { IamContext } from '../../context'
 import type { RefreshTokenStatus } from '../../db/schema'
+import { orgClaimOf } from '../organizations/org-claim'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken, openForToken, sealForToken } from './refresh-token'
 import { revokeFamily, type TokenPair } from './session-service'
@@ -40,6 +41,8 @@ export interface RotationFacts {
   familyId: string
   userId: number
   roles: string[]
+  /** the session's active organization (organizations.id), null: none; its claim is read only when set */
+  activeOrgId: number | null
   /** public id of the family's device (the access token's `visitor` claim) */
   visitor: string
   /** when the family's last_seen is due (older than this), the rotation statement moves it; else null */
@@ -68,7 +71,9 @@ async function rotateOnce(ctx: IamContext, facts: RotationFacts, hash: string): 
   const cfg = ctx.config.jwt.refresh_tokens
   const refreshToken = newRefreshToken()
   const newHash = hashRefreshToken(refreshToken)
-  const access = await issueAccessToken(ctx, { userId: facts.userId, sessionId: facts.familyId, visitor: facts.visitor, roles: facts.roles })
+  // the org claim costs a statement only for a session acting for an organization
+  const org = facts.activeOrgId === null ? null : await orgClaimOf(ctx.db, facts.familyId)
+  const access = await issueAccessToken(ctx, { userId: facts.userId, sessionId: facts.familyId, visitor: facts.visitor, roles: facts.roles, org })
   const filed: FiledPair = { accessToken: access.token, accessIat: access.accessIat, expiresInMs: access.expiresInMs, refreshToken }
   // filed before the token is spent: a duplicate that loses the UPDATE below finds it at once
   if (cfg.reuseGraceMs > 0) {

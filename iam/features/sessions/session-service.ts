@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database, Visitor } from '../../db/schema'
+import { orgClaimSql, parseOrgClaim } from '../organizations/org-claim'
+import type { OrgClaim } from '../tokens/access-token'
 import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
@@ -92,10 +94,10 @@ export async function openSession(ctx: IamContext, trx: Transaction<Database>, i
 export async function completePair(
   ctx: IamContext,
   session: OpenedSession,
-  claims: { userId: number; roles: string[]; visitor: string },
+  claims: { userId: number; roles: string[]; visitor: string; org?: OrgClaim | null },
   ring?: KeyRing,
 ): Promise<TokenPair> {
-  const access = await issueAccessToken(ctx, { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles }, ring)
+  const access = await issueAccessToken(ctx, { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles, org: claims.org }, ring)
   return {
     accessToken: access.token,
     accessIat: access.accessIat,
@@ -159,7 +161,10 @@ export async function createSignInSession(
   }, audit)
 }
 
-/** Loads what an access token needs for a family: the user's roles and the bound device's public id. */
+/**
+ * Loads what an access token needs for a family: the user's roles, the bound device's public id
+ * and the active organization's claim (organizations/org-claim.ts), in one statement.
+ */
 export async function familyClaims(db: Kysely<Database> | Transaction<Database>, familyId: string) {
   return db
     .selectFrom('session_families as f')
@@ -167,7 +172,9 @@ export async function familyClaims(db: Kysely<Database> | Transaction<Database>,
     .innerJoin('visitors as v', 'v.id', 'f.visitor_id')
     .where('f.id', '=', familyId)
     .select(['f.user_id as userId', 'u.roles as roles', 'v.visitor_id as visitor', 'f.created_at as createdAt', 'f.remember as remember', 'f.revoked_at as revokedAt'])
+    .select(orgClaimSql.as('org'))
     .executeTakeFirst()
+    .then((row) => row && { ...row, org: parseOrgClaim(row.org) })
 }
 
 /**
@@ -210,11 +217,11 @@ export async function renewFamilyToken(ctx: IamContext, trx: Transaction<Databas
   return { familyId, refreshToken, refreshExpiresAt }
 }
 
-/** Signs the access token of a renewed family (roles and device read afresh). Null when the family is gone. */
-export async function pairForFamily(ctx: IamContext, session: OpenedSession): Promise<TokenPair | null> {
+/** Signs the access token of a renewed family (roles, device and active organization read afresh). Null when the family is gone. */
+export async function pairForFamily(ctx: IamContext, session: OpenedSession): Promise<(TokenPair & { org: OrgClaim | null }) | null> {
   const claims = await familyClaims(ctx.db, session.familyId)
   if (!claims) return null
-  return completePair(ctx, session, { userId: claims.userId, roles: claims.roles, visitor: claims.visitor })
+  return { ...(await completePair(ctx, session, claims)), org: claims.org }
 }
 
 /**

@@ -7,11 +7,23 @@ import { KeyObject, randomUUID, sign as signWith, verify as verifySignature } fr
 import type { CryptoKey, JWTPayload } from 'jose'
 import { ACCESS_TOKEN_ALG, type KeyRing } from './signing-keys'
 
+/** The organization the session acts for (POST /orgs/active), as its access tokens carry it. */
+export interface OrgClaim {
+  /** the organization's public id */
+  id: string
+  slug: string
+  /** the built-in role, or the custom role's name */
+  role: string
+  permissions: string[]
+}
+
 export interface AccessClaims {
   userId: number
   sessionId: string
   visitor: string
   roles: string[]
+  /** present while the session has an active organization the user is a member of */
+  org?: OrgClaim | null
 }
 
 export interface AccessTokenSettings {
@@ -26,6 +38,7 @@ export interface AccessPayload extends JWTPayload {
   jti: string
   visitor: string
   roles: string[]
+  org?: OrgClaim
   iat: number
   exp: number
 }
@@ -65,6 +78,7 @@ export async function signAccessToken(
     sid: claims.sessionId,
     visitor: claims.visitor,
     roles: claims.roles,
+    ...(claims.org ? { org: claims.org } : {}),
     iss: settings.issuer,
     aud: settings.audience,
     sub: String(claims.userId),

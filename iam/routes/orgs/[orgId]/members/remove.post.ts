@@ -1,0 +1,20 @@
+import { ROUTES } from '../../../../contract/routes'
+import { removeMember } from '../../../../features/organizations/members'
+import { authFail } from '../../../../http/auth'
+import { ORG_FAILURES } from '../../../../http/org-failures'
+import { okEnvelope } from '../../../../http/respond'
+import { answerFailure, defineRoute } from '../../../../http/route'
+
+const FAILURES = {
+  ...ORG_FAILURES,
+  member_not_found: () => authFail(404, 'No such member'),
+  unknown_role: () => authFail(400, 'No such role in this organization'),
+  last_owner: () => authFail(409, 'The organization needs an owner: the last owner cannot be removed'),
+} as const
+
+/** POST /orgs/:orgId/members/remove (full authentication; members:manage) `{ userId }`. */
+export default defineRoute(ROUTES.orgMemberRemove, [], async ({ ctx, user, actor, params, body }) => {
+  const result = await removeMember(ctx.db, { orgId: params.orgId, userId: user.userId, memberId: body.userId, actor, now: ctx.now() })
+  if (!result.ok) return answerFailure(FAILURES, result)
+  return okEnvelope({ removed: true as const })
+})
