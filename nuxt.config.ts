@@ -18,6 +18,9 @@ export default defineNuxtConfig({
     gatewayConfig: '',
     public: {},
   },
+  // Code both apps run (shared/), by an alias of this layer's own: Nuxt's #shared points at the shared/
+  // folder of the app being built, which for an app extending this layer is that app's, not ours.
+  alias: { '#identity-shared': fileURLToPath(new URL('./shared', import.meta.url)) },
   // GATEWAY_OUTPUT_DIR / GATEWAY_BUILD_DIR: separate builds side by side.
   buildDir: process.env.GATEWAY_BUILD_DIR || '.nuxt',
   nitro: {
