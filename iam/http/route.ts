@@ -195,6 +195,31 @@ const IMPLICIT: ReadonlyArray<[InputPart, () => RouteStep]> = [
   ['body', () => body()],
 ]
 
+/**
+ * The request a unit hands its steps and handler. A class, not an object literal with a getter:
+ * a literal with an accessor gets a fresh map on every request, which cost `/health` a measurable
+ * share of its CPU in garbage collection (docs/performance.md).
+ */
+class UnitRequest {
+  readonly ctx = useIam()
+  readonly ip: string
+  visitor?: Visitor
+  visited?: Visit
+  params: unknown = undefined
+  query: unknown = undefined
+  body: unknown = undefined
+  constructor(
+    readonly event: H3Event,
+    readonly user: RequestUser | undefined,
+  ) {
+    this.ip = getClientIp(event)
+  }
+
+  get actor(): Actor {
+    return actorOf(this.event, this.user?.visitorRowId ?? this.event.context.visitor?.id ?? null)
+  }
+}
+
 /** Full authentication, then the entry's guards in their order. */
 async function fullAuthenticationWithGuards(event: H3Event, route: RouteContract): Promise<RequestUser> {
   const user = await fullAuthentication(event)
@@ -231,19 +256,7 @@ export function defineRoute<const R extends RouteContract>(
   const parsedBySteps = new Set(steps.flatMap((step) => (step.kind === 'parse' ? [step.part] : [])))
   const all = [...steps, ...IMPLICIT.filter(([part]) => route[part] && !parsedBySteps.has(part)).map(([, make]) => make())]
   const active = all.filter((step) => step.kind !== 'counted')
-  const requestOf = (event: H3Event, user: RequestUser | undefined) =>
-    ({
-      event,
-      ctx: useIam(),
-      ip: getClientIp(event),
-      user,
-      get actor(): Actor {
-        return actorOf(event, user?.visitorRowId ?? event.context.visitor?.id ?? null)
-      },
-      params: undefined,
-      query: undefined,
-      body: undefined,
-    }) as unknown as RouteRequest<R>
+  const requestOf = (event: H3Event, user: RequestUser | undefined) => new UnitRequest(event, user) as unknown as RouteRequest<R>
   const runSteps = async (req: RouteRequest<R>) => {
     for (const step of active) {
       if (step.kind === 'parse') await step.run(req as unknown as AnyRequest, route)
