@@ -16,6 +16,9 @@ const iam = sharedIam()
 let user: Session
 beforeAll(async () => {
   user = await signupUser(iam, { client: { ip: '203.0.113.190' } })
+  // a platform administrator (the test build's users:grant-admin), so the /admin routes validate their bodies too
+  const granted = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, admin: true }) })
+  if (granted.status !== 200) throw new Error(`granting the admin role answered ${granted.status}`)
 })
 
 const char = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCharCode(c))

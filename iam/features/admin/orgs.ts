@@ -13,11 +13,13 @@ export interface AdminOrgSummary {
   members: number
 }
 
+type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired'
+
 export interface AdminOrgDetail {
   org: AdminOrgSummary
   members: Array<{ userId: string; email: string; name: string; role: string; roleName: string; since: string }>
   roles: Array<{ id: string; name: string; permissions: string[]; createdAt: string }>
-  invitations: Array<{ id: string; email: string; role: string; createdAt: string; expiresAt: string; status: 'pending' | 'accepted' | 'revoked' | 'expired' }>
+  invitations: Array<{ id: string; email: string; role: string; createdAt: string; expiresAt: string; status: InvitationStatus }>
 }
 
 const encodeCursor = (id: number): string => Buffer.from(`o${id}`).toString('base64url')
@@ -93,7 +95,7 @@ export async function orgDetail(ctx: IamContext, publicId: string): Promise<Admi
       role: i.role,
       createdAt: isoOf(i.created_at),
       expiresAt: isoOf(i.expires_at),
-      status: i.accepted_at ? 'accepted' : i.revoked_at ? 'revoked' : i.expires_at <= now ? 'expired' : 'pending',
+      status: (i.accepted_at ? 'accepted' : i.revoked_at ? 'revoked' : i.expires_at <= now ? 'expired' : 'pending') as InvitationStatus,
     })),
   }
 }

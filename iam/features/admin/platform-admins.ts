@@ -33,14 +33,14 @@ export async function setPlatformAdmin(ctx: Pick<IamContext, 'db' | 'now'>, inpu
     const updated = input.admin
       ? await trx
           .updateTable('users')
-          .set({ roles: sql`roles || ${role}::jsonb`, updated_at: now })
+          .set({ roles: sql<string[]>`roles || ${role}::jsonb`, updated_at: now })
           .where('id', '=', user.id)
           .where(sql<boolean>`not (roles @> ${role}::jsonb)`)
           .returning('id')
           .executeTakeFirst()
       : await trx
           .updateTable('users')
-          .set({ roles: sql`roles - ${PLATFORM_ADMIN_ROLE}::text`, updated_at: now })
+          .set({ roles: sql<string[]>`roles - ${PLATFORM_ADMIN_ROLE}::text`, updated_at: now })
           .where('id', '=', user.id)
           .where(sql<boolean>`roles @> ${role}::jsonb`)
           .returning('id')

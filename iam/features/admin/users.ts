@@ -276,7 +276,7 @@ export async function adminVerifyEmail(ctx: IamContext, input: AdminActor & { pu
   const changed = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('users')
-      .set({ email_verified: true, first_verified_at: sql`coalesce(first_verified_at, ${now})`, updated_at: now })
+      .set({ email_verified: true, first_verified_at: sql<Date>`coalesce(first_verified_at, ${now})`, updated_at: now })
       .where('id', '=', pair.target.id)
       .where('email_verified', '=', false)
       .returning('id')
