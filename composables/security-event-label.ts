@@ -113,6 +113,15 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   },
   device_banned: () => 'A device was blocked',
   user_banned: () => 'Account suspended by an administrator',
+  admin_granted: () => 'Platform administrator role granted',
+  admin_revoked: () => 'Platform administrator role removed',
+  admin_sessions_revoked: (d) => {
+    const n = count(d, 'revokedSessions')
+    return n === null ? 'Signed out everywhere by an administrator' : `Signed out everywhere by an administrator (${plural(n, 'session', 'sessions')})`
+  },
+  admin_factor_removed: (d) => `${factorName(d)} removed by an administrator`,
+  admin_email_verified: () => 'Email address marked as confirmed by an administrator',
+  admin_reset_link_sent: () => 'A password reset link was mailed to you by an administrator',
   user_unbanned: () => 'Account suspension lifted',
   signing_key_rotated: () => 'Signing keys rotated by an administrator',
   oidc_client_created: (d) => (text(d, 'name') ? `App “${text(d, 'name')}” registered by an administrator` : 'An app was registered by an administrator'),

@@ -11,6 +11,7 @@ import { recordSecurityEvent } from '../features/security-events/repository'
 import { listSessions, revokeOtherSessions, revokeSession } from '../features/sessions/account-sessions'
 import { rotateSigningKey } from '../features/tokens/signing-keys'
 import { CLIENT_GRANT_TYPES, ClientInputError, createClient, deleteClient, GRANT_ALIASES, listClients, rotateClientSecret, showClient, type ClientGrantType, type ClientView } from '../features/oidc/clients'
+import { setPlatformAdmin } from '../features/admin/platform-admins'
 import { banAccount, listAccounts, unbanAccount } from '../features/users/admin-users'
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
@@ -145,6 +146,28 @@ export const usersUnban = command('users:unban', 'Lift the ban of an account (it
   if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
   return { data: { userId: result.userId, wasBanned: result.wasBanned }, text: result.wasBanned ? `unbanned ${args.email}` : `${args.email} was not banned` }
 })
+
+export const usersGrantAdmin = command(
+  'users:grant-admin',
+  'Make an account a platform administrator: the /admin routes answer it (after a recent sign-in)',
+  emailArg,
+  async (args) => {
+    const result = await withContext((ctx) => setPlatformAdmin(ctx, { email: args.email, admin: true, by: BY }), { storage: false })
+    if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
+    return { data: { userId: result.userId, changed: result.changed }, text: result.changed ? `${args.email} is a platform administrator` : `${args.email} was a platform administrator already` }
+  },
+)
+
+export const usersRevokeAdmin = command(
+  'users:revoke-admin',
+  'Take the platform administrator role from an account; its next request to /admin is refused',
+  emailArg,
+  async (args) => {
+    const result = await withContext((ctx) => setPlatformAdmin(ctx, { email: args.email, admin: false, by: BY }), { storage: false })
+    if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
+    return { data: { userId: result.userId, changed: result.changed }, text: result.changed ? `${args.email} is no longer a platform administrator` : `${args.email} was not a platform administrator` }
+  },
+)
 
 export const sessionsList = command('sessions:list', "List an account's live sessions, newest first", emailArg, async (args) => {
   const sessions = await withContext(async (ctx) => listSessions(ctx, { userId: await userIdOf(ctx, args.email), currentSessionId: NO_SESSION }), { storage: false })

@@ -11,6 +11,8 @@ const SUB_COMMANDS: Record<string, CommandDef> = {
   'users:list': commands.usersList,
   'users:ban': commands.usersBan,
   'users:unban': commands.usersUnban,
+  'users:grant-admin': commands.usersGrantAdmin,
+  'users:revoke-admin': commands.usersRevokeAdmin,
   'sessions:list': commands.sessionsList,
   'sessions:revoke': commands.sessionsRevoke,
   'keys:rotate': commands.keysRotate,

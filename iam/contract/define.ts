@@ -25,9 +25,12 @@ export type AuthRule = 'full' | 'bearer+session' | 'session' | 'none'
 /**
  * Checks right after full authentication, on facts it already read (iam/http/reauthenticate.ts):
  * `verified-email` refuses an account whose address was never confirmed (403 `verifyEmail: true`),
- * `recent-sign-in` a session that has not proved its sign-in recently (403 `reauthenticate: true`).
+ * `recent-sign-in` a session that has not proved its sign-in recently (403 `reauthenticate: true`;
+ * within security.adminReauthenticateWithinMs on a route that also has `platform-admin`),
+ * `platform-admin` an account that is not a platform administrator (403, the same body on every
+ * such route).
  */
-export type RouteGuard = 'verified-email' | 'recent-sign-in'
+export type RouteGuard = 'verified-email' | 'recent-sign-in' | 'platform-admin'
 
 /** What middleware/30 does with a JSON body whose strings fail lib/text.ts. */
 export interface JsonTextRule {

@@ -4,6 +4,7 @@
  */
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { ACCOUNT_SECURITY_ROUTES } from './account-security'
+import { ADMIN_ROUTES } from './admin'
 import { API_TOKEN_ROUTES } from './api-tokens'
 import { AUTH_ROUTES } from './auth'
 import type { RouteContract } from './define'
@@ -25,6 +26,7 @@ const AREAS = [
   PASSKEY_ROUTES,
   OIDC_ROUTES,
   ORGANIZATION_ROUTES,
+  ADMIN_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -38,6 +40,7 @@ export const ROUTES = {
   ...PASSKEY_ROUTES,
   ...OIDC_ROUTES,
   ...ORGANIZATION_ROUTES,
+  ...ADMIN_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

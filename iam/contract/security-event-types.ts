@@ -57,6 +57,14 @@ export const SECURITY_EVENT_TYPES = [
   'org_member_removed',
   'org_left',
   'org_deleted',
+  // platform administration: the role (admin CLI), and what an administrator did to the account
+  // (features/admin; details.adminId is the administrator's public id)
+  'admin_granted',
+  'admin_revoked',
+  'admin_sessions_revoked',
+  'admin_factor_removed',
+  'admin_email_verified',
+  'admin_reset_link_sent',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

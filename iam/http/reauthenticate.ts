@@ -1,14 +1,16 @@
 /**
  * The guards of the routes that change how an account signs in (adding or removing a second
- * factor or a passkey, changing the email): called right after full authentication, on facts it
+ * factor or a passkey, changing the email) and of the platform administrators' routes: called right after full authentication, on facts it
  * already read in its one statement (the session's sign-in proof, the account), so neither costs
  * a round trip.
  */
 import type { H3Event } from 'h3'
 import { useIam } from '../context'
+import { isPlatformAdmin } from '../features/admin/platform-admins'
 import { authFail } from './auth'
 
 export const REAUTHENTICATE_ERROR = 'Re-authentication required'
+export const PLATFORM_ADMINS_ONLY = 'Platform administrators only'
 export const VERIFY_EMAIL_FIRST = 'Confirm your email address before adding a way to sign in'
 
 /**
@@ -16,11 +18,21 @@ export const VERIFY_EMAIL_FIRST = 'Confirm your email address before adding a wa
  * session proved the sign-in within security.reauthenticateWithinMs: at its sign-in or by POST
  * /auth/reauthenticate (features/second-factors/step-up/reauthenticate.ts).
  */
-export function requireRecentSignIn(event: H3Event): void {
+export function requireRecentSignIn(event: H3Event, withinMs?: number): void {
   const ctx = useIam()
   const provedAt = event.context.signInProofAt
-  if (provedAt !== undefined && ctx.now() - provedAt <= ctx.config.security.reauthenticateWithinMs) return
+  if (provedAt !== undefined && ctx.now() - provedAt <= (withinMs ?? ctx.config.security.reauthenticateWithinMs)) return
   authFail(403, REAUTHENTICATE_ERROR, { reauthenticate: true })
+}
+
+/**
+ * 403 `{ ok: false, date, error: "Platform administrators only" }` unless the account holds the
+ * role `admin` (users.roles, read by full authentication in its one statement, so a revoked admin
+ * is refused on the very next request). The same answer on every admin route, whatever it names.
+ */
+export function requirePlatformAdmin(event: H3Event): void {
+  if (isPlatformAdmin(event.context.account?.roles)) return
+  authFail(403, PLATFORM_ADMINS_ONLY)
 }
 
 /**

@@ -27,7 +27,7 @@ import type { CountLimiterName, KeyFacts } from '../features/rate-limits/registr
 import { fullAuthentication, getFingerPrint, rejectXss, requireAccessToken, requireRefreshToken, type RequestUser } from './auth'
 import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
-import { requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
+import { requirePlatformAdmin, requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
 import { getClientIp, getJsonBody } from './request'
 import { readRouteInput, type InputPart, type InvalidInput } from './route-input'
 import { requireSignInDevice, signInDeviceVisit } from './sign-in'
@@ -223,9 +223,13 @@ class UnitRequest {
 /** Full authentication, then the entry's guards in their order. */
 async function fullAuthenticationWithGuards(event: H3Event, route: RouteContract): Promise<RequestUser> {
   const user = await fullAuthentication(event)
-  for (const guard of route.guards ?? []) {
+  const guards = route.guards ?? []
+  // an administrator's proof must be fresh within the admin window, whatever the account routes allow
+  const recentWithinMs = guards.includes('platform-admin') ? useIam().config.security.adminReauthenticateWithinMs : undefined
+  for (const guard of guards) {
     if (guard === 'verified-email') requireVerifiedEmail(event)
-    else requireRecentSignIn(event)
+    else if (guard === 'platform-admin') requirePlatformAdmin(event)
+    else requireRecentSignIn(event, recentWithinMs)
   }
   return user
 }

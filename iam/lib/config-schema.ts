@@ -337,6 +337,11 @@ export const configSchema = z.strictObject({
        * older than this cannot add a factor of its own.
        */
       reauthenticateWithinMs: z.number().int().positive().default(10 * MINUTE_MS),
+      /**
+       * How recent a platform administrator's sign-in proof must be for every /admin route: the
+       * sign-in itself, or POST /auth/reauthenticate (a password or a second factor).
+       */
+      adminReauthenticateWithinMs: z.number().int().positive().default(10 * MINUTE_MS),
     })
     .prefault({}),
   passkeys: z

@@ -105,6 +105,18 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   device_banned: [[{ reason: 'xss' }, 'A device was blocked']],
   user_banned: [[{ by: 'cli' }, 'Account suspended by an administrator']],
   user_unbanned: [[{ by: 'cli' }, 'Account suspension lifted']],
+  admin_granted: [[{ by: 'admin-cli' }, 'Platform administrator role granted']],
+  admin_revoked: [[{ by: 'admin-cli' }, 'Platform administrator role removed']],
+  admin_sessions_revoked: [
+    [{ by: 'admin', adminId: 'a1', revokedSessions: 2 }, 'Signed out everywhere by an administrator (2 sessions)'],
+    [{ by: 'admin', adminId: 'a1' }, 'Signed out everywhere by an administrator'],
+  ],
+  admin_factor_removed: [
+    [{ method: 'totp', by: 'admin', adminId: 'a1' }, 'Authenticator app for two-step sign-in removed by an administrator'],
+    [{ method: 'passkey', passkeyId: 3, by: 'admin', adminId: 'a1' }, 'Passkey removed by an administrator'],
+  ],
+  admin_email_verified: [[{ by: 'admin', adminId: 'a1' }, 'Email address marked as confirmed by an administrator']],
+  admin_reset_link_sent: [[{ by: 'admin', adminId: 'a1' }, 'A password reset link was mailed to you by an administrator']],
   signing_key_rotated: [[{ kid: 'k1', by: 'cli' }, 'Signing keys rotated by an administrator']],
   oidc_client_created: [
     [{ clientId: 'c1', name: 'Wiki', by: 'cli' }, 'App “Wiki” registered by an administrator'],

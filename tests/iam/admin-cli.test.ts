@@ -29,7 +29,7 @@ describe('npm run iam -- (help and usage)', () => {
   it('lists every command (through npm run itself), and shows the options of one with --help', async () => {
     const all = await cli(['--help'], {}, 'npm')
     expect(all.code).toBe(0)
-    for (const name of ['migrate', 'config:check', 'users:list', 'users:ban', 'users:unban', 'sessions:list', 'sessions:revoke', 'keys:rotate', 'tokens:revoke', 'clients:create', 'clients:list', 'clients:show', 'clients:rotate-secret', 'clients:delete']) {
+    for (const name of ['migrate', 'config:check', 'users:list', 'users:ban', 'users:unban', 'users:grant-admin', 'users:revoke-admin', 'sessions:list', 'sessions:revoke', 'keys:rotate', 'tokens:revoke', 'clients:create', 'clients:list', 'clients:show', 'clients:rotate-secret', 'clients:delete']) {
       expect(all.stdout + all.stderr).toContain(name)
     }
     const ban = await cli(['users:ban', '--help'], {})
@@ -122,6 +122,30 @@ describe('npm run iam -- (effects seen over HTTP)', () => {
     const back = await loginUser(await server(), banned.email, STRONG_PASSWORD, banned)
     const events = (await (await authedGet(await server(), back, '/auth/security-events?limit=20')).json()) as { data: { events: Json[] } }
     expect(events.data.events.map((e) => e.type)).toEqual(expect.arrayContaining(['user_banned', 'user_unbanned']))
+  }, 3 * START_TIMEOUT_MS)
+
+  it('users:grant-admin opens /admin to the account, users:revoke-admin closes it; both are recorded on the account', async () => {
+    const member = await signupUser(await server())
+    const refused = await authedGet(await server(), member, '/admin/users?limit=1')
+    expect(refused.status).toBe(403)
+    const { granted, again } = await cliTurn(async () => ({
+      granted: await cliJson(['users:grant-admin', member.email], dep.env),
+      again: await cliJson(['users:grant-admin', member.email], dep.env),
+    }))
+    expect(granted.changed).toBe(true)
+    expect(again.changed).toBe(false)
+    expect((await authedGet(await server(), member, '/admin/users?limit=1')).status).toBe(200)
+
+    const { revoked, unknown } = await cliTurn(async () => ({
+      revoked: await cliJson(['users:revoke-admin', member.email], dep.env),
+      unknown: await cli(['users:grant-admin', 'nobody.at.all@example.com'], dep.env),
+    }))
+    expect(revoked.changed).toBe(true)
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('no account with the email nobody.at.all@example.com')
+    expect((await authedGet(await server(), member, '/admin/users?limit=1')).status).toBe(403)
+    const events = (await (await authedGet(await server(), member, '/auth/security-events?limit=20')).json()) as { data: { events: Json[] } }
+    expect(events.data.events.map((e) => e.type)).toEqual(expect.arrayContaining(['admin_granted', 'admin_revoked']))
   }, 3 * START_TIMEOUT_MS)
 
   it('users:ban refuses an unknown address and a past --until, in one line each', async () => {

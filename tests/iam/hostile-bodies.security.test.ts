@@ -16,6 +16,9 @@ const iam = sharedIam()
 let user: Session
 beforeAll(async () => {
   user = await signupUser(iam, { client: { ip: '203.0.113.190' } })
+  // a platform administrator (the test build's users:grant-admin), so the /admin routes validate their bodies too
+  const granted = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, admin: true }) })
+  if (granted.status !== 200) throw new Error(`granting the admin role answered ${granted.status}`)
 })
 
 const char = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCharCode(c))
@@ -81,6 +84,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/auth/set-password': { password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },
   '/auth/linked-accounts/unlink': { provider: 'demo' },
   '/auth/passkeys/login/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' } }, rememberUser: 'on' },
+  '/admin/users/:userId/ban': { until: '2100-01-01T00:00:00Z' },
+  '/admin/users/:userId/factors/remove': { kind: 'passkey', id: 1 },
 }
 
 const hostileValue = fc.oneof(

@@ -25,6 +25,8 @@ const PATH_PARAMS: Record<string, string> = {
   ':uid': 'interaction-uid-0001',
   // the shape of an organization id (no such organization)
   ':orgId': '00000000-0000-4000-8000-00000000000a',
+  // the shape of a user's public id (no such user)
+  ':userId': '00000000-0000-4000-8000-00000000000e',
 }
 
 export function concretePath(pattern: string): string {

@@ -41,8 +41,11 @@ function jsonField(text: string, key: string): unknown {
 }
 
 const guarded = (guard: RouteGuard) => FULL_AUTH.filter((route) => route.entry.guards?.includes(guard))
-const RECENT_SIGN_IN = guarded('recent-sign-in')
+// an admin route answers a non-administrator its platform-admin 403 before the age of the proof
+// matters: its recent-sign-in window is proven in admin-api.test.ts, on an administrator
+const RECENT_SIGN_IN = guarded('recent-sign-in').filter((route) => !route.entry.guards?.includes('platform-admin'))
 const VERIFIED_EMAIL = guarded('verified-email')
+const PLATFORM_ADMIN = guarded('platform-admin')
 
 const REAUTHENTICATE = { ok: false, date: expect.any(String), error: 'Re-authentication required', reauthenticate: true }
 
@@ -89,6 +92,28 @@ describe('auth full: a revoked session is refused on every full-authentication r
         expect(res.status, `${name}: ${text}`).toBe(401)
         expect(JSON.parse(text)).toMatchObject({ ok: false })
       }
+    })
+  }
+})
+
+describe('guard platform-admin: an account that is not a platform administrator is refused on every route with the guard', () => {
+  const iam = sharedIam()
+  let member: Session
+  beforeAll(async () => {
+    member = await signupUser(iam, { client: { ip: '203.0.113.178' } })
+  })
+
+  it('guards every /admin route, and only those', () => {
+    expect(PLATFORM_ADMIN.map((route) => route.pattern)).toEqual(TABLE.filter((route) => route.pattern.startsWith('/admin')).map((route) => route.pattern))
+    expect(PLATFORM_ADMIN.length).toBeGreaterThanOrEqual(10)
+  })
+
+  for (const route of PLATFORM_ADMIN) {
+    it(`${route.method} ${route.pattern} answers 403 Platform administrators only to a fresh, confirmed-or-not member`, async () => {
+      const refused = await callAs(iam, route, member)
+      const body = (await refused.json()) as Json
+      expect(refused.status, JSON.stringify(body)).toBe(403)
+      expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Platform administrators only' })
     })
   }
 })

@@ -58,7 +58,11 @@ export async function requestPasswordReset(
   return { ok: true }
 }
 
-async function sendResetMail(ctx: IamContext, email: string, ipAddress: string): Promise<void> {
+/**
+ * Looks the address up and mails what it needs: a reset link, or the way to the provider it signs
+ * in with. Also called, awaited, for a platform administrator's "send a reset link" (features/admin).
+ */
+export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string): Promise<void> {
   const user = await findUserByEmail(ctx.db, email)
   if (!user) return
   const { siteName } = ctx.config.email

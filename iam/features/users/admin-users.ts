@@ -10,7 +10,7 @@ import { normalizeEmail } from '../email-checks/email-checks'
 import { setSuspensionOfUser } from '../api-tokens/repository'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
-import { findUserByEmail } from './users-repo'
+import { findUserByEmail, findUserById } from './users-repo'
 
 export interface AccountSummary {
   id: number
@@ -44,11 +44,25 @@ export type BanResult =
   | { ok: true; userId: number; until: Date; sessionsEnded: number; tokensSuspended: number }
   | { ok: false; code: 'unknown_account' | 'until_in_past' }
 
+/**
+ * Who an operator acts on: an address (the admin CLI) or the account's serial id (the /admin
+ * routes, which found it by its public id); `details` go into the security event beside `by`
+ * (the administrator's public id).
+ */
+export type AccountTarget = { email: string } | { userId: number }
+
+async function targetOf(ctx: Pick<IamContext, 'db'>, target: AccountTarget) {
+  return 'email' in target ? findUserByEmail(ctx.db, normalizeEmail(target.email)) : findUserById(ctx.db, target.userId)
+}
+
 /** Bans the account until `until` (in the future), ends its sessions and suspends its API tokens. */
-export async function banAccount(ctx: Pick<IamContext, 'db' | 'now'>, input: { email: string; until: Date; by: string }): Promise<BanResult> {
+export async function banAccount(
+  ctx: Pick<IamContext, 'db' | 'now'>,
+  input: AccountTarget & { until: Date; by: string; details?: Record<string, unknown> },
+): Promise<BanResult> {
   const now = new Date(ctx.now())
   if (input.until.getTime() <= now.getTime()) return { ok: false, code: 'until_in_past' }
-  const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
+  const user = await targetOf(ctx, input)
   if (!user) return { ok: false, code: 'unknown_account' }
   const { sessionsEnded, tokensSuspended } = await ctx.db.transaction().execute(async (trx) => {
     // the users row first: its lock orders this ban with a token creation of the user (api-tokens/create.ts)
@@ -60,7 +74,7 @@ export async function banAccount(ctx: Pick<IamContext, 'db' | 'now'>, input: { e
       userId: user.id,
       visitorRowId: null,
       ipAddress: null,
-      details: { until: input.until.toISOString(), by: input.by, sessionsEnded: families.length, tokensSuspended: suspended },
+      details: { until: input.until.toISOString(), by: input.by, sessionsEnded: families.length, tokensSuspended: suspended, ...input.details },
       at: now,
     })
     return { sessionsEnded: families.length, tokensSuspended: suspended }
@@ -71,15 +85,18 @@ export async function banAccount(ctx: Pick<IamContext, 'db' | 'now'>, input: { e
 export type UnbanResult = { ok: true; userId: number; wasBanned: boolean } | { ok: false; code: 'unknown_account' }
 
 /** Lifts a ban and the suspension of the account's API tokens (a no-op, still recorded, when there is none). */
-export async function unbanAccount(ctx: Pick<IamContext, 'db' | 'now'>, input: { email: string; by: string }): Promise<UnbanResult> {
+export async function unbanAccount(
+  ctx: Pick<IamContext, 'db' | 'now'>,
+  input: AccountTarget & { by: string; details?: Record<string, unknown> },
+): Promise<UnbanResult> {
   const now = new Date(ctx.now())
-  const user = await findUserByEmail(ctx.db, normalizeEmail(input.email))
+  const user = await targetOf(ctx, input)
   if (!user) return { ok: false, code: 'unknown_account' }
   const wasBanned = !!user.banned_until && user.banned_until.getTime() > now.getTime()
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ banned_until: null, updated_at: now }).where('id', '=', user.id).execute()
     await setSuspensionOfUser(trx, user.id, null)
-    await recordSecurityEvent(trx, { type: 'user_unbanned', userId: user.id, visitorRowId: null, ipAddress: null, details: { by: input.by }, at: now })
+    await recordSecurityEvent(trx, { type: 'user_unbanned', userId: user.id, visitorRowId: null, ipAddress: null, details: { by: input.by, ...input.details }, at: now })
   })
   return { ok: true, userId: user.id, wasBanned }
 }

@@ -1,0 +1,202 @@
+/**
+ * Platform administration (features/admin, docs/administration.md): accounts and organizations as
+ * an operator sees them, and what an operator may do to an account. Every route needs full
+ * authentication, then the guards `platform-admin` (403 `Platform administrators only`, the same
+ * body on every route) and `recent-sign-in` within security.adminReauthenticateWithinMs (403
+ * `reauthenticate: true`). Accounts and organizations are named by their public ids; an unknown one
+ * is 404. Every action is a security event of the account with the administrator's id.
+ */
+import { z } from 'zod'
+import { defineRoutes, json, noBody, type RouteGuard } from './define'
+import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, type Responses } from './responses'
+
+const ADMIN_GUARDS: readonly RouteGuard[] = ['platform-admin', 'recent-sign-in']
+
+const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, message)
+const userParams = z.object({ userId: uuid('Not a user id') })
+const orgParams = z.object({ orgId: uuid('Not an organization id') })
+
+/** `?q=` a prefix of the email or name (slug or name for organizations), `limit`, `cursor` of the page before. */
+const pageQuery = z.strictObject({
+  q: z.string().trim().max(254, 'At most 254 characters').optional(),
+  limit: z.coerce.number({ error: 'limit: 1 to 100' }).int('limit: 1 to 100').min(1, 'limit: 1 to 100').max(100, 'limit: 1 to 100').default(50),
+  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'Not a cursor').optional(),
+})
+
+const userSummary = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  emailVerified: z.boolean(),
+  admin: z.boolean(),
+  createdAt: z.string(),
+  bannedUntil: z.string().nullable(),
+})
+const orgSummary = z.object({ id: z.string(), slug: z.string(), name: z.string(), createdAt: z.string(), members: z.number().int() })
+
+const userDetail = z.object({
+  user: userSummary.extend({ hasPassword: z.boolean(), firstVerifiedAt: z.string().nullable(), updatedAt: z.string() }),
+  sessions: z.array(z.object({ id: z.string(), createdAt: z.string(), lastSeenAt: z.string(), ipAddress: z.string().nullable(), browser: z.string().nullable(), os: z.string().nullable(), country: z.string().optional() })),
+  factors: z.object({
+    totp: z.object({ enabled: z.boolean(), createdAt: z.string(), enabledAt: z.string().nullable() }).nullable(),
+    recoveryCodesLeft: z.number().int(),
+    passkeys: z.array(z.object({ id: z.number().int(), name: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), backedUp: z.boolean() })),
+  }),
+  apiTokens: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      publicIdentifier: z.string(),
+      privilege: z.string(),
+      valid: z.boolean(),
+      createdAt: z.string(),
+      expiresAt: z.string().nullable(),
+      lastUsedAt: z.string().nullable(),
+      usageCount: z.number().int(),
+      suspendedUntil: z.string().nullable(),
+    }),
+  ),
+  organizations: z.array(z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string(), roleName: z.string(), since: z.string() })),
+  securityEvents: z.array(z.object({ type: z.string(), createdAt: z.string(), ipAddress: z.string().nullable(), details: z.record(z.string(), z.unknown()) })),
+})
+
+const orgDetail = z.object({
+  org: orgSummary,
+  members: z.array(z.object({ userId: z.string(), email: z.string(), name: z.string(), role: z.string(), roleName: z.string(), since: z.string() })),
+  roles: z.array(z.object({ id: z.string(), name: z.string(), permissions: z.array(z.string()), createdAt: z.string() })),
+  invitations: z.array(z.object({ id: z.string(), email: z.string(), role: z.string(), createdAt: z.string(), expiresAt: z.string(), status: z.enum(['pending', 'accepted', 'revoked', 'expired']) })),
+})
+
+/** Every admin route: not an administrator, or no recent sign-in proof. */
+const ADMIN: Responses = responses(
+  { 403: { description: 'Not a platform administrator (`Platform administrators only`, the same on every admin route)', body: errorFail } },
+  REAUTH,
+  FULL_AUTH,
+)
+const NO_USER: Responses = {
+  400: { description: 'Not a user id', body: errorFail },
+  404: { description: 'No such user', body: errorFail },
+}
+const NO_ORG: Responses = {
+  400: { description: 'Not an organization id', body: errorFail },
+  404: { description: 'No such organization', body: errorFail },
+}
+const PAGE: Responses = { 400: { description: 'A bad query (q, limit, cursor)', body: errorFail } }
+
+/** A POST on one account whose body is empty (`noBody`). */
+const userAction = (summary: string, data: z.ZodType) =>
+  ({
+    method: 'POST',
+    summary,
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    params: userParams,
+    responses: responses({ 200: { description: 'done', body: okData(data) } }, NO_USER, ADMIN),
+  }) as const
+
+export const ADMIN_ROUTES = defineRoutes({
+  adminUsers: {
+    method: 'GET',
+    path: '/admin/users',
+    summary: 'Accounts, oldest first, whose email or name starts with `q`; `next` is the cursor of the following page',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    query: pageQuery,
+    responses: responses({ 200: { description: 'a page of accounts', body: okData(z.object({ users: z.array(userSummary), next: z.string().nullable() })) } }, PAGE, ADMIN),
+  },
+  adminUser: {
+    method: 'GET',
+    path: '/admin/users/:userId',
+    summary: "One account: profile, live sessions, factors' and API tokens' metadata, organizations, recent security events (never a secret or hash)",
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    params: userParams,
+    responses: responses({ 200: { description: 'the account', body: okData(userDetail) } }, NO_USER, ADMIN),
+  },
+  adminUserBan: {
+    method: 'POST',
+    path: '/admin/users/:userId/ban',
+    summary: 'Ban the account until `until` (default: indefinitely): sign-in refused, sessions ended, API tokens suspended',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: json(),
+    params: userParams,
+    body: z.strictObject({ until: z.iso.datetime({ offset: true, error: 'An ISO 8601 date and time' }).optional() }),
+    responses: responses(
+      {
+        200: { description: 'banned', body: okData(z.object({ until: z.string(), sessionsEnded: z.number().int(), tokensSuspended: z.number().int() })) },
+        400: { description: 'Validation failed, or `until` is not in the future', body: errorFail },
+      },
+      NO_USER,
+      JSON_BODY_FIELDS,
+      ADMIN,
+    ),
+  },
+  adminUserUnban: { ...userAction('Lift the ban of the account (its API tokens verify again)', z.object({ wasBanned: z.boolean() })), path: '/admin/users/:userId/unban' },
+  adminUserSessionsRevoke: {
+    ...userAction('End every session of the account, and what the OpenID Provider holds for it', z.object({ revoked: z.number().int() })),
+    path: '/admin/users/:userId/sessions/revoke',
+  },
+  adminUserFactorRemove: {
+    method: 'POST',
+    path: '/admin/users/:userId/factors/remove',
+    summary: 'Remove the account\'s authenticator app (with its recovery codes) or one passkey (`id`); the owner is told by mail',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: json(),
+    params: userParams,
+    body: z.discriminatedUnion(
+      'kind',
+      [z.strictObject({ kind: z.literal('totp') }), z.strictObject({ kind: z.literal('passkey'), id: z.number({ error: 'A passkey id' }).int().positive('A passkey id') })],
+      { error: 'kind: totp or passkey (with its id)' },
+    ),
+    responses: responses(
+      {
+        200: { description: 'removed', body: okData(z.object({ removed: z.enum(['totp', 'passkey']) })) },
+        400: { description: 'Validation failed', body: errorFail },
+        404: { description: 'The account has no such factor', body: errorFail },
+      },
+      NO_USER,
+      JSON_BODY_FIELDS,
+      ADMIN,
+    ),
+  },
+  adminUserVerifyEmail: {
+    ...userAction('Mark the account\'s address as confirmed', z.object({ wasVerified: z.boolean() })),
+    path: '/admin/users/:userId/verify-email',
+  },
+  adminUserResetLink: {
+    ...userAction('Mail the account a password reset link (or, without a password, the way to its provider)', z.object({ sent: z.literal(true) })),
+    path: '/admin/users/:userId/reset-link',
+  },
+  adminOrgs: {
+    method: 'GET',
+    path: '/admin/orgs',
+    summary: 'Organizations, oldest first, whose slug or name starts with `q`; `next` is the cursor of the following page',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    query: pageQuery,
+    responses: responses({ 200: { description: 'a page of organizations', body: okData(z.object({ orgs: z.array(orgSummary), next: z.string().nullable() })) } }, PAGE, ADMIN),
+  },
+  adminOrg: {
+    method: 'GET',
+    path: '/admin/orgs/:orgId',
+    summary: 'One organization with its members, custom roles and invitations',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    params: orgParams,
+    responses: responses({ 200: { description: 'the organization', body: okData(orgDetail) } }, NO_ORG, ADMIN),
+  },
+})
