@@ -11,6 +11,7 @@ const SUB_COMMANDS: Record<string, CommandDef> = {
   'users:list': commands.usersList,
   'users:ban': commands.usersBan,
   'users:unban': commands.usersUnban,
+  'users:import': commands.usersImport,
   'sessions:list': commands.sessionsList,
   'sessions:revoke': commands.sessionsRevoke,
   'keys:rotate': commands.keysRotate,
