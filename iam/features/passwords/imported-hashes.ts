@@ -27,7 +27,7 @@ import { deserialize, serialize, type PhcObject } from '@phc/format'
 import { FirebaseScrypt } from 'firebase-scrypt'
 
 const pbkdf2 = promisify(pbkdf2Callback)
-const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>
+const scrypt = promisify(scryptCallback) as unknown as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>
 
 /** Firebase's project-wide hash parameters (Authentication > Users > Password hash parameters). */
 export interface FirebaseScryptParams {
