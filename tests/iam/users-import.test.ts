@@ -2,14 +2,15 @@
  * `npm run iam -- users:import`: accounts brought in from a JSON Lines file, one fixture per source
  * format (tests/fixtures/import, each made by a reference implementation other than the verifier
  * or a published vector), against a built IAM: the right password signs in over POST /login and
- * the stored hash is then our Argon2id; a wrong one is refused; a second import skips every
+ * the stored hash is then our Argon2id; a wrong one is refused; re-authentication and a password
+ * change accept an imported current password and replace it; a second import skips every
  * address; bad lines are reported by number; a dry run writes nothing. PGlite when DATABASE_URL is
  * unset (the IAM stopped while the CLI or a direct read runs), PostgreSQL when it is set.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG } from '../helpers/accounts'
+import { call, loginUser, newDevice, PROXY_CONFIG, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
 import { connectDatabase } from '../helpers/test-database'
 import { cli, cliJson, cliStage, deployment, type Cleanups, type Deployment } from './admin-cli-run'
@@ -46,6 +47,19 @@ describe('npm run iam -- users:import', () => {
       }
     })
 
+  /** Puts a stored hash back (an imported one met by a signed-in session), on PGlite while the IAM is stopped. */
+  const restoreHash = (email: string, hash: string) =>
+    stage.cliTurn(async () => {
+      const db = await connectDatabase(dep.share.databaseUrl)
+      try {
+        await db.updateTable('users').set({ password_hash: hash }).where('email', '=', email).execute()
+      } finally {
+        await db.destroy()
+      }
+    })
+  const authed = async (s: Session, path: string, body: Json) => call(await stage.server(), 'POST', path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })
+  let importedHashes: Record<string, string | null> = {}
+
   beforeAll(async () => {
     dep = await deployment(cleanups, { ...PROXY_CONFIG, import: { firebase } })
     stage = cliStage(dep)
@@ -78,6 +92,7 @@ describe('npm run iam -- users:import', () => {
     const emails = FORMAT_FILES.flatMap(emailsOf)
     const before = await storedHashes(emails)
     for (const email of emails) expect(before[email], email).toMatch(/^import:/)
+    importedHashes = before
 
     const iam = await stage.server()
     let device = 1
@@ -97,6 +112,28 @@ describe('npm run iam -- users:import', () => {
     const again = await call(iamAgain, 'POST', '/login', { client: await newDevice(iamAgain, { ip: '198.51.100.200' }), body: { email, password: passwords[email] } })
     expect(again.status).toBe(200)
   }, 4 * START_TIMEOUT_MS)
+
+  it('re-authentication and a password change accept an imported hash as the current password, and replace it', async () => {
+    const [reauthEmail, changeEmail] = ['scrypt.rfc@example.com', 'keycloak.sha512@example.com']
+    const iam = await stage.server()
+    const reauthSession = await loginUser(iam, reauthEmail, passwords[reauthEmail]!, await newDevice(iam, { ip: '198.51.100.210' }))
+    const changeSession = await loginUser(iam, changeEmail, passwords[changeEmail]!, await newDevice(iam, { ip: '198.51.100.211' }))
+    await restoreHash(reauthEmail, importedHashes[reauthEmail]!)
+    await restoreHash(changeEmail, importedHashes[changeEmail]!)
+
+    expect((await authed(reauthSession, '/auth/reauthenticate', { password: 'not the password' })).status).toBe(401)
+    const reauth = await authed(reauthSession, '/auth/reauthenticate', { password: passwords[reauthEmail] })
+    expect(reauth.status, await reauth.clone().text()).toBe(200)
+    const newPassword = 'moved in with a brand new passphrase 91'
+    const change = await authed(changeSession, '/auth/change-password', { currentPassword: passwords[changeEmail], password: newPassword, confirmedPassword: newPassword })
+    expect(change.status, await change.clone().text()).toBe(200)
+
+    const after = await storedHashes([reauthEmail, changeEmail])
+    expect(after[reauthEmail]).toMatch(/^\$argon2id\$/)
+    expect(after[changeEmail]).toMatch(/^\$argon2id\$/)
+    const iamAgain = await stage.server()
+    expect((await call(iamAgain, 'POST', '/login', { client: await newDevice(iamAgain, { ip: '198.51.100.212' }), body: { email: changeEmail, password: newPassword } })).status).toBe(200)
+  }, 2 * START_TIMEOUT_MS)
 
   it('is idempotent: a second import skips every existing address and overwrites nothing', async () => {
     const file = join(FIXTURES, 'bcrypt.jsonl')
