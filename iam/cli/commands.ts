@@ -4,6 +4,9 @@
  * event by the feature that makes it (the signing-key rotation and the OpenID client changes here:
  * their features are also used where no operator acts, by the provider's own registration).
  */
+import { createReadStream } from 'node:fs'
+import { resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { defineCommand, type ArgsDef, type CommandDef, type ParsedArgs } from 'citty'
 import { migrateToLatest, createDatabase } from '../db/database'
 import { revokeTokenByPublicIdentifier } from '../features/api-tokens/admin-revoke'
@@ -13,6 +16,7 @@ import { rotateSigningKey } from '../features/tokens/signing-keys'
 import { CLIENT_GRANT_TYPES, ClientInputError, createClient, deleteClient, GRANT_ALIASES, listClients, rotateClientSecret, showClient, type ClientGrantType, type ClientView } from '../features/oidc/clients'
 import { setPlatformAdmin } from '../features/admin/platform-admins'
 import { banAccount, listAccounts, unbanAccount } from '../features/users/admin-users'
+import { importUsers, type ImportSummary } from '../features/users/import-users'
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
 import { loadConfig, productionProblems } from '../lib/config'
@@ -166,6 +170,54 @@ export const usersRevokeAdmin = command(
     const result = await withContext((ctx) => setPlatformAdmin(ctx, { email: args.email, admin: false, by: BY }), { storage: false })
     if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
     return { data: { userId: result.userId, changed: result.changed }, text: result.changed ? `${args.email} is no longer a platform administrator` : `${args.email} was not a platform administrator` }
+  },
+)
+
+/** The text answer of users:import: the counts, then each bad and skipped line. */
+function importText(summary: ImportSummary): string {
+  const verb = summary.dryRun ? 'would import' : 'imported'
+  const formats = Object.entries(summary.formats).map(([format, count]) => `${format} ${count}`).join(', ')
+  const lines = [
+    `${summary.dryRun ? 'dry run: nothing written; ' : ''}${summary.lines} line(s): ${verb} ${summary.imported}${formats ? ` (${formats})` : ''}, skipped ${summary.skipped}, invalid ${summary.invalid}`,
+    ...summary.invalidLines.map((p) => `line ${p.line}: invalid: ${p.reason}`),
+    ...summary.skippedLines.map((s) => `line ${s.line}: skipped ${s.email}: ${s.reason === 'account_exists' ? 'an account with this address exists' : 'the address appears on an earlier line'}`),
+  ]
+  const unlisted = summary.invalid + summary.skipped - summary.invalidLines.length - summary.skippedLines.length
+  if (unlisted > 0) lines.push(`(${unlisted} more not listed)`)
+  return lines.join('\n')
+}
+
+export const usersImport = command(
+  'users:import',
+  'Import accounts from a JSON Lines file (one user per line; existing addresses are skipped, never overwritten; password hashes are kept and replaced at the next sign-in)',
+  {
+    file: { type: 'positional', required: true, description: 'The .jsonl file: email, name, emailVerified, passwordHash, createdAt per line' },
+    'dry-run': { type: 'boolean', description: 'Read and check everything, write nothing, and say what would happen' },
+  },
+  async (args) => {
+    const dryRun = args['dry-run'] === true
+    // npm run starts the script in the package's directory; a relative path is the caller's
+    const input = createReadStream(resolve(process.env.INIT_CWD ?? process.cwd(), args.file), { encoding: 'utf8' })
+    const opened = new Promise<void>((resolve, reject) => {
+      input.once('open', () => resolve())
+      input.once('error', reject)
+    })
+    await opened.catch((error: Error) => {
+      throw new CliFailure(`cannot read ${args.file}: ${error.message}`)
+    })
+    const summary = await withContext(
+      async (ctx) => {
+        const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })
+        try {
+          return await importUsers(ctx.db, lines, { dryRun, now: new Date(ctx.now()) })
+        } finally {
+          lines.close()
+          input.destroy()
+        }
+      },
+      { storage: false },
+    )
+    return { data: { ...summary }, text: importText(summary) }
   },
 )
 

@@ -13,6 +13,7 @@ const SUB_COMMANDS: Record<string, CommandDef> = {
   'users:unban': commands.usersUnban,
   'users:grant-admin': commands.usersGrantAdmin,
   'users:revoke-admin': commands.usersRevokeAdmin,
+  'users:import': commands.usersImport,
   'sessions:list': commands.sessionsList,
   'sessions:revoke': commands.sessionsRevoke,
   'keys:rotate': commands.keysRotate,

@@ -218,6 +218,20 @@ export const configSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  /** what users:import needs to verify the hashes it brought in (imported-hashes.ts) */
+  import: z
+    .strictObject({
+      /** Firebase's project-wide scrypt parameters (Authentication > Users > Password hash parameters) */
+      firebase: z
+        .strictObject({
+          signerKey: z.string().regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'expected base64'),
+          saltSeparator: z.string().regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'expected base64'),
+          rounds: z.number().int().min(1).max(32),
+          memCost: z.number().int().min(1).max(20),
+        })
+        .optional(),
+    })
+    .prefault({}),
   emailChecks: z
     .strictObject({
       mx: z.boolean().default(true),

@@ -4,6 +4,7 @@
  * NFKC-normalised first so the same visible password always hashes the same.
  */
 import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
+import { isImportedHash, verifyImportedHash, type ImportedHashSettings } from './imported-hashes'
 
 export interface Argon2Params {
   memoryCost: number
@@ -13,7 +14,10 @@ export interface Argon2Params {
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>
-  /** ok: the password matches; needsRehash: the stored hash used other parameters */
+  /**
+   * ok: the password matches; needsRehash: the stored hash used other parameters, or was imported
+   * from another system (imported-hashes.ts: verified with its own algorithm, then replaced)
+   */
   verify(stored: string, password: string): Promise<{ ok: boolean; needsRehash: boolean }>
   /** One verify against a fixed dummy hash: unknown accounts cost what known ones cost. */
   verifyDummy(password: string): Promise<void>
@@ -27,7 +31,13 @@ const ARGON2ID = 2 as Algorithm
 /** NFKC: compatibility forms (full-width letters, ligatures) fold to one representation. */
 export const normalizePassword = (password: string): string => password.normalize('NFKC')
 
-export function createPasswordHasher(params: Argon2Params, pepper?: string): PasswordHasher {
+export function createPasswordHasher(
+  params: Argon2Params,
+  pepper?: string,
+  imported: ImportedHashSettings = {},
+  /** an imported hash that cannot be verified at all (a Firebase hash without its parameters): a non-match, told here */
+  onImportedError: (error: Error) => void = () => {},
+): PasswordHasher {
   const options = {
     algorithm: ARGON2ID,
     memoryCost: params.memoryCost,
@@ -49,6 +59,14 @@ export function createPasswordHasher(params: Argon2Params, pepper?: string): Pas
   return {
     hash: (password) => hash(normalizePassword(password), options),
     async verify(stored, password) {
+      if (isImportedHash(stored)) {
+        verifications += 1
+        const ok = await verifyImportedHash(stored, password, imported).catch((error: Error) => {
+          onImportedError(error)
+          return false
+        })
+        return { ok, needsRehash: ok }
+      }
       const ok = await doVerify(stored, password)
       let needsRehash = false
       if (ok) {

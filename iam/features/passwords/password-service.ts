@@ -17,7 +17,9 @@ const hashers = new WeakMap<IamContext, PasswordHasher>()
 export function getPasswordHasher(ctx: IamContext): PasswordHasher {
   let hasher = hashers.get(ctx)
   if (!hasher) {
-    hasher = createPasswordHasher(ctx.config.password.argon2, ctx.config.password.pepper)
+    hasher = createPasswordHasher(ctx.config.password.argon2, ctx.config.password.pepper, ctx.config.import, (error) =>
+      ctx.log.error('imported password hash not verifiable', { error: error.message }),
+    )
     hashers.set(ctx, hasher)
   }
   return hasher

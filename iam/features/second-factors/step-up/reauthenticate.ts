@@ -68,6 +68,7 @@ export async function reauthenticate(ctx: IamContext, input: { user: SessionUser
   if ('password' in proof) {
     if (!user.password_hash) return failed('use_code')
     const proved = await proveAccountPassword(ctx, {
+      userId: user.id,
       email: user.email,
       passwordHash: user.password_hash,
       password: proof.password,
