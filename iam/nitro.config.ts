@@ -24,7 +24,7 @@ export default defineNitroConfig({
   output: { dir: process.env.IAM_OUTPUT_DIR || '.output' },
   buildDir: process.env.IAM_BUILD_DIR || '.nitro',
   // PGlite loads its WASM and data files relative to its own module: keep it a real package.
-  externals: { external: ['@electric-sql/pglite', '@node-rs/argon2', '@node-rs/bcrypt'] },
+  externals: { external: ['@electric-sql/pglite', '@node-rs/argon2'] },
   hooks: {
     // A second entry: the admin CLI (cli/index.ts), built and shipped with the server as
     // server/cli.mjs, so it runs in production with the same code and no TypeScript loader.

@@ -9,7 +9,7 @@
  * of ours (an imported `$argon2id$` string must be verified without our pepper). Kinds:
  *
  * - `argon2`: a PHC string `$argon2id$` / `$argon2i$` / `$argon2d$` (@node-rs/argon2's verify)
- * - `bcrypt`: `$2a$`, `$2b$`, `$2y$` (@node-rs/bcrypt's verify)
+ * - `bcrypt`: `$2a$`, `$2b$`, `$2y$` (bcryptjs's compare, which compares in constant time)
  * - `scrypt`: PHC `$scrypt$ln=,r=,p=$salt$hash` (node:crypto scrypt, timingSafeEqual)
  * - `pbkdf2`: PHC `$pbkdf2-sha256$i=$salt$hash` (or -sha512; node:crypto pbkdf2, timingSafeEqual);
  *   Keycloak's pbkdf2 credentials are rewritten to this form at import, nothing recomputed
@@ -22,7 +22,7 @@
 import { pbkdf2 as pbkdf2Callback, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { promisify } from 'node:util'
 import { verify as argon2Verify } from '@node-rs/argon2'
-import { verify as bcryptVerify } from '@node-rs/bcrypt'
+import bcrypt from 'bcryptjs'
 import { deserialize, serialize, type PhcObject } from '@phc/format'
 import { FirebaseScrypt } from 'firebase-scrypt'
 
@@ -203,7 +203,7 @@ async function verifyKind(kind: string, hash: string, password: string, settings
     case 'argon2':
       return argon2Verify(hash, password)
     case 'bcrypt':
-      return bcryptVerify(password, hash)
+      return bcrypt.compare(password, hash)
     case 'scrypt': {
       const parsed = deserialize(hash)
       const shape = scryptShape(parsed)
