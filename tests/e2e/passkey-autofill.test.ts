@@ -115,6 +115,9 @@ describe('passkey autofill on the login page', () => {
     await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId })
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/login/)
+    // away from the login page while the authenticator comes back: the request that page keeps
+    // waiting would take the credential at once, and the visit below would count a second sign-in
+    await page.goto('about:blank')
 
     const { authenticatorId: again } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
@@ -126,7 +129,7 @@ describe('passkey autofill on the login page', () => {
     })
     // Chromium's virtual authenticator answers a conditional request at once with its one
     // discoverable credential: it stands in for the person picking it in the email field's autofill
-    await page.reload()
+    await page.goto(`${base}/login`)
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
     expect(verified).toBe(1)
