@@ -5,23 +5,16 @@
  * same affected-row count, the same refusal, and for a write the same rows left in the tables.
  * Run against a migrated, seeded database on PGlite and, with DATABASE_URL, on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { COMPILED_CASES, declaredIn, outcomeOf, reset, snapshot } from './data-layer-cases'
-import { KINDS, openDataLayerDb, type DataLayerDb } from './data-layer-db'
+import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
 it('the table below covers every statement built with compiledOnce in iam/features', () => {
   expect(COMPILED_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = compiledOnce\b/g))
 })
 
 describe.each(KINDS)('compiledOnce against plain Kysely on $kind', ({ kind, skip: noPostgresServer }) => {
-  let t: DataLayerDb
-  beforeAll(async () => {
-    if (noPostgresServer) return
-    t = await openDataLayerDb(kind)
-  }, 120_000)
-  afterAll(async () => {
-    await t?.close()
-  })
+  const t = dataLayerDbForSuite(kind, noPostgresServer)
 
   // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
   it.skipIf(noPostgresServer).each(COMPILED_CASES)('$name answers the plain Kysely statement\'s rows for every argument set, matching or not', async ({ statement, writes, args }) => {

@@ -6,13 +6,13 @@
  * On PGlite and, with DATABASE_URL, on PostgreSQL (where two instances also share one token).
  */
 import type { Kysely } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createDatabase } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { countUseBatched } from '../../iam/features/api-tokens/count-batch'
 import { countUsesStatement, type UseConditions } from '../../iam/features/api-tokens/repository'
 import { NOW, reset, snapshot } from './data-layer-cases'
-import { KINDS, openDataLayerDb, type DataLayerDb } from './data-layer-db'
+import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
 const N = 40
 const HOT: UseConditions = { hash: 'tok-full', privilege: 'full', at: NOW, ip: '198.51.100.9', bypassIp: false }
@@ -40,14 +40,7 @@ const sorted = (counts: Array<number | undefined>) => [...counts].sort((a, b) =>
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i)
 
 describe.each(KINDS)('count-batch against one plain UPDATE per verification on $kind', ({ kind, skip: noPostgresServer }) => {
-  let t: DataLayerDb
-  beforeAll(async () => {
-    if (noPostgresServer) return
-    t = await openDataLayerDb(kind)
-  }, 120_000)
-  afterAll(async () => {
-    await t?.close()
-  })
+  const t = dataLayerDbForSuite(kind, noPostgresServer)
 
   /** One database for the batched run that counts the statements it answers (compiledOnce's go through executeQuery). */
   const counting = (db: Kysely<Database>) => {

@@ -3,6 +3,7 @@
  * DATABASE_URL) a migrated throwaway PostgreSQL database opened the way the IAM opens it.
  */
 import type { Kysely } from 'kysely'
+import { afterAll, beforeAll } from 'vitest'
 import { createDatabase, migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { createMigratedDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
@@ -44,4 +45,19 @@ export async function openDataLayerDb(kind: 'pglite' | 'postgres'): Promise<Data
       await pg.drop()
     },
   }
+}
+
+/**
+ * The suite's database: opened before its tests (not at all when `skip`), closed after them. The
+ * object is filled in by beforeAll, so a test reads it as it is at that time.
+ */
+export function dataLayerDbForSuite(kind: 'pglite' | 'postgres', skip: boolean): DataLayerDb {
+  const opened = {} as DataLayerDb
+  beforeAll(async () => {
+    if (!skip) Object.assign(opened, await openDataLayerDb(kind))
+  }, 120_000)
+  afterAll(async () => {
+    await opened.close?.()
+  })
+  return opened
 }

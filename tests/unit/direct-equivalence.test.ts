@@ -7,24 +7,17 @@
  * that fallback to the same answers.
  */
 import { CompiledQuery } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { directPool } from '../../iam/db/database'
 import { declaredIn, DIRECT_CASES, reset, snapshot } from './data-layer-cases'
-import { KINDS, openDataLayerDb, type DataLayerDb } from './data-layer-db'
+import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
 it('the table below covers every directStatement in iam/features', () => {
   expect(DIRECT_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = directStatement\b/g))
 })
 
 describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: noPostgresServer }) => {
-  let t: DataLayerDb
-  beforeAll(async () => {
-    if (noPostgresServer) return
-    t = await openDataLayerDb(kind)
-  }, 120_000)
-  afterAll(async () => {
-    await t?.close()
-  })
+  const t = dataLayerDbForSuite(kind, noPostgresServer)
 
   // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
   it.skipIf(noPostgresServer)(kind === 'postgres' ? 'goes to the pool on PostgreSQL (the path compared below)' : 'has no pool on PGlite: it falls back to Kysely', () => {
