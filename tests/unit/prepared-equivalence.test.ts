@@ -10,7 +10,7 @@
  * cases are PostgreSQL only; the retry rule is also checked without a database.
  */
 import { sql, type CompiledQuery, type Kysely } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createDatabase, directPool } from '../../iam/db/database'
 import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/db/prepared'
 import type { Database } from '../../iam/db/schema'
@@ -41,6 +41,9 @@ const RUNS: Array<{ name: string; writes: boolean; runs: Array<{ label: unknown;
 
 describe('queryPrepared (no database)', () => {
   const text = 'select * from t where id = $1 /* prepared-equivalence */'
+  // names are per process and bounded: a file run before in this worker may have used them up
+  // (prepared-names.test.ts fills the bound), and then this text would go unnamed from the start
+  beforeEach(() => forgetPreparedNames())
   it('retries a statement refused with 0A000 unnamed, answers the unnamed answer, and sends it unnamed from then on', async () => {
     const sent: Array<string | undefined> = []
     const query = async (q: { name?: string }) => {
