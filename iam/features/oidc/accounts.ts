@@ -6,6 +6,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+import { orgClaimsOfUser } from '../organizations/org-claim'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -14,7 +15,7 @@ export const isPublicId = (value: string) => UUID.test(value)
 export interface OidcAccount {
   [key: string]: unknown
   accountId: string
-  claims(): Promise<{ sub: string; [claim: string]: unknown }>
+  claims(use: string, scope: string): Promise<{ sub: string; [claim: string]: unknown }>
 }
 
 /** The account behind a `sub`, or undefined when there is none or it is banned. */
@@ -22,14 +23,21 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
   if (!isPublicId(sub)) return undefined
   const user = await db
     .selectFrom('users')
-    .select(['public_id', 'email', 'name', 'email_verified', 'banned_until'])
+    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until'])
     .where('public_id', '=', sub)
     .executeTakeFirst()
   if (!user || (user.banned_until && user.banned_until.getTime() > now)) return undefined
   return {
     accountId: user.public_id,
-    // the provider drops what the granted scopes and claims do not cover
-    claims: async () => ({ sub: user.public_id, email: user.email, email_verified: user.email_verified, name: user.name }),
+    // the provider drops what the granted scopes and claims do not cover; the memberships are read
+    // only for a token or userinfo answer whose scope asks for them
+    claims: async (_use, scope) => ({
+      sub: user.public_id,
+      email: user.email,
+      email_verified: user.email_verified,
+      name: user.name,
+      ...(scope.split(' ').includes('organization') ? { orgs: await orgClaimsOfUser(db, user.id) } : {}),
+    }),
   }
 }
 
