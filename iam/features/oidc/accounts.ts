@@ -4,9 +4,10 @@
  * the provider refuses its grants. Account events (sign out everywhere, a password change or reset,
  * a ban) end the account's grants at once: revokeAccountGrants.
  */
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import { orgClaimsOfUser } from '../organizations/org-claim'
+import { takeReadAhead } from './request-memo'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -18,14 +19,37 @@ export interface OidcAccount {
   claims(use: string, scope: string): Promise<{ sub: string; [claim: string]: unknown }>
 }
 
+/** What an account's claims and its ban are read from. */
+export interface OidcAccountRow {
+  id: number
+  public_id: string
+  email: string
+  name: string
+  email_verified: boolean
+  banned_until: Date | null
+}
+
+/** The key an account read ahead with a token (adapter.ts) is remembered under for the request. */
+export const accountKey = (sub: string) => `Account\u0000${sub}`
+
+/** The columns of OidcAccountRow on a `users as u` joined to a token row (adapter.ts). */
+export const ACCOUNT_READ_AHEAD = [
+  sql<number | null>`u.id`.as('accountId'),
+  sql<string | null>`u.public_id::text`.as('accountPublicId'),
+  sql<string | null>`u.email`.as('accountEmail'),
+  sql<string | null>`u.name`.as('accountName'),
+  sql<boolean | null>`u.email_verified`.as('accountEmailVerified'),
+  sql<Date | null>`u.banned_until`.as('accountBannedUntil'),
+]
+
 /** The account behind a `sub`, or undefined when there is none or it is banned. */
 export async function findOidcAccount(db: Kysely<Database>, sub: string, now: number): Promise<OidcAccount | undefined> {
   if (!isPublicId(sub)) return undefined
-  const user = await db
-    .selectFrom('users')
-    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until'])
-    .where('public_id', '=', sub)
-    .executeTakeFirst()
+  // read with the token of this request already, when the provider reached the account through one
+  const ahead = takeReadAhead<OidcAccountRow | null>(accountKey(sub))
+  const user = ahead.found
+    ? (ahead.value ?? undefined)
+    : await db.selectFrom('users').select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until']).where('public_id', '=', sub).executeTakeFirst()
   if (!user || (user.banned_until && user.banned_until.getTime() > now)) return undefined
   return {
     accountId: user.public_id,
