@@ -6,6 +6,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+import { isDeletionPending } from '../account-deletion/deletion-state'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -22,10 +23,11 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
   if (!isPublicId(sub)) return undefined
   const user = await db
     .selectFrom('users')
-    .select(['public_id', 'email', 'name', 'email_verified', 'banned_until'])
+    .select(['public_id', 'email', 'name', 'email_verified', 'banned_until', 'deletion_due_at'])
     .where('public_id', '=', sub)
     .executeTakeFirst()
-  if (!user || (user.banned_until && user.banned_until.getTime() > now)) return undefined
+  // a disabled account (a confirmed deletion) has no claims either: the provider refuses its grants
+  if (!user || (user.banned_until && user.banned_until.getTime() > now) || isDeletionPending(user)) return undefined
   return {
     accountId: user.public_id,
     // the provider drops what the granted scopes and claims do not cover
