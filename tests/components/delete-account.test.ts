@@ -39,10 +39,16 @@ describe('the account page\'s "Delete account" section', () => {
     await vi.waitFor(() => expect(section.find('.alert[role="alert"]').text()).toBe(error))
   })
 
-  it('opens the re-authentication prompt in place when the sign-in is not recent', async () => {
-    answer('POST', '/api/auth/delete-account', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
+  it('opens the re-authentication prompt in place when the sign-in is not recent, then asks again once proven', async () => {
+    const asked = answer('POST', '/api/auth/delete-account', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
     const section = await start()
-    await vi.waitFor(() => expect(section.find('#delete-account-reauth').exists()).toBe(true))
+    await vi.waitFor(() => expect(section.find('#delete-account-reauth-password').exists()).toBe(true))
+    answer('POST', '/api/auth/reauthenticate', 200, { ok: true, data: { method: 'password', reauthenticatedUntil: '2026-11-27T10:15:00.000Z' } })
+    answer('POST', '/api/auth/delete-account', 202, { ok: true, data: { sentTo: 'a***@example.com', expiresAt: '2026-11-27T10:15:00.000Z' } })
+    await section.find('#delete-account-reauth-password').setValue('my long passphrase')
+    await section.find('.reauth form').trigger('submit')
+    await vi.waitFor(() => expect(section.find('[data-testid="delete-account-sent"]').exists()).toBe(true))
+    expect(asked.bodies).toHaveLength(1)
   })
 
   it('explains a mail that could not be sent', async () => {
