@@ -43,6 +43,7 @@ describe('the account page\'s "Delete account" section', () => {
     const asked = answer('POST', '/api/auth/delete-account', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
     const section = await start()
     await vi.waitFor(() => expect(section.find('#delete-account-reauth-password').exists()).toBe(true))
+    expect(section.find('.reauth').text()).toContain('This deletes your account, and your last sign-in was a while ago.')
     answer('POST', '/api/auth/reauthenticate', 200, { ok: true, data: { method: 'password', reauthenticatedUntil: '2026-11-27T10:15:00.000Z' } })
     answer('POST', '/api/auth/delete-account', 202, { ok: true, data: { sentTo: 'a***@example.com', expiresAt: '2026-11-27T10:15:00.000Z' } })
     await section.find('#delete-account-reauth-password').setValue('my long passphrase')
