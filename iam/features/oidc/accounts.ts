@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+import { isDeletionPending } from '../account-deletion/deletion-state'
 import { orgClaimsOfUser } from '../organizations/org-claim'
 import { takeReadAhead } from './request-memo'
 
@@ -27,6 +28,7 @@ export interface OidcAccountRow {
   name: string
   email_verified: boolean
   banned_until: Date | null
+  deletion_due_at: Date | null
 }
 
 /** The key an account read ahead with a token (adapter.ts) is remembered under for the request. */
@@ -40,6 +42,7 @@ export const ACCOUNT_READ_AHEAD = [
   sql<string | null>`u.name`.as('accountName'),
   sql<boolean | null>`u.email_verified`.as('accountEmailVerified'),
   sql<Date | null>`u.banned_until`.as('accountBannedUntil'),
+  sql<Date | null>`u.deletion_due_at`.as('accountDeletionDueAt'),
 ]
 
 /** The account behind a `sub`, or undefined when there is none or it is banned. */
@@ -49,8 +52,13 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
   const ahead = takeReadAhead<OidcAccountRow | null>(accountKey(sub))
   const user = ahead.found
     ? (ahead.value ?? undefined)
-    : await db.selectFrom('users').select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until']).where('public_id', '=', sub).executeTakeFirst()
-  if (!user || (user.banned_until && user.banned_until.getTime() > now)) return undefined
+    : await db
+        .selectFrom('users')
+        .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until', 'deletion_due_at'])
+        .where('public_id', '=', sub)
+        .executeTakeFirst()
+  // a disabled account (a confirmed deletion) has no claims either: the provider refuses its grants
+  if (!user || (user.banned_until && user.banned_until.getTime() > now) || isDeletionPending(user)) return undefined
   return {
     accountId: user.public_id,
     // the provider drops what the granted scopes and claims do not cover; the memberships are read
