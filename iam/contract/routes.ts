@@ -3,6 +3,7 @@
  * and refuses (at type level and at load) an id or a method + path declared twice.
  */
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
+import { ACCOUNT_EXPORT_ROUTES } from './account-export'
 import { ACCOUNT_SECURITY_ROUTES } from './account-security'
 import { ADMIN_ROUTES } from './admin'
 import { API_TOKEN_ROUTES } from './api-tokens'
@@ -22,6 +23,7 @@ const AREAS = [
   API_TOKEN_ROUTES,
   SERVICE_ROUTES,
   ACCOUNT_SECURITY_ROUTES,
+  ACCOUNT_EXPORT_ROUTES,
   SECOND_FACTOR_ROUTES,
   PASSKEY_ROUTES,
   OIDC_ROUTES,
@@ -36,6 +38,7 @@ export const ROUTES = {
   ...API_TOKEN_ROUTES,
   ...SERVICE_ROUTES,
   ...ACCOUNT_SECURITY_ROUTES,
+  ...ACCOUNT_EXPORT_ROUTES,
   ...SECOND_FACTOR_ROUTES,
   ...PASSKEY_ROUTES,
   ...OIDC_ROUTES,
