@@ -65,6 +65,9 @@ export const SECURITY_EVENT_TYPES = [
   'admin_factor_removed',
   'admin_email_verified',
   'admin_reset_link_sent',
+  // accounts brought in from a JSON Lines file (features/users/import-users.ts): recorded for the
+  // administrator who posted it (details.adminId), or with no account by the admin CLI (`by: 'admin-cli'`)
+  'users_imported',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
