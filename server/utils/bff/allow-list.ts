@@ -89,6 +89,8 @@ export const BFF_IAM_ROUTES = [
   // the account page's connected apps
   'oidcConnectedApps',
   'oidcRevokeApp',
+  // the account page's "Download your data"
+  'accountExport',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
