@@ -130,6 +130,11 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   oidc_client_created: (d) => (text(d, 'name') ? `App “${text(d, 'name')}” registered by an administrator` : 'An app was registered by an administrator'),
   oidc_client_secret_rotated: () => "An app's secret was replaced by an administrator",
   oidc_client_deleted: () => 'An app was removed by an administrator',
+  // recorded for the administrator who imported (or with no account, from the admin CLI)
+  users_imported: (d) => {
+    const n = count(d, 'imported')
+    return n === null ? 'Accounts imported' : `You imported ${plural(n, 'account', 'accounts')}`
+  },
   signed_up: (d) => {
     const provider = providerName(d)
     return text(d, 'method') === 'oauth' && provider ? `Account created with ${provider}` : 'Account created'

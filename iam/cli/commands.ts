@@ -17,7 +17,7 @@ import { CLIENT_GRANT_TYPES, ClientInputError, createClient, deleteClient, GRANT
 import { setPlatformAdmin } from '../features/admin/platform-admins'
 import { banAccount, listAccounts, unbanAccount } from '../features/users/admin-users'
 import { purgeDueAccounts } from '../features/account-deletion/purge'
-import { importUsers, type ImportSummary } from '../features/users/import-users'
+import { importUsers, recordImport, type ImportSummary } from '../features/users/import-users'
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
 import { loadConfig, productionProblems } from '../lib/config'
@@ -220,7 +220,10 @@ export const usersImport = command(
       async (ctx) => {
         const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })
         try {
-          return await importUsers(ctx.db, lines, { dryRun, now: new Date(ctx.now()) })
+          const now = new Date(ctx.now())
+          const summary = await importUsers(ctx.db, lines, { dryRun, now })
+          await recordImport(ctx.db, summary, { userId: null, visitorRowId: null, ipAddress: null, details: { by: BY } }, now)
+          return summary
         } finally {
           lines.close()
           input.destroy()

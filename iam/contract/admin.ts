@@ -67,6 +67,22 @@ const orgDetail = z.object({
   invitations: z.array(z.object({ id: z.string(), email: z.string(), role: z.string(), createdAt: z.string(), expiresAt: z.string(), status: z.enum(['pending', 'accepted', 'revoked', 'expired']) })),
 })
 
+/** The largest JSON body POST /admin/users/import takes; a larger file goes through the CLI, which streams it. */
+export const ADMIN_IMPORT_LIMIT_BYTES = 5 * 1024 * 1024
+export const ADMIN_IMPORT_TOO_LARGE = 'At most 5 MB of lines per request: import a larger file with `npm run iam -- users:import <file.jsonl>` (docs/import.md), or split it'
+
+/** What users:import --json prints (features/users/import-users.ts ImportSummary). */
+const importSummary = z.object({
+  dryRun: z.boolean(),
+  lines: z.number().int().describe('non-empty lines read'),
+  imported: z.number().int().describe('accounts created (a dry run: that would be created)'),
+  skipped: z.number().int(),
+  invalid: z.number().int(),
+  formats: z.record(z.string(), z.number().int()).describe('imported users by password hash format; `none`: no hash'),
+  invalidLines: z.array(z.object({ line: z.number().int(), reason: z.string() })).describe('the first 1,000, by line number'),
+  skippedLines: z.array(z.object({ line: z.number().int(), email: z.string(), reason: z.enum(['account_exists', 'duplicate_in_file']) })).describe('the first 1,000, by line number'),
+})
+
 /** Every admin route: not an administrator, or no recent sign-in proof. */
 const ADMIN: Responses = responses(
   { 403: { description: 'Not a platform administrator (`Platform administrators only`, the same on every admin route)', body: errorFail } },
@@ -176,6 +192,29 @@ export const ADMIN_ROUTES = defineRoutes({
   adminUserResetLink: {
     ...userAction('Mail the account a password reset link (or, without a password, the way to its provider)', z.object({ sent: z.literal(true) })),
     path: '/admin/users/:userId/reset-link',
+  },
+  adminUsersImport: {
+    method: 'POST',
+    path: '/admin/users/import',
+    summary: 'Import accounts from JSON Lines text (the format of `users:import`, docs/import.md); `dryRun: true` checks everything and writes nothing',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    // the lines are JSON text with their line breaks: storable text (no NUL), not single-line text
+    request: { kind: 'json', limitBytes: ADMIN_IMPORT_LIMIT_BYTES, text: 'storable', tooLarge: ADMIN_IMPORT_TOO_LARGE },
+    body: z.strictObject({
+      jsonl: z.string({ error: 'jsonl: the lines of the file, one user per line' }).min(1, 'jsonl: the lines of the file, one user per line'),
+      dryRun: z.boolean({ error: 'dryRun: true or false' }).optional(),
+    }),
+    responses: responses(
+      {
+        200: { description: 'The report: counts, and each bad or skipped line with its number and reason', body: okData(importSummary) },
+        400: { description: 'Validation failed (`fields.jsonl`, `fields.dryRun`)', body: errorFail },
+        413: { description: 'Over 5 MB (`message` points at the CLI)', body: z.object({ error: z.string(), message: z.string().optional() }) },
+      },
+      JSON_BODY_FIELDS,
+      ADMIN,
+    ),
   },
   adminOrgs: {
     method: 'GET',

@@ -42,8 +42,11 @@ export interface JsonTextRule {
 
 /** How the request itself is taken (IAM spec "Common request rules", "Limits"). */
 export type RequestRule =
-  /** Content-Type application/json, non-empty, within limitBytes, a JSON object of acceptable text */
-  | ({ kind: 'json'; limitBytes: number } & JsonTextRule)
+  /**
+   * Content-Type application/json, non-empty, within limitBytes, a JSON object of acceptable text;
+   * `tooLarge` is a sentence the 413 adds (`message`) where a person needs another way in
+   */
+  | ({ kind: 'json'; limitBytes: number; tooLarge?: string } & JsonTextRule)
   /** acceptCookieOnly (spec Authentication 6): session cookie; no body, query string or Content-Type */
   | { kind: 'cookie-only' }
   /** no body is read; the route answers on its own terms */

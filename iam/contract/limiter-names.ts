@@ -30,6 +30,8 @@ export const LIMITER_NAMES = [
   'check',
   'passkeyOptions',
   'resendVerification',
+  // GET /auth/export, per user: each answer reads every table of the account
+  'export',
   // link mails per recipient address, from every client together (iam/features/mail/address-cap.ts)
   'mailbox',
 ] as const

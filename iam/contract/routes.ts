@@ -4,6 +4,7 @@
  */
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { ACCOUNT_DELETION_ROUTES } from './account-deletion'
+import { ACCOUNT_EXPORT_ROUTES } from './account-export'
 import { ACCOUNT_SECURITY_ROUTES } from './account-security'
 import { ADMIN_ROUTES } from './admin'
 import { API_TOKEN_ROUTES } from './api-tokens'
@@ -23,6 +24,7 @@ const AREAS = [
   API_TOKEN_ROUTES,
   SERVICE_ROUTES,
   ACCOUNT_SECURITY_ROUTES,
+  ACCOUNT_EXPORT_ROUTES,
   SECOND_FACTOR_ROUTES,
   PASSKEY_ROUTES,
   OIDC_ROUTES,
@@ -38,6 +40,7 @@ export const ROUTES = {
   ...API_TOKEN_ROUTES,
   ...SERVICE_ROUTES,
   ...ACCOUNT_SECURITY_ROUTES,
+  ...ACCOUNT_EXPORT_ROUTES,
   ...SECOND_FACTOR_ROUTES,
   ...PASSKEY_ROUTES,
   ...OIDC_ROUTES,

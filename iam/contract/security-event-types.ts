@@ -69,6 +69,9 @@ export const SECURITY_EVENT_TYPES = [
   'account_deletion_requested',
   'account_deletion_confirmed',
   'account_deletion_cancelled',
+  // accounts brought in from a JSON Lines file (features/users/import-users.ts): recorded for the
+  // administrator who posted it (details.adminId), or with no account by the admin CLI (`by: 'admin-cli'`)
+  'users_imported',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

@@ -33,7 +33,10 @@ export function readRawBody(event: H3Event, limitBytes: number): Promise<Buffer 
   return result
 }
 
-/** 413; the rest of an oversized body stays unread: closing the connection is cheaper than draining it. */
-export function failTooLarge(): never {
-  return httpFail(413, { error: 'Payload too large' }, { connection: 'close' })
+/**
+ * 413, with the route's `message` when it has one (iam/contract/define.ts `tooLarge`); the rest of
+ * an oversized body stays unread: closing the connection is cheaper than draining it.
+ */
+export function failTooLarge(message?: string): never {
+  return httpFail(413, { error: 'Payload too large', ...(message ? { message } : {}) }, { connection: 'close' })
 }

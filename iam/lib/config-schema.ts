@@ -307,6 +307,8 @@ export const configSchema = z.strictObject({
         })
         .prefault({}),
       resendVerification: limiter(3, 3600, 3600),
+      /** GET /auth/export per user: each answer reads the whole account (every security event included) */
+      export: limiter(5, 3600, 3600),
       /**
        * Reset and verification link mails per recipient address, whoever asks: over it a mail is
        * not sent (the request is answered as usual). 5 an hour leaves a sign-up's mail, its 3

@@ -131,7 +131,7 @@ async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const limitBytes = rule?.body.kind === 'json' ? rule.body.limitBytes : !rule && isOidcPath(event.path) ? OIDC_BODY_LIMIT_BYTES : undefined
   if (limitBytes === undefined) return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, limitBytes)
-  if (raw === 'too-large') failTooLarge()
+  if (raw === 'too-large') failTooLarge(rule?.body.kind === 'json' ? rule.body.tooLarge : undefined)
   return { bodySha256: sha256Hex(raw), headers }
 }
 

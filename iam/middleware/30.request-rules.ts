@@ -52,7 +52,7 @@ function rejectUnsafeText(value: unknown, rule: JsonTextRule): void {
   authFail(400, 'Validation failed', { fields: { [field || 'body']: UNSAFE_TEXT_MESSAGE } })
 }
 
-async function applyJsonRule(event: H3Event, rule: { limitBytes: number } & JsonTextRule): Promise<void> {
+async function applyJsonRule(event: H3Event, rule: { limitBytes: number; tooLarge?: string } & JsonTextRule): Promise<void> {
   const { limitBytes } = rule
   if (!isJsonContentType(requestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
   const encoding = requestHeader(event, 'content-encoding')
@@ -60,7 +60,7 @@ async function applyJsonRule(event: H3Event, rule: { limitBytes: number } & Json
   if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported' })
   // Already read by middleware 20 when a version 2 signature covers it: the same bytes, not read again.
   const raw = await readRawBody(event, limitBytes)
-  if (raw === 'too-large') failTooLarge()
+  if (raw === 'too-large') failTooLarge(rule.tooLarge)
   if (raw.length === 0) httpFail(403, { error: 'Empty body' })
   let text: string
   try {

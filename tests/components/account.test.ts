@@ -425,9 +425,9 @@ describe('account page', () => {
     it('links from the top of the page to each section, in the order of the page', async () => {
       const page = await account()
       const links = page.findAll('nav[aria-label="Account sections"] a')
-      expect(links.map((a) => a.text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens'])
+      expect(links.map((a) => a.text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens', 'Your data'])
       const targets = links.map((a) => page.find(a.attributes('href')!))
-      expect(targets.map((t) => t.find('h2').text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens'])
+      expect(targets.map((t) => t.find('h2').text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens', 'Your data'])
     })
   })
 
@@ -667,5 +667,38 @@ describe('account page', () => {
       await vi.waitFor(() => expect(inbox(page).find('p').text().replace(/\s+/g, ' ')).toBe(INBOX))
     })
 
+  })
+})
+
+describe('your data', () => {
+  const downloadButton = (page: Page) => section(page, 'your-data-heading').findAll('button').find((b) => b.text() === 'Download your data')!
+
+  it.each([
+    [429, { ok: false, error: 'Too many requests', retry: 1800 }, 'Too many attempts. Try again in 30 minutes.'],
+    [401, { ok: false, signedOut: true }, 'Your session has ended. Please sign in again.'],
+    [503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' }, 'Something went wrong on our side. Please try again.'],
+  ])('says in words why the download did not start when the export answers %i', async (status, body, message) => {
+    answer('GET', '/api/auth/export', status, body)
+    const page = await account()
+    await downloadButton(page).trigger('click')
+    await vi.waitFor(() => expect(section(page, 'your-data-heading').find('.alert.error').text()).toBe(message))
+  })
+
+  it('asks to confirm it is you beside the button when the sign-in is old, and asks the export again once proven', async () => {
+    const refused = answer('GET', '/api/auth/export', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
+    const page = await account()
+    const data = section(page, 'your-data-heading')
+    await downloadButton(page).trigger('click')
+    await vi.waitFor(() => expect(data.find('#data-export-reauth-password').exists()).toBe(true))
+    expect(data.text()).toContain('The download holds your sessions and security activity')
+    const proof = answer('POST', '/api/auth/reauthenticate', 200, { ok: true, data: { method: 'password', reauthenticatedUntil: NOW } })
+    const again = answer('GET', '/api/auth/export', 429, { ok: false, error: 'Too many requests', retry: 60 })
+    await data.find('#data-export-reauth-password').setValue('my password')
+    await data.find('[role="group"] form').trigger('submit')
+    await vi.waitFor(() => expect(proof.bodies).toEqual([{ password: 'my password' }]))
+    await vi.waitFor(() => expect(again.bodies).toHaveLength(1))
+    expect(refused.bodies).toHaveLength(1)
+    await vi.waitFor(() => expect(data.find('.alert.error').text()).toBe('Too many attempts. Try again in 1 minute.'))
+    expect(data.find('#data-export-reauth-password').exists()).toBe(false)
   })
 })

@@ -84,8 +84,8 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 describe('who may call /admin', () => {
-  it('has the ten admin routes, each with both guards', () => {
-    expect(ADMIN_ROUTES).toHaveLength(10)
+  it('has the eleven admin routes, each with both guards', () => {
+    expect(ADMIN_ROUTES).toHaveLength(11)
     for (const [id, entry] of ADMIN_ROUTES) expect(entry.guards, id).toEqual(['platform-admin', 'recent-sign-in'])
   })
 

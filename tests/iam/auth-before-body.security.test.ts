@@ -4,6 +4,7 @@
  * The routes are the table's (iam/contract/): every entry with auth 'full', so a new one is covered
  * without touching this file.
  */
+import { request as httpRequest } from 'node:http'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CHROME_UA, cookieHeader, signupUser, type Session } from '../helpers/accounts'
 import { sharedIam } from '../helpers/shared-iam'
@@ -34,6 +35,36 @@ function send(method: string, url: string, creds: Creds, init: { contentType?: s
   if (init.contentType) headers['content-type'] = init.contentType
   return fetch(`${iam.url}${url}`, { method, headers, body: init.body })
 }
+
+/**
+ * The status of a POST whose declared length is `bytes`, headers only: a body of megabytes would
+ * meet a closed connection (the IAM answers 413 without reading it, iam/http/raw-body.ts), so a
+ * client writing it sees EPIPE instead of the answer.
+ */
+function declaredLength(url: string, creds: Creds, bytes: number): Promise<number> {
+  const headers: Record<string, string> = {
+    'user-agent': CHROME_UA,
+    'x-forwarded-for': user.ip,
+    'content-type': 'application/json',
+    'content-length': String(bytes),
+    cookie: cookieHeader({ canary_id: user.canary, session: creds.session }),
+    ...(creds.bearer ? { authorization: `Bearer ${creds.bearer}` } : {}),
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${iam.url}${url}`, { method: 'POST', headers }, (res) => {
+      res.resume()
+      res.on('end', () => {
+        resolve(res.statusCode ?? 0)
+        req.destroy()
+      })
+    })
+    req.on('error', reject)
+    req.flushHeaders()
+  })
+}
+
+/** Past this, a route's too-large body is declared rather than sent (declaredLength). */
+const SENT_BODY_MAX_BYTES = 64 * 1024
 
 const unauthorized = (error: string) => ({ ok: false, date: expect.any(String), error })
 
@@ -76,8 +107,12 @@ describe('full-authentication routes: credentials before body rules', () => {
       expect((await send(method, url, creds, { contentType: 'application/json' })).status).toBe(403)
       // one byte past the route's own limit (1 kB, or more for a passkey credential)
       const limit = entry.request.kind === 'json' ? entry.request.limitBytes : 1024
-      const big = JSON.stringify({ pad: 'x'.repeat(limit) })
-      expect((await send(method, url, creds, { contentType: 'application/json', body: big })).status).toBe(413)
+      if (limit > SENT_BODY_MAX_BYTES) {
+        expect(await declaredLength(url, creds, limit + 1)).toBe(413)
+      } else {
+        const big = JSON.stringify({ pad: 'x'.repeat(limit) })
+        expect((await send(method, url, creds, { contentType: 'application/json', body: big })).status).toBe(413)
+      }
       expect((await send(method, url, creds, { contentType: 'application/json', body: '{"a":' })).status).toBe(400)
     })
   }

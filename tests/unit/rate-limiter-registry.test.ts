@@ -46,6 +46,7 @@ describe('limiter registry and route table', () => {
       check: 'auth.check',
       passkeyOptions: 'auth.passkeyOptions',
       resendVerification: 'auth.resendVerification',
+      export: 'auth.export',
       mailbox: 'auth.mailbox',
     } satisfies Record<LimiterName, string>)
   })

@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** The IAM's own limiters beyond the spec: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'mailbox'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -150,6 +150,8 @@ const RULES = {
   /** passkey sign-in options: every load of the sign-in page asks for them (autofill), so not the login budget */
   passkeyOptions: design('passkeyOptions', 'auth.passkeyOptions', byIp),
   resendVerification: design('resendVerification', 'auth.resendVerification', byUser),
+  /** the account's data export: a read of every table of the account, so a few an hour per user */
+  export: design('export', 'auth.export', byUser),
   /** link mails per recipient: the SHA-256 of the case-folded address (as the unique index on lower(email) folds it) */
   mailbox: design('mailbox', 'auth.mailbox', ({ email }: { email: string }) =>
     `address_${createHash('sha256').update(normalizeEmail(email).toLowerCase()).digest('base64url')}`,

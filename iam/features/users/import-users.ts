@@ -14,6 +14,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { parseImportedHash, type SourceFormat } from '../passwords/imported-hashes'
+import { recordSecurityEvent } from '../security-events/repository'
 
 export const IMPORT_BATCH_SIZE = 1000
 /** How many bad or skipped lines a summary lists one by one (the counts are always whole). */
@@ -184,4 +185,32 @@ export async function importUsers(
   await flush()
   summary.skippedLines.sort((a, b) => a.line - b.line)
   return summary
+}
+
+/** Who imported: the administrator's account and request (POST /admin/users/import), or the operator's CLI (no account). */
+export interface Importer {
+  userId: number | null
+  visitorRowId: number | null
+  ipAddress: string | null
+  /** `by` (`admin`, `admin-cli`) and, for an administrator, `adminId` */
+  details: Record<string, unknown>
+}
+
+/**
+ * The `users_imported` security event of a run that wrote (a dry run writes nothing, not even
+ * this): the counts only, never an address or a hash. Written after the batches, not with them:
+ * an import is many statements on purpose (a failed batch keeps the ones before it), so there is
+ * no one transaction to share; a run stopped by a failing statement records nothing, and running
+ * it again records the run that finished.
+ */
+export async function recordImport(db: Kysely<Database>, summary: ImportSummary, importer: Importer, at: Date): Promise<void> {
+  if (summary.dryRun) return
+  await recordSecurityEvent(db, {
+    type: 'users_imported',
+    userId: importer.userId,
+    visitorRowId: importer.visitorRowId,
+    ipAddress: importer.ipAddress,
+    details: { ...importer.details, lines: summary.lines, imported: summary.imported, skipped: summary.skipped, invalid: summary.invalid },
+    at,
+  })
 }

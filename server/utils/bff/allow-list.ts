@@ -95,6 +95,8 @@ export const BFF_IAM_ROUTES = [
   'confirmDeleteAccount',
   'undoDeleteAccountLink',
   'undoDeleteAccount',
+  // the account page's "Download your data"
+  'accountExport',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
