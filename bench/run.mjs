@@ -16,7 +16,8 @@ import { ROOT } from '../scripts/lib/build.ts'
 import { burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
 import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, statementChecks } from './lib/report.ts'
-import { buildServers, createPgDatabase, rssMb, startBaseline, startGateway, startIam } from './lib/servers.mjs'
+import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startGateway, startIam } from './lib/servers.mjs'
+import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
 
@@ -155,6 +156,41 @@ async function onDiskIdleRss() {
   }
 }
 
+/**
+ * `users:import` of GOALS.importMillion.lines lines (bench/import-file.mjs: every hash format and
+ * lines without one) into a database of its own, migrated first; the import alone is timed, as the
+ * command runs it (start, stream, batched inserts, report).
+ */
+async function importRow(label) {
+  const { lines, maxSeconds } = GOALS.importMillion
+  const dir = mkdtempSync(join(tmpdir(), 'iam-bench-import-'))
+  const db = await createPgDatabase(process.env.DATABASE_URL)
+  try {
+    const file = join(dir, 'users.jsonl')
+    await writeImportFile(file, lines)
+    const migrated = await runIamCli(['migrate'], { databaseUrl: db.url })
+    if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`)
+    const run = await runIamCli(['users:import', file, '--json'], { databaseUrl: db.url })
+    if (run.status !== 0) throw new Error(`users:import failed (${run.status}): ${run.stderr.slice(0, 2000)}`)
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1))
+    const seconds = run.wallMs / 1000
+    const imported = result.imported ?? result.counts?.imported
+    return {
+      id: 'import',
+      database: label,
+      label: `users:import of ${lines.toLocaleString('en-US')} lines`,
+      checks: [
+        atMost(`<= ${maxSeconds} s`, seconds, maxSeconds, ' s'),
+        { goal: 'every line imported', actual: `${imported} imported`, pass: imported === lines },
+      ],
+      notes: [`${Math.round(lines / seconds).toLocaleString('en-US')} lines/s; peak RSS ${run.peakRssMb.toFixed(0)} MB`],
+    }
+  } finally {
+    await db.drop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function runDatabase(kind, opts, report) {
   const db = kind === 'postgres' ? await createPgDatabase(process.env.DATABASE_URL) : { url: 'memory://', name: undefined, statStatements: false, drop: async () => {} }
   const iam = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined })
@@ -274,6 +310,7 @@ async function runDatabase(kind, opts, report) {
         rows.push(againstBaseline({ id: 'oidc-introspect', database: label, label: 'OpenID introspection of an active token', run, baseline: await selectOne(), notes: [] }, GOALS.oidcIntrospect.minRatio))
       }
     }
+    if (want('import') && kind === 'postgres') rows.push(await importRow(label))
     if (opts.seed > 0 && kind === 'postgres') {
       const seeded = await seedGrowth(db.url, opts.seed)
       report.growth = seeded

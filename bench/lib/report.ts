@@ -54,6 +54,8 @@ export const GOALS = {
   oidcRefresh: { minRps: 500 },
   oidcIntrospect: { minRatio: 0.5 },
   idleRssMb: { postgres: 150, pglite: 300 },
+  /** users:import of 1,000,000 lines on PostgreSQL, in seconds (no hashing at import) */
+  importMillion: { lines: 1_000_000, maxSeconds: 300 },
   /** growth: within 20% of the small-table figure */
   growth: { minRatio: 0.8 },
 } as const

@@ -3,6 +3,7 @@
  * the baselines (bench/baseline-server.mjs), throw-away PostgreSQL databases. Every server starts
  * through scripts/lib/run-server.ts, the runner the tests and `npm start` use.
  */
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -138,4 +139,35 @@ export function startBaseline(mode, database) {
 export function rssMb(pid) {
   const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return match ? Number(match[1]) / 1024 : Number.NaN
+}
+
+/**
+ * The built IAM's admin CLI (`npm run iam -- <args>` runs the same file) against `databaseUrl` with
+ * the bench config: its wall time, peak resident set (VmRSS sampled every 100 ms) and output.
+ */
+export async function runIamCli(args, { databaseUrl }) {
+  const dir = mkdtempSync(join(tmpdir(), 'iam-cli-bench-'))
+  const configPath = join(dir, 'config.json')
+  writeFileSync(configPath, JSON.stringify(benchIamConfig({ dataDir: dir, databaseUrl })))
+  try {
+    const started = performance.now()
+    const child = spawn(process.execPath, [join(IAM_OUTPUT, 'server', 'cli.mjs'), ...args], { cwd: dir, env: childEnv({ NODE_ENV: 'development', IAM_CONFIG: configPath }), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    let peakRssMb = 0
+    const sample = setInterval(() => {
+      try {
+        peakRssMb = Math.max(peakRssMb, rssMb(child.pid))
+      } catch {
+        // exited between two samples
+      }
+    }, 100)
+    const status = await new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+    clearInterval(sample)
+    return { status, wallMs: performance.now() - started, peakRssMb, stdout, stderr }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
