@@ -65,6 +65,9 @@ export const SECURITY_EVENT_TYPES = [
   'admin_factor_removed',
   'admin_email_verified',
   'admin_reset_link_sent',
+  // impersonation: recorded on BOTH the account and the administrator's own (details.adminId, details.userId)
+  'impersonation_started',
+  'impersonation_ended',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
