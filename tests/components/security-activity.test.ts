@@ -117,6 +117,15 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   ],
   admin_email_verified: [[{ by: 'admin', adminId: 'a1' }, 'Email address marked as confirmed by an administrator']],
   admin_reset_link_sent: [[{ by: 'admin', adminId: 'a1' }, 'A password reset link was mailed to you by an administrator']],
+  // the account's own event names the administrator only; the administrator's names the account it signed in as
+  impersonation_started: [
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', sessionId: 's1' }, 'An administrator signed in to your account on your behalf'],
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', sessionId: 's1', email: 'ada@example.com' }, 'You signed in as ada@example.com on their behalf'],
+  ],
+  impersonation_ended: [
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', reason: 'logout' }, 'The administrator’s session on your behalf ended'],
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', reason: 'logout', email: 'ada@example.com' }, 'Your session as ada@example.com ended'],
+  ],
   signing_key_rotated: [[{ kid: 'k1', by: 'cli' }, 'Signing keys rotated by an administrator']],
   oidc_client_created: [
     [{ clientId: 'c1', name: 'Wiki', by: 'cli' }, 'App “Wiki” registered by an administrator'],
