@@ -4,8 +4,9 @@
  *
  * While impersonating, the browser's `session` cookie is the account's session (the IAM's
  * Set-Cookie, forwarded as for a sign-in), and the administrator's own refresh token waits in
- * `__Secure-admin-session`: HttpOnly, Secure, SameSite=Strict and sent only to /api/admin, so no
- * page script and no other BFF route ever sees it. `__Secure-admin-who` holds the administrator's
+ * `__Secure-admin-session`: HttpOnly, Secure, SameSite=Strict and sent only to the BFF's /api
+ * routes (the admin routes to restore it, the sign-out to end it), so no page script ever reads it,
+ * and no IAM call forwards it (a call names the cookies it forwards: allow-list.ts). `__Secure-admin-who` holds the administrator's
  * email for the banner (display only: whether a session is impersonated is the access token's
  * `act`, which only the IAM signs).
  *
@@ -22,12 +23,12 @@ import { refreshSession } from './session'
 
 export const ADMIN_SESSION_COOKIE = '__Secure-admin-session'
 export const ADMIN_WHO_COOKIE = '__Secure-admin-who'
-/** Only the admin BFF routes receive the kept session. */
-const ADMIN_PATH = '/api/admin'
+/** Only the BFF's routes receive the kept session (End under /api/admin, the sign-out under /api/auth). */
+const KEPT_PATH = '/api'
 /** How long the administrator's session is kept aside: past any impersonation (at most an hour), so End always finds it. */
 const KEPT_SECONDS = 12 * 60 * 60
 
-const kept = { httpOnly: true, secure: true, sameSite: 'strict', path: ADMIN_PATH } as const
+const kept = { httpOnly: true, secure: true, sameSite: 'strict', path: KEPT_PATH } as const
 const shown = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' } as const
 
 /** Keeps the administrator's refresh token (read before the swap) and email aside. */
