@@ -8,8 +8,8 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { CLOCK_ENV } from '../helpers/clock'
-import { freshEmail, hmac, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
 
 let stack: E2eStack
 let adminBrowser: Browser
@@ -32,7 +32,11 @@ const fitsWidth = (page: Page) =>
   })
 
 beforeAll(async () => {
-  stack = await startE2eStack({ iamEnv: CLOCK_ENV })
+  stack = await startE2eStack({
+    iamEnv: CLOCK_ENV,
+    // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
+    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
+  })
   ;[adminBrowser, userBrowser] = await Promise.all([launchBrowser(), launchBrowser()])
 })
 afterAll(async () => {
@@ -172,5 +176,34 @@ describe('the admin console', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Organizations', level: 2 }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await fitsWidth(page)).toBe(true)
+  })
+
+  it('asks for a fresh sign-in in place when the administrator’s proof is too old, then runs the action (the clock moves: last)', async () => {
+    const adminEmail = freshEmail('admin4')
+    const userEmail = freshEmail('member4')
+    const page = await adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(page, stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    const member = await userBrowser.newPage()
+    await member.context().clearCookies()
+    await signUpInBrowser(member, stack.url, userEmail)
+    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await page.getByTestId('admin-users').getByRole('link', { name: userEmail }).click()
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
+
+    // past the administrators' 10 minutes, within the access token's life
+    await advanceClock(stack.iam, 11 * 60_000, hmac)
+    await page.getByRole('button', { name: 'Send password reset link' }).click()
+    await page.getByRole('group', { name: /^Email .+ a link to reset their password\?$/ }).getByRole('button', { name: 'Confirm' }).click()
+    const prompt = page.getByRole('group', { name: 'Confirm it is you' })
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await prompt.getByLabel('Your password').fill(PASSWORD)
+    await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
+    await expect.poll(() => page.getByText('A password reset link is on its way to them.').isVisible(), WAIT).toBe(true)
+    expect(await prompt.count()).toBe(0)
   })
 })
