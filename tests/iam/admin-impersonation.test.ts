@@ -43,6 +43,9 @@ async function publicIdOf(email: string): Promise<string> {
   return found!.id
 }
 
+/** `/admin/users/:userId` as OpenAPI writes it: `/admin/users/{userId}`. */
+const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}')
+
 /** The claims of a JWT (its signature is the IAM's business; the tests read what it says). */
 const claimsOf = (token: string): Json => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Json
 
@@ -158,6 +161,7 @@ describe('the impersonated session', () => {
   })
 
   it('answers 403 impersonated on every such route, before anything else', async () => {
+    const openapi = (await (await fetch(`${iam.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>> }
     for (const [id, entry] of REFUSED) {
       const res = await call(iam, entry.method, concretePath(entry.path), {
         client: as,
@@ -168,6 +172,9 @@ describe('the impersonated session', () => {
       const body = await json(res)
       expect(res.status, `${id}: ${JSON.stringify(body)}`).toBe(403)
       expect(body, id).toMatchObject({ ok: false, impersonated: true, error: expect.stringMatching(/on behalf of this account/) })
+      // the OpenAPI document says so for each such route
+      const documented = openapi.paths[openApiPath(entry.path)]?.[entry.method.toLowerCase()]?.responses?.['403']?.description ?? ''
+      expect(documented, id).toMatch(/impersonated: true/)
     }
     // the account's own session passes the same guard (it is asked for its password, not refused)
     const own = await authed(iam, user, 'POST', '/auth/change-password', { password: 'wrong password here', newPassword: 'another strong password 77', confirmPassword: 'another strong password 77' })
