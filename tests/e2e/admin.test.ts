@@ -27,7 +27,7 @@ async function grantAdmin(email: string): Promise<void> {
 const fitsWidth = (page: Page) =>
   page.evaluate(() => {
     if (document.documentElement.scrollWidth <= window.innerWidth) return true
-    const wide = [...document.querySelectorAll('#main *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth)
+    const wide = Array.from(document.querySelectorAll('#main *')).filter((el) => el.getBoundingClientRect().right > window.innerWidth)
     return wide.slice(-3).map((el) => `${el.tagName}.${el.className}: ${el.textContent?.slice(0, 60)}`)
   })
 
