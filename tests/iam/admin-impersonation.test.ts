@@ -29,8 +29,8 @@ async function json(res: Response): Promise<Json> {
   }
 }
 
-async function grantAdmin(email: string): Promise<void> {
-  const res = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, admin: true }) })
+async function grantAdmin(email: string, granted = true): Promise<void> {
+  const res = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, admin: granted }) })
   expect(res.status, await res.clone().text()).toBe(200)
 }
 
@@ -219,6 +219,21 @@ describe('ending impersonations', () => {
     expect((await authed(iam, asB, 'GET', '/secret/data')).status).toBe(401)
     expect((await eventsOf(a)).find((e) => e.type === 'impersonation_ended')?.details).toMatchObject({ adminId, reason: 'ended_by_admin' })
     expect(await json(await asAdmin('POST', '/admin/impersonation/end'))).toMatchObject({ ok: true, data: { ended: 0 } })
+  })
+
+  it("revoking the administrator's role ends the sessions it opened, recorded on the account", async () => {
+    const other = await signupUser(iam, { client: { ip: '203.0.113.229' } })
+    await grantAdmin(other.email)
+    const user = await signupUser(iam, { client: { ip: '203.0.113.230' } })
+    const userId = await publicIdOf(user.email)
+    const started = await authed(iam, other, 'POST', `/admin/users/${userId}/impersonate`)
+    expect(started.status, await started.clone().text()).toBe(200)
+    const as: Session = { ...other, accessToken: ((await started.json()) as Json).accessToken as string, refreshToken: setCookieValue(started, 'session')! }
+    expect((await authed(iam, as, 'GET', '/secret/data')).status).toBe(200)
+    await grantAdmin(other.email, false)
+    expect((await authed(iam, as, 'GET', '/secret/data')).status).toBe(401)
+    expect((await refresh(iam, as)).status).toBe(401)
+    expect((await eventsOf(user)).find((e) => e.type === 'impersonation_ended')?.details).toMatchObject({ reason: 'admin_revoked' })
   })
 
   it('a ban of the account ends its impersonation at once', async () => {

@@ -15,19 +15,17 @@
  * else's hands), nor a banned account; an unknown and a banned account answer alike.
  */
 import { randomUUID } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql } from 'kysely'
 import type { IamContext } from '../../context'
-import type { Database } from '../../db/schema'
 import type { Actor } from '../account-actions/outcomes'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 import { recordUserAction } from '../security-events/repository'
 import { hashRefreshToken, newRefreshToken } from '../sessions/refresh-token'
 import { completePair, type TokenPair } from '../sessions/session-service'
 import { insertImpersonatedSession, revokeFamilies } from '../sessions/sessions-repo'
+import { endImpersonationsOpenedBy, IMPERSONATION_ENDED, recordImpersonationEnds, type ImpersonatedFamily } from './impersonation-end'
 import { BY_ADMIN } from './users'
 import { isPlatformAdmin } from './platform-admins'
-
-type Db = Kysely<Database> | Transaction<Database>
 
 /** The administrator acting: the serial id and device of full authentication, and the request's facts. */
 export interface ImpersonatorFacts {
@@ -41,9 +39,6 @@ export type StartFailure = { ok: false; code: 'unknown_user' | 'self' | 'target_
 export type StartResult = { ok: true; pair: TokenPair; endsAt: Date; target: { id: string; email: string; name: string } } | StartFailure
 
 const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
-
-/** The revocation reason of an impersonated session ended on purpose (logout, End, the administrator's end-all). */
-export const IMPERSONATION_ENDED = 'impersonation_ended'
 
 /**
  * Opens a session of the account behind `publicId` on the administrator's behalf, and records the
@@ -99,36 +94,6 @@ export async function startImpersonation(ctx: IamContext, admin: ImpersonatorFac
   return { ok: true, pair, endsAt, target: { id: target.public_id, email: target.email, name: target.name } }
 }
 
-/** An impersonated family as the end reads it. */
-interface Impersonated {
-  id: string
-  user_id: number
-  impersonated_by: string
-}
-
-/** Records the end of each of `families` on the account and on its administrator's. */
-async function recordEnds(trx: Db, families: readonly Impersonated[], actor: { visitorRowId: number | null; ipAddress: string }, reason: string, at: Date): Promise<void> {
-  if (families.length === 0) return
-  const admins = await trx
-    .selectFrom('users')
-    .select(['id', sql<string>`public_id::text`.as('public_id')])
-    .where('public_id', 'in', [...new Set(families.map((f) => f.impersonated_by))])
-    .execute()
-  const targets = await trx
-    .selectFrom('users')
-    .select(['id', sql<string>`public_id::text`.as('public_id'), 'email'])
-    .where('id', 'in', [...new Set(families.map((f) => f.user_id))])
-    .execute()
-  for (const family of families) {
-    const admin = admins.find((a) => a.public_id.toLowerCase() === family.impersonated_by.toLowerCase())
-    const target = targets.find((t) => t.id === family.user_id)
-    const details = { by: BY_ADMIN, adminId: family.impersonated_by, userId: target?.public_id ?? null, sessionId: family.id, reason }
-    await recordUserAction(trx, 'impersonation_ended', { userId: family.user_id, actor, details, at })
-    // the administrator's own event names the account (the account's own names only the administrator)
-    if (admin) await recordUserAction(trx, 'impersonation_ended', { userId: admin.id, actor, details: { ...details, email: target?.email ?? null }, at })
-  }
-}
-
 /**
  * Ends one impersonated session (its logout): revoked and recorded on both accounts in one
  * transaction; a second, racing end records nothing. False when the family was no live
@@ -148,7 +113,7 @@ export async function endImpersonatedSession(ctx: IamContext, familyId: string, 
     if (!family) return false
     const revoked = await revokeFamilies(trx, { familyId }, IMPERSONATION_ENDED, at)
     if (revoked.length === 0) return false
-    await recordEnds(trx, [family as Impersonated], actor, 'logout', at)
+    await recordImpersonationEnds(trx, [family as ImpersonatedFamily], actor, 'logout', at)
     return true
   })
   if (ended) await resolveFamilyAnomaly(ctx.store, familyId)
@@ -160,28 +125,7 @@ export async function endImpersonatedSession(ctx: IamContext, familyId: string, 
  * /admin/impersonation/end), recording each end on both accounts. Returns how many ended.
  */
 export async function endImpersonationsBy(ctx: IamContext, admin: { userId: number; actor: Actor }): Promise<number> {
-  const at = new Date(ctx.now())
-  const ended = await ctx.db.transaction().execute(async (trx) => {
-    const self = await trx.selectFrom('users').select(sql<string>`public_id::text`.as('public_id')).where('id', '=', admin.userId).executeTakeFirst()
-    if (!self) return []
-    // the family rows first, then their tokens: the order every writer of a family keeps
-    const families = await trx
-      .updateTable('session_families')
-      .set({ revoked_at: at, revoked_reason: IMPERSONATION_ENDED, refresh_expires_at: null })
-      .where('impersonated_by', '=', self.public_id)
-      .where('revoked_at', 'is', null)
-      .returning(['id', 'user_id', 'impersonated_by'])
-      .execute()
-    if (families.length === 0) return []
-    await trx
-      .updateTable('refresh_tokens')
-      .set({ status: 'revoked' })
-      .where('family_id', 'in', families.map((f) => f.id))
-      .where('status', '=', 'active')
-      .execute()
-    await recordEnds(trx, families as Impersonated[], admin.actor, 'ended_by_admin', at)
-    return families.map((f) => f.id)
-  })
+  const ended = await ctx.db.transaction().execute((trx) => endImpersonationsOpenedBy(trx, admin.userId, admin.actor, 'ended_by_admin', new Date(ctx.now())))
   await Promise.all(ended.map((id) => resolveFamilyAnomaly(ctx.store, id)))
   return ended.length
 }
