@@ -113,6 +113,9 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   },
   device_banned: () => 'A device was blocked',
   user_banned: () => 'Account suspended by an administrator',
+  account_deletion_requested: () => 'Account deletion requested: a confirmation link was mailed',
+  account_deletion_confirmed: () => 'Account deletion confirmed: the account was disabled',
+  account_deletion_cancelled: () => 'Account deletion cancelled with the mailed undo link',
   admin_granted: () => 'Platform administrator role granted',
   admin_revoked: () => 'Platform administrator role removed',
   admin_sessions_revoked: (d) => {

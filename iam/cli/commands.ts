@@ -16,6 +16,7 @@ import { rotateSigningKey } from '../features/tokens/signing-keys'
 import { CLIENT_GRANT_TYPES, ClientInputError, createClient, deleteClient, GRANT_ALIASES, listClients, rotateClientSecret, showClient, type ClientGrantType, type ClientView } from '../features/oidc/clients'
 import { setPlatformAdmin } from '../features/admin/platform-admins'
 import { banAccount, listAccounts, unbanAccount } from '../features/users/admin-users'
+import { purgeDueAccounts } from '../features/account-deletion/purge'
 import { importUsers, type ImportSummary } from '../features/users/import-users'
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
@@ -170,6 +171,16 @@ export const usersRevokeAdmin = command(
     const result = await withContext((ctx) => setPlatformAdmin(ctx, { email: args.email, admin: false, by: BY }), { storage: false })
     if (!result.ok) throw new CliFailure(`no account with the email ${args.email}`)
     return { data: { userId: result.userId, changed: result.changed }, text: result.changed ? `${args.email} is no longer a platform administrator` : `${args.email} was not a platform administrator` }
+  },
+)
+
+export const usersPurge = command(
+  'users:purge',
+  'Erase the accounts whose confirmed deletion is due (the undo window, accountDeletion.undoWindowMs, has passed): the same purge the server runs on its timer; safe beside it',
+  {},
+  async () => {
+    const { purged } = await withContext((ctx) => purgeDueAccounts(ctx.db, new Date(ctx.now())), { storage: false })
+    return { data: { purged }, text: purged ? `erased ${purged} account(s) whose deletion was due` : 'no account was due for erasure' }
   },
 )
 

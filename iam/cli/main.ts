@@ -14,6 +14,7 @@ const SUB_COMMANDS: Record<string, CommandDef> = {
   'users:grant-admin': commands.usersGrantAdmin,
   'users:revoke-admin': commands.usersRevokeAdmin,
   'users:import': commands.usersImport,
+  'users:purge': commands.usersPurge,
   'sessions:list': commands.sessionsList,
   'sessions:revoke': commands.sessionsRevoke,
   'keys:rotate': commands.keysRotate,

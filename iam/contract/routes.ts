@@ -3,6 +3,7 @@
  * and refuses (at type level and at load) an id or a method + path declared twice.
  */
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
+import { ACCOUNT_DELETION_ROUTES } from './account-deletion'
 import { ACCOUNT_SECURITY_ROUTES } from './account-security'
 import { ADMIN_ROUTES } from './admin'
 import { API_TOKEN_ROUTES } from './api-tokens'
@@ -27,6 +28,7 @@ const AREAS = [
   OIDC_ROUTES,
   ORGANIZATION_ROUTES,
   ADMIN_ROUTES,
+  ACCOUNT_DELETION_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -41,6 +43,7 @@ export const ROUTES = {
   ...OIDC_ROUTES,
   ...ORGANIZATION_ROUTES,
   ...ADMIN_ROUTES,
+  ...ACCOUNT_DELETION_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

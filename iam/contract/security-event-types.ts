@@ -65,6 +65,10 @@ export const SECURITY_EVENT_TYPES = [
   'admin_factor_removed',
   'admin_email_verified',
   'admin_reset_link_sent',
+  // self-service deletion (features/account-deletion): asked, confirmed from the mail, undone
+  'account_deletion_requested',
+  'account_deletion_confirmed',
+  'account_deletion_cancelled',
   // impersonation: recorded on BOTH the account and the administrator's own (details.adminId, details.userId)
   'impersonation_started',
   'impersonation_ended',

@@ -20,6 +20,8 @@ export interface UsersTable {
   first_verified_at: NullableTimestamp
   /** the account's `sub` at the OpenID Provider (migration 0009); never the serial id */
   public_id: Generated<string>
+  /** set while a confirmed deletion waits for its purge: the account is disabled until then (migration 0011) */
+  deletion_due_at: NullableTimestamp
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -169,6 +169,10 @@ export const configSchema = z.strictObject({
           undoEmailChange: z.string().startsWith('/').default('/auth/undo-email-change'),
           /** the gateway page that accepts an organization invitation (the token in the query) */
           orgInvitation: z.string().startsWith('/').default('/orgs/invitations/accept'),
+          /** the gateway page that confirms a requested account deletion */
+          deleteAccount: z.string().startsWith('/').default('/auth/delete-account'),
+          /** the gateway page that cancels a confirmed deletion before the purge */
+          undoDeleteAccount: z.string().startsWith('/').default('/auth/undo-delete-account'),
         })
         .prefault({}),
       expiresInMs: z.number().int().positive().default(15 * MINUTE_MS),
@@ -216,6 +220,16 @@ export const configSchema = z.strictObject({
           timeoutMs: z.number().int().positive().default(1500),
         })
         .prefault({}),
+    })
+    .prefault({}),
+  /** self-service deletion (features/account-deletion, docs/accounts.md) */
+  accountDeletion: z
+    .strictObject({
+      /** how long a confirmed deletion can be undone; the purge erases the account after it */
+      undoWindowMs: z.number().int().positive().default(7 * DAY_MS),
+      /** how often each instance runs the purge (plugins/02.account-purge.ts); 0: never (the CLI's users:purge only) */
+      // a timer's period: at most 2^31-1 ms (about 24 days)
+      purgeEveryMs: z.number().int().nonnegative().max(2 ** 31 - 1).default(HOUR_MS),
     })
     .prefault({}),
   /** what users:import needs to verify the hashes it brought in (imported-hashes.ts) */

@@ -12,4 +12,6 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'GET', path: '/__test/slow', body: { kind: 'none' } },
   { method: 'POST', path: '/__test/oidc-clients', body: { kind: 'json', limitBytes: OAUTH_JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/platform-admin', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
+  { method: 'POST', path: '/__test/account-purge', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
+  { method: 'POST', path: '/__test/account-footprint', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
 ]

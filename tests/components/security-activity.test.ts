@@ -117,6 +117,9 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   ],
   admin_email_verified: [[{ by: 'admin', adminId: 'a1' }, 'Email address marked as confirmed by an administrator']],
   admin_reset_link_sent: [[{ by: 'admin', adminId: 'a1' }, 'A password reset link was mailed to you by an administrator']],
+  account_deletion_requested: [[{}, 'Account deletion requested: a confirmation link was mailed']],
+  account_deletion_confirmed: [[{ dueAt: '2026-12-04T10:00:00.000Z', revokedSessions: 2, revokedApiTokens: 1 }, 'Account deletion confirmed: the account was disabled']],
+  account_deletion_cancelled: [[{}, 'Account deletion cancelled with the mailed undo link']],
   // the account's own event names the administrator only; the administrator's names the account it signed in as
   impersonation_started: [
     [{ by: 'admin', adminId: 'a1', userId: 'u1', sessionId: 's1' }, 'An administrator signed in to your account on your behalf'],

@@ -8,6 +8,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
 import {
   API,
   attributes,
@@ -86,6 +87,20 @@ describe('refresh tokens', () => {
 
     const other = await op.register({ name: 'Other web app', firstParty: true })
     expect(await refreshError(other, refreshed.refresh_token ?? tokens.refresh_token!)).toBe('invalid_grant')
+  })
+
+  it('a refresh reads the client, then the token together with its grant and its account: two reads and one write', async () => {
+    const rp = await op.register({ name: 'Counted web app', firstParty: true })
+    const tokens = await codeFlow(op, rp, await signedInBrowser(), OFFLINE)
+    await refresh(op, rp, tokens.refresh_token!) // the first refresh may still sweep or warm what the flow left
+    const before = await scrapeMetrics(op.iam.url)
+    const N = 5
+    for (let i = 0; i < N; i++) expect((await refresh(op, rp, tokens.refresh_token!)).access_token).toBeTruthy()
+    const after = await scrapeMetrics(op.iam.url)
+    const of = (kind: string) => moved(before, after, 'iam_db_statements_total', { kind })
+    // the token's statement reads its grant and account for the provider's next reads of them
+    expect(of('read')).toBe(2 * N)
+    expect(of('write')).toBe(N)
   })
 
   it('of two concurrent redemptions of one refresh token exactly one gets tokens', async () => {

@@ -4,7 +4,8 @@
  */
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PASSWORD } from '../e2e/auth-stack'
+import { hmac, PASSWORD } from '../e2e/auth-stack'
+import { createIamClient } from '../../iam/client/iam-client'
 import { authorizationUrl, Browser, codeParams, insecure, redeem, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
 
 let op: OpStack
@@ -118,6 +119,60 @@ describe('authorization code + PKCE', () => {
     await expect(redeem(op, rp, params, verifier, nonce)).rejects.toMatchObject({ error: 'invalid_grant' })
     const introspected = await oauth.processIntrospectionResponse(op.as, rp.client, await oauth.introspectionRequest(op.as, rp.client, rp.auth, tokens.access_token, insecure))
     expect(introspected.active).toBe(false)
+  })
+})
+
+describe('the organization scope', () => {
+  /** A person signed in to the gateway in a browser, owner of organizations `names` (made on the IAM with that session). */
+  async function memberOf(names: string[]) {
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const iam = createIamClient({ baseUrl: op.iam.url, hmac })
+    const ids: string[] = []
+    for (const [i, name] of names.entries()) {
+      const res = await iam.request<{ data: { org: { id: string } } }>({
+        method: 'POST',
+        path: '/orgs',
+        body: { name, slug: `scope-${Date.now().toString(36)}-${i}` },
+        cookies: { canary_id: browser.cookies.get('canary_id')!, session: browser.cookies.get('session')! },
+        headers: { authorization: `Bearer ${browser.cookies.get('__Secure-a')}` },
+        // what the browser's fetch sends, and so what the gateway forwarded when the session began
+        userAgent: 'node',
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(201)
+      ids.push(res.body!.data.org.id)
+    }
+    return { browser, ids }
+  }
+
+  async function userInfo(rp: Awaited<ReturnType<OpStack['register']>>, browser: Browser, scope: string) {
+    const { url, verifier, state, nonce } = await authorizationUrl(op, rp, { scope })
+    const walk = await walkAuthorization(browser, url, rp.redirectUri)
+    const tokens = await redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
+    const sub = oauth.getValidatedIdTokenClaims(tokens)!.sub
+    return oauth.processUserInfoResponse(op.as, rp.client, sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
+  }
+
+  it('releases every organization of the person as `orgs`, each with its role and permissions, to a client granted the scope', async () => {
+    const rp = await op.register({ name: 'Org app', firstParty: true, scope: 'openid email profile organization' })
+    const { browser, ids } = await memberOf(['Scope One', 'Scope Two'])
+    expect(op.as.scopes_supported).toContain('organization')
+    const info = await userInfo(rp, browser, 'openid organization')
+    const orgs = info.orgs as Array<{ id: string; slug: string; role: string; permissions: string[] }>
+    expect(orgs.map((o) => o.id)).toEqual(ids)
+    for (const org of orgs) {
+      expect(org.role).toBe('owner')
+      expect(org.permissions).toContain('organization:delete')
+      expect(org.slug).toMatch(/^scope-/)
+    }
+  })
+
+  it('releases no organization without the scope, even to a client that may ask for it', async () => {
+    const rp = await op.register({ name: 'Org app, not asking', firstParty: true, scope: 'openid email profile organization' })
+    const { browser } = await memberOf(['Scope Three'])
+    const info = await userInfo(rp, browser, 'openid email')
+    expect(info.orgs).toBeUndefined()
+    expect(info.email).toBeDefined()
   })
 })
 

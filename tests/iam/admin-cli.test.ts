@@ -29,7 +29,7 @@ describe('npm run iam -- (help and usage)', () => {
   it('lists every command (through npm run itself), and shows the options of one with --help', async () => {
     const all = await cli(['--help'], {}, 'npm')
     expect(all.code).toBe(0)
-    for (const name of ['migrate', 'config:check', 'users:list', 'users:import', 'users:ban', 'users:unban', 'users:grant-admin', 'users:revoke-admin', 'sessions:list', 'sessions:revoke', 'keys:rotate', 'tokens:revoke', 'clients:create', 'clients:list', 'clients:show', 'clients:rotate-secret', 'clients:delete']) {
+    for (const name of ['migrate', 'config:check', 'users:list', 'users:import', 'users:purge', 'users:ban', 'users:unban', 'users:grant-admin', 'users:revoke-admin', 'sessions:list', 'sessions:revoke', 'keys:rotate', 'tokens:revoke', 'clients:create', 'clients:list', 'clients:show', 'clients:rotate-secret', 'clients:delete']) {
       expect(all.stdout + all.stderr).toContain(name)
     }
     const ban = await cli(['users:ban', '--help'], {})

@@ -154,6 +154,7 @@ describe('the impersonated session', () => {
         'POST /api/manage/rotate',
         'POST /auth/reauthenticate',
         'POST /orgs/:orgId/delete',
+        'POST /auth/delete-account',
         'GET /admin/users',
         'POST /admin/users/:userId/impersonate',
       ]),

@@ -41,7 +41,10 @@ describe('configuration schema', () => {
       verifyEmail: '/auth/verify-email',
       undoEmailChange: '/auth/undo-email-change',
       orgInvitation: '/orgs/invitations/accept',
+      deleteAccount: '/auth/delete-account',
+      undoDeleteAccount: '/auth/undo-delete-account',
     })
+    expect(config.accountDeletion).toEqual({ undoWindowMs: 604_800_000, purgeEveryMs: 3_600_000 })
     expect(config.magic_links.verifyEmailExpiresInMs).toBe(86_400_000)
     expect(config.magic_links.undoEmailChangeExpiresInMs).toBe(604_800_000)
     expect(config.password.argon2).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 })

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { ACCOUNT_ACTION_ROUTES } from '../../iam/contract/account-actions'
 import { ACCOUNT_SECURITY_ROUTES } from '../../iam/contract/account-security'
+import { ACCOUNT_DELETION_ROUTES } from '../../iam/contract/account-deletion'
 import { ADMIN_ROUTES } from '../../iam/contract/admin'
 import { API_TOKEN_ROUTES } from '../../iam/contract/api-tokens'
 import { AUTH_ROUTES } from '../../iam/contract/auth'
@@ -18,7 +19,7 @@ import { SERVICE_ROUTES } from '../../iam/contract/service'
 import { covers, listFiles, routeFiles as listRouteFiles } from '../helpers/route-files'
 
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
-const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES]
+const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, ACCOUNT_DELETION_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
 const routeFiles = listRouteFiles()

@@ -23,6 +23,7 @@ import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
+import { isDeletionPending } from '../account-deletion/deletion-state'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 import { previewLinkPurpose } from './link-preview'
 import { nothingRemoved, removeSetup } from './remove-setup'
@@ -64,7 +65,8 @@ export async function requestPasswordReset(
  */
 export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string): Promise<void> {
   const user = await findUserByEmail(ctx.db, email)
-  if (!user) return
+  // a disabled account gets no reset: its owner restores it with the mailed undo link
+  if (!user || isDeletionPending(user)) return
   const { siteName } = ctx.config.email
   // after the response like the lookup: a capped address is answered, and timed, as any other
   if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: user.password_hash ? 'password_reset' : 'sign_in_help' }))) return

@@ -137,12 +137,14 @@ export async function revokeByHash(
  * Takes the user's row lock: creations of one user queue here, so count + insert cannot race. A
  * ban updates the same row, so a creation either sees the ban it waited for (its token is created
  * suspended until the ban ends) or committed before it (the ban suspends its token).
- * Undefined when there is no such user; otherwise the end of a ban still running at `at`, or null.
+ * Undefined when there is no such user (or its deletion is confirmed); otherwise the end of a ban still running at `at`, or null.
  */
 export async function lockUser(trx: Transaction<Database>, userId: number, at: Date): Promise<{ bannedUntil: Date | null } | undefined> {
+  // an account disabled by a confirmed deletion makes no tokens: the confirmation revokes them all
+  // under this same row lock (features/account-deletion), so a creation that waited for it stops here
   const { rows } = await sql<{ banned_until: Date | null }>`
     select case when banned_until > ${at} then banned_until end as banned_until
-    from users where id = ${userId} for no key update`.execute(trx)
+    from users where id = ${userId} and deletion_due_at is null for no key update`.execute(trx)
   const row = rows[0]
   return row && { bannedUntil: row.banned_until }
 }

@@ -274,3 +274,37 @@ export function secondFactorNotice(input: {
     },
   ])
 }
+
+/**
+ * The confirmation of a deletion the signed-in owner asked for: nothing happens until the link is
+ * used, so a session left open somewhere cannot delete the account without the mailbox.
+ */
+export function deleteAccountMail(input: { siteName: string; link: string; linkTtlMs: number; undoWindowMs: number }): MailContent {
+  return render(input.siteName, `${input.siteName}: confirm the deletion of your account`, [
+    { kind: 'p', text: `You asked to delete your ${input.siteName} account. Nothing has changed yet.` },
+    {
+      kind: 'p',
+      text: `Open the link below to confirm. It works once and expires in ${minutes(input.linkTtlMs)}. Once confirmed, the account is disabled at once and every session is signed out; it is erased ${duration(input.undoWindowMs)} later, and until then a link we mail you restores it.`,
+    },
+    { kind: 'link', label: 'Confirm the deletion', url: input.link },
+    { kind: 'p', text: 'If you did not ask for this, ignore this mail and change your password: someone may be signed in to your account.' },
+  ])
+}
+
+/** Sent once the deletion is confirmed: when the account will be erased, and the link that restores it until then. */
+export function accountDisabledNotice(input: { siteName: string; eraseAt: string; undoLink: string; undoTtlMs: number }): MailContent {
+  return render(input.siteName, `${input.siteName}: your account is disabled and will be erased`, [
+    { kind: 'p', text: `Your ${input.siteName} account is disabled: every session, API token and app access was ended. It will be erased on ${input.eraseAt}.` },
+    { kind: 'p', text: `Changed your mind? Open the link below within ${duration(input.undoTtlMs)}: it restores the account, and you sign in again.` },
+    { kind: 'link', label: 'Restore my account', url: input.undoLink },
+  ])
+}
+
+/** Sent when the undo link restored the account. */
+export function accountRestoredNotice(input: { siteName: string; when: string; ipAddress: string; loginUrl: string }): MailContent {
+  return render(input.siteName, `${input.siteName}: your account was restored`, [
+    { kind: 'p', text: `The deletion of your ${input.siteName} account was cancelled on ${input.when} from ${input.ipAddress}. Your account will not be erased.` },
+    { kind: 'p', text: 'Sessions and API tokens ended by the deletion stay ended: sign in again, and create new API tokens if you need them.' },
+    { kind: 'link', label: 'Sign in', url: input.loginUrl },
+  ])
+}

@@ -12,6 +12,10 @@ export const PASSWORD_RESET_PURPOSE = 'PASSWORD_RESET' satisfies ReservedReason
 export const EMAIL_VERIFICATION_PURPOSE = 'EMAIL_VERIFICATION' satisfies ReservedReason
 /** Mailed to the OLD address after an email change: puts that address back. */
 export const UNDO_EMAIL_CHANGE_PURPOSE = 'UNDO_EMAIL_CHANGE' satisfies ReservedReason
+/** Confirms a deletion the signed-in owner asked for (features/account-deletion). */
+export const DELETE_ACCOUNT_PURPOSE = 'DELETE_ACCOUNT' satisfies ReservedReason
+/** Mailed once a deletion is confirmed: cancels it until the purge. */
+export const UNDO_DELETE_ACCOUNT_PURPOSE = 'UNDO_DELETE_ACCOUNT' satisfies ReservedReason
 /** The emailed code of POST /auth/reauthenticate (accounts with neither a password nor a second factor). */
 export const REAUTHENTICATE_PURPOSE = 'REAUTHENTICATE' satisfies ReservedReason
 

@@ -15,6 +15,7 @@ import { hasSecondFactor } from '../second-factors/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factors/sign-in-step'
 import { displayName, type OAuthProfile } from './provider-profile'
 import { recordSecurityEvent } from '../security-events/repository'
+import { isDeletionPending } from '../account-deletion/deletion-state'
 
 /** Why a provider sign-in fails; the route maps each code to its status. */
 export type OAuthLoginFailureCode = 'invalid_email' | 'email_taken' | 'banned'
@@ -48,7 +49,7 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   } else {
     const existing = await findUserByEmail(trx, email)
     if (existing) {
-      if (existing.password_hash || !existing.email_verified || !profile.emailVerified) return 'email_taken'
+      if (existing.password_hash || !existing.email_verified || !profile.emailVerified || isDeletionPending(existing)) return 'email_taken'
       user = existing
     } else {
       user = await insertUser(trx, {
@@ -65,6 +66,8 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   }
   if (!user) throw new Error('oauth identity without its user')
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return 'banned'
+  // the provider proved who this is, so no address is revealed: the account is disabled until its purge
+  if (isDeletionPending(user)) return 'banned'
   if (await hasSecondFactor(trx, user.id)) return { user, secondFactor: true }
   const device = { userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
   // a new account's first event comes before its first sign-in's (ids order events of one moment)

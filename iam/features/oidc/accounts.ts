@@ -4,8 +4,11 @@
  * the provider refuses its grants. Account events (sign out everywhere, a password change or reset,
  * a ban) end the account's grants at once: revokeAccountGrants.
  */
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+import { isDeletionPending } from '../account-deletion/deletion-state'
+import { orgClaimsOfUser } from '../organizations/org-claim'
+import { takeReadAhead } from './request-memo'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -14,22 +17,59 @@ export const isPublicId = (value: string) => UUID.test(value)
 export interface OidcAccount {
   [key: string]: unknown
   accountId: string
-  claims(): Promise<{ sub: string; [claim: string]: unknown }>
+  claims(use: string, scope: string): Promise<{ sub: string; [claim: string]: unknown }>
 }
+
+/** What an account's claims and its ban are read from. */
+export interface OidcAccountRow {
+  id: number
+  public_id: string
+  email: string
+  name: string
+  email_verified: boolean
+  banned_until: Date | null
+  deletion_due_at: Date | null
+}
+
+/** The key an account read ahead with a token (adapter.ts) is remembered under for the request. */
+export const accountKey = (sub: string) => `Account\u0000${sub}`
+
+/** The columns of OidcAccountRow on a `users as u` joined to a token row (adapter.ts). */
+export const ACCOUNT_READ_AHEAD = [
+  sql<number | null>`u.id`.as('accountId'),
+  sql<string | null>`u.public_id::text`.as('accountPublicId'),
+  sql<string | null>`u.email`.as('accountEmail'),
+  sql<string | null>`u.name`.as('accountName'),
+  sql<boolean | null>`u.email_verified`.as('accountEmailVerified'),
+  sql<Date | null>`u.banned_until`.as('accountBannedUntil'),
+  sql<Date | null>`u.deletion_due_at`.as('accountDeletionDueAt'),
+]
 
 /** The account behind a `sub`, or undefined when there is none or it is banned. */
 export async function findOidcAccount(db: Kysely<Database>, sub: string, now: number): Promise<OidcAccount | undefined> {
   if (!isPublicId(sub)) return undefined
-  const user = await db
-    .selectFrom('users')
-    .select(['public_id', 'email', 'name', 'email_verified', 'banned_until'])
-    .where('public_id', '=', sub)
-    .executeTakeFirst()
-  if (!user || (user.banned_until && user.banned_until.getTime() > now)) return undefined
+  // read with the token of this request already, when the provider reached the account through one
+  const ahead = takeReadAhead<OidcAccountRow | null>(accountKey(sub))
+  const user = ahead.found
+    ? (ahead.value ?? undefined)
+    : await db
+        .selectFrom('users')
+        .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until', 'deletion_due_at'])
+        .where('public_id', '=', sub)
+        .executeTakeFirst()
+  // a disabled account (a confirmed deletion) has no claims either: the provider refuses its grants
+  if (!user || (user.banned_until && user.banned_until.getTime() > now) || isDeletionPending(user)) return undefined
   return {
     accountId: user.public_id,
-    // the provider drops what the granted scopes and claims do not cover
-    claims: async () => ({ sub: user.public_id, email: user.email, email_verified: user.email_verified, name: user.name }),
+    // the provider drops what the granted scopes and claims do not cover; the memberships are read
+    // only for a token or userinfo answer whose scope asks for them
+    claims: async (_use, scope) => ({
+      sub: user.public_id,
+      email: user.email,
+      email_verified: user.email_verified,
+      name: user.name,
+      ...(scope.split(' ').includes('organization') ? { orgs: await orgClaimsOfUser(db, user.id) } : {}),
+    }),
   }
 }
 

@@ -10,15 +10,34 @@
  * tokens) ask.
  */
 import { errors } from 'oidc-provider'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import { findClientMetadata, saveRegisteredClient, deleteClient } from './clients'
 import type { IamConfig } from '../../lib/config-schema'
+import { ACCOUNT_READ_AHEAD, accountKey, type OidcAccountRow } from './accounts'
+import { forgetReadAhead, readAhead, takeReadAhead } from './request-memo'
 
 type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; accountId?: string; consumed?: number }
 
 /** The models whose artefacts belong to a grant: revoking the grant removes them. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode'])
+
+/**
+ * The models whose artefacts name a grant and an account: reading one reads its grant and its
+ * account in the same statement (request-memo.ts), for the provider's next two reads.
+ */
+const GRANT_BOUND = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest'])
+
+// only a UUID can name an account (users.public_id): anything else joins no user instead of failing the cast
+const ACCOUNT_OF_TOKEN = sql<string | null>`case when t.account_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then t.account_id::uuid end`
+
+interface StoredRow {
+  payload: unknown
+  consumed_at: Date | null
+  expires_at: Date | null
+}
+
+const grantKey = (id: string) => `Grant\u0000${id}`
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null)
 
@@ -57,6 +76,7 @@ class PayloadAdapter {
   ) {}
 
   async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+    if (this.model === 'Grant') forgetReadAhead(grantKey(id))
     const expiresAt = typeof expiresIn === 'number' ? new Date(this.deps.now() + expiresIn * 1000) : null
     const row = {
       model: this.model,
@@ -90,12 +110,42 @@ class PayloadAdapter {
   }
 
   private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {
+    if (GRANT_BOUND.has(this.model)) return this.findWithGrantAndAccount(column, value)
     const row = await this.deps.db
       .selectFrom('oidc_payloads')
       .select(['payload', 'consumed_at', 'expires_at'])
       .where('model', '=', this.model)
       .where(column, '=', value)
       .executeTakeFirst()
+    return this.live(row)
+  }
+
+  /** The artefact, with its grant and its account read ahead for the rest of the request. */
+  private async findWithGrantAndAccount(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {
+    const row = await this.deps.db
+      .selectFrom('oidc_payloads as t')
+      .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
+      .leftJoin('users as u', (join) => join.on(sql`u.public_id`, '=', ACCOUNT_OF_TOKEN))
+      .select(['t.payload', 't.consumed_at', 't.expires_at', 't.grant_id', 't.account_id'])
+      .select(['g.payload as grantPayload', 'g.consumed_at as grantConsumedAt', 'g.expires_at as grantExpiresAt', sql<boolean>`g.id is not null`.as('grantFound')])
+      .select(ACCOUNT_READ_AHEAD)
+      .where('t.model', '=', this.model)
+      .where(`t.${column}`, '=', value)
+      .executeTakeFirst()
+    if (!row) return undefined
+    if (row.grant_id) {
+      readAhead(grantKey(row.grant_id), row.grantFound ? { payload: row.grantPayload, consumed_at: row.grantConsumedAt, expires_at: row.grantExpiresAt } : null)
+    }
+    if (row.account_id) {
+      const account: OidcAccountRow | null =
+        row.accountId === null ? null : { id: row.accountId, public_id: row.accountPublicId!, email: row.accountEmail!, name: row.accountName!, email_verified: row.accountEmailVerified!, banned_until: row.accountBannedUntil, deletion_due_at: row.accountDeletionDueAt }
+      readAhead(accountKey(row.account_id), account)
+    }
+    return this.live(row)
+  }
+
+  /** The payload of a stored row the provider may use: none when missing or expired; `consumed` from the column. */
+  private live(row: StoredRow | undefined): Payload | undefined {
     if (!row) return undefined
     if (row.expires_at && row.expires_at.getTime() <= this.deps.now()) return undefined
     const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Payload
@@ -103,6 +153,10 @@ class PayloadAdapter {
   }
 
   find(id: string): Promise<Payload | undefined> {
+    if (this.model === 'Grant') {
+      const ahead = takeReadAhead<StoredRow | null>(grantKey(id))
+      if (ahead.found) return Promise.resolve(this.live(ahead.value ?? undefined))
+    }
     return this.findWhere('id', id)
   }
 
@@ -131,10 +185,12 @@ class PayloadAdapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (this.model === 'Grant') forgetReadAhead(grantKey(id))
     await this.deps.db.deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).execute()
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    forgetReadAhead(grantKey(grantId))
     await this.deps.db.deleteFrom('oidc_payloads').where('model', '=', this.model).where('grant_id', '=', grantId).execute()
   }
 }

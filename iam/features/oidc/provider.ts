@@ -27,9 +27,11 @@ import { OIDC_MOUNT } from '../../contract/oidc-mount'
 /**
  * The OpenID scopes (OIDC Core 5.4) and the claims each releases. `amr` (RFC 8176 method
  * references: how the person signed in) goes with `openid`, so every ID token says it without the
- * client asking through the claims parameter; userinfo has no `amr` to give.
+ * client asking through the claims parameter; userinfo has no `amr` to give. `organization`
+ * releases `orgs`: every organization the person belongs to, each in the shape of the session
+ * tokens' `org` claim (docs/oidc-provider.md says why a list).
  */
-const CLAIMS = { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'] }
+const CLAIMS = { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'], organization: ['orgs'] }
 
 /** Keys signing the provider's cookies: configured, else derived from secrets.codes (same on every instance). */
 function cookieKeys(ctx: IamContext): string[] {
@@ -97,7 +99,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     responseTypes: ['code'],
     claims: CLAIMS,
     // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
-    scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
+    scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', 'organization', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
     conformIdTokenClaims: true,
     extraClientMetadata: {
       properties: ['first_party'],

@@ -27,3 +27,18 @@ export async function orgClaimOf(db: Kysely<Database> | Transaction<Database>, f
 
 /** json from either driver: parsed already (pg) or text */
 export const parseOrgClaim = (org: OrgClaim | string | null | undefined): OrgClaim | null => (typeof org === 'string' ? (JSON.parse(org) as OrgClaim) : (org ?? null))
+
+/**
+ * Every organization of a user as `org` claims, oldest membership first: the `orgs` claim of the
+ * OpenID Provider's `organization` scope (features/oidc/accounts.ts). One statement.
+ */
+export async function orgClaimsOfUser(db: Kysely<Database> | Transaction<Database>, userId: number): Promise<OrgClaim[]> {
+  const { rows } = await sql<{ org: OrgClaim | string }>`select json_build_object('id', o.public_id::text, 'slug', o.slug, 'role', coalesce(r.name, m.role),
+      'permissions', ${permissionsSql('m.role', 'r.permissions')}) as org
+    from memberships m
+    join organizations o on o.id = m.org_id
+    left join organization_roles r on r.org_id = o.id and r.id::text = m.role
+    where m.user_id = ${userId}
+    order by m.created_at, o.id`.execute(db)
+  return rows.map((row) => parseOrgClaim(row.org)!)
+}

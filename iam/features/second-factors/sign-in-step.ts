@@ -17,6 +17,7 @@ import { findUserById } from '../users/users-repo'
 import type { CodeLocked } from './code-budget'
 import * as repo from './repository'
 import { verifySecondFactor, type SecondFactorMethod } from './verify-factor'
+import { isDeletionPending } from '../account-deletion/deletion-state'
 
 export interface SecondFactorChallenge {
   challenge: string
@@ -63,7 +64,8 @@ export async function completeSignIn(
   if (!verified.ok) return verified
   if (!(await repo.useChallenge(ctx.db, hash, new Date(now)))) return { ok: false, code: 'invalid_challenge' }
   const user = await findUserById(ctx.db, attempt.user_id)
-  if (!user) return { ok: false, code: 'invalid_challenge' }
+  // a deletion confirmed between the password and this step ends the sign-in like a stale challenge
+  if (!user || isDeletionPending(user)) return { ok: false, code: 'invalid_challenge' }
   if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
   const pair = await createSignInSession(ctx, user, input, attempt.remember, undefined, 'pwd otp mfa')
   // this step's request spent a point of the IP's login budget; the password step gave its own back

@@ -51,7 +51,9 @@ export const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: {
   db
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
     .leftJoin('visitors as v', (join) => join.on('v.canary_id', '=', args.canaryId))
-    .leftJoin('users as u', (join) => join.on(sql`lower(u.email)`, '=', args.email))
+    // an account disabled by a confirmed deletion is no account to sign in to: the same answer, and
+    // the same work, as an address nobody has (features/account-deletion/deletion-state.ts)
+    .leftJoin('users as u', (join) => join.on(sql`lower(u.email)`, '=', args.email).on('u.deletion_due_at', 'is', null))
     .selectAll('v')
     .select(['u.id as u_id', 'u.password_hash as u_password_hash', 'u.banned_until as u_banned_until', 'u.roles as u_roles'])
     .select((eb) =>

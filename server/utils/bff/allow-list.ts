@@ -89,6 +89,12 @@ export const BFF_IAM_ROUTES = [
   // the account page's connected apps
   'oidcConnectedApps',
   'oidcRevokeApp',
+  // self-service deletion: the account page's request, the mailed confirmation and undo links
+  'deleteAccount',
+  'deleteAccountLink',
+  'confirmDeleteAccount',
+  'undoDeleteAccountLink',
+  'undoDeleteAccount',
   // the admin console (/admin pages, server/api/admin/**): platform administrators only, the IAM's guards decide
   'adminUsers',
   'adminUser',

@@ -18,6 +18,7 @@ import { storeChallenge, takeChallengeOf } from './challenges'
 import { expectationsOf, relyingPartyOf, verifiedOrNull } from './relying-party'
 import * as repo from './repository'
 import { loadWebAuthn } from './webauthn'
+import { isDeletionPending } from '../../account-deletion/deletion-state'
 
 export async function startSignIn(ctx: IamContext, input: { visitorRowId: number }): Promise<Record<string, unknown>> {
   const rp = relyingPartyOf(ctx)
@@ -79,7 +80,8 @@ export async function finishSignIn(
     return { ok: false, code: 'counter_regressed' }
   }
   const user = await findUserById(ctx.db, passkey.user_id)
-  if (!user) return { ok: false, code: 'invalid_assertion' }
+  // a disabled account's passkey is answered as a passkey nobody has
+  if (!user || isDeletionPending(user)) return { ok: false, code: 'invalid_assertion' }
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return { ok: false, code: 'banned' }
   const pair = await createSignInSession(ctx, user, input, input.remember, undefined, 'hwk user mfa')
   // the verify request spent a point of the IP's login budget (the options have their own limiter)

@@ -1,0 +1,106 @@
+/**
+ * Self-service account deletion (docs/accounts.md "Deleting the account"): the signed-in request,
+ * the mailed confirmation link that disables the account, and the undo link valid until the purge.
+ */
+import { z } from 'zod'
+import { defineRoutes, noBody } from './define'
+import { linkQuery } from './inputs'
+import { FULL_AUTH, LIMITED, REAUTH, errorFail, okData, responses, type Responses } from './responses'
+
+const linkPreview = okData(z.object({ link: z.string(), reason: z.string() }))
+const BAD_LINK: Responses = { 400: { description: 'Invalid, used or expired link (`error`)', body: errorFail } }
+const BANNED_DEVICE: Responses = { 403: { description: 'Banned device', body: errorFail } }
+const organization = z.object({ id: z.string(), slug: z.string(), name: z.string() })
+const LAST_OWNER: Responses = {
+  409: {
+    description: 'The account is the last owner of these organizations (`code: "last_owner"`): make another member an owner, or delete them, first',
+    body: errorFail.extend({ code: z.literal('last_owner'), organizations: z.array(organization) }),
+  },
+}
+
+export const ACCOUNT_DELETION_ROUTES = defineRoutes({
+  deleteAccount: {
+    method: 'POST',
+    path: '/auth/delete-account',
+    summary: 'Ask to delete the account: a single-use confirmation link is mailed (needs a recent sign-in)',
+    auth: 'full',
+    guards: ['recent-sign-in'],
+    limiters: ['emails'],
+    request: noBody,
+    responses: responses(
+      {
+        202: {
+          description: 'The confirmation link was mailed to the account address; nothing changes until it is used',
+          body: okData(z.object({ sentTo: z.string(), expiresAt: z.iso.datetime() })),
+        },
+      },
+      LAST_OWNER,
+      { 503: { description: 'The mail could not be sent', body: errorFail } },
+      FULL_AUTH,
+      REAUTH,
+      LIMITED,
+    ),
+  },
+  deleteAccountLink: {
+    method: 'GET',
+    path: '/auth/delete-account/confirm',
+    summary: 'Check an account deletion link before it is used',
+    auth: 'none',
+    limiters: ['links'],
+    request: noBody,
+    query: linkQuery,
+    responses: responses({ 200: { description: 'The link is live', body: linkPreview } }, BAD_LINK, LIMITED),
+  },
+  confirmDeleteAccount: {
+    method: 'POST',
+    path: '/auth/delete-account/confirm',
+    summary: 'Confirm the deletion with the mailed link: the account is disabled at once and erased after the undo window',
+    auth: 'none',
+    limiters: ['codes'],
+    request: noBody,
+    query: linkQuery,
+    responses: responses(
+      {
+        200: {
+          description: 'Disabled: every session, refresh token, API token and app grant ended; `dueAt` is when the purge erases it; the undo link was mailed (`undoMailed`)',
+          body: okData(z.object({ message: z.string(), dueAt: z.iso.datetime(), undoMailed: z.boolean() })),
+        },
+      },
+      BAD_LINK,
+      BANNED_DEVICE,
+      LAST_OWNER,
+      LIMITED,
+    ),
+  },
+  undoDeleteAccountLink: {
+    method: 'GET',
+    path: '/auth/undo-delete-account',
+    summary: 'Check an undo-account-deletion link',
+    auth: 'none',
+    limiters: ['links'],
+    request: noBody,
+    query: linkQuery,
+    responses: responses(
+      { 200: { description: 'The link is live', body: linkPreview } },
+      BAD_LINK,
+      { 410: { description: 'The undo window has passed: the account is erased or about to be', body: errorFail } },
+      LIMITED,
+    ),
+  },
+  undoDeleteAccount: {
+    method: 'POST',
+    path: '/auth/undo-delete-account',
+    summary: 'Cancel a confirmed deletion with the mailed undo link, within the undo window',
+    auth: 'none',
+    limiters: ['codes'],
+    request: noBody,
+    query: linkQuery,
+    responses: responses(
+      { 200: { description: 'Restored: the account signs in again (what the deletion ended stays ended)', body: okData(z.object({ message: z.string() })) } },
+      BAD_LINK,
+      BANNED_DEVICE,
+      { 410: { description: 'The undo window has passed: the account is erased or about to be', body: errorFail } },
+      LIMITED,
+    ),
+  },
+})

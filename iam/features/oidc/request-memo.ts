@@ -1,0 +1,43 @@
+/**
+ * Rows read ahead for the rest of one provider request. A token grant reads the token, then its
+ * grant, then its account, each a round trip of its own through the provider's models; the adapter
+ * (adapter.ts) reads the three in the token's statement and leaves the grant and the account here,
+ * where the provider's next reads of them in the same request find them.
+ *
+ * Scoped to the request: oidc-provider runs every request inside its own AsyncLocalStorage
+ * (`Provider.ctx`, node_modules/oidc-provider/lib/helpers/als.js), and the memo hangs off that
+ * context, so nothing read ahead for one request is ever answered to another. Outside a request
+ * (the CLI, the IAM's own reads) there is no context and nothing is remembered. Each entry answers
+ * once: a second read of the same row in the same request goes to the database, as does any read
+ * after the request wrote that row.
+ */
+import Provider from 'oidc-provider'
+
+const memos = new WeakMap<object, Map<string, unknown>>()
+
+const currentRequest = (): object | undefined => (Provider as unknown as { ctx?: object }).ctx
+
+/** Remembers `value` (a row, or null for a row that does not exist) under `key` for the current request. */
+export function readAhead(key: string, value: unknown): void {
+  const ctx = currentRequest()
+  if (!ctx) return
+  let memo = memos.get(ctx)
+  if (!memo) memos.set(ctx, (memo = new Map()))
+  memo.set(key, value)
+}
+
+/** What was read ahead under `key` in this request (once), or `{ found: false }` to read it now. */
+export function takeReadAhead<T>(key: string): { found: true; value: T } | { found: false } {
+  const ctx = currentRequest()
+  const memo = ctx && memos.get(ctx)
+  if (!memo?.has(key)) return { found: false }
+  const value = memo.get(key) as T
+  memo.delete(key)
+  return { found: true, value }
+}
+
+/** Forgets `key` in this request: the row was written, so a read must see the new row. */
+export function forgetReadAhead(key: string): void {
+  const ctx = currentRequest()
+  if (ctx) memos.get(ctx)?.delete(key)
+}
