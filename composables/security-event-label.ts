@@ -126,6 +126,11 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   admin_email_verified: () => 'Email address marked as confirmed by an administrator',
   admin_reset_link_sent: () => 'A password reset link was mailed to you by an administrator',
   user_unbanned: () => 'Account suspension lifted',
+  // the administrator's own event names the account it signed in as (details.email); the account's own does not
+  impersonation_started: (d) =>
+    text(d, 'email') ? `You signed in as ${text(d, 'email')} on their behalf` : 'An administrator signed in to your account on your behalf',
+  impersonation_ended: (d) =>
+    text(d, 'email') ? `Your session as ${text(d, 'email')} ended` : 'The administrator’s session on your behalf ended',
   signing_key_rotated: () => 'Signing keys rotated by an administrator',
   oidc_client_created: (d) => (text(d, 'name') ? `App “${text(d, 'name')}” registered by an administrator` : 'An app was registered by an administrator'),
   oidc_client_secret_rotated: () => "An app's secret was replaced by an administrator",

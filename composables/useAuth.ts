@@ -26,9 +26,25 @@ export interface AuthState {
   message: string | null
   /** when signed-out after a session ended: the code of why (composables/session-ended.ts), for the sign-in page's `?ended=` */
   endedWhy: string | null
+  /** a platform administrator signed in on this account's behalf (the banner, components/ImpersonationBanner.vue) */
+  impersonating: boolean
+  /** that administrator's email, when the gateway noted it */
+  impersonatedBy: string | null
 }
 
-const signedOut = (): AuthState => ({ status: 'signed-out', userId: null, email: null, emailVerified: false, name: null, roles: [], expiresAt: null, message: null, endedWhy: null })
+const signedOut = (): AuthState => ({
+  status: 'signed-out',
+  userId: null,
+  email: null,
+  emailVerified: false,
+  name: null,
+  roles: [],
+  expiresAt: null,
+  message: null,
+  endedWhy: null,
+  impersonating: false,
+  impersonatedBy: null,
+})
 
 /** The auth state for an answer of GET /api/auth/session (server/utils/bff/session-state.ts). */
 function stateOfSession(body: BffBody): AuthState {
@@ -43,6 +59,8 @@ function stateOfSession(body: BffBody): AuthState {
       expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,
       message: null,
       endedWhy: null,
+      impersonating: !!body.impersonatedBy,
+      impersonatedBy: typeof (body.impersonatedBy as { email?: unknown } | undefined)?.email === 'string' ? (body.impersonatedBy as { email: string }).email : null,
     }
   }
   if (body.mfa === true) return { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }

@@ -106,6 +106,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     path: '/update/email',
     summary: 'Change the account email (after a change_email MFA flow)',
     auth: 'full',
+    guards: ['not-impersonated'],
     limiters: ['codes', 'mailbox'],
     request: json(),
     query: linkQuery,

@@ -158,6 +158,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     path: '/auth/change-password',
     summary: 'Change the password (other sessions end; this one gets a new token pair)',
     auth: 'full',
+    guards: ['not-impersonated'],
     // the login limiters: a stolen session must not become an unthrottled password oracle
     limiters: ['loginIp', 'loginAccount', 'loginAccountDelay'],
     request: json(),
@@ -218,6 +219,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     path: '/auth/reauthenticate',
     summary: 'Prove the sign-in again before a change to how the account signs in (second factors, passkeys, email)',
     auth: 'full',
+    guards: ['not-impersonated'],
     // a password counts like a failed sign-in; a second-factor code spends the account's code budget
     limiters: ['loginIp', 'loginAccount', 'loginAccountDelay', 'emails', 'links'],
     request: json(),

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { defineRoutes, json, noBody, type RouteGuard } from './define'
-import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, type Responses } from './responses'
+import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, tokensBody, type Responses } from './responses'
 
 const ADMIN_GUARDS: readonly RouteGuard[] = ['platform-admin', 'recent-sign-in']
 
@@ -149,6 +149,7 @@ export const ADMIN_ROUTES = defineRoutes({
       {
         200: { description: 'banned', body: okData(z.object({ until: z.string(), sessionsEnded: z.number().int(), tokensSuspended: z.number().int() })) },
         400: { description: 'Validation failed, or `until` is not in the future', body: errorFail },
+        409: { description: 'Your own account (`You cannot ban your own account`)', body: errorFail },
       },
       NO_USER,
       JSON_BODY_FIELDS,
@@ -215,6 +216,39 @@ export const ADMIN_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       ADMIN,
     ),
+  },
+  adminUserImpersonate: {
+    method: 'POST',
+    path: '/admin/users/:userId/impersonate',
+    summary:
+      "Sign in as the account on its owner's behalf: a session that ends after security.impersonationTtlMs, whose access tokens carry `act` (RFC 8693 section 4.1); session cookie set",
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    params: userParams,
+    responses: responses(
+      {
+        200: {
+          description: 'the session on the account\'s behalf: its access token, the session cookie set, when it ends and whom it is for',
+          body: tokensBody.extend({ impersonation: z.object({ userId: z.string(), email: z.string(), name: z.string(), endsAt: z.string() }) }),
+        },
+        403: { description: 'The account is a platform administrator, or your own (`Administrators cannot be impersonated`, `You cannot impersonate yourself`)', body: errorFail },
+      },
+      { 404: { description: 'No such user, or the account is suspended (the same answer)', body: errorFail } },
+      { 400: NO_USER[400]! },
+      ADMIN,
+    ),
+  },
+  adminImpersonationEnd: {
+    method: 'POST',
+    path: '/admin/impersonation/end',
+    summary: 'End every session you opened on an account\'s behalf (each end recorded on both accounts)',
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    responses: responses({ 200: { description: 'ended', body: okData(z.object({ ended: z.number().int() })) } }, ADMIN),
   },
   adminOrgs: {
     method: 'GET',

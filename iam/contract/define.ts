@@ -28,9 +28,23 @@ export type AuthRule = 'full' | 'bearer+session' | 'session' | 'none'
  * `recent-sign-in` a session that has not proved its sign-in recently (403 `reauthenticate: true`;
  * within security.adminReauthenticateWithinMs on a route that also has `platform-admin`),
  * `platform-admin` an account that is not a platform administrator (403, the same body on every
- * such route).
+ * such route), `not-impersonated` a session a platform administrator opened on the account's
+ * behalf (403 `impersonated: true`).
  */
-export type RouteGuard = 'verified-email' | 'recent-sign-in' | 'platform-admin'
+export type RouteGuard = 'verified-email' | 'recent-sign-in' | 'platform-admin' | 'not-impersonated'
+
+/**
+ * The guards that an impersonated session never passes (403 `impersonated: true`, before any
+ * other guard): `not-impersonated` names the sensitive routes that need no recent sign-in (the
+ * password, the email, API token secrets, signing into other apps), and every route that asks
+ * for a recent sign-in or a platform administrator is refused too, because the administrator
+ * cannot prove the account owner's sign-in and must not use their own powers through it.
+ */
+const REFUSED_WHILE_IMPERSONATING: readonly RouteGuard[] = ['not-impersonated', 'recent-sign-in', 'platform-admin']
+
+/** Whether a session opened by a platform administrator on the account's behalf is refused on `route`. */
+export const refusedWhileImpersonating = (route: Pick<RouteContract, 'guards'>): boolean =>
+  !!route.guards?.some((guard) => REFUSED_WHILE_IMPERSONATING.includes(guard))
 
 /** What middleware/30 does with a JSON body whose strings fail lib/text.ts. */
 export interface JsonTextRule {

@@ -112,6 +112,18 @@ export const REAUTH: Responses = {
   },
 }
 
+/**
+ * A session a platform administrator opened on the account's behalf, on a route the table closes
+ * to it (contract/define.ts refusedWhileImpersonating): added to those routes' documents by the
+ * OpenAPI generator, from the guards.
+ */
+export const IMPERSONATED: Responses = {
+  403: {
+    description: 'Signed in on the account\'s behalf by a platform administrator (`impersonated: true`): not allowed until the impersonation ends',
+    body: errorFail.extend({ impersonated: z.literal(true) }),
+  },
+}
+
 /** Adding a way to sign in needs a confirmed address */
 export const VERIFIED_EMAIL: Responses = {
   403: { description: 'The account address was never confirmed (`verifyEmail: true`)', body: errorFail.extend({ verifyEmail: z.literal(true) }) },

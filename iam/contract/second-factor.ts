@@ -148,6 +148,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     path: '/update/email/second-factor',
     summary: 'Change the account email (after POST /custom/mfa/change_email) with a TOTP or recovery code instead of the emailed code',
     auth: 'full',
+    guards: ['not-impersonated'],
     limiters: ['codes', 'mailbox'],
     request: json(),
     body: z.object({

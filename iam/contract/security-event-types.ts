@@ -72,6 +72,9 @@ export const SECURITY_EVENT_TYPES = [
   // accounts brought in from a JSON Lines file (features/users/import-users.ts): recorded for the
   // administrator who posted it (details.adminId), or with no account by the admin CLI (`by: 'admin-cli'`)
   'users_imported',
+  // impersonation: recorded on BOTH the account and the administrator's own (details.adminId, details.userId)
+  'impersonation_started',
+  'impersonation_ended',
 ] as const
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]

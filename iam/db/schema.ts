@@ -73,6 +73,10 @@ export interface SessionFamiliesTable {
   sign_in_amr: string | null
   /** the organization the session acts for (POST /orgs/active), null: none (migration 0010) */
   active_org_id: ColumnType<number | null, number | null | undefined, number | null>
+  /** the public id of the platform administrator who opened this session on the account's behalf; null: an ordinary session (migration 0012) */
+  impersonated_by: ColumnType<string | null, string | null | undefined, string | null>
+  /** the hard end of an impersonated session: no refresh token of the family outlives it (migration 0012) */
+  impersonation_ends_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 export type RefreshTokenStatus = 'active' | 'rotated' | 'revoked'

@@ -50,6 +50,8 @@ declare module 'h3' {
     account?: AuthAccount
     /** ms since the epoch of the session's last sign-in proof: its sign-in, or its last re-authentication (http/reauthenticate.ts) */
     signInProofAt?: number
+    /** the public id of the platform administrator who opened this session on the account's behalf (session_families.impersonated_by); unset otherwise */
+    impersonatedBy?: string
   }
 }
 
@@ -200,6 +202,7 @@ async function protectRoute(
   if (state.account) event.context.account = state.account
   const family = state.session!.family
   event.context.signInProofAt = Math.max(family.created_at.getTime(), family.reauthenticated_at?.getTime() ?? 0)
+  if (family.impersonated_by) event.context.impersonatedBy = family.impersonated_by
   return user
 }
 

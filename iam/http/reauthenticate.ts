@@ -12,6 +12,7 @@ import { authFail } from './auth'
 export const REAUTHENTICATE_ERROR = 'Re-authentication required'
 export const PLATFORM_ADMINS_ONLY = 'Platform administrators only'
 export const VERIFY_EMAIL_FIRST = 'Confirm your email address before adding a way to sign in'
+export const NOT_WHILE_IMPERSONATING = 'Not allowed while signed in on behalf of this account: end the impersonation first'
 
 /**
  * 403 `{ ok: false, date, error: "Re-authentication required", reauthenticate: true }` unless the
@@ -43,4 +44,15 @@ export function requirePlatformAdmin(event: H3Event): void {
 export function requireVerifiedEmail(event: H3Event): void {
   if (event.context.account?.email_verified) return
   authFail(403, VERIFY_EMAIL_FIRST, { verifyEmail: true })
+}
+
+/**
+ * 403 `{ ok: false, date, error, impersonated: true }` for a session a platform administrator
+ * opened on the account's behalf (session_families.impersonated_by, read by full authentication in
+ * its one statement). The route table says where (contract/define.ts refusedWhileImpersonating):
+ * whatever changes how the account signs in, its credentials or its administrators' powers.
+ */
+export function requireNotImpersonated(event: H3Event): void {
+  if (!event.context.impersonatedBy) return
+  authFail(403, NOT_WHILE_IMPERSONATING, { impersonated: true })
 }

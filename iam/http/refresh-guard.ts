@@ -32,6 +32,8 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
     userId: family.user_id,
     roles: state.account.roles,
     activeOrgId: family.active_org_id,
+    impersonatedBy: family.impersonated_by,
+    impersonationEndsAt: family.impersonation_ends_at,
     visitor: visitor.visitor_id,
     touchBefore: guard.touchDue ?? null,
     visitorRowId: visitor.id,

@@ -17,7 +17,7 @@
  */
 import { defineEventHandler, type EventHandler, type H3Event } from 'h3'
 import type { z } from 'zod'
-import type { AuthRule, RouteContract } from '../contract/define'
+import { refusedWhileImpersonating, type AuthRule, type RouteContract } from '../contract/define'
 import type { LimiterName } from '../contract/limiter-names'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
@@ -27,7 +27,7 @@ import type { CountLimiterName, KeyFacts } from '../features/rate-limits/registr
 import { fullAuthentication, getFingerPrint, rejectXss, requireAccessToken, requireRefreshToken, type RequestUser } from './auth'
 import { actorOf } from './link-submission'
 import { enforceRateLimit } from './rate-limit'
-import { requirePlatformAdmin, requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
+import { requireNotImpersonated, requirePlatformAdmin, requireRecentSignIn, requireVerifiedEmail } from './reauthenticate'
 import { getClientIp, getJsonBody } from './request'
 import { readRouteInput, type InputPart, type InvalidInput } from './route-input'
 import { requireSignInDevice, signInDeviceVisit } from './sign-in'
@@ -220,16 +220,22 @@ class UnitRequest {
   }
 }
 
-/** Full authentication, then the entry's guards in their order. */
-async function fullAuthenticationWithGuards(event: H3Event, route: RouteContract): Promise<RequestUser> {
+/**
+ * Full authentication, then the entry's guards in their order. An impersonated session is refused
+ * first, in this one place, on every route the table marks (contract/define.ts
+ * refusedWhileImpersonating): asked for a re-authentication instead, the administrator would be
+ * sent to prove a password that is not theirs.
+ */
+async function fullAuthenticationWithGuards(event: H3Event, route: RouteContract, refuseImpersonated: boolean): Promise<RequestUser> {
   const user = await fullAuthentication(event)
+  if (refuseImpersonated) requireNotImpersonated(event)
   const guards = route.guards ?? []
   // an administrator's proof must be fresh within the admin window, whatever the account routes allow
   const recentWithinMs = guards.includes('platform-admin') ? useIam().config.security.adminReauthenticateWithinMs : undefined
   for (const guard of guards) {
     if (guard === 'verified-email') requireVerifiedEmail(event)
     else if (guard === 'platform-admin') requirePlatformAdmin(event)
-    else requireRecentSignIn(event, recentWithinMs)
+    else if (guard === 'recent-sign-in') requireRecentSignIn(event, recentWithinMs)
   }
   return user
 }
@@ -260,6 +266,7 @@ export function defineRoute<const R extends RouteContract>(
   const parsedBySteps = new Set(steps.flatMap((step) => (step.kind === 'parse' ? [step.part] : [])))
   const all = [...steps, ...IMPLICIT.filter(([part]) => route[part] && !parsedBySteps.has(part)).map(([, make]) => make())]
   const active = all.filter((step) => step.kind !== 'counted')
+  const refuseImpersonated = refusedWhileImpersonating(route)
   const requestOf = (event: H3Event, user: RequestUser | undefined) => new UnitRequest(event, user) as unknown as RouteRequest<R>
   const runSteps = async (req: RouteRequest<R>) => {
     for (const step of active) {
@@ -272,7 +279,7 @@ export function defineRoute<const R extends RouteContract>(
   // without steps (GET /health, GET /check's cheap cases) answers without an extra promise.
   const run =
     route.auth === 'full'
-      ? async (event: H3Event) => runSteps(requestOf(event, await fullAuthenticationWithGuards(event, route)))
+      ? async (event: H3Event) => runSteps(requestOf(event, await fullAuthenticationWithGuards(event, route, refuseImpersonated)))
       : (event: H3Event) => {
           requirePresence(event, route.auth)
           const req = requestOf(event, undefined)

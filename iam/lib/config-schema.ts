@@ -372,6 +372,11 @@ export const configSchema = z.strictObject({
        * sign-in itself, or POST /auth/reauthenticate (a password or a second factor).
        */
       adminReauthenticateWithinMs: z.number().int().positive().default(10 * MINUTE_MS),
+      /**
+       * How long a session a platform administrator opens on an account's behalf lives, counted
+       * from its start; it is never refreshed past that (features/admin/impersonation.ts).
+       */
+      impersonationTtlMs: z.number().int().positive().max(60 * MINUTE_MS).default(15 * MINUTE_MS),
     })
     .prefault({}),
   passkeys: z

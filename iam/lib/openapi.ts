@@ -10,9 +10,9 @@
  */
 import { z } from 'zod'
 import { HMAC_HEADERS } from '../client/hmac'
-import type { AuthRule, ResponseContract, RouteContract } from '../contract/define'
+import { refusedWhileImpersonating, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
 import * as shared from '../contract/responses'
-import { PLATFORM_RESPONSES, responses } from '../contract/responses'
+import { IMPERSONATED, PLATFORM_RESPONSES, responses } from '../contract/responses'
 import { ROUTES } from '../contract/routes'
 import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
 
@@ -64,7 +64,7 @@ const CREDENTIALS: Record<AuthRule, readonly string[]> = {
 /** What the platform answers around every route (HMAC only where the entry has it), merged under the entry's own. */
 function withPlatformResponses(route: RouteContract): Record<number, ResponseContract> {
   const { 401: _hmacFailure, ...withoutHmac } = PLATFORM_RESPONSES
-  return responses(route.hmac === false ? withoutHmac : PLATFORM_RESPONSES, route.responses)
+  return responses(route.hmac === false ? withoutHmac : PLATFORM_RESPONSES, route.responses, refusedWhileImpersonating(route) ? IMPERSONATED : {})
 }
 
 function security(route: RouteContract): Array<Record<string, string[]>> {

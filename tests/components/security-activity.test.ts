@@ -120,6 +120,15 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   account_deletion_requested: [[{}, 'Account deletion requested: a confirmation link was mailed']],
   account_deletion_confirmed: [[{ dueAt: '2026-12-04T10:00:00.000Z', revokedSessions: 2, revokedApiTokens: 1 }, 'Account deletion confirmed: the account was disabled']],
   account_deletion_cancelled: [[{}, 'Account deletion cancelled with the mailed undo link']],
+  // the account's own event names the administrator only; the administrator's names the account it signed in as
+  impersonation_started: [
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', sessionId: 's1' }, 'An administrator signed in to your account on your behalf'],
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', sessionId: 's1', email: 'ada@example.com' }, 'You signed in as ada@example.com on their behalf'],
+  ],
+  impersonation_ended: [
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', reason: 'logout' }, 'The administrator’s session on your behalf ended'],
+    [{ by: 'admin', adminId: 'a1', userId: 'u1', reason: 'logout', email: 'ada@example.com' }, 'Your session as ada@example.com ended'],
+  ],
   signing_key_rotated: [[{ kid: 'k1', by: 'cli' }, 'Signing keys rotated by an administrator']],
   oidc_client_created: [
     [{ clientId: 'c1', name: 'Wiki', by: 'cli' }, 'App “Wiki” registered by an administrator'],

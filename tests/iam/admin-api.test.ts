@@ -12,7 +12,9 @@ import { applyRefresh, call, loginUser, newDevice, PROXY_CONFIG, refresh, signup
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { newToken, verify, WIDE_LIMITERS } from './api-tokens-http'
+import { registerPasskey } from './passkeys-http'
 import { concretePath } from './route-table'
 import { authed, enrolTotp, WIDE_LOGIN } from './second-factor-http'
 
@@ -84,8 +86,8 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 describe('who may call /admin', () => {
-  it('has the eleven admin routes, each with both guards', () => {
-    expect(ADMIN_ROUTES).toHaveLength(11)
+  it('has the thirteen admin routes, each with both guards', () => {
+    expect(ADMIN_ROUTES).toHaveLength(13)
     for (const [id, entry] of ADMIN_ROUTES) expect(entry.guards, id).toEqual(['platform-admin', 'recent-sign-in'])
   })
 
@@ -222,6 +224,30 @@ describe('the actions, each recorded with the administrator id', () => {
     const event = await adminEvent(publicId, 'admin_factor_removed')
     expect(event?.details).toMatchObject({ method: 'totp' })
     await loginUser(iam, user.email, user.password, await newDevice(iam, { ip: '203.0.113.208' }))
+  })
+
+  it('factors/remove takes one passkey away (the other stays), recorded with its id, and the owner is told by mail', async () => {
+    const user = await signupConfirmed(iam, mails, { client: { ip: '203.0.113.213' } })
+    const { id } = await registerPasskey(iam, user, new SoftAuthenticator(), 'Work laptop')
+    const { id: kept } = await registerPasskey(iam, user, new SoftAuthenticator(), 'Phone')
+    const publicId = await publicIdOf(user.email)
+    const passkeysOf = async () => ((await detailOf(publicId)).factors as { passkeys: Array<{ id: number; name: string }> }).passkeys
+    expect((await passkeysOf()).map((p) => p.id).sort()).toEqual([id, kept].sort())
+    const removed = await asAdmin('POST', `/admin/users/${publicId}/factors/remove`, { kind: 'passkey', id })
+    expect(await json(removed)).toMatchObject({ ok: true, data: { removed: 'passkey' } })
+    expect((await passkeysOf()).map((p) => p.id)).toEqual([kept])
+    expect((await asAdmin('POST', `/admin/users/${publicId}/factors/remove`, { kind: 'passkey', id })).status).toBe(404)
+    const event = await adminEvent(publicId, 'admin_factor_removed')
+    expect(event?.details).toMatchObject({ method: 'passkey', passkeyId: id, by: 'admin', adminId })
+    await mailTo(mails, user.email, (m) => /a passkey was removed/i.test(`${m.subject ?? ''} ${m.text ?? ''}`))
+  })
+
+  it('refuses to ban the administrator themself (409, in words), and records nothing', async () => {
+    const res = await asAdmin('POST', `/admin/users/${adminId}/ban`, {})
+    expect(res.status).toBe(409)
+    expect(await json(res)).toMatchObject({ ok: false, error: 'You cannot ban your own account' })
+    expect(await adminEvent(adminId, 'user_banned')).toBeUndefined()
+    expect((await asAdmin('GET', '/admin/users?limit=1')).status).toBe(200)
   })
 
   it('sessions/revoke ends every session of the account', async () => {

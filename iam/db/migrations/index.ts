@@ -14,6 +14,7 @@ import * as factorLifecycle from './2026-11-26-0008-factor-lifecycle'
 import * as openidProvider from './2026-11-27-0009-openid-provider'
 import * as organizations from './2026-11-27-0010-organizations'
 import * as accountDeletion from './2026-11-27-0011-account-deletion'
+import * as impersonation from './2026-11-27-0012-impersonation'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0009-openid-provider': openidProvider,
   '2026-11-27-0010-organizations': organizations,
   '2026-11-27-0011-account-deletion': accountDeletion,
+  '2026-11-27-0012-impersonation': impersonation,
 }

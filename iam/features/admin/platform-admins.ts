@@ -9,6 +9,7 @@ import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { recordSecurityEvent } from '../security-events/repository'
+import { endImpersonationsOpenedBy } from './impersonation-end'
 import { findUserByEmail } from '../users/users-repo'
 
 /** The role in users.roles that makes a platform administrator. */
@@ -46,6 +47,8 @@ export async function setPlatformAdmin(ctx: Pick<IamContext, 'db' | 'now'>, inpu
           .returning('id')
           .executeTakeFirst()
     if (!updated) return false
+    // a former administrator's sessions on other accounts' behalf end with the role
+    if (!input.admin) await endImpersonationsOpenedBy(trx, user.id, { visitorRowId: null, ipAddress: null }, 'admin_revoked', now)
     await recordSecurityEvent(trx, {
       type: input.admin ? 'admin_granted' : 'admin_revoked',
       userId: user.id,

@@ -222,6 +222,8 @@ async function pairOf(db: Db, publicId: string, adminUserId: number): Promise<Pa
 export async function adminBan(ctx: IamContext, input: AdminActor & { publicId: string; until: Date }) {
   const pair = await pairOf(ctx.db, input.publicId, input.userId)
   if (!pair) return UNKNOWN_USER
+  // an administrator who banned themself would be locked out with nobody there to lift it
+  if (pair.target.id === input.userId) return { ok: false as const, code: 'self' as const }
   const result = await banAccount(ctx, { userId: pair.target.id, until: input.until, by: BY_ADMIN, details: { adminId: pair.adminId } })
   if (!result.ok) return result.code === 'unknown_account' ? UNKNOWN_USER : ({ ok: false, code: 'until_in_past' } as const)
   return { ok: true as const, until: result.until.toISOString(), sessionsEnded: result.sessionsEnded, tokensSuspended: result.tokensSuspended }

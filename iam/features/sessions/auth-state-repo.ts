@@ -8,6 +8,9 @@
  * One row always comes back (the joins hang off a constant), so an unknown cookie still yields the
  * device and vice versa.
  *
+ * The family's impersonation marker (impersonated_by, migration 0012) comes in the same row, so
+ * an administrator's session on someone's behalf is known without a statement of its own.
+ *
  * Only the columns the nine checks and the routes use are read (never the password hash), the SQL
  * text is fixed (no query building per request) and the row is one json array taken apart by hand.
  */
@@ -21,7 +24,7 @@ export interface AuthSession {
   family: Pick<
     SessionFamily,
     | 'id' | 'user_id' | 'visitor_id' | 'ip_address' | 'fingerprint' | 'created_at' | 'last_seen' | 'last_mfa_at' | 'revoked_at' | 'anomaly_until' | 'reauthenticated_at'
-    | 'active_org_id'
+    | 'active_org_id' | 'impersonated_by' | 'impersonation_ends_at'
   >
 }
 
@@ -48,6 +51,7 @@ type AuthRow = [
   t_status: RefreshToken['status'] | null, t_expires_at: Stamp, t_used_at: Stamp,
   f_id: string | null, f_user_id: number | null, f_visitor_id: number | null, f_ip_address: string | null, f_fingerprint: Fingerprint,
   f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp, f_reauthenticated_at: Stamp, f_active_org_id: number | null,
+  f_impersonated_by: string | null, f_impersonation_ends_at: Stamp,
   u_id: number | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null,
   v_id: number | null, v_canary_id: string | null, v_visitor_id: string | null, v_ip_address: string | null, v_user_agent: string | null,
   v_fingerprint: Fingerprint, v_score: number | null, v_banned_until: Stamp, v_first_seen: Stamp, v_last_seen: Stamp,
@@ -84,6 +88,7 @@ export const AUTH_STATE_SQL = `
       t.status, t.expires_at, t.used_at,
       f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint,
       f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id,
+      f.impersonated_by, f.impersonation_ends_at,
       u.id, u.email, u.name, u.email_verified, u.roles,
       v.id, v.canary_id, v.visitor_id, v.ip_address, v.user_agent,
       v.fingerprint, v.score, v.banned_until, v.first_seen, v.last_seen,
@@ -91,7 +96,7 @@ export const AUTH_STATE_SQL = `
     ) as r
     from (select 1) as one
     left join refresh_tokens t on t.token_hash = $1
-    left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id from session_families f where f.id = t.family_id offset 0) f on true
+    left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id, f.impersonated_by, f.impersonation_ends_at from session_families f where f.id = t.family_id offset 0) f on true
     left join lateral (select u.id, u.email, u.name, u.email_verified, u.roles from users u where u.id = f.user_id offset 0) u on true
     left join visitors v on v.canary_id = $2
     left join lateral (
@@ -116,6 +121,7 @@ function stateOf(r: AuthRow): AuthState {
   const [
     status, expiresAt, usedAt,
     familyId, userId, boundVisitorId, familyIp, familyPrint, createdAt, familySeen, lastMfaAt, revokedAt, anomalyUntil, reauthenticatedAt, activeOrgId,
+    impersonatedBy, impersonationEndsAt,
     accountId, email, name, emailVerified, roles,
     visitorRowId, canaryId, visitorId, visitorIp, userAgent, visitorPrint, score, bannedUntil, firstSeen, visitorSeen,
     live, recent,
@@ -138,6 +144,8 @@ function stateOf(r: AuthRow): AuthState {
             anomaly_until: dateOf(anomalyUntil),
             reauthenticated_at: dateOf(reauthenticatedAt),
             active_org_id: activeOrgId,
+            impersonated_by: impersonatedBy,
+            impersonation_ends_at: dateOf(impersonationEndsAt),
           },
         }
   const account: AuthAccount | null =

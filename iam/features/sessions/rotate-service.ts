@@ -18,7 +18,7 @@ import type { RefreshTokenStatus } from '../../db/schema'
 import { orgClaimOf } from '../organizations/org-claim'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken, openForToken, sealForToken } from './refresh-token'
-import { revokeFamily, type TokenPair } from './session-service'
+import { impersonationClaims, revokeFamily, type TokenPair } from './session-service'
 import { findReplacement, rotateInOneStatement } from './sessions-repo'
 
 /** Why a rotation fails: a replayed token, or a dead one. */
@@ -45,6 +45,9 @@ export interface RotationFacts {
   activeOrgId: number | null
   /** public id of the family's device (the access token's `visitor` claim) */
   visitor: string
+  /** an impersonated session: the administrator's public id (the token's `act.sub`) and the session's hard end; null otherwise */
+  impersonatedBy: string | null
+  impersonationEndsAt: Date | null
   /** when the family's last_seen is due (older than this), the rotation statement moves it; else null */
   touchBefore: Date | null
   /** the request's device row and address: where a reuse came from, for the owner's security activity */
@@ -73,7 +76,14 @@ async function rotateOnce(ctx: IamContext, facts: RotationFacts, hash: string): 
   const newHash = hashRefreshToken(refreshToken)
   // the org claim costs a statement only for a session acting for an organization
   const org = facts.activeOrgId === null ? null : await orgClaimOf(ctx.db, facts.familyId)
-  const access = await issueAccessToken(ctx, { userId: facts.userId, sessionId: facts.familyId, visitor: facts.visitor, roles: facts.roles, org })
+  const access = await issueAccessToken(ctx, {
+    userId: facts.userId,
+    sessionId: facts.familyId,
+    visitor: facts.visitor,
+    roles: facts.roles,
+    org,
+    ...impersonationClaims(facts.impersonatedBy, facts.impersonationEndsAt),
+  })
   const filed: FiledPair = { accessToken: access.token, accessIat: access.accessIat, expiresInMs: access.expiresInMs, refreshToken }
   // filed before the token is spent: a duplicate that loses the UPDATE below finds it at once
   if (cfg.reuseGraceMs > 0) {

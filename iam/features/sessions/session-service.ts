@@ -94,10 +94,14 @@ export async function openSession(ctx: IamContext, trx: Transaction<Database>, i
 export async function completePair(
   ctx: IamContext,
   session: OpenedSession,
-  claims: { userId: number; roles: string[]; visitor: string; org?: OrgClaim | null },
+  claims: { userId: number; roles: string[]; visitor: string; org?: OrgClaim | null; act?: { sub: string } | null; endsAt?: number | null },
   ring?: KeyRing,
 ): Promise<TokenPair> {
-  const access = await issueAccessToken(ctx, { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles, org: claims.org }, ring)
+  const access = await issueAccessToken(
+    ctx,
+    { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles, org: claims.org, act: claims.act, endsAt: claims.endsAt },
+    ring,
+  )
   return {
     accessToken: access.token,
     accessIat: access.accessIat,
@@ -162,8 +166,9 @@ export async function createSignInSession(
 }
 
 /**
- * Loads what an access token needs for a family: the user's roles, the bound device's public id
- * and the active organization's claim (organizations/org-claim.ts), in one statement.
+ * Loads what an access token needs for a family: the user's roles, the bound device's public id,
+ * the active organization's claim (organizations/org-claim.ts) and, for a session a platform
+ * administrator opened, the actor and the hard end, in one statement.
  */
 export async function familyClaims(db: Kysely<Database> | Transaction<Database>, familyId: string) {
   return db
@@ -172,9 +177,19 @@ export async function familyClaims(db: Kysely<Database> | Transaction<Database>,
     .innerJoin('visitors as v', 'v.id', 'f.visitor_id')
     .where('f.id', '=', familyId)
     .select(['f.user_id as userId', 'u.roles as roles', 'v.visitor_id as visitor', 'f.created_at as createdAt', 'f.remember as remember', 'f.revoked_at as revokedAt'])
+    .select(['f.impersonated_by as impersonatedBy', 'f.impersonation_ends_at as impersonationEndsAt'])
     .select(orgClaimSql.as('org'))
     .executeTakeFirst()
-    .then((row) => row && { ...row, org: parseOrgClaim(row.org) })
+    .then((row) => {
+      if (!row) return row
+      const { impersonatedBy, impersonationEndsAt, ...rest } = row
+      return { ...rest, org: parseOrgClaim(row.org), ...impersonationClaims(impersonatedBy, impersonationEndsAt) }
+    })
+}
+
+/** The access token claims of an impersonated session (`act`, RFC 8693 section 4.1, and its end); nothing for an ordinary one. */
+export function impersonationClaims(impersonatedBy: string | null, endsAt: Date | null): { act: { sub: string } | null; endsAt: number | null } {
+  return impersonatedBy ? { act: { sub: impersonatedBy }, endsAt: endsAt?.getTime() ?? null } : { act: null, endsAt: null }
 }
 
 /**
@@ -212,7 +227,9 @@ export async function renewFamilyToken(ctx: IamContext, trx: Transaction<Databas
   const family = await trx.selectFrom('session_families').selectAll().where('id', '=', familyId).forUpdate().executeTakeFirst()
   if (!family || family.revoked_at || family.created_at.getTime() + cfg.MAX_SESSION_LIFE <= now) return null
   const refreshToken = newRefreshToken()
-  const refreshExpiresAt = refreshExpiry(cfg, family.remember, family.created_at.getTime(), now)
+  // an impersonated session is never renewed past its hard end
+  const refreshExpiresAt = Math.min(refreshExpiry(cfg, family.remember, family.created_at.getTime(), now), family.impersonation_ends_at?.getTime() ?? Infinity)
+  if (refreshExpiresAt <= now) return null
   await replaceActiveToken(trx, { familyId, hash: hashRefreshToken(refreshToken), expiresAt: new Date(refreshExpiresAt), now: new Date(now) })
   return { familyId, refreshToken, refreshExpiresAt }
 }

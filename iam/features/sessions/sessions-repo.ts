@@ -87,6 +87,16 @@ export const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: Sessio
     .values(rows.token),
 )
 
+/**
+ * A session a platform administrator opens on the account's behalf (features/admin/impersonation.ts):
+ * its family marked with the administrator's public id and its hard end, and its first token, inside
+ * the caller's transaction (which also records the start on both accounts).
+ */
+export async function insertImpersonatedSession(trx: Transaction<Database>, family: NewFamily, token: NewRefreshToken, by: { adminId: string; endsAt: Date }): Promise<void> {
+  await trx.insertInto('session_families').values({ ...familyRow(family), impersonated_by: by.adminId, impersonation_ends_at: by.endsAt }).execute()
+  await insertRefreshToken(trx, token)
+}
+
 export interface SessionState {
   token: RefreshToken
   family: SessionFamily
@@ -152,6 +162,7 @@ export interface RotatedRow {
 // sends it), $4 MAX_SESSION_LIFE, $5 the remember TTL, $6 the normal TTL (ms), $7 the family's
 // last_seen threshold or null (touchFamily's rule: moved only when older). One fixed text, sent as
 // it is (no query building per rotation) and prepared by name (db/prepared.ts).
+// least() skips a null, so only an impersonated session's hard end (migration 0012) bounds it.
 // `fam` locks the family row FIRST: the statement then updates it (refresh_expires_at, which the
 // live-session count reads, and a due last_seen), and every other writer of a family and its tokens
 // (revocation, re-issue) locks the family before the tokens. Spending the token first and then
@@ -160,7 +171,7 @@ export interface RotatedRow {
 // UPDATE re-checks `status = 'active'` on the winner's version) and match nothing.
 const ROTATION_SQL = `
     with fam as materialized (
-      select f.id, f.revoked_at, f.created_at, f.remember from session_families f
+      select f.id, f.revoked_at, f.created_at, f.remember, f.impersonation_ends_at from session_families f
       where f.id = (select family_id from refresh_tokens where token_hash = $1)
       for no key update
     ),
@@ -175,7 +186,7 @@ const ROTATION_SQL = `
       where refresh_tokens.token_hash = $1 and refresh_tokens.status = 'active' and f.id = refresh_tokens.family_id
       returning refresh_tokens.family_id, refresh_tokens.replaced_by,
         least($3::timestamptz + case when f.remember then $5::bigint else $6::bigint end * interval '1 millisecond',
-              f.created_at + $4::bigint * interval '1 millisecond') as new_expires_at
+              f.created_at + $4::bigint * interval '1 millisecond', f.impersonation_ends_at) as new_expires_at
     ),
     inserted as (
       insert into refresh_tokens (id, family_id, token_hash, status, created_at, expires_at) overriding system value
@@ -199,7 +210,8 @@ const ROTATION_SQL = `
  * one matches) and inserts the replacement under the id the old row links to, only when the family
  * is still live and the old token unexpired at this instant (a revocation that committed after the
  * caller's read still wins). The replacement expires at the remember/normal TTL, never past
- * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL). The family's
+ * MAX_SESSION_LIFE from the family's start (session-service.refreshExpiry, in SQL), nor past an
+ * impersonated session's end. The family's
  * refresh_expires_at becomes the successor's expiry (null without one); a rotation that gets a
  * successor also moves the family's last_seen when the guard found it due (`touchBefore`).
  * A data-modifying WITH runs to completion whether or not the final SELECT reads it. Undefined

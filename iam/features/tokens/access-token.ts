@@ -24,6 +24,13 @@ export interface AccessClaims {
   roles: string[]
   /** present while the session has an active organization the user is a member of */
   org?: OrgClaim | null
+  /**
+   * a session a platform administrator opened on the account's behalf: the actor (RFC 8693
+   * section 4.1), `sub` the administrator's public id; and the session's hard end (ms), past which
+   * no token of it lives
+   */
+  act?: { sub: string } | null
+  endsAt?: number | null
 }
 
 export interface AccessTokenSettings {
@@ -39,6 +46,7 @@ export interface AccessPayload extends JWTPayload {
   visitor: string
   roles: string[]
   org?: OrgClaim
+  act?: { sub: string }
   iat: number
   exp: number
 }
@@ -74,21 +82,24 @@ export async function signAccessToken(
 ): Promise<{ token: string; jti: string; accessIat: number; expiresInMs: number }> {
   const jti = randomUUID()
   const iat = Math.floor(now / 1000)
+  // an impersonated session's token never outlives the session's hard end
+  const expiresInMs = claims.endsAt ? Math.max(1000, Math.min(settings.expiresInMs, claims.endsAt - now)) : settings.expiresInMs
   const payload = {
     sid: claims.sessionId,
     visitor: claims.visitor,
     roles: claims.roles,
     ...(claims.org ? { org: claims.org } : {}),
+    ...(claims.act ? { act: { sub: claims.act.sub } } : {}),
     iss: settings.issuer,
     aud: settings.audience,
     sub: String(claims.userId),
     jti,
     iat,
-    exp: Math.floor((now + settings.expiresInMs) / 1000),
+    exp: Math.floor((now + expiresInMs) / 1000),
   }
   const input = `${headerSegmentOf(ring)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`
   const signature = signWith(null, Buffer.from(input), keyObjectOf(ring.current.privateKey))
-  return { token: `${input}.${signature.toString('base64url')}`, jti, accessIat: now, expiresInMs: settings.expiresInMs }
+  return { token: `${input}.${signature.toString('base64url')}`, jti, accessIat: now, expiresInMs }
 }
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string')

@@ -97,6 +97,18 @@ export const BFF_IAM_ROUTES = [
   'undoDeleteAccount',
   // the account page's "Download your data"
   'accountExport',
+  // the admin console (/admin pages, server/api/admin/**): platform administrators only, the IAM's guards decide
+  'adminUsers',
+  'adminUser',
+  'adminUserBan',
+  'adminUserUnban',
+  'adminUserSessionsRevoke',
+  'adminUserFactorRemove',
+  'adminUserVerifyEmail',
+  'adminUserResetLink',
+  'adminUserImpersonate',
+  'adminOrgs',
+  'adminOrg',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

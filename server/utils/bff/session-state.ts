@@ -10,11 +10,12 @@
 import type { H3Event } from 'h3'
 import { clearSessionCookies, currentCookie } from './cookies'
 import { BffReply } from './respond'
+import { impersonatingAdminEmail } from './impersonation'
 import { callAuthedRoute, refreshSession } from './session'
 import { endedWhy, type SessionEndedWhy } from '../../../composables/session-ended'
 
 interface Metadata {
-  payload?: { sub?: unknown; exp?: unknown }
+  payload?: { sub?: unknown; exp?: unknown; act?: unknown }
   roles?: unknown
   shouldRotate?: unknown
   email?: unknown
@@ -24,7 +25,17 @@ interface Metadata {
 }
 
 export type SessionState =
-  | { authenticated: true; userId: string | null; roles: string[]; expiresAt: string | null; email: string | null; emailVerified: boolean; name: string | null }
+  | {
+      authenticated: true
+      userId: string | null
+      roles: string[]
+      expiresAt: string | null
+      email: string | null
+      emailVerified: boolean
+      name: string | null
+      /** signed in on the account's behalf by a platform administrator (the token's `act`): who, for the banner */
+      impersonatedBy?: { email: string | null }
+    }
   | { authenticated: false; ended?: true; why?: SessionEndedWhy; mfa?: true; message?: string }
 
 const ENDED = { authenticated: false, ended: true } as const
@@ -61,6 +72,8 @@ async function read(event: H3Event): Promise<SessionState> {
       email: str(body.email) ?? null,
       emailVerified: body.emailVerified === true,
       name: str(body.name) ?? null,
+      // the IAM signed `act` into the token (RFC 8693 section 4.1); the email is the gateway's note of who started it
+      ...(body.payload?.act && typeof body.payload.act === 'object' ? { impersonatedBy: { email: impersonatingAdminEmail(event) } } : {}),
     }
   } catch (error) {
     if (!(error instanceof BffReply)) throw error

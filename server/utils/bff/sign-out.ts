@@ -7,6 +7,7 @@
 import { appendResponseHeader, type H3Event } from 'h3'
 import { clearSessionCookies, currentCookie, forwardSetCookies } from './cookies'
 import { callIamRoute } from './iam-call'
+import { endKeptAdminSession } from './impersonation'
 import { BffReply } from './respond'
 
 const PROVIDER_SESSION_COOKIES = ['_session', '_session.sig', '_session.legacy', '_session.legacy.sig']
@@ -25,6 +26,8 @@ export async function endBffSession(event: H3Event): Promise<void> {
       if (!(error instanceof BffReply)) throw error
     }
   }
+  // signed in on someone's behalf: the administrator's own session, kept aside, ends as well
+  await endKeptAdminSession(event)
   clearSessionCookies(event)
   for (const name of PROVIDER_SESSION_COOKIES) appendResponseHeader(event, 'set-cookie', `${name}=; Path=/oidc; Max-Age=0; HttpOnly; SameSite=Lax`)
 }

@@ -1,0 +1,9 @@
+/** POST /api/admin/users/:userId/verify-email -> IAM POST /admin/users/:userId/verify-email (platform administrators, a recent sign-in: 403 `reauthenticate` asks for it in place). */
+import { readIamParams } from '../../../../utils/bff/input'
+import { defineBffHandler, relay } from '../../../../utils/bff/respond'
+import { callAuthedRoute } from '../../../../utils/bff/session'
+
+export default defineBffHandler(async (event) => {
+  const params = readIamParams(event, 'adminUserVerifyEmail', 'This is not a user id.')
+  return relay(event, await callAuthedRoute(event, 'adminUserVerifyEmail', { params }))
+})

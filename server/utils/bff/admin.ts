@@ -1,0 +1,34 @@
+/**
+ * The admin console's BFF routes (server/api/admin/**): each is one call to an IAM /admin route,
+ * whose guards decide who may (platform administrators, a recent sign-in); the BFF only checks the
+ * input against the IAM route's own schemas first, so it refuses exactly what the IAM would.
+ */
+import { getQuery, readBody, type H3Event } from 'h3'
+import type { z } from 'zod'
+import { ROUTES } from '../../../iam/contract/routes'
+import type { IamInput } from './iam-route'
+import { bffFail } from './respond'
+
+/** `?q=&limit=&cursor=` of a list (accounts or organizations), checked by the IAM route's query schema. */
+export function readAdminPageQuery<I extends 'adminUsers' | 'adminOrgs'>(event: H3Event, id: I): IamInput<I, 'query'> {
+  const sent = getQuery(event)
+  const query: Record<string, string> = {}
+  for (const key of ['q', 'limit', 'cursor'] as const) {
+    const value = sent[key]
+    if (typeof value === 'string' && value !== '') query[key] = value
+  }
+  if (!(ROUTES[id].query as z.ZodType).safeParse(query).success) bffFail(400, { ok: false, error: 'That search is not valid. Shorten it, or start again from the first page.' })
+  return query as IamInput<I, 'query'>
+}
+
+/** A JSON body checked by the IAM route's own schema (a union the form helpers do not take). */
+export async function readAdminBody<I extends 'adminUserFactorRemove' | 'adminUserBan'>(event: H3Event, id: I): Promise<IamInput<I, 'body'>> {
+  let raw: unknown
+  try {
+    raw = (await readBody(event)) ?? {}
+  } catch {
+    raw = {}
+  }
+  if (!(ROUTES[id].body as z.ZodType).safeParse(raw).success) bffFail(400, { ok: false, error: 'That request is not valid. Reload the page and try again.' })
+  return raw as IamInput<I, 'body'>
+}

@@ -1,0 +1,209 @@
+/**
+ * The admin console (/admin) in Chromium at a phone's width: an administrator (the role granted by
+ * the test build's route that does what `users:grant-admin` does) finds an account, signs it out
+ * everywhere, signs in as it (the banner on every page, End brings the administrator back); an
+ * account without the role reads that it needs it. axe on every admin page.
+ */
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { signRequestV2 } from '../../iam/client/hmac'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
+
+let stack: E2eStack
+let adminBrowser: Browser
+let userBrowser: Browser
+
+/** POST /__test/platform-admin on the IAM (signed: the stack's IAM requires HMAC). */
+async function grantAdmin(email: string): Promise<void> {
+  const body = JSON.stringify({ email, admin: true })
+  const headers = signRequestV2({ ...hmac, method: 'POST', url: '/__test/platform-admin', body })
+  const res = await fetch(`${stack.iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+  expect(res.status, await res.text()).toBe(200)
+}
+
+/** true when nothing scrolls sideways; else what sticks out, to say which element */
+const fitsWidth = (page: Page) =>
+  page.evaluate(() => {
+    if (document.documentElement.scrollWidth <= window.innerWidth) return true
+    const wide = Array.from(document.querySelectorAll('#main *')).filter((el) => el.getBoundingClientRect().right > window.innerWidth)
+    return wide.slice(-3).map((el) => `${el.tagName}.${el.className}: ${el.textContent?.slice(0, 60)}`)
+  })
+
+beforeAll(async () => {
+  stack = await startE2eStack({
+    iamEnv: CLOCK_ENV,
+    // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
+    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
+  })
+  ;[adminBrowser, userBrowser] = await Promise.all([launchBrowser(), launchBrowser()])
+})
+afterAll(async () => {
+  await adminBrowser?.close()
+  await userBrowser?.close()
+  await stack?.stop()
+})
+
+describe('the admin console', () => {
+  it('tells an account without the role that it needs administrator rights (no raw answer)', async () => {
+    const page = await userBrowser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(page, stack.url, freshEmail('notadmin'))
+    await page.goto(`${stack.url}/admin`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Administrator rights needed' }).isVisible(), WAIT).toBe(true)
+    expect(await page.locator('#main').innerText()).not.toMatch(/Platform administrators only|"ok"/)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.context().clearCookies()
+  })
+
+  it('finds an account, signs it out everywhere, signs in as it with a banner on every page, and End brings the administrator back', async () => {
+    const adminEmail = freshEmail('admin')
+    const userEmail = freshEmail('member')
+    const page = await adminBrowser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    await signUpInBrowser(page, stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    const member = await userBrowser.newPage()
+    await signUpInBrowser(member, stack.url, userEmail)
+
+    // the search, at a phone's width
+    await page.goto(`${stack.url}/admin`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Accounts', exact: true }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.getByLabel('Email or name starts with').fill(userEmail)
+    await page.getByRole('button', { name: 'Search' }).click()
+    const found = page.getByTestId('admin-users').getByRole('link', { name: userEmail })
+    await expect.poll(() => found.isVisible(), WAIT).toBe(true)
+    expect(await fitsWidth(page)).toBe(true)
+    await saveScreenshot(page, 'admin-accounts-390')
+    await found.click()
+
+    // the account's detail, and "Sign out everywhere" confirmed in place
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
+    await expect.poll(() => page.getByTestId('admin-sessions').getByRole('listitem').count(), WAIT).toBe(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click()
+    const confirm = page.getByRole('group', { name: /^Sign .+ out everywhere/ })
+    await expect.poll(() => confirm.isVisible(), WAIT).toBe(true)
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Cancel')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => page.getByText('Signed out everywhere: 1 session(s) ended.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText('No live sessions.').isVisible(), WAIT).toBe(true)
+    await member.goto(`${stack.url}/account`)
+    await member.waitForURL(/\/login/)
+
+    // signing in as the account: the banner says who, on every page
+    await page.getByRole('button', { name: 'Sign in as this person' }).click()
+    await page.getByRole('group', { name: /^Sign in as / }).getByRole('button', { name: 'Confirm' }).click()
+    await page.waitForURL(`${stack.url}/account`)
+    const banner = page.getByRole('region', { name: 'Signed in on someone’s behalf' })
+    await expect.poll(() => banner.isVisible(), WAIT).toBe(true)
+    expect(await banner.innerText()).toMatch(new RegExp(`You are signed in as ${userEmail.replace(/[.+]/g, '\\$&')} on behalf of ${adminEmail.replace(/[.+]/g, '\\$&')}`))
+    await expect.poll(() => page.locator('#main').getByText(userEmail).first().isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await saveScreenshot(page, 'admin-impersonation-banner-390')
+    // the administrator's own session waits aside where no page script and no other route sees it
+    const kept = (await page.context().cookies()).find((c) => c.name === '__Secure-admin-session')
+    expect(kept).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/api' })
+    await page.goto(`${stack.url}/tokens`)
+    await expect.poll(() => banner.isVisible(), WAIT).toBe(true)
+    // the console itself is closed while acting for someone else
+    await page.goto(`${stack.url}/admin`)
+    await expect.poll(() => page.getByText(/You are signed in on someone’s behalf/).isVisible(), WAIT).toBe(true)
+
+    await banner.getByRole('button', { name: 'End' }).click()
+    await page.waitForURL(`${stack.url}/admin`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Accounts', exact: true }).isVisible(), WAIT).toBe(true)
+    expect(await banner.count()).toBe(0)
+    await page.goto(`${stack.url}/account`)
+    await expect.poll(() => page.locator('#main').getByText(adminEmail).first().isVisible(), WAIT).toBe(true)
+    expect(await banner.count()).toBe(0)
+    expect((await page.context().cookies()).map((c) => c.name)).not.toContain('__Secure-admin-session')
+    expect(csp).toEqual([])
+  })
+
+  it('signing out while acting for someone ends the administrator’s own session too', async () => {
+    const adminEmail = freshEmail('admin2')
+    const userEmail = freshEmail('member2')
+    const page = await adminBrowser.newPage()
+    await page.context().clearCookies()
+    await signUpInBrowser(page, stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    const member = await userBrowser.newPage()
+    await member.context().clearCookies()
+    await signUpInBrowser(member, stack.url, userEmail)
+
+    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await page.getByTestId('admin-users').getByRole('link', { name: userEmail }).click()
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
+    await page.getByRole('button', { name: 'Sign in as this person' }).click()
+    await page.getByRole('group', { name: /^Sign in as / }).getByRole('button', { name: 'Confirm' }).click()
+    await page.waitForURL(`${stack.url}/account`)
+    await expect.poll(() => page.getByRole('region', { name: 'Signed in on someone’s behalf' }).isVisible(), WAIT).toBe(true)
+
+    const kept = (await page.context().cookies()).find((c) => c.name === '__Secure-admin-session')
+    expect(kept).toBeDefined()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    expect((await page.context().cookies()).map((c) => c.name)).not.toContain('__Secure-admin-session')
+    // the kept session itself ended at the IAM: put back, it no longer brings the administrator back
+    await page.context().addCookies([kept!])
+    const end = await page.evaluate(async () => {
+      const res = await fetch('/api/admin/impersonation/end', { method: 'POST', headers: { 'x-csrf': '1', accept: 'application/json' } })
+      return { status: res.status, body: (await res.json()) as { data?: { restored?: boolean } } }
+    })
+    expect(end).toMatchObject({ status: 200, body: { data: { restored: false } } })
+    await page.goto(`${stack.url}/admin`)
+    await page.waitForURL(/\/login/)
+    // the account's own session (another device) was never touched
+    await member.goto(`${stack.url}/account`)
+    await expect.poll(() => member.locator('#main').getByText(userEmail).first().isVisible(), WAIT).toBe(true)
+  })
+
+  it('lists organizations (axe clean at 390 px)', async () => {
+    const page = await adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const adminEmail = freshEmail('admin3')
+    await signUpInBrowser(page, stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    await page.goto(`${stack.url}/admin/orgs`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Organizations', level: 2 }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+  })
+
+  it('asks for a fresh sign-in in place when the administrator’s proof is too old, then runs the action (the clock moves: last)', async () => {
+    const adminEmail = freshEmail('admin4')
+    const userEmail = freshEmail('member4')
+    const page = await adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(page, stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    const member = await userBrowser.newPage()
+    await member.context().clearCookies()
+    await signUpInBrowser(member, stack.url, userEmail)
+    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await page.getByTestId('admin-users').getByRole('link', { name: userEmail }).click()
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
+
+    // past the administrators' 10 minutes, within the access token's life
+    await advanceClock(stack.iam, 11 * 60_000, hmac)
+    await page.getByRole('button', { name: 'Send password reset link' }).click()
+    await page.getByRole('group', { name: /^Email .+ a link to reset their password\?$/ }).getByRole('button', { name: 'Confirm' }).click()
+    const prompt = page.getByRole('group', { name: 'Confirm it is you' })
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await prompt.getByLabel('Your password').fill(PASSWORD)
+    await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
+    await expect.poll(() => page.getByText('A password reset link is on its way to them.').isVisible(), WAIT).toBe(true)
+    expect(await prompt.count()).toBe(0)
+  })
+})
