@@ -89,6 +89,24 @@ export const BFF_IAM_ROUTES = [
   // the account page's connected apps
   'oidcConnectedApps',
   'oidcRevokeApp',
+  // the organization pages (/orgs, /orgs/:orgId, the invitation landing page) and the header's switcher
+  'orgCreate',
+  'orgList',
+  'orgActive',
+  'orgAcceptInvitation',
+  'orgGet',
+  'orgMembers',
+  'orgMemberRole',
+  'orgMemberRemove',
+  'orgLeave',
+  'orgDelete',
+  'orgInvite',
+  'orgInvitations',
+  'orgInvitationRevoke',
+  'orgInvitationResend',
+  'orgRoles',
+  'orgRoleCreate',
+  'orgRoleDelete',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
