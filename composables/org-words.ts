@@ -46,24 +46,24 @@ export interface RoleOption {
   label: string
 }
 
+/** The permissions of the built-in `member` role (iam/features/organizations/permissions.ts). */
+const MEMBER_PERMISSIONS = ['organization:read', 'members:read', 'roles:read']
+
 /**
- * The roles a member with `permissions` is offered to hand out (assign or invite with): the owner
- * role only with `owners:manage`; a custom role only when they hold all its IAM permissions, unless
- * they are an owner or admin (the IAM's rule, docs/organizations.md: owners hand out anything,
- * admins anything but the owner role). The IAM still decides; a refusal is shown in words.
+ * The roles a member is offered to hand out (assign or invite with), by the IAM's rule
+ * (iam/features/organizations/permissions.ts mayGrant): the owner role only with `owners:manage`;
+ * an owner anything; an admin anything but the owner role; anyone else only a role whose every
+ * permission they hold (the admin role is every permission but the owner-only ones). The IAM still
+ * decides; a refusal is shown in words.
  */
 export function grantableRoles(viewer: { role: string; permissions: readonly string[] }, custom: ReadonlyArray<{ id: string; name: string; permissions: readonly string[] }>): RoleOption[] {
-  const holds = (p: string) => viewer.permissions.includes(p)
   const broad = viewer.role === 'owner' || viewer.role === 'admin'
-  const memberPermissions = ['organization:read', 'members:read', 'roles:read']
+  const mayGive = (granted: readonly string[]) => broad || granted.every((p) => viewer.permissions.includes(p))
   const options: RoleOption[] = []
-  if (holds('owners:manage')) options.push({ value: 'owner', label: 'Owner' })
-  if (broad) options.push({ value: 'admin', label: 'Admin' })
-  if (broad || memberPermissions.every(holds)) options.push({ value: 'member', label: 'Member' })
-  for (const role of custom) {
-    const own = role.permissions.filter((p) => (ORG_PERMISSIONS as readonly string[]).includes(p))
-    if (broad || own.every(holds)) options.push({ value: role.id, label: role.name })
-  }
+  if (viewer.permissions.includes('owners:manage')) options.push({ value: 'owner', label: 'Owner' })
+  if (mayGive(CUSTOM_ROLE_PERMISSIONS)) options.push({ value: 'admin', label: 'Admin' })
+  if (mayGive(MEMBER_PERMISSIONS)) options.push({ value: 'member', label: 'Member' })
+  for (const role of custom) if (mayGive(role.permissions)) options.push({ value: role.id, label: role.name })
   return options
 }
 
