@@ -106,6 +106,7 @@ export const BFF_IAM_ROUTES = [
   'orgInvitationResend',
   'orgRoles',
   'orgRoleCreate',
+  'orgRoleUpdate',
   'orgRoleDelete',
 ] as const satisfies readonly RouteId[]
 
