@@ -120,6 +120,22 @@ describe('organizations through the BFF', () => {
     expect((await invited.call(`/api/orgs/${id}`)).json.data).toMatchObject({ org: { role: 'admin' } })
   })
 
+  it('creates, edits and deletes a custom role, and relays the IAM\'s refusals with their words', async () => {
+    const { b } = await signedUp('roles')
+    const id = await createdOrg(b)
+    const created = await b.call(`/api/orgs/${id}/roles`, { method: 'POST', body: { name: 'Billing', permissions: ['billing:read'] } })
+    expect(created.status, created.text).toBe(201)
+    const roleId = ((created.json.data as { role: { id: string } }).role).id
+    const owned = await b.call(`/api/orgs/${id}/roles/update`, { method: 'POST', body: { roleId, name: 'Billing', permissions: ['owners:manage'] } })
+    expect(owned.status).toBe(400)
+    expect(owned.json).toMatchObject({ ok: false, fields: { permissions: expect.any(String) } })
+    const edited = await b.call(`/api/orgs/${id}/roles/update`, { method: 'POST', body: { roleId, name: 'Finance', permissions: ['billing:read', 'billing:write'] } })
+    expect(edited.status, edited.text).toBe(200)
+    expect((await b.call(`/api/orgs/${id}/roles`)).json.data).toEqual({ roles: [expect.objectContaining({ id: roleId, name: 'Finance', permissions: ['billing:read', 'billing:write'] })] })
+    expect((await b.call(`/api/orgs/${id}/roles/delete`, { method: 'POST', body: { roleId } })).status).toBe(200)
+    expect((await b.call(`/api/orgs/${id}/roles`)).json.data).toEqual({ roles: [] })
+  })
+
   it('refuses every unsafe organization route without the CSRF header, or from another site, and changes nothing', async () => {
     const { b } = await signedUp('csrf')
     const id = await createdOrg(b)
@@ -136,6 +152,7 @@ describe('organizations through the BFF', () => {
       [`/api/orgs/${id}/invitations/revoke`, { invitationId: uuid }],
       [`/api/orgs/${id}/invitations/resend`, { invitationId: uuid }],
       [`/api/orgs/${id}/roles`, { name: 'Planted', permissions: [] }],
+      [`/api/orgs/${id}/roles/update`, { roleId: uuid, name: 'Planted', permissions: [] }],
       [`/api/orgs/${id}/roles/delete`, { roleId: uuid }],
     ]
     for (const [path, body] of attempts) {
