@@ -14,6 +14,7 @@ const orgParams = z.object({ orgId: uuid('Not an organization id') })
 /** a built-in role, or a custom role's id */
 const roleInput = z.union([z.enum(['owner', 'admin', 'member']), uuid('Not a role')], { error: 'Not a role' })
 const permissionString = z.string().regex(/^[a-z][a-z0-9_-]{0,31}:[a-z][a-z0-9_-]{0,31}$/, 'A permission is `resource:action`')
+const invitationToken = z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token')
 const customRoleName = z
   .string({ error: 'The name is required' })
   .trim()
@@ -112,7 +113,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     guards: ['verified-email'],
     limiters: [],
     request: json(),
-    body: z.strictObject({ token: z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token') }),
+    body: z.strictObject({ token: invitationToken }),
     responses: responses(
       {
         200: { description: 'a member now', body: okData(z.object({ org: z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string() }) })) },
@@ -124,6 +125,27 @@ export const ORGANIZATION_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       FULL_AUTH,
       VERIFIED_EMAIL,
+    ),
+  },
+  orgInvitationPreview: {
+    method: 'GET',
+    path: '/orgs/invitations/preview',
+    summary: 'What an invitation link is for, before signing in: the organization, who invited, the invited address masked, until when (pending invitations only)',
+    auth: 'none',
+    limiters: ['links'],
+    request: noBody,
+    query: z.object({ token: invitationToken }),
+    responses: responses(
+      {
+        200: {
+          description: 'a pending invitation',
+          body: okData(z.object({ invitation: z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), expiresAt: z.string() }) })),
+        },
+        400: { description: 'Not an invitation token', body: errorFail },
+        404: { description: 'No such invitation', body: errorFail },
+        410: { description: 'The invitation was used, revoked, or has expired', body: errorFail },
+      },
+      LIMITED,
     ),
   },
   orgGet: {

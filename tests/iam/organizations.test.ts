@@ -204,6 +204,24 @@ describe('invitations', () => {
     expect(joined).toHaveLength(1)
   })
 
+  it('preview tells the holder of a pending link what it is for, without signing in, and nothing for a used or unknown one', async () => {
+    const [ann, bob] = [await person(), await person()]
+    const org = await newOrg(ann, 'Preview Org')
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations`, { email: bob.email, role: 'member' })).status).toBe(201)
+    const token = await invitationToken(bob.email)
+    const preview = (path: string) => call(iam, 'GET', path, { client: { ip: '203.0.113.9', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0' } })
+    const res = await preview(`/orgs/invitations/preview?token=${token}`)
+    expect(res.status).toBe(200)
+    const at = bob.email.lastIndexOf('@')
+    expect((await data(res)).invitation).toEqual({ orgName: 'Preview Org', inviterName: expect.any(String), email: `${bob.email[0]}***${bob.email.slice(at)}`, expiresAt: expect.any(String) })
+    expect((await preview(`/orgs/invitations/preview?token=${'A'.repeat(43)}`)).status).toBe(404)
+    expect((await preview('/orgs/invitations/preview?token=short')).status).toBe(400)
+    expect((await authed(bob, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
+    const used = await preview(`/orgs/invitations/preview?token=${token}`)
+    expect(used.status).toBe(410)
+    expect(await used.text()).not.toContain('Preview Org')
+  })
+
   it('revoke ends a link; resend replaces it', async () => {
     const [ann, bob] = [await person(), await person()]
     const org = await newOrg(ann)

@@ -94,6 +94,7 @@ export const BFF_IAM_ROUTES = [
   'orgList',
   'orgActive',
   'orgAcceptInvitation',
+  'orgInvitationPreview',
   'orgGet',
   'orgMembers',
   'orgMemberRole',
