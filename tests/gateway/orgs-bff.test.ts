@@ -107,11 +107,18 @@ describe('organizations through the BFF', () => {
 
     const mail = await mailTo(stack.iam, email, (m) => (m.text ?? '').includes('/orgs/invitations/accept?token='))
     const token = magicLinkOf(mail).searchParams.get('token')!
+    // the landing page's preview, signed out: what the link is for, the address masked
+    const visitor = browserLike(stack.gateway.url)
+    const preview = await visitor.call(`/api/orgs/invitations/preview?token=${token}`)
+    expect(preview.status, preview.text).toBe(200)
+    expect(preview.json.data).toMatchObject({ invitation: { orgName: 'Invite Org', inviterName: 'inviter user', email: `${email[0]}***@example.com` } })
+    expect((await visitor.call('/api/orgs/invitations/preview?token=short')).status).toBe(400)
     const accepted = await invited.call('/api/orgs/invitations/accept', { method: 'POST', body: { token } })
     expect(accepted.status, accepted.text).toBe(200)
     expect(accepted.json.data).toMatchObject({ org: { id, role: 'member' } })
     // single use
     expect((await invited.call('/api/orgs/invitations/accept', { method: 'POST', body: { token } })).status).toBe(410)
+    expect((await visitor.call(`/api/orgs/invitations/preview?token=${token}`)).status).toBe(410)
 
     const members = (await owner.call(`/api/orgs/${id}/members`)).json.data as { members: Array<{ userId: string; email: string }> }
     const member = members.members.find((m) => m.email === email)!
