@@ -14,6 +14,14 @@ const orgParams = z.object({ orgId: uuid('Not an organization id') })
 /** a built-in role, or a custom role's id */
 const roleInput = z.union([z.enum(['owner', 'admin', 'member']), uuid('Not a role')], { error: 'Not a role' })
 const permissionString = z.string().regex(/^[a-z][a-z0-9_-]{0,31}:[a-z][a-z0-9_-]{0,31}$/, 'A permission is `resource:action`')
+const invitationToken = z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token')
+const customRoleName = z
+  .string({ error: 'The name is required' })
+  .trim()
+  .min(1, 'The name is required')
+  .max(50, 'At most 50 characters')
+  .refine((name) => !['owner', 'admin', 'member'].includes(name.toLowerCase()), 'That name is a built-in role')
+const customRolePermissions = z.array(permissionString, { error: 'A list of permissions' }).max(50, 'At most 50 permissions')
 
 const org = z.object({
   id: z.string(),
@@ -105,7 +113,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     guards: ['verified-email'],
     limiters: [],
     request: json(),
-    body: z.strictObject({ token: z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token') }),
+    body: z.strictObject({ token: invitationToken }),
     responses: responses(
       {
         200: { description: 'a member now', body: okData(z.object({ org: z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string() }) })) },
@@ -117,6 +125,27 @@ export const ORGANIZATION_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       FULL_AUTH,
       VERIFIED_EMAIL,
+    ),
+  },
+  orgInvitationPreview: {
+    method: 'GET',
+    path: '/orgs/invitations/preview',
+    summary: 'What an invitation link is for, before signing in: the organization, who invited, the invited address masked, until when (pending invitations only)',
+    auth: 'none',
+    limiters: ['links'],
+    request: noBody,
+    query: z.object({ token: invitationToken }),
+    responses: responses(
+      {
+        200: {
+          description: 'a pending invitation',
+          body: okData(z.object({ invitation: z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), expiresAt: z.string() }) })),
+        },
+        400: { description: 'Not an invitation token', body: errorFail },
+        404: { description: 'No such invitation', body: errorFail },
+        410: { description: 'The invitation was used, revoked, or has expired', body: errorFail },
+      },
+      LIMITED,
     ),
   },
   orgGet: {
@@ -277,19 +306,27 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     limiters: [],
     request: json(),
     params: orgParams,
-    body: z.strictObject({
-      name: z
-        .string({ error: 'The name is required' })
-        .trim()
-        .min(1, 'The name is required')
-        .max(50, 'At most 50 characters')
-        .refine((name) => !['owner', 'admin', 'member'].includes(name.toLowerCase()), 'That name is a built-in role'),
-      permissions: z.array(permissionString, { error: 'A list of permissions' }).max(50, 'At most 50 permissions'),
-    }),
+    body: z.strictObject({ name: customRoleName, permissions: customRolePermissions }),
     responses: JSON_IN_ORG({
       201: { description: 'created', body: okData(z.object({ role })) },
       400: { description: 'A permission only owners hold', body: errorFail },
       409: { description: 'The organization has a role of that name', body: errorFail },
+    }),
+  },
+  orgRoleUpdate: {
+    method: 'POST',
+    path: '/orgs/:orgId/roles/update',
+    summary: 'Rename a custom role and replace its permissions (roles:manage): the editor must be able to hand out the role both as it was and as it becomes; its holders\' next access tokens carry the change',
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    params: orgParams,
+    body: z.strictObject({ roleId: uuid('Not a role'), name: customRoleName, permissions: customRolePermissions }),
+    responses: JSON_IN_ORG({
+      200: { description: 'updated', body: okData(z.object({ role })) },
+      400: { description: 'A permission only owners hold', body: errorFail },
+      404: { description: 'No such role', body: errorFail },
+      409: { description: 'The organization has another role of that name', body: errorFail },
     }),
   },
   orgRoleDelete: {

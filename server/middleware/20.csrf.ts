@@ -12,7 +12,8 @@
  * token still proves the form was ours. `Sec-Fetch-Site: cross-site` is refused before any of this.
  * Refusals are 403: JSON for scripts (the X-CSRF header, or `Accept: application/json`), a short
  * page for a person whose browser posted a form (server/utils/bff/csrf-refusal.ts). The API proxy
- * (/api/upstream/...) carries the user's access token, so its unsafe requests pass the same rules. The OpenID
+ * (/api/upstream/...) carries the user's access token, so its unsafe requests pass the same rules, as do
+ * the organization routes (/api/orgs/...). The OpenID
  * sign-in and consent answers (/interaction/:uid/...) are guarded the same way. The form body
  * read here was buffered, bounded, by 15.body-limit.ts.
  */
@@ -51,7 +52,7 @@ async function allowed(event: H3Event): Promise<boolean> {
 }
 
 export default defineEventHandler(async (event) => {
-  if (SAFE.has(event.method) || !/^\/(?:api\/(?:auth|tokens|upstream)|interaction)(?:\/|$|\?)/.test(event.path)) return
+  if (SAFE.has(event.method) || !/^\/(?:api\/(?:auth|tokens|orgs|upstream)|interaction)(?:\/|$|\?)/.test(event.path)) return
   if (await allowed(event)) return
   setResponseStatus(event, 403)
   if (wantsPage(event)) {

@@ -72,12 +72,48 @@ describe('site header', () => {
     expect(menu.findAll('a').map((a) => [a.text(), a.attributes('href')])).toEqual([
       ['Account', '/account'],
       ['API tokens', '/tokens'],
+      // the organization switcher's links, after the account's own
+      ['Organizations', '/orgs'],
+      ['Create organization', '/orgs#create-organization'],
     ])
     expect(menu.find('button[type="submit"]').text()).toBe('Sign out')
     ;(menu.find('a').element as HTMLElement).focus()
     await menu.find('a').trigger('keydown', { key: 'Escape' })
     expect(menuButton(page).attributes('aria-expanded')).toBe('false')
     expect(document.activeElement).toBe(menuButton(page).element)
+  })
+
+  it('the menu lists the organizations and Personal, marks the active one, and switches through the BFF', async () => {
+    const orgs = [
+      { id: '6f1c2d9e-0a1b-4c2d-8e3f-123456789abc', slug: 'acme', name: 'Acme', role: 'owner', roleName: 'owner' },
+      { id: '7a2b3c4d-0a1b-4c2d-8e3f-123456789abc', slug: 'globex', name: 'Globex', role: 'member', roleName: 'member' },
+    ]
+    answer('GET', '/api/orgs', 200, { ok: true, data: { orgs, active: { id: orgs[0]!.id, slug: 'acme', role: 'owner' } } })
+    const switched = answer('POST', '/api/orgs/active', 200, { ok: true, signedIn: true, org: { id: orgs[1]!.id, slug: 'globex', role: 'member' } })
+    const page = await signedInHeader()
+    await menuButton(page).trigger('click')
+    await vi.waitFor(() => expect(page.find('[data-testid="active-org"]').text()).toBe('Acme'))
+    const choices = page.findAll('.org-switcher .choices button')
+    expect(choices.map((b) => [b.text().replace(/\s+/g, ' ').trim(), b.attributes('aria-current') ?? null])).toEqual([
+      ['Personal: switch to acting for yourself', null],
+      ['Acme (active)', 'true'],
+      ['Globex: switch to this organization', null],
+    ])
+    await choices[2]!.trigger('click')
+    await vi.waitFor(() => expect(page.find('[data-testid="active-org"]').text()).toBe('Globex'))
+    expect(switched.bodies).toEqual([{ orgId: orgs[1]!.id }])
+  })
+
+  it('says in words when the organization to switch to is gone, and reads the list again', async () => {
+    const orgs = [{ id: '6f1c2d9e-0a1b-4c2d-8e3f-123456789abc', slug: 'acme', name: 'Acme', role: 'member', roleName: 'member' }]
+    answer('GET', '/api/orgs', 200, { ok: true, data: { orgs, active: null } })
+    answer('POST', '/api/orgs/active', 404, { ok: false, error: 'No such organization' })
+    const page = await signedInHeader()
+    await menuButton(page).trigger('click')
+    await vi.waitFor(() => expect(page.findAll('.org-switcher .choices button')).toHaveLength(2))
+    await page.findAll('.org-switcher .choices button')[1]!.trigger('click')
+    await vi.waitFor(() => expect(page.find('.org-switcher [role="alert"]').text()).toBe('You are no longer a member of that organization.'))
+    expect(page.find('[data-testid="active-org"]').text()).toBe('Personal')
   })
 
   it('signs out from the menu through the BFF and lands on the sign-in page saying so', async () => {

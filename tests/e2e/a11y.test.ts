@@ -27,6 +27,9 @@ const PUBLIC_PAGES = [
   '/auth/undo-email-change?token=x&random=y&reason=UNDO_EMAIL_CHANGE&visitor=z',
   '/auth/error?error=invalid_state',
   '/auth/error?error=email_missing',
+  // the invitation landing page, signed out: a malformed link, and a well-formed one
+  '/orgs/invitations/accept?token=x',
+  `/orgs/invitations/accept?token=${'A'.repeat(43)}`,
   '/no-such-page',
 ]
 
@@ -105,6 +108,27 @@ describe('accessibility', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(csp).toEqual([])
     await saveScreenshot(page, 'a11y-tokens')
+    await page.close()
+  })
+
+  it('organization pages (/orgs, /orgs/:id, the invitation landing page signed in) have no serious or critical violations', async () => {
+    const page = await browser.newPage()
+    const csp = watchCsp(page)
+    await signUpInBrowser(page, stack.url, freshEmail('a11y-orgs'))
+    await page.goto(`${stack.url}/orgs`)
+    await page.getByLabel('Name', { exact: true }).fill('Accessible Org')
+    await page.getByRole('button', { name: 'Create organization' }).click()
+    await page.waitForURL(/\/orgs\/[0-9a-f-]{36}/)
+    await expect.poll(() => page.getByTestId('org-members').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading/ }).count(), WAIT).toBe(0)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.goto(`${stack.url}/orgs`)
+    await expect.poll(() => page.getByTestId('org-list').isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.goto(`${stack.url}/orgs/invitations/accept?token=${'A'.repeat(43)}`)
+    await expect.poll(() => page.getByText('This invitation link is not valid.', { exact: false }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(csp).toEqual([])
     await page.close()
   })
 })

@@ -78,6 +78,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/orgs/:orgId/invitations/revoke': { invitationId: '00000000-0000-4000-8000-00000000000c' },
   '/orgs/:orgId/invitations/resend': { invitationId: '00000000-0000-4000-8000-00000000000c' },
   '/orgs/:orgId/roles': { name: 'billing', permissions: ['billing:read'] },
+  '/orgs/:orgId/roles/update': { roleId: '00000000-0000-4000-8000-00000000000d', name: 'billing', permissions: ['billing:read'] },
   '/orgs/:orgId/roles/delete': { roleId: '00000000-0000-4000-8000-00000000000d' },
   '/auth/passkeys/rename': { id: 1, name: 'Laptop' },
   '/auth/oidc/apps/revoke': { clientId: 'some-client' },

@@ -51,6 +51,7 @@ const PROBES: { method: string; tail: string; body?: Json; needs: string; holder
   { method: 'POST', tail: '/members/remove', body: { userId: NOWHERE }, needs: 'members:manage', holder: [404, 'No such member'] },
   { method: 'POST', tail: '/invitations/revoke', body: { invitationId: NOWHERE }, needs: 'invitations:manage', holder: [404, 'No such pending invitation'] },
   { method: 'POST', tail: '/invitations/resend', body: { invitationId: NOWHERE }, needs: 'invitations:manage', holder: [404, 'No such pending invitation'] },
+  { method: 'POST', tail: '/roles/update', body: { roleId: NOWHERE, name: 'renamed', permissions: [] }, needs: 'roles:manage', holder: [404, 'No such role'] },
   { method: 'POST', tail: '/roles/delete', body: { roleId: NOWHERE }, needs: 'roles:manage', holder: [404, 'No such role'] },
 ]
 

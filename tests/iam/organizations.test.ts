@@ -92,6 +92,7 @@ describe('organizations', () => {
       ['POST', '/invitations/revoke', { invitationId: unknown }],
       ['POST', '/invitations/resend', { invitationId: unknown }],
       ['POST', '/roles', { name: 'r', permissions: [] }],
+      ['POST', '/roles/update', { roleId: unknown, name: 'r', permissions: [] }],
       ['POST', '/roles/delete', { roleId: unknown }],
     ]
     const answer = async (id: string, [method, tail, body]: (typeof probes)[number]) => {
@@ -203,6 +204,24 @@ describe('invitations', () => {
     expect(joined).toHaveLength(1)
   })
 
+  it('preview tells the holder of a pending link what it is for, without signing in, and nothing for a used or unknown one', async () => {
+    const [ann, bob] = [await person(), await person()]
+    const org = await newOrg(ann, 'Preview Org')
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations`, { email: bob.email, role: 'member' })).status).toBe(201)
+    const token = await invitationToken(bob.email)
+    const preview = (path: string) => call(iam, 'GET', path, { client: { ip: '203.0.113.9', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0' } })
+    const res = await preview(`/orgs/invitations/preview?token=${token}`)
+    expect(res.status).toBe(200)
+    const at = bob.email.lastIndexOf('@')
+    expect((await data(res)).invitation).toEqual({ orgName: 'Preview Org', inviterName: expect.any(String), email: `${bob.email[0]}***${bob.email.slice(at)}`, expiresAt: expect.any(String) })
+    expect((await preview(`/orgs/invitations/preview?token=${'A'.repeat(43)}`)).status).toBe(404)
+    expect((await preview('/orgs/invitations/preview?token=short')).status).toBe(400)
+    expect((await authed(bob, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
+    const used = await preview(`/orgs/invitations/preview?token=${token}`)
+    expect(used.status).toBe(410)
+    expect(await used.text()).not.toContain('Preview Org')
+  })
+
   it('revoke ends a link; resend replaces it', async () => {
     const [ann, bob] = [await person(), await person()]
     const org = await newOrg(ann)
@@ -254,6 +273,54 @@ describe('custom roles', () => {
     expect((await authed(ann, 'POST', `/orgs/${org.id}/roles/delete`, { roleId: unused.id })).status).toBe(200)
     const names = ((await data(await authed(ann, 'GET', `/orgs/${org.id}/roles`))).roles as { name: string }[]).map((r) => r.name)
     expect(names).toEqual(['recruiter', 'viewer'])
+  })
+})
+
+describe('editing a custom role', () => {
+  it('renames it and replaces its permissions; its holder\'s next token carries the change', async () => {
+    const [ann, bob] = [await person(), await person()]
+    const org = await newOrg(ann)
+    const role = (await data(await authed(ann, 'POST', `/orgs/${org.id}/roles`, { name: 'viewer', permissions: ['organization:read'] }))).role as { id: string }
+    await authed(ann, 'POST', `/orgs/${org.id}/roles`, { name: 'other', permissions: [] })
+    await join(ann, org.id, bob, role.id)
+    const set = await authed(bob, 'POST', '/orgs/active', { orgId: org.id })
+    let s: Session = { ...bob, accessToken: ((await set.json()) as Json).accessToken as string, refreshToken: setCookieValue(set, 'session')! }
+    expect(claimsOf(s.accessToken).org).toMatchObject({ role: 'viewer', permissions: ['organization:read'] })
+    expect((await authed(s, 'GET', `/orgs/${org.id}/members`)).status).toBe(403)
+
+    const updated = await authed(ann, 'POST', `/orgs/${org.id}/roles/update`, { roleId: role.id, name: 'reader', permissions: ['members:read', 'organization:read', 'billing:read'] })
+    expect(updated.status).toBe(200)
+    expect((await data(updated)).role).toMatchObject({ id: role.id, name: 'reader', permissions: ['billing:read', 'members:read', 'organization:read'] })
+    expect((await authed(s, 'GET', `/orgs/${org.id}/members`)).status).toBe(200)
+    s = await applyRefresh(s, await refresh(iam, s))
+    expect(claimsOf(s.accessToken).org).toMatchObject({ role: 'reader', permissions: ['billing:read', 'members:read', 'organization:read'] })
+
+    // another role's name, an owner-only permission, an unknown role: refused, nothing changed
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/roles/update`, { roleId: role.id, name: 'other', permissions: [] })).status).toBe(409)
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/roles/update`, { roleId: role.id, name: 'reader', permissions: ['owners:manage'] })).status).toBe(400)
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/roles/update`, { roleId: '00000000-0000-4000-8000-000000000002', name: 'x', permissions: [] })).status).toBe(404)
+    const roles = (await data(await authed(ann, 'GET', `/orgs/${org.id}/roles`))).roles as { name: string; permissions: string[] }[]
+    expect(roles.map((r) => [r.name, r.permissions])).toEqual([['reader', ['billing:read', 'members:read', 'organization:read']], ['other', []]])
+  })
+
+  it('needs roles:manage and the power to hand out the role both as it was and as it becomes', async () => {
+    const [ann, bob] = [await person(), await person()]
+    const org = await newOrg(ann)
+    const editor = (await data(
+      await authed(ann, 'POST', `/orgs/${org.id}/roles`, { name: 'editor', permissions: ['organization:read', 'members:read', 'roles:read', 'roles:manage'] }),
+    )).role as { id: string }
+    const wide = (await data(await authed(ann, 'POST', `/orgs/${org.id}/roles`, { name: 'wide', permissions: ['invitations:manage'] }))).role as { id: string }
+    const narrow = (await data(await authed(ann, 'POST', `/orgs/${org.id}/roles`, { name: 'narrow', permissions: ['organization:read'] }))).role as { id: string }
+    await join(ann, org.id, bob, editor.id)
+    const edit = (roleId: string, name: string, permissions: string[]) => authed(bob, 'POST', `/orgs/${org.id}/roles/update`, { roleId, name, permissions })
+    // a role that carries more than the editor holds: not reached
+    expect((await edit(wide.id, 'wide', [])).status).toBe(403)
+    // a role within reach, but not made to carry more than the editor holds
+    expect((await edit(narrow.id, 'narrow', ['organization:read', 'invitations:manage'])).status).toBe(403)
+    expect((await edit(narrow.id, 'narrower', ['members:read'])).status).toBe(200)
+    // a member without roles:manage
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/members/role`, { userId: await memberId(ann, org.id, bob.email), role: 'member' })).status).toBe(200)
+    expect((await edit(narrow.id, 'narrow', [])).status).toBe(403)
   })
 })
 

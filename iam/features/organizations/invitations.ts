@@ -16,6 +16,7 @@ import type { Database } from '../../db/schema'
 import type { Actor } from '../account-actions/outcomes'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getMailer } from '../mail/mailer'
+import { maskEmail } from '../mfa/flows'
 import { orgInvitationMail } from '../mail/templates'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, NOT_FOUND, readActor, type Forbidden, type NotFound, type OrgActor } from './actor'
@@ -239,6 +240,38 @@ export async function acceptInvitation(
     await recordUserAction(trx, 'org_invitation_accepted', { userId: input.userId, actor: input.actor, details: eventDetails(org, { role: org.role }), at: new Date(now) })
     return { ok: true, org } as const
   })
+}
+
+export interface InvitationPreview {
+  orgName: string
+  /** the inviter's name, empty when their account has none (or is gone) */
+  inviterName: string
+  /** the invited address, masked (`j***@example.com`): enough to pick the right account */
+  email: string
+  expiresAt: string
+}
+
+/**
+ * What an invitation link is for, to whoever holds its token (the mail's reader): the
+ * organization's name, who invited, the invited address masked, until when. Nothing for a token
+ * that names no pending invitation, so the page tells only a live link's story; the token is 256
+ * random bits, so it cannot be guessed into someone else's invitation.
+ */
+export async function previewInvitation(
+  db: Kysely<Database>,
+  input: { token: string; now: number },
+): Promise<{ ok: true; invitation: InvitationPreview } | { ok: false; code: 'invitation_not_found' | 'invitation_used' }> {
+  const row = await db
+    .selectFrom('invitations as i')
+    .innerJoin('organizations as o', 'o.id', 'i.org_id')
+    .leftJoin('users as u', 'u.id', 'i.invited_by')
+    .select(['o.name as orgName', 'u.name as inviterName', 'i.email', 'i.accepted_at', 'i.revoked_at', 'i.expires_at'])
+    .where('i.token_hash', '=', hashToken(input.token))
+    .executeTakeFirst()
+  if (!row) return { ok: false, code: 'invitation_not_found' }
+  const expiresAt = new Date(row.expires_at)
+  if (row.accepted_at || row.revoked_at || expiresAt.getTime() <= input.now) return { ok: false, code: 'invitation_used' }
+  return { ok: true, invitation: { orgName: row.orgName, inviterName: row.inviterName?.trim() ?? '', email: maskEmail(row.email), expiresAt: expiresAt.toISOString() } }
 }
 
 /** Why an accept found nothing to accept (read after the deciding statement). */

@@ -8,26 +8,13 @@
  * earlier statement.
  */
 import { sql, type RawBuilder } from 'kysely'
+// The list lives in the contract: the gateway's role editor offers the same strings.
+import { ORG_PERMISSIONS, OWNER_ONLY, type OrgPermission } from '../../contract/org-permissions'
+
+export { ORG_PERMISSIONS, OWNER_ONLY, type OrgPermission }
 
 export const BUILT_IN_ROLES = ['owner', 'admin', 'member'] as const
 export type BuiltInRole = (typeof BUILT_IN_ROLES)[number]
-
-/** The permissions the IAM's organization routes check. */
-export const ORG_PERMISSIONS = [
-  'organization:read',
-  'organization:delete',
-  'members:read',
-  'members:manage',
-  'owners:manage',
-  'invitations:read',
-  'invitations:manage',
-  'roles:read',
-  'roles:manage',
-] as const
-export type OrgPermission = (typeof ORG_PERMISSIONS)[number]
-
-/** Only an owner holds these: no custom role may carry them. */
-export const OWNER_ONLY: readonly OrgPermission[] = ['organization:delete', 'owners:manage']
 
 export const BUILT_IN_PERMISSIONS: Readonly<Record<BuiltInRole, readonly OrgPermission[]>> = {
   owner: ORG_PERMISSIONS,

@@ -1,13 +1,14 @@
 /**
  * Custom roles of an organization: a name and permission strings `resource:action` (the IAM's own,
- * permissions.ts, and any an app gives meaning to). Listing needs roles:read; creating and
- * deleting roles:manage, and a role never carries more than its creator may hand out
+ * permissions.ts, and any an app gives meaning to). Listing needs roles:read; creating, editing
+ * and deleting roles:manage, and a role never carries more than its creator or editor may hand out
  * (permissions.ts mayGrant) nor what only owners hold. A role still held by a member or by a
  * pending invitation is not deleted.
  */
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
-import { actorSql, FORBIDDEN, holds, NOT_FOUND, readActor, type Forbidden, type NotFound } from './actor'
+import { isUniqueViolation } from '../users/users-repo'
+import { actorSql, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, type Forbidden, type NotFound } from './actor'
 import { mayGrant, OWNER_ONLY } from './permissions'
 
 export interface RoleView {
@@ -57,6 +58,45 @@ export async function createRole(
     if (!row) return { ok: false, code: 'name_taken' } as const
     return { ok: true, role: { id: row.id, name: row.name, permissions: row.permissions, createdAt: new Date(row.created_at).toISOString() } } as const
   })
+}
+
+export type UpdateRoleFailure = NotFound | Forbidden | { ok: false; code: 'owner_only_permission' | 'name_taken' | 'role_not_found' }
+
+/**
+ * Renames a custom role and replaces its permissions (roles:manage). Editing changes what every
+ * holder of the role may do, so the editor must be able to hand out the role as it was (it reaches
+ * its holders) and as it becomes. The organization's row is locked first, as for every write that
+ * depends on the members (actor.ts lockActor); a create racing for the same name loses to the
+ * unique index, and that violation is the same answer as a name found taken.
+ */
+export async function updateRole(
+  db: Kysely<Database>,
+  input: { orgId: string; userId: number; roleId: string; name: string; permissions: string[] },
+): Promise<{ ok: true; role: RoleView } | UpdateRoleFailure> {
+  const permissions = [...new Set(input.permissions)].sort()
+  if (permissions.some((p) => (OWNER_ONLY as readonly string[]).includes(p))) return { ok: false, code: 'owner_only_permission' }
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const actor = await lockActor(trx, input.orgId, input.userId)
+      if (!actor) return NOT_FOUND
+      if (!holds(actor, 'roles:manage')) return FORBIDDEN
+      const current = await trx.selectFrom('organization_roles').select('permissions').where('org_id', '=', actor.orgId).where('id', '=', input.roleId).executeTakeFirst()
+      if (!current) return { ok: false, code: 'role_not_found' } as const
+      if (!mayGrant(actor, current.permissions, false) || !mayGrant(actor, permissions, false)) return FORBIDDEN
+      const row = await trx
+        .updateTable('organization_roles')
+        // a text[] from a json array, as createRole writes it
+        .set({ name: input.name, permissions: sql<string[]>`array(select jsonb_array_elements_text(${JSON.stringify(permissions)}::jsonb))` })
+        .where('org_id', '=', actor.orgId)
+        .where('id', '=', input.roleId)
+        .returning([sql<string>`id::text`.as('id'), 'name', 'permissions', 'created_at'])
+        .executeTakeFirstOrThrow()
+      return { ok: true, role: { id: row.id, name: row.name, permissions: row.permissions, createdAt: new Date(row.created_at).toISOString() } } as const
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) return { ok: false, code: 'name_taken' }
+    throw error
+  }
 }
 
 export type DeleteRoleFailure = NotFound | Forbidden | { ok: false; code: 'role_not_found' | 'role_in_use' }

@@ -109,6 +109,26 @@ export const BFF_IAM_ROUTES = [
   'adminUserImpersonate',
   'adminOrgs',
   'adminOrg',
+  // the organization pages (/orgs, /orgs/:orgId, the invitation landing page) and the header's switcher
+  'orgCreate',
+  'orgList',
+  'orgActive',
+  'orgAcceptInvitation',
+  'orgInvitationPreview',
+  'orgGet',
+  'orgMembers',
+  'orgMemberRole',
+  'orgMemberRemove',
+  'orgLeave',
+  'orgDelete',
+  'orgInvite',
+  'orgInvitations',
+  'orgInvitationRevoke',
+  'orgInvitationResend',
+  'orgRoles',
+  'orgRoleCreate',
+  'orgRoleUpdate',
+  'orgRoleDelete',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
