@@ -3,6 +3,8 @@
  * same-origin-only return targets. Runs the built gateway against the built IAM (HMAC on).
  */
 import { createHash } from 'node:crypto'
+import { readdirSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { safeReturnTo } from '../../composables/safe-return-to'
 import { isAllowedIamCall } from '../../server/utils/bff/allow-list'
@@ -136,6 +138,37 @@ describe('CSRF on unsafe BFF routes', () => {
     const res = await b.call('/api/auth/session', { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
     expect(res.status).toBe(200)
     expect(res.json).toEqual({ authenticated: false })
+  })
+})
+
+/** Every BFF route file under server/api that takes an unsafe method, as `METHOD /path` with its parameters filled. */
+function unsafeBffRoutes(): Array<{ method: string; path: string }> {
+  const root = join(import.meta.dirname, '../../server/api')
+  const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]))
+  return files(root).flatMap((absolute) => {
+    const file = relative(root, absolute).split(sep).join('/')
+    const [, name, method] = /^(.*?)(?:\.(get|post|put|patch|delete|head))?\.ts$/.exec(file)!
+    if (method === 'get' || method === 'head') return []
+    const path = `/api/${name!.replace(/\[\.\.\.\w+\]/g, 'x/y').replace(/\[\w+\]/g, 'x').replace(/(^|\/)index$/, '')}`
+    return [{ method: (method ?? 'post').toUpperCase(), path }]
+  })
+}
+
+describe('CSRF on every unsafe BFF route', () => {
+  // machine clients verify API tokens here with their key; no browser and no cookie are involved
+  const MACHINE = /^\/api\/public\//
+  const routes = unsafeBffRoutes().filter((r) => !MACHINE.test(r.path))
+
+  it('finds the route files (the walk itself works)', () => {
+    expect(routes.length).toBeGreaterThan(40)
+    expect(routes.map((r) => r.path)).toEqual(expect.arrayContaining(['/api/auth/login', '/api/orgs/active', '/api/admin/users/x/ban']))
+  })
+
+  it.each(routes)('refuses $method $path from this origin without the X-CSRF header or a form token', async ({ method, path }) => {
+    const b = browserLike(stack.gateway.url)
+    const res = await b.call(path, { method, body: {}, headers: { 'x-csrf': '' } })
+    expect(res.status).toBe(403)
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
   })
 })
 
