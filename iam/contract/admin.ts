@@ -31,6 +31,7 @@ const userSummary = z.object({
   admin: z.boolean(),
   createdAt: z.string(),
   bannedUntil: z.string().nullable(),
+  deletionDueAt: z.string().nullable().describe('when a confirmed deletion erases the account unless its owner undoes it; null when none is pending'),
 })
 const orgSummary = z.object({ id: z.string(), slug: z.string(), name: z.string(), createdAt: z.string(), members: z.number().int() })
 

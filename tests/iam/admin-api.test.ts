@@ -12,6 +12,7 @@ import { applyRefresh, call, loginUser, newDevice, PROXY_CONFIG, refresh, signup
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { linkQueryOf } from '../helpers/smtp'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { newToken, verify, WIDE_LIMITERS } from './api-tokens-http'
 import { registerPasskey } from './passkeys-http'
@@ -188,6 +189,25 @@ describe('GET /admin/users/:userId: the detail', () => {
     ]
     for (const secret of secrets) expect(text.includes(secret), `the detail holds ${secret}`).toBe(false)
     expect(text).not.toMatch(/\$argon2|password_?hash|secret_sealed|hashed_token|token_hash|public_key/i)
+  })
+})
+
+describe('an account waiting for its deletion', () => {
+  it('carries deletionDueAt in the detail and the search list once the owner confirmed the deletion, null before', async () => {
+    const user = await signupConfirmed(iam, mails, { client: { ip: '203.0.113.214' } })
+    const publicId = await publicIdOf(user.email)
+    const listed = async () => ((await json(await asAdmin('GET', `/admin/users?q=${encodeURIComponent(user.email)}`))).data as { users: Json[] }).users.find((u) => u.id === publicId)
+    expect(((await detailOf(publicId)).user as Json).deletionDueAt).toBeNull()
+    expect((await listed())?.deletionDueAt).toBeNull()
+
+    expect((await authed(iam, user, 'POST', '/auth/delete-account')).status).toBe(202)
+    const confirm = linkQueryOf(await mailTo(mails, user.email, (m) => (m.text ?? '').includes('reason=DELETE_ACCOUNT&')))
+    const confirmed = await call(iam, 'POST', `/auth/delete-account/confirm${confirm}`, { client: user })
+    const dueAt = ((await json(confirmed)).data as { dueAt: string }).dueAt
+    expect(confirmed.status).toBe(200)
+
+    expect(((await detailOf(publicId)).user as Json).deletionDueAt).toBe(dueAt)
+    expect((await listed())?.deletionDueAt).toBe(dueAt)
   })
 })
 

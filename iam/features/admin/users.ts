@@ -37,6 +37,8 @@ export interface AdminUserSummary {
   admin: boolean
   createdAt: string
   bannedUntil: string | null
+  /** when a confirmed deletion erases the account unless its owner undoes it; null when none is pending */
+  deletionDueAt: string | null
 }
 
 /** The administrator acting, as the routes know it: the serial id of full authentication and the request's device. */
@@ -55,7 +57,16 @@ type Db = Kysely<Database>
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null)
 
-const summaryOf = (row: { public_id: string; email: string; name: string; email_verified: boolean; roles: string[]; created_at: Date; banned_until: Date | null }): AdminUserSummary => ({
+const summaryOf = (row: {
+  public_id: string
+  email: string
+  name: string
+  email_verified: boolean
+  roles: string[]
+  created_at: Date
+  banned_until: Date | null
+  deletion_due_at: Date | null
+}): AdminUserSummary => ({
   id: row.public_id,
   email: row.email,
   name: row.name,
@@ -63,6 +74,7 @@ const summaryOf = (row: { public_id: string; email: string; name: string; email_
   admin: isPlatformAdmin(row.roles),
   createdAt: row.created_at.toISOString(),
   bannedUntil: iso(row.banned_until),
+  deletionDueAt: iso(row.deletion_due_at),
 })
 
 /** LIKE's own characters taken literally: a search for `a_b` finds `a_b`, not `axb`. */
@@ -88,7 +100,7 @@ export async function searchUsers(
   if (after === 'invalid') return { ok: false, code: 'invalid_cursor' }
   let query = ctx.db
     .selectFrom('users')
-    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'banned_until'])
+    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'banned_until', 'deletion_due_at'])
     .orderBy('id', 'asc')
     .limit(input.limit + 1)
   if (after !== null) query = query.where('id', '>', after)
@@ -138,7 +150,7 @@ function findByPublicId(db: Db, publicId: string) {
   if (!isUuid(publicId)) return Promise.resolve(undefined)
   return db
     .selectFrom('users')
-    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'updated_at', 'banned_until', 'first_verified_at', sql<boolean>`password_hash is not null`.as('has_password')])
+    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'updated_at', 'banned_until', 'deletion_due_at', 'first_verified_at', sql<boolean>`password_hash is not null`.as('has_password')])
     .where('public_id', '=', publicId)
     .executeTakeFirst()
 }
