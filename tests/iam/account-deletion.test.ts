@@ -12,7 +12,7 @@ import { applyRefresh, authedGet, call, loginUser, newDevice, PROXY_CONFIG, refr
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { mailTo, signupConfirmed, type MailSource } from '../helpers/confirm-email'
 import { startIam, type IamEndpoint, type IamServer, type Json } from '../helpers/iam-server'
-import { linkQueryOf } from '../helpers/smtp'
+import { isVerificationMail, linkQueryOf } from '../helpers/smtp'
 import { waitUntil } from '../helpers/wait'
 import { cliJson, cliStage, deployment, type Cleanups } from './admin-cli-run'
 import { newToken, verify, WIDE_LIMITERS } from './api-tokens-http'
@@ -250,6 +250,36 @@ describe('account deletion: request, confirmation, undo, purge', () => {
     const again = await signupUser(iam, { email: ann.email, client: { ip: nextIp() } })
     expect((await authedGet(iam, again)).status).toBe(200)
     expect((await footprint(iam, { email: ann.email })).user!.id).not.toBe(userId)
+  })
+
+  it('revokes at the purge the pending invitations addressed to the erased account, so a new account at the address cannot accept them', async () => {
+    const [ann, bob] = [await person(), await person()]
+    const org = await newOrg(bob)
+    await deleteAccount(iam, mails, ann)
+    // sent while the deletion waits, so the invitation (7 days) outlives the undo window (7 days)
+    await advanceClock(iam, DAY_MS)
+    const bobLater = await applyRefresh(bob, await refresh(iam, bob))
+    expect((await authed(iam, bobLater, 'POST', `/orgs/${org.id}/invitations`, { email: ann.email, role: 'member' })).status).toBe(201)
+    const mail = await mailTo(mails, ann.email, (m) => /invited you to join/.test(m.text ?? ''))
+    const token = /[?&]token=([A-Za-z0-9_-]{43})/.exec(mail.text ?? '')![1]!
+
+    // past the due time, still within the invitation's 7 days
+    await advanceClock(iam, WINDOW_MS - DAY_MS + 60_000)
+    await purgeAtOnce(iam, 1)
+    expect((await footprint(iam, { email: ann.email })).user).toBeNull()
+
+    const bobNow = await applyRefresh(bobLater, await refresh(iam, bobLater))
+    const listed = (await bodyOf(await authed(iam, bobNow, 'GET', `/orgs/${org.id}/invitations`))).data as { invitations: { email: string; status: string }[] }
+    expect(listed.invitations.filter((i) => i.email === ann.email).map((i) => i.status)).toEqual(['revoked'])
+    // whoever signs up with the freed address next is not the person the organization invited
+    const annVerification = linkQueryOf(await mailTo(mails, ann.email, isVerificationMail))
+    const stranger = await signupUser(iam, { email: ann.email, client: { ip: nextIp() } })
+    // the outbox still holds the erased account's verification mail: wait for the new one
+    const verification = linkQueryOf(await mailTo(mails, ann.email, (m) => isVerificationMail(m) && linkQueryOf(m) !== annVerification))
+    expect((await call(iam, 'POST', `/auth/verify-email${verification}`, { client: stranger })).status).toBe(200)
+    const accept = await authed(iam, stranger, 'POST', '/orgs/invitations/accept', { token })
+    expect(accept.status).toBe(410)
+    expect((await bodyOf(await authed(iam, stranger, 'GET', '/orgs'))).data).toMatchObject({ orgs: [] })
   })
 })
 

@@ -8,12 +8,14 @@
  * one is simply not found by the next. Each batch is one transaction: the accounts' security events
  * are stripped to type, time and the user's id (no address, device or details), then the rows that
  * do not follow the user row by themselves (the OpenID Provider's artefacts, invitations the
- * account sent, the devices only it used) are deleted, then the user row, whose foreign keys take
+ * account sent, the devices only it used) are deleted, the pending invitations addressed to the
+ * account's address are revoked, then the user row, whose foreign keys take
  * sessions, refresh tokens, API tokens, links and codes, factors, passkeys, linked accounts and
  * memberships with it (migrations 0001-0010). The address is free for a new sign-up afterwards.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+import { invitationAddress } from '../organizations/invitations'
 
 /** Accounts taken per transaction: bounds the locks and the statement sizes of one step. */
 export const PURGE_BATCH = 50
@@ -33,8 +35,8 @@ export async function purgeDueAccounts(db: Kysely<Database>, now: Date, batch = 
 }
 
 async function purgeBatch(trx: Transaction<Database>, now: Date, batch: number): Promise<number> {
-  const { rows } = await sql<{ id: number; public_id: string }>`
-    select id, public_id::text as public_id from users
+  const { rows } = await sql<{ id: number; public_id: string; email: string }>`
+    select id, public_id::text as public_id, email from users
     where deletion_due_at is not null and deletion_due_at <= ${now}
     order by deletion_due_at, id
     limit ${batch}
@@ -46,6 +48,17 @@ async function purgeBatch(trx: Transaction<Database>, now: Date, batch: number):
   await trx.deleteFrom('oidc_payloads').where('account_id', 'in', publicIds).execute()
   // invitations keep an inviter only as a name shown to the invited address: theirs go with them
   await trx.deleteFrom('invitations').where('invited_by', 'in', ids).execute()
+  // an invitation names an address, not an account: once the address is free a stranger could sign
+  // up with it and accept, so what was meant for the erased person ends with them (revoked, not
+  // deleted: the organization's list still shows it was sent)
+  const addresses = rows.map((r) => invitationAddress(r.email))
+  await trx
+    .updateTable('invitations')
+    .set({ revoked_at: now })
+    .where('email', 'in', addresses)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute()
   // a device (a browser's canary) another account also signed in from stays: it is theirs too
   await sql`
     delete from visitors v
