@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, uniqueEmail, type Client, type Session } from '../helpers/accounts'
+import { mailTo } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { linkQueryOf } from '../helpers/smtp'
 import { expectDocumented } from './documented'
 
 let iam: IamServer
@@ -136,6 +138,21 @@ describe('POST /auth/OAuth/:providerName', () => {
     const b = await oauthSession('gh', { id: `gh-${Date.now()}`, mail: email, email_verified: true }, device)
     expect(b.res.status).toBe(201)
     expect(await userIdOf(b.session!)).toBe(await userIdOf(a.session!))
+  })
+
+  it('refuses the provider sign-in of an account whose deletion is confirmed like a suspended one (403 banned), without a session', async () => {
+    const device = await freshDevice()
+    const profile = { sub: `del-${Date.now()}`, email: uniqueEmail('deleting'), email_verified: true }
+    const { session } = await oauthSession('demo', profile, device)
+    const asked = await call(iam, 'POST', '/auth/delete-account', { client: session!, cookies: { session: session!.refreshToken }, bearer: session!.accessToken })
+    expect(asked.status, await asked.clone().text()).toBe(202)
+    const confirm = linkQueryOf(await mailTo({ dataDir: iam.dataDir }, profile.email, (m) => (m.text ?? '').includes('reason=DELETE_ACCOUNT&')))
+    expect((await call(iam, 'POST', `/auth/delete-account/confirm${confirm}`, { client: device })).status).toBe(200)
+
+    const res = await post('demo', profile, await freshDevice())
+    expect(res.status).toBe(403)
+    expect(setCookieValue(res, 'session') ?? '').toBe('')
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Account suspended', banned: true })
   })
 
   it('answers 403 { banned: true } for HTML in a profile field and bans the device', async () => {
