@@ -155,6 +155,7 @@ describe('the impersonated session', () => {
         'POST /auth/reauthenticate',
         'POST /orgs/:orgId/delete',
         'POST /auth/delete-account',
+        'GET /auth/export',
         'GET /admin/users',
         'POST /admin/users/:userId/impersonate',
       ]),
@@ -180,6 +181,14 @@ describe('the impersonated session', () => {
     // the account's own session passes the same guard (it is asked for its password, not refused)
     const own = await authed(iam, user, 'POST', '/auth/change-password', { password: 'wrong password here', newPassword: 'another strong password 77', confirmPassword: 'another strong password 77' })
     expect((await json(own)).impersonated).toBeUndefined()
+  })
+
+  it('refuses the data export (GET /auth/export) with 403 impersonated, which the account itself downloads', async () => {
+    const res = await authed(iam, as, 'GET', '/auth/export')
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(403)
+    expect(body).toMatchObject({ ok: false, impersonated: true, error: expect.stringMatching(/on behalf of this account/) })
+    expect((await authed(iam, user, 'GET', '/auth/export')).status).toBe(200)
   })
 
   it('still does what the owner does every day (read the sessions, the activity)', async () => {
