@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
-import { freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
+import { magicLinkOf } from '../helpers/smtp'
+import { freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
 
 let stack: E2eStack
 let adminBrowser: Browser
@@ -163,6 +164,47 @@ describe('the admin console', () => {
     // the account's own session (another device) was never touched
     await member.goto(`${stack.url}/account`)
     await expect.poll(() => member.locator('#main').getByText(userEmail).first().isVisible(), WAIT).toBe(true)
+  })
+
+  it('marks an account whose owner confirmed its deletion in the list, and its detail says when it is erased', async () => {
+    const adminEmail = freshEmail('admin5')
+    const userEmail = freshEmail('leaving')
+    const member = await userBrowser.newPage()
+    await member.context().clearCookies()
+    await signUpInBrowser(member, stack.url, userEmail)
+    await member.getByRole('button', { name: 'Delete my account' }).click()
+    await member.getByRole('group', { name: /Delete your account\?/ }).getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => member.getByTestId('delete-account-sent').isVisible(), WAIT).toBe(true)
+    await member.goto(magicLinkOf(await mailTo(stack.smtp, userEmail, '/auth/delete-account?')).toString())
+    await member.getByRole('button', { name: 'Confirm the deletion' }).click()
+    await expect.poll(() => member.getByRole('heading', { name: 'Your account is disabled' }).isVisible(), WAIT).toBe(true)
+
+    const page = await adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(page, stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    const row = page.getByTestId('admin-users').getByRole('listitem').filter({ hasText: userEmail })
+    await expect.poll(() => row.isVisible(), WAIT).toBe(true)
+    expect(await row.innerText()).toContain('deletion confirmed')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await row.getByRole('link', { name: userEmail }).click()
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
+    expect(await page.getByTestId('admin-user-deletion').innerText()).toMatch(/^Deletion confirmed: erased on .*\d.* unless the owner undoes it$/)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+
+    // an account without a confirmed deletion carries neither
+    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(adminEmail)}`)
+    const own = page.getByTestId('admin-users').getByRole('listitem').filter({ hasText: adminEmail })
+    await expect.poll(() => own.isVisible(), WAIT).toBe(true)
+    expect(await own.innerText()).not.toContain('deletion confirmed')
+    await own.getByRole('link', { name: adminEmail }).click()
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(adminEmail)
+    expect(await page.getByTestId('admin-user-deletion').count()).toBe(0)
+    await page.close()
+    await member.close()
   })
 
   it('lists organizations (axe clean at 390 px)', async () => {
