@@ -9,14 +9,19 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { confirmEmailInBrowser, freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
 
 let stack: E2eStack
 let owner: Browser
 let invited: Browser
 const ownerEmail = freshEmail('owner')
 beforeAll(async () => {
-  stack = await startE2eStack()
+  stack = await startE2eStack({
+    iamEnv: CLOCK_ENV,
+    // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
+    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
+  })
   owner = await launchBrowser()
   invited = await launchBrowser()
 })
@@ -212,6 +217,37 @@ describe('organizations in the browser', () => {
     await page.waitForURL(`${stack.url}/orgs?deleted=1`)
     await expect.poll(() => page.getByText('The organization was deleted.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByTestId('org-list').textContent(), WAIT).not.toContain('Short Lived')
+    expect(csp).toEqual([])
+    await page.close()
+  })
+
+  it('asks for the password in place when the sign-in is older than 10 minutes, then deletes the organization (the clock moves: last)', async () => {
+    const page = await owner.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    await page.goto(`${stack.url}/orgs`)
+    await page.getByLabel('Name', { exact: true }).fill('Old Proof')
+    await page.getByRole('button', { name: 'Create organization' }).click()
+    await page.waitForURL(/\/orgs\/[0-9a-f-]{36}\?created=1$/)
+    await expect.poll(() => page.getByRole('button', { name: 'Delete organization' }).isVisible(), WAIT).toBe(true)
+
+    // past the 10 minutes of a recent sign-in, within the access token's life
+    await advanceClock(stack.iam, 11 * 60_000, hmac)
+    await page.getByRole('button', { name: 'Delete organization' }).click()
+    await page.getByRole('group', { name: 'Delete Old Proof for everyone?' }).getByRole('button', { name: 'Confirm' }).click()
+    const prompt = page.getByRole('group', { name: 'Confirm it is you' })
+    await expect.poll(() => prompt.isVisible(), WAIT).toBe(true)
+    // still there: nothing was deleted before the proof
+    expect(page.url()).toMatch(/\/orgs\/[0-9a-f-]{36}/)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await scrollsSideways(page)).toBe(false)
+    await saveScreenshot(page, 'org-delete-reauth-390')
+
+    await prompt.getByLabel('Your password').fill(PASSWORD)
+    await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
+    await page.waitForURL(`${stack.url}/orgs?deleted=1`)
+    await expect.poll(() => page.getByText('The organization was deleted.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByTestId('org-list').textContent(), WAIT).not.toContain('Old Proof')
     expect(csp).toEqual([])
     await page.close()
   })
