@@ -45,3 +45,23 @@ export function held(): { gate: Promise<void>; release(): void } {
   })
   return { gate, release }
 }
+
+/**
+ * Answers `method path` with each of `answers` in turn, the last one again once they run out: a
+ * page that reads again after a failure sees the next answer.
+ */
+export function answerInTurn(method: 'GET' | 'POST', path: string, answers: Array<{ status: number; body: Json }>): Answered {
+  const answered: Answered = { bodies: [] }
+  registered.push(
+    registerEndpoint(path, {
+      method,
+      handler: defineEventHandler(async (event) => {
+        answered.bodies.push(getMethod(event) === 'GET' ? undefined : await readBody(event))
+        const { status, body } = answers[Math.min(answered.bodies.length, answers.length) - 1]!
+        setResponseStatus(event, status)
+        return body
+      }),
+    }),
+  )
+  return answered
+}
