@@ -91,9 +91,10 @@ describe('imported password hashes', () => {
 describe('importUsers', () => {
   let db: Kysely<Database>
   const now = new Date('2026-06-01T00:00:00.000Z')
+  // a migrated in-memory database takes seconds on a loaded machine: past the 10 s hook default
   beforeAll(async () => {
     db = await createMigratedDatabase(configSchema.parse({ database: { url: 'memory://' } }))
-  })
+  }, 60_000)
   afterAll(() => db?.destroy())
 
   it('checks one line: fields, address, dates', () => {
