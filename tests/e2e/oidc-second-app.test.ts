@@ -10,7 +10,7 @@ import * as oauth from 'oauth4webapi'
 import { Secret, TOTP } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, type Browser } from '../helpers/browser'
-import { insecure, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
+import { authorizationUrl, codeParams, insecure, redeem, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, watchCsp, WAIT } from './auth-stack'
 
 let op: OpStack
@@ -28,31 +28,16 @@ async function startSecondApp(): Promise<void> {
   app = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', appUrl)
     if (url.pathname === '/') {
-      const verifier = oauth.generateRandomCodeVerifier()
-      const state = oauth.generateRandomState()
-      const nonce = oauth.generateRandomNonce()
+      const { url: target, verifier, state, nonce } = await authorizationUrl(op, rp)
       pending.set(state, { verifier, nonce })
-      const target = new URL(op.as.authorization_endpoint!)
-      target.search = new URLSearchParams({
-        client_id: rp.client.client_id,
-        redirect_uri: rp.redirectUri,
-        response_type: 'code',
-        scope: 'openid email profile',
-        state,
-        nonce,
-        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      }).toString()
-      res.writeHead(303, { location: target.href }).end()
+      res.writeHead(303, { location: target }).end()
       return
     }
     if (url.pathname === '/callback') {
       const state = url.searchParams.get('state') ?? ''
       const kept = pending.get(state)
       if (!kept) return void res.writeHead(400).end('unknown state')
-      const params = oauth.validateAuthResponse(op.as, rp.client, url, state)
-      const response = await oauth.authorizationCodeGrantRequest(op.as, rp.client, rp.auth, params, rp.redirectUri, kept.verifier, insecure)
-      const tokens = await oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: kept.nonce, requireIdToken: true })
+      const tokens = await redeem(op, rp, codeParams(op, rp, url, state), kept.verifier, kept.nonce)
       const claims = oauth.getValidatedIdTokenClaims(tokens)!
       const info = await oauth.processUserInfoResponse(op.as, rp.client, claims.sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Second app</title><h1>Hello ${String(info.email)}</h1><p id="amr">${((claims.amr as string[] | undefined) ?? []).join(" ")}</p>`)
