@@ -90,8 +90,8 @@ export async function startE2eStack(options: E2eStackOptions = {}): Promise<E2eS
 }
 
 /** What `useE2eStack` hands a test file; each accessor throws until the file's `beforeAll` has run. */
-export interface E2eFile<Name extends string> {
-  readonly stack: E2eStack
+export interface E2eFile<Name extends string, Stack extends E2eStack = E2eStack> {
+  readonly stack: Stack
   /** the file's browser (the first of `browsers`) */
   readonly browser: Browser
   /** the file's browsers by name, each with its own profile (its own cookies) */
@@ -105,21 +105,24 @@ export interface E2eFile<Name extends string> {
  * what the function returns once whatever it starts first is up) and launches the named browsers;
  * `afterEach` closes the browsers of `launchForTest`; `afterAll` closes the browsers and stops the stack.
  */
-export function useE2eStack<Name extends string = 'browser'>(
+export function useE2eStack<Name extends string = 'browser', Stack extends E2eStack = E2eStack>(
   options: E2eStackOptions | (() => Promise<E2eStackOptions>) = {},
   setup: {
     /** the browsers launched for the whole file; default one, `browser`; none when each test launches its own */
     browsers?: readonly Name[]
     /** the `beforeAll` timeout, when it does more than start the stack */
     timeout?: number
+    /** what starts the stack, when it is more than `startE2eStack` (e.g. tests/helpers/oidc-op.ts's startOpStack) */
+    start?: (options: E2eStackOptions) => Promise<Stack>
   } = {},
-): E2eFile<Name> {
+): E2eFile<Name, Stack> {
   const names = setup.browsers ?? (['browser'] as unknown as readonly Name[])
-  let stack: E2eStack | undefined
+  const start = setup.start ?? (startE2eStack as (options: E2eStackOptions) => Promise<Stack>)
+  let stack: Stack | undefined
   const browsers = new Map<Name, Browser>()
   let testBrowsers: Browser[] = []
   beforeAll(async () => {
-    stack = await startE2eStack(typeof options === 'function' ? await options() : options)
+    stack = await start(typeof options === 'function' ? await options() : options)
     const launched = await Promise.all(names.map(() => launchBrowser()))
     names.forEach((name, i) => browsers.set(name, launched[i]!))
   }, setup.timeout)
