@@ -38,8 +38,8 @@ export function usePageCursors() {
 /**
  * A searchable list of the admin console (accounts, organizations): the search by a prefix, a
  * page at a time through the IAM's cursor, and the page's state from each answer. Bind `results`
- * to the results heading (focus goes there after each load, so a screen reader reads what changed)
- * and call `start` when the page mounts.
+ * to the list (components/AdminSearchList.vue: focus goes to its results heading after each load, so
+ * a screen reader reads what changed) and call `start` when the page mounts.
  */
 export function useAdminList<Row>(options: {
   /** the BFF list route, e.g. `/api/admin/users` */
@@ -61,7 +61,7 @@ export function useAdminList<Row>(options: {
   const next = ref<string | null>(null)
   const cursors = usePageCursors()
   const gate = useReauthGate()
-  const results = ref<HTMLElement | null>(null)
+  const results = ref<{ focus(): void } | null>(null)
 
   async function load() {
     error.value = null
