@@ -3,7 +3,10 @@
  * answer 403 for an account that is not a platform administrator and for a session signed in on
  * someone's behalf; the pages show a sentence for each, never the raw body.
  */
-import { describeFailure, type BffResult } from './useBff'
+import type { Ref } from 'vue'
+import { useAuth } from './useAuth'
+import { bffFetch, describeFailure, type BffResult } from './useBff'
+import { useReauthGate } from './useReauthGate'
 
 /** The IAM's body for an account that is not a platform administrator (iam/http/reauthenticate.ts). */
 const NOT_ADMIN = 'Platform administrators only'
@@ -29,5 +32,132 @@ export function usePageCursors() {
     next: (cursor: string) => void stack.value.push(cursor),
     previous: () => void (stack.value.length > 1 && stack.value.pop()),
     reset: () => void (stack.value = [undefined]),
+  }
+}
+
+/**
+ * A searchable list of the admin console (accounts, organizations): the search by a prefix, a
+ * page at a time through the IAM's cursor, and the page's state from each answer. Bind `results`
+ * to the list (components/AdminSearchList.vue: focus goes to its results heading after each load, so
+ * a screen reader reads what changed) and call `start` when the page mounts.
+ */
+export function useAdminList<Row>(options: {
+  /** the BFF list route, e.g. `/api/admin/users` */
+  path: string
+  /** the array's key in the answer's `data`, e.g. `users` */
+  rowsKey: string
+  /** what the page lists, for the sentence when the person did not confirm it is them, e.g. `accounts` */
+  what: string
+  /** the search the page opens with (a page that keeps it in its URL) */
+  initialQuery?: string
+  /** runs once a new search is set, before it loads (a page that keeps it in its URL) */
+  onSearch?: (searched: string) => Promise<unknown>
+}) {
+  const state = ref<AdminPageState>('loading')
+  const error = ref<string | null>(null)
+  const query = ref(options.initialQuery ?? '')
+  const searched = ref(query.value)
+  const rows = ref<Row[]>([]) as Ref<Row[]>
+  const next = ref<string | null>(null)
+  const cursors = usePageCursors()
+  const gate = useReauthGate()
+  const results = ref<{ focus(): void } | null>(null)
+
+  async function load() {
+    error.value = null
+    const params = new URLSearchParams({ limit: '20' })
+    if (searched.value) params.set('q', searched.value)
+    if (cursors.current.value) params.set('cursor', cursors.current.value)
+    const result = await gate.guard(() => bffFetch(`${options.path}?${params}`))
+    if (!result) {
+      state.value = 'error'
+      error.value = `The ${options.what} are shown once you confirm it is you. Reload the page to try again.`
+      return
+    }
+    if (result.status !== 200) {
+      const failure = adminFailure(result)
+      // a failed search keeps the page: the message goes above the results
+      if (state.value === 'ready' && failure.state === 'error') return (error.value = failure.message)
+      state.value = failure.state
+      error.value = failure.message
+      return
+    }
+    const data = result.body.data as Record<string, unknown> & { next: string | null }
+    rows.value = data[options.rowsKey] as Row[]
+    next.value = data.next
+    state.value = 'ready'
+  }
+
+  async function search() {
+    searched.value = query.value.trim()
+    cursors.reset()
+    await options.onSearch?.(searched.value)
+    await load()
+    results.value?.focus()
+  }
+  async function nextPage() {
+    if (!next.value) return
+    cursors.next(next.value)
+    await load()
+    results.value?.focus()
+  }
+  async function previousPage() {
+    cursors.previous()
+    await load()
+    results.value?.focus()
+  }
+  const start = useAdminStart(load)
+
+  return { state, error, query, searched, rows, next, cursors, gate, results, search, nextPage, previousPage, start }
+}
+
+/**
+ * One item of the admin console (an account, an organization): loaded from `path()` into `detail`,
+ * with the page's state from the answer. Call `start` when the page mounts and `load` after a change.
+ */
+export function useAdminDetail<Detail>(options: {
+  /** the BFF route of the item, e.g. `/api/admin/users/<id>` */
+  path: () => string
+  /** what the page shows, in its sentences, e.g. `account` */
+  what: string
+}) {
+  const state = ref<AdminPageState>('loading')
+  const error = ref<string | null>(null)
+  const detail = ref<Detail | null>(null) as Ref<Detail | null>
+  const gate = useReauthGate()
+
+  async function load() {
+    const result = await gate.guard(() => bffFetch(options.path()))
+    if (!result) {
+      state.value = 'error'
+      error.value = `The ${options.what} is shown once you confirm it is you. Reload the page to try again.`
+      return
+    }
+    if (result.status === 404 || result.status === 400) {
+      state.value = 'error'
+      error.value = `There is no such ${options.what}. It may have been deleted; go back to the list and search again.`
+      return
+    }
+    if (result.status !== 200) {
+      const failure = adminFailure(result)
+      state.value = failure.state
+      error.value = failure.message
+      return
+    }
+    detail.value = result.body.data as Detail
+    state.value = 'ready'
+  }
+
+  return { state, error, detail, gate, load, start: useAdminStart(load) }
+}
+
+/** What an admin page does when it mounts: signed out, to the sign-in page and back here; else `load`. */
+function useAdminStart(load: () => Promise<unknown>): () => Promise<unknown> {
+  const auth = useAuth()
+  const route = useRoute()
+  return async () => {
+    const session = await auth.load()
+    if (session.status === 'signed-out') return navigateTo(`/login?returnTo=${encodeURIComponent(route.fullPath)}`)
+    await load()
   }
 }

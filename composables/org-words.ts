@@ -3,7 +3,9 @@
  * suggested from a name, which roles a member may be offered. Pure (the pages and their tests share
  * it). The IAM decides every action; this only keeps the pages from offering what it would refuse.
  */
+import type { z } from 'zod'
 import { ORG_PERMISSIONS, OWNER_ONLY, type OrgPermission } from '../iam/contract/org-permissions'
+import type { orgRoleView, orgView } from '../iam/contract/organizations'
 import { describeFailure, type BffResult } from './useBff'
 
 /** What each permission the IAM checks allows, as a person reads it. */
@@ -73,23 +75,10 @@ export function roleInWords(roleName: string): string {
 }
 
 /** An organization as GET /api/orgs/:orgId answers it, with the viewer's role and permissions. */
-export interface OrgView {
-  id: string
-  slug: string
-  name: string
-  createdAt: string
-  role: string
-  roleName: string
-  permissions: string[]
-}
+export type OrgView = z.infer<typeof orgView>
 
 /** A custom role (GET /api/orgs/:orgId/roles). */
-export interface CustomRole {
-  id: string
-  name: string
-  permissions: string[]
-  createdAt: string
-}
+export type CustomRole = z.infer<typeof orgRoleView>
 
 /** The sentence for an organization call the IAM refused: its own words, 403 and 404 in the page's. */
 export function orgFailure(result: BffResult): string {

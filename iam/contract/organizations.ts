@@ -43,6 +43,7 @@ const invitation = z.object({
   status: z.enum(['pending', 'accepted', 'revoked', 'expired']),
 })
 const role = z.object({ id: z.string(), name: z.string(), permissions: z.array(z.string()), createdAt: z.string() })
+const listedOrg = z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string(), roleName: z.string() })
 const orgClaim = z.object({ id: z.string(), slug: z.string(), role: z.string(), permissions: z.array(z.string()) })
 
 /** Every route naming an organization: malformed id, not a member (or no such organization), not allowed. */
@@ -83,7 +84,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     limiters: [],
     request: noBody,
     responses: responses(
-      { 200: { description: 'memberships', body: okData(z.object({ orgs: z.array(z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string(), roleName: z.string() })) })) } },
+      { 200: { description: 'memberships', body: okData(z.object({ orgs: z.array(listedOrg) })) } },
       FULL_AUTH,
     ),
   },
@@ -345,3 +346,10 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     }),
   },
 })
+
+/**
+ * The shapes of the organization answers, for the code that reads them (the gateway's pages) and
+ * writes them (the IAM's features): an organization with the member's role and permissions in it,
+ * one of the list, a member, an invitation, a custom role.
+ */
+export { org as orgView, listedOrg as orgListEntry, member as orgMemberView, invitation as orgInvitationView, role as orgRoleView }

@@ -1,18 +1,9 @@
 /** axe-core on every page of the gateway: no serious or critical violation, and no CSP violation. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
+import { freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+const e2e = useE2eStack()
 
 const PUBLIC_PAGES = [
   '/',
@@ -35,9 +26,9 @@ const PUBLIC_PAGES = [
 
 describe('accessibility', () => {
   it.each(PUBLIC_PAGES)('%s has no serious or critical axe violations', async (path) => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
-    await page.goto(stack.url + path)
+    await page.goto(e2e.stack.url + path)
     await page.waitForLoadState('networkidle')
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(csp).toEqual([])
@@ -45,8 +36,8 @@ describe('accessibility', () => {
   })
 
   it('form errors are announced and tied to their fields', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${stack.url}/signup`)
+    const page = await e2e.browser.newPage()
+    await page.goto(`${e2e.stack.url}/signup`)
     await page.getByRole('button', { name: 'Create account' }).click()
     const email = page.getByLabel('Email', { exact: true })
     await expect.poll(() => email.getAttribute('aria-invalid'), WAIT).toBe('true')
@@ -60,7 +51,7 @@ describe('accessibility', () => {
   })
 
   it('/signup says the password strength in words as the person types, and Show password works from the keyboard', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     // the estimator and its dictionaries come with the first keystroke, not with the page
     let typed = false
@@ -70,7 +61,7 @@ describe('accessibility', () => {
       const when = typed ? 'after typing' : 'before typing'
       if ((await res.text().catch(() => '')).includes('diceware-common')) dictionaryLoads.push(when)
     })
-    await page.goto(`${stack.url}/signup`)
+    await page.goto(`${e2e.stack.url}/signup`)
     await page.waitForLoadState('networkidle')
     const password = page.getByLabel('Password', { exact: true })
     const meter = page.locator('#password-strength')
@@ -97,11 +88,11 @@ describe('accessibility', () => {
   })
 
   it('signed-in pages (/account, /tokens with a token) have no serious or critical violations', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
-    await signUpInBrowser(page, stack.url, freshEmail('a11y'))
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('a11y'))
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.goto(`${stack.url}/tokens`)
+    await page.goto(`${e2e.stack.url}/tokens`)
     await page.getByLabel('Name', { exact: true }).fill('a11y token')
     await page.getByRole('button', { name: 'Create token' }).click()
     await expect.poll(() => page.getByLabel('Token', { exact: true }).isVisible(), WAIT).toBe(true)
@@ -112,20 +103,20 @@ describe('accessibility', () => {
   })
 
   it('organization pages (/orgs, /orgs/:id, the invitation landing page signed in) have no serious or critical violations', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
-    await signUpInBrowser(page, stack.url, freshEmail('a11y-orgs'))
-    await page.goto(`${stack.url}/orgs`)
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('a11y-orgs'))
+    await page.goto(`${e2e.stack.url}/orgs`)
     await page.getByLabel('Name', { exact: true }).fill('Accessible Org')
     await page.getByRole('button', { name: 'Create organization' }).click()
     await page.waitForURL(/\/orgs\/[0-9a-f-]{36}/)
     await expect.poll(() => page.getByTestId('org-members').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading/ }).count(), WAIT).toBe(0)
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.goto(`${stack.url}/orgs`)
+    await page.goto(`${e2e.stack.url}/orgs`)
     await expect.poll(() => page.getByTestId('org-list').isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.goto(`${stack.url}/orgs/invitations/accept?token=${'A'.repeat(43)}`)
+    await page.goto(`${e2e.stack.url}/orgs/invitations/accept?token=${'A'.repeat(43)}`)
     await expect.poll(() => page.getByText('This invitation link is not valid.', { exact: false }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(csp).toEqual([])

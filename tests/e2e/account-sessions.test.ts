@@ -1,34 +1,23 @@
 /** The account page's security sections in Chromium: sessions, password change, recent activity. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, PASSWORD, seriousA11yViolations, signInInBrowser, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
+import { freshEmail, PASSWORD, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let laptop: Browser
-let phone: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  // two browsers with their own cookies: two devices of one user
-  ;[laptop, phone] = await Promise.all([launchBrowser(), launchBrowser()])
-})
-afterAll(async () => {
-  await laptop?.close()
-  await phone?.close()
-  await stack?.stop()
-})
+// two browsers with their own cookies: two devices of one user
+const e2e = useE2eStack({}, { browsers: ['laptop', 'phone'] })
 
 describe('account page: sessions and security', () => {
   it('ends the other device’s session after an in-place "Sign out <device>?", and that device is signed out', async () => {
     const email = freshEmail('sessions')
-    const mine = await laptop.newPage()
+    const mine = await e2e.browsers.laptop.newPage()
     // a phone's width: the sections, their navigation and the confirmation must fit without sideways scrolling
     await mine.setViewportSize({ width: 390, height: 844 })
     const csp = watchCsp(mine)
-    await signUpInBrowser(mine, stack.url, email)
-    const other = await phone.newPage()
-    await signInInBrowser(other, stack.url, email)
+    await signUpInBrowser(mine, e2e.stack.url, email)
+    const other = await e2e.browsers.phone.newPage()
+    await signInInBrowser(other, e2e.stack.url, email)
 
-    await mine.goto(`${stack.url}/account`)
+    await mine.goto(`${e2e.stack.url}/account`)
     const sessions = mine.getByRole('region', { name: 'Where you are signed in' })
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
     await expect.poll(() => sessions.getByText('This device').isVisible(), WAIT).toBe(true)
@@ -53,22 +42,22 @@ describe('account page: sessions and security', () => {
     await expect.poll(() => sessions.getByText(/was ended/).isVisible(), WAIT).toBe(true)
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
 
-    await other.goto(`${stack.url}/account`)
+    await other.goto(`${e2e.stack.url}/account`)
     await other.waitForURL(/\/login/)
     expect(csp).toEqual([])
   })
 
   it('"End all other sessions" asks first: Cancel keeps the other device signed in, Confirm ends its session', async () => {
     const email = freshEmail('others')
-    const mine = await laptop.newPage()
+    const mine = await e2e.browsers.laptop.newPage()
     await mine.context().clearCookies()
     await mine.setViewportSize({ width: 390, height: 844 })
-    await signUpInBrowser(mine, stack.url, email)
-    const other = await phone.newPage()
+    await signUpInBrowser(mine, e2e.stack.url, email)
+    const other = await e2e.browsers.phone.newPage()
     await other.context().clearCookies()
-    await signInInBrowser(other, stack.url, email)
+    await signInInBrowser(other, e2e.stack.url, email)
 
-    await mine.goto(`${stack.url}/account`)
+    await mine.goto(`${e2e.stack.url}/account`)
     const sessions = mine.getByRole('region', { name: 'Where you are signed in' })
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
     const endOthers = sessions.getByRole('button', { name: 'End all other sessions' })
@@ -85,7 +74,7 @@ describe('account page: sessions and security', () => {
     expect(await mine.evaluate(() => document.activeElement?.id)).toBe('sessions-end-others')
     await mine.reload()
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
-    await other.goto(`${stack.url}/account`)
+    await other.goto(`${e2e.stack.url}/account`)
     await expect.poll(() => other.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
     expect(new URL(other.url()).pathname).toBe('/account')
 
@@ -94,7 +83,7 @@ describe('account page: sessions and security', () => {
     await expect.poll(() => sessions.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
     // the other device lands on the sign-in page, told why
-    await other.goto(`${stack.url}/account`)
+    await other.goto(`${e2e.stack.url}/account`)
     await other.waitForURL(/\/login/)
     await expect.poll(() => other.getByText('This session was signed out from another device.').isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(other)).toEqual([])
@@ -102,9 +91,9 @@ describe('account page: sessions and security', () => {
 
   it('changes the password from the account page and shows it in the recent activity', async () => {
     const email = freshEmail('pwchange')
-    const page = await laptop.newPage()
+    const page = await e2e.browsers.laptop.newPage()
     await page.context().clearCookies()
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     await page.getByLabel('Current password', { exact: true }).fill('not the password at all')
     await page.getByLabel('New password', { exact: true }).fill('a new account passphrase')
     await page.getByLabel('Repeat the new password').fill('a new account passphrase')

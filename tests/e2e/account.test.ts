@@ -1,50 +1,41 @@
 /** Changing the email address through the custom-MFA flow, in the browser. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
 import { codeOf, magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, signInInBrowser, signUpInBrowser, startE2eStack, type E2eStack, WAIT } from './auth-stack'
+import { freshEmail, mailTo, signInInBrowser, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+const e2e = useE2eStack()
 
 describe('account page', () => {
   it('changes the email address: confirmation mail -> link -> new address + code -> sign in with it', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const oldEmail = freshEmail('old')
     const newEmail = freshEmail('new')
-    await signUpInBrowser(page, stack.url, oldEmail)
+    await signUpInBrowser(page, e2e.stack.url, oldEmail)
     await page.getByRole('button', { name: 'Change email' }).click()
     await expect.poll(() => page.getByText(/We sent a confirmation link to o\*\*\*@example\.com/).isVisible(), WAIT).toBe(true)
-    const mail = await mailTo(stack.smtp, oldEmail, '/auth/confirm')
+    const mail = await mailTo(e2e.stack.smtp, oldEmail, '/auth/confirm')
     await page.goto(magicLinkOf(mail).toString())
     await page.getByLabel('New email address').fill(newEmail)
     await page.getByLabel('Code from the email').fill(codeOf(mail))
     await page.getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => page.getByText('Your email address was changed.').isVisible(), WAIT).toBe(true)
 
-    await page.goto(`${stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/account`)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/login/)
-    await signInInBrowser(page, stack.url, newEmail)
+    await signInInBrowser(page, e2e.stack.url, newEmail)
     await saveScreenshot(page, 'account-email-changed')
   })
 
   it('a wrong code is reported next to the code field', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('wrongcode')
-    await page.goto(`${stack.url}/login`)
+    await page.goto(`${e2e.stack.url}/login`)
     await page.context().clearCookies()
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     await page.getByRole('button', { name: 'Change email' }).click()
-    const mail = await mailTo(stack.smtp, email, '/auth/confirm')
+    const mail = await mailTo(e2e.stack.smtp, email, '/auth/confirm')
     await page.goto(magicLinkOf(mail).toString())
     await page.getByLabel('New email address').fill(freshEmail('other'))
     const code = codeOf(mail)

@@ -5,22 +5,27 @@
  * account without the role reads that it needs it. axe on every admin page.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { saveScreenshot } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { magicLinkOf } from '../helpers/smtp'
-import { freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT, watchCsp } from './auth-stack'
+import { freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let adminBrowser: Browser
-let userBrowser: Browser
+const e2e = useE2eStack(
+  {
+    iamEnv: CLOCK_ENV,
+    // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
+    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
+  },
+  { browsers: ['adminBrowser', 'userBrowser'] },
+)
 
 /** POST /__test/platform-admin on the IAM (signed: the stack's IAM requires HMAC). */
 async function grantAdmin(email: string): Promise<void> {
   const body = JSON.stringify({ email, admin: true })
   const headers = signRequestV2({ ...hmac, method: 'POST', url: '/__test/platform-admin', body })
-  const res = await fetch(`${stack.iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+  const res = await fetch(`${e2e.stack.iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
   expect(res.status, await res.text()).toBe(200)
 }
 
@@ -32,26 +37,12 @@ const fitsWidth = (page: Page) =>
     return wide.slice(-3).map((el) => `${el.tagName}.${el.className}: ${el.textContent?.slice(0, 60)}`)
   })
 
-beforeAll(async () => {
-  stack = await startE2eStack({
-    iamEnv: CLOCK_ENV,
-    // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
-    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
-  })
-  ;[adminBrowser, userBrowser] = await Promise.all([launchBrowser(), launchBrowser()])
-})
-afterAll(async () => {
-  await adminBrowser?.close()
-  await userBrowser?.close()
-  await stack?.stop()
-})
-
 describe('the admin console', () => {
   it('tells an account without the role that it needs administrator rights (no raw answer)', async () => {
-    const page = await userBrowser.newPage()
+    const page = await e2e.browsers.userBrowser.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
-    await signUpInBrowser(page, stack.url, freshEmail('notadmin'))
-    await page.goto(`${stack.url}/admin`)
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('notadmin'))
+    await page.goto(`${e2e.stack.url}/admin`)
     await expect.poll(() => page.getByRole('heading', { name: 'Administrator rights needed' }).isVisible(), WAIT).toBe(true)
     expect(await page.locator('#main').innerText()).not.toMatch(/Platform administrators only|"ok"/)
     expect(await seriousA11yViolations(page)).toEqual([])
@@ -61,16 +52,16 @@ describe('the admin console', () => {
   it('finds an account, signs it out everywhere, signs in as it with a banner on every page, and End brings the administrator back', async () => {
     const adminEmail = freshEmail('admin')
     const userEmail = freshEmail('member')
-    const page = await adminBrowser.newPage()
+    const page = await e2e.browsers.adminBrowser.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
     const csp = watchCsp(page)
-    await signUpInBrowser(page, stack.url, adminEmail)
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
     await grantAdmin(adminEmail)
-    const member = await userBrowser.newPage()
-    await signUpInBrowser(member, stack.url, userEmail)
+    const member = await e2e.browsers.userBrowser.newPage()
+    await signUpInBrowser(member, e2e.stack.url, userEmail)
 
     // the search, at a phone's width
-    await page.goto(`${stack.url}/admin`)
+    await page.goto(`${e2e.stack.url}/admin`)
     await expect.poll(() => page.getByRole('heading', { name: 'Accounts', exact: true }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.getByLabel('Email or name starts with').fill(userEmail)
@@ -94,13 +85,13 @@ describe('the admin console', () => {
     await confirm.getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => page.getByText('Signed out everywhere: 1 session(s) ended.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByText('No live sessions.').isVisible(), WAIT).toBe(true)
-    await member.goto(`${stack.url}/account`)
+    await member.goto(`${e2e.stack.url}/account`)
     await member.waitForURL(/\/login/)
 
     // signing in as the account: the banner says who, on every page
     await page.getByRole('button', { name: 'Sign in as this person' }).click()
     await page.getByRole('group', { name: /^Sign in as / }).getByRole('button', { name: 'Confirm' }).click()
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     const banner = page.getByRole('region', { name: 'Signed in on someone’s behalf' })
     await expect.poll(() => banner.isVisible(), WAIT).toBe(true)
     expect(await banner.innerText()).toMatch(new RegExp(`You are signed in as ${userEmail.replace(/[.+]/g, '\\$&')} on behalf of ${adminEmail.replace(/[.+]/g, '\\$&')}`))
@@ -111,17 +102,17 @@ describe('the admin console', () => {
     // the administrator's own session waits aside where no page script and no other route sees it
     const kept = (await page.context().cookies()).find((c) => c.name === '__Secure-admin-session')
     expect(kept).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/api' })
-    await page.goto(`${stack.url}/tokens`)
+    await page.goto(`${e2e.stack.url}/tokens`)
     await expect.poll(() => banner.isVisible(), WAIT).toBe(true)
     // the console itself is closed while acting for someone else
-    await page.goto(`${stack.url}/admin`)
+    await page.goto(`${e2e.stack.url}/admin`)
     await expect.poll(() => page.getByText(/You are signed in on someone’s behalf/).isVisible(), WAIT).toBe(true)
 
     await banner.getByRole('button', { name: 'End' }).click()
-    await page.waitForURL(`${stack.url}/admin`)
+    await page.waitForURL(`${e2e.stack.url}/admin`)
     await expect.poll(() => page.getByRole('heading', { name: 'Accounts', exact: true }).isVisible(), WAIT).toBe(true)
     expect(await banner.count()).toBe(0)
-    await page.goto(`${stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/account`)
     await expect.poll(() => page.locator('#main').getByText(adminEmail).first().isVisible(), WAIT).toBe(true)
     expect(await banner.count()).toBe(0)
     expect((await page.context().cookies()).map((c) => c.name)).not.toContain('__Secure-admin-session')
@@ -131,20 +122,20 @@ describe('the admin console', () => {
   it('signing out while acting for someone ends the administrator’s own session too', async () => {
     const adminEmail = freshEmail('admin2')
     const userEmail = freshEmail('member2')
-    const page = await adminBrowser.newPage()
+    const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()
-    await signUpInBrowser(page, stack.url, adminEmail)
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
     await grantAdmin(adminEmail)
-    const member = await userBrowser.newPage()
+    const member = await e2e.browsers.userBrowser.newPage()
     await member.context().clearCookies()
-    await signUpInBrowser(member, stack.url, userEmail)
+    await signUpInBrowser(member, e2e.stack.url, userEmail)
 
-    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await page.goto(`${e2e.stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
     await page.getByTestId('admin-users').getByRole('link', { name: userEmail }).click()
     await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
     await page.getByRole('button', { name: 'Sign in as this person' }).click()
     await page.getByRole('group', { name: /^Sign in as / }).getByRole('button', { name: 'Confirm' }).click()
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expect.poll(() => page.getByRole('region', { name: 'Signed in on someone’s behalf' }).isVisible(), WAIT).toBe(true)
 
     const kept = (await page.context().cookies()).find((c) => c.name === '__Secure-admin-session')
@@ -159,32 +150,32 @@ describe('the admin console', () => {
       return { status: res.status, body: (await res.json()) as { data?: { restored?: boolean } } }
     })
     expect(end).toMatchObject({ status: 200, body: { data: { restored: false } } })
-    await page.goto(`${stack.url}/admin`)
+    await page.goto(`${e2e.stack.url}/admin`)
     await page.waitForURL(/\/login/)
     // the account's own session (another device) was never touched
-    await member.goto(`${stack.url}/account`)
+    await member.goto(`${e2e.stack.url}/account`)
     await expect.poll(() => member.locator('#main').getByText(userEmail).first().isVisible(), WAIT).toBe(true)
   })
 
   it('marks an account whose owner confirmed its deletion in the list, and its detail says when it is erased', async () => {
     const adminEmail = freshEmail('admin5')
     const userEmail = freshEmail('leaving')
-    const member = await userBrowser.newPage()
+    const member = await e2e.browsers.userBrowser.newPage()
     await member.context().clearCookies()
-    await signUpInBrowser(member, stack.url, userEmail)
+    await signUpInBrowser(member, e2e.stack.url, userEmail)
     await member.getByRole('button', { name: 'Delete my account' }).click()
     await member.getByRole('group', { name: /Delete your account\?/ }).getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => member.getByTestId('delete-account-sent').isVisible(), WAIT).toBe(true)
-    await member.goto(magicLinkOf(await mailTo(stack.smtp, userEmail, '/auth/delete-account?')).toString())
+    await member.goto(magicLinkOf(await mailTo(e2e.stack.smtp, userEmail, '/auth/delete-account?')).toString())
     await member.getByRole('button', { name: 'Confirm the deletion' }).click()
     await expect.poll(() => member.getByRole('heading', { name: 'Your account is disabled' }).isVisible(), WAIT).toBe(true)
 
-    const page = await adminBrowser.newPage()
+    const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()
     await page.setViewportSize({ width: 390, height: 844 })
-    await signUpInBrowser(page, stack.url, adminEmail)
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
     await grantAdmin(adminEmail)
-    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await page.goto(`${e2e.stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
     const row = page.getByTestId('admin-users').getByRole('listitem').filter({ hasText: userEmail })
     await expect.poll(() => row.isVisible(), WAIT).toBe(true)
     expect(await row.innerText()).toContain('deletion confirmed')
@@ -196,7 +187,7 @@ describe('the admin console', () => {
     expect(await fitsWidth(page)).toBe(true)
 
     // an account without a confirmed deletion carries neither
-    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(adminEmail)}`)
+    await page.goto(`${e2e.stack.url}/admin?q=${encodeURIComponent(adminEmail)}`)
     const own = page.getByTestId('admin-users').getByRole('listitem').filter({ hasText: adminEmail })
     await expect.poll(() => own.isVisible(), WAIT).toBe(true)
     expect(await own.innerText()).not.toContain('deletion confirmed')
@@ -208,13 +199,13 @@ describe('the admin console', () => {
   })
 
   it('lists organizations (axe clean at 390 px)', async () => {
-    const page = await adminBrowser.newPage()
+    const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()
     await page.setViewportSize({ width: 390, height: 844 })
     const adminEmail = freshEmail('admin3')
-    await signUpInBrowser(page, stack.url, adminEmail)
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
     await grantAdmin(adminEmail)
-    await page.goto(`${stack.url}/admin/orgs`)
+    await page.goto(`${e2e.stack.url}/admin/orgs`)
     await expect.poll(() => page.getByRole('heading', { name: 'Organizations', level: 2 }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await fitsWidth(page)).toBe(true)
@@ -223,20 +214,20 @@ describe('the admin console', () => {
   it('asks for a fresh sign-in in place when the administrator’s proof is too old, then runs the action (the clock moves: last)', async () => {
     const adminEmail = freshEmail('admin4')
     const userEmail = freshEmail('member4')
-    const page = await adminBrowser.newPage()
+    const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()
     await page.setViewportSize({ width: 390, height: 844 })
-    await signUpInBrowser(page, stack.url, adminEmail)
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
     await grantAdmin(adminEmail)
-    const member = await userBrowser.newPage()
+    const member = await e2e.browsers.userBrowser.newPage()
     await member.context().clearCookies()
-    await signUpInBrowser(member, stack.url, userEmail)
-    await page.goto(`${stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await signUpInBrowser(member, e2e.stack.url, userEmail)
+    await page.goto(`${e2e.stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
     await page.getByTestId('admin-users').getByRole('link', { name: userEmail }).click()
     await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
 
     // past the administrators' 10 minutes, within the access token's life
-    await advanceClock(stack.iam, 11 * 60_000, hmac)
+    await advanceClock(e2e.stack.iam, 11 * 60_000, hmac)
     await page.getByRole('button', { name: 'Send password reset link' }).click()
     await page.getByRole('group', { name: /^Email .+ a link to reset their password\?$/ }).getByRole('button', { name: 'Confirm' }).click()
     const prompt = page.getByRole('group', { name: 'Confirm it is you' })

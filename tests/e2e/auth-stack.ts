@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { CDPSession, Page } from 'playwright-core'
-import { expect } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
+import { launchBrowser, type Browser, type LaunchOptions } from '../helpers/browser'
 import { ROOT } from '../helpers/build'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
@@ -38,20 +39,20 @@ export async function freePort(): Promise<number> {
 
 const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 })
 
+export interface E2eStackOptions {
+  iamConfig?: (port: number) => Record<string, unknown>
+  iamEnv?: Record<string, string>
+  gatewayEnv?: Record<string, string>
+  /** gateway config keys beside `iam` and `cookieSecret` (`apis`, ...) */
+  gatewayConfig?: Record<string, unknown>
+  /** the server entry of an app that extends the gateway, instead of the gateway's */
+  gatewayEntry?: string
+  /** the gateway's port, when something started before it must know it */
+  gatewayPort?: number
+}
+
 /** SMTP + IAM + gateway, wired together; `iamConfig` adds top-level IAM config keys that need the gateway's port. */
-export async function startE2eStack(
-  options: {
-    iamConfig?: (port: number) => Record<string, unknown>
-    iamEnv?: Record<string, string>
-    gatewayEnv?: Record<string, string>
-    /** gateway config keys beside `iam` and `cookieSecret` (`apis`, ...) */
-    gatewayConfig?: Record<string, unknown>
-    /** the server entry of an app that extends the gateway, instead of the gateway's */
-    gatewayEntry?: string
-    /** the gateway's port, when something started before it must know it */
-    gatewayPort?: number
-  } = {},
-): Promise<E2eStack> {
+export async function startE2eStack(options: E2eStackOptions = {}): Promise<E2eStack> {
   const smtp = await startSmtp()
   const port = options.gatewayPort ?? (await freePort())
   const url = `http://127.0.0.1:${port}`
@@ -84,6 +85,74 @@ export async function startE2eStack(
       await gateway.stop()
       await iam.stop()
       await smtp.stop()
+    },
+  }
+}
+
+/** What `useE2eStack` hands a test file; each accessor throws until the file's `beforeAll` has run. */
+export interface E2eFile<Name extends string, Stack extends E2eStack = E2eStack> {
+  readonly stack: Stack
+  /** the file's browser (the first of `browsers`) */
+  readonly browser: Browser
+  /** the file's browsers by name, each with its own profile (its own cookies) */
+  readonly browsers: Readonly<Record<Name, Browser>>
+  /** a browser for the running test alone, closed after it */
+  launchForTest(options?: LaunchOptions): Promise<Browser>
+}
+
+/**
+ * Registers the hooks every browser test file needs: `beforeAll` starts the stack (with `options`, or
+ * what the function returns once whatever it starts first is up) and launches the named browsers;
+ * `afterEach` closes the browsers of `launchForTest`; `afterAll` closes the browsers and stops the stack.
+ */
+export function useE2eStack<Name extends string = 'browser', Stack extends E2eStack = E2eStack>(
+  options: E2eStackOptions | (() => Promise<E2eStackOptions>) = {},
+  setup: {
+    /** the browsers launched for the whole file; default one, `browser`; none when each test launches its own */
+    browsers?: readonly Name[]
+    /** the `beforeAll` timeout, when it does more than start the stack */
+    timeout?: number
+    /** what starts the stack, when it is more than `startE2eStack` (e.g. tests/helpers/oidc-op.ts's startOpStack) */
+    start?: (options: E2eStackOptions) => Promise<Stack>
+  } = {},
+): E2eFile<Name, Stack> {
+  const names = setup.browsers ?? (['browser'] as unknown as readonly Name[])
+  const start = setup.start ?? (startE2eStack as (options: E2eStackOptions) => Promise<Stack>)
+  let stack: Stack | undefined
+  const browsers = new Map<Name, Browser>()
+  let testBrowsers: Browser[] = []
+  beforeAll(async () => {
+    stack = await start(typeof options === 'function' ? await options() : options)
+    const launched = await Promise.all(names.map(() => launchBrowser()))
+    names.forEach((name, i) => browsers.set(name, launched[i]!))
+  }, setup.timeout)
+  afterEach(async () => {
+    const closing = testBrowsers
+    testBrowsers = []
+    for (const browser of closing) await browser.close()
+  })
+  afterAll(async () => {
+    for (const browser of browsers.values()) await browser.close()
+    await stack?.stop()
+  })
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is there once the file's beforeAll has run`)
+    return value
+  }
+  const named = {} as Record<Name, Browser>
+  for (const name of names) Object.defineProperty(named, name, { enumerable: true, get: () => started(browsers.get(name), `the browser ${name}`) })
+  return {
+    get stack() {
+      return started(stack, 'the stack')
+    },
+    get browser() {
+      return started(browsers.get(names[0]!), 'the browser')
+    },
+    browsers: named,
+    async launchForTest(launchOptions) {
+      const browser = await launchBrowser(launchOptions)
+      testBrowsers.push(browser)
+      return browser
     },
   }
 }

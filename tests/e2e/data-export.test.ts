@@ -6,27 +6,20 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Download, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
-import { freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack({
+const e2e = useE2eStack(
+  {
     iamEnv: CLOCK_ENV,
     iamConfig: () => ({
       // the gateway signs with the real time while the IAM's clock runs ahead
       service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
     }),
-  })
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+  },
+)
 
 const FILE_NAME = /^account-export-\d{4}-\d{2}-\d{2}\.json$/
 
@@ -41,10 +34,10 @@ const section = (page: Page) => page.getByRole('region', { name: 'Your data' })
 
 describe('Download your data', () => {
   it('downloads a JSON file with the account’s address; the page with the section is axe clean and fits 390 px', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     const email = freshEmail('export')
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     const button = section(page).getByRole('button', { name: 'Download your data' })
     await expect.poll(() => button.isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
@@ -74,11 +67,11 @@ describe('Download your data', () => {
   })
 
   it('asks to confirm it is you on an old sign-in, then downloads after the password, by keyboard', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('export-reauth')
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     // past the 10-minute window of the sign-in (the access token, 15 minutes, still holds)
-    await advanceClock(stack.iam, 11 * 60_000, hmac)
+    await advanceClock(e2e.stack.iam, 11 * 60_000, hmac)
 
     await section(page).getByRole('button', { name: 'Download your data' }).focus()
     await page.keyboard.press('Enter')

@@ -8,22 +8,12 @@
  */
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type Browser } from '../helpers/browser'
+import { describe, expect, it } from 'vitest'
 import { codeOf, magicLinkOf } from '../helpers/smtp'
-import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, signUpInBrowser, startE2eStack, type E2eStack, WAIT } from './auth-stack'
+import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  // the stack's usual generous sign-in limits left out: the defaults are what a person meets
-  stack = await startE2eStack({ iamConfig: () => ({ rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 } } }) })
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+// the stack's usual generous sign-in limits left out: the defaults are what a person meets
+const e2e = useE2eStack({ iamConfig: () => ({ rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 } } }) })
 
 async function typeAndSignIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email', { exact: true }).fill(email)
@@ -32,7 +22,7 @@ async function typeAndSignIn(page: Page, email: string, password: string) {
 }
 
 async function signOut(page: Page) {
-  await page.goto(`${stack.url}/account`)
+  await page.goto(`${e2e.stack.url}/account`)
   await page.locator('#main').getByRole('button', { name: 'Sign out' }).click()
   await page.waitForURL(/\/login/)
 }
@@ -41,25 +31,25 @@ const signedIn = (page: Page) => page.locator('#main').getByRole('button', { nam
 
 describe('no dead ends on the first day', () => {
   it('signs in at once with the right password after five typos', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('typos')
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     await signOut(page)
     for (let i = 1; i <= 5; i++) {
       await typeAndSignIn(page, email, `not the password ${i}`)
       await expect.poll(() => page.getByText('The email or password is incorrect.').isVisible(), WAIT).toBe(true)
     }
     await typeAndSignIn(page, email, PASSWORD)
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expect.poll(() => signedIn(page), WAIT).toBe(true)
     await page.close()
   })
 
   it('ends signed in after sign-up and four two-step sign-ins within ten minutes', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('firstday')
-    await signUpInBrowser(page, stack.url, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     // two-step sign-in on, as the person tries it on the first day
     await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
     const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').replace(/\s+/g, '')
@@ -84,7 +74,7 @@ describe('no dead ends on the first day', () => {
         await page.getByLabel('Recovery code').fill(recoveryCodes[i]!)
       }
       await page.getByRole('button', { name: 'Continue' }).click()
-      await page.waitForURL(`${stack.url}/account`)
+      await page.waitForURL(`${e2e.stack.url}/account`)
       await expect.poll(() => signedIn(page), WAIT).toBe(true)
     }
     // reloading the account page keeps the person signed in (no silent revocation)
@@ -94,21 +84,21 @@ describe('no dead ends on the first day', () => {
   })
 
   it('asks a password-only burst once for the emailed code, and then the person stays signed in', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('burst')
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     for (let i = 0; i < 3; i++) {
       await signOut(page)
       await typeAndSignIn(page, email, PASSWORD)
-      await page.waitForURL(`${stack.url}/account`)
+      await page.waitForURL(`${e2e.stack.url}/account`)
     }
     // the fourth new session in ten minutes: the page says to check the mail (not an empty sign-in form)
     await expect.poll(() => page.getByText(/email/i).filter({ hasText: /link|confirm/i }).first().isVisible(), WAIT).toBe(true)
-    const mail = await mailTo(stack.smtp, email, '/auth/mfa')
+    const mail = await mailTo(e2e.stack.smtp, email, '/auth/mfa')
     await page.goto(magicLinkOf(mail).toString())
     await page.getByLabel('Code', { exact: true }).fill(codeOf(mail))
     await page.getByRole('button', { name: 'Confirm' }).click()
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expect.poll(() => signedIn(page), WAIT).toBe(true)
     await page.reload()
     await expect.poll(() => signedIn(page), WAIT).toBe(true)

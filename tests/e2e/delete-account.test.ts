@@ -3,28 +3,19 @@
  * the link's page disables the account and signs the browser out, and the undo link's page
  * restores it so that the password signs in again. axe on each new page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
 import { magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, seriousA11yViolations, signInInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { freshEmail, mailTo, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+const e2e = useE2eStack()
 
 describe('deleting the account', () => {
   it('account page -> mailed link -> confirm -> signed out and told when; then the undo link -> signs in again', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     const email = freshEmail('delete')
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
 
     await page.getByRole('button', { name: 'Delete my account' }).click()
     await page.getByRole('group', { name: /Delete your account\?/ }).getByRole('button', { name: 'Confirm' }).click()
@@ -37,7 +28,7 @@ describe('deleting the account', () => {
     await page.reload()
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 
-    await page.goto(magicLinkOf(await mailTo(stack.smtp, email, '/auth/delete-account?')).toString())
+    await page.goto(magicLinkOf(await mailTo(e2e.stack.smtp, email, '/auth/delete-account?')).toString())
     const confirm = page.getByRole('button', { name: 'Confirm the deletion' })
     await expect.poll(() => confirm.isEnabled(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
@@ -50,11 +41,11 @@ describe('deleting the account', () => {
     await saveScreenshot(page, 'delete-account-disabled')
 
     // signed out: the account page asks for a sign-in, and the password no longer signs in
-    await page.goto(`${stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/account`)
     await expect.poll(() => page.getByRole('link', { name: 'Sign in' }).first().isVisible(), WAIT).toBe(true)
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0)
 
-    await page.goto(magicLinkOf(await mailTo(stack.smtp, email, '/auth/undo-delete-account?')).toString())
+    await page.goto(magicLinkOf(await mailTo(e2e.stack.smtp, email, '/auth/undo-delete-account?')).toString())
     const restore = page.getByRole('button', { name: 'Restore my account' })
     await expect.poll(() => restore.isEnabled(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
@@ -63,17 +54,17 @@ describe('deleting the account', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     await saveScreenshot(page, 'delete-account-restored')
 
-    await signInInBrowser(page, stack.url, email)
+    await signInInBrowser(page, e2e.stack.url, email)
     expect(csp).toEqual([])
     await page.close()
   })
 
   it('says in words when a link is broken, on both link pages, with no axe violation', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${stack.url}/auth/delete-account?token=x&random=y&reason=DELETE_ACCOUNT&visitor=z`)
+    const page = await e2e.browser.newPage()
+    await page.goto(`${e2e.stack.url}/auth/delete-account?token=x&random=y&reason=DELETE_ACCOUNT&visitor=z`)
     await expect.poll(() => page.getByText(/ask again from your account page/).first().isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.goto(`${stack.url}/auth/undo-delete-account?token=x&random=y&reason=UNDO_DELETE_ACCOUNT&visitor=z`)
+    await page.goto(`${e2e.stack.url}/auth/undo-delete-account?token=x&random=y&reason=UNDO_DELETE_ACCOUNT&visitor=z`)
     await expect.poll(() => page.getByText(/This link is invalid or was already used/).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.close()

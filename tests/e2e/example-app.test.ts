@@ -6,70 +6,66 @@
  */
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { buildIfStaleAsync, EXAMPLE_APP, ROOT } from '../../scripts/lib/build.ts'
 import { ordersApi } from '../../examples/api/server.mjs'
-import { launchBrowser, type Browser } from '../helpers/browser'
-import { freePort } from './auth-stack'
-import { freshEmail, seriousA11yViolations, signUpInBrowser, startE2eStack, WAIT, type E2eStack } from './auth-stack'
+import { freePort, freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
 const output = join(ROOT, 'examples', 'nuxt-app', '.output')
-let stack: E2eStack
-let browser: Browser
 let api: Server
 /** what the example API received */
 const seen: Array<{ authorization?: string; cookie?: string }> = []
 
-beforeAll(async () => {
-  // the example's own build, never with the gateway test build's compiled-in test routes
-  await buildIfStaleAsync(EXAMPLE_APP, output, { GATEWAY_TEST_BUILD: '', EXAMPLE_OUTPUT_DIR: output })
-  // the example API, taking the session tokens the gateway's proxy sends (keys at the gateway's /.well-known/jwks.json)
-  const gatewayPort = await freePort()
-  const listener = ordersApi({
-    issuer: 'http://unused.example/oidc',
-    audience: 'unused',
-    session: { issuer: 'http://127.0.0.1:3001', audience: 'http://127.0.0.1:3000', jwksUri: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json` },
-  })
-  api = createServer((req, res) => {
-    seen.push({ authorization: req.headers.authorization, cookie: req.headers.cookie })
-    return listener(req, res)
-  })
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
-  const apiPort = (api.address() as { port: number }).port
-  stack = await startE2eStack({
-    gatewayEntry: join(output, 'server', 'index.mjs'),
-    gatewayPort,
-    gatewayConfig: { apis: [{ name: 'orders', upstream: `http://127.0.0.1:${apiPort}` }] },
-  })
-  browser = await launchBrowser()
-}, 300_000)
+const e2e = useE2eStack(
+  async () => {
+    // the example's own build, never with the gateway test build's compiled-in test routes
+    await buildIfStaleAsync(EXAMPLE_APP, output, { GATEWAY_TEST_BUILD: '', EXAMPLE_OUTPUT_DIR: output })
+    // the example API, taking the session tokens the gateway's proxy sends (keys at the gateway's /.well-known/jwks.json)
+    const gatewayPort = await freePort()
+    const listener = ordersApi({
+      issuer: 'http://unused.example/oidc',
+      audience: 'unused',
+      session: { issuer: 'http://127.0.0.1:3001', audience: 'http://127.0.0.1:3000', jwksUri: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json` },
+    })
+    api = createServer((req, res) => {
+      seen.push({ authorization: req.headers.authorization, cookie: req.headers.cookie })
+      return listener(req, res)
+    })
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
+    const apiPort = (api.address() as { port: number }).port
+    return {
+      gatewayEntry: join(output, 'server', 'index.mjs'),
+      gatewayPort,
+      gatewayConfig: { apis: [{ name: 'orders', upstream: `http://127.0.0.1:${apiPort}` }] },
+    }
+  },
+  { timeout: 300_000 },
+)
 afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
   await new Promise((resolve) => api?.close(resolve))
 })
 
 describe('an app that extends the gateway', () => {
   it('serves its own home page in place of the gateway\'s, and the gateway\'s pages it does not override', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${stack.url}/`)
+    const page = await e2e.browser.newPage()
+    await page.goto(`${e2e.stack.url}/`)
     expect(await page.getByRole('heading', { name: 'Example app' }).isVisible()).toBe(true)
-    await page.goto(`${stack.url}/login`)
+    await page.goto(`${e2e.stack.url}/login`)
     expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true)
   })
 
   it('answers 401 on its own server route for nobody signed in', async () => {
-    const res = await fetch(`${stack.url}/api/hello`, { headers: { accept: 'application/json' } })
+    const res = await fetch(`${e2e.stack.url}/api/hello`, { headers: { accept: 'application/json' } })
     expect(res.status).toBe(401)
   })
 
   it('sends a signed-out person from its protected page to sign in, and its server route knows them afterwards', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${stack.url}/dashboard`)
+    const page = await e2e.browser.newPage()
+    await page.goto(`${e2e.stack.url}/dashboard`)
     await page.waitForURL(/\/login\?returnTo=%2Fdashboard|\/login\?returnTo=\/dashboard/)
     const email = freshEmail('layer')
-    await signUpInBrowser(page, stack.url, email)
-    await page.goto(`${stack.url}/dashboard`)
+    await signUpInBrowser(page, e2e.stack.url, email)
+    await page.goto(`${e2e.stack.url}/dashboard`)
     const hello = page.getByTestId('hello')
     await expect.poll(() => hello.textContent(), WAIT).toBe(`Hello ${email}`)
     // the example API, through the gateway's proxy: it verified the Bearer token against our keys

@@ -4,20 +4,11 @@
  * fitting a 390 px screen without sideways scrolling.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, seriousA11yViolations, signInInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
+import { freshEmail, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+const e2e = useE2eStack()
 
 const menuButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: /^Account menu for / })
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? null)
@@ -33,7 +24,7 @@ const scrollsSideways = (page: Page) => page.evaluate(() => document.documentEle
 
 /** The account page once its sections have loaded (their lists change the page's width). */
 async function accountLoaded(page: Page): Promise<void> {
-  await page.goto(`${stack.url}/account`)
+  await page.goto(`${e2e.stack.url}/account`)
   await expect.poll(() => page.getByText('Where you are signed in').isVisible(), WAIT).toBe(true)
   await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading/ }).count(), WAIT).toBe(0)
 }
@@ -43,12 +34,12 @@ describe.each([
   { width: 390, height: 844 },
 ])('the header at $width px', ({ width, height }) => {
   it('shows who is signed in, and its menu opens, closes and signs out by keyboard', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     await page.setViewportSize({ width, height })
     const csp = watchCsp(page)
     // a long address with no hyphen to break at: the header and the account page must still fit a phone
     const email = freshEmail(`header${width}witharatherlongmailboxnamethatneverbreaks`)
-    await signUpInBrowser(page, stack.url, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
     await expect.poll(() => menuButton(page).textContent(), WAIT).toContain('Ada Lovelace')
     expect(await page.getByRole('banner').getByRole('link', { name: 'Sign in' }).count()).toBe(0)
 
@@ -79,20 +70,20 @@ describe.each([
     await page.keyboard.press('Tab')
     expect(await focusedText(page)).toBe('Sign out')
     await page.keyboard.press('Enter')
-    await page.waitForURL(`${stack.url}/login?signedOut=1`)
+    await page.waitForURL(`${e2e.stack.url}/login?signedOut=1`)
     await expect.poll(() => page.getByText('You have signed out.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByRole('banner').getByRole('link', { name: 'Sign in' }).isVisible(), WAIT).toBe(true)
     expect(await menuButton(page).count()).toBe(0)
-    expect((await browser.context.cookies(stack.url)).some((c) => c.name === '__Secure-a')).toBe(false)
+    expect((await e2e.browser.context.cookies(e2e.stack.url)).some((c) => c.name === '__Secure-a')).toBe(false)
 
     // signed in again, /login sends the person on: to a safe returnTo, else to the account
-    await signInInBrowser(page, stack.url, email)
-    await page.goto(`${stack.url}/login?returnTo=/tokens`)
-    await page.waitForURL(`${stack.url}/tokens`)
-    await page.goto(`${stack.url}/login`)
-    await page.waitForURL(`${stack.url}/account`)
-    await page.goto(`${stack.url}/`)
-    await page.waitForURL(`${stack.url}/account`)
+    await signInInBrowser(page, e2e.stack.url, email)
+    await page.goto(`${e2e.stack.url}/login?returnTo=/tokens`)
+    await page.waitForURL(`${e2e.stack.url}/tokens`)
+    await page.goto(`${e2e.stack.url}/login`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
 
     // the account page fits the screen: no sideways scrolling, and axe finds nothing serious
     await accountLoaded(page)
@@ -102,7 +93,7 @@ describe.each([
     await saveScreenshot(page, `header-account-${width}`)
 
     // and so does the tokens page with a token in its list
-    await page.goto(`${stack.url}/tokens`)
+    await page.goto(`${e2e.stack.url}/tokens`)
     await page.getByLabel('Name', { exact: true }).fill('a token with a name long enough to need a second line on a phone')
     await page.getByRole('button', { name: 'Create token' }).click()
     await expect.poll(() => page.getByLabel('Token', { exact: true }).isVisible(), WAIT).toBe(true)
@@ -116,10 +107,10 @@ describe.each([
 
 describe('pages at 390 px', () => {
   it.each(['/', '/login', '/signup', '/forgot-password', '/auth/error?error=iam_conflict'])('%s does not scroll sideways', async (path) => {
-    await browser.context.clearCookies()
-    const page = await browser.newPage()
+    await e2e.browser.context.clearCookies()
+    const page = await e2e.browser.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${stack.url}${path}`)
+    await page.goto(`${e2e.stack.url}${path}`)
     await page.waitForLoadState('networkidle')
     expect(await overflowing(page)).toEqual([])
     expect(await scrollsSideways(page)).toBe(false)

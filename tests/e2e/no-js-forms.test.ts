@@ -5,26 +5,18 @@
  * `Origin: null` on a same-origin post), so these tests also hold the security headers to that.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
 import { magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, PASSWORD, seriousA11yViolations, signInInBrowser, startE2eStack, WAIT, type E2eStack } from './auth-stack'
+import { freshEmail, mailTo, PASSWORD, seriousA11yViolations, signInInBrowser, useE2eStack, WAIT } from './auth-stack'
 
-let stack: E2eStack
+// each test launches its own browser (a fresh profile: no cookies from the one before)
+const e2e = useE2eStack({}, { browsers: [] })
+/** the running test's browser */
 let browser: Browser | undefined
-beforeAll(async () => {
-  stack = await startE2eStack()
-})
-afterEach(async () => {
-  await browser?.close()
-  browser = undefined
-})
-afterAll(async () => {
-  await stack?.stop()
-})
 
 async function noJsPage(): Promise<Page> {
-  browser = await launchBrowser({ javaScriptEnabled: false })
+  browser = await e2e.launchForTest({ javaScriptEnabled: false })
   return browser.newPage()
 }
 
@@ -32,7 +24,7 @@ async function noJsPage(): Promise<Page> {
 const bodyText = (page: Page) => page.locator('body').innerText()
 
 async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto(`${stack.url}/signup`)
+  await page.goto(`${e2e.stack.url}/signup`)
   await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace')
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
@@ -40,11 +32,11 @@ async function signUp(page: Page, email: string): Promise<void> {
   await page.getByLabel('I accept the terms of service').check()
   await page.getByRole('button', { name: 'Create account' }).click()
   // the flag the account page reads to ask for the address to be confirmed
-  await page.waitForURL(`${stack.url}/account?signedUp=1`)
+  await page.waitForURL(`${e2e.stack.url}/account?signedUp=1`)
 }
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${stack.url}/login`)
+  await page.goto(`${e2e.stack.url}/login`)
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(password)
   await page.getByRole('button', { name: 'Sign in', exact: true }).click()
@@ -55,20 +47,20 @@ async function expectSignedInAccountPage(page: Page): Promise<void> {
   expect(await bodyText(page)).toContain('You are signed in')
   // the header's sign-out form (components/AccountMenu.vue), shown in the header without JavaScript
   expect(await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
-  expect((await browser!.context.cookies(stack.url)).some((c) => c.name === '__Secure-a')).toBe(true)
+  expect((await browser!.context.cookies(e2e.stack.url)).some((c) => c.name === '__Secure-a')).toBe(true)
 }
 
 async function signOut(page: Page): Promise<void> {
   await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click()
-  await page.waitForURL(`${stack.url}/login?signedOut=1`)
+  await page.waitForURL(`${e2e.stack.url}/login?signedOut=1`)
   expect(await bodyText(page)).toContain('You have signed out.')
-  expect((await browser!.context.cookies(stack.url)).some((c) => c.name === '__Secure-a')).toBe(false)
+  expect((await browser!.context.cookies(e2e.stack.url)).some((c) => c.name === '__Secure-a')).toBe(false)
 }
 
 describe('the core forms work without JavaScript', () => {
   it('pages send a same-origin referrer, so a form post carries the real Origin', async () => {
     const page = await noJsPage()
-    const response = await page.goto(`${stack.url}/login`)
+    const response = await page.goto(`${e2e.stack.url}/login`)
     const policy = response?.headers()['referrer-policy']
     expect(['same-origin', 'strict-origin', 'strict-origin-when-cross-origin']).toContain(policy)
   })
@@ -82,7 +74,7 @@ describe('the core forms work without JavaScript', () => {
     await saveScreenshot(page, 'no-js-signed-up')
     await signOut(page)
     await signIn(page, email, PASSWORD)
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expectSignedInAccountPage(page)
     await saveScreenshot(page, 'no-js-signed-in')
   })
@@ -91,21 +83,21 @@ describe('the core forms work without JavaScript', () => {
     const page = await noJsPage()
     const email = freshEmail('nojs-signed-in')
     await signUp(page, email)
-    await page.goto(`${stack.url}/login`)
-    await page.waitForURL(`${stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/login`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expectSignedInAccountPage(page)
-    await page.goto(`${stack.url}/`)
-    await page.waitForURL(`${stack.url}/account`)
-    await page.goto(`${stack.url}/login?returnTo=%2Ftokens`)
-    await page.waitForURL(`${stack.url}/tokens`)
+    await page.goto(`${e2e.stack.url}/`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/login?returnTo=%2Ftokens`)
+    await page.waitForURL(`${e2e.stack.url}/tokens`)
     // never off the site, whatever returnTo says
-    await page.goto(`${stack.url}/login?returnTo=%2F%2Fevil.example`)
-    await page.waitForURL(`${stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/login?returnTo=%2F%2Fevil.example`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     // signed out, the same pages show their forms again
     await signOut(page)
-    await page.goto(`${stack.url}/login`)
+    await page.goto(`${e2e.stack.url}/login`)
     expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true)
-    await page.goto(`${stack.url}/`)
+    await page.goto(`${e2e.stack.url}/`)
     expect(new URL(page.url()).pathname).toBe('/')
     expect(await page.getByRole('link', { name: 'Create an account' }).isVisible()).toBe(true)
   })
@@ -118,15 +110,15 @@ describe('the core forms work without JavaScript', () => {
     const other = await launchBrowser()
     try {
       const laptop = await other.newPage()
-      await signInInBrowser(laptop, stack.url, email)
-      await laptop.goto(`${stack.url}/account`)
+      await signInInBrowser(laptop, e2e.stack.url, email)
+      await laptop.goto(`${e2e.stack.url}/account`)
       await laptop.getByRole('button', { name: 'End all other sessions' }).click()
       await laptop.getByRole('button', { name: 'Confirm' }).click()
       await expect.poll(() => laptop.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
     } finally {
       await other.close()
     }
-    await page.goto(`${stack.url}/login`)
+    await page.goto(`${e2e.stack.url}/login`)
     expect(new URL(page.url()).pathname).toBe('/login')
     expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isVisible()).toBe(true)
   })
@@ -143,21 +135,21 @@ describe('the core forms work without JavaScript', () => {
     const email = freshEmail('nojs-reset')
     await signUp(page, email)
     await signOut(page)
-    await page.goto(`${stack.url}/forgot-password`)
+    await page.goto(`${e2e.stack.url}/forgot-password`)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByRole('button', { name: 'Send reset link' }).click()
-    await page.waitForURL(`${stack.url}/forgot-password?error=sent`)
+    await page.waitForURL(`${e2e.stack.url}/forgot-password?error=sent`)
     expect(await bodyText(page)).toContain('If an account exists for that address')
-    const link = magicLinkOf(await mailTo(stack.smtp, email, '/reset-password'))
+    const link = magicLinkOf(await mailTo(e2e.stack.smtp, email, '/reset-password'))
     await page.goto(link.toString())
     const newPassword = 'a brand new passphrase without script'
     await page.getByLabel('New password', { exact: true }).fill(newPassword)
     await page.getByLabel('Repeat the new password').fill(newPassword)
     await page.getByRole('button', { name: 'Change password' }).click()
-    await page.waitForURL(`${stack.url}/login?reset=1`)
+    await page.waitForURL(`${e2e.stack.url}/login?reset=1`)
     expect(await bodyText(page)).toContain('Your password was changed.')
     await signIn(page, email, newPassword)
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expectSignedInAccountPage(page)
   })
 
@@ -166,7 +158,7 @@ describe('the core forms work without JavaScript', () => {
     const email = freshEmail('nojs-stale')
     await signUp(page, email)
     await signOut(page)
-    await page.goto(`${stack.url}/login`)
+    await page.goto(`${e2e.stack.url}/login`)
     // the person cleared this site's cookies while the form was open: its token matches nothing now
     await browser!.context.clearCookies({ name: '__Host-csrf' })
     await page.getByLabel('Email', { exact: true }).fill(email)
@@ -178,19 +170,19 @@ describe('the core forms work without JavaScript', () => {
     expect(text).toContain('reload')
     await saveScreenshot(page, 'no-js-form-refused')
     await page.getByRole('link', { name: 'Back to the sign-in page' }).click()
-    await page.waitForURL(`${stack.url}/login`)
+    await page.waitForURL(`${e2e.stack.url}/login`)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expectSignedInAccountPage(page)
   })
 
   it('the refusal page is accessible', async () => {
     // axe runs as page script, so this browser has JavaScript; form.submit() still posts natively
-    browser = await launchBrowser()
+    browser = await e2e.launchForTest()
     const page = await browser.newPage()
-    await page.goto(`${stack.url}/forgot-password`)
+    await page.goto(`${e2e.stack.url}/forgot-password`)
     await browser.context.clearCookies({ name: '__Host-csrf' })
     await page.evaluate(() => document.querySelector('form')?.submit())
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), WAIT).toBe('The form could not be sent')

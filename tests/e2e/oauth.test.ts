@@ -4,6 +4,7 @@
  * devInteractions login and consent pages) and the built gateway with the demo provider entry.
  * Saves a screenshot of its last page under test-results/.
  */
+import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -63,25 +64,28 @@ afterAll(async () => {
   await iam?.stop()
 })
 
+/** From the login page through the demo provider's sign-in (and its consent, when it asks) to the account page. */
+async function signInThroughDemoProvider(page: Page): Promise<void> {
+  // devInteractions' layout @imports a Google font; nothing may leave loopback, so answer it at once
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort())
+  await page.goto(`${base}/login`)
+  await page.getByRole('link', { name: `Continue with ${entry.displayName}` }).click()
+  await page.waitForURL((u) => u.href.startsWith(`${op.issuer}/interaction/`))
+  await page.getByPlaceholder('Enter any login').fill(demo.DEMO_ACCOUNT.sub)
+  await page.getByPlaceholder('and password').fill('any password')
+  await page.getByRole('button', { name: 'Sign-in' }).click()
+  // the provider asks for consent on a first grant; accept it when it does
+  const consent = page.getByRole('button', { name: 'Continue' })
+  await expect.poll(async () => page.url().startsWith(`${base}/account`) || (await consent.isVisible()), WAIT).toBe(true)
+  if (page.url().startsWith(op.issuer)) await consent.click()
+  await page.waitForURL(`${base}/account`)
+}
+
 describe('OAuth sign-in in the browser', () => {
   it('signs in with the demo OpenID provider and lands on the account page (no password form) with HttpOnly session cookies', async () => {
     browser = await launchBrowser()
     const page = await browser.newPage()
-    // devInteractions' layout @imports a Google font; nothing may leave loopback, so answer it at once
-    await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort())
-    await page.goto(`${base}/login`)
-    await page.getByRole('link', { name: `Continue with ${entry.displayName}` }).click()
-
-    await page.waitForURL((u) => u.href.startsWith(`${op.issuer}/interaction/`))
-    await page.getByPlaceholder('Enter any login').fill(demo.DEMO_ACCOUNT.sub)
-    await page.getByPlaceholder('and password').fill('any password')
-    await page.getByRole('button', { name: 'Sign-in' }).click()
-    // the provider asks for consent on a first grant; accept it when it does
-    const consent = page.getByRole('button', { name: 'Continue' })
-    await expect.poll(async () => page.url().startsWith(`${base}/account`) || (await consent.isVisible()), WAIT).toBe(true)
-    if (page.url().startsWith(op.issuer)) await consent.click()
-
-    await page.waitForURL(`${base}/account`)
+    await signInThroughDemoProvider(page)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.locator('#personal-info').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
     // an account made through the provider has no password: the page names the provider and offers to set one
@@ -101,18 +105,8 @@ describe('OAuth sign-in in the browser', () => {
   it('lets a provider account set a first password, then unlink the provider, and sign in with the password', async () => {
     browser = await launchBrowser()
     const page = await browser.newPage()
-    await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort())
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${base}/login`)
-    await page.getByRole('link', { name: `Continue with ${entry.displayName}` }).click()
-    await page.waitForURL((u) => u.href.startsWith(`${op.issuer}/interaction/`))
-    await page.getByPlaceholder('Enter any login').fill(demo.DEMO_ACCOUNT.sub)
-    await page.getByPlaceholder('and password').fill('any password')
-    await page.getByRole('button', { name: 'Sign-in' }).click()
-    const consent = page.getByRole('button', { name: 'Continue' })
-    await expect.poll(async () => page.url().startsWith(`${base}/account`) || (await consent.isVisible()), WAIT).toBe(true)
-    if (page.url().startsWith(op.issuer)) await consent.click()
-    await page.waitForURL(`${base}/account`)
+    await signInThroughDemoProvider(page)
 
     // the only way in: listed, and no Unlink until another way exists
     const linked = page.getByRole('region', { name: 'Linked accounts' })

@@ -9,12 +9,10 @@ import { createServer, type Server } from 'node:http'
 import * as oauth from 'oauth4webapi'
 import { Secret, TOTP } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type Browser } from '../helpers/browser'
-import { insecure, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
-import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, watchCsp, WAIT } from './auth-stack'
+import { authorizationUrl, codeParams, insecure, redeem, startOpStack, type RegisteredClient } from '../helpers/oidc-op'
+import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let op: OpStack
-let browser: Browser
+const e2e = useE2eStack({}, { start: startOpStack })
 let app: Server
 let appUrl: string
 let rp: RegisteredClient
@@ -28,33 +26,18 @@ async function startSecondApp(): Promise<void> {
   app = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', appUrl)
     if (url.pathname === '/') {
-      const verifier = oauth.generateRandomCodeVerifier()
-      const state = oauth.generateRandomState()
-      const nonce = oauth.generateRandomNonce()
+      const { url: target, verifier, state, nonce } = await authorizationUrl(e2e.stack, rp)
       pending.set(state, { verifier, nonce })
-      const target = new URL(op.as.authorization_endpoint!)
-      target.search = new URLSearchParams({
-        client_id: rp.client.client_id,
-        redirect_uri: rp.redirectUri,
-        response_type: 'code',
-        scope: 'openid email profile',
-        state,
-        nonce,
-        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      }).toString()
-      res.writeHead(303, { location: target.href }).end()
+      res.writeHead(303, { location: target }).end()
       return
     }
     if (url.pathname === '/callback') {
       const state = url.searchParams.get('state') ?? ''
       const kept = pending.get(state)
       if (!kept) return void res.writeHead(400).end('unknown state')
-      const params = oauth.validateAuthResponse(op.as, rp.client, url, state)
-      const response = await oauth.authorizationCodeGrantRequest(op.as, rp.client, rp.auth, params, rp.redirectUri, kept.verifier, insecure)
-      const tokens = await oauth.processAuthorizationCodeResponse(op.as, rp.client, response, { expectedNonce: kept.nonce, requireIdToken: true })
+      const tokens = await redeem(e2e.stack, rp, codeParams(e2e.stack, rp, url, state), kept.verifier, kept.nonce)
       const claims = oauth.getValidatedIdTokenClaims(tokens)!
-      const info = await oauth.processUserInfoResponse(op.as, rp.client, claims.sub, await oauth.userInfoRequest(op.as, rp.client, tokens.access_token, insecure))
+      const info = await oauth.processUserInfoResponse(e2e.stack.as, rp.client, claims.sub, await oauth.userInfoRequest(e2e.stack.as, rp.client, tokens.access_token, insecure))
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Second app</title><h1>Hello ${String(info.email)}</h1><p id="amr">${((claims.amr as string[] | undefined) ?? []).join(" ")}</p>`)
       return
     }
@@ -66,24 +49,20 @@ async function startSecondApp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  op = await startOpStack()
   await startSecondApp()
-  rp = await op.register({ name: 'Second app', redirectUris: [`${appUrl}/callback`] })
-  browser = await launchBrowser()
+  rp = await e2e.stack.register({ name: 'Second app', redirectUris: [`${appUrl}/callback`] })
 })
 afterAll(async () => {
-  await browser?.close()
   await new Promise((resolve) => app?.close(resolve))
-  await op?.stop()
 })
 
 describe('a second app signs in through our pages', () => {
   it('with the password and an authenticator code, then consent, the app gets the account and amr names both factors', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     const email = freshEmail('second-app')
-    await signUpInBrowser(page, op.url, email)
-    await confirmEmailInBrowser(page, op.smtp, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     // two-step sign-in on the account
     await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
     const secretText = page.getByTestId('totp-secret')

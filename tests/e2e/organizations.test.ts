@@ -7,35 +7,26 @@
  * axe clean and fit a 390 px screen.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot, type Browser } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
-import { confirmEmailInBrowser, freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { confirmEmailInBrowser, freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let owner: Browser
-let invited: Browser
 const ownerEmail = freshEmail('owner')
-beforeAll(async () => {
-  stack = await startE2eStack({
+const e2e = useE2eStack(
+  {
     iamEnv: CLOCK_ENV,
     // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
     iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
-  })
-  owner = await launchBrowser()
-  invited = await launchBrowser()
-})
-afterAll(async () => {
-  await owner?.close()
-  await invited?.close()
-  await stack?.stop()
-})
+  },
+  { browsers: ['owner', 'invited'] },
+)
 
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
 
 /** The `org` claim of the access token in the browser's HttpOnly cookie, read through the test's own cookie access. */
 async function orgClaim(browser: Browser): Promise<Record<string, unknown> | null> {
-  const cookie = (await browser.context.cookies(stack.url)).find((c) => c.name === '__Secure-a')
+  const cookie = (await browser.context.cookies(e2e.stack.url)).find((c) => c.name === '__Secure-a')
   expect(cookie).toBeTruthy()
   const payload = JSON.parse(Buffer.from(cookie!.value.split('.')[1]!, 'base64url').toString('utf8')) as { org?: Record<string, unknown> }
   return payload.org ?? null
@@ -43,7 +34,7 @@ async function orgClaim(browser: Browser): Promise<Record<string, unknown> | nul
 
 /** The link in the invitation mail to `email`, opened on the origin the tests browse. */
 async function invitationLink(email: string): Promise<string> {
-  const mail = await mailTo(stack.smtp, email, '/orgs/invitations/accept?token=')
+  const mail = await mailTo(e2e.stack.smtp, email, '/orgs/invitations/accept?token=')
   return /(https?:\/\/\S+\/orgs\/invitations\/accept\?token=[A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1]!
 }
 
@@ -55,10 +46,10 @@ async function axeClean(page: Page): Promise<void> {
 describe('organizations in the browser', () => {
   it('create, invite, sign up from the landing page and accept, change the role, switch in the header', async () => {
     // the owner creates the organization: the slug follows the name
-    const ownerPage = await owner.newPage()
+    const ownerPage = await e2e.browsers.owner.newPage()
     const ownerCsp = watchCsp(ownerPage)
-    await signUpInBrowser(ownerPage, stack.url, ownerEmail)
-    await ownerPage.goto(`${stack.url}/orgs`)
+    await signUpInBrowser(ownerPage, e2e.stack.url, ownerEmail)
+    await ownerPage.goto(`${e2e.stack.url}/orgs`)
     await expect.poll(() => ownerPage.getByText('You are not a member of any organization yet.').isVisible(), WAIT).toBe(true)
     await axeClean(ownerPage)
     await ownerPage.getByLabel('Name', { exact: true }).fill('Acme Rockets & Co')
@@ -69,14 +60,14 @@ describe('organizations in the browser', () => {
     await expect.poll(() => ownerPage.getByText('Acme Rockets & Co was created. You are its owner.').isVisible(), WAIT).toBe(true)
 
     // a second organization with the same slug is refused beside the field, in words
-    await ownerPage.goto(`${stack.url}/orgs`)
+    await ownerPage.goto(`${e2e.stack.url}/orgs`)
     await ownerPage.getByLabel('Name', { exact: true }).fill('Acme Rockets Co')
     await ownerPage.getByRole('button', { name: 'Create organization' }).click()
     await expect.poll(() => ownerPage.getByText('The slug “acme-rockets-co” is taken by another organization.', { exact: false }).isVisible(), WAIT).toBe(true)
 
     // invite the second person as a member
     const invitedEmail = freshEmail('invited')
-    await ownerPage.goto(`${stack.url}/orgs/${orgId}`)
+    await ownerPage.goto(`${e2e.stack.url}/orgs/${orgId}`)
     await ownerPage.getByLabel('Email address to invite').fill(invitedEmail)
     await ownerPage.getByRole('button', { name: 'Send invitation' }).click()
     await expect.poll(() => ownerPage.getByText(`Invitation sent to ${invitedEmail}.`, { exact: false }).isVisible(), WAIT).toBe(true)
@@ -85,7 +76,7 @@ describe('organizations in the browser', () => {
 
     // the invited person: the landing page signed out, then an account created from it
     const link = await invitationLink(invitedEmail)
-    const page = await invited.newPage()
+    const page = await e2e.browsers.invited.newPage()
     const csp = watchCsp(page)
     await page.goto(link)
     // the IAM's preview: who invited which address (masked) to which organization
@@ -103,13 +94,13 @@ describe('organizations in the browser', () => {
     await page.getByRole('button', { name: 'Accept invitation' }).click()
     await expect.poll(() => page.getByText('Confirm your email address first', { exact: false }).isVisible(), WAIT).toBe(true)
     await axeClean(page)
-    await confirmEmailInBrowser(page, stack.smtp, invitedEmail)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, invitedEmail)
     await page.goto(link)
     await page.getByRole('button', { name: 'Accept invitation' }).click()
     await expect.poll(() => page.getByText('You joined Acme Rockets & Co as Member.').isVisible(), WAIT).toBe(true)
 
     // the owner makes them an admin
-    await ownerPage.goto(`${stack.url}/orgs/${orgId}`)
+    await ownerPage.goto(`${e2e.stack.url}/orgs/${orgId}`)
     await expect.poll(() => ownerPage.getByTestId('org-members').textContent(), WAIT).toContain('Grace Hopper')
     await ownerPage.getByLabel('Role of Grace Hopper').selectOption('admin')
     await ownerPage.getByRole('button', { name: 'Change role of Grace Hopper' }).click()
@@ -121,9 +112,9 @@ describe('organizations in the browser', () => {
     expect(ownerCsp).toEqual([])
 
     // the new admin switches to the organization in the header; the token carries it with the role
-    await page.goto(`${stack.url}/orgs/${orgId}`)
+    await page.goto(`${e2e.stack.url}/orgs/${orgId}`)
     await expect.poll(() => page.getByText('your role: Admin', { exact: false }).isVisible(), WAIT).toBe(true)
-    expect(await orgClaim(invited)).toBeNull()
+    expect(await orgClaim(e2e.browsers.invited)).toBeNull()
     const menuButton = page.getByRole('banner').getByRole('button', { name: /^Account menu for / })
     await menuButton.click()
     const switchTo = page.locator('#account-menu').getByRole('button', { name: /^Acme Rockets & Co/ })
@@ -132,14 +123,14 @@ describe('organizations in the browser', () => {
     await switchTo.click()
     await expect.poll(() => page.getByTestId('active-org').textContent(), WAIT).toBe('Acme Rockets & Co')
     expect(await switchTo.getAttribute('aria-current')).toBe('true')
-    expect(await orgClaim(invited)).toMatchObject({ id: orgId, slug: 'acme-rockets-co', role: 'admin' })
+    expect(await orgClaim(e2e.browsers.invited)).toMatchObject({ id: orgId, slug: 'acme-rockets-co', role: 'admin' })
     expect(await seriousA11yViolations(page)).toEqual([])
     await saveScreenshot(page, 'orgs-switcher')
 
     // and back to acting for themselves
     await page.locator('#account-menu').getByRole('button', { name: /^Personal/ }).click()
     await expect.poll(() => page.getByTestId('active-org').textContent(), WAIT).toBe('Personal')
-    expect(await orgClaim(invited)).toBeNull()
+    expect(await orgClaim(e2e.browsers.invited)).toBeNull()
 
     // the used link says so, with nothing to press
     await page.goto(link)
@@ -151,11 +142,11 @@ describe('organizations in the browser', () => {
   })
 
   it('the landing page tells a signed-in person with another address what to do', async () => {
-    const ownerPage = await owner.newPage()
+    const ownerPage = await e2e.browsers.owner.newPage()
     // a confirmed address: an unconfirmed one is first asked to confirm it (the IAM's guard)
-    await ownerPage.goto(`${stack.url}/account`)
-    await confirmEmailInBrowser(ownerPage, stack.smtp, ownerEmail)
-    await ownerPage.goto(`${stack.url}/orgs`)
+    await ownerPage.goto(`${e2e.stack.url}/account`)
+    await confirmEmailInBrowser(ownerPage, e2e.stack.smtp, ownerEmail)
+    await ownerPage.goto(`${e2e.stack.url}/orgs`)
     await ownerPage.getByRole('link', { name: 'Acme Rockets & Co' }).click()
     const someoneElse = freshEmail('someone')
     await ownerPage.getByLabel('Email address to invite').fill(someoneElse)
@@ -172,12 +163,12 @@ describe('organizations in the browser', () => {
   })
 
   it.each(['/orgs', '/orgs/:id', '/orgs/invitations/accept?token=x'])('%s fits a 390 px screen', async (path) => {
-    const page = await owner.newPage()
+    const page = await e2e.browsers.owner.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${stack.url}/orgs`)
+    await page.goto(`${e2e.stack.url}/orgs`)
     await expect.poll(() => page.getByTestId('org-list').isVisible(), WAIT).toBe(true)
     const href = await page.getByRole('link', { name: 'Acme Rockets & Co' }).getAttribute('href')
-    await page.goto(`${stack.url}${path.replace('/orgs/:id', href!)}`)
+    await page.goto(`${e2e.stack.url}${path.replace('/orgs/:id', href!)}`)
     await page.waitForLoadState('networkidle')
     await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading/ }).count(), WAIT).toBe(0)
     expect(await scrollsSideways(page)).toBe(false)
@@ -185,9 +176,9 @@ describe('organizations in the browser', () => {
   })
 
   it('a custom role is created, edited in place and deleted; the owner deletes the organization', async () => {
-    const page = await owner.newPage()
+    const page = await e2e.browsers.owner.newPage()
     const csp = watchCsp(page)
-    await page.goto(`${stack.url}/orgs`)
+    await page.goto(`${e2e.stack.url}/orgs`)
     await page.getByLabel('Name', { exact: true }).fill('Short Lived')
     await page.getByRole('button', { name: 'Create organization' }).click()
     await page.waitForURL(/\/orgs\/[0-9a-f-]{36}\?created=1$/)
@@ -214,7 +205,7 @@ describe('organizations in the browser', () => {
 
     await page.getByRole('button', { name: 'Delete organization' }).click()
     await page.getByRole('group', { name: 'Delete Short Lived for everyone?' }).getByRole('button', { name: 'Confirm' }).click()
-    await page.waitForURL(`${stack.url}/orgs?deleted=1`)
+    await page.waitForURL(`${e2e.stack.url}/orgs?deleted=1`)
     await expect.poll(() => page.getByText('The organization was deleted.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByTestId('org-list').textContent(), WAIT).not.toContain('Short Lived')
     expect(csp).toEqual([])
@@ -222,17 +213,17 @@ describe('organizations in the browser', () => {
   })
 
   it('asks for the password in place when the sign-in is older than 10 minutes, then deletes the organization (the clock moves: last)', async () => {
-    const page = await owner.newPage()
+    const page = await e2e.browsers.owner.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
     const csp = watchCsp(page)
-    await page.goto(`${stack.url}/orgs`)
+    await page.goto(`${e2e.stack.url}/orgs`)
     await page.getByLabel('Name', { exact: true }).fill('Old Proof')
     await page.getByRole('button', { name: 'Create organization' }).click()
     await page.waitForURL(/\/orgs\/[0-9a-f-]{36}\?created=1$/)
     await expect.poll(() => page.getByRole('button', { name: 'Delete organization' }).isVisible(), WAIT).toBe(true)
 
     // past the 10 minutes of a recent sign-in, within the access token's life
-    await advanceClock(stack.iam, 11 * 60_000, hmac)
+    await advanceClock(e2e.stack.iam, 11 * 60_000, hmac)
     await page.getByRole('button', { name: 'Delete organization' }).click()
     await page.getByRole('group', { name: 'Delete Old Proof for everyone?' }).getByRole('button', { name: 'Confirm' }).click()
     const prompt = page.getByRole('group', { name: 'Confirm it is you' })
@@ -245,7 +236,7 @@ describe('organizations in the browser', () => {
 
     await prompt.getByLabel('Your password').fill(PASSWORD)
     await prompt.getByRole('button', { name: 'Confirm and continue' }).click()
-    await page.waitForURL(`${stack.url}/orgs?deleted=1`)
+    await page.waitForURL(`${e2e.stack.url}/orgs?deleted=1`)
     await expect.poll(() => page.getByText('The organization was deleted.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByTestId('org-list').textContent(), WAIT).not.toContain('Old Proof')
     expect(csp).toEqual([])

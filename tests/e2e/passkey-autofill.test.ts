@@ -8,35 +8,29 @@
  * The IAM's sign-in budget is made small here (rate_limiters.login points 2: 10 failures per IP)
  * so that the page loads of one test outnumber it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type Browser } from '../helpers/browser'
-import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, type E2eStack, WAIT } from './auth-stack'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
 let base: string
 const LOADS = 15
 
-beforeAll(async () => {
-  stack = await startE2eStack({
+const e2e = useE2eStack(
+  {
     iamConfig: (port) => ({
       passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] },
       rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 2, duration: 600, blockDuration: 600 } },
     }),
-  })
-  base = stack.url.replace('127.0.0.1', 'localhost')
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
+  },
+)
+beforeAll(async () => {
+  base = e2e.stack.url.replace('127.0.0.1', 'localhost')
 })
 
 const OPTIONS_PATH = '/api/auth/passkeys/login/options'
 
 describe('passkey autofill on the login page', () => {
   it('marks the email field for passkey autofill and asks for options in the background where the browser offers conditional mediation', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     await addVirtualAuthenticator(page)
     const asked: string[] = []
     page.on('request', (request) => {
@@ -53,7 +47,7 @@ describe('passkey autofill on the login page', () => {
   })
 
   it(`spends no sign-in attempt on the background options: ${LOADS} loads of the login page (more than the budget of failures) still let the person sign in`, async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     await addVirtualAuthenticator(page)
     const email = freshEmail('autofill-budget')
     await signUpInBrowser(page, base, email)
@@ -80,7 +74,7 @@ describe('passkey autofill on the login page', () => {
   })
 
   it('lets the passkey button take over from the waiting background request, and waits in the background again after it failed', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const console: string[] = []
     page.on('console', (msg) => {
       if (msg.type() === 'error') console.push(msg.text())
@@ -102,11 +96,11 @@ describe('passkey autofill on the login page', () => {
   })
 
   it('signs in when the person picks their passkey from the email field (conditional mediation)', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
     const email = freshEmail('autofill-pick')
     await signUpInBrowser(page, base, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     const section = page.getByRole('region', { name: 'Passkeys' })
     await section.getByRole('button', { name: 'Add a passkey' }).click()
     await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)

@@ -6,31 +6,24 @@
  * WebAuthn refuses IP addresses as relying party ids, so the browser opens the gateway as
  * `localhost` (the IAM's passkeys.rpID) rather than 127.0.0.1.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { addVirtualAuthenticator, freshEmail, seriousA11yViolations, confirmEmailInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
+import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
 let base: string
+const e2e = useE2eStack({ iamConfig: (port) => ({ passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] } }) })
 beforeAll(async () => {
-  stack = await startE2eStack({ iamConfig: (port) => ({ passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] } }) })
-  base = stack.url.replace('127.0.0.1', 'localhost')
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
+  base = e2e.stack.url.replace('127.0.0.1', 'localhost')
 })
 
 describe('passkeys in the browser', () => {
   it('adds a passkey on the account page, signs in with it after signing out, and removes it', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
     const email = freshEmail('passkey')
     await signUpInBrowser(page, base, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
 
     const section = page.getByRole('region', { name: 'Passkeys' })
     await expect.poll(() => section.getByText('You have no passkeys yet.').isVisible(), WAIT).toBe(true)
@@ -68,11 +61,11 @@ describe('passkeys in the browser', () => {
   })
 
   it('tells the user when the passkey is not known any more', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
     const email = freshEmail('passkey-gone')
     await signUpInBrowser(page, base, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     const section = page.getByRole('region', { name: 'Passkeys' })
     await section.getByRole('button', { name: 'Add a passkey' }).click()
     await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)

@@ -5,40 +5,35 @@
  * no serious or critical violation on the prompt.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
-import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, hmac, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
 /** passkeys need a host name (their relying party is `localhost`) */
 let base: string
-beforeAll(async () => {
-  stack = await startE2eStack({
+const e2e = useE2eStack(
+  {
     iamEnv: CLOCK_ENV,
     iamConfig: (port) => ({
       passkeys: { rpID: 'localhost', origins: [`http://localhost:${port}`] },
       // the gateway signs with the real time while the IAM's clock runs ahead
       service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
     }),
-  })
-  base = stack.url.replace('127.0.0.1', 'localhost')
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
+  },
+)
+beforeAll(async () => {
+  base = e2e.stack.url.replace('127.0.0.1', 'localhost')
 })
 
 /** Past the 10-minute window of the sign-in (the access token, 15 minutes, still holds). */
-const pastTheWindow = () => advanceClock(stack.iam, 11 * 60_000, hmac)
+const pastTheWindow = () => advanceClock(e2e.stack.iam, 11 * 60_000, hmac)
 
 /** A new account on `page` (its address confirmed), past the window; the prompt that "Set up two-step sign-in" then opens. */
 async function promptOnTwoStepSetUp(page: Page, tag: string) {
   const email = freshEmail(tag)
-  await signUpInBrowser(page, stack.url, email)
-  await confirmEmailInBrowser(page, stack.smtp, email)
+  await signUpInBrowser(page, e2e.stack.url, email)
+  await confirmEmailInBrowser(page, e2e.stack.smtp, email)
   await pastTheWindow()
   const section = page.getByRole('region', { name: 'Two-step sign-in' })
   await section.getByRole('button', { name: 'Set up two-step sign-in' }).click()
@@ -49,7 +44,7 @@ async function promptOnTwoStepSetUp(page: Page, tag: string) {
 
 describe('re-authentication in place', () => {
   it('asks for the password when two-step sign-in is set up on an old sign-in, then shows the QR code', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     const { section, prompt } = await promptOnTwoStepSetUp(page, 'reauth')
     await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('two-step-reauth-heading')
@@ -70,11 +65,11 @@ describe('re-authentication in place', () => {
   })
 
   it('keeps the passkey name typed before the prompt and adds the passkey after the password', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     await addVirtualAuthenticator(page)
     const email = freshEmail('reauth-passkey')
     await signUpInBrowser(page, base, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     await pastTheWindow()
 
     const section = page.getByRole('region', { name: 'Passkeys' })
@@ -89,7 +84,7 @@ describe('re-authentication in place', () => {
   })
 
   it('lets the person cancel: nothing changes and the action can be started again', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const { section, prompt } = await promptOnTwoStepSetUp(page, 'reauth-cancel')
     await prompt.getByRole('button', { name: 'Cancel' }).click()
     await expect.poll(() => prompt.isVisible(), WAIT).toBe(false)

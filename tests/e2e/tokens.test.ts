@@ -3,30 +3,21 @@
  * with fetch through the IAM's public route -> rotate -> the page's verify command through the
  * gateway, a privilege change seen on the card -> revoke.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, hmac, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { saveScreenshot } from '../helpers/browser'
+import { freshEmail, hmac, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+const e2e = useE2eStack()
 
 describe('API tokens page', () => {
   it('create -> verify with fetch -> rotate -> the page\'s verify command works and a privilege change shows on the card -> revoke', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url })
-    await signUpInBrowser(page, stack.url, freshEmail('tokens'))
-    await page.goto(`${stack.url}/tokens`)
-    const verifier = createIamClient({ baseUrl: stack.iam.url, hmac })
+    await e2e.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: e2e.stack.url })
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('tokens'))
+    await page.goto(`${e2e.stack.url}/tokens`)
+    const verifier = createIamClient({ baseUrl: e2e.stack.iam.url, hmac })
     const verify = async (key: string) =>
       (await verifier.request({ method: 'GET', path: '/api/public/verify', query: { privilege: 'full' }, headers: { 'x-api-key': key } })).status
 
@@ -55,7 +46,7 @@ describe('API tokens page', () => {
 
     // the page's own command reaches the gateway's public route, and the card follows a privilege change without a reload
     const command = (await page.locator('section[aria-labelledby="verify-heading"] pre').textContent()) ?? ''
-    expect(command).toBe(`curl -H "x-api-key: <token>" "${stack.url}/api/public/verify?privilege=full"`)
+    expect(command).toBe(`curl -H "x-api-key: <token>" "${e2e.stack.url}/api/public/verify?privilege=full"`)
     await page.getByRole('button', { name: 'Copy command' }).click()
     await expect.poll(() => page.getByText('Command copied.').isVisible(), WAIT).toBe(true)
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command)

@@ -5,26 +5,17 @@
  */
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
-import { freshEmail, PASSWORD, seriousA11yViolations, confirmEmailInBrowser, signUpInBrowser, startE2eStack, watchCsp, type E2eStack, WAIT } from './auth-stack'
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
+import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-let stack: E2eStack
-let browser: Browser
-beforeAll(async () => {
-  stack = await startE2eStack()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-})
+const e2e = useE2eStack()
 
 const codeAt = (secret: string, stepOffset: number) =>
   new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepOffset * 30_000 })
 
 async function passwordStep(page: Page, email: string) {
-  await page.goto(`${stack.url}/login`)
+  await page.goto(`${e2e.stack.url}/login`)
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
   await page.getByRole('button', { name: 'Sign in', exact: true }).click()
@@ -51,18 +42,18 @@ async function enrolInBrowser(page: Page, onEachScreen: () => Promise<void> = as
 }
 
 async function signOut(page: Page) {
-  await page.goto(`${stack.url}/account`)
+  await page.goto(`${e2e.stack.url}/account`)
   await page.getByRole('button', { name: 'Sign out' }).click()
   await page.waitForURL(/\/login/)
 }
 
 describe('two-step sign-in in the browser', () => {
   it('enrols TOTP from the secret shown, then signs in with an authenticator code and with a recovery code', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     const email = freshEmail('totp')
-    await signUpInBrowser(page, stack.url, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
 
     let qrCodes = 0
     const { secret, recoveryCodes } = await enrolInBrowser(page, async () => {
@@ -83,7 +74,7 @@ describe('two-step sign-in in the browser', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.getByLabel('Authentication code').fill(codeAt(secret, 1))
     await page.getByRole('button', { name: 'Continue' }).click()
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 
     await signOut(page)
@@ -92,17 +83,17 @@ describe('two-step sign-in in the browser', () => {
     await page.getByLabel('Recovery code').fill(recovery)
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Continue' }).click()
-    await page.waitForURL(`${stack.url}/account`)
+    await page.waitForURL(`${e2e.stack.url}/account`)
     await expect.poll(() => page.getByText('9 recovery codes left.').isVisible(), WAIT).toBe(true)
     await saveScreenshot(page, 'totp-signed-in-with-recovery-code')
     expect(csp).toEqual([])
   })
 
   it('reports a wrong code next to the code field', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('totpwrong')
-    await signUpInBrowser(page, stack.url, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     const { secret } = await enrolInBrowser(page)
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()
     await signOut(page)
@@ -114,11 +105,11 @@ describe('two-step sign-in in the browser', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
   })
   it('finishes an email change on the account page with a recovery code instead of the emailed code', async () => {
-    const page = await browser.newPage()
+    const page = await e2e.browser.newPage()
     const email = freshEmail('totpmail')
     const newEmail = freshEmail('totpmoved')
-    await signUpInBrowser(page, stack.url, email)
-    await confirmEmailInBrowser(page, stack.smtp, email)
+    await signUpInBrowser(page, e2e.stack.url, email)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, email)
     const { recoveryCodes } = await enrolInBrowser(page)
     const recovery = recoveryCodes[0]!
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()

@@ -192,34 +192,30 @@ describe('device authorization (RFC 8628)', () => {
 })
 
 describe('pushed authorization requests (RFC 9126)', () => {
+  /** Pushes `params` as `rp` and gives the authorization URL that carries only the request_uri and client_id. */
+  async function pushAuthorization(rp: RegisteredClient, params: Record<string, string>): Promise<{ requestUri: string; url: string }> {
+    const pushed = await oauth.processPushedAuthorizationResponse(op.as, rp.client, await oauth.pushedAuthorizationRequest(op.as, rp.client, rp.auth, params, insecure))
+    const url = new URL(op.as.authorization_endpoint!)
+    url.search = new URLSearchParams({ client_id: rp.client.client_id, request_uri: pushed.request_uri }).toString()
+    return { requestUri: pushed.request_uri, url: url.href }
+  }
+
   it('a client pushes its request, sends the browser with only request_uri and client_id, and the code flow completes', async () => {
     const rp = await op.register({ name: 'Web app', firstParty: true })
     const verifier = oauth.generateRandomCodeVerifier()
     const state = oauth.generateRandomState()
     const nonce = oauth.generateRandomNonce()
-    const pushed = await oauth.processPushedAuthorizationResponse(
-      op.as,
-      rp.client,
-      await oauth.pushedAuthorizationRequest(
-        op.as,
-        rp.client,
-        rp.auth,
-        {
-          redirect_uri: rp.redirectUri,
-          response_type: 'code',
-          scope: 'openid email',
-          state,
-          nonce,
-          code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-          code_challenge_method: 'S256',
-        },
-        insecure,
-      ),
-    )
-    expect(pushed.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/)
-    const url = new URL(op.as.authorization_endpoint!)
-    url.search = new URLSearchParams({ client_id: rp.client.client_id, request_uri: pushed.request_uri }).toString()
-    const walk = await walkAuthorization(await signedInBrowser(), url.href, rp.redirectUri)
+    const pushed = await pushAuthorization(rp, {
+      redirect_uri: rp.redirectUri,
+      response_type: 'code',
+      scope: 'openid email',
+      state,
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
+    expect(pushed.requestUri).toMatch(/^urn:ietf:params:oauth:request_uri:/)
+    const walk = await walkAuthorization(await signedInBrowser(), pushed.url, rp.redirectUri)
     const tokens = await redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
     expect(oauth.getValidatedIdTokenClaims(tokens)!.nonce).toBe(nonce)
   })
@@ -227,22 +223,16 @@ describe('pushed authorization requests (RFC 9126)', () => {
   it('a pushed request is used once', async () => {
     const rp = await op.register({ name: 'Web app', firstParty: true })
     const verifier = oauth.generateRandomCodeVerifier()
-    const pushed = await oauth.processPushedAuthorizationResponse(
-      op.as,
-      rp.client,
-      await oauth.pushedAuthorizationRequest(
-        op.as,
-        rp.client,
-        rp.auth,
-        { redirect_uri: rp.redirectUri, response_type: 'code', scope: 'openid', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' },
-        insecure,
-      ),
-    )
-    const url = new URL(op.as.authorization_endpoint!)
-    url.search = new URLSearchParams({ client_id: rp.client.client_id, request_uri: pushed.request_uri }).toString()
+    const { url } = await pushAuthorization(rp, {
+      redirect_uri: rp.redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
     const browser = await signedInBrowser()
-    expect((await walkAuthorization(browser, url.href, rp.redirectUri)).callback?.searchParams.get('code')).toBeTruthy()
-    const again = await walkAuthorization(browser, url.href, rp.redirectUri)
+    expect((await walkAuthorization(browser, url, rp.redirectUri)).callback?.searchParams.get('code')).toBeTruthy()
+    const again = await walkAuthorization(browser, url, rp.redirectUri)
     expect(again.callback?.searchParams.get('code') ?? null).toBeNull()
   })
 })

@@ -9,6 +9,8 @@
  * a fresh snapshot, PostgreSQL's READ COMMITTED) see the first one's outcome.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
+import type { z } from 'zod'
+import type { orgView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import { permissionsSql, type OrgPermission } from './permissions'
 
@@ -58,15 +60,7 @@ export async function lockActor(trx: Transaction<Database>, orgPublicId: string,
 export const holds = (actor: { permissions: readonly string[] }, permission: OrgPermission) => actor.permissions.includes(permission)
 
 /** The organization as the routes show it to a member. */
-export interface OrgView {
-  id: string
-  slug: string
-  name: string
-  createdAt: string
-  role: string
-  roleName: string
-  permissions: string[]
-}
+export type OrgView = z.infer<typeof orgView>
 
 export const viewOf = (actor: OrgActor): OrgView => ({
   id: actor.id,

@@ -12,6 +12,8 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { IamContext } from '../../context'
+import type { z } from 'zod'
+import type { orgInvitationView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import type { Actor } from '../account-actions/outcomes'
 import { normalizeEmail } from '../email-checks/email-checks'
@@ -29,15 +31,8 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 /** The address as invitations store and compare it: trimmed and lower case (as users' unique index folds it). */
 export const invitationAddress = (email: string) => normalizeEmail(email).toLowerCase()
 
-export interface InvitationView {
-  id: string
-  email: string
-  role: string
-  roleName: string
-  createdAt: string
-  expiresAt: string
-  status: 'pending' | 'accepted' | 'revoked' | 'expired'
-}
+/** An invitation as the routes show it. */
+export type InvitationView = z.infer<typeof orgInvitationView>
 
 type InvitationRow = Omit<InvitationView, 'status'> & { acceptedAt: string | null; revokedAt: string | null }
 

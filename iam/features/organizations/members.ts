@@ -10,21 +10,16 @@
  * longer an owner, and the count of owners it reads includes the first one's change.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
+import type { z } from 'zod'
+import type { orgMemberView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import type { Actor } from '../account-actions/outcomes'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, type Forbidden, type NotFound, type OrgActor } from './actor'
 import { BUILT_IN_PERMISSIONS, isBuiltInRole, mayGrant } from './permissions'
 
-export interface MemberView {
-  /** the member's public id (users.public_id) */
-  userId: string
-  email: string
-  name: string
-  role: string
-  roleName: string
-  since: string
-}
+/** A member as the routes show it (`userId` is the member's public id, users.public_id). */
+export type MemberView = z.infer<typeof orgMemberView>
 
 type MemberRow = Omit<MemberView, 'since'> & { since: string | Date }
 

@@ -3,6 +3,8 @@
  * members only), delete one (its owners only; the route asks for a recent sign-in).
  */
 import { sql, type Kysely } from 'kysely'
+import type { z } from 'zod'
+import type { orgListEntry } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import type { Actor } from '../account-actions/outcomes'
 import { recordUserAction } from '../security-events/repository'
@@ -34,13 +36,8 @@ export async function createOrganization(
   })
 }
 
-export interface OrgSummary {
-  id: string
-  slug: string
-  name: string
-  role: string
-  roleName: string
-}
+/** One of the organizations the user is a member of, with their role in it. */
+export type OrgSummary = z.infer<typeof orgListEntry>
 
 /** The organizations the user is a member of, oldest membership first. */
 export async function listMyOrganizations(db: Kysely<Database>, userId: number): Promise<OrgSummary[]> {

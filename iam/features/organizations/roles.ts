@@ -6,17 +6,15 @@
  * pending invitation is not deleted.
  */
 import { sql, type Kysely } from 'kysely'
+import type { z } from 'zod'
+import type { orgRoleView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import { isUniqueViolation } from '../users/users-repo'
 import { actorSql, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, type Forbidden, type NotFound } from './actor'
 import { mayGrant, OWNER_ONLY } from './permissions'
 
-export interface RoleView {
-  id: string
-  name: string
-  permissions: string[]
-  createdAt: string
-}
+/** A custom role as the routes show it. */
+export type RoleView = z.infer<typeof orgRoleView>
 
 type RoleRow = Omit<RoleView, 'createdAt'> & { createdAt: string }
 

@@ -3,11 +3,15 @@
  * whose guards decide who may (platform administrators, a recent sign-in); the BFF only checks the
  * input against the IAM route's own schemas first, so it refuses exactly what the IAM would.
  */
-import { getQuery, readBody, type H3Event } from 'h3'
+import { getQuery, type H3Event } from 'h3'
 import type { z } from 'zod'
 import { ROUTES } from '../../../iam/contract/routes'
 import type { IamInput } from './iam-route'
+import { rawBody } from './input'
 import { bffFail } from './respond'
+
+/** The 400 of a path whose user id the IAM's params schema would refuse. */
+export const USER_ID_ERROR = 'This is not a user id.'
 
 /** `?q=&limit=&cursor=` of a list (accounts or organizations), checked by the IAM route's query schema. */
 export function readAdminPageQuery<I extends 'adminUsers' | 'adminOrgs'>(event: H3Event, id: I): IamInput<I, 'query'> {
@@ -23,12 +27,7 @@ export function readAdminPageQuery<I extends 'adminUsers' | 'adminOrgs'>(event: 
 
 /** A JSON body checked by the IAM route's own schema (a union the form helpers do not take). */
 export async function readAdminBody<I extends 'adminUserFactorRemove' | 'adminUserBan'>(event: H3Event, id: I): Promise<IamInput<I, 'body'>> {
-  let raw: unknown
-  try {
-    raw = (await readBody(event)) ?? {}
-  } catch {
-    raw = {}
-  }
+  const raw = await rawBody(event)
   if (!(ROUTES[id].body as z.ZodType).safeParse(raw).success) bffFail(400, { ok: false, error: 'That request is not valid. Reload the page and try again.' })
   return raw as IamInput<I, 'body'>
 }

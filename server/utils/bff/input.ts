@@ -58,7 +58,8 @@ function fieldErrors(error: z.ZodError): Record<string, string> {
   return fields
 }
 
-async function rawBody(event: H3Event): Promise<unknown> {
+/** The parsed body as sent, `{}` when there is none or it does not parse (the schema check that follows refuses it). */
+export async function rawBody(event: H3Event): Promise<unknown> {
   try {
     return (await readBody(event)) ?? {}
   } catch {

@@ -8,13 +8,14 @@
 import { getCookie } from 'h3'
 import { currentCookie } from '../../../../utils/bff/cookies'
 import { ADMIN_SESSION_COOKIE, endKeptAdminSession, keepAdminSession } from '../../../../utils/bff/impersonation'
+import { USER_ID_ERROR } from '../../../../utils/bff/admin'
 import { readIamParams } from '../../../../utils/bff/input'
 import { bffFail, defineBffHandler, relay } from '../../../../utils/bff/respond'
 import { callAuthedRoute } from '../../../../utils/bff/session'
 import { readSessionState } from '../../../../utils/bff/session-state'
 
 export default defineBffHandler(async (event) => {
-  const params = readIamParams(event, 'adminUserImpersonate', 'This is not a user id.')
+  const params = readIamParams(event, 'adminUserImpersonate', USER_ID_ERROR)
   const state = await readSessionState(event)
   if (state.authenticated && state.impersonatedBy) {
     bffFail(409, { ok: false, error: 'You are already signed in on someone’s behalf. End that first, from the banner at the top of the page.' })
