@@ -20,6 +20,7 @@ import { runAfterResponse } from '../../lib/background'
 import { createAdapterFactory } from './adapter'
 import { findOidcAccount } from './accounts'
 import { recordOidcEvent } from './connected-apps'
+import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
 import { errorPage, escapeHtml, renderPage } from './pages'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
@@ -73,6 +74,8 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const httpsIssuer = new URL(oidc.issuer).protocol === 'https:'
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
 
+  // the adapter's read-ahead finds each request through the provider's own context (request-memo.ts)
+  readAheadContextFrom(() => (Provider as unknown as { ctx?: object }).ctx)
   const provider = new Provider(oidc.issuer, {
     adapter: createAdapterFactory({
       db,

@@ -10,12 +10,20 @@
  * (the CLI, the IAM's own reads) there is no context and nothing is remembered. Each entry answers
  * once: a second read of the same row in the same request goes to the database, as does any read
  * after the request wrote that row.
+ *
+ * The context comes from provider.ts (readAheadContextFrom) rather than an import of
+ * oidc-provider here: accounts.ts is reached from the session code every instance loads at start,
+ * and importing the library from it loaded all of it at boot (~22 MB of idle RSS) instead of on the
+ * provider's first request.
  */
-import Provider from 'oidc-provider'
-
 const memos = new WeakMap<object, Map<string, unknown>>()
 
-const currentRequest = (): object | undefined => (Provider as unknown as { ctx?: object }).ctx
+let currentRequest: () => object | undefined = () => undefined
+
+/** Where the current provider request is found (provider.ts hands over `Provider.ctx`). */
+export function readAheadContextFrom(source: () => object | undefined): void {
+  currentRequest = source
+}
 
 /** Remembers `value` (a row, or null for a row that does not exist) under `key` for the current request. */
 export function readAhead(key: string, value: unknown): void {
