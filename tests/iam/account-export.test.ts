@@ -4,7 +4,8 @@
  * API token, sessions with their access and refresh tokens, a pending reset link, an OpenID
  * Provider grant and its access token) exports every part of its data, and the file carries none
  * of those secrets, neither as the person holds them nor as the database stores them (read
- * directly once the export is made). Then the guards: a stale sign-in proof is 403, no session 401.
+ * directly once the export is made). Then the guards: a stale sign-in proof is 403, a request
+ * without a session is 401.
  *
  * The IAM runs on a data set of its own (tests/iam/admin-cli-run.ts deployment), so the file can
  * read the stored hashes: on PGlite the IAM is stopped while the test reads or writes the database.
