@@ -73,6 +73,7 @@ describe.each(KINDS)('count-batch against one plain UPDATE per verification on $
     expect(seen.statements).toBeGreaterThanOrEqual(1)
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('a burst over several tokens and conditions counts and refuses exactly what plain UPDATEs one by one do', async () => {
     const conditions: UseConditions[] = [
       HOT,

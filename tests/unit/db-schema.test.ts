@@ -73,11 +73,13 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(again.results).toEqual([])
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('refuses a second account whose email differs only in case', async () => {
     await newUser('Ann.Case@Example.com')
     expect(await sqlState(newUser('ann.case@example.COM'))).toBe('23505')
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('keeps at most one active refresh token per family, however many writers race', async () => {
     const familyId = await newFamily(await newUser())
     const results = await Promise.allSettled(
@@ -90,6 +92,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(await sqlState(db.insertInto('refresh_tokens').values({ ...refreshRow(familyId), status: 'bogus' as never }).execute())).toBe('23514')
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('refuses a duplicate refresh token hash', async () => {
     const familyId = await newFamily(await newUser())
     const row = refreshRow(familyId, 'rotated')
@@ -97,6 +100,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(await sqlState(db.insertInto('refresh_tokens').values(row).execute())).toBe('23505')
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('keeps API token hashes and public identifiers unique', async () => {
     const userId = await newUser()
     const first = apiToken(userId)
@@ -107,6 +111,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     ).toBe('23505')
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('accepts only the spec privileges and valid in (0, 1)', async () => {
     const userId = await newUser()
     for (const privilege_type of ['demo', 'restricted', 'protected', 'full', 'custom'] as const) {
@@ -118,6 +123,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(row).toEqual({ valid: 1, usage_count: 0, prefix: 'api' })
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('links one provider account to one identity', async () => {
     const userId = await newUser()
     const identity = { user_id: userId, provider: 'demo', provider_user_id: uid(), email: 'x@example.com' }
@@ -127,6 +133,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     await db.insertInto('oauth_identities').values({ ...identity, provider: 'other' }).execute()
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('deletes a user with everything that belongs to them, and keeps their security events with the user id (migration 0011; the purge clears the rest)', async () => {
     const userId = await newUser()
     const familyId = await newFamily(userId)
@@ -153,6 +160,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(kept.user_id).toBe(userId)
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('keeps read-modify-write transactions with row locks exact under 50 concurrent writers', async () => {
     const userId = await newUser()
     const { id } = await db.insertInto('api_tokens').values(apiToken(userId)).returning('id').executeTakeFirstOrThrow()
@@ -168,10 +176,12 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(row.usage_count).toBe(50)
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('refuses rows pointing at a missing user', async () => {
     expect(await sqlState(db.insertInto('api_tokens').values(apiToken(2_000_000_000)).execute())).toBe('23503')
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('writes JS arrays into jsonb columns as JSON on insert and update, and counts as numbers', async () => {
     const userId = await newUser()
     const row = await db
@@ -191,6 +201,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(any.rows[0].n).toBe(1)
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('reaches all of one user\'s sessions, revoked ones included, through an index: the session counts of every signed-in request never scan the table', async () => {
     const plan = await db.transaction().execute(async (trx) => {
       // the tables here are tiny, where a scan is cheapest: forbid it to see whether an index path exists
@@ -202,6 +213,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
     expect(plan).toMatch(/session_families_user_idx/)
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('keeps full authentication\'s statement on indexes when one user holds most sessions: its generic plan never scans session_families', async () => {
     // the skew of the bench's growth row: one account with 2,000 families (a busy service account, or
     // the bench's user), statistics that know it, and the plan a named statement settles on

@@ -24,6 +24,7 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
     expect(directPool(t.db) !== undefined).toBe(kind === 'postgres')
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer).each(DIRECT_CASES)('$name answers the rows of the same text through Kysely for every parameter set, matching or not', async ({ statement, writes, params }) => {
     const { db } = t
     await reset(db)
@@ -39,6 +40,7 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
     }
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer).each(DIRECT_CASES)('$name answers the same inside a transaction, where it goes through Kysely', async ({ statement, writes, params }) => {
     const { db } = t
     await reset(db)
@@ -51,6 +53,7 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
     }
   })
 
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('the parameter sets are not vacuous: sessions found and not, rotations with a successor, without one, and of nothing', async () => {
     const { db } = t
     await reset(db)

@@ -94,6 +94,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
   const MARK = 'login-device:mark'
   const SUBJECTS = { marked: 'a@example.com\n7', unmarked: 'a@example.com' }
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('decides on the marked subject while the mark lives by the store clock, else on the unmarked one, and answers the mark', async () => {
     const { store, advance } = newClockedStore()
     const delay = createProgressiveDelay(store, 'login', SPEC)
@@ -117,6 +118,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('consumes limiters in order, touching none after the first refusal, then attempts the delay by mark, in one step', async () => {
     const store = newStore()
     const first = createRateLimiter(store, 'first', { points: 1, duration: 60, blockDuration: 0 })
@@ -135,6 +137,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('attempts the delay only when every limiter allowed, and answers the mark', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'only', { points: 2, duration: 60, blockDuration: 0 })
@@ -149,6 +152,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(await delay.attempt(SUBJECTS.marked)).toMatchObject({ ok: false })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('admits exactly freeAttempts of 50 concurrent marked attempts, counting none on the unmarked subject', async () => {
     const store = newStore()
     const delay = createProgressiveDelay(store, 'login', SPEC)
@@ -158,6 +162,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     for (let i = 0; i < 5; i++) expect(await delay.attempt(SUBJECTS.unmarked)).toEqual({ ok: true })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('admits exactly freeAttempts of 50 concurrent attempts', async () => {
     const delay = createProgressiveDelay(newStore(), 'login', SPEC)
     const decisions = await Promise.all(Array.from({ length: 50 }, () => delay.attempt('a@example.com')))
@@ -165,6 +170,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     for (const d of decisions) if (!d.ok) expect(d.retryMs).toBeGreaterThan(0)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('answers the remaining wait, at most the current delay, and forgives', async () => {
     const delay = createProgressiveDelay(newStore(), 'login', SPEC)
     for (let i = 0; i < 5; i++) await delay.attempt('a@example.com')
@@ -176,6 +182,7 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     expect(await delay.attempt('a@example.com')).toEqual({ ok: true })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('stores no subject in clear and gives every key a TTL', async () => {
     const store = newStore()
     const delay = createProgressiveDelay(store, 'login', SPEC)

@@ -99,6 +99,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
   const newStore = useStores(make)
   const deps = () => ({ store: newStore(), config })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('one limiter instance per store: two routes asking by name share one count', async () => {
     const shared = deps()
     for (let i = 0; i < 10; i++) expect((await useLimiter(shared, 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
@@ -106,6 +107,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     expect((await useLimiter(deps(), 'codes').consume({ ip: '203.0.113.9', on: 'ip' })).ok).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('consumption: 10 failed verifications per minute, the 11th numeric, later ones permanent; a token counts apart from its IP', async () => {
     const consumption = useLimiter(deps(), 'consumptionRateLimiter')
     const facts = { ip: '203.0.113.9', on: 'verify' } as const
@@ -116,6 +118,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     expect(await consumption.consume({ ip: '203.0.113.9' })).toEqual({ ok: true })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('operation limiters: 1st and 2nd rejections numeric with their block, the 3rd permanent, per IP and user', async () => {
     const shared = deps()
     const blocks = {
@@ -141,6 +144,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     }
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('per-IP limiters count an IPv6 client by its /64', async () => {
     const check = useLimiter(deps(), 'check')
     for (let i = 0; i < 30; i++) expect((await check.consume({ ip: `2001:db8:1:2::${i + 1}` })).ok).toBe(true)
@@ -148,6 +152,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     expect((await check.consume({ ip: '2001:db8:1:3::1' })).ok).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('login: the per-IP budget is 5 times the per IP + email one, and case variants of an address share one', async () => {
     const shared = deps()
     const account = useLimiter(shared, 'loginAccount')
@@ -158,6 +163,7 @@ describe.each(STORE_BACKENDS)('registry limiters with the default configuration 
     expect((await perIp.consume({ ip: '203.0.113.9' })).ok).toBe(false)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('login delay: a known device has its own subject apart from the address', async () => {
     const delay = useDelay(deps(), 'loginAccountDelay')
     // the 5 free failures (the default) and the attempt after them pass at once

@@ -15,12 +15,14 @@ const rejection = (d: LimitDecision) => {
 describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedisServer }) => {
   const newStore = useStores(make)
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('allows exactly 50 of 500 concurrent consumes against 50 points', async () => {
     const limiter = createRateLimiter(newStore(), 'exact', { points: 50, duration: 60, blockDuration: 0 })
     const decisions = await Promise.all(Array.from({ length: 500 }, () => limiter.consume('1.2.3.4')))
     expect(allowedCount(decisions)).toBe(50)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('answers exactly permanentAfter numeric rejections under concurrency, the rest permanent', async () => {
     const store = newStore()
     for (const permanentAfter of [1, 2]) {
@@ -33,6 +35,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     }
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('gives refunded points back to the window (never below zero, its expiry kept) and deletes the other keys, in one step', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'refund', { points: 3, duration: 60, blockDuration: 600 })
@@ -56,6 +59,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect([(await fresh.consume('ip')).ok, (await fresh.consume('ip')).ok, (await fresh.consume('ip')).ok]).toEqual([true, true, false])
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('allows min(points, n) of n concurrent consumes', async () => {
     const store = newStore()
     let run = 0
@@ -69,6 +73,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     )
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('keeps keys apart: one key over its limit does not limit another', async () => {
     const limiter = createRateLimiter(newStore(), 'apart', { points: 1, duration: 60, blockDuration: 60 })
     expect((await limiter.consume('a')).ok).toBe(true)
@@ -76,6 +81,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect((await limiter.consume('b')).ok).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('answers the full block as retry when a window overflows and blocks', async () => {
     const limiter = createRateLimiter(newStore(), 'block', { points: 2, duration: 60, blockDuration: 900 })
     await limiter.consume('ip')
@@ -88,6 +94,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(later.retryMs).toBeLessThanOrEqual(900_000)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('inspect tells blocked keys and keys holding state apart from untouched ones, in one call', async () => {
     const limiter = createRateLimiter(newStore(), 'inspect', [
       { points: 2, duration: 60, blockDuration: 600 },
@@ -100,6 +107,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await limiter.inspect(['blocked', 'clean', 'spent'])).toEqual({ blocked: true, dirty: ['blocked', 'spent'] })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('concurrent inspects of the same keys all get the answer, and one made after a block sees it while an earlier read is in flight', async () => {
     const limiter = createRateLimiter(newStore(), 'shared', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 1 })
     await limiter.consume('ip')
@@ -114,6 +122,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     for (const inspection of await Promise.all(after)) expect(inspection).toEqual({ blocked: true, dirty: ['ip'] })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('resetAll forgets windows and blocks of every key given, but keeps a permanent block', async () => {
     const limiter = createRateLimiter(newStore(), 'resetall', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 2 })
     await limiter.consume('a')
@@ -128,6 +137,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await limiter.isBlocked('gone')).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('answers the window remaining life as retry when the part has no block', async () => {
     const limiter = createRateLimiter(newStore(), 'noblock', { points: 1, duration: 30, blockDuration: 0 })
     await limiter.consume('ip')
@@ -137,6 +147,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await limiter.isBlocked('ip')).toBe(false)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('rejects a union when any part rejects and then spends no point on any part', async () => {
     const store = newStore()
     const union = createRateLimiter(store, 'union', [
@@ -151,6 +162,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await countAt(store, burstWindow)).toBe(1)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('answers the longest retry of the rejecting parts of a union', async () => {
     const union = createRateLimiter(newStore(), 'longest', [
       { points: 1, duration: 60, blockDuration: 900 },
@@ -160,6 +172,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await union.consume('ip')).toEqual({ ok: false, retryMs: 3_600_000, permanent: false })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('blocks permanently on the 1st rejection with permanentAfter 1: that one numeric, later ones permanent', async () => {
     const limiter = createRateLimiter(newStore(), 'union1', [{ points: 1, duration: 1, blockDuration: 900 }], { permanentAfter: 1 })
     expect((await limiter.consume('ip')).ok).toBe(true)
@@ -170,6 +183,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(rejection(await limiter.consume('ip')).permanent).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('blocks permanently on the 2nd consecutive rejection with permanentAfter 2: 1st and 2nd numeric', async () => {
     const limiter = createRateLimiter(newStore(), 'op2', { points: 5, duration: 600, blockDuration: 3600 }, { permanentAfter: 2 })
     for (let i = 0; i < 5; i++) expect((await limiter.consume('ip_7')).ok).toBe(true)
@@ -180,6 +194,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(rejection(await limiter.consume('ip_7')).permanent).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('refuses a permanently blocked key before consuming anything', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'perm', { points: 1, duration: 60, blockDuration: 0 }, { permanentAfter: 1 })
@@ -190,6 +205,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await countAt(store, limiter.keysOf('ip').windows[0])).toBe(0)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('starts the consecutive count again after a success', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'streak', { points: 1, duration: 60, blockDuration: 0 }, { permanentAfter: 2 })
@@ -203,6 +219,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await store.ttl(relative(store, limiter.keysOf('ip').permanent))).toBeNull()
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('reset clears counters, blocks and the rejection count but not a permanent block', async () => {
     const limiter = createRateLimiter(newStore(), 'reset', { points: 1, duration: 60, blockDuration: 600 }, { permanentAfter: 2 })
     await limiter.consume('ip')
@@ -217,6 +234,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(rejection(await limiter.consume('ip')).permanent).toBe(true)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('reset with unblock lifts a permanent block', async () => {
     const limiter = createRateLimiter(newStore(), 'unblock', { points: 1, duration: 60, blockDuration: 60 }, { permanentAfter: 1 })
     await limiter.consume('ip')
@@ -227,6 +245,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(await limiter.consume('ip')).toEqual({ ok: true })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('gives every key it writes a TTL no longer than its purpose needs', async () => {
     const store = newStore()
     const op = createRateLimiter(store, 'ttl-op', [{ points: 1, duration: 2, blockDuration: 30 }, { points: 5, duration: 600, blockDuration: 0 }], {
@@ -259,6 +278,7 @@ describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedis
     expect(keys.length).toBe(expected.length)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('namespaces its keys as <prefix>:v2:rl:<name>:<hashed key> and never stores the raw key', async () => {
     const store = newStore()
     const limiter = createRateLimiter(store, 'api.consumption', { points: 1, duration: 60, blockDuration: 0 })

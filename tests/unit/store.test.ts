@@ -11,6 +11,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
   const newStore = useStores(make)
   const clockedStore = useClockedStores(clocked)
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('judges expiry by its own clock, not the backend\'s: an entry dies when that clock passes its TTL', async () => {
     const { store, advance } = clockedStore()
     await store.set('clock:v', 'value', 60_000)
@@ -29,6 +30,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.increment('clock:c', 60_000)).toBe(1)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('keeps a counter\'s expiry of creation across increments, by its clock', async () => {
     const { store, advance } = clockedStore()
     await store.increment('clock:k', 10_000)
@@ -38,6 +40,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.increment('clock:k', 10_000)).toBe(1)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('lets exactly one of 200 concurrent setIfAbsent calls win', async () => {
     const store = newStore()
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.setIfAbsent('nonce:abc', { i }, 60_000)))
@@ -46,6 +49,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.get('nonce:abc')).toEqual({ i: winner })
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('increments exactly under 200 concurrent calls and keeps the TTL of creation', async () => {
     const store = newStore()
     const values = await Promise.all(Array.from({ length: 200 }, () => store.increment('count:x', 30_000)))
@@ -58,6 +62,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(ttl).toBeLessThanOrEqual(30_000)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('round-trips JSON values and hands out copies', async () => {
     const store = newStore()
     const value = { a: 1, list: ['x'], nested: { ok: true } }
@@ -69,6 +74,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.get('json:absent')).toBeNull()
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('refuses a key unstorage would rewrite ("::", "/", "?") and keeps encoded ones apart', async () => {
     const store = newStore()
     await expect(store.set('ip:::1', 'loopback6', 60_000)).rejects.toThrow(/rewritten by unstorage/)
@@ -83,6 +89,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.get(storeKey('path', '/a/b'))).toBeNull()
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('stores every key under <prefix>:v2: with the TTL it was given', async () => {
     const store = newStore()
     await store.set('area:k', 1, 45_000)
@@ -98,6 +105,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.ttl('area:k')).toBeLessThanOrEqual(45_000)
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('deletes, and answers null TTL for an absent key', async () => {
     const store = newStore()
     await store.set('d:k', 1, 60_000)
@@ -106,6 +114,7 @@ describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip
     expect(await store.ttl('d:k')).toBeNull()
   })
 
+  // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('refuses a write without a positive TTL', async () => {
     const store = newStore()
     await expect(store.set('t:k', 1, 0)).rejects.toThrow(/TTL/)
