@@ -185,21 +185,6 @@ export const COMPILED_CASES: CompiledCase[] = [
     ],
   },
   {
-    name: 'introspectionRow',
-    statement: introspectionRow as unknown as AnyCompiled,
-    writes: false,
-    args: [
-      { clientId: 'app', token: 'at-1' },
-      { clientId: 'basic', token: 'cc-1' },
-      { clientId: 'basic', token: 'at-consumed' },
-      { clientId: 'app', token: 'at-bound' },
-      { clientId: 'pairwise', token: 'at-extra' },
-      { clientId: 'app', token: 'rt-oidc' },
-      { clientId: 'public', token: 'grant-1' },
-      { clientId: 'no-such-client', token: 'no-such-token' },
-    ],
-  },
-  {
     name: 'countUsesStatement',
     statement: countUsesStatement as unknown as AnyCompiled,
     writes: true,
@@ -302,6 +287,22 @@ export const DIRECT_CASES: DirectCase[] = [
       rotation('rt-revoked'),
       rotation('rt-live-rotated'),
       rotation('no-such-token'),
+    ],
+  },
+  {
+    name: 'introspectionRow',
+    statement: introspectionRow as unknown as AnyDirect,
+    writes: false,
+    // the caller's client id, the token
+    params: [
+      ['app', 'at-1'],
+      ['basic', 'cc-1'],
+      ['basic', 'at-consumed'],
+      ['app', 'at-bound'],
+      ['pairwise', 'at-extra'],
+      ['app', 'rt-oidc'],
+      ['public', 'grant-1'],
+      ['no-such-client', 'no-such-token'],
     ],
   },
 ]

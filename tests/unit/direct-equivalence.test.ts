@@ -54,10 +54,10 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
   })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('the parameter sets are not vacuous: sessions found and not, rotations with a successor, without one, and of nothing', async () => {
+  it.skipIf(noPostgresServer)('the parameter sets are not vacuous: sessions found and not, rotations with a successor, without one, and of nothing, introspections of a stored token and of none', async () => {
     const { db } = t
     await reset(db)
-    const [auth, rotation] = DIRECT_CASES
+    const [auth, rotation, introspection] = DIRECT_CASES
     const found = []
     for (const p of auth!.params) found.push(((await auth!.statement(db, p)) as Array<{ r: unknown[] }>)[0]!.r[0] !== null)
     expect(found).toContain(true)
@@ -69,5 +69,12 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
       await reset(db)
     }
     expect(new Set(rotated)).toEqual(new Set(['nothing', 'spent', 'successor']))
+    // the array's members 0 and 3: the caller's sealed secret, whether the token was found
+    const introspected = []
+    for (const p of introspection!.params) {
+      const [r] = (await introspection!.statement(db, p)) as Array<{ r: [string | null, unknown, unknown, boolean] }>
+      introspected.push(`${r!.r[0] === null ? 'no client' : 'client'}, ${r!.r[3] ? 'token' : 'no token'}`)
+    }
+    expect(new Set(introspected)).toEqual(new Set(['client, token', 'client, no token', 'no client, no token']))
   })
 })
