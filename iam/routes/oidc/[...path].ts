@@ -2,6 +2,7 @@ import { callNodeListener, defineEventHandler } from 'h3'
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../features/oidc/mount'
 import { useOidcProvider } from '../../features/oidc/provider'
+import { inProviderRequest } from '../../features/oidc/provider-context'
 import { OIDC_CSP } from '../../features/oidc/pages'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection } from '../../features/oidc/fast-introspection'
@@ -49,5 +50,6 @@ export default defineEventHandler(async (event) => {
   req.originalUrl = url
   req.url = url.slice(OIDC_MOUNT.length) || '/'
   event.node.res.setHeader('content-security-policy', OIDC_CSP)
-  await callNodeListener(listener, req, event.node.res)
+  const handle = listener
+  await inProviderRequest(() => callNodeListener(handle, req, event.node.res))
 })
