@@ -58,6 +58,21 @@ const staticRules: ReadonlyMap<string, RouteRule> = new Map(
     .map((entry) => [staticKey(entry.rule.method, entry.rule.path), entry.rule]),
 )
 
+/**
+ * What a path missing from the map can still match: the parameterised rules of its method and
+ * segment count, in table order. A rule without parameters matches only its own path, and every
+ * such rule is in the map unless a parameterised rule before it matches that path first, so this
+ * answers what a scan of the whole table would.
+ */
+const shapeKey = (method: string, segments: number) => `${method} ${segments}`
+const parameterisedRules: ReadonlyMap<string, readonly CompiledRule[]> = compiledRules
+  .filter((entry) => entry.rule.path.includes('/:'))
+  .reduce((byShape, entry) => {
+    const key = shapeKey(entry.rule.method, entry.segments.length)
+    byShape.set(key, [...(byShape.get(key) ?? []), entry])
+    return byShape
+  }, new Map<string, CompiledRule[]>())
+
 // Rules added at boot for routes outside the spec that only some builds have (the test build's
 // routes, iam/test-build): production bundles never contain them, so they cannot live above.
 const addedRules: CompiledRule[] = []
@@ -93,5 +108,5 @@ export function findRouteRule(method: string, url: string): RouteRule | undefine
   if (known) return known
   const got = path.split('/')
   const match = (entry: CompiledRule) => entry.rule.method === m && matches(entry.segments, got)
-  return (compiledRules.find(match) ?? addedRules.find(match))?.rule
+  return (parameterisedRules.get(shapeKey(m, got.length))?.find(match) ?? addedRules.find(match))?.rule
 }

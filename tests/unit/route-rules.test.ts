@@ -43,6 +43,8 @@ describe('route rules table', () => {
   it('has no rule for unknown paths or methods', () => {
     expect(findRouteRule('GET', '/nope')).toBeUndefined()
     expect(findRouteRule('PUT', '/signup')).toBeUndefined()
+    // the provider's mount: no rule, whatever the depth
+    for (const path of ['/oidc/token', '/oidc/token/introspection', '/oidc/a/b/c/d']) expect(findRouteRule('POST', path), path).toBeUndefined()
   })
   it("matches the test build's routes only once their rules are added, after the spec's own", () => {
     expect(findRouteRule('POST', '/__test/echo')).toBeUndefined()
