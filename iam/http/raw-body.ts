@@ -4,8 +4,9 @@
  * the stream; the second gets the same bytes from the event, so the body is neither read twice
  * nor read without a limit.
  */
-import { getRequestHeader, type H3Event } from 'h3'
+import type { H3Event } from 'h3'
 import { readBounded } from '../lib/read-bounded'
+import { requestHeader } from './request'
 import { httpFail } from './respond'
 
 declare module 'h3' {
@@ -26,7 +27,7 @@ export function readRawBody(event: H3Event, limitBytes: number): Promise<Buffer 
     if (kept.limitBytes !== limitBytes) throw new Error('readRawBody: one request read under two limits')
     return kept.result
   }
-  const declared = getRequestHeader(event, 'content-length')
+  const declared = requestHeader(event, 'content-length')
   const result: Promise<Buffer | 'too-large'> =
     declared !== undefined && Number(declared) > limitBytes ? Promise.resolve('too-large') : readBounded(event.node.req, limitBytes)
   event.context.rawBody = { limitBytes, result }

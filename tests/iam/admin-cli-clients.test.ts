@@ -29,17 +29,26 @@ afterAll(async () => {
 const turn = <T>(run: () => Promise<T>) => stage.cliTurn(run)
 
 /** A client credentials grant at the provider's token endpoint (the IAM's /oidc, reached directly here). */
-async function clientCredentials(clientId: string, secret: string): Promise<number> {
+async function asClient(clientId: string, secret: string, endpoint: string, body: string): Promise<Response> {
   const iam = await stage.server()
-  const res = await fetch(`${iam.url}/oidc/token`, {
+  return fetch(`${iam.url}/oidc/${endpoint}`, {
     method: 'POST',
     headers: {
       authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
     },
-    body: 'grant_type=client_credentials',
+    body,
   })
-  return res.status
+}
+
+async function clientCredentials(clientId: string, secret: string): Promise<number> {
+  return (await asClient(clientId, secret, 'token', 'grant_type=client_credentials')).status
+}
+
+/** Introspection of `token` by the client itself (the one-statement path, which keeps opened secrets). */
+async function introspect(clientId: string, secret: string, token: string): Promise<{ status: number; active?: boolean }> {
+  const res = await asClient(clientId, secret, 'token/introspection', new URLSearchParams({ token }).toString())
+  return { status: res.status, active: ((await res.json()) as { active?: boolean }).active }
 }
 
 interface ClientJson {
@@ -119,17 +128,22 @@ describe('npm run iam -- clients:*', () => {
     expect(rotate.stderr).toContain('public client')
   }, START_TIMEOUT_MS)
 
-  it('clients:rotate-secret prints a new secret; the token endpoint refuses the old one and takes the new', async () => {
+  it('clients:rotate-secret prints a new secret; the token and introspection endpoints refuse the old one and take the new', async () => {
     const created = await turn(() => cliJson(['clients:create', '--name', 'Worker', '--grant', 'client_credentials'], dep.env))
     const id = (created.client as ClientJson).clientId
     const old = created.clientSecret as string
     expect(await clientCredentials(id, old)).toBe(200)
+    const issued = (await (await asClient(id, old, 'token', 'grant_type=client_credentials')).json()) as { access_token: string }
+    expect(await introspect(id, old, issued.access_token)).toEqual({ status: 200, active: true })
     const rotated = await turn(() => cliJson(['clients:rotate-secret', id], dep.env))
     expect(rotated).toMatchObject({ ok: true, clientId: id })
     const fresh = rotated.clientSecret as string
     expect(fresh).not.toBe(old)
     expect(await clientCredentials(id, old)).toBe(401)
     expect(await clientCredentials(id, fresh)).toBe(200)
+    // the old secret was opened and kept for the introspection before the rotation: it answers no more
+    expect((await introspect(id, old, issued.access_token)).status).toBe(401)
+    expect(await introspect(id, fresh, issued.access_token)).toEqual({ status: 200, active: true })
   }, 3 * START_TIMEOUT_MS)
 
   it('clients:delete removes the client: the provider no longer knows it, and show, rotate and delete name the unknown id', async () => {

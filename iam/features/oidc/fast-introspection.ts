@@ -31,6 +31,9 @@ export interface IntrospectionRequest {
 
 type Answer = Record<string, unknown>
 
+/** One form-encoded part; most have nothing encoded, and those are returned as they are. */
+const formDecoded = (part: string): string => (/[%+]/.test(part) ? decodeURIComponent(part.replace(/\+/g, ' ')) : part)
+
 /** The caller's client id and secret, from Basic (RFC 6749 section 2.3.1: form-encoded) or the body; undefined when neither or both. */
 function clientCredentials(params: URLSearchParams, authorization: string | undefined): { id: string; secret: string; method: 'client_secret_basic' | 'client_secret_post' } | undefined {
   const inBody = params.has('client_secret')
@@ -40,8 +43,8 @@ function clientCredentials(params: URLSearchParams, authorization: string | unde
     const colon = decoded.indexOf(':')
     if (colon < 1) return undefined
     try {
-      const id = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '))
-      const secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '))
+      const id = formDecoded(decoded.slice(0, colon))
+      const secret = formDecoded(decoded.slice(colon + 1))
       if (params.has('client_id') && params.get('client_id') !== id) return undefined
       return { id, secret, method: 'client_secret_basic' }
     } catch {
@@ -102,20 +105,19 @@ type IntrospectionArray = [
 export const introspectionRow = directStatement<{ r: IntrospectionArray }>(INTROSPECTION_SQL)
 
 /**
- * Opened secrets by their sealed form: opening costs a cipher per request, and a rotated or
- * deleted secret has another sealed form (or none), so an entry can never answer for a secret
- * that is no longer the client's. Bounded: cleared when full.
+ * Each client's secret as last opened, with the sealed form it came from: opening costs a cipher
+ * per request, and a rotated or deleted secret has another sealed form (or none), so an entry
+ * answers only while the stored form is the one it was opened from. Bounded: cleared when full.
  */
-const opened = new Map<string, string | null>()
+const opened = new Map<string, { sealed: string; secret: string | null }>()
 const OPENED_MAX = 1000
 
 function openedSecret(config: Pick<IamConfig, 'secrets'>, clientId: string, sealed: string): string | null {
-  const key = `${clientId}\u0000${sealed}`
-  const known = opened.get(key)
-  if (known !== undefined) return known
+  const known = opened.get(clientId)
+  if (known?.sealed === sealed) return known.secret
   if (opened.size >= OPENED_MAX) opened.clear()
   const secret = openClientSecret(config, clientId, sealed)
-  opened.set(key, secret)
+  opened.set(clientId, { sealed, secret })
   return secret
 }
 
