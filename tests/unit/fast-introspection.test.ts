@@ -1,0 +1,79 @@
+/**
+ * iam/features/oidc/fast-introspection.ts answers an introspection in one statement only where it
+ * can answer exactly as the provider would, and hands everything else to the provider (undefined).
+ * Its decisions against stored rows: a live token's members, the inactive cases it answers itself
+ * (consumed, expired, its grant gone, expired or another client's or account's), and the tokens and
+ * callers it leaves to the provider. On a migrated database with real sealed client secrets.
+ */
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { createClient } from '../../iam/features/oidc/clients'
+import { fastIntrospection } from '../../iam/features/oidc/fast-introspection'
+import { dataLayerDbForSuite, KINDS } from './data-layer-db'
+
+const NOW = Date.parse('2026-11-27T12:00:00Z')
+const EXP = NOW / 1000 + 3600
+const config = { secrets: { totpKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] } } as never
+const ISSUER = 'http://localhost:3000/oidc'
+
+describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: noPostgresServer }) => {
+  const t = dataLayerDbForSuite(kind, noPostgresServer)
+  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+  let api: { id: string; secret: string }
+  let web: { id: string; secret: string }
+
+  const store = (model: string, id: string, payload: Record<string, unknown>, over: { consumed?: boolean } = {}) =>
+    t.db.insertInto('oidc_payloads').values({
+      model, id, payload: JSON.stringify({ kind: model, jti: id, ...payload }), grant_id: (payload.grantId as string | undefined) ?? null,
+      user_code: null, uid: null, account_id: (payload.accountId as string | undefined) ?? null, expires_at: new Date(NOW + 3_600_000),
+      consumed_at: over.consumed ? new Date(NOW - 60_000) : null,
+    }).execute()
+
+  const ask = (token: string, caller = api) =>
+    fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token }).toString()), authorization: basic(caller.id, caller.secret) })
+
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
+  it.skipIf(noPostgresServer)('answers a live token with the provider\'s members, and the inactive cases as inactive', async () => {
+    const made = async (name: string) => {
+      const { client, clientSecret } = await createClient({ db: t.db, config }, { name, redirectUris: ['https://app.example/cb'], grants: ['authorization_code', 'client_credentials'] })
+      return { id: client.clientId, secret: clientSecret! }
+    }
+    api = await made('Orders API')
+    web = await made('Web app')
+    await store('Grant', 'g-live', { clientId: web.id, accountId: 'acc-1', exp: EXP })
+    await store('Grant', 'g-old', { clientId: web.id, accountId: 'acc-1', exp: NOW / 1000 - 1 })
+    await store('Grant', 'g-other', { clientId: api.id, accountId: 'acc-1', exp: EXP })
+    await store('AccessToken', 'at-live', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, iat: EXP - 3600, sid: 's-1', scope: 'openid email', aud: ['https://api.example/'] })
+    await store('ClientCredentials', 'cc-live', { clientId: api.id, exp: EXP, iat: EXP - 600, scope: 'orders:read' })
+    await store('AccessToken', 'at-consumed', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP }, { consumed: true })
+    await store('AccessToken', 'at-expired', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: NOW / 1000 })
+    await store('AccessToken', 'at-no-grant', { clientId: web.id, accountId: 'acc-1', grantId: 'g-gone', exp: EXP })
+    await store('AccessToken', 'at-grant-expired', { clientId: web.id, accountId: 'acc-1', grantId: 'g-old', exp: EXP })
+    await store('AccessToken', 'at-grant-other-client', { clientId: web.id, accountId: 'acc-1', grantId: 'g-other', exp: EXP })
+    await store('AccessToken', 'at-grant-other-account', { clientId: web.id, accountId: 'acc-2', grantId: 'g-live', exp: EXP })
+
+    expect(await ask('at-live')).toEqual({ active: true, sub: 'acc-1', client_id: web.id, exp: EXP, iat: EXP - 3600, sid: 's-1', iss: ISSUER, aud: ['https://api.example/'], scope: 'openid email', token_type: 'Bearer' })
+    expect(await ask('cc-live')).toEqual({ active: true, client_id: api.id, exp: EXP, iat: EXP - 600, iss: ISSUER, scope: 'orders:read', token_type: 'Bearer' })
+    for (const token of ['at-consumed', 'at-expired', 'at-no-grant', 'at-grant-expired', 'at-grant-other-client', 'at-grant-other-account']) {
+      expect({ token, answer: await ask(token) }).toEqual({ token, answer: { active: false } })
+    }
+  })
+
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
+  it.skipIf(noPostgresServer)('leaves to the provider what it does not render, and callers it cannot check', async () => {
+    await store('AccessToken', 'at-dpop', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, jkt: 'thumbprint' })
+    await store('AccessToken', 'at-mtls', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, 'x5t#S256': 'thumbprint' })
+    await store('AccessToken', 'at-rar', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, rar: [{ type: 'payment' }] })
+    await store('AccessToken', 'at-extra', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, extra: { tenant: 'a' } })
+    await store('AccessToken', 'at-extra-empty', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, extra: {} })
+    await store('RefreshToken', 'rt-1', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP })
+    for (const token of ['at-dpop', 'at-mtls', 'at-rar', 'at-extra', 'rt-1', 'no-such-token']) {
+      expect({ token, answer: await ask(token) }).toEqual({ token, answer: undefined })
+    }
+    // an empty `extra` is no extra claim: answered here
+    expect(await ask('at-extra-empty')).toMatchObject({ active: true, client_id: web.id })
+    // a wrong secret or an unknown client: the provider's own error answer
+    expect(await ask('at-live', { ...api, secret: `${api.secret}x` })).toBeUndefined()
+    expect(await ask('at-live', { id: 'no-such-client', secret: 'x' })).toBeUndefined()
+  })
+})
