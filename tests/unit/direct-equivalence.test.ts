@@ -69,11 +69,11 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
       await reset(db)
     }
     expect(new Set(rotated)).toEqual(new Set(['nothing', 'spent', 'successor']))
-    // the array's members 0 and 3: the caller's sealed secret, whether the token was found
+    // the array's members 0 and 4: the caller's sealed secret, the token's payload
     const introspected = []
     for (const p of introspection!.params) {
-      const [r] = (await introspection!.statement(db, p)) as Array<{ r: [string | null, unknown, unknown, boolean] }>
-      introspected.push(`${r!.r[0] === null ? 'no client' : 'client'}, ${r!.r[3] ? 'token' : 'no token'}`)
+      const [r] = (await introspection!.statement(db, p)) as Array<{ r: [string | null, unknown, unknown, unknown, unknown] }>
+      introspected.push(`${r!.r[0] === null ? 'no client' : 'client'}, ${r!.r[4] === null ? 'no token' : 'token'}`)
     }
     expect(new Set(introspected)).toEqual(new Set(['client, token', 'client, no token', 'no client, no token']))
   })
