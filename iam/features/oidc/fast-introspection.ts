@@ -71,6 +71,9 @@ function sameSecret(a: string, b: string): boolean {
  * execution, so one column costs less than nineteen. The token's and the grant's payloads come
  * whole: PostgreSQL compiles every expression of a statement again at each execution, and eight
  * field extractions per payload cost it more than printing the payload once.
+ * The grant is read through a lateral subquery fenced by OFFSET 0, as full authentication's rows are
+ * (features/sessions/auth-state-repo.ts): joined plainly, a generic plan made while the table held
+ * few grants probed the primary key by model alone and filtered every grant by id.
  * $1 the caller's client id, $2 the token.
  */
 export const INTROSPECTION_SQL = `
@@ -85,7 +88,7 @@ export const INTROSPECTION_SQL = `
     from (select 1) as one
     left join oidc_clients c on c.client_id = $1
     left join oidc_payloads t on t.id = $2 and t.model in (${INTROSPECTABLE.map((model) => `'${model}'`).join(', ')})
-    left join oidc_payloads g on g.model = 'Grant' and g.id = t.grant_id
+    left join lateral (select g.payload from oidc_payloads g where g.model = 'Grant' and g.id = t.grant_id offset 0) g on true
     left join oidc_clients tc on tc.client_id = t.payload->>'clientId'
   `
   .replace(/\s+/g, ' ')
