@@ -22,19 +22,7 @@ afterEach(() => {
 
 /** Answers `method path` (path without its query) with `status` and `body` until the test ends. */
 export function answer(method: 'GET' | 'POST', path: string, status: number, body: Json, gate?: Promise<void>): Answered {
-  const answered: Answered = { bodies: [] }
-  registered.push(
-    registerEndpoint(path, {
-      method,
-      handler: defineEventHandler(async (event) => {
-        answered.bodies.push(getMethod(event) === 'GET' ? undefined : await readBody(event))
-        await gate
-        setResponseStatus(event, status)
-        return body
-      }),
-    }),
-  )
-  return answered
+  return answerInTurn(method, path, [{ status, body }], gate)
 }
 
 /** A gate for `answer`: the call stays pending until `release()`. */
@@ -48,9 +36,9 @@ export function held(): { gate: Promise<void>; release(): void } {
 
 /**
  * Answers `method path` with each of `answers` in turn, the last one again once they run out: a
- * page that reads again after a failure sees the next answer.
+ * page that reads again after a failure sees the next answer. With `gate`, each answer waits for it.
  */
-export function answerInTurn(method: 'GET' | 'POST', path: string, answers: Array<{ status: number; body: Json }>): Answered {
+export function answerInTurn(method: 'GET' | 'POST', path: string, answers: Array<{ status: number; body: Json }>, gate?: Promise<void>): Answered {
   const answered: Answered = { bodies: [] }
   registered.push(
     registerEndpoint(path, {
@@ -58,6 +46,7 @@ export function answerInTurn(method: 'GET' | 'POST', path: string, answers: Arra
       handler: defineEventHandler(async (event) => {
         answered.bodies.push(getMethod(event) === 'GET' ? undefined : await readBody(event))
         const { status, body } = answers[Math.min(answered.bodies.length, answers.length) - 1]!
+        await gate
         setResponseStatus(event, status)
         return body
       }),
