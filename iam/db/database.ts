@@ -10,6 +10,7 @@ import type { IamConfig } from '../lib/config-schema'
 import { lockDataDir } from './data-dir-lock'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
+import { Pipelines, STATEMENT_TIMEOUT_MS, type PipelineClient } from './pipelined'
 import { queryPrepared } from './prepared'
 import type { Database } from './schema'
 import { emitSignal, type StatementKind } from '../lib/signals'
@@ -19,8 +20,10 @@ import type { PoolStats } from '../lib/metrics'
 type PooledClient = { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>; release(): void }
 type Pool = PoolStats & { connect(): Promise<PooledClient> }
 
-// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge and direct.ts (PGlite has none).
+// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none), and the
+// pipelined connections of direct.ts's statements.
 const pools = new WeakMap<Kysely<Database>, Pool>()
+const pipelines = new WeakMap<Kysely<Database>, Pipelines>()
 
 /** The live pool counters of a PostgreSQL database; undefined on PGlite. */
 export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined => pools.get(db)
@@ -28,8 +31,18 @@ export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined =
 /** The pool of a PostgreSQL database opened by createDatabase; undefined on PGlite and for a transaction. */
 export const directPool = (db: Kysely<Database>): Pool | undefined => pools.get(db)
 
+/** The pipelined connections of a PostgreSQL database opened by createDatabase (pipelined.ts); undefined on PGlite and for a transaction. */
+export const directPipelines = (db: Kysely<Database>): Pipelines | undefined => pipelines.get(db)
+
 /** Connections of a PostgreSQL pool: opened at start (warmDatabase) and kept. */
 const POOL_SIZE = 10
+
+/**
+ * Pipelined connections for the reads of every request (pipelined.ts), besides the pool. A backend
+ * answers one statement at a time: with two, those reads can keep two of PostgreSQL's cores busy
+ * while the instance itself runs on one. Opened at start and again after a loss.
+ */
+export const PIPELINE_CONNECTIONS = 2
 
 /**
  * Opens every pooled PostgreSQL connection now, at boot, instead of during the first burst: a burst
@@ -42,6 +55,7 @@ export async function warmDatabase(db: Kysely<Database>): Promise<void> {
   if (!pool) return
   const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()))
   for (const client of clients) client.release()
+  await pipelines.get(db)?.warm()
 }
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -132,6 +146,14 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
         return plain.apply(this, args)
       } as typeof pg.Client.prototype.query
     }
+    const reads = new Pipelines(PIPELINE_CONNECTIONS, async () => {
+      // @types/pg leaves out `pipeline`; query_timeout bounds each statement (pipelined.ts)
+      const client = new BoundedClient({ connectionString: config.database.url, keepAlive: true, pipeline: true, query_timeout: STATEMENT_TIMEOUT_MS } as ConstructorParameters<typeof pg.Client>[0])
+      await client.connect()
+      // counted as the pool's lost connections are (iam_dependency_errors_total)
+      client.on('error', () => emitSignal({ kind: 'dependencyError', dependency: 'database' }))
+      return client as unknown as PipelineClient
+    })
     const pool = new pg.Pool({
       connectionString: config.database.url,
       max: POOL_SIZE,
@@ -148,8 +170,16 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     // The same for a client checked out (inside a transaction) when its connection drops: pg-pool
     // listens only while clients are idle. The query in progress fails with its own error.
     pool.on('connect', (client) => client.on('error', () => {}))
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()], log: countStatement })
+    // destroy() closes the pipelined connections too (Kysely ends only the pool, and only once it used it)
+    class PipelinedKysely extends Kysely<Database> {
+      override async destroy(): Promise<void> {
+        await reads.end()
+        await super.destroy()
+      }
+    }
+    const db = new PipelinedKysely({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()], log: countStatement })
     pools.set(db, pool)
+    pipelines.set(db, reads)
     return db
   }
   const { PGlite } = await import('@electric-sql/pglite')

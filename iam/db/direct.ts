@@ -1,28 +1,43 @@
 /**
- * A fixed statement sent straight to the pg pool, for the few that run on every request (full
- * authentication's read; see docs/performance.md). Through Kysely, each call also builds a query id, runs the plugins'
- * result hooks, logs the statement (our counter, which classifies the text with two regular
- * expressions every time) and wraps the result: 6 to 10 us of main-thread CPU and about 10 KB of
- * garbage per statement (measured on the bench box), for SQL whose text never changes.
+ * A fixed statement sent straight to PostgreSQL, for the few that run on every request (full
+ * authentication's read, the refresh rotation, introspection's read; see docs/performance.md).
+ * Through Kysely, each call also builds a query id, runs the plugins' result hooks, logs the
+ * statement (our counter, which classifies the text with two regular expressions every time) and
+ * wraps the result: 6 to 10 us of main-thread CPU and about 10 KB of garbage per statement
+ * (measured on the bench box), for SQL whose text never changes.
  *
- * What stays the same: the statement goes through the pooled client's `query(text, values)`, so it
- * is a named prepared statement (prepared.ts) and the pool's acquire timeout applies; it is counted
- * once in iam_db_statements_total, with its kind worked out once; errors are pg's own, as through
- * Kysely. Inside a transaction, or on PGlite (no pool), the statement goes through Kysely.
+ * A read goes out on a pipelined connection (pipelined.ts); a write (or a locking read) takes a
+ * pooled connection, because it may wait for a row lock, and everything pipelined behind it on its
+ * connection would wait with it. A plain read waits for no row.
+ *
+ * What stays the same: the statement is a named prepared statement (prepared.ts), an outage is a
+ * 503 within 2 s, it is counted once in iam_db_statements_total, with its kind worked out once;
+ * errors are pg's own, as through Kysely. Inside a transaction, or on PGlite (no pool), the
+ * statement goes through Kysely.
  */
 import { CompiledQuery, type Kysely } from 'kysely'
 import { emitSignal, type IamSignal } from '../lib/signals'
-import { directPool, statementKind } from './database'
+import { directPipelines, directPool, statementKind } from './database'
 import type { Database } from './schema'
 
-/** `text` as a function of its parameters, returning the rows; `text` kept for the equivalence test. */
-export type DirectStatement<R> = ((db: Kysely<Database>, params: unknown[]) => Promise<R[]>) & { text: string }
+const LOCKING_READ = /\bfor\s+(no\s+key\s+update|update|key\s+share|share)\b/i
+
+/**
+ * `text` as a function of its parameters, returning the rows; `text` kept for the equivalence test,
+ * `pipelined` says which connections it takes on PostgreSQL.
+ */
+export type DirectStatement<R> = ((db: Kysely<Database>, params: unknown[]) => Promise<R[]>) & { text: string; pipelined: boolean }
 
 export function directStatement<R>(text: string): DirectStatement<R> {
   const counted: IamSignal = { kind: 'dbStatement', statement: statementKind(text) }
+  const pipelined = counted.statement === 'read' && !LOCKING_READ.test(text)
   const run = async (db: Kysely<Database>, params: unknown[]): Promise<R[]> => {
     const pool = directPool(db)
     if (!pool) return (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows as R[]
+    if (pipelined) {
+      emitSignal(counted)
+      return (await directPipelines(db)!.query(text, params)).rows as R[]
+    }
     const client = await pool.connect()
     emitSignal(counted)
     try {
@@ -31,5 +46,5 @@ export function directStatement<R>(text: string): DirectStatement<R> {
       client.release()
     }
   }
-  return Object.assign(run, { text })
+  return Object.assign(run, { text, pipelined })
 }

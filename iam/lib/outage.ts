@@ -9,6 +9,7 @@
  * storage layer knows those: storage/redis-errors.ts). The cause chain (h3 wraps what a handler
  * throws) and AggregateError members (a host name that resolves to several addresses) are followed.
  */
+import { PIPELINES_CLOSED, STATEMENT_TIMED_OUT } from '../db/pipelined'
 import { isRedisConnectionError } from './storage/redis-errors'
 
 /** Socket-level failures: the peer is gone, refused, unreachable or silent. */
@@ -37,6 +38,8 @@ const DRIVER_MESSAGES = [
   /^timeout expired$/, // pg: a new connection's handshake passed database.connectTimeoutMs
   /^Client has encountered a connection error and is not queryable$/, // pg
   /^Cannot use a pool after calling end on the pool$/, // pg-pool during shutdown
+  new RegExp(`^${STATEMENT_TIMED_OUT}$`), // pg: a pipelined statement unanswered past its bound (db/pipelined.ts)
+  new RegExp(`^${PIPELINES_CLOSED}$`), // db/pipelined.ts during shutdown
 ]
 
 function isOutageItself(error: Error & { code?: unknown }): boolean {

@@ -5,7 +5,7 @@
  * the service by closing every proxied connection and refusing new ones.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { applyRefresh, call, PROXY_CONFIG, refresh, signupUser, type Session } from '../helpers/accounts'
+import { applyRefresh, authedGet, call, PROXY_CONFIG, refresh, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
 import { createThrowawayPg } from '../helpers/test-database'
@@ -99,7 +99,7 @@ describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded 
     let during: Phase = null
     let running = true
     let verified = 0
-    const sessions = await Promise.all([1, 2, 3].map((n) => signupUser(iam, { client: { ip: `198.51.100.${10 + n}` } })))
+    const sessions = await Promise.all([1, 2, 3, 4].map((n) => signupUser(iam, { client: { ip: `198.51.100.${10 + n}` } })))
 
     // Workers: each loops one kind of request until the drill ends.
     const loginWorker = async () => {
@@ -127,7 +127,15 @@ describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded 
         await res.body?.cancel()
       }
     }
-    const workers = Promise.all([loginWorker(), refreshWorker(sessions[1]!), refreshWorker(sessions[2]!), verifyWorker(), verifyWorker()])
+    // full authentication's read goes out on the pipelined connections (iam/db/pipelined.ts), not the pool
+    const fullAuthWorker = async () => {
+      while (running) {
+        const { answer, res } = await timed('full authentication', () => during, () => authedGet(iam, sessions[3]!))
+        answers.push(answer)
+        await res.body?.cancel()
+      }
+    }
+    const workers = Promise.all([loginWorker(), refreshWorker(sessions[1]!), refreshWorker(sessions[2]!), verifyWorker(), verifyWorker(), fullAuthWorker()])
 
     const readinessDuring: Record<string, { status: number; body: Record<string, unknown> }> = {}
     const cuts: number[] = []
@@ -149,7 +157,7 @@ describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded 
     }
     await answeredSince(answers.length, 'answers after both outages')
     running = false
-    const [, last1, last2] = (await workers) as [void, Session, Session, void, void]
+    const [, last1, last2] = (await workers) as [void, Session, Session, void, void, void]
 
     // Figures for the report: how long a request took to get its 503, per outage.
     for (const name of ['postgres', 'redis'] as const) {
@@ -164,6 +172,7 @@ describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded 
     // each outage was felt: the drill exercised what it claims to
     expect(answers.some((a) => a.status === 503 && a.during === 'postgres')).toBe(true)
     expect(answers.some((a) => a.status === 503 && a.during === 'redis')).toBe(true)
+    expect(answers.some((a) => a.what === 'full authentication' && a.status === 503 && a.during === 'postgres')).toBe(true)
     // outside the outages (and once readiness is back) everything succeeds
     const between = answers.filter((a) => a.during === null && a.status >= 400)
     expect(between.map((a) => `${a.what} ${a.status}`)).toEqual([])

@@ -236,7 +236,7 @@ export const COMPILED_CASES: CompiledCase[] = [
 
 // ---- directStatement statements ---------------------------------------------------------------
 
-type AnyDirect = { (db: Kysely<Database>, params: unknown[]): Promise<unknown[]>; text: string }
+type AnyDirect = { (db: Kysely<Database>, params: unknown[]): Promise<unknown[]>; text: string; pipelined: boolean }
 
 export interface DirectCase {
   name: string

@@ -1,14 +1,15 @@
 /**
- * directStatement (iam/db/direct.ts) sends a fixed statement straight to the pg pool, past Kysely's
- * executor and plugins. Each real one must answer exactly what the same text run through Kysely
+ * directStatement (iam/db/direct.ts) sends a fixed statement straight to PostgreSQL, past Kysely's
+ * executor and plugins: a read on a pipelined connection (iam/db/pipelined.ts), a write on a pooled one. Each real one must answer exactly what the same text run through Kysely
  * (`db.executeQuery`) answers for the same parameters: the same rows and, for a write, the same rows
- * left in the tables. On PostgreSQL that compares the pool path with Kysely's; on PGlite (no pool)
+ * left in the tables. On PostgreSQL that compares those paths with Kysely's; on PGlite (no pool)
  * and inside a transaction directStatement itself goes through Kysely, so there the test only holds
  * that fallback to the same answers.
  */
 import { CompiledQuery } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { directPool } from '../../iam/db/database'
+import { directPipelines, directPool } from '../../iam/db/database'
+import { directStatement } from '../../iam/db/direct'
 import { declaredIn, DIRECT_CASES, reset, snapshot } from './data-layer-cases'
 import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
@@ -16,12 +17,20 @@ it('the table below covers every directStatement in iam/features', () => {
   expect(DIRECT_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = directStatement\b/g))
 })
 
+it('pipelines the reads only: a write or a locking read may wait for a row lock, and would hold up the statements behind it', () => {
+  expect(DIRECT_CASES.map((c) => [c.name, c.statement.pipelined])).toEqual(DIRECT_CASES.map((c) => [c.name, !c.writes]))
+  expect(DIRECT_CASES.some((c) => c.writes)).toBe(true)
+  for (const lock of ['for update', 'FOR NO KEY UPDATE', 'for share', 'for key share']) {
+    expect(directStatement(`select id from refresh_families where id = $1 ${lock}`).pipelined).toBe(false)
+  }
+})
+
 describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: noPostgresServer }) => {
   const t = dataLayerDbForSuite(kind, noPostgresServer)
 
   // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
-  it.skipIf(noPostgresServer)(kind === 'postgres' ? 'goes to the pool on PostgreSQL (the path compared below)' : 'has no pool on PGlite: it falls back to Kysely', () => {
-    expect(directPool(t.db) !== undefined).toBe(kind === 'postgres')
+  it.skipIf(noPostgresServer)(kind === 'postgres' ? 'has the pipelined connections and the pool on PostgreSQL (the paths compared below)' : 'has neither on PGlite: it falls back to Kysely', () => {
+    expect([directPipelines(t.db) !== undefined, directPool(t.db) !== undefined]).toEqual([kind === 'postgres', kind === 'postgres'])
   })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)

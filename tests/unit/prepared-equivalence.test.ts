@@ -11,7 +11,7 @@
  */
 import { sql, type CompiledQuery, type Kysely } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createDatabase, directPool } from '../../iam/db/database'
+import { createDatabase, databasePoolStats, directPipelines } from '../../iam/db/database'
 import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/db/prepared'
 import type { Database } from '../../iam/db/schema'
 import { runOnPg } from '../helpers/test-database'
@@ -110,13 +110,17 @@ describe.skipIf(noPostgresServer)('named and unnamed statements on PostgreSQL', 
   })
 
   it('really sent them named: the named databases\' connections hold them as prepared statements, the unnamed one\'s none', async () => {
-    // every connection of the pool at once (each holds what it ran), the union of their prepared statements
+    // every connection at once (each holds what it ran): the pool's ten, and the two pipelined ones
+    // (two statements sent together go one to each, pipelined.ts), the union of their prepared statements
+    type Listing = { rows: Array<{ statement: string }> }
+    const list = 'select statement from pg_prepared_statements'
     const held = async (db: Kysely<Database>) => {
-      const pool = directPool(db)!
+      const pool = databasePoolStats(db) as unknown as { connect(): Promise<{ query(text: string): Promise<Listing>; release(): void }> }
       const clients = await Promise.all(Array.from({ length: 10 }, () => pool.connect()))
       try {
-        const all = await Promise.all(clients.map((c) => (c as unknown as { query(text: string): Promise<{ rows: Array<{ statement: string }> }> }).query('select statement from pg_prepared_statements')))
-        return new Set(all.flatMap((r) => r.rows.map((row) => row.statement)))
+        const pipelines = directPipelines(db)!
+        const all: Listing[] = await Promise.all([...clients.map((c) => c.query(list)), pipelines.query(list, []) as Promise<Listing>, pipelines.query(list, []) as Promise<Listing>])
+        return new Set(all.flatMap((r) => r.rows.map((row) => row.statement)).filter((statement) => statement !== list))
       } finally {
         for (const c of clients) c.release()
       }
