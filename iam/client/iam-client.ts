@@ -5,8 +5,13 @@
  * client sends it, so a proxy in between that forwards the request target unchanged keeps the
  * signature valid.
  *
- * Plain `fetch` and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too.
+ * node:http(s) and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too. Not
+ * `fetch`: the gateway makes an IAM call for nearly every request it answers, and undici's fetch
+ * cost ~200 us of CPU per call against ~45 us for node:http on a kept-alive connection (measured
+ * on the bench box, docs/performance.md).
  */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { SIGNED_HEADERS_V2, signRequestV2, type SignedHeaderValues } from './hmac'
 
 export interface IamClientOptions {
@@ -15,8 +20,6 @@ export interface IamClientOptions {
   hmac?: { clientId: string; sharedSecret: string }
   /** per request, covering connect + response body; default 10 s */
   timeoutMs?: number
-  /** for tests; defaults to the global fetch */
-  fetch?: typeof globalThis.fetch
   /** told of every finished call (the gateway's metrics): its status, or unavailable */
   observe?: (call: { method: string; path: string; outcome: number | 'unavailable'; seconds: number }) => void
 }
@@ -99,22 +102,42 @@ function targetUrl(baseUrl: string, path: string, query: Record<string, string> 
   return url
 }
 
-async function readBody<T>(res: Response): Promise<T | null> {
-  const text = await res.text()
-  if (!text || !/^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers.get('content-type') ?? '')) return null
+/** What came back: read whole (a JSON answer, or a provider answer passed on). */
+interface Answer {
+  status: number
+  headers: Headers
+  body: Buffer
+}
+
+function headersOf(raw: string[]): Headers {
+  const headers = new Headers()
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!)
+  return headers
+}
+
+function parsedBody<T>(answer: Answer): T | null {
+  if (answer.body.length === 0 || !/^application\/(?:[\w.+-]+\+)?json\b/i.test(answer.headers.get('content-type') ?? '')) return null
   try {
-    return JSON.parse(text) as T
+    return JSON.parse(answer.body.toString('utf8')) as T
   } catch {
     return null
   }
 }
 
+/**
+ * Idle connections are closed a second before the IAM would close them (Node's agent reads the
+ * server's `Keep-Alive: timeout=` hint, but only below its own `timeout`), so a call never goes out
+ * on a connection the IAM is closing. Requests take no timeout from this: see `send`.
+ */
+const AGENT_SOCKET_TIMEOUT_MS = 60_000
+
 /** Creates a client for one IAM deployment. */
 export function createIamClient(options: IamClientOptions): IamClient {
-  const doFetch = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 10_000
   // Validate once so a bad base URL is a start-up error, not a per-request one.
-  new URL(options.baseUrl)
+  const secure = new URL(options.baseUrl).protocol === 'https:'
+  const agent = secure ? new HttpsAgent({ keepAlive: true, timeout: AGENT_SOCKET_TIMEOUT_MS }) : new HttpAgent({ keepAlive: true, timeout: AGENT_SOCKET_TIMEOUT_MS })
+  const open = secure ? httpsRequest : httpRequest
 
   async function request<T = unknown>(req: IamRequest): Promise<IamResponse<T>> {
     const method = req.method.toUpperCase()
@@ -124,28 +147,15 @@ export function createIamClient(options: IamClientOptions): IamClient {
     const cookie = req.cookies ? cookieHeader(req.cookies) : undefined
     if (cookie) headers.set('cookie', cookie)
     if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
-    // An empty browser User-Agent is forwarded as empty, not replaced by fetch's own ("node").
+    // An empty browser User-Agent is forwarded as empty, as the browser sent it.
     if (req.userAgent !== undefined) headers.set('user-agent', req.userAgent)
     let body: string | undefined
     if (req.body !== undefined) {
       body = JSON.stringify(req.body)
       headers.set('content-type', 'application/json')
     }
-    const res = await send(method, url, headers, body)
-    const parsed = await readFully(method, url, () => readBody<T>(res.response))
-    return { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() }
-  }
-
-  /** Reads a response body; a connection lost or timed out meanwhile is the IAM being unavailable. */
-  async function readFully<R>(method: string, url: URL, read: () => Promise<R>): Promise<R> {
-    try {
-      return await read()
-    } catch (error) {
-      if (error instanceof TypeError || (error instanceof DOMException && error.name === 'TimeoutError')) {
-        throw new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${(error as Error).message})`, { cause: error })
-      }
-      throw error
-    }
+    const answer = await send(method, url, headers, body)
+    return { status: answer.status, headers: answer.headers, body: parsedBody<T>(answer), setCookies: answer.headers.getSetCookie() }
   }
 
   function sign(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined): void {
@@ -159,24 +169,52 @@ export function createIamClient(options: IamClientOptions): IamClient {
     for (const [name, value] of Object.entries(signed)) headers.set(name, value)
   }
 
-  /** The fetch itself, signed, bounded in time, observed; the body left unread for the caller. */
-  async function send(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined) {
+  /**
+   * The exchange itself, signed, bounded in time (connect to the last byte of the answer),
+   * observed, the answer read whole. Redirects are returned, never followed. A refused or lost
+   * connection, or no whole answer within timeoutMs, is IamUnavailableError.
+   */
+  function send(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined): Promise<Answer> {
     sign(method, url, headers, body)
-    const signal = AbortSignal.timeout(timeoutMs)
+    const outgoing: Record<string, string> = {}
+    headers.forEach((value, name) => {
+      outgoing[name] = value
+    })
+    if (body !== undefined) outgoing['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
     const started = performance.now()
     const observe = (outcome: number | 'unavailable') =>
       options.observe?.({ method, path: url.pathname, outcome, seconds: (performance.now() - started) / 1000 })
-    try {
-      const response = await doFetch(url, { method, headers, body: body as BodyInit | undefined, redirect: 'manual', signal })
-      observe(response.status)
-      return { status: response.status, headers: response.headers, response }
-    } catch (error) {
-      if (error instanceof TypeError || (error instanceof DOMException && error.name === 'TimeoutError')) {
+    return new Promise<Answer>((resolve, reject) => {
+      let done = false
+      const fail = (reason: string, cause?: unknown) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        outbound.destroy()
         observe('unavailable')
-        throw new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${(error as Error).message})`, { cause: error })
+        reject(new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${reason})`, { cause }))
       }
-      throw error
-    }
+      // throws for a header value no request may carry (a caller's bug), before anything is sent
+      const outbound = open(url, { method, headers: outgoing, agent }, (res: IncomingMessage) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', (error) => fail(error.message, error))
+        // a connection lost mid-answer ends the response without 'end'
+        res.on('close', () => {
+          if (!res.complete) fail('connection closed before the whole answer')
+        })
+        res.on('end', () => {
+          if (done) return
+          done = true
+          clearTimeout(timer)
+          observe(res.statusCode ?? 0)
+          resolve({ status: res.statusCode ?? 0, headers: headersOf(res.rawHeaders), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
+        })
+      })
+      const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs)
+      outbound.on('error', (error) => fail(error.message, error))
+      outbound.end(body)
+    })
   }
 
   async function forward(req: IamForward): Promise<IamRawResponse> {
@@ -187,9 +225,8 @@ export function createIamClient(options: IamClientOptions): IamClient {
     const headers = new Headers(req.headers)
     if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
     const body = req.body && req.body.length > 0 ? req.body : undefined
-    const res = await send(method, url, headers, body)
-    const bytes = await readFully(method, url, async () => new Uint8Array(await res.response.arrayBuffer()))
-    return { status: res.status, headers: res.headers, body: bytes, setCookies: res.headers.getSetCookie() }
+    const answer = await send(method, url, headers, body)
+    return { status: answer.status, headers: answer.headers, body: answer.body, setCookies: answer.headers.getSetCookie() }
   }
 
   return {

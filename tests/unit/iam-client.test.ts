@@ -10,6 +10,8 @@ interface Seen {
   url: string
   headers: IncomingMessage['headers']
   body: string
+  /** the client's port: one per connection */
+  port: number | undefined
 }
 
 const hmac = { clientId: 'gateway', sharedSecret: 'a-shared-secret-of-at-least-32-characters' }
@@ -23,7 +25,7 @@ beforeAll(async () => {
     let body = ''
     req.on('data', (chunk: Buffer) => (body += chunk.toString()))
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, port: req.socket.remotePort })
       reply(res)
     })
   })
@@ -113,7 +115,7 @@ describe('createIamClient', () => {
     expect(JSON.parse(body)).toEqual({ email: 'a@example.com' })
   })
 
-  it("forwards an empty browser User-Agent as empty instead of fetch's default", async () => {
+  it('forwards an empty browser User-Agent as empty, adding none of its own', async () => {
     await createIamClient({ baseUrl: base }).request({ method: 'GET', path: '/check', userAgent: '' })
     expect(seen[0]!.headers['user-agent']).toBe('')
   })
@@ -165,6 +167,34 @@ describe('createIamClient', () => {
     const client = createIamClient({ baseUrl: base, timeoutMs: 100 })
     await expect(client.request({ method: 'GET', path: '/slow' })).rejects.toBeInstanceOf(IamUnavailableError)
     server.closeAllConnections()
+  })
+
+  it('keeps its connection to the IAM between calls', async () => {
+    const client = createIamClient({ baseUrl: base })
+    for (let i = 0; i < 3; i++) await client.request({ method: 'GET', path: '/health' })
+    expect(new Set(seen.map((r) => r.port)).size).toBe(1)
+  })
+
+  it('throws IamUnavailableError when the connection is lost in the middle of the answer', async () => {
+    reply = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }).write('{"ok":')
+      setImmediate(() => res.socket?.destroy())
+    }
+    await expect(createIamClient({ baseUrl: base }).request({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(IamUnavailableError)
+  })
+
+  it('forward passes the raw answer on: its bytes, status and every Set-Cookie, a redirect returned, not followed', async () => {
+    reply = (res) => {
+      res.setHeader('set-cookie', ['a=1; HttpOnly', 'b=2'])
+      res.writeHead(303, { location: '/elsewhere', 'content-type': 'text/html' }).end('<p>moved</p>')
+    }
+    const client = createIamClient({ baseUrl: base, hmac })
+    const body = new TextEncoder().encode('x=1&y=2')
+    const answer = await client.forward({ method: 'post', target: '/oidc/auth?x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, clientIp: '203.0.113.9' })
+    expect({ status: answer.status, location: answer.headers.get('location'), body: Buffer.from(answer.body).toString(), setCookies: answer.setCookies })
+      .toEqual({ status: 303, location: '/elsewhere', body: '<p>moved</p>', setCookies: ['a=1; HttpOnly', 'b=2'] })
+    expect(seen.map((r) => [r.method, r.url, r.body, r.headers['content-length'], r.headers['x-forwarded-for']])).toEqual([['POST', '/oidc/auth?x=1', 'x=1&y=2', '7', '203.0.113.9']])
+    expect(verifies(seen[0]!)).toBe(true)
   })
 
   it('health() is true only for a 200 answer', async () => {
