@@ -15,7 +15,7 @@ import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PAS
 import { ROOT } from '../scripts/lib/build.ts'
 import { burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
-import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, statementChecks } from './lib/report.ts'
+import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, resultsPage, statementChecks } from './lib/report.ts'
 import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startGateway, startIam } from './lib/servers.mjs'
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
@@ -359,6 +359,25 @@ async function main() {
   console.log(`\nAll rows (load average at start ${report.loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}, at end ${report.loadAverageAtEnd.map((n) => n.toFixed(2)).join(' ')}):\n`)
   console.log(formatTable(report.rows))
   if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`)
+  if (opts.writeResults) {
+    const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout.trim()
+    writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), resultsPage(report.rows, {
+      started: report.date,
+      ended: new Date().toISOString(),
+      commit: git('rev-parse', '--short', 'HEAD'),
+      // the page itself is left out: the run before this one wrote it
+      dirty: git('status', '--porcelain', '--', '.', ':!bench/RESULTS.md') !== '',
+      args: process.argv.slice(2),
+      node: process.version,
+      cpus: report.cpus,
+      loadAverageAtStart: report.loadAverageAtStart,
+      loadAverageAtEnd: report.loadAverageAtEnd,
+      durationS: opts.durationS,
+      warmupS: opts.warmupS,
+      connections: opts.connections,
+    }))
+    console.log('\nWritten to bench/RESULTS.md')
+  }
 }
 
 await main()

@@ -13,10 +13,12 @@ export interface BenchOptions {
   durationS: number
   /** seconds of unmeasured load before each measured run (JIT, pools, caches) */
   warmupS: number
-  /** autocannon connections (the table: 50) */
+  /** autocannon connections (the hot-path table's: 50) */
   connections: number
   /** the rows to run */
   only: RowId[]
+  /** every row runs (no --only): the run is written to bench/RESULTS.md */
+  writeResults: boolean
   /** write the full report here */
   json?: string
   /** growth run: seed this many users and API tokens (PostgreSQL only), then rerun login, full-auth, verify */
@@ -66,6 +68,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     connections: positive('connections', values.connections, { integer: true }),
     // keep the table's order whatever order --only names them in
     only: ROW_IDS.filter((id) => only.includes(id)),
+    writeResults: !values.only,
     json: values.json,
     seed,
     databases: databases as BenchOptions['databases'],

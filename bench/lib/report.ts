@@ -41,7 +41,7 @@ export interface Row {
   notes: string[]
 }
 
-/** Issue 14's table, as numbers. */
+/** The hot-path table's goals (bench/README.md), as numbers. */
 export const GOALS = {
   health: { minRatio: 0.5 },
   fullAuth: { minRatio: 0.3, maxStatements: 1, maxWrites: 0 },
@@ -151,4 +151,55 @@ export function formatTable(rows: Row[]): string {
     lines.push(`| ${cells.join(' | ')} |`)
   }
   return lines.join('\n')
+}
+
+/** What bench/RESULTS.md says of the run besides its rows. */
+export interface RunFacts {
+  /** ISO times */
+  started: string
+  ended: string
+  /** `git rev-parse --short HEAD`, and whether the tree had uncommitted changes */
+  commit: string
+  dirty: boolean
+  /** the command as typed after `npm run bench --` */
+  args: string[]
+  node: string
+  cpus: number
+  loadAverageAtStart: number[]
+  loadAverageAtEnd: number[]
+  durationS: number
+  warmupS: number
+  connections: number
+}
+
+const minute = (iso: string) => iso.slice(11, 16)
+
+/**
+ * bench/RESULTS.md for a run of every row: the figures and the facts needed to read them (when,
+ * which code, which machine and how loaded), the rows that missed a goal named below the table.
+ * Current figures only: why each path costs what it does is docs/performance.md's.
+ */
+export function resultsPage(rows: Row[], facts: RunFacts): string {
+  const load = (values: number[]) => values.map((n) => n.toFixed(2)).join(' ')
+  const missed = rows.filter((row) => row.checks.some((c) => !c.pass))
+  const command = ['npm run bench', ...(facts.args.length ? ['--', ...facts.args] : [])].join(' ')
+  return [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` (every row): the latest such run. It replaces this page; a run of some rows (\`--only\`) does not.`,
+    '',
+    `- **When**: ${facts.started.slice(0, 10)} ${minute(facts.started)}-${minute(facts.ended)} UTC`,
+    `- **Code**: \`${facts.commit}\`${facts.dirty ? ' with uncommitted changes' : ''}`,
+    `- **Command**: \`${command}\` (${facts.durationS} s per row after a ${facts.warmupS} s warm-up, ${facts.connections} connections)`,
+    `- **Machine**: ${facts.cpus} CPUs, Node ${facts.node}, load average ${load(facts.loadAverageAtStart)} at the start and ${load(facts.loadAverageAtEnd)} at the end`,
+    '',
+    formatTable(rows),
+    '',
+    missed.length === 0
+      ? 'Every row met its goals.'
+      : `Missed a goal: ${missed.map((row) => `${row.label} (${row.database}: ${row.checks.filter((c) => !c.pass).map((c) => `${c.goal}: ${c.actual}`).join('; ')})`).join('; ')}.`,
+    '',
+    'The ratios are against baselines measured in the same run, right before their row; on a shared 2-core machine a row still moves from run to run, the absolute rows most. What each path costs and why: [docs/performance.md](../docs/performance.md).',
+    '',
+  ].join('\n')
 }

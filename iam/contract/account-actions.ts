@@ -178,7 +178,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 503: { description: 'The breached-password check is unavailable', body: errorFail } },
     ),
   },
-  // Issue 11 (4.3): email verification and undoing an email change; the link is the whole input
+  // Email verification and undoing an email change: the link is the whole input
   verifyEmailLink: {
     method: 'GET',
     path: '/auth/verify-email',

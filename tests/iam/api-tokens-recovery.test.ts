@@ -1,5 +1,5 @@
 /**
- * Issue 11, 4.4: API tokens outlive account recovery. The reset and email-change notices name the
+ * API tokens outlive account recovery. The reset and email-change notices name the
  * live tokens (never a raw token), a reset may revoke them all, and revoke-all ends every token of
  * the user and no one else's.
  */

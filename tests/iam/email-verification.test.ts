@@ -1,5 +1,5 @@
 /**
- * Issue 11, 4.3: an address is identity only once its owner proved they read it. Signup and an
+ * An address is identity only once its owner proved they read it. Signup and an
  * email change mail a verification link; the old address of a change gets an undo link.
  */
 import { describe, expect, it } from 'vitest'

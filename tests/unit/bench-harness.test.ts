@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { parseBenchArgs, ROW_IDS } from '../../bench/lib/options.ts'
-import { againstBaseline, atLeast, atMost, formatTable, ratio, statementChecks, statementsPerRequest, type Run } from '../../bench/lib/report.ts'
+import { againstBaseline, atLeast, atMost, formatTable, ratio, resultsPage, statementChecks, statementsPerRequest, type RunFacts, type Run } from '../../bench/lib/report.ts'
 
 const run = (over: Partial<Run> = {}): Run => ({ rps: 1000, p50: 5, p99: 12, requests: 10_000, non2xx: 0, errors: 0, ...over })
 
@@ -30,6 +30,12 @@ describe('bench arguments', () => {
     expect(() => parseBenchArgs(['--duration', '0'])).toThrow(/--duration/)
     expect(() => parseBenchArgs(['--connections', '2.5'])).toThrow(/--connections/)
     expect(parseBenchArgs(['--duration', '2.5', '--warmup', '0']).durationS).toBe(2.5)
+  })
+
+  it('writes bench/RESULTS.md only when every row runs', () => {
+    expect(parseBenchArgs([]).writeResults).toBe(true)
+    expect(parseBenchArgs(['--duration', '3']).writeResults).toBe(true)
+    expect(parseBenchArgs(['--only', 'health']).writeResults).toBe(false)
   })
 
   it('refuses an unknown flag (strict parseArgs)', () => {
@@ -100,5 +106,32 @@ describe('ratios and goals', () => {
     expect(lines).toHaveLength(4)
     expect(lines[2]).toMatch(/0\.60x \|.*\| PASS \|$/)
     expect(lines[3]).toMatch(/0\.10x \|.*\| FAIL \|$/)
+  })
+})
+
+describe('the results page', () => {
+  const facts: RunFacts = {
+    started: '2026-11-27T14:47:30.000Z', ended: '2026-11-27T14:54:33.000Z', commit: 'abc1234', dirty: false, args: ['--databases', 'postgres'],
+    node: 'v22.23.3', cpus: 2, loadAverageAtStart: [1.1, 1.86, 2.01], loadAverageAtEnd: [1.85, 2.13, 2.1], durationS: 10, warmupS: 2, connections: 50,
+  }
+  const met = againstBaseline({ id: 'health', database: 'PGlite', label: 'IAM GET /health', run: run({ rps: 600 }), baseline: { label: 'plain h3 /health', run: run() }, notes: [] }, 0.5)
+  const missed = againstBaseline({ id: 'login', database: 'PGlite', label: 'password login POST /login', run: run({ rps: 700 }), baseline: { label: 'raw Argon2id', run: run() }, notes: [] }, 0.9)
+
+  it('says when, which code, which command and machine, then the table', () => {
+    const page = resultsPage([met], facts)
+    expect(page).toContain('2026-11-27 14:47-14:54 UTC')
+    expect(page).toContain('`abc1234`')
+    expect(page).not.toContain('uncommitted')
+    expect(page).toContain('`npm run bench -- --databases postgres` (10 s per row after a 2 s warm-up, 50 connections)')
+    expect(page).toContain('2 CPUs, Node v22.23.3, load average 1.10 1.86 2.01 at the start and 1.85 2.13 2.10 at the end')
+    expect(page).toContain(formatTable([met]))
+    expect(page).toContain('Every row met its goals.')
+    expect(resultsPage([met], { ...facts, dirty: true, args: [] })).toContain('`abc1234` with uncommitted changes')
+  })
+
+  it('names each row that missed a goal, with the goal and the figure', () => {
+    const page = resultsPage([met, missed], facts)
+    expect(page).toContain('Missed a goal: password login POST /login (PGlite: >= 0.9x of raw Argon2id: 0.7x).')
+    expect(page).not.toContain('Every row met')
   })
 })
