@@ -6,8 +6,8 @@
  * Why: through the pool, one connection carries one statement at a time, so under load every
  * statement wakes an idle backend and every answer an idle IAM. A pipelined backend finds the next
  * statement already in its socket buffer and answers several per wake-up. On the bench box that
- * took introspection's PostgreSQL CPU per request from ~120 to ~55-75 us, and the IAM's own from
- * ~200 to ~125-185 us (docs/performance.md, the data layer).
+ * took introspection's PostgreSQL CPU per request from ~135-142 to ~63-75 us, and the IAM's own
+ * from ~211-232 to ~155-175 us (docs/performance.md, the data layer).
  *
  * What stays as through the pool:
  * - each statement is its own implicit transaction (pg ends each with its own Sync), so one failing
@@ -19,8 +19,9 @@
  *   behind it cannot be answered before it.
  *
  * What does not: a slow statement delays the ones behind it on its connection. Only the fixed
- * single-row reads of db/direct.ts go this way; everything else (transactions included) takes a
- * pooled connection. A statement goes to the connection with the fewest unanswered.
+ * single-row plain reads of db/direct.ts go this way (a write or a locking read may wait for a row
+ * lock); everything else, transactions included, takes a pooled connection. A statement goes to
+ * the connection with the fewest unanswered.
  */
 
 /** What this needs of a pg client in pipeline mode (BoundedClient with `pipeline: true`). */
