@@ -186,10 +186,15 @@ export function createIamClient(options: IamClientOptions): IamClient {
       options.observe?.({ method, path: url.pathname, outcome, seconds: (performance.now() - started) / 1000 })
     return new Promise<Answer>((resolve, reject) => {
       let done = false
-      const fail = (reason: string, cause?: unknown) => {
-        if (done) return
+      // true the first time only: an answer, an error and the timer may each try to end the call
+      const finish = () => {
+        if (done) return false
         done = true
         clearTimeout(timer)
+        return true
+      }
+      const fail = (reason: string, cause?: unknown) => {
+        if (!finish()) return
         outbound.destroy()
         observe('unavailable')
         reject(new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${reason})`, { cause }))
@@ -204,9 +209,7 @@ export function createIamClient(options: IamClientOptions): IamClient {
           if (!res.complete) fail('connection closed before the whole answer')
         })
         res.on('end', () => {
-          if (done) return
-          done = true
-          clearTimeout(timer)
+          if (!finish()) return
           observe(res.statusCode ?? 0)
           resolve({ status: res.statusCode ?? 0, headers: headersOf(res.rawHeaders), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
         })

@@ -32,12 +32,13 @@ export function directStatement<R>(text: string): DirectStatement<R> {
   const counted: IamSignal = { kind: 'dbStatement', statement: statementKind(text) }
   const pipelined = counted.statement === 'read' && !LOCKING_READ.test(text)
   const run = async (db: Kysely<Database>, params: unknown[]): Promise<R[]> => {
+    const pipelines = pipelined ? directPipelines(db) : undefined
+    if (pipelines) {
+      emitSignal(counted)
+      return (await pipelines.query(text, params)).rows as R[]
+    }
     const pool = directPool(db)
     if (!pool) return (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows as R[]
-    if (pipelined) {
-      emitSignal(counted)
-      return (await directPipelines(db)!.query(text, params)).rows as R[]
-    }
     const client = await pool.connect()
     emitSignal(counted)
     try {

@@ -85,7 +85,7 @@ export class Pipelines {
     await Promise.all(this.#slots.map((slot) => slot.client ?? this.#connect(slot)))
   }
 
-  /** Connections open now, and statements sent and not yet answered (for the pool gauge). */
+  /** Connections open now, and statements made and not yet answered (the pool gauge leaves these out). */
   stats(): { open: number; unanswered: number } {
     let open = 0
     let unanswered = 0
