@@ -12,6 +12,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { isCanonicalPath, splitTarget } from '../contract/request-path'
 import { SIGNED_HEADERS_V2, signRequestV2, type SignedHeaderValues } from './hmac'
 
 export interface IamClientOptions {
@@ -92,12 +93,28 @@ function cookieHeader(cookies: Record<string, string>): string | undefined {
   return pairs.length ? pairs.join('; ') : undefined
 }
 
-function targetUrl(baseUrl: string, path: string, query: Record<string, string> | undefined): URL {
-  if (!path.startsWith('/') || path.startsWith('//') || path.includes('?') || path.includes('#')) {
-    throw new TypeError(`IAM request path must be an absolute path without query: ${path}`)
-  }
+/** A target this client will not sign: its path is not canonical, or URL parsing would change it. */
+export class IamTargetError extends TypeError {
+  override name = 'IamTargetError'
+}
+
+/**
+ * The URL for `path` (+ a raw query) under the base URL's path. A signature proves only that this
+ * client sent the request, so the path signed must be the path asked for: one that is not
+ * canonical (iam/contract/request-path.ts), or that URL parsing would resolve elsewhere
+ * (`/oidc/%2e%2e/x` is `/x` to WHATWG URL), is refused before anything is signed.
+ */
+function urlUnderBase(baseUrl: string, path: string, rawQuery: string): URL {
   const base = new URL(baseUrl)
-  const url = new URL(base.pathname.replace(/\/+$/, '') + path, base)
+  const expected = base.pathname.replace(/\/+$/, '') + path
+  if (!isCanonicalPath(path)) throw new IamTargetError(`IAM request path is not canonical: ${JSON.stringify(path)}`)
+  const url = new URL(expected + (rawQuery ? `?${rawQuery}` : ''), base)
+  if (url.pathname !== expected || url.origin !== base.origin) throw new IamTargetError(`IAM request path changes under URL parsing: ${JSON.stringify(path)}`)
+  return url
+}
+
+function targetUrl(baseUrl: string, path: string, query: Record<string, string> | undefined): URL {
+  const url = urlUnderBase(baseUrl, path, '')
   for (const [key, value] of Object.entries(query ?? {})) url.searchParams.append(key, value)
   return url
 }
@@ -222,9 +239,9 @@ export function createIamClient(options: IamClientOptions): IamClient {
 
   async function forward(req: IamForward): Promise<IamRawResponse> {
     const method = req.method.toUpperCase()
-    if (!req.target.startsWith('/') || req.target.startsWith('//') || req.target.includes('#')) throw new TypeError(`IAM forward target must be an absolute path: ${req.target}`)
-    const base = new URL(options.baseUrl)
-    const url = new URL(base.pathname.replace(/\/+$/, '') + req.target, base)
+    const { path, query } = splitTarget(req.target)
+    if (query.includes('#')) throw new IamTargetError(`IAM forward target carries a fragment: ${JSON.stringify(req.target)}`)
+    const url = urlUnderBase(options.baseUrl, path, query)
     const headers = new Headers(req.headers)
     if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
     const body = req.body && req.body.length > 0 ? req.body : undefined

@@ -7,6 +7,8 @@
  */
 import { appendResponseHeader, getRequestHeader, readRawBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
 import { IamUnavailableError, type IamRawResponse } from '../../iam/client/iam-client'
+import { isForwardableTarget } from '../../iam/contract/request-path'
+import { OIDC_MOUNT } from '../../iam/contract/oidc-mount'
 import { clientIpOf } from './client-ip'
 import { useIamClient } from './iam'
 import { useGatewayLog } from './log'
@@ -28,8 +30,18 @@ const PASSED_REQUEST_HEADERS = [
 /** Hop-by-hop and framing headers: the gateway frames its own answer (the body arrives decoded). */
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'set-cookie', 'date', 'x-request-id'])
 
-/** Forwards the request to the provider; `target` replaces the path + query (a well-known alias). */
+/**
+ * Forwards the request to the provider; `target` replaces the path + query (a well-known alias).
+ * Only a canonical path under /oidc leaves (iam/contract/request-path.ts): `/oidc/%2e%2e/x` would
+ * otherwise reach `/x` at the IAM with this gateway's signature, so it is 400 here.
+ */
 export async function forwardToProvider(event: H3Event, target = event.node.req.url ?? '/'): Promise<IamRawResponse | undefined> {
+  if (!isForwardableTarget(target, OIDC_MOUNT)) {
+    setResponseStatus(event, 400)
+    setResponseHeader(event, 'content-type', 'text/plain; charset=utf-8')
+    event.node.res.end('This address is not a valid sign-in service address.')
+    return undefined
+  }
   const clientIp = clientIpOf(event)
   if (!clientIp) {
     setResponseStatus(event, 400)

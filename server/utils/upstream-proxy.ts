@@ -8,6 +8,7 @@
  * security headers. Redirects are returned, never followed.
  */
 import { getRequestHeader, readRawBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
+import { isCanonicalPath } from '../../iam/contract/request-path'
 import { clientIpOf } from './client-ip'
 import { useGatewayConfig, type ApiConfig } from './gateway-config'
 import { useGatewayLog } from './log'
@@ -67,27 +68,15 @@ export function findApi(name: string): ApiConfig | undefined {
 
 /**
  * The API URL for the request's raw path (still percent-encoded, after /api/upstream/<name>) and
- * raw query; undefined when the path could step out of the API's base: `..` or `.` segments (also
- * percent-encoded), empty segments (`//host` would make a network-path reference), encoded slashes
- * or backslashes, backslashes, NUL and control characters. The URL is then built by appending to the
+ * raw query; undefined when the path is not canonical (iam/contract/request-path.ts: dot segments,
+ * also percent-encoded, empty segments, encoded slashes or backslashes, double encoding, control
+ * characters) or the query has control characters. The URL is then built by appending to the
  * base path, and must still have the base's origin and lie under its path.
  */
 export function upstreamUrlFor(upstream: string, rawPath: string, rawQuery: string): URL | undefined {
-  if (rawPath !== '' && !rawPath.startsWith('/')) return undefined
-  // eslint-disable-next-line no-control-regex -- a path or query with control characters is refused
-  if (/[\\#]|%(?:2f|5c|00)/i.test(rawPath) || /[\x00-\x20\x7f]/.test(rawPath + rawQuery) || rawQuery.includes('#')) return undefined
-  const segments = rawPath.split('/').slice(1)
-  for (const [i, segment] of segments.entries()) {
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(segment)
-    } catch {
-      return undefined
-    }
-    if (decoded === '.' || decoded === '..') return undefined
-    // an empty segment only as the last one (a trailing slash)
-    if (segment === '' && i !== segments.length - 1) return undefined
-  }
+  if (rawPath !== '' && !isCanonicalPath(rawPath)) return undefined
+  // eslint-disable-next-line no-control-regex -- a query with control characters is refused
+  if (/[\x00-\x20\x7f#]/.test(rawQuery)) return undefined
   const base = new URL(upstream)
   const basePath = base.pathname.replace(/\/+$/, '')
   const path = rawPath === '' ? base.pathname : `${basePath}${rawPath}`

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { HMAC_HEADERS } from '../../iam/client/hmac'
-import { createIamClient, IamUnavailableError } from '../../iam/client/iam-client'
+import { createIamClient, IamTargetError, IamUnavailableError } from '../../iam/client/iam-client'
 import { verifiesV2 } from '../helpers/hmac-verify'
 
 interface Seen {
@@ -44,6 +44,16 @@ function verifies(request: Seen, secret = hmac.sharedSecret): boolean {
 }
 
 describe('createIamClient', () => {
+  it.each(['/oidc/%2e%2e/openapi.json', '/oidc/.%2e/auth/OAuth/demo', '/orgs/../check', '/orgs/%2F/members', '/oidc/%252e%252e/x'])(
+    'refuses to sign or send %s, whose path is not canonical',
+    async (target) => {
+      const client = createIamClient({ baseUrl: `${base}/iam`, hmac })
+      await expect(client.forward({ method: 'GET', target, headers: {} })).rejects.toBeInstanceOf(IamTargetError)
+      await expect(client.request({ method: 'GET', path: target })).rejects.toBeInstanceOf(IamTargetError)
+      expect(seen).toHaveLength(0)
+    },
+  )
+
   it('signs the path and query exactly as the IAM receives them', async () => {
     const client = createIamClient({ baseUrl: base, hmac })
     await client.request({ method: 'post', path: '/auth/OAuth/demo', query: { a: 'x y', b: '/&=' }, body: { x: 1 } })

@@ -8,6 +8,7 @@ import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection } from '../../features/oidc/fast-introspection'
 import { routePath } from '../../lib/route-rules'
 import { httpFail } from '../../http/respond'
+import { isForwardableTarget } from '../../contract/request-path'
 
 /**
  * /oidc/** : the OpenID Provider (features/oidc/provider.ts), reached through the gateway, which
@@ -26,6 +27,9 @@ let listener: NodeListener | undefined
 
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
+  // The gateway forwards only canonical paths under the mount (iam/contract/request-path.ts); the
+  // provider is handed the rest of the path, so the rule is checked again where it matters.
+  if (!isForwardableTarget(event.node.req.url ?? '/', OIDC_MOUNT)) return httpFail(400, { error: 'Bad Request' })
   if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found' })
   listener ??= (await useOidcProvider(ctx)).callback() as NodeListener
   const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }

@@ -4,6 +4,7 @@
  */
 import { getCookie, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
+import { isCanonicalPath } from '../../../iam/contract/request-path'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
 import { useGatewayLog } from '../log'
@@ -17,6 +18,9 @@ export type BffIamCall = IamRouteCall
 
 /** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
+  // A path parameter from the browser (`..`, `%2f`) must not move the call to another route: the
+  // IAM client would refuse it too (iam/contract/request-path.ts), but as a 400 for the person here.
+  if (!isCanonicalPath(call.path)) bffFail(400, { ok: false, error: 'This address is not valid. Check the link you followed and try again.' })
   if (!isAllowedIamCall(call.method, call.path)) {
     // A BFF route asked for something outside the table: a programming error, never user input.
     throw new Error(`BFF: IAM call not allow-listed: ${call.method} ${call.path}`)
