@@ -14,6 +14,13 @@
  * newline (the request target cannot contain one), so the concatenation is unambiguous. An absent
  * header signs like an empty one: both mean "no credential".
  *
+ * Version 3 (`X-Signature-Version: 3`; what the IAM client sends): version 2 with the caller's
+ * purpose (`X-Signature-Purpose`) on its own line after the request id. A signature proves which
+ * process sent a request, not what it may reach: the purpose says why it was sent, and each IAM
+ * route accepts only the purposes its table entry names (docs/architecture.md, "Trust
+ * boundaries"). A request signed to forward provider traffic cannot be replayed, or misrouted by a
+ * bug, into a route that signs people in.
+ *
  * Signature: lowercase hex HMAC-SHA256 under the shared secret. The request id is a one-time nonce.
  * Plain node:crypto only: imported by the gateway (signing) and the IAM (verifying).
  */
@@ -25,7 +32,18 @@ export const HMAC_HEADERS = {
   signature: 'x-signature',
   requestId: 'x-request-id',
   version: 'x-signature-version',
+  purpose: 'x-signature-purpose',
 } as const
+
+/**
+ * Why the gateway signed a request: `bff` a person's action through the BFF allow-list, `provider`
+ * OpenID Provider traffic forwarded as it came, `oauth-callback` an identity the gateway's own code
+ * exchange verified (the profile is the signed body).
+ */
+export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback'] as const
+export type GatewayPurpose = (typeof GATEWAY_PURPOSES)[number]
+
+export const isGatewayPurpose = (value: string | undefined): value is GatewayPurpose => (GATEWAY_PURPOSES as readonly string[]).includes(value ?? '')
 
 /** The headers a version 2 signature covers: the credentials and the client address the IAM trusts. */
 export const SIGNED_HEADERS_V2 = ['cookie', 'authorization', 'x-forwarded-for', 'x-api-key'] as const
@@ -46,6 +64,10 @@ export interface SignInputV2 extends SignInput {
   /** hex SHA-256 of the body bytes as sent (of the empty string when there is none) */
   bodySha256: string
   headers: SignedHeaderValues
+}
+
+export interface SignInputV3 extends SignInputV2 {
+  purpose: GatewayPurpose
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
@@ -69,12 +91,30 @@ export function stringToSignV2(input: Omit<SignInputV2, 'sharedSecret'>): string
   ].join('\n')
 }
 
+export function stringToSignV3(input: Omit<SignInputV3, 'sharedSecret'>): string {
+  return [
+    'v3',
+    input.clientId,
+    String(input.timestampMs),
+    input.method.toUpperCase(),
+    input.url,
+    input.requestId,
+    input.purpose,
+    input.bodySha256,
+    ...SIGNED_HEADERS_V2.map((name) => sha256Hex(input.headers[name] ?? '')),
+  ].join('\n')
+}
+
 export function computeSignature(input: SignInput): string {
   return createHmac('sha256', input.sharedSecret).update(stringToSign(input)).digest('hex')
 }
 
 export function computeSignatureV2(input: SignInputV2): string {
   return createHmac('sha256', input.sharedSecret).update(stringToSignV2(input)).digest('hex')
+}
+
+export function computeSignatureV3(input: SignInputV3): string {
+  return createHmac('sha256', input.sharedSecret).update(stringToSignV3(input)).digest('hex')
 }
 
 /** Constant-time comparison of two hex signatures (false on any length or format mismatch). */
@@ -122,5 +162,26 @@ export function signRequestV2(opts: SignOptions & { body?: string | Uint8Array; 
     [HMAC_HEADERS.signature]: signature,
     [HMAC_HEADERS.requestId]: requestId,
     [HMAC_HEADERS.version]: '2',
+  }
+}
+
+/** The six version 3 headers for one request sent for `purpose` with this body and these header values. */
+export function signRequestV3(opts: SignOptions & { purpose: GatewayPurpose; body?: string | Uint8Array; headers?: SignedHeaderValues }): Record<string, string> {
+  const timestampMs = opts.now ?? Date.now()
+  const requestId = opts.requestId ?? randomUUID()
+  const signature = computeSignatureV3({
+    ...opts,
+    timestampMs,
+    requestId,
+    bodySha256: sha256Hex(opts.body ?? ''),
+    headers: opts.headers ?? {},
+  })
+  return {
+    [HMAC_HEADERS.clientId]: opts.clientId,
+    [HMAC_HEADERS.timestamp]: String(timestampMs),
+    [HMAC_HEADERS.signature]: signature,
+    [HMAC_HEADERS.requestId]: requestId,
+    [HMAC_HEADERS.version]: '3',
+    [HMAC_HEADERS.purpose]: opts.purpose,
   }
 }

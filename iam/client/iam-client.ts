@@ -1,7 +1,7 @@
 /**
  * The IAM's own HTTP client: what the gateway uses for every call to the IAM.
  * Every request is HMAC-signed when `hmac` is given (IAM spec, Authentication item 9, in the
- * stronger version 2 of iam/client/hmac.ts); the signed `url` is the path + query exactly as this
+ * stronger version 3 of iam/client/hmac.ts, which names the request's purpose); the signed `url` is the path + query exactly as this
  * client sends it, so a proxy in between that forwards the request target unchanged keeps the
  * signature valid.
  *
@@ -13,7 +13,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { isCanonicalPath, splitTarget } from '../contract/request-path'
-import { SIGNED_HEADERS_V2, signRequestV2, type SignedHeaderValues } from './hmac'
+import { SIGNED_HEADERS_V2, signRequestV3, type GatewayPurpose, type SignedHeaderValues } from './hmac'
 
 export interface IamClientOptions {
   /** the IAM's base URL, e.g. http://127.0.0.1:3001 (a path prefix is kept and signed) */
@@ -37,6 +37,8 @@ export interface IamRequest {
   /** the end user's IP, forwarded as X-Forwarded-For */
   clientIp?: string
   userAgent?: string
+  /** why it is sent (iam/client/hmac.ts); `bff` unless told: the OAuth callback's sign-in says `oauth-callback` */
+  purpose?: GatewayPurpose
 }
 
 export interface IamResponse<T> {
@@ -58,6 +60,8 @@ export interface IamForward {
   body?: Uint8Array
   /** the end user's IP, forwarded as X-Forwarded-For */
   clientIp?: string
+  /** `provider` unless told: what passes through unchanged is OpenID Provider traffic */
+  purpose?: GatewayPurpose
 }
 
 export interface IamRawResponse {
@@ -171,18 +175,19 @@ export function createIamClient(options: IamClientOptions): IamClient {
       body = JSON.stringify(req.body)
       headers.set('content-type', 'application/json')
     }
-    const answer = await send(method, url, headers, body)
+    const answer = await send(method, url, headers, body, req.purpose ?? 'bff')
     return { status: answer.status, headers: answer.headers, body: parsedBody<T>(answer), setCookies: answer.headers.getSetCookie() }
   }
 
-  function sign(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined): void {
+  function sign(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined, purpose: GatewayPurpose): void {
     if (!options.hmac) return
-    // Version 2 always: the signature also covers the body and the credential headers, so signed
-    // headers cannot be replayed with another body or session (iam/client/hmac.ts). Set last: the
-    // signature headers (and the nonce as X-Request-ID) always win over caller headers.
+    // Version 3 always: the signature also covers the body, the credential headers and the purpose,
+    // so signed headers cannot be replayed with another body or session, nor reach a route that
+    // does not accept what they were signed for (iam/client/hmac.ts). Set last: the signature
+    // headers (and the nonce as X-Request-ID) always win over caller headers.
     const covered: SignedHeaderValues = {}
     for (const name of SIGNED_HEADERS_V2) covered[name] = headers.get(name) ?? undefined
-    const signed = signRequestV2({ ...options.hmac, method, url: url.pathname + url.search, body, headers: covered })
+    const signed = signRequestV3({ ...options.hmac, method, url: url.pathname + url.search, body, headers: covered, purpose })
     for (const [name, value] of Object.entries(signed)) headers.set(name, value)
   }
 
@@ -191,8 +196,8 @@ export function createIamClient(options: IamClientOptions): IamClient {
    * observed, the answer read whole. Redirects are returned, never followed. A refused or lost
    * connection, or no whole answer within timeoutMs, is IamUnavailableError.
    */
-  function send(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined): Promise<Answer> {
-    sign(method, url, headers, body)
+  function send(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined, purpose: GatewayPurpose): Promise<Answer> {
+    sign(method, url, headers, body, purpose)
     const outgoing: Record<string, string> = {}
     headers.forEach((value, name) => {
       outgoing[name] = value
@@ -245,7 +250,7 @@ export function createIamClient(options: IamClientOptions): IamClient {
     const headers = new Headers(req.headers)
     if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
     const body = req.body && req.body.length > 0 ? req.body : undefined
-    const answer = await send(method, url, headers, body)
+    const answer = await send(method, url, headers, body, req.purpose ?? 'provider')
     return { status: answer.status, headers: answer.headers, body: answer.body, setCookies: answer.headers.getSetCookie() }
   }
 

@@ -69,6 +69,9 @@ export const AUTH_ROUTES = defineRoutes({
     path: '/auth/OAuth/:providerName',
     summary: 'Sign in with a provider profile the gateway obtained',
     auth: 'none',
+    // only the gateway's own code exchange vouches for a profile: a person's BFF call or forwarded
+    // provider traffic signed by the same gateway must not sign anyone in (docs/architecture.md)
+    purposes: ['oauth-callback'],
     limiters: ['oauth'],
     // A provider profile may carry fields we never read with newlines (OIDC address.formatted): only
     // unstorable text is refused here; the fields we read are checked in full by their schema.

@@ -9,6 +9,15 @@
 import type { z } from 'zod'
 import type { LimiterName } from './limiter-names'
 
+/**
+ * Why a gateway signed a request (iam/client/hmac.ts, version 3). Kept here as well as beside the
+ * signer because the contract imports nothing but zod and itself; a unit test holds the two equal.
+ */
+export type CallerPurpose = 'bff' | 'provider' | 'oauth-callback'
+
+/** What a route accepts when its entry names nothing: a person's action through the BFF. */
+export const DEFAULT_PURPOSES: readonly CallerPurpose[] = ['bff']
+
 export type HttpMethod = 'GET' | 'POST'
 
 /**
@@ -91,6 +100,11 @@ export interface RouteContract {
   request: RequestRule
   /** HMAC applies unless false (GET /health from loopback, /openapi.json) */
   hmac?: boolean
+  /**
+   * the signed purposes the route accepts (DEFAULT_PURPOSES unless named); any other is 401, so a
+   * gateway signature made for one thing cannot reach a route meant for another
+   */
+  purposes?: readonly CallerPurpose[]
   /** the x-api-key header carries an API token (GET /api/public/verify); the route checks it */
   apiKey?: boolean
   params?: z.ZodType

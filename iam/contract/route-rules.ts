@@ -7,7 +7,7 @@
  * The rules themselves are declared once per route in the route table (iam/contract/); this file
  * only matches a request to its rule.
  */
-import type { AuthRule, RequestRule, RouteContract } from './define'
+import type { AuthRule, CallerPurpose, RequestRule, RouteContract } from './define'
 import { ROUTES } from './routes'
 
 export { JSON_LIMIT_BYTES, OAUTH_JSON_LIMIT_BYTES, type AuthRule, type JsonTextRule } from './define'
@@ -23,6 +23,8 @@ export interface RouteRule {
   auth?: AuthRule
   /** false: HMAC is not verified (the entry's `hmac: false`); omitted = verified */
   hmac?: boolean
+  /** the signed purposes accepted (the entry's `purposes`); omitted = DEFAULT_PURPOSES */
+  purposes?: readonly CallerPurpose[]
 }
 
 /** The request rules of every route, derived from the route table (iam/contract/routes.ts). */
@@ -32,6 +34,7 @@ export const ROUTE_RULES: readonly RouteRule[] = (Object.values(ROUTES) as Route
   body: route.request,
   auth: route.auth,
   hmac: route.hmac,
+  purposes: route.purposes,
 }))
 
 /** A rule with its path already split: matching a request splits only the request's path. */

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod'
 import { HMAC_HEADERS } from '../client/hmac'
-import { refusedWhileImpersonating, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
+import { DEFAULT_PURPOSES, refusedWhileImpersonating, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
 import * as shared from '../contract/responses'
 import { IMPERSONATED, PLATFORM_RESPONSES, responses } from '../contract/responses'
 import { ROUTES } from '../contract/routes'
@@ -26,20 +26,25 @@ export type OpenApiDocument = {
 /** The contract's version: bump it when a route changes in a way clients notice. */
 const CONTRACT_VERSION = '1.0.0'
 
-const HMAC_V2 = [
-  'String to sign (version 2): the lines `v2`, client id, timestamp, METHOD, request target (path + query as sent),',
-  'request id, hex SHA-256 of the body bytes (of the empty string without a body), then the hex SHA-256 of the',
+const HMAC_V3 = [
+  'String to sign (version 3): the lines `v3`, client id, timestamp, METHOD, request target (path + query as sent),',
+  'request id, purpose, hex SHA-256 of the body bytes (of the empty string without a body), then the hex SHA-256 of the',
   '`Cookie`, `Authorization`, `X-Forwarded-For` and `x-api-key` header values (empty when absent), joined by `\\n`.',
+  'Version 2 is the same without the purpose line (tag `v2`).',
   'X-Signature is the lowercase hex HMAC-SHA256 of it under the shared secret.',
 ].join(' ')
 
-/** The five headers of a version 2 signature, one scheme each: a request carries all of them. */
+/** The six headers of a version 3 signature, one scheme each: a request carries all of them. */
 const HMAC_SCHEMES: Record<string, { header: string; description: string }> = {
   hmacClientId: { header: HMAC_HEADERS.clientId, description: 'The gateway client id (service.Hmac.clientId).' },
   hmacTimestamp: { header: HMAC_HEADERS.timestamp, description: 'Milliseconds since the epoch; within service.Hmac.maxClockSkew of the IAM clock.' },
-  hmacSignature: { header: HMAC_HEADERS.signature, description: HMAC_V2 },
+  hmacSignature: { header: HMAC_HEADERS.signature, description: HMAC_V3 },
   hmacRequestId: { header: HMAC_HEADERS.requestId, description: 'A one-time nonce, [A-Za-z0-9._-]{1,128}; a replay is refused by every instance.' },
-  hmacSignatureVersion: { header: HMAC_HEADERS.version, description: '`2` (version 1, the spec\'s, covers neither body nor credentials).' },
+  hmacSignatureVersion: { header: HMAC_HEADERS.version, description: '`3` (version 2 names no purpose; version 1, the spec\'s, covers neither body nor credentials).' },
+  hmacSignaturePurpose: {
+    header: HMAC_HEADERS.purpose,
+    description: 'Why the request was signed: `bff`, `provider` or `oauth-callback`. Each operation lists the purposes it accepts in `x-caller-purposes`; any other is 401 `Purpose not accepted`.',
+  },
 }
 
 const SECURITY_SCHEMES: Record<string, JsonSchema> = {
@@ -125,6 +130,7 @@ function operation(id: string, route: RouteContract, components: Record<string, 
     ...(body ? { requestBody: body } : {}),
     responses: responseObjects(id, route, components),
     security: security(route),
+    ...(route.hmac === false ? {} : { 'x-caller-purposes': [...(route.purposes ?? DEFAULT_PURPOSES)] }),
   }
 }
 

@@ -2,10 +2,15 @@
  * HMAC verification of gateway requests (IAM spec Authentication 9), active only when
  * service.Hmac is configured. Failure: 401 `{ reason }`.
  *
- * Two versions (iam/client/hmac.ts): the spec's (1), whose signature covers neither the body nor
- * the credential headers, and 2 (`X-Signature-Version: 2`), which also covers the SHA-256 of the
- * body and the Cookie, Authorization, X-Forwarded-For and x-api-key headers. Version 1 is
- * refused unless service.Hmac.requireBodyDigest is false (a dev-profile opt-out, lib/config.ts).
+ * Three versions (iam/client/hmac.ts): the spec's (1), whose signature covers neither the body nor
+ * the credential headers; 2 (`X-Signature-Version: 2`), which also covers the SHA-256 of the
+ * body and the Cookie, Authorization, X-Forwarded-For and x-api-key headers; and 3, which also
+ * names the purpose it was signed for. Version 1 is refused unless service.Hmac.requireBodyDigest
+ * is false (a dev-profile opt-out, lib/config.ts).
+ *
+ * A valid signature then still has to name a purpose the route accepts (its table entry's
+ * `purposes`, `provider` alone on /oidc/**), else 401 `Purpose not accepted`: versions 1 and 2 name
+ * none and count as `bff` and `oauth-callback`, never as `provider`.
  *
  * Order of checks: headers present, client id, version, timestamp format, clock skew, request id
  * format, (version 2) the body, signature, and only then the nonce. The nonce is recorded after the
@@ -23,7 +28,10 @@ import { defineEventHandler, type H3Event } from 'h3'
 import {
   computeSignature,
   computeSignatureV2,
+  computeSignatureV3,
   HMAC_HEADERS,
+  isGatewayPurpose,
+  type GatewayPurpose,
   SIGNED_HEADERS_V2,
   sha256Hex,
   signaturesMatch,
@@ -35,6 +43,7 @@ import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId, requestHeader } from '../http/request'
 import { routePath } from '../lib/route-rules'
 import { isOidcPath, OIDC_BODY_LIMIT_BYTES } from '../contract/oidc-mount'
+import { DEFAULT_PURPOSES } from '../contract/define'
 import { storeKey } from '../lib/storage/keys'
 
 export type HmacFailure =
@@ -47,6 +56,8 @@ export type HmacFailure =
   | 'Invalid request id'
   | 'Invalid signature'
   | 'Replayed request'
+  | 'Unknown purpose'
+  | 'Purpose not accepted'
 
 /** What a version 2 signature covers besides the request line. */
 export interface CoveredParts {
@@ -59,7 +70,7 @@ export interface HmacInput {
   method: string
   /** the request target as received: path + query */
   url: string
-  headers: { clientId?: string; timestamp?: string; signature?: string; requestId?: string; version?: string }
+  headers: { clientId?: string; timestamp?: string; signature?: string; requestId?: string; version?: string; purpose?: string }
   /** requireBodyDigest: false accepts version 1 (an explicit opt-out; the config's default is true) */
   settings: { clientId: string; sharedSecret: string; maxClockSkew: number; requireBodyDigest: boolean }
   now: number
@@ -76,27 +87,40 @@ const TIMESTAMP = /^[1-9][0-9]{0,15}$/
 // Same shape as the request ids the IAM echoes: bounded, so nonce keys stay small.
 const NONCE = /^[A-Za-z0-9._-]{1,128}$/
 
-/** 1 or 2 from the X-Signature-Version header (absent = 1, the spec's); null for anything else. */
-export function signatureVersionOf(header: string | undefined): 1 | 2 | null {
-  if (header === undefined || header.trim() === '1') return 1
-  return header.trim() === '2' ? 2 : null
+/** 1, 2 or 3 from the X-Signature-Version header (absent = 1, the spec's); null for anything else. */
+export function signatureVersionOf(header: string | undefined): 1 | 2 | 3 | null {
+  const value = header?.trim()
+  if (value === undefined || value === '1') return 1
+  return value === '2' ? 2 : value === '3' ? 3 : null
 }
 
-/** The verification decision; pure apart from `covered` and `claimNonce`. */
-export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true } | { ok: false; reason: HmacFailure }> {
+/**
+ * What a signature that names no purpose (versions 1 and 2) is trusted for: a person's action and
+ * an OAuth callback's identity, as the spec's own scheme was, and never forwarded provider traffic
+ * (docs/architecture.md, "Trust boundaries").
+ */
+export const UNNAMED_PURPOSES: readonly GatewayPurpose[] = ['bff', 'oauth-callback']
+
+/** The verification decision; pure apart from `covered` and `claimNonce`. On success, the purposes the signature stands for. */
+export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true; purposes: readonly GatewayPurpose[] } | { ok: false; reason: HmacFailure }> {
   const { clientId, timestamp, signature, requestId } = input.headers
   if (!clientId || !timestamp || !signature || !requestId) return { ok: false, reason: 'Missing HMAC headers' }
   if (clientId !== input.settings.clientId) return { ok: false, reason: 'Unknown client' }
   const version = signatureVersionOf(input.headers.version)
   if (version === null) return { ok: false, reason: 'Unsupported signature version' }
   if (version === 1 && input.settings.requireBodyDigest) return { ok: false, reason: 'Signature version 2 required' }
+  const purpose = input.headers.purpose
+  if (version === 3 && !isGatewayPurpose(purpose)) return { ok: false, reason: 'Unknown purpose' }
   if (!TIMESTAMP.test(timestamp)) return { ok: false, reason: 'Invalid timestamp' }
   const timestampMs = Number(timestamp)
   if (Math.abs(input.now - timestampMs) > input.settings.maxClockSkew) return { ok: false, reason: 'Request expired' }
   if (!NONCE.test(requestId)) return { ok: false, reason: 'Invalid request id' }
   const signed = { clientId, sharedSecret: input.settings.sharedSecret, method: input.method, url: input.url, timestampMs, requestId }
   let expected: string
-  if (version === 2) {
+  if (version === 3) {
+    if (!input.covered) throw new Error('verifyHmacRequest: a version 3 signature needs the covered parts')
+    expected = computeSignatureV3({ ...signed, ...(await input.covered()), purpose: purpose as GatewayPurpose })
+  } else if (version === 2) {
     if (!input.covered) throw new Error('verifyHmacRequest: a version 2 signature needs the covered parts')
     expected = computeSignatureV2({ ...signed, ...(await input.covered()) })
   } else {
@@ -104,7 +128,8 @@ export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true } 
   }
   if (!signaturesMatch(expected, signature.toLowerCase())) return { ok: false, reason: 'Invalid signature' }
   const fresh = await input.claimNonce(storeKey('hmac:nonce', clientId, requestId), 2 * input.settings.maxClockSkew)
-  return fresh ? { ok: true } : { ok: false, reason: 'Replayed request' }
+  if (!fresh) return { ok: false, reason: 'Replayed request' }
+  return { ok: true, purposes: version === 3 ? [purpose as GatewayPurpose] : UNNAMED_PURPOSES }
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1'])
@@ -119,6 +144,7 @@ function isExempt(event: H3Event): boolean {
 }
 
 const EMPTY_BODY_SHA256 = sha256Hex('')
+const PROVIDER_ONLY: readonly GatewayPurpose[] = ['provider']
 
 /**
  * The body bytes the IAM will read for this route and the covered headers: a JSON route's body,
@@ -148,6 +174,7 @@ async function verifyRequest(event: H3Event, settings: NonNullable<IamContext['c
       signature: header(HMAC_HEADERS.signature),
       requestId: header(HMAC_HEADERS.requestId),
       version: header(HMAC_HEADERS.version),
+      purpose: header(HMAC_HEADERS.purpose),
     },
     settings,
     now: now(),
@@ -158,6 +185,21 @@ async function verifyRequest(event: H3Event, settings: NonNullable<IamContext['c
     log.warn('hmac rejected', { requestId: getRequestId(event), reason: result.reason, ip: getClientIp(event) })
     httpFail(401, { reason: result.reason })
   }
+  const accepted = acceptedPurposes(event)
+  if (!result.purposes.some((purpose) => accepted.includes(purpose))) {
+    log.warn('hmac rejected', { requestId: getRequestId(event), reason: 'Purpose not accepted', purposes: result.purposes.join(' '), ip: getClientIp(event) })
+    httpFail(401, { reason: 'Purpose not accepted' satisfies HmacFailure })
+  }
+}
+
+/**
+ * The purposes a request here accepts: its route table entry's, the OpenID Provider's mount
+ * `provider` only, and `bff` for a path outside the table (which then answers 404).
+ */
+function acceptedPurposes(event: H3Event): readonly GatewayPurpose[] {
+  const rule = event.context.routeRule
+  if (rule) return rule.purposes ?? DEFAULT_PURPOSES
+  return isOidcPath(event.path) ? PROVIDER_ONLY : DEFAULT_PURPOSES
 }
 
 // Not an async function: an exempt request, or any request without HMAC configured, returns at

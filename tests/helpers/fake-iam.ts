@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { HMAC_HEADERS } from '../../iam/client/hmac'
-import { verifiesV2 } from './hmac-verify'
+import { verifiesSigned } from './hmac-verify'
 
 export interface FakeIamRequest {
   method: string
@@ -59,7 +59,7 @@ export async function startFakeIam(): Promise<FakeIam> {
       }
       const hmacValid =
         typeof req.headers[HMAC_HEADERS.signature] === 'string'
-          ? verifiesV2({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) }, hmac)
+          ? verifiesSigned({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) }, hmac)
           : null
       const cookies = parseCookies(req.headers.cookie)
       const path = (req.url ?? '/').split('?')[0] ?? '/'

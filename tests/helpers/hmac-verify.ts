@@ -1,9 +1,9 @@
 /**
- * What the IAM checks of a version 2 signature, for test servers that stand in for it (the fake
+ * What the IAM checks of a version 3 signature (the one the IAM client sends), for test servers that stand in for it (the fake
  * IAM, the IAM client's unit tests): the request as received, recomputed under `sharedSecret`.
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import { computeSignatureV2, HMAC_HEADERS, SIGNED_HEADERS_V2, sha256Hex, signaturesMatch, type SignedHeaderValues } from '../../iam/client/hmac'
+import { computeSignatureV3, HMAC_HEADERS, isGatewayPurpose, SIGNED_HEADERS_V2, sha256Hex, signaturesMatch, type SignedHeaderValues } from '../../iam/client/hmac'
 
 export interface ReceivedRequest {
   method: string
@@ -13,16 +13,18 @@ export interface ReceivedRequest {
   body: string | Buffer
 }
 
-export function verifiesV2(request: ReceivedRequest, hmac: { clientId: string; sharedSecret: string }): boolean {
+export function verifiesSigned(request: ReceivedRequest, hmac: { clientId: string; sharedSecret: string }): boolean {
   const header = (name: string) => {
     const value = request.headers[name]
     return Array.isArray(value) ? value.join(', ') : value
   }
-  if (header(HMAC_HEADERS.version) !== '2' || header(HMAC_HEADERS.clientId) !== hmac.clientId) return false
+  const purpose = header(HMAC_HEADERS.purpose)
+  if (header(HMAC_HEADERS.version) !== '3' || header(HMAC_HEADERS.clientId) !== hmac.clientId || !isGatewayPurpose(purpose)) return false
   const covered: SignedHeaderValues = {}
   for (const name of SIGNED_HEADERS_V2) covered[name] = header(name)
-  const expected = computeSignatureV2({
+  const expected = computeSignatureV3({
     ...hmac,
+    purpose,
     method: request.method,
     url: request.url,
     timestampMs: Number(header(HMAC_HEADERS.timestamp)),

@@ -142,7 +142,7 @@ describe('HMAC verification, version 2 (body and credential headers signed)', ()
     expect(await call(iam, 'POST', '/__test/echo', signV2('POST', '/__test/echo', big), big)).toMatchObject({ status: 413, json: { error: 'Payload too large' } })
   })
   it('answers 401 "Unsupported signature version" for an unknown version', async () => {
-    const headers = { ...signV2('GET', '/operational/config', undefined), 'x-signature-version': '3' }
+    const headers = { ...signV2('GET', '/operational/config', undefined), 'x-signature-version': '4' }
     expect(await call(iam, 'GET', '/operational/config', headers)).toMatchObject({ status: 401, json: { reason: 'Unsupported signature version' } })
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { computeSignature, sha256Hex, signaturesMatch, signRequest, signRequestV2, stringToSign, stringToSignV2 } from '../../iam/client/hmac'
-import { verifyHmacRequest, type HmacInput } from '../../iam/middleware/20.hmac'
+import { computeSignature, GATEWAY_PURPOSES, sha256Hex, signaturesMatch, signRequest, signRequestV2, signRequestV3, stringToSign, stringToSignV2, stringToSignV3 } from '../../iam/client/hmac'
+import type { CallerPurpose } from '../../iam/contract/define'
+import { UNNAMED_PURPOSES, verifyHmacRequest, type HmacInput } from '../../iam/middleware/20.hmac'
 import { storeKey } from '../../iam/lib/store'
 
 // version 1 accepted (requireBodyDigest: false), so the checks it shares with version 2 can be shown on it
@@ -52,7 +53,7 @@ describe('HMAC signing', () => {
 describe('verifyHmacRequest', () => {
   it('accepts a correctly signed request once and records its nonce', async () => {
     const seen = new Set<string>()
-    expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: true })
+    expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: true, purposes: UNNAMED_PURPOSES })
     // the nonce is keyed by client id and request id, each encoded (a request id may hold `:`, `/`, `?`)
     expect([...seen]).toEqual([storeKey('hmac:nonce', 'gateway', 'req-1')])
     expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: false, reason: 'Replayed request' })
@@ -79,7 +80,7 @@ describe('verifyHmacRequest', () => {
   it('rejects clock skew above maxClockSkew in either direction and accepts it at the limit', async () => {
     expect(await verifyHmacRequest(input({ ...signed({ now: NOW - 300_001 }) }))).toEqual({ ok: false, reason: 'Request expired' })
     expect(await verifyHmacRequest(input({ ...signed({ now: NOW + 300_001 }) }))).toEqual({ ok: false, reason: 'Request expired' })
-    expect(await verifyHmacRequest(input({ ...signed({ now: NOW - 300_000 }) }))).toEqual({ ok: true })
+    expect(await verifyHmacRequest(input({ ...signed({ now: NOW - 300_000 }) }))).toEqual({ ok: true, purposes: UNNAMED_PURPOSES })
   })
   it('rejects a signature over another method, path or query', async () => {
     const other = signed({ url: '/secret/data?x=2' })
@@ -93,7 +94,7 @@ describe('verifyHmacRequest', () => {
     const forged = { ...headers, signature: '0'.repeat(64) }
     expect(await verifyHmacRequest(input({ seen, headers: forged }))).toEqual({ ok: false, reason: 'Invalid signature' })
     expect(seen.size).toBe(0)
-    expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: true })
+    expect(await verifyHmacRequest(input({ seen }))).toEqual({ ok: true, purposes: UNNAMED_PURPOSES })
   })
   it('keeps nonces for twice the skew window', async () => {
     let ttl = 0
@@ -170,8 +171,9 @@ describe('verifyHmacRequest, version 2', () => {
     }
   }
 
-  it('accepts the body and headers it was signed over', async () => {
-    expect(await verifyHmacRequest(v2())).toEqual({ ok: true })
+  it('accepts the body and headers it was signed over, for the purposes a signature without one stands for', async () => {
+    expect(await verifyHmacRequest(v2())).toEqual({ ok: true, purposes: UNNAMED_PURPOSES })
+    expect(UNNAMED_PURPOSES).not.toContain('provider')
   })
   it('rejects the same signature with another body', async () => {
     const other = '{"sub":"victim","email":"victim@example.com"}'
@@ -196,7 +198,7 @@ describe('verifyHmacRequest, version 2', () => {
   })
   it('rejects an unknown signature version', async () => {
     const input = v2()
-    expect(await verifyHmacRequest({ ...input, headers: { ...input.headers, version: '3' } })).toEqual({
+    expect(await verifyHmacRequest({ ...input, headers: { ...input.headers, version: '4' } })).toEqual({
       ok: false,
       reason: 'Unsupported signature version',
     })
@@ -204,7 +206,7 @@ describe('verifyHmacRequest, version 2', () => {
   it('refuses version 1 when requireBodyDigest is on, and still accepts version 2', async () => {
     const strict = { ...settings, requireBodyDigest: true }
     expect(await verifyHmacRequest(input({ settings: strict }))).toEqual({ ok: false, reason: 'Signature version 2 required' })
-    expect(await verifyHmacRequest(v2({ settings: strict }))).toEqual({ ok: true })
+    expect(await verifyHmacRequest(v2({ settings: strict }))).toMatchObject({ ok: true })
   })
   it('does not accept a version 1 signature announced as version 2', async () => {
     const v1 = input()
@@ -212,5 +214,62 @@ describe('verifyHmacRequest, version 2', () => {
       ok: false,
       reason: 'Invalid signature',
     })
+  })
+})
+
+describe('HMAC signing, version 3 (the purpose)', () => {
+  const url = '/auth/OAuth/demo'
+  const body = '{"sub":"alice","email":"alice@example.com"}'
+  const headers = { cookie: 'canary_id=c1', 'x-forwarded-for': '203.0.113.9' }
+  const strict = { ...settings, requireBodyDigest: true }
+
+  function v3(purpose: string, signedFor: (typeof GATEWAY_PURPOSES)[number] = 'oauth-callback'): HmacInput {
+    const signedHeaders = signRequestV3({ ...settings, method: 'POST', url, now: NOW, requestId: 'req-3', body, headers, purpose: signedFor })
+    return {
+      method: 'POST',
+      url,
+      headers: {
+        clientId: signedHeaders['x-client-id'],
+        timestamp: signedHeaders['x-timestamp'],
+        signature: signedHeaders['x-signature'],
+        requestId: signedHeaders['x-request-id'],
+        version: signedHeaders['x-signature-version'],
+        purpose,
+      },
+      settings: strict,
+      now: NOW,
+      covered: async () => ({ bodySha256: sha256Hex(body), headers }),
+      claimNonce: async () => true,
+    }
+  }
+
+  it('signs the purpose on its own line after the request id', () => {
+    const lines = stringToSignV3({ clientId: 'gateway', timestampMs: NOW, method: 'post', url, requestId: 'r', purpose: 'provider', bodySha256: sha256Hex(body), headers }).split('\n')
+    expect(lines.slice(0, 8)).toEqual(['v3', 'gateway', String(NOW), 'POST', url, 'r', 'provider', sha256Hex(body)])
+  })
+
+  it('stands for exactly the purpose it was signed for', async () => {
+    for (const purpose of GATEWAY_PURPOSES) expect(await verifyHmacRequest(v3(purpose, purpose))).toEqual({ ok: true, purposes: [purpose] })
+  })
+
+  it('rejects a signature whose purpose header was changed after signing', async () => {
+    expect(await verifyHmacRequest(v3('oauth-callback', 'provider'))).toEqual({ ok: false, reason: 'Invalid signature' })
+    expect(await verifyHmacRequest(v3('bff', 'provider'))).toEqual({ ok: false, reason: 'Invalid signature' })
+  })
+
+  it('rejects an unknown or missing purpose before any body is read', async () => {
+    for (const purpose of ['admin', '', 'provider ', undefined]) {
+      const input = v3('x')
+      let read = false
+      const result = await verifyHmacRequest({ ...input, headers: { ...input.headers, purpose }, covered: async () => ((read = true), input.covered!()) })
+      expect(result, String(purpose)).toEqual({ ok: false, reason: 'Unknown purpose' })
+      expect(read).toBe(false)
+    }
+  })
+
+  it('names the same purposes as the route contract', () => {
+    const contract: readonly CallerPurpose[] = GATEWAY_PURPOSES
+    const back: readonly (typeof GATEWAY_PURPOSES)[number][] = ['bff', 'provider', 'oauth-callback'] satisfies CallerPurpose[]
+    expect([...contract].sort()).toEqual([...back].sort())
   })
 })

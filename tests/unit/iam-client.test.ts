@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { HMAC_HEADERS } from '../../iam/client/hmac'
 import { createIamClient, IamTargetError, IamUnavailableError } from '../../iam/client/iam-client'
-import { verifiesV2 } from '../helpers/hmac-verify'
+import { verifiesSigned } from '../helpers/hmac-verify'
 
 interface Seen {
   method: string
@@ -38,9 +38,9 @@ beforeEach(() => {
   reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
 })
 
-/** What the IAM does: recompute the version 2 signature over the request it received. */
+/** What the IAM does: recompute the version 3 signature over the request it received. */
 function verifies(request: Seen, secret = hmac.sharedSecret): boolean {
-  return verifiesV2(request, { clientId: hmac.clientId, sharedSecret: secret })
+  return verifiesSigned(request, { clientId: hmac.clientId, sharedSecret: secret })
 }
 
 describe('createIamClient', () => {
@@ -83,7 +83,7 @@ describe('createIamClient', () => {
     expect(seen.every((r) => verifies(r))).toBe(true)
   })
 
-  it('always signs version 2, covering the body, Cookie, Authorization and X-Forwarded-For as sent', async () => {
+  it('always signs version 3, covering the body, Cookie, Authorization, X-Forwarded-For and the purpose as sent', async () => {
     const client = createIamClient({ baseUrl: base, hmac })
     await client.request({
       method: 'POST',
@@ -94,12 +94,22 @@ describe('createIamClient', () => {
       clientIp: '203.0.113.9',
     })
     const request = seen[0]!
-    expect(request.headers[HMAC_HEADERS.version]).toBe('2')
+    expect(request.headers[HMAC_HEADERS.version]).toBe('3')
+    expect(request.headers[HMAC_HEADERS.purpose]).toBe('bff')
     expect(verifies(request)).toBe(true)
+    expect(verifies({ ...request, headers: { ...request.headers, [HMAC_HEADERS.purpose]: 'oauth-callback' } })).toBe(false)
     expect(verifies({ ...request, body: '{"sub":"victim"}' })).toBe(false)
     for (const name of ['cookie', 'authorization', 'x-forwarded-for']) {
       expect(verifies({ ...request, headers: { ...request.headers, [name]: 'changed' } })).toBe(false)
     }
+  })
+
+  it('signs a forwarded request as provider traffic and a request for the purpose it names', async () => {
+    const client = createIamClient({ baseUrl: base, hmac })
+    await client.forward({ method: 'GET', target: '/oidc/jwks', headers: {} })
+    await client.request({ method: 'POST', path: '/auth/OAuth/demo', body: { sub: 'alice' }, purpose: 'oauth-callback' })
+    expect(seen.map((r) => r.headers[HMAC_HEADERS.purpose])).toEqual(['provider', 'oauth-callback'])
+    expect(seen.every((r) => verifies(r))).toBe(true)
   })
 
   it('sends no signature headers without hmac', async () => {

@@ -80,6 +80,10 @@ describe('OpenAPI generation from a route table', () => {
   it('requires nothing on an HMAC-exempt route without authentication', () => {
     expect(doc.paths['/open']?.get?.security).toEqual([{}])
   })
+  it('lists the signed purposes each signed operation accepts (bff when the entry names none), and none on an exempt one', () => {
+    expect(op['x-caller-purposes']).toEqual(['bff'])
+    expect(doc.paths['/open']?.get?.['x-caller-purposes']).toBeUndefined()
+  })
   it('validates as OpenAPI 3.1', async () => {
     const validator = new Validator()
     const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>)

@@ -102,6 +102,8 @@ export async function loginAtIam(
       body: user,
       cookies: { [CANARY_COOKIE]: canary },
       ...client,
+      // the profile this code just verified: the one purpose the IAM's OAuth sign-in route accepts
+      purpose: 'oauth-callback',
     })
     if ((res.status === 200 || res.status === 201) && isSuccessBody(res.body)) {
       const { accessToken, accessIat, expiresInMs } = res.body
