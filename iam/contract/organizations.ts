@@ -47,6 +47,13 @@ const listedOrg = z.object({ id: z.string(), slug: z.string(), name: z.string(),
 const orgClaim = z.object({ id: z.string(), slug: z.string(), role: z.string(), permissions: z.array(z.string()) })
 
 /** Every route naming an organization: malformed id, not a member (or no such organization), not allowed. */
+/**
+ * Every organization write: a platform administrator signed in on a person's behalf may look, not
+ * change who belongs or what they may do (an invitation of one's own address as owner would outlive
+ * the impersonation's 15 minutes).
+ */
+const ORG_WRITE_GUARDS = ['not-impersonated'] as const
+
 const IN_ORG: Responses = {
   400: { description: 'Not an organization id, or the body failed validation', body: errorFail },
   403: { description: 'The member\'s role does not allow it', body: errorFail },
@@ -61,6 +68,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs',
     summary: 'Create an organization; the signed-in user becomes its owner',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     body: z.strictObject({
@@ -111,7 +119,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/invitations/accept',
     summary: 'Accept an invitation (the token of the mailed link) as the signed-in account whose confirmed address was invited',
     auth: 'full',
-    guards: ['verified-email'],
+    guards: ['not-impersonated', 'verified-email'],
     limiters: [],
     request: json(),
     body: z.strictObject({ token: invitationToken }),
@@ -174,6 +182,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/members/role',
     summary: 'Give a member another role (members:manage; an owner\'s role, or the owner role, only by owners; never the last owner)',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     params: orgParams,
@@ -190,6 +199,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/members/remove',
     summary: 'Remove a member (members:manage; an owner only by owners; never the last owner)',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     params: orgParams,
@@ -205,6 +215,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/leave',
     summary: 'Leave the organization (not as its last owner)',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: noBody,
     params: orgParams,
@@ -230,6 +241,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/invitations',
     summary: 'Invite an address with a role (invitations:manage); the link is mailed, works once, for 7 days',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: ['emails'],
     request: json(),
     params: orgParams,
@@ -262,6 +274,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/invitations/revoke',
     summary: 'Revoke a pending invitation (invitations:manage)',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     params: orgParams,
@@ -276,6 +289,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/invitations/resend',
     summary: 'Mail a pending invitation again with a new link and 7 more days (invitations:manage); the old link stops working',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: ['emails'],
     request: json(),
     params: orgParams,
@@ -304,6 +318,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/roles',
     summary: 'Create a custom role (roles:manage): a name and permission strings `resource:action`, none beyond what the creator may hand out',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     params: orgParams,
@@ -319,6 +334,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/roles/update',
     summary: 'Rename a custom role and replace its permissions (roles:manage): the editor must be able to hand out the role both as it was and as it becomes; its holders\' next access tokens carry the change',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     params: orgParams,
@@ -335,6 +351,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     path: '/orgs/:orgId/roles/delete',
     summary: 'Delete a custom role no member or pending invitation holds (roles:manage)',
     auth: 'full',
+    guards: ORG_WRITE_GUARDS,
     limiters: [],
     request: json(),
     params: orgParams,
