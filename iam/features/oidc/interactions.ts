@@ -99,7 +99,7 @@ export async function finishLogin(
   const row = await db
     .selectFrom('users as u')
     .innerJoin('session_families as f', 'f.user_id', 'u.id')
-    .select(['u.public_id', 'f.sign_in_amr'])
+    .select(['u.public_id', 'f.sign_in_amr', 'f.remember'])
     .where('u.id', '=', account.userId)
     .where('f.id', '=', account.sessionId)
     .executeTakeFirst()
@@ -110,7 +110,9 @@ export async function finishLogin(
   const redirectTo = await provider.interactionResult(
     http.req,
     http.res,
-    { login: { accountId, amr, ts: Math.floor(account.signInProofAt / 1000), remember: true } },
+    // the provider's session lasts as the person chose at the gateway: a session that was not to be
+    // remembered ends with the browser there too
+    { login: { accountId, amr, ts: Math.floor(account.signInProofAt / 1000), remember: row.remember } },
     { mergeWithLastSubmission: false },
   )
   return { ok: true, redirectTo, clientId: String(interaction.params.client_id) }

@@ -3,6 +3,7 @@ import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../features/oidc/mount'
 import { useOidcProvider } from '../../features/oidc/provider'
 import { inProviderRequest } from '../../features/oidc/provider-context'
+import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
 import { OIDC_CSP } from '../../features/oidc/pages'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection } from '../../features/oidc/fast-introspection'
@@ -53,6 +54,7 @@ export default defineEventHandler(async (event) => {
   const url = req.url ?? '/'
   req.originalUrl = url
   req.url = url.slice(OIDC_MOUNT.length) || '/'
+  if (startsProviderSignIn(req.url)) await endProviderSessionOfAnotherAccount(await useOidcProvider(ctx), ctx.db, event.node, ctx.now())
   event.node.res.setHeader('content-security-policy', OIDC_CSP)
   const handle = listener
   await inProviderRequest(() => callNodeListener(handle, req, event.node.res))
