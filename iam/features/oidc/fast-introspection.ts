@@ -7,7 +7,8 @@
  *
  * It answers only what it can answer exactly as the provider would; anything else returns
  * undefined and the provider answers: another client authentication than a client secret (Basic
- * or in the body), a duplicate or unknown parameter, a wrong secret or unknown client (the
+ * or in the body), a request with an Origin (routes/oidc leaves it to the provider's client-based
+ * CORS check), a duplicate or unknown parameter, a wrong secret or unknown client (the
  * provider's error answer), a token not stored as an opaque access token (JWT access tokens,
  * refresh tokens, unknown values), and tokens carrying what this path does not render (sender
  * constraints, authorization details, extra claims, pairwise subjects).
