@@ -421,6 +421,12 @@ export const configSchema = z.strictObject({
              * each request, for an API that must see a revocation (RFC 7009) at once.
              */
             accessTokenFormat: z.enum(['jwt', 'opaque']).default('jwt'),
+            /**
+             * The ids of the clients this API authenticates as at the introspection endpoint: each
+             * may introspect the access tokens issued for this indicator (their `aud`), besides
+             * its own tokens. Every other client learns nothing of them (features/oidc/introspection-policy.ts).
+             */
+            introspectionClients: z.array(z.string().min(1).max(128)).default([]),
           }),
         )
         .default([]),

@@ -2,7 +2,7 @@
  * Resource servers against the real OpenID Provider (the gateway's /oidc): the verifier module
  * checks a client-credentials JWT access token for an API offline against the published keys, an
  * opaque one for an API registered with `accessTokenFormat: 'opaque'` at the introspection
- * endpoint (and sees its revocation at once), and
+ * endpoint, as the client its `introspectionClients` names (and sees its revocation at once), and
  * examples/api (docs/oidc-provider.md, "Protect your API"), run as its own process, answers 200, 401 and 403
  * as RFC 6750 says.
  */
@@ -15,8 +15,9 @@ import { ROOT } from '../helpers/build'
 import { API, Browser, codeFlow, insecure, signUp, startOpStack, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
 
-/** An API registered for opaque access tokens, which it checks at the introspection endpoint. */
+/** An API registered for opaque access tokens, which it checks at the introspection endpoint as its client LEDGER_CLIENT. */
 const LEDGER = 'https://ledger.example.test/'
+const LEDGER_CLIENT = 'ledger-api'
 
 let op: OpStack
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
       oidc: {
         resourceServers: [
           { indicator: API, scopes: ['orders:read', 'orders:write'] },
-          { indicator: LEDGER, scopes: ['ledger:read'], accessTokenFormat: 'opaque' },
+          { indicator: LEDGER, scopes: ['ledger:read'], accessTokenFormat: 'opaque', introspectionClients: [LEDGER_CLIENT] },
         ],
       },
     }),
@@ -81,7 +82,7 @@ describe('the verifier against the OpenID Provider', () => {
 
   it('an API registered for opaque tokens: the token is checked by introspection, and once revoked it is refused at once', async () => {
     const rp = await op.register({ name: 'Worker', grants: ['client_credentials'], scope: 'ledger:read' })
-    const api = await op.register({ name: 'Ledger API', grants: ['client_credentials'] })
+    const api = await op.register({ name: 'Ledger API', grants: ['client_credentials'], clientId: LEDGER_CLIENT })
     const token = await clientCredentials(rp, { resource: LEDGER, scope: 'ledger:read' })
     expect(token.split('.')).toHaveLength(1)
     const verify = createAccessTokenVerifier({

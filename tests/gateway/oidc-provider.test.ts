@@ -259,19 +259,23 @@ describe('introspection answers alike on its one-statement path and the provider
     return { status: res.status, body: (await res.json()) as Record<string, unknown> }
   }
 
-  it('for a person\'s access token asked by another client (an API), active and after revocation', async () => {
+  it('for a person\'s access token asked by its client, active and after revocation, and by another client, inactive', async () => {
     const app = await op.register({ name: 'Team app', firstParty: true })
-    const api = await op.register({ name: 'Orders API', grants: ['client_credentials'], scope: 'openid' })
+    const other = await op.register({ name: 'Orders worker', grants: ['client_credentials'], scope: 'openid' })
     const browser = new Browser(op.url)
     await signUp(browser)
     const { url, verifier, state, nonce } = await authorizationUrl(op, app)
     const walk = await walkAuthorization(browser, url, app.redirectUri)
     const tokens = await redeem(op, app, codeParams(op, app, walk.callback!, state), verifier, nonce)
-    const fast = await introspect(api, tokens.access_token)
+    const fast = await introspect(app, tokens.access_token)
     expect(fast.body).toMatchObject({ active: true, client_id: app.client.client_id, token_type: 'Bearer', sub: expect.any(String) })
-    expect(fast).toEqual(await introspect(api, tokens.access_token, 'refresh_token'))
+    expect(fast).toEqual(await introspect(app, tokens.access_token, 'refresh_token'))
+    // not its token, and it is no resource server the token is for (tests/gateway/introspection.security.test.ts)
+    const refused = await introspect(other, tokens.access_token)
+    expect(refused).toEqual({ status: 200, body: { active: false } })
+    expect(await introspect(other, tokens.access_token, 'refresh_token')).toEqual(refused)
     await oauth.processRevocationResponse(await oauth.revocationRequest(op.as, app.client, app.auth, tokens.access_token, insecure))
-    expect((await introspect(api, tokens.access_token)).body).toEqual({ active: false })
+    expect((await introspect(app, tokens.access_token)).body).toEqual({ active: false })
   })
 
   it('for a client-credentials token, and refuses a wrong client secret with the provider\'s error', async () => {

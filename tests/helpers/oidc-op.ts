@@ -26,6 +26,8 @@ export interface RegisteredClientInput {
   grants?: string[]
   scope?: string
   backchannelLogoutUri?: string
+  /** a chosen client id (the IAM's config may name it); default a random one */
+  clientId?: string
 }
 
 export interface RegisteredClient {

@@ -7,10 +7,15 @@
  *
  * It answers only what it can answer exactly as the provider would; anything else returns
  * undefined and the provider answers: another client authentication than a client secret (Basic
- * or in the body), a duplicate or unknown parameter, a wrong secret or unknown client (the
+ * or in the body), a request with an Origin (routes/oidc leaves it to the provider's client-based
+ * CORS check), a duplicate or unknown parameter, a wrong secret or unknown client (the
  * provider's error answer), a token not stored as an opaque access token (JWT access tokens,
  * refresh tokens, unknown values), and tokens carrying what this path does not render (sender
  * constraints, authorization details, extra claims, pairwise subjects).
+ *
+ * Who may learn about which token is introspection-policy.ts's rule, the provider's too: it is
+ * decided on the statement's row (the token's client and audience beside the caller's id), and a
+ * token the caller may not see is answered inactive, as an unknown token is.
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
@@ -18,6 +23,7 @@ import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
 import { directStatement } from '../../db/direct'
 import { openClientSecret } from './clients'
+import { introspectionPolicy } from './introspection-policy'
 
 const INTROSPECTABLE = ['AccessToken', 'ClientCredentials'] as const
 const KNOWN_PARAMS = new Set(['token', 'token_type_hint', 'client_id', 'client_secret'])
@@ -132,7 +138,7 @@ function rendersOtherwise(token: Payload): boolean {
 
 /** The answer, or undefined for the provider to answer. */
 export async function fastIntrospection(
-  deps: { db: Kysely<Database>; config: Pick<IamConfig, 'secrets'>; issuer: string; now: number },
+  deps: { db: Kysely<Database>; config: Pick<IamConfig, 'secrets'> & { oidc: Pick<IamConfig['oidc'], 'resourceServers'> }; issuer: string; now: number },
   request: IntrospectionRequest,
 ): Promise<Answer | undefined> {
   const params = new URLSearchParams(request.body.toString('utf8'))
@@ -155,6 +161,8 @@ export async function fastIntrospection(
 
   const inactive = { active: false }
   if (!stored) return undefined // not an opaque access token here: the provider knows what else it may be
+  // a secret-authenticated caller, and an access token (the statement reads no other model)
+  if (!introspectionPolicy(deps.config.oidc.resourceServers)({ clientId: caller.id, authenticated: true }, { accessToken: true, clientId: stored.clientId, aud: stored.aud })) return inactive
   if (rendersOtherwise(stored) || tokenClientSubjectType === 'pairwise') return undefined
   const nowSeconds = Math.floor(deps.now / 1000)
   const exp = stored.exp === undefined || stored.exp === null ? NaN : Number(stored.exp)

@@ -19,6 +19,7 @@ import type { IamContext } from '../../context'
 import { runAfterResponse } from '../../lib/background'
 import { createAdapterFactory } from './adapter'
 import { findOidcAccount } from './accounts'
+import { introspectionPolicy } from './introspection-policy'
 import { recordOidcEvent } from './connected-apps'
 import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
@@ -73,6 +74,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const keys = await loadOidcKeys(db, config)
   const httpsIssuer = new URL(oidc.issuer).protocol === 'https:'
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
+  const mayIntrospect = introspectionPolicy(oidc.resourceServers)
 
   // the adapter's read-ahead finds each request through the provider's own context (request-memo.ts)
   readAheadContextFrom(() => (Provider as unknown as { ctx?: object }).ctx)
@@ -136,7 +138,14 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     // the typings tie `introspection.enabled` to openid4vci's settings; the runtime takes it alone
     features: {
       devInteractions: { enabled: false },
-      introspection: { enabled: true },
+      introspection: {
+        enabled: true,
+        // the library's default lets any confidential client introspect any token: a client learns
+        // about its own tokens, a resource server about the access tokens for it, and nothing else
+        // (introspection-policy.ts; the one-statement path asks the same function)
+        allowedPolicy: (_octx: OidcCtx, client: { clientId: string; clientAuthMethod?: string }, token: { kind: string; clientId?: string; aud?: unknown }) =>
+          mayIntrospect({ clientId: client.clientId, authenticated: client.clientAuthMethod !== undefined && client.clientAuthMethod !== 'none' }, { accessToken: token.kind === 'AccessToken' || token.kind === 'ClientCredentials', clientId: token.clientId, aud: token.aud }),
+      },
       revocation: { enabled: true },
       userinfo: { enabled: true },
       clientCredentials: { enabled: true },

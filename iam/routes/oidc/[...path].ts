@@ -23,6 +23,15 @@ import { isForwardableTarget } from '../../contract/request-path'
  *   takes those bytes from `req.body` instead of the spent stream.
  */
 type NodeListener = Parameters<typeof callNodeListener>[0]
+
+/** oidc-provider's headers on an introspection answer to a request without Origin (tests/gateway/introspection.security.test.ts compares them). */
+const FAST_ANSWER_HEADERS: ReadonlyArray<[string, string]> = [
+  ['vary', 'Origin'],
+  ['access-control-allow-origin', '*'],
+  ['access-control-expose-headers', 'WWW-Authenticate'],
+  ['cache-control', 'no-store'],
+  ['content-type', 'application/json; charset=utf-8'],
+]
 // Koa composes its middleware in callback(): once per process, not per request
 let listener: NodeListener | undefined
 
@@ -39,11 +48,15 @@ export default defineEventHandler(async (event) => {
   const read = event.context.rawBody ? await event.context.rawBody.result : introspecting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
   if (read === 'too-large') failTooLarge()
   if (read !== undefined) req.body = read
-  if (introspecting && read !== undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) {
+  event.node.res.setHeader('content-security-policy', OIDC_CSP)
+  // A request with an Origin goes to the provider, whose client-based CORS check may refuse it.
+  if (introspecting && read !== undefined && req.headers.origin === undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) {
     const answer = await fastIntrospection({ db: ctx.db, config: ctx.config, issuer: ctx.config.oidc.issuer, now: Date.now() }, { body: read, authorization: req.headers.authorization })
     if (answer) {
-      event.node.res.setHeader('cache-control', 'no-store')
-      event.node.res.setHeader('content-type', 'application/json; charset=utf-8')
+      // the provider's headers for the same answer (its no-store, and its CORS middleware's for a
+      // request without Origin): an inactive answer here must not tell a caller apart from the
+      // provider's answer to an unknown token
+      for (const [name, value] of FAST_ANSWER_HEADERS) event.node.res.setHeader(name, value)
       return answer
     }
   }
@@ -55,7 +68,6 @@ export default defineEventHandler(async (event) => {
   req.originalUrl = url
   req.url = url.slice(OIDC_MOUNT.length) || '/'
   if (startsProviderSignIn(req.url)) await endProviderSessionOfAnotherAccount(await useOidcProvider(ctx), ctx.db, event.node, ctx.now())
-  event.node.res.setHeader('content-security-policy', OIDC_CSP)
   const handle = listener
   await inProviderRequest(() => callNodeListener(handle, req, event.node.res))
 })

@@ -17,6 +17,8 @@ const Body = z
     grants: z.array(z.string()).optional(),
     scope: z.string().optional(),
     backchannelLogoutUri: z.string().optional(),
+    /** a chosen id, for a client the IAM's config names (`oidc.resourceServers[].introspectionClients`) */
+    clientId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
   })
   .strict()
 
@@ -28,10 +30,10 @@ export default defineEventHandler(async (event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const body = Body.safeParse(getJsonBody(event))
   if (!body.success) httpFail(400, { ok: false, reason: body.error.message })
-  const { grants, ...rest } = body.data
+  const { grants, clientId, ...rest } = body.data
   try {
     const ctx = useIam()
-    return await createClient(ctx, { ...rest, grants: grants?.map((g) => GRANT_ALIASES[g] ?? (g as ClientGrantType)) })
+    return await createClient(ctx, { ...rest, grants: grants?.map((g) => GRANT_ALIASES[g] ?? (g as ClientGrantType)) }, clientId)
   } catch (error) {
     if (error instanceof ClientInputError) httpFail(400, { ok: false, reason: error.message })
     throw error
