@@ -1,5 +1,12 @@
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { defineNitroConfig } from 'nitropack/config'
+
+// The worker that verifies imported password hashes (features/passwords/imported-hash-pool.ts)
+// require()s these at run time and nothing imports them: traced by their CommonJS entries
+// (bcryptjs's `require` export is its own build), they are copied to the output's node_modules.
+const requireHere = createRequire(import.meta.url)
+const IMPORTED_HASH_WORKER_PACKAGES = ['bcryptjs', 'firebase-scrypt'].map((name) => requireHere.resolve(name))
 
 // IAM_TEST_BUILD=1 (the test suite's build, tests/helpers/build-iam.ts): also compiles in
 // test-build/ (routes/__test and their request rules). Production bundles never contain them.
@@ -24,7 +31,7 @@ export default defineNitroConfig({
   output: { dir: process.env.IAM_OUTPUT_DIR || '.output' },
   buildDir: process.env.IAM_BUILD_DIR || '.nitro',
   // PGlite loads its WASM and data files relative to its own module: keep it a real package.
-  externals: { external: ['@electric-sql/pglite', '@node-rs/argon2'] },
+  externals: { external: ['@electric-sql/pglite', '@node-rs/argon2'], traceInclude: IMPORTED_HASH_WORKER_PACKAGES },
   hooks: {
     // A second entry: the admin CLI (cli/index.ts), built and shipped with the server as
     // server/cli.mjs, so it runs in production with the same code and no TypeScript loader.

@@ -4,7 +4,7 @@
  * NFKC-normalised first so the same visible password always hashes the same.
  */
 import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
-import { isImportedHash, verifyImportedHash, type ImportedHashSettings } from './imported-hashes'
+import { ImportedHashRefused, isImportedHash, verifyImportedHash, type ImportedHashSettings } from './imported-hashes'
 
 export interface Argon2Params {
   memoryCost: number
@@ -28,6 +28,9 @@ export interface PasswordHasher {
 // The const enum of the typings cannot be read at run time under isolated modules.
 const ARGON2ID = 2 as Algorithm
 
+/** Stored hashes past their caps already told (a guesser repeats them); forgotten all at once when full. */
+const TOLD_MAX = 10_000
+
 /** NFKC: compatibility forms (full-width letters, ligatures) fold to one representation. */
 export const normalizePassword = (password: string): string => password.normalize('NFKC')
 
@@ -35,7 +38,11 @@ export function createPasswordHasher(
   params: Argon2Params,
   pepper?: string,
   imported: ImportedHashSettings = {},
-  /** an imported hash that cannot be verified at all (a Firebase hash without its parameters): a non-match, told here */
+  /**
+   * an imported hash answered as a wrong password without a verdict: one that cannot be verified
+   * at all (a Firebase hash without its parameters), or an ImportedHashRefused (past its caps: told
+   * once per stored hash; past the pool's deadline or queue bound: told each time)
+   */
   onImportedError: (error: Error) => void = () => {},
 ): PasswordHasher {
   const options = {
@@ -47,6 +54,15 @@ export function createPasswordHasher(
   }
   let verifications = 0
   let dummy: Promise<string> | undefined
+  const toldOverCap = new Set<string>()
+  const tell = (stored: string, error: Error) => {
+    if (error instanceof ImportedHashRefused && error.reason === 'over_cap') {
+      if (toldOverCap.has(stored)) return
+      if (toldOverCap.size >= TOLD_MAX) toldOverCap.clear()
+      toldOverCap.add(stored)
+    }
+    onImportedError(error)
+  }
   const doVerify = async (stored: string, password: string) => {
     verifications += 1
     try {
@@ -62,7 +78,7 @@ export function createPasswordHasher(
       if (isImportedHash(stored)) {
         verifications += 1
         const ok = await verifyImportedHash(stored, password, imported).catch((error: Error) => {
-          onImportedError(error)
+          tell(stored, error)
           return false
         })
         return { ok, needsRehash: ok }

@@ -8,26 +8,22 @@
  * (`WHERE password_hash = <old>`) covers the format too, and no imported hash can be taken for one
  * of ours (an imported `$argon2id$` string must be verified without our pepper). Kinds:
  *
- * - `argon2`: a PHC string `$argon2id$` / `$argon2i$` / `$argon2d$` (@node-rs/argon2's verify)
- * - `bcrypt`: `$2a$`, `$2b$`, `$2y$` (bcryptjs's compare, which compares in constant time)
- * - `scrypt`: PHC `$scrypt$ln=,r=,p=$salt$hash` (node:crypto scrypt, timingSafeEqual)
- * - `pbkdf2`: PHC `$pbkdf2-sha256$i=$salt$hash` (or -sha512; node:crypto pbkdf2, timingSafeEqual);
+ * - `argon2`: a PHC string `$argon2id$` / `$argon2i$` / `$argon2d$` (@node-rs/argon2's verifySync)
+ * - `bcrypt`: `$2a$`, `$2b$`, `$2y$` (bcryptjs's compareSync, which compares in constant time)
+ * - `scrypt`: PHC `$scrypt$ln=,r=,p=$salt$hash` (node:crypto scryptSync, timingSafeEqual)
+ * - `pbkdf2`: PHC `$pbkdf2-sha256$i=$salt$hash` (or -sha512; node:crypto pbkdf2Sync, timingSafeEqual);
  *   Keycloak's pbkdf2 credentials are rewritten to this form at import, nothing recomputed
  * - `firebase-scrypt`: `<salt>$<hash>` in base64, Firebase's modified scrypt with the project's
  *   parameters from config (import.firebase; the firebase-scrypt package)
  *
- * Costs are bounded at import: a hash whose parameters would take seconds of CPU or gigabytes of
- * memory to verify is refused there, never met at a login.
+ * What a hash may cost to verify is capped (imported-hash-caps.ts): past a cap it is refused at
+ * import, naming the parameter, and a stored one (imported before the caps) is a wrong password,
+ * never computed. Verification runs on the worker pool of imported-hash-pool.ts with a deadline,
+ * never on the event loop or libuv's pool that every other sign-in uses.
  */
-import { pbkdf2 as pbkdf2Callback, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { promisify } from 'node:util'
-import { verify as argon2Verify } from '@node-rs/argon2'
-import bcrypt from 'bcryptjs'
 import { deserialize, serialize, type PhcObject } from '@phc/format'
-import { FirebaseScrypt } from 'firebase-scrypt'
-
-const pbkdf2 = promisify(pbkdf2Callback)
-const scrypt = promisify(scryptCallback) as unknown as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>
+import { argon2OverCap, bcryptOverCap, overCapReason, pbkdf2OverCap, scryptOverCap, type OverCap } from './imported-hash-caps'
+import { importedHashPool, type HashJob, type HashPool } from './imported-hash-pool'
 
 /** Firebase's project-wide hash parameters (Authentication > Users > Password hash parameters). */
 export interface FirebaseScryptParams {
@@ -47,16 +43,20 @@ export type SourceFormat = ImportedKind | 'keycloak-pbkdf2'
 
 const PREFIX = 'import:'
 
-/** Upper bounds on what an imported hash may cost to verify. */
-const LIMITS = {
-  argon2MemoryKib: 262_144,
-  argon2Time: 20,
-  bcryptCost: 16,
-  scryptLogN: 20,
-  scryptR: 32,
-  scryptP: 16,
-  scryptMemoryBytes: 512 * 1024 * 1024,
-  pbkdf2Iterations: 5_000_000,
+/**
+ * An imported hash answered as a wrong password without a verdict from its algorithm: past its
+ * caps (`over_cap`, imported before them), past the pool's deadline (`timeout`), or the pool's
+ * queue full (`busy`). `fields` are for the log: never the hash or the password.
+ */
+export class ImportedHashRefused extends Error {
+  constructor(
+    readonly reason: 'over_cap' | 'timeout' | 'busy',
+    message: string,
+    readonly fields: Record<string, string | number>,
+  ) {
+    super(message)
+    this.name = 'ImportedHashRefused'
+  }
 }
 
 export const isImportedHash = (stored: string): boolean => stored.startsWith(PREFIX)
@@ -66,7 +66,13 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
 
 export type ParsedImport = { ok: true; stored: string; format: SourceFormat } | { ok: false; reason: string }
 
+/** A shape's refusal: why, and the parameter over its cap when that is why. */
+type Refused = { refused: string; over?: OverCap }
+
 const fail = (reason: string): ParsedImport => ({ ok: false, reason })
+const refuse = (refused: string): Refused => ({ refused })
+const overCap = (kind: string, over: OverCap | null): Refused | null => (over ? { refused: overCapReason(kind, over), over } : null)
+const isRefused = (shape: object): shape is Refused => 'refused' in shape
 const stored = (kind: ImportedKind, hash: string, format: SourceFormat = kind): ParsedImport => ({ ok: true, stored: `${PREFIX}${kind}:${hash}`, format })
 
 const int = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null)
@@ -79,64 +85,75 @@ function phc(hash: string): PhcObject | null {
   }
 }
 
-function scryptShape(parsed: PhcObject): { N: number; r: number; p: number; maxmem: number } | string {
+/** The salt and hash of a PHC string, when it has both. */
+const saltAndHash = (parsed: PhcObject): { salt: Buffer; hash: Buffer } | null => (parsed.salt?.length && parsed.hash?.length ? { salt: parsed.salt, hash: parsed.hash } : null)
+
+type Scrypt = { kind: 'scrypt'; N: number; r: number; p: number; maxmem: number }
+type Pbkdf2 = { kind: 'pbkdf2'; digest: 'sha256' | 'sha512'; iterations: number }
+type PhcShape = { kind: 'argon2' } | Scrypt | Pbkdf2
+
+function scryptShape(parsed: PhcObject): Scrypt | Refused {
   const ln = int(parsed.params?.ln)
   const r = int(parsed.params?.r)
   const p = int(parsed.params?.p)
-  if (ln === null || r === null || p === null) return 'scrypt needs the integer parameters ln, r and p'
-  if (ln < 1 || ln > LIMITS.scryptLogN || r < 1 || r > LIMITS.scryptR || p < 1 || p > LIMITS.scryptP) return 'scrypt parameters out of the accepted range'
+  if (ln === null || r === null || p === null) return refuse('scrypt needs the integer parameters ln, r and p')
+  if (ln < 1 || r < 1 || p < 1) return refuse('scrypt parameters out of the accepted range')
+  const over = overCap('scrypt', scryptOverCap(ln, r, p, parsed.hash?.length ?? 0))
+  if (over) return over
   const N = 2 ** ln
-  const memory = 128 * N * r * p
-  if (memory > LIMITS.scryptMemoryBytes) return 'scrypt parameters need too much memory'
-  return { N, r, p, maxmem: memory + 32 * 1024 * 1024 }
+  // what one run of scrypt's ROMix takes (128·N·r), with room for the rest of the call
+  return { kind: 'scrypt', N, r, p, maxmem: 128 * N * r + 32 * 1024 * 1024 }
 }
 
-const PBKDF2_DIGESTS: Record<string, 'sha256' | 'sha512'> = { 'pbkdf2-sha256': 'sha256', 'pbkdf2-sha512': 'sha512' }
+const PBKDF2_DIGESTS = new Map<string, 'sha256' | 'sha512'>([
+  ['pbkdf2-sha256', 'sha256'],
+  ['pbkdf2-sha512', 'sha512'],
+])
 
-function pbkdf2Shape(parsed: PhcObject): { digest: 'sha256' | 'sha512'; iterations: number } | string {
-  const digest = PBKDF2_DIGESTS[parsed.id]
-  if (!digest) return `unsupported PBKDF2 variant ${parsed.id}`
+function pbkdf2Shape(parsed: PhcObject): Pbkdf2 | Refused {
+  const digest = PBKDF2_DIGESTS.get(parsed.id)
+  if (!digest) return refuse(`unsupported PBKDF2 variant ${parsed.id}`)
   const iterations = int(parsed.params?.i)
-  if (iterations === null || iterations < 1) return 'pbkdf2 needs the integer parameter i'
-  if (iterations > LIMITS.pbkdf2Iterations) return 'pbkdf2 iteration count out of the accepted range'
-  return { digest, iterations }
+  if (iterations === null || iterations < 1) return refuse('pbkdf2 needs the integer parameter i')
+  return overCap('pbkdf2', pbkdf2OverCap(iterations, parsed.hash?.length ?? 0)) ?? { kind: 'pbkdf2', digest, iterations }
+}
+
+function argon2Shape(parsed: PhcObject): { kind: 'argon2' } | Refused {
+  const m = int(parsed.params?.m)
+  const t = int(parsed.params?.t)
+  const p = int(parsed.params?.p)
+  if (m === null || t === null || p === null) return refuse('argon2 needs the integer parameters m, t and p')
+  if (m < 1 || t < 1 || p < 1) return refuse('argon2 parameters out of the accepted range')
+  return overCap('argon2', argon2OverCap(m, t, p, parsed.hash?.length ?? 0)) ?? { kind: 'argon2' }
+}
+
+/** A PHC string's kind and what verifying it takes, or why it is refused. */
+function phcShape(parsed: PhcObject): PhcShape | Refused {
+  if (!saltAndHash(parsed)) return refuse('the PHC string needs a salt and a hash')
+  if (parsed.id === 'argon2id' || parsed.id === 'argon2i' || parsed.id === 'argon2d') return argon2Shape(parsed)
+  if (parsed.id === 'scrypt') return scryptShape(parsed)
+  if (PBKDF2_DIGESTS.has(parsed.id)) return pbkdf2Shape(parsed)
+  return refuse(`unsupported hash algorithm ${parsed.id}`)
+}
+
+function bcryptShape(hash: string): { kind: 'bcrypt' } | Refused {
+  const match = BCRYPT.exec(hash)
+  if (!match) return refuse('not a bcrypt hash ($2a$/$2b$/$2y$, a two-digit cost, 53 characters of salt and hash)')
+  const cost = Number(match[1])
+  if (cost < 4) return refuse('bcrypt cost out of the accepted range')
+  return overCap('bcrypt', bcryptOverCap(cost)) ?? { kind: 'bcrypt' }
 }
 
 /** A PHC string or a bcrypt hash, as one line's `passwordHash` string. */
 function parseHashString(hash: string): ParsedImport {
-  const bcrypt = BCRYPT.exec(hash)
-  if (bcrypt) {
-    const cost = Number(bcrypt[1])
-    if (cost < 4 || cost > LIMITS.bcryptCost) return fail('bcrypt cost out of the accepted range')
-    return stored('bcrypt', hash)
+  let shape: PhcShape | { kind: 'bcrypt' } | Refused
+  if (hash.startsWith('$2')) shape = bcryptShape(hash)
+  else {
+    const parsed = phc(hash)
+    if (!parsed) return fail('not a PHC string or a bcrypt hash')
+    shape = phcShape(parsed)
   }
-  if (hash.startsWith('$2')) return fail('not a bcrypt hash ($2a$/$2b$/$2y$, a two-digit cost, 53 characters of salt and hash)')
-  const parsed = phc(hash)
-  if (!parsed) return fail('not a PHC string or a bcrypt hash')
-  if (!parsed.salt?.length || !parsed.hash?.length) return fail('the PHC string needs a salt and a hash')
-  switch (parsed.id) {
-    case 'argon2id':
-    case 'argon2i':
-    case 'argon2d': {
-      const m = int(parsed.params?.m)
-      const t = int(parsed.params?.t)
-      const p = int(parsed.params?.p)
-      if (m === null || t === null || p === null) return fail('argon2 needs the integer parameters m, t and p')
-      if (m > LIMITS.argon2MemoryKib || t > LIMITS.argon2Time || t < 1 || p < 1) return fail('argon2 parameters out of the accepted range')
-      return stored('argon2', hash)
-    }
-    case 'scrypt': {
-      const shape = scryptShape(parsed)
-      return typeof shape === 'string' ? fail(shape) : stored('scrypt', hash)
-    }
-    case 'pbkdf2-sha256':
-    case 'pbkdf2-sha512': {
-      const shape = pbkdf2Shape(parsed)
-      return typeof shape === 'string' ? fail(shape) : stored('pbkdf2', hash)
-    }
-    default:
-      return fail(`unsupported hash algorithm ${parsed.id}`)
-  }
+  return isRefused(shape) ? fail(shape.refused) : stored(shape.kind, hash)
 }
 
 /** Keycloak keeps these as JSON text inside its export; objects are taken too. */
@@ -167,7 +184,7 @@ function parseKeycloak(input: Record<string, unknown>): ParsedImport {
   if (iterations === null || !salt?.length || !value?.length) return fail('a Keycloak credential needs hashIterations, salt and value')
   const hash = serialize({ id: algorithm, params: { i: iterations }, salt, hash: value })
   const shape = pbkdf2Shape(deserialize(hash))
-  return typeof shape === 'string' ? fail(shape) : stored('pbkdf2', hash, 'keycloak-pbkdf2')
+  return isRefused(shape) ? fail(shape.refused) : stored('pbkdf2', hash, 'keycloak-pbkdf2')
 }
 
 /**
@@ -191,58 +208,75 @@ export function parseImportedHash(input: unknown): ParsedImport {
   }
 }
 
-function equalBytes(a: Buffer, b: Buffer): boolean {
-  // the lengths are the stored hash's own, never a secret
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
-const firebaseVerifiers = new WeakMap<FirebaseScryptParams, FirebaseScrypt>()
-
-async function verifyKind(kind: string, hash: string, password: string, settings: ImportedHashSettings): Promise<boolean> {
-  switch (kind) {
+/**
+ * The job that verifies `hash` of `kind`, or null when it cannot match (a hash that does not parse:
+ * a non-match, as any algorithm would answer). Throws ImportedHashRefused past a cap, and an Error
+ * when it cannot be verified at all (a Firebase hash without import.firebase).
+ */
+function jobFor(kind: string, hash: string, password: string, settings: ImportedHashSettings): HashJob | null {
+  const refused = (shape: Refused) => {
+    if (!shape.over) return null
+    const { parameter, value, cap, unit } = shape.over
+    throw new ImportedHashRefused('over_cap', 'imported password hash over its cost caps: answered as a wrong password', { kind, parameter, value, cap, ...(unit ? { unit } : {}) })
+  }
+  if (kind === 'bcrypt') {
+    const shape = bcryptShape(hash)
+    return isRefused(shape) ? refused(shape) : { kind, hash, password }
+  }
+  if (kind === 'firebase-scrypt') {
+    const params = settings.firebase
+    if (!params) throw new Error('import.firebase is not configured')
+    // the project's parameters, from config: Firebase's scrypt is N = 2^memCost, r = rounds, p = 1, a 32-byte key
+    const over = overCap('firebase-scrypt', scryptOverCap(params.memCost, params.rounds, 1, 32))
+    if (over) return refused(over)
+    const [salt, value] = hash.split('$')
+    if (!salt || !value) return null
+    const { signerKey, saltSeparator, rounds, memCost } = params
+    return { kind, password, salt, hash: value, params: { signerKey, saltSeparator, rounds, memCost } }
+  }
+  const parsed = phc(hash)
+  const bytes = parsed && saltAndHash(parsed)
+  if (!parsed || !bytes) return null
+  const shape = phcShape(parsed)
+  if (isRefused(shape)) return refused(shape)
+  // the stored kind and the string's own algorithm agree for every hash the import wrote
+  if (shape.kind !== kind) return null
+  switch (shape.kind) {
     case 'argon2':
-      return argon2Verify(hash, password)
-    case 'bcrypt':
-      return bcrypt.compare(password, hash)
-    case 'scrypt': {
-      const parsed = deserialize(hash)
-      const shape = scryptShape(parsed)
-      if (typeof shape === 'string') return false
-      return equalBytes(await scrypt(password, parsed.salt!, parsed.hash!.length, shape), parsed.hash!)
-    }
-    case 'pbkdf2': {
-      const parsed = deserialize(hash)
-      const shape = pbkdf2Shape(parsed)
-      if (typeof shape === 'string') return false
-      return equalBytes(await pbkdf2(password, parsed.salt!, shape.iterations, parsed.hash!.length, shape.digest), parsed.hash!)
-    }
-    case 'firebase-scrypt': {
-      const params = settings.firebase
-      if (!params) throw new Error('import.firebase is not configured')
-      let verifier = firebaseVerifiers.get(params)
-      if (!verifier) {
-        verifier = new FirebaseScrypt({ signerKey: params.signerKey, saltSeparator: params.saltSeparator, rounds: params.rounds, memCost: params.memCost })
-        firebaseVerifiers.set(params, verifier)
-      }
-      const [salt, value] = hash.split('$') as [string, string]
-      // the library compares with timingSafeEqual
-      return verifier.verify(password, salt, value)
-    }
-    default:
-      return false
+      return { kind: 'argon2', hash, password }
+    case 'scrypt':
+      return { kind: 'scrypt', password, salt: bytes.salt, expected: bytes.hash, N: shape.N, r: shape.r, p: shape.p, maxmem: shape.maxmem }
+    case 'pbkdf2':
+      return { kind: 'pbkdf2', password, salt: bytes.salt, expected: bytes.hash, iterations: shape.iterations, digest: shape.digest }
   }
 }
 
 /**
  * Whether `password` matches an imported hash (`import:<kind>:<hash>`), with the algorithm of the
- * system it came from, on the password exactly as typed (those systems did not normalise it).
- * Throws when the hash cannot be verified at all (a Firebase hash without import.firebase).
+ * system it came from, on the password exactly as typed (those systems did not normalise it),
+ * on `pool`'s threads. Throws ImportedHashRefused when it answers without a verdict (past a cap,
+ * the deadline or the queue bound), and an Error when the hash cannot be verified at all (a
+ * Firebase hash without import.firebase, a hash its algorithm cannot read): the hasher answers
+ * all of them as a wrong password.
  */
-export async function verifyImportedHash(storedHash: string, password: string, settings: ImportedHashSettings): Promise<boolean> {
+export async function verifyImportedHash(storedHash: string, password: string, settings: ImportedHashSettings, pool: HashPool = importedHashPool()): Promise<boolean> {
   const rest = storedHash.slice(PREFIX.length)
   const colon = rest.indexOf(':')
   if (colon < 0 || password.length === 0) return false
-  return verifyKind(rest.slice(0, colon), rest.slice(colon + 1), password, settings)
+  const kind = rest.slice(0, colon)
+  const job = jobFor(kind, rest.slice(colon + 1), password, settings)
+  if (!job) return false
+  const outcome = await pool.run(job)
+  switch (outcome.type) {
+    case 'done':
+      return outcome.match
+    case 'timeout':
+      throw new ImportedHashRefused('timeout', 'imported password hash verification past its deadline: answered as a wrong password', { kind })
+    case 'busy':
+      throw new ImportedHashRefused('busy', 'imported password hash verifications queued past their bound: answered as a wrong password', { kind })
+    case 'failed':
+      throw new Error(outcome.message)
+  }
 }
 
 /** The kind of an imported hash, for logs and tests (null: one of ours). */

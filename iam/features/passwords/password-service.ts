@@ -5,6 +5,7 @@
 import type { IamContext } from '../../context'
 import { checkBreachedPassword } from './breach-check'
 import { createPasswordHasher, type PasswordHasher } from './hasher'
+import { ImportedHashRefused } from './imported-hashes'
 import { checkPasswordPolicy } from './policy'
 
 // The strength estimator's dictionaries are megabytes of word lists: loaded when a new password is
@@ -17,8 +18,10 @@ const hashers = new WeakMap<IamContext, PasswordHasher>()
 export function getPasswordHasher(ctx: IamContext): PasswordHasher {
   let hasher = hashers.get(ctx)
   if (!hasher) {
+    // a refusal (past the caps, the deadline, the queue bound) is the imported hashes' own bound at
+    // work; a hash that cannot be verified at all is a configuration or data problem
     hasher = createPasswordHasher(ctx.config.password.argon2, ctx.config.password.pepper, ctx.config.import, (error) =>
-      ctx.log.error('imported password hash not verifiable', { error: error.message }),
+      error instanceof ImportedHashRefused ? ctx.log.warn(error.message, error.fields) : ctx.log.error('imported password hash not verifiable', { error: error.message }),
     )
     hashers.set(ctx, hasher)
   }
