@@ -42,7 +42,17 @@ const DRIVER_MESSAGES = [
   new RegExp(`^${PIPELINES_CLOSED}$`), // db/pipelined.ts during shutdown
 ]
 
+/**
+ * Work the IAM itself bounds and could not take now (the imported-hash workers' queue full or past
+ * their deadline): "not now" as an outage is, so the person is told to retry, never that a right
+ * password is wrong (which would also spend their sign-in budget).
+ */
+export class CapacityExceeded extends Error {
+  override name = 'CapacityExceeded'
+}
+
 function isOutageItself(error: Error & { code?: unknown }): boolean {
+  if (error instanceof CapacityExceeded) return true
   if (typeof error.code === 'string' && (SOCKET_CODES.has(error.code) || PG_UNAVAILABLE.test(error.code))) return true
   if (isRedisConnectionError(error)) return true
   return DRIVER_MESSAGES.some((pattern) => pattern.test(error.message))

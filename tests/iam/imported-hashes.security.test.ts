@@ -120,7 +120,9 @@ describe('imported hashes with bounded work', () => {
     const imported = emails.map((email) => login(email, `${PASSWORD} but wrong`))
     const [normalRes, ...importedRes] = await Promise.all([login(normal.email, normal.password), ...imported])
     expect(normalRes!.status, await normalRes!.clone().text()).toBe(200)
-    expect(importedRes.map((res) => res.status)).toEqual(emails.map(() => 401))
+    // a wrong password, or, on a machine so loaded that the workers' deadline passed, "retry later":
+    // never a 500, never a sign-in
+    for (const res of importedRes) expect([401, 503]).toContain(res.status)
 
     // the allowed cost is verified: the right password signs in
     const right = await login(emails[0]!, PASSWORD)

@@ -6,6 +6,9 @@
 import bcrypt from 'bcryptjs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHashPool } from '../../iam/features/passwords/imported-hash-pool'
+import { createPasswordHasher } from '../../iam/features/passwords/hasher'
+import { parseImportedHash } from '../../iam/features/passwords/imported-hashes'
+import { CapacityExceeded, isDependencyOutage } from '../../iam/lib/outage'
 
 describe('the worker pool that verifies imported hashes', () => {
   const pools: Array<ReturnType<typeof createHashPool>> = []
@@ -44,5 +47,22 @@ describe('the worker pool that verifies imported hashes', () => {
     const p = pool({ size: 1, timeoutMs: 60_000 })
     expect(await p.run({ kind: 'argon2', hash: '$argon2id$v=19$m=nope', password: 'pw' })).toMatchObject({ type: 'failed' })
     expect(await p.run({ kind: 'bcrypt', hash: cheap, password: 'pw' })).toEqual({ type: 'done', match: true })
+  })
+
+  it('a verification the pool cannot take now is "retry later" (an outage, 503), never a wrong password', async () => {
+    const parsed = parseImportedHash(cheap)
+    if (!parsed.ok) throw new Error(parsed.reason)
+    const params = { memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+    const full = createPasswordHasher(params, undefined, {}, () => {}, pool({ size: 1, timeoutMs: 60_000, queueMax: 0 }))
+    const error = await full.verify(parsed.stored, 'pw').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(CapacityExceeded)
+    expect(isDependencyOutage(error)).toBe(true)
+    const late = createPasswordHasher(params, undefined, {}, () => {}, pool({ size: 1, timeoutMs: 1 }))
+    const slowStored = parseImportedHash(slow)
+    if (!slowStored.ok) throw new Error(slowStored.reason)
+    await expect(late.verify(slowStored.stored, 'pw')).rejects.toBeInstanceOf(CapacityExceeded)
+    // with room, the same hash verifies
+    const roomy = createPasswordHasher(params, undefined, {}, () => {}, pool({ size: 1, timeoutMs: 60_000 }))
+    expect(await roomy.verify(parsed.stored, 'pw')).toEqual({ ok: true, needsRehash: true })
   })
 })

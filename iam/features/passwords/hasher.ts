@@ -5,6 +5,8 @@
  */
 import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
 import { ImportedHashRefused, isImportedHash, verifyImportedHash, type ImportedHashSettings } from './imported-hashes'
+import type { HashPool } from './imported-hash-pool'
+import { CapacityExceeded } from '../../lib/outage'
 
 export interface Argon2Params {
   memoryCost: number
@@ -44,6 +46,8 @@ export function createPasswordHasher(
    * once per stored hash; past the pool's deadline or queue bound: told each time)
    */
   onImportedError: (error: Error) => void = () => {},
+  /** the workers imported hashes are verified on (the process's own unless given) */
+  pool?: HashPool,
 ): PasswordHasher {
   const options = {
     algorithm: ARGON2ID,
@@ -77,8 +81,11 @@ export function createPasswordHasher(
     async verify(stored, password) {
       if (isImportedHash(stored)) {
         verifications += 1
-        const ok = await verifyImportedHash(stored, password, imported).catch((error: Error) => {
+        const ok = await verifyImportedHash(stored, password, imported, pool).catch((error: Error) => {
           tell(stored, error)
+          // not verified for want of capacity: a 503 to retry, not "the password is incorrect". No
+          // `cause`: h3 wraps a thrown error's cause in place of the error, which would hide this one
+          if (error instanceof ImportedHashRefused && (error.reason === 'busy' || error.reason === 'timeout')) throw new CapacityExceeded(error.message)
           return false
         })
         return { ok, needsRehash: ok }

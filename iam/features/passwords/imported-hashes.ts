@@ -271,9 +271,9 @@ export async function verifyImportedHash(storedHash: string, password: string, s
     case 'done':
       return outcome.match
     case 'timeout':
-      throw new ImportedHashRefused('timeout', 'imported password hash verification past its deadline: answered as a wrong password', { kind })
+      throw new ImportedHashRefused('timeout', 'imported password hash verification past its deadline: answered 503', { kind })
     case 'busy':
-      throw new ImportedHashRefused('busy', 'imported password hash verifications queued past their bound: answered as a wrong password', { kind })
+      throw new ImportedHashRefused('busy', 'imported password hash verifications queued past their bound: answered 503', { kind })
     case 'failed':
       throw new Error(outcome.message)
   }
