@@ -145,6 +145,29 @@ describe('account deletion: request, confirmation, undo, purge', () => {
     await requestDeletion(iam, mails, ann)
   })
 
+  it("keeps an owner the organization can use: once a co-owner's deletion is confirmed, the other owner cannot leave nor be made a member", async () => {
+    const [ann, bob, cat] = [await person(), await person(), await person()]
+    const org = await newOrg(ann)
+    await join(ann, org.id, bob)
+    await join(ann, org.id, cat)
+    const members = ((await bodyOf(await authed(iam, ann, 'GET', `/orgs/${org.id}/members`))).data as { members: { email: string; userId: string }[] }).members
+    const idOf = (s: Session) => members.find((m) => m.email === s.email)!.userId
+    expect((await authed(iam, ann, 'POST', `/orgs/${org.id}/members/role`, { userId: idOf(bob), role: 'owner' })).status).toBe(200)
+    // ann leaves the organization to bob by deleting her account: allowed, bob is an owner
+    await deleteAccount(iam, mails, ann)
+    // bob is now the only owner who will still exist: he may neither leave nor lose the role
+    const left = await authed(iam, bob, 'POST', `/orgs/${org.id}/leave`)
+    expect(left.status, await left.clone().text()).toBe(409)
+    const demoted = await authed(iam, bob, 'POST', `/orgs/${org.id}/members/role`, { userId: idOf(bob), role: 'member' })
+    expect(demoted.status, await demoted.clone().text()).toBe(409)
+    // and after the purge the organization still has its owner
+    await advanceClock(iam, WINDOW_MS + 60_000)
+    await purgeAtOnce(iam, 1)
+    const catNow = await applyRefresh(cat, await refresh(iam, cat))
+    const after = ((await bodyOf(await authed(iam, catNow, 'GET', `/orgs/${org.id}/members`))).data as { members: { email: string; role: string }[] }).members
+    expect(after.filter((m) => m.role === 'owner').map((m) => m.email)).toEqual([bob.email])
+  })
+
   it('confirms with the link once: two confirmations at once have one winner, and the link is then used', async () => {
     const ann = await person()
     const confirm = await requestDeletion(iam, mails, ann)

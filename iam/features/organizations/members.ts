@@ -57,9 +57,23 @@ export async function resolveRole(db: Kysely<Database> | Transaction<Database>, 
   return custom ? { role, name: custom.name, permissions: custom.permissions } : null
 }
 
+/**
+ * The owners the organization will keep: an owner whose account's deletion is confirmed counts for
+ * nothing, as in sole-owner.ts, or the other owner could leave while it waits for the purge and the
+ * purge would leave the organization to no one.
+ */
 const ownerCount = async (trx: Transaction<Database>, orgId: number) =>
   Number(
-    (await trx.selectFrom('memberships').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow()).n,
+    (
+      await trx
+        .selectFrom('memberships as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('m.org_id', '=', orgId)
+        .where('m.role', '=', 'owner')
+        .where('u.deletion_due_at', 'is', null)
+        .executeTakeFirstOrThrow()
+    ).n,
   )
 
 /** The member named by public id, with their role (inside the locked transaction). */
