@@ -37,8 +37,9 @@ const json = (res, status, body, headers = {}) => {
 
 /**
  * The API as a request listener.
- * `session`: also accept the session access tokens the gateway's proxy sends (/api/upstream/...,
- * signed by the IAM; their keys at the gateway's /.well-known/jwks.json), on GET /me.
+ * `session`: also accept the access tokens the gateway's proxy sends this API (/api/upstream/...,
+ * signed by the IAM for this API's audience alone; their keys at the gateway's
+ * /.well-known/jwks.json), on GET /me.
  * @param {{ issuer: string, audience: string, jwksUri?: string, introspection?: { clientId: string, clientSecret: string }, session?: { issuer: string, audience: string, jwksUri: string } }} options
  */
 export function ordersApi({ issuer, audience, jwksUri, introspection, session }) {
@@ -90,8 +91,9 @@ async function main() {
   }
   const { INTROSPECTION_CLIENT_ID: clientId, INTROSPECTION_CLIENT_SECRET: clientSecret } = process.env
   const introspection = clientId && clientSecret ? { clientId, clientSecret } : undefined
-  // the gateway proxy's session tokens (GET /me): SESSION_ISSUER and SESSION_AUDIENCE are the IAM's
-  // jwt.access_tokens.issuer and .audience, SESSION_JWKS_URI the gateway's /.well-known/jwks.json
+  // the tokens the gateway's proxy sends this API (GET /me): SESSION_ISSUER is the IAM's
+  // jwt.access_tokens.issuer, SESSION_AUDIENCE this API's apis[].audience at the gateway (one of the
+  // IAM's jwt.api_access_tokens.audiences), SESSION_JWKS_URI the gateway's /.well-known/jwks.json
   const { SESSION_ISSUER, SESSION_AUDIENCE, SESSION_JWKS_URI } = process.env
   const session = SESSION_ISSUER && SESSION_AUDIENCE && SESSION_JWKS_URI ? { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, jwksUri: SESSION_JWKS_URI } : undefined
   const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined, introspection, session }))

@@ -1,7 +1,7 @@
 /** Gateway authorization routes (IAM spec "Gateway authorization"). */
 import { z } from 'zod'
-import { cookieOnly, defineRoutes, noBody } from './define'
-import { COOKIE_ONLY, FULL_AUTH, responses, type Responses } from './responses'
+import { cookieOnly, defineRoutes, json, noBody } from './define'
+import { COOKIE_ONLY, errorFail, FULL_AUTH, JSON_BODY_FIELDS, responses, type Responses } from './responses'
 
 /** The account or device the session names is gone: `{ authorized: false, reason: "Not found" }` */
 const NO_ACCOUNT: Responses = { 404: { description: 'The account or device is gone', body: z.object({ authorized: z.literal(false), reason: z.string() }) } }
@@ -55,6 +55,28 @@ export const GATEWAY_AUTH_ROUTES = defineRoutes({
       },
       FULL_AUTH,
       COOKIE_ONLY,
+      NO_ACCOUNT,
+    ),
+  },
+  apiAccessToken: {
+    method: 'POST',
+    path: '/auth/user/api-access-token',
+    summary: "An access token for one API of the session (the gateway's API proxy): aud that audience alone, sub the public id",
+    auth: 'full',
+    limiters: [],
+    request: json(),
+    body: z.strictObject({ audience: z.string().min(1).max(2048) }),
+    responses: responses(
+      {
+        200: {
+          description: 'The token: the session token\'s claims with `aud` the audience and `sub` the public id, at most jwt.api_access_tokens.expiresInMs and never past the session token',
+          body: z.object({ ok: z.literal(true), date: z.iso.datetime(), accessToken: z.string(), tokenType: z.literal('Bearer'), audience: z.string(), expiresAt: z.iso.datetime() }),
+        },
+        400: { description: 'Validation failed', body: errorFail },
+        403: { description: 'Not an audience of jwt.api_access_tokens.audiences (`reason: AUDIENCE_NOT_ALLOWED`)', body: errorFail },
+      },
+      JSON_BODY_FIELDS,
+      FULL_AUTH,
       NO_ACCOUNT,
     ),
   },

@@ -144,6 +144,21 @@ export const configSchema = z.strictObject({
           audience: z.string().default('http://127.0.0.1:3000'),
         })
         .prefault({}),
+      /**
+       * The per-API access tokens the gateway's API proxy asks for (POST /auth/user/api-access-token,
+       * iam/features/tokens/api-access-token.ts): `audiences` are the only `aud` values they are
+       * issued for (each API's `apis[].audience` in the gateway config; none by default), and
+       * `expiresInMs` their life, never past the session token they are asked with.
+       */
+      api_access_tokens: z
+        .strictObject({
+          audiences: z
+            .array(z.string().min(1))
+            .default([])
+            .refine((list) => new Set(list).size === list.length, 'audiences must be unique'),
+          expiresInMs: z.number().int().positive().default(5 * MINUTE_MS),
+        })
+        .prefault({}),
       refresh_tokens: z
         .strictObject({
           domain: z.string().default('localhost'),
@@ -155,6 +170,11 @@ export const configSchema = z.strictObject({
           byPassAnomaliesFor: z.number().int().nonnegative().default(3 * HOUR_MS),
         })
         .prefault({}),
+    })
+    // a per-API token for the session audience would be taken as a session token wherever those are
+    .refine((jwt) => !jwt.api_access_tokens.audiences.includes(jwt.access_tokens.audience), {
+      message: 'may not name jwt.access_tokens.audience (the session tokens\' own audience)',
+      path: ['api_access_tokens', 'audiences'],
     })
     .prefault({}),
   magic_links: z

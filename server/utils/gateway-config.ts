@@ -85,18 +85,23 @@ const upstreamUrl = absoluteUrl.refine((value) => {
  * - `name`: the path segment after /api/upstream/; 1-64 of [a-z0-9-], unique.
  * - `upstream`: where the API lives; its path is a base the request's path is appended to, and no
  *   request path leaves it (`..`, encoded slashes and backslashes are refused with 400).
- * - `audience`: when set, the user's access token must name it in `aud`; otherwise the proxy
- *   answers 502 (the gateway is misconfigured: the IAM issues tokens for another audience) and logs
- *   it, and nothing is sent to the API.
+ * - `audience`: required; the `aud` of the tokens this API receives. The proxy asks the IAM for a
+ *   token of this audience alone (server/utils/upstream-token.ts), so a token one API received is
+ *   refused by every other; the IAM issues only for audiences in its
+ *   `jwt.api_access_tokens.audiences`, and otherwise the proxy answers 502 and logs it, and
+ *   nothing is sent to the API.
  * - `scopes`: roles the user's access token must all carry (its `roles` claim, or a
  *   space-separated `scope` claim); otherwise 403 and nothing is sent.
  * - `timeoutMs`: how long to wait for the API's answer (its status and headers); then 504.
  * - `maxBodyBytes`: the largest request body forwarded (default 1 MiB); larger is 413.
  */
+const AUDIENCE_REQUIRED =
+  "required: set it to the audience this API checks in its tokens' aud (a value of its own, no other API's), and list it in the IAM's jwt.api_access_tokens.audiences"
+
 export const apiSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9-]{1,64}$/, 'API names are 1-64 of [a-z0-9-]'),
   upstream: upstreamUrl,
-  audience: z.string().min(1).optional(),
+  audience: z.string({ error: (issue) => (issue.input === undefined ? AUDIENCE_REQUIRED : undefined) }).min(1, AUDIENCE_REQUIRED),
   scopes: z.array(z.string().min(1)).default([]),
   timeoutMs: z.number().int().positive().max(300_000).default(10_000),
   maxBodyBytes: z.number().int().nonnegative().max(64 * 1024 * 1024).default(UPSTREAM_DEFAULT_BODY_LIMIT_BYTES),
@@ -152,11 +157,19 @@ export class GatewayConfigError extends Error {
   override name = 'GatewayConfigError'
 }
 
+/** ` (API "<name>")` for an issue inside an `apis` entry that has a name: which entry, beside its index. */
+function apiNamed(raw: unknown, path: readonly PropertyKey[]): string {
+  if (path[0] !== 'apis' || typeof path[1] !== 'number' || path.length < 3) return ''
+  const apis = raw && typeof raw === 'object' ? (raw as { apis?: unknown }).apis : undefined
+  const name: unknown = Array.isArray(apis) ? (apis[path[1]] as { name?: unknown } | undefined)?.name : undefined
+  return typeof name === 'string' ? ` (API ${JSON.stringify(name)})` : ''
+}
+
 export function parseGatewayConfig(raw: unknown): GatewayConfig {
   const result = gatewayConfigSchema.safeParse(raw ?? {})
   if (result.success) return result.data
   const lines = result.error.issues.flatMap((issue) => {
-    const at = issue.path.map(String).join('.')
+    const at = issue.path.map(String).join('.') + apiNamed(raw, issue.path)
     if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${at ? `${at}.` : ''}${k}: unknown key`)
     return [`${at || '(root)'}: ${issue.message}`]
   })

@@ -1,8 +1,10 @@
 /**
  * The token-mediating API proxy (docs/gateway.md, "Call your APIs through the gateway"): `/api/upstream/<name>/<path>?<query>` goes to
- * the configured API `<name>` only, at `<upstream base path><path>?<query>`, with the signed-in
- * user's access token as `Authorization: Bearer` (refreshed first when near expiry, through the
- * BFF's one-refresh-per-browser logic). The browser's cookies and Authorization never leave the
+ * the configured API `<name>` only, at `<upstream base path><path>?<query>`, with an access token
+ * of the signed-in user for that API's audience alone as `Authorization: Bearer`
+ * (server/utils/upstream-token.ts; asked with the session's token, refreshed first when near
+ * expiry through the BFF's one-refresh-per-browser logic). The session's own token never leaves:
+ * with it, one API could call every other as the user. The browser's cookies and Authorization never leave the
  * gateway; only a short list of request headers does. The API's answer comes back with its status
  * and body, without Set-Cookie, hop-by-hop headers or anything that would loosen the gateway's own
  * security headers. Redirects are returned, never followed.
@@ -12,6 +14,7 @@ import { isCanonicalPath } from '../../iam/contract/request-path'
 import { clientIpOf } from './client-ip'
 import { useGatewayConfig, type ApiConfig } from './gateway-config'
 import { useGatewayLog } from './log'
+import { upstreamTokenFor } from './upstream-token'
 import { ensureAccess } from './bff/session'
 import { bffFail } from './bff/respond'
 
@@ -101,10 +104,10 @@ function claimsOf(token: string): Record<string, unknown> {
   }
 }
 
-/** `aud` names `audience` (a string or a list). */
-function hasAudience(claims: Record<string, unknown>, audience: string): boolean {
+/** `aud` is `audience` and nothing else: a token naming a second audience would be good at that API too. */
+function hasOnlyAudience(claims: Record<string, unknown>, audience: string): boolean {
   const { aud } = claims
-  return aud === audience || (Array.isArray(aud) && aud.includes(audience))
+  return aud === audience || (Array.isArray(aud) && aud.length === 1 && aud[0] === audience)
 }
 
 /** What the token grants: its `roles` and the words of a `scope` claim. */
@@ -148,20 +151,18 @@ export async function proxyToApi(event: H3Event, name: string): Promise<Readable
   const clientIp = clientIpOf(event)
   if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.' })
 
-  const token = await ensureAccess(event)
-  const claims = claimsOf(token)
-  const log = useGatewayLog()
-  if (api.audience !== undefined && !hasAudience(claims, api.audience)) {
-    log.error('upstream: the API is not an audience of the access tokens (check apis[].audience and the IAM jwt.access_tokens.audience)', {
-      requestId: event.context.requestId,
-      api: api.name,
-      audience: api.audience,
-    })
-    bffFail(502, { ok: false, error: "Gateway misconfigured: this API is not an audience of the session's tokens." })
-  }
-  const grants = grantsOf(claims)
+  const sessionToken = await ensureAccess(event)
+  // roles are the session's (the API's token carries the same): a user without them costs no IAM call
+  const grants = grantsOf(claimsOf(sessionToken))
   const missing = api.scopes.filter((scope) => !grants.has(scope))
   if (missing.length > 0) bffFail(403, { ok: false, error: 'Your account does not have the permission this API requires.', required: api.scopes })
+  const token = await upstreamTokenFor(event, api, sessionToken)
+  const log = useGatewayLog()
+  if (!hasOnlyAudience(claimsOf(token), api.audience)) {
+    // the IAM issues exactly the audience asked for; anything else is not sent anywhere
+    log.error('upstream: the token the IAM issued is not for the API\'s audience alone', { requestId: event.context.requestId, api: api.name, audience: api.audience })
+    bffFail(502, { ok: false, error: "Gateway misconfigured: the IAM does not issue tokens for this API's audience." })
+  }
 
   const headers: Record<string, string> = {}
   for (const header of PASSED_REQUEST_HEADERS) {

@@ -22,10 +22,12 @@ const e2e = useE2eStack(
     await buildIfStaleAsync(EXAMPLE_APP, output, { GATEWAY_TEST_BUILD: '', EXAMPLE_OUTPUT_DIR: output })
     // the example API, taking the session tokens the gateway's proxy sends (keys at the gateway's /.well-known/jwks.json)
     const gatewayPort = await freePort()
+    // the proxy sends the API a token of the API's own audience (apis[].audience), which the IAM issues for
+    const ordersAudience = 'https://orders.example-app.test'
     const listener = ordersApi({
       issuer: 'http://unused.example/oidc',
       audience: 'unused',
-      session: { issuer: 'http://127.0.0.1:3001', audience: 'http://127.0.0.1:3000', jwksUri: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json` },
+      session: { issuer: 'http://127.0.0.1:3001', audience: ordersAudience, jwksUri: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json` },
     })
     api = createServer((req, res) => {
       seen.push({ authorization: req.headers.authorization, cookie: req.headers.cookie })
@@ -36,7 +38,8 @@ const e2e = useE2eStack(
     return {
       gatewayEntry: join(output, 'server', 'index.mjs'),
       gatewayPort,
-      gatewayConfig: { apis: [{ name: 'orders', upstream: `http://127.0.0.1:${apiPort}` }] },
+      gatewayConfig: { apis: [{ name: 'orders', upstream: `http://127.0.0.1:${apiPort}`, audience: ordersAudience }] },
+      iamConfig: () => ({ jwt: { api_access_tokens: { audiences: [ordersAudience] } } }),
     }
   },
   { timeout: 300_000 },

@@ -1,13 +1,14 @@
 /**
  * The token-mediating API proxy (/api/upstream/<name>/**) against the real IAM and a small API
- * started here that records what reached it: the user's access token as Bearer and nothing of the
- * browser's cookies, one refresh for many parallel calls, paths that cannot leave the API's base,
+ * started here that records what reached it: the user's access token for the API's audience as
+ * Bearer and nothing of the browser's cookies, one refresh for many parallel calls, paths that cannot leave the API's base,
  * filtered headers both ways, CSRF, and the statuses of an unknown API, a missing session, an API
- * that is down or slow, an audience the tokens do not carry and a role the user lacks.
+ * that is down or slow, an audience the IAM does not issue for and a role the user lacks
+ * (api-proxy.security.test.ts: each API's token is good at that API alone).
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose'
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
 import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
@@ -89,19 +90,22 @@ beforeEach(() => {
 })
 
 const base = () => `http://127.0.0.1:${upstreamPort}/base`
+/** the audience of the API most tests call (one the IAM issues per-API tokens for) */
+const API_AUDIENCE = 'https://api.example'
 const stack = await setupStack(
   () => ({
     rate_limiters: { signup: { points: 100, duration: 60, blockDuration: 1 }, login: { points: 100, duration: 60, blockDuration: 1 } },
+    jwt: { api_access_tokens: { audiences: [API_AUDIENCE, 'https://users-only.example', 'https://admins-only.example', 'https://small.example', 'https://down.example', 'https://slow.example'] } },
   }),
   () => ({
     apis: [
-      { name: 'api', upstream: base() },
-      { name: 'users-only', upstream: base(), scopes: ['user'], audience: 'http://127.0.0.1:3000' },
-      { name: 'admins-only', upstream: base(), scopes: ['admin'] },
+      { name: 'api', upstream: base(), audience: API_AUDIENCE },
+      { name: 'users-only', upstream: base(), scopes: ['user'], audience: 'https://users-only.example' },
+      { name: 'admins-only', upstream: base(), scopes: ['admin'], audience: 'https://admins-only.example' },
       { name: 'elsewhere', upstream: base(), audience: 'https://other-api.example' },
-      { name: 'down', upstream: `http://127.0.0.1:${closedPort}/base` },
-      { name: 'slow', upstream: base(), timeoutMs: 300 },
-      { name: 'small', upstream: base(), maxBodyBytes: 16 },
+      { name: 'down', upstream: `http://127.0.0.1:${closedPort}/base`, audience: 'https://down.example' },
+      { name: 'slow', upstream: base(), timeoutMs: 300, audience: 'https://slow.example' },
+      { name: 'small', upstream: base(), maxBodyBytes: 16, audience: 'https://small.example' },
     ],
   }),
   // the last test moves the gateway's clock (token life as the gateway judges it)
@@ -166,18 +170,18 @@ describe('who may call', () => {
     expect(received).toHaveLength(1)
   })
 
-  it('answers 502 and logs it when the API is not an audience of the tokens', async () => {
+  it('answers 502 and logs it when the IAM does not issue tokens for the API\'s audience', async () => {
     const b = await signedIn()
     const res = await b.call('/api/upstream/elsewhere/things')
     expect(res.status).toBe(502)
-    expect(String(res.json.error)).toMatch(/gateway misconfigured: this API is not an audience/i)
+    expect(String(res.json.error)).toMatch(/gateway misconfigured: the IAM does not issue tokens for this API's audience/i)
     expect(received).toHaveLength(0)
-    await waitForLog(stack.gateway, (line) => line.includes('not an audience') && line.includes('"api":"elsewhere"'))
+    await waitForLog(stack.gateway, (line) => line.includes('does not issue tokens') && line.includes('"api":"elsewhere"'))
   })
 })
 
 describe('what is forwarded', () => {
-  it('sends the session access token as Bearer, the path and query under the base, the body and selected headers only', async () => {
+  it("sends the user's token for the API's audience as Bearer, the path and query under the base, the body and selected headers only", async () => {
     const b = await signedIn()
     const res = await b.call('/api/upstream/api/things/42?x=1&y=%20z', {
       method: 'POST',
@@ -205,14 +209,16 @@ describe('what is forwarded', () => {
     // the client's address as the gateway resolved it (the test talks from 127.0.0.1), not what it claimed
     expect(got.headers['x-forwarded-for']).toBe('127.0.0.1')
     for (const header of ['cookie', 'x-secret', 'te', 'proxy-authorization', 'origin', 'x-csrf', 'sec-fetch-site']) expect(got.headers[header]).toBeUndefined()
-    // the bearer is a valid IAM access token: the session's, not the browser's header
+    // the bearer is a valid IAM access token for this API: neither the browser's header nor the session's own token
     const token = /^Bearer (.+)$/.exec(got.headers.authorization ?? '')?.[1]
-    expect(token).toBe(b.jar.get('__Secure-a'))
+    expect(token).not.toBe(b.jar.get('__Secure-a'))
     // the IAM signs every route but /health from loopback: its key set is read as the gateway would
     const jwks = await createIamClient({ baseUrl: stack.iam.url, hmac }).request<JSONWebKeySet>({ method: 'GET', path: '/.well-known/jwks.json' })
     expect(jwks.status).toBe(200)
-    const { payload } = await jwtVerify(token!, createLocalJWKSet(jwks.body!))
+    const { payload } = await jwtVerify(token!, createLocalJWKSet(jwks.body!), { audience: API_AUDIENCE })
+    expect(payload.aud).toBe(API_AUDIENCE)
     expect(payload.roles).toEqual(['user'])
+    expect(payload.sid).toBe(decodeJwt(b.jar.get('__Secure-a')!).sid)
   })
 
   it('drops hop-by-hop headers and the browser cookies', async () => {
@@ -231,7 +237,8 @@ describe('what is forwarded', () => {
     const got = received[0]!
     for (const header of ['cookie', 'keep-alive', 'x-hop', 'te', 'trailer', 'proxy-authorization', 'proxy-connection', 'upgrade']) expect(got.headers[header]).toBeUndefined()
     expect(got.headers.connection ?? '').not.toMatch(/x-hop/)
-    expect(got.headers.authorization).toBe(`Bearer ${b.jar.get('__Secure-a')}`)
+    expect(got.headers.authorization).toMatch(/^Bearer ey/)
+    expect(got.headers.authorization).not.toBe(`Bearer ${b.jar.get('__Secure-a')}`)
   })
 
   it('forwards to the base path itself, with a trailing slash, and HEAD without a body', async () => {
@@ -304,7 +311,7 @@ describe('paths stay under the API base', () => {
 })
 
 describe('refresh and failures', () => {
-  it('refreshes an expired access token once for 8 parallel calls, each of which reaches the API with the new token', async () => {
+  it("refreshes an expired access token once for 8 parallel calls, each of which reaches the API with one token issued for the new session's", async () => {
     const b = await signedIn()
     const old = b.jar.get('__Secure-a')
     // the access cookie expires with its token: the browser stops sending it
@@ -317,7 +324,9 @@ describe('refresh and failures', () => {
     const bearers = new Set(received.map((r) => r.headers.authorization))
     expect(bearers.size).toBe(1)
     expect([...bearers][0]).not.toBe(`Bearer ${old}`)
-    expect([...bearers][0]).toBe(`Bearer ${b.jar.get('__Secure-a')}`)
+    // issued with the refreshed session token: the API's token is one of the new session token's
+    expect(decodeJwt([...bearers][0]!.slice(7)).exp).toBeLessThanOrEqual(decodeJwt(b.jar.get('__Secure-a')!).exp!)
+    expect(decodeJwt([...bearers][0]!.slice(7)).exp).toBeGreaterThan(decodeJwt(old!).iat!)
   })
 
   it('answers 502 when the API is unreachable', async () => {

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { ESCAPING_SEGMENTS } from '../helpers/escaping-segments'
-import { sharedBffIam } from '../helpers/shared-bff-iam'
+import { SHARED_API_AUDIENCE, sharedBffIam } from '../helpers/shared-bff-iam'
 import { browserLike, freshEmail, hmac, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 let upstream: Server
@@ -32,7 +32,7 @@ beforeEach(() => {
   reachedUpstream = []
 })
 
-const stack = await setupStackOnSharedIam(() => ({ apis: [{ name: 'api', upstream: `http://127.0.0.1:${upstreamPort}/base` }] }))
+const stack = await setupStackOnSharedIam(() => ({ apis: [{ name: 'api', upstream: `http://127.0.0.1:${upstreamPort}/base`, audience: SHARED_API_AUDIENCE }] }))
 
 /** One request exactly as written, to `base` (the gateway unless told). */
 function raw(path: string, init: { method?: string; headers?: Record<string, string>; body?: string; base?: string } = {}): Promise<{ status: number; body: string }> {

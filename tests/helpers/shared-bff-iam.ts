@@ -20,6 +20,9 @@ export const BFF_IAM_BASE = { service: { Hmac: { ...hmac, requireBodyDigest: tru
 
 const WIDE = { points: 100_000, duration: 60, blockDuration: 1 }
 
+/** the one audience the shared IAM issues per-API tokens for: a file's gateway on it names this as its API's `audience` */
+export const SHARED_API_AUDIENCE = 'https://shared-api.test.example'
+
 declare module 'vitest' {
   export interface ProvidedContext {
     sharedBffIam: SharedBffIam
@@ -28,7 +31,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // every browser of every file signs up and in from 127.0.0.1 through its gateway
-  const iam = await startIam({ config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE } } })
+  const iam = await startIam({ config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE }, jwt: { api_access_tokens: { audiences: [SHARED_API_AUDIENCE] } } } })
   project.provide('sharedBffIam', { url: iam.url, port: iam.port, share: iam.share, dataDir: iam.dataDir })
   return () => iam.stop()
 }

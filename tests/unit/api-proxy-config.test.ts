@@ -3,10 +3,11 @@
  * appended to the API's base path, and anything that could step out of it is refused.
  */
 import { describe, expect, it } from 'vitest'
+import { parseConfig } from '../../iam/lib/config'
 import { parseGatewayConfig } from '../../server/utils/gateway-config'
 import { upstreamUrlFor } from '../../server/utils/upstream-proxy'
 
-const api = (extra: Record<string, unknown> = {}) => ({ name: 'orders', upstream: 'https://api.example/v1', ...extra })
+const api = (extra: Record<string, unknown> = {}) => ({ name: 'orders', upstream: 'https://api.example/v1', audience: 'https://orders.example', ...extra })
 
 describe('apis config', () => {
   it('applies defaults', () => {
@@ -14,15 +15,32 @@ describe('apis config', () => {
     expect(parseGatewayConfig({ apis: [api()] }).apis[0]).toEqual({
       name: 'orders',
       upstream: 'https://api.example/v1',
+      audience: 'https://orders.example',
       scopes: [],
       timeoutMs: 10_000,
       maxBodyBytes: 1024 * 1024,
     })
   })
 
+  it('refuses an API without an audience, naming the entry and what to set', () => {
+    // every API gets tokens bound to its own audience: without one, a token it receives would be good at the others
+    const { audience: _, ...noAudience } = api()
+    for (const entry of [noAudience, api({ audience: '' })]) {
+      let message = ''
+      try {
+        parseGatewayConfig({ apis: [api({ name: 'first', audience: 'https://first.example' }), entry] })
+      } catch (error) {
+        message = (error as Error).message
+      }
+      expect(message).toMatch(/apis\.1\.audience/)
+      expect(message).toMatch(/"orders"/)
+      expect(message).toMatch(/jwt\.api_access_tokens\.audiences/)
+    }
+  })
+
   it('refuses bad names and duplicates', () => {
     for (const name of ['', 'Orders', 'a_b', 'a/b', 'x'.repeat(65)]) expect(() => parseGatewayConfig({ apis: [api({ name })] })).toThrow(/apis\.0\.name/)
-    expect(() => parseGatewayConfig({ apis: [api(), api({ upstream: 'https://other.example' })] })).toThrow(/API names must be unique/)
+    expect(() => parseGatewayConfig({ apis: [api(), api({ upstream: 'https://other.example', audience: 'https://other.example' })] })).toThrow(/API names must be unique/)
   })
 
   it('refuses upstreams that are not plain absolute http(s) URLs', () => {
@@ -35,6 +53,25 @@ describe('apis config', () => {
   it('refuses unknown keys and bad timeouts', () => {
     expect(() => parseGatewayConfig({ apis: [api({ follow: true })] })).toThrow(/apis\.0\.follow: unknown key/)
     expect(() => parseGatewayConfig({ apis: [api({ timeoutMs: 0 })] })).toThrow(/apis\.0\.timeoutMs/)
+  })
+})
+
+describe('the IAM\'s per-API audiences (jwt.api_access_tokens)', () => {
+  it('issues for no API by default, for 5 minutes at most', () => {
+    expect(parseConfig({}).jwt.api_access_tokens).toEqual({ audiences: [], expiresInMs: 5 * 60_000 })
+  })
+
+  it('refuses the session tokens\' own audience and duplicates', () => {
+    // a per-API token for the session audience would be a session token to everything that takes those
+    expect(() => parseConfig({ jwt: { api_access_tokens: { audiences: ['http://127.0.0.1:3000'] } } })).toThrow(/api_access_tokens\.audiences/)
+    expect(() => parseConfig({ jwt: { access_tokens: { audience: 'https://app.example' }, api_access_tokens: { audiences: ['https://app.example'] } } })).toThrow(
+      /api_access_tokens\.audiences/,
+    )
+    expect(() => parseConfig({ jwt: { api_access_tokens: { audiences: ['https://a.example', 'https://a.example'] } } })).toThrow(/api_access_tokens\.audiences/)
+    expect(parseConfig({ jwt: { api_access_tokens: { audiences: ['https://a.example', 'https://b.example'] } } }).jwt.api_access_tokens.audiences).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ])
   })
 })
 

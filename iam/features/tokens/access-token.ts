@@ -97,9 +97,51 @@ export async function signAccessToken(
     iat,
     exp: Math.floor((now + expiresInMs) / 1000),
   }
+  return { token: signPayload(ring, payload), jti, accessIat: now, expiresInMs }
+}
+
+/** A compact JWS of `payload` with the ring's current key (the header of every access token). */
+function signPayload(ring: KeyRing, payload: Record<string, unknown>): string {
   const input = `${headerSegmentOf(ring)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`
   const signature = signWith(null, Buffer.from(input), keyObjectOf(ring.current.privateKey))
-  return { token: `${input}.${signature.toString('base64url')}`, jti, accessIat: now, expiresInMs }
+  return `${input}.${signature.toString('base64url')}`
+}
+
+/** The claims of a per-API access token (iam/features/tokens/api-access-token.ts). */
+export interface ApiAccessClaims {
+  issuer: string
+  /** the one API the token is for */
+  audience: string
+  /** the person's public id (users.public_id), never the serial id */
+  subject: string
+  sessionId: string
+  visitor: string
+  roles: string[]
+  org?: OrgClaim
+  act?: { sub: string }
+  /** ms since the epoch */
+  expiresAt: number
+}
+
+/**
+ * Signs a per-API access token: the session token's claims and header, but one audience and the
+ * public subject. The IAM itself never accepts it as a session token: its `aud` is not
+ * jwt.access_tokens.audience (the config refuses that) and its `sub` is no serial id (checkClaims).
+ */
+export function signApiAccessToken(ring: KeyRing, claims: ApiAccessClaims, now: number): string {
+  return signPayload(ring, {
+    sid: claims.sessionId,
+    visitor: claims.visitor,
+    roles: claims.roles,
+    ...(claims.org ? { org: claims.org } : {}),
+    ...(claims.act ? { act: { sub: claims.act.sub } } : {}),
+    iss: claims.issuer,
+    aud: claims.audience,
+    sub: claims.subject,
+    jti: randomUUID(),
+    iat: Math.floor(now / 1000),
+    exp: Math.floor(claims.expiresAt / 1000),
+  })
 }
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string')

@@ -86,6 +86,8 @@ export const BFF_IAM_ROUTES = [
   'oidcInteractionAbort',
   // the session tokens' public keys, for the APIs behind the proxy (/.well-known/jwks.json)
   'jwks',
+  // the API proxy's token for one API's audience (server/utils/upstream-token.ts)
+  'apiAccessToken',
   // the account page's connected apps
   'oidcConnectedApps',
   'oidcRevokeApp',

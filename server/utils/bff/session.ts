@@ -73,8 +73,8 @@ export async function refreshSession(event: H3Event): Promise<IamResponse<unknow
   return res
 }
 
-/** Turns a refresh that did not issue tokens into the page's state (MFA, rate limit, signed out). */
-function failRefresh(event: H3Event, res: IamResponse<unknown>): never {
+/** Turns a refresh (or another session call) that did not issue tokens into the page's state (MFA, rate limit, signed out). */
+export function failRefresh(event: H3Event, res: IamResponse<unknown>): never {
   if (res.status === 202) {
     const message = (res.body as { message?: unknown } | null)?.message
     bffFail(202, { ok: false, mfa: true, message: typeof message === 'string' ? message : 'A login link has been sent to your email.' })
