@@ -10,7 +10,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { signRequestV2 } from '../../iam/client/hmac'
+import { signRequestV3 } from '../../iam/client/hmac'
 import { ESCAPING_SEGMENTS } from '../helpers/escaping-segments'
 import { SHARED_API_AUDIENCE, sharedBffIam } from '../helpers/shared-bff-iam'
 import { browserLike, freshEmail, hmac, PASSWORD, setupStackOnSharedIam } from './bff-harness'
@@ -87,10 +87,10 @@ describe('the OpenID Provider forwarder (/oidc/**)', () => {
 })
 
 describe('the IAM on arrival', () => {
-  it('refuses a correctly signed request whose /oidc path is not canonical', async () => {
+  it('refuses a request signed as provider traffic whose /oidc path is not canonical', async () => {
     const iam = sharedBffIam()
     for (const path of ['/oidc/%2e%2e/openapi.json', '/oidc/.%2e/check', '/oidc/%2e%2e%2fcheck']) {
-      const headers = signRequestV2({ ...hmac, method: 'GET', url: path, headers: { 'x-forwarded-for': '127.0.0.1' } })
+      const headers = signRequestV3({ ...hmac, method: 'GET', url: path, headers: { 'x-forwarded-for': '127.0.0.1' }, purpose: 'provider' })
       const res = await raw(path, { base: iam.url, headers: { ...headers, 'x-forwarded-for': '127.0.0.1' } })
       expect(res.status, path).toBe(400)
     }
