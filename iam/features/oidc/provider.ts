@@ -23,6 +23,7 @@ import { introspectionPolicy } from './introspection-policy'
 import { recordOidcEvent } from './connected-apps'
 import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
+import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
 import { errorPage, escapeHtml, renderPage } from './pages'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 
@@ -245,6 +246,17 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   // URLs the provider prints are built from the issuer (routes/oidc sets the forwarded host and
   // scheme from it), never from what a request claims.
   provider.proxy = true
+  // the bound on a client's live device codes (device-codes.ts), once the provider stored the new one
+  provider.use(async (octx, next) => {
+    await next()
+    const oidcCtx = (octx as Partial<OidcCtx>).oidc
+    if (octx.status !== 200 || oidcCtx?.route !== 'device_authorization' || !oidcCtx.client) return
+    const max = oidc.deviceFlow.maxLiveCodesPerClient
+    if ((await liveDeviceCodes(db, oidcCtx.client.clientId, Date.now())) <= max) return
+    await oidcCtx.entities.DeviceCode?.destroy()
+    octx.status = 400
+    octx.body = tooManyDeviceCodes(max)
+  })
   provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
   // a back-channel logout the app's back end did not take: the session ended here all the same
   provider.on('backchannel.error', (_octx: OidcCtx, error: Error, client: { clientId: string }) =>

@@ -1,0 +1,89 @@
+/**
+ * The OpenID Provider's hardening through the front door (gateway + IAM):
+ * - device authorization (RFC 8628): user code entry is rate limited (section 5.1: a user code is
+ *   short enough to guess), and a client holds a bounded number of live device codes;
+ * - PKCE is required of every client, confidential ones included (RFC 9700 section 2.1.1);
+ * - a client authenticates the way it registered (`token_endpoint_auth_method`): a
+ *   client_secret_basic client sending its secret in the body is refused, and the other way round,
+ *   at the token, introspection (both of its paths) and revocation endpoints.
+ */
+import * as oauth from 'oauth4webapi'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authorizationUrl, Browser, formAction, formFields, insecure, signUp, startOpStack, walkAuthorization, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
+
+/** user code submissions a browser (and its address) may make in the window */
+const USER_CODE_POINTS = 4
+const MAX_LIVE_DEVICE_CODES = 3
+
+let op: OpStack
+
+beforeAll(async () => {
+  op = await startOpStack({
+    iamConfig: () => ({
+      rate_limiters: { deviceUserCode: { points: USER_CODE_POINTS, duration: 600, blockDuration: 900 } },
+      oidc: { deviceFlow: { maxLiveCodesPerClient: MAX_LIVE_DEVICE_CODES } },
+    }),
+  })
+})
+afterAll(() => op?.stop())
+
+async function signedInBrowser(): Promise<Browser> {
+  const browser = new Browser(op.url)
+  await signUp(browser)
+  return browser
+}
+
+async function startDevice(rp: RegisteredClient) {
+  return oauth.processDeviceAuthorizationResponse(op.as, rp.client, await oauth.deviceAuthorizationRequest(op.as, rp.client, rp.auth, { scope: 'openid' }, insecure))
+}
+
+/** The device endpoint's error, or 'succeeded'. */
+async function deviceError(rp: RegisteredClient): Promise<{ error?: string; description?: string } | 'succeeded'> {
+  try {
+    await startDevice(rp)
+    return 'succeeded'
+  } catch (error) {
+    const e = error as { error?: string; error_description?: string }
+    return { error: e.error, description: e.error_description }
+  }
+}
+
+describe('device flow: user code entry and live device codes are bounded (RFC 8628 section 5.1)', () => {
+  it('a client holds at most the configured number of live device codes; the next request is refused with a description, and other clients are not affected', async () => {
+    const rp = await op.register({ name: 'TV app', public: true, grants: ['device_code'] })
+    for (let i = 0; i < MAX_LIVE_DEVICE_CODES; i++) expect(await deviceError(rp)).toBe('succeeded')
+    const refused = await deviceError(rp)
+    expect(refused).toMatchObject({ error: 'slow_down' })
+    expect((refused as { description?: string }).description).toMatch(/device codes/)
+    const other = await op.register({ name: 'Other TV app', public: true, grants: ['device_code'] })
+    expect(await deviceError(other)).toBe('succeeded')
+  })
+
+  it('after the allowed number of wrong codes, the right code is refused too, with the page saying to wait (not JSON), for a new browser from the same address as well', async () => {
+    const rp = await op.register({ name: 'Console', public: true, grants: ['device_code'] })
+    const device = await startDevice(rp)
+    const browser = await signedInBrowser()
+    let html = await (await browser.fetch('/oidc/device')).text()
+    for (let i = 0; i < USER_CODE_POINTS; i++) {
+      const res = await browser.fetch(formAction(html, 'op.deviceInputForm'), { form: { ...formFields(html, 'op.deviceInputForm'), user_code: `BCDF-GHJ${'KLMN'[i]}` } })
+      html = await res.text()
+      expect(html).toContain('That code is not valid or has expired')
+    }
+    const right = await browser.fetch(formAction(html, 'op.deviceInputForm'), { form: { ...formFields(html, 'op.deviceInputForm'), user_code: device.user_code } })
+    expect(right.status).toBe(429)
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(right.headers.get('content-type')).toMatch(/text\/html/)
+    const page = await right.text()
+    expect(page).toContain('Too many attempts')
+    expect(page).not.toContain('Confirm the device')
+
+    const fresh = new Browser(op.url)
+    const freshHtml = await (await fresh.fetch('/oidc/device')).text()
+    const again = await fresh.fetch(formAction(freshHtml, 'op.deviceInputForm'), { form: { ...formFields(freshHtml, 'op.deviceInputForm'), user_code: device.user_code } })
+    expect(again.status).toBe(429)
+    // the device was never approved
+    await expect(
+      oauth.processDeviceCodeResponse(op.as, rp.client, await oauth.deviceCodeGrantRequest(op.as, rp.client, rp.auth, device.device_code, insecure)),
+    ).rejects.toMatchObject({ error: 'authorization_pending' })
+  })
+})
