@@ -87,3 +87,18 @@ describe('device flow: user code entry and live device codes are bounded (RFC 86
     ).rejects.toMatchObject({ error: 'authorization_pending' })
   })
 })
+
+describe('PKCE is required of every client (RFC 9700 section 2.1.1)', () => {
+  it('a confidential client sending no code_challenge gets invalid_request back, not a code', async () => {
+    const rp = await op.register({ name: 'Server-side web app' })
+    const { url, state } = await authorizationUrl(op, rp)
+    const withoutPkce = new URL(url)
+    withoutPkce.searchParams.delete('code_challenge')
+    withoutPkce.searchParams.delete('code_challenge_method')
+    const walk = await walkAuthorization(await signedInBrowser(), withoutPkce.href, rp.redirectUri)
+    expect(walk.callback?.searchParams.get('code') ?? null).toBeNull()
+    expect(walk.callback?.searchParams.get('error')).toBe('invalid_request')
+    expect(walk.callback?.searchParams.get('error_description')).toMatch(/PKCE/)
+    expect(walk.callback?.searchParams.get('state')).toBe(state)
+  })
+})

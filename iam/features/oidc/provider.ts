@@ -4,8 +4,8 @@
  * context; everything it keeps lives in the database (adapter.ts), so instances are
  * interchangeable behind the gateway.
  *
- * What it offers (OIDC Core 1.0, RFC 9700): authorization code with PKCE (S256; required for
- * public clients), refresh tokens (rotated for public clients; a reused one revokes its grant),
+ * What it offers (OIDC Core 1.0, RFC 9700): authorization code with PKCE (S256; required of every
+ * client, RFC 9700 section 2.1.1), refresh tokens (rotated for public clients; a reused one revokes its grant),
  * client credentials, device authorization (RFC 8628), introspection (RFC 7662), revocation
  * (RFC 7009), userinfo, RP-initiated and back-channel logout, PAR (RFC 9126), resource indicators
  * (RFC 8707) with JWT access tokens (RFC 9068), and `iss` in authorization responses (RFC 9207).
@@ -103,6 +103,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     enableHttpPostMethods: httpsIssuer,
     // authorization code only: no implicit or hybrid response hands tokens to the browser (RFC 9700 section 2.1.2)
     responseTypes: ['code'],
+    // PKCE for every client, confidential ones too (RFC 9700 section 2.1.1): a client secret does
+    // not stop an injected authorization code from being redeemed by the client it was issued to;
+    // the library's default asks it of public clients only
+    pkce: { required: () => true },
     claims: CLAIMS,
     // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
     scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', 'organization', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
