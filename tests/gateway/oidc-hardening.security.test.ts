@@ -102,3 +102,57 @@ describe('PKCE is required of every client (RFC 9700 section 2.1.1)', () => {
     expect(walk.callback?.searchParams.get('state')).toBe(state)
   })
 })
+
+describe('a client authenticates only by its registered method (token_endpoint_auth_method)', () => {
+  type Presented = 'basic' | 'post'
+  let basicClient: RegisteredClient
+  let postClient: RegisteredClient
+
+  beforeAll(async () => {
+    basicClient = await op.register({ name: 'Basic worker', grants: ['client_credentials'] })
+    postClient = await op.register({ name: 'Post worker', grants: ['client_credentials'], authMethod: 'client_secret_post' })
+  })
+
+  /** A form POST to `endpoint` as `rp`, its secret sent the `presented` way. */
+  async function post(endpoint: string, rp: RegisteredClient, presented: Presented, params: Record<string, string>) {
+    const form = new URLSearchParams(params)
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
+    if (presented === 'post') {
+      form.set('client_id', rp.client.client_id)
+      form.set('client_secret', rp.secret!)
+    } else {
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(rp.client.client_id)}:${encodeURIComponent(rp.secret!)}`).toString('base64')}`
+    }
+    const res = await fetch(endpoint, { method: 'POST', headers, body: form })
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null }
+  }
+
+  const cases: Array<[string, () => RegisteredClient, Presented, Presented]> = [
+    ['client_secret_basic', () => basicClient, 'basic', 'post'],
+    ['client_secret_post', () => postClient, 'post', 'basic'],
+  ]
+
+  for (const [registered, client, right, wrong] of cases) {
+    it(`a ${registered} client is refused at the token endpoint when it sends its secret the other way, and served the registered way`, async () => {
+      const rp = client()
+      expect(await post(op.as.token_endpoint!, rp, wrong, { grant_type: 'client_credentials' })).toMatchObject({ status: 401, body: { error: 'invalid_client' } })
+      const served = await post(op.as.token_endpoint!, rp, right, { grant_type: 'client_credentials' })
+      expect(served.status).toBe(200)
+      expect(served.body?.access_token).toBeTruthy()
+    })
+
+    it(`a ${registered} client is refused at the introspection endpoint (both paths) and the revocation endpoint when it sends its secret the other way`, async () => {
+      const rp = client()
+      const token = (await post(op.as.token_endpoint!, rp, right, { grant_type: 'client_credentials' })).body!.access_token as string
+      // the one-statement path takes access_token hints, the provider's own path the rest
+      for (const hint of ['access_token', 'refresh_token']) {
+        expect({ hint, answer: await post(op.as.introspection_endpoint!, rp, wrong, { token, token_type_hint: hint }) }).toMatchObject({ hint, answer: { status: 401, body: { error: 'invalid_client' } } })
+        expect({ hint, answer: await post(op.as.introspection_endpoint!, rp, right, { token, token_type_hint: hint }) }).toMatchObject({ hint, answer: { status: 200, body: { active: true } } })
+      }
+      expect(await post(op.as.revocation_endpoint!, rp, wrong, { token })).toMatchObject({ status: 401, body: { error: 'invalid_client' } })
+      expect((await post(op.as.introspection_endpoint!, rp, right, { token })).body).toMatchObject({ active: true })
+      expect((await post(op.as.revocation_endpoint!, rp, right, { token })).status).toBe(200)
+      expect((await post(op.as.introspection_endpoint!, rp, right, { token })).body).toEqual({ active: false })
+    })
+  }
+})
