@@ -34,12 +34,16 @@ export const LIMITER_NAMES = [
   'export',
   // link mails per recipient address, from every client together (iam/features/mail/address-cap.ts)
   'mailbox',
+  // device flow user code submissions, per IP and per provider session (iam/routes/oidc/[...path].ts)
+  'deviceUserCode',
 ] as const
 
 export type LimiterName = (typeof LIMITER_NAMES)[number]
 
 /**
- * Names no table entry lists, each with the reason (none today): a limiter that no route consumes
- * is dead unless it is written down here.
+ * Names no table entry lists, each with the reason: a limiter that no route consumes is dead unless
+ * it is written down here.
  */
-export const INTERNAL_LIMITERS: Readonly<Partial<Record<LimiterName, string>>> = {}
+export const INTERNAL_LIMITERS: Readonly<Partial<Record<LimiterName, string>>> = {
+  deviceUserCode: 'consumed by iam/routes/oidc/[...path].ts before POST /oidc/device reaches the provider; the provider\'s endpoints are not in the route table',
+}

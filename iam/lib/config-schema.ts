@@ -317,6 +317,13 @@ export const configSchema = z.strictObject({
        * Each answer stores a challenge, so it stays bounded.
        */
       passkeyOptions: limiter(60, 60, 60),
+      /**
+       * Device flow user code submissions (POST /oidc/device), per client IP and per provider
+       * browser session, right or wrong: RFC 8628 section 5.1 asks for user code entry to be rate
+       * limited, as a code is short enough to type. Connecting a device takes two (the code, then
+       * the confirmation), so 20 in 15 minutes leaves room for typos and several devices.
+       */
+      deviceUserCode: limiter(20, 900, 900),
       // per account (the normalised email, known or not): a progressive delay, never a block
       loginAccountDelay: z
         .strictObject({
@@ -460,6 +467,16 @@ export const configSchema = z.strictObject({
       allowLoopbackRequests: z.boolean().default(false),
       /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
       registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+      deviceFlow: z
+        .strictObject({
+          /**
+           * Live device codes (unexpired, not yet redeemed) one client may hold: past it the device
+           * authorization endpoint answers `slow_down` until some are used or expire. Each code is a
+           * stored row and a user code to guess among (RFC 8628 section 5.1).
+           */
+          maxLiveCodesPerClient: z.number().int().positive().default(100),
+        })
+        .prefault({}),
       ttl: z
         .strictObject({
           accessTokenMs: z.number().int().positive().default(10 * MINUTE_MS),

@@ -11,6 +11,11 @@
  * objects, the address and phone scopes, unsigned ID tokens), the test asserts that the provider
  * says so the way the module reads it. The suite's HTTPS checks are left to the deployment: these
  * servers are on loopback.
+ *
+ * Every flow here sends PKCE (S256): the provider requires it of every client, confidential ones
+ * included (RFC 9700 section 2.1.1), where the basic plan's modules send none unless told. A
+ * certification run configures the suite's client to use PKCE; without it each code-flow module
+ * would end at `invalid_request` by this provider's policy, not by a fault it tests for.
  */
 import { createServer, type Server } from 'node:http'
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'

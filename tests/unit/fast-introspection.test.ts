@@ -114,5 +114,15 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     // a wrong secret or an unknown client: the provider's own error answer
     expect(await ask('at-live', { ...api, secret: `${api.secret}x` })).toBeUndefined()
     expect(await ask('at-live', { id: 'no-such-client', secret: 'x' })).toBeUndefined()
+    // a secret sent another way than the client registered: left to the provider, whose client
+    // lookup refuses it (features/oidc/adapter.ts; tests/gateway/oidc-hardening.security.test.ts)
+    const inBody = (caller: { id: string; secret: string }) =>
+      fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-live', client_id: caller.id, client_secret: caller.secret }).toString()), authorization: undefined })
+    expect(await inBody(web)).toBeUndefined()
+    const made = await createClient({ db: t.db, config }, { name: 'Posting app', redirectUris: ['https://post.example/cb'], authMethod: 'client_secret_post' })
+    const poster = { id: made.client.clientId, secret: made.clientSecret! }
+    await store('AccessToken', 'at-poster', { clientId: poster.id, accountId: 'acc-1', exp: EXP })
+    expect(await ask('at-poster', poster)).toBeUndefined()
+    expect(await fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-poster', client_id: poster.id, client_secret: poster.secret }).toString()), authorization: undefined })).toMatchObject({ active: true, client_id: poster.id })
   })
 })

@@ -48,6 +48,7 @@ describe('limiter registry and route table', () => {
       resendVerification: 'auth.resendVerification',
       export: 'auth.export',
       mailbox: 'auth.mailbox',
+      deviceUserCode: 'oidc.deviceUserCode',
     } satisfies Record<LimiterName, string>)
   })
 

@@ -15,7 +15,7 @@ import type { Database } from '../../db/schema'
 import { findClientMetadata, saveRegisteredClient, deleteClient } from './clients'
 import type { IamConfig } from '../../lib/config-schema'
 import { ACCOUNT_READ_AHEAD, accountKey, type OidcAccountRow } from './accounts'
-import { forgetReadAhead, readAhead, takeReadAhead } from './request-memo'
+import { currentProviderRequest, forgetReadAhead, readAhead, takeReadAhead } from './request-memo'
 
 type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; accountId?: string; consumed?: number }
 
@@ -200,6 +200,50 @@ export async function revokeGrant(db: Kysely<Database>, grantId: string): Promis
   await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute()
 }
 
+const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post'])
+
+/** RFC 6749 section 2.3.1: the Basic credentials are form-encoded. */
+const formDecoded = (part: string): string => decodeURIComponent(part.replace(/\+/g, ' '))
+
+/**
+ * How the current request presents `clientId`'s secret: in the body (client_secret_post), in the
+ * Authorization header (client_secret_basic), or not at all (undefined). The same reading as the
+ * library's client authentication: a body secret first, then a Basic header.
+ */
+function presentedSecretMethod(request: object | undefined, clientId: string): string | undefined {
+  const koa = request as { headers?: Record<string, string | string[] | undefined>; oidc?: { params?: Record<string, unknown> } } | undefined
+  if (!koa) return undefined
+  const params = koa.oidc?.params
+  if (typeof params?.client_secret === 'string' && params.client_secret) return params.client_id === clientId ? 'client_secret_post' : undefined
+  const authorization = koa.headers?.authorization
+  if (typeof authorization !== 'string' || !/^basic /i.test(authorization)) return undefined
+  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  try {
+    return colon > 0 && formDecoded(decoded.slice(0, colon)) === clientId ? 'client_secret_basic' : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A client authenticates by the method it registered (`token_endpoint_auth_method`). oidc-provider
+ * takes client_secret_basic and client_secret_post as one another at the token, introspection,
+ * revocation, PAR and device authorization endpoints (its client authentication accepts either for
+ * a client registered with one), so a secret sent the other way is refused here, as the provider's
+ * client lookup of that request reads the client: the library's own `invalid_client` answer, and no
+ * extra read. A lookup of the client for another reason (the token's client at introspection, the
+ * device code's client on the device page) presents no secret of it and passes.
+ */
+function refuseAnotherSecretMethod(request: object | undefined, clientId: string, metadata: Record<string, unknown>): void {
+  const registered = typeof metadata.token_endpoint_auth_method === 'string' ? metadata.token_endpoint_auth_method : 'client_secret_basic'
+  if (!SECRET_METHODS.has(registered)) return
+  const presented = presentedSecretMethod(request, clientId)
+  if (presented && presented !== registered) {
+    throw new errors.InvalidClientAuth('the provided authentication mechanism does not match the registered client authentication method')
+  }
+}
+
 /**
  * Clients come from oidc_clients (admin CLI). Registration (when enabled) writes there too;
  * every other model's row shape does not apply to them.
@@ -207,8 +251,10 @@ export async function revokeGrant(db: Kysely<Database>, grantId: string): Promis
 class ClientAdapter {
   constructor(private readonly deps: AdapterDeps) {}
 
-  find(id: string): Promise<Record<string, unknown> | undefined> {
-    return findClientMetadata(this.deps, id)
+  async find(id: string): Promise<Record<string, unknown> | undefined> {
+    const metadata = await findClientMetadata(this.deps, id)
+    if (metadata) refuseAnotherSecretMethod(currentProviderRequest(), id, metadata)
+    return metadata
   }
 
   async upsert(id: string, payload: Record<string, unknown>): Promise<void> {

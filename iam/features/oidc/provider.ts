@@ -4,8 +4,8 @@
  * context; everything it keeps lives in the database (adapter.ts), so instances are
  * interchangeable behind the gateway.
  *
- * What it offers (OIDC Core 1.0, RFC 9700): authorization code with PKCE (S256; required for
- * public clients), refresh tokens (rotated for public clients; a reused one revokes its grant),
+ * What it offers (OIDC Core 1.0, RFC 9700): authorization code with PKCE (S256; required of every
+ * client, RFC 9700 section 2.1.1), refresh tokens (rotated for public clients; a reused one revokes its grant),
  * client credentials, device authorization (RFC 8628), introspection (RFC 7662), revocation
  * (RFC 7009), userinfo, RP-initiated and back-channel logout, PAR (RFC 9126), resource indicators
  * (RFC 8707) with JWT access tokens (RFC 9068), and `iss` in authorization responses (RFC 9207).
@@ -23,6 +23,7 @@ import { introspectionPolicy } from './introspection-policy'
 import { recordOidcEvent } from './connected-apps'
 import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
+import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
 import { errorPage, escapeHtml, renderPage } from './pages'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 
@@ -102,6 +103,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     enableHttpPostMethods: httpsIssuer,
     // authorization code only: no implicit or hybrid response hands tokens to the browser (RFC 9700 section 2.1.2)
     responseTypes: ['code'],
+    // PKCE for every client, confidential ones too (RFC 9700 section 2.1.1): a client secret does
+    // not stop an injected authorization code from being redeemed by the client it was issued to;
+    // the library's default asks it of public clients only
+    pkce: { required: () => true },
     claims: CLAIMS,
     // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
     scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', 'organization', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
@@ -245,6 +250,17 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   // URLs the provider prints are built from the issuer (routes/oidc sets the forwarded host and
   // scheme from it), never from what a request claims.
   provider.proxy = true
+  // the bound on a client's live device codes (device-codes.ts), once the provider stored the new one
+  provider.use(async (octx, next) => {
+    await next()
+    const oidcCtx = (octx as Partial<OidcCtx>).oidc
+    if (octx.status !== 200 || oidcCtx?.route !== 'device_authorization' || !oidcCtx.client) return
+    const max = oidc.deviceFlow.maxLiveCodesPerClient
+    if ((await liveDeviceCodes(db, oidcCtx.client.clientId, Date.now())) <= max) return
+    await oidcCtx.entities.DeviceCode?.destroy()
+    octx.status = 400
+    octx.body = tooManyDeviceCodes(max)
+  })
   provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
   // a back-channel logout the app's back end did not take: the session ended here all the same
   provider.on('backchannel.error', (_octx: OidcCtx, error: Error, client: { clientId: string }) =>

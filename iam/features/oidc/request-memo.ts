@@ -25,6 +25,11 @@ export function readAheadContextFrom(source: () => object | undefined): void {
   currentRequest = source
 }
 
+/** The provider request being served (oidc-provider's Koa context), or undefined outside one. */
+export function currentProviderRequest(): object | undefined {
+  return currentRequest()
+}
+
 /** Remembers `value` (a row, or null for a row that does not exist) under `key` for the current request. */
 export function readAhead(key: string, value: unknown): void {
   const ctx = currentRequest()

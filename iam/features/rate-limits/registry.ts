@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** The IAM's own limiters beyond the spec: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -155,6 +155,13 @@ const RULES = {
   /** link mails per recipient: the SHA-256 of the case-folded address (as the unique index on lower(email) folds it) */
   mailbox: design('mailbox', 'auth.mailbox', ({ email }: { email: string }) =>
     `address_${createHash('sha256').update(normalizeEmail(email).toLowerCase()).digest('base64url')}`,
+  ),
+  /**
+   * Device flow user code submissions (RFC 8628 section 5.1), per IP and per the provider's browser
+   * session (its cookie's SHA-256): a wrong code names no device code, so these are the subjects.
+   */
+  deviceUserCode: design('deviceUserCode', 'oidc.deviceUserCode', (facts: { ip: string } | { session: string }) =>
+    'ip' in facts ? `ip_${limiterIpKey(facts.ip)}` : `session_${createHash('sha256').update(facts.session).digest('base64url')}`,
   ),
 } satisfies { [N in LimiterName]: CountRule<never> | DelayRule<never> }
 

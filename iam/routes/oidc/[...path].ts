@@ -1,10 +1,12 @@
-import { callNodeListener, defineEventHandler } from 'h3'
+import { callNodeListener, defineEventHandler, getCookie, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../features/oidc/mount'
 import { useOidcProvider } from '../../features/oidc/provider'
 import { inProviderRequest } from '../../features/oidc/provider-context'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
-import { OIDC_CSP } from '../../features/oidc/pages'
+import { OIDC_CSP, renderPage } from '../../features/oidc/pages'
+import { useLimiter } from '../../features/rate-limits/registry'
+import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection } from '../../features/oidc/fast-introspection'
 import { routePath } from '../../lib/route-rules'
@@ -35,6 +37,36 @@ const FAST_ANSWER_HEADERS: ReadonlyArray<[string, string]> = [
 // Koa composes its middleware in callback(): once per process, not per request
 let listener: NodeListener | undefined
 
+/** oidc-provider's browser session cookie (its default `cookies.names.session`). */
+const PROVIDER_SESSION_COOKIE = '_session'
+
+/**
+ * User code entry (POST /oidc/device, the code and the confirmation alike) spends a point per
+ * client IP and per provider browser session before the provider sees it: RFC 8628 section 5.1
+ * asks for rate limiting, as a user code is short enough to type, and a wrong code names no device
+ * code to count against. The library's page cannot tell it (userCodeInputSource only hears of a
+ * code it looked up), so the refusal is a page of its own, in words: how long to wait.
+ */
+async function refuseUserCodeGuessing(event: Parameters<Parameters<typeof defineEventHandler>[0]>[0], ctx: ReturnType<typeof useIam>): Promise<string | undefined> {
+  const limiter = useLimiter(ctx, 'deviceUserCode')
+  const session = getCookie(event, PROVIDER_SESSION_COOKIE)
+  for (const facts of [{ ip: event.context.clientIp as string }, ...(session ? [{ session }] : [])]) {
+    const decision = await limiter.consume(facts)
+    if (decision.ok) continue
+    const seconds = retrySeconds(decision.retryMs)
+    const minutes = Math.ceil(seconds / 60)
+    setResponseStatus(event, 429)
+    setResponseHeader(event, 'retry-after', seconds)
+    setResponseHeader(event, 'cache-control', 'no-store')
+    setResponseHeader(event, 'content-type', 'text/html; charset=utf-8')
+    return renderPage(
+      'Too many attempts',
+      `<p class="error" role="alert">Too many codes were entered from here. Wait ${minutes} minute${minutes === 1 ? '' : 's'}, then enter the code your device shows again.</p><p><a href="${OIDC_MOUNT}/device">Back to the code page</a></p>`,
+    )
+  }
+  return undefined
+}
+
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   // The gateway forwards only canonical paths under the mount (iam/contract/request-path.ts); the
@@ -49,6 +81,10 @@ export default defineEventHandler(async (event) => {
   if (read === 'too-large') failTooLarge()
   if (read !== undefined) req.body = read
   event.node.res.setHeader('content-security-policy', OIDC_CSP)
+  if (event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/device`) {
+    const refused = await refuseUserCodeGuessing(event, ctx)
+    if (refused !== undefined) return refused
+  }
   // A request with an Origin goes to the provider, whose client-based CORS check may refuse it.
   if (introspecting && read !== undefined && req.headers.origin === undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) {
     const answer = await fastIntrospection({ db: ctx.db, config: ctx.config, issuer: ctx.config.oidc.issuer, now: Date.now() }, { body: read, authorization: req.headers.authorization })
