@@ -258,8 +258,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     const max = oidc.deviceFlow.maxLiveCodesPerClient
     if ((await liveDeviceCodes(db, oidcCtx.client.clientId, Date.now())) <= max) return
     await oidcCtx.entities.DeviceCode?.destroy()
-    octx.status = 400
-    octx.body = tooManyDeviceCodes(max)
+    // the library's own RFC 8628 error: its status and fields, as the provider renders its errors
+    const refusal = new errors.SlowDown(tooManyDeviceCodes(max).error_description)
+    octx.status = refusal.statusCode
+    octx.body = { error: refusal.error, error_description: refusal.error_description }
   })
   provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
   // a back-channel logout the app's back end did not take: the session ended here all the same
