@@ -78,32 +78,27 @@ export function stringToSign(input: Omit<SignInput, 'sharedSecret'>): string {
   return `${input.clientId}:${input.timestampMs}:${input.method.toUpperCase()}:${input.url}:${input.requestId}`
 }
 
-export function stringToSignV2(input: Omit<SignInputV2, 'sharedSecret'>): string {
+/**
+ * Version 2's lines with `tag` first and `purpose` (version 3) after the request id: one list, so
+ * the two versions cannot drift apart.
+ */
+function linesToSign(tag: 'v2' | 'v3', input: Omit<SignInputV2, 'sharedSecret'>, purpose?: GatewayPurpose): string {
   return [
-    'v2',
+    tag,
     input.clientId,
     String(input.timestampMs),
     input.method.toUpperCase(),
     input.url,
     input.requestId,
+    ...(purpose === undefined ? [] : [purpose]),
     input.bodySha256,
     ...SIGNED_HEADERS_V2.map((name) => sha256Hex(input.headers[name] ?? '')),
   ].join('\n')
 }
 
-export function stringToSignV3(input: Omit<SignInputV3, 'sharedSecret'>): string {
-  return [
-    'v3',
-    input.clientId,
-    String(input.timestampMs),
-    input.method.toUpperCase(),
-    input.url,
-    input.requestId,
-    input.purpose,
-    input.bodySha256,
-    ...SIGNED_HEADERS_V2.map((name) => sha256Hex(input.headers[name] ?? '')),
-  ].join('\n')
-}
+export const stringToSignV2 = (input: Omit<SignInputV2, 'sharedSecret'>): string => linesToSign('v2', input)
+
+export const stringToSignV3 = (input: Omit<SignInputV3, 'sharedSecret'>): string => linesToSign('v3', input, input.purpose)
 
 export function computeSignature(input: SignInput): string {
   return createHmac('sha256', input.sharedSecret).update(stringToSign(input)).digest('hex')
@@ -145,43 +140,25 @@ export function signRequest(opts: SignOptions): Record<string, string> {
   }
 }
 
-/** The five version 2 headers for one request with this body and these header values. */
-export function signRequestV2(opts: SignOptions & { body?: string | Uint8Array; headers?: SignedHeaderValues }): Record<string, string> {
+type BodySignOptions = SignOptions & { body?: string | Uint8Array; headers?: SignedHeaderValues }
+
+/** The headers of a version 2 (no purpose) or 3 signature over this body and these header values. */
+function signWithBody(opts: BodySignOptions, purpose?: GatewayPurpose): Record<string, string> {
   const timestampMs = opts.now ?? Date.now()
   const requestId = opts.requestId ?? randomUUID()
-  const signature = computeSignatureV2({
-    ...opts,
-    timestampMs,
-    requestId,
-    bodySha256: sha256Hex(opts.body ?? ''),
-    headers: opts.headers ?? {},
-  })
+  const input = { ...opts, timestampMs, requestId, bodySha256: sha256Hex(opts.body ?? ''), headers: opts.headers ?? {} }
   return {
     [HMAC_HEADERS.clientId]: opts.clientId,
     [HMAC_HEADERS.timestamp]: String(timestampMs),
-    [HMAC_HEADERS.signature]: signature,
+    [HMAC_HEADERS.signature]: purpose === undefined ? computeSignatureV2(input) : computeSignatureV3({ ...input, purpose }),
     [HMAC_HEADERS.requestId]: requestId,
-    [HMAC_HEADERS.version]: '2',
+    [HMAC_HEADERS.version]: purpose === undefined ? '2' : '3',
+    ...(purpose === undefined ? {} : { [HMAC_HEADERS.purpose]: purpose }),
   }
 }
 
+/** The five version 2 headers for one request with this body and these header values. */
+export const signRequestV2 = (opts: BodySignOptions): Record<string, string> => signWithBody(opts)
+
 /** The six version 3 headers for one request sent for `purpose` with this body and these header values. */
-export function signRequestV3(opts: SignOptions & { purpose: GatewayPurpose; body?: string | Uint8Array; headers?: SignedHeaderValues }): Record<string, string> {
-  const timestampMs = opts.now ?? Date.now()
-  const requestId = opts.requestId ?? randomUUID()
-  const signature = computeSignatureV3({
-    ...opts,
-    timestampMs,
-    requestId,
-    bodySha256: sha256Hex(opts.body ?? ''),
-    headers: opts.headers ?? {},
-  })
-  return {
-    [HMAC_HEADERS.clientId]: opts.clientId,
-    [HMAC_HEADERS.timestamp]: String(timestampMs),
-    [HMAC_HEADERS.signature]: signature,
-    [HMAC_HEADERS.requestId]: requestId,
-    [HMAC_HEADERS.version]: '3',
-    [HMAC_HEADERS.purpose]: opts.purpose,
-  }
-}
+export const signRequestV3 = (opts: BodySignOptions & { purpose: GatewayPurpose }): Record<string, string> => signWithBody(opts, opts.purpose)

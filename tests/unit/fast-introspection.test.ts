@@ -71,6 +71,7 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
   })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
+  // skipped only when this kind's server is absent, as above
   it.skipIf(noPostgresServer)('tells a client about its own tokens and a resource server about the access tokens for it; anyone else gets the inactive answer', async () => {
     await store('AccessToken', 'at-userinfo', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, iat: EXP - 3600, scope: 'openid' })
     await store('AccessToken', 'at-api-string', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, iat: EXP - 3600, scope: 'openid', aud: API_AUDIENCE })
