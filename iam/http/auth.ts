@@ -190,7 +190,8 @@ async function protectRoute(
   const result = await judgeSession(ctx, input, state.session, state.sessions)
   if (!result.ok) return failGuard(result)
   const user: RequestUser = {
-    userId: Number(payload.sub),
+    // the session's user (the token's `sub` is their public id, matched to it by check 2)
+    userId: result.session.family.user_id,
     visitor_id: visitor.visitor_id,
     accessTokenId: payload.jti,
     roles: payload.roles,

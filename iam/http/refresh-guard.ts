@@ -30,6 +30,7 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
     status: token.status,
     familyId: family.id,
     userId: family.user_id,
+    subject: state.account.public_id,
     roles: state.account.roles,
     activeOrgId: family.active_org_id,
     impersonatedBy: family.impersonated_by,

@@ -79,7 +79,7 @@ describe('OAuth login against the real IAM', () => {
     const jwks = await createIamClient({ baseUrl: iam.url, hmac }).request<JSONWebKeySet>({ method: 'GET', path: '/.well-known/jwks.json' })
     expect(jwks.status).toBe(200)
     const { payload } = await jwtVerify(jar.get('__Secure-a') ?? '', createLocalJWKSet(jwks.body!))
-    expect(payload.sub).toMatch(/^\d+$/)
+    expect(payload.sub).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     expect(Number(jar.get('a-iat'))).toBeGreaterThan(Date.now() - 60_000)
   })
 

@@ -18,7 +18,7 @@ describe("the verifier with the IAM's session access tokens", () => {
     const session = await signupUser(iam, { client: { ip: '203.0.113.81' } })
     const verify = createAccessTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUri: `${iam.url}/.well-known/jwks.json` })
     const result = await verify(`Bearer ${session.accessToken}`, { requiredRoles: ['user'] })
-    expect(result).toMatchObject({ ok: true, subject: expect.stringMatching(/^\d+$/), scopes: [], roles: ['user'], header: { alg: 'EdDSA', typ: 'at+jwt' } })
+    expect(result).toMatchObject({ ok: true, subject: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), scopes: [], roles: ['user'], header: { alg: 'EdDSA', typ: 'at+jwt' } })
     if (result.ok) expect(result.claims.sid).toEqual(expect.any(String))
     expect(await verify(session.accessToken, { requiredRoles: ['admin'] })).toMatchObject({ ok: false, status: 403, reason: 'insufficient_scope' })
   })

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { refusedWhileImpersonating, type RouteContract } from '../../iam/contract/define'
 import { ROUTES } from '../../iam/contract/routes'
-import { call, PROXY_CONFIG, refresh, setCookieValue, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
+import { applyRefresh, call, loginUser, PROXY_CONFIG, refresh, setCookieValue, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { concretePath } from './route-table'
@@ -73,6 +73,21 @@ beforeAll(async () => {
   adminId = await publicIdOf(admin.email)
 }, START_TIMEOUT_MS)
 afterAll(() => iam?.stop())
+
+describe('who a session token names', () => {
+  it('names the person by the public id the console shows, never the serial id: after sign-up, sign-in and refresh', async () => {
+    const user = await signupUser(iam, { client: { ip: '203.0.113.225' } })
+    const publicId = await publicIdOf(user.email)
+    expect(claimsOf(user.accessToken).sub).toBe(publicId)
+    const signedIn = await loginUser(iam, user.email, STRONG_PASSWORD, user)
+    expect(claimsOf(signedIn.accessToken).sub).toBe(publicId)
+    const rotated = await applyRefresh(signedIn, await refresh(iam, signedIn))
+    expect(claimsOf(rotated.accessToken).sub).toBe(publicId)
+    expect(claimsOf(admin.accessToken).sub).toBe(adminId)
+    // and the token still works: the IAM finds the person from the session, not from a serial sub
+    expect((await authed(iam, rotated, 'GET', '/secret/data')).status).toBe(200)
+  })
+})
 
 describe('who can be impersonated', () => {
   it('refuses another administrator and the administrator themself with a 403 in words', async () => {

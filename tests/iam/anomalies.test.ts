@@ -7,11 +7,10 @@ import { sharedIam } from '../helpers/shared-iam'
 // the run's shared IAM: every file's log lines are in its log, so a test waits for its own user's line
 const iam = sharedIam()
 
-/** Whether a log line is about the user of session `s` (its access token's subject). */
+/** Whether a log line is about the session of `s` (its access token's `sid`, logged as familyId). */
 const aboutUserOf = (s: Session) => {
-  const sub = (JSON.parse(Buffer.from(s.accessToken.split('.')[1]!, 'base64url').toString()) as Json).sub as string
-  const field = new RegExp(`"userId":${sub}[,}]`)
-  return (line: string) => field.test(line)
+  const sid = (JSON.parse(Buffer.from(s.accessToken.split('.')[1]!, 'base64url').toString()) as Json).sid as string
+  return (line: string) => line.includes(`"familyId":"${sid}"`)
 }
 
 const MFA = { mfa: true, message: 'A login link has been sent to your email.' }

@@ -21,7 +21,7 @@ describe('GET /.well-known/jwks.json', () => {
       algorithms: ['EdDSA'], issuer: 'https://iam.example', audience: 'https://app.example',
     })
     expect(protectedHeader.kid).toBe(jwks.keys[0]!.kid)
-    expect(payload).toMatchObject({ sub: expect.stringMatching(/^\d+$/), sid: expect.any(String), jti: expect.any(String), visitor: expect.any(String), roles: ['user'] })
+    expect(payload).toMatchObject({ sub: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), sid: expect.any(String), jti: expect.any(String), visitor: expect.any(String), roles: ['user'] })
   })
 
   it('keeps the same key across requests (generated once and kept in the database)', async () => {

@@ -21,10 +21,10 @@ function facts(over: Partial<AnomalyFacts> = {}, family: Partial<NonNullable<Ano
     now: NOW,
     token: { status: 'active', expiresAt: NOW + HOUR, usedAt: null },
     family: {
-      id: 'fam', userId: 7, visitorRowId: 1, createdAt: NOW - HOUR, lastSeen: NOW - 60_000, lastMfaAt: null,
+      id: 'fam', userId: 7, subject: 'pub-7', visitorRowId: 1, createdAt: NOW - HOUR, lastSeen: NOW - 60_000, lastMfaAt: null,
       revoked: false, ipAddress: '203.0.113.10', fingerprint: print, ...family,
     },
-    access: { sub: '7', sid: 'fam' },
+    access: { sub: 'pub-7', sid: 'fam' },
     device: { rowId: 1, score: 0 },
     ipAddress: '203.0.113.10',
     fingerprint: print,
@@ -50,8 +50,10 @@ describe('evaluateAnomalies', () => {
     expect(evaluateAnomalies(facts({ ...rotated(NOW - 1000), device: { rowId: 2, score: 0 } }), settings)).toMatchObject({ type: 'REFRESH_TOKEN_REUSED', revokeFamily: true })
   })
   it('2: re-login when the access token belongs to another session or user', () => {
-    expect(evaluateAnomalies(facts({ access: { sub: '7', sid: 'other' } }), settings)).toMatchObject({ action: 'relogin', type: 'SESSION_MISMATCH' })
-    expect(evaluateAnomalies(facts({ access: { sub: '8', sid: 'fam' } }), settings)).toMatchObject({ action: 'relogin', type: 'SESSION_MISMATCH' })
+    expect(evaluateAnomalies(facts({ access: { sub: 'pub-7', sid: 'other' } }), settings)).toMatchObject({ action: 'relogin', type: 'SESSION_MISMATCH' })
+    expect(evaluateAnomalies(facts({ access: { sub: 'pub-8', sid: 'fam' } }), settings)).toMatchObject({ action: 'relogin', type: 'SESSION_MISMATCH' })
+    // a session whose account row is gone matches no token
+    expect(evaluateAnomalies(facts({}, { subject: null }), settings)).toMatchObject({ action: 'relogin', type: 'SESSION_MISMATCH' })
   })
   it('3: MFA for another device cookie', () => {
     expect(evaluateAnomalies(facts({ device: { rowId: 2, score: 0 } }), settings)).toEqual({ ok: false, action: 'mfa', type: 'NEW_DEVICE' })

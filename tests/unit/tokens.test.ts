@@ -5,7 +5,8 @@ import { buildKeyRing, generateSigningJwk, loadKeyRing, type KeyRing } from '../
 
 const settings: AccessTokenSettings = { issuer: 'https://iam.test', audience: 'https://app.test', expiresInMs: 15 * 60_000 }
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0)
-const claims = { userId: 42, sessionId: 'fam-1', visitor: 'v-1', roles: ['user'] }
+const SUBJECT = '0b6c1d9e-3f43-4a57-9d0e-7c0a4c1f5e21'
+const claims = { subject: SUBJECT, sessionId: 'fam-1', visitor: 'v-1', roles: ['user'] }
 
 async function ring(rows?: Awaited<ReturnType<typeof generateSigningJwk>>[]): Promise<KeyRing> {
   const keys = rows ?? [await generateSigningJwk()]
@@ -20,7 +21,7 @@ describe('access tokens', () => {
     expect(result.ok).toBe(true)
     if (!result.ok) return
     expect(result.payload).toMatchObject({
-      iss: settings.issuer, aud: settings.audience, sub: '42', sid: 'fam-1', jti, visitor: 'v-1', roles: ['user'],
+      iss: settings.issuer, aud: settings.audience, sub: SUBJECT, sid: 'fam-1', jti, visitor: 'v-1', roles: ['user'],
       iat: Math.floor(NOW / 1000), exp: Math.floor((NOW + settings.expiresInMs) / 1000),
     })
     expect(accessIat).toBe(NOW)
@@ -55,7 +56,7 @@ describe('access tokens', () => {
   it('rejects alg none, even with our kid', async () => {
     const r = await ring()
     const unsecured = new UnsecuredJWT({ sid: 'fam-1', visitor: 'v', roles: ['admin'] })
-      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt().setExpirationTime('1h').encode()
+      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject(SUBJECT).setJti('x').setIssuedAt().setExpirationTime('1h').encode()
     const [, payload] = unsecured.split('.')
     const header = base64url.encode(JSON.stringify({ alg: 'none', kid: r.current.kid }))
     expect((await verifyAccessToken(r, settings, `${header}.${payload}.`, NOW)).ok).toBe(false)
@@ -67,7 +68,7 @@ describe('access tokens', () => {
     const secret = new TextEncoder().encode(JSON.stringify(publicJwk))
     const forged = await new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['admin'] })
       .setProtectedHeader({ alg: 'HS256', kid: r.current.kid })
-      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject(SUBJECT).setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
       .sign(secret)
     expect(await verifyAccessToken(r, settings, forged, NOW)).toEqual({ ok: false, code: 'invalid' })
   })
@@ -78,7 +79,7 @@ describe('access tokens', () => {
     const sign = (kid: string) =>
       new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['user'] })
         .setProtectedHeader({ alg: 'EdDSA', kid })
-        .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+        .setIssuer(settings.issuer).setAudience(settings.audience).setSubject(SUBJECT).setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
         .sign(privateKey)
     expect(await verifyAccessToken(r, settings, await sign(r.current.kid), NOW)).toEqual({ ok: false, code: 'invalid' })
     expect(await verifyAccessToken(r, settings, await sign('foreign'), NOW)).toEqual({ ok: false, code: 'unknown_key' })
@@ -90,7 +91,7 @@ describe('access tokens', () => {
     const sign = (typ: string) =>
       new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['user'] })
         .setProtectedHeader({ alg: 'EdDSA', kid: r.current.kid, typ })
-        .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+        .setIssuer(settings.issuer).setAudience(settings.audience).setSubject(SUBJECT).setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
         .sign(privateKey)
     expect(await verifyAccessToken(r, settings, await sign('JWT'), NOW)).toEqual({ ok: false, code: 'invalid' })
     expect((await verifyAccessToken(r, settings, await sign('application/at+jwt'), NOW)).ok).toBe(true)
@@ -100,7 +101,7 @@ describe('access tokens', () => {
     const r = await ring()
     const crit = await new SignJWT({ sid: 'fam-1', visitor: 'v', roles: ['user'] })
       .setProtectedHeader({ alg: 'EdDSA', kid: r.current.kid, crit: ['b64'], b64: true })
-      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject('42').setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
+      .setIssuer(settings.issuer).setAudience(settings.audience).setSubject(SUBJECT).setJti('x').setIssuedAt(Math.floor(NOW / 1000)).setExpirationTime(Math.floor(NOW / 1000) + 600)
       .sign(r.current.privateKey)
     expect(await verifyAccessToken(r, settings, crit, NOW)).toEqual({ ok: false, code: 'invalid' })
     const { token } = await signAccessToken(r, settings, claims, NOW)

@@ -89,7 +89,7 @@ export async function startImpersonation(ctx: IamContext, admin: ImpersonatorFac
   const pair = await completePair(
     ctx,
     { familyId, refreshToken, refreshExpiresAt: endsAt.getTime() },
-    { userId: target.id, roles: target.roles, visitor: admin.visitor.visitor_id, act: { sub: self.public_id }, endsAt: endsAt.getTime() },
+    { subject: target.public_id, roles: target.roles, visitor: admin.visitor.visitor_id, act: { sub: self.public_id }, endsAt: endsAt.getTime() },
   )
   return { ok: true, pair, endsAt, target: { id: target.public_id, email: target.email, name: target.name } }
 }

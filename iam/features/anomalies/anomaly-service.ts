@@ -9,15 +9,15 @@ import type { FingerPrint } from '../devices/fingerprint'
 import { sendAdaptiveMfa, type AdaptiveMfaFailureCode } from '../mfa/adaptive'
 import { revokeFamily } from '../sessions/session-service'
 import type { AuthSession } from '../sessions/auth-state-repo'
-import { familyRevokedReason, touchFamily, type SessionState } from '../sessions/sessions-repo'
+import { familyRevokedReason, touchFamily } from '../sessions/sessions-repo'
 import { markAnomalyUntil } from './anomaly-marker'
 import { clearAnomalyForCookie, setActiveAnomaly } from './anomaly-store'
 import { evaluateAnomalies, type AnomalySettings, type AnomalyType, type DriftPrint } from './evaluate-anomalies'
 
-/** The refresh token and family facts the checks read: a full SessionState, or full authentication's narrower read. */
+/** The refresh token, family and subject facts the checks read (full authentication's read, auth-state-repo.ts). */
 export type SessionFacts = AuthSession
 
-export type GuardResult<S extends SessionFacts = SessionState> =
+export type GuardResult<S extends SessionFacts = SessionFacts> =
   // touchDue: last_seen is due and was left to the caller (deferTouch); move it where it is older than this
   | { ok: true; session: S; touchDue?: Date }
   | { ok: false; code: 'mfa'; type: AnomalyType }
@@ -99,6 +99,7 @@ export async function judgeSession<S extends SessionFacts>(
         ? {
             id: state.family.id,
             userId: state.family.user_id,
+            subject: state.subject,
             visitorRowId: state.family.visitor_id,
             createdAt: state.family.created_at.getTime(),
             lastSeen: state.family.last_seen.getTime(),

@@ -48,6 +48,8 @@ export interface AnomalyFacts {
   family: {
     id: string
     userId: number
+    /** the user's public id, the `sub` of the session's access tokens (null: the account is gone) */
+    subject: string | null
     visitorRowId: number
     createdAt: number
     lastSeen: number
@@ -114,7 +116,7 @@ export function evaluateAnomalies(facts: AnomalyFacts, s: AnomalySettings): Anom
     if (!(inGrace && sameDevice)) return relogin('REFRESH_TOKEN_REUSED', true)
   }
   // 2. the access token must belong to this session
-  if (facts.access && (facts.access.sid !== family.id || facts.access.sub !== String(family.userId))) {
+  if (facts.access && (facts.access.sid !== family.id || facts.access.sub !== family.subject)) {
     return relogin('SESSION_MISMATCH')
   }
   // 3. the canary cookie names the device the session is bound to

@@ -95,7 +95,7 @@ export async function oauthLogin(ctx: IamContext, input: OAuthLoginInput): Promi
         const challenge = await issueChallenge(ctx, { userId: outcome.user.id, visitorRowId: input.visitor.id, remember: false })
         return { ok: true, secondFactor: challenge, userId: outcome.user.id, created: false }
       }
-      const pair = await completePair(ctx, outcome.session, { userId: outcome.user.id, roles: outcome.user.roles, visitor: input.visitor.visitor_id })
+      const pair = await completePair(ctx, outcome.session, { subject: outcome.user.public_id, roles: outcome.user.roles, visitor: input.visitor.visitor_id })
       return { ok: true, pair, userId: outcome.user.id, created: outcome.created }
     } catch (error) {
       if (!isUniqueViolation(error)) throw error

@@ -40,6 +40,8 @@ export interface RotationFacts {
   status: RefreshTokenStatus
   familyId: string
   userId: number
+  /** the user's public id: the access token's `sub` */
+  subject: string
   roles: string[]
   /** the session's active organization (organizations.id), null: none; its claim is read only when set */
   activeOrgId: number | null
@@ -77,7 +79,7 @@ async function rotateOnce(ctx: IamContext, facts: RotationFacts, hash: string): 
   // the org claim costs a statement only for a session acting for an organization
   const org = facts.activeOrgId === null ? null : await orgClaimOf(ctx.db, facts.familyId)
   const access = await issueAccessToken(ctx, {
-    userId: facts.userId,
+    subject: facts.subject,
     sessionId: facts.familyId,
     visitor: facts.visitor,
     roles: facts.roles,

@@ -94,12 +94,12 @@ export async function openSession(ctx: IamContext, trx: Transaction<Database>, i
 export async function completePair(
   ctx: IamContext,
   session: OpenedSession,
-  claims: { userId: number; roles: string[]; visitor: string; org?: OrgClaim | null; act?: { sub: string } | null; endsAt?: number | null },
+  claims: { subject: string; roles: string[]; visitor: string; org?: OrgClaim | null; act?: { sub: string } | null; endsAt?: number | null },
   ring?: KeyRing,
 ): Promise<TokenPair> {
   const access = await issueAccessToken(
     ctx,
-    { userId: claims.userId, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles, org: claims.org, act: claims.act, endsAt: claims.endsAt },
+    { subject: claims.subject, sessionId: session.familyId, visitor: claims.visitor, roles: claims.roles, org: claims.org, act: claims.act, endsAt: claims.endsAt },
     ring,
   )
   return {
@@ -121,14 +121,14 @@ export type SignInAudit = (familyId: string) => SecurityEventInput
  */
 export async function createSession(
   ctx: IamContext,
-  input: OpenSessionInput & { roles: string[]; visitor: string },
+  input: OpenSessionInput & { subject: string; roles: string[]; visitor: string },
   audit?: SignInAudit,
 ): Promise<TokenPair> {
   const rows = newSessionRows(ctx, input)
   const event = audit?.(rows.opened.familyId)
   await insertSessionAtOnce(ctx.db, rows.family, rows.token, event && securityEventRow(event))
   if (event) countSecurityEvent(event)
-  return completePair(ctx, rows.opened, { userId: input.userId, roles: input.roles, visitor: input.visitor })
+  return completePair(ctx, rows.opened, { subject: input.subject, roles: input.roles, visitor: input.visitor })
 }
 
 /** The device a sign-in comes from: the device row, the network and the fingerprint copy. */
@@ -146,7 +146,7 @@ export interface SignInDeviceFacts {
  */
 export async function createSignInSession(
   ctx: IamContext,
-  user: { id: number; roles: string[] },
+  user: { id: number; public_id: string; roles: string[] },
   device: SignInDeviceFacts,
   remember: boolean,
   audit?: SignInAudit,
@@ -154,6 +154,7 @@ export async function createSignInSession(
 ): Promise<TokenPair> {
   return createSession(ctx, {
     userId: user.id,
+    subject: user.public_id,
     visitorRowId: device.visitor.id,
     ipAddress: device.ipAddress,
     fingerprint: device.fingerprint,
@@ -176,7 +177,7 @@ export async function familyClaims(db: Kysely<Database> | Transaction<Database>,
     .innerJoin('users as u', 'u.id', 'f.user_id')
     .innerJoin('visitors as v', 'v.id', 'f.visitor_id')
     .where('f.id', '=', familyId)
-    .select(['f.user_id as userId', 'u.roles as roles', 'v.visitor_id as visitor', 'f.created_at as createdAt', 'f.remember as remember', 'f.revoked_at as revokedAt'])
+    .select(['f.user_id as userId', 'u.public_id as subject', 'u.roles as roles', 'v.visitor_id as visitor', 'f.created_at as createdAt', 'f.remember as remember', 'f.revoked_at as revokedAt'])
     .select(['f.impersonated_by as impersonatedBy', 'f.impersonation_ends_at as impersonationEndsAt'])
     .select(orgClaimSql.as('org'))
     .executeTakeFirst()

@@ -18,7 +18,8 @@ export interface OrgClaim {
 }
 
 export interface AccessClaims {
-  userId: number
+  /** the person's public id (users.public_id): no serial id leaves the IAM in a token */
+  subject: string
   sessionId: string
   visitor: string
   roles: string[]
@@ -92,7 +93,7 @@ export async function signAccessToken(
     ...(claims.act ? { act: { sub: claims.act.sub } } : {}),
     iss: settings.issuer,
     aud: settings.audience,
-    sub: String(claims.userId),
+    sub: claims.subject,
     jti,
     iat,
     exp: Math.floor((now + expiresInMs) / 1000),
@@ -126,7 +127,8 @@ export interface ApiAccessClaims {
 /**
  * Signs a per-API access token: the session token's claims and header, but one audience and the
  * public subject. The IAM itself never accepts it as a session token: its `aud` is not
- * jwt.access_tokens.audience (the config refuses that) and its `sub` is no serial id (checkClaims).
+ * jwt.access_tokens.audience (the config refuses that), and a session token's `sub` must also be
+ * the subject of the session its `sid` names (evaluate-anomalies.ts, check 2).
  */
 export function signApiAccessToken(ring: KeyRing, claims: ApiAccessClaims, now: number): string {
   return signPayload(ring, {
@@ -155,6 +157,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 // present, must be at+jwt (RFC 9068) so no other JWT of ours passes as an access token.
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/
+/** users.public_id as PostgreSQL prints a uuid */
+const PUBLIC_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ACCESS_TYP = 'at+jwt'
 // iss and aud are required because they are checked (as jwtVerify adds them)
 const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp'] as const
@@ -201,7 +205,7 @@ function checkClaims(payload: Record<string, unknown>, settings: AccessTokenSett
   if (payload.exp <= seconds) return EXPIRED
   if (
     typeof payload.sub !== 'string' ||
-    !/^[1-9][0-9]{0,15}$/.test(payload.sub) ||
+    !PUBLIC_ID.test(payload.sub) ||
     typeof payload.sid !== 'string' ||
     typeof payload.jti !== 'string' ||
     typeof payload.visitor !== 'string' ||

@@ -63,7 +63,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
       )
       return { user, session }
     })
-    const pair = await completePair(ctx, created.session, { userId: created.user.id, roles: created.user.roles, visitor: input.visitor.visitor_id })
+    const pair = await completePair(ctx, created.session, { subject: created.user.public_id, roles: created.user.roles, visitor: input.visitor.visitor_id })
     ctx.log.info('user signed up', { userId: created.user.id })
     // the account works at once; the address counts as verified only once the mailed link is used
     sendVerificationMailLater(ctx, created.user, input.visitor.id)

@@ -27,7 +27,7 @@ export async function findUserForLogin(db: Kysely<Database>, email: string): Pro
 }
 
 /** What a password login uses of the account (findUserForLogin's row has it, and more). */
-export type LoginAccount = Pick<User, 'id' | 'password_hash' | 'banned_until' | 'roles'> & { has_second_factor: boolean }
+export type LoginAccount = Pick<User, 'id' | 'public_id' | 'password_hash' | 'banned_until' | 'roles'> & { has_second_factor: boolean }
 
 /**
  * A login's device row (by canary) and the account behind an address (lower-cased), in ONE read:
@@ -39,10 +39,10 @@ export async function findDeviceAndLoginAccount(
   args: { canaryId: string; email: string },
 ): Promise<{ visitor: Visitor | undefined; account: LoginAccount | undefined }> {
   const { rows } = await deviceAndLoginAccount(db, args)
-  const { u_id, u_password_hash, u_banned_until, u_roles, u_has_second_factor, ...visitor } = rows[0]!
+  const { u_id, u_public_id, u_password_hash, u_banned_until, u_roles, u_has_second_factor, ...visitor } = rows[0]!
   return {
     visitor: visitor.id === null ? undefined : (visitor as Visitor),
-    account: u_id === null ? undefined : { id: u_id, password_hash: u_password_hash, banned_until: u_banned_until, roles: u_roles!, has_second_factor: !!u_has_second_factor },
+    account: u_id === null ? undefined : { id: u_id, public_id: u_public_id!, password_hash: u_password_hash, banned_until: u_banned_until, roles: u_roles!, has_second_factor: !!u_has_second_factor },
   }
 }
 
@@ -55,7 +55,7 @@ export const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: {
     // the same work, as an address nobody has (features/account-deletion/deletion-state.ts)
     .leftJoin('users as u', (join) => join.on(sql`lower(u.email)`, '=', args.email).on('u.deletion_due_at', 'is', null))
     .selectAll('v')
-    .select(['u.id as u_id', 'u.password_hash as u_password_hash', 'u.banned_until as u_banned_until', 'u.roles as u_roles'])
+    .select(['u.id as u_id', 'u.public_id as u_public_id', 'u.password_hash as u_password_hash', 'u.banned_until as u_banned_until', 'u.roles as u_roles'])
     .select((eb) =>
       eb
         .exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'u.id').where('totp_factors.enabled_at', 'is not', null))
