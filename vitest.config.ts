@@ -24,6 +24,8 @@ const components =
             include: ['tests/components/**/*.test.ts'],
             environment: 'nuxt',
             maxWorkers: WORKERS,
+            // a file's first mount loads the page's whole module graph: seconds on a loaded 2-core runner
+            testTimeout: 30_000,
             // its own build dir: the templates it writes stay out of `nuxt prepare`'s .nuxt
             environmentOptions: { nuxt: { domEnvironment: 'happy-dom', overrides: { buildDir: '.nuxt-components' } } },
           },

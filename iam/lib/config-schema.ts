@@ -167,6 +167,7 @@ export const configSchema = z.strictObject({
           MAX_SESSION_LIFE: z.number().int().positive().default(30 * DAY_MS),
           reuseGraceMs: z.number().int().nonnegative().default(10_000),
           maxAllowedSessionsPerUser: z.number().int().positive().default(5),
+          /** accepted for older configs and ignored: a session that passed a code is not asked again for a count (evaluate-anomalies.ts, checks 5 and 6) */
           byPassAnomaliesFor: z.number().int().nonnegative().default(3 * HOUR_MS),
         })
         .prefault({}),
@@ -347,10 +348,12 @@ export const configSchema = z.strictObject({
   anomalies: z
     .strictObject({
       ipDrift: z.enum(['subnet', 'exact', 'off']).default('subnet'),
-      idleMs: z.number().int().positive().default(24 * HOUR_MS),
+      /** a session unused this long asks for the emailed code: a week, so a weekend away is no challenge */
+      idleMs: z.number().int().positive().default(7 * DAY_MS),
       velocity: z
         .strictObject({
-          count: z.number().int().positive().default(3),
+          /** more devices than this opening sessions within windowMs ask the last one for the emailed code */
+          count: z.number().int().positive().default(4),
           windowMs: z.number().int().positive().default(10 * MINUTE_MS),
         })
         .prefault({}),

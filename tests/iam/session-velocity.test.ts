@@ -1,7 +1,8 @@
 /**
- * Many new sessions in a short window (anomaly check 6, anomalies.velocity on its defaults: more
- * than 3 in 10 minutes) ask for the emailed code; they never end a session silently. An ordinary
- * first day opens that many: sign up, sign in again, sign in on the phone, try it once more.
+ * Sessions from many devices in a short window (anomaly check 6, anomalies.velocity on its
+ * defaults: more than 4 devices in 10 minutes) ask the last one for the emailed code; they never
+ * end a session silently. An ordinary first day (sign up, sign in again, the phone, the laptop,
+ * another browser) is not asked at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, call, loginUser, newDevice, PROXY_CONFIG, setCookieValue, signupUser, type Session } from '../helpers/accounts'
@@ -38,33 +39,43 @@ async function passEmailedCode(s: Session, seen: Set<ParsedMail>): Promise<Sessi
 }
 
 describe('session velocity', () => {
-  it('asks the fourth and fifth sessions of ten minutes for the emailed code instead of ending them, and both end signed in', async () => {
-    const laptop = await newDevice(iam, { ip: '203.0.113.60' })
-    const phone = await newDevice(iam, { ip: '203.0.113.61' })
-    const signedUp = await signupUser(iam, { client: laptop })
-    const again = await loginUser(iam, signedUp.email, signedUp.password, laptop)
-    expect((await authedGet(iam, again)).status).toBe(200)
-    const onPhone = await loginUser(iam, signedUp.email, signedUp.password, phone)
-    expect((await authedGet(iam, onPhone)).status).toBe(200)
-    for (const device of [laptop, phone]) {
-      const seen = new Set(smtp.mails)
-      const session = await loginUser(iam, signedUp.email, signedUp.password, device)
-      const asked = await authedGet(iam, session)
-      expect(asked.status).toBe(202)
-      expect(await asked.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
-      const confirmed = await passEmailedCode(session, seen)
-      expect((await authedGet(iam, confirmed)).status).toBe(200)
+  it('does not ask an ordinary first day: sign-up, signing in again, a phone, a laptop and another browser within ten minutes', async () => {
+    const desktop = await newDevice(iam, { ip: '203.0.113.59' })
+    const signedUp = await signupUser(iam, { client: desktop })
+    const sessions = [signedUp, await loginUser(iam, signedUp.email, signedUp.password, desktop)]
+    for (const ip of ['203.0.113.59', '198.51.100.59', '203.0.113.59']) {
+      sessions.push(await loginUser(iam, signedUp.email, signedUp.password, await newDevice(iam, { ip })))
     }
+    for (const session of sessions) expect((await authedGet(iam, session)).status).toBe(200)
+  })
+
+  it('asks the fifth device of ten minutes, and only it, for the emailed code instead of ending its session; it ends signed in', async () => {
+    const devices = []
+    for (let i = 0; i < 5; i++) devices.push(await newDevice(iam, { ip: `203.0.113.${60 + i}` }))
+    const signedUp = await signupUser(iam, { client: devices[0]! })
+    const earlier = [signedUp]
+    for (const device of devices.slice(1, 4)) earlier.push(await loginUser(iam, signedUp.email, signedUp.password, device))
+    for (const session of earlier) expect((await authedGet(iam, session)).status).toBe(200)
+    const seen = new Set(smtp.mails)
+    const fifth = await loginUser(iam, signedUp.email, signedUp.password, devices[4]!)
+    const asked = await authedGet(iam, fifth)
+    expect(asked.status).toBe(202)
+    expect(await asked.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+    const confirmed = await passEmailedCode(fifth, seen)
+    expect((await authedGet(iam, confirmed)).status).toBe(200)
+    // the earlier devices were never asked because of it
+    for (const session of earlier) expect((await authedGet(iam, session)).status).toBe(200)
   })
 
   it('lets sessions opened with a second factor through: their sign-in was the MFA', async () => {
-    const laptop = await newDevice(iam, { ip: '203.0.113.62' })
+    const laptop = await newDevice(iam, { ip: '203.0.113.66' })
     const user = await signupConfirmed(iam, smtp, { client: laptop })
     const { recoveryCodes } = await enrolTotp(iam, user)
-    // sign-up, then five more sign-ins with the password and a recovery code: past the count of 3
+    // sign-up, then five more sign-ins on five more devices with the password and a recovery code: past the count of 4
     for (const code of recoveryCodes.slice(0, 5)) {
-      const challenge = await passwordStep(iam, user, laptop)
-      const session = await sessionOf(await secondFactor(iam, laptop, challenge, code), user, laptop)
+      const device = await newDevice(iam, { ip: '203.0.113.66' })
+      const challenge = await passwordStep(iam, user, device)
+      const session = await sessionOf(await secondFactor(iam, device, challenge, code), user, device)
       expect((await authedGet(iam, session)).status).toBe(200)
     }
   })

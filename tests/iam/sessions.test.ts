@@ -26,20 +26,30 @@ afterAll(() => iam?.stop())
 const logout = (s: Session) => call(iam, 'POST', '/auth/logout', { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken })
 
 describe('session rules over time and count', () => {
-  it('asks for MFA when the user has maxAllowedSessionsPerUser live sessions', async () => {
+  it('asks for MFA when a session\'s device makes maxAllowedSessionsPerUser live devices, and only that session', async () => {
     const first = await signupUser(iam, { client: { ip: '203.0.113.50' } })
-    await loginUser(iam, first.email, first.password, first)
-    const third = await loginUser(iam, first.email, first.password, first)
+    const second = await loginUser(iam, first.email, first.password, await newDevice(iam, { ip: '203.0.113.50' }))
+    const third = await loginUser(iam, first.email, first.password, await newDevice(iam, { ip: '203.0.113.50' }))
     const res = await authedGet(iam, third)
     expect(res.status).toBe(202)
     await waitForLog(iam, (l) => l.includes('TOO_MANY_SESSIONS'))
+    // the sessions opened before it are not asked because of a later one
+    for (const earlier of [first, second]) expect((await authedGet(iam, earlier)).status).toBe(200)
   })
 
-  it('asks for MFA, and keeps the session, when sessions are opened too fast (velocity)', async () => {
+  it('does not count sessions on one device more than once: signing in again and again on it is never asked', async () => {
+    const s = await signupUser(iam, { client: { ip: '203.0.113.54' } })
+    let last = s
+    for (let i = 0; i < 5; i++) last = await loginUser(iam, s.email, s.password, s)
+    expect((await authedGet(iam, last)).status).toBe(200)
+    expect((await authedGet(iam, s)).status).toBe(200)
+  })
+
+  it('asks for MFA, and keeps the session, when more than velocity.count devices open sessions within the window', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.51' } })
-    // five sessions in the window, but only two live (the others logged out): velocity, not count, decides
+    // five devices in the window, but only two live (the others logged out): velocity, not count, decides
     const extra: Session[] = []
-    for (let i = 0; i < 4; i++) extra.push(await loginUser(iam, s.email, s.password, s))
+    for (let i = 0; i < 4; i++) extra.push(await loginUser(iam, s.email, s.password, await newDevice(iam, { ip: '203.0.113.51' })))
     for (const x of [s, extra[0]!, extra[1]!]) expect((await logout(x)).status).toBe(200)
     const last = extra[3]!
     const res = await authedGet(iam, last)
@@ -83,8 +93,9 @@ describe('the live-session count', () => {
   async function thirdSessionAnswer(put: (first: Session) => Promise<string | void>): Promise<number> {
     const first = await signupUser(iam, { client: { ip: `203.0.113.${++ipSeq}` } })
     const password = (await put(first)) ?? first.password
-    await loginUser(iam, first.email, password, first)
-    const third = await loginUser(iam, first.email, password, first)
+    // devices, not sessions, count: the second and third sessions each on a device of their own
+    await loginUser(iam, first.email, password, await newDevice(iam, { ip: `203.0.113.${ipSeq}` }))
+    const third = await loginUser(iam, first.email, password, await newDevice(iam, { ip: `203.0.113.${ipSeq}` }))
     return (await authedGet(iam, third)).status
   }
 

@@ -7,7 +7,6 @@ const settings: AnomalySettings = {
   maxSessionLifeMs: 30 * 24 * HOUR,
   reuseGraceMs: 10_000,
   maxAllowedSessionsPerUser: 5,
-  byPassAnomaliesForMs: 3 * HOUR,
   idleMs: 24 * HOUR,
   velocity: { count: 3, windowMs: 10 * 60_000 },
   ipDrift: 'subnet',
@@ -61,14 +60,15 @@ describe('evaluateAnomalies', () => {
   it('4: MFA for an idle device', () => {
     expect(evaluateAnomalies(facts({}, { lastSeen: NOW - 25 * HOUR }), settings)).toMatchObject({ action: 'mfa', type: 'IDLE_DEVICE' })
   })
-  it('5: MFA at maxAllowedSessionsPerUser live sessions, unless MFA passed within byPassAnomaliesFor', () => {
+  it("5: MFA when this session's device makes maxAllowedSessionsPerUser live devices, asked once: not again after a passed code, however long ago", () => {
     expect(evaluateAnomalies(facts({ sessions: { live: 5, recent: 1 } }), settings)).toMatchObject({ action: 'mfa', type: 'TOO_MANY_SESSIONS' })
-    expect(evaluateAnomalies(facts({ sessions: { live: 5, recent: 1 } }, { lastMfaAt: NOW - HOUR }), settings)).toEqual({ ok: true })
+    expect(evaluateAnomalies(facts({ sessions: { live: 4, recent: 1 } }), settings)).toEqual({ ok: true })
+    expect(evaluateAnomalies(facts({ sessions: { live: 5, recent: 1 } }, { lastMfaAt: NOW - 20 * 24 * HOUR }), settings)).toEqual({ ok: true })
   })
-  it('6: asks for the emailed code, never revokes, when more than velocity.count sessions were opened in the window', () => {
+  it('6: asks for the emailed code, never revokes, when more than velocity.count devices opened sessions in the window', () => {
     expect(evaluateAnomalies(facts({ sessions: { live: 4, recent: 4 } }), settings)).toEqual({ ok: false, action: 'mfa', type: 'SESSION_VELOCITY' })
     expect(evaluateAnomalies(facts({ sessions: { live: 3, recent: 3 } }), settings)).toEqual({ ok: true })
-    // the code passed on this session lets it through for byPassAnomaliesFor
+    // a code passed on this session (or a second factor at its sign-in) lets it through
     expect(evaluateAnomalies(facts({ sessions: { live: 4, recent: 4 } }, { lastMfaAt: NOW - HOUR }), settings)).toEqual({ ok: true })
   })
   it('7: MFA for an IP in another /24, not for one in the same /24', () => {

@@ -46,7 +46,6 @@ export function anomalySettings(config: IamContext['config']): AnomalySettings {
     maxSessionLifeMs: rt.MAX_SESSION_LIFE,
     reuseGraceMs: rt.reuseGraceMs,
     maxAllowedSessionsPerUser: rt.maxAllowedSessionsPerUser,
-    byPassAnomaliesForMs: rt.byPassAnomaliesFor,
     idleMs: config.anomalies.idleMs,
     velocity: config.anomalies.velocity,
     ipDrift: config.anomalies.ipDrift,
@@ -68,11 +67,18 @@ export interface GuardInput {
 /** The velocity window start for `now` (anomaly check 6 counts sessions created since). */
 export const velocitySince = (ctx: IamContext, now: number) => new Date(now - ctx.config.anomalies.velocity.windowMs)
 
-/** How far the session counts need to go for checks 5 and 6: live up to the cap, recent one past the velocity count. */
+const SESSION_ROWS_PER_DEVICE = 10
+
+/**
+ * How many of the newest sessions checks 5 and 6 read for their device counts: ten times what
+ * each needs to decide, so a history of sessions on one device rarely hides other devices while a
+ * user's long history costs nothing per request.
+ */
 export const sessionCountBounds = (ctx: IamContext) => ({
-  live: ctx.config.jwt.refresh_tokens.maxAllowedSessionsPerUser,
-  recent: ctx.config.anomalies.velocity.count + 1,
+  live: ctx.config.jwt.refresh_tokens.maxAllowedSessionsPerUser * SESSION_ROWS_PER_DEVICE,
+  recent: (ctx.config.anomalies.velocity.count + 1) * SESSION_ROWS_PER_DEVICE,
 })
+
 
 /**
  * The nine checks on facts already read, and the outcome applied. A passing session writes

@@ -71,6 +71,10 @@ type AuthRow = [
 // refresh_tokens_one_active_per_family once per family instead would, under rotation churn, meet the
 // index entries of versions spent a moment before: with the bench's ~100 families of one user,
 // most of PostgreSQL's CPU per rotation (docs/performance.md, rotation).
+// The counts are of devices (distinct visitor_id), not sessions, among the user's sessions opened
+// up to the family's own (created_at <= f.created_at): checks 5 and 6 ask the session that made
+// the count, never the ones opened before it (evaluate-anomalies.ts). Each reads at most its bound
+// of the newest such sessions (sessionCountBounds).
 // Both counts are ordered by created_at, which session_families_live_user_idx and
 // session_families_user_idx (user_id, created_at) give for free. Without the order, once the
 // statistics saw one user holding most families (the bench's user after its 2,000 sign-ins, or a
@@ -103,11 +107,13 @@ export const AUTH_STATE_SQL = `
     left join visitors v on v.canary_id = $2
     left join lateral (
       select
-        (select count(*) from (
-          select 1 from session_families s where s.user_id = f.user_id and s.revoked_at is null and s.refresh_expires_at > $3
+        (select count(distinct l.visitor_id) from (
+          select s.visitor_id from session_families s
+          where s.user_id = f.user_id and s.revoked_at is null and s.refresh_expires_at > $3 and s.created_at <= f.created_at
           order by s.created_at desc limit $5) l) as live,
-        (select count(*) from (
-          select 1 from session_families s where s.user_id = f.user_id and s.created_at > $4 order by s.created_at desc limit $6) r) as recent
+        (select count(distinct r.visitor_id) from (
+          select s.visitor_id from session_families s where s.user_id = f.user_id and s.created_at > $4 and s.created_at <= f.created_at
+          order by s.created_at desc limit $6) r) as recent
     ) c on f.id is not null
   `
   .replace(/\s+/g, ' ')
@@ -173,8 +179,9 @@ function stateOf(r: AuthRow): AuthState {
 
 /**
  * `tokenHash`: SHA-256 of the session cookie (null when the cookie has not the shape of a token);
- * `canaryId`: the device cookie (null when absent or malformed). Live sessions are counted at
- * `now`, recent ones since `since` (the velocity window); each count stops at its `countUpTo`.
+ * `canaryId`: the device cookie (null when absent or malformed). Devices with a live session are
+ * counted at `now`, devices with a session opened since `since` (the velocity window); each count
+ * reads at most `countUpTo` of the newest sessions.
  */
 export async function findAuthState(
   db: Kysely<Database>,
