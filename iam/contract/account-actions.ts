@@ -47,6 +47,45 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       BANNED_DEVICE,
     ),
   },
+  verifyMfaCode: {
+    method: 'POST',
+    path: '/auth/verify-mfa/code',
+    summary: 'Complete sign-in MFA with the emailed code typed where the challenge met the person (session and device cookies name the challenge)',
+    auth: 'none',
+    limiters: ['codes'],
+    request: json(),
+    body: z.object({ code }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      JSON_BODY_FIELDS,
+      {
+        400: { description: 'No code waits for this session, or this device is not the one it was sent for (`error`)', body: errorFail },
+        401: { description: 'Wrong or expired code', body: errorFail },
+        500: { description: 'The session could not be issued', body: errorFail },
+      },
+      XSS,
+      LIMITED,
+      BANNED_DEVICE,
+    ),
+  },
+  waitingMfa: {
+    method: 'GET',
+    path: '/auth/verify-mfa/waiting',
+    summary: 'The emailed-code challenge waiting on this session: where it went (masked) and why',
+    auth: 'none',
+    limiters: ['links'],
+    request: noBody,
+    responses: responses(
+      {
+        200: {
+          description: 'A code waits: the masked address, the check that asked (`because`) and when the code expires',
+          body: okData(z.object({ sentTo: z.string(), because: z.string(), expiresAt: z.string() })),
+        },
+        404: { description: 'No code waits for this session', body: errorFail },
+      },
+      LIMITED,
+    ),
+  },
   customMfa: {
     method: 'POST',
     path: '/custom/mfa/:reason',

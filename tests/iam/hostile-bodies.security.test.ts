@@ -43,6 +43,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/login': { email: 'someone@example.com', password: STRONG_PASSWORD, rememberUser: 'on' },
   '/auth/OAuth/:providerName': { sub: 'sub-1', email: 'oauth@example.com', email_verified: true, name: 'Ada', given_name: 'Ada', family_name: 'L', picture: 'https://example.com/a.png' },
   '/auth/verify-mfa': { code: '1234567' },
+  '/auth/verify-mfa/code': { code: '1234567' },
   '/auth/user/api-access-token': { audience: 'https://api.example.com' },
   '/custom/mfa/:reason': { note: 'pay the invoice' },
   '/auth/verify-custom-mfa': { code: '1234567' },

@@ -6,8 +6,12 @@
 import type { IamContext } from '../../context'
 import { completeMfa } from '../anomalies/complete-mfa'
 import type { LinkParams } from '../mfa/link-token'
+import { findMailRecipient, maskEmail } from '../mfa/flows'
 import { attemptCode, checkLink, consumeLink } from '../mfa/links'
 import { MFA_PURPOSE } from '../mfa/purposes'
+import { findLink, findLiveLink, type LinkWithCode } from '../mfa/repository'
+import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token'
+import { findSessionByTokenHash } from '../sessions/sessions-repo'
 import { recordSecurityEvent } from '../security-events/repository'
 import type { TokenPair } from '../sessions/session-service'
 import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
@@ -17,13 +21,61 @@ const isMfa = (purpose: string) => purpose === MFA_PURPOSE
 
 export const previewMfaLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isMfa)
 
+type MfaActor = Actor & { visitorPublicId: string | null }
+
 export async function verifyAdaptiveMfa(
   ctx: IamContext,
-  input: { params: LinkParams; code: string; actor: Actor & { visitorPublicId: string | null } },
+  input: { params: LinkParams; code: string; actor: MfaActor },
 ): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
   const check = await checkLink(ctx, input.params, isMfa)
   if (!check.ok) return linkFailure(check.code)
-  const { link } = check
+  return finishWithCode(ctx, check.link, input.code, input.actor)
+}
+
+/** The live MFA link of the session behind `refreshToken` (its cookie), when the session is live and one waits. */
+async function waitingLink(ctx: IamContext, refreshToken: string | null): Promise<LinkWithCode | null> {
+  if (!refreshToken || !isRefreshTokenShape(refreshToken)) return null
+  const session = await findSessionByTokenHash(ctx.db, hashRefreshToken(refreshToken))
+  if (!session || session.family.revoked_at) return null
+  const live = await findLiveLink(ctx.db, { userId: session.family.user_id, familyId: session.family.id, purpose: MFA_PURPOSE, now: new Date(ctx.now()) })
+  return live && (await findLink(ctx.db, live.jti))
+}
+
+/**
+ * The challenge waiting on this browser's session, for the page that meets it: the masked address
+ * the code went to, why it was asked (the anomaly's name; the page says it in words) and until when.
+ * Null when none waits (no session, a revoked one, or no live code).
+ */
+export async function waitingMfa(
+  ctx: IamContext,
+  refreshToken: string | null,
+): Promise<{ sentTo: string; because: string; expiresAt: string } | null> {
+  const link = await waitingLink(ctx, refreshToken)
+  if (!link) return null
+  const recipient = await findMailRecipient(ctx, link.user_id)
+  if (!recipient) return null
+  const because = typeof link.data['anomaly'] === 'string' ? link.data['anomaly'] : 'UNUSUAL_SIGN_IN'
+  return { sentTo: maskEmail(recipient.email), because, expiresAt: (link.code?.expires_at ?? link.expires_at).toISOString() }
+}
+
+/**
+ * The emailed code typed on the page where the challenge met the person (the sign-in page, an
+ * app's sign-in through the provider, the account page), without the link: the session cookie
+ * names the challenge, the device must be the one it was sent for, and the code proves the
+ * mailbox as the link would. Attempts count against the same link, so both ways share one budget.
+ */
+export async function verifyAdaptiveMfaCode(
+  ctx: IamContext,
+  input: { refreshToken: string | null; code: string; actor: MfaActor },
+): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
+  const link = await waitingLink(ctx, input.refreshToken)
+  if (!link) return linkFailure('invalid')
+  return finishWithCode(ctx, link, input.code, input.actor)
+}
+
+/** A checked MFA link and the code sent with it: the code attempt, then consume, resolve, bind and issue. */
+async function finishWithCode(ctx: IamContext, link: LinkWithCode, submitted: string, actor: MfaActor): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
+  const input = { code: submitted, actor }
   // The device that asks must be the device the challenge was sent for: it is the one bound next.
   if (input.actor.visitorRowId === null || input.actor.visitorPublicId !== link.visitor || !link.family_id) {
     return linkFailure('mismatch')

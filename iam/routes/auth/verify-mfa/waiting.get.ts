@@ -1,0 +1,15 @@
+import { ROUTES } from '../../../contract/routes'
+import { waitingMfa } from '../../../features/account-actions/verify-mfa'
+import { getSessionCookie } from '../../../http/cookies'
+import { httpFail } from '../../../http/respond'
+import { defineRoute, limit } from '../../../http/route'
+
+/**
+ * GET /auth/verify-mfa/waiting (session cookie): the emailed-code challenge waiting on this
+ * session, so the page that meets it can say where the code went and why. 200; 404 none waits; 429.
+ */
+export default defineRoute(ROUTES.waitingMfa, [limit('links', ({ ip }) => ({ ip, on: 'ip' }))], async ({ ctx, event }) => {
+  const waiting = await waitingMfa(ctx, getSessionCookie(event) ?? null)
+  if (!waiting) return httpFail(404, { ok: false, error: 'No code is waiting for this session' })
+  return { ok: true as const, data: waiting }
+})
