@@ -179,5 +179,7 @@ export function useAuth() {
     confirmWithSecondFactor: (reason: string, code: string) => bffFetch('/api/auth/confirm/second-factor', { method: 'POST', body: { reason, code } }),
     /** Sends the MFA code of an adaptive-MFA link; 200 signs the browser in again. */
     verifyMfa: async (linkQuery: string, code: string) => afterSignIn(await bffFetch(`/api/auth/mfa?${linkQuery}`, { method: 'POST', body: { code } })),
+    /** Sends the emailed code of the challenge waiting on this browser's session, typed in place (no link); 200 signs it in again. */
+    verifyMfaCode: async (code: string) => afterSignIn(await bffFetch('/api/auth/mfa/code', { method: 'POST', body: { code } })),
   }
 }

@@ -100,18 +100,19 @@ describe('no dead ends on the first day', () => {
 
   it('asks the fifth device of ten minutes once for the emailed code, and then the person stays signed in', async () => {
     const email = freshEmail('burst')
-    // each page is a browser of its own (its own cookies): sign-up, then three more devices, none asked
+    // sign-up, then three more devices (browsers of their own), none asked
     const pages = [await e2e.browser.newPage()]
     await signUpInBrowser(pages[0]!, e2e.stack.url, email)
     for (let i = 0; i < 3; i++) {
-      const page = await e2e.browser.newPage()
+      // a browser of its own: its own cookies, another device
+      const page = await (await e2e.launchForTest()).newPage()
       pages.push(page)
       await page.goto(`${e2e.stack.url}/login`)
       await typeAndSignIn(page, email, PASSWORD)
       await page.waitForURL(`${e2e.stack.url}/account`)
       await expect.poll(() => signedIn(page), WAIT).toBe(true)
     }
-    const fifth = await e2e.browser.newPage()
+    const fifth = await (await e2e.launchForTest()).newPage()
     await fifth.goto(`${e2e.stack.url}/login`)
     await typeAndSignIn(fifth, email, PASSWORD)
     // the page says to check the mail (not an empty sign-in form)

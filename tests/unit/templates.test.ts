@@ -1,3 +1,4 @@
+import { anomalyReason } from '../../iam/contract/anomaly-reasons'
 import { describe, expect, it } from 'vitest'
 import {
   adaptiveMfaMail,
@@ -38,6 +39,15 @@ describe('mail templates', () => {
       expect(mail.text).toContain(link)
       expect(mail.html).toContain(escapeHtml(link))
     }
+  })
+
+  it('says in words why the unusual-sign-in check asked, never the name of the check', () => {
+    for (const anomaly of ['SESSION_VELOCITY', 'NEW_DEVICE', 'FINGERPRINT_DRIFT', 'SOMETHING_NEW']) {
+      const mail = adaptiveMfaMail({ siteName: 'Acme', link, code: '7654321', codeTtlMs: 420_000, anomaly, ipAddress: '10.0.0.1' })
+      expect(mail.text).not.toContain(anomaly)
+      expect(mail.text).toContain(`because ${anomalyReason(anomaly)}`)
+    }
+    expect(anomalyReason('SESSION_VELOCITY')).toContain('several new devices')
   })
 
   it('gives the reset link in both parts, never in the subject', () => {

@@ -4,6 +4,7 @@
  * on its own in a plain-text client. Codes and tokens never go in a subject: subjects show up in
  * notifications and server logs.
  */
+import { anomalyReason } from '../../contract/anomaly-reasons'
 
 export interface MailContent {
   subject: string
@@ -59,8 +60,8 @@ export interface CodeMailInput {
 /** Adaptive MFA: a sign-in from a new device or place must be confirmed. */
 export function adaptiveMfaMail(input: CodeMailInput & { anomaly: string; ipAddress: string }): MailContent {
   return render(input.siteName, `${input.siteName}: confirm it's you`, [
-    { kind: 'p', text: `We noticed something unusual about a sign-in to your ${input.siteName} account (${input.anomaly}, from ${input.ipAddress}).` },
-    { kind: 'p', text: `To continue, open the link below and enter the code. The code expires in ${minutes(input.codeTtlMs)}.` },
+    { kind: 'p', text: `We asked a sign-in to your ${input.siteName} account (from ${input.ipAddress}) to confirm it is you, because ${anomalyReason(input.anomaly)}.` },
+    { kind: 'p', text: `To continue, enter the code on the page that asked for it, or open the link below and enter it there. The code expires in ${minutes(input.codeTtlMs)}.` },
     { kind: 'link', label: 'Confirm it is you', url: input.link },
     { kind: 'code', code: input.code },
     { kind: 'p', text: 'If this was not you, do not enter the code and change your password.' },

@@ -25,6 +25,8 @@ export const BFF_IAM_ROUTES = [
   'secretData',
   'verifyMfaLink',
   'verifyMfa',
+  'verifyMfaCode',
+  'waitingMfa',
   'forgotPassword',
   'resetPasswordLink',
   'resetPassword',
