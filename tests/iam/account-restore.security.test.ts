@@ -6,7 +6,8 @@
  * erasure date and a restore proof, opens no session, while a wrong password answers exactly what
  * an unknown address does. The proof buys one mail with a new restore link from the device that
  * signed in, once, for a short while; the new link restores the account and ends the one mailed
- * before. Its own IAM: the file moves the clock.
+ * before. "Forgot password" mails the restore link instead of nothing, and answers as for any
+ * address. Its own IAM: the file moves the clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, loginUser, newDevice, PROXY_CONFIG, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
@@ -221,5 +222,26 @@ describe('POST /auth/delete-account/restore-link', () => {
     const late = await login(await newDevice(iam, { ip: nextIp() }), s.email, STRONG_PASSWORD)
     expect({ status: late.status, body: withoutDate(await late.text()) }).toEqual(unknownAnswer)
     expect((await askRestore(device, proof)).status).toBe(400)
+  })
+})
+
+describe('POST /auth/forgot-password for an account scheduled for deletion', () => {
+  const FIXED_BODY = '{"ok":true,"message":"If an account exists for this address, a password reset link has been sent."}'
+
+  it('answers the same bytes as for any address and mails the restore link, which restores the account', async () => {
+    const { s, dueAt, undo: first } = await deletedAccount()
+    const device = await newDevice(iam, { ip: nextIp() })
+    const unknown = await call(iam, 'POST', '/auth/forgot-password', { client: device, body: { email: uniqueEmail('ghost') } })
+    const known = await call(iam, 'POST', '/auth/forgot-password', { client: device, body: { email: s.email } })
+    expect({ status: unknown.status, body: await unknown.text() }).toEqual({ status: 200, body: FIXED_BODY })
+    expect({ status: known.status, body: await known.text() }).toEqual({ status: 200, body: FIXED_BODY })
+
+    const mail = await mailTo(smtp, s.email, isRestoreMail)
+    expect(mail.text).toContain('Someone asked to reset the password of your Acme account.')
+    expect(mail.text).toContain(`it will be erased on ${new Date(dueAt).toUTCString()}`)
+    expect(mail.text).not.toContain('reason=PASSWORD_RESET')
+    expect((await call(iam, 'POST', `/auth/undo-delete-account${first}`, { client: device })).status).toBe(400)
+    expect((await call(iam, 'POST', `/auth/undo-delete-account${linkQueryOf(mail)}`, { client: device })).status).toBe(200)
+    expect((await footprint(s.email)).events.filter((e) => e.type === 'account_restore_link_sent').map((e) => e.details)).toEqual([{ asked: 'forgot_password' }])
   })
 })
