@@ -10,6 +10,10 @@ const MESSAGES: Record<string, string> = {
   unavailable: 'The sign-in service is unavailable right now. Please try again shortly.',
   mfa_required: 'For your security we sent a sign-in link to your email. Open it to continue.',
   second_factor_needs_js: 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.',
+  // the sign-in page's restore link for an account scheduled for deletion (server/api/auth/restore-link.post.ts)
+  restore_expired: 'This request for the restore link has expired or was already used. Sign in again to ask for it.',
+  restore_not_pending: 'This account is no longer scheduled for deletion: sign in with your password.',
+  restore_late: 'The time to undo the deletion has passed: the account is erased, or is about to be. You can sign up again with the same address.',
 }
 
 /**

@@ -28,3 +28,13 @@ export function formatWhenRelative(value: string | null | undefined, nowMs: numb
   const words = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })
   return agoMs < HOUR_MS ? words.format(-Math.floor(agoMs / MINUTE_MS), 'minute') : words.format(-Math.floor(agoMs / HOUR_MS), 'hour')
 }
+
+/**
+ * A day in words ("5 December 2026"), in the browser's time zone: for a date a person plans
+ * around (when an account is erased), where the time of day is noise. Day, month name and year
+ * read the same to every reader, which 05/12/2026 does not; the words are English like the pages.
+ */
+export function formatDay(value: string, locale = 'en-GB'): string {
+  const date = new Date(value)
+  return Number.isNaN(date.getTime()) ? value : date.toLocaleDateString(locale, { day: 'numeric', month: 'long', year: 'numeric' })
+}

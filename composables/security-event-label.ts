@@ -53,7 +53,12 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
     if (text(d, 'method') === 'password') return 'Signed in with your password'
     return 'Signed in'
   },
-  login_failed: (d) => (text(d, 'reason') === 'banned' ? 'Sign-in refused: the account is suspended' : 'Failed sign-in attempt'),
+  login_failed: (d) => {
+    const reason = text(d, 'reason')
+    if (reason === 'banned') return 'Sign-in refused: the account is suspended'
+    if (reason === 'deletion_pending') return 'Sign-in refused: the account was scheduled for deletion'
+    return 'Failed sign-in attempt'
+  },
   passkey_sign_in: () => 'Signed in with a passkey',
   mfa_sent: () => 'Unusual sign-in: a confirmation code was mailed',
   mfa_verified: () => 'Sign-in confirmed',
@@ -116,6 +121,10 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
   account_deletion_requested: () => 'Account deletion requested: a confirmation link was mailed',
   account_deletion_confirmed: () => 'Account deletion confirmed: the account was disabled',
   account_deletion_cancelled: () => 'Account deletion cancelled with the mailed undo link',
+  account_restore_link_sent: (d) =>
+    text(d, 'asked') === 'forgot_password'
+      ? 'A password reset was asked for while the account was scheduled for deletion: the restore link was mailed'
+      : 'The restore link was mailed after a sign-in while the account was scheduled for deletion',
   admin_granted: () => 'Platform administrator role granted',
   admin_revoked: () => 'Platform administrator role removed',
   admin_sessions_revoked: (d) => {

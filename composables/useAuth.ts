@@ -145,7 +145,7 @@ export function useAuth() {
     isSignedIn: computed(() => state.value.status === 'signed-in'),
     load,
     ensureLoaded,
-    /** POST /api/auth/login; 200 signed in, 401 wrong credentials, 429 rate limited. */
+    /** POST /api/auth/login; 200 signed in, 401 wrong credentials, 403 `deletionPending` (the right password of an account scheduled for deletion), 429 rate limited. */
     login: async (input: { email: string; password: string; rememberUser?: boolean }) =>
       afterSignIn(await bffFetch('/api/auth/login', { method: 'POST', body: { email: input.email, password: input.password, ...(input.rememberUser ? { rememberUser: 'on' } : {}) } })),
     /** POST /api/auth/signup; 201 signed in, 400 with `fields`, 409 address taken. */

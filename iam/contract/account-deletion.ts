@@ -3,9 +3,12 @@
  * the mailed confirmation link that disables the account, and the undo link valid until the purge.
  */
 import { z } from 'zod'
-import { defineRoutes, noBody } from './define'
+import { defineRoutes, json, noBody } from './define'
 import { linkQuery } from './inputs'
-import { FULL_AUTH, LIMITED, REAUTH, errorFail, okData, responses, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, errorFail, okData, responses, type Responses } from './responses'
+
+/** What POST /login answered to the right password (contract/auth.ts): 32 random bytes, base64url (features/account-deletion/restore-link.ts). */
+const restoreProof = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'Invalid restore proof')
 
 const linkPreview = okData(z.object({ link: z.string(), reason: z.string() }))
 const BAD_LINK: Responses = { 400: { description: 'Invalid, used or expired link (`error`)', body: errorFail } }
@@ -69,6 +72,33 @@ export const ACCOUNT_DELETION_ROUTES = defineRoutes({
       BAD_LINK,
       BANNED_DEVICE,
       LAST_OWNER,
+      LIMITED,
+    ),
+  },
+  restoreLink: {
+    method: 'POST',
+    path: '/auth/delete-account/restore-link',
+    summary: 'Mail a new restore link to an account scheduled for deletion, for the proof its sign-in with the right password answered',
+    auth: 'none',
+    // per IP before the proof is read, then per account (the proof names it), then the address's cap
+    limiters: ['links', 'emails', 'mailbox'],
+    request: json(),
+    body: z.object({ restoreProof }),
+    responses: responses(
+      {
+        200: {
+          description: 'A new undo link was mailed to the account address (`sentTo`, masked); the one mailed before stops working. `dueAt` is when the account is erased',
+          body: okData(z.object({ sentTo: z.string(), dueAt: z.iso.datetime() })),
+        },
+      },
+      JSON_BODY_FIELDS,
+      {
+        400: { description: 'No canary_id cookie; or the proof is malformed, unknown, expired, already used or from another device (`fields`, or `error`)', body: errorFail },
+        403: { description: 'Banned device', body: errorFail },
+        409: { description: 'The account is no longer scheduled for deletion: its password signs in', body: errorFail },
+        410: { description: 'The undo window has passed: the account is erased or about to be', body: errorFail },
+        503: { description: 'The mail could not be sent', body: errorFail },
+      },
       LIMITED,
     ),
   },

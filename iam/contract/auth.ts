@@ -9,6 +9,17 @@ const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
 const rememberUser = z.enum(['on', 'off']).optional()
 
+/**
+ * POST /login's answer to the right password of an account scheduled for deletion: when it is
+ * erased, and the single-use proof POST /auth/delete-account/restore-link takes (contract/account-deletion.ts). No session.
+ */
+const deletionPendingBody = errorFail.extend({
+  deletionPending: z.literal(true),
+  dueAt: z.iso.datetime(),
+  restoreProof: z.string(),
+  restoreProofExpiresAt: z.iso.datetime(),
+})
+
 /** Signup, login, OAuth: the JSON body rules, requireSignInDevice (canary_id cookie, banned device) and XSS */
 const SIGN_IN = responses(
   JSON_BODY_FIELDS,
@@ -58,8 +69,15 @@ export const AUTH_ROUTES = defineRoutes({
       SIGN_IN,
       {
         400: { description: 'Validation failed (`fields`)', body: errorFail },
-        401: { description: 'Invalid email or password (one body for both)', body: errorFail },
+        401: { description: 'Invalid email or password (one body for both); also an account whose deletion is due', body: errorFail },
         403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+      },
+      {
+        403: {
+          description:
+            'Right password, account scheduled for deletion (`deletionPending: true`): erased at `dueAt` unless restored; `restoreProof` asks POST /auth/delete-account/restore-link for the restore link, once, until `restoreProofExpiresAt`. No session',
+          body: deletionPendingBody,
+        },
       },
       LIMITED,
     ),

@@ -65,10 +65,12 @@ export const SECURITY_EVENT_TYPES = [
   'admin_factor_removed',
   'admin_email_verified',
   'admin_reset_link_sent',
-  // self-service deletion (features/account-deletion): asked, confirmed from the mail, undone
+  // self-service deletion (features/account-deletion): asked, confirmed from the mail, undone, and
+  // the undo link mailed again while the deletion waits (details.asked: 'sign_in' | 'forgot_password')
   'account_deletion_requested',
   'account_deletion_confirmed',
   'account_deletion_cancelled',
+  'account_restore_link_sent',
   // accounts brought in from a JSON Lines file (features/users/import-users.ts): recorded for the
   // administrator who posted it (details.adminId), or with no account by the admin CLI (`by: 'admin-cli'`)
   'users_imported',

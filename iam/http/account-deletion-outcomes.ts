@@ -4,8 +4,10 @@
  */
 import type { LinkRefused } from '../features/account-deletion/confirm-deletion'
 import type { LastOwner } from '../features/account-deletion/request-deletion'
+import type { RestoreLinkResult } from '../features/account-deletion/restore-link'
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail } from './auth'
+import { throwTooManyRequests } from './rate-limit'
 import type { FailureTable } from './route'
 
 const link = (status: 400, error: string) => () => authFail(status, error)
@@ -29,3 +31,23 @@ export function lastOwner(failure: LastOwner): never {
 }
 
 export const UNDO_EXPIRED = 'The time to undo the deletion has passed: the account is erased, or is about to be. You can sign up again with the same address.'
+
+/** "5 December 2026": the day of the erasure in words, in UTC (the IAM knows no time zone of the person). */
+export function erasureDay(dueAt: Date): string {
+  return dueAt.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
+}
+
+/** POST /login's sentence for the right password of an account scheduled for deletion. */
+export const deletionPendingError = (dueAt: Date) =>
+  `This account is scheduled for deletion on ${erasureDay(dueAt)}. Ask for the restore link to keep it.`
+
+const RESTORE_PROOF_REFUSED = 'This request for the restore link has expired or was already used. Sign in again to ask for it.'
+
+/** POST /auth/delete-account/restore-link's failures. */
+export const RESTORE_LINK_REFUSED: FailureTable<Extract<RestoreLinkResult, { ok: false }>> = {
+  invalid_proof: () => authFail(400, RESTORE_PROOF_REFUSED),
+  not_pending: () => authFail(409, 'This account is no longer scheduled for deletion: sign in with your password.'),
+  undo_expired: () => authFail(410, UNDO_EXPIRED),
+  mail_failed: () => authFail(503, 'The mail with the restore link could not be sent. Please try again in a moment.'),
+  rate_limited: (failure) => throwTooManyRequests(failure.decision),
+}

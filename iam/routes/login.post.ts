@@ -1,6 +1,7 @@
 import { ROUTES } from '../contract/routes'
 import { visitLoginDevice } from '../features/users/login-device'
 import { login } from '../features/users/login-service'
+import { deletionPendingError } from '../http/account-deletion-outcomes'
 import { authFail, sendTokens } from '../http/auth'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getJsonBody } from '../http/request'
@@ -11,7 +12,11 @@ import { emitSignal } from '../lib/signals'
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
 
-/** POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned; 429 (IP limits, account delay). */
+/**
+ * POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned, or the right
+ * password of an account scheduled for deletion (`deletionPending`, with the restore proof); 429
+ * (IP limits, account delay).
+ */
 export default defineRoute(
   ROUTES.login,
   [
@@ -39,6 +44,15 @@ export default defineRoute(
     if (!result.ok) {
       if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
       if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
+      // 403 like the ban: the credentials were right and the account may not sign in; the flag says why
+      if (result.code === 'deletion_pending') {
+        return authFail(403, deletionPendingError(result.dueAt), {
+          deletionPending: true,
+          dueAt: result.dueAt.toISOString(),
+          restoreProof: result.restore.proof,
+          restoreProofExpiresAt: result.restore.expiresAt.toISOString(),
+        })
+      }
       return authFail(401, INVALID_CREDENTIALS)
     }
     // a second factor is due: the account limiter keeps counting until the sign-in completes

@@ -142,6 +142,81 @@ describe('login page', () => {
   })
 })
 
+describe('an account scheduled for deletion (the right password, server/api/auth/restore-link.post.ts)', () => {
+  // noon UTC: the same day in every time zone the tests may run in
+  const DUE = '2026-12-05T12:00:00.000Z'
+  async function pending() {
+    answer('POST', '/api/auth/login', 403, { ok: false, error: 'This account is scheduled for deletion on 5 December 2026. Ask for the restore link to keep it.', deletionPending: true, dueAt: DUE })
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('[data-testid="deletion-pending"]').exists()).toBe(true))
+    return page
+  }
+  type LoginPageWrapper = Awaited<ReturnType<typeof fill>>
+  const restoreButton = (page: LoginPageWrapper) => page.findAll('button').find((b) => b.text().startsWith('Send'))!
+  const restoreForm = (page: LoginPageWrapper) => page.findAll('form').find((f) => f.attributes('action') === '/api/auth/restore-link')!
+
+  it('says the day in words and offers the restore link, with no "incorrect password" banner', async () => {
+    const page = await pending()
+    expect(alertText(page)).toBe('This account is scheduled for deletion on 5 December 2026.')
+    expect(page.find('time').attributes('datetime')).toBe(DUE)
+    expect(restoreButton(page).text()).toBe('Send the restore link')
+    expect(page.text()).not.toContain('incorrect')
+    expect((page.find('input#password').element as HTMLInputElement).value).toBe('')
+  })
+
+  it('sends the restore link and says where it went (the address masked)', async () => {
+    const { gate, release } = held()
+    const restore = answer('POST', '/api/auth/restore-link', 200, { ok: true, data: { sentTo: 'a***@example.com', dueAt: DUE } }, gate)
+    const page = await pending()
+    await restoreForm(page).trigger('submit')
+    await vi.waitFor(() => expect(restoreButton(page).text()).toBe('Sending…'))
+    expect(restoreButton(page).attributes('disabled')).toBeDefined()
+    release()
+    await vi.waitFor(() => expect(page.find('[data-testid="restore-sent"]').text()).toBe('We sent the restore link to a***@example.com. Open it to keep your account, then sign in.'))
+    expect(page.find('[data-testid="deletion-pending"]').exists()).toBe(false)
+    expect(restore.bodies).toHaveLength(1)
+  })
+
+  it.each([
+    [400, { ok: false, error: 'This request for the restore link has expired or was already used. Sign in again to ask for it.' }, 'This request for the restore link has expired or was already used. Sign in again to ask for it.'],
+    [409, { ok: false, error: 'This account is no longer scheduled for deletion: sign in with your password.' }, 'This account is no longer scheduled for deletion: sign in with your password.'],
+  ])('ends the offer with the refusal in words (%i)', async (status, body, message) => {
+    answer('POST', '/api/auth/restore-link', status, body)
+    const page = await pending()
+    await restoreForm(page).trigger('submit')
+    await vi.waitFor(() => expect(alertText(page)).toBe(message))
+    expect(page.find('[data-testid="deletion-pending"]').exists()).toBe(false)
+  })
+
+  it('keeps the offer and says the wait after a 429', async () => {
+    answer('POST', '/api/auth/restore-link', 429, { ok: false, retry: 120 })
+    const page = await pending()
+    await restoreForm(page).trigger('submit')
+    await vi.waitFor(() => expect(page.find('#restore-error').text()).toBe('Too many attempts. Try again in 2 minutes.'))
+    expect(restoreButton(page).exists()).toBe(true)
+  })
+
+  it('shows the state from a no-JS post (?error=deletion_pending&due=) with a form that posts without JavaScript', async () => {
+    const page = await mountSuspended(LoginPage, { route: `/login?error=deletion_pending&due=${encodeURIComponent(DUE)}` })
+    expect(alertText(page)).toBe('This account is scheduled for deletion on 5 December 2026.')
+    const posted = restoreForm(page)
+    expect(posted.attributes('method')).toBe('post')
+    expect(posted.find('input[name="_csrf"]').exists()).toBe(true)
+    expect(posted.find('button[type="submit"]').text()).toBe('Send the restore link')
+  })
+
+  it.each([
+    ['/login?restore=sent', '.alert[role="status"]', 'We sent the restore link to the account’s email address. Open it to keep your account, then sign in.'],
+    ['/login?error=restore_expired', '.alert[role="alert"]', 'This request for the restore link has expired or was already used. Sign in again to ask for it.'],
+    ['/login?error=deletion_pending&due=soon', '.alert[role="alert"]', null],
+  ])('after a no-JS restore post, %s says so', async (path, selector, message) => {
+    const page = await mountSuspended(LoginPage, { route: path })
+    if (message === null) expect(page.find(selector).exists()).toBe(false)
+    else expect(page.find(selector).text()).toBe(message)
+  })
+})
+
 describe('second sign-in step (the login page after a right password)', () => {
   const CHALLENGE = 'c'.repeat(43)
   async function secondStep() {

@@ -20,6 +20,7 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   login_failed: [
     [{ method: 'password', reason: 'invalid_credentials' }, 'Failed sign-in attempt'],
     [{ method: 'password', reason: 'banned' }, 'Sign-in refused: the account is suspended'],
+    [{ method: 'password', reason: 'deletion_pending' }, 'Sign-in refused: the account was scheduled for deletion'],
   ],
   passkey_sign_in: [[{ passkeyId: 1 }, 'Signed in with a passkey']],
   mfa_sent: [[{ anomaly: 'NEW_DEVICE' }, 'Unusual sign-in: a confirmation code was mailed']],
@@ -120,6 +121,10 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   account_deletion_requested: [[{}, 'Account deletion requested: a confirmation link was mailed']],
   account_deletion_confirmed: [[{ dueAt: '2026-12-04T10:00:00.000Z', revokedSessions: 2, revokedApiTokens: 1 }, 'Account deletion confirmed: the account was disabled']],
   account_deletion_cancelled: [[{}, 'Account deletion cancelled with the mailed undo link']],
+  account_restore_link_sent: [
+    [{ asked: 'sign_in' }, 'The restore link was mailed after a sign-in while the account was scheduled for deletion'],
+    [{ asked: 'forgot_password' }, 'A password reset was asked for while the account was scheduled for deletion: the restore link was mailed'],
+  ],
   // the account's own event names the administrator only; the administrator's names the account it signed in as
   impersonation_started: [
     [{ by: 'admin', adminId: 'a1', userId: 'u1', sessionId: 's1' }, 'An administrator signed in to your account on your behalf'],

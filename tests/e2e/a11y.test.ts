@@ -8,6 +8,9 @@ const e2e = useE2eStack()
 const PUBLIC_PAGES = [
   '/',
   '/login',
+  // the sign-in page of an account scheduled for deletion, as a no-JS post lands on it, and after the restore link was sent
+  '/login?error=deletion_pending&due=2026-12-05T12:00:00.000Z',
+  '/login?restore=sent',
   '/signup',
   '/forgot-password',
   '/reset-password',

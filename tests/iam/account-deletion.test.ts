@@ -1,8 +1,8 @@
 /**
  * Self-service account deletion over HTTP (iam/features/account-deletion, docs/accounts.md): the
  * request needs a recent sign-in and is refused to the last owner of an organization; the mailed
- * link confirms once and disables the account at that moment (every credential refused, sign-in
- * answered as for an unknown address); the undo link restores it within the window and is refused
+ * link confirms once and disables the account at that moment (every credential refused, a wrong
+ * password answered as for an unknown address, the right one told the state); the undo link restores it within the window and is refused
  * in words after it; the purge erases what the account owned, keeps its security events with the
  * id only, frees the address, and has one winner per account: through the test build's purge
  * route, the server's timer and `users:purge`. Its own IAMs: the file moves the clock.
@@ -187,7 +187,7 @@ describe('account deletion: request, confirmation, undo, purge', () => {
     expect(row.events!.filter((e) => e.type === 'account_deletion_confirmed')).toHaveLength(1)
   })
 
-  it('refuses every credential the moment the deletion is confirmed, and answers a sign-in as for an unknown address', async () => {
+  it('refuses every credential the moment the deletion is confirmed; a wrong password is answered as for an unknown address, the right one with the state', async () => {
     const ann = await person()
     const token = await newToken(iam, ann)
     expect((await verify(iam, token.rawApiKey, 'full')).status).toBe(200)
@@ -198,9 +198,12 @@ describe('account deletion: request, confirmation, undo, purge', () => {
     expect((await refresh(iam, ann)).status).toBe(401)
     const apiKey = await verify(iam, token.rawApiKey, 'full')
     expect({ status: apiKey.status, body: withoutDate(await bodyOf(apiKey)) }).toEqual({ status: 401, body: { ok: false, reason: 'Invalid key' } })
-    // the right password and a wrong one get the unknown address's answer: nothing tells the address has an account
-    expect(await loginAnswer(iam, ann.email, STRONG_PASSWORD)).toEqual(unknownBefore)
+    // a wrong password gets the unknown address's answer: nothing tells the address has an account
     expect(await loginAnswer(iam, ann.email, 'not the password at all 1')).toEqual(unknownBefore)
+    // the right password learns the state, and no session (tests/iam/account-restore.security.test.ts)
+    const right = await loginAnswer(iam, ann.email, STRONG_PASSWORD)
+    expect(right).toMatchObject({ status: 403, body: { ok: false, deletionPending: true } })
+    expect(right.body).not.toHaveProperty('accessToken')
     const row = await footprint(iam, { email: ann.email })
     expect(row.user!.deletionDueAt).not.toBeNull()
   })

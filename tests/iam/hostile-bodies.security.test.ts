@@ -90,6 +90,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/admin/users/:userId/ban': { until: '2100-01-01T00:00:00Z' },
   '/admin/users/:userId/factors/remove': { kind: 'passkey', id: 1 },
   '/admin/users/import': { jsonl: '{"email":"imported@example.com","name":"Imported"}\n', dryRun: true },
+  '/auth/delete-account/restore-link': { restoreProof: 'A'.repeat(43) },
 }
 
 const hostileValue = fc.oneof(

@@ -1,6 +1,6 @@
 /** The pages' shared wording: moments to the minute (composables/format-when.ts) and failure banners (composables/useBff.ts). */
 import { describe, expect, it } from 'vitest'
-import { formatWhen, formatWhenRelative } from '../../composables/format-when'
+import { formatDay, formatWhen, formatWhenRelative } from '../../composables/format-when'
 import { describeFailure, formFailure } from '../../composables/useBff'
 
 describe('formatWhen', () => {
@@ -13,6 +13,16 @@ describe('formatWhen', () => {
   it('shows a dash for no moment and an unparsable value as it came', () => {
     expect(formatWhen(null)).toBe('—')
     expect(formatWhen('soon')).toBe('soon')
+  })
+})
+
+describe('formatDay', () => {
+  it('says the day in words, day first, without the time (noon UTC: the same day in every time zone)', () => {
+    expect(formatDay('2026-12-05T12:00:00.000Z')).toBe('5 December 2026')
+  })
+
+  it('shows an unparsable value as it came', () => {
+    expect(formatDay('soon')).toBe('soon')
   })
 })
 

@@ -23,7 +23,8 @@ import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
-import { isDeletionPending } from '../account-deletion/deletion-state'
+import { isDeletionDue } from '../account-deletion/deletion-state'
+import { mailRestoreLink } from '../account-deletion/restore-link'
 import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
 import { previewLinkPurpose } from './link-preview'
 import { nothingRemoved, removeSetup } from './remove-setup'
@@ -65,8 +66,13 @@ export async function requestPasswordReset(
  */
 export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string): Promise<void> {
   const user = await findUserByEmail(ctx.db, email)
-  // a disabled account gets no reset: its owner restores it with the mailed undo link
-  if (!user || isDeletionPending(user)) return
+  if (!user || isDeletionDue(user, ctx.now())) return
+  // a disabled account cannot use a reset: its owner gets the restore link instead (a new one,
+  // ending the one mailed before), under the same address cap (account-deletion/restore-link.ts)
+  if (user.deletion_due_at) {
+    await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'forgot_password', visitorRowId: null, ipAddress })
+    return
+  }
   const { siteName } = ctx.config.email
   // after the response like the lookup: a capped address is answered, and timed, as any other
   if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: user.password_hash ? 'password_reset' : 'sign_in_help' }))) return

@@ -13,14 +13,14 @@ import type { Actor } from '../account-actions/outcomes'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 import { revokeAllTokensOf } from '../api-tokens/user-tokens'
 import { accountDisabledNotice } from '../mail/templates'
-import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { checkLink, consumeLink, type LinkFailure } from '../mfa/links'
-import { DELETE_ACCOUNT_PURPOSE, UNDO_DELETE_ACCOUNT_PURPOSE } from '../mfa/purposes'
+import { DELETE_ACCOUNT_PURPOSE } from '../mfa/purposes'
 import { soleOwnedOrganizations } from '../organizations/sole-owner'
 import { recordUserAction } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import type { LastOwner } from './request-deletion'
+import { mailUndoLink } from './undo-link'
 
 const isDeleteLink = (purpose: string) => purpose === DELETE_ACCOUNT_PURPOSE
 
@@ -72,26 +72,13 @@ export async function confirmAccountDeletion(ctx: IamContext, input: { params: L
   if (done.kind === 'gone') return { ok: false, code: 'link_invalid' }
   await Promise.all(done.families.map((id) => resolveFamilyAnomaly(ctx.store, id)))
   ctx.log.info('account deletion confirmed', { userId: link.user_id, dueAt: dueAt.toISOString(), revokedSessions: done.families.length })
-  const undoMailed = await sendUndoLink(ctx, { userId: link.user_id, email: done.email, dueAt, now })
-  return { ok: true, dueAt, undoMailed }
-}
-
-/** The undo link lives exactly until the purge may erase the account. */
-async function sendUndoLink(ctx: IamContext, input: { userId: number; email: string; dueAt: Date; now: Date }): Promise<boolean> {
-  const undoTtlMs = input.dueAt.getTime() - input.now.getTime()
-  const result = await startSessionlessFlow(ctx, {
-    purpose: UNDO_DELETE_ACCOUNT_PURPOSE,
-    path: 'undoDeleteAccount',
-    userId: input.userId,
-    expiresInMs: undoTtlMs,
-    onLive: 'replace',
-    mail: (issued) => ({
-      to: input.email,
-      links: [issued.url],
-      content: accountDisabledNotice({ siteName: ctx.config.email.siteName, eraseAt: input.dueAt.toUTCString(), undoLink: issued.url, undoTtlMs }),
-    }),
+  // the deletion is committed: a mail that did not go out is logged (undo-link.ts), and the page says so
+  const undoMailed = await mailUndoLink(ctx, {
+    userId: link.user_id,
+    email: done.email,
+    dueAt,
+    now,
+    content: (undoLink, undoTtlMs) => accountDisabledNotice({ siteName: ctx.config.email.siteName, eraseAt: dueAt.toUTCString(), undoLink, undoTtlMs }),
   })
-  // the deletion is committed: a mail that did not go out is logged, and the page says so
-  if (!result.ok) ctx.log.error('account deletion: undo link not sent', { userId: input.userId, code: result.code })
-  return result.ok
+  return { ok: true, dueAt, undoMailed }
 }

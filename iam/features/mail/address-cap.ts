@@ -1,6 +1,7 @@
 /**
  * The per-address cap of link mails (rate_limiters.mailbox): password reset and sign-in help
- * mails, and email verification links (sign-up, email change, resend), counted per recipient
+ * mails, email verification links (sign-up, email change, resend) and the restore link of an
+ * account scheduled for deletion (account-deletion/restore-link.ts), counted per recipient
  * address from every client together, so that many IPs cannot flood one mailbox.
  *
  * It never refuses a request: over the cap the mail is just not sent and the route answers as it
@@ -11,7 +12,7 @@
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
 
-export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification'
+export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore'
 
 /** Spends one of the address's mails; false when its budget is used up (nothing is sent then). */
 export async function admitMailTo(ctx: Pick<IamContext, 'store' | 'config' | 'log'>, to: { email: string; userId: number; kind: CappedMail }): Promise<boolean> {

@@ -301,6 +301,24 @@ export function accountDisabledNotice(input: { siteName: string; eraseAt: string
   ])
 }
 
+/**
+ * The restore link of an account scheduled for deletion, mailed again: asked for from the sign-in
+ * page after the right password (`sign_in`), or sent instead of a reset link (`forgot_password`),
+ * which a disabled account cannot use. The newest link is the only live one (restore-link.ts).
+ */
+export function restoreLinkMail(input: { siteName: string; asked: 'sign_in' | 'forgot_password'; eraseAt: string; undoLink: string; undoTtlMs: number }): MailContent {
+  const why =
+    input.asked === 'sign_in'
+      ? `Someone signed in with the password of your ${input.siteName} account and asked for the link that restores it.`
+      : `Someone asked to reset the password of your ${input.siteName} account.`
+  return render(input.siteName, `${input.siteName}: restore your account before it is erased`, [
+    { kind: 'p', text: `${why} Your account is scheduled for deletion: it will be erased on ${input.eraseAt}.` },
+    { kind: 'p', text: `To keep it, open the link below within ${duration(input.undoTtlMs)}; then sign in again${input.asked === 'forgot_password' ? ', and ask for a password reset if you still need one' : ''}. Any restore link we mailed before no longer works.` },
+    { kind: 'link', label: 'Restore my account', url: input.undoLink },
+    { kind: 'p', text: 'If you want the account erased, ignore this mail.' },
+  ])
+}
+
 /** Sent when the undo link restored the account. */
 export function accountRestoredNotice(input: { siteName: string; when: string; ipAddress: string; loginUrl: string }): MailContent {
   return render(input.siteName, `${input.siteName}: your account was restored`, [

@@ -15,10 +15,18 @@
  * wrong, and nothing about the account leaks since the refusal depends only on recent attempts for
  * that address. A delay is not a lock-out (no block on an email alone): the next
  * attempt after the delay is heard.
+ *
+ * An account scheduled for deletion (account-deletion/deletion-state.ts) is verified like any
+ * other: a wrong password answers `invalid_credentials` after the same one Argon2 verification,
+ * and only the right password learns the state (`deletion_pending`: when it is erased, and a proof
+ * that asks for the restore link, account-deletion/restore-link.ts). No session opens. Past its due
+ * moment the account is read as absent, like one the purge erased.
  */
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { runAfterResponse } from '../../lib/background'
+import { isDeletionDue } from '../account-deletion/deletion-state'
+import { issueRestoreProof, type RestoreProof } from '../account-deletion/restore-link'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { recordSecurityEvent, type SecurityEventInput } from '../security-events/repository'
@@ -40,13 +48,15 @@ export interface LoginInput {
 }
 
 /** Why a login fails: nothing tells an unknown address from a wrong password. */
-export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'throttled' | 'limited'
+export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'deletion_pending' | 'throttled' | 'limited'
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
   /** the password was right and the account has a second factor: no session yet (sign-in-step.ts) */
   | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
   | { ok: false; code: 'invalid_credentials' | 'banned' }
+  /** the right password of an account scheduled for deletion: erased at `dueAt` unless restored; no session */
+  | { ok: false; code: 'deletion_pending'; dueAt: Date; restore: RestoreProof }
   | { ok: false; code: 'throttled'; retryMs: number }
   /** refused by the per-IP budget or the IP + address limiter (rate_limiters.login) before anything else */
   | { ok: false; code: 'limited'; decision: { ok: false; retryMs: number; permanent: boolean } }
@@ -57,7 +67,8 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   if (!admitted.ok) return admitted
   const hasher = getPasswordHasher(ctx)
   const user = input.prefetched?.key === loginLookupKey(input.email) ? input.prefetched.account : await findUserForLogin(ctx.db, normalizeEmail(input.email))
-  if (!user || !user.password_hash) {
+  // an account past its due moment is the purge's: the same work and answer as no account
+  if (!user || !user.password_hash || isDeletionDue(user, ctx.now())) {
     await hasher.verifyDummy(input.password)
     ctx.log.debug('login verification', { argon2Verifications: hasher.verifications, known: false })
     return { ok: false, code: 'invalid_credentials' }
@@ -80,6 +91,18 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
       ctx.log.error('security event not recorded', { type: 'login_failed', error: error.message }),
     )
     return { ok: false, code: 'invalid_credentials' }
+  }
+  // after the password, like the ban, so nobody else learns the state; before the ban, so a
+  // suspended owner still hears that the account is about to be erased and can keep it
+  if (user.deletion_due_at) {
+    const restore = await issueRestoreProof(ctx, { userId: user.id, visitorRowId: input.visitor.id })
+    await audit('login_failed', { method: 'password', reason: 'deletion_pending' })
+    // a right password is not a failure: its point of the IP's budget goes back, as for a second factor's step
+    runAfterResponse(
+      () => refundLoginIpPoints(ctx, input.ipAddress),
+      (error) => ctx.log.warn('login: IP budget point not given back', { error: error.message }),
+    )
+    return { ok: false, code: 'deletion_pending', dueAt: user.deletion_due_at, restore }
   }
   // checked after the password so a ban does not reveal that an address has an account
   if (user.banned_until && user.banned_until.getTime() > now) {

@@ -27,7 +27,7 @@ export async function findUserForLogin(db: Kysely<Database>, email: string): Pro
 }
 
 /** What a password login uses of the account (findUserForLogin's row has it, and more). */
-export type LoginAccount = Pick<User, 'id' | 'public_id' | 'password_hash' | 'banned_until' | 'roles'> & { has_second_factor: boolean }
+export type LoginAccount = Pick<User, 'id' | 'public_id' | 'password_hash' | 'banned_until' | 'roles' | 'deletion_due_at'> & { has_second_factor: boolean }
 
 /**
  * A login's device row (by canary) and the account behind an address (lower-cased), in ONE read:
@@ -39,10 +39,13 @@ export async function findDeviceAndLoginAccount(
   args: { canaryId: string; email: string },
 ): Promise<{ visitor: Visitor | undefined; account: LoginAccount | undefined }> {
   const { rows } = await deviceAndLoginAccount(db, args)
-  const { u_id, u_public_id, u_password_hash, u_banned_until, u_roles, u_has_second_factor, ...visitor } = rows[0]!
+  const { u_id, u_public_id, u_password_hash, u_banned_until, u_roles, u_deletion_due_at, u_has_second_factor, ...visitor } = rows[0]!
   return {
     visitor: visitor.id === null ? undefined : (visitor as Visitor),
-    account: u_id === null ? undefined : { id: u_id, public_id: u_public_id!, password_hash: u_password_hash, banned_until: u_banned_until, roles: u_roles!, has_second_factor: !!u_has_second_factor },
+    account:
+      u_id === null
+        ? undefined
+        : { id: u_id, public_id: u_public_id!, password_hash: u_password_hash, banned_until: u_banned_until, roles: u_roles!, deletion_due_at: u_deletion_due_at, has_second_factor: !!u_has_second_factor },
   }
 }
 
@@ -51,11 +54,11 @@ export const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: {
   db
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
     .leftJoin('visitors as v', (join) => join.on('v.canary_id', '=', args.canaryId))
-    // an account disabled by a confirmed deletion is no account to sign in to: the same answer, and
-    // the same work, as an address nobody has (features/account-deletion/deletion-state.ts)
-    .leftJoin('users as u', (join) => join.on(sql`lower(u.email)`, '=', args.email).on('u.deletion_due_at', 'is', null))
+    // an account disabled by a confirmed deletion is read too: its password is verified like any
+    // account's, and only the right one learns the state (login-service.ts, account-deletion/deletion-state.ts)
+    .leftJoin('users as u', (join) => join.on(sql`lower(u.email)`, '=', args.email))
     .selectAll('v')
-    .select(['u.id as u_id', 'u.public_id as u_public_id', 'u.password_hash as u_password_hash', 'u.banned_until as u_banned_until', 'u.roles as u_roles'])
+    .select(['u.id as u_id', 'u.public_id as u_public_id', 'u.password_hash as u_password_hash', 'u.banned_until as u_banned_until', 'u.roles as u_roles', 'u.deletion_due_at as u_deletion_due_at'])
     .select((eb) =>
       eb
         .exists(eb.selectFrom('totp_factors').select('totp_factors.user_id').whereRef('totp_factors.user_id', '=', 'u.id').where('totp_factors.enabled_at', 'is not', null))

@@ -1,16 +1,24 @@
-/** POST /api/auth/login -> IAM POST /login (canary_id ensured first). 200 `{ ok, date, signedIn }`. */
+/**
+ * POST /api/auth/login -> IAM POST /login (canary_id ensured first). 200 `{ ok, date, signedIn }`.
+ * The right password of an account scheduled for deletion is 403 `{ deletionPending, dueAt }`: its
+ * restore proof goes into a cookie (utils/bff/restore-proof.ts) for POST /api/auth/restore-link.
+ */
 import { safeReturnTo } from '../../../composables/safe-return-to'
 import { isFormPost } from '../../utils/bff/forms'
 import { formErrorCode, formReply, retryOf } from '../../utils/bff/input'
 import { defineBffHandler } from '../../utils/bff/respond'
+import { keepRestoreProof } from '../../utils/bff/restore-proof'
 import { relaySignIn } from '../../utils/bff/sign-in'
 
 export default defineBffHandler(async (event) => {
   const { res, body, returnTo } = await relaySignIn(event, 'login')
+  const pending = keepRestoreProof(event, res)
   if (isFormPost(event)) {
     // the second-factor step is a script-driven page state: a no-JS post cannot carry its challenge on
     if (res.status === 200 && body.secondFactor) formReply('/login', 'second_factor_needs_js')
     const back = returnTo ? `/login?returnTo=${encodeURIComponent(safeReturnTo(returnTo))}` : '/login'
+    // the page says the date and offers the restore link (its form posts with the cookie set here)
+    if (pending) formReply(`${back}${back.includes('?') ? '&' : '?'}due=${encodeURIComponent(pending.dueAt)}`, 'deletion_pending')
     formReply(res.status < 300 ? safeReturnTo(returnTo) : back, res.status < 300 ? undefined : formErrorCode(res.status), retryOf(res))
   }
   return body

@@ -99,6 +99,8 @@ export const BFF_IAM_ROUTES = [
   'confirmDeleteAccount',
   'undoDeleteAccountLink',
   'undoDeleteAccount',
+  // the sign-in page's "Send the restore link" for an account scheduled for deletion
+  'restoreLink',
   // the account page's "Download your data"
   'accountExport',
   // the admin console (/admin pages, server/api/admin/**): platform administrators only, the IAM's guards decide

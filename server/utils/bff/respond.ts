@@ -1,7 +1,8 @@
 /**
  * How BFF routes answer the browser: JSON only, never a token. IAM answers are relayed with their
  * status (202 MFA and 429 Retry-After pass through as states the page shows), their Set-Cookie
- * headers, and bodies with `accessToken`/`accessIat` removed (the token goes into the HttpOnly cookie).
+ * headers, and bodies with `accessToken`/`accessIat` (and a sign-in's `restoreProof`) removed: each goes
+ * into an HttpOnly cookie instead.
  */
 import { defineEventHandler, setResponseHeader, setResponseStatus, type EventHandlerRequest, type H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
@@ -42,7 +43,8 @@ export function defineBffHandler<T>(handler: (event: H3Event<EventHandlerRequest
 /** What the browser reads while the IAM cannot serve (unreachable, or its dependencies down). */
 export const IAM_UNAVAILABLE_MESSAGE = 'The sign-in service is unavailable. Please try again in a moment.'
 
-const SECRET_FIELDS = new Set(['accessToken', 'accessIat', 'refreshToken'])
+// restoreProof: POST /login's proof for an account scheduled for deletion goes into a cookie (restore-proof.ts)
+const SECRET_FIELDS = new Set(['accessToken', 'accessIat', 'refreshToken', 'restoreProof'])
 
 /** A copy of `body` without token fields (top level and `data`). */
 export function stripTokens(body: unknown): Record<string, unknown> {
