@@ -3,6 +3,7 @@
 // and import-x plugins itself, no Nuxt module needed) plus the import boundaries between layers.
 import { createConfigForNuxt } from '@nuxt/eslint-config'
 import { createNodeResolver } from 'eslint-plugin-import-x'
+import publicApi from './scripts/lint/public-api.mjs'
 
 // The gateway's own folders (Nuxt app and its server): from iam/ they may import only the client
 // and the contract.
@@ -63,10 +64,30 @@ export default createConfigForNuxt(
     },
   },
   {
+    name: 'project/public-apis',
+    // Dependencies are used only through what they publish (docs/architecture.md, Public APIs only;
+    // the rules are in scripts/lint/public-api.mjs): no import of a path a package does not export,
+    // no member named `_x`. `_csrf` is our own form field (server/middleware/20.csrf.ts).
+    plugins: { 'public-api': publicApi },
+    rules: {
+      'public-api/no-private-package-path': 'error',
+      'public-api/no-underscore-member': ['error', { allow: ['_csrf'] }],
+    },
+  },
+  {
     name: 'project/boundaries',
     // the boundaries compare resolved files: imports are written without extensions
-    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.mts', '.d.ts', '.js', '.mjs', '.vue', '.json'] })] },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.mts', '.d.ts', '.js', '.mjs', '.vue', '.json'] })],
+      // the files import-x reads to follow imports (no-cycle): without the TypeScript ones it
+      // follows nothing here. Vue components are left out: their <script> is not plain TypeScript
+      'import-x/extensions': ['.ts', '.mts', '.js', '.mjs'],
+    },
     rules: {
+      // no import cycle: a module must not load a module that loads it back (the second sees the
+      // first half-initialised, and the layers above could no longer be told apart). Type-only
+      // imports are erased and do not count
+      'import/no-cycle': ['error', { ignoreExternal: true }],
       'import/no-restricted-paths': [
         'error',
         {

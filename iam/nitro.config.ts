@@ -49,7 +49,7 @@ export default defineNitroConfig({
           if (id.endsWith('/shared/password-strength.ts')) return 'password-strength'
           // the OpenID Provider (oidc-provider, Koa and their dependencies): loaded by the first
           // /oidc or interaction request, not at start, like the strength estimator
-          if (/\/features\/oidc\/(provider|provider-context|adapter|interactions|pages|fast-introspection)\.ts$/.test(id)) return 'oidc-provider'
+          if (/\/features\/oidc\/(provider|adapter|interactions|pages|fast-introspection)\.ts$/.test(id)) return 'oidc-provider'
           if (shared.some((dir) => id.startsWith(dir))) return 'iam'
           return typeof nitroChunks === 'function' ? nitroChunks(id, meta) : undefined
         }

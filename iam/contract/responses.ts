@@ -8,12 +8,21 @@ import type { ResponseContract } from './define'
 
 const date = z.iso.datetime()
 
+/**
+ * A response body many routes share, named by its export name in zod's metadata (`.meta({ id })`,
+ * zod's public way to mark a schema as a definition of its own): the OpenAPI document
+ * (iam/lib/openapi.ts) then holds it once as a component the operations reference, instead of a
+ * copy per response (about a tenth of the document's size). tests/unit/openapi.test.ts checks that
+ * every schema exported here is named so.
+ */
+const shared = <T extends z.ZodType>(id: string, schema: T): T => schema.meta({ id })
+
 /** `{ ok: true, date, data }` */
 export const okData = <T extends z.ZodType>(data: T) => z.object({ ok: z.literal(true), date, data })
 /** `{ ok: true, date }` (logout) */
-export const okPlain = z.object({ ok: z.literal(true), date })
+export const okPlain = shared('okPlain', z.object({ ok: z.literal(true), date }))
 /** The auth routes' failure: `{ ok: false, date, error, fields?, banned?, reason? }` (http/auth.ts authFail). */
-export const errorFail = z.object({
+export const errorFail = shared('errorFail', z.object({
   ok: z.literal(false),
   date,
   error: z.string(),
@@ -22,27 +31,27 @@ export const errorFail = z.object({
   reason: z.string().optional(),
   /** with reason SESSION_REVOKED: why the session was revoked (`logout`, `password_changed`, `refresh_token_reused`, ...) */
   revokedFor: z.string().optional(),
-})
+}))
 /** The management routes' failure: `{ ok: false, date, reason }` */
-export const reasonFail = z.object({ ok: z.literal(false), date, reason: z.string() })
+export const reasonFail = shared('reasonFail', z.object({ ok: z.literal(false), date, reason: z.string() }))
 /** What middleware and platform failures carry: `{ error }` */
-export const plainError = z.object({ error: z.string() })
+export const plainError = shared('plainError', z.object({ error: z.string() }))
 /** 429: `{ error: "Too many requests", retry }`, the same value in Retry-After */
-export const tooManyBody = z.object({ error: z.literal('Too many requests'), retry: z.union([z.number().int().nonnegative(), z.literal('permanent')]) })
+export const tooManyBody = shared('tooManyBody', z.object({ error: z.literal('Too many requests'), retry: z.union([z.number().int().nonnegative(), z.literal('permanent')]) }))
 /** 403 for XSS in free text or a banned device */
-export const bannedBody = z.object({ banned: z.literal(true) })
+export const bannedBody = shared('bannedBody', z.object({ banned: z.literal(true) }))
 /** 202 while an anomaly waits for the emailed code (spec Authentication 4) */
-export const mfaPendingBody = z.object({ mfa: z.literal(true), message: z.string() })
+export const mfaPendingBody = shared('mfaPendingBody', z.object({ mfa: z.literal(true), message: z.string() }))
 /** 401 of a cached re-login anomaly (spec Authentication 4) */
-export const reloginBody = z.object({ error: z.string(), message: z.string() })
+export const reloginBody = shared('reloginBody', z.object({ error: z.string(), message: z.string() }))
 /** Signup, login, OAuth, refresh, MFA: the new access token (the refresh token is the session cookie) */
-export const tokensBody = z.object({
+export const tokensBody = shared('tokensBody', z.object({
   ok: z.literal(true),
   date,
   accessToken: z.string(),
   accessIat: z.number().int(),
   expiresInMs: z.number().int().positive(),
-})
+}))
 
 /**
  * What a success that set a new password may add (http/respond.ts withWarnings): `breach_check_skipped`

@@ -25,7 +25,7 @@ const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/
 const REF_PREFIX = '#/components/schemas/'
 
 function unrepresentable(ctx: { zodSchema: z.core.$ZodTypes }): JsonSchema {
-  return ctx.zodSchema._zod.def.type === 'date' ? { type: 'string', format: 'date-time' } : {}
+  return ctx.zodSchema instanceof z.core.$ZodDate ? { type: 'string', format: 'date-time' } : {}
 }
 
 /** Rewrites every `$ref` of `node` (in place) through `rename`. */

@@ -8,10 +8,8 @@
  * describes every deployment, so the HMAC headers are listed on every route that verifies them
  * when service.Hmac is configured.
  */
-import { z } from 'zod'
 import { HMAC_HEADERS } from '../client/hmac'
 import { DEFAULT_PURPOSES, refusedWhileImpersonating, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
-import * as shared from '../contract/responses'
 import { IMPERSONATED, PLATFORM_RESPONSES, responses } from '../contract/responses'
 import { ROUTES } from '../contract/routes'
 import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
@@ -139,23 +137,8 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
 
-/**
- * Gives the response bodies many routes share (iam/contract/responses.ts) their export name as a
- * zod id, so each becomes one component the operations reference instead of a copy per response
- * (about a tenth of the document's size). Kept in zod's global registry, next to any description
- * a schema has; a schema that already has an id keeps it.
- */
-function nameSharedSchemas(): void {
-  for (const [name, value] of Object.entries(shared)) {
-    if (!(value instanceof z.ZodType)) continue
-    const meta = z.globalRegistry.get(value)
-    if (meta?.id === undefined && !z.globalRegistry._idmap.has(name)) z.globalRegistry.add(value, { ...meta, id: name })
-  }
-}
-
 /** The document for a route table. */
 export function buildOpenApiDocument(routes: Readonly<Record<string, RouteContract>>): OpenApiDocument {
-  nameSharedSchemas()
   const components: Record<string, JsonSchema> = {}
   const paths: OpenApiDocument['paths'] = {}
   for (const [id, route] of Object.entries(routes)) {

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineRoutes, json, noBody } from '../../iam/contract/define'
+import * as sharedResponses from '../../iam/contract/responses'
 import { buildOpenApiDocument, openApiPath } from '../../iam/lib/openapi'
 
 type Node = { name: string; children: Node[] }
@@ -72,6 +73,14 @@ describe('OpenAPI generation from a route table', () => {
       expect(doc.components.schemas[ref.slice('#/components/schemas/'.length)], ref).toBeDefined()
     }
     expect(doc.components.schemas.Address).toBeDefined()
+  })
+  it('holds each shared response body of iam/contract/responses.ts once, as a component named by its export name', () => {
+    const schemas = Object.entries(sharedResponses as Record<string, unknown>).filter((entry): entry is [string, z.ZodType] => entry[1] instanceof z.ZodType)
+    expect(schemas.length).toBeGreaterThan(0)
+    for (const [name, schema] of schemas) expect(z.globalRegistry.get(schema)?.id, name).toBe(name)
+    const withShared = buildOpenApiDocument({ ...table, failing: { ...table.open, path: '/failing', responses: { 429: { description: 'Limited', body: sharedResponses.tooManyBody } } } })
+    expect(withShared.paths['/failing']?.get?.responses).toMatchObject({ 429: { content: { 'application/json': { schema: { $ref: '#/components/schemas/tooManyBody' } } } } })
+    expect(withShared.components.schemas.tooManyBody).toMatchObject({ type: 'object', required: ['error', 'retry'] })
   })
   it("adds the platform's answers (HMAC 401, unresolved client IP 403, 500) to every route, the HMAC 401 only where HMAC applies", () => {
     expect(Object.keys(op.responses as object).sort()).toEqual(['201', '401', '403', '500'])

@@ -77,8 +77,9 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
   const mayIntrospect = introspectionPolicy(oidc.resourceServers)
 
-  // the adapter's read-ahead finds each request through the provider's own context (request-memo.ts)
-  readAheadContextFrom(() => (Provider as unknown as { ctx?: object }).ctx)
+  // the adapter's read-ahead finds each request through the provider's own context, `Provider.ctx`
+  // (its public static getter: the Koa context of the request being served; request-memo.ts)
+  readAheadContextFrom(() => Provider.ctx)
   const provider = new Provider(oidc.issuer, {
     adapter: createAdapterFactory({
       db,

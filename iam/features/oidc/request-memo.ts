@@ -4,9 +4,9 @@
  * (adapter.ts) reads the three in the token's statement and leaves the grant and the account here,
  * where the provider's next reads of them in the same request find them.
  *
- * Scoped to the request: oidc-provider runs every request inside its own AsyncLocalStorage
- * (`Provider.ctx`, node_modules/oidc-provider/lib/helpers/als.js), and the memo hangs off that
- * context, so nothing read ahead for one request is ever answered to another. Outside a request
+ * Scoped to the request: oidc-provider answers `Provider.ctx` (a public static getter) with the
+ * Koa context of the request being served, and the memo hangs off that context, so nothing read
+ * ahead for one request is ever answered to another (tests/unit/provider-request-context.test.ts). Outside a request
  * (the CLI, the IAM's own reads) there is no context and nothing is remembered. Each entry answers
  * once: a second read of the same row in the same request goes to the database, as does any read
  * after the request wrote that row.

@@ -2,7 +2,6 @@ import { callNodeListener, defineEventHandler, getCookie, setResponseHeader, set
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../features/oidc/mount'
 import { useOidcProvider } from '../../features/oidc/provider'
-import { inProviderRequest } from '../../features/oidc/provider-context'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
 import { OIDC_CSP, renderPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
@@ -104,6 +103,5 @@ export default defineEventHandler(async (event) => {
   req.originalUrl = url
   req.url = url.slice(OIDC_MOUNT.length) || '/'
   if (startsProviderSignIn(req.url)) await endProviderSessionOfAnotherAccount(await useOidcProvider(ctx), ctx.db, event.node, ctx.now())
-  const handle = listener
-  await inProviderRequest(() => callNodeListener(handle, req, event.node.res))
+  await callNodeListener(listener, req, event.node.res)
 })
