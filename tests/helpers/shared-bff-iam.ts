@@ -30,8 +30,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // every browser of every file signs up and in from 127.0.0.1 through its gateway
-  const iam = await startIam({ config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE }, jwt: { api_access_tokens: { audiences: [SHARED_API_AUDIENCE] } } } })
+  // every browser of every file signs up and in, and confirms its address (the codes limiter), from 127.0.0.1 through its gateway
+  const iam = await startIam({ config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE, codes: WIDE }, jwt: { api_access_tokens: { audiences: [SHARED_API_AUDIENCE] } } } })
   project.provide('sharedBffIam', { url: iam.url, port: iam.port, share: iam.share, dataDir: iam.dataDir })
   return () => iam.stop()
 }

@@ -1,7 +1,7 @@
 import { ROUTES } from '../../../contract/routes'
 import { waitingMfa } from '../../../features/account-actions/verify-mfa'
 import { getSessionCookie } from '../../../http/cookies'
-import { httpFail } from '../../../http/respond'
+import { authFail } from '../../../http/auth'
 import { defineRoute, limit } from '../../../http/route'
 
 /**
@@ -10,6 +10,6 @@ import { defineRoute, limit } from '../../../http/route'
  */
 export default defineRoute(ROUTES.waitingMfa, [limit('links', ({ ip }) => ({ ip, on: 'ip' }))], async ({ ctx, event }) => {
   const waiting = await waitingMfa(ctx, getSessionCookie(event) ?? null)
-  if (!waiting) return httpFail(404, { ok: false, error: 'No code is waiting for this session' })
+  if (!waiting) return authFail(404, 'No code is waiting for this session')
   return { ok: true as const, data: waiting }
 })
