@@ -75,18 +75,17 @@ export async function verifyAdaptiveMfaCode(
 
 /** A checked MFA link and the code sent with it: the code attempt, then consume, resolve, bind and issue. */
 async function finishWithCode(ctx: IamContext, link: LinkWithCode, submitted: string, actor: MfaActor): Promise<{ ok: true; pair: TokenPair } | ActionFailure> {
-  const input = { code: submitted, actor }
   // The device that asks must be the device the challenge was sent for: it is the one bound next.
-  if (input.actor.visitorRowId === null || input.actor.visitorPublicId !== link.visitor || !link.family_id) {
+  if (actor.visitorRowId === null || actor.visitorPublicId !== link.visitor || !link.family_id) {
     return linkFailure('mismatch')
   }
-  const code = await attemptCode(ctx, link, input.code)
+  const code = await attemptCode(ctx, link, submitted)
   if (!code.ok) {
     await recordSecurityEvent(ctx.db, {
       type: 'mfa_failed',
       userId: link.user_id,
-      visitorRowId: input.actor.visitorRowId,
-      ipAddress: input.actor.ipAddress,
+      visitorRowId: actor.visitorRowId,
+      ipAddress: actor.ipAddress,
       details: { familyId: link.family_id, reason: code.code },
       at: new Date(ctx.now()),
     })
@@ -96,16 +95,16 @@ async function finishWithCode(ctx: IamContext, link: LinkWithCode, submitted: st
   if (!won) return linkFailure('used')
   const pair = await completeMfa(ctx, {
     familyId: link.family_id,
-    visitorRowId: input.actor.visitorRowId,
-    ipAddress: input.actor.ipAddress,
-    fingerprint: input.actor.fingerprint,
+    visitorRowId: actor.visitorRowId,
+    ipAddress: actor.ipAddress,
+    fingerprint: actor.fingerprint,
   })
   if (!pair) return fail('relogin_required')
   await recordSecurityEvent(ctx.db, {
     type: 'mfa_verified',
     userId: link.user_id,
-    visitorRowId: input.actor.visitorRowId,
-    ipAddress: input.actor.ipAddress,
+    visitorRowId: actor.visitorRowId,
+    ipAddress: actor.ipAddress,
     details: { familyId: link.family_id, anomaly: link.data['anomaly'] ?? null },
     at: new Date(ctx.now()),
   })
