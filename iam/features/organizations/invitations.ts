@@ -22,7 +22,7 @@ import { maskEmail } from '../mfa/flows'
 import { orgInvitationMail } from '../mail/templates'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, NOT_FOUND, readActor, type Forbidden, type NotFound, type OrgActor } from './actor'
-import { mayGrant } from './permissions'
+import { mayGrant } from '../../contract/org-permissions'
 import { resolveRole } from './members'
 
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000

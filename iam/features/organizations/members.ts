@@ -16,7 +16,7 @@ import type { Database } from '../../db/schema'
 import type { Actor } from '../account-actions/outcomes'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, type Forbidden, type NotFound, type OrgActor } from './actor'
-import { BUILT_IN_PERMISSIONS, isBuiltInRole, mayGrant } from './permissions'
+import { BUILT_IN_PERMISSIONS, isBuiltInRole, mayGrant } from '../../contract/org-permissions'
 
 /** A member as the routes show it (`userId` is the member's public id, users.public_id). */
 export type MemberView = z.infer<typeof orgMemberView>

@@ -10,9 +10,6 @@ import type { Actor } from '../account-actions/outcomes'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, viewOf, type Forbidden, type NotFound, type OrgView } from './actor'
 
-/** A slug: 3 to 40 lower-case letters, digits and inner hyphens. */
-export const SLUG_SHAPE = /^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/
-
 export type CreateOrgResult = { ok: true; org: OrgView } | { ok: false; code: 'slug_taken' }
 
 /** Creates an organization with `userId` as its owner, in one transaction with its security event. */
