@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
-import { DEFAULT_METRICS_ALLOW, isAllowEntry } from './metrics-access'
+import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS

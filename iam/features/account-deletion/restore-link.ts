@@ -22,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
-import { hashKeyPart, storeKey } from '../../lib/store'
+import { hashKeyPart, storeKey } from '../../lib/storage'
 import type { ActionLimited } from '../account-actions/outcomes'
 import { admitMailTo } from '../mail/address-cap'
 import { restoreLinkMail } from '../mail/templates'
