@@ -21,8 +21,6 @@ const limiter = (points: number, duration: number, blockDuration: number) =>
     })
     .default({ points, duration, blockDuration })
 
-export type LimiterConfig = { points: number; duration: number; blockDuration: number }
-
 const ipOrIpPort = z.string().regex(/^[0-9a-fA-F:.[\]]+(:\d+)?$/, 'expected "ip" or "ip:port"')
 
 const secret = z.string().min(32, 'a secret needs at least 32 characters')

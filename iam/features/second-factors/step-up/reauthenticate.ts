@@ -52,13 +52,6 @@ export type ReauthResult =
 
 const failed = (code: ReauthFailureCode): ReauthResult => ({ ok: false, code })
 
-/** Which proofs the account has: the page asks for the first of them. */
-export async function reauthMethods(ctx: IamContext, userId: number): Promise<{ password: boolean; secondFactor: boolean } | null> {
-  const user = await findUserById(ctx.db, userId)
-  if (!user) return null
-  return { password: !!user.password_hash, secondFactor: await hasSecondFactor(ctx.db, userId) }
-}
-
 export async function reauthenticate(ctx: IamContext, input: { user: SessionUser; proof: ReauthProof; actor: Actor }): Promise<ReauthResult> {
   const user = await findUserById(ctx.db, input.user.userId)
   if (!user) return failed('session_ended')
