@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely'
 import type { z } from 'zod'
 import type { orgListEntry } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, viewOf, type Forbidden, type NotFound, type OrgView } from './actor'
 

@@ -12,21 +12,21 @@
  * Success stamps session_families.reauthenticated_at, which full authentication reads in its one
  * statement (http/reauthenticate.ts judges the window).
  */
-import type { IamContext } from '../../../context'
-import { reauthenticateCodeMail } from '../../mail/templates'
-import { codeMailFields, maskEmail, startFlow } from '../../mfa/flows'
-import { attemptCode, consumeLink } from '../../mfa/links'
-import { REAUTHENTICATE_PURPOSE } from '../../mfa/purposes'
-import { findLink, findLiveLink } from '../../mfa/repository'
-import type { LimitDecision } from '../../rate-limits/limiter'
-import { recordSecurityEvent } from '../../security-events/repository'
-import type { CodeLocked } from '../code-budget'
-import { hasSecondFactor } from '../repository'
-import { verifySecondFactor } from '../verify-factor'
-import { proveAccountPassword } from '../../users/prove-password'
-import { findUserById } from '../../users/users-repo'
-import { admitFlowMail, type SessionUser } from './session-flow'
-import type { Actor } from '../../account-actions/outcomes'
+import type { IamContext } from '../../context'
+import { reauthenticateCodeMail } from '../mail/templates'
+import { codeMailFields, maskEmail, startFlow } from '../mfa/flows'
+import { attemptCode, consumeLink } from '../mfa/links'
+import { REAUTHENTICATE_PURPOSE } from '../mfa/purposes'
+import { findLink, findLiveLink } from '../mfa/repository'
+import type { LimitDecision } from '../rate-limits/limiter'
+import { recordSecurityEvent } from '../security-events/repository'
+import type { CodeLocked } from './code-budget'
+import { hasSecondFactor } from './repository'
+import { verifySecondFactor } from './verify-factor'
+import { proveAccountPassword } from '../users/prove-password'
+import { findUserById } from '../users/users-repo'
+import { admitFlowMail, type SessionUser } from '../mfa/session-flow'
+import type { Actor } from '../security-events/repository'
 
 export type ReauthProof = { password: string } | { code: string } | Record<string, never>
 
