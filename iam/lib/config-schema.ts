@@ -468,6 +468,14 @@ export const configSchema = z.strictObject({
        * network; with this on, the other special-use addresses stay refused. Refused in production.
        */
       allowLoopbackRequests: z.boolean().default(false),
+      /**
+       * Token introspection (RFC 7662) of an opaque access token answered in one statement
+       * (features/oidc/fast-introspection.ts) where that answer is exactly the provider's; off:
+       * every introspection goes through oidc-provider's own endpoint. Both decide who may learn
+       * about a token with the same rule (features/oidc/introspection-policy.ts), and
+       * tests/gateway/introspection-equivalence.test.ts holds their answers equal.
+       */
+      fastIntrospection: z.boolean().default(true),
       /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
       registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
       deviceFlow: z

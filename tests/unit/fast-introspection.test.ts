@@ -23,6 +23,7 @@ const config: {
   oidc: { resourceServers: Array<{ indicator: string; scopes: string[]; accessTokenFormat: 'opaque'; introspectionClients: string[] }> }
 } = { secrets: { totpKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] }, oidc: { resourceServers: [] } }
 const ISSUER = 'http://localhost:3000/oidc'
+const FORM = 'application/x-www-form-urlencoded'
 
 describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: noPostgresServer }) => {
   const t = dataLayerDbForSuite(kind, noPostgresServer)
@@ -39,7 +40,7 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     }).execute()
 
   const ask = (token: string, caller = api) =>
-    fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token }).toString()), authorization: basic(caller.id, caller.secret) })
+    fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token }).toString()), contentType: FORM, authorization: basic(caller.id, caller.secret) })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('answers a live token with the provider\'s members, and the inactive cases as inactive', async () => {
@@ -118,12 +119,12 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     // a secret sent another way than the client registered: left to the provider, whose client
     // lookup refuses it (features/oidc/adapter.ts; tests/gateway/oidc-hardening.security.test.ts)
     const inBody = (caller: { id: string; secret: string }) =>
-      fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-live', client_id: caller.id, client_secret: caller.secret }).toString()), authorization: undefined })
+      fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-live', client_id: caller.id, client_secret: caller.secret }).toString()), contentType: FORM, authorization: undefined })
     expect(await inBody(web)).toBeUndefined()
     const made = await createClient({ db: t.db, config }, { name: 'Posting app', redirectUris: ['https://post.example/cb'], authMethod: 'client_secret_post' })
     const poster = { id: made.client.clientId, secret: made.clientSecret! }
     await store('AccessToken', 'at-poster', { clientId: poster.id, accountId: 'acc-1', exp: EXP })
     expect(await ask('at-poster', poster)).toBeUndefined()
-    expect(await fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-poster', client_id: poster.id, client_secret: poster.secret }).toString()), authorization: undefined })).toMatchObject({ active: true, client_id: poster.id })
+    expect(await fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-poster', client_id: poster.id, client_secret: poster.secret }).toString()), contentType: FORM, authorization: undefined })).toMatchObject({ active: true, client_id: poster.id })
   })
 })

@@ -31,6 +31,8 @@ const KNOWN_PARAMS = new Set(['token', 'token_type_hint', 'client_id', 'client_s
 export interface IntrospectionRequest {
   /** the raw form body */
   body: Buffer
+  /** the Content-Type header */
+  contentType: string | undefined
   /** the Authorization header */
   authorization: string | undefined
 }
@@ -141,6 +143,7 @@ export async function fastIntrospection(
   deps: { db: Kysely<Database>; config: Pick<IamConfig, 'secrets'> & { oidc: Pick<IamConfig['oidc'], 'resourceServers'> }; issuer: string; now: number },
   request: IntrospectionRequest,
 ): Promise<Answer | undefined> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(request.contentType ?? '')) return undefined
   const params = new URLSearchParams(request.body.toString('utf8'))
   const names = [...params.keys()]
   if (names.some((name) => !KNOWN_PARAMS.has(name)) || new Set(names).size !== names.length) return undefined
