@@ -34,6 +34,19 @@ export const directPool = (db: Kysely<Database>): Pool | undefined => pools.get(
 /** The pipelined connections of a PostgreSQL database opened by createDatabase (pipelined.ts); undefined on PGlite and for a transaction. */
 export const directPipelines = (db: Kysely<Database>): Pipelines | undefined => pipelines.get(db)
 
+// The PGlite behind each embedded Kysely, for a copy of the whole database (dumpEmbeddedDatabase).
+const embedded = new WeakMap<Kysely<Database>, { dumpDataDir(compression?: 'none'): Promise<Blob> }>()
+
+/**
+ * A copy of an embedded database as it is now (PGlite's dumpDataDir tarball, the form an in-memory
+ * PGlite starts from: replaceMemoryTemplate); undefined on PostgreSQL. Only the test build calls
+ * this: a second IAM on PGlite cannot open another process's database, but it can start from a
+ * copy of it (test-build/routes/__test/database-dump.get.ts).
+ */
+export async function dumpEmbeddedDatabase(db: Kysely<Database>): Promise<Blob | undefined> {
+  return embedded.get(db)?.dumpDataDir('none')
+}
+
 /** Connections of a PostgreSQL pool: opened at start (warmDatabase) and kept. */
 const POOL_SIZE = 10
 
@@ -198,7 +211,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${config.database.pgliteSharedBuffers ?? '16MB'}`]
     const pglite = await PGlite.create(dataDir ? { dataDir, startParams } : { loadDataDir: memoryTemplate(), startParams })
     const dialect = new PGliteDialect(pglite)
-    return new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
+    const db = new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
+    embedded.set(db, pglite)
+    return db
   } catch (error) {
     release?.()
     throw error
