@@ -7,7 +7,7 @@
  *
  * It answers only what it can answer exactly as the provider would; anything else returns
  * undefined and the provider answers: another client authentication than a client secret (Basic
- * or in the body), a request with an Origin (routes/oidc leaves it to the provider's client-based
+ * in its canonical form, or in the body), another content type than the form's, a request with an Origin (routes/oidc leaves it to the provider's client-based
  * CORS check), a duplicate or unknown parameter, a wrong secret or unknown client (the
  * provider's error answer), a token not stored as an opaque access token (JWT access tokens,
  * refresh tokens, unknown values), and tokens carrying what this path does not render (sender
@@ -42,12 +42,36 @@ type Answer = Record<string, unknown>
 /** One form-encoded part; most have nothing encoded, and those are returned as they are. */
 const formDecoded = (part: string): string => (/[%+]/.test(part) ? decodeURIComponent(part.replace(/\+/g, ' ')) : part)
 
+/**
+ * Basic credentials (RFC 7617) in the one form every client library writes: the scheme, one space,
+ * base64 (RFC 4648 section 4) that decodes and encodes back to itself, padded or not. Node's
+ * decoder skips what is not base64 and stops at the first `=`, where the provider refuses the
+ * header (`invalid_request`): anything else is left to it.
+ */
+const BASIC = /^basic ([A-Za-z0-9+/]+)(={0,2})$/i
+
+function basicCredentials(authorization: string): string | undefined {
+  const match = BASIC.exec(authorization)
+  if (!match) return undefined
+  const data = match[1] ?? ''
+  const padding = match[2] ?? ''
+  const bytes = Buffer.from(data, 'base64')
+  const canonical = bytes.toString('base64')
+  const unpadded = canonical.replace(/=+$/, '')
+  // padded: exactly the encoder's padding; unpadded: the encoder's output without it
+  return unpadded === data && (padding === '' || canonical === data + padding) ? bytes.toString('utf8') : undefined
+}
+
+/** The media type the provider parses a body of (oidc-provider's selective_body.js); another spelling is left to it. */
+const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded(?:; ?charset=utf-8)?$/i
+
 /** The caller's client id and secret, from Basic (RFC 6749 section 2.3.1: form-encoded) or the body; undefined when neither or both. */
 function clientCredentials(params: URLSearchParams, authorization: string | undefined): { id: string; secret: string; method: 'client_secret_basic' | 'client_secret_post' } | undefined {
   const inBody = params.has('client_secret')
   if (authorization) {
-    if (inBody || !/^basic /i.test(authorization)) return undefined
-    const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
+    if (inBody) return undefined
+    const decoded = basicCredentials(authorization)
+    if (decoded === undefined) return undefined
     const colon = decoded.indexOf(':')
     if (colon < 1) return undefined
     try {
@@ -143,7 +167,7 @@ export async function fastIntrospection(
   deps: { db: Kysely<Database>; config: Pick<IamConfig, 'secrets'> & { oidc: Pick<IamConfig['oidc'], 'resourceServers'> }; issuer: string; now: number },
   request: IntrospectionRequest,
 ): Promise<Answer | undefined> {
-  if (!/^application\/x-www-form-urlencoded\b/i.test(request.contentType ?? '')) return undefined
+  if (!FORM_CONTENT_TYPE.test(request.contentType ?? '')) return undefined
   const params = new URLSearchParams(request.body.toString('utf8'))
   const names = [...params.keys()]
   if (names.some((name) => !KNOWN_PARAMS.has(name)) || new Set(names).size !== names.length) return undefined
