@@ -91,7 +91,7 @@ export const configSchema = z.strictObject({
       connectTimeoutMs: z.number().int().positive().default(1000),
       /**
        * PostgreSQL: send repeated statements as named prepared statements, planned once per
-       * connection (db/prepared.ts). false behind a pooler that cannot carry them (PgBouncer in
+       * connection (fast/prepared.ts). false behind a pooler that cannot carry them (PgBouncer in
        * transaction mode before 1.21, or without max_prepared_statements).
        */
       preparedStatements: z.boolean().default(true),
@@ -470,7 +470,7 @@ export const configSchema = z.strictObject({
       allowLoopbackRequests: z.boolean().default(false),
       /**
        * Token introspection (RFC 7662) of an opaque access token answered in one statement
-       * (features/oidc/fast-introspection.ts) where that answer is exactly the provider's; off:
+       * (fast/introspection.ts) where that answer is exactly the provider's; off:
        * every introspection goes through oidc-provider's own endpoint. Both decide who may learn
        * about a token with the same rule (features/oidc/introspection-policy.ts), and
        * tests/gateway/introspection-equivalence.test.ts holds their answers equal.

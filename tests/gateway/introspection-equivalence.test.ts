@@ -1,6 +1,6 @@
 /**
  * The two ways an introspection (RFC 7662) is answered give the same answer to every request: the
- * one-statement path (iam/features/oidc/fast-introspection.ts, on by default) and oidc-provider's
+ * one-statement path (iam/fast/introspection.ts, on by default) and oidc-provider's
  * own endpoint alone (`oidc.fastIntrospection: false`). Two IAM instances answer from the same
  * rows: A, the stack's, with the default, and B, started with the switch off. On PostgreSQL B
  * shares A's database; on PGlite (one process's own) B starts from a copy of A's database taken
