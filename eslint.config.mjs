@@ -93,8 +93,12 @@ export default createConfigForNuxt(
         {
           basePath: import.meta.dirname,
           zones: [
-            // IAM layers: routes, middleware, plugins -> http -> features -> db, lib
+            // IAM layers: routes, middleware, plugins -> http -> features -> db -> fast -> lib
             { target: ['./iam/lib', './iam/db'], from: ['./iam/features', './iam/http', './iam/routes', './iam/middleware', './iam/plugins'], message: 'iam/lib and iam/db are the bottom IAM layers: they may not import features, http, routes, middleware or plugins.' },
+            { target: './iam/lib', from: ['./iam/db', './iam/fast'], message: 'iam/lib is the bottom IAM layer: it may not import iam/db or iam/fast.' },
+            // the hand-made fast paths (docs/performance.md): anything above lib may use them; they
+            // stand on lib and the table types, and what they need of a feature is handed in
+            { target: './iam/fast', from: './iam', except: ['./fast', './lib', './db/schema.ts'], message: 'iam/fast may import only iam/lib, the table types (iam/db/schema.ts) and itself: what a fast path needs of a feature is passed to it.' },
             { target: './iam/features', from: ['./iam/http', './iam/routes', './iam/middleware', './iam/plugins'], message: 'iam/features may not import iam/http, iam/routes, iam/middleware or iam/plugins.' },
             { target: './iam/http', from: ['./iam/routes', './iam/middleware', './iam/plugins'], message: 'iam/http may not import iam/routes, iam/middleware or iam/plugins.' },
             // the contract is the bottom layer both apps share: zod and itself only

@@ -315,9 +315,18 @@ async function runDatabase(kind, opts, report) {
       }
       if (want('oidc-introspect')) {
         const { access_token: accessToken } = await tokenRequest(iam.url, machine, { grant_type: 'client_credentials' })
+        // the same request to an IAM started with oidc.fastIntrospection false (the provider's
+        // endpoint alone): on PostgreSQL on the same database, on PGlite on one of its own
+        const providerOnly = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined, fastIntrospection: false })
+        servers.push(providerOnly)
+        const providerMachine = kind === 'postgres' ? machine : await registerClient(providerOnly.url, { client_name: 'bench machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })
+        const providerToken = kind === 'postgres' ? accessToken : (await tokenRequest(providerOnly.url, providerMachine, { grant_type: 'client_credentials' })).access_token
         const baseline = await selectOne()
         const run = await measure(form(machine, { token: accessToken }, '/oidc/token/introspection'), counted)
+        const alone = await measure({ ...form(providerMachine, { token: providerToken }, '/oidc/token/introspection'), url: `${providerOnly.url}/oidc/token/introspection` }, { ...counted, iamUrl: providerOnly.url })
         rows.push(againstBaseline({ id: 'oidc-introspect', database: label, label: 'OpenID introspection of an active token', run, baseline, notes: [] }, GOALS.oidcIntrospect.minRatio))
+        rows.push(againstBaseline({ id: 'oidc-introspect-gain', database: label, label: 'the same, one-statement path against the provider alone', run, baseline: { label: 'oidc.fastIntrospection false', run: alone },
+          notes: [`provider alone: ${alone.statements ? `${alone.statements.total.toFixed(2)} statements per request` : 'statements not counted'}`] }, GOALS.oidcIntrospectFastGain.minRatio))
       }
     }
     if (want('import') && kind === 'postgres') rows.push(await importRow(label))

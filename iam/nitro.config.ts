@@ -38,12 +38,12 @@ export default defineNitroConfig({
   hooks: {
     // A second entry: the admin CLI (cli/index.ts), built and shipped with the server as
     // server/cli.mjs, so it runs in production with the same code and no TypeScript loader.
-    // The plain TypeScript both entries share (lib, db, features, contract, client, and the repository's
+    // The plain TypeScript both entries share (lib, fast, db, features, contract, client, and the repository's
     // shared/ that the gateway runs too) goes to its own chunk:
     // left to Rollup it would join the chunk of the Nitro runtime, which starts the server.
     'rollup:before'(_nitro, rollupConfig) {
       rollupConfig.input = { index: rollupConfig.input as string, cli: fileURLToPath(new URL('./cli/index.ts', import.meta.url)) }
-      const shared = ['lib', 'db', 'features', 'contract', 'client', '../shared'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url)))
+      const shared = ['lib', 'fast', 'db', 'features', 'contract', 'client', '../shared'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url)))
       for (const output of [rollupConfig.output ?? []].flat()) {
         output.entryFileNames = '[name].mjs'
         const nitroChunks = output.manualChunks
@@ -52,7 +52,7 @@ export default defineNitroConfig({
           if (id.endsWith('/shared/password-strength.ts')) return 'password-strength'
           // the OpenID Provider (oidc-provider, Koa and their dependencies): loaded by the first
           // /oidc or interaction request, not at start, like the strength estimator
-          if (/\/features\/oidc\/(provider|adapter|interactions|pages|fast-introspection)\.ts$/.test(id)) return 'oidc-provider'
+          if (/\/features\/oidc\/(provider|adapter|interactions|pages)\.ts$/.test(id) || id.endsWith('/fast/introspection.ts')) return 'oidc-provider'
           if (shared.some((dir) => id.startsWith(dir))) return 'iam'
           return typeof nitroChunks === 'function' ? nitroChunks(id, meta) : undefined
         }

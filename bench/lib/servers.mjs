@@ -47,15 +47,18 @@ const START_TIMEOUT_MS = 180_000
 // limits no benchmark should reach: the limiters still run (their cost is part of every route)
 const WIDE = { points: 1_000_000_000, duration: 60, blockDuration: 1 }
 
-/** The IAM's config for a run: defaults (production Argon2id, request log at info) but wide limits. */
-export function benchIamConfig({ dataDir, databaseUrl, redisUrl }) {
+/**
+ * The IAM's config for a run: defaults (production Argon2id, request log at info) but wide limits.
+ * `fastIntrospection: false` starts the provider-only IAM of the introspection comparison.
+ */
+export function benchIamConfig({ dataDir, databaseUrl, redisUrl, fastIntrospection = true }) {
   return {
     service: { dataDir },
     database: { url: databaseUrl },
     storage: redisUrl ? { driver: 'redis', url: redisUrl, prefix: `bench${randomBytes(4).toString('hex')}` } : { driver: 'memory', prefix: 'bench' },
     password: { breachCheck: { enabled: false } },
     // the OpenID rows register their clients themselves (bench/lib/oidc.mjs)
-    oidc: { registration: { enabled: true } },
+    oidc: { registration: { enabled: true }, fastIntrospection },
     emailChecks: { mx: false },
     // one bench user signs in thousands of times: the velocity rule would rightly answer a re-login;
     // widened like the limiters, it is still evaluated on every request
@@ -109,8 +112,8 @@ function startBuilt({ name, output, configEnv, config }) {
  * The built IAM with the bench config, booted (migrated). Without `databaseUrl`: PGlite on disk in
  * `dataDir` (a temp dir of its own unless given).
  */
-export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir }) {
-  const config = (dataDir) => benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl })
+export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir, fastIntrospection }) {
+  const config = (dataDir) => benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl, fastIntrospection })
   const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config })
   // "Listening" comes before boot (migrations) finished; /health waits for it
   await fetch(`${server.url}/health`)

@@ -10,29 +10,34 @@ import type { IamConfig } from '../lib/config-schema'
 import { lockDataDir } from './data-dir-lock'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { migrations } from './migrations/index'
-import { Pipelines, STATEMENT_TIMEOUT_MS, type PipelineClient } from './pipelined'
-import { queryPrepared } from './prepared'
+import { attachDirectConnections, directPipelines, type DirectPool } from '../fast/direct'
+import { Pipelines, STATEMENT_TIMEOUT_MS, type PipelineClient } from '../fast/pipelined'
+import { preparedQueryMethod, type PgQueryClass } from '../fast/prepared'
 import type { Database } from './schema'
-import { emitSignal, type StatementKind } from '../lib/signals'
+import { emitSignal, statementKind } from '../lib/signals'
 import type { PoolStats } from '../lib/metrics'
 
-/** What direct.ts needs of a pooled client: Kysely's driver calls the same two methods. */
-type PooledClient = { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>; release(): void }
-type Pool = PoolStats & { connect(): Promise<PooledClient> }
+type Pool = PoolStats & DirectPool
 
-// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none), and the
-// pipelined connections of direct.ts's statements.
+// The pg pool behind each PostgreSQL Kysely, for the metrics' pool gauge (PGlite has none) and the
+// connections opened at start; fast/direct.ts keeps it too, with the pipelined connections.
 const pools = new WeakMap<Kysely<Database>, Pool>()
-const pipelines = new WeakMap<Kysely<Database>, Pipelines>()
 
 /** The live pool counters of a PostgreSQL database; undefined on PGlite. */
 export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined => pools.get(db)
 
-/** The pool of a PostgreSQL database opened by createDatabase; undefined on PGlite and for a transaction. */
-export const directPool = (db: Kysely<Database>): Pool | undefined => pools.get(db)
+// The PGlite behind each embedded Kysely, for a copy of the whole database (dumpEmbeddedDatabase).
+const embedded = new WeakMap<Kysely<Database>, { dumpDataDir(compression?: 'none'): Promise<Blob> }>()
 
-/** The pipelined connections of a PostgreSQL database opened by createDatabase (pipelined.ts); undefined on PGlite and for a transaction. */
-export const directPipelines = (db: Kysely<Database>): Pipelines | undefined => pipelines.get(db)
+/**
+ * A copy of an embedded database as it is now (PGlite's dumpDataDir tarball, the form an in-memory
+ * PGlite starts from: replaceMemoryTemplate); undefined on PostgreSQL. Only the test build calls
+ * this: a second IAM on PGlite cannot open another process's database, but it can start from a
+ * copy of it (test-build/routes/__test/database-dump.get.ts).
+ */
+export async function dumpEmbeddedDatabase(db: Kysely<Database>): Promise<Blob | undefined> {
+  return embedded.get(db)?.dumpDataDir('none')
+}
 
 /** Connections of a PostgreSQL pool: opened at start (warmDatabase) and kept. */
 const POOL_SIZE = 10
@@ -55,7 +60,7 @@ export async function warmDatabase(db: Kysely<Database>): Promise<void> {
   if (!pool) return
   const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()))
   for (const client of clients) client.release()
-  await pipelines.get(db)?.warm()
+  await directPipelines(db)?.warm()
 }
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -75,12 +80,6 @@ export function replaceMemoryTemplate(template: () => Blob | undefined): void {
 
 /** The longest wait for a free pooled connection (a dependency that is away is a 503 within 2 s, see docs/operations.md). */
 const ACQUIRE_TIMEOUT_MS = 2000
-
-/** What a statement does, for the round-trip counters: writes are INSERT/UPDATE/DELETE, also inside a CTE. */
-export function statementKind(sqlText: string): StatementKind {
-  if (/^\s*(begin|commit|rollback|start transaction|savepoint|release)\b/i.test(sqlText)) return 'transaction'
-  return /\b(insert\s+into|update\s+"?[\w.]+"?\s+set|delete\s+from)\b/i.test(sqlText) ? 'write' : 'read'
-}
 
 // Every statement Kysely sends (transaction control included) is one round trip: counted by kind
 // for iam_db_statements_total, which the benchmark and the round-trip tests read.
@@ -114,37 +113,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
       }
     }
     if (prepare) {
-      // Kysely's driver calls query(sql, parameters); every other form passes through untouched
+      // Kysely's driver calls query(sql, parameters): named prepared statements (fast/prepared.ts)
       const plain = pg.Client.prototype.query as (this: unknown, ...args: unknown[]) => unknown
-      // per connection: the statements it sends unnamed since PostgreSQL refused their plan (prepared.ts)
-      const unnamed = new WeakMap<object, Set<string>>()
-      const unnamedOf = (client: object): Set<string> => {
-        let set = unnamed.get(client)
-        if (!set) unnamed.set(client, (set = new Set()))
-        return set
-      }
-      // pg copies a config object into every Query it builds (every property descriptor) and wraps
-      // the answer in two promises: built from the text, named afterwards and answered through
-      // its callback, the same query costs neither (docs/performance.md, the data layer)
-      const submit = (client: unknown, { text, values, name }: { text: string; values?: unknown[]; name?: string }) =>
-        new Promise<{ rows: unknown[] }>((resolve, reject) => {
-          const query = new pg.Query(text, values, (error: Error | undefined, result: { rows: unknown[] }) => {
-            if (!error) return resolve(result)
-            // as pg's own promise does: a stack that leads back to the caller, not the socket's read
-            Error.captureStackTrace(error)
-            reject(error)
-          })
-          // @types/pg leaves out the name, which pg reads from the query when it sends it
-          if (name) (query as unknown as { name: string }).name = name
-          plain.call(client, query)
-        })
-      BoundedClient.prototype.query = function (this: InstanceType<typeof BoundedClient>, ...args: unknown[]) {
-        const [text, values] = args
-        if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
-          return queryPrepared((query) => submit(this, query), unnamedOf(this), text, values)
-        }
-        return plain.apply(this, args)
-      } as typeof pg.Client.prototype.query
+      BoundedClient.prototype.query = preparedQueryMethod(pg.Query as unknown as PgQueryClass, plain) as typeof pg.Client.prototype.query
     }
     const reads = new Pipelines(PIPELINE_CONNECTIONS, async () => {
       // @types/pg leaves out `pipeline`; query_timeout bounds each statement (pipelined.ts)
@@ -179,7 +150,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     }
     const db = new PipelinedKysely({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()], log: countStatement })
     pools.set(db, pool)
-    pipelines.set(db, reads)
+    attachDirectConnections(db, { pool, pipelines: reads })
     return db
   }
   const { PGlite } = await import('@electric-sql/pglite')
@@ -198,7 +169,9 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${config.database.pgliteSharedBuffers ?? '16MB'}`]
     const pglite = await PGlite.create(dataDir ? { dataDir, startParams } : { loadDataDir: memoryTemplate(), startParams })
     const dialect = new PGliteDialect(pglite)
-    return new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
+    const db = new Kysely<Database>({ dialect: release ? releasingOnDestroy(dialect, release) : dialect, plugins: [jsonArraysPlugin()], log: countStatement })
+    embedded.set(db, pglite)
+    return db
   } catch (error) {
     release?.()
     throw error

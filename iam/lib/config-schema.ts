@@ -89,7 +89,7 @@ export const configSchema = z.strictObject({
       connectTimeoutMs: z.number().int().positive().default(1000),
       /**
        * PostgreSQL: send repeated statements as named prepared statements, planned once per
-       * connection (db/prepared.ts). false behind a pooler that cannot carry them (PgBouncer in
+       * connection (fast/prepared.ts). false behind a pooler that cannot carry them (PgBouncer in
        * transaction mode before 1.21, or without max_prepared_statements).
        */
       preparedStatements: z.boolean().default(true),
@@ -466,6 +466,14 @@ export const configSchema = z.strictObject({
        * network; with this on, the other special-use addresses stay refused. Refused in production.
        */
       allowLoopbackRequests: z.boolean().default(false),
+      /**
+       * Token introspection (RFC 7662) of an opaque access token answered in one statement
+       * (fast/introspection.ts) where that answer is exactly the provider's; off:
+       * every introspection goes through oidc-provider's own endpoint. Both decide who may learn
+       * about a token with the same rule (features/oidc/introspection-policy.ts), and
+       * tests/gateway/introspection-equivalence.test.ts holds their answers equal.
+       */
+      fastIntrospection: z.boolean().default(true),
       /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
       registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
       deviceFlow: z

@@ -9,8 +9,16 @@
  * storage layer knows those: storage/redis-errors.ts). The cause chain (h3 wraps what a handler
  * throws) and AggregateError members (a host name that resolves to several addresses) are followed.
  */
-import { PIPELINES_CLOSED, STATEMENT_TIMED_OUT } from '../db/pipelined'
 import { isRedisConnectionError } from './storage/redis-errors'
+
+/**
+ * pg's error for a statement past `query_timeout`; in pipeline mode it then closes the connection
+ * (fast/pipelined.ts bounds its statements with it).
+ */
+export const STATEMENT_TIMED_OUT = 'Query read timeout'
+
+/** Thrown by fast/pipelined.ts for a statement sent after end(): the database is being closed. */
+export const PIPELINES_CLOSED = 'Pipelined database connections are closed'
 
 /** Socket-level failures: the peer is gone, refused, unreachable or silent. */
 const SOCKET_CODES = new Set([
@@ -38,8 +46,8 @@ const DRIVER_MESSAGES = [
   /^timeout expired$/, // pg: a new connection's handshake passed database.connectTimeoutMs
   /^Client has encountered a connection error and is not queryable$/, // pg
   /^Cannot use a pool after calling end on the pool$/, // pg-pool during shutdown
-  new RegExp(`^${STATEMENT_TIMED_OUT}$`), // pg: a pipelined statement unanswered past its bound (db/pipelined.ts)
-  new RegExp(`^${PIPELINES_CLOSED}$`), // db/pipelined.ts during shutdown
+  new RegExp(`^${STATEMENT_TIMED_OUT}$`), // pg: a pipelined statement unanswered past its bound (fast/pipelined.ts)
+  new RegExp(`^${PIPELINES_CLOSED}$`), // fast/pipelined.ts during shutdown
 ]
 
 /**

@@ -27,6 +27,12 @@ export type IamSignal =
 
 export type StatementKind = 'read' | 'write' | 'transaction'
 
+/** What a statement does, for the round-trip counters (db/database.ts, fast/direct.ts): writes are INSERT/UPDATE/DELETE, also inside a CTE. */
+export function statementKind(sqlText: string): StatementKind {
+  if (/^\s*(begin|commit|rollback|start transaction|savepoint|release)\b/i.test(sqlText)) return 'transaction'
+  return /\b(insert\s+into|update\s+"?[\w.]+"?\s+set|delete\s+from)\b/i.test(sqlText) ? 'write' : 'read'
+}
+
 const iamChannel = channel('iam.signals')
 
 export function emitSignal(signal: IamSignal): void {

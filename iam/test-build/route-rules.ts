@@ -10,6 +10,7 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/clock', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'GET', path: '/__test/requests', body: { kind: 'none' } },
   { method: 'GET', path: '/__test/slow', body: { kind: 'none' } },
+  { method: 'GET', path: '/__test/database-dump', body: { kind: 'none' } },
   { method: 'POST', path: '/__test/oidc-clients', body: { kind: 'json', limitBytes: OAUTH_JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/platform-admin', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/account-purge', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },

@@ -7,7 +7,7 @@
  * inactive to a caller not allowed to know).
  *
  * Both ways an introspection is answered are exercised: the one-statement path
- * (iam/features/oidc/fast-introspection.ts: an opaque access token asked with a client secret and
+ * (iam/fast/introspection.ts: an opaque access token asked with a client secret and
  * no other hint than `access_token`), and the provider's own (a refresh token, and any token asked
  * with `token_type_hint=refresh_token`, which the one-statement path leaves to the provider).
  */

@@ -248,7 +248,7 @@ describe('RFC 8414 discovery for OAuth-only clients', () => {
 
 describe('introspection answers alike on its one-statement path and the provider\'s own', () => {
   // token_type_hint=refresh_token sends the request down the provider's own path
-  // (iam/features/oidc/fast-introspection.ts answers only what it can answer exactly as it would)
+  // (iam/fast/introspection.ts answers only what it can answer exactly as it would)
   const introspect = async (rp: { client: oauth.Client; secret: string | null }, token: string, hint?: string) => {
     const res = await fetch(op.as.introspection_endpoint!, {
       method: 'POST',

@@ -59,7 +59,7 @@ describe('full authentication cost (GET /secret/data)', () => {
     const counted = await countStatements(iam, () => getSecretData(s, N))
     expect(counted.write).toBe(0)
     expect(counted.transaction).toBe(0)
-    // exactly one read each: also on PostgreSQL, where the read goes past Kysely (db/direct.ts)
+    // exactly one read each: also on PostgreSQL, where the read goes past Kysely (fast/direct.ts)
     expect(counted.read).toBe(N)
   })
 

@@ -127,7 +127,7 @@ describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded 
         await res.body?.cancel()
       }
     }
-    // full authentication's read goes out on the pipelined connections (iam/db/pipelined.ts), not the pool
+    // full authentication's read goes out on the pipelined connections (iam/fast/pipelined.ts), not the pool
     const fullAuthWorker = async () => {
       while (running) {
         const { answer, res } = await timed('full authentication', () => during, () => authedGet(iam, sessions[3]!))

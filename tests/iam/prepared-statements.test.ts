@@ -1,5 +1,5 @@
 /**
- * PostgreSQL runs repeated statements as named prepared statements (iam/db/prepared.ts). A
+ * PostgreSQL runs repeated statements as named prepared statements (iam/fast/prepared.ts). A
  * migration by another instance (a rolling upgrade) can change a table under them: PostgreSQL
  * re-plans by itself unless the statement's result columns change, which it refuses with SQLSTATE
  * 0A000. The IAM must answer normally, never with that error.

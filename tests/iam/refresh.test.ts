@@ -56,7 +56,7 @@ describe('POST /auth/user/refresh-session', () => {
     expect(statements('transaction')).toBe(0)
     // the read: token, family, account, device and session counts (findAuthState); the write: spend
     // the old token and insert its successor. The device row and last_seen are not due within a minute.
-    // exactly one each, also on PostgreSQL, where both go past Kysely (db/direct.ts) and count themselves
+    // exactly one each, also on PostgreSQL, where both go past Kysely (fast/direct.ts) and count themselves
     expect(statements('read')).toBe(rotations)
     expect(statements('write')).toBe(rotations)
     expect((await authedGet(iam, s)).status).toBe(200)

@@ -1,5 +1,5 @@
 /**
- * compiledOnce (iam/db/compiled-once.ts) compiles a statement once and afterwards only swaps the
+ * compiledOnce (iam/fast/compiled-once.ts) compiles a statement once and afterwards only swaps the
  * values in. Every real statement built with it must answer exactly what the plain Kysely statement
  * (the same builder, compiled per call by Kysely) answers for the same arguments: the same rows, the
  * same affected-row count, the same refusal, and for a write the same rows left in the tables.
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { COMPILED_CASES, declaredIn, outcomeOf, reset, snapshot } from './data-layer-cases'
 import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
-it('the table below covers every statement built with compiledOnce in iam/features', () => {
+it('the table below covers every statement built with compiledOnce in iam/features and iam/fast', () => {
   expect(COMPILED_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = compiledOnce\b/g))
 })
 

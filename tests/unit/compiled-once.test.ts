@@ -1,6 +1,6 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { compiledOnce } from '../../iam/db/compiled-once'
+import { compiledOnce } from '../../iam/fast/compiled-once'
 
 interface Db {
   people: { id: number; name: string; email: string; born: Date; tags: string }

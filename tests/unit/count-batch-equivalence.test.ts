@@ -1,5 +1,5 @@
 /**
- * count-batch.ts (on lib/lanes.ts) answers concurrent counted verifications of one token with one
+ * iam/fast/count-batch.ts (on iam/fast/lanes.ts) answers concurrent counted verifications of one token with one
  * `UPDATE ... usage_count + n` per batch instead of one UPDATE each. It must count exactly what
  * one plain UPDATE per verification counts, one after the other: the same final usage_count, the
  * same set of per-call counts (each call its own number), the same calls refused, the same row left.
@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { createDatabase } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
-import { countUseBatched } from '../../iam/features/api-tokens/count-batch'
+import { countUseBatched } from '../../iam/features/api-tokens/verify'
 import { countUsesStatement, type UseConditions } from '../../iam/features/api-tokens/repository'
 import { NOW, reset, snapshot } from './data-layer-cases'
 import { dataLayerDbForSuite, KINDS } from './data-layer-db'

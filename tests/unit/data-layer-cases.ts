@@ -14,7 +14,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../iam/db/schema'
 import { countUsesStatement } from '../../iam/features/api-tokens/repository'
 import { visitorByCanary } from '../../iam/features/devices/visitors-repo'
-import { introspectionRow } from '../../iam/features/oidc/fast-introspection'
+import { introspectionRow } from '../../iam/fast/introspection'
 import { securityEventRow } from '../../iam/features/security-events/repository'
 import { readAuthState } from '../../iam/features/sessions/auth-state-repo'
 import { sendRotation, sessionAlone, sessionWithEvent } from '../../iam/features/sessions/sessions-repo'
@@ -307,7 +307,7 @@ export const DIRECT_CASES: DirectCase[] = [
   },
 ]
 
-/** The names `pattern` declares in iam/features (every file): what the tables above must cover. */
+/** The names `pattern` declares in iam/features and iam/fast (every file): what the tables above must cover. */
 export function declaredIn(pattern: RegExp): string[] {
   const names: string[] = []
   const walk = (dir: string) => {
@@ -317,6 +317,7 @@ export function declaredIn(pattern: RegExp): string[] {
       else if (path.endsWith('.ts')) for (const match of readFileSync(path, 'utf8').matchAll(pattern)) names.push(match[1]!)
     }
   }
-  walk(fileURLToPath(new URL('../../iam/features', import.meta.url)))
+  // the features' statements, and the one-statement introspection's (iam/fast/introspection.ts)
+  for (const dir of ['../../iam/features', '../../iam/fast']) walk(fileURLToPath(new URL(dir, import.meta.url)))
   return names.sort()
 }

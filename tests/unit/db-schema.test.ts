@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { migrations } from '../../iam/db/migrations/index'
-import { INTROSPECTION_SQL } from '../../iam/features/oidc/fast-introspection'
+import { INTROSPECTION_SQL } from '../../iam/fast/introspection'
 import { AUTH_STATE_SQL } from '../../iam/features/sessions/auth-state-repo'
 import { DATABASE_URL, openTestDatabase, type TestDatabase } from '../helpers/test-database'
 

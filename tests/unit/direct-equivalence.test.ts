@@ -1,6 +1,6 @@
 /**
- * directStatement (iam/db/direct.ts) sends a fixed statement straight to PostgreSQL, past Kysely's
- * executor and plugins: a read on a pipelined connection (iam/db/pipelined.ts), a write on a pooled one. Each real one must answer exactly what the same text run through Kysely
+ * directStatement (iam/fast/direct.ts) sends a fixed statement straight to PostgreSQL, past Kysely's
+ * executor and plugins: a read on a pipelined connection (iam/fast/pipelined.ts), a write on a pooled one. Each real one must answer exactly what the same text run through Kysely
  * (`db.executeQuery`) answers for the same parameters: the same rows and, for a write, the same rows
  * left in the tables. On PostgreSQL that compares those paths with Kysely's; on PGlite (no pool)
  * and inside a transaction directStatement itself goes through Kysely, so there the test only holds
@@ -8,12 +8,11 @@
  */
 import { CompiledQuery } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { directPipelines, directPool } from '../../iam/db/database'
-import { directStatement } from '../../iam/db/direct'
+import { directPipelines, directPool, directStatement } from '../../iam/fast/direct'
 import { declaredIn, DIRECT_CASES, reset, snapshot } from './data-layer-cases'
 import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
-it('the table below covers every directStatement in iam/features', () => {
+it('the table below covers every directStatement in iam/features and iam/fast', () => {
   expect(DIRECT_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = directStatement\b/g))
 })
 

@@ -1,5 +1,5 @@
 /**
- * iam/features/oidc/fast-introspection.ts answers an introspection in one statement only where it
+ * iam/fast/introspection.ts answers an introspection in one statement only where it
  * can answer exactly as the provider would, and hands everything else to the provider (undefined).
  * Its decisions against stored rows: a live token's members, the inactive cases it answers itself
  * (consumed, expired, its grant gone, expired or another client's or account's), who may learn
@@ -10,8 +10,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { createClient } from '../../iam/features/oidc/clients'
-import { fastIntrospection } from '../../iam/features/oidc/fast-introspection'
+import { createClient, openClientSecret } from '../../iam/features/oidc/clients'
+import { introspectionPolicy } from '../../iam/features/oidc/introspection-policy'
+import { fastIntrospection } from '../../iam/fast/introspection'
 import { dataLayerDbForSuite, KINDS } from './data-layer-db'
 
 const NOW = Date.parse('2026-11-27T12:00:00Z')
@@ -23,9 +24,18 @@ const config: {
   oidc: { resourceServers: Array<{ indicator: string; scopes: string[]; accessTokenFormat: 'opaque'; introspectionClients: string[] }> }
 } = { secrets: { totpKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] }, oidc: { resourceServers: [] } }
 const ISSUER = 'http://localhost:3000/oidc'
+const FORM = 'application/x-www-form-urlencoded'
 
 describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: noPostgresServer }) => {
   const t = dataLayerDbForSuite(kind, noPostgresServer)
+  /** what routes/oidc hands the path: the opening of client secrets, and the access rule of the configuration as it is now */
+  const deps = () => ({
+    db: t.db,
+    issuer: ISSUER,
+    now: NOW,
+    openSecret: (clientId: string, sealed: string) => openClientSecret(config, clientId, sealed),
+    mayIntrospect: introspectionPolicy(config.oidc.resourceServers),
+  })
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
   let api: { id: string; secret: string }
   let web: { id: string; secret: string }
@@ -39,7 +49,7 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     }).execute()
 
   const ask = (token: string, caller = api) =>
-    fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token }).toString()), authorization: basic(caller.id, caller.secret) })
+    fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token }).toString()), contentType: FORM, authorization: basic(caller.id, caller.secret) })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('answers a live token with the provider\'s members, and the inactive cases as inactive', async () => {
@@ -118,12 +128,32 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     // a secret sent another way than the client registered: left to the provider, whose client
     // lookup refuses it (features/oidc/adapter.ts; tests/gateway/oidc-hardening.security.test.ts)
     const inBody = (caller: { id: string; secret: string }) =>
-      fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-live', client_id: caller.id, client_secret: caller.secret }).toString()), authorization: undefined })
+      fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token: 'at-live', client_id: caller.id, client_secret: caller.secret }).toString()), contentType: FORM, authorization: undefined })
     expect(await inBody(web)).toBeUndefined()
     const made = await createClient({ db: t.db, config }, { name: 'Posting app', redirectUris: ['https://post.example/cb'], authMethod: 'client_secret_post' })
     const poster = { id: made.client.clientId, secret: made.clientSecret! }
     await store('AccessToken', 'at-poster', { clientId: poster.id, accountId: 'acc-1', exp: EXP })
     expect(await ask('at-poster', poster)).toBeUndefined()
-    expect(await fastIntrospection({ db: t.db, config, issuer: ISSUER, now: NOW }, { body: Buffer.from(new URLSearchParams({ token: 'at-poster', client_id: poster.id, client_secret: poster.secret }).toString()), authorization: undefined })).toMatchObject({ active: true, client_id: poster.id })
+    expect(await fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token: 'at-poster', client_id: poster.id, client_secret: poster.secret }).toString()), contentType: FORM, authorization: undefined })).toMatchObject({ active: true, client_id: poster.id })
+  })
+
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
+  it.skipIf(noPostgresServer)('takes Basic credentials and the form content type only as client libraries write them; any other shape, which the provider refuses, is left to it', async () => {
+    const asked = (authorization: string, contentType: string | undefined) =>
+      fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token: 'at-live' }).toString()), contentType, authorization })
+    const encoded = Buffer.from(`${web.id}:${web.secret}`).toString('base64')
+    for (const authorization of [`Basic ${encoded}`, `basic ${encoded}`, `Basic ${encoded.replace(/=+$/, '')}`]) {
+      expect({ authorization, answer: await asked(authorization, FORM) }).toEqual({ authorization, answer: expect.objectContaining({ active: true }) })
+    }
+    for (const contentType of [`${FORM};charset=UTF-8`, `${FORM}; charset=utf-8`]) {
+      expect({ contentType, answer: await asked(`Basic ${encoded}`, contentType) }).toEqual({ contentType, answer: expect.objectContaining({ active: true }) })
+    }
+    // oidc-provider's client_auth.js answers each of these with invalid_request
+    const refused = [`Basic  ${encoded}`, `Basic\t${encoded}`, `Basic ${encoded}=`, `Basic ${encoded.slice(0, 4)}!${encoded.slice(4)}`, `Basic ${encoded}===`, 'Basic']
+    for (const authorization of refused) expect({ authorization, answer: await asked(authorization, FORM) }).toEqual({ authorization, answer: undefined })
+    // its selective_body.js refuses another media type; a parameter other than the charset is left to it too
+    for (const contentType of [`${FORM}-v2`, `${FORM}; foo=bar`, 'text/plain', undefined]) {
+      expect({ contentType, answer: await asked(`Basic ${encoded}`, contentType) }).toEqual({ contentType, answer: undefined })
+    }
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLanes } from '../../iam/lib/lanes'
+import { createLanes } from '../../iam/fast/lanes'
 
 /** A batch runner whose batches the test answers by hand: each call of `run` is recorded with its items. */
 function handAnswered() {

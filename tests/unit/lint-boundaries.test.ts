@@ -57,14 +57,28 @@ async function boundaryMessages(filePath: string, target: string): Promise<strin
 const fires = async (filePath: string, target: string) => expect(await boundaryMessages(filePath, target), `${filePath} -> ${target}`).not.toEqual([])
 const quiet = async (filePath: string, target: string) => expect(await boundaryMessages(filePath, target), `${filePath} -> ${target}`).toEqual([])
 
-describe('IAM layers: routes -> http -> features -> db, lib', () => {
-  it('iam/lib and iam/db may not import iam/features, iam/http or iam/routes', async () => {
-    for (const from of ['iam/lib/probe.ts', 'iam/db/probe.ts']) {
+describe('IAM layers: routes -> http -> features -> db -> fast -> lib', () => {
+  it('iam/lib, iam/fast and iam/db may not import iam/features, iam/http or iam/routes', async () => {
+    for (const from of ['iam/lib/probe.ts', 'iam/fast/probe.ts', 'iam/db/probe.ts']) {
       await fires(from, someFile('iam/features'))
       await fires(from, someFile('iam/http'))
       await fires(from, someFile('iam/routes'))
     }
-    await quiet('iam/lib/probe.ts', someFile('iam/db'))
+  })
+
+  it('iam/lib is the bottom: it may not import iam/db or iam/fast', async () => {
+    await fires('iam/lib/probe.ts', someFile('iam/db'))
+    await fires('iam/lib/probe.ts', someFile('iam/fast'))
+  })
+
+  it('iam/fast may import iam/lib, the table types and itself, nothing else of the IAM; every layer above lib may import it', async () => {
+    await quiet('iam/fast/probe.ts', someFile('iam/lib'))
+    await quiet('iam/fast/probe.ts', 'iam/db/schema.ts')
+    await quiet('iam/fast/probe.ts', someFile('iam/fast'))
+    await fires('iam/fast/probe.ts', 'iam/db/database.ts')
+    await fires('iam/fast/probe.ts', someFile('iam/contract'))
+    await fires('iam/fast/probe.ts', 'iam/context.ts')
+    for (const from of ['iam/db/probe.ts', 'iam/features/probe/probe.ts', 'iam/http/probe.ts', 'iam/routes/probe.ts']) await quiet(from, someFile('iam/fast'))
   })
 
   it('iam/features may not import iam/http or iam/routes (and may import lib and db)', async () => {

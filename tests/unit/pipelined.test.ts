@@ -1,5 +1,5 @@
 /**
- * The pipelined connections of the statements every request runs (iam/db/pipelined.ts), opened
+ * The pipelined connections of the statements every request runs (iam/fast/pipelined.ts), opened
  * the way the IAM opens them (createDatabase) on a throwaway PostgreSQL database: statements sent
  * together share the connections and each gets its own answer, a failing statement fails alone, a
  * lost or silent connection fails as an outage (a 503, lib/outage.ts) and is replaced, and
@@ -7,10 +7,11 @@
  */
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDatabase, directPipelines, PIPELINE_CONNECTIONS, warmDatabase } from '../../iam/db/database'
-import { PIPELINES_CLOSED, type Pipelines } from '../../iam/db/pipelined'
+import { createDatabase, PIPELINE_CONNECTIONS, warmDatabase } from '../../iam/db/database'
+import { directPipelines } from '../../iam/fast/direct'
+import type { Pipelines } from '../../iam/fast/pipelined'
 import type { Database } from '../../iam/db/schema'
-import { isDependencyOutage } from '../../iam/lib/outage'
+import { isDependencyOutage, PIPELINES_CLOSED } from '../../iam/lib/outage'
 import { createThrowawayPg, DATABASE_URL, runOnPg } from '../helpers/test-database'
 
 const SERVICE = { dataDir: '.data' } as never

@@ -1,5 +1,5 @@
 /**
- * Named prepared statements (iam/db/prepared.ts): on PostgreSQL every repeated data statement is
+ * Named prepared statements (iam/fast/prepared.ts): on PostgreSQL every repeated data statement is
  * sent under a name, parsed once per connection and, after a few executions, run on a generic plan.
  * A name must never change an answer: each real statement of the hand-made data layer answers the
  * same rows (and leaves the same rows) named, named on a generic plan from the first execution, and
@@ -11,8 +11,9 @@
  */
 import { sql, type CompiledQuery, type Kysely } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createDatabase, databasePoolStats, directPipelines } from '../../iam/db/database'
-import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/db/prepared'
+import { createDatabase, databasePoolStats } from '../../iam/db/database'
+import { directPipelines } from '../../iam/fast/direct'
+import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/fast/prepared'
 import type { Database } from '../../iam/db/schema'
 import { runOnPg } from '../helpers/test-database'
 import { COMPILED_CASES, DIRECT_CASES, outcomeOf, reset, snapshot, type Outcome } from './data-layer-cases'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { preparedName } from '../../iam/db/prepared'
+import { preparedName } from '../../iam/fast/prepared'
 
 describe('preparedName', () => {
   it('gives a data statement one name, the same every time it is sent', () => {

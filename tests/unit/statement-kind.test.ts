@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { statementKind } from '../../iam/db/database'
+import { statementKind } from '../../iam/lib/signals'
 
 describe('statementKind (what iam_db_statements_total counts)', () => {
   it('counts INSERT, UPDATE and DELETE as writes, also inside a CTE', () => {

@@ -3,7 +3,7 @@
  * decides an outcome under concurrency is a single statement or runs in a transaction with a row lock.
  */
 import { sql, type Kysely, type Transaction, type Updateable } from 'kysely'
-import { compiledOnce } from '../../db/compiled-once'
+import { compiledOnce } from '../../fast/compiled-once'
 import type { Database, Privilege } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -45,7 +45,7 @@ export type DiagnosisRow = {
  * last ~3 x wal_writer_delay of them (docs/performance.md). The subquery runs once, when the
  * first row matches: a verification that matches nothing changes no setting.
  *
- * `uses` verifications are counted at once (count-batch.ts joins concurrent verifications of one
+ * `uses` verifications are counted at once (fast/count-batch.ts joins concurrent verifications of one
  * token): the returned usage_count is the count after the last of them, so the uses had
  * `usage_count - uses + 1` to `usage_count`.
  */
@@ -54,7 +54,7 @@ export async function countUses(db: Db, conditions: UseConditions, uses: number)
   return rows[0]
 }
 
-// every counting batch runs it: compiled once (db/compiled-once.ts), not built and compiled per batch
+// every counting batch runs it: compiled once (fast/compiled-once.ts), not built and compiled per batch
 export const countUsesStatement = compiledOnce((db: Kysely<Database>, { hash, privilege, at, ip, bypassIp, uses }: UseConditions & { uses: number }) => {
   const statement = sql<VerifiedRow>`
     update api_tokens set usage_count = usage_count + ${uses}, last_used = ${at}

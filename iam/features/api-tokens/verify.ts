@@ -1,6 +1,6 @@
 /**
  * verifyApiKey (spec "Verification process"). The success path is one SQL statement
- * (repository.countUses, batched per token by count-batch.ts); only a failure takes a second query, to name the reason in the
+ * (repository.countUses, batched per token by fast/count-batch.ts); only a failure takes a second query, to name the reason in the
  * spec's order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
  */
 import type { Kysely } from 'kysely'
@@ -8,7 +8,7 @@ import type { Database } from '../../db/schema'
 import type { Logger } from '../../../shared/log'
 import { emitSignal } from '../../lib/signals'
 import { normalizeMappedIp } from '../../contract/ip-list'
-import { countUseBatched } from './count-batch'
+import { countBatches } from '../../fast/count-batch'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Privilege, type Result, type VerifySuccess } from './results'
 import { hashToken, isSha256Hex, parseRawToken } from './token-format'
@@ -16,8 +16,14 @@ import { isDependencyOutage } from '../../lib/outage'
 
 export type VerifyDeps = { db: Kysely<Database>; log: Logger; now: () => number }
 
+/**
+ * Counts one verification of the token `conditions` match, batched with concurrent ones of the
+ * same token under the same conditions (privilege, client IP): one UPDATE per batch (fast/count-batch.ts).
+ */
+export const countUseBatched = countBatches(repo.countUses, (c: repo.UseConditions) => `${c.hash}\n${c.privilege}\n${c.ip ?? ''}\n${c.bypassIp ? 1 : 0}`)
+
 // The verifications of one counting batch share the batch's row and so its Date objects
-// (count-batch.ts): each date is formatted once per batch, not once per request.
+// (fast/count-batch.ts): each date is formatted once per batch, not once per request.
 const formatted = new WeakMap<Date, string>()
 function iso(date: Date | null): string | null {
   if (!date) return null

@@ -2,7 +2,7 @@
  * Visitors (devices named by the canary_id cookie): SQL only.
  */
 import { sql, type Kysely } from 'kysely'
-import { compiledOnce } from '../../db/compiled-once'
+import { compiledOnce } from '../../fast/compiled-once'
 import type { Database, Visitor } from '../../db/schema'
 
 export interface VisitInput {
@@ -49,7 +49,7 @@ export async function upsertVisitor(db: Kysely<Database>, input: VisitInput): Pr
     .executeTakeFirstOrThrow()
 }
 
-// every sign-in reads its device first (devices-service.ts visitDevice): compiled once (db/compiled-once.ts)
+// every sign-in reads its device first (devices-service.ts visitDevice): compiled once (fast/compiled-once.ts)
 export const visitorByCanary = compiledOnce((db: Kysely<Database>, args: { canaryId: string }) =>
   db.selectFrom('visitors').selectAll().where('canary_id', '=', args.canaryId),
 )

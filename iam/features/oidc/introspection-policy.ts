@@ -8,7 +8,8 @@
  *
  * The rule, one function for both ways an introspection is answered (the provider's
  * `features.introspection.allowedPolicy` in provider.ts, and the one-statement path in
- * fast-introspection.ts), so the two cannot decide differently:
+ * iam/fast/introspection.ts, which routes/oidc hands this same function), so the two cannot decide
+ * differently:
  * - a client may introspect its own tokens (the token's `client_id` is the caller's);
  * - a resource server may introspect the access tokens issued for it: the caller authenticated
  *   (a public client proves nothing but its id), the token is an access token (a refresh token

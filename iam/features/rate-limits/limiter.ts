@@ -13,7 +13,7 @@
  * key layout: limiter-state.ts.
  */
 import type { SharedStore } from '../../lib/storage'
-import { createLanes } from '../../lib/lanes'
+import { createLanes } from '../../fast/lanes'
 import { emitSignal } from '../../lib/signals'
 import type { LimitRefund } from '../../lib/storage/atomic'
 import {
@@ -125,7 +125,7 @@ export function createRateLimiter(
     },
     resetAll: (keys) => atomic.deleteAll(keys.flatMap((key) => resettable(keysOf(key)))),
     // Concurrent inspects of the same keys (one hot token from one client) share the next read
-    // (lib/lanes.ts): each read still starts after the request arrived, so it sees every block
+    // (fast/lanes.ts): each read still starts after the request arrived, so it sees every block
     // made before that, on any instance; only the number of round trips changes.
     inspect: (keys) => sharedInspect(keys.join('\n'), keys),
     isBlocked: (key) => {

@@ -15,7 +15,7 @@
  * text is fixed (no query building per request) and the row is one json array taken apart by hand.
  */
 import type { Kysely } from 'kysely'
-import { directStatement } from '../../db/direct'
+import { directStatement } from '../../fast/direct'
 import type { Database, RefreshToken, SessionFamily, User, Visitor } from '../../db/schema'
 
 /** What the checks need of the refresh token and its family. */
@@ -119,7 +119,7 @@ export const AUTH_STATE_SQL = `
   .replace(/\s+/g, ' ')
   .trim()
 
-// sent past Kysely (db/direct.ts): it runs on every authenticated request
+// sent past Kysely (fast/direct.ts): it runs on every authenticated request
 export const readAuthState = directStatement<{ r: AuthRow }>(AUTH_STATE_SQL)
 
 const dateOf = (value: Stamp): Date | null => (value === null ? null : new Date(value))

@@ -2,8 +2,8 @@
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
 import type { Kysely, Transaction } from 'kysely'
-import { compiledOnce } from '../../db/compiled-once'
-import { directStatement } from '../../db/direct'
+import { compiledOnce } from '../../fast/compiled-once'
+import { directStatement } from '../../fast/direct'
 import { revokeAccountGrants } from '../oidc/accounts'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
@@ -78,7 +78,7 @@ type SessionRows = { family: ReturnType<typeof familyRow>; token: ReturnType<typ
 const withFamily = (db: Kysely<Database>, rows: SessionRows) =>
   db.with('family', (q) => q.insertInto('session_families').values(rows.family).returning('id'))
 
-// every sign-in runs one of them: compiled once (db/compiled-once.ts)
+// every sign-in runs one of them: compiled once (fast/compiled-once.ts)
 export const sessionAlone = compiledOnce((db: Kysely<Database>, rows: SessionRows) => withFamily(db, rows).insertInto('refresh_tokens').values(rows.token))
 export const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: SessionRows & { event: NewSecurityEvent }) =>
   withFamily(db, rows)
@@ -161,7 +161,7 @@ export interface RotatedRow {
 // $1 the spent token's hash, $2 the replacement's hash, $3 now (ISO 8601 text, as auth-state-repo
 // sends it), $4 MAX_SESSION_LIFE, $5 the remember TTL, $6 the normal TTL (ms), $7 the family's
 // last_seen threshold or null (touchFamily's rule: moved only when older). One fixed text, sent as
-// it is (no query building per rotation) and prepared by name (db/prepared.ts).
+// it is (no query building per rotation) and prepared by name (fast/prepared.ts).
 // least() skips a null, so only an impersonated session's hard end (migration 0012) bounds it.
 // `fam` locks the family row FIRST: the statement then updates it (refresh_expires_at, which the
 // live-session count reads, and a due last_seen), and every other writer of a family and its tokens
@@ -218,7 +218,7 @@ const ROTATION_SQL = `
  * when the token is not active (rotated, revoked or unknown); `replacedBy` null when it was spent
  * without a successor (family revoked, too old, token expired).
  */
-// sent past Kysely (db/direct.ts): every rotation runs it
+// sent past Kysely (fast/direct.ts): every rotation runs it
 export const sendRotation = directStatement<RotatedRow>(ROTATION_SQL)
 
 export async function rotateInOneStatement(db: Db, input: RotationInput): Promise<RotatedRow | undefined> {

@@ -3,7 +3,7 @@
  * callers map its violation (isUniqueViolation) to 409 instead of pre-checking.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
-import { compiledOnce } from '../../db/compiled-once'
+import { compiledOnce } from '../../fast/compiled-once'
 import type { Database, User, Visitor } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -49,7 +49,7 @@ export async function findDeviceAndLoginAccount(
   }
 }
 
-// every login runs it: compiled once (db/compiled-once.ts); one row always, the joins may find nothing
+// every login runs it: compiled once (fast/compiled-once.ts); one row always, the joins may find nothing
 export const deviceAndLoginAccount = compiledOnce((db: Kysely<Database>, args: { canaryId: string; email: string }) =>
   db
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))

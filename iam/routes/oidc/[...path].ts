@@ -7,7 +7,9 @@ import { OIDC_CSP, renderPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
 import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
-import { fastIntrospection } from '../../features/oidc/fast-introspection'
+import { fastIntrospection, type IntrospectionDeps } from '../../fast/introspection'
+import { openClientSecret } from '../../features/oidc/clients'
+import { introspectionPolicy } from '../../features/oidc/introspection-policy'
 import { routePath } from '../../contract/route-rules'
 import { httpFail } from '../../http/respond'
 import { isForwardableTarget } from '../../contract/request-path'
@@ -35,6 +37,9 @@ const FAST_ANSWER_HEADERS: ReadonlyArray<[string, string]> = [
 ]
 // Koa composes its middleware in callback(): once per process, not per request
 let listener: NodeListener | undefined
+// what the one-statement introspection is handed besides the time: once per process, the access
+// rule the same function the provider's allowedPolicy asks (features/oidc/introspection-policy.ts)
+let introspectionDeps: Omit<IntrospectionDeps, 'now'> | undefined
 
 /** oidc-provider's browser session cookie (its default `cookies.names.session`). */
 const PROVIDER_SESSION_COOKIE = '_session'
@@ -75,7 +80,9 @@ export default defineEventHandler(async (event) => {
   listener ??= (await useOidcProvider(ctx)).callback() as NodeListener
   const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }
   const introspecting = event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/token/introspection`
-  // the introspection fast path reads the body itself when no signature check read it already
+  // the introspection fast path reads the body itself when no signature check read it already;
+  // read alike with the path switched off (`oidc.fastIntrospection`), so the switch changes who
+  // answers and nothing else (the same body bound, the same 413)
   const read = event.context.rawBody ? await event.context.rawBody.result : introspecting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
   if (read === 'too-large') failTooLarge()
   if (read !== undefined) req.body = read
@@ -85,8 +92,14 @@ export default defineEventHandler(async (event) => {
     if (refused !== undefined) return refused
   }
   // A request with an Origin goes to the provider, whose client-based CORS check may refuse it.
-  if (introspecting && read !== undefined && req.headers.origin === undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) {
-    const answer = await fastIntrospection({ db: ctx.db, config: ctx.config, issuer: ctx.config.oidc.issuer, now: Date.now() }, { body: read, authorization: req.headers.authorization })
+  if (introspecting && ctx.config.oidc.fastIntrospection && read !== undefined && req.headers.origin === undefined) {
+    introspectionDeps ??= {
+      db: ctx.db,
+      issuer: ctx.config.oidc.issuer,
+      openSecret: (clientId, sealed) => openClientSecret(ctx.config, clientId, sealed),
+      mayIntrospect: introspectionPolicy(ctx.config.oidc.resourceServers),
+    }
+    const answer = await fastIntrospection({ ...introspectionDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
     if (answer) {
       // the provider's headers for the same answer (its no-store, and its CORS middleware's for a
       // request without Origin): an inactive answer here must not tell a caller apart from the

@@ -1,5 +1,5 @@
 /**
- * The statements that run on every request (db/direct.ts) go out on a few connections in pg's
+ * The statements that run on every request (direct.ts) go out on a few connections in pg's
  * pipeline mode instead of through the pool: each is written as soon as it is made, behind the
  * ones still unanswered on its connection, without waiting for them.
  *
@@ -7,24 +7,29 @@
  * statement wakes an idle backend and every answer an idle IAM. A pipelined backend finds the next
  * statement already in its socket buffer and answers several per wake-up. On the bench box that
  * took introspection's PostgreSQL CPU per request from ~135-142 to ~63-75 us, and the IAM's own
- * from ~211-232 to ~155-175 us (docs/performance.md, the data layer).
+ * from ~211-232 to ~155-175 us (docs/performance.md, the fast paths).
  *
  * What stays as through the pool:
  * - each statement is its own implicit transaction (pg ends each with its own Sync), so one failing
  *   statement fails alone and the rest of the pipeline is answered;
- * - statements are named prepared statements (BoundedClient.query, prepared.ts);
+ * - statements are named prepared statements (db/database.ts BoundedClient.query, prepared.ts);
  * - an outage is a 503 within 2 s (lib/outage.ts): a lost connection fails the statements on it and
  *   the next statement opens a new one (connect bounded by database.connectTimeoutMs); a statement
  *   unanswered for STATEMENT_TIMEOUT_MS fails, and pg closes its connection, since the statements
  *   behind it cannot be answered before it.
  *
  * What does not: a slow statement delays the ones behind it on its connection. Only the fixed
- * single-row plain reads of db/direct.ts go this way (a write or a locking read may wait for a row
+ * single-row plain reads of direct.ts go this way (a write or a locking read may wait for a row
  * lock); everything else, transactions included, takes a pooled connection. A statement goes to
  * the connection with the fewest unanswered.
+ *
+ * No equivalence test of its own: tests/unit/pipelined.test.ts holds its rules (PostgreSQL), and the
+ * rows it answers are tests/unit/direct-equivalence.test.ts's.
  */
 
-/** What this needs of a pg client in pipeline mode (BoundedClient with `pipeline: true`). */
+import { PIPELINES_CLOSED, STATEMENT_TIMED_OUT } from '../lib/outage'
+
+/** What this needs of a pg client in pipeline mode (db/database.ts BoundedClient with `pipeline: true`). */
 export interface PipelineClient {
   query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>
   on(event: 'error', listener: (error: Error) => void): unknown
@@ -32,17 +37,12 @@ export interface PipelineClient {
   end(): Promise<void>
 }
 
-/** Thrown for a statement sent after end(): the database is being closed (lib/outage.ts: an outage). */
-export const PIPELINES_CLOSED = 'Pipelined database connections are closed'
 
 /**
  * The longest a pipelined statement waits for its answer: the bound the pool's acquire timeout puts
- * on a request (database.ts), so a database that stops answering is a 503 within 2 s on this path too.
+ * on a request (db/database.ts), so a database that stops answering is a 503 within 2 s on this path too.
  */
 export const STATEMENT_TIMEOUT_MS = 2000
-
-/** pg's error for a statement past `query_timeout`; in pipeline mode it then closes the connection. */
-export const STATEMENT_TIMED_OUT = 'Query read timeout'
 
 interface Slot {
   client: PipelineClient | undefined

@@ -14,11 +14,33 @@
  * 503 within 2 s, it is counted once in iam_db_statements_total, with its kind worked out once;
  * errors are pg's own, as through Kysely. Inside a transaction, or on PGlite (no pool), the
  * statement goes through Kysely.
+ *
+ * Held equal to the same text through Kysely by tests/unit/direct-equivalence.test.ts.
  */
 import { CompiledQuery, type Kysely } from 'kysely'
-import { emitSignal, type IamSignal } from '../lib/signals'
-import { directPipelines, directPool, statementKind } from './database'
-import type { Database } from './schema'
+import type { Database } from '../db/schema'
+import { emitSignal, statementKind, type IamSignal } from '../lib/signals'
+import type { Pipelines } from './pipelined'
+
+/** What a statement needs of a pooled connection: Kysely's driver calls the same two methods. */
+export interface DirectPool {
+  connect(): Promise<{ query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>; release(): void }>
+}
+
+// The pg pool and the pipelined connections behind each PostgreSQL Kysely (db/database.ts attaches
+// them when it opens one); PGlite and a transaction have none.
+const connections = new WeakMap<Kysely<Database>, { pool: DirectPool; pipelines: Pipelines }>()
+
+/** Called by db/database.ts for each PostgreSQL database it opens. */
+export function attachDirectConnections(db: Kysely<Database>, attached: { pool: DirectPool; pipelines: Pipelines }): void {
+  connections.set(db, attached)
+}
+
+/** The pool of a PostgreSQL database opened by createDatabase; undefined on PGlite and for a transaction. */
+export const directPool = (db: Kysely<Database>): DirectPool | undefined => connections.get(db)?.pool
+
+/** The pipelined connections of a PostgreSQL database opened by createDatabase (pipelined.ts); undefined on PGlite and for a transaction. */
+export const directPipelines = (db: Kysely<Database>): Pipelines | undefined => connections.get(db)?.pipelines
 
 const LOCKING_READ = /\bfor\s+(no\s+key\s+update|update|key\s+share|share)\b/i
 

@@ -8,8 +8,10 @@
  *
  * The shape must not depend on the values: each argument must land in the SQL as one parameter
  * (checked at the first compile), and a value may not be `undefined` (Kysely leaves such a column
- * out, another shape) nor an array (json-arrays-plugin.ts rewrites arrays while compiling, which a
+ * out, another shape) nor an array (db/json-arrays-plugin.ts rewrites arrays while compiling, which a
  * swapped-in value would skip). Both are refused at run time rather than sent wrong.
+ *
+ * Held equal to the plain builder's compiled query by tests/unit/compiled-once-equivalence.test.ts.
  */
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely'
 

@@ -15,6 +15,8 @@
  * re-plans by itself, except when the statement's result columns would change (SQLSTATE 0A000,
  * "cached plan must not change result type"); that statement is then sent unnamed on that
  * connection from then on, once retried, so a rolling upgrade costs a re-plan, never an error.
+ *
+ * Held equal to unnamed statements by tests/unit/prepared-equivalence.test.ts (PostgreSQL).
  */
 
 const MAX_NAMED = 256
@@ -58,5 +60,43 @@ export async function queryPrepared(query: Query, unnamed: Set<string>, text: st
     if ((error as { code?: unknown }).code !== PLAN_CHANGED) throw error
     unnamed.add(text)
     return query({ text, values })
+  }
+}
+
+/** pg's Query class, as this builds it: text, values, and a callback for the answer. */
+export type PgQueryClass = new (text: string, values: unknown[] | undefined, callback: (error: Error | undefined, result: QueryResultLike) => void) => object
+
+/**
+ * The `query` method of a pg client class with named prepared statements: `query(text, values)`,
+ * the form Kysely's driver and direct.ts call, goes through queryPrepared; any other form goes to
+ * `plain` (pg's own method) untouched. The query is handed to pg as a `Query` built from the text,
+ * named afterwards and answered through its callback: given a config object, pg copies its every
+ * property descriptor into a new one and wraps the answer in two promises (~16 us of IAM CPU per
+ * introspection, docs/performance.md).
+ */
+export function preparedQueryMethod(Query: PgQueryClass, plain: (this: unknown, ...args: unknown[]) => unknown): (this: object, ...args: unknown[]) => unknown {
+  // per connection: the statements it sends unnamed since PostgreSQL refused their plan
+  const unnamed = new WeakMap<object, Set<string>>()
+  const unnamedOf = (client: object): Set<string> => {
+    let set = unnamed.get(client)
+    if (!set) unnamed.set(client, (set = new Set()))
+    return set
+  }
+  const submit = (client: object, { text, values, name }: { text: string; values?: unknown[]; name?: string }) =>
+    new Promise<QueryResultLike>((resolve, reject) => {
+      const query = new Query(text, values, (error, result) => {
+        if (!error) return resolve(result)
+        // as pg's own promise does: a stack that leads back to the caller, not the socket's read
+        Error.captureStackTrace(error)
+        reject(error)
+      })
+      // @types/pg leaves out the name, which pg reads from the query when it sends it
+      if (name) (query as { name?: string }).name = name
+      plain.call(client, query)
+    })
+  return function (this: object, ...args: unknown[]) {
+    const [text, values] = args
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) return queryPrepared((query) => submit(this, query), unnamedOf(this), text, values)
+    return plain.apply(this, args)
   }
 }

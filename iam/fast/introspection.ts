@@ -7,23 +7,25 @@
  *
  * It answers only what it can answer exactly as the provider would; anything else returns
  * undefined and the provider answers: another client authentication than a client secret (Basic
- * or in the body), a request with an Origin (routes/oidc leaves it to the provider's client-based
+ * in its canonical form, or in the body), another content type than the form's, a request with an Origin (routes/oidc leaves it to the provider's client-based
  * CORS check), a duplicate or unknown parameter, a wrong secret or unknown client (the
  * provider's error answer), a token not stored as an opaque access token (JWT access tokens,
  * refresh tokens, unknown values), and tokens carrying what this path does not render (sender
  * constraints, authorization details, extra claims, pairwise subjects).
  *
- * Who may learn about which token is introspection-policy.ts's rule, the provider's too: it is
- * decided on the statement's row (the token's client and audience beside the caller's id), and a
- * token the caller may not see is answered inactive, as an unknown token is.
+ * Who may learn about which token is features/oidc/introspection-policy.ts's rule, the provider's
+ * too, handed in (`mayIntrospect`) as the secret opening is (`openSecret`): this folder stands
+ * below the features (docs/architecture.md). It is decided on the statement's row (the token's
+ * client and audience beside the caller's id), and a token the caller may not see is answered
+ * inactive, as an unknown token is.
+ *
+ * Held equal to the provider's endpoint, status, headers and body, by
+ * tests/gateway/introspection-equivalence.test.ts; `oidc.fastIntrospection: false` turns it off.
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { Database } from '../../db/schema'
-import type { IamConfig } from '../../lib/config-schema'
-import { directStatement } from '../../db/direct'
-import { openClientSecret } from './clients'
-import { introspectionPolicy } from './introspection-policy'
+import type { Database } from '../db/schema'
+import { directStatement } from './direct'
 
 const INTROSPECTABLE = ['AccessToken', 'ClientCredentials'] as const
 const KNOWN_PARAMS = new Set(['token', 'token_type_hint', 'client_id', 'client_secret'])
@@ -31,8 +33,22 @@ const KNOWN_PARAMS = new Set(['token', 'token_type_hint', 'client_id', 'client_s
 export interface IntrospectionRequest {
   /** the raw form body */
   body: Buffer
+  /** the Content-Type header */
+  contentType: string | undefined
   /** the Authorization header */
   authorization: string | undefined
+}
+
+/** What the answer needs besides the request: the database, the issuer, the time, and the provider's own rules. */
+export interface IntrospectionDeps {
+  db: Kysely<Database>
+  issuer: string
+  /** ms since epoch */
+  now: number
+  /** a client's secret from its sealed form, null when it cannot be opened (features/oidc/clients.ts openClientSecret) */
+  openSecret: (clientId: string, sealed: string) => string | null
+  /** who may learn about which token: the function the provider's allowedPolicy asks (features/oidc/introspection-policy.ts) */
+  mayIntrospect: (caller: { clientId: string; authenticated: boolean }, token: { accessToken: boolean; clientId: unknown; aud: unknown }) => boolean
 }
 
 type Answer = Record<string, unknown>
@@ -40,12 +56,36 @@ type Answer = Record<string, unknown>
 /** One form-encoded part; most have nothing encoded, and those are returned as they are. */
 const formDecoded = (part: string): string => (/[%+]/.test(part) ? decodeURIComponent(part.replace(/\+/g, ' ')) : part)
 
+/**
+ * Basic credentials (RFC 7617) in the one form every client library writes: the scheme, one space,
+ * base64 (RFC 4648 section 4) that decodes and encodes back to itself, padded or not. Node's
+ * decoder skips what is not base64 and stops at the first `=`, where the provider refuses the
+ * header (`invalid_request`): anything else is left to it.
+ */
+const BASIC = /^basic ([A-Za-z0-9+/]+)(={0,2})$/i
+
+function basicCredentials(authorization: string): string | undefined {
+  const match = BASIC.exec(authorization)
+  if (!match) return undefined
+  const data = match[1] ?? ''
+  const padding = match[2] ?? ''
+  const bytes = Buffer.from(data, 'base64')
+  const canonical = bytes.toString('base64')
+  const unpadded = canonical.replace(/=+$/, '')
+  // padded: exactly the encoder's padding; unpadded: the encoder's output without it
+  return unpadded === data && (padding === '' || canonical === data + padding) ? bytes.toString('utf8') : undefined
+}
+
+/** The media type the provider parses a body of (oidc-provider's selective_body.js); another spelling is left to it. */
+const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded(?:; ?charset=utf-8)?$/i
+
 /** The caller's client id and secret, from Basic (RFC 6749 section 2.3.1: form-encoded) or the body; undefined when neither or both. */
 function clientCredentials(params: URLSearchParams, authorization: string | undefined): { id: string; secret: string; method: 'client_secret_basic' | 'client_secret_post' } | undefined {
   const inBody = params.has('client_secret')
   if (authorization) {
-    if (inBody || !/^basic /i.test(authorization)) return undefined
-    const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
+    if (inBody) return undefined
+    const decoded = basicCredentials(authorization)
+    if (decoded === undefined) return undefined
     const colon = decoded.indexOf(':')
     if (colon < 1) return undefined
     try {
@@ -71,7 +111,7 @@ function sameSecret(a: string, b: string): boolean {
 /**
  * One statement: the caller's client (its sealed secret, its auth method, whether it wants anything
  * this path does not render), the token among the introspectable opaque models, its grant, and its
- * client's subject type. Sent past Kysely (db/direct.ts) as one JSON array column, as full
+ * client's subject type. Sent past Kysely (direct.ts) as one JSON array column, as full
  * authentication's read is (features/sessions/auth-state-repo.ts): it runs on every request a
  * resource server makes, and pg builds a field descriptor and picks a parser per column per
  * execution, so one column costs less than nineteen. The token's and the grant's payloads come
@@ -120,11 +160,11 @@ export const introspectionRow = directStatement<{ r: IntrospectionArray }>(INTRO
 const opened = new Map<string, { sealed: string; secret: string | null }>()
 const OPENED_MAX = 1000
 
-function openedSecret(config: Pick<IamConfig, 'secrets'>, clientId: string, sealed: string): string | null {
+function openedSecret(open: IntrospectionDeps['openSecret'], clientId: string, sealed: string): string | null {
   const known = opened.get(clientId)
   if (known?.sealed === sealed) return known.secret
   if (opened.size >= OPENED_MAX) opened.clear()
-  const secret = openClientSecret(config, clientId, sealed)
+  const secret = open(clientId, sealed)
   opened.set(clientId, { sealed, secret })
   return secret
 }
@@ -137,10 +177,8 @@ function rendersOtherwise(token: Payload): boolean {
 }
 
 /** The answer, or undefined for the provider to answer. */
-export async function fastIntrospection(
-  deps: { db: Kysely<Database>; config: Pick<IamConfig, 'secrets'> & { oidc: Pick<IamConfig['oidc'], 'resourceServers'> }; issuer: string; now: number },
-  request: IntrospectionRequest,
-): Promise<Answer | undefined> {
+export async function fastIntrospection(deps: IntrospectionDeps, request: IntrospectionRequest): Promise<Answer | undefined> {
+  if (!FORM_CONTENT_TYPE.test(request.contentType ?? '')) return undefined
   const params = new URLSearchParams(request.body.toString('utf8'))
   const names = [...params.keys()]
   if (names.some((name) => !KNOWN_PARAMS.has(name)) || new Set(names).size !== names.length) return undefined
@@ -156,13 +194,13 @@ export async function fastIntrospection(
   const [clientSecret, authMethod, callerSpecial, consumedAt, stored, grant, tokenClientSubjectType] = row
   if (!clientSecret) return undefined
   if ((authMethod ?? 'client_secret_basic') !== caller.method || callerSpecial) return undefined
-  const secret = openedSecret(deps.config, caller.id, clientSecret)
+  const secret = openedSecret(deps.openSecret, caller.id, clientSecret)
   if (secret === null || !sameSecret(secret, caller.secret)) return undefined
 
   const inactive = { active: false }
   if (!stored) return undefined // not an opaque access token here: the provider knows what else it may be
   // a secret-authenticated caller, and an access token (the statement reads no other model)
-  if (!introspectionPolicy(deps.config.oidc.resourceServers)({ clientId: caller.id, authenticated: true }, { accessToken: true, clientId: stored.clientId, aud: stored.aud })) return inactive
+  if (!deps.mayIntrospect({ clientId: caller.id, authenticated: true }, { accessToken: true, clientId: stored.clientId, aud: stored.aud })) return inactive
   if (rendersOtherwise(stored) || tokenClientSubjectType === 'pairwise') return undefined
   const nowSeconds = Math.floor(deps.now / 1000)
   const exp = stored.exp === undefined || stored.exp === null ? NaN : Number(stored.exp)

@@ -10,8 +10,11 @@
  * it, instead of the first going alone and the rest waiting a whole round trip for the next one.
  * A lone call waits only for the rest of that turn.
  *
- * Users: the usage count of a hot API token (api-tokens/count-batch.ts: one UPDATE adds n) and the
- * consumption limiter's look at its keys before a verification (rate-limits/limiter.ts `inspect`).
+ * Users: the usage count of a hot API token (count-batch.ts: one UPDATE adds n) and the
+ * consumption limiter's look at its keys before a verification (features/rate-limits/limiter.ts `inspect`).
+ *
+ * No equivalence test of its own: tests/unit/lanes.test.ts holds the batching rules, and its
+ * answers against the plain way are its user's (tests/unit/count-batch-equivalence.test.ts).
  */
 
 interface Waiter<T, R> {
