@@ -16,6 +16,7 @@ import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
 import { expectDocumented } from './documented'
+import { humanDate } from '../../iam/features/mail/templates'
 
 const DAY_MS = 86_400_000
 const PROOF_TTL_MS = 10 * 60_000
@@ -136,7 +137,7 @@ describe('POST /auth/delete-account/restore-link', () => {
 
     const mail = await mailTo(smtp, s.email, isRestoreMail)
     expect(mail.subject).toBe('Acme: restore your account before it is erased')
-    expect(mail.text).toContain(`it will be erased on ${new Date(dueAt).toUTCString()}`)
+    expect(mail.text).toContain(`it will be erased on ${humanDate(new Date(dueAt))}`)
     expect(mail.text).toContain('Any restore link we mailed before no longer works.')
     const fresh = linkQueryOf(mail)
     expect(fresh).not.toBe(first)
@@ -238,7 +239,7 @@ describe('POST /auth/forgot-password for an account scheduled for deletion', () 
 
     const mail = await mailTo(smtp, s.email, isRestoreMail)
     expect(mail.text).toContain('Someone asked to reset the password of your Acme account.')
-    expect(mail.text).toContain(`it will be erased on ${new Date(dueAt).toUTCString()}`)
+    expect(mail.text).toContain(`it will be erased on ${humanDate(new Date(dueAt))}`)
     expect(mail.text).not.toContain('reason=PASSWORD_RESET')
     expect((await call(iam, 'POST', `/auth/undo-delete-account${first}`, { client: device })).status).toBe(400)
     expect((await call(iam, 'POST', `/auth/undo-delete-account${linkQueryOf(mail)}`, { client: device })).status).toBe(200)

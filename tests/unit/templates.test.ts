@@ -5,6 +5,7 @@ import {
   adaptiveMfaMail,
   customActionMail,
   emailChangedNotice,
+  humanDate,
   passwordChangedNotice,
   verifyEmailMail,
   passwordResetMail,
@@ -12,6 +13,7 @@ import {
 } from '../../iam/features/mail/templates'
 
 const link = 'http://127.0.0.1:3000/auth/confirm?token=a.b.c&random=xyz&reason=PAY&visitor=v1'
+const NOW = new Date('2026-11-29T14:05:09.000Z')
 
 describe('mail templates', () => {
   it('escapes every HTML-significant character, the backtick included', () => {
@@ -64,29 +66,31 @@ describe('mail templates', () => {
     expect(mail.text).toContain('15 minutes')
   })
 
-  it('names the new address masked, the time and the IP in the email-change notice', () => {
-    const mail = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: '2026-11-21T20:00:00.000Z', ipAddress: '10.0.0.9' })
+  it('names the new address masked, the time in words and the IP in the email-change notice', () => {
+    const mail = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: new Date('2026-11-21T20:00:00.000Z'), ipAddress: '10.0.0.9' })
+    expect(mail.text).toContain('on 21 November 2026, 20:00 UTC from 10.0.0.9')
+    expect(mail.text).not.toContain('2026-11-21T')
     expect(mail.text).toContain('n***@example.com')
     expect(mail.text).toContain('10.0.0.9')
-    expect(passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9' }).text).toContain('signed out')
+    expect(passwordChangedNotice({ siteName: 'Acme', when: NOW, ipAddress: '10.0.0.9' }).text).toContain('signed out')
   })
 
   it('names the live API tokens in the recovery notices, HTML-escaped, with singular and plural', () => {
     const tokens = [{ name: '<b>ci</b>', publicIdentifier: 'abc_123456' }]
-    const reset = passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9', tokens })
+    const reset = passwordChangedNotice({ siteName: 'Acme', when: NOW, ipAddress: '10.0.0.9', tokens })
     expect(reset.text).toContain('You have 1 active API token: <b>ci</b> (abc_123456).')
     expect(reset.html).toContain('&#60;b&#62;ci&#60;/b&#62; (abc_123456)')
     expect(reset.html).not.toContain('<b>ci</b>')
-    const two = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: 'now', ipAddress: '10.0.0.9', tokens: [...tokens, { name: 'b', publicIdentifier: 'x' }] })
+    const two = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: NOW, ipAddress: '10.0.0.9', tokens: [...tokens, { name: 'b', publicIdentifier: 'x' }] })
     expect(two.text).toContain('You have 2 active API tokens: <b>ci</b> (abc_123456), b (x).')
-    const none = passwordChangedNotice({ siteName: 'Acme', when: 'now', ipAddress: '10.0.0.9', tokens: [], revokedTokens: 3 })
+    const none = passwordChangedNotice({ siteName: 'Acme', when: NOW, ipAddress: '10.0.0.9', tokens: [], revokedTokens: 3 })
     expect(none.text).toContain('3 API tokens were revoked')
     expect(none.text).not.toContain('active API token')
   })
 
   it('puts the undo link of an email change in both parts with its lifetime in days', () => {
     const undo = 'http://127.0.0.1:3000/auth/undo-email-change?token=t&random=r&reason=UNDO_EMAIL_CHANGE&visitor=v'
-    const mail = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: 'now', ipAddress: '10.0.0.9', undoLink: undo, undoTtlMs: 7 * 86_400_000 })
+    const mail = emailChangedNotice({ siteName: 'Acme', newEmailMasked: 'n***@example.com', when: NOW, ipAddress: '10.0.0.9', undoLink: undo, undoTtlMs: 7 * 86_400_000 })
     expect(mail.text).toContain(undo)
     expect(mail.text).toContain('7 days')
     expect(mail.html).toContain(undo.replace(/&/g, '&#38;'))
@@ -99,6 +103,31 @@ describe('mail templates', () => {
     expect(mail.subject).toBe('Acme: confirm your email address')
     expect(mail.text).toContain(verify)
     expect(mail.text).toContain('24 hours')
+  })
+
+  it('says a moment as a person reads it, in UTC and saying so', () => {
+    expect(humanDate(NOW)).toBe('29 November 2026, 14:05 UTC')
+    expect(humanDate(new Date('2027-01-03T00:07:00.000Z'))).toBe('3 January 2027, 00:07 UTC')
+  })
+
+  it('names what a custom MFA flow confirms in words, in the subject and the body, never the raw reason', () => {
+    const email = customActionMail({ siteName: 'Acme', link, code: '7654321', codeTtlMs: 420_000, reason: 'change_email' })
+    expect(email.subject).toBe('Acme: confirm changing your email address')
+    expect(email.text).not.toContain('change_email')
+    const payment = customActionMail({ siteName: 'Acme', link, code: '7654321', codeTtlMs: 420_000, reason: 'PAYMENT_CONFIRM' })
+    expect(payment.subject).toBe('Acme: confirm “payment confirm”')
+    expect(payment.text).toContain('asked to confirm “payment confirm”.')
+    expect(payment.text).not.toContain('PAYMENT_CONFIRM')
+  })
+
+  it('lays the HTML part out in tables with the styles inline, dark-mode colours, and printed links that may wrap', () => {
+    const mail = passwordResetMail({ siteName: 'Acme', link, linkTtlMs: 900_000 })
+    expect(mail.html).toMatch(/^<!doctype html>\n<html lang="en">/)
+    expect(mail.html).toContain('<meta name="color-scheme" content="light dark">')
+    expect(mail.html).toContain('@media (prefers-color-scheme: dark)')
+    expect(mail.html).toContain('role="presentation"')
+    expect(mail.html).toContain(`word-break:break-all;overflow-wrap:anywhere">Or copy this address into your browser: ${escapeHtml(link)}</p>`)
+    expect(mail.html).not.toMatch(/ class="(?!mail-)/)
   })
 
   it('tells a provider-only account which provider to use', () => {

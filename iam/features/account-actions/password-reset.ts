@@ -169,7 +169,7 @@ export async function resetPassword(
   const tokens = await listLiveTokenSummaries(ctx.db, user.id, now)
   const content = passwordChangedNotice({
     siteName: ctx.config.email.siteName,
-    when: now.toISOString(),
+    when: now,
     ipAddress: input.actor.ipAddress,
     tokens,
     revokedTokens: revoked.revokedTokens,

@@ -46,7 +46,7 @@ export async function sendEmailChangedNotice(
     emailChangedNotice({
       siteName: ctx.config.email.siteName,
       newEmailMasked: maskEmail(change.newEmail),
-      when: change.at.toISOString(),
+      when: change.at,
       ipAddress: change.ipAddress,
       tokens,
       ...(undoLink ? { undoLink, undoTtlMs: ttlMs } : {}),
@@ -127,7 +127,7 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
   ctx.log.info('email change undone', { userId: link.user_id, revokedSessions: done.revoked, ...done.removed, passwordCleared: done.passwordCleared })
   const content = emailChangeUndoneNotice({
     siteName: ctx.config.email.siteName,
-    when: now.toISOString(),
+    when: now,
     ipAddress: input.actor.ipAddress,
     removed: done.removed,
     passwordCleared: done.passwordCleared,

@@ -78,7 +78,7 @@ export async function confirmAccountDeletion(ctx: IamContext, input: { params: L
     email: done.email,
     dueAt,
     now,
-    content: (undoLink, undoTtlMs) => accountDisabledNotice({ siteName: ctx.config.email.siteName, eraseAt: dueAt.toUTCString(), undoLink, undoTtlMs }),
+    content: (undoLink, undoTtlMs) => accountDisabledNotice({ siteName: ctx.config.email.siteName, eraseAt: dueAt, undoLink, undoTtlMs }),
   })
   return { ok: true, dueAt, undoMailed }
 }

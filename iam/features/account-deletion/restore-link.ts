@@ -107,7 +107,7 @@ export async function mailRestoreLink(
     dueAt,
     now,
     content: (undoLink, undoTtlMs) =>
-      restoreLinkMail({ siteName: ctx.config.email.siteName, asked: input.asked, eraseAt: dueAt.toUTCString(), undoLink, undoTtlMs }),
+      restoreLinkMail({ siteName: ctx.config.email.siteName, asked: input.asked, eraseAt: dueAt, undoLink, undoTtlMs }),
   })
   if (!mailed) return 'failed'
   await recordSecurityEvent(ctx.db, {

@@ -49,7 +49,7 @@ export async function undoAccountDeletion(ctx: IamContext, input: { params: Link
   ctx.log.info('account deletion cancelled', { userId: link.user_id })
   const content = accountRestoredNotice({
     siteName: ctx.config.email.siteName,
-    when: now.toUTCString(),
+    when: now,
     ipAddress: input.actor.ipAddress,
     loginUrl: new URL('/login', ctx.config.magic_links.domain).toString(),
   })

@@ -15,7 +15,47 @@ export interface MailContent {
 
 type Block = { kind: 'p'; text: string } | { kind: 'link'; label: string; url: string } | { kind: 'code'; code: string }
 
-/** Renders blocks to both parts, so text and HTML say the same thing. */
+const FONT = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+const MONO = "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"
+
+// Dark mode for the clients that honour prefers-color-scheme in a mail's <style> (Apple Mail, iOS,
+// Outlook on the web and for Mac); the others keep the light colours inlined on each element.
+// !important because inline styles win over a style sheet otherwise.
+const DARK_STYLE = `@media (prefers-color-scheme: dark) {
+  .mail-bg { background: #0f1216 !important; }
+  .mail-card { background: #1b1f24 !important; color: #e6e8eb !important; }
+  .mail-muted { color: #a9b1ba !important; }
+  .mail-code { background: #262c33 !important; color: #ffffff !important; }
+  .mail-card a { color: #8ab4ff !important; }
+  .mail-button { background: #3b82f6 !important; }
+  .mail-card .mail-button a { color: #ffffff !important; }
+}`
+
+/** One block as HTML: tables for the button, inline CSS everywhere, printed addresses that wrap. */
+function blockHtml(block: Block): string {
+  if (block.kind === 'p') return `<p style="margin:0 0 16px">${escapeHtml(block.text)}</p>`
+  if (block.kind === 'code') {
+    return (
+      `<p style="margin:0 0 4px">Your code:</p>` +
+      `<p style="margin:0 0 16px"><span class="mail-code" style="display:inline-block;padding:8px 14px;background:#f1f3f5;border-radius:6px;font-family:${MONO};font-size:24px;font-weight:700;letter-spacing:4px">${escapeHtml(block.code)}</span></p>`
+    )
+  }
+  const url = escapeHtml(block.url)
+  return (
+    `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 12px"><tr>` +
+    `<td class="mail-button" style="border-radius:6px;background:#1d4ed8"><a href="${url}" style="display:inline-block;padding:12px 20px;color:#ffffff;font-weight:600;text-decoration:none">${escapeHtml(block.label)}</a></td>` +
+    `</tr></table>` +
+    // a long link printed as it is would widen the mail past any screen: it may break anywhere
+    `<p class="mail-muted" style="margin:0 0 16px;font-size:13px;color:#57606a;word-break:break-all;overflow-wrap:anywhere">Or copy this address into your browser: ${url}</p>`
+  )
+}
+
+/**
+ * Renders blocks to both parts, so text and HTML say the same thing. The HTML is the layout mail
+ * clients render alike: nested tables, styles inlined on each element, at most 560 px of content
+ * that narrows with the screen, and nothing wider than the screen (tests/e2e/mail-layout.test.ts
+ * renders every mail at 600 and 320 px, light and dark).
+ */
 function render(siteName: string, subject: string, blocks: Block[]): MailContent {
   const text = [
     ...blocks.map((b) =>
@@ -23,21 +63,41 @@ function render(siteName: string, subject: string, blocks: Block[]): MailContent
     ),
     `-- \n${siteName}`,
   ].join('\n\n')
-  const body = blocks
-    .map((b) =>
-      b.kind === 'p'
-        ? `<p>${escapeHtml(b.text)}</p>`
-        : b.kind === 'link'
-          ? `<p><a href="${escapeHtml(b.url)}">${escapeHtml(b.label)}</a></p><p style="font-size:12px;color:#555">${escapeHtml(b.url)}</p>`
-          : `<p>Your code:</p><p style="font-size:24px;font-family:monospace;letter-spacing:4px"><strong>${escapeHtml(b.code)}</strong></p>`,
-    )
-    .join('\n')
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
-<body style="font-family:sans-serif;line-height:1.5">
+  const body = blocks.map(blockHtml).join('\n')
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark"><title>${escapeHtml(subject)}</title><style>${DARK_STYLE}</style></head>
+<body class="mail-bg" style="margin:0;padding:0;background:#f3f4f6">
+<table role="presentation" class="mail-bg" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f4f6"><tr><td align="center" style="padding:24px 12px">
+<table role="presentation" class="mail-card" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:560px;background:#ffffff;border-radius:8px;color:#1f2328;font-family:${FONT};font-size:16px;line-height:1.5;text-align:left">
+<tr><td style="padding:20px 24px 4px;font-size:18px;font-weight:700">${escapeHtml(siteName)}</td></tr>
+<tr><td style="padding:12px 24px 8px">
 ${body}
-<p style="color:#555">${escapeHtml(siteName)}</p>
+</td></tr>
+</table>
+<p class="mail-muted" style="margin:16px 0 0;max-width:560px;font-family:${FONT};font-size:12px;color:#57606a">This mail was sent to you about your ${escapeHtml(siteName)} account.</p>
+</td></tr></table>
 </body></html>`
   return { subject, text, html }
+}
+
+/**
+ * A moment as people read it: "29 November 2026, 14:05 UTC". In UTC, said so, because the person's
+ * own time zone is not known to the IAM; never the ISO form a log would print.
+ */
+export function humanDate(at: Date): string {
+  const date = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at)
+  const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }).format(at)
+  return `${date}, ${time} UTC`
+}
+
+/**
+ * What a custom MFA flow confirms, in words: the email change by its name, an app's own reason
+ * (`PAYMENT_CONFIRM`) as the app's label in words and quotes (“payment confirm”), never the raw
+ * identifier.
+ */
+export function actionInWords(reason: string): string {
+  if (reason.toLowerCase() === 'change_email') return 'changing your email address'
+  return `“${reason.toLowerCase().replace(/_+/g, ' ').trim()}”`
 }
 
 const minutes = (ms: number) => `${Math.max(1, Math.round(ms / 60_000))} minutes`
@@ -67,7 +127,7 @@ export function adaptiveMfaMail(input: CodeMailInput & { anomaly: string; ipAddr
 /** A custom MFA flow protecting a sensitive action (payment, deletion, email change ...). */
 export function customActionMail(input: CodeMailInput & { reason: string; note?: string }): MailContent {
   const blocks: Block[] = [
-    { kind: 'p', text: `Someone signed in to your ${input.siteName} account asked to confirm the action ${input.reason}.` },
+    { kind: 'p', text: `Someone signed in to your ${input.siteName} account asked to confirm ${actionInWords(input.reason)}.` },
   ]
   if (input.note) blocks.push({ kind: 'p', text: `Note: ${input.note}` })
   blocks.push(
@@ -76,7 +136,7 @@ export function customActionMail(input: CodeMailInput & { reason: string; note?:
     { kind: 'code', code: input.code },
     { kind: 'p', text: 'If you did not ask for this, ignore this mail and change your password.' },
   )
-  return render(input.siteName, `${input.siteName}: confirm a sensitive action`, blocks)
+  return render(input.siteName, `${input.siteName}: confirm ${actionInWords(input.reason)}`, blocks)
 }
 
 /**
@@ -85,7 +145,7 @@ export function customActionMail(input: CodeMailInput & { reason: string; note?:
  */
 export function emailChangeUndoneNotice(input: {
   siteName: string
-  when: string
+  when: Date
   ipAddress: string
   removed: { totp: boolean; passkeys: number; apiTokens: number; providerLinks: number }
   passwordCleared: boolean
@@ -100,7 +160,7 @@ export function emailChangeUndoneNotice(input: {
     input.passwordCleared ? 'the password set since the change' : null,
   ].filter((item): item is string => item !== null)
   const blocks: Block[] = [
-    { kind: 'p', text: `The email address of your ${input.siteName} account was put back to this address on ${input.when} from ${input.ipAddress}, and every session was signed out.` },
+    { kind: 'p', text: `The email address of your ${input.siteName} account was put back to this address on ${humanDate(input.when)} from ${input.ipAddress}, and every session was signed out.` },
     {
       kind: 'p',
       text: items.length
@@ -153,7 +213,7 @@ function tokenBlocks(tokens: readonly TokenSummary[] | undefined, revoked: numbe
 /** What every change notice states: when and from where the change came, and the API tokens that outlive it. */
 interface ChangeNotice {
   siteName: string
-  when: string
+  when: Date
   ipAddress: string
   tokens?: readonly TokenSummary[]
 }
@@ -174,7 +234,7 @@ export function verifyEmailMail(input: { siteName: string; link: string; linkTtl
  */
 export function emailChangedNotice(input: ChangeNotice & { newEmailMasked: string; undoLink?: string; undoTtlMs?: number }): MailContent {
   const blocks: Block[] = [
-    { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${input.when} from ${input.ipAddress}.` },
+    { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${humanDate(input.when)} from ${input.ipAddress}.` },
   ]
   if (input.undoLink) {
     blocks.push(
@@ -218,7 +278,7 @@ export function passwordChangedNotice(
 ): MailContent {
   const signedOut = input.keptCurrentSession ? 'Every other session was signed out.' : 'Every session was signed out.'
   return render(input.siteName, `${input.siteName}: your password was changed`, [
-    { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${input.when} from ${input.ipAddress}. ${signedOut}` },
+    { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${humanDate(input.when)} from ${input.ipAddress}. ${signedOut}` },
     ...tokenBlocks(input.tokens, input.revokedTokens),
     { kind: 'p', text: 'If you did not do this, reset your password now and contact support.' },
   ])
@@ -250,7 +310,7 @@ const SECOND_FACTOR_CHANGES = {
 export function secondFactorNotice(input: {
   siteName: string
   change: keyof typeof SECOND_FACTOR_CHANGES
-  when: string
+  when: Date
   ipAddress: string
   recoveryCodesLeft?: number
 }): MailContent {
@@ -260,7 +320,7 @@ export function secondFactorNotice(input: {
       ? [{ kind: 'p' as const, text: `${input.recoveryCodesLeft} recovery code${input.recoveryCodesLeft === 1 ? '' : 's'} left. When few are left, make new recovery codes in your account.` }]
       : []
   return render(input.siteName, `${input.siteName}: ${headline}`, [
-    { kind: 'p', text: `${sentence} on ${input.when} from ${input.ipAddress}.` },
+    { kind: 'p', text: `${sentence} on ${humanDate(input.when)} from ${input.ipAddress}.` },
     ...left,
     {
       kind: 'p',
@@ -289,9 +349,9 @@ export function deleteAccountMail(input: { siteName: string; link: string; linkT
 }
 
 /** Sent once the deletion is confirmed: when the account will be erased, and the link that restores it until then. */
-export function accountDisabledNotice(input: { siteName: string; eraseAt: string; undoLink: string; undoTtlMs: number }): MailContent {
+export function accountDisabledNotice(input: { siteName: string; eraseAt: Date; undoLink: string; undoTtlMs: number }): MailContent {
   return render(input.siteName, `${input.siteName}: your account is disabled and will be erased`, [
-    { kind: 'p', text: `Your ${input.siteName} account is disabled: every session, API token and app access was ended. It will be erased on ${input.eraseAt}.` },
+    { kind: 'p', text: `Your ${input.siteName} account is disabled: every session, API token and app access was ended. It will be erased on ${humanDate(input.eraseAt)}.` },
     { kind: 'p', text: `Changed your mind? Open the link below within ${duration(input.undoTtlMs)}: it restores the account, and you sign in again.` },
     { kind: 'link', label: 'Restore my account', url: input.undoLink },
   ])
@@ -302,13 +362,13 @@ export function accountDisabledNotice(input: { siteName: string; eraseAt: string
  * page after the right password (`sign_in`), or sent instead of a reset link (`forgot_password`),
  * which a disabled account cannot use. The newest link is the only live one (restore-link.ts).
  */
-export function restoreLinkMail(input: { siteName: string; asked: 'sign_in' | 'forgot_password'; eraseAt: string; undoLink: string; undoTtlMs: number }): MailContent {
+export function restoreLinkMail(input: { siteName: string; asked: 'sign_in' | 'forgot_password'; eraseAt: Date; undoLink: string; undoTtlMs: number }): MailContent {
   const why =
     input.asked === 'sign_in'
       ? `Someone signed in with the password of your ${input.siteName} account and asked for the link that restores it.`
       : `Someone asked to reset the password of your ${input.siteName} account.`
   return render(input.siteName, `${input.siteName}: restore your account before it is erased`, [
-    { kind: 'p', text: `${why} Your account is scheduled for deletion: it will be erased on ${input.eraseAt}.` },
+    { kind: 'p', text: `${why} Your account is scheduled for deletion: it will be erased on ${humanDate(input.eraseAt)}.` },
     { kind: 'p', text: `To keep it, open the link below within ${duration(input.undoTtlMs)}; then sign in again${input.asked === 'forgot_password' ? ', and ask for a password reset if you still need one' : ''}. Any restore link we mailed before no longer works.` },
     { kind: 'link', label: 'Restore my account', url: input.undoLink },
     { kind: 'p', text: 'If you want the account erased, ignore this mail.' },
@@ -316,9 +376,9 @@ export function restoreLinkMail(input: { siteName: string; asked: 'sign_in' | 'f
 }
 
 /** Sent when the undo link restored the account. */
-export function accountRestoredNotice(input: { siteName: string; when: string; ipAddress: string; loginUrl: string }): MailContent {
+export function accountRestoredNotice(input: { siteName: string; when: Date; ipAddress: string; loginUrl: string }): MailContent {
   return render(input.siteName, `${input.siteName}: your account was restored`, [
-    { kind: 'p', text: `The deletion of your ${input.siteName} account was cancelled on ${input.when} from ${input.ipAddress}. Your account will not be erased.` },
+    { kind: 'p', text: `The deletion of your ${input.siteName} account was cancelled on ${humanDate(input.when)} from ${input.ipAddress}. Your account will not be erased.` },
     { kind: 'p', text: 'Sessions and API tokens ended by the deletion stay ended: sign in again, and create new API tokens if you need them.' },
     { kind: 'link', label: 'Sign in', url: input.loginUrl },
   ])

@@ -15,7 +15,7 @@ export function sendSecondFactorNotice(
   const send = async () => {
     const user = await findMailRecipient(ctx, input.userId)
     if (!user) return
-    const content = secondFactorNotice({ siteName: ctx.config.email.siteName, when: new Date(ctx.now()).toISOString(), ...input })
+    const content = secondFactorNotice({ siteName: ctx.config.email.siteName, when: new Date(ctx.now()), ...input })
     await getMailer(ctx).send({ to: user.email, content })
   }
   send().catch((error: Error) => ctx.log.error('second-factor notice not delivered', { userId: input.userId, change: input.change, error: error.message }))

@@ -102,7 +102,7 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
 function sendNotice(ctx: IamContext, userId: number, email: string, ipAddress: string, now: Date): void {
   listLiveTokenSummaries(ctx.db, userId, now)
     .then((tokens) => {
-      const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, when: now.toISOString(), ipAddress, tokens, keptCurrentSession: true })
+      const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, when: now, ipAddress, tokens, keptCurrentSession: true })
       return getMailer(ctx).send({ to: email, content })
     })
     .catch((error: Error) => ctx.log.error('password-changed notice not delivered', { userId, error: error.message }))

@@ -1,0 +1,73 @@
+/**
+ * Every mail the IAM sends (iam/features/mail/templates.ts), rendered by Chromium as a mail client's
+ * reading pane would: at 600 px (a desktop client) and 320 px (a small phone), in light and dark.
+ * Nothing may need horizontal scrolling, whatever the length of its links, and the dark colours
+ * apply where the client honours prefers-color-scheme. The pages are set as content: no server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { launchBrowser, saveScreenshot, type Browser } from '../helpers/browser'
+import * as templates from '../../iam/features/mail/templates'
+
+// a link as long as real ones get: a JWT, a random value and a visitor id in the query
+const LONG = `https://accounts.example.com/auth/confirm?token=${'eyJhbGciOiJFZERTQSJ9'.repeat(12)}.${'x'.repeat(180)}&random=${'a1b2c3'.repeat(10)}&reason=MAGIC_LINK_MFA_CHECKS&visitor=${'v'.repeat(40)}`
+const SITE = 'Acme Identity'
+const WHEN = new Date('2026-11-29T14:05:00.000Z')
+const TOKENS = [{ name: 'nightly export of every invoice of the year', publicIdentifier: 'api_0123456789abcdef' }]
+
+const MAILS: Record<string, templates.MailContent> = {
+  adaptiveMfa: templates.adaptiveMfaMail({ siteName: SITE, link: LONG, code: '1234567', codeTtlMs: 600_000, anomaly: 'NEW_DEVICE', ipAddress: '2001:db8:85a3::8a2e:370:7334' }),
+  customAction: templates.customActionMail({ siteName: SITE, link: LONG, code: '1234567', codeTtlMs: 600_000, reason: 'PAYMENT_CONFIRM', note: 'Pay 1,240.00 EUR to ACME-SUPPLIES-INTERNATIONAL-HOLDINGS-LIMITED-PARTNERSHIP' }),
+  emailChangeUndone: templates.emailChangeUndoneNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', removed: { totp: true, passkeys: 2, apiTokens: 1, providerLinks: 1 }, passwordCleared: true, forgotUrl: LONG }),
+  reauthenticateCode: templates.reauthenticateCodeMail({ siteName: SITE, code: '1234567', codeTtlMs: 600_000 }),
+  verifyEmail: templates.verifyEmailMail({ siteName: SITE, link: LONG, linkTtlMs: 86_400_000 }),
+  emailChanged: templates.emailChangedNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', newEmailMasked: 'n***@example.com', undoLink: LONG, undoTtlMs: 7 * 86_400_000, tokens: TOKENS }),
+  orgInvitation: templates.orgInvitationMail({ siteName: SITE, orgName: 'Research and Development Department of the Northern Region', inviterName: 'Ada Lovelace', link: LONG, linkTtlMs: 7 * 86_400_000 }),
+  passwordReset: templates.passwordResetMail({ siteName: SITE, link: LONG, linkTtlMs: 900_000 }),
+  passwordChanged: templates.passwordChangedNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', tokens: TOKENS, revokedTokens: 2 }),
+  useProvider: templates.useProviderMail({ siteName: SITE, providers: ['github', 'google'], loginUrl: LONG }),
+  secondFactor: templates.secondFactorNotice({ siteName: SITE, change: 'recovery_code_used', when: WHEN, ipAddress: '203.0.113.7', recoveryCodesLeft: 3 }),
+  deleteAccount: templates.deleteAccountMail({ siteName: SITE, link: LONG, linkTtlMs: 900_000, undoWindowMs: 7 * 86_400_000 }),
+  accountDisabled: templates.accountDisabledNotice({ siteName: SITE, eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
+  restoreLink: templates.restoreLinkMail({ siteName: SITE, asked: 'sign_in', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
+  accountRestored: templates.accountRestoredNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', loginUrl: LONG }),
+}
+
+let browser: Browser
+let page: Page
+beforeAll(async () => {
+  browser = await launchBrowser({ javaScriptEnabled: false })
+  page = await browser.newPage()
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+/** How far the rendered mail reaches past the viewport's width (0 when it fits). */
+const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+const cardBackground = () => page.evaluate(() => getComputedStyle(document.querySelector('.mail-card')!).backgroundColor)
+
+describe('mail layout', () => {
+  it('covers every mail the templates module exports', () => {
+    const exported = Object.entries(templates).filter(([name, value]) => typeof value === 'function' && /(Mail|Notice)$/.test(name)).length
+    expect(Object.keys(MAILS)).toHaveLength(exported)
+  })
+
+  it.each(Object.keys(MAILS))('%s fits a 600 px and a 320 px pane without horizontal scrolling, in light and dark', async (name) => {
+    const mail = MAILS[name]!
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme })
+      for (const width of [600, 320]) {
+        await page.setViewportSize({ width, height: 900 })
+        await page.setContent(mail.html)
+        expect(await overflow(), `${name} at ${width} px, ${colorScheme}`).toBe(0)
+      }
+      // the card's own colour follows the scheme (white in light, near black in dark)
+      expect(await cardBackground(), `${name}, ${colorScheme}`).toBe(colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(27, 31, 36)')
+    }
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize({ width: 600, height: 900 })
+    await page.setContent(mail.html)
+    await saveScreenshot(page, `mail-${name}`)
+  })
+})
