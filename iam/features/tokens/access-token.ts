@@ -211,16 +211,15 @@ async function verifySignature(ring: KeyRing, token: string): Promise<SignedToke
   if (!key) return UNKNOWN_KEY
   if (!COMPACT_JWS.test(token) || 'crit' in header || 'b64' in header) return INVALID
   if (header.typ !== undefined && !typIsAccess(header.typ)) return INVALID
-  let bytes: Uint8Array
-  try {
-    ;({ payload: bytes } = await compactVerify(token, key, { algorithms: [ACCESS_TOKEN_ALG] }))
-  } catch (error) {
-    if (error instanceof errors.JOSEError) return INVALID
+  const jws = await compactVerify(token, key, { algorithms: [ACCESS_TOKEN_ALG] }).catch((error: unknown) => {
+    // jose's errors are the token's faults; anything else (a key the ring should never hold) is a bug
+    if (error instanceof errors.JOSEError) return undefined
     throw error
-  }
+  })
+  if (!jws) return INVALID
   let payload: unknown
   try {
-    payload = JSON.parse(strictUtf8.decode(bytes))
+    payload = JSON.parse(strictUtf8.decode(jws.payload))
   } catch {
     return INVALID
   }
