@@ -5,14 +5,18 @@
  * (IAM_OUTPUT_DIR selects the build, as for `npm run bench`). PGlite in memory, the bench's IAM
  * config (bench/lib/servers.mjs), the request log on.
  *
- *   node bench/cpu-per-request.mjs [--path /health] [--after-provider] [--rate 500] [--duration 5]
- *     [--rounds 3] [--warmup 2] [--connections 50] [--json <file>]
+ *   node bench/cpu-per-request.mjs [--path /health] [--signed-in] [--after-provider] [--rate 500]
+ *     [--duration 5] [--rounds 3] [--warmup 2] [--connections 50] [--json <file>]
  *
  * --rate: requests per second offered (autocannon's overallRate; 0 for as fast as it answers). A
  * fixed rate keeps the builds compared on the same load: at full speed a slower build answers
  * fewer requests per event-loop turn, and what the process spends per turn (its wake-ups, the
  * socket reads) is shared among fewer requests, so its CPU per request would grow with the load of
  * the machine rather than with its own code.
+ *
+ * --signed-in: the requests carry a session as the gateway sends it (Bearer access token, session
+ * and canary cookies), cycling through ten sessions of one user, as the bench's full-auth row does;
+ * the path defaults to /secret/data (full authentication).
  *
  * --after-provider: before the rounds, the OpenID Provider serves one client registration and one
  * client-credentials grant, so what its first request leaves switched on for the process (its
@@ -22,12 +26,14 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { loginUser, newDevice, signupUser } from '../tests/helpers/accounts.ts'
 import { registerClient, tokenRequest } from './lib/oidc.mjs'
 import { IAM_OUTPUT, startIam } from './lib/servers.mjs'
 
 const { values } = parseArgs({
   options: {
-    path: { type: 'string', default: '/health' },
+    path: { type: 'string' },
+    'signed-in': { type: 'boolean', default: false },
     'after-provider': { type: 'boolean', default: false },
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
@@ -54,6 +60,31 @@ function cpuMicros(pid) {
   return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6
 }
 
+const signedIn = values['signed-in']
+const path = values.path ?? (signedIn ? '/secret/data' : '/health')
+
+/** Ten sessions of one user on one device (signed up, then nine logins), for --signed-in. */
+async function tenSessions(iam) {
+  const device = await newDevice(iam)
+  const user = await signupUser(iam, { client: device })
+  const more = []
+  for (let i = 0; i < 9; i++) more.push(await loginUser(iam, user.email, user.password, device))
+  return [user, ...more]
+}
+
+/** An autocannon request cycling through `sessions`' Bearer token and cookies. */
+function asSessions(sessions) {
+  let next = 0
+  return {
+    requests: [{
+      setupRequest: (req) => {
+        const s = sessions[next++ % sessions.length]
+        return { ...req, headers: { ...req.headers, 'user-agent': s.ua, authorization: `Bearer ${s.accessToken}`, cookie: `canary_id=${s.canary}; session=${s.refreshToken}` } }
+      },
+    }],
+  }
+}
+
 const cannon = (options) => new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))))
 
 const iam = await startIam({ databaseUrl: 'memory://' })
@@ -66,7 +97,8 @@ try {
     await tokenRequest(iam.url, machine, { grant_type: 'client_credentials' })
   }
   const rate = Number(values.rate)
-  const request = { url: `${iam.url}${values.path}`, connections, ...(rate > 0 ? { overallRate: rate } : {}) }
+  const sessions = signedIn ? asSessions(await tenSessions(iam)) : {}
+  const request = { url: `${iam.url}${path}`, connections, ...sessions, ...(rate > 0 ? { overallRate: rate } : {}) }
   if (Number(values.warmup) > 0) await cannon({ ...request, duration: Number(values.warmup) })
   for (let i = 0; i < Number(values.rounds); i++) {
     const before = cpuMicros(pid)
@@ -84,6 +116,6 @@ try {
 
 const sorted = rounds.map((r) => r.usPerRequest).sort((a, b) => a - b)
 const median = sorted[Math.floor(sorted.length / 2)]
-const summary = { output: IAM_OUTPUT, path: values.path, afterProvider: values['after-provider'], rate: Number(values.rate), rounds, medianUsPerRequest: median }
-console.log(`${IAM_OUTPUT} ${values.path}${values['after-provider'] ? ' (after a provider request)' : ''}: ${rounds.map((r) => `${r.usPerRequest.toFixed(0)} us (${r.rps.toFixed(0)}/s)`).join(', ')}; median ${median.toFixed(0)} us`)
+const summary = { output: IAM_OUTPUT, path, signedIn, afterProvider: values['after-provider'], rate: Number(values.rate), rounds, medianUsPerRequest: median }
+console.log(`${IAM_OUTPUT} ${path}${signedIn ? ' (signed in)' : ''}${values['after-provider'] ? ' (after a provider request)' : ''}: ${rounds.map((r) => `${r.usPerRequest.toFixed(0)} us (${r.rps.toFixed(0)}/s)`).join(', ')}; median ${median.toFixed(0)} us`)
 if (values.json) writeFileSync(values.json, `${JSON.stringify(summary, null, 2)}\n`)

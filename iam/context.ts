@@ -7,6 +7,7 @@ import type { IamConfig } from './lib/config-schema'
 import type { Logger } from '../shared/log'
 import type { Database } from './db/schema'
 import type { SharedStore } from './lib/storage'
+import type { AccessTokenState } from './features/tokens/token-service'
 
 export interface IamContext {
   readonly config: Readonly<IamConfig>
@@ -15,6 +16,8 @@ export interface IamContext {
   readonly log: Logger
   /** ms since epoch (lib/clock.ts); features take `now` from here, never from Date.now, so the test build can move it */
   readonly now: () => number
+  /** this instance's key ring and verified access tokens (features/tokens/token-service.ts) */
+  readonly accessTokens: AccessTokenState
 }
 
 let current: IamContext | undefined

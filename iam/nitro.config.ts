@@ -54,6 +54,12 @@ export default defineNitroConfig({
           // /oidc or interaction request, not at start, like the strength estimator
           if (/\/features\/oidc\/(provider|adapter|interactions|pages)\.ts$/.test(id) || id.endsWith('/fast/introspection.ts')) return 'oidc-provider'
           if (shared.some((dir) => id.startsWith(dir))) return 'iam'
+          // unstorage (and its destr) serve lib/storage and the Nitro runtime's own storage alike:
+          // Rollup gives a module two manual chunks import to whichever reaches it first, which
+          // moves with the import graph. In the Nitro runtime's chunk, the shared chunk imports that
+          // chunk back, and the CLI, which enters through the shared chunk, runs the runtime's top
+          // level before the shared bindings it reads exist ("Cannot access ... before initialization").
+          if (/\/node_modules\/(unstorage|destr)\//.test(id)) return 'iam'
           return typeof nitroChunks === 'function' ? nitroChunks(id, meta) : undefined
         }
       }

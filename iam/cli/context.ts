@@ -11,6 +11,7 @@ import { loadConfig } from '../lib/config'
 import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
 import { createLogger } from '../../shared/log'
 import { createStore } from '../lib/storage'
+import { createAccessTokenState } from '../features/tokens/token-service'
 
 export interface CliContext extends IamContext {
   close(): Promise<void>
@@ -38,6 +39,7 @@ export async function openCliContext(options: { migrate?: boolean; storage?: boo
     store,
     log,
     now: Date.now,
+    accessTokens: createAccessTokenState(),
     close: async () => {
       await Promise.allSettled([db.destroy(), store.close()])
     },

@@ -16,6 +16,7 @@ import { createStore } from '../lib/storage'
 import { drainBackgroundWork } from '../lib/background'
 import { createDatabase, databaseKind, databasePoolStats, migrateToLatest, warmDatabase } from '../db/database'
 import { useIamMetrics } from '../lib/metrics'
+import { createAccessTokenState } from '../features/tokens/token-service'
 
 function fail(message: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
@@ -48,7 +49,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   }
   useIamMetrics().watchPool(() => databasePoolStats(db))
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
-  return { config, db, store, log, now: clockNow }
+  return { config, db, store, log, now: clockNow, accessTokens: createAccessTokenState() }
 }
 
 export default defineNitroPlugin((nitroApp) => {

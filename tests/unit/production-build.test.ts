@@ -4,6 +4,7 @@
  * (IAM_TEST_BUILD / GATEWAY_TEST_BUILD). This builds what `npm run build` makes, when stale, and
  * greps it; the test builds are grepped too, so a marker that stopped matching cannot pass silently.
  */
+import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -52,6 +53,16 @@ describe('production builds', () => {
   })
   it('the gateway bundle (npm run build:gateway) holds no test OAuth callback or test switch', () => {
     expect(Object.fromEntries(findMarkers(GATEWAY_PRODUCTION_BUILD.output, GATEWAY_MARKERS))).toEqual({})
+  })
+  // The admin CLI enters through the chunk of the code both entries share (iam/nitro.config.ts): if
+  // that chunk imports the Nitro runtime's chunk, which imports it back, the runtime's top level runs
+  // before the shared bindings it reads exist and every command dies on load.
+  it('the admin CLI of each IAM build loads and prints its usage', () => {
+    for (const build of [IAM_PRODUCTION_BUILD, IAM_TEST_BUILD]) {
+      const run = spawnSync(process.execPath, [join(build.output, 'server', 'cli.mjs'), '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+      expect({ build: build.output, status: run.status, stderr: run.stderr }).toEqual({ build: build.output, status: 0, stderr: '' })
+      expect(run.stdout).toContain('keys:rotate')
+    }
   })
   it('the test builds the suite runs hold every marker grepped for', () => {
     expect([...findMarkers(IAM_TEST_BUILD.output, IAM_MARKERS).keys()].sort()).toEqual([...IAM_MARKERS].sort())

@@ -2,6 +2,7 @@ import { SignJWT, UnsecuredJWT, base64url, exportJWK, generateKeyPair } from 'jo
 import { describe, expect, it } from 'vitest'
 import { signAccessToken, verifyAccessToken, type AccessTokenSettings } from '../../iam/features/tokens/access-token'
 import { buildKeyRing, generateSigningJwk, loadKeyRing, type KeyRing } from '../../iam/features/tokens/signing-keys'
+import { createVerifiedTokens } from '../../iam/features/tokens/verified-tokens'
 
 const settings: AccessTokenSettings = { issuer: 'https://iam.test', audience: 'https://app.test', expiresInMs: 15 * 60_000 }
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0)
@@ -111,22 +112,49 @@ describe('access tokens', () => {
 
   it('checks expiry on every verification of the same token, not only the first', async () => {
     const r = await ring()
+    const verified = createVerifiedTokens()
     const { token } = await signAccessToken(r, settings, claims, NOW)
-    expect((await verifyAccessToken(r, settings, token, NOW + 1000)).ok).toBe(true)
-    expect(await verifyAccessToken(r, settings, token, NOW + settings.expiresInMs)).toEqual({ ok: false, code: 'expired' })
-    expect((await verifyAccessToken(r, settings, token, NOW + 2000)).ok).toBe(true)
+    expect((await verifyAccessToken(r, settings, token, NOW + 1000, verified)).ok).toBe(true)
+    expect(verified.get(token)).toBeDefined()
+    expect(await verifyAccessToken(r, settings, token, NOW + settings.expiresInMs, verified)).toEqual({ ok: false, code: 'expired' })
+    expect((await verifyAccessToken(r, settings, token, NOW + 2000, verified)).ok).toBe(true)
+  })
+
+  it('checks issuer and audience on every verification of a cached token', async () => {
+    const r = await ring()
+    const verified = createVerifiedTokens()
+    const { token } = await signAccessToken(r, settings, claims, NOW)
+    expect((await verifyAccessToken(r, settings, token, NOW, verified)).ok).toBe(true)
+    expect(await verifyAccessToken(r, { ...settings, audience: 'https://other.test' }, token, NOW, verified)).toEqual({ ok: false, code: 'invalid' })
+    expect(await verifyAccessToken(r, { ...settings, issuer: 'https://other.test' }, token, NOW, verified)).toEqual({ ok: false, code: 'invalid' })
   })
 
   it('stops accepting a verified token once its key has left the ring', async () => {
     const oldKey = await generateSigningJwk()
     const before = await buildKeyRing([{ ...oldKey, retiredAt: null }], settings.expiresInMs, NOW)
+    const verified = createVerifiedTokens()
     const { token } = await signAccessToken(before, settings, claims, NOW)
-    expect((await verifyAccessToken(before, settings, token, NOW)).ok).toBe(true)
+    expect((await verifyAccessToken(before, settings, token, NOW, verified)).ok).toBe(true)
     const other = await ring()
-    expect(await verifyAccessToken(other, settings, token, NOW)).toEqual({ ok: false, code: 'unknown_key' })
+    expect(await verifyAccessToken(other, settings, token, NOW, verified)).toEqual({ ok: false, code: 'unknown_key' })
     // same kid, another key (a ring that names the kid with different key material)
     const swapped: KeyRing = { ...other, verifiers: new Map([[before.current.kid, other.verifiers.get(other.current.kid)!]]) }
-    expect(await verifyAccessToken(swapped, settings, token, NOW)).toEqual({ ok: false, code: 'invalid' })
+    expect(await verifyAccessToken(swapped, settings, token, NOW, verified)).toEqual({ ok: false, code: 'invalid' })
+  })
+
+  it('keeps at most the bound of verified tokens, the oldest out first, and only tokens whose signature verified', async () => {
+    const r = await ring()
+    const verified = createVerifiedTokens(2)
+    const tokens = await Promise.all([1, 2, 3].map(async () => (await signAccessToken(r, settings, claims, NOW)).token))
+    for (const token of tokens) expect((await verifyAccessToken(r, settings, token, NOW, verified)).ok).toBe(true)
+    expect(verified.size).toBe(2)
+    expect(verified.get(tokens[0]!)).toBeUndefined()
+    expect(verified.get(tokens[2]!)).toBeDefined()
+    const [h, p, s] = tokens[1]!.split('.')
+    // the first signature byte changed (its top six bits are the first character)
+    const forged = `${h}.${p}.${s!.startsWith('A') ? 'B' : 'A'}${s!.slice(1)}`
+    expect(await verifyAccessToken(r, settings, forged, NOW, verified)).toEqual({ ok: false, code: 'invalid' })
+    expect(verified.get(forged)).toBeUndefined()
   })
 
   it('rejects garbage as malformed', async () => {

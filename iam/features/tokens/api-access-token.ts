@@ -48,7 +48,7 @@ export async function issueApiAccessToken(ctx: IamContext, session: SessionToken
   const now = ctx.now()
   const settings = ctx.config.jwt
   const expiresAt = Math.min(now + settings.api_access_tokens.expiresInMs, session.exp * 1000)
-  const token = signApiAccessToken(
+  const token = await signApiAccessToken(
     await getKeyRing(ctx),
     {
       issuer: settings.access_tokens.issuer,
