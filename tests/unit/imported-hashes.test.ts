@@ -24,7 +24,15 @@ const rowsOf = (file: string) =>
   linesOf(`${file}.jsonl`)
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { email: string; passwordHash: unknown })
-const FORMATS = { bcrypt: 'bcrypt', argon2: 'argon2', scrypt: 'scrypt', 'pbkdf2-sha256': 'pbkdf2', keycloak: 'keycloak-pbkdf2', 'firebase-scrypt': 'firebase-scrypt' } as const
+const FORMATS = {
+  bcrypt: 'bcrypt',
+  argon2: 'argon2',
+  scrypt: 'scrypt',
+  'pbkdf2-sha256': 'pbkdf2',
+  keycloak: 'keycloak-pbkdf2',
+  'firebase-scrypt': 'firebase-scrypt',
+  'passlib-pbkdf2': 'passlib-pbkdf2',
+} as const
 const low = { memoryCost: 8192, timeCost: 1, parallelism: 1 }
 
 describe('imported password hashes', () => {
@@ -71,7 +79,7 @@ describe('imported password hashes', () => {
       '$argon2id$v=19$m=4194304,t=3,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       '$scrypt$ln=24,r=8,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       '$pbkdf2-sha256$i=50000000$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
-      '$pbkdf2-sha1$i=1000$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
+      '$pbkdf2-md5$i=1000$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       'plain text',
       { format: 'keycloak', credentialData: '{"algorithm":"argon2","hashIterations":1}', secretData: '{"salt":"c29tZQ==","value":"c29tZQ=="}' },
       { format: 'firebase-scrypt', hash: 'not base64!' },
