@@ -1,5 +1,6 @@
 /**
- * passlib's PBKDF2 form (features/passwords/passlib-pbkdf2.ts, imported-hashes.ts): vectors made
+ * passlib's PBKDF2 form (features/passwords/passlib-pbkdf2.ts, imported-hashes.ts), and PBKDF2 with
+ * HMAC-SHA1 as passlib and Keycloak store it: vectors made
  * here with node:crypto and written in passlib's adapted base64, and one made by passlib 1.7.4
  * itself, each stored as the PHC pbkdf2 string of the same bytes (nothing recomputed), verified
  * with the right password and not another; malformed strings and costs past the caps are refused
@@ -75,6 +76,20 @@ describe('passlib PBKDF2 hashes', () => {
     // the PHC form of SHA-1 is taken too, the form the passlib one is stored in
     const phc = `$pbkdf2-sha1$i=1000$${b64(SALT)}$${b64(pbkdf2Sync('pw', SALT, 1000, 20, 'sha1'))}`
     expect(parseImportedHash(phc)).toEqual({ ok: true, format: 'pbkdf2', stored: `import:pbkdf2:${phc}` })
+  })
+
+  it('a Keycloak pbkdf2 (HMAC-SHA1) credential is taken as the same PHC pbkdf2-sha1 string, and verifies', async () => {
+    // Keycloak's legacy provider: PBKDF2WithHmacSHA1, a 512-bit derived key
+    const value = pbkdf2Sync('keycloak sha1 password', SALT, 20_000, 64, 'sha1')
+    const parsed = parseImportedHash({
+      format: 'keycloak',
+      credentialData: JSON.stringify({ hashIterations: 20_000, algorithm: 'pbkdf2', additionalParameters: {} }),
+      secretData: JSON.stringify({ value: value.toString('base64'), salt: SALT.toString('base64'), additionalParameters: {} }),
+    })
+    expect(parsed).toEqual({ ok: true, format: 'keycloak-pbkdf2', stored: `import:pbkdf2:$pbkdf2-sha1$i=20000$${b64(SALT)}$${b64(value)}` })
+    if (!parsed.ok) return
+    expect(await verifyImportedHash(parsed.stored, 'keycloak sha1 password', {})).toBe(true)
+    expect(await verifyImportedHash(parsed.stored, 'keycloak sha1 passwort', {})).toBe(false)
   })
 
   it('refuses rounds that are not a positive decimal number without leading zeros', () => {

@@ -193,18 +193,25 @@ function jsonField(value: unknown): Record<string, unknown> | null {
 
 const base64Bytes = (value: unknown): Buffer | null => (typeof value === 'string' && BASE64.test(value) ? Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : null)
 
+/** Keycloak's algorithms by the PHC id of the same PBKDF2: its `pbkdf2` is HMAC-SHA1 (its default before pbkdf2-sha256). */
+const KEYCLOAK_ALGORITHMS = new Map([
+  ['pbkdf2', 'pbkdf2-sha1'],
+  ['pbkdf2-sha256', 'pbkdf2-sha256'],
+  ['pbkdf2-sha512', 'pbkdf2-sha512'],
+])
+
 /** Keycloak's password credential (credentialData + secretData of its realm export) as a PHC pbkdf2 string. */
 function parseKeycloak(input: Record<string, unknown>): ParsedImport {
   const credential = jsonField(input.credentialData)
   const secret = jsonField(input.secretData)
   if (!credential || !secret) return fail('a Keycloak credential needs credentialData and secretData (JSON)')
-  const algorithm = credential.algorithm
-  if (algorithm !== 'pbkdf2-sha256' && algorithm !== 'pbkdf2-sha512') return fail(`unsupported Keycloak algorithm ${String(algorithm)}`)
+  const id = KEYCLOAK_ALGORITHMS.get(String(credential.algorithm))
+  if (!id) return fail(`unsupported Keycloak algorithm ${String(credential.algorithm)}`)
   const iterations = int(credential.hashIterations)
   const salt = base64Bytes(secret.salt)
   const value = base64Bytes(secret.value)
   if (iterations === null || !salt?.length || !value?.length) return fail('a Keycloak credential needs hashIterations, salt and value')
-  const hash = serialize({ id: algorithm, params: { i: iterations }, salt, hash: value })
+  const hash = serialize({ id, params: { i: iterations }, salt, hash: value })
   const shape = pbkdf2Shape(deserialize(hash))
   return isRefused(shape) ? fail(shape.refused) : stored('pbkdf2', hash, 'keycloak-pbkdf2')
 }
