@@ -22,14 +22,12 @@ import type { Database } from '../../db/schema'
 import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { parseImportedHash, type SourceFormat } from '../passwords/imported-hashes'
 import { recordSecurityEvent } from '../security-events/repository'
-import { isSafeText } from '../../contract/text'
+import { checkExternalId } from './external-id'
 
 export const IMPORT_BATCH_SIZE = 1000
 /** How many bad or skipped lines a summary lists one by one (the counts are always whole). */
 const LISTED_MAX = 1000
 const NAME_MAX = 200
-/** An external id's length in characters (code points), as the column's check counts them (migration 0013). */
-export const EXTERNAL_ID_MAX = 255
 
 export interface ImportLineProblem {
   line: number
@@ -76,23 +74,6 @@ interface Row {
 type Checked = { ok: true; row: Row } | { ok: false; reason: string }
 
 const KNOWN_KEYS = new Set(['email', 'name', 'emailVerified', 'passwordHash', 'createdAt', 'externalId'])
-
-/**
- * A line's `externalId`: absent or null is none; otherwise a string of safe text (no control
- * character, well-formed Unicode: contract/text.ts), trimmed, 1 to EXTERNAL_ID_MAX characters,
- * kept as given otherwise (no case folding or normalisation: it is compared exactly). Numeric ids
- * are written as strings (`"42"`), so `42` and `"42.0"` cannot both pass for one id.
- */
-export function checkExternalId(value: unknown): { ok: true; externalId: string | null } | { ok: false; reason: string } {
-  if (value === undefined || value === null) return { ok: true, externalId: null }
-  if (typeof value !== 'string') return { ok: false, reason: 'externalId must be a string' }
-  if (!isSafeText(value)) return { ok: false, reason: 'externalId has a control character or invalid Unicode' }
-  const externalId = value.trim()
-  if (!externalId) return { ok: false, reason: 'externalId is empty' }
-  // code points, as PostgreSQL's char_length counts them; past twice the bound in UTF-16 units it is over in code points too
-  if (externalId.length > 2 * EXTERNAL_ID_MAX || [...externalId].length > EXTERNAL_ID_MAX) return { ok: false, reason: `externalId is longer than ${EXTERNAL_ID_MAX} characters` }
-  return { ok: true, externalId }
-}
 
 /** One line, checked; `now` stands in for a missing createdAt. */
 export function checkImportLine(text: string, line: number, now: Date): Checked {
@@ -195,8 +176,9 @@ async function writeBatch(db: Kysely<Database>, rows: Row[], dryRun: boolean, no
     .returning('email')
     .execute()
   const created = new Set(inserted.map((row) => row.email))
-  const rest = rows.filter((row) => !created.has(row.email))
-  const existing = rest.length ? await existingOf(db, rest) : null
+  // without an external id a line can only have met its address: the read is for the lines with one
+  const withId = rows.filter((row) => !created.has(row.email) && row.externalId !== null)
+  const existing = withId.length ? await existingOf(db, withId) : null
   return rows.map((row) => (created.has(row.email) ? CREATED : (existing && conflictOf(row, existing)) || { skipped: 'account_exists' }))
 }
 
