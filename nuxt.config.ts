@@ -25,6 +25,8 @@ export default defineNuxtConfig({
   buildDir: process.env.GATEWAY_BUILD_DIR || '.nuxt',
   nitro: {
     preset: 'node-server',
+    // as the IAM's (iam/nitro.config.ts): the Node release package.json's engines names
+    esbuild: { options: { target: 'node22' } },
     output: { dir: process.env.GATEWAY_OUTPUT_DIR || '.output' },
     plugins: testBuild ? ['server/test-build/oauth-test-callbacks.ts', 'server/test-build/clock.ts'].map((path) => fileURLToPath(new URL(path, import.meta.url))) : [],
   },

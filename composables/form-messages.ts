@@ -25,6 +25,14 @@ export function formErrorMessage(code: unknown, retry?: unknown): string | null 
   return typeof code === 'string' ? (MESSAGES[code] ?? null) : null
 }
 
+/** The length of every code the IAM emails (the one-time code of its magic-link mails). */
+export const EMAILED_CODE_DIGITS = 7
+
+/** What is wrong with a typed emailed code, in words; undefined when it has the right shape. */
+export function emailedCodeProblem(value: string): string | undefined {
+  return /^\d{7}$/.test(value.trim()) ? undefined : `Enter the ${EMAILED_CODE_DIGITS}-digit code from the email.`
+}
+
 /** Moves keyboard focus to the first invalid field, else to the form's alert, after the DOM updated. */
 export async function focusFirstProblem(): Promise<void> {
   await nextTick()

@@ -29,6 +29,9 @@ export interface TokenListEntry {
 
 export type Privilege = (typeof PRIVILEGES)[number]
 
+/** What a new token holds unless its creator picks another (the create form's first choice). */
+export const DEFAULT_PRIVILEGE: Privilege = 'demo'
+
 /**
  * One line per privilege. The IAM gives them no meaning of its own (IAM spec, Privileges): a token
  * verifies only with the exact privilege it holds, and the service that verifies decides what each
@@ -43,7 +46,7 @@ export const PRIVILEGE_MEANINGS: Record<Privilege, string> = {
 }
 
 /** The request a script sends to check a token: the gateway's public route on this site's origin. */
-export function verifyCommand(origin: string, privilege: Privilege = 'full'): string {
+export function verifyCommand(origin: string, privilege: Privilege): string {
   return `curl -H "x-api-key: <token>" "${origin}/api/public/verify?privilege=${privilege}"`
 }
 

@@ -6,7 +6,7 @@
  *
  * ```ts
  * import { createDatabase, migrateToLatest } from './db/database'
- * import { createLogger } from './lib/log'
+ * import { createLogger } from '../shared/log'
  * import { createApiTokenLibrary } from './api-tokens'
  *
  * const db = await createDatabase({ database: { url: process.env.DATABASE_URL }, service: { dataDir: '.data' } })

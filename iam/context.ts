@@ -4,9 +4,9 @@
  */
 import type { Kysely } from 'kysely'
 import type { IamConfig } from './lib/config-schema'
-import type { Logger } from './lib/log'
+import type { Logger } from '../shared/log'
 import type { Database } from './db/schema'
-import type { SharedStore } from './lib/store'
+import type { SharedStore } from './lib/storage'
 
 export interface IamContext {
   readonly config: Readonly<IamConfig>

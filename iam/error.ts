@@ -16,7 +16,7 @@ import { send, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from './context'
 import { getHttpFailure, NOT_FOUND_BODY } from './http/respond'
 import { getRequestId, statusBeforeError } from './http/request'
-import type { LogFields } from './lib/log'
+import type { LogFields } from '../shared/log'
 import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS } from './lib/outage'
 
 function respond(event: H3Event, status: number, body: string, contentType: string, headers: Record<string, string> = {}) {

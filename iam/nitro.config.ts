@@ -27,6 +27,9 @@ export default defineNitroConfig({
   imports: false,
   experimental: { tasks: false },
   typescript: { strict: true },
+  // The Node release package.json's engines names: Nitro's own default (es2019) predates BigInt
+  // literals, which esbuild then warns may crash, and would down-level syntax Node runs as it is.
+  esbuild: { options: { target: 'node22' } },
   // IAM_OUTPUT_DIR / IAM_BUILD_DIR: separate builds side by side (parallel work trees, benchmarks).
   output: { dir: process.env.IAM_OUTPUT_DIR || '.output' },
   buildDir: process.env.IAM_BUILD_DIR || '.nitro',

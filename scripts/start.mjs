@@ -177,19 +177,24 @@ function runCliJson(cliEntry, args, env) {
  * DEMO_CLIENT.redirectUri) and answers its id and secret on every start. A secret is shown only when
  * it is made, so it is kept in <dataDir>/iam/demo-client.json (mode 600) beside the other generated
  * dev secrets; when that file is gone or names another client, the client's secret is rotated and
- * kept again.
+ * kept again. The file also names the issuer and the redirect URI, so examples/second-app signs in
+ * with this start's gateway, on whatever port it was given, without settings.
  *
  * This runs the admin CLI before the IAM starts rather than registering from inside the IAM: the
  * CLI is how operators register clients, so nothing demo-only enters the server, and on the embedded
  * PGlite database only one process may hold the data dir, which the CLI has to itself before the IAM
  * takes it. `env` is the IAM's (IAM_CONFIG ...), so the CLI opens the same database and dev secrets.
  */
-export async function ensureDemoClient({ cliEntry, env, dataDir }) {
+export async function ensureDemoClient({ cliEntry, env, dataDir, issuer }) {
   const file = join(dataDir, 'iam', 'demo-client.json')
   const kept = existsSync(file) ? readJson(file) : {}
   const { clients } = await runCliJson(cliEntry, ['clients:list'], env)
   const existing = clients.find((c) => c.name === DEMO_CLIENT.name)
-  if (existing && kept.clientId === existing.clientId && kept.clientSecret) return { clientId: kept.clientId, clientSecret: kept.clientSecret, file }
+  const where = { issuer, redirectUri: DEMO_CLIENT.redirectUri }
+  if (existing && kept.clientId === existing.clientId && kept.clientSecret) {
+    if (kept.issuer !== issuer || kept.redirectUri !== DEMO_CLIENT.redirectUri) writePrivate(file, { ...kept, ...where })
+    return { clientId: kept.clientId, clientSecret: kept.clientSecret, file }
+  }
   const answer = existing
     ? await runCliJson(cliEntry, ['clients:rotate-secret', existing.clientId], env)
     : await runCliJson(
@@ -198,7 +203,7 @@ export async function ensureDemoClient({ cliEntry, env, dataDir }) {
         env,
       )
   const demoClient = { clientId: existing?.clientId ?? answer.client.clientId, clientSecret: answer.clientSecret }
-  writePrivate(file, demoClient)
+  writePrivate(file, { ...demoClient, ...where })
   return { ...demoClient, file }
 }
 
@@ -299,7 +304,8 @@ export function banner({ iamConfig, gatewayConfig }, demo, urls = startUrls(), o
             ? [
                 `  Demo app client id   ${openid.client.clientId}`,
                 `  Demo app secret      ${openid.client.clientSecret} (kept in ${rel(openid.client.file)})`,
-                `  Demo app redirect    ${DEMO_CLIENT.redirectUri} (run examples/second-app to sign in with it)`,
+                `  Demo app redirect    ${DEMO_CLIENT.redirectUri}`,
+                `  Demo app             node examples/second-app/server.mjs (then open ${new URL(DEMO_CLIENT.redirectUri).origin})`,
               ]
             : []),
         ]
@@ -331,7 +337,7 @@ async function main() {
   const { dataDir, issuer } = iamSettings(config.iamConfig)
   let client
   if (process.env.NODE_ENV !== 'production') {
-    client = await ensureDemoClient({ cliEntry: cliEntryOf(BUILDS[0].output), env: iamEnv, dataDir }).catch((error) => {
+    client = await ensureDemoClient({ cliEntry: cliEntryOf(BUILDS[0].output), env: iamEnv, dataDir, issuer }).catch((error) => {
       console.warn(`The demo OpenID client could not be registered (${error.message}); the rest starts without it.`)
       return undefined
     })

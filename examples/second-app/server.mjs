@@ -11,9 +11,10 @@
  *
  *   node examples/second-app/server.mjs      # then open http://localhost:4000
  *
- * Settings (environment): ISSUER (default http://localhost:3000/oidc), CLIENT_ID and CLIENT_SECRET
- * (default: .data/iam/demo-client.json), PORT (4000), BASE_URL (http://localhost:<PORT>: the
- * client's registered redirect URI is BASE_URL/callback, its post-logout URI BASE_URL/).
+ * Settings (environment): ISSUER, CLIENT_ID and CLIENT_SECRET (default: what .data/iam/demo-client.json
+ * names, the issuer of the gateway npm start runs, on whatever port), PORT (the port of the demo
+ * client's redirect URI there, else 4000), BASE_URL (http://localhost:<PORT>: the client's
+ * registered redirect URI is BASE_URL/callback, its post-logout URI BASE_URL/).
  *
  * Sessions live in this process's memory: a demonstration, not a production session store.
  */
@@ -23,6 +24,10 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import * as oauth from 'oauth4webapi'
+
+// Cookies do not tell ports apart: on localhost every app of the try-out (the gateway, an example
+// Nuxt app, this one) sees the others' cookies, so this one's name is its own.
+const SESSION_COOKIE = 'second_app_session'
 
 const escapeHtml = (value) => String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 
@@ -59,12 +64,12 @@ export function secondApp({ issuer, clientId, clientSecret, baseUrl }) {
   }
 
   const sessionOf = (req, res) => {
-    const sid = /(?:^|;\s*)sid=([A-Za-z0-9_-]+)/.exec(req.headers.cookie ?? '')?.[1]
+    const sid = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([A-Za-z0-9_-]+)`).exec(req.headers.cookie ?? '')?.[1]
     if (sid && sessions.has(sid)) return sessions.get(sid)
     const id = randomBytes(24).toString('base64url')
     const session = {}
     sessions.set(id, session)
-    res.setHeader('set-cookie', `sid=${id}; Path=/; HttpOnly; SameSite=Lax`)
+    res.setHeader('set-cookie', `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`)
     return session
   }
 
@@ -156,8 +161,9 @@ function demoClient() {
 }
 
 async function main() {
-  const port = Number(process.env.PORT || 4000)
   const kept = demoClient()
+  const keptPort = kept.redirectUri ? new URL(kept.redirectUri).port : ''
+  const port = Number(process.env.PORT || keptPort || 4000)
   const clientId = process.env.CLIENT_ID || kept.clientId
   const clientSecret = process.env.CLIENT_SECRET || kept.clientSecret
   if (!clientId || !clientSecret) {
@@ -165,7 +171,10 @@ async function main() {
     process.exit(1)
   }
   const baseUrl = process.env.BASE_URL || `http://localhost:${port}`
-  const issuer = process.env.ISSUER || 'http://localhost:3000/oidc'
+  const issuer = process.env.ISSUER || kept.issuer || 'http://localhost:3000/oidc'
+  if (!process.env.CLIENT_ID && kept.redirectUri && kept.redirectUri !== `${baseUrl}/callback`) {
+    console.warn(`The demo client's redirect URI is ${kept.redirectUri}, not ${baseUrl}/callback: the provider will refuse the sign-in. Use PORT=${keptPort}, or a client of your own (CLIENT_ID, CLIENT_SECRET).`)
+  }
   const server = createServer(secondApp({ issuer, clientId, clientSecret, baseUrl }))
   server.listen(port, '127.0.0.1', () => console.log(`Second app on ${baseUrl} (signs in with ${issuer} as ${clientId})`))
   const stop = () => server.close(() => process.exit(0))

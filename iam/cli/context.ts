@@ -9,8 +9,8 @@ import type { IamContext } from '../context'
 import { createDatabase, migrateToLatest } from '../db/database'
 import { loadConfig } from '../lib/config'
 import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
-import { createLogger } from '../lib/log'
-import { createStore } from '../lib/store'
+import { createLogger } from '../../shared/log'
+import { createStore } from '../lib/storage'
 
 export interface CliContext extends IamContext {
   close(): Promise<void>

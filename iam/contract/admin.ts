@@ -10,6 +10,9 @@ import { z } from 'zod'
 import { defineRoutes, json, noBody, type RouteGuard } from './define'
 import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, tokensBody, type Responses } from './responses'
 
+/** The role in users.roles (and a session token's `roles`) that makes a platform administrator. */
+export const PLATFORM_ADMIN_ROLE = 'admin'
+
 const ADMIN_GUARDS: readonly RouteGuard[] = ['platform-admin', 'recent-sign-in']
 
 const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, message)

@@ -7,13 +7,14 @@
  */
 import { z } from 'zod'
 import { defineRoutes, json, noBody } from './define'
+import { PERMISSION_SHAPE, SLUG_SHAPE } from './org-permissions'
 import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS, type Responses } from './responses'
 
 const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, message)
 const orgParams = z.object({ orgId: uuid('Not an organization id') })
 /** a built-in role, or a custom role's id */
 const roleInput = z.union([z.enum(['owner', 'admin', 'member']), uuid('Not a role')], { error: 'Not a role' })
-const permissionString = z.string().regex(/^[a-z][a-z0-9_-]{0,31}:[a-z][a-z0-9_-]{0,31}$/, 'A permission is `resource:action`')
+const permissionString = z.string().regex(PERMISSION_SHAPE, 'A permission is `resource:action`')
 const invitationToken = z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token')
 const customRoleName = z
   .string({ error: 'The name is required' })
@@ -75,7 +76,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
       name: z.string({ error: 'The name is required' }).trim().min(1, 'The name is required').max(100, 'At most 100 characters'),
       slug: z
         .string({ error: 'The slug is required' })
-        .regex(/^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/, '3 to 40 lower-case letters, digits and hyphens, not starting or ending with one'),
+        .regex(SLUG_SHAPE, '3 to 40 lower-case letters, digits and hyphens, not starting or ending with one'),
     }),
     responses: responses(
       { 201: { description: 'created', body: okData(z.object({ org })) }, 400: { description: 'Validation failed', body: errorFail }, 409: { description: 'The slug is taken', body: errorFail } },

@@ -1,7 +1,7 @@
 /**
  * Table types for Kysely, matching migrations/. Row types via Selectable / Insertable / Updateable.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
@@ -324,16 +324,10 @@ export interface Database {
 }
 
 export type User = Selectable<UsersTable>
-export type NewUser = Insertable<UsersTable>
-export type UserUpdate = Updateable<UsersTable>
 export type Visitor = Selectable<VisitorsTable>
-export type NewVisitor = Insertable<VisitorsTable>
 export type SessionFamily = Selectable<SessionFamiliesTable>
 export type RefreshToken = Selectable<RefreshTokensTable>
-export type ApiToken = Selectable<ApiTokensTable>
-export type NewApiToken = Insertable<ApiTokensTable>
 export type MagicLink = Selectable<MagicLinksTable>
 export type MfaCode = Selectable<MfaCodesTable>
 export type SigningKey = Selectable<SigningKeysTable>
-export type SecurityEvent = Selectable<SecurityEventsTable>
 export type NewSecurityEvent = Insertable<SecurityEventsTable>

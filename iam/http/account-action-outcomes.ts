@@ -3,7 +3,7 @@
  * undo, email verification, password reset): the one mapper from a failure code to the status and
  * the `{ ok: false, date, error[, fields] }` body.
  */
-import type { ActionFailure, ActionFailureCode, ActionLimited } from '../features/account-actions/outcomes'
+import type { ActionFailure, ActionFailureCode, ActionLimited } from '../features/mfa/action-failures'
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail } from './auth'
 import { throwTooManyRequests } from './rate-limit'

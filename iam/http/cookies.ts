@@ -5,7 +5,7 @@
  */
 import { deleteCookie, parseCookies, setCookie, type H3Event } from 'h3'
 import type { IamConfig } from '../lib/config-schema'
-import { isIP } from '../lib/ip'
+import { isIP } from '../../shared/ip'
 
 export const SESSION_COOKIE = 'session'
 export const CANARY_COOKIE = 'canary_id'

@@ -4,7 +4,8 @@
  * Each route's unit holds its limiter and link query (iam/http/route.ts); the answers live here once.
  */
 import type { IamContext } from '../context'
-import type { Actor, ActionFailure, ActionLimited } from '../features/account-actions/outcomes'
+import type { ActionFailure, ActionLimited } from '../features/mfa/action-failures'
+import type { Actor } from '../features/security-events/repository'
 import type { LinkParams } from '../features/mfa/link-token'
 import { failAction } from './account-action-outcomes'
 import { okEnvelope } from './respond'

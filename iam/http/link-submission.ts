@@ -3,7 +3,7 @@
  * the answer to a link query its schema refuses (iam/contract/inputs.ts linkQuery).
  */
 import type { H3Event } from 'h3'
-import type { Actor } from '../features/account-actions/outcomes'
+import type { Actor } from '../features/security-events/repository'
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail } from './auth'
 import { getClientIp } from './request'

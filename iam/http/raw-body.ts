@@ -5,7 +5,7 @@
  * nor read without a limit.
  */
 import type { H3Event } from 'h3'
-import { readBounded } from '../lib/read-bounded'
+import { readBounded } from '../../shared/read-bounded'
 import { requestHeader } from './request'
 import { httpFail } from './respond'
 

@@ -17,7 +17,7 @@ export const NOT_WHILE_IMPERSONATING = 'Not allowed while signed in on behalf of
 /**
  * 403 `{ ok: false, date, error: "Re-authentication required", reauthenticate: true }` unless the
  * session proved the sign-in within security.reauthenticateWithinMs: at its sign-in or by POST
- * /auth/reauthenticate (features/second-factors/step-up/reauthenticate.ts).
+ * /auth/reauthenticate (features/second-factors/reauthenticate.ts).
  */
 export function requireRecentSignIn(event: H3Event, withinMs?: number): void {
   const ctx = useIam()

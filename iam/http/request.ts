@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setResponseHeader, type H3Event } from 'h3'
-import type { RouteRule } from '../lib/route-rules'
+import type { RouteRule } from '../contract/route-rules'
 
 declare module 'h3' {
   interface H3EventContext {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
-import { DEFAULT_METRICS_ALLOW, isAllowEntry } from './metrics-access'
+import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
@@ -20,8 +20,6 @@ const limiter = (points: number, duration: number, blockDuration: number) =>
       blockDuration: z.number().nonnegative(),
     })
     .default({ points, duration, blockDuration })
-
-export type LimiterConfig = { points: number; duration: number; blockDuration: number }
 
 const ipOrIpPort = z.string().regex(/^[0-9a-fA-F:.[\]]+(:\d+)?$/, 'expected "ip" or "ip:port"')
 

@@ -6,10 +6,8 @@
  * so one rule refuses all three everywhere: a 400 before any work, Argon2 included. Unicode
  * letters, marks, symbols and emoji stay allowed.
  */
-import { isSafeText } from '../contract/text'
-
 // The request-side rule (isSafeText, safeString) is part of the contract, which the gateway shares.
-export { isSafeText, safeString, UNSAFE_TEXT_MESSAGE } from '../contract/text'
+import { isSafeText } from '../contract/text'
 
 // What the database cannot store at all. The NUL is the point of the pattern.
 // eslint-disable-next-line no-control-regex

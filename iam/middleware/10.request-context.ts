@@ -12,10 +12,10 @@ import { performance } from 'node:perf_hooks'
 import { defineEventHandler, type H3Event } from 'h3'
 import { useIam } from '../context'
 import { httpFailText } from '../http/respond'
-import { resolveClientIp } from '../lib/ip'
-import type { LogFields } from '../lib/log'
+import { resolveClientIp } from '../../shared/ip'
+import type { LogFields } from '../../shared/log'
 import { useIamMetrics } from '../lib/metrics'
-import { findRouteRule } from '../lib/route-rules'
+import { findRouteRule } from '../contract/route-rules'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 

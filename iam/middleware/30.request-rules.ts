@@ -25,8 +25,9 @@ import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { requestHeader } from '../http/request'
 import { failEnvelope, httpFail } from '../http/respond'
-import type { AuthRule, JsonTextRule } from '../lib/route-rules'
-import { findRejectedText, isSafeText, isStorableText, UNSAFE_TEXT_MESSAGE } from '../lib/text'
+import type { AuthRule, JsonTextRule } from '../contract/route-rules'
+import { isSafeText, UNSAFE_TEXT_MESSAGE } from '../contract/text'
+import { findRejectedText, isStorableText } from '../lib/text'
 
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false

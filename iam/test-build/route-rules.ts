@@ -1,5 +1,5 @@
 /** Request rules of the test build's routes (routes/__test), to prove the platform rules on routes of their own. */
-import { JSON_LIMIT_BYTES, OAUTH_JSON_LIMIT_BYTES, type RouteRule } from '../lib/route-rules'
+import { JSON_LIMIT_BYTES, OAUTH_JSON_LIMIT_BYTES, type RouteRule } from '../contract/route-rules'
 
 export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/echo', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },

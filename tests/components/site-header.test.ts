@@ -57,6 +57,20 @@ describe('site header', () => {
     expect(page.text()).not.toContain('Create account')
   })
 
+  it('offers the administration console in the menu to a platform administrator only', async () => {
+    const links = (page: Header) => page.findAll('#account-menu a').map((a) => a.attributes('href'))
+    const person = await signedInHeader()
+    expect(links(person)).not.toContain('/admin')
+    person.unmount()
+    mounted.splice(0)
+    clearNuxtState()
+    answer('GET', '/api/auth/session', 200, { ...SIGNED_IN, roles: ['admin'] })
+    const admin = await header()
+    await vi.waitFor(() => expect(menuButton(admin).exists()).toBe(true))
+    expect(links(admin)).toContain('/admin')
+    expect(admin.find('#account-menu a[href="/admin"]').text()).toBe('Administration')
+  })
+
   it('names the account by its email when it has no name', async () => {
     answer('GET', '/api/auth/session', 200, { ...SIGNED_IN, name: null })
     const page = await header()

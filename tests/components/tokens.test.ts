@@ -79,16 +79,33 @@ describe('tokens page', () => {
     expect(createForm(page).find('.alert').exists()).toBe(false)
   })
 
-  it('revokes all tokens only after the confirming second click, and calls a single token "your token"', async () => {
-    const revokeAll = answer('POST', '/api/tokens/revoke-all', 200, { ok: true, data: { revokedCount: 1 } })
+  it('revokes all tokens only after the confirming second click', async () => {
+    answer('GET', '/api/tokens', 200, list([TOKEN, { ...TOKEN, id: 4, name: 'b' }]))
+    const revokeAll = answer('POST', '/api/tokens/revoke-all', 200, { ok: true, data: { revokedCount: 2 } })
     const page = await tokensPage()
     const button = (text: string) => page.findAll('button.danger').find((b) => b.text() === text)
-    await button('Revoke your token')!.trigger('click')
+    await button('Revoke all 2 tokens')!.trigger('click')
     expect(revokeAll.bodies).toEqual([])
-    expect(page.text()).toContain('Every script and service using this token stops working.')
-    await button('Yes, revoke your token')!.trigger('click')
-    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('1 token was revoked.'))
+    expect(page.text()).toContain('Every script and service using one of these 2 tokens stops working.')
+    await button('Yes, revoke all 2 tokens')!.trigger('click')
+    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('2 tokens were revoked.'))
     expect(revokeAll.bodies).toEqual([{ confirm: true }])
+  })
+
+  it('checks the newest token in the verify command, by its privilege and name; with no token, the privilege a new one gets', async () => {
+    answer('GET', '/api/tokens', 200, list([TOKEN, { ...TOKEN, id: 4, name: 'deploy', privilege_type: 'full', created_at: '2026-02-01T00:00:00.000Z' }]))
+    const page = await tokensPage()
+    const help = page.find('section[aria-labelledby="verify-heading"]')
+    expect(help.find('pre').text()).toMatch(/\?privilege=full"$/)
+    expect(help.text()).toContain('for “deploy”, which holds full')
+    answer('GET', '/api/tokens', 200, list([]))
+    const empty = await tokensPage()
+    expect(empty.find('section[aria-labelledby="verify-heading"] pre').text()).toMatch(/\?privilege=demo"$/)
+  })
+
+  it('offers one revoke button for a single token: its own, no second one for all', async () => {
+    const page = await tokensPage()
+    expect(page.findAll("button.danger").map((b) => b.text().replace(TOKEN.name, "").trim())).toEqual(["Revoke"])
   })
 
   it('counts the tokens revoke-all will end when there are several', async () => {
@@ -100,7 +117,7 @@ describe('tokens page', () => {
     expect(page.text()).toContain('one of these 3 tokens stops working.')
   })
 
-  it("shows the gateway's verify URL on the page's own origin, with a curl command that copies with a visible confirmation", async () => {
+  it("shows the gateway's verify URL on the page's own origin, with a curl command for the newest token's privilege that copies with a visible confirmation", async () => {
     const writeText = vi.fn<(text: string) => Promise<void>>().mockResolvedValue(undefined)
     vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } })
     try {
@@ -108,7 +125,7 @@ describe('tokens page', () => {
       const help = page.find('section[aria-labelledby="verify-heading"]')
       const origin = window.location.origin
       expect(help.find('code.mono').text()).toBe(`${origin}/api/public/verify`)
-      const command = `curl -H "x-api-key: <token>" "${origin}/api/public/verify?privilege=full"`
+      const command = `curl -H "x-api-key: <token>" "${origin}/api/public/verify?privilege=${TOKEN.privilege_type}"`
       expect(help.find('pre').text()).toBe(command)
       expect(help.find('[role="status"]').text()).toBe('')
       await help.findAll('button').find((b) => b.text() === 'Copy command')!.trigger('click')

@@ -42,7 +42,7 @@ interface StartModule {
   DEMO_CLIENT: { name: string; redirectUri: string; postLogoutRedirectUri: string }
   cliEntryOf(output: string): string
   iamSettings(iamConfig: string, urls: { gateway: string; iam: string; demo: string }): { dataDir: string; issuer: string }
-  ensureDemoClient(input: { cliEntry: string; env: NodeJS.ProcessEnv; dataDir: string }): Promise<DemoClient>
+  ensureDemoClient(input: { cliEntry: string; env: NodeJS.ProcessEnv; dataDir: string; issuer: string }): Promise<DemoClient>
 }
 // a computed specifier: scripts/start.mjs is plain JavaScript without type declarations
 const start = (await import(pathToFileURL(join(ROOT, 'scripts', 'start.mjs')).href)) as StartModule
@@ -73,7 +73,7 @@ beforeAll(async () => {
   writeFileSync(iamConfig, JSON.stringify({ ...generated.iam, service, database: { url: databaseUrl }, storage: { driver: 'memory' } }))
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
   const settings = start.iamSettings(iamConfig, urls)
-  const ensure = () => start.ensureDemoClient({ cliEntry: start.cliEntryOf(IAM_TEST_BUILD.output), env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: iamConfig }, dataDir: settings.dataDir })
+  const ensure = () => start.ensureDemoClient({ cliEntry: start.cliEntryOf(IAM_TEST_BUILD.output), env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: iamConfig }, dataDir: settings.dataDir, issuer: settings.issuer })
   const first = await ensure()
   const restart = await ensure()
   unlinkSync(first.file)
@@ -147,17 +147,18 @@ describe('the OpenID Provider npm start prints', () => {
     expect(metadata.token_endpoint).toBe(`${printed.origin}/oidc/token`)
   })
 
-  it('registers the demo client once, keeps its secret across restarts (a new one when the kept file is lost), and prints its id and secret', () => {
+  it('registers the demo client once, keeps its secret across restarts (a new one when the kept file is lost), names the issuer and redirect URI the second app needs, and prints its id, secret and the command', () => {
     const [first, restart, lostFile] = demoClients
     expect(restart).toEqual(first)
     expect(lostFile!.clientId).toBe(first!.clientId)
     expect(lostFile!.clientSecret).not.toBe(first!.clientSecret)
     expect(statSync(lostFile!.file).mode & 0o777).toBe(0o600)
-    expect(JSON.parse(readFileSync(lostFile!.file, 'utf8'))).toEqual({ clientId: lostFile!.clientId, clientSecret: lostFile!.clientSecret })
+    expect(JSON.parse(readFileSync(lostFile!.file, 'utf8'))).toEqual({ clientId: lostFile!.clientId, clientSecret: lostFile!.clientSecret, issuer: `${printed.origin}/oidc`, redirectUri: start.DEMO_CLIENT.redirectUri })
     const printedText = bannerLines.join('\n')
     expect(printedText).toContain(lostFile!.clientId)
     expect(printedText).toContain(lostFile!.clientSecret)
     expect(printedText).toContain(start.DEMO_CLIENT.redirectUri)
+    expect(printedText).toContain('node examples/second-app/server.mjs')
   })
 
   it("accepts the demo client's redirect URI and its printed secret through the gateway", async () => {

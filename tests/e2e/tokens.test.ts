@@ -61,6 +61,8 @@ describe('API tokens page', () => {
     expect(await cardValue('Used')).toBe('2 times')
     expect(await viaGateway(commandUrl)).toBe(401)
     expect(await viaGateway(commandUrl.replace('privilege=full', 'privilege=restricted'))).toBe(200)
+    // the page's command follows: it asks for the privilege the token holds now
+    await expect.poll(() => page.locator('section[aria-labelledby="verify-heading"] pre').textContent(), WAIT).toContain('privilege=restricted"')
 
     await page.getByRole('button', { name: 'Revoke deploy bot' }).click()
     await page.getByRole('button', { name: /Yes, revoke/ }).click()

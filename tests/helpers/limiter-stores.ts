@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type Redis from 'ioredis'
 import { afterEach } from 'vitest'
-import { createStore, type SharedStore } from '../../iam/lib/store'
+import { createStore, type SharedStore } from '../../iam/lib/storage'
 
 export const REDIS_URL = process.env.REDIS_URL
 

@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline'
 import { createRateLimiter } from '../../iam/features/rate-limits/limiter'
-import { createStore } from '../../iam/lib/store'
+import { createStore } from '../../iam/lib/storage'
 
 const [prefix, count, permanentAfter] = process.argv.slice(2)
 const store = createStore({ driver: 'redis', url: process.env.REDIS_URL, prefix })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { computeSignature, GATEWAY_PURPOSES, sha256Hex, signaturesMatch, signRequest, signRequestV2, signRequestV3, stringToSign, stringToSignV2, stringToSignV3 } from '../../iam/client/hmac'
 import type { CallerPurpose } from '../../iam/contract/define'
 import { UNNAMED_PURPOSES, verifyHmacRequest, type HmacInput } from '../../iam/middleware/20.hmac'
-import { storeKey } from '../../iam/lib/store'
+import { storeKey } from '../../iam/lib/storage'
 
 // version 1 accepted (requireBodyDigest: false), so the checks it shares with version 2 can be shown on it
 const settings = { clientId: 'gateway', sharedSecret: 's'.repeat(40), maxClockSkew: 300_000, requireBodyDigest: false }

@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite'
 import Redis from 'ioredis'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createStore } from '../../iam/lib/store'
+import { createStore } from '../../iam/lib/storage'
 import { isDependencyOutage } from '../../iam/lib/outage'
 
 // Real driver errors, produced against a port nothing answers on or a server that hangs up.

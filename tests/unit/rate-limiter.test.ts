@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createRateLimiter, PERMANENT_BLOCK_MS, retrySeconds, type LimitDecision } from '../../iam/features/rate-limits/limiter'
-import type { SharedStore } from '../../iam/lib/store'
+import type { SharedStore } from '../../iam/lib/storage'
 import { keysWithTtl, memoryStore, STORE_BACKENDS, useStores } from '../helpers/limiter-stores'
 
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { hasDotSegment, normalizeKey } from 'unstorage'
 import { describe, expect, it } from 'vitest'
-import { encodeKeyPart, storeKey } from '../../iam/lib/store'
+import { encodeKeyPart, storeKey } from '../../iam/lib/storage'
 import { isKeptKey } from '../../iam/lib/storage/keys'
 import { dropStore, keysWithTtl, STORE_BACKENDS } from '../helpers/limiter-stores'
 

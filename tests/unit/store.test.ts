@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { defineRedisScript } from '../../iam/lib/storage/atomic-redis'
 import { parseConfig } from '../../iam/lib/config'
-import { createStore, storeKey } from '../../iam/lib/store'
+import { createStore, storeKey } from '../../iam/lib/storage'
 import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisClientOf, redisStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
 
 

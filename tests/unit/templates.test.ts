@@ -1,10 +1,10 @@
 import { anomalyReason } from '../../iam/contract/anomaly-reasons'
+import { escapeHtml } from '../../shared/html'
 import { describe, expect, it } from 'vitest'
 import {
   adaptiveMfaMail,
   customActionMail,
   emailChangedNotice,
-  escapeHtml,
   passwordChangedNotice,
   verifyEmailMail,
   passwordResetMail,
@@ -14,8 +14,15 @@ import {
 const link = 'http://127.0.0.1:3000/auth/confirm?token=a.b.c&random=xyz&reason=PAY&visitor=v1'
 
 describe('mail templates', () => {
-  it('escapes every HTML-significant character', () => {
+  it('escapes every HTML-significant character, the backtick included', () => {
     expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#60;/a&#62;')
+    expect(escapeHtml('`x`')).toBe('&#96;x&#96;')
+  })
+
+  it('has one HTML escape for both apps: no page or mail module defines its own', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const found = execFileSync('git', ['grep', '--untracked', '-l', '-E', '(function|const) escapeHtml\\b', '--', 'iam', 'server', 'shared', 'composables', 'components', 'pages'], { encoding: 'utf8' })
+    expect(found.trim().split('\n')).toEqual(['shared/html.ts'])
   })
 
   it('escapes user-provided values in the HTML part and keeps them readable in the text part', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findRejectedText, isSafeText, isStorableText, safeString } from '../../iam/lib/text'
+import { isSafeText, safeString } from '../../iam/contract/text'
+import { findRejectedText, isStorableText } from '../../iam/lib/text'
 
 describe('lib/text', () => {
   it('refuses NUL, every other C0 control, DEL and C1 controls', () => {

@@ -25,8 +25,9 @@ import { revokeFamilies } from '../sessions/sessions-repo'
 import { findUserByEmail, findUserById } from '../users/users-repo'
 import { isDeletionDue } from '../account-deletion/deletion-state'
 import { mailRestoreLink } from '../account-deletion/restore-link'
-import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
-import { previewLinkPurpose } from './link-preview'
+import { fail, linkFailure, type ActionFailure, type ActionLimited } from '../mfa/action-failures'
+import type { Actor } from '../security-events/repository'
+import { previewLinkPurpose } from '../mfa/link-checks'
 import { nothingRemoved, removeSetup } from './remove-setup'
 
 const isReset = (purpose: string) => purpose === PASSWORD_RESET_PURPOSE

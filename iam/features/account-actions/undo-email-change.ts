@@ -25,8 +25,9 @@ import { UNDO_EMAIL_CHANGE_PURPOSE } from '../mfa/purposes'
 import { recordSecurityEvent } from '../security-events/repository'
 import { revokeFamilies } from '../sessions/sessions-repo'
 import { isUniqueViolation } from '../users/users-repo'
-import { fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
-import { checkAddressLink, previewLinkPurpose } from './link-preview'
+import { fail, linkFailure, type ActionFailure } from '../mfa/action-failures'
+import type { Actor } from '../security-events/repository'
+import { checkAddressLink, previewLinkPurpose } from '../mfa/link-checks'
 import { removeSetup, type RemovedSetup } from './remove-setup'
 
 const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE

@@ -28,8 +28,9 @@ import { revokeFamilies } from '../sessions/sessions-repo'
 import { proveAccountPassword } from '../users/prove-password'
 import { findUserById } from '../users/users-repo'
 import { nothingRemoved, removeSetup } from './remove-setup'
-import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from './outcomes'
-import { checkAddressLink, previewLinkPurpose } from './link-preview'
+import { fail, linkFailure, type ActionFailure, type ActionLimited } from '../mfa/action-failures'
+import type { Actor } from '../security-events/repository'
+import { checkAddressLink, previewLinkPurpose } from '../mfa/link-checks'
 import { runAfterResponse } from '../../lib/background'
 
 const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE

@@ -8,8 +8,8 @@
  * (deletion-state.ts). After the commit the address gets the undo link, valid until the purge.
  */
 import type { IamContext } from '../../context'
-import { previewLinkPurpose } from '../account-actions/link-preview'
-import type { Actor } from '../account-actions/outcomes'
+import { previewLinkPurpose } from '../mfa/link-checks'
+import type { Actor } from '../security-events/repository'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 import { revokeAllTokensOf } from '../api-tokens/user-tokens'
 import { accountDisabledNotice } from '../mail/templates'

@@ -6,7 +6,7 @@
  * the mailbox as well.
  */
 import type { IamContext } from '../../context'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { deleteAccountMail } from '../mail/templates'
 import { findMailRecipient, maskEmail, startSessionlessFlow } from '../mfa/flows'
 import { DELETE_ACCOUNT_PURPOSE } from '../mfa/purposes'

@@ -22,8 +22,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
-import { hashKeyPart, storeKey } from '../../lib/store'
-import type { ActionLimited } from '../account-actions/outcomes'
+import { hashKeyPart, storeKey } from '../../lib/storage'
+import type { ActionLimited } from '../mfa/action-failures'
 import { admitMailTo } from '../mail/address-cap'
 import { restoreLinkMail } from '../mail/templates'
 import { maskEmail } from '../mfa/flows'

@@ -5,8 +5,8 @@
  * link is refused in words (`undo_expired`), whether or not the purge has run yet.
  */
 import type { IamContext } from '../../context'
-import { previewLinkPurpose } from '../account-actions/link-preview'
-import type { Actor } from '../account-actions/outcomes'
+import { previewLinkPurpose } from '../mfa/link-checks'
+import type { Actor } from '../security-events/repository'
 import { getMailer } from '../mail/mailer'
 import { accountRestoredNotice } from '../mail/templates'
 import type { LinkParams } from '../mfa/link-token'

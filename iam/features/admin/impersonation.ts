@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 import { recordUserAction } from '../security-events/repository'
 import { hashRefreshToken, newRefreshToken } from '../sessions/refresh-token'

@@ -11,9 +11,8 @@ import { normalizeEmail } from '../email-checks/email-checks'
 import { recordSecurityEvent } from '../security-events/repository'
 import { endImpersonationsOpenedBy } from './impersonation-end'
 import { findUserByEmail } from '../users/users-repo'
+import { PLATFORM_ADMIN_ROLE } from '../../contract/admin'
 
-/** The role in users.roles that makes a platform administrator. */
-export const PLATFORM_ADMIN_ROLE = 'admin'
 
 export const isPlatformAdmin = (roles: readonly string[] | null | undefined): boolean => !!roles?.includes(PLATFORM_ADMIN_ROLE)
 

@@ -11,7 +11,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { sendResetMail } from '../account-actions/password-reset'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 import { deleteSecondFactor } from '../second-factors/repository'

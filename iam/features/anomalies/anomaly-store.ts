@@ -3,7 +3,7 @@
  * for the magic-link lifetime, plus an index by family so a passed MFA can resolve it
  * without the cookie. Every instance sees the same state.
  */
-import type { SharedStore } from '../../lib/store'
+import type { SharedStore } from '../../lib/storage'
 import { sha256Hex } from '../sessions/refresh-token'
 import type { AnomalyType } from './evaluate-anomalies'
 

@@ -8,7 +8,7 @@
  *   4 device idle too long                    -> MFA          9 fingerprint drift         -> MFA
  *   5 too many live sessions without MFA      -> MFA
  */
-import { isIPv4, sameNetwork } from '../../lib/ip'
+import { isIPv4, sameNetwork } from '../../../shared/ip'
 
 export type AnomalyType =
   | 'SESSION_NOT_FOUND'

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
-import type { Logger } from '../../lib/log'
+import type { Logger } from '../../../shared/log'
 import { createToken } from './create'
 import { toStoredIpList } from '../../contract/ip-list'
 import { privateActionManagerWith } from './private-action-manager'

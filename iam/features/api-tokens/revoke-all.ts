@@ -5,7 +5,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
-import type { Logger } from '../../lib/log'
+import type { Logger } from '../../../shared/log'
 import { recordSecurityEvent } from '../security-events/repository'
 import { failResult, okResult, REASONS, type Result } from './results'
 import { revokeAllTokensOf } from './user-tokens'

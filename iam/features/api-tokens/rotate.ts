@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
-import type { Logger } from '../../lib/log'
+import type { Logger } from '../../../shared/log'
 import { createInTransaction } from './create'
 import * as repo from './repository'
 import { failResult, isPrivilege, okResult, REASONS, type Fail, type Privilege, type Result, type RotationSuccess } from './results'

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
-import type { Logger } from '../../lib/log'
+import type { Logger } from '../../../shared/log'
 import { emitSignal } from '../../lib/signals'
 import { normalizeMappedIp } from '../../contract/ip-list'
 import { countUseBatched } from './count-batch'

@@ -59,10 +59,6 @@ export async function findVisitorByCanary(db: Kysely<Database>, canaryId: string
   return rows[0]
 }
 
-export function findVisitorById(db: Kysely<Database>, id: number): Promise<Visitor | undefined> {
-  return db.selectFrom('visitors').selectAll().where('id', '=', id).executeTakeFirst()
-}
-
 /** Sets the ban (score = banScore) and records why. */
 export async function setVisitorBan(
   db: Kysely<Database>,

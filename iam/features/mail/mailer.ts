@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { createTransport } from 'nodemailer'
 import type { IamConfig } from '../../lib/config-schema'
-import type { Logger } from '../../lib/log'
+import type { Logger } from '../../../shared/log'
 import type { MailContent } from './templates'
 
 export interface OutgoingMail {

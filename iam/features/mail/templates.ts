@@ -5,16 +5,12 @@
  * notifications and server logs.
  */
 import { anomalyReason } from '../../contract/anomaly-reasons'
+import { escapeHtml } from '../../../shared/html'
 
 export interface MailContent {
   subject: string
   text: string
   html: string
-}
-
-/** Escapes the five characters that matter in HTML text and attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
 type Block = { kind: 'p'; text: string } | { kind: 'link'; label: string; url: string } | { kind: 'code'; code: string }

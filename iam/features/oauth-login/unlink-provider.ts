@@ -7,7 +7,7 @@
  * unlinks of an account's two providers cannot both see "the other one remains" and both succeed.
  */
 import type { IamContext } from '../../context'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { sendSecondFactorNotice } from '../second-factors/notice'
 import { recordUserAction } from '../security-events/repository'
 

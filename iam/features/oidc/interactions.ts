@@ -19,9 +19,6 @@ import { errors } from 'oidc-provider'
 import type { InteractionView } from '../../contract/oidc'
 import type { Database } from '../../db/schema'
 
-// what the gateway's interaction page reads: declared in the contract, which the gateway imports
-export type { InteractionView }
-
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>
 
 export type InteractionOutcome =

@@ -8,6 +8,7 @@
  * client's registered addresses (oidc-provider adds the hash of form_post's script itself).
  */
 import { createHash } from 'node:crypto'
+import { escapeHtml } from '../../../shared/html'
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#f6f7f9}' +
@@ -28,10 +29,6 @@ export const OIDC_CSP = [
   "object-src 'none'",
   "base-uri 'none'",
 ].join('; ')
-
-export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
-}
 
 /** A whole page; `body` is trusted HTML (escape every value put in it). */
 export function renderPage(title: string, body: string): string {
@@ -55,7 +52,7 @@ const ERROR_WORDS: Record<string, string> = {
 export function errorPage(out: { error?: unknown; error_description?: unknown }): string {
   const code = String(out.error ?? 'server_error')
   const words = ERROR_WORDS[code] ?? 'This sign-in request could not be completed.'
-  const detail = out.error_description ? `<p>Details: ${escapeHtml(out.error_description)}</p>` : ''
+  const detail = out.error_description ? `<p>Details: ${escapeHtml(String(out.error_description))}</p>` : ''
   return renderPage(
     'We could not sign you in to that app',
     `<p>${escapeHtml(words)}</p>${detail}<p>Go back to the app and start the sign-in again. If this keeps happening, tell the app's team the code <code>${escapeHtml(code)}</code>.</p><p><a href="/">Go to your account</a></p>`,

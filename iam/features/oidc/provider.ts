@@ -24,7 +24,8 @@ import { recordOidcEvent } from './connected-apps'
 import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
 import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
-import { errorPage, escapeHtml, renderPage } from './pages'
+import { errorPage, renderPage } from './pages'
+import { escapeHtml } from '../../../shared/html'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 
 /**

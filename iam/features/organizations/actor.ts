@@ -12,7 +12,8 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { z } from 'zod'
 import type { orgView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
-import { permissionsSql, type OrgPermission } from './permissions'
+import type { OrgPermission } from '../../contract/org-permissions'
+import { permissionsSql } from './permissions'
 
 export type Db = Kysely<Database> | Transaction<Database>
 

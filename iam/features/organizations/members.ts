@@ -13,10 +13,10 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { z } from 'zod'
 import type { orgMemberView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, type Forbidden, type NotFound, type OrgActor } from './actor'
-import { BUILT_IN_PERMISSIONS, isBuiltInRole, mayGrant } from './permissions'
+import { BUILT_IN_PERMISSIONS, isBuiltInRole, mayGrant } from '../../contract/org-permissions'
 
 /** A member as the routes show it (`userId` is the member's public id, users.public_id). */
 export type MemberView = z.infer<typeof orgMemberView>

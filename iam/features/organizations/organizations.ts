@@ -6,12 +6,9 @@ import { sql, type Kysely } from 'kysely'
 import type { z } from 'zod'
 import type { orgListEntry } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { recordUserAction } from '../security-events/repository'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, viewOf, type Forbidden, type NotFound, type OrgView } from './actor'
-
-/** A slug: 3 to 40 lower-case letters, digits and inner hyphens. */
-export const SLUG_SHAPE = /^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/
 
 export type CreateOrgResult = { ok: true; org: OrgView } | { ok: false; code: 'slug_taken' }
 

@@ -11,7 +11,7 @@ import type { orgRoleView } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import { isUniqueViolation } from '../users/users-repo'
 import { actorSql, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, type Forbidden, type NotFound } from './actor'
-import { mayGrant, OWNER_ONLY } from './permissions'
+import { mayGrant, OWNER_ONLY } from '../../contract/org-permissions'
 
 /** A custom role as the routes show it. */
 export type RoleView = z.infer<typeof orgRoleView>

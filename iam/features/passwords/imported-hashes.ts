@@ -307,10 +307,3 @@ export async function verifyImportedHash(storedHash: string, password: string, s
       throw new Error(outcome.message)
   }
 }
-
-/** The kind of an imported hash, for logs and tests (null: one of ours). */
-export function importedKind(storedHash: string): string | null {
-  if (!isImportedHash(storedHash)) return null
-  const rest = storedHash.slice(PREFIX.length)
-  return rest.slice(0, rest.indexOf(':'))
-}

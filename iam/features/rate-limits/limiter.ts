@@ -12,7 +12,7 @@
  * Redis, one synchronous step on the memory driver's Map; lib/storage/atomic-*.ts). State model and
  * key layout: limiter-state.ts.
  */
-import type { SharedStore } from '../../lib/store'
+import type { SharedStore } from '../../lib/storage'
 import { createLanes } from '../../lib/lanes'
 import { emitSignal } from '../../lib/signals'
 import type { LimitRefund } from '../../lib/storage/atomic'

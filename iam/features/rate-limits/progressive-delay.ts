@@ -17,7 +17,7 @@
  * One attempt is one atomic operation of the storage layer (lib/storage/atomic-*.ts: a Lua script on
  * Redis, one synchronous step in memory), judged by the IAM's clock.
  */
-import type { SharedStore } from '../../lib/store'
+import type { SharedStore } from '../../lib/storage'
 import { delayAfterMs, type DelayDecision, type DelayKeys, type MarkedDelayDecision, type MarkedDelayStep, type ProgressiveDelaySpec } from '../../lib/storage/atomic'
 import { hashKeyPart } from '../../lib/storage/keys'
 import { checkLimiterName } from './limiter-state'

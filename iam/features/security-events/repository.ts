@@ -42,11 +42,18 @@ export async function recordSecurityEvent(db: Kysely<Database> | Transaction<Dat
   countSecurityEvent(event)
 }
 
+/** The request's device and network, recorded with every completed action. */
+export interface Actor {
+  visitorRowId: number | null
+  ipAddress: string
+  fingerprint: Record<string, unknown> | null
+}
+
 /** An action a signed-in user took from `actor`'s device and address. */
 export function recordUserAction(
   db: Kysely<Database> | Transaction<Database>,
   type: SecurityEventType,
-  input: { userId: number; actor: { visitorRowId: number | null; ipAddress: string }; details: Record<string, unknown>; at: Date },
+  input: { userId: number; actor: Pick<Actor, 'visitorRowId' | 'ipAddress'>; details: Record<string, unknown>; at: Date },
 ): Promise<void> {
   const { userId, actor, details, at } = input
   return recordSecurityEvent(db, { type, userId, visitorRowId: actor.visitorRowId, ipAddress: actor.ipAddress, details, at })

@@ -8,7 +8,7 @@
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { recordUserAction } from '../security-events/repository'
 import { revokeFamilies } from './sessions-repo'
 

@@ -206,19 +206,6 @@ export async function revokeFamily(db: Kysely<Database>, familyId: string, reaso
 }
 
 /**
- * Revokes every live session of a user, except `except` (a family id) when given: password reset
- * revokes all, email change all but the current one. Returns the revoked family ids.
- */
-export async function revokeUserSessions(
-  db: Kysely<Database>,
-  userId: number,
-  opts: { except?: string; reason?: string; now?: number } = {},
-): Promise<string[]> {
-  const now = new Date(opts.now ?? Date.now())
-  return db.transaction().execute((trx) => revokeFamilies(trx, { userId, exceptFamilyId: opts.except }, opts.reason ?? 'revoked', now))
-}
-
-/**
  * Inside `trx`: locks the family, retires its active token (status revoked: a later use is a dead
  * session, not a theft signal) and inserts a new one in the same family, so MAX_SESSION_LIFE keeps
  * counting from the first login. Null when the family is revoked or past its lifetime.

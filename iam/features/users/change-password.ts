@@ -11,7 +11,7 @@
  */
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice } from '../mail/templates'

@@ -1,6 +1,6 @@
 /** The account's own profile: the name shown on the account page and in the header. */
 import type { IamContext } from '../../context'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { recordSecurityEvent } from '../security-events/repository'
 
 /**

@@ -11,7 +11,7 @@
  * Adding a way in ends no session (nothing was taken away from anyone); the owner is told by mail.
  */
 import type { IamContext } from '../../context'
-import type { Actor } from '../account-actions/outcomes'
+import type { Actor } from '../security-events/repository'
 import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
 import { sendSecondFactorNotice } from '../second-factors/notice'
 import { recordUserAction } from '../security-events/repository'

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../contract/routes'
-import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/second-factors/step-up/reauthenticate'
+import { reauthenticate, type ReauthProof, type ReauthResult } from '../../features/second-factors/reauthenticate'
 import { authFail, RELOGIN_ERROR } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
 import { okEnvelope } from '../../http/respond'
@@ -21,7 +21,7 @@ const REFUSALS: FailureTable<Extract<ReauthResult, { ok: false }>> = {
 
 /**
  * POST /auth/reauthenticate (full authentication; `{ password }`, `{ code }` or `{}`): 200 when
- * the sign-in is proven again (features/second-factors/step-up/reauthenticate.ts), or 200 `{ mailed:
+ * the sign-in is proven again (features/second-factors/reauthenticate.ts), or 200 `{ mailed:
  * true }` when a code was mailed (accounts with neither a password nor a second factor, asked with
  * `{}`); 400; 401 wrong password or code; 429; 503 mail failure.
  */

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../contract/routes'
-import { previewCustomLink } from '../../features/second-factors/step-up/custom-mfa'
+import { previewCustomLink } from '../../features/mfa/custom'
 import { failAction } from '../../http/account-action-outcomes'
 import { invalidLink } from '../../http/link-submission'
 import { okEnvelope } from '../../http/respond'

@@ -1,4 +1,4 @@
-import { previewMfaLink } from '../../features/account-actions/verify-mfa'
+import { previewMfaLink } from '../../features/mfa/verify-adaptive'
 import { ROUTES } from '../../contract/routes'
 import { answerLinkPreview } from '../../http/link-preview'
 import { invalidLink } from '../../http/link-submission'

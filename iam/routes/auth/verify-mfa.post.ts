@@ -1,5 +1,5 @@
 import { ROUTES } from '../../contract/routes'
-import { verifyAdaptiveMfa } from '../../features/account-actions/verify-mfa'
+import { verifyAdaptiveMfa } from '../../features/mfa/verify-adaptive'
 import { failAction } from '../../http/account-action-outcomes'
 import { sendTokens } from '../../http/auth'
 import { invalidLink } from '../../http/link-submission'

@@ -2,7 +2,7 @@ import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { httpFail } from '../../http/respond'
 import { getClientIp } from '../../http/request'
-import { normalizeIp } from '../../lib/ip'
+import { normalizeIp } from '../../../shared/ip'
 import { defineRoute } from '../../http/route'
 
 /**

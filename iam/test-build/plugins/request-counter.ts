@@ -1,6 +1,6 @@
 /** Test build only: counts requests as they arrive and as their connections finish answering. */
 import { defineNitroPlugin } from 'nitropack/runtime'
-import { routePath } from '../../lib/route-rules'
+import { routePath } from '../../contract/route-rules'
 import { testRoutesEnabled } from '../enabled'
 import { COUNTER_PATH, requestCounter } from '../lib/request-counter'
 

@@ -1,6 +1,6 @@
 /** Test build only: the request rules of routes/__test, when IAM_TEST_ROUTES=1 enables them. */
 import { defineNitroPlugin } from 'nitropack/runtime'
-import { addRouteRules } from '../../lib/route-rules'
+import { addRouteRules } from '../../contract/route-rules'
 import { testRoutesEnabled } from '../enabled'
 import { TEST_ROUTE_RULES } from '../route-rules'
 

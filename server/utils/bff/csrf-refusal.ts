@@ -5,7 +5,7 @@
  * form token changed, or its cookies were cleared): reloading the form page issues a matching token.
  */
 import { getRequestHeader, type H3Event } from 'h3'
-import { escapeHtml } from '../oauth/success-page'
+import { escapeHtml } from '../../../shared/html'
 
 /**
  * True when the refused request is a browser's navigation (a form post) rather than a script's

@@ -6,11 +6,7 @@
  * is escaped for its context, and the CSP allows exactly the one inline script (by hash).
  */
 import { createHash } from 'node:crypto'
-
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`)
-}
+import { escapeHtml } from '../../../shared/html'
 
 /** JSON for inside a <script>: no `<`, `>`, `&` or line separators that could end the script. */
 function scriptString(value: string): string {

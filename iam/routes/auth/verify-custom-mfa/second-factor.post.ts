@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { verifyCustomMfa } from '../../../features/second-factors/step-up/custom-mfa'
+import { verifyCustomMfa } from '../../../features/mfa/custom'
 import { failAction } from '../../../http/account-action-outcomes'
 import { sendTokens } from '../../../http/auth'
 import { body, defineRoute, limit } from '../../../http/route'

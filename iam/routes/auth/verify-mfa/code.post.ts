@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { verifyAdaptiveMfaCode } from '../../../features/account-actions/verify-mfa'
+import { verifyAdaptiveMfaCode } from '../../../features/mfa/verify-adaptive'
 import { failAction } from '../../../http/account-action-outcomes'
 import { sendTokens } from '../../../http/auth'
 import { getSessionCookie } from '../../../http/cookies'

@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { waitingMfa } from '../../../features/account-actions/verify-mfa'
+import { waitingMfa } from '../../../features/mfa/verify-adaptive'
 import { getSessionCookie } from '../../../http/cookies'
 import { authFail } from '../../../http/auth'
 import { defineRoute, limit } from '../../../http/route'

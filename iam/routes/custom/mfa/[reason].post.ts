@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../contract/routes'
-import { startCustomMfa } from '../../../features/second-factors/step-up/custom-mfa'
+import { startCustomMfa } from '../../../features/mfa/custom'
 import { CHANGE_EMAIL_REASON } from '../../../features/mfa/purposes'
 import { failAction } from '../../../http/account-action-outcomes'
 import { authFail } from '../../../http/auth'
@@ -23,7 +23,7 @@ export default defineRoute(
       if ((params as { reason: string }).reason === CHANGE_EMAIL_REASON) requireRecentSignIn(event)
     }),
     body(),
-    // the mail is counted per user and the link per IP by the feature (features/second-factors/step-up/custom-mfa.ts)
+    // the mail is counted per user and the link per IP by the feature (features/mfa/custom.ts)
     counted('emails'),
     counted('links'),
   ],

@@ -4,18 +4,19 @@
  * winner), the anomaly resolved, the device bound to the session and a new pair issued.
  */
 import type { IamContext } from '../../context'
-import { completeMfa } from '../anomalies/complete-mfa'
-import type { LinkParams } from '../mfa/link-token'
-import { findMailRecipient, maskEmail } from '../mfa/flows'
-import { attemptCode, checkLink, consumeLink } from '../mfa/links'
-import { MFA_PURPOSE } from '../mfa/purposes'
-import { findLink, findLiveLink, type LinkWithCode } from '../mfa/repository'
+import { completeMfa } from './complete-adaptive'
+import type { LinkParams } from './link-token'
+import { findMailRecipient, maskEmail } from './flows'
+import { attemptCode, checkLink, consumeLink } from './links'
+import { MFA_PURPOSE } from './purposes'
+import { findLink, findLiveLink, type LinkWithCode } from './repository'
 import { hashRefreshToken, isRefreshTokenShape } from '../sessions/refresh-token'
 import { findSessionByTokenHash } from '../sessions/sessions-repo'
 import { recordSecurityEvent } from '../security-events/repository'
 import type { TokenPair } from '../sessions/session-service'
-import { codeFailure, fail, linkFailure, type ActionFailure, type Actor } from './outcomes'
-import { previewLinkPurpose } from './link-preview'
+import { codeFailure, fail, linkFailure, type ActionFailure } from './action-failures'
+import type { Actor } from '../security-events/repository'
+import { previewLinkPurpose } from './link-checks'
 
 const isMfa = (purpose: string) => purpose === MFA_PURPOSE
 

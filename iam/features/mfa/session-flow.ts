@@ -1,15 +1,15 @@
 /**
- * What the flows of a signed-in session share (custom MFA in custom-mfa.ts, its proof in
+ * What the flows of a signed-in session share (custom MFA in custom.ts, its proof in
  * flow-proof.ts, the email change in account-actions/email-change.ts, re-authentication in
  * reauthenticate.ts): the session user they are bound to, the admission of a mail the user makes
  * the IAM send, and the check that a link belongs to this user, session and device.
  */
-import type { IamContext } from '../../../context'
-import type { LinkParams } from '../../mfa/link-token'
-import { checkLink, previewLink } from '../../mfa/links'
-import type { LinkWithCode } from '../../mfa/repository'
-import { useLimiter } from '../../rate-limits/registry'
-import { linkFailure, type ActionFailure, type ActionLimited } from '../../account-actions/outcomes'
+import type { IamContext } from '../../context'
+import type { LinkParams } from './link-token'
+import { checkLink, previewLink } from './links'
+import type { LinkWithCode } from './repository'
+import { useLimiter } from '../rate-limits/registry'
+import { linkFailure, type ActionFailure, type ActionLimited } from './action-failures'
 
 /** The signed-in caller (req.user of the spec, reduced to what flows need). */
 export interface SessionUser {

@@ -4,7 +4,7 @@
  * `{ ok: false, date, error[, fields] }` body; nothing here knows HTTP.
  */
 import type { LimitDecision } from '../rate-limits/limiter'
-import type { CodeCheck, LinkFailure } from '../mfa/links'
+import type { CodeCheck, LinkFailure } from './links'
 
 export type ActionFailureCode =
   /** a bad, expired, used or mismatched link, or one out of previews */
@@ -57,11 +57,4 @@ export const linkFailure = (reason: LinkFailure | 'previews'): ActionFailure => 
 export function codeFailure(check: Exclude<CodeCheck, { ok: true }>): ActionFailure {
   if (check.code === 'used') return fail('link_used')
   return fail(check.code === 'bad_code' ? 'code_bad' : 'code_attempts')
-}
-
-/** The request's device and network, recorded with every completed action. */
-export interface Actor {
-  visitorRowId: number | null
-  ipAddress: string
-  fingerprint: Record<string, unknown> | null
 }

@@ -5,7 +5,7 @@
  */
 import type { IamContext } from '../../context'
 import { reissueAfterMfa, type TokenPair } from '../sessions/session-service'
-import { resolveFamilyAnomaly } from './anomaly-store'
+import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
 
 export async function completeMfa(
   ctx: IamContext,

@@ -3,10 +3,10 @@
  * counted as previewed, never consumed) and the check of a link that carries an address.
  */
 import type { IamContext } from '../../context'
-import type { LinkParams } from '../mfa/link-token'
-import { checkLink, previewLink } from '../mfa/links'
-import type { LinkWithCode } from '../mfa/repository'
-import { linkFailure, type ActionFailure } from './outcomes'
+import type { LinkParams } from './link-token'
+import { checkLink, previewLink } from './links'
+import type { LinkWithCode } from './repository'
+import { linkFailure, type ActionFailure } from './action-failures'
 
 export async function previewLinkPurpose(
   ctx: IamContext,

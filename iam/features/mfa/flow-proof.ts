@@ -6,14 +6,15 @@
  * device, its expiry and its attempt budget hold for both proofs, and the mailed link stays usable
  * until one of them consumes the flow.
  */
-import type { IamContext } from '../../../context'
-import type { LinkParams } from '../../mfa/link-token'
-import { attemptCode, attemptWith, type CodeCheck } from '../../mfa/links'
-import { findLink, findLiveLink, type LinkWithCode } from '../../mfa/repository'
-import { verifySecondFactor } from '../verify-factor'
+import type { IamContext } from '../../context'
+import type { LinkParams } from './link-token'
+import { attemptCode, attemptWith, type CodeCheck } from './links'
+import { findLink, findLiveLink, type LinkWithCode } from './repository'
+import { verifySecondFactor } from '../second-factors/verify-factor'
 import { checkSessionLink, type SessionUser } from './session-flow'
-import type { CodeLocked } from '../code-budget'
-import { fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from '../../account-actions/outcomes'
+import type { CodeLocked } from '../second-factors/code-budget'
+import { fail, linkFailure, type ActionFailure, type ActionLimited } from './action-failures'
+import type { Actor } from '../security-events/repository'
 
 export type FlowProof =
   | { kind: 'emailed'; params: LinkParams; code: string }

@@ -4,18 +4,19 @@
  * device: its link works only inside that session. One live code per session and reason; a new
  * start of the same reason replaces the old link, other reasons are left alone.
  */
-import type { IamContext } from '../../../context'
-import { customActionMail } from '../../mail/templates'
-import { codeMailFields, findMailRecipient, maskEmail, startFlow } from '../../mfa/flows'
-import type { LinkParams } from '../../mfa/link-token'
-import { consumeLink } from '../../mfa/links'
-import { isGenericCustomReason } from '../../mfa/purposes'
-import { recordSecurityEvent } from '../../security-events/repository'
-import type { TokenPair } from '../../sessions/session-service'
+import type { IamContext } from '../../context'
+import { customActionMail } from '../mail/templates'
+import { codeMailFields, findMailRecipient, maskEmail, startFlow } from './flows'
+import type { LinkParams } from './link-token'
+import { consumeLink } from './links'
+import { isGenericCustomReason } from './purposes'
+import { recordSecurityEvent } from '../security-events/repository'
+import type { TokenPair } from '../sessions/session-service'
 import { reissueSession } from './reissue-session'
 import { attemptProof, locateFlow, type FlowProof } from './flow-proof'
 import { admitFlowMail, checkSessionLink, type SessionUser } from './session-flow'
-import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited, type Actor } from '../../account-actions/outcomes'
+import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited } from './action-failures'
+import type { Actor } from '../security-events/repository'
 
 export type StartCustomResult =
   | { ok: true; reason: string; expiresAt: string; sentTo: string }

@@ -12,21 +12,21 @@
  * Success stamps session_families.reauthenticated_at, which full authentication reads in its one
  * statement (http/reauthenticate.ts judges the window).
  */
-import type { IamContext } from '../../../context'
-import { reauthenticateCodeMail } from '../../mail/templates'
-import { codeMailFields, maskEmail, startFlow } from '../../mfa/flows'
-import { attemptCode, consumeLink } from '../../mfa/links'
-import { REAUTHENTICATE_PURPOSE } from '../../mfa/purposes'
-import { findLink, findLiveLink } from '../../mfa/repository'
-import type { LimitDecision } from '../../rate-limits/limiter'
-import { recordSecurityEvent } from '../../security-events/repository'
-import type { CodeLocked } from '../code-budget'
-import { hasSecondFactor } from '../repository'
-import { verifySecondFactor } from '../verify-factor'
-import { proveAccountPassword } from '../../users/prove-password'
-import { findUserById } from '../../users/users-repo'
-import { admitFlowMail, type SessionUser } from './session-flow'
-import type { Actor } from '../../account-actions/outcomes'
+import type { IamContext } from '../../context'
+import { reauthenticateCodeMail } from '../mail/templates'
+import { codeMailFields, maskEmail, startFlow } from '../mfa/flows'
+import { attemptCode, consumeLink } from '../mfa/links'
+import { REAUTHENTICATE_PURPOSE } from '../mfa/purposes'
+import { findLink, findLiveLink } from '../mfa/repository'
+import type { LimitDecision } from '../rate-limits/limiter'
+import { recordSecurityEvent } from '../security-events/repository'
+import type { CodeLocked } from './code-budget'
+import { hasSecondFactor } from './repository'
+import { verifySecondFactor } from './verify-factor'
+import { proveAccountPassword } from '../users/prove-password'
+import { findUserById } from '../users/users-repo'
+import { admitFlowMail, type SessionUser } from '../mfa/session-flow'
+import type { Actor } from '../security-events/repository'
 
 export type ReauthProof = { password: string } | { code: string } | Record<string, never>
 
@@ -51,13 +51,6 @@ export type ReauthResult =
   | CodeLocked
 
 const failed = (code: ReauthFailureCode): ReauthResult => ({ ok: false, code })
-
-/** Which proofs the account has: the page asks for the first of them. */
-export async function reauthMethods(ctx: IamContext, userId: number): Promise<{ password: boolean; secondFactor: boolean } | null> {
-  const user = await findUserById(ctx.db, userId)
-  if (!user) return null
-  return { password: !!user.password_hash, secondFactor: await hasSecondFactor(ctx.db, userId) }
-}
 
 export async function reauthenticate(ctx: IamContext, input: { user: SessionUser; proof: ReauthProof; actor: Actor }): Promise<ReauthResult> {
   const user = await findUserById(ctx.db, input.user.userId)
