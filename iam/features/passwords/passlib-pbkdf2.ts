@@ -16,7 +16,7 @@
  * `_` are not its alphabet.
  */
 
-export type PasslibDigest = 'sha1' | 'sha256' | 'sha512'
+type PasslibDigest = 'sha1' | 'sha256' | 'sha512'
 
 export type PasslibPbkdf2 = { ok: true; digest: PasslibDigest; rounds: number; salt: Buffer; checksum: Buffer } | { ok: false; reason: string }
 

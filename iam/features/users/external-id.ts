@@ -5,7 +5,7 @@
 import { isSafeText } from '../../contract/text'
 
 /** An external id's length in characters (code points), as the column's check counts them. */
-export const EXTERNAL_ID_MAX = 255
+const EXTERNAL_ID_MAX = 255
 
 /**
  * A line's `externalId`: absent or null is none; otherwise a string of safe text (no control
