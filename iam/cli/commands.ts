@@ -184,6 +184,12 @@ export const usersPurge = command(
   },
 )
 
+const SKIP_TEXT: Record<ImportSummary['skippedLines'][number]['reason'], string> = {
+  account_exists: 'an account with this address exists',
+  external_id_differs: 'an account with this address exists; it keeps its own external id (none, or another)',
+  duplicate_in_file: 'the address appears on an earlier line',
+}
+
 /** The text answer of users:import: the counts, then each bad and skipped line. */
 function importText(summary: ImportSummary): string {
   const verb = summary.dryRun ? 'would import' : 'imported'
@@ -191,7 +197,7 @@ function importText(summary: ImportSummary): string {
   const lines = [
     `${summary.dryRun ? 'dry run: nothing written; ' : ''}${summary.lines} line(s): ${verb} ${summary.imported}${formats ? ` (${formats})` : ''}, skipped ${summary.skipped}, invalid ${summary.invalid}`,
     ...summary.invalidLines.map((p) => `line ${p.line}: invalid: ${p.reason}`),
-    ...summary.skippedLines.map((s) => `line ${s.line}: skipped ${s.email}: ${s.reason === 'account_exists' ? 'an account with this address exists' : 'the address appears on an earlier line'}`),
+    ...summary.skippedLines.map((s) => `line ${s.line}: skipped ${s.email}: ${SKIP_TEXT[s.reason]}`),
   ]
   const unlisted = summary.invalid + summary.skipped - summary.invalidLines.length - summary.skippedLines.length
   if (unlisted > 0) lines.push(`(${unlisted} more not listed)`)
@@ -202,7 +208,7 @@ export const usersImport = command(
   'users:import',
   'Import accounts from a JSON Lines file (one user per line; existing addresses are skipped, never overwritten; password hashes are kept and replaced at the next sign-in)',
   {
-    file: { type: 'positional', required: true, description: 'The .jsonl file: email, name, emailVerified, passwordHash, createdAt per line' },
+    file: { type: 'positional', required: true, description: 'The .jsonl file: email, name, emailVerified, passwordHash, createdAt, externalId per line' },
     'dry-run': { type: 'boolean', description: 'Read and check everything, write nothing, and say what would happen' },
   },
   async (args) => {

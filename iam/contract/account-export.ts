@@ -32,6 +32,7 @@ export const accountExportDocument = z.object({
     emailVerified: z.boolean(),
     hasPassword: z.boolean(),
     createdAt: at,
+    externalId: z.string().nullable().describe('the account’s id in the system it was imported from; null for none'),
   }),
   sessions: z
     .array(

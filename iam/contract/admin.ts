@@ -19,9 +19,10 @@ const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{
 const userParams = z.object({ userId: uuid('Not a user id') })
 const orgParams = z.object({ orgId: uuid('Not an organization id') })
 
-/** `?q=` a prefix of the email or name (slug or name for organizations), `limit`, `cursor` of the page before. */
+/** `?q=` a prefix of the email or name, or an account's exact external id (slug or name for organizations), `limit`, `cursor` of the page before. */
 const pageQuery = z.strictObject({
-  q: z.string().trim().max(254, 'At most 254 characters').optional(),
+  // 255: the longest external id (features/users/import-users.ts), searched as a whole
+  q: z.string().trim().max(255, 'At most 255 characters').optional(),
   limit: z.coerce.number({ error: 'limit: 1 to 100' }).int('limit: 1 to 100').min(1, 'limit: 1 to 100').max(100, 'limit: 1 to 100').default(50),
   cursor: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'Not a cursor').optional(),
 })
@@ -39,7 +40,12 @@ const userSummary = z.object({
 const orgSummary = z.object({ id: z.string(), slug: z.string(), name: z.string(), createdAt: z.string(), members: z.number().int() })
 
 const userDetail = z.object({
-  user: userSummary.extend({ hasPassword: z.boolean(), firstVerifiedAt: z.string().nullable(), updatedAt: z.string() }),
+  user: userSummary.extend({
+    hasPassword: z.boolean(),
+    firstVerifiedAt: z.string().nullable(),
+    updatedAt: z.string(),
+    externalId: z.string().nullable().describe('the account’s id in the system it was imported from (docs/import.md); null for none'),
+  }),
   sessions: z.array(z.object({ id: z.string(), createdAt: z.string(), lastSeenAt: z.string(), ipAddress: z.string().nullable(), browser: z.string().nullable(), os: z.string().nullable(), country: z.string().optional() })),
   factors: z.object({
     totp: z.object({ enabled: z.boolean(), createdAt: z.string(), enabledAt: z.string().nullable() }).nullable(),
@@ -84,7 +90,9 @@ const importSummary = z.object({
   invalid: z.number().int(),
   formats: z.record(z.string(), z.number().int()).describe('imported users by password hash format; `none`: no hash'),
   invalidLines: z.array(z.object({ line: z.number().int(), reason: z.string() })).describe('the first 1,000, by line number'),
-  skippedLines: z.array(z.object({ line: z.number().int(), email: z.string(), reason: z.enum(['account_exists', 'duplicate_in_file']) })).describe('the first 1,000, by line number'),
+  skippedLines: z
+    .array(z.object({ line: z.number().int(), email: z.string(), reason: z.enum(['account_exists', 'external_id_differs', 'duplicate_in_file']) }))
+    .describe('the first 1,000, by line number; `external_id_differs`: the account exists with another external id (or none), which it keeps'),
 })
 
 /** Every admin route: not an administrator, or no recent sign-in proof. */
@@ -120,7 +128,7 @@ export const ADMIN_ROUTES = defineRoutes({
   adminUsers: {
     method: 'GET',
     path: '/admin/users',
-    summary: 'Accounts, oldest first, whose email or name starts with `q`; `next` is the cursor of the following page',
+    summary: 'Accounts, oldest first, whose email or name starts with `q`, or whose external id is exactly `q`; `next` is the cursor of the following page',
     auth: 'full',
     guards: ADMIN_GUARDS,
     limiters: [],

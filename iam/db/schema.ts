@@ -22,6 +22,8 @@ export interface UsersTable {
   public_id: Generated<string>
   /** set while a confirmed deletion waits for its purge: the account is disabled until then (migration 0011) */
   deletion_due_at: NullableTimestamp
+  /** the account's id in the system it was imported from, unique where set; null for every account made here (migration 0013) */
+  external_id: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -14,7 +14,7 @@ import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_IMPORT_LIMIT_BYTES } from '../../iam/contract/admin'
-import { applyRefresh, call, newDevice, PROXY_CONFIG, refresh, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
+import { applyRefresh, call, loginUser, newDevice, PROXY_CONFIG, refresh, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import type { IamServer, Json } from '../helpers/iam-server'
 import { connectDatabase } from '../helpers/test-database'
@@ -225,6 +225,84 @@ describe('POST /admin/users/import', () => {
     expect(await accountsStartingWith(`${tag}.late`)).toEqual([])
     expect((await postImport({ jsonl: `{"email":"${tag}.late@example.com"}` })).status).toBe(200)
     expect(await accountsStartingWith(`${tag}.late`)).toEqual([`${tag}.late@example.com`])
+  })
+})
+
+describe('external ids through POST /admin/users/import', () => {
+  const passlibLine = readFileSync(join(FIXTURES, 'passlib-pbkdf2.jsonl'), 'utf8').split('\n')[0]!
+  const passlibUser = JSON.parse(passlibLine) as { email: string; externalId: string }
+  const file = () =>
+    lines(
+      passlibLine,
+      { email: `${tag}.ext1@example.com`, externalId: `${tag}-crm-7` },
+      { email: `${tag}.ext2@example.com`, externalId: 'tab\there' },
+      { email: `${tag}.ext3@example.com`, externalId: ['not', 'a', 'string'] },
+      { email: `${tag}.ext4@example.com`, externalId: `${tag}-crm-7` },
+      { email: `${tag}.ext5@example.com`, externalId: '' },
+    )
+  const refused = [
+    { line: 3, reason: 'externalId has a control character or invalid Unicode' },
+    { line: 4, reason: 'externalId must be a string' },
+    { line: 5, reason: 'externalId is already on line 2' },
+    { line: 6, reason: 'externalId is empty' },
+  ]
+
+  /** The detail of the one account the admin search finds for `q`. */
+  async function detailOf(q: string): Promise<Json> {
+    const found = await json(await asAdmin('GET', `/admin/users?q=${encodeURIComponent(q)}`))
+    const users = (found.data as { users: Array<{ id: string }> }).users
+    expect(users, q).toHaveLength(1)
+    const res = await asAdmin('GET', `/admin/users/${users[0]!.id}`)
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    return (body.data as { user: Json }).user
+  }
+
+  it('a dry run checks each external id and reports the bad ones by line, writing nothing', async () => {
+    const res = await postImport({ jsonl: file(), dryRun: true })
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    expect(body.data).toMatchObject({ dryRun: true, lines: 6, imported: 2, invalid: 4, invalidLines: refused, formats: { 'passlib-pbkdf2': 1, none: 1 } })
+    expect(await accountsStartingWith(`${tag}.ext`)).toEqual([])
+  })
+
+  it('stores a good external id with its account, refuses the lines of bad ones and creates no account for them', async () => {
+    const body = await json(await postImport({ jsonl: file() }))
+    expect(body.data).toMatchObject({ dryRun: false, lines: 6, imported: 2, invalid: 4, invalidLines: refused })
+    expect(await accountsStartingWith(`${tag}.ext`)).toEqual([`${tag}.ext1@example.com`])
+    expect(await detailOf(`${tag}.ext1@`)).toMatchObject({ email: `${tag}.ext1@example.com`, externalId: `${tag}-crm-7` })
+    // an account made here has none
+    expect(await detailOf(admin.email)).toMatchObject({ externalId: null })
+  })
+
+  it('the admin search finds an account by its whole external id, and not by the start of it', async () => {
+    expect(await accountsStartingWith(`${tag}-crm-7`)).toEqual([`${tag}.ext1@example.com`])
+    expect(await accountsStartingWith(`${tag}-crm-`)).toEqual([])
+    expect((await detailOf(passlibUser.externalId)).email).toBe(passlibUser.email)
+  })
+
+  it('a second account with a held external id is a refused line; the same address keeps its stored id and the line says so', async () => {
+    const res = await postImport({ jsonl: lines({ email: `${tag}.ext6@example.com`, externalId: `${tag}-crm-7` }, { email: `${tag}.EXT1@example.com`, externalId: `${tag}-crm-8` }) })
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    expect(body.data).toMatchObject({
+      imported: 0,
+      skipped: 1,
+      invalid: 1,
+      invalidLines: [{ line: 1, reason: 'externalId already names another account' }],
+      skippedLines: [{ line: 2, email: `${tag}.EXT1@example.com`, reason: 'external_id_differs' }],
+    })
+    expect(await accountsStartingWith(`${tag}.ext`)).toEqual([`${tag}.ext1@example.com`])
+    expect(await detailOf(`${tag}.ext1@`)).toMatchObject({ externalId: `${tag}-crm-7` })
+  })
+
+  it('the imported person signs in with their passlib password and finds their external id in their own data export', async () => {
+    const iam = await stage.server()
+    const person = await loginUser(iam, passlibUser.email, passwords[passlibUser.email]!, await newDevice(iam, { ip: '203.0.113.74' }))
+    const res = await authed(iam, person, 'GET', '/auth/export')
+    const doc = await json(res)
+    expect(res.status, JSON.stringify(doc)).toBe(200)
+    expect(doc.profile).toMatchObject({ email: passlibUser.email, hasPassword: true, externalId: passlibUser.externalId })
   })
 })
 

@@ -4,20 +4,21 @@
  * or a published vector), against a built IAM: the right password signs in over POST /login and
  * the stored hash is then our Argon2id; a wrong one is refused; re-authentication and a password
  * change accept an imported current password and replace it; a second import skips every
- * address; bad lines are reported by number; a dry run writes nothing. PGlite when DATABASE_URL is
+ * address; bad lines are reported by number; a dry run writes nothing; external ids are stored, one
+ * account each, and a bad or taken one refuses its line. PGlite when DATABASE_URL is
  * unset (the IAM stopped while the CLI or a direct read runs), PostgreSQL when it is set.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, loginUser, newDevice, PROXY_CONFIG, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
 import { connectDatabase } from '../helpers/test-database'
-import { cli, cliJson, cliStage, deployment, type Cleanups, type Deployment } from './admin-cli-run'
+import { cli, cliJson, cliStage, deployment, tempDir, type Cleanups, type Deployment } from './admin-cli-run'
 
 const START_TIMEOUT_MS = 180_000
 const FIXTURES = join(import.meta.dirname, '../fixtures/import')
-const FORMAT_FILES = ['bcrypt', 'argon2', 'scrypt', 'pbkdf2-sha256', 'keycloak', 'firebase-scrypt'] as const
+const FORMAT_FILES = ['bcrypt', 'argon2', 'scrypt', 'pbkdf2-sha256', 'keycloak', 'firebase-scrypt', 'passlib-pbkdf2'] as const
 const passwords = JSON.parse(readFileSync(join(FIXTURES, 'passwords.json'), 'utf8')) as Record<string, string>
 const firebase = JSON.parse(readFileSync(join(FIXTURES, 'firebase-params.json'), 'utf8')) as Json
 const emailsOf = (file: string) =>
@@ -78,6 +79,7 @@ describe('npm run iam -- users:import', () => {
     expect(runs.map((run) => run.imported)).toEqual(FORMAT_FILES.map((file) => emailsOf(file).length))
     expect(runs[4]!.formats).toEqual({ 'keycloak-pbkdf2': 2 })
     expect(runs[5]!.formats).toEqual({ 'firebase-scrypt': 1 })
+    expect(runs[6]!.formats).toEqual({ 'passlib-pbkdf2': 3 })
     const listed = await stage.cliTurn(() => cliJson(['users:list'], dep.env))
     expect(listed.users).toEqual([])
   }, START_TIMEOUT_MS)
@@ -164,6 +166,61 @@ describe('npm run iam -- users:import', () => {
     const emails = (listed.users as Json[]).map((u) => u.email)
     expect(emails).toEqual(expect.arrayContaining(['good.one@example.com', 'good.three@example.com']))
     expect(emails).not.toContain('bad.hash@example.com')
+  }, START_TIMEOUT_MS)
+
+  /** The external ids of the accounts whose address starts with `prefix`, read directly. */
+  const externalIds = (prefix: string) =>
+    stage.cliTurn(async () => {
+      const db = await connectDatabase(dep.share.databaseUrl)
+      try {
+        const rows = await db.selectFrom('users').select(['email', 'external_id']).where('email', 'like', `${prefix}%`).orderBy('email').execute()
+        return Object.fromEntries(rows.map((row) => [row.email, row.external_id]))
+      } finally {
+        await db.destroy()
+      }
+    })
+
+  it('imports external ids; a bad one, or one an earlier line or another account holds, is a refused line with its number and reason, and the rest go in whole', async () => {
+    const path = join(tempDir(cleanups, 'external-ids'), 'users.jsonl')
+    const file = (...rows: object[]) => writeFileSync(path, rows.map((row) => JSON.stringify(row)).join('\n'))
+    file(
+      { email: 'ext.a@example.com', externalId: 'crm-1001', passwordHash: '$2y$07$BCryptRequires22Chrcte/VlQH0piJtjXl.0t1XkA8pw9dMXTpOq' },
+      { email: 'ext.b@example.com', externalId: 'x'.repeat(256) },
+      { email: 'ext.c@example.com', externalId: 'crm\u00071003' },
+      { email: 'ext.d@example.com', externalId: 1004 },
+      { email: 'ext.e@example.com', externalId: 'crm-1001' },
+      { email: 'ext.f@example.com', externalId: '  crm-1006  ', name: 'Trimmed' },
+      // the passlib fixture's account holds this one (imported above)
+      { email: 'ext.g@example.com', externalId: 'django-user-1041' },
+    )
+    const expected = [
+      { line: 2, reason: 'externalId is longer than 255 characters' },
+      { line: 3, reason: 'externalId has a control character or invalid Unicode' },
+      { line: 4, reason: 'externalId must be a string' },
+      { line: 5, reason: 'externalId is already on line 1' },
+      { line: 7, reason: 'externalId already names another account' },
+    ]
+    const { dry, text } = await stage.cliTurn(async () => ({ dry: await cliJson(['users:import', path, '--dry-run'], dep.env), text: await cli(['users:import', path], dep.env) }))
+    expect(dry).toMatchObject({ dryRun: true, lines: 7, imported: 2, invalid: 5, invalidLines: expected })
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toContain('imported 2 (bcrypt 1, none 1), skipped 0, invalid 5')
+    expect(text.stdout).toContain('line 4: invalid: externalId must be a string')
+    // no partial user: a refused line left no account behind, an imported one has all of its fields
+    expect(await externalIds('ext.')).toEqual({ 'ext.a@example.com': 'crm-1001', 'ext.f@example.com': 'crm-1006' })
+    expect(await externalIds('passlib.sha256@')).toEqual({ 'passlib.sha256@example.com': 'django-user-1041' })
+
+    // again, with a different id for an existing address: the stored id stays, and the line says so
+    file({ email: 'ext.a@example.com', externalId: 'crm-1001' }, { email: 'EXT.F@example.com', externalId: 'crm-9999' }, { email: 'ext.h@example.com', externalId: 'crm-1008' })
+    const again = await stage.cliTurn(() => cliJson(['users:import', path], dep.env))
+    expect(again).toMatchObject({ imported: 1, skipped: 2, invalid: 0 })
+    expect(again.skippedLines).toEqual([
+      { line: 1, email: 'ext.a@example.com', reason: 'account_exists' },
+      { line: 2, email: 'EXT.F@example.com', reason: 'external_id_differs' },
+    ])
+    expect(await externalIds('ext.')).toEqual({ 'ext.a@example.com': 'crm-1001', 'ext.f@example.com': 'crm-1006', 'ext.h@example.com': 'crm-1008' })
+    const iam = await stage.server()
+    const login = await call(iam, 'POST', '/login', { client: await newDevice(iam, { ip: '198.51.100.220' }), body: { email: 'ext.a@example.com', password: 'rasmuslerdorf' } })
+    expect(login.status, await login.clone().text()).toBe(200)
   }, START_TIMEOUT_MS)
 
   it('a user without a hash cannot sign in with a password; an unreadable file is one line on stderr', async () => {

@@ -81,6 +81,22 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
   })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
+  it.skipIf(noPostgresServer)('names one account by an external id, any number without one, and holds its length to 1 to 255 characters (migration 0013)', async () => {
+    const withExternalId = (externalId: string | null) =>
+      db.insertInto('users').values({ email: `${uid()}@example.com`, name: 'n', roles: ['user'], external_id: externalId }).returning('id').executeTakeFirstOrThrow()
+    const id = `src-${uid()}`
+    await withExternalId(id)
+    expect(await sqlState(withExternalId(id))).toBe('23505')
+    // compared exactly: another case is another id
+    await withExternalId(id.toUpperCase())
+    await withExternalId(null)
+    await withExternalId(null)
+    await withExternalId('é'.repeat(255))
+    expect(await sqlState(withExternalId(''))).toBe('23514')
+    expect(await sqlState(withExternalId('x'.repeat(256)))).toBe('23514')
+  })
+
+  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noPostgresServer)('keeps at most one active refresh token per family, however many writers race', async () => {
     const familyId = await newFamily(await newUser())
     const results = await Promise.allSettled(

@@ -24,7 +24,15 @@ const rowsOf = (file: string) =>
   linesOf(`${file}.jsonl`)
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { email: string; passwordHash: unknown })
-const FORMATS = { bcrypt: 'bcrypt', argon2: 'argon2', scrypt: 'scrypt', 'pbkdf2-sha256': 'pbkdf2', keycloak: 'keycloak-pbkdf2', 'firebase-scrypt': 'firebase-scrypt' } as const
+const FORMATS = {
+  bcrypt: 'bcrypt',
+  argon2: 'argon2',
+  scrypt: 'scrypt',
+  'pbkdf2-sha256': 'pbkdf2',
+  keycloak: 'keycloak-pbkdf2',
+  'firebase-scrypt': 'firebase-scrypt',
+  'passlib-pbkdf2': 'passlib-pbkdf2',
+} as const
 const low = { memoryCost: 8192, timeCost: 1, parallelism: 1 }
 
 describe('imported password hashes', () => {
@@ -71,7 +79,7 @@ describe('imported password hashes', () => {
       '$argon2id$v=19$m=4194304,t=3,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       '$scrypt$ln=24,r=8,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       '$pbkdf2-sha256$i=50000000$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
-      '$pbkdf2-sha1$i=1000$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
+      '$pbkdf2-md5$i=1000$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG',
       'plain text',
       { format: 'keycloak', credentialData: '{"algorithm":"argon2","hashIterations":1}', secretData: '{"salt":"c29tZQ==","value":"c29tZQ=="}' },
       { format: 'firebase-scrypt', hash: 'not base64!' },
@@ -105,6 +113,65 @@ describe('importUsers', () => {
     expect(checkImportLine('[1]', 1, now)).toEqual({ ok: false, reason: 'not a JSON object' })
     expect(checkImportLine('{"email":"a@example.com","createdAt":"2999-01-01"}', 1, now)).toMatchObject({ ok: false })
     expect(checkImportLine('{"email":"a@example.com","emailVerified":"yes"}', 1, now)).toMatchObject({ ok: false })
+  })
+
+  it('checks the externalId of one line: a string of safe text, trimmed, 1 to 255 characters, compared as given', () => {
+    const line = (externalId: unknown) => checkImportLine(JSON.stringify({ email: 'x@example.com', externalId }), 1, now)
+    expect(line(' auth0|5f7c8ec7c33c6c004bbafe82 ')).toMatchObject({ ok: true, row: { externalId: 'auth0|5f7c8ec7c33c6c004bbafe82' } })
+    expect(line(null)).toMatchObject({ ok: true, row: { externalId: null } })
+    expect(checkImportLine('{"email":"x@example.com"}', 1, now)).toMatchObject({ ok: true, row: { externalId: null } })
+    expect(line('Ünïcode-Ĭd')).toMatchObject({ ok: true, row: { externalId: 'Ünïcode-Ĭd' } })
+    // 255 characters counted as PostgreSQL counts them (code points): 255 emoji are 510 UTF-16 units
+    expect(line('😀'.repeat(255))).toMatchObject({ ok: true })
+    expect(line('a'.repeat(255))).toMatchObject({ ok: true })
+    expect(line('a'.repeat(256))).toEqual({ ok: false, reason: 'externalId is longer than 255 characters' })
+    expect(line('😀'.repeat(256))).toEqual({ ok: false, reason: 'externalId is longer than 255 characters' })
+    expect(line(42)).toEqual({ ok: false, reason: 'externalId must be a string' })
+    expect(line({ id: 'x' })).toEqual({ ok: false, reason: 'externalId must be a string' })
+    expect(line('   ')).toEqual({ ok: false, reason: 'externalId is empty' })
+    expect(line('id\u0000x')).toEqual({ ok: false, reason: 'externalId has a control character or invalid Unicode' })
+    expect(line('id\n')).toEqual({ ok: false, reason: 'externalId has a control character or invalid Unicode' })
+    expect(checkImportLine('{"email":"x@example.com","externalId":"a\\ud800b"}', 1, now)).toEqual({ ok: false, reason: 'externalId has a control character or invalid Unicode' })
+  })
+
+  it('one external id names one account: another account or an earlier line holding it refuses the line; an existing account keeps its own', async () => {
+    const lines = [
+      JSON.stringify({ email: 'ext.one@example.com', externalId: 'src-1' }),
+      JSON.stringify({ email: 'ext.two@example.com', externalId: 'src-2' }),
+      JSON.stringify({ email: 'ext.three@example.com', externalId: 'src-1' }),
+      JSON.stringify({ email: 'ext.four@example.com', externalId: 'SRC-1' }),
+      JSON.stringify({ email: 'ext.five@example.com', externalId: 'x'.repeat(256) }),
+    ]
+    const first = await importUsers(db, lines, { dryRun: false, now, batchSize: 2 })
+    expect(first).toMatchObject({ imported: 3, skipped: 0, invalid: 2 })
+    expect(first.invalidLines).toEqual([
+      { line: 3, reason: 'externalId is already on line 1' },
+      { line: 5, reason: 'externalId is longer than 255 characters' },
+    ])
+    const again = [
+      JSON.stringify({ email: 'ext.one@example.com', externalId: 'src-1' }),
+      JSON.stringify({ email: 'EXT.TWO@example.com', externalId: 'src-2-renamed' }),
+      JSON.stringify({ email: 'ext.six@example.com', externalId: 'src-2' }),
+      JSON.stringify({ email: 'ext.seven@example.com', externalId: 'src-7' }),
+      JSON.stringify({ email: 'ext.four@example.com' }),
+    ]
+    const dry = await importUsers(db, again, { dryRun: true, now, batchSize: 2 })
+    const real = await importUsers(db, again, { dryRun: false, now, batchSize: 2 })
+    expect({ ...real, dryRun: true }).toEqual(dry)
+    expect(real).toMatchObject({ imported: 1, skipped: 3, invalid: 1 })
+    expect(real.skippedLines).toEqual([
+      { line: 1, email: 'ext.one@example.com', reason: 'account_exists' },
+      { line: 2, email: 'EXT.TWO@example.com', reason: 'external_id_differs' },
+      { line: 5, email: 'ext.four@example.com', reason: 'account_exists' },
+    ])
+    expect(real.invalidLines).toEqual([{ line: 3, reason: 'externalId already names another account' }])
+    const stored = await db.selectFrom('users').select(['email', 'external_id']).where('email', 'like', 'ext.%').orderBy('id').execute()
+    expect(stored).toEqual([
+      { email: 'ext.one@example.com', external_id: 'src-1' },
+      { email: 'ext.two@example.com', external_id: 'src-2' },
+      { email: 'ext.four@example.com', external_id: 'SRC-1' },
+      { email: 'ext.seven@example.com', external_id: 'src-7' },
+    ])
   })
 
   it('a dry run writes nothing; the import is batched, idempotent and reports bad lines by number', async () => {

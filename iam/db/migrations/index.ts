@@ -15,6 +15,7 @@ import * as openidProvider from './2026-11-27-0009-openid-provider'
 import * as organizations from './2026-11-27-0010-organizations'
 import * as accountDeletion from './2026-11-27-0011-account-deletion'
 import * as impersonation from './2026-11-27-0012-impersonation'
+import * as externalIds from './2026-11-29-0013-external-ids'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0010-organizations': organizations,
   '2026-11-27-0011-account-deletion': accountDeletion,
   '2026-11-27-0012-impersonation': impersonation,
+  '2026-11-29-0013-external-ids': externalIds,
 }

@@ -89,8 +89,10 @@ export function decodeCursor(cursor: string | undefined): number | null | 'inval
 }
 
 /**
- * A page of accounts, oldest first, whose email or name starts with `q` (case-insensitive; every
- * account without `q`), from after `cursor`; `next` is the cursor of the following page, null on the last.
+ * A page of accounts, oldest first, whose email or name starts with `q` (case-insensitive) or whose
+ * external id is exactly `q` (every account without `q`), from after `cursor`; `next` is the cursor
+ * of the following page, null on the last. The external id is matched whole and as stored: an id is
+ * looked up (the unique index of migration 0013), never browsed by its start.
  */
 export async function searchUsers(
   ctx: Pick<IamContext, 'db'>,
@@ -106,7 +108,7 @@ export async function searchUsers(
   if (after !== null) query = query.where('id', '>', after)
   if (input.q) {
     const prefix = likePrefix(input.q)
-    query = query.where(sql<boolean>`(lower(email) like ${prefix} or lower(name) like ${prefix})`)
+    query = query.where(sql<boolean>`(lower(email) like ${prefix} or lower(name) like ${prefix} or external_id = ${input.q})`)
   }
   const rows = await query.execute()
   const page = rows.slice(0, input.limit)
@@ -115,7 +117,8 @@ export async function searchUsers(
 }
 
 export interface AdminUserDetail {
-  user: AdminUserSummary & { hasPassword: boolean; firstVerifiedAt: string | null; updatedAt: string }
+  /** `externalId`: the account's id in the system it was imported from (features/users/import-users.ts), null for none */
+  user: AdminUserSummary & { hasPassword: boolean; firstVerifiedAt: string | null; updatedAt: string; externalId: string | null }
   sessions: Array<Omit<SessionView, 'current'>>
   factors: {
     totp: { enabled: boolean; createdAt: string; enabledAt: string | null } | null
@@ -150,7 +153,7 @@ function findByPublicId(db: Db, publicId: string) {
   if (!isUuid(publicId)) return Promise.resolve(undefined)
   return db
     .selectFrom('users')
-    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'updated_at', 'banned_until', 'deletion_due_at', 'first_verified_at', sql<boolean>`password_hash is not null`.as('has_password')])
+    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'updated_at', 'banned_until', 'deletion_due_at', 'first_verified_at', 'external_id', sql<boolean>`password_hash is not null`.as('has_password')])
     .where('public_id', '=', publicId)
     .executeTakeFirst()
 }
@@ -189,6 +192,7 @@ export async function userDetail(ctx: IamContext, publicId: string): Promise<Adm
       hasPassword: !!row.has_password,
       firstVerifiedAt: iso(row.first_verified_at),
       updatedAt: row.updated_at.toISOString(),
+      externalId: row.external_id,
     },
     sessions: sessions.map(({ current: _current, ...session }) => session),
     factors: {

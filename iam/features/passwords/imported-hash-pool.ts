@@ -43,7 +43,7 @@ const IDLE_MS = 60_000
 /** One verification, with everything the worker needs (its caps already checked). */
 export type HashJob =
   | { kind: 'argon2' | 'bcrypt'; hash: string; password: string }
-  | { kind: 'pbkdf2'; password: string; salt: Uint8Array; expected: Uint8Array; iterations: number; digest: 'sha256' | 'sha512' }
+  | { kind: 'pbkdf2'; password: string; salt: Uint8Array; expected: Uint8Array; iterations: number; digest: 'sha1' | 'sha256' | 'sha512' }
   | { kind: 'scrypt'; password: string; salt: Uint8Array; expected: Uint8Array; N: number; r: number; p: number; maxmem: number }
   | { kind: 'firebase-scrypt'; password: string; salt: string; hash: string; params: { signerKey: string; saltSeparator: string; rounds: number; memCost: number } }
 

@@ -11,8 +11,9 @@
  * - `argon2`: a PHC string `$argon2id$` / `$argon2i$` / `$argon2d$` (@node-rs/argon2's verifySync)
  * - `bcrypt`: `$2a$`, `$2b$`, `$2y$` (bcryptjs's compareSync, which compares in constant time)
  * - `scrypt`: PHC `$scrypt$ln=,r=,p=$salt$hash` (node:crypto scryptSync, timingSafeEqual)
- * - `pbkdf2`: PHC `$pbkdf2-sha256$i=$salt$hash` (or -sha512; node:crypto pbkdf2Sync, timingSafeEqual);
- *   Keycloak's pbkdf2 credentials are rewritten to this form at import, nothing recomputed
+ * - `pbkdf2`: PHC `$pbkdf2-sha256$i=$salt$hash` (or -sha512, -sha1; node:crypto pbkdf2Sync,
+ *   timingSafeEqual); Keycloak's pbkdf2 credentials and passlib's PBKDF2 hashes (passlib-pbkdf2.ts)
+ *   are rewritten to this form at import, nothing recomputed
  * - `firebase-scrypt`: `<salt>$<hash>` in base64, Firebase's modified scrypt with the project's
  *   parameters from config (import.firebase; the firebase-scrypt package)
  *
@@ -24,6 +25,7 @@
 import { deserialize, serialize, type PhcObject } from '@phc/format'
 import { argon2OverCap, bcryptOverCap, overCapReason, pbkdf2OverCap, scryptOverCap, type OverCap } from './imported-hash-caps'
 import { importedHashPool, type HashJob, type HashPool } from './imported-hash-pool'
+import { isPasslibPbkdf2, parsePasslibPbkdf2 } from './passlib-pbkdf2'
 
 /** Firebase's project-wide hash parameters (Authentication > Users > Password hash parameters). */
 export interface FirebaseScryptParams {
@@ -39,7 +41,7 @@ export interface ImportedHashSettings {
 
 export type ImportedKind = 'argon2' | 'bcrypt' | 'scrypt' | 'pbkdf2' | 'firebase-scrypt'
 /** The source format a line used, as the import reports it. */
-export type SourceFormat = ImportedKind | 'keycloak-pbkdf2'
+export type SourceFormat = ImportedKind | 'keycloak-pbkdf2' | 'passlib-pbkdf2'
 
 const PREFIX = 'import:'
 
@@ -89,7 +91,8 @@ function phc(hash: string): PhcObject | null {
 const saltAndHash = (parsed: PhcObject): { salt: Buffer; hash: Buffer } | null => (parsed.salt?.length && parsed.hash?.length ? { salt: parsed.salt, hash: parsed.hash } : null)
 
 type Scrypt = { kind: 'scrypt'; N: number; r: number; p: number; maxmem: number }
-type Pbkdf2 = { kind: 'pbkdf2'; digest: 'sha256' | 'sha512'; iterations: number }
+type Pbkdf2Digest = 'sha1' | 'sha256' | 'sha512'
+type Pbkdf2 = { kind: 'pbkdf2'; digest: Pbkdf2Digest; iterations: number }
 type PhcShape = { kind: 'argon2' } | Scrypt | Pbkdf2
 
 function scryptShape(parsed: PhcObject): Scrypt | Refused {
@@ -105,7 +108,13 @@ function scryptShape(parsed: PhcObject): Scrypt | Refused {
   return { kind: 'scrypt', N, r, p, maxmem: 128 * N * r + 32 * 1024 * 1024 }
 }
 
-const PBKDF2_DIGESTS = new Map<string, 'sha256' | 'sha512'>([
+/**
+ * PBKDF2's PRFs by PHC id. HMAC-SHA1 stays sound as PBKDF2's PRF (RFC 8018, section 5.2, names it;
+ * SHA-1's collisions do not reach HMAC), and it is passlib's `$pbkdf2$`; at the caps it costs less
+ * than SHA-512 does (imported-hash-caps.ts).
+ */
+const PBKDF2_DIGESTS = new Map<string, Pbkdf2Digest>([
+  ['pbkdf2-sha1', 'sha1'],
   ['pbkdf2-sha256', 'sha256'],
   ['pbkdf2-sha512', 'sha512'],
 ])
@@ -144,8 +153,21 @@ function bcryptShape(hash: string): { kind: 'bcrypt' } | Refused {
   return overCap('bcrypt', bcryptOverCap(cost)) ?? { kind: 'bcrypt' }
 }
 
-/** A PHC string or a bcrypt hash, as one line's `passwordHash` string. */
+/** passlib's PBKDF2 hash (passlib-pbkdf2.ts) as the PHC pbkdf2 string of the same values, within the caps. */
+function parsePasslib(hash: string): ParsedImport {
+  const parsed = parsePasslibPbkdf2(hash)
+  if (!parsed.ok) return fail(parsed.reason)
+  const over = pbkdf2OverCap(parsed.rounds, parsed.checksum.length)
+  // passlib calls PBKDF2's iteration count its rounds: the reason names it so
+  if (over) return fail(overCapReason('pbkdf2', over.parameter === 'i' ? { ...over, parameter: 'rounds' } : over))
+  const phcHash = serialize({ id: `pbkdf2-${parsed.digest}`, params: { i: parsed.rounds }, salt: parsed.salt, hash: parsed.checksum })
+  const shape = pbkdf2Shape(deserialize(phcHash))
+  return isRefused(shape) ? fail(shape.refused) : stored('pbkdf2', phcHash, 'passlib-pbkdf2')
+}
+
+/** A PHC string, a bcrypt hash or passlib's PBKDF2 form, as one line's `passwordHash` string. */
 function parseHashString(hash: string): ParsedImport {
+  if (isPasslibPbkdf2(hash)) return parsePasslib(hash)
   let shape: PhcShape | { kind: 'bcrypt' } | Refused
   if (hash.startsWith('$2')) shape = bcryptShape(hash)
   else {
@@ -171,25 +193,32 @@ function jsonField(value: unknown): Record<string, unknown> | null {
 
 const base64Bytes = (value: unknown): Buffer | null => (typeof value === 'string' && BASE64.test(value) ? Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : null)
 
+/** Keycloak's algorithms by the PHC id of the same PBKDF2: its `pbkdf2` is HMAC-SHA1 (its default before pbkdf2-sha256). */
+const KEYCLOAK_ALGORITHMS = new Map([
+  ['pbkdf2', 'pbkdf2-sha1'],
+  ['pbkdf2-sha256', 'pbkdf2-sha256'],
+  ['pbkdf2-sha512', 'pbkdf2-sha512'],
+])
+
 /** Keycloak's password credential (credentialData + secretData of its realm export) as a PHC pbkdf2 string. */
 function parseKeycloak(input: Record<string, unknown>): ParsedImport {
   const credential = jsonField(input.credentialData)
   const secret = jsonField(input.secretData)
   if (!credential || !secret) return fail('a Keycloak credential needs credentialData and secretData (JSON)')
-  const algorithm = credential.algorithm
-  if (algorithm !== 'pbkdf2-sha256' && algorithm !== 'pbkdf2-sha512') return fail(`unsupported Keycloak algorithm ${String(algorithm)}`)
+  const id = KEYCLOAK_ALGORITHMS.get(String(credential.algorithm))
+  if (!id) return fail(`unsupported Keycloak algorithm ${String(credential.algorithm)}`)
   const iterations = int(credential.hashIterations)
   const salt = base64Bytes(secret.salt)
   const value = base64Bytes(secret.value)
   if (iterations === null || !salt?.length || !value?.length) return fail('a Keycloak credential needs hashIterations, salt and value')
-  const hash = serialize({ id: algorithm, params: { i: iterations }, salt, hash: value })
+  const hash = serialize({ id, params: { i: iterations }, salt, hash: value })
   const shape = pbkdf2Shape(deserialize(hash))
   return isRefused(shape) ? fail(shape.refused) : stored('pbkdf2', hash, 'keycloak-pbkdf2')
 }
 
 /**
  * One line's `passwordHash`, checked and put in its stored form; nothing is hashed. A string is a
- * PHC string or a bcrypt hash; an object names its format: `{ format: 'firebase-scrypt', hash, salt }`
+ * PHC string, a bcrypt hash or a passlib PBKDF2 hash; an object names its format: `{ format: 'firebase-scrypt', hash, salt }`
  * or `{ format: 'keycloak', credentialData, secretData }`.
  */
 export function parseImportedHash(input: unknown): ParsedImport {

@@ -45,6 +45,7 @@ function readAccount(trx: Trx, userId: number) {
       'u.name',
       'u.email_verified',
       'u.created_at',
+      'u.external_id',
       eb('u.password_hash', 'is not', null).as('has_password'),
       't.created_at as totp_created_at',
       't.enabled_at as totp_enabled_at',
@@ -150,6 +151,7 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
           emailVerified: account.email_verified,
           hasPassword: !!account.has_password,
           createdAt: account.created_at.toISOString(),
+          externalId: account.external_id,
         },
         sessions: sessions.map((row) => {
           const fp = row.fingerprint ?? {}

@@ -1,20 +1,28 @@
 /**
  * Users brought in from another system: one JSON object per line (email, name?, emailVerified?,
- * passwordHash?, createdAt?). Read as a stream and written in batches, each batch one
+ * passwordHash?, createdAt?, externalId?). Read as a stream and written in batches, each batch one
  * `INSERT ... ON CONFLICT DO NOTHING RETURNING`: every user is one row of one statement, so no
  * user is ever half in, and an address that already has an account (whatever its case) is skipped
  * and reported, never overwritten. Nothing is hashed here: a password hash is checked and kept in
  * its stored form (imported-hashes.ts) and replaced by our Argon2id at the owner's next sign-in.
  * A user without a hash signs in through a password reset or a provider.
  *
+ * An external id (the account's id in the old system) names one account (a unique index,
+ * migration 0013): a line whose id another account holds, or an earlier line of the file took, is
+ * refused. An existing account keeps the id it has, whatever the line says (`external_id_differs`):
+ * the import never writes to an account it did not create, and an account made here under the
+ * same address need not be the old system's person (someone may have signed up with the address
+ * first), so attaching the old system's id to it could hand that person's records to another.
+ *
  * A bad line is reported with its number and reason and the rest goes in. A dry run reads the
- * same lines and asks the database which addresses exist, and writes nothing.
+ * same lines and asks the database which addresses and external ids exist, and writes nothing.
  */
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { parseImportedHash, type SourceFormat } from '../passwords/imported-hashes'
 import { recordSecurityEvent } from '../security-events/repository'
+import { checkExternalId } from './external-id'
 
 export const IMPORT_BATCH_SIZE = 1000
 /** How many bad or skipped lines a summary lists one by one (the counts are always whole). */
@@ -29,7 +37,12 @@ export interface ImportLineProblem {
 export interface ImportSkipped {
   line: number
   email: string
-  reason: 'account_exists' | 'duplicate_in_file'
+  /**
+   * `account_exists`: the address has an account, left as it is; `external_id_differs`: it has one
+   * whose external id (none, or another) is not the line's, and keeps its own; `duplicate_in_file`:
+   * an earlier line has the address
+   */
+  reason: 'account_exists' | 'external_id_differs' | 'duplicate_in_file'
 }
 
 export interface ImportSummary {
@@ -55,11 +68,12 @@ interface Row {
   format: SourceFormat | 'none'
   emailVerified: boolean
   createdAt: Date
+  externalId: string | null
 }
 
 type Checked = { ok: true; row: Row } | { ok: false; reason: string }
 
-const KNOWN_KEYS = new Set(['email', 'name', 'emailVerified', 'passwordHash', 'createdAt'])
+const KNOWN_KEYS = new Set(['email', 'name', 'emailVerified', 'passwordHash', 'createdAt', 'externalId'])
 
 /** One line, checked; `now` stands in for a missing createdAt. */
 export function checkImportLine(text: string, line: number, now: Date): Checked {
@@ -94,20 +108,54 @@ export function checkImportLine(text: string, line: number, now: Date): Checked 
     passwordHash = parsed.stored
     format = parsed.format
   }
-  return { ok: true, row: { line, email, name, passwordHash, format, emailVerified: input.emailVerified === true, createdAt } }
+  const external = checkExternalId(input.externalId)
+  if (!external.ok) return external
+  return { ok: true, row: { line, email, name, passwordHash, format, emailVerified: input.emailVerified === true, createdAt, externalId: external.externalId } }
 }
 
-/** The addresses of `rows` that got an account (a dry run: that have none yet). */
-async function writeBatch(db: Kysely<Database>, rows: Row[], dryRun: boolean, now: Date): Promise<Set<string>> {
+/** What became of one line of a batch. */
+type Outcome = { created: true } | { skipped: ImportSkipped['reason'] } | { refused: string }
+
+const CREATED: Outcome = { created: true }
+/** The existing accounts a batch meets: by lower-cased address, and by external id. */
+type Existing = { byEmail: Map<string, string | null>; externalIds: Set<string> }
+
+/** The accounts that hold an address or an external id of `rows`. */
+async function existingOf(db: Kysely<Database>, rows: Row[]): Promise<Existing> {
   const keys = rows.map((row) => row.email.toLowerCase())
+  const ids = rows.flatMap((row) => (row.externalId === null ? [] : [row.externalId]))
+  const found = await db
+    .selectFrom('users')
+    .select([sql<string>`lower(email)`.as('key'), 'external_id'])
+    .where((eb) => (ids.length ? eb.or([eb(sql<string>`lower(email)`, 'in', keys), eb('external_id', 'in', ids)]) : eb(sql<string>`lower(email)`, 'in', keys)))
+    .execute()
+  return {
+    byEmail: new Map(found.map((row) => [row.key, row.external_id])),
+    externalIds: new Set(found.flatMap((row) => (row.external_id === null ? [] : [row.external_id]))),
+  }
+}
+
+/** Why `row` cannot create an account among `existing`, or null when nothing stands in its way. */
+function conflictOf(row: Row, existing: Existing): Outcome | null {
+  const key = row.email.toLowerCase()
+  if (existing.byEmail.has(key)) {
+    const stored = existing.byEmail.get(key) ?? null
+    return { skipped: row.externalId !== null && stored !== row.externalId ? 'external_id_differs' : 'account_exists' }
+  }
+  if (row.externalId !== null && existing.externalIds.has(row.externalId)) return { refused: 'externalId already names another account' }
+  return null
+}
+
+/**
+ * What became of each of `rows` (a dry run: would become). The insert decides, by the unique
+ * indexes on the address and the external id; the lines it did not insert are then told apart by
+ * a read of what holds their address or id. A conflicting account deleted between the two
+ * statements reads as `account_exists`: running the file again imports the line.
+ */
+async function writeBatch(db: Kysely<Database>, rows: Row[], dryRun: boolean, now: Date): Promise<Outcome[]> {
   if (dryRun) {
-    const existing = await db
-      .selectFrom('users')
-      .select(sql<string>`lower(email)`.as('key'))
-      .where(sql<string>`lower(email)`, 'in', keys)
-      .execute()
-    const taken = new Set(existing.map((row) => row.key))
-    return new Set(rows.filter((row) => !taken.has(row.email.toLowerCase())).map((row) => row.email))
+    const existing = await existingOf(db, rows)
+    return rows.map((row) => conflictOf(row, existing) ?? CREATED)
   }
   const inserted = await db
     .insertInto('users')
@@ -119,6 +167,7 @@ async function writeBatch(db: Kysely<Database>, rows: Row[], dryRun: boolean, no
         email_verified: row.emailVerified,
         first_verified_at: row.emailVerified ? row.createdAt : null,
         roles: JSON.stringify(['user']),
+        external_id: row.externalId,
         created_at: row.createdAt,
         updated_at: now,
       })),
@@ -126,7 +175,11 @@ async function writeBatch(db: Kysely<Database>, rows: Row[], dryRun: boolean, no
     .onConflict((conflict) => conflict.doNothing())
     .returning('email')
     .execute()
-  return new Set(inserted.map((row) => row.email))
+  const created = new Set(inserted.map((row) => row.email))
+  // without an external id a line can only have met its address: the read is for the lines with one
+  const withId = rows.filter((row) => !created.has(row.email) && row.externalId !== null)
+  const existing = withId.length ? await existingOf(db, withId) : null
+  return rows.map((row) => (created.has(row.email) ? CREATED : (existing && conflictOf(row, existing)) || { skipped: 'account_exists' }))
 }
 
 /**
@@ -142,22 +195,28 @@ export async function importUsers(
   const batchSize = options.batchSize ?? IMPORT_BATCH_SIZE
   const summary: ImportSummary = { dryRun: options.dryRun, lines: 0, imported: 0, skipped: 0, invalid: 0, formats: {}, invalidLines: [], skippedLines: [] }
   const seen = new Map<string, number>()
+  /** the line that first carried each external id, compared exactly */
+  const seenExternal = new Map<string, number>()
   const skip = (entry: ImportSkipped) => {
     summary.skipped += 1
     if (summary.skippedLines.length < LISTED_MAX) summary.skippedLines.push(entry)
   }
+  const refuse = (entry: ImportLineProblem) => {
+    summary.invalid += 1
+    if (summary.invalidLines.length < LISTED_MAX) summary.invalidLines.push(entry)
+  }
   let batch: Row[] = []
   const flush = async () => {
     if (!batch.length) return
-    const created = await writeBatch(db, batch, options.dryRun, options.now)
-    for (const row of batch) {
-      if (created.has(row.email)) {
+    const outcomes = await writeBatch(db, batch, options.dryRun, options.now)
+    batch.forEach((row, index) => {
+      const outcome = outcomes[index]!
+      if ('created' in outcome) {
         summary.imported += 1
         summary.formats[row.format] = (summary.formats[row.format] ?? 0) + 1
-      } else {
-        skip({ line: row.line, email: row.email, reason: 'account_exists' })
-      }
-    }
+      } else if ('skipped' in outcome) skip({ line: row.line, email: row.email, reason: outcome.skipped })
+      else refuse({ line: row.line, reason: outcome.refused })
+    })
     batch = []
   }
   let number = 0
@@ -168,21 +227,29 @@ export async function importUsers(
     summary.lines += 1
     const checked = checkImportLine(text, number, options.now)
     if (!checked.ok) {
-      summary.invalid += 1
-      if (summary.invalidLines.length < LISTED_MAX) summary.invalidLines.push({ line: number, reason: checked.reason })
+      refuse({ line: number, reason: checked.reason })
       continue
     }
-    const key = checked.row.email.toLowerCase()
+    const { row } = checked
+    const key = row.email.toLowerCase()
     const first = seen.get(key)
     if (first !== undefined) {
-      skip({ line: number, email: checked.row.email, reason: 'duplicate_in_file' })
+      skip({ line: number, email: row.email, reason: 'duplicate_in_file' })
+      continue
+    }
+    const firstExternal = row.externalId === null ? undefined : seenExternal.get(row.externalId)
+    if (firstExternal !== undefined) {
+      refuse({ line: number, reason: `externalId is already on line ${firstExternal}` })
       continue
     }
     seen.set(key, number)
-    batch.push(checked.row)
+    if (row.externalId !== null) seenExternal.set(row.externalId, number)
+    batch.push(row)
     if (batch.length >= batchSize) await flush()
   }
   await flush()
+  // a batch's outcomes are known when it is written, after the lines read since: back to line order
+  summary.invalidLines.sort((a, b) => a.line - b.line)
   summary.skippedLines.sort((a, b) => a.line - b.line)
   return summary
 }
