@@ -10,13 +10,20 @@
 import { createHash } from 'node:crypto'
 import { escapeHtml } from '../../../shared/html'
 
+// The gateway's look (assets/main.css and components/SiteHeader.vue): the same header with the
+// product's name, page width, type, colours, buttons and focus ring, so that signing out of an app
+// or connecting a device does not look like another product's page.
+const BRAND = 'Identity'
 const STYLE =
-  'body{font-family:system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#f6f7f9}' +
-  'main{max-width:28rem;margin:0 auto;background:#fff;border:1px solid #d0d4da;border-radius:8px;padding:1.5rem}' +
-  'h1{font-size:1.4rem;margin-top:0}label{display:block;font-weight:600;margin-bottom:.25rem}' +
-  'input[type=text]{font-size:1.2rem;width:100%;box-sizing:border-box;padding:.5rem;text-transform:uppercase;letter-spacing:.1em}' +
-  'button{font-size:1rem;padding:.55rem 1rem;margin:.75rem .5rem 0 0;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer}' +
-  'button.secondary{background:#fff;color:#1d4ed8}code{font-size:1.4rem;letter-spacing:.1em}.error{color:#b00020}'
+  '*{box-sizing:border-box}html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff}' +
+  'body{margin:0}a{color:#0b57d0}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}' +
+  '.site{display:flex;align-items:center;min-height:3.6rem;padding:.5rem 1rem;border-bottom:1px solid #d0d0d0}' +
+  '.brand{font-weight:700;color:inherit;text-decoration:none}' +
+  'main{max-width:30rem;margin:2rem auto;padding:0 1rem;overflow-wrap:anywhere}h1{font-size:1.6rem;margin:0 0 1rem}' +
+  'label{display:block;font-weight:600;margin-bottom:.25rem}' +
+  'input[type=text]{display:block;width:100%;padding:.55rem .7rem;font:inherit;font-size:1.2rem;border:1px solid #8a8a8a;border-radius:6px;text-transform:uppercase;letter-spacing:.1em}' +
+  'button{display:inline-block;padding:.6rem 1rem;margin:.75rem .5rem 0 0;font:inherit;font-weight:600;border-radius:6px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer}' +
+  'button.secondary{background:#fff;color:#0b57d0}code{font-family:ui-monospace,"SF Mono",Menlo,Consolas,monospace;font-size:1.4rem;letter-spacing:.1em}.error{color:#b3261e}'
 
 const styleHash = createHash('sha256').update(STYLE).digest('base64')
 
@@ -32,7 +39,7 @@ export const OIDC_CSP = [
 
 /** A whole page; `body` is trusted HTML (escape every value put in it). */
 export function renderPage(title: string, body: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><header class="site"><a href="/" class="brand">${BRAND}</a></header><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`
 }
 
 /** The errors a person may meet here, in words; anything else is shown by its description. */
