@@ -51,6 +51,11 @@ export default defineNitroConfig({
           // /oidc or interaction request, not at start, like the strength estimator
           if (/\/features\/oidc\/(provider|adapter|interactions|pages|fast-introspection)\.ts$/.test(id)) return 'oidc-provider'
           if (shared.some((dir) => id.startsWith(dir))) return 'iam'
+          // the storage layer (lib/storage) builds on unstorage, which the Nitro runtime uses too:
+          // left to Rollup it may land in the Nitro chunk, and the CLI, which loads the shared chunk
+          // alone, would then load the Nitro chunk first, whose top level reads the shared chunk's
+          // constants before they exist (ReferenceError at `npm run iam`)
+          if (/[\\/]node_modules[\\/]unstorage[\\/]/.test(id)) return 'iam'
           return typeof nitroChunks === 'function' ? nitroChunks(id, meta) : undefined
         }
       }

@@ -9,8 +9,8 @@
  * when service.Hmac is configured.
  */
 import { HMAC_HEADERS } from '../client/hmac'
-import { DEFAULT_PURPOSES, refusedWhileImpersonating, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
-import { IMPERSONATED, PLATFORM_RESPONSES, responses } from '../contract/responses'
+import { DEFAULT_PURPOSES, type AuthRule, type RouteContract } from '../contract/define'
+import { documentedResponses } from '../contract/responses'
 import { ROUTES } from '../contract/routes'
 import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
 
@@ -64,12 +64,6 @@ const CREDENTIALS: Record<AuthRule, readonly string[]> = {
   none: [],
 }
 
-/** What the platform answers around every route (HMAC only where the entry has it), merged under the entry's own. */
-function withPlatformResponses(route: RouteContract): Record<number, ResponseContract> {
-  const { 401: _hmacFailure, ...withoutHmac } = PLATFORM_RESPONSES
-  return responses(route.hmac === false ? withoutHmac : PLATFORM_RESPONSES, route.responses, refusedWhileImpersonating(route) ? IMPERSONATED : {})
-}
-
 function security(route: RouteContract): Array<Record<string, string[]>> {
   const names = [...CREDENTIALS[route.auth], ...(route.apiKey ? ['apiKey'] : []), ...(route.hmac === false ? [] : Object.keys(HMAC_SCHEMES))]
   return [Object.fromEntries(names.map((name) => [name, []]))]
@@ -107,7 +101,7 @@ function requestBody(id: string, route: RouteContract, components: Record<string
 }
 
 function responseObjects(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema {
-  const all = withPlatformResponses(route)
+  const all = documentedResponses(route)
   const out: JsonSchema = {}
   for (const [status, response] of Object.entries(all)) {
     const body = response.body ? { content: { 'application/json': { schema: toOpenApiSchema(response.body, 'output', `${id}.${status}`, components) } } } : {}

@@ -80,11 +80,11 @@ describe('OpenAPI generation from a route table', () => {
     for (const [name, schema] of schemas) expect(z.globalRegistry.get(schema)?.id, name).toBe(name)
     const withShared = buildOpenApiDocument({ ...table, failing: { ...table.open, path: '/failing', responses: { 429: { description: 'Limited', body: sharedResponses.tooManyBody } } } })
     expect(withShared.paths['/failing']?.get?.responses).toMatchObject({ 429: { content: { 'application/json': { schema: { $ref: '#/components/schemas/tooManyBody' } } } } })
-    expect(withShared.components.schemas.tooManyBody).toMatchObject({ type: 'object', required: ['error', 'retry'] })
+    expect(withShared.components.schemas.tooManyBody).toMatchObject({ type: 'object', required: ['error', 'code', 'retry'] })
   })
-  it("adds the platform's answers (HMAC 401, unresolved client IP 403, 500) to every route, the HMAC 401 only where HMAC applies", () => {
-    expect(Object.keys(op.responses as object).sort()).toEqual(['201', '401', '403', '500'])
-    expect(Object.keys(doc.paths['/open']?.get?.responses as object).sort()).toEqual(['403', '500'])
+  it("adds the platform's answers (HMAC 401, unresolved client IP 403, 500, outage 503) to every route, the HMAC 401 only where HMAC applies", () => {
+    expect(Object.keys(op.responses as object).sort()).toEqual(['201', '401', '403', '500', '503'])
+    expect(Object.keys(doc.paths['/open']?.get?.responses as object).sort()).toEqual(['403', '500', '503'])
   })
   it('requires nothing on an HMAC-exempt route without authentication', () => {
     expect(doc.paths['/open']?.get?.security).toEqual([{}])
