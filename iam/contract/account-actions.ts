@@ -25,11 +25,11 @@ const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ lin
 const message = okData(z.object({ message: z.string() }))
 
 /** Completing an emailed code */
-const CODE_CHECK: Responses = {
+const CODE_CHECK = {
   400: failure('Validation failed (`fields`), or the link purpose or subject does not match', errorFail, 'validation_failed', ...LINK_CODES),
   401: failure('Wrong or expired code, or the session the code belongs to is gone', errorFail, 'code_invalid', 'code_attempts_exhausted', 'relogin_required'),
   500: failure('The session could not be issued or the mail could not be sent', errorFail, 'mail_failed'),
-}
+} satisfies Responses
 /** A JSON body with the emailed code, for the link in the query */
 const CODE_SUBMISSION = responses(JSON_BODY_FIELDS, BAD_LINK, CODE_CHECK, XSS, LIMITED)
 

@@ -12,14 +12,14 @@ const restoreProof = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'Invalid restore pr
 
 const linkPreview = okData(z.object({ link: z.string(), reason: z.string() }))
 const organization = z.object({ id: z.string(), slug: z.string(), name: z.string() })
-const LAST_OWNER: Responses = {
+const LAST_OWNER = {
   409: failure(
     'The account is the last owner of these organizations (`code: "last_owner"`): make another member an owner, or delete them, first',
     errorFail.extend({ code: z.literal('last_owner'), organizations: z.array(organization) }),
     'last_owner',
   ),
-}
-const UNDO_EXPIRED: Responses = { 410: failure('The undo window has passed: the account is erased or about to be', errorFail, 'undo_expired') }
+} satisfies Responses
+const UNDO_EXPIRED = { 410: failure('The undo window has passed: the account is erased or about to be', errorFail, 'undo_expired') } satisfies Responses
 
 export const ACCOUNT_DELETION_ROUTES = defineRoutes({
   deleteAccount: {

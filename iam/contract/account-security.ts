@@ -6,9 +6,9 @@ import type { ErrorCode } from './error-codes'
 import { CODES_LOCKED, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, failure, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
 
 /** A validation or business refusal of these routes (`error`, `fields` for the field at fault) */
-const refused = (description: string, ...codes: ErrorCode[]): Responses => ({ 400: failure(description, errorFail, 'validation_failed', ...codes) })
+const refused = <const C extends readonly ErrorCode[]>(description: string, ...codes: C) => ({ 400: failure(description, errorFail, 'validation_failed', ...codes) }) satisfies Responses
 /** Full authentication read the account a moment ago: gone since, the session means nothing now */
-const ACCOUNT_GONE: Responses = { 401: failure('The account is gone: re-login is required', errorFail, 'relogin_required') }
+const ACCOUNT_GONE = { 401: failure('The account is gone: re-login is required', errorFail, 'relogin_required') } satisfies Responses
 
 /** A live session (refresh-token family) as its owner sees it. */
 export const sessionView = z.object({

@@ -86,20 +86,20 @@ const importSummary = z.object({
 })
 
 /** Every admin route: not an administrator, or no recent sign-in proof. */
-const ADMIN: Responses = responses(
+const ADMIN = responses(
   { 403: failure('Not a platform administrator (`Platform administrators only`, the same on every admin route)', errorFail, 'not_admin') },
   REAUTH,
   FULL_AUTH,
 )
-const NO_USER: Responses = {
+const NO_USER = {
   400: failure('Not a user id', errorFail, 'validation_failed'),
   404: failure('No such user', errorFail, 'user_not_found'),
-}
-const NO_ORG: Responses = {
+} satisfies Responses
+const NO_ORG = {
   400: failure('Not an organization id', errorFail, 'validation_failed'),
   404: failure('No such organization', errorFail, 'org_not_found'),
-}
-const PAGE: Responses = { 400: failure('A bad query (q, limit, cursor)', errorFail, 'validation_failed') }
+} satisfies Responses
+const PAGE = { 400: failure('A bad query (q, limit, cursor)', errorFail, 'validation_failed') } satisfies Responses
 
 /** A POST on one account whose body is empty (`noBody`). */
 const userAction = (summary: string, data: z.ZodType) =>

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { ipRestrictionBody, newTokenBody, PRIVILEGES, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './api-token-inputs'
 import { defineRoutes, manageJson, noBody, untouched } from './define'
-import { FULL_AUTH, JSON_BODY_REASON, LIMITED, XSS, bannedBody, failure, okData, reasonFail, responses, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_REASON, LIMITED, XSS, bannedBody, failure, okData, reasonFail, responses } from './responses'
 
 const privilege = z.enum(PRIVILEGES)
 const verifySuccess = z.object({
@@ -35,7 +35,7 @@ const tokenList = tokenCounts.extend({
 })
 
 /** Every POST action: full authentication, the body rules, then (spec order) union limiter, XSS, schema, operation limiter. */
-const MANAGE: Responses = responses(FULL_AUTH, JSON_BODY_REASON, XSS, LIMITED, {
+const MANAGE = responses(FULL_AUTH, JSON_BODY_REASON, XSS, LIMITED, {
   400: failure("The body does not match the action's schema (`Bad Request`)", reasonFail, 'bad_request'),
 })
 

@@ -138,8 +138,11 @@ export type ErrorCode = keyof typeof ERROR_CODES
 
 export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]
 
-/** The `code` member of a failure body. */
-export const errorCode = z.enum(ERROR_CODE_LIST)
+/**
+ * The `code` member of a failure body: a component of the OpenAPI document of its own (zod's
+ * `.meta({ id })`, as contract/responses.ts names the shared bodies), referenced by every body.
+ */
+export const errorCode = z.enum(ERROR_CODE_LIST).meta({ id: 'errorCode', description: 'A stable failure code (docs/errors.md); the document lists their meanings in `x-error-codes`' })
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)

@@ -5,9 +5,9 @@ import { errorCode } from './error-codes'
 import { COOKIE_ONLY, errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, responses, type Responses } from './responses'
 
 /** The account or device the session names is gone: `{ authorized: false, reason: "Not found" }` */
-const NO_ACCOUNT: Responses = {
+const NO_ACCOUNT = {
   404: failure('The account or device is gone', z.union([z.object({ authorized: z.literal(false), reason: z.string(), code: errorCode }), errorFail]), 'account_not_found'),
-}
+} satisfies Responses
 
 export const GATEWAY_AUTH_ROUTES = defineRoutes({
   secretData: {

@@ -22,9 +22,9 @@ export interface InteractionView {
 
 const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Not an interaction id') })
 
-const GONE: Responses = {
+const GONE = {
   404: failure('No such sign-in request in this browser (expired, finished, or started in another browser)', errorFail, 'interaction_not_found'),
-}
+} satisfies Responses
 /** A uid the params schema refuses */
 const NOT_AN_ID = failure('Not an interaction id', errorFail, 'validation_failed')
 

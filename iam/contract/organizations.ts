@@ -54,13 +54,13 @@ const orgClaim = z.object({ id: z.string(), slug: z.string(), role: z.string(), 
  */
 const ORG_WRITE_GUARDS = ['not-impersonated'] as const
 
-const IN_ORG: Responses = {
+const IN_ORG = {
   400: failure('Not an organization id, or the body failed validation', errorFail, 'validation_failed'),
   403: failure('The member\'s role does not allow it', errorFail, 'org_permission_denied'),
   404: failure('No such organization, or the user is no member of it (the same answer)', errorFail, 'org_not_found'),
-}
+} satisfies Responses
 
-const JSON_IN_ORG = (own: Responses, ...more: Responses[]) => responses(own, IN_ORG, JSON_BODY_FIELDS, XSS, FULL_AUTH, ...more)
+const JSON_IN_ORG = <const O extends Responses, const M extends readonly Responses[]>(own: O, ...more: M) => responses(own, IN_ORG, JSON_BODY_FIELDS, XSS, FULL_AUTH, ...more)
 
 export const ORGANIZATION_ROUTES = defineRoutes({
   orgCreate: {

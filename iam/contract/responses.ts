@@ -66,11 +66,27 @@ export const passwordWarnings = { warnings: z.array(z.enum(['breach_check_skippe
 
 export type Responses = Record<number, ResponseContract>
 
+/** The codes a response (or a union of responses) declares, as a union of literals. */
+export type CodesOf<R> = R extends { readonly codes?: readonly (infer C)[] } ? C : never
+
+/** The response a group of `G` documents for `S`, over every group (a union). */
+type AtStatus<G, S extends PropertyKey> = G extends { readonly [K in S]: infer R } ? R : never
+type StatusesOf<G> = G extends object ? keyof G : never
+
+/**
+ * What responses() makes of `G`, at type level: each status any group documents, with the codes
+ * of every group at that status, so an entry's type still says which codes it may answer
+ * (RouteErrorCode, the gateway's typed client).
+ */
+export type Joined<G extends readonly Responses[]> = {
+  [S in StatusesOf<G[number]> & number]: { description: string; body?: z.ZodType; codes?: readonly CodesOf<AtStatus<G[number], S>>[] }
+}
+
 /**
  * Joins response groups: a status two groups document gets both descriptions, either body and the
  * codes of both, so an entry states its own 400 and still inherits the body rules' 400.
  */
-export function responses(...groups: Responses[]): Responses {
+export function responses<const G extends readonly Responses[]>(...groups: G): Joined<G> {
   const out: Responses = {}
   for (const group of groups) {
     for (const [key, response] of Object.entries(group)) {
@@ -85,31 +101,35 @@ export function responses(...groups: Responses[]): Responses {
       out[status] = { description: `${prior.description}; ${response.description}`, ...(body ? { body } : {}), ...(codes.length ? { codes } : {}) }
     }
   }
-  return out
+  return out as Joined<G>
 }
 
-/** One documented failure: its description, body and codes, in a line. */
-export const failure = (description: string, body: z.ZodType, ...codes: ErrorCode[]): ResponseContract => ({ description, body, codes })
+/** One documented failure: its description, body and codes (their literal types kept), in a line. */
+export const failure = <const C extends readonly ErrorCode[]>(description: string, body: z.ZodType, ...codes: C): { description: string; body: z.ZodType; codes: C } => ({
+  description,
+  body,
+  codes,
+})
 
 /** middleware/30 on a JSON route whose failures are `{ ok: false, date, error, fields }` */
-export const JSON_BODY_FIELDS: Responses = {
+export const JSON_BODY_FIELDS = {
   400: failure('Malformed JSON, not an object, or unsafe text in a field', z.union([plainError, errorFail]), 'malformed_json', 'body_not_object', 'validation_failed'),
   403: failure('Content-Type is not application/json, or the body is empty', plainError, 'content_type_not_json', 'empty_body'),
   413: failure('Body over the size limit', plainError, 'payload_too_large'),
   415: failure('Content-Encoding other than identity', plainError, 'content_encoding_unsupported'),
-}
+} satisfies Responses
 
 /** middleware/30 on a management JSON route: unsafe text is `{ ok: false, date, reason: "Bad Request" }` */
-export const JSON_BODY_REASON: Responses = {
+export const JSON_BODY_REASON = {
   ...JSON_BODY_FIELDS,
   400: failure('Malformed JSON, not an object, or unsafe text in a field', z.union([plainError, reasonFail]), 'malformed_json', 'body_not_object', 'bad_request'),
-}
+} satisfies Responses
 
 /** middleware/30 on a cookie-only route (acceptCookieOnly) */
-export const COOKIE_ONLY: Responses = {
+export const COOKIE_ONLY = {
   400: failure('A body, a query string or a Content-Type header', plainError, 'cookie_only'),
   401: failure('No session cookie (`Refresh token missing`)', errorFail, 'session_missing'),
-}
+} satisfies Responses
 
 /**
  * What a session that can no longer be used answers (http/auth.ts failGuard, the refresh): the
@@ -118,7 +138,7 @@ export const COOKIE_ONLY: Responses = {
 export const SESSION_ENDED_CODES = ['relogin_required', 'session_revoked', 'session_expired', 'refresh_token_reused'] as const satisfies readonly ErrorCode[]
 
 /** The full authentication chain (requireAccessToken ... protectRoute) */
-export const FULL_AUTH: Responses = {
+export const FULL_AUTH = {
   202: failure('An anomaly of this session waits for the emailed code', mfaPendingBody, 'mfa_required'),
   401: failure(
     'Missing or invalid Bearer token or session cookie, expired token, or re-login required',
@@ -131,72 +151,72 @@ export const FULL_AUTH: Responses = {
   ),
   403: failure('Banned device', errorFail, 'device_banned'),
   500: failure('The verification email of an anomaly could not be sent', errorFail, 'mail_failed'),
-}
+} satisfies Responses
 
 /** A change to how the account signs in needs a recent sign-in proof (POST /auth/reauthenticate) */
-export const REAUTH: Responses = {
+export const REAUTH = {
   403: failure(
     'Re-authentication required (`reauthenticate: true`): prove the sign-in with POST /auth/reauthenticate, then repeat',
     errorFail.extend({ reauthenticate: z.literal(true) }),
     'reauthentication_required',
   ),
-}
+} satisfies Responses
 
 /**
  * A session a platform administrator opened on the account's behalf, on a route the table closes
  * to it (contract/define.ts refusedWhileImpersonating): added to those routes' documents by the
  * OpenAPI generator, from the guards.
  */
-export const IMPERSONATED: Responses = {
+export const IMPERSONATED = {
   403: failure(
     'Signed in on the account\'s behalf by a platform administrator (`impersonated: true`): not allowed until the impersonation ends',
     errorFail.extend({ impersonated: z.literal(true) }),
     'impersonated',
   ),
-}
+} satisfies Responses
 
 /** Adding a way to sign in needs a confirmed address */
-export const VERIFIED_EMAIL: Responses = {
+export const VERIFIED_EMAIL = {
   403: failure('The account address was never confirmed (`verifyEmail: true`)', errorFail.extend({ verifyEmail: z.literal(true) }), 'email_unverified'),
-}
+} satisfies Responses
 
 /** A rate limiter refused the request */
-export const LIMITED: Responses = {
+export const LIMITED = {
   429: failure('Too many requests; Retry-After in seconds or `permanent`', tooManyBody, 'rate_limited'),
-}
+} satisfies Responses
 
 /** The account's second-factor code entry is locked (iam/http/second-factor.ts failCodesLocked) */
-export const CODES_LOCKED: Responses = {
+export const CODES_LOCKED = {
   429: failure('Too many wrong codes for the account: code entry is locked (`message` says for how long)', tooManyBody.extend({ message: z.string() }), 'code_entry_locked'),
-}
+} satisfies Responses
 
 /** XSS in free text: the device is banned */
-export const XSS: Responses = {
+export const XSS = {
   403: failure('Markup in free text: the device is banned', bannedBody, 'xss_rejected'),
-}
+} satisfies Responses
 
 /** The device gate of the routes without a session (getFingerPrint): a banned device */
-export const BANNED_DEVICE: Responses = {
+export const BANNED_DEVICE = {
   403: failure('Banned device', errorFail, 'device_banned'),
-}
+} satisfies Responses
 
 /** A link in the query that fails its schema, or a link that is bad, used, expired or previewed too often */
 export const LINK_CODES = ['link_invalid', 'link_mismatch', 'link_expired', 'link_used', 'link_previews_exhausted'] as const satisfies readonly ErrorCode[]
-export const BAD_LINK: Responses = {
+export const BAD_LINK = {
   400: failure('Invalid, used or expired link (`error`)', errorFail, ...LINK_CODES),
-}
+} satisfies Responses
 
 /**
  * What every route may answer before or after its own code runs (not repeated in each entry): the
  * HMAC check (401 `{ reason }`, unless the entry says hmac: false), an unresolvable client IP (403
  * text `Forbidden`), and an unhandled error.
  */
-export const PLATFORM_RESPONSES: Responses = {
+export const PLATFORM_RESPONSES = {
   401: failure('HMAC signature missing, stale or wrong, or a purpose the route does not accept', z.object({ reason: z.string(), code: errorCode }), 'hmac_invalid', 'purpose_not_accepted'),
   403: { description: 'The client IP could not be resolved (text `Forbidden`)' },
   500: failure('Unhandled error (`requestId`)', plainError, 'internal_error'),
   503: failure('PostgreSQL or the shared store is unreachable; Retry-After set', plainError, 'service_unavailable'),
-}
+} satisfies Responses
 
 /**
  * Everything an entry's route may answer: the platform's answers around it (the HMAC check only
@@ -232,3 +252,16 @@ export function codeProblem(route: RouteContract | undefined, status: number, bo
   if (!declaredCodes(route, status).includes(code)) return `a ${status} answer with the code ${code}, which ${route.method} ${route.path} does not declare for ${status}`
   return undefined
 }
+
+/** The codes the platform may answer around any route (PLATFORM_RESPONSES). */
+type PlatformCode = CodesOf<(typeof PLATFORM_RESPONSES)[keyof typeof PLATFORM_RESPONSES]>
+/** `impersonated` where the entry's guards close it to an administrator's session (define.ts refusedWhileImpersonating). */
+type GuardCode<R> = R extends { readonly guards: readonly (infer G)[] } ? ([Extract<G, 'not-impersonated' | 'recent-sign-in' | 'platform-admin'>] extends [never] ? never : 'impersonated') : never
+
+/**
+ * Every code route `R` may answer, as a union of literals: its entry's, the platform's around it,
+ * and the impersonation refusal its guards imply (documentedResponses at type level). The gateway
+ * compares an answer's code against this type (server/utils/bff/iam-route.ts IamFailureCode), so a
+ * code the route cannot answer, or a typo, fails the typecheck.
+ */
+export type RouteErrorCode<R extends RouteContract> = CodesOf<R['responses'][keyof R['responses']]> | PlatformCode | GuardCode<R>
