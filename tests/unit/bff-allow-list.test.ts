@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { RouteContract } from '../../iam/contract/define'
+import { ERROR_CODES } from '../../iam/contract/error-codes'
 import { ROUTES, type RouteId } from '../../iam/contract/routes'
 import { BFF_IAM_ROUTES, allowedIamRoute, isAllowedIamCall, matchRoutePath } from '../../server/utils/bff/allow-list'
+import { GATEWAY_ERROR_CODES } from '../../server/utils/bff/error-codes'
 import { iamFailureCode, iamRouteCall, type IamFailureCode } from '../../server/utils/bff/iam-route'
 
 const table = Object.entries(ROUTES as Record<RouteId, RouteContract>) as Array<[RouteId, RouteContract]>
@@ -58,5 +60,15 @@ describe("the typed IAM client's failure codes (server/utils/bff/iam-route.ts)",
     const misspelt: IamFailureCode<'orgRoleUpdate'> = 'role_not_fund'
     const guarded: IamFailureCode<'orgRoleUpdate'> = 'impersonated'
     expect([...declared, undeclared, misspelt, guarded]).toHaveLength(8)
+  })
+})
+
+describe("the gateway's own failure codes (server/utils/bff/error-codes.ts)", () => {
+  it('names only meanings the IAM has no code for, in snake_case with a meaning each', () => {
+    for (const [code, meaning] of Object.entries(GATEWAY_ERROR_CODES)) {
+      expect(code).toMatch(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/)
+      expect(Object.hasOwn(ERROR_CODES, code), `${code} is an IAM code already`).toBe(false)
+      expect(meaning.trim()).not.toBe('')
+    }
   })
 })

@@ -63,10 +63,11 @@ export function iamRouteCall<I extends BffRouteId>(id: I, input: IamRouteInput<I
 
 /**
  * The failure codes route `I` may answer (its table entry's, and the platform's around it), as a
- * union of literals: a BFF route that compares an IAM answer's code with one the route cannot
- * answer, or with a misspelt one, fails the typecheck (iam/contract/error-codes.ts).
+ * union of literals (for a union of routes, any of theirs): a BFF route that compares an IAM
+ * answer's code with one the route cannot answer, or with a misspelt one, fails the typecheck
+ * (iam/contract/error-codes.ts).
  */
-export type IamFailureCode<I extends BffRouteId> = RouteErrorCode<Entry<I>>
+export type IamFailureCode<I extends BffRouteId> = I extends BffRouteId ? RouteErrorCode<Entry<I>> : never
 
 const declaredByRoute = new Map<BffRouteId, ReadonlySet<string>>()
 const declaredOf = (id: BffRouteId): ReadonlySet<string> => {
