@@ -8,15 +8,12 @@ import { useAuth } from './useAuth'
 import { bffFetch, describeFailure, type BffResult } from './useBff'
 import { useReauthGate } from './useReauthGate'
 
-/** The IAM's body for an account that is not a platform administrator (iam/http/reauthenticate.ts). */
-const NOT_ADMIN = 'Platform administrators only'
-
 export type AdminPageState = 'loading' | 'ready' | 'signed-out' | 'not-admin' | 'impersonating' | 'error'
 
 /** How a page that only reads reacts to a failed call: which state, and the sentence for `error`. */
 export function adminFailure(result: BffResult): { state: Exclude<AdminPageState, 'loading' | 'ready'>; message: string } {
   if (result.status === 401 || result.body.signedOut) return { state: 'signed-out', message: describeFailure(result) }
-  if (result.status === 403 && result.body.error === NOT_ADMIN) return { state: 'not-admin', message: 'You need platform administrator rights to see this page.' }
+  if (result.body.code === 'not_admin') return { state: 'not-admin', message: 'You need platform administrator rights to see this page.' }
   if (result.status === 403 && result.body.impersonated === true) {
     return { state: 'impersonating', message: 'You are signed in on someone’s behalf. End that from the banner at the top of the page to use the admin console.' }
   }

@@ -71,6 +71,6 @@ export type CustomRole = z.infer<typeof orgRoleView>
 export function orgFailure(result: BffResult): string {
   if (result.status === 403 && result.body.impersonated === true) return 'You are signed in on behalf of this person: organization changes are not allowed. End the impersonation first.'
   if (result.status === 403 && result.body.reauthenticate !== true && result.body.verifyEmail !== true) return 'Your role in this organization does not allow this. Ask an owner or an admin.'
-  if (result.status === 404 && result.body.error === 'No such organization') return 'This organization no longer exists, or you are no longer a member of it.'
+  if (result.body.code === 'org_not_found') return 'This organization no longer exists, or you are no longer a member of it.'
   return describeFailure(result)
 }

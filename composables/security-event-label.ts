@@ -54,9 +54,10 @@ const LABELS: Record<SecurityEventType, (details: Details) => string> = {
     return 'Signed in'
   },
   login_failed: (d) => {
-    const reason = text(d, 'reason')
-    if (reason === 'banned') return 'Sign-in refused: the account is suspended'
-    if (reason === 'deletion_pending') return 'Sign-in refused: the account was scheduled for deletion'
+    // a code of the event's details (features/users/login-service.ts), not a sentence
+    const cause = text(d, 'reason')
+    if (cause === 'banned') return 'Sign-in refused: the account is suspended'
+    if (cause === 'deletion_pending') return 'Sign-in refused: the account was scheduled for deletion'
     return 'Failed sign-in attempt'
   },
   passkey_sign_in: () => 'Signed in with a passkey',

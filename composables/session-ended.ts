@@ -1,6 +1,6 @@
 /**
  * Why a session this browser had was ended, in words, for the page the person lands on. The BFF
- * turns the IAM's 401 (`reason`, and `revokedFor` with SESSION_REVOKED) into one of these short
+ * turns the IAM's 401 (its `code`, and `revokedFor` with session_revoked) into one of these short
  * codes (server/utils/bff/session.ts endedWhy); the sign-in page reads it from `?ended=`. Pure:
  * shared by the server and the pages.
  */
@@ -21,10 +21,10 @@ const SENTENCES: Record<SessionEndedWhy, string> = {
 /** The IAM's 401 body of an ended session as a page code; undefined when it says nothing more specific. */
 export function endedWhy(body: unknown): SessionEndedWhy | undefined {
   if (!body || typeof body !== 'object') return undefined
-  const { reason, revokedFor } = body as { reason?: unknown; revokedFor?: unknown }
-  if (reason === 'REFRESH_TOKEN_REUSED') return 'copied'
-  if (reason === 'SESSION_EXPIRED') return 'expired'
-  if (reason !== 'SESSION_REVOKED') return undefined
+  const { code, revokedFor } = body as { code?: unknown; revokedFor?: unknown }
+  if (code === 'refresh_token_reused') return 'copied'
+  if (code === 'session_expired') return 'expired'
+  if (code !== 'session_revoked') return undefined
   switch (revokedFor) {
     case 'refresh_token_reused':
       return 'copied'

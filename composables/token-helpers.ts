@@ -1,4 +1,5 @@
 /** Small pure helpers of the API-token pages. */
+import type { BffErrorCode } from '../server/utils/bff/error-codes'
 import { describeFailure, type BffResult } from './useBff'
 export const PRIVILEGES = ['demo', 'restricted', 'protected', 'full', 'custom'] as const
 
@@ -51,34 +52,27 @@ export function verifyCommand(origin: string, privilege: Privilege): string {
 }
 
 /**
- * The spec's reasons of the token routes (IAM spec, Errors: helper failure reasons) as sentences.
- * The wire keeps the spec's texts for programs; a person reads what happened. "Invalid key" covers
- * a malformed, revoked, expired or wrong-privilege token alike, on purpose: the IAM does not tell a
- * caller which, so neither does the page.
+ * The token routes' failure codes (iam/contract/error-codes.ts) as sentences. The wire keeps the
+ * spec's reason texts for programs and logs; a person reads what happened, chosen by the code.
+ * `api_key_invalid` covers a malformed, revoked, expired or wrong-privilege token alike, on purpose:
+ * the IAM does not tell a caller which, so neither does the page.
  */
-export const TOKEN_REASONS: Readonly<Record<string, string>> = {
-  'Invalid key': 'The token was not accepted: it is revoked or expired, or the privilege does not match.',
-  'Invalid Host': 'The address this came from is not allowed to use the token.',
-  'Token expired': 'The token has expired.',
-  'No api key provided': 'No token was sent: put it in the x-api-key header.',
-  'Bad Request': 'The request was not understood: the privilege or the token details are wrong. Reload the page and try again.',
-  'Invalid identity': 'The token details do not match this token. Reload the page and try again.',
-  'Token not found or unauthorized': 'This token no longer exists or is not yours. Reload the page.',
-  'Cannot rotate revoked token': 'This token is revoked, so it cannot be rotated.',
-  'Token cannot be rotated this time': 'The token cannot be rotated right now. Try again in a moment.',
-  'Cant get metadata about invalid token': 'This token is revoked or expired, so it has no details to show.',
-  'Server error validating token.': 'The server could not check the token. Try again.',
-  'Server error rotating a token.': 'The server could not rotate the token. Try again.',
-  'Error invalidating token': 'The server could not revoke the token. Try again.',
-  'Error getting metadata': 'The server could not read the token details. Try again.',
-  'Internal server error': 'The server could not save the change. Try again.',
-  'Server error': 'The server could not complete the request. Try again.',
-  'Server Error': 'The server could not complete the request. Try again.',
+export const TOKEN_FAILURES: Readonly<Partial<Record<BffErrorCode, string>>> = {
+  api_key_invalid: 'The token was not accepted: it is revoked or expired, or the privilege does not match.',
+  host_not_allowed: 'The address this came from is not allowed to use the token.',
+  token_expired: 'The token has expired.',
+  api_key_missing: 'No token was sent: put it in the x-api-key header.',
+  bad_request: 'The request was not understood: the privilege or the token details are wrong. Reload the page and try again.',
+  token_identity_mismatch: 'The token details do not match this token. Reload the page and try again.',
+  token_not_found: 'This token no longer exists or is not yours. Reload the page.',
+  token_revoked: 'This token is revoked, so it cannot be rotated.',
+  token_not_rotatable: 'The token cannot be rotated right now. Try again in a moment.',
+  internal_error: 'The server could not complete the request. Try again.',
 }
 
-/** A token action's failure for a person: the spec's reason in words, else the shared banner text. */
+/** A token action's failure for a person: its code in words, else the shared banner text. */
 export function describeTokenFailure(result: BffResult): string {
-  const reason = result.body.reason
-  const words = typeof reason === 'string' && !result.body.error ? TOKEN_REASONS[reason] : undefined
+  const { code } = result.body
+  const words = code !== undefined && Object.hasOwn(TOKEN_FAILURES, code) ? TOKEN_FAILURES[code] : undefined
   return words ?? describeFailure(result)
 }

@@ -3,9 +3,16 @@
  * BFF route requires. Never throws for HTTP statuses: 202 (MFA pending) and 429 (rate limited) are
  * states the page shows, so the caller gets `{ status, body }` and `describeFailure` for the message.
  */
+import type { BffErrorCode } from '../server/utils/bff/error-codes'
 import { sessionEndedMessage } from './session-ended'
 export interface BffBody {
   ok?: boolean
+  /**
+   * what happened, for the page to decide on (the IAM's codes relayed, and the gateway's own:
+   * server/utils/bff/error-codes.ts); `error`, `reason` and `message` are sentences to show, never
+   * to compare (tests/unit/no-message-comparisons.test.ts)
+   */
+  code?: BffErrorCode
   error?: string
   reason?: string
   message?: string
@@ -81,7 +88,8 @@ export function describeFailure(result: BffResult): string {
   // The IAM's generic 400 title ("Validation failed") is for programs; a person reads what was wrong.
   const fieldMessages = Object.values(fieldErrorsOf(result))
   if (status === 400 && fieldMessages.length) return fieldMessages.join(' ')
-  if (status === 400 && body.error === 'Validation failed') return 'Please check the form and try again.'
+  // a validation failure naming no field the page can show: its title is for programs
+  if (status === 400 && body.code === 'validation_failed' && body.fields !== undefined) return 'Please check the form and try again.'
   return body.error ?? body.reason ?? 'The request could not be completed.'
 }
 

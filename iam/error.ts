@@ -3,16 +3,17 @@
  * - httpFail (iam/http/respond.ts): exactly the given status, body and headers;
  * - no route for this path and method: 404 with the spec's body. A known path with another method
  *   is an unmatched route too (the router's 405 becomes 404), as the spec words it;
- * - PostgreSQL or Redis unreachable (lib/outage.ts): 503 `{ error: "Service unavailable" }` with
- *   Retry-After, logged at warn level without a stack;
+ * - PostgreSQL or Redis unreachable (lib/outage.ts): 503 `{ error: "Service unavailable", code:
+ *   "service_unavailable" }` with Retry-After, logged at warn level without a stack;
  * - anything else is a bug or an infrastructure failure: the response status when a handler set
- *   one above 415 (spec), else 500, with `{ error, requestId }`. The cause is logged at error
+ *   one above 415 (spec), else 500, with `{ error, code: "internal_error", requestId }`. The cause is logged at error
  *   level with the request id and stack, and never reaches the body.
  */
 import { STATUS_CODES } from 'node:http'
 import type { NitroErrorHandler } from 'nitropack/types'
 import type { H3Error, H3Event } from 'h3'
 import { send, setResponseHeader, setResponseStatus } from 'h3'
+import type { ErrorCode } from './contract/error-codes'
 import { useIam } from './context'
 import { getHttpFailure, NOT_FOUND_BODY } from './http/respond'
 import { getRequestId, statusBeforeError } from './http/request'
@@ -59,7 +60,7 @@ export default (function errorHandler(error: H3Error, event: H3Event) {
     // PostgreSQL or Redis unreachable: an answer the client can act on, not a 500.
     const cause = error.cause instanceof Error ? error.cause : error
     logWarning('dependency unavailable', { requestId, method: event.method, path: event.path.split('?')[0], error: { name: cause.name, message: cause.message } })
-    return respond(event, 503, JSON.stringify({ error: 'Service unavailable' }), 'application/json', {
+    return respond(event, 503, JSON.stringify({ error: 'Service unavailable', code: 'service_unavailable' satisfies ErrorCode }), 'application/json', {
       'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS),
     })
   }
@@ -79,5 +80,6 @@ export default (function errorHandler(error: H3Error, event: H3Event) {
   }
   // A deliberate 4xx from h3 itself (not httpFail): its reason phrase, nothing from the message.
   const phrase = status >= 500 ? 'Internal Server Error' : (STATUS_CODES[status] ?? 'Error')
-  return respond(event, status, JSON.stringify({ error: phrase, requestId }), 'application/json')
+  const code: ErrorCode = status >= 500 ? 'internal_error' : 'bad_request'
+  return respond(event, status, JSON.stringify({ error: phrase, code, requestId }), 'application/json')
 }) satisfies NitroErrorHandler

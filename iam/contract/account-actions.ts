@@ -3,21 +3,33 @@ import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
 import { code, isCustomReason, linkQuery } from './inputs'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
+import {
+  BAD_LINK,
+  BANNED_DEVICE,
+  FULL_AUTH,
+  JSON_BODY_FIELDS,
+  LIMITED,
+  LINK_CODES,
+  REAUTH,
+  XSS,
+  errorFail,
+  failure,
+  okData,
+  passwordWarnings,
+  responses,
+  tokensBody,
+  type Responses,
+} from './responses'
 
 const linkPreview = <T extends z.ZodRawShape>(extra: T) => okData(z.object({ link: z.string(), reason: z.string(), ...extra }))
 const message = okData(z.object({ message: z.string() }))
 
-/** A link query that fails its schema, or a link that is bad, used, expired or previewed too often */
-const BAD_LINK: Responses = { 400: { description: 'Invalid, used or expired link (`error`)', body: errorFail } }
-/** getFingerPrint on a route without a session: a banned device */
-const BANNED_DEVICE: Responses = { 403: { description: 'Banned device', body: errorFail } }
 /** Completing an emailed code */
-const CODE_CHECK: Responses = {
-  400: { description: 'Validation failed (`fields`), or the link purpose or subject does not match', body: errorFail },
-  401: { description: 'Wrong or expired code', body: errorFail },
-  500: { description: 'The session could not be issued or the mail could not be sent', body: errorFail },
-}
+const CODE_CHECK = {
+  400: failure('Validation failed (`fields`), or the link purpose or subject does not match', errorFail, 'validation_failed', ...LINK_CODES),
+  401: failure('Wrong or expired code, or the session the code belongs to is gone', errorFail, 'code_invalid', 'code_attempts_exhausted', 'relogin_required'),
+  500: failure('The session could not be issued or the mail could not be sent', errorFail, 'mail_failed'),
+} satisfies Responses
 /** A JSON body with the emailed code, for the link in the query */
 const CODE_SUBMISSION = responses(JSON_BODY_FIELDS, BAD_LINK, CODE_CHECK, XSS, LIMITED)
 
@@ -59,9 +71,9 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
       JSON_BODY_FIELDS,
       {
-        400: { description: 'No code waits for this session, or this device is not the one it was sent for (`error`)', body: errorFail },
-        401: { description: 'Wrong or expired code', body: errorFail },
-        500: { description: 'The session could not be issued', body: errorFail },
+        400: failure('No code waits for this session, or this device is not the one it was sent for (`error`)', errorFail, ...LINK_CODES),
+        401: failure('Wrong or expired code, or the session the code belongs to is gone', errorFail, 'code_invalid', 'code_attempts_exhausted', 'relogin_required'),
+        500: failure('The session could not be issued', errorFail, 'internal_error'),
       },
       XSS,
       LIMITED,
@@ -81,7 +93,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
           description: 'A code waits: the masked address, the check that asked (`because`) and when the code expires',
           body: okData(z.object({ sentTo: z.string(), because: z.string(), expiresAt: z.string() })),
         },
-        404: { description: 'No code waits for this session', body: errorFail },
+        404: failure('No code waits for this session', errorFail, 'no_code_waiting'),
       },
       LIMITED,
     ),
@@ -103,9 +115,9 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       // change_email only
       REAUTH,
       {
-        400: { description: 'Invalid reason, or validation failed (`fields`)', body: errorFail },
-        401: { description: 'Re-login is required', body: errorFail },
-        500: { description: 'The mail could not be sent', body: errorFail },
+        400: failure('Invalid reason, or validation failed (`fields`)', errorFail, 'validation_failed'),
+        401: failure('Re-login is required', errorFail, 'relogin_required'),
+        500: failure('The mail could not be sent', errorFail, 'mail_failed'),
       },
       LIMITED,
     ),
@@ -157,7 +169,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 200: { description: 'Email changed: new access token for this session, every other session revoked', body: tokensBody } },
       FULL_AUTH,
       CODE_SUBMISSION,
-      { 400: { description: 'Invalid address, the current one, or in use (`fields.newEmail`)', body: errorFail } },
+      { 400: failure('Invalid address, the current one, or in use (`fields.newEmail`)', errorFail, 'email_invalid', 'email_unchanged', 'email_taken') },
     ),
   },
   forgotPassword: {
@@ -176,7 +188,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
         },
       },
       JSON_BODY_FIELDS,
-      { 400: { description: 'Validation failed (`fields`)', body: errorFail } },
+      { 400: failure('Validation failed (`fields`)', errorFail, 'validation_failed') },
       BANNED_DEVICE,
       XSS,
       LIMITED,
@@ -210,11 +222,11 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 200: { description: 'Password replaced, every session (and with revokeApiTokens every API token) revoked; `warnings` when the breach check was skipped', body: message.extend(passwordWarnings) } },
       JSON_BODY_FIELDS,
       BAD_LINK,
-      { 400: { description: 'Validation failed, passwords differ, or a breached password (`fields`)', body: errorFail } },
+      { 400: failure('Validation failed, passwords differ, or a weak or breached password (`fields`)', errorFail, 'validation_failed', 'passwords_mismatch', 'password_rejected') },
       BANNED_DEVICE,
       XSS,
       LIMITED,
-      { 503: { description: 'The breached-password check is unavailable', body: errorFail } },
+      { 503: failure('The breached-password check is unavailable', errorFail, 'breach_check_unavailable') },
     ),
   },
   // Email verification and undoing an email change: the link is the whole input
@@ -239,12 +251,14 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Address verified', body: message } },
       BAD_LINK,
-      { 400: { description: "The account's address is no longer the one the link was sent to", body: errorFail } },
+      { 400: failure("The account's address is no longer the one the link was sent to", errorFail, 'address_changed') },
       {
-        403: {
-          description: 'Banned device; or `passwordRequired: true` when the link is opened on another device than the one that asked for it (POST /auth/verify-email/password)',
-          body: errorFail.extend({ passwordRequired: z.literal(true).optional() }),
-        },
+        403: failure(
+          'Banned device; or `passwordRequired: true` when the link is opened on another device than the one that asked for it (POST /auth/verify-email/password)',
+          errorFail.extend({ passwordRequired: z.literal(true).optional() }),
+          'device_banned',
+          'password_required',
+        ),
       },
       LIMITED,
     ),
@@ -272,11 +286,21 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       },
       JSON_BODY_FIELDS,
       BAD_LINK,
-      { 400: { description: 'Validation failed, passwords differ, a rejected password (`fields`), or the address changed since', body: errorFail } },
-      { 401: { description: 'Wrong password (counted like a failed sign-in)', body: errorFail } },
+      {
+        400: failure(
+          'Validation failed, passwords differ, a rejected password (`fields`), or the address changed since',
+          errorFail,
+          'validation_failed',
+          'passwords_mismatch',
+          'password_rejected',
+          'address_changed',
+        ),
+      },
+      { 401: failure('Wrong password (counted like a failed sign-in)', errorFail, 'wrong_password') },
+      { 403: failure('The link was opened on another device: a password is needed', errorFail, 'password_required') },
       BANNED_DEVICE,
       LIMITED,
-      { 503: { description: 'The breached-password check is unavailable', body: errorFail } },
+      { 503: failure('The breached-password check is unavailable', errorFail, 'breach_check_unavailable') },
     ),
   },
   resendVerification: {
@@ -290,8 +314,9 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 200: { description: 'A new verification link was mailed', body: message } },
       FULL_AUTH,
       {
-        400: { description: 'The address is already verified', body: errorFail },
-        503: { description: 'The mail could not be sent', body: errorFail },
+        400: failure('The address is already verified', errorFail, 'email_already_verified'),
+        401: failure('The account is gone', errorFail, 'relogin_required'),
+        503: failure('The mail could not be sent', errorFail, 'mail_failed'),
       },
       LIMITED,
     ),
@@ -318,7 +343,7 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       { 200: { description: 'The previous address is back, verified; every session revoked', body: message } },
       BAD_LINK,
       BANNED_DEVICE,
-      { 409: { description: 'The previous address now belongs to another account', body: errorFail } },
+      { 409: failure('The previous address now belongs to another account', errorFail, 'email_taken') },
       LIMITED,
     ),
   },

@@ -5,21 +5,21 @@
 import { z } from 'zod'
 import { defineRoutes, json, noBody } from './define'
 import { linkQuery } from './inputs'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, errorFail, okData, responses, type Responses } from './responses'
+import { BAD_LINK, BANNED_DEVICE, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, errorFail, failure, okData, responses, type Responses } from './responses'
 
 /** What POST /login answered to the right password (contract/auth.ts): 32 random bytes, base64url (features/account-deletion/restore-link.ts). */
 const restoreProof = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'Invalid restore proof')
 
 const linkPreview = okData(z.object({ link: z.string(), reason: z.string() }))
-const BAD_LINK: Responses = { 400: { description: 'Invalid, used or expired link (`error`)', body: errorFail } }
-const BANNED_DEVICE: Responses = { 403: { description: 'Banned device', body: errorFail } }
 const organization = z.object({ id: z.string(), slug: z.string(), name: z.string() })
-const LAST_OWNER: Responses = {
-  409: {
-    description: 'The account is the last owner of these organizations (`code: "last_owner"`): make another member an owner, or delete them, first',
-    body: errorFail.extend({ code: z.literal('last_owner'), organizations: z.array(organization) }),
-  },
-}
+const LAST_OWNER = {
+  409: failure(
+    'The account is the last owner of these organizations (`code: "last_owner"`): make another member an owner, or delete them, first',
+    errorFail.extend({ code: z.literal('last_owner'), organizations: z.array(organization) }),
+    'last_owner',
+  ),
+} satisfies Responses
+const UNDO_EXPIRED = { 410: failure('The undo window has passed: the account is erased or about to be', errorFail, 'undo_expired') } satisfies Responses
 
 export const ACCOUNT_DELETION_ROUTES = defineRoutes({
   deleteAccount: {
@@ -38,7 +38,8 @@ export const ACCOUNT_DELETION_ROUTES = defineRoutes({
         },
       },
       LAST_OWNER,
-      { 503: { description: 'The mail could not be sent', body: errorFail } },
+      { 401: failure('The account is gone: re-login is required', errorFail, 'relogin_required') },
+      { 503: failure('The mail could not be sent', errorFail, 'mail_failed') },
       FULL_AUTH,
       REAUTH,
       LIMITED,
@@ -93,11 +94,17 @@ export const ACCOUNT_DELETION_ROUTES = defineRoutes({
       },
       JSON_BODY_FIELDS,
       {
-        400: { description: 'No canary_id cookie; or the proof is malformed, unknown, expired, already used or from another device (`fields`, or `error`)', body: errorFail },
-        403: { description: 'Banned device', body: errorFail },
-        409: { description: 'The account is no longer scheduled for deletion: its password signs in', body: errorFail },
-        410: { description: 'The undo window has passed: the account is erased or about to be', body: errorFail },
-        503: { description: 'The mail could not be sent', body: errorFail },
+        400: failure(
+          'No canary_id cookie; or the proof is malformed, unknown, expired, already used or from another device (`fields`, or `error`)',
+          errorFail,
+          'device_cookie_missing',
+          'validation_failed',
+          'restore_proof_invalid',
+        ),
+        403: failure('Banned device', errorFail, 'device_banned'),
+        409: failure('The account is no longer scheduled for deletion: its password signs in', errorFail, 'deletion_not_pending'),
+        410: UNDO_EXPIRED[410]!,
+        503: failure('The mail could not be sent', errorFail, 'mail_failed'),
       },
       LIMITED,
     ),
@@ -113,7 +120,7 @@ export const ACCOUNT_DELETION_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'The link is live', body: linkPreview } },
       BAD_LINK,
-      { 410: { description: 'The undo window has passed: the account is erased or about to be', body: errorFail } },
+      UNDO_EXPIRED,
       LIMITED,
     ),
   },
@@ -129,7 +136,7 @@ export const ACCOUNT_DELETION_ROUTES = defineRoutes({
       { 200: { description: 'Restored: the account signs in again (what the deletion ended stays ended)', body: okData(z.object({ message: z.string() })) } },
       BAD_LINK,
       BANNED_DEVICE,
-      { 410: { description: 'The undo window has passed: the account is erased or about to be', body: errorFail } },
+      UNDO_EXPIRED,
       LIMITED,
     ),
   },

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { defineRoutes, noBody } from './define'
-import { FULL_AUTH, LIMITED, REAUTH, responses } from './responses'
+import { errorFail, failure, FULL_AUTH, LIMITED, REAUTH, responses } from './responses'
 
 /** The version of the document's shape; a change that removes or renames a field raises it. */
 export const ACCOUNT_EXPORT_VERSION = 1
@@ -94,6 +94,7 @@ export const ACCOUNT_EXPORT_ROUTES = defineRoutes({
         },
       },
       FULL_AUTH,
+      { 401: failure('The account is gone: re-login is required (`reason: USER_NOT_FOUND`)', errorFail, 'relogin_required') },
       REAUTH,
       LIMITED,
     ),

@@ -2,10 +2,13 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
-import { FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
+import type { ErrorCode } from './error-codes'
+import { CODES_LOCKED, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, failure, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
 
 /** A validation or business refusal of these routes (`error`, `fields` for the field at fault) */
-const refused = (description: string): Responses => ({ 400: { description, body: errorFail } })
+const refused = <const C extends readonly ErrorCode[]>(description: string, ...codes: C) => ({ 400: failure(description, errorFail, 'validation_failed', ...codes) }) satisfies Responses
+/** Full authentication read the account a moment ago: gone since, the session means nothing now */
+const ACCOUNT_GONE = { 401: failure('The account is gone: re-login is required', errorFail, 'relogin_required') } satisfies Responses
 
 /** A live session (refresh-token family) as its owner sees it. */
 export const sessionView = z.object({
@@ -115,7 +118,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: noBody,
-    responses: responses({ 200: { description: 'The account’s sign-in methods', body: okData(signInMethodsView) } }, FULL_AUTH),
+    responses: responses({ 200: { description: 'The account’s sign-in methods', body: okData(signInMethodsView) } }, FULL_AUTH, ACCOUNT_GONE),
   },
   listSessions: {
     method: 'GET',
@@ -136,7 +139,7 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     body: revokeSessionBody,
     responses: responses(
       { 200: { description: 'Ended', body: okData(z.object({ revoked: z.literal(1) })) } },
-      { 404: { description: 'No live session of this user has that id (unknown and foreign ids alike)', body: errorFail } },
+      { 404: failure('No live session of this user has that id (unknown and foreign ids alike)', errorFail, 'session_not_found') },
       refused('Validation failed (`fields.id`)'),
       FULL_AUTH,
       JSON_BODY_FIELDS,
@@ -165,10 +168,10 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     body: changePasswordBody,
     responses: responses(
       { 200: { description: 'Changed: a new token pair and session cookie, like POST /login; `warnings` when the breach check was skipped', body: tokensBody.extend(passwordWarnings) } },
-      refused('Validation failed, passwords do not match, policy or breached password (`fields`), or an account without a password'),
-      { 401: { description: 'Wrong current password (`fields.currentPassword`; counted by the login limiters), or this session ended meanwhile', body: errorFail } },
-      { 409: { description: 'The password was changed meanwhile by another request', body: errorFail } },
-      { 503: { description: 'The breach check is unavailable', body: errorFail } },
+      refused('Validation failed, passwords do not match, policy or breached password (`fields`), or an account without a password', 'passwords_mismatch', 'password_rejected', 'no_password'),
+      { 401: failure('Wrong current password (`fields.currentPassword`; counted by the login limiters), or this session ended meanwhile', errorFail, 'wrong_password', 'relogin_required') },
+      { 409: failure('The password was changed meanwhile by another request', errorFail, 'password_changed_meanwhile') },
+      { 503: failure('The breach check is unavailable', errorFail, 'breach_check_unavailable') },
       FULL_AUTH,
       JSON_BODY_FIELDS,
       LIMITED,
@@ -185,9 +188,10 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     body: setPasswordBody,
     responses: responses(
       { 200: { description: 'Set: the account signs in with its address and this password from now on; `warnings` when the breach check was skipped', body: okData(z.object({ password: z.literal(true) })).extend(passwordWarnings) } },
-      refused('Validation failed, passwords do not match, policy or breached password (`fields`)'),
-      { 409: { description: 'The account has a password: change it with POST /auth/change-password', body: errorFail } },
-      { 503: { description: 'The breach check is unavailable', body: errorFail } },
+      refused('Validation failed, passwords do not match, policy or breached password (`fields`)', 'passwords_mismatch', 'password_rejected'),
+      ACCOUNT_GONE,
+      { 409: failure('The account has a password: change it with POST /auth/change-password', errorFail, 'password_already_set') },
+      { 503: failure('The breach check is unavailable', errorFail, 'breach_check_unavailable') },
       FULL_AUTH,
       JSON_BODY_FIELDS,
       VERIFIED_EMAIL,
@@ -206,8 +210,9 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Unlinked: that provider no longer signs in to this account', body: okData(z.object({ unlinked: z.literal(true) })) } },
       refused('Validation failed (`fields.provider`)'),
-      { 404: { description: 'No account of that provider is linked', body: errorFail } },
-      { 409: { description: 'It is the last way in (no password, no passkey, no other provider)', body: errorFail } },
+      ACCOUNT_GONE,
+      { 404: failure('No account of that provider is linked', errorFail, 'provider_not_linked') },
+      { 409: failure('It is the last way in (no password, no passkey, no other provider)', errorFail, 'last_way_in') },
       FULL_AUTH,
       JSON_BODY_FIELDS,
       XSS,
@@ -235,13 +240,14 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
           ]),
         },
       },
-      refused('Validation failed (`fields`); or the proof does not fit the account (`use: "password" | "code"`), or a code with none mailed'),
-      { 401: { description: 'Wrong password (counted by the login limiters) or wrong code (`fields`)', body: errorFail } },
-      { 503: { description: 'The code could not be mailed', body: errorFail } },
+      refused('Validation failed (`fields`); or the proof does not fit the account (`use: "password" | "code"`), or a code with none mailed', 'password_expected', 'code_expected', 'no_code_sent'),
+      { 401: failure('Wrong password (counted by the login limiters) or wrong code (`fields`); or the session is gone', errorFail, 'wrong_password', 'code_invalid', 'relogin_required') },
+      { 503: failure('The code could not be mailed', errorFail, 'mail_failed') },
       FULL_AUTH,
       JSON_BODY_FIELDS,
       XSS,
       LIMITED,
+      CODES_LOCKED,
     ),
   },
   listSecurityEvents: {

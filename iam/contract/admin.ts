@@ -8,7 +8,8 @@
  */
 import { z } from 'zod'
 import { defineRoutes, json, noBody, type RouteGuard } from './define'
-import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, tokensBody, type Responses } from './responses'
+import { errorCode } from './error-codes'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, tokensBody, type Responses } from './responses'
 
 /** The role in users.roles (and a session token's `roles`) that makes a platform administrator. */
 export const PLATFORM_ADMIN_ROLE = 'admin'
@@ -96,20 +97,20 @@ const importSummary = z.object({
 })
 
 /** Every admin route: not an administrator, or no recent sign-in proof. */
-const ADMIN: Responses = responses(
-  { 403: { description: 'Not a platform administrator (`Platform administrators only`, the same on every admin route)', body: errorFail } },
+const ADMIN = responses(
+  { 403: failure('Not a platform administrator (`Platform administrators only`, the same on every admin route)', errorFail, 'not_admin') },
   REAUTH,
   FULL_AUTH,
 )
-const NO_USER: Responses = {
-  400: { description: 'Not a user id', body: errorFail },
-  404: { description: 'No such user', body: errorFail },
-}
-const NO_ORG: Responses = {
-  400: { description: 'Not an organization id', body: errorFail },
-  404: { description: 'No such organization', body: errorFail },
-}
-const PAGE: Responses = { 400: { description: 'A bad query (q, limit, cursor)', body: errorFail } }
+const NO_USER = {
+  400: failure('Not a user id', errorFail, 'validation_failed'),
+  404: failure('No such user', errorFail, 'user_not_found'),
+} satisfies Responses
+const NO_ORG = {
+  400: failure('Not an organization id', errorFail, 'validation_failed'),
+  404: failure('No such organization', errorFail, 'org_not_found'),
+} satisfies Responses
+const PAGE = { 400: failure('A bad query (q, limit, cursor)', errorFail, 'validation_failed') } satisfies Responses
 
 /** A POST on one account whose body is empty (`noBody`). */
 const userAction = (summary: string, data: z.ZodType) =>
@@ -160,8 +161,8 @@ export const ADMIN_ROUTES = defineRoutes({
     responses: responses(
       {
         200: { description: 'banned', body: okData(z.object({ until: z.string(), sessionsEnded: z.number().int(), tokensSuspended: z.number().int() })) },
-        400: { description: 'Validation failed, or `until` is not in the future', body: errorFail },
-        409: { description: 'Your own account (`You cannot ban your own account`)', body: errorFail },
+        400: failure('Validation failed, or `until` is not in the future', errorFail, 'validation_failed'),
+        409: failure('Your own account (`You cannot ban your own account`)', errorFail, 'own_account'),
       },
       NO_USER,
       JSON_BODY_FIELDS,
@@ -190,8 +191,8 @@ export const ADMIN_ROUTES = defineRoutes({
     responses: responses(
       {
         200: { description: 'removed', body: okData(z.object({ removed: z.enum(['totp', 'passkey']) })) },
-        400: { description: 'Validation failed', body: errorFail },
-        404: { description: 'The account has no such factor', body: errorFail },
+        400: failure('Validation failed', errorFail, 'validation_failed'),
+        404: failure('The account has no such factor', errorFail, 'factor_not_found'),
       },
       NO_USER,
       JSON_BODY_FIELDS,
@@ -222,8 +223,8 @@ export const ADMIN_ROUTES = defineRoutes({
     responses: responses(
       {
         200: { description: 'The report: counts, and each bad or skipped line with its number and reason', body: okData(importSummary) },
-        400: { description: 'Validation failed (`fields.jsonl`, `fields.dryRun`)', body: errorFail },
-        413: { description: 'Over 5 MB (`message` points at the CLI)', body: z.object({ error: z.string(), message: z.string().optional() }) },
+        400: failure('Validation failed (`fields.jsonl`, `fields.dryRun`)', errorFail, 'validation_failed'),
+        413: failure('Over 5 MB (`message` points at the CLI)', z.object({ error: z.string(), code: errorCode, message: z.string().optional() }), 'payload_too_large'),
       },
       JSON_BODY_FIELDS,
       ADMIN,
@@ -245,9 +246,14 @@ export const ADMIN_ROUTES = defineRoutes({
           description: 'the session on the account\'s behalf: its access token, the session cookie set, when it ends and whom it is for',
           body: tokensBody.extend({ impersonation: z.object({ userId: z.string(), email: z.string(), name: z.string(), endsAt: z.string() }) }),
         },
-        403: { description: 'The account is a platform administrator, or your own (`Administrators cannot be impersonated`, `You cannot impersonate yourself`)', body: errorFail },
+        403: failure(
+          'The account is a platform administrator, or your own (`Administrators cannot be impersonated`, `You cannot impersonate yourself`)',
+          errorFail,
+          'target_is_admin',
+          'own_account',
+        ),
       },
-      { 404: { description: 'No such user, or the account is suspended (the same answer)', body: errorFail } },
+      { 404: failure('No such user, or the account is suspended (the same answer)', errorFail, 'user_not_found') },
       { 400: NO_USER[400]! },
       ADMIN,
     ),

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { ipRestrictionBody, newTokenBody, PRIVILEGES, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './api-token-inputs'
 import { defineRoutes, manageJson, noBody, untouched } from './define'
-import { FULL_AUTH, JSON_BODY_REASON, LIMITED, XSS, bannedBody, okData, reasonFail, responses, type Responses } from './responses'
+import { FULL_AUTH, JSON_BODY_REASON, LIMITED, XSS, bannedBody, failure, okData, reasonFail, responses } from './responses'
 
 const privilege = z.enum(PRIVILEGES)
 const verifySuccess = z.object({
@@ -35,9 +35,13 @@ const tokenList = tokenCounts.extend({
 })
 
 /** Every POST action: full authentication, the body rules, then (spec order) union limiter, XSS, schema, operation limiter. */
-const MANAGE: Responses = responses(FULL_AUTH, JSON_BODY_REASON, XSS, LIMITED, {
-  400: { description: "The body does not match the action's schema (`Bad Request`)", body: reasonFail },
+const MANAGE = responses(FULL_AUTH, JSON_BODY_REASON, XSS, LIMITED, {
+  400: failure("The body does not match the action's schema (`Bad Request`)", reasonFail, 'bad_request'),
 })
+
+/** What a token action answers when the helper refuses it or fails (features/api-tokens, spec "Errors") */
+const TOKEN_REFUSED = ['token_not_found', 'token_identity_mismatch', 'bad_request'] as const
+const SERVER_FAILED = failure('Server error', reasonFail, 'internal_error')
 
 export const API_TOKEN_ROUTES = defineRoutes({
   publicVerify: {
@@ -54,10 +58,10 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'The token is valid for the privilege', body: okData(verifySuccess) } },
       {
-        400: { description: 'Unknown privilege or unresolvable client IP (`Bad Request`)', body: reasonFail },
-        401: { description: 'No api key, invalid key or host outside the allow-list', body: reasonFail },
-        403: { description: 'Markup in the privilege: the device is banned', body: bannedBody },
-        500: { description: 'Server error validating token.', body: reasonFail },
+        400: failure('Unknown privilege or unresolvable client IP (`Bad Request`)', reasonFail, 'bad_request'),
+        401: failure('No api key, invalid key or host outside the allow-list', reasonFail, 'api_key_missing', 'api_key_invalid', 'host_not_allowed'),
+        403: failure('Markup in the privilege: the device is banned', bannedBody, 'xss_rejected'),
+        500: failure('Server error validating token.', reasonFail, 'internal_error'),
       },
       LIMITED,
     ),
@@ -74,8 +78,8 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 201: { description: 'Token created; the raw key is shown once', body: okData(z.object({ rawApiKey: z.string(), rawPublicId: z.string(), expiresAt: z.string().nullable() })) } },
       MANAGE,
-      { 400: { description: 'Invalid prefix, privilege, name, expiry or IP list, or the token limit is reached', body: reasonFail } },
-      { 500: { description: 'Server error creating token', body: reasonFail } },
+      { 400: failure('Invalid prefix, privilege, name, expiry or IP list, or the token limit is reached', reasonFail, 'validation_failed', 'account_not_found', 'token_limit_reached') },
+      { 500: failure('Server error creating token', reasonFail, 'internal_error') },
     ),
   },
   revokeToken: {
@@ -89,7 +93,8 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Token revoked', body: okData(z.union([z.object({ msg: z.string(), invalidedTokenId: z.number().int(), userId: z.number().int() }), z.string()])) } },
       MANAGE,
-      { 401: { description: 'Token not found or unauthorized', body: reasonFail } },
+      { 400: failure('The token reference is not valid (`Bad Request`, `Invalid identity`)', reasonFail, ...TOKEN_REFUSED) },
+      { 401: failure('Token not found or unauthorized, or it could not be revoked', reasonFail, ...TOKEN_REFUSED, 'internal_error') },
     ),
   },
   tokenMetadata: {
@@ -103,7 +108,18 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: "The token's metadata and the user's token counts", body: okData(z.object({ tokenMeta: verifySuccess, counts: tokenCounts })) } },
       MANAGE,
-      { 401: { description: 'Token not found, invalid or unauthorized', body: reasonFail } },
+      { 400: failure('The token reference is not valid (`Bad Request`, `Invalid identity`)', reasonFail, ...TOKEN_REFUSED) },
+      {
+        401: failure(
+          'Token not found, invalid, expired or unauthorized, or its metadata could not be read',
+          reasonFail,
+          ...TOKEN_REFUSED,
+          'api_key_invalid',
+          'host_not_allowed',
+          'token_expired',
+          'internal_error',
+        ),
+      },
     ),
   },
   rotateToken: {
@@ -118,7 +134,19 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Rotated: the new raw key is shown once', body: okData(z.object({ msg: z.string(), newRawToken: z.string(), newExpiry: z.string().nullable() })) } },
       MANAGE,
-      { 400: { description: 'Token not found, revoked, or not rotatable now', body: reasonFail } },
+      {
+        400: failure(
+          'Token not found, revoked, or not rotatable now; or the rotation failed',
+          reasonFail,
+          ...TOKEN_REFUSED,
+          'token_revoked',
+          'token_not_rotatable',
+          'validation_failed',
+          'account_not_found',
+          'token_limit_reached',
+          'internal_error',
+        ),
+      },
     ),
   },
   ipRestrictionUpdate: {
@@ -133,7 +161,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'IP restriction replaced (omitted or empty: none)', body: okData(z.object({ msg: z.string() })) } },
       MANAGE,
-      { 400: { description: 'Token not found or unauthorized', body: reasonFail } },
+      { 400: failure('Token not found or unauthorized, or the change could not be saved', reasonFail, ...TOKEN_REFUSED, 'internal_error') },
     ),
   },
   privilegeUpdate: {
@@ -148,7 +176,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Privilege replaced', body: okData(z.object({ msg: z.string() })) } },
       MANAGE,
-      { 400: { description: 'Token not found or unauthorized', body: reasonFail } },
+      { 400: failure('Token not found or unauthorized, or the change could not be saved', reasonFail, ...TOKEN_REFUSED, 'internal_error') },
     ),
   },
   revokeAllTokens: {
@@ -162,7 +190,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Every valid token of the user revoked', body: okData(z.record(z.string(), z.unknown())) } },
       MANAGE,
-      { 500: { description: 'Server error', body: reasonFail } },
+      { 500: SERVER_FAILED },
     ),
   },
   listTokenMetadata: {
@@ -175,7 +203,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: "The user's valid tokens (tokenList omitted when none)", body: okData(tokenList) } },
       FULL_AUTH,
-      { 500: { description: 'Server error', body: reasonFail } },
+      { 500: SERVER_FAILED },
       LIMITED,
     ),
   },
@@ -188,7 +216,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
     limiters: ['generalUnionLimiter'],
     request: noBody,
     responses: responses(
-      { 400: { description: 'Always `Bad Request` (the listing is GET)', body: reasonFail } },
+      { 400: failure('Always `Bad Request` (the listing is GET)', reasonFail, 'bad_request') },
       FULL_AUTH,
       LIMITED,
     ),

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
 import { secondFactorLoginBody } from './second-factor'
-import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, XSS, errorFail, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
+import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, XSS, errorFail, failure, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
@@ -23,8 +23,8 @@ const deletionPendingBody = errorFail.extend({
 /** Signup, login, OAuth: the JSON body rules, requireSignInDevice (canary_id cookie, banned device) and XSS */
 const SIGN_IN = responses(
   JSON_BODY_FIELDS,
-  { 400: { description: 'No canary_id cookie', body: errorFail } },
-  { 403: { description: 'Banned device', body: errorFail } },
+  { 400: failure('No canary_id cookie', errorFail, 'device_cookie_missing') },
+  { 403: failure('Banned device', errorFail, 'device_banned') },
   XSS,
 )
 
@@ -48,9 +48,9 @@ export const AUTH_ROUTES = defineRoutes({
       { 201: { description: 'Account created and signed in: access token, session cookie set; `warnings` when the breach check was skipped', body: tokensBody.extend(passwordWarnings) } },
       SIGN_IN,
       {
-        400: { description: 'Validation failed, or the passwords do not match (`fields`)', body: errorFail },
-        409: { description: 'Email already registered', body: errorFail },
-        503: { description: 'The breached-password check is unavailable', body: errorFail },
+        400: failure('Validation failed, the passwords do not match, or a rejected email or password (`fields`)', errorFail, 'validation_failed', 'passwords_mismatch', 'password_rejected'),
+        409: failure('Email already registered', errorFail, 'email_taken'),
+        503: failure('The breached-password check is unavailable', errorFail, 'breach_check_unavailable'),
       },
       LIMITED,
     ),
@@ -68,16 +68,16 @@ export const AUTH_ROUTES = defineRoutes({
       { 200: { description: 'Right password, account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
       SIGN_IN,
       {
-        400: { description: 'Validation failed (`fields`)', body: errorFail },
-        401: { description: 'Invalid email or password (one body for both); also an account whose deletion is due', body: errorFail },
-        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+        400: failure('Validation failed (`fields`)', errorFail, 'validation_failed'),
+        401: failure('Invalid email or password (one body for both); also an account whose deletion is due', errorFail, 'invalid_credentials'),
+        403: failure('Account suspended (`banned: true`)', errorFail, 'account_banned'),
       },
       {
-        403: {
-          description:
-            'Right password, account scheduled for deletion (`deletionPending: true`): erased at `dueAt` unless restored; `restoreProof` asks POST /auth/delete-account/restore-link for the restore link, once, until `restoreProofExpiresAt`. No session',
-          body: deletionPendingBody,
-        },
+        403: failure(
+          'Right password, account scheduled for deletion (`deletionPending: true`): erased at `dueAt` unless restored; `restoreProof` asks POST /auth/delete-account/restore-link for the restore link, once, until `restoreProofExpiresAt`. No session',
+          deletionPendingBody,
+          'deletion_pending',
+        ),
       },
       LIMITED,
     ),
@@ -103,10 +103,10 @@ export const AUTH_ROUTES = defineRoutes({
       { 200: { description: 'An account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
       SIGN_IN,
       {
-        400: { description: 'Invalid provider profile (`fields`)', body: errorFail },
-        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
-        404: { description: 'No provider of that name', body: plainError },
-        409: { description: 'Email already registered', body: errorFail },
+        400: failure('Validation failed, or an invalid provider profile (`fields`)', errorFail, 'validation_failed', 'oauth_profile_invalid'),
+        403: failure('Account suspended (`banned: true`)', errorFail, 'account_banned'),
+        404: failure('No provider of that name (the router\'s 404)', plainError, 'not_found'),
+        409: failure('Email already registered', errorFail, 'email_taken'),
       },
       LIMITED,
     ),
@@ -122,10 +122,10 @@ export const AUTH_ROUTES = defineRoutes({
       { 201: { description: 'Rotated: new access token, new session cookie', body: tokensBody } },
       COOKIE_ONLY,
       {
-        202: { description: 'An anomaly of this session waits for the emailed code', body: mfaPendingBody },
-        401: { description: 'Invalid, expired, reused or too old session: re-login is required', body: z.union([errorFail, reloginBody]) },
-        403: { description: 'Banned device', body: errorFail },
-        500: { description: 'The verification email of an anomaly could not be sent', body: errorFail },
+        202: failure('An anomaly of this session waits for the emailed code', mfaPendingBody, 'mfa_required'),
+        401: failure('Invalid, expired, reused or too old session: re-login is required', z.union([errorFail, reloginBody]), ...SESSION_ENDED_CODES),
+        403: failure('Banned device', errorFail, 'device_banned'),
+        500: failure('The verification email of an anomaly could not be sent', errorFail, 'mail_failed'),
       },
       LIMITED,
     ),
@@ -140,7 +140,7 @@ export const AUTH_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Session revoked (or already gone) and the cookie cleared', body: okPlain } },
       COOKIE_ONLY,
-      { 401: { description: 'No Bearer token', body: errorFail } },
+      { 401: failure('No Bearer token', errorFail, 'access_token_missing') },
     ),
   },
 })

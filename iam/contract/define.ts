@@ -7,6 +7,7 @@
  * Plain TypeScript and zod only (no h3, no Nitro): the gateway imports this folder too.
  */
 import type { z } from 'zod'
+import type { ErrorCode } from './error-codes'
 import type { LimiterName } from './limiter-names'
 
 /**
@@ -81,6 +82,12 @@ export interface ResponseContract {
   description: string
   /** the JSON body's schema; omitted when the body is not JSON or not worth a schema */
   body?: z.ZodType
+  /**
+   * the `code` values an answer of this status may carry (contract/error-codes.ts): every failure
+   * status (400 and up, and the 202 of a pending MFA) declares them; the OpenAPI document lists
+   * them and the test build refuses an answer whose code is not among them
+   */
+  codes?: readonly ErrorCode[]
 }
 
 export interface RouteContract {

@@ -1,10 +1,13 @@
 /** Gateway authorization routes (IAM spec "Gateway authorization"). */
 import { z } from 'zod'
 import { cookieOnly, defineRoutes, json, noBody } from './define'
-import { COOKIE_ONLY, errorFail, FULL_AUTH, JSON_BODY_FIELDS, responses, type Responses } from './responses'
+import { errorCode } from './error-codes'
+import { COOKIE_ONLY, errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, responses, type Responses } from './responses'
 
 /** The account or device the session names is gone: `{ authorized: false, reason: "Not found" }` */
-const NO_ACCOUNT: Responses = { 404: { description: 'The account or device is gone', body: z.object({ authorized: z.literal(false), reason: z.string() }) } }
+const NO_ACCOUNT = {
+  404: failure('The account or device is gone', z.union([z.object({ authorized: z.literal(false), reason: z.string(), code: errorCode }), errorFail]), 'account_not_found'),
+} satisfies Responses
 
 export const GATEWAY_AUTH_ROUTES = defineRoutes({
   secretData: {
@@ -72,8 +75,8 @@ export const GATEWAY_AUTH_ROUTES = defineRoutes({
           description: 'The token: the session token\'s claims with `aud` the audience and `sub` the public id, at most jwt.api_access_tokens.expiresInMs and never past the session token',
           body: z.object({ ok: z.literal(true), date: z.iso.datetime(), accessToken: z.string(), tokenType: z.literal('Bearer'), audience: z.string(), expiresAt: z.iso.datetime() }),
         },
-        400: { description: 'Validation failed', body: errorFail },
-        403: { description: 'Not an audience of jwt.api_access_tokens.audiences (`reason: AUDIENCE_NOT_ALLOWED`)', body: errorFail },
+        400: failure('Validation failed', errorFail, 'validation_failed'),
+        403: failure('Not an audience of jwt.api_access_tokens.audiences (`reason: AUDIENCE_NOT_ALLOWED`)', errorFail, 'audience_not_allowed'),
       },
       JSON_BODY_FIELDS,
       FULL_AUTH,

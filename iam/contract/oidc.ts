@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { defineRoutes, json, noBody } from './define'
-import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, type Responses } from './responses'
 
 /** What GET /auth/oidc/interaction/:uid answers with (features/oidc/interactions.ts builds it). */
 export interface InteractionView {
@@ -22,9 +22,11 @@ export interface InteractionView {
 
 const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/, 'Not an interaction id') })
 
-const GONE: Record<number, { description: string; body: z.ZodType }> = {
-  404: { description: 'No such sign-in request in this browser (expired, finished, or started in another browser)', body: errorFail },
-}
+const GONE = {
+  404: failure('No such sign-in request in this browser (expired, finished, or started in another browser)', errorFail, 'interaction_not_found'),
+} satisfies Responses
+/** A uid the params schema refuses */
+const NOT_AN_ID = failure('Not an interaction id', errorFail, 'validation_failed')
 
 const redirect = okData(z.object({ redirectTo: z.string() }))
 
@@ -53,7 +55,7 @@ export const OIDC_ROUTES = defineRoutes({
             }),
           ),
         },
-        400: { description: 'Not an interaction id', body: errorFail },
+        400: NOT_AN_ID,
       },
       GONE,
     ),
@@ -67,7 +69,14 @@ export const OIDC_ROUTES = defineRoutes({
     limiters: [],
     request: noBody,
     params: uidParams,
-    responses: responses({ 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not a sign-in step', body: errorFail } }, GONE, FULL_AUTH, REAUTH),
+    responses: responses(
+      { 200: { description: 'where the browser goes next', body: redirect } },
+      { 400: NOT_AN_ID },
+      { 400: failure('Not a sign-in step', errorFail, 'interaction_wrong_step') },
+      GONE,
+      FULL_AUTH,
+      REAUTH,
+    ),
   },
   oidcInteractionConsent: {
     method: 'POST',
@@ -79,7 +88,9 @@ export const OIDC_ROUTES = defineRoutes({
     request: noBody,
     params: uidParams,
     responses: responses(
-      { 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not a consent step', body: errorFail }, 403: { description: 'Signed in as another account than the request', body: errorFail } },
+      { 200: { description: 'where the browser goes next', body: redirect } },
+      { 400: NOT_AN_ID },
+      { 400: failure('Not a consent step', errorFail, 'interaction_wrong_step'), 403: failure('Signed in as another account than the request', errorFail, 'interaction_other_account') },
       GONE,
       FULL_AUTH,
     ),
@@ -92,7 +103,7 @@ export const OIDC_ROUTES = defineRoutes({
     limiters: [],
     request: noBody,
     params: uidParams,
-    responses: responses({ 200: { description: 'where the browser goes next', body: redirect }, 400: { description: 'Not an interaction id', body: errorFail } }, GONE),
+    responses: responses({ 200: { description: 'where the browser goes next', body: redirect }, 400: NOT_AN_ID }, GONE),
   },
   oidcConnectedApps: {
     method: 'GET',
@@ -120,7 +131,11 @@ export const OIDC_ROUTES = defineRoutes({
     request: json(),
     body: z.object({ clientId: z.string({ error: 'The app is required' }).min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Not an app id') }),
     responses: responses(
-      { 200: { description: 'access revoked', body: okData(z.object({ revoked: z.literal(true) })) }, 400: { description: 'Validation failed', body: errorFail }, 404: { description: 'The app has no access to this account', body: errorFail } },
+      {
+        200: { description: 'access revoked', body: okData(z.object({ revoked: z.literal(true) })) },
+        400: failure('Validation failed', errorFail, 'validation_failed'),
+        404: failure('The app has no access to this account', errorFail, 'app_not_found'),
+      },
       JSON_BODY_FIELDS,
       FULL_AUTH,
     ),

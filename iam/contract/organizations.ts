@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import { defineRoutes, json, noBody } from './define'
 import { PERMISSION_SHAPE, SLUG_SHAPE } from './org-permissions'
-import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS, type Responses } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS, type Responses } from './responses'
 
 const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, message)
 const orgParams = z.object({ orgId: uuid('Not an organization id') })
@@ -55,13 +55,13 @@ const orgClaim = z.object({ id: z.string(), slug: z.string(), role: z.string(), 
  */
 const ORG_WRITE_GUARDS = ['not-impersonated'] as const
 
-const IN_ORG: Responses = {
-  400: { description: 'Not an organization id, or the body failed validation', body: errorFail },
-  403: { description: 'The member\'s role does not allow it', body: errorFail },
-  404: { description: 'No such organization, or the user is no member of it (the same answer)', body: errorFail },
-}
+const IN_ORG = {
+  400: failure('Not an organization id, or the body failed validation', errorFail, 'validation_failed'),
+  403: failure('The member\'s role does not allow it', errorFail, 'org_permission_denied'),
+  404: failure('No such organization, or the user is no member of it (the same answer)', errorFail, 'org_not_found'),
+} satisfies Responses
 
-const JSON_IN_ORG = (own: Responses, ...more: Responses[]) => responses(own, IN_ORG, JSON_BODY_FIELDS, XSS, FULL_AUTH, ...more)
+const JSON_IN_ORG = <const O extends Responses, const M extends readonly Responses[]>(own: O, ...more: M) => responses(own, IN_ORG, JSON_BODY_FIELDS, XSS, FULL_AUTH, ...more)
 
 export const ORGANIZATION_ROUTES = defineRoutes({
   orgCreate: {
@@ -79,7 +79,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
         .regex(SLUG_SHAPE, '3 to 40 lower-case letters, digits and hyphens, not starting or ending with one'),
     }),
     responses: responses(
-      { 201: { description: 'created', body: okData(z.object({ org })) }, 400: { description: 'Validation failed', body: errorFail }, 409: { description: 'The slug is taken', body: errorFail } },
+      { 201: { description: 'created', body: okData(z.object({ org })) }, 400: failure('Validation failed', errorFail, 'validation_failed'), 409: failure('The slug is taken', errorFail, 'slug_taken') },
       JSON_BODY_FIELDS,
       XSS,
       FULL_AUTH,
@@ -108,8 +108,9 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     responses: responses(
       {
         200: { description: 'the session acts for the organization; new tokens (the refresh token in the session cookie)', body: tokensBody.extend({ org: orgClaim.nullable() }) },
-        400: { description: 'Validation failed', body: errorFail },
-        404: { description: 'No such organization, or the user is no member of it (the same answer)', body: errorFail },
+        400: failure('Validation failed', errorFail, 'validation_failed'),
+        401: failure('The session is gone: re-login is required', errorFail, 'relogin_required'),
+        404: failure('No such organization, or the user is no member of it (the same answer)', errorFail, 'org_not_found'),
       },
       JSON_BODY_FIELDS,
       FULL_AUTH,
@@ -127,10 +128,10 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     responses: responses(
       {
         200: { description: 'a member now', body: okData(z.object({ org: z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string() }) })) },
-        400: { description: 'Validation failed', body: errorFail },
-        403: { description: 'The invitation was sent to another address', body: errorFail },
-        404: { description: 'No such invitation', body: errorFail },
-        410: { description: 'The invitation was used, revoked, or has expired', body: errorFail },
+        400: failure('Validation failed', errorFail, 'validation_failed'),
+        403: failure('The invitation was sent to another address, or the account address was never confirmed (`verifyEmail: true`)', errorFail, 'invitation_other_address', 'email_unverified'),
+        404: failure('No such invitation', errorFail, 'invitation_not_found'),
+        410: failure('The invitation was used, revoked, or has expired', errorFail, 'invitation_used'),
       },
       JSON_BODY_FIELDS,
       FULL_AUTH,
@@ -151,9 +152,9 @@ export const ORGANIZATION_ROUTES = defineRoutes({
           description: 'a pending invitation',
           body: okData(z.object({ invitation: z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), expiresAt: z.string() }) })),
         },
-        400: { description: 'Not an invitation token', body: errorFail },
-        404: { description: 'No such invitation', body: errorFail },
-        410: { description: 'The invitation was used, revoked, or has expired', body: errorFail },
+        400: failure('Not an invitation token', errorFail, 'validation_failed'),
+        404: failure('No such invitation', errorFail, 'invitation_not_found'),
+        410: failure('The invitation was used, revoked, or has expired', errorFail, 'invitation_used'),
       },
       LIMITED,
     ),
@@ -190,9 +191,9 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     body: z.strictObject({ userId: uuid('Not a member id'), role: roleInput }),
     responses: JSON_IN_ORG({
       200: { description: 'the member\'s new role', body: okData(z.object({ member: z.object({ userId: z.string(), role: z.string(), roleName: z.string() }) })) },
-      400: { description: 'No such role in the organization', body: errorFail },
-      404: { description: 'No such member', body: errorFail },
-      409: { description: 'The last owner keeps the owner role', body: errorFail },
+      400: failure('No such role in the organization', errorFail, 'role_not_found'),
+      404: failure('No such member', errorFail, 'member_not_found'),
+      409: failure('The last owner keeps the owner role', errorFail, 'last_owner'),
     }),
   },
   orgMemberRemove: {
@@ -207,8 +208,9 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     body: z.strictObject({ userId: uuid('Not a member id') }),
     responses: JSON_IN_ORG({
       200: { description: 'removed', body: okData(z.object({ removed: z.literal(true) })) },
-      404: { description: 'No such member', body: errorFail },
-      409: { description: 'The last owner cannot be removed', body: errorFail },
+      400: failure('No such role in the organization', errorFail, 'role_not_found'),
+      404: failure('No such member', errorFail, 'member_not_found'),
+      409: failure('The last owner cannot be removed', errorFail, 'last_owner'),
     }),
   },
   orgLeave: {
@@ -221,7 +223,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     request: noBody,
     params: orgParams,
     responses: responses(
-      { 200: { description: 'left', body: okData(z.object({ left: z.literal(true) })) }, 409: { description: 'The last owner cannot leave', body: errorFail } },
+      { 200: { description: 'left', body: okData(z.object({ left: z.literal(true) })) }, 409: failure('The last owner cannot leave', errorFail, 'last_owner') },
       IN_ORG,
       FULL_AUTH,
     ),
@@ -253,9 +255,9 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     responses: JSON_IN_ORG(
       {
         201: { description: 'invited and mailed', body: okData(z.object({ invitation })) },
-        400: { description: 'No such role in the organization', body: errorFail },
-        409: { description: 'The address is a member already', body: errorFail },
-        500: { description: 'The invitation mail could not be sent', body: errorFail },
+        400: failure('No such role in the organization', errorFail, 'role_not_found'),
+        409: failure('The address is a member already', errorFail, 'already_member'),
+        500: failure('The invitation mail could not be sent', errorFail, 'mail_failed'),
       },
       LIMITED,
     ),
@@ -282,7 +284,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     body: z.strictObject({ invitationId: uuid('Not an invitation id') }),
     responses: JSON_IN_ORG({
       200: { description: 'revoked', body: okData(z.object({ revoked: z.literal(true) })) },
-      404: { description: 'No such pending invitation', body: errorFail },
+      404: failure('No such pending invitation', errorFail, 'invitation_not_found'),
     }),
   },
   orgInvitationResend: {
@@ -298,8 +300,8 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     responses: JSON_IN_ORG(
       {
         200: { description: 'mailed again', body: okData(z.object({ resent: z.literal(true), expiresAt: z.string() })) },
-        404: { description: 'No such pending invitation', body: errorFail },
-        500: { description: 'The invitation mail could not be sent', body: errorFail },
+        404: failure('No such pending invitation', errorFail, 'invitation_not_found'),
+        500: failure('The invitation mail could not be sent', errorFail, 'mail_failed'),
       },
       LIMITED,
     ),
@@ -326,8 +328,8 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     body: z.strictObject({ name: customRoleName, permissions: customRolePermissions }),
     responses: JSON_IN_ORG({
       201: { description: 'created', body: okData(z.object({ role })) },
-      400: { description: 'A permission only owners hold', body: errorFail },
-      409: { description: 'The organization has a role of that name', body: errorFail },
+      400: failure('A permission only owners hold', errorFail, 'owner_only_permission'),
+      409: failure('The organization has a role of that name', errorFail, 'role_name_taken'),
     }),
   },
   orgRoleUpdate: {
@@ -342,9 +344,9 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     body: z.strictObject({ roleId: uuid('Not a role'), name: customRoleName, permissions: customRolePermissions }),
     responses: JSON_IN_ORG({
       200: { description: 'updated', body: okData(z.object({ role })) },
-      400: { description: 'A permission only owners hold', body: errorFail },
-      404: { description: 'No such role', body: errorFail },
-      409: { description: 'The organization has another role of that name', body: errorFail },
+      400: failure('A permission only owners hold', errorFail, 'owner_only_permission'),
+      404: failure('No such role', errorFail, 'role_not_found'),
+      409: failure('The organization has another role of that name', errorFail, 'role_name_taken'),
     }),
   },
   orgRoleDelete: {
@@ -359,8 +361,8 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     body: z.strictObject({ roleId: uuid('Not a role') }),
     responses: JSON_IN_ORG({
       200: { description: 'deleted', body: okData(z.object({ deleted: z.literal(true) })) },
-      404: { description: 'No such role', body: errorFail },
-      409: { description: 'A member or a pending invitation holds the role', body: errorFail },
+      404: failure('No such role', errorFail, 'role_not_found'),
+      409: failure('A member or a pending invitation holds the role', errorFail, 'role_in_use'),
     }),
   },
 })

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
-import { errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A registration response (attestation object, client data, COSE key) is well under 4 KiB. */
 export const PASSKEY_JSON_LIMIT_BYTES = 4 * 1024
@@ -63,8 +63,8 @@ const optionsBody = okData(z.object({ options: z.record(z.string(), z.unknown())
 /** Passwordless sign-in: like POST /login (device gate, XSS ban, login limiters). */
 const PASSKEY_SIGN_IN = responses(
   JSON_BODY_FIELDS,
-  { 400: { description: 'Validation failed (`fields`) or no canary_id cookie', body: errorFail } },
-  { 403: { description: 'Banned device', body: errorFail } },
+  { 400: failure('Validation failed (`fields`) or no canary_id cookie', errorFail, 'validation_failed', 'device_cookie_missing') },
+  { 403: failure('Banned device', errorFail, 'device_banned') },
   XSS,
   LIMITED,
 )
@@ -106,8 +106,13 @@ export const PASSKEY_ROUTES = defineRoutes({
       VERIFIED_EMAIL,
       REAUTH,
       {
-        400: { description: 'Validation failed, or the answer does not verify (challenge unknown, used, expired or another device\'s; origin, rpID or signature wrong)', body: errorFail },
-        409: { description: 'This passkey is already registered', body: errorFail },
+        400: failure(
+          'Validation failed, or the answer does not verify (challenge unknown, used, expired or another device\'s; origin, rpID or signature wrong)',
+          errorFail,
+          'validation_failed',
+          'passkey_unverified',
+        ),
+        409: failure('This passkey is already registered', errorFail, 'passkey_already_registered'),
       },
     ),
   },
@@ -125,7 +130,7 @@ export const PASSKEY_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       FULL_AUTH,
       REAUTH,
-      { 400: { description: 'Validation failed', body: errorFail }, 404: { description: 'No such passkey on this account', body: errorFail } },
+      { 400: failure('Validation failed', errorFail, 'validation_failed'), 404: failure('No such passkey on this account', errorFail, 'passkey_not_found') },
     ),
   },
   passkeyRename: {
@@ -141,7 +146,7 @@ export const PASSKEY_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       FULL_AUTH,
       XSS,
-      { 400: { description: 'Validation failed (`fields`)', body: errorFail }, 404: { description: 'No such passkey on this account', body: errorFail } },
+      { 400: failure('Validation failed (`fields`)', errorFail, 'validation_failed'), 404: failure('No such passkey on this account', errorFail, 'passkey_not_found') },
     ),
   },
   passkeyLoginOptions: {
@@ -154,7 +159,7 @@ export const PASSKEY_ROUTES = defineRoutes({
     request: noBody,
     responses: responses(
       { 200: { description: 'PublicKeyCredentialRequestOptionsJSON, the same for every visitor', body: optionsBody } },
-      { 400: { description: 'No canary_id cookie', body: errorFail }, 403: { description: 'Banned device', body: errorFail } },
+      { 400: failure('No canary_id cookie', errorFail, 'device_cookie_missing'), 403: failure('Banned device', errorFail, 'device_banned') },
       LIMITED,
     ),
   },
@@ -170,8 +175,12 @@ export const PASSKEY_ROUTES = defineRoutes({
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
       PASSKEY_SIGN_IN,
       {
-        401: { description: 'The assertion does not verify (unknown passkey, challenge unknown, used, expired or another device\'s, wrong origin or rpID, signature or sign counter)', body: errorFail },
-        403: { description: 'Account suspended (`banned: true`)', body: errorFail },
+        401: failure(
+          'The assertion does not verify (unknown passkey, challenge unknown, used, expired or another device\'s, wrong origin or rpID, signature or sign counter)',
+          errorFail,
+          'invalid_credentials',
+        ),
+        403: failure('Account suspended (`banned: true`)', errorFail, 'account_banned'),
       },
     ),
   },

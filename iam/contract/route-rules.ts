@@ -8,13 +8,15 @@
  * only matches a request to its rule.
  */
 import type { AuthRule, CallerPurpose, RequestRule, RouteContract } from './define'
-import { ROUTES } from './routes'
+import { ROUTES, type RouteId } from './routes'
 
 export { JSON_LIMIT_BYTES, OAUTH_JSON_LIMIT_BYTES, type AuthRule, type JsonTextRule } from './define'
 
 export type BodyRule = RequestRule
 
 export interface RouteRule {
+  /** the route table entry's id (absent for the routes a build adds, iam/test-build) */
+  id?: RouteId
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** segments starting with ':' match one non-empty segment */
   path: string
@@ -28,7 +30,8 @@ export interface RouteRule {
 }
 
 /** The request rules of every route, derived from the route table (iam/contract/routes.ts). */
-export const ROUTE_RULES: readonly RouteRule[] = (Object.values(ROUTES) as RouteContract[]).map((route) => ({
+export const ROUTE_RULES: readonly RouteRule[] = (Object.entries(ROUTES) as Array<[RouteId, RouteContract]>).map(([id, route]) => ({
+  id,
   method: route.method,
   path: route.path,
   body: route.request,

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { defineRoutes, json, noBody } from './define'
 import { CUSTOM_REASON_PATTERN } from './inputs'
-import { bannedBody, errorFail, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
+import { bannedBody, CODES_LOCKED, errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, LINK_CODES, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A 6-digit TOTP code or a recovery code (`xxxx-xxxx-xxxx-xxxx`, case and separators free). */
 export const secondFactorCode = z
@@ -27,7 +27,15 @@ export const secondFactorLoginBody = z.object({
 })
 
 /** A signed-in JSON route that takes a second-factor code: XSS bans and the codes limiter apply. */
-const CODE_ROUTE = responses(JSON_BODY_FIELDS, FULL_AUTH, XSS, { 400: { description: 'Validation failed (`fields`) or wrong code', body: errorFail } }, LIMITED)
+const CODE_ROUTE = responses(JSON_BODY_FIELDS, FULL_AUTH, XSS, { 400: failure('Validation failed (`fields`) or wrong code', errorFail, 'validation_failed', 'code_invalid') }, LIMITED)
+
+/** A custom MFA flow (or the email change) proven with a second factor (features/mfa/flow-proof.ts) */
+const FLOW_PROOF = responses(
+  CODE_ROUTE,
+  CODES_LOCKED,
+  { 400: failure('No flow of this session is pending for the reason, or the link is no longer usable', errorFail, 'flow_not_started', ...LINK_CODES) },
+  { 401: failure('Wrong code, or the flow ran out of attempts; or the session is gone', errorFail, 'code_invalid', 'code_attempts_exhausted', 'relogin_required') },
+)
 
 export const SECOND_FACTOR_ROUTES = defineRoutes({
   totpStatus: {
@@ -55,7 +63,8 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       FULL_AUTH,
       VERIFIED_EMAIL,
       REAUTH,
-      { 409: { description: 'TOTP is already enabled', body: errorFail } },
+      { 401: failure('The account is gone', errorFail, 'relogin_required') },
+      { 409: failure('TOTP is already enabled', errorFail, 'totp_already_enabled') },
     ),
   },
   totpEnable: {
@@ -72,7 +81,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       CODE_ROUTE,
       VERIFIED_EMAIL,
       REAUTH,
-      { 409: { description: 'No pending setup', body: errorFail } },
+      { 409: failure('No pending setup', errorFail, 'totp_setup_not_started') },
     ),
   },
   totpDisable: {
@@ -87,8 +96,9 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Removed, with every recovery code', body: okData(z.object({ enabled: z.literal(false) })) } },
       CODE_ROUTE,
+      CODES_LOCKED,
       REAUTH,
-      { 409: { description: 'TOTP is not enabled', body: errorFail } },
+      { 409: failure('TOTP is not enabled', errorFail, 'totp_not_enabled') },
     ),
   },
   totpRecoveryCodes: {
@@ -103,7 +113,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       { 200: { description: '10 new recovery codes, shown once; the old ones no longer work', body: okData(z.object({ recoveryCodes: z.array(z.string()) })) } },
       FULL_AUTH,
       REAUTH,
-      { 409: { description: 'TOTP is not enabled', body: errorFail } },
+      { 409: failure('TOTP is not enabled', errorFail, 'totp_not_enabled') },
     ),
   },
   secondFactor: {
@@ -118,12 +128,18 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
       { 200: { description: 'Signed in: access token, session cookie set (as POST /login)', body: tokensBody } },
       JSON_BODY_FIELDS,
       {
-        400: { description: 'Validation failed (`fields`) or no canary_id cookie', body: errorFail },
-        401: { description: 'Wrong code; or `restart: true` when the challenge is unknown, expired, used, out of attempts or another device\'s', body: errorFail.extend({ restart: z.literal(true).optional() }) },
-        403: { description: 'Banned device or account', body: z.union([errorFail, bannedBody]) },
+        400: failure('Validation failed (`fields`) or no canary_id cookie', errorFail, 'validation_failed', 'device_cookie_missing'),
+        401: failure(
+          'Wrong code; or `restart: true` when the challenge is unknown, expired, used, out of attempts or another device\'s',
+          errorFail.extend({ restart: z.literal(true).optional() }),
+          'code_invalid',
+          'sign_in_expired',
+        ),
+        403: failure('Banned device or account', z.union([errorFail, bannedBody]), 'device_banned', 'account_banned'),
       },
       XSS,
       LIMITED,
+      CODES_LOCKED,
     ),
   },
   // With a second factor, a custom MFA flow (and the email change) may be proven with it instead
@@ -138,9 +154,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     body: z.object({ reason: z.string({ error: 'The reason is required' }).regex(CUSTOM_REASON_PATTERN, 'Invalid reason'), code: secondFactorCode }),
     responses: responses(
       { 200: { description: 'Action confirmed: a new token pair for this session', body: tokensBody } },
-      CODE_ROUTE,
-      { 400: { description: 'No flow of this session is pending for the reason', body: errorFail } },
-      { 401: { description: 'Wrong code, or the flow ran out of attempts', body: errorFail } },
+      FLOW_PROOF,
     ),
   },
   updateEmailSecondFactor: {
@@ -157,9 +171,8 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
     }),
     responses: responses(
       { 200: { description: 'Updated: new tokens for this session, every other session revoked', body: tokensBody } },
-      CODE_ROUTE,
-      { 400: { description: 'Address in use or invalid, or no change_email flow pending', body: errorFail } },
-      { 401: { description: 'Wrong code, or the flow ran out of attempts', body: errorFail } },
+      FLOW_PROOF,
+      { 400: failure('Address in use or invalid, or no change_email flow pending', errorFail, 'email_invalid', 'email_unchanged', 'email_taken') },
     ),
   },
 })

@@ -1,12 +1,14 @@
 /** Standalone endpoints (IAM spec) and DESIGN additions. */
 import { z } from 'zod'
 import { defineRoutes, noBody } from './define'
-import { LIMITED, plainError, responses } from './responses'
+import { errorCode } from './error-codes'
+import { failure, LIMITED, plainError, responses } from './responses'
 
 const checkBody = (success: boolean) =>
   z.object({
     results: z.object({ success: z.literal(success), banned: z.literal(!success), time: z.string(), ipAddress: z.string() }),
     message: z.string(),
+    ...(success ? {} : { code: errorCode }),
   })
 
 const readinessBody = (status: 'ready' | 'unavailable', state: z.ZodType) =>
@@ -25,7 +27,7 @@ export const SERVICE_ROUTES = defineRoutes({
     request: noBody,
     responses: {
       200: { description: 'Cookie domain and access token TTL', body: z.object({ domain: z.string(), accessTokenTTL: z.number().int().positive() }) },
-      403: { description: 'Not the trusted client', body: plainError },
+      403: failure('Not the trusted client', plainError, 'forbidden'),
     },
   },
   health: {
@@ -47,7 +49,11 @@ export const SERVICE_ROUTES = defineRoutes({
     hmac: false,
     responses: {
       200: { description: 'Every dependency answers', body: readinessBody('ready', z.enum(['up'])) },
-      503: { description: 'A dependency is down (each check gives up after 1 s); Retry-After set', body: readinessBody('unavailable', z.enum(['up', 'down'])) },
+      503: failure(
+        'A dependency is down (each check gives up after 1 s); Retry-After set',
+        readinessBody('unavailable', z.enum(['up', 'down'])).extend({ code: errorCode }),
+        'service_unavailable',
+      ),
     },
   },
   check: {
@@ -59,7 +65,7 @@ export const SERVICE_ROUTES = defineRoutes({
     request: noBody,
     responses: responses(
       { 200: { description: 'Device recorded; canary_id cookie set when absent', body: checkBody(true) } },
-      { 403: { description: 'This device is banned', body: checkBody(false) } },
+      { 403: failure('This device is banned', checkBody(false), 'device_banned') },
       LIMITED,
     ),
   },
@@ -73,7 +79,7 @@ export const SERVICE_ROUTES = defineRoutes({
     hmac: false,
     responses: {
       200: { description: 'Prometheus text exposition format (text/plain; version=0.0.4)' },
-      403: { description: 'Neither an allowed address nor the metrics token', body: plainError },
+      403: failure('Neither an allowed address nor the metrics token', plainError, 'forbidden'),
     },
   },
   jwks: {

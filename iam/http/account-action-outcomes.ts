@@ -3,6 +3,7 @@
  * undo, email verification, password reset): the one mapper from a failure code to the status and
  * the `{ ok: false, date, error[, fields] }` body.
  */
+import type { ErrorCode } from '../contract/error-codes'
 import type { ActionFailure, ActionFailureCode, ActionLimited } from '../features/mfa/action-failures'
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail } from './auth'
@@ -11,6 +12,8 @@ import { failCodesLocked } from './second-factor'
 
 type Answer = {
   status: 400 | 401 | 403 | 409 | 500 | 503
+  /** the wire code (contract/error-codes.ts) */
+  code: ErrorCode
   /** the body's error; the failure's detail when absent */
   error?: string
   /** the field the error is also reported under */
@@ -19,38 +22,40 @@ type Answer = {
   extra?: Record<string, unknown>
 }
 
-const RELOGIN: Answer = { status: 401, error: 'Re-login is required' }
+const RELOGIN: Answer = { status: 401, code: 'relogin_required', error: 'Re-login is required' }
 
 const ANSWERS: Record<ActionFailureCode, Answer> = {
   // a bad, expired, used or mismatched link is always 400 (spec: "400 body with error")
-  link_invalid: { status: 400, error: LINK_ERRORS.invalid },
-  link_mismatch: { status: 400, error: LINK_ERRORS.mismatch },
-  link_expired: { status: 400, error: LINK_ERRORS.expired },
-  link_used: { status: 400, error: LINK_ERRORS.used },
-  link_previews: { status: 400, error: LINK_ERRORS.previews },
+  link_invalid: { status: 400, code: 'link_invalid', error: LINK_ERRORS.invalid },
+  link_mismatch: { status: 400, code: 'link_mismatch', error: LINK_ERRORS.mismatch },
+  link_expired: { status: 400, code: 'link_expired', error: LINK_ERRORS.expired },
+  link_used: { status: 400, code: 'link_used', error: LINK_ERRORS.used },
+  link_previews: { status: 400, code: 'link_previews_exhausted', error: LINK_ERRORS.previews },
   // a wrong or expired code is 401, and so is a link that ran out of attempts
-  code_bad: { status: 401, error: LINK_ERRORS.bad_code },
-  code_attempts: { status: 401, error: LINK_ERRORS.attempts },
+  code_bad: { status: 401, code: 'code_invalid', error: LINK_ERRORS.bad_code },
+  code_attempts: { status: 401, code: 'code_attempts_exhausted', error: LINK_ERRORS.attempts },
   relogin_required: RELOGIN,
-  not_authenticated: { status: 401, error: 'Not authenticated' },
-  email_invalid: { status: 400, field: 'newEmail' },
-  email_in_use: { status: 400, error: 'Email already in use', field: 'newEmail' },
-  email_unchanged: { status: 400, error: 'The new address is the current one', field: 'newEmail' },
-  old_address_taken: { status: 409, error: 'The previous address now belongs to another account' },
-  address_stale: { status: 400, error: 'This link is for an address that is no longer on the account' },
-  already_verified: { status: 400, error: 'The email address is already verified' },
-  passwords_mismatch: { status: 400, error: 'Passwords do not match', field: 'confirmedPassword' },
-  password_rejected: { status: 400, field: 'password' },
-  password_check_unavailable: { status: 503, field: 'password' },
-  confirmation_mail_failed: { status: 500, error: 'Could not send the confirmation email; try again later' },
-  flow_not_started: { status: 400, error: 'No confirmation is pending for this reason; start it first' },
-  verification_mail_failed: { status: 503, error: 'The mail could not be sent, try again later' },
+  // the session's account is gone: to the client, the same as any session that cannot go on
+  not_authenticated: { status: 401, code: 'relogin_required', error: 'Not authenticated' },
+  email_invalid: { status: 400, code: 'email_invalid', field: 'newEmail' },
+  email_in_use: { status: 400, code: 'email_taken', error: 'Email already in use', field: 'newEmail' },
+  email_unchanged: { status: 400, code: 'email_unchanged', error: 'The new address is the current one', field: 'newEmail' },
+  old_address_taken: { status: 409, code: 'email_taken', error: 'The previous address now belongs to another account' },
+  address_stale: { status: 400, code: 'address_changed', error: 'This link is for an address that is no longer on the account' },
+  already_verified: { status: 400, code: 'email_already_verified', error: 'The email address is already verified' },
+  passwords_mismatch: { status: 400, code: 'passwords_mismatch', error: 'Passwords do not match', field: 'confirmedPassword' },
+  password_rejected: { status: 400, code: 'password_rejected', field: 'password' },
+  password_check_unavailable: { status: 503, code: 'breach_check_unavailable', field: 'password' },
+  confirmation_mail_failed: { status: 500, code: 'mail_failed', error: 'Could not send the confirmation email; try again later' },
+  flow_not_started: { status: 400, code: 'flow_not_started', error: 'No confirmation is pending for this reason; start it first' },
+  verification_mail_failed: { status: 503, code: 'mail_failed', error: 'The mail could not be sent, try again later' },
   password_required: {
     status: 403,
+    code: 'password_required',
     error: 'This link was opened on another device than the one that asked for it: confirm with your password',
     extra: { passwordRequired: true },
   },
-  wrong_password: { status: 401, error: 'The password is incorrect', field: 'password' },
+  wrong_password: { status: 401, code: 'wrong_password', error: 'The password is incorrect', field: 'password' },
 }
 
 /**
@@ -62,5 +67,5 @@ export function failAction(failure: ActionFailure | ActionLimited): never {
   if (failure.code === 'rate_limited') return throwTooManyRequests(failure.decision)
   const answer = ANSWERS[failure.code]
   const error = answer.error ?? failure.detail ?? 'Bad Request'
-  return authFail(answer.status, error, { ...(answer.field ? { fields: { [answer.field]: error } } : {}), ...answer.extra })
+  return authFail(answer.status, answer.code, error, { ...(answer.field ? { fields: { [answer.field]: error } } : {}), ...answer.extra })
 }

@@ -4,6 +4,7 @@
  * spec's status and body. Features never name a status.
  */
 import { setResponseStatus, type H3Event } from 'h3'
+import type { ErrorCode } from '../contract/error-codes'
 import type { ManageOutcome } from '../features/api-tokens/manage-actions'
 import type { VerifyFailureCode, VerifyOutcome } from '../features/api-tokens/public-verify'
 import { failResult, REASONS } from '../features/api-tokens/results'
@@ -29,7 +30,7 @@ export function renderManageOutcome(event: H3Event, action: ManageActionName, ou
 
 /** POST /api/manage/list-metadata: the spec's controller answers the listing's wrong method with 400 `Bad Request`. */
 export function renderWrongMethod(event: H3Event, date: string): unknown {
-  return reply(event, 400, failResult(date, REASONS.badRequest))
+  return reply(event, 400, failResult(date, REASONS.badRequest, 'bad_request'))
 }
 
 /** Management answers its envelope as a normal response, failures included. */
@@ -39,18 +40,18 @@ function reply(event: H3Event, status: number, body: unknown): unknown {
 }
 
 const VERIFY_FAILURES = {
-  no_api_key: [401, 'No api key provided'],
-  bad_request: [400, REASONS.badRequest],
-  invalid_host: [401, REASONS.invalidHost],
-  invalid_key: [401, REASONS.invalidKey],
-  server_error: [500, REASONS.serverErrorValidating],
-} as const satisfies Record<Exclude<VerifyFailureCode, 'rate_limited' | 'banned'>, readonly [number, string]>
+  no_api_key: [401, 'No api key provided', 'api_key_missing'],
+  bad_request: [400, REASONS.badRequest, 'bad_request'],
+  invalid_host: [401, REASONS.invalidHost, 'host_not_allowed'],
+  invalid_key: [401, REASONS.invalidKey, 'api_key_invalid'],
+  server_error: [500, REASONS.serverErrorValidating, 'internal_error'],
+} as const satisfies Record<Exclude<VerifyFailureCode, 'rate_limited' | 'banned'>, readonly [number, string, ErrorCode]>
 
 /** GET /api/public/verify: 200 with the token's data, else the spec's status and reason. */
 export function renderVerifyOutcome(event: H3Event, outcome: VerifyOutcome): unknown {
   if (outcome.ok) return reply(event, 200, outcome.result)
   if (outcome.code === 'rate_limited') return throwTooManyRequests(outcome.decision)
-  if (outcome.code === 'banned') return httpFail(403, { banned: true })
-  const [status, reason] = VERIFY_FAILURES[outcome.code]
-  return httpFail(status, failResult(outcome.date, reason))
+  if (outcome.code === 'banned') return httpFail(403, { banned: true, code: 'xss_rejected' })
+  const [status, reason, code] = VERIFY_FAILURES[outcome.code]
+  return httpFail(status, failResult(outcome.date, reason, code))
 }

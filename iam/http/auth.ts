@@ -7,6 +7,7 @@
 import { setResponseStatus, type H3Event } from 'h3'
 import type { JWTPayload } from 'jose'
 import type { z } from 'zod'
+import type { ErrorCode } from '../contract/error-codes'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
 import { mayHaveAnomaly } from '../features/anomalies/anomaly-marker'
@@ -58,9 +59,25 @@ declare module 'h3' {
 export const MFA_MESSAGE = 'A login link has been sent to your email.'
 export const RELOGIN_ERROR = 'Re-login is required'
 
-/** `{ ok: false, date, error, ...extra }` with `status`: the error body of the auth routes. */
-export function authFail(status: number, error: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): never {
-  return httpFail(status, { ok: false, date: new Date().toISOString(), error, ...extra }, headers)
+/** `{ ok: false, date, error, code, ...extra }` with `status`: the error body of the auth routes. */
+export function authFail(status: number, code: ErrorCode, error: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): never {
+  return httpFail(status, { ok: false, date: new Date().toISOString(), error, code, ...extra }, headers)
+}
+
+/**
+ * The code of a session the guard or the rotation refused (`reason` the anomaly type): the three
+ * causes a page words for the person, else the general one (contract/responses.ts SESSION_ENDED_CODES).
+ */
+export function sessionEndedCode(reason: string): ErrorCode {
+  if (reason === 'SESSION_REVOKED') return 'session_revoked'
+  if (reason === 'SESSION_EXPIRED') return 'session_expired'
+  if (reason === 'REFRESH_TOKEN_REUSED') return 'refresh_token_reused'
+  return 'relogin_required'
+}
+
+/** 401 `Re-login is required` with `reason` (an anomaly type or a cause) and its code. */
+export function failRelogin(reason?: string, extra: Record<string, unknown> = {}): never {
+  return authFail(401, reason ? sessionEndedCode(reason) : 'relogin_required', RELOGIN_ERROR, { ...(reason ? { reason } : {}), ...extra })
 }
 
 /** `{ field: first message }` of a zod failure (the `fields` of a 400). */
@@ -74,9 +91,9 @@ export function validationFields(error: z.ZodError): Record<string, string> {
 export function requireAccessToken(event: H3Event): string {
   const header = requestHeader(event, 'authorization')
   const match = header ? /^Bearer(?: (.*))?$/i.exec(header.trim()) : null
-  if (!match) return authFail(401, 'Missing Bearer token')
+  if (!match) return authFail(401, 'access_token_missing', 'Missing Bearer token')
   const token = (match[1] ?? '').trim()
-  if (!token) return authFail(401, 'Access token missing')
+  if (!token) return authFail(401, 'access_token_missing', 'Access token missing')
   event.context.token = token
   return token
 }
@@ -84,7 +101,7 @@ export function requireAccessToken(event: H3Event): string {
 /** Spec Authentication 3. */
 export function requireRefreshToken(event: H3Event): string {
   const token = getSessionCookie(event)
-  if (!token) return authFail(401, 'Refresh token missing')
+  if (!token) return authFail(401, 'session_missing', 'Refresh token missing')
   event.context.refreshToken = token
   return token
 }
@@ -115,7 +132,7 @@ export async function visitRequestDevice<V extends Visit>(
   if (fingerprint) event.context.fingerPrint = fingerprint
   if (canaryId === null) return { fingerprint, visited: null }
   const visited = await visit(ctx, { canaryId, ipAddress, userAgent, fingerprint })
-  if (visited.banned) authFail(403, 'Device banned', { banned: true })
+  if (visited.banned) authFail(403, 'device_banned', 'Device banned', { banned: true })
   event.context.visitor = visited.visitor
   return { fingerprint, visited }
 }
@@ -135,13 +152,13 @@ export async function rejectXss(event: H3Event, value: unknown): Promise<void> {
     })
   }
   ctx.log.warn('xss input: device banned', { path: event.path.split('?')[0], visitorRowId: visitor?.id })
-  httpFail(403, { banned: true })
+  httpFail(403, { banned: true, code: 'xss_rejected' })
 }
 
 /** 202 MFA pending or 401 re-login for a cached anomaly (spec Authentication 4). */
 function failActiveAnomaly(anomaly: ActiveAnomaly): never {
-  if (anomaly.action === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
-  return httpFail(401, { error: RELOGIN_ERROR, message: anomaly.type })
+  if (anomaly.action === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE, code: 'mfa_required' })
+  return httpFail(401, { error: RELOGIN_ERROR, message: anomaly.type, code: sessionEndedCode(anomaly.type) })
 }
 
 /** Spec Authentication 4: a cached anomaly of this session short-circuits the request. */
@@ -154,15 +171,15 @@ export async function checkForActiveMfa(event: H3Event): Promise<void> {
 
 /** Maps a failed session guard to the response (202 MFA, 401 re-login, 500 mail failure). */
 export function failGuard(result: Exclude<GuardResult, { ok: true }>): never {
-  if (result.code === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE })
-  if (result.code === 'mfa_failed') return authFail(500, 'Could not send the verification email; try again later')
-  return authFail(401, RELOGIN_ERROR, { reason: result.type, ...(result.revokedFor ? { revokedFor: result.revokedFor } : {}) })
+  if (result.code === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE, code: 'mfa_required' })
+  if (result.code === 'mfa_failed') return authFail(500, 'mail_failed', 'Could not send the verification email; try again later')
+  return failRelogin(result.type, result.revokedFor ? { revokedFor: result.revokedFor } : {})
 }
 
 /** The device of a session route; a session without its device cookie must sign in again. */
 export function requireSessionDevice(event: H3Event): Visitor {
   const visitor = event.context.visitor
-  if (!visitor) return authFail(401, RELOGIN_ERROR, { reason: 'DEVICE_COOKIE_MISSING' })
+  if (!visitor) return failRelogin('DEVICE_COOKIE_MISSING')
   return visitor
 }
 
@@ -177,7 +194,7 @@ async function protectRoute(
   state: AuthState,
 ): Promise<RequestUser> {
   const ctx = useIam()
-  if (!verified.ok) return authFail(401, verified.code === 'expired' ? 'Access token expired' : 'Invalid access token')
+  if (!verified.ok) return verified.code === 'expired' ? authFail(401, 'access_token_expired', 'Access token expired') : authFail(401, 'access_token_invalid', 'Invalid access token')
   const visitor = requireSessionDevice(event)
   const { payload } = verified
   const input = {
@@ -260,7 +277,7 @@ export async function readSession<T>(
   if (canaryId) {
     const seen = { ipAddress, userAgent, fingerprint }
     const visit = (state.visitor && visitWithoutWrite(ctx, state.visitor, seen)) || (await recordVisit(ctx, { canaryId, ...seen }))
-    if (visit.banned) authFail(403, 'Device banned', { banned: true })
+    if (visit.banned) authFail(403, 'device_banned', 'Device banned', { banned: true })
     event.context.visitor = visit.visitor
   }
   if (anomaly) failActiveAnomaly(anomaly)

@@ -21,7 +21,7 @@ export interface AuthorizedAccount {
 export function authorizedAccount(req: { event: H3Event; ctx: IamContext; user: RequestUser }): AuthorizedAccount {
   const { account, visitor } = req.event.context
   if (!account || !visitor || account.id !== req.user.userId || visitor.id !== req.user.visitorRowId) {
-    return httpFail(404, { authorized: false, reason: 'Not found' })
+    return httpFail(404, { authorized: false, reason: 'Not found', code: 'account_not_found' })
   }
   return { ctx: req.ctx, user: req.user, account, visitor }
 }

@@ -15,4 +15,4 @@ export function actorOf(event: H3Event, visitorRowId: number | null): Actor {
 }
 
 /** A link query its schema refuses is the same 400 as a bad link. */
-export const invalidLink = (): never => authFail(400, LINK_ERRORS.invalid)
+export const invalidLink = (): never => authFail(400, 'link_invalid', LINK_ERRORS.invalid)

@@ -11,9 +11,10 @@ import { httpFail } from './respond'
 /** The 429 body and header value of a rejection. */
 export function tooManyRequestsBody(decision: Extract<LimitDecision, { ok: false }>): {
   error: 'Too many requests'
+  code: 'rate_limited'
   retry: number | 'permanent'
 } {
-  return { error: 'Too many requests', retry: decision.permanent ? 'permanent' : retrySeconds(decision.retryMs) }
+  return { error: 'Too many requests', code: 'rate_limited', retry: decision.permanent ? 'permanent' : retrySeconds(decision.retryMs) }
 }
 
 /** Ends the request with the spec's 429 for a rejected decision. */

@@ -39,5 +39,5 @@ export function readRawBody(event: H3Event, limitBytes: number): Promise<Buffer 
  * an oversized body stays unread: closing the connection is cheaper than draining it.
  */
 export function failTooLarge(message?: string): never {
-  return httpFail(413, { error: 'Payload too large', ...(message ? { message } : {}) }, { connection: 'close' })
+  return httpFail(413, { error: 'Payload too large', code: 'payload_too_large', ...(message ? { message } : {}) }, { connection: 'close' })
 }

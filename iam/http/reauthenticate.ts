@@ -23,7 +23,7 @@ export function requireRecentSignIn(event: H3Event, withinMs?: number): void {
   const ctx = useIam()
   const provedAt = event.context.signInProofAt
   if (provedAt !== undefined && ctx.now() - provedAt <= (withinMs ?? ctx.config.security.reauthenticateWithinMs)) return
-  authFail(403, REAUTHENTICATE_ERROR, { reauthenticate: true })
+  authFail(403, 'reauthentication_required', REAUTHENTICATE_ERROR, { reauthenticate: true })
 }
 
 /**
@@ -33,7 +33,7 @@ export function requireRecentSignIn(event: H3Event, withinMs?: number): void {
  */
 export function requirePlatformAdmin(event: H3Event): void {
   if (isPlatformAdmin(event.context.account?.roles)) return
-  authFail(403, PLATFORM_ADMINS_ONLY)
+  authFail(403, 'not_admin', PLATFORM_ADMINS_ONLY)
 }
 
 /**
@@ -43,7 +43,7 @@ export function requirePlatformAdmin(event: H3Event): void {
  */
 export function requireVerifiedEmail(event: H3Event): void {
   if (event.context.account?.email_verified) return
-  authFail(403, VERIFY_EMAIL_FIRST, { verifyEmail: true })
+  authFail(403, 'email_unverified', VERIFY_EMAIL_FIRST, { verifyEmail: true })
 }
 
 /**
@@ -54,5 +54,5 @@ export function requireVerifiedEmail(event: H3Event): void {
  */
 export function requireNotImpersonated(event: H3Event): void {
   if (!event.context.impersonatedBy) return
-  authFail(403, NOT_WHILE_IMPERSONATING, { impersonated: true })
+  authFail(403, 'impersonated', NOT_WHILE_IMPERSONATING, { impersonated: true })
 }

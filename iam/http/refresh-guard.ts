@@ -11,7 +11,7 @@ import type { H3Event } from 'h3'
 import { useIam } from '../context'
 import { judgeSession } from '../features/anomalies/anomaly-service'
 import type { RotationFacts } from '../features/sessions/rotate-service'
-import { authFail, failGuard, readSession, RELOGIN_ERROR, requireSessionDevice } from './auth'
+import { failGuard, failRelogin, readSession, requireSessionDevice } from './auth'
 
 /** Runs the guard for `refreshToken` (the session cookie); what the rotation needs, or the request ends. */
 export async function guardRefresh(event: H3Event, refreshToken: string): Promise<RotationFacts> {
@@ -22,7 +22,7 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
   const guard = await judgeSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint }, state.session, state.sessions, { deferTouch: true })
   if (!guard.ok) return failGuard(guard)
   // the account is gone with its sessions; a session row without one is no session
-  if (!state.account) return authFail(401, RELOGIN_ERROR, { reason: 'SESSION_NOT_FOUND' })
+  if (!state.account) return failRelogin('SESSION_NOT_FOUND')
   const { token, family } = guard.session
   return {
     raw: refreshToken,

@@ -3,9 +3,16 @@
  * known status through `httpFail`; the final handler (iam/error.ts) renders exactly what was given.
  */
 import { createError, isError } from 'h3'
+import type { ErrorCode } from '../contract/error-codes'
 
-/** The spec's body for any unmatched route (its spelling kept). */
-export const NOT_FOUND_BODY = Object.freeze({ error: "The page you are looking for doesn't exists" })
+/** The spec's body for any unmatched route (its spelling kept), with its code. */
+export const NOT_FOUND_BODY = Object.freeze({ error: "The page you are looking for doesn't exists", code: 'not_found' satisfies ErrorCode })
+
+/**
+ * A JSON failure body: whatever the spec's shape, it carries `code` (contract/error-codes.ts), the
+ * one member a program decides on; a typo in a code fails the typecheck.
+ */
+export type FailureBody = { readonly code: ErrorCode } & Readonly<Record<string, unknown>>
 
 const MARK = 'iam:http-fail'
 
@@ -27,10 +34,10 @@ function raise(failure: HttpFailure): never {
 }
 
 /**
- * Ends the request with `status` and exactly `body` (JSON) plus `headers`.
+ * Ends the request with `status` and exactly `body` (JSON, with its `code`) plus `headers`.
  * Thrown, so it works from any depth of a route or middleware chain.
  */
-export function httpFail(status: number, body: unknown, headers: Record<string, string> = {}): never {
+export function httpFail(status: number, body: FailureBody, headers: Record<string, string> = {}): never {
   return raise({ status, body, text: false, headers })
 }
 
@@ -67,7 +74,7 @@ export function withWarnings<T extends object>(body: T, warnings: readonly strin
   return warnings.length > 0 ? { ...body, warnings: [...warnings] } : body
 }
 
-/** `{ ok: false, date, reason }` (spec "Result envelope"). */
-export function failEnvelope<R extends string>(reason: R): { ok: false; date: string; reason: R } {
-  return { ok: false, date: new Date().toISOString(), reason }
+/** `{ ok: false, date, reason, code }` (spec "Result envelope", with the reason's code). */
+export function failEnvelope<R extends string, C extends ErrorCode>(reason: R, code: C): { ok: false; date: string; reason: R; code: C } {
+  return { ok: false, date: new Date().toISOString(), reason, code }
 }

@@ -20,8 +20,8 @@ export type InvalidInput = (error: z.ZodError) => never
 
 /** The route's own 400: `{ ok: false, date, reason: "Bad Request" }` or `{ ok: false, date, error, fields }`. */
 function invalidFor(route: RouteContract): InvalidInput {
-  if (route.request.kind === 'json' && route.request.invalid === 'reason') return () => httpFail(400, failEnvelope('Bad Request'))
-  return (error) => authFail(400, 'Validation failed', { fields: validationFields(error) })
+  if (route.request.kind === 'json' && route.request.invalid === 'reason') return () => httpFail(400, failEnvelope('Bad Request', 'bad_request'))
+  return (error) => authFail(400, 'validation_failed', 'Validation failed', { fields: validationFields(error) })
 }
 
 function rawPart(event: H3Event, part: InputPart): unknown {

@@ -14,7 +14,7 @@ export function failCodesLocked(locked: Pick<CodeLocked, 'retryMs'>): never {
   const minutes = Math.ceil(retry / 60)
   return httpFail(
     429,
-    { error: 'Too many requests', retry, message: `Too many wrong codes for this account. Code entry is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` },
+    { error: 'Too many requests', code: 'code_entry_locked', retry, message: `Too many wrong codes for this account. Code entry is locked; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` },
     { 'Retry-After': String(retry) },
   )
 }

@@ -31,7 +31,7 @@ export async function requireSignInDevice(event: H3Event): Promise<Visitor> {
 /** requireSignInDevice with its device step given (login reads the account in the same statement). */
 export async function signInDeviceVisit<V extends Visit>(event: H3Event, visit: (ctx: IamContext, facts: VisitFacts) => Promise<V>): Promise<V> {
   const canaryId = getCanaryCookie(event)
-  if (!isCanaryId(canaryId)) return authFail(400, 'The canary_id cookie is required')
+  if (!isCanaryId(canaryId)) return authFail(400, 'device_cookie_missing', 'The canary_id cookie is required')
   return (await visitRequestDevice(event, canaryId, visit)).visited!
 }
 

@@ -65,6 +65,13 @@ function flattenUnions(node: unknown): void {
   }
 }
 
+/** Every `$ref` string anywhere in `node`. */
+function refs(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(refs)
+  if (node === null || typeof node !== 'object') return []
+  return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refs(value)))
+}
+
 function hasRootRef(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(hasRootRef)
   if (node === null || typeof node !== 'object') return false
@@ -93,10 +100,31 @@ export function toOpenApiSchema(schema: z.ZodType, io: SchemaIo, base: string, c
   flattenUnions(generated)
   const { $schema: _dialect, $defs, ...root } = generated
   const defs = ($defs ?? {}) as Record<string, JsonSchema>
-  const selfName = hasRootRef(root) ? claimName(components, base, base, root) : undefined
   const names = new Map<string, string>()
   // zod names the definitions it extracts without an id `__schema0`, `__schema1`...: scope those.
-  for (const [name, def] of Object.entries(defs)) names.set(name, claimName(components, name.startsWith('__') ? `${base}.${name.slice(2)}` : name, base, def))
+  const preferred = (name: string) => (name.startsWith('__') ? `${base}.${name.slice(2)}` : name)
+  // A definition is compared with a component of the same name as it will be stored: with its
+  // references already pointing at components. So the ones it references are named first (a
+  // shared body referencing the shared `errorCode` finds its twin instead of taking a new name per
+  // route); a cycle among definitions falls back to the names they would prefer.
+  const dependencies = (def: JsonSchema) => refs(def).filter((ref) => ref.startsWith('#/$defs/')).map((ref) => ref.slice('#/$defs/'.length))
+  const asStored = (def: JsonSchema, self: string) => {
+    const copy = structuredClone(def)
+    rewriteRefs(copy, (ref) => {
+      if (!ref.startsWith('#/$defs/')) return ref
+      const dep = ref.slice('#/$defs/'.length)
+      return `${REF_PREFIX}${names.get(dep) ?? (dep === self ? preferred(self) : preferred(dep))}`
+    })
+    return copy
+  }
+  let pending = Object.keys(defs)
+  while (pending.length > 0) {
+    const ready = pending.filter((name) => dependencies(defs[name]!).every((dep) => dep === name || names.has(dep)))
+    const batch = ready.length > 0 ? ready : pending
+    for (const name of batch) names.set(name, claimName(components, preferred(name), base, asStored(defs[name]!, name)))
+    pending = pending.filter((name) => !names.has(name))
+  }
+  const selfName = hasRootRef(root) ? claimName(components, base, base, asStored(root, '')) : undefined
   const rename = (ref: string): string => {
     if (ref === '#' && selfName) return `${REF_PREFIX}${selfName}`
     const name = ref.startsWith('#/$defs/') ? names.get(ref.slice('#/$defs/'.length)) : undefined

@@ -9,8 +9,9 @@
  * when service.Hmac is configured.
  */
 import { HMAC_HEADERS } from '../client/hmac'
-import { DEFAULT_PURPOSES, refusedWhileImpersonating, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
-import { IMPERSONATED, PLATFORM_RESPONSES, responses } from '../contract/responses'
+import { DEFAULT_PURPOSES, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
+import { ERROR_CODES } from '../contract/error-codes'
+import { documentedResponses } from '../contract/responses'
 import { ROUTES } from '../contract/routes'
 import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
 
@@ -19,10 +20,12 @@ export type OpenApiDocument = {
   info: { title: string; version: string; description: string }
   paths: Record<string, Record<string, JsonSchema>>
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> }
+  /** every failure code with its meaning (iam/contract/error-codes.ts, docs/errors.md) */
+  'x-error-codes': Record<string, string>
 }
 
-/** The contract's version: bump it when a route changes in a way clients notice. */
-const CONTRACT_VERSION = '1.0.0'
+/** The contract's version: bump it when a route changes in a way clients notice (1.1: failure codes). */
+const CONTRACT_VERSION = '1.1.0'
 
 const HMAC_V3 = [
   'String to sign (version 3): the lines `v3`, client id, timestamp, METHOD, request target (path + query as sent),',
@@ -64,12 +67,6 @@ const CREDENTIALS: Record<AuthRule, readonly string[]> = {
   none: [],
 }
 
-/** What the platform answers around every route (HMAC only where the entry has it), merged under the entry's own. */
-function withPlatformResponses(route: RouteContract): Record<number, ResponseContract> {
-  const { 401: _hmacFailure, ...withoutHmac } = PLATFORM_RESPONSES
-  return responses(route.hmac === false ? withoutHmac : PLATFORM_RESPONSES, route.responses, refusedWhileImpersonating(route) ? IMPERSONATED : {})
-}
-
 function security(route: RouteContract): Array<Record<string, string[]>> {
   const names = [...CREDENTIALS[route.auth], ...(route.apiKey ? ['apiKey'] : []), ...(route.hmac === false ? [] : Object.keys(HMAC_SCHEMES))]
   return [Object.fromEntries(names.map((name) => [name, []]))]
@@ -106,12 +103,29 @@ function requestBody(id: string, route: RouteContract, components: Record<string
   }
 }
 
+/**
+ * A failure's body schema narrowed to the codes its route declares for the status: the shared body
+ * (its `code` any code of the vocabulary) and, beside it, `code` as the enum of these. A status
+ * below 400 (the 202 of a pending MFA) keeps its schema: its success body has no code.
+ */
+function withCodes(schema: JsonSchema, status: number, codes: readonly string[]): JsonSchema {
+  if (status < 400 || codes.length === 0) return schema
+  return { allOf: [schema, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: [...codes] } } }] }
+}
+
+/**
+ * `x-codes`: the codes a response may carry, also where no enum says so (the 202 of a pending MFA).
+ * Their meanings are in the document once (`x-error-codes`): a copy per response doubled its size.
+ */
+const codeList = (response: ResponseContract) => (response.codes?.length ? { 'x-codes': [...response.codes] } : {})
+
 function responseObjects(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema {
-  const all = withPlatformResponses(route)
+  const all = documentedResponses(route)
   const out: JsonSchema = {}
   for (const [status, response] of Object.entries(all)) {
-    const body = response.body ? { content: { 'application/json': { schema: toOpenApiSchema(response.body, 'output', `${id}.${status}`, components) } } } : {}
-    out[status] = { description: response.description, ...body }
+    const codes = response.codes ?? []
+    const schema = response.body ? withCodes(toOpenApiSchema(response.body, 'output', `${id}.${status}`, components), Number(status), codes) : undefined
+    out[status] = { description: response.description, ...(schema ? { content: { 'application/json': { schema } } } : {}), ...codeList(response) }
   }
   // OpenAPI wants at least one response per operation.
   if (Object.keys(out).length === 0) out.default = { description: 'Not documented yet' }
@@ -150,10 +164,12 @@ export function buildOpenApiDocument(routes: Readonly<Record<string, RouteContra
     info: {
       title: 'IAM service',
       version: CONTRACT_VERSION,
-      description: 'Generated from the IAM route table (iam/contract). Bodies are JSON; times are ISO 8601 strings.',
+      description:
+        'Generated from the IAM route table (iam/contract). Bodies are JSON; times are ISO 8601 strings. Every failure body carries `code`, a stable snake_case code a program decides on (each response lists its codes in `x-codes`, and `x-error-codes` gives every code its meaning); the English sentence beside it (`error`, or `reason`) is for people and logs.',
     },
     paths,
     components: { schemas: components, securitySchemes: SECURITY_SCHEMES },
+    'x-error-codes': { ...ERROR_CODES },
   }
 }
 

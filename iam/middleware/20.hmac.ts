@@ -183,12 +183,12 @@ async function verifyRequest(event: H3Event, settings: NonNullable<IamContext['c
   })
   if (!result.ok) {
     log.warn('hmac rejected', { requestId: getRequestId(event), reason: result.reason, ip: getClientIp(event) })
-    httpFail(401, { reason: result.reason })
+    httpFail(401, { reason: result.reason, code: 'hmac_invalid' })
   }
   const accepted = acceptedPurposes(event)
   if (!result.purposes.some((purpose) => accepted.includes(purpose))) {
     log.warn('hmac rejected', { requestId: getRequestId(event), reason: 'Purpose not accepted', purposes: result.purposes.join(' '), ip: getClientIp(event) })
-    httpFail(401, { reason: 'Purpose not accepted' satisfies HmacFailure })
+    httpFail(401, { reason: 'Purpose not accepted' satisfies HmacFailure, code: 'purpose_not_accepted' })
   }
 }
 

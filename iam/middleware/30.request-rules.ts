@@ -49,35 +49,35 @@ const reviver = (key: string, value: unknown) => (key === '__proto__' ? undefine
 function rejectUnsafeText(value: unknown, rule: JsonTextRule): void {
   const field = findRejectedText(value, rule.text === 'storable' ? isStorableText : isSafeText)
   if (field === undefined) return
-  if (rule.invalid === 'reason') httpFail(400, failEnvelope('Bad Request'))
-  authFail(400, 'Validation failed', { fields: { [field || 'body']: UNSAFE_TEXT_MESSAGE } })
+  if (rule.invalid === 'reason') httpFail(400, failEnvelope('Bad Request', 'bad_request'))
+  authFail(400, 'validation_failed', 'Validation failed', { fields: { [field || 'body']: UNSAFE_TEXT_MESSAGE } })
 }
 
 async function applyJsonRule(event: H3Event, rule: { limitBytes: number; tooLarge?: string } & JsonTextRule): Promise<void> {
   const { limitBytes } = rule
-  if (!isJsonContentType(requestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.' })
+  if (!isJsonContentType(requestHeader(event, 'content-type'))) httpFail(403, { error: 'not allowed.', code: 'content_type_not_json' })
   const encoding = requestHeader(event, 'content-encoding')
   // A compressed body's size says nothing about what it inflates to: not accepted.
-  if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported' })
+  if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported', code: 'content_encoding_unsupported' })
   // Already read by middleware 20 when a version 2 signature covers it: the same bytes, not read again.
   const raw = await readRawBody(event, limitBytes)
   if (raw === 'too-large') failTooLarge(rule.tooLarge)
-  if (raw.length === 0) httpFail(403, { error: 'Empty body' })
+  if (raw.length === 0) httpFail(403, { error: 'Empty body', code: 'empty_body' })
   let text: string
   try {
     text = decoder.decode(raw)
   } catch {
-    httpFail(400, { error: 'Malformed JSON' })
+    httpFail(400, { error: 'Malformed JSON', code: 'malformed_json' })
   }
-  if (text.trim() === '') httpFail(403, { error: 'Empty body' })
+  if (text.trim() === '') httpFail(403, { error: 'Empty body', code: 'empty_body' })
   let value: unknown
   try {
     value = JSON.parse(text, reviver)
   } catch {
-    httpFail(400, { error: 'Malformed JSON' })
+    httpFail(400, { error: 'Malformed JSON', code: 'malformed_json' })
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    httpFail(400, { error: 'JSON body must be an object' })
+    httpFail(400, { error: 'JSON body must be an object', code: 'body_not_object' })
   }
   rejectUnsafeText(value, rule)
   event.context.jsonBody = { value }
@@ -95,9 +95,9 @@ function applyCookieOnlyRule(event: H3Event): void {
   const length = requestHeader(event, 'content-length')
   const hasBody =
     requestHeader(event, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')
-  if (hasBody) httpFail(400, { error: 'Request body not allowed' })
-  if ((event.node.req.url ?? '').includes('?')) httpFail(400, { error: 'Query string not allowed' })
-  if (requestHeader(event, 'content-type') !== undefined) httpFail(400, { error: 'Content-Type not allowed' })
+  if (hasBody) httpFail(400, { error: 'Request body not allowed', code: 'cookie_only' })
+  if ((event.node.req.url ?? '').includes('?')) httpFail(400, { error: 'Query string not allowed', code: 'cookie_only' })
+  if (requestHeader(event, 'content-type') !== undefined) httpFail(400, { error: 'Content-Type not allowed', code: 'cookie_only' })
 }
 
 // Not an async function: only a JSON body is read asynchronously; every other request returns

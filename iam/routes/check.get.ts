@@ -1,4 +1,5 @@
 import { getRequestHeader, setResponseStatus } from 'h3'
+import type { ErrorCode } from '../contract/error-codes'
 import { ROUTES } from '../contract/routes'
 import { isCanaryId, isKnownCanary, newCanaryId, recordVisit } from '../features/devices/devices-service'
 import { getCanaryCookie, setCanaryCookie } from '../http/cookies'
@@ -26,7 +27,7 @@ export default defineRoute(
     const time = new Date().toISOString()
     if (visit.banned) {
       setResponseStatus(event, 403)
-      return { results: { success: false, banned: true, time, ipAddress }, message: 'This device is banned' }
+      return { results: { success: false, banned: true, time, ipAddress }, message: 'This device is banned', code: 'device_banned' satisfies ErrorCode }
     }
     return { results: { success: true, banned: false, time, ipAddress }, message: 'Device recorded' }
   },

@@ -43,17 +43,17 @@ export default defineRoute(
     emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.code })
     if (!result.ok) {
       if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
-      if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
+      if (result.code === 'banned') return authFail(403, 'account_banned', 'Account suspended', { banned: true })
       // 403 like the ban: the credentials were right and the account may not sign in; the flag says why
       if (result.code === 'deletion_pending') {
-        return authFail(403, deletionPendingError(result.dueAt), {
+        return authFail(403, 'deletion_pending', deletionPendingError(result.dueAt), {
           deletionPending: true,
           dueAt: result.dueAt.toISOString(),
           restoreProof: result.restore.proof,
           restoreProofExpiresAt: result.restore.expiresAt.toISOString(),
         })
       }
-      return authFail(401, INVALID_CREDENTIALS)
+      return authFail(401, 'invalid_credentials', INVALID_CREDENTIALS)
     }
     // a second factor is due: the account limiter keeps counting until the sign-in completes
     if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }

@@ -28,7 +28,7 @@ export default defineRoute(ROUTES.metrics, [], async ({ event }) => {
     isAllowedIp: createIpAllowList(config.service.metrics.allow),
     token: config.secrets.metricsToken,
   })
-  if (!allowed) httpFail(403, { error: 'Forbidden' })
+  if (!allowed) httpFail(403, { error: 'Forbidden', code: 'forbidden' })
   const { registry } = useIamMetrics()
   setResponseHeader(event, 'content-type', registry.contentType)
   setResponseHeader(event, 'cache-control', 'no-store')

@@ -11,7 +11,7 @@ export default defineRoute(
   [signInGate, markup(['password', 'confirmedPassword']), limit('signup', ({ ip }) => ({ ip })), body({ markupCheck: false }), counted('mailbox')],
   async ({ event, ctx, visitor, body }) => {
     if (body.password !== body.confirmedPassword) {
-      return authFail(400, 'Passwords do not match', { fields: { confirmedPassword: 'Passwords do not match' } })
+      return authFail(400, 'passwords_mismatch', 'Passwords do not match', { fields: { confirmedPassword: 'Passwords do not match' } })
     }
     const result = await signup(ctx, {
       email: body.email,
@@ -21,10 +21,10 @@ export default defineRoute(
       ...signInDevice(event, visitor!),
     })
     if (!result.ok) {
-      if (result.code === 'email_taken') return authFail(409, 'Email already registered')
-      if (result.code === 'email_invalid') return authFail(400, 'Validation failed', { fields: { email: result.reason } })
-      if (result.code === 'breach_check_unavailable') return authFail(503, 'Service unavailable', { fields: { password: result.reason } })
-      return authFail(400, 'Validation failed', { fields: { password: result.reason } })
+      if (result.code === 'email_taken') return authFail(409, 'email_taken', 'Email already registered')
+      if (result.code === 'email_invalid') return authFail(400, 'validation_failed', 'Validation failed', { fields: { email: result.reason } })
+      if (result.code === 'breach_check_unavailable') return authFail(503, 'breach_check_unavailable', 'Service unavailable', { fields: { password: result.reason } })
+      return authFail(400, 'password_rejected', 'Validation failed', { fields: { password: result.reason } })
     }
     return withWarnings(sendTokens(event, ctx, result.pair, 201), result.warnings)
   },

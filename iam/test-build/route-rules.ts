@@ -7,6 +7,7 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/cookie-only', body: { kind: 'cookie-only' }, auth: 'session' },
   { method: 'GET', path: '/__test/cookie-only', body: { kind: 'cookie-only' }, auth: 'session' },
   { method: 'GET', path: '/__test/throw', body: { kind: 'none' } },
+  { method: 'GET', path: '/__test/answer', body: { kind: 'none' } },
   { method: 'POST', path: '/__test/clock', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'GET', path: '/__test/requests', body: { kind: 'none' } },
   { method: 'GET', path: '/__test/slow', body: { kind: 'none' } },

@@ -19,6 +19,7 @@
  */
 import { defineEventHandler, getRequestHeader, readBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
 import { csrfRefusalPage, wantsPage } from '../utils/bff/csrf-refusal'
+import type { BffErrorCode } from '../utils/bff/error-codes'
 import { csrfTokenMatches, isFormPost } from '../utils/bff/forms'
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -68,5 +69,5 @@ export default defineEventHandler(async (event) => {
     return csrfRefusalPage(event.path)
   }
   setResponseHeader(event, 'content-type', 'application/json')
-  return { ok: false, error: 'Cross-site request refused' }
+  return { ok: false, error: 'Cross-site request refused', code: 'csrf_refused' satisfies BffErrorCode }
 })

@@ -144,24 +144,24 @@ function restOf(event: H3Event, name: string): { rawPath: string; rawQuery: stri
 /** Forwards the request to API `name` and writes its answer; every refusal is JSON `{ ok: false, error }`. */
 export async function proxyToApi(event: H3Event, name: string): Promise<ReadableStream<Uint8Array> | undefined> {
   const api = findApi(name)
-  if (!api) bffFail(404, { ok: false, error: 'No such API.' })
+  if (!api) bffFail(404, { ok: false, error: 'No such API.', code: 'api_not_found' })
   const { rawPath, rawQuery } = restOf(event, name)
   const target = upstreamUrlFor(api.upstream, rawPath, rawQuery)
-  if (!target) bffFail(400, { ok: false, error: 'This path is not allowed.' })
+  if (!target) bffFail(400, { ok: false, error: 'This path is not allowed.', code: 'path_not_allowed' })
   const clientIp = clientIpOf(event)
-  if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.' })
+  if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.', code: 'client_ip_unknown' })
 
   const sessionToken = await ensureAccess(event)
   // roles are the session's (the API's token carries the same): a user without them costs no IAM call
   const grants = grantsOf(claimsOf(sessionToken))
   const missing = api.scopes.filter((scope) => !grants.has(scope))
-  if (missing.length > 0) bffFail(403, { ok: false, error: 'Your account does not have the permission this API requires.', required: api.scopes })
+  if (missing.length > 0) bffFail(403, { ok: false, error: 'Your account does not have the permission this API requires.', code: 'scope_missing', required: api.scopes })
   const token = await upstreamTokenFor(event, api, sessionToken)
   const log = useGatewayLog()
   if (!hasOnlyAudience(claimsOf(token), api.audience)) {
     // the IAM issues exactly the audience asked for; anything else is not sent anywhere
     log.error('upstream: the token the IAM issued is not for the API\'s audience alone', { requestId: event.context.requestId, api: api.name, audience: api.audience })
-    bffFail(502, { ok: false, error: "Gateway misconfigured: the IAM does not issue tokens for this API's audience." })
+    bffFail(502, { ok: false, error: "Gateway misconfigured: the IAM does not issue tokens for this API's audience.", code: 'gateway_misconfigured' })
   }
 
   const headers: Record<string, string> = {}
@@ -189,8 +189,8 @@ export async function proxyToApi(event: H3Event, name: string): Promise<Readable
   } catch (error) {
     const timedOut = abort.signal.aborted
     log.warn(timedOut ? 'upstream: timed out' : 'upstream: unreachable', { requestId: event.context.requestId, api: api.name, err: error })
-    if (timedOut) bffFail(504, { ok: false, error: 'The API did not answer in time.' })
-    bffFail(502, { ok: false, error: 'The API is unreachable.' })
+    if (timedOut) bffFail(504, { ok: false, error: 'The API did not answer in time.', code: 'upstream_timeout' })
+    bffFail(502, { ok: false, error: 'The API is unreachable.', code: 'upstream_unreachable' })
   } finally {
     clearTimeout(timer)
   }

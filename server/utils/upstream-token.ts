@@ -11,7 +11,8 @@ import type { H3Event } from 'h3'
 import type { IamResponse } from '../../iam/client/iam-client'
 import { currentCookie } from './bff/cookies'
 import { callIamRoute } from './bff/iam-call'
-import { bffFail } from './bff/respond'
+import { iamFailureCode } from './bff/iam-route'
+import { bffFail, SERVICE_FAILED_MESSAGE } from './bff/respond'
 import { failRefresh } from './bff/session'
 import { gatewayNow } from './clock'
 import type { ApiConfig } from './gateway-config'
@@ -77,7 +78,7 @@ export async function upstreamTokenFor(event: H3Event, api: ApiConfig, sessionTo
     call.then(forget, forget)
   }
   const res = await pending
-  const body = res.body as { accessToken?: unknown; reason?: unknown } | null
+  const body = res.body as { accessToken?: unknown } | null
   if (res.status === 200 && typeof body?.accessToken === 'string') {
     const times = timesOf(body.accessToken)
     if (times) {
@@ -86,15 +87,15 @@ export async function upstreamTokenFor(event: H3Event, api: ApiConfig, sessionTo
       return entry.token
     }
   }
-  if (res.status === 403 && body?.reason === 'AUDIENCE_NOT_ALLOWED') {
+  if (iamFailureCode('apiAccessToken', res.body) === 'audience_not_allowed') {
     useGatewayLog().error("upstream: the IAM does not issue tokens for the API's audience (list apis[].audience in the IAM's jwt.api_access_tokens.audiences)", {
       requestId: event.context.requestId,
       api: api.name,
       audience: api.audience,
     })
-    bffFail(502, { ok: false, error: "Gateway misconfigured: the IAM does not issue tokens for this API's audience." })
+    bffFail(502, { ok: false, error: "Gateway misconfigured: the IAM does not issue tokens for this API's audience.", code: 'gateway_misconfigured' })
   }
-  if (res.status === 200) bffFail(502, { ok: false, error: 'The sign-in service failed. Please try again.' })
+  if (res.status === 200) bffFail(502, { ok: false, error: SERVICE_FAILED_MESSAGE, code: 'service_failed' })
   // the session the token was asked with no longer stands (revoked, banned device, an anomaly's code pending)
   failRefresh(event, res)
 }

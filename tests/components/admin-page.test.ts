@@ -21,7 +21,7 @@ afterEach(() => {
 describe('the admin frame', () => {
   it('tells an account without the role that it needs it, under the heading and navigation, with no list', async () => {
     answer('GET', '/api/auth/session', 200, SIGNED_IN)
-    answer('GET', '/api/admin/users', 403, { ok: false, error: 'Platform administrators only' })
+    answer('GET', '/api/admin/users', 403, { ok: false, error: 'Platform administrators only', code: 'not_admin' })
     const page = await mountSuspended(AccountsPage, { route: '/admin' })
     mounted.push(page)
     await vi.waitFor(() => expect(page.find('[data-testid="admin-forbidden"]').exists()).toBe(true))

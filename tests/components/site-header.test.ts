@@ -121,7 +121,7 @@ describe('site header', () => {
   it('says in words when the organization to switch to is gone, and reads the list again', async () => {
     const orgs = [{ id: '6f1c2d9e-0a1b-4c2d-8e3f-123456789abc', slug: 'acme', name: 'Acme', role: 'member', roleName: 'member' }]
     answer('GET', '/api/orgs', 200, { ok: true, data: { orgs, active: null } })
-    answer('POST', '/api/orgs/active', 404, { ok: false, error: 'No such organization' })
+    answer('POST', '/api/orgs/active', 404, { ok: false, error: 'No such organization', code: 'org_not_found' })
     const page = await signedInHeader()
     await menuButton(page).trigger('click')
     await vi.waitFor(() => expect(page.findAll('.org-switcher .choices button')).toHaveLength(2))

@@ -168,11 +168,14 @@ describe('tokens page', () => {
   })
 
   it.each([
-    ['Invalid Host', 'The address this came from is not allowed to use the token.'],
-    ['Invalid key', 'The token was not accepted: it is revoked or expired, or the privilege does not match.'],
-    ['Token not found or unauthorized', 'This token no longer exists or is not yours. Reload the page.'],
-  ])('says the reason "%s" in words on the token', async (reason, words) => {
-    answer('POST', '/api/tokens/rotate', 400, { ok: false, date: '2026-01-02T03:04:05.000Z', reason })
+    ['host_not_allowed', 'Invalid Host', 'The address this came from is not allowed to use the token.'],
+    ['api_key_invalid', 'Invalid key', 'The token was not accepted: it is revoked or expired, or the privilege does not match.'],
+    ['token_not_found', 'Token not found or unauthorized', 'This token no longer exists or is not yours. Reload the page.'],
+    // one reason text, two meanings: the words follow the code
+    ['token_not_found', 'Bad Request', 'This token no longer exists or is not yours. Reload the page.'],
+    ['bad_request', 'Bad Request', 'The request was not understood: the privilege or the token details are wrong. Reload the page and try again.'],
+  ])('says the code "%s" (reason "%s") in words on the token', async (code, reason, words) => {
+    answer('POST', '/api/tokens/rotate', 400, { ok: false, date: '2026-01-02T03:04:05.000Z', reason, code })
     const page = await tokensPage()
     const item = page.find('li.token')
     await item.findAll('button').find((b) => b.text().startsWith('Rotate'))!.trigger('click')

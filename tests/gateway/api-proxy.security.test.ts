@@ -173,7 +173,7 @@ describe('audiences the IAM does not issue for', () => {
   it('refuses at the IAM an audience outside its list, the session audience included (403)', async () => {
     const b = await signedIn()
     for (const audience of [AUDIENCE_UNKNOWN, SESSION_AUDIENCE]) {
-      const res = await iamClient().request<{ reason?: string }>({
+      const res = await iamClient().request<{ reason?: string; code?: string }>({
         method: 'POST',
         path: '/auth/user/api-access-token',
         headers: { authorization: `Bearer ${b.jar.get('__Secure-a')}` },
@@ -183,6 +183,7 @@ describe('audiences the IAM does not issue for', () => {
       })
       expect(res.status, audience).toBe(403)
       expect(res.body?.reason).toBe('AUDIENCE_NOT_ALLOWED')
+      expect(res.body?.code).toBe('audience_not_allowed')
     }
   })
 })

@@ -81,7 +81,7 @@ describe('passkeys through the BFF', () => {
       expect(noHeader.status, path).toBe(403)
       const crossSite = await b.call(path, { method: 'POST', body: { id }, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
       expect(crossSite.status, path).toBe(403)
-      expect(crossSite.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+      expect(crossSite.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
     }
     // nothing above reached the IAM: the passkey is still there
     expect((await b.call('/api/auth/passkeys')).json.data).toMatchObject({ passkeys: [{ id }] })

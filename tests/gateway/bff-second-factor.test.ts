@@ -70,7 +70,7 @@ describe('two-step sign-in through the BFF', () => {
       expect(noHeader.status, path).toBe(403)
       const crossSite = await b.call(path, { method: 'POST', body: { code: '123456' }, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
       expect(crossSite.status, path).toBe(403)
-      expect(crossSite.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+      expect(crossSite.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
     }
     // still enrolled: nothing above reached the IAM
     expect((await b.call('/api/auth/totp')).json.data).toEqual({ enabled: true, recoveryCodesLeft: 10 })

@@ -35,14 +35,14 @@ describe('CSRF on unsafe BFF routes', () => {
     const b = browserLike(stack.gateway.url)
     const res = await b.call('/api/auth/login', { method: 'POST', body: { email: 'a@example.com', password: 'x' }, headers: { 'x-csrf': '' } })
     expect(res.status).toBe(403)
-    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
   })
 
   it('refuses a request carrying X-CSRF from another origin', async () => {
     const b = browserLike(stack.gateway.url)
     const res = await b.call('/api/tokens', { method: 'POST', body: { name: 'x', privilege: 'demo' }, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
     expect(res.status).toBe(403)
-    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
   })
 
   it('refuses a cross-site HTML form post even with a copied double-submit token', async () => {
@@ -54,7 +54,7 @@ describe('CSRF on unsafe BFF routes', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'x-csrf': '' },
     })
     expect(res.status).toBe(403)
-    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
   })
 
   it('refuses a same-origin form post whose _csrf does not match the cookie', async () => {
@@ -105,7 +105,7 @@ describe('CSRF on unsafe BFF routes', () => {
     // an opaque origin (sandboxed frame, data: page) that sends the header is not this site's script
     const scripted = await b.call('/api/auth/logout', { method: 'POST', body: {}, headers: { origin: 'null' } })
     expect(scripted.status).toBe(403)
-    expect(scripted.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+    expect(scripted.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
   })
 
   it('refuses a cross-site form post with Origin: null even when the token matches', async () => {
@@ -130,7 +130,7 @@ describe('CSRF on unsafe BFF routes', () => {
     expect(page.text).toContain('href="/reset-password?token=t&#38;random=r&#38;reason=PASSWORD_RESET&#38;visitor=v"')
     const script = await b.call('/api/auth/login', { method: 'POST', body: formBody({ _csrf: 'nope' }), headers: { ...navigation, accept: 'application/json' } })
     expect(script.status).toBe(403)
-    expect(script.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+    expect(script.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
   })
 
   it('leaves safe methods alone', async () => {
@@ -168,7 +168,7 @@ describe('CSRF on every unsafe BFF route', () => {
     const b = browserLike(stack.gateway.url)
     const res = await b.call(path, { method, body: {}, headers: { 'x-csrf': '' } })
     expect(res.status).toBe(403)
-    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused' })
+    expect(res.json).toEqual({ ok: false, error: 'Cross-site request refused', code: 'csrf_refused' })
   })
 })
 

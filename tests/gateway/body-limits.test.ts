@@ -79,7 +79,7 @@ describe('BFF JSON bodies', () => {
       headersOnly: true,
     })
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large' })
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large', code: 'payload_too_large' })
     expect(res.headers.connection).toBe('close')
   })
 
@@ -91,7 +91,7 @@ describe('BFF JSON bodies', () => {
       overBytes: BFF_BODY_LIMIT_BYTES,
     })
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large' })
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large', code: 'payload_too_large' })
     await expectStillServing()
   })
 
@@ -117,13 +117,13 @@ describe('no-JS form posts (the CSRF check reads the form)', () => {
   it('refuses a declared oversized form with 413', async () => {
     const res = await send({ path: '/api/auth/logout', headers: { ...formHeaders(), 'content-length': String(BFF_BODY_LIMIT_BYTES + 1) }, headersOnly: true })
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large' })
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large', code: 'payload_too_large' })
   })
 
   it('answers 413 to a chunked form that passes 8 kB without waiting for its end, and keeps serving', async () => {
     const res = await send({ path: '/api/auth/logout', headers: formHeaders(), chunk: `_csrf=${'A'.repeat(43)}&pad=${'x'.repeat(1000)}`, overBytes: BFF_BODY_LIMIT_BYTES })
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large' })
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large', code: 'payload_too_large' })
     await expectStillServing()
   })
 

@@ -78,7 +78,7 @@ describe('BFF input checks come from the IAM route table', () => {
       const res = await signedInBrowser().call(`/api/auth/custom-mfa/${reason}`, { method: 'POST', body: {} })
       const reached = iam.requests.some((r) => r.path === `/custom/mfa/${reason}`)
       expect({ reason, reached }).toEqual({ reason, reached: accepted.includes(reason) })
-      if (!reached) expect({ reason, status: res.status, body: res.json }).toEqual({ reason, status: 400, body: { ok: false, error: 'Unknown action.' } })
+      if (!reached) expect({ reason, status: res.status, body: res.json }).toEqual({ reason, status: 400, body: { ok: false, error: 'Unknown action.', code: 'validation_failed' } })
     }
   })
 })

@@ -12,7 +12,7 @@ import { createThrowawayPg } from '../helpers/test-database'
 import { browserLike, freshEmail, hmac, PASSWORD } from './bff-harness'
 
 const { DATABASE_URL } = process.env
-const UNAVAILABLE = { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' }
+const UNAVAILABLE = { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.', code: 'service_unavailable' }
 
 let iam: IamServer
 let proxy: TcpProxy

@@ -84,8 +84,8 @@ describe('user object', () => {
     const ctx = { provider, user: {} }
     expect(await resolveEmail({ email: 'own@example.com' }, 't', { emailCallBack: () => 'cb@example.com' }, ctx)).toEqual({ ok: true, email: 'own@example.com' })
     expect(await resolveEmail({ other: 'scan@example.com' }, 't', { emailCallBack: () => 'cb@example.com' }, ctx)).toEqual({ ok: true, email: 'cb@example.com' })
-    expect(await resolveEmail({}, 't', { emailCallBack: () => 'nope' }, ctx)).toEqual({ ok: false, error: 'email_missing' })
-    expect(await resolveEmail({}, 't', { emailCallBack: () => Promise.reject(new Error('down')) }, ctx)).toEqual({ ok: false, error: 'callback_failed' })
+    expect(await resolveEmail({}, 't', { emailCallBack: () => 'nope' }, ctx)).toEqual({ ok: false, code: 'email_missing' })
+    expect(await resolveEmail({}, 't', { emailCallBack: () => Promise.reject(new Error('down')) }, ctx)).toEqual({ ok: false, code: 'callback_failed' })
   })
 
   it('keeps existing keys, the first callback wins, and prototype keys are never copied', () => {

@@ -197,7 +197,7 @@ describe('account deletion: request, confirmation, undo, purge', () => {
     expect((await authedGet(iam, ann)).status).toBe(401)
     expect((await refresh(iam, ann)).status).toBe(401)
     const apiKey = await verify(iam, token.rawApiKey, 'full')
-    expect({ status: apiKey.status, body: withoutDate(await bodyOf(apiKey)) }).toEqual({ status: 401, body: { ok: false, reason: 'Invalid key' } })
+    expect({ status: apiKey.status, body: withoutDate(await bodyOf(apiKey)) }).toEqual({ status: 401, body: { ok: false, reason: 'Invalid key', code: 'api_key_invalid' } })
     // a wrong password gets the unknown address's answer: nothing tells the address has an account
     expect(await loginAnswer(iam, ann.email, 'not the password at all 1')).toEqual(unknownBefore)
     // the right password learns the state, and no session (tests/iam/account-restore.security.test.ts)

@@ -106,7 +106,7 @@ describe('POST /auth/sessions/revoke', () => {
     const again = await authed(user, 'POST', '/auth/sessions/revoke', { id })
     expect(again.status).toBe(404)
     const body = await again.json()
-    expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Session not found' })
+    expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Session not found', code: 'session_not_found' })
     expectDocumented('revokeSession', 404, body)
     const unknown = await authed(user, 'POST', '/auth/sessions/revoke', { id: '00000000-0000-4000-8000-000000000000' })
     expect(unknown.status).toBe(404)

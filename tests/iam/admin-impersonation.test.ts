@@ -113,7 +113,7 @@ describe('who can be impersonated', () => {
       const { date: _date, ...rest } = await json(res)
       answers.push(rest)
     }
-    expect(answers[0]).toEqual({ ok: false, error: 'No such user' })
+    expect(answers[0]).toEqual({ ok: false, error: 'No such user', code: 'user_not_found' })
     expect(answers[1]).toEqual(answers[0])
   })
 })

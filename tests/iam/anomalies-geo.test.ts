@@ -42,7 +42,7 @@ describe('geo-based anomaly checks (local mmdb)', () => {
     const s = await signupUser(iam, { client: { ip: '198.51.100.143' } })
     const res = await authedGet(iam, s)
     expect(res.status).toBe(202)
-    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
     await waitForLog(iam, (l) => l.includes('DEVICE_REPUTATION'))
     const check = await call(iam, 'GET', '/check', { client: s })
     expect(check.status).toBe(200)

@@ -20,7 +20,7 @@ describe('adaptive MFA when the mail cannot be sent', () => {
     const other = await newDevice(iam, { ip: '203.0.113.130' })
     const res = await authedGet(iam, s, '/secret/data', { canary: other.canary })
     expect(res.status).toBe(500)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Could not send the verification email; try again later' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Could not send the verification email; try again later', code: 'mail_failed' })
     // not cached as pending: the owner's own device still works
     expect((await authedGet(iam, s)).status).toBe(200)
   })

@@ -13,7 +13,7 @@ const aboutUserOf = (s: Session) => {
   return (line: string) => line.includes(`"familyId":"${sid}"`)
 }
 
-const MFA = { mfa: true, message: 'A login link has been sent to your email.' }
+const MFA = { mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' }
 
 describe('protectRoute anomaly checks', () => {
   it('passes a request from the bound device, IP and browser', async () => {
@@ -68,7 +68,7 @@ describe('protectRoute anomaly checks', () => {
     const b = await signupUser(iam, { client: { ip: '203.0.113.46' } })
     const res = await authedGet(iam, { ...a, accessToken: b.accessToken })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', reason: 'SESSION_MISMATCH' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', code: 'relogin_required', reason: 'SESSION_MISMATCH' })
   })
 
   it('requires re-login when the device cookie is missing', async () => {

@@ -49,7 +49,7 @@ const newToken = (server: IamServer, s: Session, body: Record<string, unknown> =
 async function expect429(res: Response): Promise<number | 'permanent'> {
   expect(res.status).toBe(429)
   const body = (await res.json()) as { error: string; retry: number | 'permanent' }
-  expect(body).toEqual({ error: 'Too many requests', retry: expect.anything() })
+  expect(body).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.anything() })
   expect(res.headers.get('retry-after')).toBe(String(body.retry))
   return body.retry
 }
@@ -194,7 +194,7 @@ describe('XSS in management bodies', () => {
     const victim = await signupUser(iam, { client: { ip: '203.0.113.30' } })
     const res = await manage(iam, victim, 'new-token', { privilege: 'demo', name: '<img src=x onerror=alert(1)>' })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
     expect((await call(iam, 'GET', '/check', { client: victim })).status).toBe(403)
     const list = (await (await manage(iam, victim, 'list-metadata')).json()) as { data?: { total: number } }
     expect(list.data?.total ?? 0).toBe(0)

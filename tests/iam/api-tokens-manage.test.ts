@@ -14,7 +14,8 @@ beforeAll(async () => {
 }, 300_000)
 afterAll(() => iam?.stop())
 
-const failure = (reason: string) => ({ ok: false, date: expect.stringMatching(ISO), reason })
+/** The spec's reason for people and logs, and the code a program decides on (the same reason may carry different codes) */
+const failure = (reason: string, code: string) => ({ ok: false, date: expect.stringMatching(ISO), reason, code })
 const tamper = (publicId: string) => `${publicId.slice(0, -1)}${publicId.endsWith('A') ? 'B' : 'A'}`
 
 describe('POST /api/manage/new-token', () => {
@@ -40,7 +41,7 @@ describe('POST /api/manage/new-token', () => {
     ]) {
       const res = await manage(iam, user, 'new-token', body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(failure('Bad Request'))
+      expect(await res.json()).toEqual(failure('Bad Request', 'bad_request'))
     }
   })
 
@@ -51,7 +52,7 @@ describe('POST /api/manage/new-token', () => {
       expect((await manage(small, s, 'new-token', { privilege: 'demo', name: 'a' })).status).toBe(201)
       const res = await manage(small, s, 'new-token', { privilege: 'demo', name: 'b' })
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(failure('You cannot have more than 1 valid tokens at a time'))
+      expect(await res.json()).toEqual(failure('You cannot have more than 1 valid tokens at a time', 'token_limit_reached'))
     } finally {
       await small.stop()
     }
@@ -80,14 +81,14 @@ describe('POST /api/manage/revoke', () => {
     const token = await newToken(iam, user)
     const forged = await manage(iam, user, 'revoke', { ...refOf(token), publicIdentifier: tamper(token.rawPublicId) })
     expect(forged.status).toBe(401)
-    expect(await forged.json()).toEqual(failure('Invalid identity'))
+    expect(await forged.json()).toEqual(failure('Invalid identity', 'token_identity_mismatch'))
     const foreign = await manage(iam, other, 'revoke', refOf(token))
     expect(foreign.status).toBe(401)
-    expect(await foreign.json()).toEqual(failure('Bad Request'))
+    expect(await foreign.json()).toEqual(failure('Bad Request', 'token_not_found'))
     expect((await manage(iam, user, 'revoke', refOf(token))).status).toBe(200)
     const again = await manage(iam, user, 'revoke', refOf(token))
     expect(again.status).toBe(401)
-    expect(await again.json()).toEqual(failure('Bad Request'))
+    expect(await again.json()).toEqual(failure('Bad Request', 'token_not_found'))
   })
 
   it('answers 400 Bad Request for a schema mismatch', async () => {
@@ -95,7 +96,7 @@ describe('POST /api/manage/revoke', () => {
     for (const body of [{}, { ...refOf(token), tokenId: String(token.tokenId) }, { tokenId: token.tokenId, name: token.name }]) {
       const res = await manage(iam, user, 'revoke', body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(failure('Bad Request'))
+      expect(await res.json()).toEqual(failure('Bad Request', 'bad_request'))
     }
   })
 })
@@ -123,14 +124,14 @@ describe('POST /api/manage/metadata', () => {
     const token = await newToken(iam, user, { expires: 1000 })
     const forged = await manage(iam, user, 'metadata', { ...refOf(token), publicIdentifier: tamper(token.rawPublicId) })
     expect(forged.status).toBe(401)
-    expect(await forged.json()).toEqual(failure('Invalid identity'))
+    expect(await forged.json()).toEqual(failure('Invalid identity', 'token_identity_mismatch'))
     const wrongName = await manage(iam, user, 'metadata', { ...refOf(token), name: 'not-it' })
     expect(wrongName.status).toBe(401)
-    expect(await wrongName.json()).toEqual(failure('Bad Request'))
+    expect(await wrongName.json()).toEqual(failure('Bad Request', 'token_not_found'))
     await advanceClock(iam, 1001)
     const expired = await manage(iam, user, 'metadata', refOf(token))
     expect(expired.status).toBe(401)
-    expect(await expired.json()).toEqual(failure('Token expired'))
+    expect(await expired.json()).toEqual(failure('Token expired', 'token_expired'))
   })
 })
 
@@ -156,14 +157,14 @@ describe('POST /api/manage/rotate', () => {
 
   it('answers 400 with Invalid identity, Bad Request (no matching valid token) or schema mismatch', async () => {
     const token = await newToken(iam, user)
-    for (const [body, reason] of [
-      [{ ...refOf(token), publicIdentifier: tamper(token.rawPublicId) }, 'Invalid identity'],
-      [{ ...refOf(token), tokenId: token.tokenId + 100_000 }, 'Bad Request'],
-      [{ publicIdentifier: token.rawPublicId }, 'Bad Request'],
+    for (const [body, reason, code] of [
+      [{ ...refOf(token), publicIdentifier: tamper(token.rawPublicId) }, 'Invalid identity', 'token_identity_mismatch'],
+      [{ ...refOf(token), tokenId: token.tokenId + 100_000 }, 'Bad Request', 'token_not_found'],
+      [{ publicIdentifier: token.rawPublicId }, 'Bad Request', 'bad_request'],
     ] as const) {
       const res = await manage(iam, user, 'rotate', body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(failure(reason))
+      expect(await res.json()).toEqual(failure(reason, code))
     }
   })
 })
@@ -191,15 +192,15 @@ describe('POST /api/manage/ip-restriction-update', () => {
 
   it('answers 400 with Invalid identity, Bad Request, or for non-IPv4 entries', async () => {
     const token = await newToken(iam, user)
-    for (const [body, reason] of [
-      [{ ...refOf(token), publicIdentifier: tamper(token.rawPublicId) }, 'Invalid identity'],
-      [{ ...refOf(token), name: 'someone-else' }, 'Bad Request'],
-      [{ ...refOf(token), ipv4: ['2001:db8::5'] }, 'Bad Request'],
-      [{ ...refOf(token), ipv4: 'x' }, 'Bad Request'],
+    for (const [body, reason, code] of [
+      [{ ...refOf(token), publicIdentifier: tamper(token.rawPublicId) }, 'Invalid identity', 'token_identity_mismatch'],
+      [{ ...refOf(token), name: 'someone-else' }, 'Bad Request', 'token_not_found'],
+      [{ ...refOf(token), ipv4: ['2001:db8::5'] }, 'Bad Request', 'bad_request'],
+      [{ ...refOf(token), ipv4: 'x' }, 'Bad Request', 'bad_request'],
     ] as const) {
       const res = await manage(iam, user, 'ip-restriction-update', body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(failure(reason))
+      expect(await res.json()).toEqual(failure(reason, code))
     }
   })
 })
@@ -216,18 +217,18 @@ describe('POST /api/manage/privilege-update', () => {
 
   it('answers 400 with the manager reason or for an unknown privilege', async () => {
     const token = await newToken(iam, user)
-    for (const [body, reason] of [
-      [{ ...refOf(token), publicIdentifier: tamper(token.rawPublicId), newPrivilege: 'demo' }, 'Invalid identity'],
-      [{ ...refOf(token), newPrivilege: 'root' }, 'Bad Request'],
-      [{ ...refOf(token) }, 'Bad Request'],
+    for (const [body, reason, code] of [
+      [{ ...refOf(token), publicIdentifier: tamper(token.rawPublicId), newPrivilege: 'demo' }, 'Invalid identity', 'token_identity_mismatch'],
+      [{ ...refOf(token), newPrivilege: 'root' }, 'Bad Request', 'bad_request'],
+      [{ ...refOf(token) }, 'Bad Request', 'bad_request'],
     ] as const) {
       const res = await manage(iam, other, 'privilege-update', body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(failure(reason))
+      expect(await res.json()).toEqual(failure(reason, code))
     }
     const foreign = await manage(iam, other, 'privilege-update', { ...refOf(token), newPrivilege: 'demo' })
     expect(foreign.status).toBe(400)
-    expect(await foreign.json()).toEqual(failure('Bad Request'))
+    expect(await foreign.json()).toEqual(failure('Bad Request', 'token_not_found'))
   })
 })
 
@@ -256,7 +257,7 @@ describe('GET /api/manage/list-metadata', () => {
   it('answers POST with 400 Bad Request', async () => {
     const res = await manage(iam, user, 'list-metadata', undefined, { method: 'POST' })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual(failure('Bad Request'))
+    expect(await res.json()).toEqual(failure('Bad Request', 'bad_request'))
   })
 })
 
@@ -265,7 +266,7 @@ describe('unknown actions', () => {
     for (const [method, action] of [['POST', 'delete-everything'], ['GET', 'revoke'], ['GET', 'nope']] as const) {
       const res = await manage(iam, user, action, {}, { method })
       expect(res.status).toBe(404)
-      expect(await res.json()).toEqual({ error: "The page you are looking for doesn't exists" })
+      expect(await res.json()).toEqual({ error: "The page you are looking for doesn't exists", code: 'not_found' })
     }
   })
 })

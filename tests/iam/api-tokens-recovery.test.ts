@@ -136,7 +136,7 @@ describe('POST /api/manage/revoke-all', () => {
     for (const body of [{}, { confirm: false }, { confirm: 'true' }, { confirm: true, extra: 1 }]) {
       const res = await manage(iam, user, 'revoke-all', body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Bad Request' })
+      expect(await res.json()).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Bad Request', code: 'bad_request' })
     }
     expect(await verifies(token)).toBe(200)
   })

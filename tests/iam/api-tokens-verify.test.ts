@@ -13,7 +13,9 @@ beforeAll(async () => {
 }, 300_000)
 afterAll(() => iam?.stop())
 
-const invalid = (reason: string) => ({ ok: false, date: expect.stringMatching(ISO), reason })
+const CODES: Record<string, string> = { 'Bad Request': 'bad_request', 'No api key provided': 'api_key_missing', 'Invalid key': 'api_key_invalid', 'Invalid Host': 'host_not_allowed' }
+/** The spec's reason and the code that goes with it on this route */
+const invalid = (reason: string) => ({ ok: false, date: expect.stringMatching(ISO), reason, code: CODES[reason] })
 
 describe('GET /api/public/verify', () => {
   it('answers 200 with the verification result and counts the use', async () => {
@@ -104,7 +106,7 @@ describe('GET /api/public/verify', () => {
     const token = await newToken(iam, user)
     const res = await verify(iam, token.rawApiKey, '<script>alert(1)</script>')
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
   })
 
   it('logs failures at info with branch api_tokens and type verify, never the token', async () => {

@@ -66,7 +66,12 @@ function declaredLength(url: string, creds: Creds, bytes: number): Promise<numbe
 /** Past this, a route's too-large body is declared rather than sent (declaredLength). */
 const SENT_BODY_MAX_BYTES = 64 * 1024
 
-const unauthorized = (error: string) => ({ ok: false, date: expect.any(String), error })
+const unauthorized = (error: 'Missing Bearer token' | 'Refresh token missing') => ({
+  ok: false,
+  date: expect.any(String),
+  error,
+  code: error === 'Missing Bearer token' ? 'access_token_missing' : 'session_missing',
+})
 
 describe('full-authentication routes: credentials before body rules', () => {
   it('takes its routes from the table: 40+ full-authentication routes, POST /auth/change-password among them, the JSON ones apart', () => {
@@ -103,7 +108,7 @@ describe('full-authentication routes: credentials before body rules', () => {
       const creds = { bearer: user.accessToken, session: user.refreshToken }
       const wrongType = await send(method, url, creds, { contentType: 'text/plain', body: '{}' })
       expect(wrongType.status).toBe(403)
-      expect(await wrongType.json()).toEqual({ error: 'not allowed.' })
+      expect(await wrongType.json()).toEqual({ error: 'not allowed.', code: 'content_type_not_json' })
       expect((await send(method, url, creds, { contentType: 'application/json' })).status).toBe(403)
       // one byte past the route's own limit (1 kB, or more for a passkey credential)
       const limit = entry.request.kind === 'json' ? entry.request.limitBytes : 1024

@@ -52,7 +52,7 @@ describe("a banned user's API tokens", () => {
     expect(ban.tokensSuspended).toBe(1)
     const asBanned = await answerOf(await verifyOwnToken())
     const asRevoked = await answerOf(await verify(await stage.server(), revoked.rawApiKey, 'full'))
-    expect(asRevoked).toEqual({ status: 401, body: { ok: false, reason: 'Invalid key' } })
+    expect(asRevoked).toEqual({ status: 401, body: { ok: false, reason: 'Invalid key', code: 'api_key_invalid' } })
     expect(asBanned).toEqual(asRevoked)
 
     const unban = await stage.cliTurn(() => cliJson(['users:unban', owner.email], dep.env))

@@ -13,7 +13,7 @@ import { startRangeServer, type RangeServer } from '../helpers/range-server'
 import { linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
 const BREACHED = 'breached passphrase from a dump'
-const UNAVAILABLE = { ok: false, date: expect.any(String), error: 'Service unavailable', fields: { password: 'The password could not be checked; try again later' } }
+const UNAVAILABLE = { ok: false, date: expect.any(String), error: 'Service unavailable', code: 'breach_check_unavailable', fields: { password: 'The password could not be checked; try again later' } }
 
 let range: RangeServer
 let smtp: SmtpCapture

@@ -85,7 +85,7 @@ describe('POST /auth/change-password', () => {
     expect(body).toEqual({
       ok: false,
       date: expect.any(String),
-      error: 'The current password is incorrect',
+      error: 'The current password is incorrect', code: 'wrong_password',
       fields: { currentPassword: 'The current password is incorrect' },
     })
     expect((await authedGet(iam, user)).status).toBe(200)
@@ -98,7 +98,7 @@ describe('POST /auth/change-password', () => {
     expect(res.status).toBe(400)
     const body = await res.json()
     expectDocumented('changePassword', 400, body)
-    expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Passwords do not match', fields: { confirmedPassword: 'Passwords do not match' } })
+    expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Passwords do not match', code: 'passwords_mismatch', fields: { confirmedPassword: 'Passwords do not match' } })
     await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
   })
 

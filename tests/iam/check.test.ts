@@ -71,7 +71,7 @@ describe('GET /check rate limit (rate_limiters.check, per client address)', () =
     const res = await check('198.51.100.40')
     expect(res.status).toBe(429)
     const body = (await res.json()) as Json
-    expect(body).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(body).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
     expect(res.headers.get('retry-after')).toBe(String(body.retry))
     expect(setCookieValue(res, 'canary_id')).toBeUndefined()
   })

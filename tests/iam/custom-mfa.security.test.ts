@@ -24,7 +24,7 @@ describe('custom MFA abuse cases', () => {
     const user = await signupUser(iam, { client: { ip: '192.0.2.31' } })
     const res = await authed(user, 'POST', '/custom/mfa/PAYMENT_CONFIRM', { note: '<img src=x onerror=alert(1)>' })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
     expect(smtp.mails.filter((m) => recipients(m).includes(user.email) && !isVerificationMail(m))).toHaveLength(0)
   })
 
@@ -35,7 +35,7 @@ describe('custom MFA abuse cases', () => {
     await advanceClock(iam, 3000) // past the 2 s life, whatever the JWT exp rounding to seconds
     const get = await authed(user, 'GET', `/auth/verify-custom-mfa${linkQueryOf(mail)}`)
     expect(get.status).toBe(400)
-    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired' })
+    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired', code: 'link_expired' })
     const post = await authed(user, 'POST', `/auth/verify-custom-mfa${linkQueryOf(mail)}`, { code: codeOf(mail) })
     expect(post.status).toBe(400)
   })
@@ -53,7 +53,7 @@ describe('custom MFA with the SMTP server down', () => {
     const user = await signupUser(down)
     const res = await call(down, 'POST', '/custom/mfa/PAYMENT_CONFIRM', { client: user, cookies: { session: user.refreshToken }, bearer: user.accessToken, body: {} })
     expect(res.status).toBe(500)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Could not send the confirmation email; try again later' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Could not send the confirmation email; try again later', code: 'mail_failed' })
     const again = await call(down, 'POST', '/custom/mfa/PAYMENT_CONFIRM', { client: user, cookies: { session: user.refreshToken }, bearer: user.accessToken, body: {} })
     expect(again.status).toBe(500)
   })

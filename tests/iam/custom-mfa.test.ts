@@ -64,7 +64,7 @@ describe('POST /custom/mfa/:reason', () => {
     const user = await signupUser(iam)
     const res = await call(iam, 'POST', '/custom/mfa/PAY_NOW', { client: user, body: {} })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Missing Bearer token' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Missing Bearer token', code: 'access_token_missing' })
   })
 
   it('rate limits the mails of one user (429 with retry)', async () => {
@@ -73,7 +73,7 @@ describe('POST /custom/mfa/:reason', () => {
     const res = await authed(user, 'POST', '/custom/mfa/LIMIT_X', {})
     expect(res.status).toBe(429)
     const body = (await res.json()) as Json
-    expect(body).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(body).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
     expect(res.headers.get('retry-after')).toBe(String(body.retry))
   })
 })
@@ -96,7 +96,7 @@ describe('GET and POST /auth/verify-custom-mfa', () => {
     expect((await authed(user, 'GET', '/secret/data')).status).toBe(200)
     const again = await authed(user, 'POST', `/auth/verify-custom-mfa${query}`, { code: codeOf(mail) })
     expect(again.status).toBe(400)
-    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used' })
+    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used', code: 'link_used' })
   })
 
   it('answers 401 for a wrong code', async () => {
@@ -105,7 +105,7 @@ describe('GET and POST /auth/verify-custom-mfa', () => {
     const wrong = codeOf(mail) === '1111111' ? '2222222' : '1111111'
     const res = await authed(user, 'POST', `/auth/verify-custom-mfa${linkQueryOf(mail)}`, { code: wrong })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid or expired code' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid or expired code', code: 'code_invalid' })
   })
 
   it('starting another flow does not cancel the first one', async () => {

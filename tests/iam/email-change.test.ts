@@ -42,7 +42,7 @@ describe('POST /update/email', () => {
     const query = linkQueryOf(mail)
     const res = await authed(user, 'POST', `/update/email${query}`, { code: codeOf(mail), newEmail: taken.email.toUpperCase().replace('@EXAMPLE.COM', '@example.com') })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already in use', fields: { newEmail: 'Email already in use' } })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already in use', code: 'email_taken', fields: { newEmail: 'Email already in use' } })
     expect((await authed(user, 'GET', '/secret/data')).status).toBe(200)
     await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
     const retry = await authed(user, 'POST', `/update/email${query}`, { code: codeOf(mail), newEmail: uniqueEmail('retry') })

@@ -66,7 +66,7 @@ describe('email verification', () => {
     expect((await verify(query, user)).status).toBe(200)
     const again = await verify(query, user)
     expect(again.status).toBe(400)
-    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used' })
+    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used', code: 'link_used' })
   })
 
   it('answers 400 for a malformed link or a link of another flow', async () => {
@@ -97,7 +97,7 @@ describe('email verification', () => {
     expect((await call(iam, 'POST', `/auth/undo-email-change${undo}`, { client: user })).status).toBe(200)
     const res = await verify(live, user)
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'This link is for an address that is no longer on the account' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'This link is for an address that is no longer on the account', code: 'address_changed' })
     const back = await loginUser(iam, user.email, user.password, user)
     expect(((await (await authedGet(iam, back, '/secret/accesstoken/metadata')).json()) as Json).email).toBe(user.email)
   })
@@ -148,7 +148,7 @@ describe('email change and verification', () => {
     await signupUser(iam, { email: oldEmail })
     const res = await call(iam, 'POST', `/auth/undo-email-change${query}`, { client: user })
     expect(res.status).toBe(409)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The previous address now belongs to another account' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The previous address now belongs to another account', code: 'email_taken' })
     expect((await authedGet(iam, moved)).status).toBe(200)
   })
 
@@ -187,7 +187,7 @@ describe('POST /auth/resend-verification', () => {
     expect((await verify(linkQueryOf(await verificationMail(user.email)), user)).status).toBe(200)
     const res = await authed(user, 'POST', '/auth/resend-verification')
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The email address is already verified' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The email address is already verified', code: 'email_already_verified' })
     expect((await call(iam, 'POST', '/auth/resend-verification', { client: user })).status).toBe(401)
   })
 })

@@ -4,7 +4,7 @@ import { sharedIam } from '../helpers/shared-iam'
 
 const iam = sharedIam()
 
-const NOT_FOUND = { error: "The page you are looking for doesn't exists" }
+const NOT_FOUND = { error: "The page you are looking for doesn't exists", code: 'not_found' }
 
 /** The first JSON log line matching `predicate`, once it arrived. */
 async function findLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
@@ -39,13 +39,13 @@ describe('unhandled errors', () => {
     expect(res.status).toBe(500)
     const requestId = res.headers.get('x-request-id')
     const text = await res.text()
-    expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error', requestId })
+    expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error', code: 'internal_error', requestId })
     expect(text).not.toMatch(/S3cr3t|postgres|connect failed|stack|at /)
   })
   it('logs the error at error level with the request id and the stack', async () => {
     const res = await fetch(`${iam.url}/__test/throw`, { headers: { 'x-request-id': 'trace-err-1' } })
     expect(res.status).toBe(500)
-    expect(await res.json()).toEqual({ error: 'Internal Server Error', requestId: 'trace-err-1' })
+    expect(await res.json()).toEqual({ error: 'Internal Server Error', code: 'internal_error', requestId: 'trace-err-1' })
     const line = await findLog((l) => l.level === 'error' && l.requestId === 'trace-err-1')
     expect(line).toBeDefined()
     expect(line?.msg).toBe('unhandled error')
@@ -54,7 +54,7 @@ describe('unhandled errors', () => {
   it('keeps a response status above 415 set before the error', async () => {
     const res = await fetch(`${iam.url}/__test/throw?status=503`)
     expect(res.status).toBe(503)
-    expect(await res.json()).toEqual({ error: 'Internal Server Error', requestId: res.headers.get('x-request-id') })
+    expect(await res.json()).toEqual({ error: 'Internal Server Error', code: 'internal_error', requestId: res.headers.get('x-request-id') })
   })
   it('uses 500 when the status set before the error is 415 or below', async () => {
     for (const status of [200, 400, 415]) {

@@ -115,7 +115,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('steady-sta
     // B's request alone passes every check: only the anomaly A cached can answer 202
     const res = await authedGet(second, s)
     expect(res.status).toBe(202)
-    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
   })
 
   it('revoke-others on instance A ends the other session on instance B at the next request', async () => {

@@ -52,7 +52,7 @@ describe('GET /health/ready', () => {
     const res = await fetch(`${silentSmtpIam.url}/health/ready`)
     expect(res.status).toBe(503)
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/)
-    expect(await res.json()).toEqual({ status: 'unavailable', checks: { database: 'up', storage: 'up', mail: 'down' } })
+    expect(await res.json()).toEqual({ status: 'unavailable', checks: { database: 'up', storage: 'up', mail: 'down' }, code: 'service_unavailable' })
   })
 
   it('answers probes in a row from one SMTP check while its result is fresh', async () => {

@@ -1,11 +1,13 @@
 /**
  * Property: no JSON route of the IAM answers 5xx, whatever strings its body carries (NUL, control
- * characters, lone surrogates, long strings, mixed with valid-shaped fields). The routes come from
- * the route table, so a new JSON route is covered without touching this file. Authenticated routes
- * get a valid session, so their bodies are really validated.
+ * characters, lone surrogates, long strings, mixed with valid-shaped fields), and every failure it
+ * answers carries a code the route declares for that status. The routes come from the route table,
+ * so a new JSON route is covered without touching this file. Authenticated routes get a valid
+ * session, so their bodies are really validated.
  */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { codeProblem } from '../../iam/contract/responses'
 import { authedGet, call, signupUser, STRONG_PASSWORD, type Session } from '../helpers/accounts'
 import { sharedIam } from '../helpers/shared-iam'
 import { JSON_BODY } from './route-table'
@@ -129,7 +131,7 @@ describe('every JSON route with hostile strings in its body', () => {
   })
 
   for (const rule of JSON_ROUTES) {
-    it(`${rule.method} ${rule.pattern} never answers 5xx`, async () => {
+    it(`${rule.method} ${rule.pattern} never answers 5xx, and answers only the codes it declares`, async () => {
       const valid = VALID_BODIES[rule.pattern]
       if (!valid) throw new Error(`no valid body for ${rule.pattern} in VALID_BODIES`)
       const path = rule.url
@@ -143,9 +145,11 @@ describe('every JSON route with hostile strings in its body', () => {
             cookies: { session: user.refreshToken },
             bearer: user.accessToken,
           })
-          await res.arrayBuffer()
+          const text = await res.text()
           statuses.add(res.status)
           expect(res.status, JSON.stringify(body)).toBeLessThan(500)
+          const answered: unknown = /^application\/json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text
+          expect(codeProblem(rule.entry, res.status, answered), `${JSON.stringify(body)} -> ${text}`).toBeUndefined()
         }),
         { numRuns: RUNS_PER_ROUTE },
       )

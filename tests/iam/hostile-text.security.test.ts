@@ -20,7 +20,7 @@ const NUL = 'a\u0000b'
 const LONE_SURROGATE = 'a\ud800b'
 const CONTROL = 'a\u0007b'
 
-const validationFailure = { ok: false, date: expect.any(String), error: 'Validation failed', fields: expect.any(Object) }
+const validationFailure = { ok: false, date: expect.any(String), error: 'Validation failed', code: 'validation_failed', fields: expect.any(Object) }
 const authed = (path: string, body: unknown) => call(iam, 'POST', path, { client: user, cookies: { session: user.refreshToken }, bearer: user.accessToken, body })
 
 /** Signs up `email` with valid values; 201 proves no account with that address existed. */
@@ -74,7 +74,7 @@ describe('JSON bodies: NUL, control characters and lone surrogates', () => {
     it(`POST /api/manage/new-token answers 400 Bad Request for ${label} in the name and creates no token`, async () => {
       const res = await manage(iam, user, 'new-token', { privilege: 'demo', name: bad })
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual({ ok: false, date: expect.any(String), reason: 'Bad Request' })
+      expect(await res.json()).toEqual({ ok: false, date: expect.any(String), reason: 'Bad Request', code: 'bad_request' })
       const list = (await (await manage(iam, user, 'list-metadata')).json()) as { data: Json }
       expect(list.data.total).toBe(0)
     })

@@ -55,7 +55,7 @@ const methods = async (s: Session) => ((await (await authed(iam, s, 'GET', '/aut
 const events = async (s: Session) =>
   ((await (await authedGet(iam, s, '/auth/security-events?limit=20')).json()) as { data: { events: Array<{ type: string; details: Json }> } }).data.events
 
-const REAUTH_BODY = { ok: false, date: expect.any(String), error: 'Re-authentication required', reauthenticate: true }
+const REAUTH_BODY = { ok: false, date: expect.any(String), error: 'Re-authentication required', code: 'reauthentication_required', reauthenticate: true }
 
 /** Moves the IAM's clock past the re-authentication window, keeping the session usable. */
 async function pastTheWindow(s: Session): Promise<Session> {

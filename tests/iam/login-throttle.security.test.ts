@@ -112,7 +112,7 @@ describe('per-account login delay', () => {
     const early = await login(s.email, s.password, freshIpv4())
     expect(early.status).toBe(429)
     const body = (await early.json()) as Json
-    expect(body).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(body).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
     expect(body.retry).toBeGreaterThan(0)
     expect(body.retry).toBeLessThanOrEqual(60)
     expect(early.headers.get('retry-after')).toBe(String(body.retry))
@@ -138,7 +138,7 @@ describe('per-account login delay', () => {
       return ids
     })
     for (const answer of answers) {
-      expect(answer).toEqual({ status: 429, body: { error: 'Too many requests', retry: expect.any(Number) }, retryAfter: expect.any(String) })
+      expect(answer).toEqual({ status: 429, body: { error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) }, retryAfter: expect.any(String) })
       expect(answer.retryAfter).toBe(String((answer.body as Json).retry))
     }
     expect(used).toBe(2 * HEARD_AT_ONCE)

@@ -45,7 +45,7 @@ describe('XSS in free-text fields bans the device', () => {
       const device: Client = await newDevice(iam, { ip: `192.0.2.${++n}` })
       const res = await call(iam, 'POST', path, { client: device, body: body('<script>alert(1)</script>') })
       expect(res.status).toBe(403)
-      expect(await res.json()).toEqual({ banned: true })
+      expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
       const check = await call(iam, 'GET', '/check', { client: device })
       expect(check.status).toBe(403)
       expect(((await check.json()) as Json).results).toMatchObject({ banned: true })

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 const post = (body: unknown, client: Client = device) => call(iam, 'POST', '/login', { client, body })
-const invalid = { ok: false, date: expect.any(String), error: 'Invalid email or password' }
+const invalid = { ok: false, date: expect.any(String), error: 'Invalid email or password', code: 'invalid_credentials' }
 
 describe('POST /login', () => {
   it('issues tokens (200) for the right password, whatever the case of the address', async () => {
@@ -59,7 +59,7 @@ describe('POST /login', () => {
     expect(noCanary.status).toBe(400)
     const missing = await post({ email: user.email })
     expect(missing.status).toBe(400)
-    expect(await missing.json()).toEqual({ ok: false, date: expect.any(String), error: 'Validation failed', fields: { password: expect.any(String) } })
+    expect(await missing.json()).toEqual({ ok: false, date: expect.any(String), error: 'Validation failed', code: 'validation_failed', fields: { password: expect.any(String) } })
   })
 
   it('limits failures per IP + address with 429 and Retry-After, without locking the address out for other IPs', async () => {
@@ -72,7 +72,7 @@ describe('POST /login', () => {
       statuses.push(last.status)
     }
     expect(statuses).toEqual([401, 401, 401, 429])
-    expect(await last!.json()).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(await last!.json()).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0)
     // the owner, from their own network, still gets in
     const owner = await post({ email: victim.email, password: STRONG_PASSWORD }, victim)
@@ -83,10 +83,10 @@ describe('POST /login', () => {
     const client = await newDevice(iam, { ip: '198.51.100.30' })
     const xss = await post({ email: '<script>alert(1)</script>@example.com', password: 'whatever password' }, client)
     expect(xss.status).toBe(403)
-    expect(await xss.json()).toEqual({ banned: true })
+    expect(await xss.json()).toEqual({ banned: true, code: 'xss_rejected' })
     const again = await post({ email: user.email, password: STRONG_PASSWORD }, client)
     expect(again.status).toBe(403)
-    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Device banned', banned: true })
+    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Device banned', code: 'device_banned', banned: true })
   })
 
   // moves the IAM clock: last in this file

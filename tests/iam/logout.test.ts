@@ -27,7 +27,7 @@ describe('POST /auth/logout', () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.71' } })
     const res = await call(iam, 'POST', '/auth/logout', { client: s, cookies: { session: s.refreshToken } })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Missing Bearer token' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Missing Bearer token', code: 'access_token_missing' })
   })
 
   it('answers 401 without the session cookie', async () => {

@@ -100,7 +100,7 @@ describe('GET /metrics', () => {
   it('refuses a client outside service.metrics.allow with 403', async () => {
     const res = await fetch(`${iam.url}/metrics`, { headers: { 'x-forwarded-for': REMOTE } })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ error: 'Forbidden' })
+    expect(await res.json()).toEqual({ error: 'Forbidden', code: 'forbidden' })
   })
 
   it('admits a client inside an allowed CIDR and refuses one just outside it', async () => {
@@ -116,7 +116,7 @@ describe('GET /metrics', () => {
     for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }] as Array<Record<string, string>>) {
       const res = await fetch(`${iam.url}/metrics`, { headers })
       expect(res.status).toBe(403)
-      expect(await res.json()).toEqual({ error: 'Forbidden' })
+      expect(await res.json()).toEqual({ error: 'Forbidden', code: 'forbidden' })
     }
     const text = await scrape(iam, { authorization: `Bearer ${METRICS_TOKEN}` })
     expect(text.types.get('iam_http_requests_total')).toBe('counter')

@@ -30,7 +30,7 @@ describe('adaptive MFA abuse cases', () => {
     const { other, mail } = await challenge('192.0.2.41')
     const res = await call(iam, 'POST', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other, body: { code: '<script>alert(1)</script>' } })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
     const after = await call(iam, 'POST', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other, body: { code: codeOf(mail) } })
     expect(after.status).toBe(403)
   })
@@ -40,7 +40,7 @@ describe('adaptive MFA abuse cases', () => {
     await advanceClock(iam, 3000) // past the 2 s life, whatever the JWT exp rounding to seconds
     const get = await call(iam, 'GET', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other })
     expect(get.status).toBe(400)
-    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired' })
+    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired', code: 'link_expired' })
     const post = await call(iam, 'POST', `/auth/verify-mfa${linkQueryOf(mail)}`, { client: other, body: { code: codeOf(mail) } })
     expect(post.status).toBe(400)
   })

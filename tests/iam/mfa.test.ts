@@ -15,7 +15,7 @@ async function challenged(): Promise<{ user: Session; other: Client; mail: Parse
   const other = await newDevice(iam, { ip: user.ip })
   const res = await authedGet(iam, user, '/secret/data', { canary: other.canary })
   expect(res.status).toBe(202)
-  expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+  expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
   return { user, other, mail: await mailFor(user.email) }
 }
 
@@ -59,10 +59,10 @@ describe('adaptive MFA', () => {
     expect((await verify(query, codeOf(mail), other, user.refreshToken)).status).toBe(200)
     const get = await call(iam, 'GET', `/auth/verify-mfa${query}`, { client: other })
     expect(get.status).toBe(400)
-    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used' })
+    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used', code: 'link_used' })
     const post = await verify(query, codeOf(mail), other)
     expect(post.status).toBe(400)
-    expect(await post.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used' })
+    expect(await post.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used', code: 'link_used' })
   })
 
   it('answers 401 for a wrong code and ends the link after the attempt limit', async () => {
@@ -72,7 +72,7 @@ describe('adaptive MFA', () => {
     for (let i = 0; i < 3; i++) {
       const res = await verify(query, wrong, other)
       expect(res.status).toBe(401)
-      expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid or expired code' })
+      expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid or expired code', code: 'code_invalid' })
     }
     const right = await verify(query, codeOf(mail), other)
     expect(right.status).toBe(400)
@@ -92,7 +92,7 @@ describe('adaptive MFA', () => {
     otherVisitor.set('visitor', 'someone-else')
     const res = await verify(`?${otherVisitor}`, codeOf(mail), other)
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid link purpose or subject' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid link purpose or subject', code: 'link_mismatch' })
   })
 
   it('refuses the link from a device other than the challenged one', async () => {

@@ -99,7 +99,7 @@ describe('POST /auth/OAuth/:providerName', () => {
     const device = await freshDevice()
     const res = await post('demo', { sub: `s-${Date.now()}`, email: owner.email, email_verified: true }, device)
     expect(res.status).toBe(409)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already registered' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already registered', code: 'email_taken' })
   })
 
   it('never attaches an unverified provider address to an existing account', async () => {
@@ -152,14 +152,14 @@ describe('POST /auth/OAuth/:providerName', () => {
     const res = await post('demo', profile, await freshDevice())
     expect(res.status).toBe(403)
     expect(setCookieValue(res, 'session') ?? '').toBe('')
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Account suspended', banned: true })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Account suspended', code: 'account_banned', banned: true })
   })
 
   it('answers 403 { banned: true } for HTML in a profile field and bans the device', async () => {
     const device = await freshDevice()
     const res = await post('demo', { sub: 'x3', email: uniqueEmail(), name: '<img src=x onerror=alert(1)>' }, device)
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
     expect((await call(iam, 'GET', '/check', { client: device })).status).toBe(403)
   })
 
@@ -168,6 +168,6 @@ describe('POST /auth/OAuth/:providerName', () => {
     let last: Response | undefined
     for (let i = 0; i < 9; i++) last = await post('demo', { sub: `r-${i}-${Date.now()}`, email: uniqueEmail('rl') }, device)
     expect(last!.status).toBe(429)
-    expect(await last!.json()).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(await last!.json()).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
   })
 })

@@ -77,7 +77,7 @@ describe('GET /openapi.json', () => {
   it('leaves HMAC on for every other route: unsigned requests there are still 401', async () => {
     for (const path of ['/operational/config', '/health', '/.well-known/jwks.json', '/openapi.json/x']) {
       const res = await fetch(`${iam.url}${path}`, { headers: REMOTE })
-      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 401, body: { reason: 'Missing HMAC headers' } })
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 401, body: { reason: 'Missing HMAC headers', code: 'hmac_invalid' } })
     }
   })
   it('is a valid OpenAPI 3.1 document whose references all resolve', async () => {

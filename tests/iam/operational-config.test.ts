@@ -35,12 +35,12 @@ describe('GET /operational/config', () => {
     expect(await get(proxied, '::ffff:192.0.2.10')).toMatchObject({ status: 200 })
   })
   it('refuses any other client IP with 403 Forbidden', async () => {
-    expect(await get(proxied, '203.0.113.9')).toEqual({ status: 403, body: { error: 'Forbidden' } })
-    expect(await get(proxied, '192.0.2.10, 203.0.113.9')).toEqual({ status: 403, body: { error: 'Forbidden' } })
+    expect(await get(proxied, '203.0.113.9')).toEqual({ status: 403, body: { error: 'Forbidden', code: 'forbidden' } })
+    expect(await get(proxied, '192.0.2.10, 203.0.113.9')).toEqual({ status: 403, body: { error: 'Forbidden', code: 'forbidden' } })
   })
   it('refuses loopback when it is not allowed, and ignores X-Forwarded-For from an untrusted peer', async () => {
-    expect(await get(direct)).toEqual({ status: 403, body: { error: 'Forbidden' } })
-    expect(await get(direct, '192.0.2.10')).toEqual({ status: 403, body: { error: 'Forbidden' } })
+    expect(await get(direct)).toEqual({ status: 403, body: { error: 'Forbidden', code: 'forbidden' } })
+    expect(await get(direct, '192.0.2.10')).toEqual({ status: 403, body: { error: 'Forbidden', code: 'forbidden' } })
   })
   // The 15-minute default of accessTokenTTL is asserted in hmac.test.ts (default config there).
 })
@@ -49,7 +49,7 @@ describe('test-only routes', () => {
   it('answer 404 unless IAM_TEST_ROUTES=1', async () => {
     const echo = await fetch(`${direct.url}/__test/echo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })
     expect(echo.status).toBe(404)
-    expect(await echo.json()).toEqual({ error: "The page you are looking for doesn't exists" })
+    expect(await echo.json()).toEqual({ error: "The page you are looking for doesn't exists", code: 'not_found' })
     const thrown = await fetch(`${direct.url}/__test/throw`)
     expect(thrown.status).toBe(404)
   })

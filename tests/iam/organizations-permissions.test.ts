@@ -99,7 +99,7 @@ beforeAll(async () => {
 
 const answerOf = async (res: Response) => {
   const body = (await res.json()) as Json
-  return { status: res.status, error: body.error as string | undefined }
+  return { status: res.status, error: body.error as string | undefined, code: body.code as string | undefined }
 }
 
 describe('organization permissions (property)', () => {
@@ -131,7 +131,7 @@ describe('organization permissions (property)', () => {
           }
           for (const probe of PROBES) {
             const got = await answerOf(await authed(outsider, probe.method, `/orgs/${org.id}${probe.tail}`, probe.body))
-            expect(got).toEqual({ status: 404, error: 'No such organization' })
+            expect(got).toEqual({ status: 404, error: 'No such organization', code: 'org_not_found' })
           }
         }
       }),

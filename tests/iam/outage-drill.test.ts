@@ -177,8 +177,8 @@ describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded 
     const between = answers.filter((a) => a.during === null && a.status >= 400)
     expect(between.map((a) => `${a.what} ${a.status}`)).toEqual([])
 
-    expect(readinessDuring.postgres).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'down', storage: 'up', mail: 'outbox' } } })
-    expect(readinessDuring.redis).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'up', storage: 'down', mail: 'outbox' } } })
+    expect(readinessDuring.postgres).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'down', storage: 'up', mail: 'outbox' }, code: 'service_unavailable' } })
+    expect(readinessDuring.redis).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'up', storage: 'down', mail: 'outbox' }, code: 'service_unavailable' } })
     expect(await readiness()).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'up', storage: 'up', mail: 'outbox' } } })
 
     // Counts exact: every verification answered 200 was counted once; of the refused ones, only a

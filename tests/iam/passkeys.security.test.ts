@@ -13,7 +13,7 @@ import { authed, WIDE_LOGIN } from './second-factor-http'
 const iam = sharedIam()
 const mails = sharedSmtp()
 
-const REFUSED = { ok: false, date: expect.any(String), error: 'The passkey could not be verified; try again' }
+const REFUSED = { ok: false, date: expect.any(String), error: 'The passkey could not be verified; try again', code: 'invalid_credentials' }
 
 async function userWithPasskey() {
   const user = await signupConfirmed(iam, mails)

@@ -30,7 +30,7 @@ describe('password reset abuse cases', () => {
     await advanceClock(iam, 3000) // past the 2 s life, whatever the JWT exp rounding to seconds
     const get = await call(iam, 'GET', `/auth/reset-password${query}`, { client: user })
     expect(get.status).toBe(400)
-    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired' })
+    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link expired', code: 'link_expired' })
     const post = await call(iam, 'POST', `/auth/reset-password${query}`, { client: user, body: { password: 'a long enough passphrase', confirmedPassword: 'a long enough passphrase' } })
     expect(post.status).toBe(400)
   })
@@ -39,7 +39,7 @@ describe('password reset abuse cases', () => {
     const user = await signupUser(iam, { client: { ip: '192.0.2.99' } })
     const res = await call(iam, 'POST', '/auth/forgot-password', { client: user, body: { email: '<script>alert(1)</script>@example.com' } })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
   })
 
   it('never logs a reset link or a code when SMTP is configured', async () => {

@@ -75,7 +75,7 @@ describe('password reset', () => {
     expect((await submit(query, user, NEW_PASSWORD)).status).toBe(200)
     const get = await call(iam, 'GET', `/auth/reset-password${query}`, { client: user })
     expect(get.status).toBe(400)
-    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used' })
+    expect(await get.json()).toEqual({ ok: false, date: expect.any(String), error: 'Link already used', code: 'link_used' })
     expect((await submit(query, user, `${NEW_PASSWORD}!`)).status).toBe(400)
   })
 
@@ -126,7 +126,7 @@ describe('password reset', () => {
     forged.set('random', 'A'.repeat(43))
     const res = await call(iam, 'GET', `/auth/reset-password?${forged}`, { client: user })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid link' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid link', code: 'link_invalid' })
     const asMfa = new URLSearchParams(params)
     asMfa.set('reason', 'MAGIC_LINK_MFA_CHECKS')
     expect((await call(iam, 'GET', `/auth/verify-mfa?${params}`, { client: user })).status).toBe(400)

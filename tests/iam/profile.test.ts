@@ -38,7 +38,7 @@ describe('POST /auth/profile', () => {
     const user = await signupConfirmed(iam, mails)
     const res = await authed(iam, user, 'POST', '/auth/profile', { name: '<script>alert(1)</script>' })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
   })
 
   it('answers 401 without a session', async () => {
@@ -78,7 +78,7 @@ describe('POST /auth/passkeys/rename', () => {
     const { id } = await registerPasskey(iam, user, new SoftAuthenticator(), 'Laptop')
     const res = await authed(iam, user, 'POST', '/auth/passkeys/rename', { id, name: '<img src=x onerror=alert(1)>' })
     expect(res.status).toBe(403)
-    expect(await res.json()).toEqual({ banned: true })
+    expect(await res.json()).toEqual({ banned: true, code: 'xss_rejected' })
   })
 
   it('answers 401 without a session', async () => {

@@ -28,7 +28,7 @@ describe('refresh token rotation (security)', () => {
     await advanceClock(iam, GRACE_MS + 1)
     const reuse = await refresh(iam, s)
     expect(reuse.status).toBe(401)
-    expect(await reuse.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', reason: 'REFRESH_TOKEN_REUSED' })
+    expect(await reuse.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', code: 'refresh_token_reused', reason: 'REFRESH_TOKEN_REUSED' })
     // the whole family is dead, including the legitimate newest token
     const after = await refresh(iam, next)
     expect(after.status).toBe(401)

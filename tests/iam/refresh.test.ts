@@ -12,7 +12,8 @@ beforeAll(async () => {
 }, 240_000)
 afterAll(() => iam?.stop())
 
-const relogin = (reason: string) => ({ ok: false, date: expect.any(String), error: 'Re-login is required', reason })
+/** `code` the general one: the three causes a page words for the person have their own (http/auth.ts sessionEndedCode) */
+const relogin = (reason: string, code = 'relogin_required') => ({ ok: false, date: expect.any(String), error: 'Re-login is required', code, reason })
 
 describe('POST /auth/user/refresh-session', () => {
   it('rotates (201): a new access token and a new refresh cookie; the new pair works', async () => {
@@ -90,7 +91,7 @@ describe('POST /auth/user/refresh-session', () => {
     const other = await newDevice(iam, { ip: '203.0.113.24' })
     const res = await refresh(iam, s, { canary: other.canary })
     expect(res.status).toBe(202)
-    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+    expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
     expect(setCookieValue(res, 'session')).toBeUndefined()
     // the anomaly is cached: the owner's own device also waits for MFA now (spec: MFA pending)
     const again = await refresh(iam, s)
@@ -107,7 +108,7 @@ describe('POST /auth/user/refresh-session', () => {
       else break
     }
     expect(last!.status).toBe(429)
-    expect(await last!.json()).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(await last!.json()).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
     expect(last!.headers.get('retry-after')).toMatch(/^\d+$/)
   })
 })

@@ -61,7 +61,7 @@ describe('JSON routes: Content-Type', () => {
   it('answers 403 "not allowed." without any Content-Type', async () => {
     const res = await raw({ method: 'POST', path: '/__test/echo', chunks: ['{"a":1}'] })
     expect(res.status).toBe(403)
-    expect(JSON.parse(res.body)).toEqual({ error: 'not allowed.' })
+    expect(JSON.parse(res.body)).toEqual({ error: 'not allowed.', code: 'content_type_not_json' })
   })
   it('accepts application/json with a utf-8 charset, in any case', async () => {
     expect(await post('/__test/echo', '{"a":"é"}', { 'content-type': 'Application/JSON; charset=UTF-8' })).toMatchObject({
@@ -83,7 +83,7 @@ describe('JSON routes: body', () => {
   it('rejects bytes that are not UTF-8 with 400', async () => {
     const res = await fetch(`${iam.url}/__test/echo`, { method: 'POST', headers: JSON_TYPE, body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]) })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ error: 'Malformed JSON' })
+    expect(await res.json()).toEqual({ error: 'Malformed JSON', code: 'malformed_json' })
   })
   it('rejects JSON that is not an object with 400', async () => {
     for (const body of ['[1,2]', '42', '"text"', 'null', 'true']) {
@@ -129,12 +129,12 @@ describe('JSON routes: size limits', () => {
     // only the headers are sent: an answer proves the server did not wait for the body
     const res = await raw({ method: 'POST', path: '/__test/echo', headers: { ...JSON_TYPE, 'content-length': '100000' }, headersOnly: true })
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ error: 'Payload too large' })
+    expect(JSON.parse(res.body)).toEqual({ error: 'Payload too large', code: 'payload_too_large' })
   })
   it('counts the bytes actually read when no length is declared (chunked)', async () => {
     const res = await raw({ method: 'POST', path: '/__test/echo', headers: JSON_TYPE, chunks: ['{"pad":"', 'x'.repeat(600), 'x'.repeat(600), '"}'] })
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ error: 'Payload too large' })
+    expect(JSON.parse(res.body)).toEqual({ error: 'Payload too large', code: 'payload_too_large' })
     const small = await raw({ method: 'POST', path: '/__test/echo', headers: JSON_TYPE, chunks: ['{"a"', ':1}'] })
     expect(small).toEqual({ status: 200, body: '{"a":1}' })
   })
@@ -160,18 +160,18 @@ describe('cookie-only routes (acceptCookieOnly)', () => {
   it('rejects a chunked body with 400 "Request body not allowed"', async () => {
     const res = await raw({ method: 'POST', path: '/__test/cookie-only', headers: session, chunks: ['a', 'b'] })
     expect(res.status).toBe(400)
-    expect(JSON.parse(res.body)).toEqual({ error: 'Request body not allowed' })
+    expect(JSON.parse(res.body)).toEqual({ error: 'Request body not allowed', code: 'cookie_only' })
   })
   it('rejects a body on a cookie-only GET', async () => {
     const res = await raw({ method: 'GET', path: '/__test/cookie-only', headers: { ...session, 'content-length': '2' }, chunks: ['{}'] })
     expect(res.status).toBe(400)
-    expect(JSON.parse(res.body)).toEqual({ error: 'Request body not allowed' })
+    expect(JSON.parse(res.body)).toEqual({ error: 'Request body not allowed', code: 'cookie_only' })
   })
   it('rejects a query string with 400 "Query string not allowed"', async () => {
     expect(await post('/__test/cookie-only?a=1', undefined, session)).toMatchObject({ status: 400, json: { error: 'Query string not allowed' } })
     const get = await fetch(`${iam.url}/__test/cookie-only?flag`, { headers: session })
     expect(get.status).toBe(400)
-    expect(await get.json()).toEqual({ error: 'Query string not allowed' })
+    expect(await get.json()).toEqual({ error: 'Query string not allowed', code: 'cookie_only' })
   })
   it('rejects a Content-Type header with 400 "Content-Type not allowed"', async () => {
     expect(await post('/__test/cookie-only', undefined, { ...session, ...JSON_TYPE })).toMatchObject({

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { RouteContract } from '../../iam/contract/define'
+import { codeProblem, documentedResponses } from '../../iam/contract/responses'
 import { ROUTES, type RouteId } from '../../iam/contract/routes'
 import { applyRefresh, authedGet, call as clientCall, loginUser, newDevice, refresh, setCookieValue, signupBody, uniqueEmail, type Session } from '../helpers/accounts'
 import { sharedIam } from '../helpers/shared-iam'
 
-const ROUTER_404 = { error: "The page you are looking for doesn't exists" }
+const ROUTER_404 = { error: "The page you are looking for doesn't exists", code: 'not_found' }
 
 // A value for each path parameter the router would accept and the route would not refuse as unknown.
 const PARAM_VALUES: Record<string, string> = { providerName: 'demo', reason: 'ROUTE_CONTRACT' }
@@ -32,7 +33,7 @@ describe('every route table entry is served by the built IAM', () => {
     expect(isRouter404(await call('POST', '/api/manage/not-an-action'))).toBe(true)
   })
 
-  it('answers every entry with something other than the router 404, with a status and body its entry documents', async () => {
+  it('answers every entry with something other than the router 404, with a status, body and code its entry documents', async () => {
     const unserved: string[] = []
     const undocumented: string[] = []
     for (const [id, entry] of Object.entries(ROUTES) as Array<[string, RouteContract]>) {
@@ -40,13 +41,39 @@ describe('every route table entry is served by the built IAM', () => {
       // no credentials, no body: each route answers its first refusal (or, for open GETs, its success)
       const answer = await call(entry.method, path)
       if (isRouter404(answer)) unserved.push(`${id} (${entry.method} ${path})`)
-      const documented = entry.responses[answer.status]
-      if (!documented || (documented.body && !documented.body.safeParse(answer.body).success)) {
-        undocumented.push(`${id}: ${answer.status} ${JSON.stringify(answer.body)}`)
+      const documented = documentedResponses(entry)[answer.status]
+      const problem = codeProblem(entry, answer.status, answer.body)
+      if (!documented || (documented.body && !documented.body.safeParse(answer.body).success) || problem) {
+        undocumented.push(`${id}: ${answer.status} ${JSON.stringify(answer.body)}${problem ? ` (${problem})` : ''}`)
       }
     }
     expect(unserved, `table entries the IAM does not serve: ${unserved.join(', ')}`).toEqual([])
     expect(undocumented, `answers the table does not document: ${undocumented.join('; ')}`).toEqual([])
+  })
+})
+
+describe('the test build refuses a failure whose code is not declared (iam/test-build/plugins/declared-codes.ts)', () => {
+  const answer = (query: string) => call('GET', `/__test/answer?${query}`)
+
+  it('lets a failure through whose code is in the vocabulary (a path outside the table declares nothing more)', async () => {
+    expect(await answer('status=409&code=own_account')).toEqual({ status: 409, body: { error: 'A test answer', code: 'own_account' } })
+  })
+
+  it('turns a failure without a code into a 500 that names the problem', async () => {
+    const refused = await answer('status=403')
+    expect(refused.status).toBe(500)
+    expect(refused.body).toMatchObject({ code: 'internal_error', undeclared: { where: 'GET /__test/answer', problem: 'a 403 answer without a code' } })
+  })
+
+  it('turns a failure whose code is outside the vocabulary into a 500 that names it', async () => {
+    const refused = await answer('status=400&code=no_such_code')
+    expect(refused.status).toBe(500)
+    expect(refused.body).toMatchObject({ code: 'internal_error', undeclared: { problem: expect.stringContaining('"no_such_code"') } })
+  })
+
+  it('judges the 202 of a pending MFA too, and leaves other successes alone', async () => {
+    expect((await answer('status=202&code=made_up')).status).toBe(500)
+    expect(await answer('status=200')).toEqual({ status: 200, body: { error: 'A test answer' } })
   })
 })
 

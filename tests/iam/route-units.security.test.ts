@@ -47,7 +47,7 @@ const RECENT_SIGN_IN = guarded('recent-sign-in').filter((route) => !route.entry.
 const VERIFIED_EMAIL = guarded('verified-email')
 const PLATFORM_ADMIN = guarded('platform-admin')
 
-const REAUTHENTICATE = { ok: false, date: expect.any(String), error: 'Re-authentication required', reauthenticate: true }
+const REAUTHENTICATE = { ok: false, date: expect.any(String), error: 'Re-authentication required', code: 'reauthentication_required', reauthenticate: true }
 
 describe('the table (what this file walks)', () => {
   it('has 40+ full-authentication routes, and guards only on full-authentication routes', () => {
@@ -113,7 +113,7 @@ describe('guard platform-admin: an account that is not a platform administrator 
       const refused = await callAs(iam, route, member)
       const body = (await refused.json()) as Json
       expect(refused.status, JSON.stringify(body)).toBe(403)
-      expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Platform administrators only' })
+      expect(body).toEqual({ ok: false, date: expect.any(String), error: 'Platform administrators only', code: 'not_admin' })
     })
   }
 })

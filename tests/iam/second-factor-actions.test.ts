@@ -48,7 +48,7 @@ describe('a second factor in place of the emailed code', () => {
     const { secret } = await enrolTotp(iam, user)
     const none = await authed(iam, user, 'POST', '/auth/verify-custom-mfa/second-factor', { reason: 'NOT_STARTED', code: totpCode(secret, 1) })
     expect(none.status).toBe(400)
-    expect(await none.json()).toEqual({ ok: false, date: expect.any(String), error: 'No confirmation is pending for this reason; start it first' })
+    expect(await none.json()).toEqual({ ok: false, date: expect.any(String), error: 'No confirmation is pending for this reason; start it first', code: 'flow_not_started' })
     await startFlow(user, 'WIRE_OUT')
     // magic_links.attempts (3) covers both proofs: three wrong ones end the flow
     for (let i = 0; i < 3; i++) {

@@ -26,7 +26,7 @@ describe('each TOTP code is accepted once', () => {
     expect((await secondFactor(iam, device, await passwordStep(iam, user, device), next)).status).toBe(200)
     const replay = await secondFactor(iam, device, await passwordStep(iam, user, device), next)
     expect(replay.status).toBe(401)
-    expect(await replay.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid code' })
+    expect(await replay.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid code', code: 'code_invalid' })
     // the enrolment's step is older than the one just taken
     expect((await secondFactor(iam, device, await passwordStep(iam, user, device), totpCode(secret))).status).toBe(401)
   })
@@ -69,7 +69,7 @@ describe('the sign-in challenge', () => {
     const challenge = await passwordStep(iam, user, device)
     const res = await secondFactor(iam, other, challenge, totpCode(secret, 1))
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'This sign-in step has ended; sign in again', restart: true })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'This sign-in step has ended; sign in again', code: 'sign_in_expired', restart: true })
     // the other device spent nothing: neither the code nor an attempt
     expect((await secondFactor(iam, device, challenge, totpCode(secret, 1))).status).toBe(200)
   })
@@ -124,7 +124,7 @@ describe('no leak of second-factor status before the password is right', () => {
       const res = await call(iam, 'POST', '/login', { client: device, body: { email, password: 'not the password 123' } })
       answers.push({ status: res.status, body: withoutDate((await res.json()) as Json), cookies: res.headers.getSetCookie().map((c) => c.split('=')[0]) })
     }
-    expect(answers[0]).toEqual({ status: 401, body: { ok: false, date: undefined, error: 'Invalid email or password' }, cookies: [] })
+    expect(answers[0]).toEqual({ status: 401, body: { ok: false, date: undefined, error: 'Invalid email or password', code: 'invalid_credentials' }, cookies: [] })
     expect(answers[1]).toEqual(answers[0])
     expect(answers[2]).toEqual(answers[0])
   })

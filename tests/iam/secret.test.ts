@@ -19,24 +19,24 @@ describe('GET /secret/data', () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.61' } })
     const none = await call(iam, 'GET', '/secret/data', { client: s, cookies: { session: s.refreshToken } })
     expect(none.status).toBe(401)
-    expect(await none.json()).toEqual({ ok: false, date: expect.any(String), error: 'Missing Bearer token' })
+    expect(await none.json()).toEqual({ ok: false, date: expect.any(String), error: 'Missing Bearer token', code: 'access_token_missing' })
     const empty = await call(iam, 'GET', '/secret/data', { client: s, cookies: { session: s.refreshToken }, headers: { authorization: 'Bearer ' } })
     expect(empty.status).toBe(401)
-    expect(await empty.json()).toEqual({ ok: false, date: expect.any(String), error: 'Access token missing' })
+    expect(await empty.json()).toEqual({ ok: false, date: expect.any(String), error: 'Access token missing', code: 'access_token_missing' })
   })
 
   it('answers 401 Refresh token missing without the session cookie', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.62' } })
     const res = await call(iam, 'GET', '/secret/data', { client: s, bearer: s.accessToken })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Refresh token missing' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Refresh token missing', code: 'session_missing' })
   })
 
   it('answers 401 for an access token that fails verification', async () => {
     const s = await signupUser(iam, { client: { ip: '203.0.113.63' } })
     const res = await authedGet(iam, { ...s, accessToken: `${s.accessToken.slice(0, -4)}AAAA` })
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid access token' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid access token', code: 'access_token_invalid' })
   })
 })
 

@@ -60,7 +60,7 @@ describe('session velocity', () => {
     const fifth = await loginUser(iam, signedUp.email, signedUp.password, devices[4]!)
     const asked = await authedGet(iam, fifth)
     expect(asked.status).toBe(202)
-    expect(await asked.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.' })
+    expect(await asked.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
     const confirmed = await passEmailedCode(fifth, seen)
     expect((await authedGet(iam, confirmed)).status).toBe(200)
     // the earlier devices were never asked because of it

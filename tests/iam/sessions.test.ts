@@ -74,7 +74,7 @@ describe('session rules over time and count', () => {
     await advanceClock(iam, MAX_LIFE_MS + 1)
     const res = await refresh(iam, s)
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', reason: 'SESSION_EXPIRED' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Re-login is required', code: 'session_expired', reason: 'SESSION_EXPIRED' })
   })
 })
 

@@ -42,7 +42,7 @@ describe('POST /signup with breach and MX checks (local range API and DNS)', () 
     const res = await call(iam, 'POST', '/signup', { client: device, body: signupBody(email(), BREACHED) })
     expect(res.status).toBe(400)
     expect(await res.json()).toEqual({
-      ok: false, date: expect.any(String), error: 'Validation failed',
+      ok: false, date: expect.any(String), error: 'Validation failed', code: 'password_rejected',
       fields: { password: 'This password has appeared in a data breach; choose another one' },
     })
   })
@@ -52,7 +52,7 @@ describe('POST /signup with breach and MX checks (local range API and DNS)', () 
     const res = await call(iam, 'POST', '/signup', { client: device, body: signupBody(email(), 'aaaaaaaaaaaa') })
     expect(res.status).toBe(400)
     expect(await res.json()).toEqual({
-      ok: false, date: expect.any(String), error: 'Validation failed',
+      ok: false, date: expect.any(String), error: 'Validation failed', code: 'password_rejected',
       fields: { password: 'This password is too easy to guess: A repeated character like "aaa" is easy to guess.' },
     })
   })
@@ -82,6 +82,6 @@ describe('POST /signup with breach and MX checks (local range API and DNS)', () 
     }
     expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201])
     expect(last!.status).toBe(429)
-    expect(await last!.json()).toEqual({ error: 'Too many requests', retry: expect.any(Number) })
+    expect(await last!.json()).toEqual({ error: 'Too many requests', code: 'rate_limited', retry: expect.any(Number) })
   })
 })

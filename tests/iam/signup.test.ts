@@ -30,7 +30,7 @@ describe('POST /signup', () => {
   it('answers 400 without the canary_id cookie', async () => {
     const res = await post(signupBody(uniqueEmail()), { ...device, canary: undefined })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The canary_id cookie is required' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'The canary_id cookie is required', code: 'device_cookie_missing' })
   })
 
   it('answers 400 with fields for a missing name, a bad address and terms not accepted', async () => {
@@ -50,7 +50,7 @@ describe('POST /signup', () => {
     expect(await res.json()).toEqual({
       ok: false,
       date: expect.any(String),
-      error: 'Passwords do not match',
+      error: 'Passwords do not match', code: 'passwords_mismatch',
       fields: { confirmedPassword: 'Passwords do not match' },
     })
   })
@@ -76,7 +76,7 @@ describe('POST /signup', () => {
     await signupUser(iam, { email, client: device })
     const res = await post(signupBody(email.toUpperCase().replace('@EXAMPLE.COM', '@example.com')))
     expect(res.status).toBe(409)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already registered' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Email already registered', code: 'email_taken' })
   })
 
   it('gives rememberUser=on a longer-lived refresh cookie', async () => {

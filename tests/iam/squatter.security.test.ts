@@ -43,7 +43,7 @@ describe('an account whose address was never confirmed', () => {
     for (const path of ['/auth/totp/setup', '/auth/passkeys/register/options']) {
       const res = await authed(iam, user, 'POST', path)
       expect(res.status, path).toBe(403)
-      expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Confirm your email address before adding a way to sign in', verifyEmail: true })
+      expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Confirm your email address before adding a way to sign in', code: 'email_unverified', verifyEmail: true })
     }
     const verifyRes = await authed(iam, user, 'POST', '/auth/passkeys/register/verify', { credential: { id: 'x' } })
     expect(verifyRes.status).toBe(403)

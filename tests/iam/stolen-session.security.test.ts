@@ -30,7 +30,7 @@ beforeAll(async () => {
 })
 afterAll(() => iam?.stop())
 
-const REAUTH_BODY = { ok: false, date: expect.any(String), error: 'Re-authentication required', reauthenticate: true }
+const REAUTH_BODY = { ok: false, date: expect.any(String), error: 'Re-authentication required', code: 'reauthentication_required', reauthenticate: true }
 
 /** Moves past the window, keeping the session usable (its access token refreshed). */
 async function pastTheWindow(s: Session): Promise<Session> {

@@ -21,7 +21,7 @@ afterAll(() => iam?.stop())
 
 const now = () => Math.floor(Date.now() / 1000)
 const withToken = (token: string) => authedGet(iam, { ...session, accessToken: token })
-const invalid = { ok: false, date: expect.any(String), error: 'Invalid access token' }
+const invalid = { ok: false, date: expect.any(String), error: 'Invalid access token', code: 'access_token_invalid' }
 
 async function signWith(key: Parameters<SignJWT['sign']>[0], header: Json, over: Json = {}) {
   return new SignJWT({ ...claims, ...over }).setProtectedHeader(header as never).sign(key)
@@ -53,7 +53,7 @@ describe('access token verification (security)', () => {
     const key = await importJWK(configKey, 'EdDSA')
     const res = await withToken(await signWith(key, { alg: 'EdDSA', kid: 'config-key-1' }, { iat: now() - 3600, exp: now() - 1800 }))
     expect(res.status).toBe(401)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Access token expired' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Access token expired', code: 'access_token_expired' })
   })
 
   it('rejects a wrong audience or issuer signed with the real key', async () => {

@@ -39,7 +39,7 @@ describe('POST /auth/totp/setup', () => {
     await enrolTotp(iam, user)
     const res = await authed(iam, user, 'POST', '/auth/totp/setup')
     expect(res.status).toBe(409)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Two-step sign-in is already on' })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Two-step sign-in is already on', code: 'totp_already_enabled' })
     expect((await call(iam, 'POST', '/auth/totp/setup', { client: user })).status).toBe(401)
   })
 })
@@ -62,7 +62,7 @@ describe('POST /auth/totp/enable', () => {
     const wrong = String((Number(totpCode(setup)) + 1) % 1_000_000).padStart(6, '0')
     const res = await authed(iam, user, 'POST', '/auth/totp/enable', { code: wrong })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid code', fields: { code: 'Invalid code' } })
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid code', code: 'code_invalid', fields: { code: 'Invalid code' } })
     for (const code of ['12345', '1234567', 'abcdef', 123456]) {
       expect((await authed(iam, user, 'POST', '/auth/totp/enable', { code })).status).toBe(400)
     }
@@ -98,7 +98,7 @@ describe('sign-in with TOTP enabled', () => {
     expect(((await status.json()) as Json).data).toEqual({ enabled: true, recoveryCodesLeft: 9 })
     const again = await secondFactor(iam, device, await passwordStep(iam, user, device), recoveryCodes[3]!)
     expect(again.status).toBe(401)
-    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid code' })
+    expect(await again.json()).toEqual({ ok: false, date: expect.any(String), error: 'Invalid code', code: 'code_invalid' })
   })
 
   it('asks for the second factor after a provider sign-in too, and opens the session only after it', async () => {

@@ -60,17 +60,17 @@ describe('createApiKey', () => {
     expect((await rowOf(data.rawApiKey)).restricted_to_ip_address).toBeNull()
   })
 
-  it('refuses a prefix containing "_", bad IPs, bad expiry and unknown users with a reason', async () => {
-    for (const [args, reason] of [
-      [[userId, 'full', 'n', 'a_b'], 'Invalid prefix: 1-16 of [A-Za-z0-9-], no "_"'],
-      [[userId, 'full', 'n', 'api', undefined, ['300.1.1.1']], 'Invalid IP address list: IPv4 addresses only'],
-      [[userId, 'full', 'n', 'api', undefined, ['2001:db8::1']], 'Invalid IP address list: IPv4 addresses only'],
-      [[userId, 'full', 'n', 'api', -5], 'Invalid expiry: a positive number of milliseconds'],
-      [[userId, 'root', 'n'], 'Invalid privilege'],
-      [[999_999, 'full', 'n'], 'User not found'],
+  it('refuses a prefix containing "_", bad IPs, bad expiry and unknown users with a reason and its code', async () => {
+    for (const [args, reason, code] of [
+      [[userId, 'full', 'n', 'a_b'], 'Invalid prefix: 1-16 of [A-Za-z0-9-], no "_"', 'validation_failed'],
+      [[userId, 'full', 'n', 'api', undefined, ['300.1.1.1']], 'Invalid IP address list: IPv4 addresses only', 'validation_failed'],
+      [[userId, 'full', 'n', 'api', undefined, ['2001:db8::1']], 'Invalid IP address list: IPv4 addresses only', 'validation_failed'],
+      [[userId, 'full', 'n', 'api', -5], 'Invalid expiry: a positive number of milliseconds', 'validation_failed'],
+      [[userId, 'root', 'n'], 'Invalid privilege', 'validation_failed'],
+      [[999_999, 'full', 'n'], 'User not found', 'account_not_found'],
     ] as const) {
       const result = await (lib.createApiKey as (...a: unknown[]) => ReturnType<ApiTokenLibrary['createApiKey']>)(...args)
-      expect(result).toEqual({ ok: false, date: expect.stringMatching(ISO), reason })
+      expect(result).toEqual({ ok: false, date: expect.stringMatching(ISO), reason, code })
     }
   })
 
@@ -79,7 +79,7 @@ describe('createApiKey', () => {
     const small = libWith({ config: { apiTokens: { limitTokensPerUser: 2 } } })
     expect((await small.createApiKey(owner, 'demo', 'a')).ok).toBe(true)
     expect((await small.createApiKey(owner, 'demo', 'b')).ok).toBe(true)
-    expect(await small.createApiKey(owner, 'demo', 'c')).toMatchObject({ ok: false, reason: 'You cannot have more than 2 valid tokens at a time' })
+    expect(await small.createApiKey(owner, 'demo', 'c')).toMatchObject({ ok: false, reason: 'You cannot have more than 2 valid tokens at a time', code: 'token_limit_reached' })
   })
 
   it('keeps the limit under 40 concurrent creations: exactly 20 valid tokens', async () => {
@@ -124,7 +124,7 @@ describe('verifyApiKey', () => {
       [rawApiKey, 'demo'], [tampered, 'full'], [`${p}_${payload}`, 'full'], ['', 'full'], ['api__x', 'full'],
       [hashToken(rawApiKey), 'full'], [`x${rawApiKey}`.replace(/^xapi/, 'apix'), 'full'],
     ] as const) {
-      expect(await lib.verifyApiKey(key, false, privilege, false)).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Invalid key' })
+      expect(await lib.verifyApiKey(key, false, privilege, false)).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Invalid key', code: 'api_key_invalid' })
     }
     expect((await rowOf(rawApiKey)).usage_count).toBe(0)
   })
@@ -455,7 +455,7 @@ describe("a banned user's tokens (users:ban suspends them until the ban ends)", 
     const b = await created(owner)
     expect((await ban(owner, HOUR_MS)).tokensSuspended).toBe(2)
 
-    expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Invalid key' })
+    expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toEqual({ ok: false, date: expect.stringMatching(ISO), reason: 'Invalid key', code: 'api_key_invalid' })
     expect(await lib.getUserApiKeysMetaData(a.rawApiKey, 'full')).toMatchObject({ ok: false, reason: 'Invalid key' })
     expect(await lib.getAllValidTokensList(owner)).toEqual({
       ok: true, date: expect.stringMatching(ISO), data: { total: 2, totalInvalidTokens: 2, totalValidTokens: 0 },

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { RouteContract } from '../../iam/contract/define'
+import { ERROR_CODES } from '../../iam/contract/error-codes'
 import { ROUTES, type RouteId } from '../../iam/contract/routes'
 import { BFF_IAM_ROUTES, allowedIamRoute, isAllowedIamCall, matchRoutePath } from '../../server/utils/bff/allow-list'
-import { iamRouteCall } from '../../server/utils/bff/iam-route'
+import { GATEWAY_ERROR_CODES } from '../../server/utils/bff/error-codes'
+import { iamFailureCode, iamRouteCall, type IamFailureCode } from '../../server/utils/bff/iam-route'
 
 const table = Object.entries(ROUTES as Record<RouteId, RouteContract>) as Array<[RouteId, RouteContract]>
 const allowed = new Set<RouteId>(BFF_IAM_ROUTES)
@@ -36,5 +38,37 @@ describe('the BFF allow-list, derived from the route table', () => {
     expect(iamRouteCall('customMfa', { params: { reason: 'PAYMENT_CONFIRM' }, body: {} })).toMatchObject({ method: 'POST', path: '/custom/mfa/PAYMENT_CONFIRM' })
     expect(iamRouteCall('customMfa', { params: { reason: 'a/b' } }).path).toBe('/custom/mfa/a%2Fb')
     expect(iamRouteCall('publicVerify', { query: { privilege: 'demo' }, apiKey: 'k' })).toEqual({ method: 'GET', path: '/api/public/verify', query: { privilege: 'demo' }, apiKey: 'k' })
+  })
+})
+
+describe("the typed IAM client's failure codes (server/utils/bff/iam-route.ts)", () => {
+  it('reads a code the route declares, and nothing the route cannot answer', () => {
+    expect(iamFailureCode('orgGet', { ok: false, error: 'No such organization', code: 'org_not_found' })).toBe('org_not_found')
+    expect(iamFailureCode('orgGet', { code: 'rate_limited' })).toBeUndefined()
+    expect(iamFailureCode('orgGet', { code: 'not_a_code' })).toBeUndefined()
+    expect(iamFailureCode('orgGet', { ok: true })).toBeUndefined()
+    expect(iamFailureCode('orgGet', null)).toBeUndefined()
+    expect(iamFailureCode('apiAccessToken', { code: 'audience_not_allowed' })).toBe('audience_not_allowed')
+    expect(iamFailureCode('apiAccessToken', { code: 'service_unavailable' })).toBe('service_unavailable')
+  })
+
+  it("types each route's codes as a union of its own (a code it cannot answer fails the typecheck)", () => {
+    const declared: IamFailureCode<'orgGet'>[] = ['org_not_found', 'org_permission_denied', 'access_token_expired', 'hmac_invalid', 'service_unavailable']
+    // @ts-expect-error: GET /orgs/:orgId answers no role_not_found
+    const undeclared: IamFailureCode<'orgGet'> = 'role_not_found'
+    // @ts-expect-error: not a code at all
+    const misspelt: IamFailureCode<'orgRoleUpdate'> = 'role_not_fund'
+    const guarded: IamFailureCode<'orgRoleUpdate'> = 'impersonated'
+    expect([...declared, undeclared, misspelt, guarded]).toHaveLength(8)
+  })
+})
+
+describe("the gateway's own failure codes (server/utils/bff/error-codes.ts)", () => {
+  it('names only meanings the IAM has no code for, in snake_case with a meaning each', () => {
+    for (const [code, meaning] of Object.entries(GATEWAY_ERROR_CODES)) {
+      expect(code).toMatch(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/)
+      expect(Object.hasOwn(ERROR_CODES, code), `${code} is an IAM code already`).toBe(false)
+      expect(meaning.trim()).not.toBe('')
+    }
   })
 })

@@ -45,11 +45,15 @@ describe('formatWhenRelative', () => {
 })
 
 describe('failure banners', () => {
-  const validation = { status: 400, body: { ok: false, error: 'Validation failed', fields: { email: 'Enter a valid email address.' } } }
+  const validation = { status: 400, body: { ok: false, error: 'Validation failed', code: 'validation_failed' as const, fields: { email: 'Enter a valid email address.' } } }
 
   it('never shows the IAM\'s "Validation failed" title to a person', () => {
     expect(describeFailure(validation)).toBe('Enter a valid email address.')
-    expect(describeFailure({ status: 400, body: { ok: false, error: 'Validation failed' } })).toBe('Please check the form and try again.')
+    expect(describeFailure({ status: 400, body: { ok: false, error: 'Validation failed', code: 'validation_failed', fields: {} } })).toBe('Please check the form and try again.')
+    // decided on the code: the same title without it is shown as it is
+    expect(describeFailure({ status: 400, body: { ok: false, error: 'Validation failed' } })).toBe('Validation failed')
+    // the gateway's own refusal of a malformed request carries its sentence, and no fields
+    expect(describeFailure({ status: 400, body: { ok: false, error: 'That search is not valid.', code: 'validation_failed' } })).toBe('That search is not valid.')
   })
 
   it('shows no banner when every field message is beside its field on the form', () => {

@@ -17,7 +17,7 @@ describe('throwTooManyRequests', () => {
   it('answers 429 with retry = ceil(ms / 1000) in the body and Retry-After', () => {
     expect(failureOf(() => throwTooManyRequests({ ok: false, retryMs: 898_500, permanent: false }))).toEqual({
       status: 429,
-      body: { error: 'Too many requests', retry: 899 },
+      body: { error: 'Too many requests', code: 'rate_limited', retry: 899 },
       text: false,
       headers: { 'Retry-After': '899' },
     })
@@ -26,7 +26,7 @@ describe('throwTooManyRequests', () => {
   it('answers retry "permanent" for a permanently blocked key', () => {
     expect(failureOf(() => throwTooManyRequests({ ok: false, retryMs: 31_000_000_000, permanent: true }))).toEqual({
       status: 429,
-      body: { error: 'Too many requests', retry: 'permanent' },
+      body: { error: 'Too many requests', code: 'rate_limited', retry: 'permanent' },
       text: false,
       headers: { 'Retry-After': 'permanent' },
     })

@@ -10,7 +10,9 @@ import { ADMIN_ROUTES } from '../../iam/contract/admin'
 import { API_TOKEN_ROUTES } from '../../iam/contract/api-tokens'
 import { AUTH_ROUTES } from '../../iam/contract/auth'
 import type { RouteContract } from '../../iam/contract/define'
+import { ERROR_CODE_LIST, ERROR_CODES } from '../../iam/contract/error-codes'
 import { GATEWAY_AUTH_ROUTES } from '../../iam/contract/gateway-auth'
+import { codeProblem, declaredCodes, documentedResponses, errorFail } from '../../iam/contract/responses'
 import { ROUTES } from '../../iam/contract/routes'
 import { OIDC_ROUTES } from '../../iam/contract/oidc'
 import { ORGANIZATION_ROUTES } from '../../iam/contract/organizations'
@@ -94,6 +96,71 @@ describe('route table', () => {
         .map(([status]) => `${id} ${status}`),
     )
     expect(wrong).toEqual([])
+  })
+})
+
+describe('failure codes (iam/contract/error-codes.ts)', () => {
+  it('names every code in snake_case with a one-line meaning', () => {
+    const wrong = Object.entries(ERROR_CODES).filter(([code, meaning]) => !/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(code) || meaning.trim() === '' || meaning.includes('\n'))
+    expect(wrong.map(([code]) => code)).toEqual([])
+  })
+
+  it('declares codes for every failure status of every entry (400 and up, and the 202 of a pending MFA)', () => {
+    const wrong = entries.flatMap(([id, e]) =>
+      Object.entries(documentedResponses(e))
+        .filter(([status, r]) => Number(status) >= 400 && r.body !== undefined && !(r.codes?.length))
+        .map(([status]) => `${id} ${status}`),
+    )
+    expect(wrong, `failure statuses without codes: ${wrong.join(', ')}`).toEqual([])
+    expect(entries.filter(([, e]) => e.auth === 'full').every(([, e]) => declaredCodes(e, 202).includes('mfa_required'))).toBe(true)
+  })
+
+  it('declares only codes the vocabulary lists, and uses every code of the vocabulary somewhere', () => {
+    const declared = new Set(entries.flatMap(([, e]) => Object.values(documentedResponses(e)).flatMap((r) => r.codes ?? [])))
+    expect([...declared].filter((code) => !Object.hasOwn(ERROR_CODES, code))).toEqual([])
+    expect(ERROR_CODE_LIST.filter((code) => !declared.has(code)), 'codes no route declares').toEqual([])
+  })
+
+  it('makes `code` a required member of the shared failure body', () => {
+    const body = { ok: false, date: new Date().toISOString(), error: 'Validation failed' }
+    expect(errorFail.safeParse(body).success).toBe(false)
+    expect(errorFail.safeParse({ ...body, code: 'validation_failed' }).success).toBe(true)
+    expect(errorFail.safeParse({ ...body, code: 'not_a_code' }).success).toBe(false)
+  })
+})
+
+describe('codeProblem: what the test build refuses (iam/test-build/plugins/declared-codes.ts)', () => {
+  const orgGet = ROUTES.orgGet as RouteContract
+  const fail = (code?: string) => ({ ok: false, error: 'x', ...(code === undefined ? {} : { code }) })
+
+  it('accepts a code the route declares for that status, and one the platform adds around every route', () => {
+    expect(codeProblem(orgGet, 404, fail('org_not_found'))).toBeUndefined()
+    expect(codeProblem(orgGet, 401, fail('access_token_expired'))).toBeUndefined()
+    expect(codeProblem(orgGet, 503, fail('service_unavailable'))).toBeUndefined()
+    expect(codeProblem(orgGet, 401, fail('hmac_invalid'))).toBeUndefined()
+  })
+
+  it('refuses a code the route does not declare for that status, even one it declares for another', () => {
+    expect(codeProblem(orgGet, 404, fail('role_not_found'))).toMatch(/role_not_found, which GET \/orgs\/:orgId does not declare for 404/)
+    expect(codeProblem(orgGet, 403, fail('org_not_found'))).toMatch(/does not declare for 403/)
+  })
+
+  it('refuses a failure without a code and a code outside the vocabulary, on any path', () => {
+    expect(codeProblem(orgGet, 400, fail())).toBe('a 400 answer without a code')
+    expect(codeProblem(undefined, 418, fail())).toBe('a 418 answer without a code')
+    expect(codeProblem(undefined, 400, fail('Validation failed'))).toMatch(/does not list/)
+  })
+
+  it('checks a code on a success (the 202 of a pending MFA), not a success without one, nor a text body', () => {
+    expect(codeProblem(orgGet, 202, { mfa: true, message: 'm', code: 'mfa_required' })).toBeUndefined()
+    expect(codeProblem(ROUTES.login as RouteContract, 202, { code: 'mfa_required' })).toMatch(/does not declare for 202/)
+    expect(codeProblem(orgGet, 200, { ok: true })).toBeUndefined()
+    expect(codeProblem(orgGet, 403, 'Forbidden')).toBeUndefined()
+  })
+
+  it('lets any 5xx carry internal_error: the final handler keeps a status a handler set', () => {
+    expect(codeProblem(orgGet, 502, fail('internal_error'))).toBeUndefined()
+    expect(codeProblem(orgGet, 502, fail('mail_failed'))).toMatch(/does not declare for 502/)
   })
 })
 

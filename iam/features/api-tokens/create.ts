@@ -4,6 +4,7 @@
  * does not block foreign-key checks of other tables), then counts and inserts, so concurrent
  * creations of one user run one after another and the (limit+1)-th sees the limit reached.
  */
+import type { ErrorCode } from '../../contract/error-codes'
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import { MAX_EXPIRES_MS, MAX_NAME_LENGTH } from '../../contract/api-token-inputs'
@@ -22,25 +23,30 @@ export type CreateInput = {
   ipAddresses?: readonly string[] | null
 }
 
-export type CreateOutcome = { ok: true; id: number; data: CreationSuccess } | { ok: false; reason: string }
+/** A refused creation: the reason's text and its code (contract/error-codes.ts). */
+export type CreationRefusal = { reason: string; code: ErrorCode }
+
+export type CreateOutcome = { ok: true; id: number; data: CreationSuccess } | ({ ok: false } & CreationRefusal)
+
+const invalid = (reason: string): CreationRefusal => ({ reason, code: 'validation_failed' })
 
 /** Checks the input; the prepared row (its suspension is the owner's, read under the lock) or the reason it is refused. */
-function prepare(input: CreateInput, at: Date): { reason: string } | { row: Omit<repo.NewTokenRow, 'suspendedUntil'>; rawApiKey: string } {
+function prepare(input: CreateInput, at: Date): CreationRefusal | { row: Omit<repo.NewTokenRow, 'suspendedUntil'>; rawApiKey: string } {
   const prefix = input.prefix ?? DEFAULT_PREFIX
-  if (!isValidPrefix(prefix)) return { reason: CREATION_REASONS.invalidPrefix }
-  if (!isPrivilege(input.privilegeType)) return { reason: CREATION_REASONS.invalidPrivilege }
+  if (!isValidPrefix(prefix)) return invalid(CREATION_REASONS.invalidPrefix)
+  if (!isPrivilege(input.privilegeType)) return invalid(CREATION_REASONS.invalidPrivilege)
   if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > MAX_NAME_LENGTH) {
-    return { reason: CREATION_REASONS.invalidName }
+    return invalid(CREATION_REASONS.invalidName)
   }
   if (!Number.isSafeInteger(input.userId) || input.userId <= 0 || input.userId > 2_147_483_647) {
-    return { reason: CREATION_REASONS.userNotFound }
+    return { reason: CREATION_REASONS.userNotFound, code: 'account_not_found' }
   }
   const { expires } = input
   if (expires !== undefined && expires !== null && !(Number.isFinite(expires) && expires > 0 && expires <= MAX_EXPIRES_MS)) {
-    return { reason: CREATION_REASONS.invalidExpiry }
+    return invalid(CREATION_REASONS.invalidExpiry)
   }
   const ips = toStoredIpList(input.ipAddresses)
-  if (ips === undefined) return { reason: CREATION_REASONS.invalidIpAddresses }
+  if (ips === undefined) return invalid(CREATION_REASONS.invalidIpAddresses)
   const rawApiKey = generateRawToken(prefix)
   const row: Omit<repo.NewTokenRow, 'suspendedUntil'> = {
     userId: input.userId,
@@ -64,11 +70,11 @@ export async function createInTransaction(
   limitTokensPerUser: number,
 ): Promise<CreateOutcome> {
   const prepared = prepare(input, at)
-  if ('reason' in prepared) return { ok: false, reason: prepared.reason }
+  if ('reason' in prepared) return { ok: false, reason: prepared.reason, code: prepared.code }
   const owner = await repo.lockUser(trx, input.userId, at)
-  if (!owner) return { ok: false, reason: CREATION_REASONS.userNotFound }
+  if (!owner) return { ok: false, reason: CREATION_REASONS.userNotFound, code: 'account_not_found' }
   if ((await repo.countLiveTokens(trx, input.userId, at)) >= limitTokensPerUser) {
-    return { ok: false, reason: CREATION_REASONS.limitReached(limitTokensPerUser) }
+    return { ok: false, reason: CREATION_REASONS.limitReached(limitTokensPerUser), code: 'token_limit_reached' }
   }
   // a token made during a ban (a rotation through the library) is suspended with the others
   const id = await repo.insertToken(trx, { ...prepared.row, suspendedUntil: owner.bannedUntil })

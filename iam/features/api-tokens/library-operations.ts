@@ -77,7 +77,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       const created = await createToken(db, { userId, privilegeType, name, prefix, expires, ipAddresses }, at, limit())
       if (!created.ok) {
         log('create').info('api token not created', { userId, reason: created.reason })
-        return failResult(at.toISOString(), created.reason)
+        return failResult(at.toISOString(), created.reason, created.code)
       }
       log('create').info('api token created', { userId, rowId: created.id })
       return okResult(at.toISOString(), created.data)
@@ -85,7 +85,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       // an outage is answered 503 by the error handler, not as this API's own failure
       if (isDependencyOutage(error)) throw error
       log('create').error('api token creation failed', { userId, error })
-      return failResult(at.toISOString(), CREATION_REASONS.serverErrorCreating)
+      return failResult(at.toISOString(), CREATION_REASONS.serverErrorCreating, 'internal_error')
     }
   }
 
@@ -113,7 +113,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       // an outage is answered 503 by the error handler, not as this API's own failure
       if (isDependencyOutage(error)) throw error
       log('revoke').error('api token revocation failed', { error })
-      return failResult(date, REASONS.errorInvalidating)
+      return failResult(date, REASONS.errorInvalidating, 'internal_error')
     }
   }
 
@@ -135,7 +135,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
   async function getUserApiKeysMetaData(rawApiKey: string, providedPrivilege: Privilege): Promise<Result<SingleTokenMeta>> {
     // counters skipped, IP check bypassed, internal hash: a lookup, not a use
     const verified = await verifyApiKey(rawApiKey, true, providedPrivilege, true, true, undefined)
-    if (!verified.ok) return failResult(verified.date, verified.reason || REASONS.cantGetMetadata)
+    if (!verified.ok) return verified.reason ? verified : failResult(verified.date, REASONS.cantGetMetadata, 'api_key_invalid')
     try {
       const counts = await repo.countTokens(db, verified.data.userId, stamp())
       return okResult(verified.date, { tokenMeta: verified.data, counts })
@@ -143,7 +143,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       // an outage is answered 503 by the error handler, not as this API's own failure
       if (isDependencyOutage(error)) throw error
       log('metadata').error('api token metadata failed', { error })
-      return failResult(stamp().toISOString(), REASONS.errorGettingMetadata)
+      return failResult(stamp().toISOString(), REASONS.errorGettingMetadata, 'internal_error')
     }
   }
 
@@ -155,17 +155,17 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
     const date = stamp().toISOString()
     const hash = storedHashOf(rawToken)
     const ips = toStoredIpList(newIpAddress)
-    if (ips === undefined) return failResult(date, REASONS.badRequest)
-    if (!hash || !Number.isSafeInteger(userId)) return failResult(date, REASONS.notFoundOrUnauthorized)
+    if (ips === undefined) return failResult(date, REASONS.badRequest, 'bad_request')
+    if (!hash || !Number.isSafeInteger(userId)) return failResult(date, REASONS.notFoundOrUnauthorized, 'token_not_found')
     try {
-      if (!(await repo.updateIpList(db, userId, hash, ips))) return failResult(date, REASONS.notFoundOrUnauthorized)
+      if (!(await repo.updateIpList(db, userId, hash, ips))) return failResult(date, REASONS.notFoundOrUnauthorized, 'token_not_found')
       log('update_ip').info('api token IP restriction updated', { userId, restricted: ips !== null })
       return okResult(date, { msg: 'Restriction updated successfully' })
     } catch (error) {
       // an outage is answered 503 by the error handler, not as this API's own failure
       if (isDependencyOutage(error)) throw error
       log('update_ip').error('api token IP restriction update failed', { error })
-      return failResult(date, REASONS.internalServerError)
+      return failResult(date, REASONS.internalServerError, 'internal_error')
     }
   }
 
@@ -173,17 +173,17 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
   async function updatePrivileges(userId: number, rawToken: string, newPrivileges: Privilege): Promise<Result<MessageSuccess>> {
     const date = stamp().toISOString()
     const hash = storedHashOf(rawToken)
-    if (!isPrivilege(newPrivileges)) return failResult(date, REASONS.badRequest)
-    if (!hash || !Number.isSafeInteger(userId)) return failResult(date, REASONS.notFoundOrUnauthorized)
+    if (!isPrivilege(newPrivileges)) return failResult(date, REASONS.badRequest, 'bad_request')
+    if (!hash || !Number.isSafeInteger(userId)) return failResult(date, REASONS.notFoundOrUnauthorized, 'token_not_found')
     try {
-      if (!(await repo.updatePrivilege(db, userId, hash, newPrivileges))) return failResult(date, REASONS.notFoundOrUnauthorized)
+      if (!(await repo.updatePrivilege(db, userId, hash, newPrivileges))) return failResult(date, REASONS.notFoundOrUnauthorized, 'token_not_found')
       log('update_privileges').info('api token privilege updated', { userId, privilege: newPrivileges })
       return okResult(date, { msg: 'Privileges updated successfully' })
     } catch (error) {
       // an outage is answered 503 by the error handler, not as this API's own failure
       if (isDependencyOutage(error)) throw error
       log('update_privileges').error('api token privilege update failed', { error })
-      return failResult(date, REASONS.internalServerError)
+      return failResult(date, REASONS.internalServerError, 'internal_error')
     }
   }
 
@@ -217,7 +217,7 @@ function bindOperations(deps: ApiTokenLibraryDeps, now: () => number) {
       // an outage is answered 503 by the error handler, not as this API's own failure
       if (isDependencyOutage(error)) throw error
       log('get_list_meta').error('api token listing failed', { error })
-      return failResult(date, REASONS.serverError)
+      return failResult(date, REASONS.serverError, 'internal_error')
     }
   }
 

@@ -11,7 +11,7 @@
 import type { z } from 'zod'
 import type { ipRestrictionBody, newTokenBody, privilegeUpdateBody, tokenRefBody } from '../../contract/api-token-inputs'
 import { useLimiter } from '../rate-limits/registry'
-import { CREATION_REASONS, type Fail, type ManagerAction, type Ok } from './results'
+import type { Fail, ManagerAction, Ok } from './results'
 import type { ApiTokenService, TokenEventInput } from './api-token-service'
 
 /** Why an action did not succeed; the route's mapper (http/api-token-outcomes.ts) picks status and body. */
@@ -58,7 +58,7 @@ const actorOf = (caller: ManageCaller) => ({ userId: caller.userId, ipAddress: c
 /** POST /api/manage/new-token */
 export async function createToken(service: ApiTokenService, caller: ManageCaller, body: z.infer<typeof newTokenBody>): Promise<ManageOutcome> {
   const created = await service.library.createApiKey(caller.userId, body.privilege, body.name, body.prefix ?? 'api', body.expires ?? undefined, body.ipv4)
-  if (!created.ok) return failed(created.reason === CREATION_REASONS.serverErrorCreating ? 'server_error' : 'creation_refused', created)
+  if (!created.ok) return failed(created.code === 'internal_error' ? 'server_error' : 'creation_refused', created)
   await service.recordEvent({ type: 'api_token_created', ...actorOf(caller), details: { name: body.name } })
   return succeed(service, caller, created)
 }

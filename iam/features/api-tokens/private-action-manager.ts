@@ -44,16 +44,17 @@ export async function privateActionManagerWith(
   const { operations: op, log } = deps
   if (!isValidPublicIdentifier(publicIdentifier)) {
     log.info('management action with an invalid public identifier', { userId })
-    return failResult(date(), REASONS.invalidIdentity)
+    return failResult(date(), REASONS.invalidIdentity, 'token_identity_mismatch')
   }
   if (!isRowId(userId) || !isRowId(tokenId) || typeof tokenName !== 'string' || tokenName.length > MAX_NAME_LENGTH) {
-    return failResult(date(), REASONS.badRequest)
+    return failResult(date(), REASONS.badRequest, 'bad_request')
   }
   try {
     const row = await repo.findOwnedValidToken(deps.db, userId, tokenId, tokenName, publicIdentifier)
     if (!row) {
       log.info('management action on a token the user does not own or that is not valid', { userId, rowId: tokenId })
-      return failResult(date(), REASONS.badRequest)
+      // the spec's text for a token that is not the user's or not valid; its code says which
+      return failResult(date(), REASONS.badRequest, 'token_not_found')
     }
     switch (action.action) {
       case 'revoke':
@@ -71,12 +72,12 @@ export async function privateActionManagerWith(
       case 'privilege-update':
         return await op.updatePrivileges(userId, row.hashed_token, action.newPrivileges)
       default:
-        return failResult(date(), REASONS.badRequest)
+        return failResult(date(), REASONS.badRequest, 'bad_request')
     }
   } catch (error) {
     // an outage is answered 503 by the error handler, not as this API's own failure
     if (isDependencyOutage(error)) throw error
     log.error('management action failed', { error })
-    return failResult(date(), REASONS.serverErrorManager)
+    return failResult(date(), REASONS.serverErrorManager, 'internal_error')
   }
 }

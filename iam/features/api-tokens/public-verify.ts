@@ -14,7 +14,7 @@ import { isDependencyOutage } from '../../lib/outage'
 import { containsXss } from '../../lib/xss'
 import type { LimitDecision } from '../rate-limits/limiter'
 import { useLimiter } from '../rate-limits/registry'
-import { isPrivilege, okResult, REASONS, type Ok, type VerifySuccess } from './results'
+import { isPrivilege, okResult, type Ok, type VerifySuccess } from './results'
 import type { ApiTokenService } from './api-token-service'
 import { MAX_RAW_TOKEN_LENGTH } from './token-format'
 
@@ -99,7 +99,7 @@ export async function verifyPublicRequest(service: ApiTokenService, req: VerifyR
   const verified = await service.library.verifyApiKey(key, false, req.privilege, false, false, ip)
   if (!verified.ok) {
     // a host outside the allow-list is told so; expired, revoked, unknown all read Invalid key
-    const code = verified.reason === REASONS.invalidHost ? 'invalid_host' : verified.reason === REASONS.serverErrorValidating ? 'server_error' : 'invalid_key'
+    const code = verified.code === 'host_not_allowed' ? 'invalid_host' : verified.code === 'internal_error' ? 'server_error' : 'invalid_key'
     return failWithSpend(code, tokenFacts, ipFacts)
   }
   // The use is counted (committed): answer it. Clearing the failure counters is housekeeping; if

@@ -1,8 +1,10 @@
 /**
  * The spec's result envelope, the five privileges and every reason string the token helpers
- * answer with (spec "Errors", helper failure reasons). Reasons are the contract: callers switch on them.
+ * answer with (spec "Errors", helper failure reasons). Each failure also carries its code
+ * (contract/error-codes.ts): callers switch on the code, the reason is the spec's text.
  */
 import { PRIVILEGES } from '../../contract/api-token-inputs'
+import type { ErrorCode } from '../../contract/error-codes'
 import type { Privilege } from '../../db/schema'
 
 export type { Privilege }
@@ -49,11 +51,12 @@ export const CREATION_REASONS = {
 } as const
 
 export type Ok<T> = { ok: true; date: string; data: T }
-export type Fail = { ok: false; date: string; reason: string }
+/** `reason` the spec's text, for people and logs; `code` what a program decides on (contract/error-codes.ts). */
+export type Fail = { ok: false; date: string; reason: string; code: ErrorCode }
 export type Result<T> = Ok<T> | Fail
 
 export const okResult = <T>(date: string, data: T): Ok<T> => ({ ok: true, date, data })
-export const failResult = (date: string, reason: string): Fail => ({ ok: false, date, reason })
+export const failResult = (date: string, reason: string, code: ErrorCode): Fail => ({ ok: false, date, reason, code })
 
 /** Token creation result. */
 export type CreationSuccess = { rawApiKey: string; rawPublicId: string; expiresAt: string | null }

@@ -48,6 +48,6 @@ export async function revokeAllApiTokens(
     // an outage is answered 503 by the error handler, not as this API's own failure
     if (isDependencyOutage(error)) throw error
     deps.log.error('bulk api token revocation failed', { branch: 'api_tokens', userId: input.userId, error: (error as Error).message })
-    return failResult(at.toISOString(), REASONS.errorInvalidating)
+    return failResult(at.toISOString(), REASONS.errorInvalidating, 'internal_error')
   }
 }

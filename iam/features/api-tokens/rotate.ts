@@ -37,18 +37,18 @@ export async function rotateWith(
   const { db, log, at } = deps
   const date = at.toISOString()
   const hash = storedHashOf(input.rawOldToken)
-  if (!hash || !isPrivilege(input.privilegeType)) return failResult(date, REASONS.cannotRotateRevoked)
+  if (!hash || !isPrivilege(input.privilegeType)) return failResult(date, REASONS.cannotRotateRevoked, 'token_revoked')
   try {
     return await db.transaction().execute(async (trx): Promise<Result<RotationSuccess>> => {
       const old = await repo.revokeByHash(trx, hash, input.privilegeType, at)
       if (!old) {
         log.warn('rotation of a revoked, unknown or other-privilege token refused')
-        return failResult(date, REASONS.cannotRotateRevoked)
+        return failResult(date, REASONS.cannotRotateRevoked, 'token_revoked')
       }
       // expired: the revocation above is the expiry transition; keep it (commit) and refuse
-      if (old.expired) return failResult(date, REASONS.cannotRotateRevoked)
+      if (old.expired) return failResult(date, REASONS.cannotRotateRevoked, 'token_revoked')
       if (input.deleteOnRotation && !(await repo.deleteRevoked(trx, old.id, old.user_id))) {
-        throw new Rollback(failResult(date, REASONS.cannotRotateNow))
+        throw new Rollback(failResult(date, REASONS.cannotRotateNow, 'token_not_rotatable'))
       }
       const created = await createInTransaction(
         trx,
@@ -63,7 +63,7 @@ export async function rotateWith(
         at,
         deps.limit,
       )
-      if (!created.ok) throw new Rollback(failResult(date, created.reason))
+      if (!created.ok) throw new Rollback(failResult(date, created.reason, created.code))
       if (!input.deleteOnRotation) await repo.setRotatedTo(trx, old.id, created.id)
       log.info('api token rotated', { userId: old.user_id, oldRowId: old.id, newRowId: created.id })
       return okResult(date, {
@@ -80,6 +80,6 @@ export async function rotateWith(
       return error.result
     }
     log.error('rotation failed', { error })
-    return failResult(date, REASONS.serverErrorRotating)
+    return failResult(date, REASONS.serverErrorRotating, 'internal_error')
   }
 }

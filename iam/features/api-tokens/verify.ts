@@ -3,6 +3,7 @@
  * (repository.countUses, batched per token by fast/count-batch.ts); only a failure takes a second query, to name the reason in the
  * spec's order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
  */
+import type { ErrorCode } from '../../contract/error-codes'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { Logger } from '../../../shared/log'
@@ -47,22 +48,22 @@ export async function verifyApiKeyWith(
   // is made on the first line: a success writes none (a pino child costs microseconds per request).
   let logger: Logger | undefined
   const log = () => (logger ??= deps.log.child({ branch: 'api_tokens', type: 'verify' }))
-  const fail = (reason: string, fields: Record<string, unknown> = {}) => {
+  const fail = (reason: string, code: ErrorCode, fields: Record<string, unknown> = {}) => {
     log().info('api token verification failed', { reason, ...fields })
     emitSignal({ kind: 'tokenVerify', outcome: reason })
-    return failResult(date, reason)
+    return failResult(date, reason, code)
   }
 
   // Step 1: malformed input is rejected here and never reaches SQL.
   let hash: string
   if (isInternalHash) {
-    if (typeof rawKey !== 'string' || rawKey.length === 0 || rawKey.length > 512) return fail(REASONS.invalidKey)
+    if (typeof rawKey !== 'string' || rawKey.length === 0 || rawKey.length > 512) return fail(REASONS.invalidKey, 'api_key_invalid')
     hash = isSha256Hex(rawKey) ? rawKey : hashToken(rawKey)
   } else {
-    if (!parseRawToken(rawKey)) return fail(REASONS.invalidKey, { malformed: true })
+    if (!parseRawToken(rawKey)) return fail(REASONS.invalidKey, 'api_key_invalid', { malformed: true })
     hash = hashToken(rawKey) // step 2
   }
-  if (!isPrivilege(providedPrivilege)) return fail(REASONS.invalidKey)
+  if (!isPrivilege(providedPrivilege)) return fail(REASONS.invalidKey, 'api_key_invalid')
   const ip = typeof ipAddress === 'string' && ipAddress ? normalizeMappedIp(ipAddress) : null
 
   try {
@@ -84,25 +85,25 @@ export async function verifyApiKeyWith(
     }
     // Failure: name the reason (steps 3, 4, 5 in the spec's order).
     const found = await repo.findForDiagnosis(deps.db, hash)
-    if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey)
+    if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey, 'api_key_invalid')
     // a suspended token (its owner is banned) answers exactly as a revoked one: the caller learns
     // nothing about the account, and nothing is written (the token comes back when the ban ends)
-    if (repo.isSuspended(found, at)) return fail(REASONS.invalidKey, { userId: found.user_id, suspended: true })
+    if (repo.isSuspended(found, at)) return fail(REASONS.invalidKey, 'api_key_invalid', { userId: found.user_id, suspended: true })
     const list = found.restricted_to_ip_address
     if (!byPassIpCheck && Array.isArray(list) && list.length > 0 && (!ip || !list.includes(ip))) {
       log().warn('api token used from a host outside its allow-list', { userId: found.user_id, ipAddress: ip })
-      return fail(REASONS.invalidHost, { userId: found.user_id })
+      return fail(REASONS.invalidHost, 'host_not_allowed', { userId: found.user_id })
     }
     if (found.expires_at && new Date(found.expires_at).getTime() <= at.getTime()) {
       await repo.invalidateIfExpired(deps.db, hash, at)
-      return fail(REASONS.tokenExpired, { userId: found.user_id })
+      return fail(REASONS.tokenExpired, 'token_expired', { userId: found.user_id })
     }
     // The row changed between the two statements (a concurrent update): refuse, never count twice.
-    return fail(REASONS.invalidKey, { userId: found.user_id, raced: true })
+    return fail(REASONS.invalidKey, 'api_key_invalid', { userId: found.user_id, raced: true })
   } catch (error) {
     // an outage is answered 503 by the error handler, not as this API's own failure
     if (isDependencyOutage(error)) throw error
     log().error('api token verification error', { error })
-    return fail(REASONS.serverErrorValidating)
+    return fail(REASONS.serverErrorValidating, 'internal_error')
   }
 }

@@ -1,6 +1,6 @@
 import { ROUTES } from '../../contract/routes'
 import { changePassword, type ChangePasswordResult } from '../../features/users/change-password'
-import { authFail, RELOGIN_ERROR, sendTokens } from '../../http/auth'
+import { authFail, failRelogin, sendTokens } from '../../http/auth'
 import { throwTooManyRequests } from '../../http/rate-limit'
 import { withWarnings } from '../../http/respond'
 import { answerFailure, body, counted, defineRoute, type FailureTable } from '../../http/route'
@@ -10,13 +10,13 @@ const MISMATCH = 'Passwords do not match'
 /** The status and body of each refusal. */
 const REFUSALS: FailureTable<Exclude<ChangePasswordResult, { ok: true }>> = {
   rate_limited: (r) => throwTooManyRequests(r.limit),
-  password_mismatch: () => authFail(400, MISMATCH, { fields: { confirmedPassword: MISMATCH } }),
-  no_password: () => authFail(400, 'This account has no password: it signs in with a provider. Use "Forgot password" to set one.'),
-  wrong_password: () => authFail(401, 'The current password is incorrect', { fields: { currentPassword: 'The current password is incorrect' } }),
-  weak_password: (r) => authFail(400, r.reason ?? 'Choose another password', { fields: { password: r.reason ?? 'Choose another password' } }),
-  breach_check_unavailable: (r) => authFail(503, r.reason ?? 'The password could not be checked; try again later'),
-  changed_meanwhile: () => authFail(409, 'The password was changed meanwhile; sign in again with the new password'),
-  session_ended: () => authFail(401, RELOGIN_ERROR),
+  password_mismatch: () => authFail(400, 'passwords_mismatch', MISMATCH, { fields: { confirmedPassword: MISMATCH } }),
+  no_password: () => authFail(400, 'no_password', 'This account has no password: it signs in with a provider. Use "Forgot password" to set one.'),
+  wrong_password: () => authFail(401, 'wrong_password', 'The current password is incorrect', { fields: { currentPassword: 'The current password is incorrect' } }),
+  weak_password: (r) => authFail(400, 'password_rejected', r.reason ?? 'Choose another password', { fields: { password: r.reason ?? 'Choose another password' } }),
+  breach_check_unavailable: (r) => authFail(503, 'breach_check_unavailable', r.reason ?? 'The password could not be checked; try again later'),
+  changed_meanwhile: () => authFail(409, 'password_changed_meanwhile', 'The password was changed meanwhile; sign in again with the new password'),
+  session_ended: () => failRelogin(),
 }
 
 /**

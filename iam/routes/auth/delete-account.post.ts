@@ -17,8 +17,8 @@ export default defineRoute(ROUTES.deleteAccount, [limit('emails', ({ user }) => 
     return answerFailure(
       {
         last_owner: lastOwner,
-        relogin_required: () => authFail(401, 'Re-login is required'),
-        mail_failed: () => authFail(503, 'The confirmation mail could not be sent; try again later'),
+        relogin_required: () => authFail(401, 'relogin_required', 'Re-login is required'),
+        mail_failed: () => authFail(503, 'mail_failed', 'The confirmation mail could not be sent; try again later'),
       },
       result,
     )

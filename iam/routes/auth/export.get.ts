@@ -2,7 +2,7 @@ import { setResponseHeader } from 'h3'
 import { exportFileName } from '../../contract/account-export'
 import { ROUTES } from '../../contract/routes'
 import { exportAccount } from '../../features/users/account-export'
-import { authFail, RELOGIN_ERROR } from '../../http/auth'
+import { failRelogin } from '../../http/auth'
 import { defineRoute, limit } from '../../http/route'
 
 /**
@@ -14,7 +14,7 @@ import { defineRoute, limit } from '../../http/route'
 export default defineRoute(ROUTES.accountExport, [limit('export', (req) => ({ userId: req.user!.userId }))], async ({ event, ctx, user }) => {
   const document = await exportAccount(ctx, { userId: user.userId, currentSessionId: user.sessionId })
   // the account was removed between authentication and this read: its session means nothing now
-  if (!document) return authFail(401, RELOGIN_ERROR, { reason: 'USER_NOT_FOUND' })
+  if (!document) return failRelogin('USER_NOT_FOUND')
   setResponseHeader(event, 'content-type', 'application/json; charset=utf-8')
   setResponseHeader(event, 'cache-control', 'no-store')
   setResponseHeader(event, 'content-disposition', `attachment; filename="${exportFileName(document.exportedAt)}"`)

@@ -14,8 +14,8 @@ import { signInDevice } from '../../http/sign-in'
 export default defineRoute(ROUTES.secondFactor, [signInGate, body(), limit('loginIp', ({ ip }) => ({ ip }))], async ({ event, ctx, visitor, body }) => {
   const result = await completeSignIn(ctx, { challenge: body.challenge, code: body.code, ...signInDevice(event, visitor!) })
   if (result.ok) return sendTokens(event, ctx, result.pair, 200)
-  if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
-  if (result.code === 'invalid_code') return authFail(401, 'Invalid code')
+  if (result.code === 'banned') return authFail(403, 'account_banned', 'Account suspended', { banned: true })
+  if (result.code === 'invalid_code') return authFail(401, 'code_invalid', 'Invalid code')
   if (result.code === 'locked') return failCodesLocked(result)
-  return authFail(401, 'This sign-in step has ended; sign in again', { restart: true })
+  return authFail(401, 'sign_in_expired', 'This sign-in step has ended; sign in again', { restart: true })
 })

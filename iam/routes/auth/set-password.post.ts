@@ -1,6 +1,6 @@
 import { ROUTES } from '../../contract/routes'
 import { setFirstPassword, type SetPasswordResult } from '../../features/users/set-password'
-import { authFail, RELOGIN_ERROR } from '../../http/auth'
+import { authFail, failRelogin } from '../../http/auth'
 import { okEnvelope, withWarnings } from '../../http/respond'
 import { answerFailure, body, defineRoute, type FailureTable } from '../../http/route'
 
@@ -8,11 +8,11 @@ const MISMATCH = 'Passwords do not match'
 
 /** The status and body of each refusal. */
 const REFUSALS: FailureTable<Extract<SetPasswordResult, { ok: false }>> = {
-  password_mismatch: () => authFail(400, MISMATCH, { fields: { confirmedPassword: MISMATCH } }),
-  weak_password: (r) => authFail(400, r.reason ?? 'Choose another password', { fields: { password: r.reason ?? 'Choose another password' } }),
-  breach_check_unavailable: (r) => authFail(503, r.reason ?? 'The password could not be checked; try again later'),
-  has_password: () => authFail(409, 'This account already has a password: change it with the current one'),
-  session_ended: () => authFail(401, RELOGIN_ERROR),
+  password_mismatch: () => authFail(400, 'passwords_mismatch', MISMATCH, { fields: { confirmedPassword: MISMATCH } }),
+  weak_password: (r) => authFail(400, 'password_rejected', r.reason ?? 'Choose another password', { fields: { password: r.reason ?? 'Choose another password' } }),
+  breach_check_unavailable: (r) => authFail(503, 'breach_check_unavailable', r.reason ?? 'The password could not be checked; try again later'),
+  has_password: () => authFail(409, 'password_already_set', 'This account already has a password: change it with the current one'),
+  session_ended: () => failRelogin(),
 }
 
 /**

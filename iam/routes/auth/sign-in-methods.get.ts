@@ -1,6 +1,6 @@
 import { ROUTES } from '../../contract/routes'
 import { findSignInMethods } from '../../features/users/sign-in-methods'
-import { authFail, RELOGIN_ERROR } from '../../http/auth'
+import { failRelogin } from '../../http/auth'
 import { okEnvelope } from '../../http/respond'
 import { defineRoute } from '../../http/route'
 
@@ -8,6 +8,6 @@ import { defineRoute } from '../../http/route'
 export default defineRoute(ROUTES.signInMethods, [], async ({ ctx, user }) => {
   const methods = await findSignInMethods(ctx.db, user.userId)
   // full authentication read the account a moment ago: gone since is a session that just ended
-  if (!methods) return authFail(401, RELOGIN_ERROR)
+  if (!methods) return failRelogin()
   return okEnvelope(methods)
 })

@@ -1,7 +1,6 @@
 import { ROUTES } from '../../contract/routes'
 import { previewUndoDeletionLink } from '../../features/account-deletion/undo-deletion'
-import { LINK_REFUSED, UNDO_EXPIRED } from '../../http/account-deletion-outcomes'
-import { authFail } from '../../http/auth'
+import { failUndoExpired, LINK_REFUSED } from '../../http/account-deletion-outcomes'
 import { invalidLink } from '../../http/link-submission'
 import { okEnvelope } from '../../http/respond'
 import { answerFailure, defineRoute, limit, query } from '../../http/route'
@@ -9,6 +8,6 @@ import { answerFailure, defineRoute, limit, query } from '../../http/route'
 /** GET /auth/undo-delete-account: 200 `{ link: "Undo Account Deletion", reason }`; 400 a bad or used link; 410 the undo window has passed. */
 export default defineRoute(ROUTES.undoDeleteAccountLink, [limit('links', ({ ip }) => ({ ip, on: 'preview' })), query(invalidLink)], async ({ ctx, query }) => {
   const result = await previewUndoDeletionLink(ctx, query)
-  if (!result.ok) return answerFailure({ ...LINK_REFUSED, undo_expired: () => authFail(410, UNDO_EXPIRED) }, result)
+  if (!result.ok) return answerFailure({ ...LINK_REFUSED, undo_expired: failUndoExpired }, result)
   return okEnvelope({ link: 'Undo Account Deletion', reason: result.reason })
 })

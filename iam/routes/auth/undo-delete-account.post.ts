@@ -1,7 +1,6 @@
 import { ROUTES } from '../../contract/routes'
 import { undoAccountDeletion } from '../../features/account-deletion/undo-deletion'
-import { LINK_REFUSED, UNDO_EXPIRED } from '../../http/account-deletion-outcomes'
-import { authFail } from '../../http/auth'
+import { failUndoExpired, LINK_REFUSED } from '../../http/account-deletion-outcomes'
 import { invalidLink } from '../../http/link-submission'
 import { okEnvelope } from '../../http/respond'
 import { answerFailure, defineRoute, device, limit, query } from '../../http/route'
@@ -13,6 +12,6 @@ import { answerFailure, defineRoute, device, limit, query } from '../../http/rou
  */
 export default defineRoute(ROUTES.undoDeleteAccount, [limit('codes', ({ ip }) => ({ ip, on: 'undo' })), query(invalidLink), device], async ({ ctx, query, actor }) => {
   const result = await undoAccountDeletion(ctx, { params: query, actor })
-  if (!result.ok) return answerFailure({ ...LINK_REFUSED, undo_expired: () => authFail(410, UNDO_EXPIRED) }, result)
+  if (!result.ok) return answerFailure({ ...LINK_REFUSED, undo_expired: failUndoExpired }, result)
   return okEnvelope({ message: 'Your account is restored and will not be erased. Sign in again: earlier sessions and API tokens stay ended.' })
 })

@@ -1,4 +1,5 @@
 import { setResponseHeader, setResponseStatus } from 'h3'
+import type { ErrorCode } from '../../contract/error-codes'
 import { ROUTES } from '../../contract/routes'
 import { useIam } from '../../context'
 import { checkReadiness } from '../../features/health/readiness'
@@ -16,5 +17,5 @@ export default defineRoute(ROUTES.healthReady, [], async ({ event }) => {
   if (ready) return { status: 'ready', checks }
   setResponseStatus(event, 503)
   setResponseHeader(event, 'retry-after', OUTAGE_RETRY_AFTER_SECONDS)
-  return { status: 'unavailable', checks }
+  return { status: 'unavailable', checks, code: 'service_unavailable' satisfies ErrorCode }
 })

@@ -75,8 +75,8 @@ export default defineEventHandler(async (event) => {
   const ctx = useIam()
   // The gateway forwards only canonical paths under the mount (iam/contract/request-path.ts); the
   // provider is handed the rest of the path, so the rule is checked again where it matters.
-  if (!isForwardableTarget(event.node.req.url ?? '/', OIDC_MOUNT)) return httpFail(400, { error: 'Bad Request' })
-  if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found' })
+  if (!isForwardableTarget(event.node.req.url ?? '/', OIDC_MOUNT)) return httpFail(400, { error: 'Bad Request', code: 'bad_request' })
+  if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found', code: 'not_found' })
   listener ??= (await useOidcProvider(ctx)).callback() as NodeListener
   const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }
   const introspecting = event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/token/introspection`

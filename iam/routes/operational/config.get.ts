@@ -15,7 +15,7 @@ export default defineRoute(ROUTES.operationalConfig, [], ({ event }) => {
   const allowed = [config.service.clientIp, config.service.proxy.ipToTrust]
     .filter((ip): ip is string => typeof ip === 'string' && ip !== '')
     .map(normalizeIp)
-  if (!allowed.includes(getClientIp(event))) httpFail(403, { error: 'Forbidden' })
+  if (!allowed.includes(getClientIp(event))) httpFail(403, { error: 'Forbidden', code: 'forbidden' })
   return {
     domain: config.jwt.refresh_tokens.domain,
     accessTokenTTL: config.jwt.access_tokens.expiresInMs,

@@ -1,6 +1,6 @@
 import { ROUTES } from '../../contract/routes'
 import { setActiveOrganization } from '../../features/organizations/active'
-import { authFail, RELOGIN_ERROR, sendTokens } from '../../http/auth'
+import { authFail, failRelogin, sendTokens } from '../../http/auth'
 import { NO_SUCH_ORGANIZATION } from '../../http/org-failures'
 import { defineRoute } from '../../http/route'
 
@@ -10,6 +10,6 @@ import { defineRoute } from '../../http/route'
  */
 export default defineRoute(ROUTES.orgActive, [], async ({ event, ctx, user, body }) => {
   const result = await setActiveOrganization(ctx, { sessionId: user.sessionId, userId: user.userId, orgId: body.orgId })
-  if (!result.ok) return result.code === 'not_found' ? authFail(404, NO_SUCH_ORGANIZATION) : authFail(401, RELOGIN_ERROR, { reason: 'SESSION_NOT_FOUND' })
+  if (!result.ok) return result.code === 'not_found' ? authFail(404, 'org_not_found', NO_SUCH_ORGANIZATION) : failRelogin('SESSION_NOT_FOUND')
   return { ...sendTokens(event, ctx, result.pair, 200), org: result.org }
 })

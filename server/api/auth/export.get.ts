@@ -6,7 +6,7 @@
  */
 import { setResponseHeader } from 'h3'
 import { EXPORT_FILE_NAME, exportFileName } from '../../../iam/contract/account-export'
-import { bffFail, defineBffHandler, relay } from '../../utils/bff/respond'
+import { bffFail, defineBffHandler, relay, SERVICE_FAILED_MESSAGE } from '../../utils/bff/respond'
 import { callAuthedRoute } from '../../utils/bff/session'
 
 /** The file name the IAM gave (`filename="..."`), when it has the expected shape; never a name the page did not expect. */
@@ -19,7 +19,7 @@ export default defineBffHandler(async (event) => {
   const res = await callAuthedRoute(event, 'accountExport', {})
   if (res.status !== 200) return relay(event, res)
   // a 200 without a JSON document is the IAM failing, not a file to hand over
-  if (!res.body || typeof res.body !== 'object') bffFail(502, { ok: false, error: 'The sign-in service failed. Please try again.' })
+  if (!res.body || typeof res.body !== 'object') bffFail(502, { ok: false, error: SERVICE_FAILED_MESSAGE, code: 'service_failed' })
   const name = fileNameOf(res.headers.get('content-disposition')) ?? exportFileName(new Date())
   setResponseHeader(event, 'content-type', 'application/json; charset=utf-8')
   setResponseHeader(event, 'content-disposition', `attachment; filename="${name}"`)

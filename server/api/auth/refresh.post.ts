@@ -5,6 +5,6 @@ import { bffFail, defineBffHandler } from '../../utils/bff/respond'
 export default defineBffHandler(async (event) => {
   const res = await refreshSession(event)
   if (res.status === 201 || res.status === 200) return { ok: true, date: new Date().toISOString(), signedIn: true }
-  if (res.status === 202) bffFail(202, { ok: false, mfa: true, message: 'A login link has been sent to your email.' })
+  if (res.status === 202) bffFail(202, { ok: false, mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
   failRefreshBeyondMfa(event, res)
 })

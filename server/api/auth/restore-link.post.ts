@@ -20,7 +20,7 @@ export default defineBffHandler(async (event) => {
   const restoreProof = readRestoreProof(event)
   if (!restoreProof) {
     if (form) formReply('/login', 'restore_expired')
-    bffFail(400, { ok: false, error: EXPIRED })
+    bffFail(400, { ok: false, error: EXPIRED, code: 'restore_proof_invalid' })
   }
   const res = await callIamRoute(event, 'restoreLink', { body: { restoreProof }, cookies: ['canary_id'] })
   // spent, or refused for good: nothing is left to ask with it; a wait (429) or an outage keeps it

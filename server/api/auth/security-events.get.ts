@@ -6,7 +6,7 @@ import { callAuthedRoute } from '../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
   const raw = getQuery(event)
-  if (!ROUTES.listSecurityEvents.query.safeParse(raw).success) bffFail(400, { ok: false, error: 'Invalid page of security events.' })
+  if (!ROUTES.listSecurityEvents.query.safeParse(raw).success) bffFail(400, { ok: false, error: 'Invalid page of security events.', code: 'validation_failed' })
   // only the two known parameters travel, as the strings the IAM parses itself
   const query: Record<string, string> = {}
   for (const key of ['limit', 'before'] as const) if (typeof raw[key] === 'string') query[key] = raw[key]

@@ -21,13 +21,13 @@ export function readAdminPageQuery<I extends 'adminUsers' | 'adminOrgs'>(event: 
     const value = sent[key]
     if (typeof value === 'string' && value !== '') query[key] = value
   }
-  if (!(ROUTES[id].query as z.ZodType).safeParse(query).success) bffFail(400, { ok: false, error: 'That search is not valid. Shorten it, or start again from the first page.' })
+  if (!(ROUTES[id].query as z.ZodType).safeParse(query).success) bffFail(400, { ok: false, error: 'That search is not valid. Shorten it, or start again from the first page.', code: 'validation_failed' })
   return query as IamInput<I, 'query'>
 }
 
 /** A JSON body checked by the IAM route's own schema (a union the form helpers do not take). */
 export async function readAdminBody<I extends 'adminUserFactorRemove' | 'adminUserBan'>(event: H3Event, id: I): Promise<IamInput<I, 'body'>> {
   const raw = await rawBody(event)
-  if (!(ROUTES[id].body as z.ZodType).safeParse(raw).success) bffFail(400, { ok: false, error: 'That request is not valid. Reload the page and try again.' })
+  if (!(ROUTES[id].body as z.ZodType).safeParse(raw).success) bffFail(400, { ok: false, error: 'That request is not valid. Reload the page and try again.', code: 'validation_failed' })
   return raw as IamInput<I, 'body'>
 }

@@ -13,9 +13,9 @@ export async function ensureDeviceCookie(event: H3Event): Promise<string | undef
   const existing = currentCookie(event, 'canary_id')
   if (existing && isCookieValue(existing)) return existing
   const res = await callIamRoute(event, 'check', {})
-  if (res.status === 403) bffFail(403, { ok: false, error: 'This device has been blocked. Contact support if you think this is a mistake.' })
+  if (res.status === 403) bffFail(403, { ok: false, error: 'This device has been blocked. Contact support if you think this is a mistake.', code: 'device_banned' })
   // without a device cookie the call that follows would be refused as a bad request: say why instead
-  if (res.status === 503) bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE }, { 'retry-after': res.headers.get('retry-after') ?? '5' })
+  if (res.status === 503) bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE, code: 'service_unavailable' }, { 'retry-after': res.headers.get('retry-after') ?? '5' })
   forwardSetCookies(event, res.setCookies)
   return currentCookie(event, 'canary_id')
 }

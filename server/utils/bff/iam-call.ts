@@ -20,14 +20,14 @@ export type BffIamCall = IamRouteCall
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
   // A path parameter from the browser (`..`, `%2f`) must not move the call to another route: the
   // IAM client would refuse it too (iam/contract/request-path.ts), but as a 400 for the person here.
-  if (!isCanonicalPath(call.path)) bffFail(400, { ok: false, error: 'This address is not valid. Check the link you followed and try again.' })
+  if (!isCanonicalPath(call.path)) bffFail(400, { ok: false, error: 'This address is not valid. Check the link you followed and try again.', code: 'path_invalid' })
   if (!isAllowedIamCall(call.method, call.path)) {
     // A BFF route asked for something outside the table: a programming error, never user input.
     throw new Error(`BFF: IAM call not allow-listed: ${call.method} ${call.path}`)
   }
   const clientIp = clientIpOf(event)
   // Without an address the IAM would take the gateway's own for the user's: every user one client.
-  if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.' })
+  if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.', code: 'client_ip_unknown' })
   const cookies: Record<string, string> = {}
   for (const name of call.cookies ?? []) {
     const value = name === 'session' || name === 'canary_id' ? currentCookie(event, name) : getCookie(event, name)
@@ -50,7 +50,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
   } catch (error) {
     if (error instanceof IamUnavailableError) {
       useGatewayLog().warn('bff: IAM unreachable', { requestId: event.context.requestId, path: call.path, err: error })
-      bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE }, { 'retry-after': '5' })
+      bffFail(503, { ok: false, error: IAM_UNAVAILABLE_MESSAGE, code: 'service_unavailable' }, { 'retry-after': '5' })
     }
     throw error
   }

@@ -5,6 +5,8 @@
  * a loose record.
  */
 import type { z } from 'zod'
+import { isErrorCode } from '../../../iam/contract/error-codes'
+import { documentedResponses, type RouteErrorCode } from '../../../iam/contract/responses'
 import { ROUTES } from '../../../iam/contract/routes'
 import type { BffRouteId, ForwardedCookie } from './allow-list'
 
@@ -57,4 +59,31 @@ export function iamRouteCall<I extends BffRouteId>(id: I, input: IamRouteInput<I
   })
   const { params: _params, query, ...rest } = input
   return { ...rest, method: route.method, path, query: stringRecord(query) }
+}
+
+/**
+ * The failure codes route `I` may answer (its table entry's, and the platform's around it), as a
+ * union of literals (for a union of routes, any of theirs): a BFF route that compares an IAM
+ * answer's code with one the route cannot answer, or with a misspelt one, fails the typecheck
+ * (iam/contract/error-codes.ts).
+ */
+export type IamFailureCode<I extends BffRouteId> = I extends BffRouteId ? RouteErrorCode<Entry<I>> : never
+
+const declaredByRoute = new Map<BffRouteId, ReadonlySet<string>>()
+const declaredOf = (id: BffRouteId): ReadonlySet<string> => {
+  let codes = declaredByRoute.get(id)
+  if (!codes) {
+    codes = new Set(Object.values(documentedResponses(ROUTES[id])).flatMap((response) => response.codes ?? []))
+    declaredByRoute.set(id, codes)
+  }
+  return codes
+}
+
+/**
+ * The `code` of an IAM answer of route `id`: one the route declares, typed as such; undefined for a
+ * success, a body without one, or a code the route does not declare (never taken on trust).
+ */
+export function iamFailureCode<I extends BffRouteId>(id: I, body: unknown): IamFailureCode<I> | undefined {
+  const code: unknown = body && typeof body === 'object' ? (body as { code?: unknown }).code : undefined
+  return isErrorCode(code) && declaredOf(id).has(code) ? (code as IamFailureCode<I>) : undefined
 }

@@ -11,16 +11,16 @@ import { ROUTES } from '../../../iam/contract/routes'
 import type { BffRouteId } from './allow-list'
 import { isFormPost } from './forms'
 import type { IamInput } from './iam-route'
-import { bffFail } from './respond'
+import { bffFail, bffRedirect } from './respond'
 
 /**
  * A same-origin redirect answer for no-JS forms: 303 to `path`, optional error code in the query,
  * and for a rate limit the wait in seconds (`retry`), so the page can say when to try again.
  */
-export function formReply(path: string, error?: string, retry?: number): never {
-  const query = error ? `error=${encodeURIComponent(error)}${error === 'rate_limited' && retry !== undefined ? `&retry=${retry}` : ''}` : ''
+export function formReply(path: string, code?: string, retry?: number): never {
+  const query = code ? `error=${encodeURIComponent(code)}${code === 'rate_limited' && retry !== undefined ? `&retry=${retry}` : ''}` : ''
   const location = query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path
-  bffFail(303, { ok: error === undefined }, { location })
+  bffRedirect(location, code === undefined)
 }
 
 /** The wait of an IAM 429 in whole seconds (its body's `retry`, else Retry-After); undefined otherwise or when permanent. */
@@ -71,7 +71,7 @@ function parseOrFail<S extends z.ZodType>(event: H3Event, schema: S, raw: unknow
   const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
   if (formPath && isFormPost(event)) formReply(formPath, 'invalid')
-  bffFail(400, { ok: false, error: 'Please check the highlighted fields.', fields: fieldErrors(parsed.error) })
+  bffFail(400, { ok: false, error: 'Please check the highlighted fields.', code: 'validation_failed', fields: fieldErrors(parsed.error) })
 }
 
 type Entry<I extends BffRouteId> = (typeof ROUTES)[I]
@@ -117,7 +117,7 @@ export function readIamParams<I extends ParamsRouteId>(event: H3Event, id: I, er
   const raw = getRouterParams(event, { decode: true })
   const schema: z.ZodType | undefined = (ROUTES[id] as RouteContract).params
   const decodedOk = Object.values(raw).every((value) => value !== '' && !value.includes('/'))
-  if (!decodedOk || (schema && !schema.safeParse(raw).success)) bffFail(400, { ok: false, error })
+  if (!decodedOk || (schema && !schema.safeParse(raw).success)) bffFail(400, { ok: false, error, code: 'validation_failed' })
   return raw as IamInput<I, 'params'>
 }
 
@@ -131,6 +131,6 @@ export type QueryRouteId = { [I in BffRouteId]: Entry<I> extends { query: z.ZodO
 export function readLinkQuery<I extends QueryRouteId>(event: H3Event, id: I): IamInput<I, 'query'> {
   const schema = ROUTES[id].query as z.ZodObject
   const sent = getQuery(event)
-  if (!schema.safeParse(sent).success) bffFail(400, { ok: false, error: 'This link is incomplete. Open the link from your email again.' })
+  if (!schema.safeParse(sent).success) bffFail(400, { ok: false, error: 'This link is incomplete. Open the link from your email again.', code: 'link_invalid' })
   return pickShape(schema, sent) as IamInput<I, 'query'>
 }

@@ -6,7 +6,9 @@
  */
 import { defineEventHandler, setResponseHeader, setResponseStatus, type EventHandlerRequest, type H3Event } from 'h3'
 import type { IamResponse } from '../../../iam/client/iam-client'
+import { isErrorCode } from '../../../iam/contract/error-codes'
 import { forwardSetCookies, readIssuedAccess, setAccessCookies } from './cookies'
+import type { BffErrorCode } from './error-codes'
 
 /** A finished answer thrown from deep inside a BFF helper (rendered by defineBffHandler). */
 export class BffReply extends Error {
@@ -20,9 +22,20 @@ export class BffReply extends Error {
   }
 }
 
-/** Ends the request with `status` and JSON `body`. */
-export function bffFail(status: number, body: Record<string, unknown>, headers?: Record<string, string>): never {
+/**
+ * A failure body of the BFF: whatever else it carries (`ok: false`, the sentence in `error`), it has
+ * the `code` a page decides on (server/utils/bff/error-codes.ts); a typo in a code fails the typecheck.
+ */
+export type BffFailureBody = { readonly code: BffErrorCode } & Readonly<Record<string, unknown>>
+
+/** Ends the request with `status` and JSON `body`, its `code` included. */
+export function bffFail(status: number, body: BffFailureBody, headers?: Record<string, string>): never {
   throw new BffReply(status, body, headers)
+}
+
+/** Ends the request with a 303 to `location` (the no-JS forms' answer); `ok` says whether it succeeded. */
+export function bffRedirect(location: string, ok: boolean): never {
+  throw new BffReply(303, { ok }, { location })
 }
 
 /** defineEventHandler + rendering of BffReply + no-store (auth answers must never be cached). */
@@ -42,6 +55,9 @@ export function defineBffHandler<T>(handler: (event: H3Event<EventHandlerRequest
 
 /** What the browser reads while the IAM cannot serve (unreachable, or its dependencies down). */
 export const IAM_UNAVAILABLE_MESSAGE = 'The sign-in service is unavailable. Please try again in a moment.'
+
+/** What the browser reads when the IAM failed (a 5xx other than 503, or an unreadable answer). */
+export const SERVICE_FAILED_MESSAGE = 'The sign-in service failed. Please try again.'
 
 // restoreProof: POST /login's proof for an account scheduled for deletion goes into a cookie (restore-proof.ts)
 const SECRET_FIELDS = new Set(['accessToken', 'accessIat', 'refreshToken', 'restoreProof'])
@@ -80,19 +96,19 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
     const header: string = 'retry-after' // a seconds count or "permanent" (IAM spec, Limits)
     if (retryAfter) setResponseHeader(event, header, retryAfter)
     const retry = (res.body as { retry?: unknown } | null)?.retry ?? retryAfter
-    // the IAM's own sentence when it has one (a locked code entry says why and for how long)
-    const message = (res.body as { message?: unknown } | null)?.message
-    return { ok: false, error: 'Too many requests', retry, ...(typeof message === 'string' ? { message } : {}) }
+    // the IAM's own sentence and code when it has them (a locked code entry says why and for how long)
+    const { message, code } = (res.body ?? {}) as { message?: unknown; code?: unknown }
+    return { ok: false, error: 'Too many requests', code: isErrorCode(code) ? code : 'rate_limited', retry, ...(typeof message === 'string' ? { message } : {}) }
   }
   if (res.status === 503) {
     // the IAM's database or shared store is unreachable: a wait, not a failure
     const retryAfter = res.headers.get('retry-after')
     if (retryAfter && /^\d+$/.test(retryAfter)) setResponseHeader(event, 'retry-after', Number(retryAfter))
-    return { ok: false, error: IAM_UNAVAILABLE_MESSAGE }
+    return { ok: false, error: IAM_UNAVAILABLE_MESSAGE, code: 'service_unavailable' }
   }
-  if (res.status >= 500) return { ok: false, error: 'The sign-in service failed. Please try again.' }
+  if (res.status >= 500) return { ok: false, error: SERVICE_FAILED_MESSAGE, code: 'service_failed' }
   const body = stripTokens(res.body)
-  if (res.status === 202) return { ok: false, mfa: true, message: body.message ?? 'A login link has been sent to your email.' }
+  if (res.status === 202) return { ok: false, mfa: true, message: body.message ?? 'A login link has been sent to your email.', code: 'mfa_required' }
   if (issued) {
     const warnings = warningsOf(res.body)
     return { ok: true, date: body.date ?? new Date().toISOString(), signedIn: true, ...(warnings.length ? { warnings } : {}) }

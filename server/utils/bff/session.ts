@@ -13,7 +13,7 @@ import { gatewayNow } from '../clock'
 import type { BffRouteId, ForwardedCookie } from './allow-list'
 import { callIam, callIamRoute, type BffIamCall } from './iam-call'
 import { iamRouteCall, type IamRouteInput } from './iam-route'
-import { bffFail } from './respond'
+import { bffFail, SERVICE_FAILED_MESSAGE, type BffFailureBody } from './respond'
 import { endedWhy, sessionEndedMessage } from '../../../composables/session-ended'
 
 /**
@@ -27,13 +27,13 @@ import { endedWhy, sessionEndedMessage } from '../../../composables/session-ende
 const inFlight = new Map<string, Promise<IamResponse<unknown>>>()
 const LINGER_MS = 2_000
 
-export const SIGNED_OUT = { ok: false, signedOut: true, error: 'Your session has ended. Please sign in again.' } as const
+export const SIGNED_OUT = { ok: false, signedOut: true, error: 'Your session has ended. Please sign in again.', code: 'signed_out' } as const
 
 /**
  * SIGNED_OUT for a session the IAM refused, with why (`ended`, composables/session-ended.ts) when
  * its 401 says: the person is told on the page they land on, not only that the session ended.
  */
-export function signedOutBody(iamBody?: unknown): Record<string, unknown> {
+export function signedOutBody(iamBody?: unknown): BffFailureBody {
   const why = endedWhy(iamBody)
   return why ? { ...SIGNED_OUT, error: sessionEndedMessage(why), ended: why } : { ...SIGNED_OUT }
 }
@@ -77,7 +77,7 @@ export async function refreshSession(event: H3Event): Promise<IamResponse<unknow
 export function failRefresh(event: H3Event, res: IamResponse<unknown>): never {
   if (res.status === 202) {
     const message = (res.body as { message?: unknown } | null)?.message
-    bffFail(202, { ok: false, mfa: true, message: typeof message === 'string' ? message : 'A login link has been sent to your email.' })
+    bffFail(202, { ok: false, mfa: true, message: typeof message === 'string' ? message : 'A login link has been sent to your email.', code: 'mfa_required' })
   }
   failRefreshBeyondMfa(event, res)
 }
@@ -89,9 +89,9 @@ export function failRefresh(event: H3Event, res: IamResponse<unknown>): never {
 export function failRefreshBeyondMfa(event: H3Event, res: IamResponse<unknown>): never {
   if (res.status === 429) {
     const retry = res.headers.get('retry-after') ?? ''
-    bffFail(429, { ok: false, error: 'Too many requests', retry: /^\d+$/.test(retry) ? Number(retry) : retry }, retry ? { 'retry-after': retry } : {})
+    bffFail(429, { ok: false, error: 'Too many requests', code: 'rate_limited', retry: /^\d+$/.test(retry) ? Number(retry) : retry }, retry ? { 'retry-after': retry } : {})
   }
-  if (res.status >= 500) bffFail(502, { ok: false, error: 'The sign-in service failed. Please try again.' })
+  if (res.status >= 500) bffFail(502, { ok: false, error: SERVICE_FAILED_MESSAGE, code: 'service_failed' })
   clearSessionCookies(event)
   bffFail(401, signedOutBody(res.body))
 }

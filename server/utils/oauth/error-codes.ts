@@ -59,9 +59,9 @@ export const PROVIDER_ERROR_CODES = [
 
 export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number]
 
-/** A provider's `error` parameter mapped into our closed set (anything unknown is access_denied). */
-export function mapProviderError(error: string): ProviderErrorCode {
-  return (PROVIDER_ERROR_CODES as readonly string[]).includes(error) ? (error as ProviderErrorCode) : 'access_denied'
+/** A provider's `error` parameter (a code, RFC 6749 section 4.1.2.1) mapped into our closed set (anything unknown is access_denied). */
+export function mapProviderError(code: string): ProviderErrorCode {
+  return (PROVIDER_ERROR_CODES as readonly string[]).includes(code) ? (code as ProviderErrorCode) : 'access_denied'
 }
 
 /** Every code of our own the flow can put on redirectUrlOnError (the error page explains each). */

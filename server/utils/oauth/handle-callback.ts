@@ -26,10 +26,10 @@ async function successStep(
   const ctx = { provider, user: Object.freeze({ ...userData }) }
   const email = await resolveEmail(userData, accessToken, callbacks, ctx)
   if (!email.ok) {
-    return email.error === 'email_missing' ? answerStatus(event, 400, 'email_missing') : redirectWithError(event, provider, email.error)
+    return email.code === 'email_missing' ? answerStatus(event, 400, 'email_missing') : redirectWithError(event, provider, email.code)
   }
   const extra = await collectExtraUserInfo(accessToken, callbacks, ctx)
-  if (!extra.ok) return redirectWithError(event, provider, extra.error)
+  if (!extra.ok) return redirectWithError(event, provider, extra.code)
   const user = mergeDrop(withResolvedEmail(userData, email.email, !!callbacks.emailCallBack), extra.extras, (key, index) =>
     logOAuth('warn', 'extra user info key dropped (already set)', { provider: provider.name, key, callback: index }),
   )

@@ -27,7 +27,7 @@ export function scanForEmail(value: unknown, depth = 0): string | null {
   return null
 }
 
-export type EmailResolution = { ok: true; email: string } | { ok: false; error: 'email_missing' | 'callback_failed' }
+export type EmailResolution = { ok: true; email: string } | { ok: false; code: 'email_missing' | 'callback_failed' }
 
 /**
  * Step 1: the user's own `email` when email-shaped; else the emailCallBack's answer; else (no
@@ -45,12 +45,12 @@ export async function resolveEmail(
     try {
       answer = await callbacks.emailCallBack(accessToken, ctx)
     } catch {
-      return { ok: false, error: 'callback_failed' }
+      return { ok: false, code: 'callback_failed' }
     }
-    return isEmailShaped(answer) ? { ok: true, email: answer } : { ok: false, error: 'email_missing' }
+    return isEmailShaped(answer) ? { ok: true, email: answer } : { ok: false, code: 'email_missing' }
   }
   const scanned = scanForEmail(user)
-  return scanned ? { ok: true, email: scanned } : { ok: false, error: 'email_missing' }
+  return scanned ? { ok: true, email: scanned } : { ok: false, code: 'email_missing' }
 }
 
 /**
@@ -90,12 +90,12 @@ export async function collectExtraUserInfo(
   accessToken: string,
   callbacks: ProviderCallbacks,
   ctx: ProviderCallbackContext,
-): Promise<{ ok: true; extras: Record<string, unknown>[] } | { ok: false; error: 'callback_failed' }> {
+): Promise<{ ok: true; extras: Record<string, unknown>[] } | { ok: false; code: 'callback_failed' }> {
   const list = callbacks.extraUserInfoCallBacks ?? []
   try {
     const extras = await Promise.all(list.map(async (cb) => cb(accessToken, ctx)))
     return { ok: true, extras }
   } catch {
-    return { ok: false, error: 'callback_failed' }
+    return { ok: false, code: 'callback_failed' }
   }
 }

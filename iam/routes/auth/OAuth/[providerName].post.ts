@@ -26,16 +26,16 @@ export default defineRoute(
     const { event, ctx, visitor, body } = req
     const provider = providerOf(req)!
     const profile = readProfile(provider, body)
-    if (!profile.ok) return authFail(400, 'Invalid provider profile', { fields: profile.fields })
+    if (!profile.ok) return authFail(400, 'oauth_profile_invalid', 'Invalid provider profile', { fields: profile.fields })
     const result = await oauthLogin(ctx, {
       provider: provider.name,
       profile: profile.profile,
       ...signInDevice(event, visitor!),
     })
     if (!result.ok) {
-      if (result.code === 'invalid_email') return authFail(400, 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
-      if (result.code === 'banned') return authFail(403, 'Account suspended', { banned: true })
-      return authFail(409, 'Email already registered')
+      if (result.code === 'invalid_email') return authFail(400, 'oauth_profile_invalid', 'Invalid provider profile', { fields: { email: 'Invalid email address' } })
+      if (result.code === 'banned') return authFail(403, 'account_banned', 'Account suspended', { banned: true })
+      return authFail(409, 'email_taken', 'Email already registered')
     }
     // an account with a second factor: the provider vouched for who it is, the second factor still has to
     if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }

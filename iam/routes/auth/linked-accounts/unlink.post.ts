@@ -1,6 +1,6 @@
 import { ROUTES } from '../../../contract/routes'
 import { unlinkProvider } from '../../../features/oauth-login/unlink-provider'
-import { authFail, RELOGIN_ERROR } from '../../../http/auth'
+import { authFail, failRelogin } from '../../../http/auth'
 import { okEnvelope } from '../../../http/respond'
 import { defineRoute } from '../../../http/route'
 
@@ -14,7 +14,7 @@ const LAST_WAY_IN = 'This is the only way to sign in to this account. Set a pass
 export default defineRoute(ROUTES.unlinkProvider, [], async ({ ctx, user, actor, body }) => {
   const result = await unlinkProvider(ctx, { userId: user.userId, provider: body.provider, actor })
   if (result.ok) return okEnvelope({ unlinked: true as const })
-  if (result.code === 'not_linked') return authFail(404, 'No account of this provider is linked')
-  if (result.code === 'last_way_in') return authFail(409, LAST_WAY_IN)
-  return authFail(401, RELOGIN_ERROR)
+  if (result.code === 'not_linked') return authFail(404, 'provider_not_linked', 'No account of this provider is linked')
+  if (result.code === 'last_way_in') return authFail(409, 'last_way_in', LAST_WAY_IN)
+  return failRelogin()
 })

@@ -10,6 +10,6 @@ const NOT_FOUND = 'Session not found'
 /** POST /auth/sessions/revoke `{ id }` (full authentication): 200 ended; 400 validation; 404 unknown or foreign id. */
 export default defineRoute(ROUTES.revokeSession, [], async ({ ctx, user, actor, body }) => {
   const result = await revokeSession(ctx, { userId: user.userId, sessionId: body.id, actor })
-  if (!result.ok) return authFail(404, NOT_FOUND)
+  if (!result.ok) return authFail(404, 'session_not_found', NOT_FOUND)
   return okEnvelope({ revoked: 1 as const })
 })

@@ -13,7 +13,7 @@ import { failCodesLocked, INVALID_FACTOR_CODE } from '../../../http/second-facto
 export default defineRoute(ROUTES.totpDisable, [body(), limit('codes', ({ ip }) => ({ ip, on: 'ip' }))], async ({ ctx, user, body, actor }) => {
   const result = await disableTotp(ctx, { userId: user.userId, code: body.code, actor })
   if (result.ok) return okEnvelope({ enabled: false as const })
-  if (result.code === 'not_enabled') return authFail(409, 'Two-step sign-in is not on')
+  if (result.code === 'not_enabled') return authFail(409, 'totp_not_enabled', 'Two-step sign-in is not on')
   if (result.code === 'locked') return failCodesLocked(result)
-  return authFail(400, INVALID_FACTOR_CODE, { fields: { code: INVALID_FACTOR_CODE } })
+  return authFail(400, 'code_invalid', INVALID_FACTOR_CODE, { fields: { code: INVALID_FACTOR_CODE } })
 })

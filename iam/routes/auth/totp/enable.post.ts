@@ -13,6 +13,6 @@ import { INVALID_FACTOR_CODE } from '../../../http/second-factor'
 export default defineRoute(ROUTES.totpEnable, [body(), limit('codes', ({ ip }) => ({ ip, on: 'ip' }))], async ({ ctx, user, body, actor }) => {
   const result = await enableTotp(ctx, { userId: user.userId, code: body.code, actor })
   if (result.ok) return okEnvelope({ recoveryCodes: result.recoveryCodes })
-  if (result.code === 'no_pending') return authFail(409, 'Start the setup first')
-  return authFail(400, INVALID_FACTOR_CODE, { fields: { code: INVALID_FACTOR_CODE } })
+  if (result.code === 'no_pending') return authFail(409, 'totp_setup_not_started', 'Start the setup first')
+  return authFail(400, 'code_invalid', INVALID_FACTOR_CODE, { fields: { code: INVALID_FACTOR_CODE } })
 })

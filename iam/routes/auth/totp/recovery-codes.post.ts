@@ -11,5 +11,5 @@ import { defineRoute } from '../../../http/route'
 export default defineRoute(ROUTES.totpRecoveryCodes, [], async ({ ctx, user, actor }) => {
   const result = await regenerateRecoveryCodes(ctx, { userId: user.userId, actor })
   if (result.ok) return okEnvelope({ recoveryCodes: result.recoveryCodes })
-  return authFail(409, 'Two-step sign-in is not on')
+  return authFail(409, 'totp_not_enabled', 'Two-step sign-in is not on')
 })

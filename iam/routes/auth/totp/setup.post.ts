@@ -12,6 +12,6 @@ import { defineRoute } from '../../../http/route'
 export default defineRoute(ROUTES.totpSetup, [], async ({ ctx, user }) => {
   const result = await setupTotp(ctx, user.userId)
   if (result.ok) return okEnvelope({ secret: result.secret, otpauthUrl: result.otpauthUrl })
-  if (result.code === 'already_enabled') return authFail(409, 'Two-step sign-in is already on')
-  return authFail(401, 'Re-login is required')
+  if (result.code === 'already_enabled') return authFail(409, 'totp_already_enabled', 'Two-step sign-in is already on')
+  return authFail(401, 'relogin_required', 'Re-login is required')
 })

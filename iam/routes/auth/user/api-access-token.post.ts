@@ -28,8 +28,8 @@ export default defineRoute(ROUTES.apiAccessToken, [], async (req) => {
     req.body.audience,
   )
   if (!result.ok) {
-    if (result.code === 'no_account') authFail(404, 'Not found')
-    authFail(403, 'The IAM does not issue tokens for this audience (jwt.api_access_tokens.audiences).', { reason: 'AUDIENCE_NOT_ALLOWED' })
+    if (result.code === 'no_account') authFail(404, 'account_not_found', 'Not found')
+    authFail(403, 'audience_not_allowed', 'The IAM does not issue tokens for this audience (jwt.api_access_tokens.audiences).', { reason: 'AUDIENCE_NOT_ALLOWED' })
   }
   return { ok: true, date: new Date(ctx.now()).toISOString(), accessToken: result.token, tokenType: 'Bearer', audience: result.audience, expiresAt: new Date(result.expiresAt).toISOString() }
 })

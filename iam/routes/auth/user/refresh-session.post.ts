@@ -1,6 +1,6 @@
 import { ROUTES } from '../../../contract/routes'
 import { rotateRefreshToken } from '../../../features/sessions/rotate-service'
-import { authFail, RELOGIN_ERROR, sendTokens } from '../../../http/auth'
+import { failRelogin, sendTokens } from '../../../http/auth'
 import { guardRefresh } from '../../../http/refresh-guard'
 import { defineRoute, limit } from '../../../http/route'
 import { emitSignal } from '../../../lib/signals'
@@ -15,6 +15,6 @@ export default defineRoute(ROUTES.refreshSession, [limit('refresh', ({ ip }) => 
   const facts = await guardRefresh(event, event.context.refreshToken!)
   const rotated = await rotateRefreshToken(ctx, facts)
   emitSignal({ kind: 'rotation', outcome: rotated.ok ? 'ok' : rotated.code })
-  if (!rotated.ok) return authFail(401, RELOGIN_ERROR, { reason: rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED' })
+  if (!rotated.ok) return failRelogin(rotated.code === 'reused' ? 'REFRESH_TOKEN_REUSED' : 'SESSION_EXPIRED')
   return sendTokens(event, ctx, rotated.pair, 201)
 })

@@ -10,10 +10,10 @@ import { body, defineRoute, device, limit, query } from '../../../http/route'
 function proofOf(body: { password?: string; newPassword?: string; confirmedPassword?: string }): VerifyProof {
   if (body.password !== undefined && body.newPassword === undefined && body.confirmedPassword === undefined) return { password: body.password }
   if (body.password === undefined && body.newPassword !== undefined) {
-    if (body.confirmedPassword === undefined) return authFail(400, 'Confirm the password', { fields: { confirmedPassword: 'Confirm the password' } })
+    if (body.confirmedPassword === undefined) return authFail(400, 'validation_failed', 'Confirm the password', { fields: { confirmedPassword: 'Confirm the password' } })
     return { newPassword: body.newPassword, confirmedPassword: body.confirmedPassword }
   }
-  return authFail(400, 'Enter your password, or choose a new one', { fields: { password: 'Enter your password, or choose a new one' } })
+  return authFail(400, 'validation_failed', 'Enter your password, or choose a new one', { fields: { password: 'Enter your password, or choose a new one' } })
 }
 
 /**

@@ -10,6 +10,6 @@ import { defineRoute, limit } from '../../../http/route'
  */
 export default defineRoute(ROUTES.waitingMfa, [limit('links', ({ ip }) => ({ ip, on: 'ip' }))], async ({ ctx, event }) => {
   const waiting = await waitingMfa(ctx, getSessionCookie(event) ?? null)
-  if (!waiting) return authFail(404, 'No code is waiting for this session')
+  if (!waiting) return authFail(404, 'no_code_waiting', 'No code is waiting for this session')
   return { ok: true as const, data: waiting }
 })

@@ -7,7 +7,7 @@ import { requireRecentSignIn } from '../../../http/reauthenticate'
 import { okEnvelope } from '../../../http/respond'
 import { body, check, counted, defineRoute, params } from '../../../http/route'
 
-const invalidReason = (): never => authFail(400, 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
+const invalidReason = (): never => authFail(400, 'validation_failed', 'Invalid reason', { fields: { reason: 'Expected 3-64 of A-Z, 0-9 and _, not a reserved name' } })
 
 /**
  * POST /custom/mfa/:reason (full authentication): mails a link and code for the action `reason`.

@@ -8,9 +8,9 @@ import { answerFailure, body, defineRoute, limit } from '../../../http/route'
 
 const FAILURES = {
   ...ORG_FAILURES,
-  unknown_role: () => authFail(400, 'No such role in this organization', { fields: { role: 'No such role in this organization' } }),
-  already_member: () => authFail(409, 'That address is a member already'),
-  mail_failed: () => authFail(500, 'The invitation mail could not be sent'),
+  unknown_role: () => authFail(400, 'role_not_found', 'No such role in this organization', { fields: { role: 'No such role in this organization' } }),
+  already_member: () => authFail(409, 'already_member', 'That address is a member already'),
+  mail_failed: () => authFail(500, 'mail_failed', 'The invitation mail could not be sent'),
 } as const
 
 /** POST /orgs/:orgId/invitations (full authentication; invitations:manage) `{ email, role }`: mails a single-use link. */

@@ -8,8 +8,8 @@ import { answerFailure, defineRoute } from '../../../http/route'
 
 const FAILURES = {
   ...ORG_FAILURES,
-  owner_only_permission: () => authFail(400, 'Only owners hold that permission', { fields: { permissions: 'organization:delete and owners:manage belong to owners only' } }),
-  name_taken: () => authFail(409, 'The organization has a role of that name'),
+  owner_only_permission: () => authFail(400, 'owner_only_permission', 'Only owners hold that permission', { fields: { permissions: 'organization:delete and owners:manage belong to owners only' } }),
+  name_taken: () => authFail(409, 'role_name_taken', 'The organization has a role of that name'),
 } as const
 
 /** POST /orgs/:orgId/roles (full authentication; roles:manage) `{ name, permissions }`. */

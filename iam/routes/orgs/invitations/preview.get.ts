@@ -5,8 +5,8 @@ import { okEnvelope } from '../../../http/respond'
 import { answerFailure, defineRoute, limit, query, type FailureTable } from '../../../http/route'
 
 const FAILURES: FailureTable<Exclude<Awaited<ReturnType<typeof previewInvitation>>, { ok: true }>> = {
-  invitation_not_found: () => authFail(404, 'No such invitation'),
-  invitation_used: () => authFail(410, 'This invitation was used, revoked, or has expired'),
+  invitation_not_found: () => authFail(404, 'invitation_not_found', 'No such invitation'),
+  invitation_used: () => authFail(410, 'invitation_used', 'This invitation was used, revoked, or has expired'),
 }
 
 /**

@@ -19,7 +19,7 @@ const OWNED = ['session_families', 'api_tokens', 'oauth_identities', 'magic_link
 export default defineEventHandler(async (event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const body = Body.safeParse(getJsonBody(event))
-  if (!body.success) httpFail(400, { ok: false, reason: body.error.message })
+  if (!body.success) httpFail(400, { ok: false, reason: body.error.message, code: 'validation_failed' })
   const { db } = useIam()
   const user =
     'email' in body.data

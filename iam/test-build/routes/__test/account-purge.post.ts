@@ -15,7 +15,7 @@ const Body = z.strictObject({ runs: z.number().int().min(1).max(8) })
 export default defineEventHandler(async (event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const body = Body.safeParse(getJsonBody(event))
-  if (!body.success) httpFail(400, { ok: false, reason: body.error.message })
+  if (!body.success) httpFail(400, { ok: false, reason: body.error.message, code: 'validation_failed' })
   const ctx = useIam()
   const results = await Promise.all(Array.from({ length: body.data.runs }, () => purgeDueAccounts(ctx.db, new Date(ctx.now()))))
   return { purged: results.map((r) => r.purged) }

@@ -12,6 +12,6 @@ const Body = z.object({ advanceMs: z.number().int().min(0).max(366 * 24 * 3600 *
 export default defineEventHandler((event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const body = Body.safeParse(getJsonBody(event))
-  if (!body.success) httpFail(400, { ok: false, reason: 'advanceMs must be an integer of ms, 0 to one year' })
+  if (!body.success) httpFail(400, { ok: false, reason: 'advanceMs must be an integer of ms, 0 to one year', code: 'validation_failed' })
   return { now: advanceTestClock(body.data.advanceMs) }
 })

@@ -14,7 +14,7 @@ import { testRoutesEnabled } from '../../enabled'
 export default defineEventHandler(async (event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const dump = await dumpEmbeddedDatabase(useIam().db)
-  if (!dump) httpFail(409, { ok: false, reason: 'not an embedded database: share it instead' })
+  if (!dump) httpFail(409, { ok: false, reason: 'not an embedded database: share it instead', code: 'bad_request' })
   setResponseHeader(event, 'content-type', 'application/x-tar')
   return new Uint8Array(await dump.arrayBuffer())
 })

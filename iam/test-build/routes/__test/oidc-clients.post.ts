@@ -29,13 +29,13 @@ const Body = z
 export default defineEventHandler(async (event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const body = Body.safeParse(getJsonBody(event))
-  if (!body.success) httpFail(400, { ok: false, reason: body.error.message })
+  if (!body.success) httpFail(400, { ok: false, reason: body.error.message, code: 'validation_failed' })
   const { grants, clientId, ...rest } = body.data
   try {
     const ctx = useIam()
     return await createClient(ctx, { ...rest, grants: grants?.map((g) => GRANT_ALIASES[g] ?? (g as ClientGrantType)) }, clientId)
   } catch (error) {
-    if (error instanceof ClientInputError) httpFail(400, { ok: false, reason: error.message })
+    if (error instanceof ClientInputError) httpFail(400, { ok: false, reason: error.message, code: 'validation_failed' })
     throw error
   }
 })

@@ -16,8 +16,8 @@ const Body = z.strictObject({ email: z.string(), admin: z.boolean() })
 export default defineEventHandler(async (event) => {
   if (!testRoutesEnabled(process.env)) notFound()
   const body = Body.safeParse(getJsonBody(event))
-  if (!body.success) httpFail(400, { ok: false, reason: body.error.message })
+  if (!body.success) httpFail(400, { ok: false, reason: body.error.message, code: 'validation_failed' })
   const result = await setPlatformAdmin(useIam(), { ...body.data, by: 'admin-cli' })
-  if (!result.ok) httpFail(404, { ok: false, reason: 'no such account' })
+  if (!result.ok) httpFail(404, { ok: false, reason: 'no such account', code: 'user_not_found' })
   return result
 })

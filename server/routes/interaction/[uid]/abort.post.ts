@@ -5,5 +5,5 @@ import { defineBffHandler } from '../../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
   const uid = interactionUid(event)
-  return interactionReply(event, uid, await callIamRoute(event, 'oidcInteractionAbort', { params: { uid }, cookies: [...INTERACTION_COOKIES] }))
+  return interactionReply(event, uid, 'oidcInteractionAbort', await callIamRoute(event, 'oidcInteractionAbort', { params: { uid }, cookies: [...INTERACTION_COOKIES] }))
 })

@@ -5,5 +5,5 @@ import { callAuthedRoute } from '../../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
   const uid = interactionUid(event)
-  return interactionReply(event, uid, await callAuthedRoute(event, 'oidcInteractionConsent', { params: { uid } }, INTERACTION_COOKIES))
+  return interactionReply(event, uid, 'oidcInteractionConsent', await callAuthedRoute(event, 'oidcInteractionConsent', { params: { uid } }, INTERACTION_COOKIES))
 })

@@ -5,5 +5,5 @@ import { callAuthedRoute } from '../../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
   const uid = interactionUid(event)
-  return interactionReply(event, uid, await callAuthedRoute(event, 'oidcInteractionLogin', { params: { uid } }, INTERACTION_COOKIES))
+  return interactionReply(event, uid, 'oidcInteractionLogin', await callAuthedRoute(event, 'oidcInteractionLogin', { params: { uid } }, INTERACTION_COOKIES))
 })

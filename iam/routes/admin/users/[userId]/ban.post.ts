@@ -10,8 +10,8 @@ const INDEFINITELY = new Date('9999-12-31T00:00:00.000Z')
 
 const FAILURES = {
   ...ADMIN_FAILURES,
-  until_in_past: () => authFail(400, 'Validation failed', { fields: { until: 'Must be in the future' } }),
-  self: () => authFail(409, 'You cannot ban your own account'),
+  until_in_past: () => authFail(400, 'validation_failed', 'Validation failed', { fields: { until: 'Must be in the future' } }),
+  self: () => authFail(409, 'own_account', 'You cannot ban your own account'),
 } as const
 
 /** POST /admin/users/:userId/ban (platform administrators, a recent sign-in): the CLI's ban, recorded with the administrator's id. */

@@ -6,8 +6,8 @@ import { answerFailure, defineRoute } from '../../../../http/route'
 
 const FAILURES = {
   ...ADMIN_FAILURES,
-  self: () => authFail(403, 'You cannot impersonate yourself'),
-  target_is_admin: () => authFail(403, 'Administrators cannot be impersonated'),
+  self: () => authFail(403, 'own_account', 'You cannot impersonate yourself'),
+  target_is_admin: () => authFail(403, 'target_is_admin', 'Administrators cannot be impersonated'),
 } as const
 
 /**

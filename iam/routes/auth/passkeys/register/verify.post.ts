@@ -12,6 +12,6 @@ export default defineRoute(ROUTES.passkeyRegisterVerify, [], async ({ ctx, user,
   const actor = { visitorRowId: user.visitorRowId, ipAddress: ip }
   const result = await finishRegistration(ctx, { userId: user.userId, actor, credential: body.credential, name: body.name })
   if (result.ok) return okEnvelope({ passkey: result.passkey })
-  if (result.code === 'already_registered') return authFail(409, 'This passkey is already registered')
-  return authFail(400, 'The passkey could not be verified; try again')
+  if (result.code === 'already_registered') return authFail(409, 'passkey_already_registered', 'This passkey is already registered')
+  return authFail(400, 'passkey_unverified', 'The passkey could not be verified; try again')
 })

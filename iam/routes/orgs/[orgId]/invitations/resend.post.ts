@@ -7,8 +7,8 @@ import { answerFailure, body, defineRoute, limit } from '../../../../http/route'
 
 const FAILURES = {
   ...ORG_FAILURES,
-  invitation_not_found: () => authFail(404, 'No such pending invitation'),
-  mail_failed: () => authFail(500, 'The invitation mail could not be sent'),
+  invitation_not_found: () => authFail(404, 'invitation_not_found', 'No such pending invitation'),
+  mail_failed: () => authFail(500, 'mail_failed', 'The invitation mail could not be sent'),
 } as const
 
 /** POST /orgs/:orgId/invitations/resend (full authentication; invitations:manage) `{ invitationId }`: a new link, 7 more days. */

@@ -5,7 +5,7 @@ import { ORG_FAILURES } from '../../../../http/org-failures'
 import { okEnvelope } from '../../../../http/respond'
 import { answerFailure, defineRoute } from '../../../../http/route'
 
-const FAILURES = { ...ORG_FAILURES, invitation_not_found: () => authFail(404, 'No such pending invitation') } as const
+const FAILURES = { ...ORG_FAILURES, invitation_not_found: () => authFail(404, 'invitation_not_found', 'No such pending invitation') } as const
 
 /** POST /orgs/:orgId/invitations/revoke (full authentication; invitations:manage) `{ invitationId }`. */
 export default defineRoute(ROUTES.orgInvitationRevoke, [], async ({ ctx, user, params, body }) => {

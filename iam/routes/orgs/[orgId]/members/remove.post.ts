@@ -7,9 +7,9 @@ import { answerFailure, defineRoute } from '../../../../http/route'
 
 const FAILURES = {
   ...ORG_FAILURES,
-  member_not_found: () => authFail(404, 'No such member'),
-  unknown_role: () => authFail(400, 'No such role in this organization'),
-  last_owner: () => authFail(409, 'The organization needs an owner: the last owner cannot be removed'),
+  member_not_found: () => authFail(404, 'member_not_found', 'No such member'),
+  unknown_role: () => authFail(400, 'role_not_found', 'No such role in this organization'),
+  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner: the last owner cannot be removed'),
 } as const
 
 /** POST /orgs/:orgId/members/remove (full authentication; members:manage) `{ userId }`. */

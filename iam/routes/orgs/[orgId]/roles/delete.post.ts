@@ -7,8 +7,8 @@ import { answerFailure, defineRoute } from '../../../../http/route'
 
 const FAILURES = {
   ...ORG_FAILURES,
-  role_not_found: () => authFail(404, 'No such role'),
-  role_in_use: () => authFail(409, 'A member or a pending invitation holds this role'),
+  role_not_found: () => authFail(404, 'role_not_found', 'No such role'),
+  role_in_use: () => authFail(409, 'role_in_use', 'A member or a pending invitation holds this role'),
 } as const
 
 /** POST /orgs/:orgId/roles/delete (full authentication; roles:manage) `{ roleId }`. */

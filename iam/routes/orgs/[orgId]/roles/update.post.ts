@@ -7,9 +7,9 @@ import { answerFailure, defineRoute } from '../../../../http/route'
 
 const FAILURES = {
   ...ORG_FAILURES,
-  owner_only_permission: () => authFail(400, 'Only owners hold that permission', { fields: { permissions: 'organization:delete and owners:manage belong to owners only' } }),
-  role_not_found: () => authFail(404, 'No such role'),
-  name_taken: () => authFail(409, 'The organization has another role of that name'),
+  owner_only_permission: () => authFail(400, 'owner_only_permission', 'Only owners hold that permission', { fields: { permissions: 'organization:delete and owners:manage belong to owners only' } }),
+  role_not_found: () => authFail(404, 'role_not_found', 'No such role'),
+  name_taken: () => authFail(409, 'role_name_taken', 'The organization has another role of that name'),
 } as const
 
 /** POST /orgs/:orgId/roles/update (full authentication; roles:manage) `{ roleId, name, permissions }`. */

@@ -18,7 +18,7 @@ export default defineBffHandler(async (event) => {
   const params = readIamParams(event, 'adminUserImpersonate', USER_ID_ERROR)
   const state = await readSessionState(event)
   if (state.authenticated && state.impersonatedBy) {
-    bffFail(409, { ok: false, error: 'You are already signed in on someone’s behalf. End that first, from the banner at the top of the page.' })
+    bffFail(409, { ok: false, error: 'You are already signed in on someone’s behalf. End that first, from the banner at the top of the page.', code: 'already_impersonating' })
   }
   // a session kept from an impersonation that ran out on its own (the administrator signed in again since): ended, not reused
   if (getCookie(event, ADMIN_SESSION_COOKIE)) await endKeptAdminSession(event)

@@ -7,7 +7,7 @@ import { answerFailure, body, defineRoute } from '../../../../../http/route'
 
 const FAILURES = {
   ...ADMIN_FAILURES,
-  unknown_factor: () => authFail(404, 'The account has no such factor'),
+  unknown_factor: () => authFail(404, 'factor_not_found', 'The account has no such factor'),
 } as const
 
 /** POST /admin/users/:userId/factors/remove (platform administrators, a recent sign-in): the authenticator app, or one passkey. */

@@ -1,0 +1,149 @@
+/**
+ * The IAM's failure codes: every failure answer carries one in `code` (snake_case, stable), beside
+ * the English sentence in `error` (or `reason` on the management routes) that is for people and
+ * logs. A program decides on `code` alone; the sentence may be reworded or translated at any time.
+ *
+ * A code names what happened, not where: `rate_limited` is the same on every route. Each route
+ * table entry declares, per status, the codes it may answer (`codes` in define.ts); the OpenAPI
+ * document lists them, and the test build refuses an answer whose code its route does not declare
+ * (iam/test-build/plugins/declared-codes.ts). docs/errors.md is the reference for clients.
+ *
+ * A code is never renamed or reused for another meaning; a new meaning gets a new code.
+ */
+import { z } from 'zod'
+
+export const ERROR_CODES = {
+  // the platform, around every route
+  not_found: 'No route answers this method and path, or the resource it names is not served here',
+  service_unavailable: 'A dependency (database, shared store) cannot be reached: try again after Retry-After',
+  internal_error: 'An unexpected failure on the server; the request id in the body or X-Request-Id names it in the logs',
+  bad_request: 'The request cannot be taken as sent (the management and token routes answer `Bad Request`)',
+  hmac_invalid: "The gateway's signature is missing, malformed, stale, replayed or wrong",
+  purpose_not_accepted: 'The signature names a purpose this route does not accept',
+  forbidden: 'The caller may not read this (an address or token outside the allowed ones)',
+  // how the request is taken (middleware/30.request-rules.ts)
+  content_type_not_json: 'A JSON route got another Content-Type',
+  content_encoding_unsupported: 'The body is compressed (a Content-Encoding other than identity)',
+  empty_body: 'A JSON route got no body',
+  malformed_json: 'The body is not valid UTF-8 JSON',
+  body_not_object: 'The JSON body is not an object',
+  payload_too_large: 'The body is larger than the route takes',
+  cookie_only: 'The route takes the session cookie alone: no body, query string or Content-Type',
+  validation_failed: 'The input failed its checks; `fields` names each field at fault with its message',
+  // authentication and the session
+  access_token_missing: 'No Bearer access token',
+  access_token_expired: 'The access token has expired: refresh the session',
+  access_token_invalid: 'The access token does not verify',
+  session_missing: 'No session cookie',
+  relogin_required: 'The session can no longer be used: sign in again (`reason` may say why)',
+  session_revoked: 'The session was ended (signed out, password or email changed, ...): sign in again; `revokedFor` says why',
+  session_expired: 'The session has expired: sign in again',
+  refresh_token_reused: 'A refresh token was used twice, as if it had been copied: the session is ended, sign in again',
+  mfa_required: 'An unusual sign-in waits for the code mailed to the account (202): enter it, or open the link',
+  mail_failed: 'A mail the request needed could not be sent: try again later',
+  device_banned: 'This device is banned',
+  device_cookie_missing: 'The canary_id device cookie is required (GET /check sets it)',
+  xss_rejected: 'Markup in free text: refused, and the device is banned',
+  reauthentication_required: 'Prove the sign-in again (POST /auth/reauthenticate), then repeat the request',
+  not_admin: 'Platform administrators only',
+  email_unverified: 'Confirm the account address first',
+  impersonated: 'Not allowed while a platform administrator is signed in on the account’s behalf',
+  rate_limited: 'Too many requests: wait `retry` seconds (Retry-After), or for good when `permanent`',
+  code_entry_locked: "Too many wrong codes for this account: code entry is locked for a while (`message`, Retry-After)",
+  // signing in and the account
+  invalid_credentials: 'The email and password, or the passkey, do not sign in (one answer for every cause)',
+  account_banned: 'The account is suspended',
+  deletion_pending: 'The account is scheduled for deletion: ask for the restore link with `restoreProof`',
+  email_taken: 'The address belongs to another account',
+  email_invalid: 'The address is not accepted (`fields` says why)',
+  email_unchanged: 'The new address is the current one',
+  email_already_verified: 'The address is already confirmed',
+  address_changed: 'The link was sent to an address the account no longer has',
+  oauth_profile_invalid: "The provider's profile lacks what a sign-in needs (`fields`)",
+  passwords_mismatch: 'The password and its confirmation differ',
+  password_rejected: 'The new password is too weak or known from a breach (`fields.password` says why)',
+  breach_check_unavailable: 'The new password could not be checked against known breaches: try again later',
+  wrong_password: 'The account password given as a proof is wrong',
+  no_password: 'The account has no password (it signs in with a provider)',
+  password_already_set: 'The account has a password already: change it with the current one',
+  password_changed_meanwhile: 'The password was changed by another request meanwhile',
+  password_required: 'The link was opened on another device: confirm with the account password, or choose a new one',
+  account_not_found: 'The account or device this session or request names is gone',
+  session_not_found: 'No live session of this account has that id',
+  provider_not_linked: 'No account of that provider is linked',
+  last_way_in: 'It is the last way to sign in: add another first',
+  // codes, links and second factors
+  code_invalid: 'The code is wrong or expired',
+  code_attempts_exhausted: 'The code ran out of attempts: ask for a new one',
+  no_code_waiting: 'No emailed code waits for this session',
+  no_code_sent: 'No code was mailed to this session: ask for one first',
+  password_expected: 'This account proves its sign-in with its password (`use: "password"`)',
+  code_expected: 'This account proves its sign-in with a second-factor code (`use: "code"`)',
+  sign_in_expired: 'The second-factor step of this sign-in has ended: sign in again (`restart: true`)',
+  flow_not_started: 'No confirmation of this session is pending for that reason: start it first',
+  link_invalid: 'The link is not valid',
+  link_mismatch: 'The link is for another purpose, account or device',
+  link_expired: 'The link has expired',
+  link_used: 'The link was used already',
+  link_previews_exhausted: 'The link was opened too many times',
+  totp_already_enabled: 'Two-step sign-in is on already',
+  totp_not_enabled: 'Two-step sign-in is not on',
+  totp_setup_not_started: 'No authenticator setup is pending: start it first',
+  passkey_not_found: 'The account has no such passkey',
+  passkey_already_registered: 'This passkey is registered already',
+  passkey_unverified: "The authenticator's answer does not verify (challenge, origin or signature)",
+  // account deletion
+  last_owner: 'The account is the last owner of an organization: hand it on first (`organizations` names them on account deletion)',
+  restore_proof_invalid: 'The restore proof is unknown, expired, used or from another device: sign in again',
+  deletion_not_pending: 'The account is not scheduled for deletion',
+  undo_expired: 'The time to undo the deletion has passed',
+  // the gateway's token routes and API tokens
+  audience_not_allowed: 'The IAM issues no token for that audience (jwt.api_access_tokens.audiences)',
+  api_key_missing: 'No API token in x-api-key',
+  api_key_invalid: 'The API token is unknown, revoked, expired, suspended or of another privilege',
+  host_not_allowed: "The client address is outside the API token's allow-list",
+  token_expired: 'The API token has expired',
+  token_not_found: 'No valid API token of this account matches',
+  token_identity_mismatch: 'The token details (public identifier) are not valid',
+  token_revoked: 'The API token is revoked or expired, so it cannot be rotated',
+  token_not_rotatable: 'The API token cannot be rotated right now',
+  token_limit_reached: 'The account has as many valid API tokens as it may',
+  // organizations
+  org_not_found: 'No such organization, or the account is no member of it (the same answer)',
+  org_permission_denied: "The member's role does not allow this",
+  slug_taken: 'Another organization has that slug',
+  owner_only_permission: 'Only owners hold that permission',
+  role_name_taken: 'The organization has a role of that name',
+  role_not_found: 'No such role in the organization',
+  role_in_use: 'A member or a pending invitation holds the role',
+  member_not_found: 'No such member',
+  already_member: 'The address is a member already',
+  invitation_not_found: 'No such (pending) invitation',
+  invitation_used: 'The invitation was used, revoked, or has expired',
+  invitation_other_address: 'The invitation was sent to another address',
+  // platform administration
+  user_not_found: 'No such account (or, to impersonate, a suspended one)',
+  factor_not_found: 'The account has no such factor',
+  own_account: 'Not on your own account',
+  target_is_admin: 'Platform administrators cannot be impersonated',
+  // the OpenID Provider's interactions
+  interaction_not_found: 'No such sign-in request in this browser (expired, finished, or started in another browser)',
+  interaction_wrong_step: 'The sign-in request is not at that step: reload the page',
+  interaction_other_account: 'The sign-in request is for another account than the signed-in one',
+  app_not_found: 'That app has no access to the account',
+} as const satisfies Record<string, string>
+
+/** A failure code of the IAM (contract/error-codes.ts). */
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]
+
+/**
+ * The `code` member of a failure body: a component of the OpenAPI document of its own (zod's
+ * `.meta({ id })`, as contract/responses.ts names the shared bodies), referenced by every body.
+ */
+export const errorCode = z.enum(ERROR_CODE_LIST).meta({ id: 'errorCode', description: 'A stable failure code (docs/errors.md); the document lists their meanings in `x-error-codes`' })
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)
+}
