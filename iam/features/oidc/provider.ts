@@ -26,6 +26,7 @@ import { loadOidcKeys } from './keys'
 import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
 import { errorPage, renderPage } from './pages'
 import { escapeHtml } from '../../../shared/html'
+import { guardedFetchApi } from '../../../shared/outbound'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 
 /**
@@ -47,24 +48,27 @@ function cookieKeys(ctx: IamContext): string[] {
 
 type OidcCtx = KoaContextWithOIDC
 
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
-const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname)
+const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128']
+/** the library stops waiting after 2.5 s itself (its fetch helper); this bounds a call it did not */
+const OUTBOUND_TIMEOUT_MS = 5_000
+/** a key set, sector identifier document or request object is a few kilobytes */
+const OUTBOUND_MAX_BYTES = 256 * 1024
 
 /**
- * The provider's outbound HTTP. oidc-provider hands every call a dispatcher that drops connections
- * to special-use addresses; with `oidc.allowLoopbackRequests` (development and tests, refused in
- * production) a call whose URL names a loopback host goes out without it. Every other address
- * keeps the check, and redirects are never followed (the library asks for `redirect: 'manual'`).
+ * The provider's outbound HTTP (a client's jwks_uri, sector identifier, request_uri) goes through
+ * the one guard every outbound call uses (shared/outbound.ts): https only, no special-use address
+ * after resolution, redirects not followed, one deadline and a size cap. The library's own
+ * dispatcher check is left unused because the guard decides before connecting. With
+ * `oidc.allowLoopbackRequests` (development and tests, refused in production) loopback addresses
+ * and plain http are allowed too.
  */
 function outboundFetch(allowLoopback: boolean) {
-  return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = input instanceof Request ? input.url : input
-    if (allowLoopback && init && isLoopbackHost(new URL(url).hostname)) {
-      const { dispatcher: _checked, ...rest } = init as RequestInit & { dispatcher?: unknown }
-      return globalThis.fetch(input, rest)
-    }
-    return globalThis.fetch(input, init)
-  }
+  return guardedFetchApi({
+    allowHttp: allowLoopback,
+    allowAddresses: allowLoopback ? LOOPBACK_RANGES : [],
+    timeoutMs: OUTBOUND_TIMEOUT_MS,
+    maxBytes: OUTBOUND_MAX_BYTES,
+  })
 }
 
 /** Builds the provider for this IAM. */

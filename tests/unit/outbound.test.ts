@@ -1,0 +1,182 @@
+/**
+ * shared/outbound.ts against real servers on loopback: the addresses, spellings and answers an
+ * outbound call must refuse. Loopback is refused by default, so the servers here are reached only
+ * where a test opens 127.0.0.0/8 on purpose; every refusal test also checks the server saw nothing.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { LookupAddress } from 'node:dns'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { addressAllowed, guardedFetch, OutboundRefused, type OutboundPolicy } from '../../shared/outbound'
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+const seen: Array<{ path: string; host: string; body: string }> = []
+let handler: Handler = (_req, res) => res.end('ok')
+let server: Server
+let port: number
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', host: req.headers.host ?? '', body: Buffer.concat(chunks).toString() })
+      handler(req, res)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  port = (server.address() as AddressInfo).port
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+beforeEach(() => {
+  seen.length = 0
+  handler = (_req, res) => res.end('ok')
+})
+
+const STRICT: OutboundPolicy = { allowHttp: true, timeoutMs: 2000, maxBytes: 1024 }
+const LOCAL: OutboundPolicy = { ...STRICT, allowAddresses: ['127.0.0.0/8'] }
+
+/** A resolver with fixed answers, standing in for DNS records this machine cannot publish. */
+function answers(table: Record<string, string[]>, calls: string[] = []): OutboundPolicy['resolve'] {
+  return async (hostname) => {
+    calls.push(hostname)
+    const list = table[hostname]
+    if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
+    return list.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }))
+  }
+}
+
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(OutboundRefused)
+  return (error as OutboundRefused).reason
+}
+
+describe('which addresses an outbound call may reach', () => {
+  const REFUSED = [
+    '127.0.0.1', '127.255.255.254', '0.0.0.0', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1',
+    '169.254.169.254', '100.64.0.1', '192.0.2.10', '198.18.0.1', '224.0.0.1', '255.255.255.255',
+    '::1', '::', 'fd00::1', 'fc00::5', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254', '64:ff9b::7f00:1', '2002:7f00:1::1', '2001:0:4136:e378::1', '2001:db8::1',
+  ]
+  const ALLOWED = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']
+
+  it.each(REFUSED)('refuses %s by default', (address) => {
+    expect(addressAllowed(address, {})).toBe(false)
+  })
+  it.each(ALLOWED)('allows the public address %s', (address) => {
+    expect(addressAllowed(address, {})).toBe(true)
+  })
+  it('opens only the ranges the policy names, IPv4-mapped spellings included', () => {
+    expect(addressAllowed('127.0.0.1', LOCAL)).toBe(true)
+    expect(addressAllowed('::ffff:127.0.0.1', LOCAL)).toBe(true)
+    expect(addressAllowed('10.0.0.1', LOCAL)).toBe(false)
+    expect(addressAllowed('::1', LOCAL)).toBe(false)
+  })
+  it('refuses what is not an address', () => {
+    expect(addressAllowed('localhost', {})).toBe(false)
+  })
+})
+
+describe('guardedFetch refuses before connecting', () => {
+  it.each([
+    ['a dotted loopback address', () => `http://127.0.0.1:${port}/x`],
+    ['a loopback address written as one number', () => `http://2130706433:${port}/x`],
+    ['a loopback address in hex parts', () => `http://0x7f.1:${port}/x`],
+    ['an IPv4-mapped IPv6 loopback address', () => `http://[::ffff:127.0.0.1]:${port}/x`],
+    ['the IPv6 loopback address', () => `http://[::1]:${port}/x`],
+    ['the unspecified address', () => `http://0.0.0.0:${port}/x`],
+    ['a name that resolves to loopback', () => `http://localhost:${port}/x`],
+  ])('%s', async (_label, url) => {
+    expect(await refusal(guardedFetch(url(), {}, STRICT))).toBe('address_refused')
+    expect(seen).toEqual([])
+  })
+
+  it('refuses http unless the policy allows it, and other schemes always', async () => {
+    expect(await refusal(guardedFetch(`http://93.184.216.34/`, {}, { ...STRICT, allowHttp: false }))).toBe('scheme_refused')
+    expect(await refusal(guardedFetch('file:///etc/passwd', {}, STRICT))).toBe('scheme_refused')
+    expect(await refusal(guardedFetch('ftp://93.184.216.34/', {}, STRICT))).toBe('scheme_refused')
+    expect(await refusal(guardedFetch('/relative', {}, STRICT))).toBe('invalid_url')
+  })
+
+  it('refuses a URL with credentials', async () => {
+    expect(await refusal(guardedFetch(`http://user:pass@127.0.0.1:${port}/`, {}, LOCAL))).toBe('credentials_in_url')
+    expect(seen).toEqual([])
+  })
+
+  it('refuses a name that resolves to a private address, and a name with one refused address among allowed ones', async () => {
+    const resolve = answers({ 'inside.example': ['10.0.0.5'], 'mixed.example': ['127.0.0.1', '10.0.0.5'] })
+    expect(await refusal(guardedFetch(`http://inside.example:${port}/`, {}, { ...STRICT, resolve }))).toBe('address_refused')
+    expect(await refusal(guardedFetch(`http://mixed.example:${port}/`, {}, { ...LOCAL, resolve }))).toBe('address_refused')
+    expect(seen).toEqual([])
+  })
+
+  it('refuses a name that does not resolve', async () => {
+    expect(await refusal(guardedFetch(`https://nowhere.example/`, {}, { ...STRICT, resolve: answers({}) }))).toBe('unresolvable')
+  })
+})
+
+describe('guardedFetch where the address is allowed', () => {
+  it('connects to the address it checked, resolving the name once', async () => {
+    const calls: string[] = []
+    const res = await guardedFetch(`http://receiver.example:${port}/hook`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }, {
+      ...LOCAL,
+      resolve: answers({ 'receiver.example': ['127.0.0.1'] }, calls),
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.toString()).toBe('ok')
+    expect(res.address).toBe('127.0.0.1')
+    expect(calls).toEqual(['receiver.example'])
+    expect(seen).toEqual([{ path: '/hook', host: `receiver.example:${port}`, body: '{"a":1}' }])
+  })
+
+  it('answers a redirect as it came and does not follow it', async () => {
+    handler = (req, res) => {
+      if (req.url === '/from') res.writeHead(302, { location: `http://127.0.0.1:${port}/to` }).end()
+      else res.end('followed')
+    }
+    const res = await guardedFetch(`http://127.0.0.1:${port}/from`, {}, LOCAL)
+    expect(res.status).toBe(302)
+    expect(res.headers.location).toBe(`http://127.0.0.1:${port}/to`)
+    expect(seen.map((s) => s.path)).toEqual(['/from'])
+  })
+
+  it('refuses an answer that declares more bytes than allowed', async () => {
+    handler = (_req, res) => res.writeHead(200, { 'content-length': '2048' }).end('x'.repeat(2048))
+    expect(await refusal(guardedFetch(`http://127.0.0.1:${port}/`, {}, LOCAL))).toBe('too_large')
+  })
+
+  it('stops reading a chunked answer once it passes the limit', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200)
+      res.write('x'.repeat(800))
+      res.write('x'.repeat(800))
+      // never ended: the limit, not the end, must stop the read
+    }
+    expect(await refusal(guardedFetch(`http://127.0.0.1:${port}/`, {}, LOCAL))).toBe('too_large')
+  })
+
+  it('gives up on an answer that does not finish within the deadline', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200)
+      res.write('partial')
+    }
+    expect(await refusal(guardedFetch(`http://127.0.0.1:${port}/`, {}, { ...LOCAL, timeoutMs: 100 }))).toBe('timeout')
+    handler = () => {}
+    expect(await refusal(guardedFetch(`http://127.0.0.1:${port}/`, {}, { ...LOCAL, timeoutMs: 100 }))).toBe('timeout')
+  })
+
+  it('reports a refused connection as a network failure', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const gone = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    expect(await refusal(guardedFetch(`http://127.0.0.1:${gone}/`, {}, LOCAL))).toBe('network')
+  })
+})
