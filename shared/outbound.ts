@@ -243,6 +243,9 @@ export function guardedFetch(target: string | URL, init: OutboundRequest, policy
   })
 }
 
+/** RequestInit, with the byte arrays of any backing buffer libraries send as bodies */
+export type GuardedFetchInit = Omit<RequestInit, 'body'> & { body?: BodyInit | Uint8Array | null }
+
 // statuses whose Response may carry no body (Fetch standard, "null body status")
 const NULL_BODY = new Set([101, 103, 204, 205, 304])
 
@@ -251,7 +254,7 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304])
  * `fetch` option, oauth4webapi's customFetch): the policy applies to every call they make. A
  * refusal rejects as fetch does for a network error (a TypeError), with the refusal as its cause.
  */
-export function guardedFetchApi(policy: OutboundPolicy): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+export function guardedFetchApi(policy: OutboundPolicy): (input: string | URL | Request, init?: GuardedFetchInit) => Promise<Response> {
   return async (input, init = {}) => {
     const request = input instanceof Request ? input : null
     const url = request ? request.url : (input as string | URL)

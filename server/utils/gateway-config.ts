@@ -142,6 +142,15 @@ export const gatewayConfigSchema = z.strictObject({
     .array(providerSchema)
     .default([])
     .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'provider names must be unique'),
+  /**
+   * Calls to the OAuth providers above go through the outbound guard (shared/outbound.ts), which
+   * refuses private, loopback and link-local addresses after resolution. Ranges listed here are
+   * reachable on purpose (a provider on the company network). A provider URL that names a loopback
+   * host over http (a local demo provider) reaches loopback without an entry.
+   */
+  outbound: z
+    .strictObject({ allowAddresses: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([]) })
+    .prefault({}),
   /** APIs the browser reaches through /api/upstream/<name>/** with the user's access token (apiSchema) */
   apis: z
     .array(apiSchema)

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { LookupAddress } from 'node:dns'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { addressAllowed, guardedFetch, OutboundRefused, type OutboundPolicy } from '../../shared/outbound'
+import { addressAllowed, guardedFetch, guardedFetchApi, OutboundRefused, type OutboundPolicy } from '../../shared/outbound'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 const seen: Array<{ path: string; host: string; body: string }> = []
@@ -178,5 +178,40 @@ describe('guardedFetch where the address is allowed', () => {
     const gone = (closed.address() as AddressInfo).port
     await new Promise((resolve) => closed.close(resolve))
     expect(await refusal(guardedFetch(`http://127.0.0.1:${gone}/`, {}, LOCAL))).toBe('network')
+  })
+})
+
+describe('guardedFetchApi, the guard in the shape of fetch for libraries', () => {
+  it('answers a Response with the status, headers and body the server sent, and sends the method, headers and body', async () => {
+    handler = (_req, res) => {
+      res.setHeader('set-cookie', ['a=1', 'b=2'])
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}')
+    }
+    const res = await guardedFetchApi(LOCAL)(`http://127.0.0.1:${port}/in`, { method: 'POST', headers: { 'x-test': 'yes' }, body: new URLSearchParams({ a: 'b' }) })
+    expect(res.status).toBe(201)
+    expect(res.headers.get('content-type')).toBe('application/json')
+    expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2'])
+    expect(await res.json()).toEqual({ ok: true })
+    expect(seen).toEqual([{ path: '/in', host: `127.0.0.1:${port}`, body: 'a=b' }])
+  })
+
+  it('takes a Request as fetch does', async () => {
+    const res = await guardedFetchApi(LOCAL)(new Request(`http://127.0.0.1:${port}/req`, { method: 'PUT', body: 'payload' }))
+    expect(res.status).toBe(200)
+    expect(seen).toEqual([{ path: '/req', host: `127.0.0.1:${port}`, body: 'payload' }])
+  })
+
+  it('rejects a refused call as fetch rejects a network error, with the refusal as its cause', async () => {
+    const error = await guardedFetchApi(STRICT)(`http://127.0.0.1:${port}/`).then(() => null, (e: unknown) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as TypeError).cause).toBeInstanceOf(OutboundRefused)
+    expect(((error as TypeError).cause as OutboundRefused).reason).toBe('address_refused')
+    expect(seen).toEqual([])
+  })
+
+  it('stops when the caller aborts', async () => {
+    handler = () => {}
+    const error = await guardedFetchApi(LOCAL)(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(50) }).then(() => null, (e: unknown) => e)
+    expect(((error as TypeError).cause as OutboundRefused).reason).toBe('timeout')
   })
 })
