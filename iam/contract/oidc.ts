@@ -13,7 +13,8 @@ import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, respon
 export interface InteractionView {
   uid: string
   prompt: 'login' | 'consent'
-  client: { name: string; firstParty: boolean }
+  /** `metadataDocumentHost`: the host of a client known only by its metadata document (not verified by us) */
+  client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }
   scopes: string[]
   resources: Array<{ indicator: string; scopes: string[] }>
   loginHint: string | null
@@ -47,7 +48,7 @@ export const OIDC_ROUTES = defineRoutes({
             z.object({
               uid: z.string(),
               prompt: z.enum(['login', 'consent']),
-              client: z.object({ name: z.string(), firstParty: z.boolean() }),
+              client: z.object({ name: z.string(), firstParty: z.boolean(), metadataDocumentHost: z.string().nullable() }),
               scopes: z.array(z.string()),
               resources: z.array(z.object({ indicator: z.string(), scopes: z.array(z.string()) })),
               loginHint: z.string().nullable(),
