@@ -117,7 +117,7 @@ export const OIDC_ROUTES = defineRoutes({
       {
         200: {
           description: 'connected apps, newest first',
-          body: okData(z.object({ apps: z.array(z.object({ clientId: z.string(), name: z.string(), scopes: z.array(z.string()), since: z.string() })) })),
+          body: okData(z.object({ apps: z.array(z.object({ clientId: z.string(), name: z.string(), metadataDocumentHost: z.string().nullable(), scopes: z.array(z.string()), since: z.string() })) })),
         },
       },
       FULL_AUTH,
@@ -130,7 +130,14 @@ export const OIDC_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    body: z.object({ clientId: z.string({ error: 'The app is required' }).min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Not an app id') }),
+    // a registered client's id, or the https URL of a metadata-document client (features/oidc/client-metadata-documents.ts)
+    body: z.object({
+      clientId: z
+        .string({ error: 'The app is required' })
+        .min(1)
+        .max(512)
+        .regex(/^(?:[A-Za-z0-9_-]{1,64}|https:\/\/[\x21-\x7e]+)$/, 'Not an app id'),
+    }),
     responses: responses(
       {
         200: { description: 'access revoked', body: okData(z.object({ revoked: z.literal(true) })) },

@@ -76,7 +76,7 @@ describe('a client known by its metadata document', () => {
     expect((op.as as Record<string, unknown>).client_id_metadata_document_supported).toBe(true)
   })
 
-  it('signs a person in with code and PKCE after the consent page, which names its host as not verified; the document is fetched once while cached', async () => {
+  it('signs a person in with code and PKCE after the consent page, which names its host as not verified; the document is fetched once while cached; the account page lists it by its host and can take its access back', async () => {
     const browser = new Browser(op.url)
     await signUp(browser)
     const rp = agent('/agent.json')
@@ -97,6 +97,12 @@ describe('a client known by its metadata document', () => {
       expect(tokens.access_token).toBeTruthy()
     }
     expect(hits.get('/agent.json')).toBe(1)
+
+    // the account page lists the agent by its host, and "Remove access" ends what it holds
+    const listed = (await (await browser.fetch('/api/auth/apps')).json()) as { data: { apps: Array<Record<string, unknown>> } }
+    expect(listed.data.apps).toEqual([expect.objectContaining({ clientId: rp.client.client_id, name: new URL(base).host, metadataDocumentHost: new URL(base).host })])
+    expect((await browser.post('/api/auth/apps/revoke', { clientId: rp.client.client_id })).status).toBe(200)
+    expect(((await (await browser.fetch('/api/auth/apps')).json()) as { data: { apps: unknown[] } }).data.apps).toEqual([])
   })
 
   it.each([
