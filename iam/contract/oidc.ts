@@ -13,7 +13,8 @@ import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, respon
 export interface InteractionView {
   uid: string
   prompt: 'login' | 'consent'
-  client: { name: string; firstParty: boolean }
+  /** `metadataDocumentHost`: the host of a client known only by its metadata document (not verified by us) */
+  client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }
   scopes: string[]
   resources: Array<{ indicator: string; scopes: string[] }>
   loginHint: string | null
@@ -47,7 +48,7 @@ export const OIDC_ROUTES = defineRoutes({
             z.object({
               uid: z.string(),
               prompt: z.enum(['login', 'consent']),
-              client: z.object({ name: z.string(), firstParty: z.boolean() }),
+              client: z.object({ name: z.string(), firstParty: z.boolean(), metadataDocumentHost: z.string().nullable() }),
               scopes: z.array(z.string()),
               resources: z.array(z.object({ indicator: z.string(), scopes: z.array(z.string()) })),
               loginHint: z.string().nullable(),
@@ -116,7 +117,7 @@ export const OIDC_ROUTES = defineRoutes({
       {
         200: {
           description: 'connected apps, newest first',
-          body: okData(z.object({ apps: z.array(z.object({ clientId: z.string(), name: z.string(), scopes: z.array(z.string()), since: z.string() })) })),
+          body: okData(z.object({ apps: z.array(z.object({ clientId: z.string(), name: z.string(), metadataDocumentHost: z.string().nullable(), scopes: z.array(z.string()), since: z.string() })) })),
         },
       },
       FULL_AUTH,
@@ -129,7 +130,14 @@ export const OIDC_ROUTES = defineRoutes({
     auth: 'full',
     limiters: [],
     request: json(),
-    body: z.object({ clientId: z.string({ error: 'The app is required' }).min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Not an app id') }),
+    // a registered client's id, or the https URL of a metadata-document client (features/oidc/client-metadata-documents.ts)
+    body: z.object({
+      clientId: z
+        .string({ error: 'The app is required' })
+        .min(1)
+        .max(512)
+        .regex(/^(?:[A-Za-z0-9_-]{1,64}|https:\/\/[\x21-\x7e]+)$/, 'Not an app id'),
+    }),
     responses: responses(
       {
         200: { description: 'access revoked', body: okData(z.object({ revoked: z.literal(true) })) },

@@ -6,6 +6,9 @@ import { z } from 'zod'
 import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
 import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
 
+/** A host name (`mcp.example.com`) or every host below a domain (`*.example.com`), lowercase. */
+const HOST_PATTERN = z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a host name such as mcp.example.com, or *.example.com')
+
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
 const DAY_MS = 24 * HOUR_MS
@@ -459,11 +462,12 @@ export const configSchema = z.strictObject({
         )
         .default([]),
       /**
-       * Lets the provider's outbound calls (back-channel logout tokens) reach loopback addresses
-       * (127.0.0.0/8, ::1, localhost), for development and tests whose apps run on this machine.
-       * oidc-provider refuses every special-use address by default (loopback, private networks,
-       * link-local), so that an address a client registered cannot make the IAM call into its own
-       * network; with this on, the other special-use addresses stay refused. Refused in production.
+       * Lets the provider's outbound calls (back-channel logout tokens, key sets, metadata
+       * documents) reach loopback addresses (127.0.0.0/8, ::1) over http or https, for development
+       * and tests whose apps run on this machine. The outbound guard (shared/outbound.ts) refuses
+       * every special-use address by default (loopback, private networks, link-local), so that an
+       * address a client registered cannot make the IAM call into its own network; with this on,
+       * the other special-use addresses stay refused. Refused in production.
        */
       allowLoopbackRequests: z.boolean().default(false),
       /**
@@ -474,6 +478,19 @@ export const configSchema = z.strictObject({
        * tests/gateway/introspection-equivalence.test.ts holds their answers equal.
        */
       fastIntrospection: z.boolean().default(true),
+      /**
+       * Client ID Metadata Documents: a client whose id is an https URL is described by the JSON
+       * document at that URL (how MCP clients and agents sign in without registering;
+       * features/oidc/client-metadata-documents.ts). `allowedHosts` (empty: any public host) and
+       * `blockedHosts` take host names or `*.example.com` patterns.
+       */
+      clientIdMetadataDocuments: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          allowedHosts: z.array(HOST_PATTERN).default([]),
+          blockedHosts: z.array(HOST_PATTERN).default([]),
+        })
+        .prefault({}),
       /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
       registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
       deviceFlow: z

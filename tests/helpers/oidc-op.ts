@@ -42,11 +42,11 @@ export const insecure = { [oauth.allowInsecureRequests]: true } as const
 
 export const API = 'https://api.example.test/'
 
-/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port); its `oidc` keys join the stack's. */
-export async function startOpStack(options: { iamConfig?: (port: number) => Record<string, unknown> } = {}): Promise<OpStack> {
+/** Starts the stack; `iamConfig` adds IAM keys (they may need the gateway's port); its `oidc` keys join the stack's; `iamEnv` adds to the IAM's environment. */
+export async function startOpStack(options: { iamConfig?: (port: number) => Record<string, unknown>; iamEnv?: Record<string, string> } = {}): Promise<OpStack> {
   const stack = await startE2eStack({
     // the test build's client route (routes/__test/oidc-clients)
-    iamEnv: { IAM_TEST_ROUTES: '1' },
+    iamEnv: { IAM_TEST_ROUTES: '1', ...options.iamEnv },
     iamConfig: (port) => {
       const extra = options.iamConfig?.(port) ?? {}
       const oidc = { issuer: `http://127.0.0.1:${port}/oidc`, resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'] }] }

@@ -8,9 +8,21 @@ import type { Database } from '../../db/schema'
 import { countSecurityEvent, recordUserAction } from '../security-events/repository'
 import type { SecurityEventType } from '../../contract/security-event-types'
 
+/** The host of an https client id (a metadata-document client), or null. */
+function metadataDocumentHostOf(clientId: string): string | null {
+  if (!clientId.startsWith('https://')) return null
+  try {
+    return new URL(clientId).host
+  } catch {
+    return null
+  }
+}
+
 export interface ConnectedApp {
   clientId: string
   name: string
+  /** the host of an app known only by its metadata document (not verified by us), else null */
+  metadataDocumentHost: string | null
   /** what the app was allowed: OpenID scopes, and an API's own scopes */
   scopes: string[]
   /** when it was first allowed */
@@ -34,15 +46,22 @@ export async function listConnectedApps(db: Kysely<Database>, userId: number, no
   for (const row of rows) {
     const grant = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as GrantPayload
     const metadata = (typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) as { client_name?: string } | null
-    // a client deleted meanwhile has no name left; its grants go with it (clients.ts deleteClient)
-    if (!grant.clientId || !metadata) continue
+    if (!grant.clientId) continue
+    // an agent known by its metadata document (client-metadata-documents.ts) is no registered
+    // client: it is named by its host, so the person can see it and take its access back. A
+    // registered client deleted meanwhile has no name left; its grants go with it (clients.ts deleteClient).
+    const documentHost = metadata ? null : metadataDocumentHostOf(grant.clientId)
+    if (!metadata && !documentHost) continue
     const scopes = [...(grant.openid?.scope ?? '').split(' '), ...Object.values(grant.resources ?? {}).flatMap((s) => s.split(' '))].filter(Boolean)
     const since = new Date((grant.iat ?? 0) * 1000).toISOString()
     const known = apps.get(grant.clientId)
     if (known) {
       known.scopes = [...new Set([...known.scopes, ...scopes])]
       if (since < known.since) known.since = since
-    } else apps.set(grant.clientId, { clientId: grant.clientId, name: metadata.client_name ?? grant.clientId, scopes: [...new Set(scopes)], since })
+    } else {
+      const name = metadata?.client_name ?? documentHost ?? grant.clientId
+      apps.set(grant.clientId, { clientId: grant.clientId, name, metadataDocumentHost: documentHost, scopes: [...new Set(scopes)], since })
+    }
   }
   return [...apps.values()].sort((a, b) => b.since.localeCompare(a.since))
 }

@@ -13,6 +13,7 @@
  * - abort: the client gets `access_denied`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { metadataDocumentHost } from './client-metadata-documents'
 import type { Kysely } from 'kysely'
 import type Provider from 'oidc-provider'
 import { errors } from 'oidc-provider'
@@ -57,7 +58,11 @@ export async function describeInteraction(provider: Provider, req: IncomingMessa
   return {
     uid,
     prompt,
-    client: { name: client.clientName ?? client.clientId, firstParty: client['first_party'] === true },
+    client: {
+      name: client.clientName ?? client.clientId,
+      firstParty: client['first_party'] === true,
+      metadataDocumentHost: metadataDocumentHost(client as { clientId: string; clientIdMetadataDocument?: boolean }),
+    },
     scopes,
     resources,
     loginHint: typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint.slice(0, 320) : null,

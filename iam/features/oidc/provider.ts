@@ -28,6 +28,7 @@ import { errorPage, renderPage } from './pages'
 import { escapeHtml } from '../../../shared/html'
 import { guardedFetchApi } from '../../../shared/outbound'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
+import { clientIdMetadataDocumentFeature } from './client-metadata-documents'
 
 /**
  * The OpenID scopes (OIDC Core 5.4) and the claims each releases. `amr` (RFC 8176 method
@@ -161,6 +162,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       userinfo: { enabled: true },
       clientCredentials: { enabled: true },
       registration: { enabled: oidc.registration.enabled },
+      clientIdMetadataDocument: clientIdMetadataDocumentFeature(oidc.clientIdMetadataDocuments),
       pushedAuthorizationRequests: { enabled: true },
       backchannelLogout: { enabled: true },
       rpInitiatedLogout: {

@@ -1,0 +1,53 @@
+/**
+ * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client whose id
+ * is an https URL is described by the JSON document at that URL, which the provider fetches when
+ * the client first shows up. This is how MCP clients and agents sign in without registering first.
+ *
+ * oidc-provider implements the document's rules (client_id equal to the URL, no shared-secret
+ * authentication, https URIs, a 5 KB body, a cache bounded by the document's HTTP caching); the
+ * fetch goes through the outbound guard (shared/outbound.ts, via the provider's `fetch`). What is
+ * decided here is which hosts may be asked, and which described clients are let in:
+ * - a host on `blockedHosts` never; with `allowedHosts` set, only a host that matches it;
+ * - a document may not make itself one of the team's own apps (`first_party`, which skips consent):
+ *   such a client is refused, so a client known only by its document always meets the consent page.
+ */
+import type { IamConfig } from '../../lib/config-schema'
+
+type Settings = IamConfig['oidc']['clientIdMetadataDocuments']
+
+/** `example.com` matches that host only; `*.example.com` any host below it, not example.com itself. */
+export function hostMatches(host: string, pattern: string): boolean {
+  const name = host.toLowerCase()
+  if (pattern.startsWith('*.')) return name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1
+  return name === pattern
+}
+
+/** Whether the provider may fetch the document of `clientId` under `settings`. */
+export function mayFetchDocument(clientId: string, settings: Settings): boolean {
+  let host: string
+  try {
+    host = new URL(clientId).hostname
+  } catch {
+    return false
+  }
+  if (settings.blockedHosts.some((pattern) => hostMatches(host, pattern))) return false
+  return settings.allowedHosts.length === 0 || settings.allowedHosts.some((pattern) => hostMatches(host, pattern))
+}
+
+/** The host a metadata-document client is shown by, or null for a registered client. */
+export function metadataDocumentHost(client: { clientId: string; clientIdMetadataDocument?: boolean }): string | null {
+  if (client.clientIdMetadataDocument !== true) return null
+  return new URL(client.clientId).host
+}
+
+/** oidc-provider's `features.clientIdMetadataDocument` for these settings. */
+export function clientIdMetadataDocumentFeature(settings: Settings) {
+  return {
+    enabled: settings.enabled,
+    // the draft oidc-provider implements; a version that implements another refuses to start
+    // until this is checked against it
+    ack: 'draft-02',
+    allowFetch: async (_ctx: unknown, clientId: string) => mayFetchDocument(clientId, settings),
+    allowClient: async (_ctx: unknown, client: Record<string, unknown>) => client['first_party'] !== true,
+  }
+}
