@@ -8,7 +8,7 @@
  * The ban and unban are the admin CLI's (users/admin-users.ts); ending every session is
  * revokeFamilies' account-wide end, which also revokes what the OpenID Provider holds.
  */
-import { suspensionOf } from '../users/suspension'
+import { suspensionOf, type SuspensionView } from '../users/suspension'
 import { sql, type Kysely } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
@@ -119,7 +119,7 @@ export async function searchUsers(
 
 export interface AdminUserDetail {
   /** `externalId`: the account's id in the system it was imported from (features/users/import-users.ts), null for none */
-  user: AdminUserSummary & { hasPassword: boolean; firstVerifiedAt: string | null; updatedAt: string; externalId: string | null }
+  user: AdminUserSummary & { hasPassword: boolean; firstVerifiedAt: string | null; updatedAt: string; externalId: string | null; suspension: SuspensionView | null }
   sessions: Array<Omit<SessionView, 'current'>>
   factors: {
     totp: { enabled: boolean; createdAt: string; enabledAt: string | null } | null
