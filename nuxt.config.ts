@@ -16,7 +16,8 @@ export default defineNuxtConfig({
   runtimeConfig: {
     // NUXT_GATEWAY_CONFIG or GATEWAY_CONFIG: path of the gateway JSON config
     gatewayConfig: '',
-    public: {},
+    // NUXT_PUBLIC_SUPPORT_EMAIL: the address a suspended person is told to contact (components/SuspendedNotice.vue)
+    public: { supportEmail: '' },
   },
   // Code both apps run (shared/), by an alias of this layer's own: Nuxt's #shared points at the shared/
   // folder of the app being built, which for an app extending this layer is that app's, not ours.

@@ -166,10 +166,46 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       newEmail: safeString({ error: 'The new email is required' }).trim().min(3, 'The new email is required').max(254),
     }),
     responses: responses(
-      { 200: { description: 'Email changed: new access token for this session, every other session revoked', body: tokensBody } },
+      {
+        200: {
+          description:
+            'Change asked: a confirmation link went to the new address (POST /auth/verify-email); the account keeps its address until it is used. New access token for this session',
+          body: tokensBody,
+        },
+      },
       FULL_AUTH,
       CODE_SUBMISSION,
       { 400: failure('Invalid address, the current one, or in use (`fields.newEmail`)', errorFail, 'email_invalid', 'email_unchanged', 'email_taken') },
+    ),
+  },
+  pendingEmailChange: {
+    method: 'GET',
+    path: '/update/email/pending',
+    summary: 'The email change waiting for its confirmation link, if any (masked address, link expiry)',
+    auth: 'full',
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      {
+        200: {
+          description: '`pending` is null when no change waits',
+          body: okData(z.object({ pending: z.object({ sentTo: z.string(), expiresAt: z.string() }).nullable() })),
+        },
+      },
+      FULL_AUTH,
+    ),
+  },
+  cancelEmailChange: {
+    method: 'POST',
+    path: '/update/email/cancel',
+    summary: 'Cancel the email change waiting for its confirmation: its link stops working',
+    auth: 'full',
+    guards: ['not-impersonated'],
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      { 200: { description: 'Cancelled (`cancelled: false` when none waited)', body: okData(z.object({ cancelled: z.boolean() })) } },
+      FULL_AUTH,
     ),
   },
   forgotPassword: {
@@ -251,7 +287,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     responses: responses(
       { 200: { description: 'Address verified', body: message } },
       BAD_LINK,
-      { 400: failure("The account's address is no longer the one the link was sent to", errorFail, 'address_changed') },
+      { 400: failure("The account's address is no longer the one the link was sent to (or an email change started from)", errorFail, 'address_changed') },
+      { 409: failure('Confirming an email change: another account took the new address since it was asked for', errorFail, 'email_taken') },
       {
         403: failure(
           'Banned device; or `passwordRequired: true` when the link is opened on another device than the one that asked for it (POST /auth/verify-email/password)',
@@ -297,7 +334,8 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
         ),
       },
       { 401: failure('Wrong password (counted like a failed sign-in)', errorFail, 'wrong_password') },
-      { 403: failure('The link was opened on another device: a password is needed', errorFail, 'password_required') },
+      { 403: failure('The link was opened on another device: a password is needed (an email change: the account password only)', errorFail, 'password_required') },
+      { 409: failure('Confirming an email change: another account took the new address since it was asked for', errorFail, 'email_taken') },
       BANNED_DEVICE,
       LIMITED,
       { 503: failure('The breached-password check is unavailable', errorFail, 'breach_check_unavailable') },

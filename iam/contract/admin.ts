@@ -7,6 +7,7 @@
  * is 404. Every action is a security event of the account with the administrator's id.
  */
 import { z } from 'zod'
+import { safeString } from './text'
 import { defineRoutes, json, noBody, type RouteGuard } from './define'
 import { errorCode } from './error-codes'
 import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, responses, tokensBody, type Responses } from './responses'
@@ -28,6 +29,11 @@ const pageQuery = z.strictObject({
   cursor: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'Not a cursor').optional(),
 })
 
+/** The longest suspension reason (the column's check repeats it: migration 0015) */
+export const SUSPENSION_REASON_MAX = 500
+/** The longest suspension by duration: ten years; longer is "until lifted" */
+const SUSPENSION_DURATION_MAX_MS = 10 * 366 * 24 * 60 * 60 * 1000
+
 const userSummary = z.object({
   id: z.string(),
   email: z.string(),
@@ -46,6 +52,10 @@ const userDetail = z.object({
     firstVerifiedAt: z.string().nullable(),
     updatedAt: z.string(),
     externalId: z.string().nullable().describe('the account’s id in the system it was imported from (docs/import.md); null for none'),
+    suspension: z
+      .object({ until: z.string().nullable(), reason: z.string().nullable() })
+      .nullable()
+      .describe('the ban in force: its end (null: until lifted) and reason (null for a ban given without one); null when the account is not suspended'),
   }),
   sessions: z.array(z.object({ id: z.string(), createdAt: z.string(), lastSeenAt: z.string(), ipAddress: z.string().nullable(), browser: z.string().nullable(), os: z.string().nullable(), country: z.string().optional() })),
   factors: z.object({
@@ -151,17 +161,31 @@ export const ADMIN_ROUTES = defineRoutes({
   adminUserBan: {
     method: 'POST',
     path: '/admin/users/:userId/ban',
-    summary: 'Ban the account until `until` (default: indefinitely): sign-in refused, sessions ended, API tokens suspended',
+    summary:
+      'Suspend the account with a `reason` (shown to the person at sign-in) until `until`, for `durationMs`, or (neither) until lifted: sign-in refused, sessions ended, API tokens suspended',
     auth: 'full',
     guards: ADMIN_GUARDS,
     limiters: [],
     request: json(),
     params: userParams,
-    body: z.strictObject({ until: z.iso.datetime({ offset: true, error: 'An ISO 8601 date and time' }).optional() }),
+    body: z
+      .strictObject({
+        reason: safeString({ error: 'Give a reason' }).trim().min(1, 'Give a reason').max(SUSPENSION_REASON_MAX, `At most ${SUSPENSION_REASON_MAX} characters`),
+        until: z.iso.datetime({ offset: true, error: 'An ISO 8601 date and time' }).optional(),
+        durationMs: z
+          .number({ error: 'A number of milliseconds' })
+          .int('A whole number of milliseconds')
+          .min(60_000, 'At least one minute')
+          .max(SUSPENSION_DURATION_MAX_MS, 'At most ten years; leave both out for "until lifted"')
+          .optional(),
+      }),
     responses: responses(
       {
-        200: { description: 'banned', body: okData(z.object({ until: z.string(), sessionsEnded: z.number().int(), tokensSuspended: z.number().int() })) },
-        400: failure('Validation failed, or `until` is not in the future', errorFail, 'validation_failed'),
+        200: {
+          description: 'Suspended: `until` its end (null: until lifted)',
+          body: okData(z.object({ until: z.string().nullable(), reason: z.string(), sessionsEnded: z.number().int(), tokensSuspended: z.number().int() })),
+        },
+        400: failure('Validation failed (`fields`: a missing or long reason, both an end and a duration), or `until` is not in the future', errorFail, 'validation_failed'),
         409: failure('Your own account (`You cannot ban your own account`)', errorFail, 'own_account'),
       },
       NO_USER,

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
 import { secondFactorLoginBody } from './second-factor'
-import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, XSS, errorFail, failure, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
+import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
@@ -70,8 +70,8 @@ export const AUTH_ROUTES = defineRoutes({
       {
         400: failure('Validation failed (`fields`)', errorFail, 'validation_failed'),
         401: failure('Invalid email or password (one body for both); also an account whose deletion is due', errorFail, 'invalid_credentials'),
-        403: failure('Account suspended (`banned: true`)', errorFail, 'account_banned'),
       },
+      SUSPENDED,
       {
         403: failure(
           'Right password, account scheduled for deletion (`deletionPending: true`): erased at `dueAt` unless restored; `restoreProof` asks POST /auth/delete-account/restore-link for the restore link, once, until `restoreProofExpiresAt`. No session',

@@ -193,7 +193,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
       200: { description: 'the member\'s new role', body: okData(z.object({ member: z.object({ userId: z.string(), role: z.string(), roleName: z.string() }) })) },
       400: failure('No such role in the organization', errorFail, 'role_not_found'),
       404: failure('No such member', errorFail, 'member_not_found'),
-      409: failure('The last owner keeps the owner role', errorFail, 'last_owner'),
+      409: failure('The last owner who can act keeps the owner role (owners suspended or waiting for their deletion do not count): make another member an owner first', errorFail, 'last_owner'),
     }),
   },
   orgMemberRemove: {
@@ -210,7 +210,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
       200: { description: 'removed', body: okData(z.object({ removed: z.literal(true) })) },
       400: failure('No such role in the organization', errorFail, 'role_not_found'),
       404: failure('No such member', errorFail, 'member_not_found'),
-      409: failure('The last owner cannot be removed', errorFail, 'last_owner'),
+      409: failure('The last owner who can act cannot be removed (owners suspended or waiting for their deletion do not count): make another member an owner first', errorFail, 'last_owner'),
     }),
   },
   orgLeave: {
@@ -223,7 +223,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
     request: noBody,
     params: orgParams,
     responses: responses(
-      { 200: { description: 'left', body: okData(z.object({ left: z.literal(true) })) }, 409: failure('The last owner cannot leave', errorFail, 'last_owner') },
+      { 200: { description: 'left', body: okData(z.object({ left: z.literal(true) })) }, 409: failure('The last owner who can act cannot leave: make another member an owner first, or delete the organization', errorFail, 'last_owner') },
       IN_ORG,
       FULL_AUTH,
     ),

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
-import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, SUSPENDED, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A registration response (attestation object, client data, COSE key) is well under 4 KiB. */
 export const PASSKEY_JSON_LIMIT_BYTES = 4 * 1024
@@ -180,8 +180,8 @@ export const PASSKEY_ROUTES = defineRoutes({
           errorFail,
           'invalid_credentials',
         ),
-        403: failure('Account suspended (`banned: true`)', errorFail, 'account_banned'),
       },
+      SUSPENDED,
     ),
   },
 })

@@ -34,6 +34,12 @@ export const errorFail = shared('errorFail', z.object({
   /** with reason SESSION_REVOKED: why the session was revoked (`logout`, `password_changed`, `refresh_token_reused`, ...) */
   revokedFor: z.string().optional(),
 }))
+/**
+ * A sign-in refused for the account's suspension (features/users/suspension.ts): its end (`until`,
+ * ISO 8601; null: until an administrator lifts it) and the administrator's `reason` (null for a
+ * ban given without one), so the person is told what happened and for how long.
+ */
+export const suspendedBody = shared('suspendedBody', errorFail.extend({ banned: z.literal(true), until: z.string().nullable(), reason: z.string().nullable() }))
 /** The management routes' failure: `{ ok: false, date, reason, code }` */
 export const reasonFail = shared('reasonFail', z.object({ ok: z.literal(false), date, reason: z.string(), code: errorCode }))
 /** What middleware and platform failures carry: `{ error, code }` */
@@ -110,6 +116,11 @@ export const failure = <const C extends readonly ErrorCode[]>(description: strin
   body,
   codes,
 })
+
+/** The sign-in routes' refusal of a suspended account (`suspendedBody`). */
+export const SUSPENDED = {
+  403: failure('Account suspended (`banned: true`): `until` (null: until lifted) and `reason` (null when none was given)', suspendedBody, 'account_banned'),
+} satisfies Responses
 
 /** middleware/30 on a JSON route whose failures are `{ ok: false, date, error, fields }` */
 export const JSON_BODY_FIELDS = {

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { ACCOUNT_ACTION_ROUTES } from './account-actions'
 import { defineRoutes, json, noBody } from './define'
 import { CUSTOM_REASON_PATTERN } from './inputs'
-import { bannedBody, CODES_LOCKED, errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, LINK_CODES, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
+import { bannedBody, CODES_LOCKED, errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, LINK_CODES, okData, REAUTH, responses, suspendedBody, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A 6-digit TOTP code or a recovery code (`xxxx-xxxx-xxxx-xxxx`, case and separators free). */
 export const secondFactorCode = z
@@ -135,7 +135,7 @@ export const SECOND_FACTOR_ROUTES = defineRoutes({
           'code_invalid',
           'sign_in_expired',
         ),
-        403: failure('Banned device or account', z.union([errorFail, bannedBody]), 'device_banned', 'account_banned'),
+        403: failure('Banned device, or a suspended account (`until`, `reason`: see POST /login)', z.union([errorFail, bannedBody, suspendedBody]), 'device_banned', 'account_banned'),
       },
       XSS,
       LIMITED,

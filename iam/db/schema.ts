@@ -16,6 +16,8 @@ export interface UsersTable {
   terms_consent: Generated<boolean>
   roles: Json<string[]>
   banned_until: NullableTimestamp
+  /** the administrator's reason for the ban, shown at sign-in; null when none was given or no ban (migration 0015) */
+  ban_reason: string | null
   /** when an address of the account was first proven; null: never (migration 0008) */
   first_verified_at: NullableTimestamp
   /** the account's `sub` at the OpenID Provider (migration 0009); never the serial id */

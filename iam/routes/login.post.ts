@@ -1,3 +1,4 @@
+import { failSuspended } from '../http/suspended'
 import { ROUTES } from '../contract/routes'
 import { visitLoginDevice } from '../features/users/login-device'
 import { login } from '../features/users/login-service'
@@ -43,7 +44,7 @@ export default defineRoute(
     emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.code })
     if (!result.ok) {
       if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
-      if (result.code === 'banned') return authFail(403, 'account_banned', 'Account suspended', { banned: true })
+      if (result.code === 'banned') return failSuspended(result.suspension)
       // 403 like the ban: the credentials were right and the account may not sign in; the flag says why
       if (result.code === 'deletion_pending') {
         return authFail(403, 'deletion_pending', deletionPendingError(result.dueAt), {

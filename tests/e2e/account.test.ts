@@ -7,7 +7,7 @@ import { freshEmail, mailTo, signInInBrowser, signUpInBrowser, useE2eStack, WAIT
 const e2e = useE2eStack()
 
 describe('account page', () => {
-  it('changes the email address: confirmation mail -> link -> new address + code -> sign in with it', async () => {
+  it('changes the email address: confirmation mail -> link -> new address + code -> the change waits for the link mailed to the new address -> sign in with it', async () => {
     const page = await e2e.browser.newPage()
     const oldEmail = freshEmail('old')
     const newEmail = freshEmail('new')
@@ -19,9 +19,23 @@ describe('account page', () => {
     await page.getByLabel('New email address').fill(newEmail)
     await page.getByLabel('Code from the email').fill(codeOf(mail))
     await page.getByRole('button', { name: 'Confirm' }).click()
-    await expect.poll(() => page.getByText('Your email address was changed.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText(/your address changes once you open it/).isVisible(), WAIT).toBe(true)
+
+    // nothing changed yet: the account page shows where the link went
+    await page.goto(`${e2e.stack.url}/account`)
+    const waiting = `We sent a link to ${newEmail[0]}***@example.com: your address changes once you open it.`
+    await expect.poll(() => page.getByText(waiting).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('dd').filter({ hasText: oldEmail }).isVisible(), WAIT).toBe(true)
+    await saveScreenshot(page, 'account-email-change-pending')
+
+    // the link mailed to the new address moves the account
+    const confirmation = await mailTo(e2e.stack.smtp, newEmail, 'reason=CONFIRM_EMAIL_CHANGE&')
+    await page.goto(magicLinkOf(confirmation).toString())
+    await page.getByRole('button', { name: 'Confirm my email address' }).click()
+    await expect.poll(() => page.getByText('Your email address is confirmed.').isVisible(), WAIT).toBe(true)
 
     await page.goto(`${e2e.stack.url}/account`)
+    await expect.poll(() => page.locator('dd').filter({ hasText: newEmail }).isVisible(), WAIT).toBe(true)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/login/)
     await signInInBrowser(page, e2e.stack.url, newEmail)

@@ -198,6 +198,48 @@ describe('the admin console', () => {
     await member.close()
   })
 
+  it('suspends an account with a reason until a date: the console and the person signing in read the day and the reason, never a raw date', async () => {
+    const adminEmail = freshEmail('admin6')
+    const userEmail = freshEmail('suspended')
+    const member = await e2e.browsers.userBrowser.newPage()
+    await member.context().clearCookies()
+    await signUpInBrowser(member, e2e.stack.url, userEmail)
+    await member.context().clearCookies()
+
+    const page = await e2e.browsers.adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    await page.goto(`${e2e.stack.url}/admin?q=${encodeURIComponent(userEmail)}`)
+    await page.getByTestId('admin-users').getByRole('link', { name: userEmail }).click()
+    await expect.poll(() => page.getByTestId('admin-user-email').textContent(), WAIT).toBe(userEmail)
+    await page.getByRole('button', { name: 'Suspend account' }).click()
+    // a reason is required: the form says so next to the field
+    await page.getByRole('button', { name: 'Suspend', exact: true }).click()
+    await expect.poll(() => page.getByText('Give a reason: the person reads it when they try to sign in.').isVisible(), WAIT).toBe(true)
+    await page.getByLabel(/^Reason/).fill('Spam in the forum')
+    await page.getByLabel('Until a date').check()
+    const end = new Date(Date.now() + 20 * 86_400_000)
+    const day = end.toISOString().slice(0, 10)
+    await page.getByLabel('Ends on').fill(day)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Suspend', exact: true }).click()
+    const words = `until ${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`))}`
+    await expect.poll(() => page.getByTestId('admin-user-status').textContent(), WAIT).toBe(`suspended ${words}: Spam in the forum`)
+    await saveScreenshot(page, 'admin-user-suspended')
+
+    await member.goto(`${e2e.stack.url}/login`)
+    await member.getByLabel('Email', { exact: true }).fill(userEmail)
+    await member.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await member.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await expect.poll(() => member.getByTestId('suspended-notice').textContent(), WAIT).toContain(`Your account is suspended ${words}: Spam in the forum.`)
+    expect(await member.getByTestId('suspended-notice').textContent()).not.toMatch(/9999|T00:00/)
+    await saveScreenshot(member, 'login-suspended')
+    await page.close()
+    await member.close()
+  })
+
   it('lists organizations (axe clean at 390 px)', async () => {
     const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()

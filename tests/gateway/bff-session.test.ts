@@ -271,6 +271,26 @@ describe('custom MFA', () => {
     expect(res.status, res.text).toBe(200)
     expect(res.json).toMatchObject({ ok: true, data: { reason: 'change_email', sentTo: `${email[0]}***@example.com` } })
   })
+
+  it('an asked email change waits for the new address: the page reads it masked, cancels it, and the link then confirms nothing', async () => {
+    const { b, email } = await signedUpBrowser()
+    expect((await b.call('/api/auth/custom-mfa/change_email', { method: 'POST', body: {} })).status).toBe(200)
+    const mail = await mailTo(email, 'reason=change_email&')
+    const newEmail = freshEmail('pending')
+    const asked = await b.call(`/api/auth/email${linkQueryOf(mail)}`, { method: 'POST', body: { code: codeOf(mail), newEmail } })
+    expect(asked.status, asked.text).toBe(200)
+    const pending = await b.call('/api/auth/email/pending')
+    expect(pending.json).toMatchObject({ ok: true, data: { pending: { sentTo: `${newEmail[0]}***@example.com`, expiresAt: expect.any(String) } } })
+    const link = linkQueryOf(await mailTo(newEmail, 'reason=CONFIRM_EMAIL_CHANGE&'))
+    const cancelled = await b.call('/api/auth/email/cancel', { method: 'POST' })
+    expect(cancelled.json).toMatchObject({ ok: true, data: { cancelled: true } })
+    expect((await b.call('/api/auth/email/pending')).json).toMatchObject({ data: { pending: null } })
+    const confirm = await b.call(`/api/auth/verify-email${link}`, { method: 'POST' })
+    expect(confirm.status).toBe(400)
+    expect(confirm.json).toMatchObject({ code: 'link_used' })
+    const other = browserLike(stack.gateway.url)
+    expect((await other.call('/api/auth/login', { method: 'POST', body: { email, password: PASSWORD } })).status).toBe(200)
+  })
 })
 
 describe('MFA states', () => {

@@ -263,7 +263,7 @@ describe('the actions, each recorded with the administrator id', () => {
   })
 
   it('refuses to ban the administrator themself (409, in words), and records nothing', async () => {
-    const res = await asAdmin('POST', `/admin/users/${adminId}/ban`, {})
+    const res = await asAdmin('POST', `/admin/users/${adminId}/ban`, { reason: 'testing' })
     expect(res.status).toBe(409)
     expect(await json(res)).toMatchObject({ ok: false, error: 'You cannot ban your own account' })
     expect(await adminEvent(adminId, 'user_banned')).toBeUndefined()
@@ -288,15 +288,18 @@ describe('the actions, each recorded with the administrator id', () => {
     expect((await verify(iam, token.rawApiKey, 'full')).status).toBe(200)
     const publicId = await publicIdOf(user.email)
 
-    expect((await asAdmin('POST', `/admin/users/${publicId}/ban`, { until: '2001-01-01T00:00:00Z' })).status).toBe(400)
-    const ban = await asAdmin('POST', `/admin/users/${publicId}/ban`, {})
-    expect(await json(ban)).toMatchObject({ ok: true, data: { sessionsEnded: 1, tokensSuspended: 1 } })
+    expect((await asAdmin('POST', `/admin/users/${publicId}/ban`, { reason: 'spam', until: '2001-01-01T00:00:00Z' })).status).toBe(400)
+    const ban = await asAdmin('POST', `/admin/users/${publicId}/ban`, { reason: 'Repeated spam in the forum' })
+    expect(await json(ban)).toMatchObject({ ok: true, data: { until: null, reason: 'Repeated spam in the forum', sessionsEnded: 1, tokensSuspended: 1 } })
     expect((await refresh(iam, user)).status).toBe(401)
     expect((await verify(iam, token.rawApiKey, 'full')).status).toBe(401)
     const login = await call(iam, 'POST', '/login', { client: user, body: { email: user.email, password: STRONG_PASSWORD } })
     expect(login.status).toBe(403)
+    // until lifted: no date in the year 9999 reaches anyone
+    expect(await json(login)).toMatchObject({ ok: false, code: 'account_banned', banned: true, until: null, reason: 'Repeated spam in the forum' })
     const detail = await detailOf(publicId)
     expect((detail.user as Json).bannedUntil).toEqual(expect.any(String))
+    expect((detail.user as Json).suspension).toEqual({ until: null, reason: 'Repeated spam in the forum' })
     expect((await adminEvent(publicId, 'user_banned'))?.details).toMatchObject({ by: 'admin', sessionsEnded: 1, tokensSuspended: 1 })
 
     const unban = await asAdmin('POST', `/admin/users/${publicId}/unban`)
@@ -304,6 +307,33 @@ describe('the actions, each recorded with the administrator id', () => {
     expect((await verify(iam, token.rawApiKey, 'full')).status).toBe(200)
     await loginUser(iam, user.email, user.password, user)
     expect(await adminEvent(publicId, 'user_unbanned')).toBeDefined()
+    expect(((await detailOf(publicId)).user as Json).suspension).toBeNull()
+  })
+
+  it('a suspension needs a reason of at most 500 characters, and an end date or a duration, not both (400 validation_failed)', async () => {
+    const user = await signupUser(iam, { client: { ip: '203.0.113.213' } })
+    const publicId = await publicIdOf(user.email)
+    const bodies = [{}, { reason: '   ' }, { reason: 'x'.repeat(501) }, { reason: 'spam', until: '2100-01-01T00:00:00Z', durationMs: 86_400_000 }, { reason: 'spam', durationMs: 10 }]
+    for (const body of bodies) {
+      const res = await asAdmin('POST', `/admin/users/${publicId}/ban`, body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect((await json(res)).code).toBe('validation_failed')
+    }
+    await loginUser(iam, user.email, user.password, user)
+  })
+
+  it('tells the person signing in until when and why they are suspended, and a suspension past its end lets them in again without an administrator', async () => {
+    const user = await signupUser(iam, { client: { ip: '203.0.113.214' } })
+    const publicId = await publicIdOf(user.email)
+    const ban = await asAdmin('POST', `/admin/users/${publicId}/ban`, { reason: 'Chargeback under review', durationMs: 2 * 60_000 })
+    const until = ((await json(ban)).data as { until: string }).until
+    expect(new Date(until).getTime()).toBeGreaterThan(Date.now() + skewMs)
+    const login = await call(iam, 'POST', '/login', { client: user, body: { email: user.email, password: STRONG_PASSWORD } })
+    expect(await json(login)).toMatchObject({ code: 'account_banned', until, reason: 'Chargeback under review' })
+    expect(((await detailOf(publicId)).user as Json).suspension).toEqual({ until, reason: 'Chargeback under review' })
+    skewMs = (await advanceClock(iam, 2 * 60_000 + 1_000)) - Date.now()
+    await loginUser(iam, user.email, user.password, user)
+    expect(((await detailOf(publicId)).user as Json).suspension).toBeNull()
   })
 })
 

@@ -104,7 +104,7 @@ describe('who can be impersonated', () => {
   it('answers a banned account exactly as an unknown one (404), and sets no session cookie', async () => {
     const banned = await signupUser(iam, { client: { ip: '203.0.113.223' } })
     const bannedId = await publicIdOf(banned.email)
-    expect((await asAdmin('POST', `/admin/users/${bannedId}/ban`, {})).status).toBe(200)
+    expect((await asAdmin('POST', `/admin/users/${bannedId}/ban`, { reason: 'testing' })).status).toBe(200)
     const answers = []
     for (const id of [bannedId, '00000000-0000-4000-8000-0000000000ee']) {
       const res = await asAdmin('POST', `/admin/users/${id}/impersonate`)
@@ -266,7 +266,7 @@ describe('ending impersonations', () => {
     const userId = await publicIdOf(user.email)
     const { session: as } = await impersonate(userId)
     expect((await authed(iam, as, 'GET', '/secret/data')).status).toBe(200)
-    expect((await asAdmin('POST', `/admin/users/${userId}/ban`, {})).status).toBe(200)
+    expect((await asAdmin('POST', `/admin/users/${userId}/ban`, { reason: 'testing' })).status).toBe(200)
     expect((await authed(iam, as, 'GET', '/secret/data')).status).toBe(401)
     expect((await refresh(iam, as)).status).toBe(401)
   })

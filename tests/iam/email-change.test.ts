@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { call, loginUser, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
+import { call, loginUser, newDevice, refresh, setCookieValue, signupUser, uniqueEmail, type Session } from '../helpers/accounts'
 import type { Json } from '../helpers/iam-server'
 import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { codeOf, linkQueryOf, recipients, type ParsedMail } from '../helpers/smtp'
@@ -11,28 +11,136 @@ const authed = (s: Session, method: string, path: string, body?: unknown) =>
   call(iam, method, path, { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })
 
 async function startChange(s: Session): Promise<ParsedMail> {
+  const before = new Set(smtp.mails)
   const res = await authed(s, 'POST', '/custom/mfa/change_email', {})
   expect(res.status).toBe(200)
-  return smtp.waitForMail((m) => recipients(m).includes(s.email) && (m.text ?? '').includes('reason=change_email&'))
+  return smtp.waitForMail((m) => !before.has(m) && recipients(m).includes(s.email) && (m.text ?? '').includes('reason=change_email&'))
 }
 
+/** The confirmation link mailed to the new address of a change. */
+const confirmationMail = (newEmail: string) => smtp.waitForMail((m) => recipients(m).includes(newEmail) && (m.text ?? '').includes('reason=CONFIRM_EMAIL_CHANGE&'))
+
+/** Asks for the change; the session after it (the answer carries a new access token). */
+async function askChange(user: Session, newEmail: string): Promise<Session> {
+  const mail = await startChange(user)
+  const res = await authed(user, 'POST', `/update/email${linkQueryOf(mail)}`, { code: codeOf(mail), newEmail })
+  const body = (await res.json()) as Json
+  expect(res.status).toBe(200)
+  expect(body).toEqual({ ok: true, date: expect.any(String), accessToken: expect.any(String), accessIat: expect.any(Number), expiresInMs: 900_000 })
+  return { ...user, accessToken: body.accessToken as string, refreshToken: setCookieValue(res, 'session')! }
+}
+
+/** Opens the confirmation link on the device that asked for the change. */
+const confirm = (query: string, device: Session) => call(iam, 'POST', `/auth/verify-email${query}`, { client: device })
+
 describe('POST /update/email', () => {
-  it('moves the address, tells the old one, revokes every other session and keeps this one', async () => {
+  it('keeps the old address until the link mailed to the new one is used: a mistyped address never takes the account', async () => {
+    const user = await signupUser(iam)
+    const typo = uniqueEmail('typo')
+    const current = await askChange(user, typo)
+    await confirmationMail(typo)
+    expect((await authed(current, 'GET', '/secret/data')).status).toBe(200)
+    await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
+    await expect(loginUser(iam, typo, user.password, user)).rejects.toThrow(/401/)
+    // no notice to the old address while nothing changed
+    expect(smtp.mails.some((m) => recipients(m).includes(user.email) && /email address was changed/.test(m.subject ?? ''))).toBe(false)
+    const pending = await authed(current, 'GET', '/update/email/pending')
+    expect(await pending.json()).toEqual({ ok: true, date: expect.any(String), data: { pending: { sentTo: 't***@example.com', expiresAt: expect.any(String) } } })
+  })
+
+  it('moves the address once the new one confirms its link, tells the old one with an undo link and revokes every other session', async () => {
     const user = await signupUser(iam)
     const elsewhere = await loginUser(iam, user.email, user.password, user)
-    const mail = await startChange(user)
     const newEmail = uniqueEmail('moved')
-    const res = await authed(user, 'POST', `/update/email${linkQueryOf(mail)}`, { code: codeOf(mail), newEmail })
-    const body = (await res.json()) as Json
+    const current = await askChange(user, newEmail)
+    expect((await refresh(iam, elsewhere)).status).toBe(201)
+    const link = linkQueryOf(await confirmationMail(newEmail))
+    const res = await confirm(link, current)
     expect(res.status).toBe(200)
-    expect(body).toEqual({ ok: true, date: expect.any(String), accessToken: expect.any(String), accessIat: expect.any(Number), expiresInMs: 900_000 })
-    const current = { ...user, email: newEmail, accessToken: body.accessToken as string, refreshToken: setCookieValue(res, 'session')! }
     expect((await authed(current, 'GET', '/secret/data')).status).toBe(200)
-    expect((await refresh(iam, elsewhere)).status).toBe(401)
+    expect((await refresh(iam, await loginUser(iam, newEmail, user.password, user))).status).toBe(201)
     const notice = await smtp.waitForMail((m) => recipients(m).includes(user.email) && /email address was changed/.test(m.subject ?? ''))
     expect(notice.text).toContain(`${newEmail[0]}***@example.com`)
-    await expect(loginUser(iam, newEmail, user.password, user)).resolves.toBeTruthy()
+    expect(notice.text).toContain('reason=UNDO_EMAIL_CHANGE&')
     await expect(loginUser(iam, user.email, user.password, user)).rejects.toThrow(/401/)
+    expect((await refresh(iam, elsewhere)).status).toBe(401)
+    const pending = await authed(current, 'GET', '/update/email/pending')
+    expect(((await pending.json()) as Json).data).toEqual({ pending: null })
+    // the undo still puts the old address back
+    const undo = await call(iam, 'POST', `/auth/undo-email-change${linkQueryOf(notice)}`, { client: user })
+    expect(undo.status).toBe(200)
+    await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
+  })
+
+  it('refuses a second use of the confirmation link (400 link_used)', async () => {
+    const user = await signupUser(iam)
+    const newEmail = uniqueEmail('twice')
+    const current = await askChange(user, newEmail)
+    const link = linkQueryOf(await confirmationMail(newEmail))
+    expect((await confirm(link, current)).status).toBe(200)
+    const again = await confirm(link, current)
+    expect(again.status).toBe(400)
+    expect(((await again.json()) as Json).code).toBe('link_used')
+  })
+
+  it('refuses a link of an older change once a newer one was asked (400), and the newer one works', async () => {
+    const user = await signupUser(iam)
+    const first = uniqueEmail('first')
+    const second = uniqueEmail('second')
+    let current = await askChange(user, first)
+    const older = linkQueryOf(await confirmationMail(first))
+    current = await askChange(current, second)
+    const stale = await confirm(older, current)
+    expect(stale.status).toBe(400)
+    expect(((await stale.json()) as Json).code).toBe('link_used')
+    expect((await confirm(linkQueryOf(await confirmationMail(second)), current)).status).toBe(200)
+    await expect(loginUser(iam, second, user.password, user)).resolves.toBeTruthy()
+  })
+
+  it('answers 409 email_taken when another account took the new address before the link was used, and changes nothing', async () => {
+    const user = await signupUser(iam)
+    const newEmail = uniqueEmail('raced')
+    const current = await askChange(user, newEmail)
+    const link = linkQueryOf(await confirmationMail(newEmail))
+    await signupUser(iam, { email: newEmail })
+    const res = await confirm(link, current)
+    expect(res.status).toBe(409)
+    expect(((await res.json()) as Json).code).toBe('email_taken')
+    await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
+    expect((await authed(current, 'GET', '/secret/data')).status).toBe(200)
+  })
+
+  it('needs the account password when the link is opened on another device, and a new password is no proof there', async () => {
+    const user = await signupUser(iam)
+    const newEmail = uniqueEmail('other')
+    await askChange(user, newEmail)
+    const link = linkQueryOf(await confirmationMail(newEmail))
+    const stranger = await newDevice(iam)
+    const bare = await call(iam, 'POST', `/auth/verify-email${link}`, { client: stranger })
+    expect(bare.status).toBe(403)
+    expect(((await bare.json()) as Json).code).toBe('password_required')
+    const chosen = await call(iam, 'POST', `/auth/verify-email/password${link}`, {
+      client: stranger,
+      body: { newPassword: 'a brand new passphrase 99', confirmedPassword: 'a brand new passphrase 99' },
+    })
+    expect(chosen.status).toBe(403)
+    await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
+    const proved = await call(iam, 'POST', `/auth/verify-email/password${link}`, { client: stranger, body: { password: user.password } })
+    expect(proved.status).toBe(200)
+    await expect(loginUser(iam, newEmail, user.password, user)).resolves.toBeTruthy()
+  })
+
+  it('cancelling the waiting change ends its link', async () => {
+    const user = await signupUser(iam)
+    const newEmail = uniqueEmail('cancel')
+    const current = await askChange(user, newEmail)
+    const link = linkQueryOf(await confirmationMail(newEmail))
+    const cancel = await authed(current, 'POST', '/update/email/cancel')
+    expect(await cancel.json()).toEqual({ ok: true, date: expect.any(String), data: { cancelled: true } })
+    const res = await confirm(link, current)
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as Json).code).toBe('link_used')
+    await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
   })
 
   it('answers 400 for an address in use, changes nothing and leaves the link usable', async () => {

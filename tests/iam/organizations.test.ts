@@ -143,6 +143,27 @@ describe('organizations', () => {
     }
   })
 
+  it('counts no suspended owner as one who can act: the other owner can neither leave nor step down, and the refusal says to make another owner first', async () => {
+    const [ann, bob, admin] = [await person(), await person(), await person()]
+    const granted = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: admin.email, admin: true }) })
+    expect(granted.status).toBe(200)
+    const org = await newOrg(ann)
+    await join(ann, org.id, bob, 'owner')
+    const [annId, bobId] = [await memberId(ann, org.id, ann.email), await memberId(ann, org.id, bob.email)]
+    // the members list names people by their public id, the one the admin routes take
+    const ban = await authed(admin, 'POST', `/admin/users/${bobId}/ban`, { reason: 'Under review', durationMs: 86_400_000 })
+    expect(ban.status, await ban.clone().text()).toBe(200)
+    const leave = await authed(ann, 'POST', `/orgs/${org.id}/leave`)
+    expect(leave.status).toBe(409)
+    expect(await leave.json()).toMatchObject({ code: 'last_owner', error: expect.stringMatching(/make another member an owner first/) })
+    const stepDown = await authed(ann, 'POST', `/orgs/${org.id}/members/role`, { userId: annId, role: 'member' })
+    expect(stepDown.status).toBe(409)
+    expect(await stepDown.json()).toMatchObject({ code: 'last_owner' })
+    // the suspended owner may be demoted: the one who can act stays
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/members/role`, { userId: bobId, role: 'member' })).status).toBe(200)
+    expect(await ownersOf(ann, org.id)).toBe(1)
+  })
+
   it('lets an owner leave once another owner exists; an admin cannot touch owners', async () => {
     const [ann, bob, cid] = [await person(), await person(), await person()]
     const org = await newOrg(ann)

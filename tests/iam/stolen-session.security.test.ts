@@ -129,8 +129,8 @@ describe('the stolen-session takeover path', () => {
     const changed = await authed(iam, stolen, 'POST', '/update/email/second-factor', { newEmail: attackerEmail, code: recoveryCodes[0] })
     expect(changed.status, await changed.clone().text()).toBe(200)
     const afterChange: Session = { ...stolen, email: attackerEmail, accessToken: ((await changed.json()) as Json).accessToken as string, refreshToken: setCookieValue(changed, 'session')! }
-    // the new address is the attacker's: they confirm it from the stolen session's device
-    const confirm = await mailTo(mails, attackerEmail, (m) => (m.text ?? '').includes('reason=EMAIL_VERIFICATION&'))
+    // the new address is the attacker's: they confirm it from the stolen session's device, which moves the account
+    const confirm = await mailTo(mails, attackerEmail, (m) => (m.text ?? '').includes('reason=CONFIRM_EMAIL_CHANGE&'))
     expect((await call(iam, 'POST', `/auth/verify-email${linkQueryOf(confirm)}`, { client: afterChange })).status).toBe(200)
     const authenticator = new SoftAuthenticator()
     const { passkey } = await registerPasskey(iam, afterChange, authenticator)

@@ -20,7 +20,7 @@ import { verifyEmailMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
 import { consumeLink } from '../mfa/links'
-import { EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
+import { CONFIRM_EMAIL_CHANGE_PURPOSE, EMAIL_VERIFICATION_PURPOSE } from '../mfa/purposes'
 import { useLimiter } from '../rate-limits/registry'
 import { recordSecurityEvent } from '../security-events/repository'
 import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
@@ -32,8 +32,10 @@ import { fail, linkFailure, type ActionFailure, type ActionLimited } from '../mf
 import type { Actor } from '../security-events/repository'
 import { checkAddressLink, previewLinkPurpose } from '../mfa/link-checks'
 import { runAfterResponse } from '../../lib/background'
+import { confirmEmailChange, isAskingDevice } from './email-change'
 
-const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE
+// an email change's confirmation link lands on the same page and routes (email-change.ts)
+const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPOSE || purpose === CONFIRM_EMAIL_CHANGE_PURPOSE
 
 /**
  * Issues a verification link for `email` (ending older ones) and mails it there; `device`:
@@ -86,6 +88,7 @@ export async function verifyEmail(
   const check = await checkAddressLink(ctx, input.params, isVerification)
   if (!check.ok) return check
   const { link, email: sentTo } = check
+  if (link.purpose === CONFIRM_EMAIL_CHANGE_PURPOSE) return confirmChange(ctx, link, input)
   const device = link.data['device']
   const sameDevice = typeof device === 'number' && input.actor.visitorRowId === device
   const { proof } = input
@@ -138,6 +141,28 @@ export async function verifyEmail(
   if (done.kind === 'stale') return fail('address_stale')
   ctx.log.info('email verified', { userId: link.user_id, newPassword: !!newHash })
   return { ok: true, signedOut: done.signedOut, warnings }
+}
+
+/**
+ * An email change's link: on the device that asked it confirms as it is; elsewhere only with the
+ * account's password. Choosing a new password is no proof here: whoever reads a mistyped address
+ * must not get the account by opening the link.
+ */
+async function confirmChange(
+  ctx: IamContext,
+  link: Parameters<typeof confirmEmailChange>[1],
+  input: { actor: Actor; proof?: VerifyProof },
+): Promise<{ ok: true; signedOut: boolean; warnings: NewPasswordWarning[] } | ActionFailure | ActionLimited> {
+  const { proof } = input
+  if (!isAskingDevice(link, input.actor)) {
+    if (!proof || !('password' in proof)) return fail('password_required')
+    const account = await findUserById(ctx.db, link.user_id)
+    if (!account) return linkFailure('invalid')
+    const proved = await proveAccountPassword(ctx, { email: account.email, passwordHash: account.password_hash, password: proof.password, ...input.actor })
+    if (!proved.ok) return proved.code === 'rate_limited' ? proved : fail('wrong_password')
+  }
+  const done = await confirmEmailChange(ctx, link, input.actor)
+  return done.ok ? { ok: true, signedOut: false, warnings: [] } : done
 }
 
 /** POST /auth/resend-verification: a new link to the current address, limited per user. */

@@ -45,7 +45,7 @@ export async function confirmAccountDeletion(ctx: IamContext, input: { params: L
     const user = await trx.selectFrom('users').select(['email', 'deletion_due_at']).where('id', '=', link.user_id).forUpdate().executeTakeFirst()
     if (!user) return { kind: 'gone' }
     // checked before the link is spent: the owner hands the organization on and uses the same link
-    const sole = await soleOwnedOrganizations(trx, link.user_id)
+    const sole = await soleOwnedOrganizations(trx, link.user_id, now)
     if (sole.length > 0) return { ok: false, code: 'last_owner', organizations: sole }
     if (!(await consumeLink(trx, ctx, link)) || user.deletion_due_at) return { kind: 'used' }
     await trx.updateTable('users').set({ deletion_due_at: dueAt, updated_at: now }).where('id', '=', link.user_id).execute()

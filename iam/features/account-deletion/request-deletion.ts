@@ -23,7 +23,7 @@ export type RequestDeletionResult =
   | { ok: false; code: 'mail_failed' }
 
 export async function requestAccountDeletion(ctx: IamContext, input: { userId: number; actor: Actor }): Promise<RequestDeletionResult> {
-  const sole = await soleOwnedOrganizations(ctx.db, input.userId)
+  const sole = await soleOwnedOrganizations(ctx.db, input.userId, new Date(ctx.now()))
   if (sole.length > 0) return { ok: false, code: 'last_owner', organizations: sole }
   const user = await findMailRecipient(ctx, input.userId)
   if (!user) return { ok: false, code: 'relogin_required' }

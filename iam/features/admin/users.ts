@@ -8,6 +8,7 @@
  * The ban and unban are the admin CLI's (users/admin-users.ts); ending every session is
  * revokeFamilies' account-wide end, which also revokes what the OpenID Provider holds.
  */
+import { suspensionOf, type SuspensionView } from '../users/suspension'
 import { sql, type Kysely } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
@@ -118,7 +119,7 @@ export async function searchUsers(
 
 export interface AdminUserDetail {
   /** `externalId`: the account's id in the system it was imported from (features/users/import-users.ts), null for none */
-  user: AdminUserSummary & { hasPassword: boolean; firstVerifiedAt: string | null; updatedAt: string; externalId: string | null }
+  user: AdminUserSummary & { hasPassword: boolean; firstVerifiedAt: string | null; updatedAt: string; externalId: string | null; suspension: SuspensionView | null }
   sessions: Array<Omit<SessionView, 'current'>>
   factors: {
     totp: { enabled: boolean; createdAt: string; enabledAt: string | null } | null
@@ -153,7 +154,7 @@ function findByPublicId(db: Db, publicId: string) {
   if (!isUuid(publicId)) return Promise.resolve(undefined)
   return db
     .selectFrom('users')
-    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'updated_at', 'banned_until', 'deletion_due_at', 'first_verified_at', 'external_id', sql<boolean>`password_hash is not null`.as('has_password')])
+    .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'updated_at', 'banned_until', 'ban_reason', 'deletion_due_at', 'first_verified_at', 'external_id', sql<boolean>`password_hash is not null`.as('has_password')])
     .where('public_id', '=', publicId)
     .executeTakeFirst()
 }
@@ -193,6 +194,7 @@ export async function userDetail(ctx: IamContext, publicId: string): Promise<Adm
       firstVerifiedAt: iso(row.first_verified_at),
       updatedAt: row.updated_at.toISOString(),
       externalId: row.external_id,
+      suspension: suspensionOf(row, now.getTime()),
     },
     sessions: sessions.map(({ current: _current, ...session }) => session),
     factors: {
@@ -235,14 +237,15 @@ async function pairOf(db: Db, publicId: string, adminUserId: number): Promise<Pa
 }
 
 /** Bans the account (the CLI's ban: sessions end, API tokens suspended) until `until`. */
-export async function adminBan(ctx: IamContext, input: AdminActor & { publicId: string; until: Date }) {
+export async function adminBan(ctx: IamContext, input: AdminActor & { publicId: string; until: Date; reason: string }) {
   const pair = await pairOf(ctx.db, input.publicId, input.userId)
   if (!pair) return UNKNOWN_USER
   // an administrator who banned themself would be locked out with nobody there to lift it
   if (pair.target.id === input.userId) return { ok: false as const, code: 'self' as const }
-  const result = await banAccount(ctx, { userId: pair.target.id, until: input.until, by: BY_ADMIN, details: { adminId: pair.adminId } })
+  const result = await banAccount(ctx, { userId: pair.target.id, until: input.until, reason: input.reason, by: BY_ADMIN, details: { adminId: pair.adminId } })
   if (!result.ok) return result.code === 'unknown_account' ? UNKNOWN_USER : ({ ok: false, code: 'until_in_past' } as const)
-  return { ok: true as const, until: result.until.toISOString(), sessionsEnded: result.sessionsEnded, tokensSuspended: result.tokensSuspended }
+  const suspension = suspensionOf({ banned_until: result.until, ban_reason: input.reason }, ctx.now())
+  return { ok: true as const, until: suspension?.until ?? null, reason: input.reason, sessionsEnded: result.sessionsEnded, tokensSuspended: result.tokensSuspended }
 }
 
 /** Lifts the account's ban (the CLI's unban). */

@@ -21,6 +21,8 @@ export type ActionFailureCode =
   | 'email_unchanged'
   /** undoing a change: the old address belongs to another account by now */
   | 'old_address_taken'
+  /** confirming an email change: another account took the new address since it was asked for */
+  | 'new_address_taken'
   /** verifying: the link is for an address the account no longer has */
   | 'address_stale'
   | 'already_verified'

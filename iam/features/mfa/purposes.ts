@@ -10,6 +10,11 @@ export const MFA_PURPOSE = 'MAGIC_LINK_MFA_CHECKS' satisfies ReservedReason
 export const PASSWORD_RESET_PURPOSE = 'PASSWORD_RESET' satisfies ReservedReason
 /** Confirms the account's address (signup, email change); the link carries the address it was sent to. */
 export const EMAIL_VERIFICATION_PURPOSE = 'EMAIL_VERIFICATION' satisfies ReservedReason
+/**
+ * Mailed to the NEW address of an email change: the change happens only once it is used, so a
+ * mistyped address never takes the account (features/account-actions/email-change.ts).
+ */
+export const CONFIRM_EMAIL_CHANGE_PURPOSE = 'CONFIRM_EMAIL_CHANGE' satisfies ReservedReason
 /** Mailed to the OLD address after an email change: puts that address back. */
 export const UNDO_EMAIL_CHANGE_PURPOSE = 'UNDO_EMAIL_CHANGE' satisfies ReservedReason
 /** Confirms a deletion the signed-in owner asked for (features/account-deletion). */

@@ -58,11 +58,13 @@ export async function resolveRole(db: Kysely<Database> | Transaction<Database>, 
 }
 
 /**
- * The owners the organization will keep: an owner whose account's deletion is confirmed counts for
- * nothing, as in sole-owner.ts, or the other owner could leave while it waits for the purge and the
- * purge would leave the organization to no one.
+ * The owners who can act that the organization keeps besides `exceptUserId` (the owner being
+ * demoted, removed or leaving). An owner whose account's deletion is confirmed counts for nothing,
+ * as in sole-owner.ts, or the other owner could leave while it waits for the purge and the purge
+ * would leave the organization to no one; nor does a suspended owner (admin-users.ts banAccount):
+ * nobody could manage the organization until the suspension ends, or ever for one until lifted.
  */
-const ownerCount = async (trx: Transaction<Database>, orgId: number) =>
+const actingOwnersBesides = async (trx: Transaction<Database>, orgId: number, exceptUserId: number, now: number) =>
   Number(
     (
       await trx
@@ -71,7 +73,9 @@ const ownerCount = async (trx: Transaction<Database>, orgId: number) =>
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .where('m.org_id', '=', orgId)
         .where('m.role', '=', 'owner')
+        .where('m.user_id', '<>', exceptUserId)
         .where('u.deletion_due_at', 'is', null)
+        .where((eb) => eb.or([eb('u.banned_until', 'is', null), eb('u.banned_until', '<=', new Date(now))]))
         .executeTakeFirstOrThrow()
     ).n,
   )
@@ -111,7 +115,7 @@ export async function changeMemberRole(
     if (!role) return { ok: false, code: 'unknown_role' } as const
     if (!(await mayTouch(trx, actor, target.role))) return FORBIDDEN
     if (!mayGrant(actor, role.permissions, role.role === 'owner')) return FORBIDDEN
-    if (target.role === 'owner' && role.role !== 'owner' && (await ownerCount(trx, actor.orgId)) <= 1) return { ok: false, code: 'last_owner' } as const
+    if (target.role === 'owner' && role.role !== 'owner' && (await actingOwnersBesides(trx, actor.orgId, target.userId, input.now)) < 1) return { ok: false, code: 'last_owner' } as const
     await trx.updateTable('memberships').set({ role: role.role }).where('org_id', '=', actor.orgId).where('user_id', '=', target.userId).execute()
     await recordUserAction(trx, 'org_member_role_changed', {
       userId: input.userId,
@@ -145,7 +149,7 @@ export async function removeMember(
     const target = await findMember(trx, actor.orgId, input.memberId)
     if (!target) return { ok: false, code: 'member_not_found' } as const
     if (!(await mayTouch(trx, actor, target.role))) return FORBIDDEN
-    if (target.role === 'owner' && (await ownerCount(trx, actor.orgId)) <= 1) return { ok: false, code: 'last_owner' } as const
+    if (target.role === 'owner' && (await actingOwnersBesides(trx, actor.orgId, target.userId, input.now)) < 1) return { ok: false, code: 'last_owner' } as const
     await trx.deleteFrom('memberships').where('org_id', '=', actor.orgId).where('user_id', '=', target.userId).execute()
     await clearActiveOrg(trx, actor.orgId, target.userId)
     await recordUserAction(trx, 'org_member_removed', { userId: input.userId, actor: input.actor, details: eventDetails(actor, { member: input.memberId }), at: new Date(input.now) })
@@ -161,7 +165,7 @@ export async function leaveOrganization(
   return db.transaction().execute(async (trx) => {
     const actor = await lockActor(trx, input.orgId, input.userId)
     if (!actor) return NOT_FOUND
-    if (actor.role === 'owner' && (await ownerCount(trx, actor.orgId)) <= 1) return { ok: false, code: 'last_owner' } as const
+    if (actor.role === 'owner' && (await actingOwnersBesides(trx, actor.orgId, input.userId, input.now)) < 1) return { ok: false, code: 'last_owner' } as const
     await trx.deleteFrom('memberships').where('org_id', '=', actor.orgId).where('user_id', '=', input.userId).execute()
     await clearActiveOrg(trx, actor.orgId, input.userId)
     await recordUserAction(trx, 'org_left', { userId: input.userId, actor: input.actor, details: eventDetails(actor), at: new Date(input.now) })

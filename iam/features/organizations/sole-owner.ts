@@ -1,7 +1,8 @@
 /**
  * The last-owner rule seen from an account rather than an organization: the organizations in which
- * the user is the only owner, counting only owners whose own account is not waiting for its purge
- * (two owners who both delete their accounts would otherwise leave the organization to no one).
+ * the user is the only owner who can act, counting only owners whose own account is not waiting
+ * for its purge (two owners who both delete their accounts would otherwise leave the organization
+ * to no one) nor suspended at `now` (organizations/members.ts says why).
  * Deleting the account is refused while this list is not empty (features/account-deletion).
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
@@ -13,7 +14,7 @@ export interface SoleOwnedOrganization {
   name: string
 }
 
-export async function soleOwnedOrganizations(db: Kysely<Database> | Transaction<Database>, userId: number): Promise<SoleOwnedOrganization[]> {
+export async function soleOwnedOrganizations(db: Kysely<Database> | Transaction<Database>, userId: number, now: Date): Promise<SoleOwnedOrganization[]> {
   const { rows } = await sql<SoleOwnedOrganization>`
     select o.public_id::text as id, o.slug, o.name
     from memberships m
@@ -23,6 +24,7 @@ export async function soleOwnedOrganizations(db: Kysely<Database> | Transaction<
         select 1 from memberships other
         join users u on u.id = other.user_id
         where other.org_id = m.org_id and other.role = 'owner' and other.user_id <> m.user_id and u.deletion_due_at is null
+          and (u.banned_until is null or u.banned_until <= ${now})
       )
     order by o.name, o.id`.execute(db)
   return rows

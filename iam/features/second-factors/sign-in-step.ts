@@ -6,6 +6,7 @@
  * secondFactor.challengeAttempts (5) counted atomically before the code is looked at, and is used
  * once. Adaptive MFA keeps working after it: the session opened here is guarded like any other.
  */
+import { suspensionOf, type SuspensionView } from '../users/suspension'
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
@@ -47,7 +48,8 @@ export async function issueChallenge(ctx: IamContext, input: { userId: number; v
 
 export type CompleteSignInResult =
   | { ok: true; pair: TokenPair; userId: number }
-  | { ok: false; code: 'invalid_challenge' | 'invalid_code' | 'banned' }
+  | { ok: false; code: 'invalid_challenge' | 'invalid_code' }
+  | { ok: false; code: 'banned'; suspension: SuspensionView }
   | CodeLocked
 
 export async function completeSignIn(
@@ -66,7 +68,8 @@ export async function completeSignIn(
   const user = await findUserById(ctx.db, attempt.user_id)
   // a deletion confirmed between the password and this step ends the sign-in like a stale challenge
   if (!user || isDeletionPending(user)) return { ok: false, code: 'invalid_challenge' }
-  if (user.banned_until && user.banned_until.getTime() > now) return { ok: false, code: 'banned' }
+  const suspension = suspensionOf(user, now)
+  if (suspension) return { ok: false, code: 'banned', suspension }
   const pair = await createSignInSession(ctx, user, input, attempt.remember, undefined, 'pwd otp mfa')
   // this step's request spent a point of the IP's login budget; the password step gave its own back
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.ipAddress })

@@ -58,7 +58,7 @@ async function targetOf(ctx: Pick<IamContext, 'db'>, target: AccountTarget) {
 /** Bans the account until `until` (in the future), ends its sessions and suspends its API tokens. */
 export async function banAccount(
   ctx: Pick<IamContext, 'db' | 'now'>,
-  input: AccountTarget & { until: Date; by: string; details?: Record<string, unknown> },
+  input: AccountTarget & { until: Date; reason?: string; by: string; details?: Record<string, unknown> },
 ): Promise<BanResult> {
   const now = new Date(ctx.now())
   if (input.until.getTime() <= now.getTime()) return { ok: false, code: 'until_in_past' }
@@ -66,7 +66,7 @@ export async function banAccount(
   if (!user) return { ok: false, code: 'unknown_account' }
   const { sessionsEnded, tokensSuspended } = await ctx.db.transaction().execute(async (trx) => {
     // the users row first: its lock orders this ban with a token creation of the user (api-tokens/create.ts)
-    await trx.updateTable('users').set({ banned_until: input.until, updated_at: now }).where('id', '=', user.id).execute()
+    await trx.updateTable('users').set({ banned_until: input.until, ban_reason: input.reason ?? null, updated_at: now }).where('id', '=', user.id).execute()
     const families = await revokeFamilies(trx, { userId: user.id }, 'banned', now)
     const suspended = await setSuspensionOfUser(trx, user.id, input.until)
     await recordSecurityEvent(trx, {
@@ -74,7 +74,7 @@ export async function banAccount(
       userId: user.id,
       visitorRowId: null,
       ipAddress: null,
-      details: { until: input.until.toISOString(), by: input.by, sessionsEnded: families.length, tokensSuspended: suspended, ...input.details },
+      details: { until: input.until.toISOString(), ...(input.reason ? { reason: input.reason } : {}), by: input.by, sessionsEnded: families.length, tokensSuspended: suspended, ...input.details },
       at: now,
     })
     return { sessionsEnded: families.length, tokensSuspended: suspended }
@@ -94,7 +94,7 @@ export async function unbanAccount(
   if (!user) return { ok: false, code: 'unknown_account' }
   const wasBanned = !!user.banned_until && user.banned_until.getTime() > now.getTime()
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('users').set({ banned_until: null, updated_at: now }).where('id', '=', user.id).execute()
+    await trx.updateTable('users').set({ banned_until: null, ban_reason: null, updated_at: now }).where('id', '=', user.id).execute()
     await setSuspensionOfUser(trx, user.id, null)
     await recordSecurityEvent(trx, { type: 'user_unbanned', userId: user.id, visitorRowId: null, ipAddress: null, details: { by: input.by, ...input.details }, at: now })
   })

@@ -22,6 +22,7 @@
  * that asks for the restore link, account-deletion/restore-link.ts). No session opens. Past its due
  * moment the account is read as absent, like one the purge erased.
  */
+import { findSuspension, type SuspensionView } from './suspension'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { runAfterResponse } from '../../lib/background'
@@ -54,7 +55,9 @@ export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
   /** the password was right and the account has a second factor: no session yet (sign-in-step.ts) */
   | { ok: true; secondFactor: SecondFactorChallenge; userId: number }
-  | { ok: false; code: 'invalid_credentials' | 'banned' }
+  | { ok: false; code: 'invalid_credentials' }
+  /** the right password of a suspended account: its end and reason, for the person (suspension.ts) */
+  | { ok: false; code: 'banned'; suspension: SuspensionView }
   /** the right password of an account scheduled for deletion: erased at `dueAt` unless restored; no session */
   | { ok: false; code: 'deletion_pending'; dueAt: Date; restore: RestoreProof }
   | { ok: false; code: 'throttled'; retryMs: number }
@@ -107,7 +110,9 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   // checked after the password so a ban does not reveal that an address has an account
   if (user.banned_until && user.banned_until.getTime() > now) {
     await audit('login_failed', { method: 'password', reason: 'banned' })
-    return { ok: false, code: 'banned' }
+    // read here, not in the login's one lookup: only a suspended account's right password pays for it
+    const suspension = await findSuspension(ctx.db, user.id, now)
+    return { ok: false, code: 'banned', suspension: suspension ?? { until: null, reason: null } }
   }
   if (verified.needsRehash) {
     await replacePasswordHash(ctx.db, user.id, user.password_hash, await hasher.hash(input.password), new Date(now))

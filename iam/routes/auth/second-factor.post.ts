@@ -1,3 +1,4 @@
+import { failSuspended } from '../../http/suspended'
 import { ROUTES } from '../../contract/routes'
 import { completeSignIn } from '../../features/second-factors/sign-in-step'
 import { authFail, sendTokens } from '../../http/auth'
@@ -14,7 +15,7 @@ import { signInDevice } from '../../http/sign-in'
 export default defineRoute(ROUTES.secondFactor, [signInGate, body(), limit('loginIp', ({ ip }) => ({ ip }))], async ({ event, ctx, visitor, body }) => {
   const result = await completeSignIn(ctx, { challenge: body.challenge, code: body.code, ...signInDevice(event, visitor!) })
   if (result.ok) return sendTokens(event, ctx, result.pair, 200)
-  if (result.code === 'banned') return authFail(403, 'account_banned', 'Account suspended', { banned: true })
+  if (result.code === 'banned') return failSuspended(result.suspension)
   if (result.code === 'invalid_code') return authFail(401, 'code_invalid', 'Invalid code')
   if (result.code === 'locked') return failCodesLocked(result)
   return authFail(401, 'sign_in_expired', 'This sign-in step has ended; sign in again', { restart: true })

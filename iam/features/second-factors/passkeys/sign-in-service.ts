@@ -6,6 +6,7 @@
  * PIN or biometric at once: no second-factor step follows it, and adaptive MFA guards the session
  * it opens like any other.
  */
+import { suspensionOf, type SuspensionView } from '../../users/suspension'
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import { timingSafeEqual } from 'node:crypto'
 import type { IamContext } from '../../../context'
@@ -35,7 +36,8 @@ export async function startSignIn(ctx: IamContext, input: { visitorRowId: number
 
 export type PasskeySignInResult =
   | { ok: true; pair: TokenPair; userId: number }
-  | { ok: false; code: 'invalid_assertion' | 'counter_regressed' | 'banned' }
+  | { ok: false; code: 'invalid_assertion' | 'counter_regressed' }
+  | { ok: false; code: 'banned'; suspension: SuspensionView }
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -82,7 +84,8 @@ export async function finishSignIn(
   const user = await findUserById(ctx.db, passkey.user_id)
   // a disabled account's passkey is answered as a passkey nobody has
   if (!user || isDeletionPending(user)) return { ok: false, code: 'invalid_assertion' }
-  if (user.banned_until && user.banned_until.getTime() > now.getTime()) return { ok: false, code: 'banned' }
+  const suspension = suspensionOf(user, now.getTime())
+  if (suspension) return { ok: false, code: 'banned', suspension }
   const pair = await createSignInSession(ctx, user, input, input.remember, undefined, 'hwk user mfa')
   // the verify request spent a point of the IP's login budget (the options have their own limiter)
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.ipAddress })

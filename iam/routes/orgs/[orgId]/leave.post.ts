@@ -7,7 +7,7 @@ import { answerFailure, defineRoute } from '../../../http/route'
 
 const FAILURES = {
   not_found: ORG_FAILURES.not_found,
-  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner: make another member owner first, or delete the organization'),
+  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner who can act: make another member an owner first, or delete the organization'),
 } as const
 
 /** POST /orgs/:orgId/leave (full authentication): the user leaves (not as the last owner). */

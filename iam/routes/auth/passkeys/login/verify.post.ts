@@ -1,3 +1,4 @@
+import { failSuspended } from '../../../../http/suspended'
 import { ROUTES } from '../../../../contract/routes'
 import { finishSignIn } from '../../../../features/second-factors/passkeys/sign-in-service'
 import { authFail, sendTokens } from '../../../../http/auth'
@@ -15,6 +16,6 @@ const INVALID_PASSKEY = 'The passkey could not be verified; try again'
 export default defineRoute(ROUTES.passkeyLoginVerify, [signInGate, body(), limit('loginIp', ({ ip }) => ({ ip }))], async ({ event, ctx, visitor, body }) => {
   const result = await finishSignIn(ctx, { credential: body.credential, remember: body.rememberUser === 'on', ...signInDevice(event, visitor!) })
   if (result.ok) return sendTokens(event, ctx, result.pair, 200)
-  if (result.code === 'banned') return authFail(403, 'account_banned', 'Account suspended', { banned: true })
+  if (result.code === 'banned') return failSuspended(result.suspension)
   return authFail(401, 'invalid_credentials', INVALID_PASSKEY)
 })

@@ -9,7 +9,7 @@ const FAILURES = {
   ...ORG_FAILURES,
   member_not_found: () => authFail(404, 'member_not_found', 'No such member'),
   unknown_role: () => authFail(400, 'role_not_found', 'No such role in this organization'),
-  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner: the last owner cannot be removed'),
+  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner who can act: make another member an owner first, then remove this one'),
 } as const
 
 /** POST /orgs/:orgId/members/remove (full authentication; members:manage) `{ userId }`. */

@@ -9,7 +9,7 @@ const FAILURES = {
   ...ORG_FAILURES,
   member_not_found: () => authFail(404, 'member_not_found', 'No such member'),
   unknown_role: () => authFail(400, 'role_not_found', 'No such role in this organization', { fields: { role: 'No such role in this organization' } }),
-  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner: make another member owner first'),
+  last_owner: () => authFail(409, 'last_owner', 'The organization needs an owner who can act: make another member an owner first'),
 } as const
 
 /** POST /orgs/:orgId/members/role (full authentication; members:manage) `{ userId, role }`. */

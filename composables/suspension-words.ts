@@ -1,0 +1,13 @@
+/**
+ * A suspension's end in words, one way for the console and the sign-in page: "until 5 December
+ * 2026", or "until lifted" for one without an end (the IAM answers `until: null` for it, never a
+ * date in the year 9999: iam/features/users/suspension.ts). Days are read in UTC, the zone the
+ * console's "until a date" choice stores them in, so the day shown is the day chosen.
+ */
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
+
+export function suspensionEnd(until: string | null | undefined): string {
+  if (!until) return 'until lifted'
+  const date = new Date(until)
+  return Number.isNaN(date.getTime()) ? 'until lifted' : `until ${DAY.format(date)}`
+}
