@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   account_banned: 'The account is suspended',
   deletion_pending: 'The account is scheduled for deletion: ask for the restore link with `restoreProof`',
   email_taken: 'The address belongs to another account',
+  locale_unsupported: 'The language is not one the service writes in (`fields.locale` lists them)',
   email_invalid: 'The address is not accepted (`fields` says why)',
   email_unchanged: 'The new address is the current one',
   email_already_verified: 'The address is already confirmed',
