@@ -71,11 +71,11 @@ export async function changeEmail(
   // undoing the change removes what was set up since this session's sign-in proof: a stolen
   // session may have added a factor before it moved the address (undo-email-change.ts)
   const setUpSince = new Date(Math.min(input.signInProofAt, now.getTime()))
-  const change = { userId: input.user.userId, oldEmail: done.oldEmail, newEmail: email.email, ipAddress: input.actor.ipAddress, at: now, setUpSince }
+  const change = { userId: input.user.userId, oldEmail: done.oldEmail, newEmail: email.email, ipAddress: input.actor.ipAddress, at: now, setUpSince, requestLocale: input.actor.locale }
   sendEmailChangedNotice(ctx, change).catch((error: Error) =>
     ctx.log.error('email-change notice not delivered', { userId: input.user.userId, error: error.message }),
   )
-  sendVerificationMailLater(ctx, { id: input.user.userId, email: email.email }, input.user.visitorRowId)
+  sendVerificationMailLater(ctx, { id: input.user.userId, email: email.email }, input.user.visitorRowId, input.actor.locale)
   const pair = await reissueSession(ctx, input.user, input.actor)
   if (!pair) return fail('relogin_required')
   return { ok: true, pair }
