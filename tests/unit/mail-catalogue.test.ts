@@ -3,9 +3,12 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { anomalyReason } from '../../iam/contract/anomaly-reasons'
 import { SUPPORTED_LOCALES } from '../../iam/contract/locales'
+import { MAIL_KINDS } from '../../iam/contract/mail-templates'
 import { CATALOGUES } from '../../iam/features/mail/catalogue/catalogues'
 import { en } from '../../iam/features/mail/catalogue/en'
 import { counted, durationOf, humanDate, placeholdersOf } from '../../iam/features/mail/format'
+import { PAGE_TEXTS } from '../../iam/features/oidc/page-texts'
+import { errorPage, pageLocale } from '../../iam/features/oidc/pages'
 
 type Tree = { [key: string]: string | Tree }
 const PLURAL_FORMS = new Set(['zero', 'one', 'two', 'few', 'many', 'other'])
@@ -56,6 +59,10 @@ describe('the mail catalogues', () => {
     expect(unused).toEqual([])
   })
 
+  it('lists in the contract exactly the mail kinds of the catalogue', () => {
+    expect([...MAIL_KINDS].sort()).toEqual(Object.keys(en.mails).sort())
+  })
+
   it('says every anomaly reason in English as the pages do (iam/contract/anomaly-reasons.ts)', () => {
     for (const [type, words] of Object.entries(en.anomaly)) {
       if (type !== 'other') expect(anomalyReason(type)).toBe(words)
@@ -81,5 +88,27 @@ describe('the mail catalogues', () => {
     expect(humanDate(at, 'es')).toBe('29 de noviembre de 2026, 14:05 UTC')
     expect(humanDate(at, 'ja')).toBe('2026年11月29日 14:05(UTC)')
     expect(humanDate(at, 'ar')).toContain('UTC')
+  })
+})
+
+describe('the words of the provider’s own pages', () => {
+  const englishPages = leaves(PAGE_TEXTS.en as unknown as Tree)
+
+  it.each(SUPPORTED_LOCALES)('%s has every key of English with its placeholders', (locale) => {
+    const texts = leaves(PAGE_TEXTS[locale] as unknown as Tree)
+    expect([...texts.keys()].sort()).toEqual([...englishPages.keys()].sort())
+    for (const [key, forms] of texts) expect(placeholdersOf(forms.join(' ')), `${locale} ${key}`).toEqual(placeholdersOf(englishPages.get(key)!.join(' ')))
+  })
+
+  it('renders a page in the request’s language with its lang and direction', () => {
+    const arabic = errorPage({ error: 'access_denied' }, pageLocale('ar-EG,ar;q=0.9'))
+    expect(arabic).toMatch(/^<!DOCTYPE html><html lang="ar" dir="rtl">/)
+    expect(arabic).toContain(PAGE_TEXTS.ar.error.access_denied)
+    expect(arabic).not.toContain(PAGE_TEXTS.en.error.access_denied)
+    const german = errorPage({ error: 'no_such_error', error_description: '<x>' }, pageLocale('de'))
+    expect(german).toContain('lang="de" dir="ltr"')
+    expect(german).toContain(PAGE_TEXTS.de.error.other)
+    expect(german).toContain('Details: &#60;x&#62;')
+    expect(errorPage({ error: 'access_denied' }, pageLocale(undefined))).toContain('The sign-in was cancelled.')
   })
 })
