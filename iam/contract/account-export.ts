@@ -33,6 +33,7 @@ export const accountExportDocument = z.object({
     hasPassword: z.boolean(),
     createdAt: at,
     externalId: z.string().nullable().describe('the account’s id in the system it was imported from; null for none'),
+    locale: z.string().nullable().describe('the language the owner chose for mails and pages (docs/i18n.md); null: not chosen'),
   }),
   sessions: z
     .array(

@@ -1,6 +1,7 @@
 /** Sessions, password change and the audit view (docs/accounts.md, docs/second-factors.md). */
 import { z } from 'zod'
 import { safeString } from './text'
+import { SUPPORTED_LOCALES } from './locales'
 import { defineRoutes, json, noBody } from './define'
 import type { ErrorCode } from './error-codes'
 import { CODES_LOCKED, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, failure, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
@@ -91,21 +92,41 @@ export const signInMethodsView = z.object({
     .describe('each linked provider account, by provider, oldest first'),
 })
 
-/** The name people see on the account page and in the header; free text like signup's name. */
-export const profileBody = z.object({ name: safeString().trim().min(1, 'Name is required').max(100, 'At most 100 characters') })
+/**
+ * The name people see on the account page and in the header (free text like signup's name), and
+ * the language the account's mails are written in (iam/contract/locales.ts; null: not chosen, the
+ * request's language then). The name may be left out only when the language is sent: a body with
+ * neither is the old `Name is required`.
+ */
+export const profileBody = z
+  .object({
+    name: safeString().trim().min(1, 'Name is required').max(100, 'At most 100 characters').optional(),
+    locale: z
+      .string()
+      .max(35, 'At most 35 characters')
+      .nullable()
+      .optional()
+      .describe(`one of ${SUPPORTED_LOCALES.join(', ')}; null forgets the choice (mails follow the browser's language)`),
+  })
+  .refine((body) => body.name !== undefined || body.locale !== undefined, { message: 'Name is required', path: ['name'] })
 
 export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
   updateProfile: {
     method: 'POST',
     path: '/auth/profile',
-    summary: "Change the account's name",
+    summary: "Change the account's name or language",
     auth: 'full',
     limiters: [],
     request: json(),
     body: profileBody,
     responses: responses(
-      { 200: { description: 'Changed: the name as stored (trimmed)', body: okData(z.object({ name: z.string() })) } },
-      refused('Validation failed (`fields.name`)'),
+      {
+        200: {
+          description: 'Changed: the name as stored (trimmed) and the language (null: not chosen)',
+          body: okData(z.object({ name: z.string(), locale: z.enum(SUPPORTED_LOCALES).nullable() })),
+        },
+      },
+      refused('Validation failed (`fields.name`), or a language the service does not write in (`fields.locale`)', 'locale_unsupported'),
       FULL_AUTH,
       JSON_BODY_FIELDS,
       XSS,

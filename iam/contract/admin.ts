@@ -15,7 +15,7 @@ import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, REAUTH, respon
 /** The role in users.roles (and a session token's `roles`) that makes a platform administrator. */
 export const PLATFORM_ADMIN_ROLE = 'admin'
 
-const ADMIN_GUARDS: readonly RouteGuard[] = ['platform-admin', 'recent-sign-in']
+export const ADMIN_GUARDS: readonly RouteGuard[] = ['platform-admin', 'recent-sign-in']
 
 const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, message)
 const userParams = z.object({ userId: uuid('Not a user id') })
@@ -107,7 +107,8 @@ const importSummary = z.object({
 })
 
 /** Every admin route: not an administrator, or no recent sign-in proof. */
-const ADMIN = responses(
+/** The answers every admin route shares: not an administrator, no recent sign-in, full authentication. */
+export const ADMIN = responses(
   { 403: failure('Not a platform administrator (`Platform administrators only`, the same on every admin route)', errorFail, 'not_admin') },
   REAUTH,
   FULL_AUTH,

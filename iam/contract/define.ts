@@ -19,7 +19,7 @@ export type CallerPurpose = 'bff' | 'provider' | 'oauth-callback'
 /** What a route accepts when its entry names nothing: a person's action through the BFF. */
 export const DEFAULT_PURPOSES: readonly CallerPurpose[] = ['bff']
 
-export type HttpMethod = 'GET' | 'POST'
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
  * The credential presence checks that open the route's authentication chain (spec

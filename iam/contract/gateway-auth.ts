@@ -1,4 +1,5 @@
 /** Gateway authorization routes (IAM spec "Gateway authorization"). */
+import { SUPPORTED_LOCALES } from './locales'
 import { z } from 'zod'
 import { cookieOnly, defineRoutes, json, noBody } from './define'
 import { errorCode } from './error-codes'
@@ -45,6 +46,7 @@ export const GATEWAY_AUTH_ROUTES = defineRoutes({
             email: z.string(),
             emailVerified: z.boolean(),
             name: z.string(),
+            locale: z.enum(SUPPORTED_LOCALES).nullable().describe('the language the owner chose for mails and pages; null: not chosen'),
             sessionId: z.string(),
             payload: z.record(z.string(), z.unknown()),
             roles: z.array(z.string()),

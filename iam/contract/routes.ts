@@ -7,6 +7,7 @@ import { ACCOUNT_DELETION_ROUTES } from './account-deletion'
 import { ACCOUNT_EXPORT_ROUTES } from './account-export'
 import { ACCOUNT_SECURITY_ROUTES } from './account-security'
 import { ADMIN_ROUTES } from './admin'
+import { MAIL_TEMPLATE_ROUTES } from './mail-templates'
 import { API_TOKEN_ROUTES } from './api-tokens'
 import { AUTH_ROUTES } from './auth'
 import type { RouteContract } from './define'
@@ -30,6 +31,7 @@ const AREAS = [
   OIDC_ROUTES,
   ORGANIZATION_ROUTES,
   ADMIN_ROUTES,
+  MAIL_TEMPLATE_ROUTES,
   ACCOUNT_DELETION_ROUTES,
 ] as const
 
@@ -46,6 +48,7 @@ export const ROUTES = {
   ...OIDC_ROUTES,
   ...ORGANIZATION_ROUTES,
   ...ADMIN_ROUTES,
+  ...MAIL_TEMPLATE_ROUTES,
   ...ACCOUNT_DELETION_ROUTES,
 }
 

@@ -26,6 +26,8 @@ export interface UsersTable {
   deletion_due_at: NullableTimestamp
   /** the account's id in the system it was imported from, unique where set; null for every account made here (migration 0013) */
   external_id: string | null
+  /** the language the owner chose (iam/contract/locales.ts); null: not chosen, mails follow the request (migration 0014) */
+  locale: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -300,6 +302,17 @@ export interface InvitationsTable {
   revoked_at: NullableTimestamp
 }
 
+/** An administrator's words for one mail in one language (migration 0014, features/mail/overrides-repo.ts). */
+export interface MailTemplateOverridesTable {
+  kind: string
+  locale: string
+  /** catalogue key of the mail -> plain text with the English text's placeholders */
+  texts: Json<Record<string, string>>
+  /** the administrator's public id */
+  updated_by: string | null
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -323,6 +336,7 @@ export interface Database {
   organization_roles: OrganizationRolesTable
   memberships: MembershipsTable
   invitations: InvitationsTable
+  mail_template_overrides: MailTemplateOverridesTable
 }
 
 export type User = Selectable<UsersTable>

@@ -203,6 +203,7 @@ async function protectRoute(
     visitor,
     ipAddress: getClientIp(event),
     fingerprint: event.context.fingerPrint ?? null,
+    acceptLanguage: requestHeader(event, 'accept-language'),
   }
   const result = await judgeSession(ctx, input, state.session, state.sessions)
   if (!result.ok) return failGuard(result)

@@ -2,7 +2,8 @@
  * What the routes that take a magic link share: the actor recorded with a completed action, and
  * the answer to a link query its schema refuses (iam/contract/inputs.ts linkQuery).
  */
-import type { H3Event } from 'h3'
+import { getRequestHeader, type H3Event } from 'h3'
+import { negotiateLocale, type Locale } from '../contract/locales'
 import type { Actor } from '../features/security-events/repository'
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail } from './auth'
@@ -11,8 +12,11 @@ import { getClientIp } from './request'
 /** The request's device and network as recorded with a completed action. */
 export function actorOf(event: H3Event, visitorRowId: number | null): Actor {
   const { fingerPrint } = event.context
-  return { visitorRowId, ipAddress: getClientIp(event), fingerprint: fingerPrint ? { ...fingerPrint } : null }
+  return { visitorRowId, ipAddress: getClientIp(event), fingerprint: fingerPrint ? { ...fingerPrint } : null, locale: requestLocale(event) }
 }
+
+/** The language the request asks for (RFC 9110 section 12.5.4); the gateway forwards the person's (server/utils/bff/iam-call.ts). */
+export const requestLocale = (event: H3Event): Locale => negotiateLocale(getRequestHeader(event, 'accept-language'))
 
 /** A link query its schema refuses is the same 400 as a bad link. */
 export const invalidLink = (): never => authFail(400, 'link_invalid', LINK_ERRORS.invalid)

@@ -8,6 +8,7 @@
  * chain's order: banned device 403, cached anomaly 202/401, missing device 401, then the nine checks.
  */
 import type { H3Event } from 'h3'
+import { requestHeader } from './request'
 import { useIam } from '../context'
 import { judgeSession } from '../features/anomalies/anomaly-service'
 import type { RotationFacts } from '../features/sessions/rotate-service'
@@ -19,7 +20,7 @@ export async function guardRefresh(event: H3Event, refreshToken: string): Promis
   const { state, ipAddress, fingerprint } = await readSession(event, ctx, refreshToken, async () => undefined)
   const visitor = requireSessionDevice(event)
   // a due last_seen is written by the rotation statement itself (one round trip fewer)
-  const guard = await judgeSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint }, state.session, state.sessions, { deferTouch: true })
+  const guard = await judgeSession(ctx, { refreshToken, access: null, visitor, ipAddress, fingerprint, acceptLanguage: requestHeader(event, 'accept-language') }, state.session, state.sessions, { deferTouch: true })
   if (!guard.ok) return failGuard(guard)
   // the account is gone with its sessions; a session row without one is no session
   if (!state.account) return failRelogin('SESSION_NOT_FOUND')

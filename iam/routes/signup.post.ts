@@ -1,4 +1,5 @@
 import { ROUTES } from '../contract/routes'
+import { requestLocale } from '../http/link-submission'
 import { signup } from '../features/users/signup-service'
 import { authFail, sendTokens } from '../http/auth'
 import { withWarnings } from '../http/respond'
@@ -19,6 +20,7 @@ export default defineRoute(
       name: body.name,
       remember: body.rememberUser === 'on',
       ...signInDevice(event, visitor!),
+      requestLocale: requestLocale(event),
     })
     if (!result.ok) {
       if (result.code === 'email_taken') return authFail(409, 'email_taken', 'Email already registered')

@@ -2,7 +2,8 @@
  * Every mail the IAM sends (iam/features/mail/templates.ts), rendered by Chromium as a mail client's
  * reading pane would: at 600 px (a desktop client) and 320 px (a small phone), in light and dark.
  * Nothing may need horizontal scrolling, whatever the length of its links, and the dark colours
- * apply where the client honours prefers-color-scheme. The pages are set as content: no server.
+ * apply where the client honours prefers-color-scheme. One Arabic mail reads right to left, its
+ * button at the start of the line (the right). The pages are set as content: no server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -16,21 +17,21 @@ const WHEN = new Date('2026-11-29T14:05:00.000Z')
 const TOKENS = [{ name: 'nightly export of every invoice of the year', publicIdentifier: 'api_0123456789abcdef' }]
 
 const MAILS: Record<string, templates.MailContent> = {
-  adaptiveMfa: templates.adaptiveMfaMail({ siteName: SITE, link: LONG, code: '1234567', codeTtlMs: 600_000, anomaly: 'NEW_DEVICE', ipAddress: '2001:db8:85a3::8a2e:370:7334' }),
-  customAction: templates.customActionMail({ siteName: SITE, link: LONG, code: '1234567', codeTtlMs: 600_000, reason: 'PAYMENT_CONFIRM', note: 'Pay 1,240.00 EUR to ACME-SUPPLIES-INTERNATIONAL-HOLDINGS-LIMITED-PARTNERSHIP' }),
-  emailChangeUndone: templates.emailChangeUndoneNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', removed: { totp: true, passkeys: 2, apiTokens: 1, providerLinks: 1 }, passwordCleared: true, forgotUrl: LONG }),
-  reauthenticateCode: templates.reauthenticateCodeMail({ siteName: SITE, code: '1234567', codeTtlMs: 600_000 }),
-  verifyEmail: templates.verifyEmailMail({ siteName: SITE, link: LONG, linkTtlMs: 86_400_000 }),
-  emailChanged: templates.emailChangedNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', newEmailMasked: 'n***@example.com', undoLink: LONG, undoTtlMs: 7 * 86_400_000, tokens: TOKENS }),
-  orgInvitation: templates.orgInvitationMail({ siteName: SITE, orgName: 'Research and Development Department of the Northern Region', inviterName: 'Ada Lovelace', link: LONG, linkTtlMs: 7 * 86_400_000 }),
-  passwordReset: templates.passwordResetMail({ siteName: SITE, link: LONG, linkTtlMs: 900_000 }),
-  passwordChanged: templates.passwordChangedNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', tokens: TOKENS, revokedTokens: 2 }),
-  useProvider: templates.useProviderMail({ siteName: SITE, providers: ['github', 'google'], loginUrl: LONG }),
-  secondFactor: templates.secondFactorNotice({ siteName: SITE, change: 'recovery_code_used', when: WHEN, ipAddress: '203.0.113.7', recoveryCodesLeft: 3 }),
-  deleteAccount: templates.deleteAccountMail({ siteName: SITE, link: LONG, linkTtlMs: 900_000, undoWindowMs: 7 * 86_400_000 }),
-  accountDisabled: templates.accountDisabledNotice({ siteName: SITE, eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
-  restoreLink: templates.restoreLinkMail({ siteName: SITE, asked: 'sign_in', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
-  accountRestored: templates.accountRestoredNotice({ siteName: SITE, when: WHEN, ipAddress: '203.0.113.7', loginUrl: LONG }),
+  adaptiveMfa: templates.adaptiveMfaMail({ siteName: SITE, locale: 'en', link: LONG, code: '1234567', codeTtlMs: 600_000, anomaly: 'NEW_DEVICE', ipAddress: '2001:db8:85a3::8a2e:370:7334' }),
+  customAction: templates.customActionMail({ siteName: SITE, locale: 'en', link: LONG, code: '1234567', codeTtlMs: 600_000, reason: 'PAYMENT_CONFIRM', note: 'Pay 1,240.00 EUR to ACME-SUPPLIES-INTERNATIONAL-HOLDINGS-LIMITED-PARTNERSHIP' }),
+  emailChangeUndone: templates.emailChangeUndoneNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', removed: { totp: true, passkeys: 2, apiTokens: 1, providerLinks: 1 }, passwordCleared: true, forgotUrl: LONG }),
+  reauthenticateCode: templates.reauthenticateCodeMail({ siteName: SITE, locale: 'en', code: '1234567', codeTtlMs: 600_000 }),
+  verifyEmail: templates.verifyEmailMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 86_400_000 }),
+  emailChanged: templates.emailChangedNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', newEmailMasked: 'n***@example.com', undoLink: LONG, undoTtlMs: 7 * 86_400_000, tokens: TOKENS }),
+  orgInvitation: templates.orgInvitationMail({ siteName: SITE, locale: 'en', orgName: 'Research and Development Department of the Northern Region', inviterName: 'Ada Lovelace', link: LONG, linkTtlMs: 7 * 86_400_000 }),
+  passwordReset: templates.passwordResetMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 900_000 }),
+  passwordChanged: templates.passwordChangedNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', tokens: TOKENS, revokedTokens: 2 }),
+  useProvider: templates.useProviderMail({ siteName: SITE, locale: 'en', providers: ['github', 'google'], loginUrl: LONG }),
+  secondFactor: templates.secondFactorNotice({ siteName: SITE, locale: 'en', change: 'recovery_code_used', when: WHEN, ipAddress: '203.0.113.7', recoveryCodesLeft: 3 }),
+  deleteAccount: templates.deleteAccountMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 900_000, undoWindowMs: 7 * 86_400_000 }),
+  accountDisabled: templates.accountDisabledNotice({ siteName: SITE, locale: 'en', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
+  restoreLink: templates.restoreLinkMail({ siteName: SITE, locale: 'en', asked: 'sign_in', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
+  accountRestored: templates.accountRestoredNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', loginUrl: LONG }),
 }
 
 let browser: Browser
@@ -69,5 +70,32 @@ describe('mail layout', () => {
     await page.setViewportSize({ width: 600, height: 900 })
     await page.setContent(mail.html)
     await saveScreenshot(page, `mail-${name}`)
+  })
+
+  it('lays an Arabic mail out right to left, its text and button on the right, within a 320 px pane', async () => {
+    const arabic = templates.emailChangedNotice({ siteName: SITE, locale: 'ar', when: WHEN, ipAddress: '203.0.113.7', newEmailMasked: 'n***@example.com', undoLink: LONG, undoTtlMs: 7 * 86_400_000, tokens: TOKENS })
+    for (const width of [600, 320]) {
+      await page.setViewportSize({ width, height: 900 })
+      await page.setContent(arabic.html)
+      expect(await overflow(), `Arabic at ${width} px`).toBe(0)
+      const layout = await page.evaluate(() => {
+        const card = document.querySelector('.mail-card')!
+        const button = document.querySelector('.mail-button')!.getBoundingClientRect()
+        const cell = card.querySelector('td td, tr + tr > td')!.getBoundingClientRect()
+        const paragraph = card.querySelector('p')!
+        return {
+          direction: getComputedStyle(card).direction,
+          textAlign: getComputedStyle(paragraph).textAlign,
+          // distances of the button from the content's right and left edges
+          fromRight: cell.right - button.right,
+          fromLeft: button.left - cell.left,
+        }
+      })
+      expect(layout.direction).toBe('rtl')
+      expect(['right', 'start']).toContain(layout.textAlign)
+      expect(layout.fromRight, `button at ${width} px`).toBeLessThan(layout.fromLeft)
+    }
+    await page.setViewportSize({ width: 320, height: 900 })
+    await saveScreenshot(page, 'mail-arabic-rtl-320')
   })
 })

@@ -16,7 +16,7 @@ import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { linkQueryOf, recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
 import { expectDocumented } from './documented'
-import { humanDate } from '../../iam/features/mail/templates'
+import { humanDate } from '../../iam/features/mail/format'
 
 const DAY_MS = 86_400_000
 const PROOF_TTL_MS = 10 * 60_000

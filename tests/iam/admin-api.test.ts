@@ -87,8 +87,8 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 describe('who may call /admin', () => {
-  it('has the thirteen admin routes, each with both guards', () => {
-    expect(ADMIN_ROUTES).toHaveLength(13)
+  it('has the seventeen admin routes (four of them the mail templates), each with both guards', () => {
+    expect(ADMIN_ROUTES).toHaveLength(17)
     for (const [id, entry] of ADMIN_ROUTES) expect(entry.guards, id).toEqual(['platform-admin', 'recent-sign-in'])
   })
 

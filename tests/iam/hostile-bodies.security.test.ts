@@ -91,6 +91,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/auth/passkeys/login/verify': { credential: { ...CREDENTIAL, response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' } }, rememberUser: 'on' },
   '/admin/users/:userId/ban': { reason: 'spam', until: '2100-01-01T00:00:00Z' },
   '/admin/users/:userId/factors/remove': { kind: 'passkey', id: 1 },
+  '/admin/mail-templates/:kind/:locale': { texts: { subject: '{siteName}: Passwort zurücksetzen' } },
+  '/admin/mail-templates/:kind/:locale/preview': { texts: { button: 'Neues Passwort' } },
   '/admin/users/import': { jsonl: '{"email":"imported@example.com","name":"Imported"}\n', dryRun: true },
   '/auth/delete-account/restore-link': { restoreProof: 'A'.repeat(43) },
 }

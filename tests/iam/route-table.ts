@@ -27,6 +27,9 @@ const PATH_PARAMS: Record<string, string> = {
   ':orgId': '00000000-0000-4000-8000-00000000000a',
   // the shape of a user's public id (no such user)
   ':userId': '00000000-0000-4000-8000-00000000000e',
+  // a mail kind of the catalogue and a supported language (iam/contract/mail-templates.ts)
+  ':kind': 'passwordReset',
+  ':locale': 'de',
 }
 
 export function concretePath(pattern: string): string {

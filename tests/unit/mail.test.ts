@@ -10,6 +10,7 @@ import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
 const content = customActionMail({
   siteName: 'Acme',
+  locale: 'en',
   link: 'http://127.0.0.1:3000/auth/confirm?token=t&random=r&reason=PAY&visitor=v',
   code: '1234567',
   codeTtlMs: 420_000,

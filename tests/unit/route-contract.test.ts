@@ -7,6 +7,7 @@ import { ACCOUNT_EXPORT_ROUTES } from '../../iam/contract/account-export'
 import { ACCOUNT_SECURITY_ROUTES } from '../../iam/contract/account-security'
 import { ACCOUNT_DELETION_ROUTES } from '../../iam/contract/account-deletion'
 import { ADMIN_ROUTES } from '../../iam/contract/admin'
+import { MAIL_TEMPLATE_ROUTES } from '../../iam/contract/mail-templates'
 import { API_TOKEN_ROUTES } from '../../iam/contract/api-tokens'
 import { AUTH_ROUTES } from '../../iam/contract/auth'
 import type { RouteContract } from '../../iam/contract/define'
@@ -22,7 +23,7 @@ import { SERVICE_ROUTES } from '../../iam/contract/service'
 import { covers, listFiles, routeFiles as listRouteFiles } from '../helpers/route-files'
 
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
-const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, ACCOUNT_EXPORT_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, ACCOUNT_DELETION_ROUTES]
+const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, ACCOUNT_EXPORT_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, MAIL_TEMPLATE_ROUTES, ACCOUNT_DELETION_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
 const routeFiles = listRouteFiles()

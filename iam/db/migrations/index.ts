@@ -16,6 +16,7 @@ import * as organizations from './2026-11-27-0010-organizations'
 import * as accountDeletion from './2026-11-27-0011-account-deletion'
 import * as impersonation from './2026-11-27-0012-impersonation'
 import * as externalIds from './2026-11-29-0013-external-ids'
+import * as userLocale from './2026-11-29-0014-user-locale'
 import * as banReason from './2026-11-29-0015-ban-reason'
 
 export const migrations: Record<string, Migration> = {
@@ -32,5 +33,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0011-account-deletion': accountDeletion,
   '2026-11-27-0012-impersonation': impersonation,
   '2026-11-29-0013-external-ids': externalIds,
+  '2026-11-29-0014-user-locale': userLocale,
   '2026-11-29-0015-ban-reason': banReason,
 }

@@ -16,6 +16,8 @@ import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { checkEmailAddress } from '../email-checks/email-checks'
 import { verifyEmailMail } from '../mail/templates'
+import { mailLocaleOf } from '../mail/mail-locale'
+import type { Locale } from '../../contract/locales'
 import { maskEmail, startSessionlessFlow } from '../mfa/flows'
 import { consumeLink } from '../mfa/links'
 import type { LinkWithCode } from '../mfa/repository'
@@ -82,7 +84,7 @@ export async function changeEmail(
     setUpSince: new Date(Math.min(input.signInProofAt, now.getTime())).toISOString(),
     ipAddress: input.actor.ipAddress,
   }
-  const sent = await sendChangeConfirmation(ctx, input.user.userId, pending)
+  const sent = await sendChangeConfirmation(ctx, input.user.userId, pending, await mailLocaleOf(ctx.db, input.user.userId, input.actor.locale))
   if (!sent) return fail('confirmation_mail_failed')
   ctx.log.info('email change asked', { userId: input.user.userId })
   const pair = await reissueSession(ctx, input.user, input.actor)
@@ -91,7 +93,7 @@ export async function changeEmail(
 }
 
 /** Mails the confirmation link to the new address; a newer change ends the link of an older one. */
-async function sendChangeConfirmation(ctx: IamContext, userId: number, pending: PendingChange): Promise<boolean> {
+async function sendChangeConfirmation(ctx: IamContext, userId: number, pending: PendingChange, locale: Locale): Promise<boolean> {
   const ttlMs = ctx.config.magic_links.verifyEmailExpiresInMs
   const result = await startSessionlessFlow(ctx, {
     purpose: CONFIRM_EMAIL_CHANGE_PURPOSE,
@@ -104,7 +106,7 @@ async function sendChangeConfirmation(ctx: IamContext, userId: number, pending: 
     mail: (issued) => ({
       to: pending.email,
       links: [issued.url],
-      content: verifyEmailMail({ siteName: ctx.config.email.siteName, link: issued.url, linkTtlMs: ttlMs }),
+      content: verifyEmailMail({ siteName: ctx.config.email.siteName, locale, link: issued.url, linkTtlMs: ttlMs }),
     }),
   })
   return result.ok
@@ -176,6 +178,7 @@ export async function confirmEmailChange(ctx: IamContext, link: LinkWithCode, ac
     ipAddress: pending.ipAddress || actor.ipAddress,
     at: now,
     setUpSince: new Date(pending.setUpSince),
+    requestLocale: actor.locale,
   }
   sendEmailChangedNotice(ctx, change).catch((error: Error) => ctx.log.error('email-change notice not delivered', { userId: link.user_id, error: error.message }))
   return { ok: true }

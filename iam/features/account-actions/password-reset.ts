@@ -12,6 +12,7 @@ import { normalizeEmail } from '../email-checks/email-checks'
 import { revokeAllInTransaction } from '../api-tokens/revoke-all'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { admitMailTo } from '../mail/address-cap'
+import { chooseLocale, type Locale } from '../../contract/locales'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
@@ -45,7 +46,7 @@ export const FORGOT_PASSWORD_BODY = Object.freeze({
  */
 export async function requestPasswordReset(
   ctx: IamContext,
-  input: { email: string; ipAddress: string },
+  input: { email: string; ipAddress: string; requestLocale?: Locale },
 ): Promise<{ ok: true } | ActionLimited> {
   const email = normalizeEmail(input.email)
   const limiter = useLimiter(ctx, 'forgotPassword')
@@ -54,7 +55,7 @@ export async function requestPasswordReset(
     if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
   setImmediate(() => {
-    sendResetMail(ctx, email, input.ipAddress).catch((error: Error) =>
+    sendResetMail(ctx, email, input.ipAddress, input.requestLocale).catch((error: Error) =>
       ctx.log.error('password reset mail failed', { error: error.message }),
     )
   })
@@ -65,16 +66,17 @@ export async function requestPasswordReset(
  * Looks the address up and mails what it needs: a reset link, or the way to the provider it signs
  * in with. Also called, awaited, for a platform administrator's "send a reset link" (features/admin).
  */
-export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string): Promise<void> {
+export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string, requestLocale?: Locale): Promise<void> {
   const user = await findUserByEmail(ctx.db, email)
   if (!user || isDeletionDue(user, ctx.now())) return
   // a disabled account cannot use a reset: its owner gets the restore link instead (a new one,
   // ending the one mailed before), under the same address cap (account-deletion/restore-link.ts)
   if (user.deletion_due_at) {
-    await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'forgot_password', visitorRowId: null, ipAddress })
+    await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'forgot_password', visitorRowId: null, ipAddress, requestLocale })
     return
   }
   const { siteName } = ctx.config.email
+  const locale = chooseLocale(user.locale, requestLocale)
   // after the response like the lookup: a capped address is answered, and timed, as any other
   if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: user.password_hash ? 'password_reset' : 'sign_in_help' }))) return
   const providers = user.password_hash
@@ -84,7 +86,7 @@ export async function sendResetMail(ctx: IamContext, email: string, ipAddress: s
   // provider (its password was cleared when an email change was undone) gets a link to set one
   if (providers.length > 0) {
     const loginUrl = new URL('/login', ctx.config.magic_links.domain).toString()
-    await getMailer(ctx).send({ to: user.email, links: [loginUrl], content: useProviderMail({ siteName, providers: providers.map((p) => p.provider), loginUrl }) })
+    await getMailer(ctx).send({ to: user.email, links: [loginUrl], content: useProviderMail({ siteName, locale, providers: providers.map((p) => p.provider), loginUrl }) })
     return
   }
   const result = await startSessionlessFlow(ctx, {
@@ -97,7 +99,7 @@ export async function sendResetMail(ctx: IamContext, email: string, ipAddress: s
     mail: (issued) => ({
       to: user.email,
       links: [issued.url],
-      content: passwordResetMail({ siteName, link: issued.url, linkTtlMs: ctx.config.magic_links.expiresInMs }),
+      content: passwordResetMail({ siteName, locale, link: issued.url, linkTtlMs: ctx.config.magic_links.expiresInMs }),
     }),
   })
   if (!result.ok) throw new Error(`reset flow not started: ${result.code}`)
@@ -169,6 +171,7 @@ export async function resetPassword(
   const tokens = await listLiveTokenSummaries(ctx.db, user.id, now)
   const content = passwordChangedNotice({
     siteName: ctx.config.email.siteName,
+    locale: chooseLocale(user.locale, input.actor.locale),
     when: now,
     ipAddress: input.actor.ipAddress,
     tokens,

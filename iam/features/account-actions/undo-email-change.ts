@@ -13,6 +13,8 @@
  * (remove-setup.ts; a password set since is cleared, so the owner sets a new one through
  * "Forgot password" at the restored address) and mails the restored address what was removed.
  */
+import type { Locale } from '../../contract/locales'
+import { mailLocaleOf } from '../mail/mail-locale'
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
@@ -38,13 +40,15 @@ const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
  */
 export async function sendEmailChangedNotice(
   ctx: IamContext,
-  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date; setUpSince: Date },
+  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date; setUpSince: Date; requestLocale?: Locale | undefined },
 ): Promise<void> {
+  const locale = await mailLocaleOf(ctx.db, change.userId, change.requestLocale)
   const ttlMs = ctx.config.magic_links.undoEmailChangeExpiresInMs
   const tokens = await listLiveTokenSummaries(ctx.db, change.userId, change.at)
   const notice = (undoLink?: string) =>
     emailChangedNotice({
       siteName: ctx.config.email.siteName,
+      locale,
       newEmailMasked: maskEmail(change.newEmail),
       when: change.at,
       ipAddress: change.ipAddress,
@@ -127,6 +131,7 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
   ctx.log.info('email change undone', { userId: link.user_id, revokedSessions: done.revoked, ...done.removed, passwordCleared: done.passwordCleared })
   const content = emailChangeUndoneNotice({
     siteName: ctx.config.email.siteName,
+    locale: await mailLocaleOf(ctx.db, link.user_id, input.actor.locale),
     when: now,
     ipAddress: input.actor.ipAddress,
     removed: done.removed,

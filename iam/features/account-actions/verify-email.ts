@@ -13,6 +13,8 @@
  * (remove-setup.ts). A squatter who asked for the link on their own device never sees it: it goes
  * to the owner's mailbox.
  */
+import type { Locale } from '../../contract/locales'
+import { mailLocaleOf } from '../mail/mail-locale'
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { admitMailTo } from '../mail/address-cap'
@@ -43,8 +45,14 @@ const isVerification = (purpose: string) => purpose === EMAIL_VERIFICATION_PURPO
  * issued or sent, and the answer is still ok: the caller's own limit (resend: per user) is the one
  * that answers 429.
  */
-export async function sendVerificationMail(ctx: IamContext, user: { id: number; email: string }, device: number | null): Promise<{ ok: true } | { ok: false }> {
+export async function sendVerificationMail(
+  ctx: IamContext,
+  user: { id: number; email: string },
+  device: number | null,
+  requestLocale?: Locale,
+): Promise<{ ok: true } | { ok: false }> {
   if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'email_verification' }))) return { ok: true }
+  const locale = await mailLocaleOf(ctx.db, user.id, requestLocale)
   const ttlMs = ctx.config.magic_links.verifyEmailExpiresInMs
   const result = await startSessionlessFlow(ctx, {
     purpose: EMAIL_VERIFICATION_PURPOSE,
@@ -56,17 +64,17 @@ export async function sendVerificationMail(ctx: IamContext, user: { id: number; 
     mail: (issued) => ({
       to: user.email,
       links: [issued.url],
-      content: verifyEmailMail({ siteName: ctx.config.email.siteName, link: issued.url, linkTtlMs: ttlMs }),
+      content: verifyEmailMail({ siteName: ctx.config.email.siteName, locale, link: issued.url, linkTtlMs: ttlMs }),
     }),
   })
   return result.ok ? { ok: true } : { ok: false }
 }
 
 /** Mails the link after the response: a slow or failing mail server never fails a signup. */
-export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }, device: number | null): void {
+export function sendVerificationMailLater(ctx: IamContext, user: { id: number; email: string }, device: number | null, requestLocale?: Locale): void {
   runAfterResponse(
     async () => {
-      await sendVerificationMail(ctx, user, device)
+      await sendVerificationMail(ctx, user, device, requestLocale)
     },
     (error) => ctx.log.error('verification mail not sent', { userId: user.id, error: error.message }),
   )
@@ -170,12 +178,13 @@ export async function resendVerification(
   ctx: IamContext,
   userId: number,
   device: number,
+  requestLocale?: Locale,
 ): Promise<{ ok: true } | ActionFailure | ActionLimited> {
   const decision = await useLimiter(ctx, 'resendVerification').consume({ userId })
   if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   const user = await findUserById(ctx.db, userId)
   if (!user) return fail('relogin_required')
   if (user.email_verified) return fail('already_verified')
-  const sent = await sendVerificationMail(ctx, user, device)
+  const sent = await sendVerificationMail(ctx, user, device, requestLocale)
   return sent.ok ? { ok: true } : fail('verification_mail_failed')
 }

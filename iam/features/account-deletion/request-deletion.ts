@@ -5,6 +5,7 @@
  * (confirm-deletion.ts): a session left open on another device cannot delete the account without
  * the mailbox as well.
  */
+import { chooseLocale } from '../../contract/locales'
 import type { IamContext } from '../../context'
 import type { Actor } from '../security-events/repository'
 import { deleteAccountMail } from '../mail/templates'
@@ -37,7 +38,7 @@ export async function requestAccountDeletion(ctx: IamContext, input: { userId: n
     mail: (issued) => ({
       to: user.email,
       links: [issued.url],
-      content: deleteAccountMail({ siteName: ctx.config.email.siteName, link: issued.url, linkTtlMs, undoWindowMs: ctx.config.accountDeletion.undoWindowMs }),
+      content: deleteAccountMail({ siteName: ctx.config.email.siteName, locale: chooseLocale(user.locale, input.actor.locale), link: issued.url, linkTtlMs, undoWindowMs: ctx.config.accountDeletion.undoWindowMs }),
     }),
   })
   if (!result.ok) return { ok: false, code: result.code === 'session_gone' ? 'relogin_required' : 'mail_failed' }

@@ -20,6 +20,7 @@
  * "Forgot password" for such an account mails the same link (`mailRestoreLink`), off its request
  * path (account-actions/password-reset.ts), instead of a reset link the account could not use.
  */
+import { chooseLocale, type Locale } from '../../contract/locales'
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { hashKeyPart, storeKey } from '../../lib/storage'
@@ -74,7 +75,7 @@ export type RestoreLinkResult =
  * ends with a new sign-in anyway. The address's cap (rate_limiters.mailbox) holds the mail back
  * without a refusal.
  */
-export async function sendRestoreLink(ctx: IamContext, input: { proof: string; visitorRowId: number; ipAddress: string }): Promise<RestoreLinkResult> {
+export async function sendRestoreLink(ctx: IamContext, input: { proof: string; visitorRowId: number; ipAddress: string; requestLocale?: Locale }): Promise<RestoreLinkResult> {
   const entry = await ctx.store.get<ProofEntry>(proofKey(input.proof))
   if (!entry || entry.visitorRowId !== input.visitorRowId) return { ok: false, code: 'invalid_proof' }
   if (!(await ctx.store.setIfAbsent(spentKey(input.proof), true, RESTORE_PROOF_TTL_MS))) return { ok: false, code: 'invalid_proof' }
@@ -84,7 +85,7 @@ export async function sendRestoreLink(ctx: IamContext, input: { proof: string; v
   const user = await findUserById(ctx.db, entry.userId)
   if (!user || isDeletionDue(user, ctx.now())) return { ok: false, code: 'undo_expired' }
   if (!user.deletion_due_at) return { ok: false, code: 'not_pending' }
-  const sent = await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'sign_in', visitorRowId: input.visitorRowId, ipAddress: input.ipAddress })
+  const sent = await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'sign_in', visitorRowId: input.visitorRowId, ipAddress: input.ipAddress, requestLocale: input.requestLocale })
   if (sent === 'failed') return { ok: false, code: 'mail_failed' }
   return { ok: true, sentTo: maskEmail(user.email), dueAt: user.deletion_due_at }
 }
@@ -95,7 +96,13 @@ export async function sendRestoreLink(ctx: IamContext, input: { proof: string; v
  */
 export async function mailRestoreLink(
   ctx: IamContext,
-  input: { user: { id: number; email: string; deletion_due_at: Date }; asked: 'sign_in' | 'forgot_password'; visitorRowId: number | null; ipAddress: string },
+  input: {
+    user: { id: number; email: string; deletion_due_at: Date; locale: string | null }
+    asked: 'sign_in' | 'forgot_password'
+    visitorRowId: number | null
+    ipAddress: string
+    requestLocale?: Locale | undefined
+  },
 ): Promise<'sent' | 'capped' | 'failed'> {
   const { user } = input
   if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'account_restore' }))) return 'capped'
@@ -107,7 +114,7 @@ export async function mailRestoreLink(
     dueAt,
     now,
     content: (undoLink, undoTtlMs) =>
-      restoreLinkMail({ siteName: ctx.config.email.siteName, asked: input.asked, eraseAt: dueAt, undoLink, undoTtlMs }),
+      restoreLinkMail({ siteName: ctx.config.email.siteName, locale: chooseLocale(user.locale, input.requestLocale), asked: input.asked, eraseAt: dueAt, undoLink, undoTtlMs }),
   })
   if (!mailed) return 'failed'
   await recordSecurityEvent(ctx.db, {

@@ -3,6 +3,7 @@
  * session cookie's hash, magic link + code mailed) or re-login (family revoked when the rule says
  * so). The decision itself is evaluate-anomalies.ts; this file gathers the facts and writes.
  */
+import { negotiateLocale } from '../../contract/locales'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import type { FingerPrint } from '../devices/fingerprint'
@@ -62,6 +63,8 @@ export interface GuardInput {
   visitor: Visitor | null
   ipAddress: string
   fingerprint: FingerPrint | null
+  /** the request's Accept-Language as sent: read (iam/contract/locales.ts) only when a code is mailed */
+  acceptLanguage?: string | undefined
 }
 
 /** The velocity window start for `now` (anomaly check 6 counts sessions created since). */
@@ -167,6 +170,7 @@ export async function judgeSession<S extends SessionFacts>(
     visitor: input.visitor?.visitor_id ?? '',
     anomaly: decision.type,
     ipAddress: input.ipAddress,
+    requestLocale: negotiateLocale(input.acceptLanguage),
   })
   if (!sent.ok) {
     // the owner never got a link: leaving the session MFA-pending would lock them out

@@ -6,14 +6,18 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import type { Kysely } from 'kysely'
 import { createTransport } from 'nodemailer'
+import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
 import type { Logger } from '../../../shared/log'
-import type { MailContent } from './templates'
+import { findMailOverride } from './overrides-repo'
+import type { LocalizedMail, MailContent } from './templates'
 
 export interface OutgoingMail {
   to: string
-  content: MailContent
+  /** a catalogue mail (LocalizedMail) gets the administrator's words for its kind and language, when stored */
+  content: MailContent | LocalizedMail
   /** the links in the mail, for the dev outbox log */
   links?: string[]
 }
@@ -30,12 +34,31 @@ export interface MailerDeps {
   config: Pick<IamConfig, 'email' | 'service'>
   log: Logger
   production: boolean
+  /** an administrator's words for a mail in a language (overrides-repo.ts); none when absent */
+  overrideTexts?: (mail: LocalizedMail) => Promise<Record<string, string> | null>
+}
+
+const isLocalized = (content: MailContent | LocalizedMail): content is LocalizedMail => 'withTexts' in content
+
+/**
+ * The parts as sent: a catalogue mail with an administrator's words rendered again with them. A
+ * failed look-up sends the catalogue's words (logged): the mail matters more than its wording.
+ */
+async function partsOf(deps: MailerDeps, content: MailContent | LocalizedMail): Promise<MailContent> {
+  if (!isLocalized(content) || !deps.overrideTexts) return { subject: content.subject, text: content.text, html: content.html }
+  const texts = await deps.overrideTexts(content).catch((error: Error) => {
+    deps.log.error('mail override not read: the catalogue text is sent', { kind: content.kind, locale: content.locale, error: error.message })
+    return null
+  })
+  const parts = texts ? content.withTexts(texts) : content
+  return { subject: parts.subject, text: parts.text, html: parts.html }
 }
 
 /** Keeps a transient SMTP outage from hanging a request for minutes (nodemailer's defaults). */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 }
 
-export function createMailer({ config, log, production }: MailerDeps): Mailer {
+export function createMailer(deps: MailerDeps): Mailer {
+  const { config, log, production } = deps
   const { smtp, from } = config.email
   if (smtp) {
     const options = {
@@ -48,7 +71,7 @@ export function createMailer({ config, log, production }: MailerDeps): Mailer {
     return {
       kind: 'smtp',
       async send(mail) {
-        await transport.sendMail({ from, to: mail.to, ...mail.content })
+        await transport.sendMail({ from, to: mail.to, ...(await partsOf(deps, mail.content)) })
       },
       async verify(timeoutMs) {
         // its own short-lived transport: the sending one keeps its longer timeouts
@@ -66,12 +89,13 @@ export function createMailer({ config, log, production }: MailerDeps): Mailer {
   return {
     kind: 'outbox',
     async send(mail) {
-      const info = await composer.sendMail({ from, to: mail.to, ...mail.content })
+      const content = await partsOf(deps, mail.content)
+      const info = await composer.sendMail({ from, to: mail.to, ...content })
       await mkdir(dir, { recursive: true })
       const file = join(dir, `${Date.now()}-${randomBytes(4).toString('hex')}.eml`)
       await writeFile(file, info.message as Buffer, { mode: 0o600 })
       // Dev convenience only: in production the outbox is a file drop, never a log of live links.
-      if (!production) log.info('mail written to the outbox', { file, subject: mail.content.subject, links: mail.links ?? [] })
+      if (!production) log.info('mail written to the outbox', { file, subject: content.subject, links: mail.links ?? [] })
     },
     verify: async () => {},
   }
@@ -80,12 +104,14 @@ export function createMailer({ config, log, production }: MailerDeps): Mailer {
 const mailers = new WeakMap<object, Mailer>()
 
 /** The mailer of a booted context, built once per context. */
-export function getMailer(ctx: { config: MailerDeps['config']; log: Logger }): Mailer {
+export function getMailer(ctx: { config: MailerDeps['config']; log: Logger; db?: Kysely<Database> }): Mailer {
   let mailer = mailers.get(ctx)
   if (!mailer) {
     // read at run time: the bundler would inline a literal `process.env.NODE_ENV`
     const production = process.env['NODE_ENV'] === 'production'
-    mailer = createMailer({ config: ctx.config, log: ctx.log, production })
+    const { db } = ctx
+    const overrideTexts = db ? async (mail: LocalizedMail) => (await findMailOverride(db, mail.kind, mail.locale))?.texts ?? null : undefined
+    mailer = createMailer({ config: ctx.config, log: ctx.log, production, ...(overrideTexts ? { overrideTexts } : {}) })
     mailers.set(ctx, mailer)
   }
   return mailer

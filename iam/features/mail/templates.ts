@@ -1,16 +1,41 @@
 /**
- * Mail templates: pure functions from values to `{ subject, text, html }`. Every interpolated value
- * is HTML-escaped in the HTML part (names, notes and reasons come from users); the text part reads
- * on its own in a plain-text client. Codes and tokens never go in a subject: subjects show up in
- * notifications and server logs.
+ * Mail templates: pure functions from values and a language to `{ subject, text, html }`. The words
+ * come from the language's catalogue (catalogue/*.ts), with an administrator's own words for a mail
+ * put over them when the mailer sends it (LocalizedMail.withTexts, overrides-repo.ts). Every
+ * interpolated value is HTML-escaped in the HTML part (names, notes and reasons come from users,
+ * override texts from an administrator); the text part reads on its own in a plain-text client.
+ * Codes and tokens never go in a subject: subjects show up in notifications and server logs.
  */
-import { anomalyReason } from '../../contract/anomaly-reasons'
+import { localeDirection, type Locale } from '../../contract/locales'
 import { escapeHtml } from '../../../shared/html'
+import { CATALOGUES, type MailKind } from './catalogue/catalogues'
+import type { MailCatalogue } from './catalogue/en'
+import { actionInWords, anomalyInWords, counted, durationOf, eitherOf, fill, humanDate, listOf, minutesOf, namesOf } from './format'
 
 export interface MailContent {
   subject: string
   text: string
   html: string
+}
+
+/** The words of one mail of the catalogue: what an administrator may override. */
+export type MailTexts<K extends MailKind> = MailCatalogue['mails'][K]
+
+/**
+ * A mail rendered in its language, which can render itself again with other words for its own
+ * texts (an administrator's override, or a preview of one). The mailer applies the stored override
+ * before sending (mailer.ts).
+ */
+export interface LocalizedMail extends MailContent {
+  kind: MailKind
+  locale: Locale
+  withTexts(texts: Readonly<Record<string, string>>): MailContent
+}
+
+/** What every template needs besides its own values: the site's name and the mail's language. */
+export interface MailBase {
+  siteName: string
+  locale: Locale
 }
 
 type Block = { kind: 'p'; text: string } | { kind: 'link'; label: string; url: string } | { kind: 'code'; code: string }
@@ -31,13 +56,19 @@ const DARK_STYLE = `@media (prefers-color-scheme: dark) {
   .mail-card .mail-button a { color: #ffffff !important; }
 }`
 
-/** One block as HTML: tables for the button, inline CSS everywhere, printed addresses that wrap. */
-function blockHtml(block: Block): string {
+/**
+ * One block as HTML: tables for the button, inline CSS everywhere, printed addresses that wrap. The
+ * button and the code sit at the start of the line in the writing direction (the card's `dir`
+ * places the button's table and aligns the text);
+ * codes and addresses are always left to right (`dir="ltr"`), also inside Arabic text.
+ */
+function blockHtml(block: Block, locale: Locale): string {
+  const { layout } = CATALOGUES[locale]
   if (block.kind === 'p') return `<p style="margin:0 0 16px">${escapeHtml(block.text)}</p>`
   if (block.kind === 'code') {
     return (
-      `<p style="margin:0 0 4px">Your code:</p>` +
-      `<p style="margin:0 0 16px"><span class="mail-code" style="display:inline-block;padding:8px 14px;background:#f1f3f5;border-radius:6px;font-family:${MONO};font-size:24px;font-weight:700;letter-spacing:4px">${escapeHtml(block.code)}</span></p>`
+      `<p style="margin:0 0 4px">${escapeHtml(layout.yourCode)}</p>` +
+      `<p style="margin:0 0 16px"><span class="mail-code" dir="ltr" style="display:inline-block;padding:8px 14px;background:#f1f3f5;border-radius:6px;font-family:${MONO};font-size:24px;font-weight:700;letter-spacing:4px">${escapeHtml(block.code)}</span></p>`
     )
   }
   const url = escapeHtml(block.url)
@@ -46,7 +77,7 @@ function blockHtml(block: Block): string {
     `<td class="mail-button" style="border-radius:6px;background:#1d4ed8"><a href="${url}" style="display:inline-block;padding:12px 20px;color:#ffffff;font-weight:600;text-decoration:none">${escapeHtml(block.label)}</a></td>` +
     `</tr></table>` +
     // a long link printed as it is would widen the mail past any screen: it may break anywhere
-    `<p class="mail-muted" style="margin:0 0 16px;font-size:13px;color:#57606a;word-break:break-all;overflow-wrap:anywhere">Or copy this address into your browser: ${url}</p>`
+    `<p class="mail-muted" style="margin:0 0 16px;font-size:13px;color:#57606a;word-break:break-all;overflow-wrap:anywhere">${escapeHtml(layout.copyAddress)} <span dir="ltr">${url}</span></p>`
   )
 }
 
@@ -54,59 +85,63 @@ function blockHtml(block: Block): string {
  * Renders blocks to both parts, so text and HTML say the same thing. The HTML is the layout mail
  * clients render alike: nested tables, styles inlined on each element, at most 560 px of content
  * that narrows with the screen, and nothing wider than the screen (tests/e2e/mail-layout.test.ts
- * renders every mail at 600 and 320 px, light and dark).
+ * renders every mail at 600 and 320 px, light and dark, and one Arabic mail right to left). The
+ * language and its direction are on <html> and again on the card and the footer, since some
+ * clients drop the <html> element of a mail.
  */
-function render(siteName: string, subject: string, blocks: Block[]): MailContent {
+function render(base: MailBase, subject: string, blocks: Block[]): MailContent {
+  const { siteName, locale } = base
+  const { layout } = CATALOGUES[locale]
+  const dir = localeDirection(locale)
+  const align = dir === 'rtl' ? 'right' : 'left'
   const text = [
     ...blocks.map((b) =>
-      b.kind === 'p' ? b.text : b.kind === 'link' ? `${b.label}:\n${b.url}` : `Your code: ${b.code}`,
+      b.kind === 'p' ? b.text : b.kind === 'link' ? `${b.label}:\n${b.url}` : `${layout.yourCode} ${b.code}`,
     ),
     `-- \n${siteName}`,
   ].join('\n\n')
-  const body = blocks.map(blockHtml).join('\n')
+  const body = blocks.map((b) => blockHtml(b, locale)).join('\n')
   const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark"><title>${escapeHtml(subject)}</title><style>${DARK_STYLE}</style></head>
+<html lang="${locale}" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark"><title>${escapeHtml(subject)}</title><style>${DARK_STYLE}</style></head>
 <body class="mail-bg" style="margin:0;padding:0;background:#f3f4f6">
 <table role="presentation" class="mail-bg" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f4f6"><tr><td align="center" style="padding:24px 12px">
-<table role="presentation" class="mail-card" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:560px;background:#ffffff;border-radius:8px;color:#1f2328;font-family:${FONT};font-size:16px;line-height:1.5;text-align:left">
+<table role="presentation" class="mail-card" lang="${locale}" dir="${dir}" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:560px;background:#ffffff;border-radius:8px;color:#1f2328;font-family:${FONT};font-size:16px;line-height:1.5;text-align:${align}">
 <tr><td style="padding:20px 24px 4px;font-size:18px;font-weight:700">${escapeHtml(siteName)}</td></tr>
 <tr><td style="padding:12px 24px 8px">
 ${body}
 </td></tr>
 </table>
-<p class="mail-muted" style="margin:16px 0 0;max-width:560px;font-family:${FONT};font-size:12px;color:#57606a">This mail was sent to you about your ${escapeHtml(siteName)} account.</p>
+<p class="mail-muted" lang="${locale}" dir="${dir}" style="margin:16px 0 0;max-width:560px;font-family:${FONT};font-size:12px;color:#57606a;text-align:${align}">${escapeHtml(fill(layout.footer, { siteName }))}</p>
 </td></tr></table>
 </body></html>`
   return { subject, text, html }
 }
 
 /**
- * A moment as people read it: "29 November 2026, 14:05 UTC". In UTC, said so, because the person's
- * own time zone is not known to the IAM; never the ISO form a log would print.
+ * One mail of the catalogue in `base.locale`: `build` turns the mail's words into blocks, so the
+ * same values render again with an administrator's words (`withTexts`, keys of this mail only).
  */
-export function humanDate(at: Date): string {
-  const date = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at)
-  const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }).format(at)
-  return `${date}, ${time} UTC`
+function localized<K extends MailKind>(kind: K, base: MailBase, build: (t: MailTexts<K>) => { subject: string; blocks: Block[] }): LocalizedMail {
+  const texts = CATALOGUES[base.locale].mails[kind]
+  const renderWith = (t: MailTexts<K>) => {
+    const built = build(t)
+    return render(base, built.subject, built.blocks)
+  }
+  return {
+    ...renderWith(texts),
+    kind,
+    locale: base.locale,
+    withTexts: (own) => {
+      const merged: Record<string, string> = { ...texts }
+      for (const [key, value] of Object.entries(own)) if (Object.hasOwn(texts, key)) merged[key] = value
+      return renderWith(merged as MailTexts<K>)
+    },
+  }
 }
 
-/**
- * What a custom MFA flow confirms, in words: the email change by its name, an app's own reason
- * (`PAYMENT_CONFIRM`) as the app's label in words and quotes (“payment confirm”), never the raw
- * identifier.
- */
-export function actionInWords(reason: string): string {
-  if (reason.toLowerCase() === 'change_email') return 'changing your email address'
-  return `“${reason.toLowerCase().replace(/_+/g, ' ').trim()}”`
-}
+const p = (text: string): Block => ({ kind: 'p', text })
 
-const minutes = (ms: number) => `${Math.max(1, Math.round(ms / 60_000))} minutes`
-/** Whole days or hours when the link lives that long, else minutes. */
-const duration = (ms: number) =>
-  ms >= 48 * 3_600_000 ? `${Math.round(ms / 86_400_000)} days` : ms >= 2 * 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : minutes(ms)
-
-export interface CodeMailInput {
-  siteName: string
+export interface CodeMailInput extends MailBase {
   link: string
   code: string
   /** how long the code stays valid */
@@ -114,78 +149,79 @@ export interface CodeMailInput {
 }
 
 /** Adaptive MFA: a sign-in from a new device or place must be confirmed. */
-export function adaptiveMfaMail(input: CodeMailInput & { anomaly: string; ipAddress: string }): MailContent {
-  return render(input.siteName, `${input.siteName}: confirm it's you`, [
-    { kind: 'p', text: `We asked a sign-in to your ${input.siteName} account (from ${input.ipAddress}) to confirm it is you, because ${anomalyReason(input.anomaly)}.` },
-    { kind: 'p', text: `To continue, enter the code on the page that asked for it, or open the link below and enter it there. The code expires in ${minutes(input.codeTtlMs)}.` },
-    { kind: 'link', label: 'Confirm it is you', url: input.link },
-    { kind: 'code', code: input.code },
-    { kind: 'p', text: 'If this was not you, do not enter the code and change your password.' },
-  ])
+export function adaptiveMfaMail(input: CodeMailInput & { anomaly: string; ipAddress: string }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('adaptiveMfa', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.why, { siteName, ipAddress: input.ipAddress, reason: anomalyInWords(input.anomaly, locale) })),
+      p(fill(t.howTo, { duration: minutesOf(locale, input.codeTtlMs) })),
+      { kind: 'link', label: t.button, url: input.link },
+      { kind: 'code', code: input.code },
+      p(t.notYou),
+    ],
+  }))
 }
 
 /** A custom MFA flow protecting a sensitive action (payment, deletion, email change ...). */
-export function customActionMail(input: CodeMailInput & { reason: string; note?: string }): MailContent {
-  const blocks: Block[] = [
-    { kind: 'p', text: `Someone signed in to your ${input.siteName} account asked to confirm ${actionInWords(input.reason)}.` },
-  ]
-  if (input.note) blocks.push({ kind: 'p', text: `Note: ${input.note}` })
-  blocks.push(
-    { kind: 'p', text: `Open the link below and enter the code to confirm. The code expires in ${minutes(input.codeTtlMs)}.` },
-    { kind: 'link', label: 'Confirm the action', url: input.link },
-    { kind: 'code', code: input.code },
-    { kind: 'p', text: 'If you did not ask for this, ignore this mail and change your password.' },
-  )
-  return render(input.siteName, `${input.siteName}: confirm ${actionInWords(input.reason)}`, blocks)
+export function customActionMail(input: CodeMailInput & { reason: string; note?: string }): LocalizedMail {
+  const { siteName, locale } = input
+  const action = actionInWords(input.reason, locale)
+  return localized('customAction', input, (t) => ({
+    subject: fill(t.subject, { siteName, action }),
+    blocks: [
+      p(fill(t.intro, { siteName, action })),
+      ...(input.note ? [p(fill(t.note, { note: input.note }))] : []),
+      p(fill(t.howTo, { duration: minutesOf(locale, input.codeTtlMs) })),
+      { kind: 'link', label: t.button, url: input.link },
+      { kind: 'code', code: input.code },
+      p(t.notYou),
+    ],
+  }))
 }
 
 /**
  * Sent to the restored address after an email change was undone: every session ended, and what
  * was set up since the change (by whoever moved the address) was removed.
  */
-export function emailChangeUndoneNotice(input: {
-  siteName: string
-  when: Date
-  ipAddress: string
-  removed: { totp: boolean; passkeys: number; apiTokens: number; providerLinks: number }
-  passwordCleared: boolean
-  forgotUrl: string
-}): MailContent {
-  const { removed } = input
+export function emailChangeUndoneNotice(
+  input: MailBase & {
+    when: Date
+    ipAddress: string
+    removed: { totp: boolean; passkeys: number; apiTokens: number; providerLinks: number }
+    passwordCleared: boolean
+    forgotUrl: string
+  },
+): LocalizedMail {
+  const { siteName, locale, removed } = input
+  const words = CATALOGUES[locale].undoneItems
   const items = [
-    removed.totp ? 'two-step sign-in with an authenticator app (and its recovery codes)' : null,
-    removed.passkeys ? `${removed.passkeys} passkey${removed.passkeys === 1 ? '' : 's'}` : null,
-    removed.apiTokens ? `${removed.apiTokens} API token${removed.apiTokens === 1 ? '' : 's'}` : null,
-    removed.providerLinks ? `${removed.providerLinks} linked sign-in provider${removed.providerLinks === 1 ? '' : 's'}` : null,
-    input.passwordCleared ? 'the password set since the change' : null,
+    removed.totp ? words.totp : null,
+    removed.passkeys ? counted(locale, words.passkeys, removed.passkeys) : null,
+    removed.apiTokens ? counted(locale, words.apiTokens, removed.apiTokens) : null,
+    removed.providerLinks ? counted(locale, words.providerLinks, removed.providerLinks) : null,
+    input.passwordCleared ? words.password : null,
   ].filter((item): item is string => item !== null)
-  const blocks: Block[] = [
-    { kind: 'p', text: `The email address of your ${input.siteName} account was put back to this address on ${humanDate(input.when)} from ${input.ipAddress}, and every session was signed out.` },
-    {
-      kind: 'p',
-      text: items.length
-        ? `Added since the change, and now removed: ${items.join('; ')}.`
-        : 'Nothing was added to your account since the change.',
-    },
-  ]
-  if (input.passwordCleared) {
-    blocks.push({ kind: 'p', text: 'Your account has no password now: set a new one with "Forgot password".' }, { kind: 'link', label: 'Set a new password', url: input.forgotUrl })
-  } else {
-    blocks.push({ kind: 'p', text: 'If you did not change the address yourself, change your password now.' })
-  }
-  return render(input.siteName, `${input.siteName}: your email change was undone`, blocks)
+  return localized('emailChangeUndone', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.restored, { siteName, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(items.length ? fill(t.removed, { items: listOf(locale, items) }) : t.nothingAdded),
+      ...(input.passwordCleared ? [p(t.noPassword), { kind: 'link' as const, label: t.button, url: input.forgotUrl }] : [p(t.notYou)]),
+    ],
+  }))
 }
 
 /**
  * The code that re-authenticates a session of an account with neither a password nor a second
  * factor (POST /auth/reauthenticate): typed where it was asked for, so the mail carries no link.
  */
-export function reauthenticateCodeMail(input: { siteName: string; code: string; codeTtlMs: number }): MailContent {
-  return render(input.siteName, `${input.siteName}: confirm it is you`, [
-    { kind: 'p', text: `You were asked to confirm it is you before a change to how your ${input.siteName} account signs in. Enter this code where it was asked for; it expires in ${minutes(input.codeTtlMs)}.` },
-    { kind: 'code', code: input.code },
-    { kind: 'p', text: 'If you did not ask for this, someone may be using one of your sessions: sign out everywhere from your account page.' },
-  ])
+export function reauthenticateCodeMail(input: MailBase & { code: string; codeTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('reauthenticateCode', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [p(fill(t.intro, { siteName, duration: minutesOf(locale, input.codeTtlMs) })), { kind: 'code', code: input.code }, p(t.notYou)],
+  }))
 }
 
 /** A live API token as a notice names it: never the raw token, only what the owner recognises. */
@@ -198,75 +234,84 @@ export interface TokenSummary {
  * "You have N active API tokens: ...": tokens survive a password reset or an email change, so
  * whoever recovers an account must learn they exist.
  */
-function tokenBlocks(tokens: readonly TokenSummary[] | undefined, revoked: number | undefined): Block[] {
+function tokenBlocks(locale: Locale, tokens: readonly TokenSummary[] | undefined, revoked: number | undefined): Block[] {
+  const words = CATALOGUES[locale].tokens
   const blocks: Block[] = []
-  if (revoked) blocks.push({ kind: 'p', text: `${revoked} API token${revoked === 1 ? ' was' : 's were'} revoked as you asked.` })
+  if (revoked) blocks.push(p(counted(locale, words.revoked, revoked)))
   if (!tokens?.length) return blocks
-  const list = tokens.map((t) => `${t.name} (${t.publicIdentifier})`).join(', ')
-  blocks.push({
-    kind: 'p',
-    text: `You have ${tokens.length} active API token${tokens.length === 1 ? '' : 's'}: ${list}. They keep working; if you do not recognise them, revoke them on your account page.`,
-  })
+  const list = namesOf(locale, tokens.map((t) => `${t.name} (${t.publicIdentifier})`))
+  blocks.push(p(counted(locale, words.active, tokens.length, { list })))
   return blocks
 }
 
 /** What every change notice states: when and from where the change came, and the API tokens that outlive it. */
-interface ChangeNotice {
-  siteName: string
+interface ChangeNotice extends MailBase {
   when: Date
   ipAddress: string
   tokens?: readonly TokenSummary[]
 }
 
 /** Mailed to a new or changed address: proves the owner reads it. The account works meanwhile. */
-export function verifyEmailMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
-  return render(input.siteName, `${input.siteName}: confirm your email address`, [
-    { kind: 'p', text: `Please confirm that this address belongs to your ${input.siteName} account.` },
-    { kind: 'p', text: `Open the link below. It works once and expires in ${duration(input.linkTtlMs)}.` },
-    { kind: 'link', label: 'Confirm my email address', url: input.link },
-    { kind: 'p', text: 'If you did not sign up or change your address, ignore this mail.' },
-  ])
+export function verifyEmailMail(input: MailBase & { link: string; linkTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('verifyEmail', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.intro, { siteName })),
+      p(fill(t.howTo, { duration: durationOf(locale, input.linkTtlMs) })),
+      { kind: 'link', label: t.button, url: input.link },
+      p(t.ignore),
+    ],
+  }))
 }
 
 /**
  * Sent to the OLD address after an email change, so a hijacked account is noticed; the undo link
  * puts this address back and signs every session out.
  */
-export function emailChangedNotice(input: ChangeNotice & { newEmailMasked: string; undoLink?: string; undoTtlMs?: number }): MailContent {
-  const blocks: Block[] = [
-    { kind: 'p', text: `The email address of your ${input.siteName} account was changed to ${input.newEmailMasked} on ${humanDate(input.when)} from ${input.ipAddress}.` },
-  ]
-  if (input.undoLink) {
-    blocks.push(
-      { kind: 'p', text: `If you did not do this, open the link below within ${duration(input.undoTtlMs ?? 0)}: it restores this address and signs every session out.` },
-      { kind: 'link', label: 'Undo the change', url: input.undoLink },
-    )
-  }
-  blocks.push(...tokenBlocks(input.tokens, undefined))
-  blocks.push({ kind: 'p', text: 'If you did not do this, contact support at once: someone else may control your account.' })
-  return render(input.siteName, `${input.siteName}: your email address was changed`, blocks)
+export function emailChangedNotice(input: ChangeNotice & { newEmailMasked: string; undoLink?: string; undoTtlMs?: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('emailChanged', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.changed, { siteName, newEmail: input.newEmailMasked, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      ...(input.undoLink
+        ? [p(fill(t.undo, { duration: durationOf(locale, input.undoTtlMs ?? 0) })), { kind: 'link' as const, label: t.button, url: input.undoLink }]
+        : []),
+      ...tokenBlocks(locale, input.tokens, undefined),
+      p(t.notYou),
+    ],
+  }))
 }
 
 /**
  * An invitation to join an organization. The link works once, for the invited address only: the
  * person signs in (or signs up) with it and accepts.
  */
-export function orgInvitationMail(input: { siteName: string; orgName: string; inviterName: string; link: string; linkTtlMs: number }): MailContent {
-  return render(input.siteName, `${input.siteName}: you are invited to join ${input.orgName}`, [
-    { kind: 'p', text: `${input.inviterName} invited you to join the organization ${input.orgName} on ${input.siteName}.` },
-    { kind: 'p', text: `Open the link below and sign in with this address to accept. It works once and expires in ${duration(input.linkTtlMs)}.` },
-    { kind: 'link', label: 'Accept the invitation', url: input.link },
-    { kind: 'p', text: 'If you do not know this organization, ignore this mail.' },
-  ])
+export function orgInvitationMail(input: MailBase & { orgName: string; inviterName: string; link: string; linkTtlMs: number }): LocalizedMail {
+  const { siteName, locale, orgName } = input
+  return localized('orgInvitation', input, (t) => ({
+    subject: fill(t.subject, { siteName, orgName }),
+    blocks: [
+      p(fill(t.invited, { inviterName: input.inviterName, orgName, siteName })),
+      p(fill(t.howTo, { duration: durationOf(locale, input.linkTtlMs) })),
+      { kind: 'link', label: t.button, url: input.link },
+      p(t.ignore),
+    ],
+  }))
 }
 
-export function passwordResetMail(input: { siteName: string; link: string; linkTtlMs: number }): MailContent {
-  return render(input.siteName, `${input.siteName}: reset your password`, [
-    { kind: 'p', text: `Someone asked to reset the password of your ${input.siteName} account.` },
-    { kind: 'p', text: `Open the link below to choose a new password. It works once and expires in ${minutes(input.linkTtlMs)}.` },
-    { kind: 'link', label: 'Choose a new password', url: input.link },
-    { kind: 'p', text: 'If you did not ask for this, ignore this mail: your password stays as it is.' },
-  ])
+export function passwordResetMail(input: MailBase & { link: string; linkTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('passwordReset', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.asked, { siteName })),
+      p(fill(t.howTo, { duration: minutesOf(locale, input.linkTtlMs) })),
+      { kind: 'link', label: t.button, url: input.link },
+      p(t.ignore),
+    ],
+  }))
 }
 
 export function passwordChangedNotice(
@@ -275,86 +320,77 @@ export function passwordChangedNotice(
     /** a change made while signed in keeps that one session (a reset signs every session out) */
     keptCurrentSession?: boolean
   },
-): MailContent {
-  const signedOut = input.keptCurrentSession ? 'Every other session was signed out.' : 'Every session was signed out.'
-  return render(input.siteName, `${input.siteName}: your password was changed`, [
-    { kind: 'p', text: `The password of your ${input.siteName} account was changed on ${humanDate(input.when)} from ${input.ipAddress}. ${signedOut}` },
-    ...tokenBlocks(input.tokens, input.revokedTokens),
-    { kind: 'p', text: 'If you did not do this, reset your password now and contact support.' },
-  ])
+): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('passwordChanged', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(input.keptCurrentSession ? t.changedOthersSignedOut : t.changedAllSignedOut, { siteName, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      ...tokenBlocks(locale, input.tokens, input.revokedTokens),
+      p(t.notYou),
+    ],
+  }))
 }
 
 /** An account without a password (provider sign-in only) asked for a reset. */
-export function useProviderMail(input: { siteName: string; providers: string[]; loginUrl: string }): MailContent {
-  const names = input.providers.length ? input.providers.join(', ') : 'your sign-in provider'
-  return render(input.siteName, `${input.siteName}: how to sign in`, [
-    { kind: 'p', text: `Someone asked to reset the password of your ${input.siteName} account. Your account has no password: you sign in with ${names}.` },
-    { kind: 'link', label: 'Sign in', url: input.loginUrl },
-    { kind: 'p', text: 'If you did not ask for this, ignore this mail.' },
-  ])
+export function useProviderMail(input: MailBase & { providers: string[]; loginUrl: string }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('useProvider', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.asked, { siteName, providers: input.providers.length ? eitherOf(locale, input.providers) : t.anyProvider })),
+      { kind: 'link', label: t.button, url: input.loginUrl },
+      p(t.ignore),
+    ],
+  }))
 }
 
-const SECOND_FACTOR_CHANGES = {
-  added: ['two-step sign-in was turned on', 'Two-step sign-in was turned on for your account'],
-  removed: ['two-step sign-in was turned off', 'Two-step sign-in was turned off for your account'],
-  recovery_code_used: ['a recovery code was used', 'A recovery code of your account was used'],
-  recovery_codes_regenerated: ['new recovery codes were made', 'New recovery codes were made for your account, and the old ones stopped working,'],
-  passkey_added: ['a passkey was added', 'A passkey was added to your account'],
-  passkey_removed: ['a passkey was removed', 'A passkey was removed from your account'],
-  password_set: ['a password was set', 'A password was set for your account'],
-  provider_unlinked: ['a linked account was removed', 'A sign-in provider account was unlinked from your account'],
-  codes_locked: ['code entry locked after wrong codes', 'Too many wrong two-step codes were entered for your account, so code entry is locked for a while; it was locked'],
-} as const
+/** The changes a second-factor notice tells of (catalogue `secondFactorChanges`). */
+export type SecondFactorChange = keyof MailCatalogue['secondFactorChanges']
 
 /** Two-step sign-in was turned on or off, a recovery code was used or new ones were made (ASVS V6.3.7: notify on changes to authentication). */
-export function secondFactorNotice(input: {
-  siteName: string
-  change: keyof typeof SECOND_FACTOR_CHANGES
-  when: Date
-  ipAddress: string
-  recoveryCodesLeft?: number
-}): MailContent {
-  const [headline, sentence] = SECOND_FACTOR_CHANGES[input.change]
-  const left =
-    input.change === 'recovery_code_used' && input.recoveryCodesLeft !== undefined
-      ? [{ kind: 'p' as const, text: `${input.recoveryCodesLeft} recovery code${input.recoveryCodesLeft === 1 ? '' : 's'} left. When few are left, make new recovery codes in your account.` }]
-      : []
-  return render(input.siteName, `${input.siteName}: ${headline}`, [
-    { kind: 'p', text: `${sentence} on ${humanDate(input.when)} from ${input.ipAddress}.` },
-    ...left,
-    {
-      kind: 'p',
-      text:
-        input.change === 'codes_locked'
-          ? 'Whoever entered them had your password or one of your signed-in sessions. If it was not you, change your password now and sign out everywhere.'
-          : 'If you did not do this, change your password now and contact support.',
-    },
-  ])
+export function secondFactorNotice(input: MailBase & { change: SecondFactorChange; when: Date; ipAddress: string; recoveryCodesLeft?: number }): LocalizedMail {
+  const { siteName, locale } = input
+  const catalogue = CATALOGUES[locale]
+  const { headline, sentence } = catalogue.secondFactorChanges[input.change]
+  return localized('secondFactor', input, (t) => ({
+    subject: fill(t.subject, { siteName, headline }),
+    blocks: [
+      p(fill(sentence, { date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      ...(input.change === 'recovery_code_used' && input.recoveryCodesLeft !== undefined ? [p(counted(locale, catalogue.recoveryCodesLeft, input.recoveryCodesLeft))] : []),
+      p(input.change === 'codes_locked' ? t.lockedNotYou : t.notYou),
+    ],
+  }))
 }
 
 /**
  * The confirmation of a deletion the signed-in owner asked for: nothing happens until the link is
  * used, so a session left open somewhere cannot delete the account without the mailbox.
  */
-export function deleteAccountMail(input: { siteName: string; link: string; linkTtlMs: number; undoWindowMs: number }): MailContent {
-  return render(input.siteName, `${input.siteName}: confirm the deletion of your account`, [
-    { kind: 'p', text: `You asked to delete your ${input.siteName} account. Nothing has changed yet.` },
-    {
-      kind: 'p',
-      text: `Open the link below to confirm. It works once and expires in ${minutes(input.linkTtlMs)}. Once confirmed, the account is disabled at once and every session is signed out; it is erased ${duration(input.undoWindowMs)} later, and until then a link we mail you restores it.`,
-    },
-    { kind: 'link', label: 'Confirm the deletion', url: input.link },
-    { kind: 'p', text: 'If you did not ask for this, ignore this mail and change your password: someone may be signed in to your account.' },
-  ])
+export function deleteAccountMail(input: MailBase & { link: string; linkTtlMs: number; undoWindowMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('deleteAccount', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.asked, { siteName })),
+      p(fill(t.howTo, { duration: minutesOf(locale, input.linkTtlMs), undoWindow: durationOf(locale, input.undoWindowMs) })),
+      { kind: 'link', label: t.button, url: input.link },
+      p(t.notYou),
+    ],
+  }))
 }
 
 /** Sent once the deletion is confirmed: when the account will be erased, and the link that restores it until then. */
-export function accountDisabledNotice(input: { siteName: string; eraseAt: Date; undoLink: string; undoTtlMs: number }): MailContent {
-  return render(input.siteName, `${input.siteName}: your account is disabled and will be erased`, [
-    { kind: 'p', text: `Your ${input.siteName} account is disabled: every session, API token and app access was ended. It will be erased on ${humanDate(input.eraseAt)}.` },
-    { kind: 'p', text: `Changed your mind? Open the link below within ${duration(input.undoTtlMs)}: it restores the account, and you sign in again.` },
-    { kind: 'link', label: 'Restore my account', url: input.undoLink },
-  ])
+export function accountDisabledNotice(input: MailBase & { eraseAt: Date; undoLink: string; undoTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('accountDisabled', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.disabled, { siteName, date: humanDate(input.eraseAt, locale) })),
+      p(fill(t.undo, { duration: durationOf(locale, input.undoTtlMs) })),
+      { kind: 'link', label: t.button, url: input.undoLink },
+    ],
+  }))
 }
 
 /**
@@ -362,24 +398,29 @@ export function accountDisabledNotice(input: { siteName: string; eraseAt: Date; 
  * page after the right password (`sign_in`), or sent instead of a reset link (`forgot_password`),
  * which a disabled account cannot use. The newest link is the only live one (restore-link.ts).
  */
-export function restoreLinkMail(input: { siteName: string; asked: 'sign_in' | 'forgot_password'; eraseAt: Date; undoLink: string; undoTtlMs: number }): MailContent {
-  const why =
-    input.asked === 'sign_in'
-      ? `Someone signed in with the password of your ${input.siteName} account and asked for the link that restores it.`
-      : `Someone asked to reset the password of your ${input.siteName} account.`
-  return render(input.siteName, `${input.siteName}: restore your account before it is erased`, [
-    { kind: 'p', text: `${why} Your account is scheduled for deletion: it will be erased on ${humanDate(input.eraseAt)}.` },
-    { kind: 'p', text: `To keep it, open the link below within ${duration(input.undoTtlMs)}; then sign in again${input.asked === 'forgot_password' ? ', and ask for a password reset if you still need one' : ''}. Any restore link we mailed before no longer works.` },
-    { kind: 'link', label: 'Restore my account', url: input.undoLink },
-    { kind: 'p', text: 'If you want the account erased, ignore this mail.' },
-  ])
+export function restoreLinkMail(input: MailBase & { asked: 'sign_in' | 'forgot_password'; eraseAt: Date; undoLink: string; undoTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  const signIn = input.asked === 'sign_in'
+  return localized('restoreLink', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(signIn ? t.askedSignIn : t.askedReset, { siteName, date: humanDate(input.eraseAt, locale) })),
+      p(fill(signIn ? t.howToSignIn : t.howToReset, { duration: durationOf(locale, input.undoTtlMs) })),
+      { kind: 'link', label: t.button, url: input.undoLink },
+      p(t.ignore),
+    ],
+  }))
 }
 
 /** Sent when the undo link restored the account. */
-export function accountRestoredNotice(input: { siteName: string; when: Date; ipAddress: string; loginUrl: string }): MailContent {
-  return render(input.siteName, `${input.siteName}: your account was restored`, [
-    { kind: 'p', text: `The deletion of your ${input.siteName} account was cancelled on ${humanDate(input.when)} from ${input.ipAddress}. Your account will not be erased.` },
-    { kind: 'p', text: 'Sessions and API tokens ended by the deletion stay ended: sign in again, and create new API tokens if you need them.' },
-    { kind: 'link', label: 'Sign in', url: input.loginUrl },
-  ])
+export function accountRestoredNotice(input: MailBase & { when: Date; ipAddress: string; loginUrl: string }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('accountRestored', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.restored, { siteName, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(t.sessions),
+      { kind: 'link', label: t.button, url: input.loginUrl },
+    ],
+  }))
 }

@@ -3,6 +3,7 @@
  * anomaly asks for MFA. At most one live code per session: a repeat while one is live answers
  * `sent: false` and mails nothing, so a retrying client cannot mail-bomb the owner.
  */
+import { chooseLocale, type Locale } from '../../contract/locales'
 import { adaptiveMfaMail } from '../mail/templates'
 import { recordSecurityEvent } from '../security-events/repository'
 import { codeMailFields, findMailRecipient, startFlow, type FlowDeps } from './flows'
@@ -17,6 +18,8 @@ export interface AdaptiveMfaInput {
   /** the anomaly type, shown in the mail */
   anomaly: string
   ipAddress: string
+  /** the language the request asked for: the mail's when the account chose none */
+  requestLocale?: Locale
 }
 
 /** Why no MFA mail went out: the account or the session is gone, or the mail failed. */
@@ -41,6 +44,7 @@ export async function sendAdaptiveMfa(deps: FlowDeps, input: AdaptiveMfaInput): 
       links: [issued.url],
       content: adaptiveMfaMail({
         siteName,
+        locale: chooseLocale(user.locale, input.requestLocale),
         ...codeMailFields(deps, issued),
         anomaly: input.anomaly,
         ipAddress: input.ipAddress,

@@ -4,6 +4,7 @@
  * device: its link works only inside that session. One live code per session and reason; a new
  * start of the same reason replaces the old link, other reasons are left alone.
  */
+import { chooseLocale, type Locale } from '../../contract/locales'
 import type { IamContext } from '../../context'
 import { customActionMail } from '../mail/templates'
 import { codeMailFields, findMailRecipient, maskEmail, startFlow } from './flows'
@@ -25,7 +26,7 @@ export type StartCustomResult =
 
 export async function startCustomMfa(
   ctx: IamContext,
-  input: { user: SessionUser; reason: string; note?: string; ipAddress: string },
+  input: { user: SessionUser; reason: string; note?: string; ipAddress: string; requestLocale?: Locale },
 ): Promise<StartCustomResult> {
   const limited = await admitFlowMail(ctx, { userId: input.user.userId, ipAddress: input.ipAddress })
   if (limited) return limited
@@ -46,6 +47,7 @@ export async function startCustomMfa(
       links: [issued.url],
       content: customActionMail({
         siteName,
+        locale: chooseLocale(user.locale, input.requestLocale),
         ...codeMailFields(ctx, issued),
         reason: input.reason,
         note: input.note,

@@ -29,6 +29,6 @@ export async function unlinkProvider(ctx: IamContext, input: { userId: number; p
     await recordUserAction(trx, 'provider_unlinked', { userId: user.id, actor: input.actor, details: { provider: input.provider }, at: now })
     return { ok: true }
   })
-  if (result.ok) sendSecondFactorNotice(ctx, { userId: input.userId, change: 'provider_unlinked', ipAddress: input.actor.ipAddress })
+  if (result.ok) sendSecondFactorNotice(ctx, { userId: input.userId, change: 'provider_unlinked', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return result
 }

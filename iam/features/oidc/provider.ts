@@ -24,8 +24,7 @@ import { recordOidcEvent } from './connected-apps'
 import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
 import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
-import { errorPage, renderPage } from './pages'
-import { escapeHtml } from '../../../shared/html'
+import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, pageLocale, signedOutPage, signOutPage } from './pages'
 import { guardedFetchApi } from '../../../shared/outbound'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 import { clientIdMetadataDocumentFeature } from './client-metadata-documents'
@@ -48,6 +47,9 @@ function cookieKeys(ctx: IamContext): string[] {
 }
 
 type OidcCtx = KoaContextWithOIDC
+
+/** The language of the provider's own pages: the request's Accept-Language (pages.ts). */
+const localeOf = (octx: OidcCtx) => pageLocale(octx.get('accept-language'))
 
 const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128']
 /** the library stops waiting after 2.5 s itself (its fetch helper); this bounds a call it did not */
@@ -168,16 +170,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(octx: OidcCtx, form: string) {
-          const name = octx.oidc.client?.clientName
-          octx.body = renderPage(
-            'Sign out?',
-            `${form}<p>${name ? `${escapeHtml(name)} asks to sign you out.` : 'An app asks to sign you out.'} Signing out here also signs you out of this site.</p>` +
-              '<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign me out</button>' +
-              '<button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>',
-          )
+          octx.body = signOutPage(localeOf(octx), form, octx.oidc.client?.clientName)
         },
         async postLogoutSuccessSource(octx: OidcCtx) {
-          octx.body = renderPage('You are signed out', '<p>You can close this page, or <a href="/login">sign in again</a>.</p>')
+          octx.body = signedOutPage(localeOf(octx))
         },
       },
       deviceFlow: {
@@ -185,11 +181,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
         charset: 'base-20',
         mask: '****-****',
         async userCodeInputSource(octx: OidcCtx, form: string, _out: unknown, err?: { name?: string; userCode?: unknown }) {
-          const problem = err
-            ? err.userCode || err.name === 'NoCodeError'
-              ? '<p class="error" role="alert">That code is not valid or has expired. Check the code your device shows and try again.</p>'
-              : '<p class="error" role="alert">This request was interrupted. Start again on your device.</p>'
-            : ''
+          const problem = err ? (err.userCode || err.name === 'NoCodeError' ? 'invalid_code' : 'interrupted') : null
           // The provider's form holds a hidden xsrf field, then the text input named user_code: the
           // label, help text and autocomplete go on that input, and its inline onfocus handler,
           // which the page's CSP refuses, goes.
@@ -197,26 +189,17 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
             .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" name="user_code"')
             .replace('autocomplete="off"', 'autocomplete="one-time-code"')
             .replace(/\s+onfocus="[^"]*"/, '')
-          octx.body = renderPage(
-            'Connect a device',
-            `${problem}<p id="user-code-help">Enter the code your device or app shows you.</p><label for="user_code">Code</label>${labelled}<button type="submit" form="op.deviceInputForm">Continue</button>`,
-          )
+          octx.body = deviceInputPage(localeOf(octx), labelled, problem)
         },
         async userCodeConfirmSource(octx: OidcCtx, form: string, client: { clientName?: string; clientId: string }, _info: unknown, userCode: string) {
-          octx.body = renderPage(
-            'Confirm the device',
-            `<p><strong>${escapeHtml(client.clientName || client.clientId)}</strong> wants to sign in as you. Check that your device shows this code:</p><p><code>${escapeHtml(userCode)}</code></p><p>If it does not, or you did not start this, cancel.</p>${form}` +
-              '<button type="submit" form="op.deviceConfirmForm" autofocus>Allow</button>' +
-              '<button type="submit" form="op.deviceConfirmForm" name="abort" value="yes" class="secondary">Cancel</button>',
-          )
+          octx.body = deviceConfirmPage(localeOf(octx), form, client.clientName || client.clientId, userCode)
         },
         async successSource(octx: OidcCtx) {
           const accountId = octx.oidc.session?.accountId
           if (accountId) {
             await recordOidcEvent(db, { type: 'oidc_device_approved', accountId, ipAddress: octx.ip, details: { clientId: octx.oidc.client?.clientId }, now: Date.now() })
           }
-          const name = octx.oidc.client?.clientName
-          octx.body = renderPage('Device connected', `<p>${name ? escapeHtml(name) : 'Your device'} is signed in. You can close this page and go back to your device.</p>`)
+          octx.body = deviceDonePage(localeOf(octx), octx.oidc.client?.clientName)
         },
       },
       resourceIndicators: {
@@ -252,7 +235,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     },
     async renderError(octx: OidcCtx, out: { error?: string; error_description?: string }) {
       octx.type = 'html'
-      octx.body = errorPage(out)
+      octx.body = errorPage(out, localeOf(octx))
     },
   })
   // URLs the provider prints are built from the issuer (routes/oidc sets the forwarded host and

@@ -9,6 +9,8 @@
  * NULL AND expires_at > now AND the account's confirmed address matches ... RETURNING. Of two
  * accepts of one link, exactly one gets the row.
  */
+import { chooseLocale } from '../../contract/locales'
+import { findUserByEmail } from '../users/users-repo'
 import { createHash, randomBytes } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { IamContext } from '../../context'
@@ -57,10 +59,13 @@ function invitationLink(ctx: IamContext, token: string): string {
 
 async function mailInvitation(ctx: IamContext, input: { to: string; token: string; org: Pick<OrgActor, 'name'>; inviterName: string }): Promise<void> {
   const link = invitationLink(ctx, input.token)
+  // the inviter's language is not the invitee's: the invitee's own choice when the address has an
+  // account that made one, else English (docs/i18n.md "Mails")
+  const invitee = await findUserByEmail(ctx.db, input.to)
   await getMailer(ctx).send({
     to: input.to,
     links: [link],
-    content: orgInvitationMail({ siteName: ctx.config.email.siteName, orgName: input.org.name, inviterName: input.inviterName, link, linkTtlMs: INVITATION_TTL_MS }),
+    content: orgInvitationMail({ siteName: ctx.config.email.siteName, locale: chooseLocale(invitee?.locale, null), orgName: input.org.name, inviterName: input.inviterName, link, linkTtlMs: INVITATION_TTL_MS }),
   })
 }
 

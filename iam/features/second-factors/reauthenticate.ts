@@ -12,6 +12,7 @@
  * Success stamps session_families.reauthenticated_at, which full authentication reads in its one
  * statement (http/reauthenticate.ts judges the window).
  */
+import { chooseLocale, type Locale } from '../../contract/locales'
 import type { IamContext } from '../../context'
 import { reauthenticateCodeMail } from '../mail/templates'
 import { codeMailFields, maskEmail, startFlow } from '../mfa/flows'
@@ -86,7 +87,7 @@ export async function reauthenticate(ctx: IamContext, input: { user: SessionUser
   } else {
     if (user.password_hash) return failed('use_password')
     if (secondFactor) return failed('use_code')
-    return mailCode(ctx, input.user, user.email, input.actor)
+    return mailCode(ctx, input.user, user.email, chooseLocale(user.locale, input.actor.locale), input.actor)
   }
   const now = new Date(ctx.now())
   const stamped = await ctx.db
@@ -101,7 +102,7 @@ export async function reauthenticate(ctx: IamContext, input: { user: SessionUser
 }
 
 /** A code by mail, bound to this session and device (the mail and links limiters as for custom MFA). */
-async function mailCode(ctx: IamContext, user: SessionUser, email: string, actor: Actor): Promise<ReauthResult> {
+async function mailCode(ctx: IamContext, user: SessionUser, email: string, locale: Locale, actor: Actor): Promise<ReauthResult> {
   const limited = await admitFlowMail(ctx, { userId: user.userId, ipAddress: actor.ipAddress })
   if (limited) return limited
   const result = await startFlow(ctx, {
@@ -115,7 +116,7 @@ async function mailCode(ctx: IamContext, user: SessionUser, email: string, actor
     onLive: 'replace',
     mail: (issued) => {
       const { code, codeTtlMs } = codeMailFields(ctx, issued)
-      return { to: email, links: [], content: reauthenticateCodeMail({ siteName: ctx.config.email.siteName, code, codeTtlMs }) }
+      return { to: email, links: [], content: reauthenticateCodeMail({ siteName: ctx.config.email.siteName, locale, code, codeTtlMs }) }
     },
   })
   if (!result.ok) return failed(result.code === 'mail_failed' ? 'mail_failed' : 'session_ended')

@@ -4,6 +4,7 @@
  * sign-in step, disable, and the custom MFA flows that accept it instead of the emailed code.
  * Failures and spent recovery codes are recorded in security_events (never the code itself).
  */
+import type { Locale } from '../../contract/locales'
 import type { IamContext } from '../../context'
 import { recordSecurityEvent } from '../security-events/repository'
 import { reserveCodeAttempt, settleCodeAttempt, type CodeLocked } from './code-budget'
@@ -19,6 +20,8 @@ export type SecondFactorMethod = 'totp' | 'recovery_code'
 export interface FactorActor {
   visitorRowId: number | null
   ipAddress: string
+  /** the request's language: the notice's when the account chose none */
+  locale?: Locale | undefined
 }
 
 export type VerifyFactorResult = { ok: true; method: SecondFactorMethod } | { ok: false; code: 'invalid_code' } | CodeLocked
@@ -50,7 +53,7 @@ export async function verifySecondFactor(
   const locked = async (result: CodeLocked): Promise<CodeLocked> => {
     if (result.fresh) {
       await recordSecurityEvent(ctx.db, { ...event, type: 'second_factor_locked', details: { lockMs: result.retryMs } })
-      sendSecondFactorNotice(ctx, { userId: input.userId, change: 'codes_locked', ipAddress: input.actor.ipAddress })
+      sendSecondFactorNotice(ctx, { userId: input.userId, change: 'codes_locked', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
     }
     return result
   }
@@ -66,7 +69,7 @@ export async function verifySecondFactor(
     const remaining = await repo.countUnusedRecoveryCodes(ctx.db, input.userId)
     await recordSecurityEvent(ctx.db, { ...event, type: 'recovery_code_used', details: { purpose: input.purpose, remaining } })
     // disabling says so in its own notice
-    if (input.purpose !== 'disable') sendSecondFactorNotice(ctx, { userId: input.userId, change: 'recovery_code_used', ipAddress: input.actor.ipAddress, recoveryCodesLeft: remaining })
+    if (input.purpose !== 'disable') sendSecondFactorNotice(ctx, { userId: input.userId, change: 'recovery_code_used', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale, recoveryCodesLeft: remaining })
   }
   return { ok: true, method }
 }

@@ -8,6 +8,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, NewSecurityEvent } from '../../db/schema'
 import { emitSignal } from '../../lib/signals'
 import type { SecurityEventType } from '../../contract/security-event-types'
+import type { Locale } from '../../contract/locales'
 
 export type { SecurityEventType } from '../../contract/security-event-types'
 
@@ -47,6 +48,8 @@ export interface Actor {
   visitorRowId: number | null
   ipAddress: string
   fingerprint: Record<string, unknown> | null
+  /** the language the request asked for (Accept-Language, iam/contract/locales.ts): the mails' language when the account chose none */
+  locale?: Locale
 }
 
 /** An action a signed-in user took from `actor`'s device and address. */

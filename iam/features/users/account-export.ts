@@ -46,6 +46,7 @@ function readAccount(trx: Trx, userId: number) {
       'u.email_verified',
       'u.created_at',
       'u.external_id',
+      'u.locale',
       eb('u.password_hash', 'is not', null).as('has_password'),
       't.created_at as totp_created_at',
       't.enabled_at as totp_enabled_at',
@@ -152,6 +153,7 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
           hasPassword: !!account.has_password,
           createdAt: account.created_at.toISOString(),
           externalId: account.external_id,
+          locale: account.locale,
         },
         sessions: sessions.map((row) => {
           const fp = row.fingerprint ?? {}

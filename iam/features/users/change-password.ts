@@ -13,6 +13,7 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import type { Actor } from '../security-events/repository'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
+import { chooseLocale, type Locale } from '../../contract/locales'
 import { getMailer } from '../mail/mailer'
 import { passwordChangedNotice } from '../mail/templates'
 import { checkNewPassword, getPasswordHasher, type NewPasswordWarning } from '../passwords/password-service'
@@ -94,15 +95,15 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
   const pair = await pairForFamily(ctx, done.session)
   if (!pair) return { ok: false, code: 'session_ended' }
   ctx.log.info('password changed', { userId: user.id, revokedSessions: done.revoked })
-  sendNotice(ctx, user.id, user.email, input.actor.ipAddress, now)
+  sendNotice(ctx, user.id, user.email, input.actor.ipAddress, chooseLocale(user.locale, input.actor.locale), now)
   return { ok: true, pair, revokedSessions: done.revoked, warnings: verdict.warnings }
 }
 
 /** The notice names live API tokens (never a raw token); a failed delivery is logged, not an error. */
-function sendNotice(ctx: IamContext, userId: number, email: string, ipAddress: string, now: Date): void {
+function sendNotice(ctx: IamContext, userId: number, email: string, ipAddress: string, locale: Locale, now: Date): void {
   listLiveTokenSummaries(ctx.db, userId, now)
     .then((tokens) => {
-      const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, when: now, ipAddress, tokens, keptCurrentSession: true })
+      const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, locale, when: now, ipAddress, tokens, keptCurrentSession: true })
       return getMailer(ctx).send({ to: email, content })
     })
     .catch((error: Error) => ctx.log.error('password-changed notice not delivered', { userId, error: error.message }))

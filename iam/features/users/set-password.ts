@@ -46,6 +46,6 @@ export async function setFirstPassword(
   })
   if (!set) return { ok: false, code: 'has_password' }
   ctx.log.info('first password set', { userId: user.id })
-  sendSecondFactorNotice(ctx, { userId: user.id, change: 'password_set', ipAddress: input.actor.ipAddress })
+  sendSecondFactorNotice(ctx, { userId: user.id, change: 'password_set', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return { ok: true, warnings: verdict.warnings }
 }

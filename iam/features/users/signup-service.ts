@@ -3,6 +3,7 @@
  * the `signed_up` security event in ONE transaction. The unique index on lower(email) decides races: of 50 parallel signups with
  * one address exactly one commits; the others map the violation to `email_taken`.
  */
+import type { Locale } from '../../contract/locales'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { checkEmailAddress } from '../email-checks/email-checks'
@@ -19,6 +20,8 @@ export interface SignupInput {
   visitor: Visitor
   ipAddress: string
   fingerprint: Record<string, unknown> | null
+  /** the language the request asked for: the verification mail's */
+  requestLocale?: Locale
 }
 
 export type SignupResult =
@@ -66,7 +69,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
     const pair = await completePair(ctx, created.session, { subject: created.user.public_id, roles: created.user.roles, visitor: input.visitor.visitor_id })
     ctx.log.info('user signed up', { userId: created.user.id })
     // the account works at once; the address counts as verified only once the mailed link is used
-    sendVerificationMailLater(ctx, created.user, input.visitor.id)
+    sendVerificationMailLater(ctx, created.user, input.visitor.id, input.requestLocale)
     return { ok: true, pair, userId: created.user.id, warnings: password.warnings }
   } catch (error) {
     if (isUniqueViolation(error)) return { ok: false, code: 'email_taken' }

@@ -11,8 +11,8 @@ export default defineRoute(
   ROUTES.forgotPassword,
   // per IP and per IP + address, counted with the mail (features/account-actions/password-reset.ts)
   [device, body(), counted('forgotPassword'), counted('mailbox')],
-  async ({ ctx, ip, body }) => {
-    const result = await requestPasswordReset(ctx, { email: body.email, ipAddress: ip })
+  async ({ ctx, ip, body, actor }) => {
+    const result = await requestPasswordReset(ctx, { email: body.email, ipAddress: ip, requestLocale: actor.locale })
     if (!result.ok) return throwTooManyRequests(result.decision)
     return FORGOT_PASSWORD_BODY
   },

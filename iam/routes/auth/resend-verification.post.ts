@@ -9,8 +9,8 @@ import { counted, defineRoute } from '../../http/route'
  * the account's address. 200 sent; 400 already verified; 401; 429 beyond
  * rate_limiters.resendVerification (3 per hour per user by default); 503 mail not delivered.
  */
-export default defineRoute(ROUTES.resendVerification, [counted('resendVerification'), counted('mailbox')], async ({ ctx, user }) => {
-  const result = await resendVerification(ctx, user.userId, user.visitorRowId)
+export default defineRoute(ROUTES.resendVerification, [counted('resendVerification'), counted('mailbox')], async ({ ctx, user, actor }) => {
+  const result = await resendVerification(ctx, user.userId, user.visitorRowId, actor.locale)
   if (result.ok) return okEnvelope({ message: 'A verification link has been sent to your email address.' })
   return failAction(result)
 })

@@ -1,9 +1,9 @@
-import { callNodeListener, defineEventHandler, getCookie, setResponseHeader, setResponseStatus } from 'h3'
+import { callNodeListener, defineEventHandler, getCookie, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../contract/oidc-mount'
 import { useOidcProvider } from '../../features/oidc/provider'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
-import { OIDC_CSP, renderPage } from '../../features/oidc/pages'
+import { OIDC_CSP, pageLocale, tooManyCodesPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
 import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
@@ -63,10 +63,7 @@ async function refuseUserCodeGuessing(event: Parameters<Parameters<typeof define
     setResponseHeader(event, 'retry-after', seconds)
     setResponseHeader(event, 'cache-control', 'no-store')
     setResponseHeader(event, 'content-type', 'text/html; charset=utf-8')
-    return renderPage(
-      'Too many attempts',
-      `<p class="error" role="alert">Too many codes were entered from here. Wait ${minutes} minute${minutes === 1 ? '' : 's'}, then enter the code your device shows again.</p><p><a href="${OIDC_MOUNT}/device">Back to the code page</a></p>`,
-    )
+    return tooManyCodesPage(pageLocale(getRequestHeader(event, 'accept-language')), minutes, `${OIDC_MOUNT}/device`)
   }
   return undefined
 }

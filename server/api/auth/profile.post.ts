@@ -1,4 +1,4 @@
-/** POST /api/auth/profile (signed in) `{ name }` -> IAM POST /auth/profile. */
+/** POST /api/auth/profile (signed in) `{ name?, locale? }` -> IAM POST /auth/profile (the body is checked against the IAM route's schema, so `locale` passes as sent). */
 import { readIamBody } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 import { callAuthedRoute } from '../../utils/bff/session'

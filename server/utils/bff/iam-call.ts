@@ -4,6 +4,7 @@
  */
 import { getCookie, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
+import { ACCEPT_LANGUAGE_MAX, isLocale } from '../../../iam/contract/locales'
 import { isCanonicalPath } from '../../../iam/contract/request-path'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
@@ -15,6 +16,20 @@ import { bffFail, IAM_UNAVAILABLE_MESSAGE } from './respond'
 
 /** One request to the IAM: method, path (parameters filled in), query, body and credentials. */
 export type BffIamCall = IamRouteCall
+
+/**
+ * The person's language for the IAM (its mails and pages, iam/contract/locales.ts): the language
+ * chosen on the site (the `locale` cookie the pages set) when it is a supported one, else the
+ * browser's own Accept-Language as sent, cut to a bounded length; none when the browser sent none.
+ * Not a credential: outside the signature's covered headers (iam/client/hmac.ts), like User-Agent.
+ */
+export function acceptLanguageFor(event: H3Event): string | undefined {
+  const chosen = getCookie(event, 'locale')
+  if (isLocale(chosen)) return chosen
+  // only the characters a language list has (RFC 9110 section 12.5.4): no header injection
+  const sent = getRequestHeader(event, 'accept-language')?.slice(0, ACCEPT_LANGUAGE_MAX).replace(/[^A-Za-z0-9*,;=.\- ]/g, '')
+  return sent ? sent : undefined
+}
 
 /** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
@@ -33,6 +48,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
     const value = name === 'session' || name === 'canary_id' ? currentCookie(event, name) : getCookie(event, name)
     if (value && isCookieValue(value)) cookies[name] = value
   }
+  const acceptLanguage = acceptLanguageFor(event)
   try {
     return await useIamClient().request<T>({
       method: call.method,
@@ -43,6 +59,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
       headers: {
         ...(call.bearer ? { authorization: `Bearer ${call.bearer}` } : {}),
         ...(call.apiKey !== undefined ? { 'x-api-key': call.apiKey } : {}),
+        ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}),
       },
       clientIp,
       userAgent: getRequestHeader(event, 'user-agent') ?? '',

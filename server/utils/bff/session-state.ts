@@ -1,6 +1,6 @@
 /**
  * The browser's session state as GET /api/auth/session answers it, read for one request:
- * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name }`, `{ authenticated: false }`,
+ * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name, locale }`, `{ authenticated: false }`,
  * `{ authenticated: false, ended: true, why? }` when the browser's session was there and the IAM ended it
  * (revoked, expired, reused; `why`: composables/session-ended.ts), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
  * is pending. Backed by IAM GET /secret/accesstoken/metadata, so a revoked session reads as signed
@@ -8,6 +8,7 @@
  * request's answer, a page as well as the JSON route). Throws BffReply for a rate limit or an IAM failure.
  */
 import type { H3Event } from 'h3'
+import { isLocale, type Locale } from '../../../iam/contract/locales'
 import { clearSessionCookies, currentCookie } from './cookies'
 import { BffReply } from './respond'
 import { impersonatingAdminEmail } from './impersonation'
@@ -21,6 +22,7 @@ interface Metadata {
   email?: unknown
   emailVerified?: unknown
   name?: unknown
+  locale?: unknown
   message?: unknown
 }
 
@@ -33,6 +35,8 @@ export type SessionState =
       email: string | null
       emailVerified: boolean
       name: string | null
+      /** the language the account chose for its mails (docs/i18n.md); null when none */
+      locale: Locale | null
       /** signed in on the account's behalf by a platform administrator (the token's `act`): who, for the banner */
       impersonatedBy?: { email: string | null }
     }
@@ -72,6 +76,7 @@ async function read(event: H3Event): Promise<SessionState> {
       email: str(body.email) ?? null,
       emailVerified: body.emailVerified === true,
       name: str(body.name) ?? null,
+      locale: isLocale(body.locale) ? body.locale : null,
       // the IAM signed `act` into the token (RFC 8693 section 4.1); the email is the gateway's note of who started it
       ...(body.payload?.act && typeof body.payload.act === 'object' ? { impersonatedBy: { email: impersonatingAdminEmail(event) } } : {}),
     }

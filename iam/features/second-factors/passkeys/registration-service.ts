@@ -3,6 +3,7 @@
  * a discoverable credential with user verification (so it can sign in alone, passwordless) and no
  * attestation (we keep no authenticator allow-list, so an attestation would prove nothing we use).
  */
+import type { Locale } from '../../../contract/locales'
 import { randomBytes } from 'node:crypto'
 import type { RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { IamContext } from '../../../context'
@@ -29,6 +30,8 @@ export interface PasskeyView {
 export interface PasskeyActor {
   visitorRowId: number
   ipAddress: string
+  /** the request's language: the notice's when the account chose none */
+  locale?: Locale | undefined
 }
 
 type ViewRow = Awaited<ReturnType<typeof repo.listPasskeys>>[number]
@@ -110,14 +113,14 @@ export async function finishRegistration(
   })
   if (!row) return { ok: false, code: 'already_registered' }
   await recordSecurityEvent(ctx.db, { type: 'second_factor_added', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: row.id }, at: now })
-  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_added', ipAddress: input.actor.ipAddress })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_added', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return { ok: true, passkey: viewOf(row) }
 }
 
 export async function removePasskey(ctx: IamContext, input: { userId: number; actor: PasskeyActor; id: number }): Promise<boolean> {
   if (!(await repo.deletePasskey(ctx.db, input.userId, input.id))) return false
   await recordSecurityEvent(ctx.db, { type: 'second_factor_removed', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: input.id }, at: new Date(ctx.now()) })
-  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_removed', ipAddress: input.actor.ipAddress })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_removed', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return true
 }
 

@@ -53,7 +53,7 @@ export async function enableTotp(ctx: IamContext, input: { userId: number; code:
     return true
   })
   if (!enabled) return { ok: false, code: 'invalid_code' }
-  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'added', ipAddress: input.actor.ipAddress })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'added', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return { ok: true, recoveryCodes }
 }
 
@@ -76,7 +76,7 @@ export async function disableTotp(ctx: IamContext, input: { userId: number; code
     return true
   })
   if (!removed) return { ok: false, code: 'not_enabled' }
-  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'removed', ipAddress: input.actor.ipAddress })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'removed', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return { ok: true }
 }
 
@@ -105,7 +105,7 @@ export async function regenerateRecoveryCodes(ctx: IamContext, input: { userId: 
     return true
   })
   if (!replaced) return { ok: false, code: 'not_enabled' }
-  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'recovery_codes_regenerated', ipAddress: input.actor.ipAddress })
+  sendSecondFactorNotice(ctx, { userId: input.userId, change: 'recovery_codes_regenerated', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
   return { ok: true, recoveryCodes }
 }
 

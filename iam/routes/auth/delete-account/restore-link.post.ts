@@ -14,8 +14,8 @@ import { answerFailure, body, counted, defineRoute, limit, signInGate } from '..
 export default defineRoute(
   ROUTES.restoreLink,
   [signInGate, limit('links', ({ ip }) => ({ ip, on: 'ip' })), body({ markupCheck: false }), counted('emails'), counted('mailbox')],
-  async ({ ctx, ip, visitor, body }) => {
-    const result = await sendRestoreLink(ctx, { proof: body.restoreProof, visitorRowId: visitor!.id, ipAddress: ip })
+  async ({ ctx, ip, visitor, body, actor }) => {
+    const result = await sendRestoreLink(ctx, { proof: body.restoreProof, visitorRowId: visitor!.id, ipAddress: ip, requestLocale: actor.locale })
     if (!result.ok) return answerFailure(RESTORE_LINK_REFUSED, result)
     return okEnvelope({ sentTo: result.sentTo, dueAt: result.dueAt.toISOString() })
   },

@@ -27,8 +27,8 @@ export default defineRoute(
     counted('emails'),
     counted('links'),
   ],
-  async ({ ctx, user, ip, params, body }) => {
-    const result = await startCustomMfa(ctx, { user, reason: params.reason, note: body.note || undefined, ipAddress: ip })
+  async ({ ctx, user, ip, params, body, actor }) => {
+    const result = await startCustomMfa(ctx, { user, reason: params.reason, note: body.note || undefined, ipAddress: ip, requestLocale: actor.locale })
     if (!result.ok) return failAction(result)
     return okEnvelope({ reason: result.reason, expiresAt: result.expiresAt, sentTo: result.sentTo })
   },

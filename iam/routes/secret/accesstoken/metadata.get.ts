@@ -1,3 +1,4 @@
+import { isLocale } from '../../../contract/locales'
 import { ROUTES } from '../../../contract/routes'
 import { authorizedAccount } from '../../../http/authorized-account'
 import { defineRoute } from '../../../http/route'
@@ -20,6 +21,8 @@ export default defineRoute(ROUTES.accessTokenMetadata, [], (req) => {
     // false until the address's verification link is used (signup, email change)
     emailVerified: account.email_verified,
     name: account.name,
+    // the language the owner chose (POST /auth/profile); null until chosen
+    locale: isLocale(account.locale) ? account.locale : null,
     sessionId: user.sessionId,
     payload: user.payload,
     roles: user.roles,

@@ -1,0 +1,163 @@
+/** The mails in Japanese: polite form (です・ます), as a service writes to its customers. */
+import type { MailCatalogue } from './en'
+import { plural } from './plural'
+
+export const ja: MailCatalogue = {
+  layout: {
+    yourCode: '確認コード:',
+    copyAddress: 'または、次のアドレスをブラウザーに貼り付けてください:',
+    footer: 'このメールは、{siteName} のアカウントに関するお知らせとしてお送りしています。',
+    dateTime: '{date} {time}(UTC)',
+  },
+  units: {
+    minutes: plural({ other: '{count} 分' }),
+    hours: plural({ other: '{count} 時間' }),
+    days: plural({ other: '{count} 日' }),
+  },
+  anomaly: {
+    NEW_DEVICE: 'このブラウザーがサインインを開始したブラウザーと異なる',
+    IDLE_DEVICE: 'このサインインがしばらく使われていなかった',
+    TOO_MANY_SESSIONS: 'お客様のアカウントが多数のデバイスでサインインしている',
+    SESSION_VELOCITY: '数分のうちに複数の新しいデバイスでお客様のアカウントにサインインがあった',
+    IP_DRIFT: '以前とは異なるネットワークから接続している',
+    DEVICE_REPUTATION: 'このネットワークまたはデバイスが自動化されたもののように見える',
+    FINGERPRINT_DRIFT: 'このブラウザーまたは場所が以前と異なって見える',
+    other: 'このサインインがいつもと異なって見える',
+  },
+  action: {
+    changeEmail: 'メールアドレスの変更',
+    quoted: '「{label}」',
+  },
+  tokens: {
+    revoked: plural({ other: 'ご希望どおり、API トークン {count} 件を無効にしました。' }),
+    active: plural({
+      other: '有効な API トークンが {count} 件あります: {list}。これらは引き続き使用できます。心当たりがない場合は、アカウントページで無効にしてください。',
+    }),
+  },
+  secondFactorChanges: {
+    added: { headline: '2 段階認証が有効になりました', sentence: '{date} に {ipAddress} から、お客様のアカウントの 2 段階認証が有効になりました。' },
+    removed: { headline: '2 段階認証が無効になりました', sentence: '{date} に {ipAddress} から、お客様のアカウントの 2 段階認証が無効になりました。' },
+    recovery_code_used: { headline: '復旧コードが使用されました', sentence: '{date} に {ipAddress} から、お客様のアカウントの復旧コードが使用されました。' },
+    recovery_codes_regenerated: { headline: '新しい復旧コードが作成されました', sentence: '{date} に {ipAddress} から、お客様のアカウントの新しい復旧コードが作成され、以前のコードは使えなくなりました。' },
+    passkey_added: { headline: 'パスキーが追加されました', sentence: '{date} に {ipAddress} から、お客様のアカウントにパスキーが追加されました。' },
+    passkey_removed: { headline: 'パスキーが削除されました', sentence: '{date} に {ipAddress} から、お客様のアカウントのパスキーが削除されました。' },
+    password_set: { headline: 'パスワードが設定されました', sentence: '{date} に {ipAddress} から、お客様のアカウントにパスワードが設定されました。' },
+    provider_unlinked: { headline: '連携アカウントが解除されました', sentence: '{date} に {ipAddress} から、お客様のアカウントとサインインプロバイダーのアカウントの連携が解除されました。' },
+    codes_locked: { headline: '誤ったコードが続いたため、コード入力がロックされました', sentence: 'お客様のアカウントで 2 段階認証のコードが何度も誤って入力されたため、しばらくの間コード入力をロックしました。ロックされた日時は {date}、接続元は {ipAddress} です。' },
+  },
+  undoneItems: {
+    totp: '認証アプリによる 2 段階認証(およびその復旧コード)',
+    passkeys: plural({ other: 'パスキー {count} 件' }),
+    apiTokens: plural({ other: 'API トークン {count} 件' }),
+    providerLinks: plural({ other: '連携済みのサインインプロバイダー {count} 件' }),
+    password: '変更後に設定されたパスワード',
+  },
+  recoveryCodesLeft: plural({
+    other: '復旧コードの残りは {count} 件です。残りが少なくなったら、アカウントで新しい復旧コードを作成してください。',
+  }),
+  mails: {
+    adaptiveMfa: {
+      subject: '{siteName}: ご本人確認のお願い',
+      why: '{reason}ため、お客様の {siteName} アカウントへのサインイン({ipAddress} から)について、ご本人であることの確認をお願いしています。',
+      howTo: '続行するには、コードを求めたページでコードを入力するか、下のリンクを開いてそこで入力してください。コードの有効期限は {duration} です。',
+      button: '本人であることを確認する',
+      notYou: 'お心当たりがない場合は、コードを入力せず、パスワードを変更してください。',
+    },
+    customAction: {
+      subject: '{siteName}: {action}の確認',
+      intro: 'お客様の {siteName} アカウントにサインインしている方から、{action}の確認が求められました。',
+      note: '備考: {note}',
+      howTo: '下のリンクを開き、コードを入力して確認してください。コードの有効期限は {duration} です。',
+      button: '操作を確認する',
+      notYou: 'お心当たりがない場合は、このメールを無視し、パスワードを変更してください。',
+    },
+    emailChangeUndone: {
+      subject: '{siteName}: メールアドレスの変更を取り消しました',
+      restored: '{date} に {ipAddress} から、お客様の {siteName} アカウントのメールアドレスがこのアドレスに戻され、すべてのセッションがサインアウトされました。',
+      removed: '変更後に追加され、今回削除されたもの: {items}。',
+      nothingAdded: '変更後、お客様のアカウントに追加されたものはありません。',
+      noPassword: '現在、お客様のアカウントにはパスワードがありません。「パスワードをお忘れの場合」から新しいパスワードを設定してください。',
+      button: '新しいパスワードを設定する',
+      notYou: 'ご自身でアドレスを変更していない場合は、今すぐパスワードを変更してください。',
+    },
+    reauthenticateCode: {
+      subject: '{siteName}: ご本人確認のお願い',
+      intro: '{siteName} アカウントのサインイン方法を変更する前に、ご本人であることの確認が求められました。求められた画面でこのコードを入力してください。有効期限は {duration} です。',
+      notYou: 'お心当たりがない場合は、どなたかがお客様のセッションを使用している可能性があります。アカウントページからすべての端末でサインアウトしてください。',
+    },
+    verifyEmail: {
+      subject: '{siteName}: メールアドレスの確認',
+      intro: 'このアドレスがお客様の {siteName} アカウントのものであることをご確認ください。',
+      howTo: '下のリンクを開いてください。リンクは 1 回だけ使用でき、有効期限は {duration} です。',
+      button: 'メールアドレスを確認する',
+      ignore: '登録やアドレスの変更をしていない場合は、このメールを無視してください。',
+    },
+    emailChanged: {
+      subject: '{siteName}: メールアドレスが変更されました',
+      changed: '{date} に {ipAddress} から、お客様の {siteName} アカウントのメールアドレスが {newEmail} に変更されました。',
+      undo: 'お心当たりがない場合は、{duration} 以内に下のリンクを開いてください。このアドレスに戻し、すべてのセッションをサインアウトします。',
+      button: '変更を取り消す',
+      notYou: 'お心当たりがない場合は、直ちにサポートにご連絡ください。第三者がお客様のアカウントを操作している可能性があります。',
+    },
+    orgInvitation: {
+      subject: '{siteName}: {orgName} への招待',
+      invited: '{inviterName} さんから、{siteName} の組織 {orgName} への招待が届いています。',
+      howTo: '下のリンクを開き、このアドレスでサインインして招待を承諾してください。リンクは 1 回だけ使用でき、有効期限は {duration} です。',
+      button: '招待を承諾する',
+      ignore: 'この組織にお心当たりがない場合は、このメールを無視してください。',
+    },
+    passwordReset: {
+      subject: '{siteName}: パスワードの再設定',
+      asked: 'お客様の {siteName} アカウントのパスワード再設定が依頼されました。',
+      howTo: '下のリンクを開いて、新しいパスワードを設定してください。リンクは 1 回だけ使用でき、有効期限は {duration} です。',
+      button: '新しいパスワードを設定する',
+      ignore: 'お心当たりがない場合は、このメールを無視してください。パスワードは変更されません。',
+    },
+    passwordChanged: {
+      subject: '{siteName}: パスワードが変更されました',
+      changedAllSignedOut: '{date} に {ipAddress} から、お客様の {siteName} アカウントのパスワードが変更されました。すべてのセッションがサインアウトされました。',
+      changedOthersSignedOut: '{date} に {ipAddress} から、お客様の {siteName} アカウントのパスワードが変更されました。ほかのすべてのセッションがサインアウトされました。',
+      notYou: 'お心当たりがない場合は、今すぐパスワードを再設定し、サポートにご連絡ください。',
+    },
+    useProvider: {
+      subject: '{siteName}: サインイン方法のご案内',
+      asked: 'お客様の {siteName} アカウントのパスワード再設定が依頼されました。お客様のアカウントにはパスワードがなく、{providers} でサインインします。',
+      anyProvider: 'ご利用のサインインプロバイダー',
+      button: 'サインイン',
+      ignore: 'お心当たりがない場合は、このメールを無視してください。',
+    },
+    secondFactor: {
+      subject: '{siteName}: {headline}',
+      notYou: 'お心当たりがない場合は、今すぐパスワードを変更し、サポートにご連絡ください。',
+      lockedNotYou: 'コードを入力した人は、お客様のパスワードまたはサインイン中のセッションを使用していました。お心当たりがない場合は、今すぐパスワードを変更し、すべての端末でサインアウトしてください。',
+    },
+    deleteAccount: {
+      subject: '{siteName}: アカウント削除の確認',
+      asked: 'お客様の {siteName} アカウントの削除が依頼されました。まだ何も変更されていません。',
+      howTo: '確認するには下のリンクを開いてください。リンクは 1 回だけ使用でき、有効期限は {duration} です。確認後、アカウントは直ちに無効になり、すべてのセッションがサインアウトされます。アカウントは {undoWindow} 後に消去され、それまではお送りするリンクから復元できます。',
+      button: '削除を確認する',
+      notYou: 'お心当たりがない場合は、このメールを無視し、パスワードを変更してください。どなたかがお客様のアカウントにサインインしている可能性があります。',
+    },
+    accountDisabled: {
+      subject: '{siteName}: アカウントは無効になり、消去されます',
+      disabled: 'お客様の {siteName} アカウントは無効になりました。すべてのセッション、API トークン、アプリのアクセスを終了しました。アカウントは {date} に消去されます。',
+      undo: 'お気持ちが変わりましたか? {duration} 以内に下のリンクを開くとアカウントが復元され、再びサインインできます。',
+      button: 'アカウントを復元する',
+    },
+    restoreLink: {
+      subject: '{siteName}: 消去される前にアカウントを復元してください',
+      askedSignIn: 'お客様の {siteName} アカウントのパスワードでサインインがあり、アカウントを復元するリンクが求められました。お客様のアカウントは削除が予定されており、{date} に消去されます。',
+      askedReset: 'お客様の {siteName} アカウントのパスワード再設定が依頼されました。お客様のアカウントは削除が予定されており、{date} に消去されます。',
+      howToSignIn: 'アカウントを残すには、{duration} 以内に下のリンクを開き、再度サインインしてください。以前お送りした復元リンクは使用できなくなりました。',
+      howToReset: 'アカウントを残すには、{duration} 以内に下のリンクを開いて再度サインインし、必要であればパスワードの再設定を依頼してください。以前お送りした復元リンクは使用できなくなりました。',
+      button: 'アカウントを復元する',
+      ignore: 'アカウントの消去を希望される場合は、このメールを無視してください。',
+    },
+    accountRestored: {
+      subject: '{siteName}: アカウントが復元されました',
+      restored: '{date} に {ipAddress} から、お客様の {siteName} アカウントの削除が取り消されました。アカウントは消去されません。',
+      sessions: '削除によって終了したセッションと API トークンは元に戻りません。再度サインインし、必要に応じて新しい API トークンを作成してください。',
+      button: 'サインイン',
+    },
+  },
+}
