@@ -47,7 +47,7 @@ export async function changeEmail(
       // a unique violation here aborts the whole transaction: link, address and sessions stay as they were;
       // the code went to the old address, so the new one is not verified yet
       await trx.updateTable('users').set({ email: email.email, email_verified: false, updated_at: now }).where('id', '=', input.user.userId).execute()
-      const revoked = await revokeFamilies(trx, { userId: input.user.userId, exceptFamilyId: input.user.sessionId }, 'email_changed', now)
+      const revoked = await revokeFamilies(trx, { userId: input.user.userId, exceptFamilyId: input.user.sessionId }, 'email_changed', now, ctx.sessionHooks)
       await recordSecurityEvent(trx, {
         type: 'email_changed',
         userId: input.user.userId,

@@ -135,7 +135,7 @@ export async function resetPassword(
       })
       .where('id', '=', user.id)
       .execute()
-    const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now)
+    const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now, ctx.sessionHooks)
     // never verified: whoever signed up with this address may have set up ways in (remove-setup.ts)
     const removed = user.first_verified_at === null ? await removeSetup(trx, { userId: user.id, since: null }) : null
     if (removed && !nothingRemoved(removed)) {

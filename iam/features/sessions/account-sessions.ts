@@ -81,7 +81,7 @@ export async function revokeOtherSessions(
 ): Promise<{ ok: true; revoked: number }> {
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
-    const ids = await revokeFamilies(trx, { userId: input.userId, exceptFamilyId: input.currentSessionId }, 'user_revoked_others', now)
+    const ids = await revokeFamilies(trx, { userId: input.userId, exceptFamilyId: input.currentSessionId }, 'user_revoked_others', now, ctx.sessionHooks)
     await recordUserAction(trx, 'sessions_revoked_others', { ...input, details: { revokedSessions: ids.length }, at: now })
     return ids
   })

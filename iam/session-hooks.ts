@@ -1,0 +1,15 @@
+/**
+ * The session hooks every IamContext carries, with the listeners of every feature that reacts to
+ * sessions ending registered: one function so that the server (plugins/00.boot.ts) and the admin
+ * CLI (cli/context.ts) cannot drift apart.
+ */
+import { registerOidcSessionListeners } from './features/oidc/accounts'
+import { createSessionHooks, setProcessSessionHooks, type SessionHooks } from './features/sessions/session-hooks'
+
+export function buildSessionHooks(): SessionHooks {
+  const hooks = createSessionHooks()
+  registerOidcSessionListeners(hooks)
+  // for the callers of revokeFamilies that do not pass ctx.sessionHooks yet (session-hooks.ts)
+  setProcessSessionHooks(hooks)
+  return hooks
+}
