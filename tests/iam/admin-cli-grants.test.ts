@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../../iam/db/database'
 import { hashRefreshToken, newRefreshToken } from '../../iam/features/sessions/refresh-token'
 import { insertSessionAtOnce } from '../../iam/features/sessions/sessions-repo'
-import { connectDatabase } from '../helpers/test-database'
+import { fileURLToPath } from 'node:url'
+import { connectDatabase, migratedPgliteDir } from '../helpers/test-database'
 import { cliJson, deployment, type Cleanups } from './admin-cli-run'
 
 const cleanups: Cleanups = []
@@ -20,11 +21,15 @@ afterAll(async () => {
 })
 
 const HOUR_MS = 3_600_000
+// opening PGlite on disk and three CLI-sized processes on a loaded box
+const TIMEOUT_MS = 180_000
 
 describe('npm run iam -- sessions:revoke --all and the OpenID Provider', () => {
   it('ends the provider grants and tokens of that account, and of no other account', async () => {
     const dep = await deployment(cleanups, {})
     const email = 'cli-grants@example.com'
+    // a copy of the run's migrated data directory, when there is one: no initdb here
+    if (dep.share.databaseUrl.startsWith('file://')) migratedPgliteDir(fileURLToPath(dep.share.databaseUrl))
     // PGlite is single-process: the test holds the data set only while the CLI does not run
     let db = await connectDatabase(dep.share.databaseUrl)
     await migrateToLatest(db)
@@ -56,5 +61,5 @@ describe('npm run iam -- sessions:revoke --all and the OpenID Provider', () => {
     } finally {
       await db.destroy()
     }
-  })
+  }, TIMEOUT_MS)
 })
