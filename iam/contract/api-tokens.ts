@@ -207,7 +207,7 @@ export const API_TOKEN_ROUTES = defineRoutes({
       LIMITED,
     ),
   },
-  // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
+  // POST list-metadata is answered 400 `Bad Request` by the controller (the listing is GET), not 403/413 by a body rule.
   listTokenMetadataPost: {
     method: 'POST',
     path: '/api/manage/list-metadata',

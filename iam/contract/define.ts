@@ -126,13 +126,13 @@ export function defineRoutes<const T extends Record<string, RouteContract>>(rout
   return routes
 }
 
-/** 1kb as the spec (and body-parser's "1kb") means it: 1024 bytes. */
+/** The JSON body limit, "1kb" as body-parser reads it: 1024 bytes (docs/errors.md, `payload_too_large`). */
 export const JSON_LIMIT_BYTES = 1024
 /** POST /auth/OAuth/:providerName carries a provider profile. */
 export const OAUTH_JSON_LIMIT_BYTES = 4 * 1024
 
 export const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): RequestRule => ({ kind: 'json', limitBytes, ...text })
-/** Management failures use the spec's envelope: a body it cannot take is `Bad Request`. */
+/** Management failures use the result envelope `{ ok: false, date, reason }`: a body it cannot take is `Bad Request`. */
 export const manageJson = json(JSON_LIMIT_BYTES, { invalid: 'reason' })
 export const cookieOnly: RequestRule = { kind: 'cookie-only' }
 export const noBody: RequestRule = { kind: 'none' }

@@ -1,5 +1,5 @@
 /**
- * The authentication chain of the spec ("Authentication" 2-5): requireAccessToken,
+ * The authentication chain: requireAccessToken,
  * requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, and fullAuthentication
  * which runs them in that order. Early exits go through httpFail. Also the device gate and token
  * responses shared by signup, login, OAuth login, refresh and MFA verification.
@@ -24,7 +24,7 @@ import { getCanaryCookie, getSessionCookie, setSessionCookie } from './cookies'
 import { getClientIp, requestHeader } from './request'
 import { httpFail } from './respond'
 
-/** req.user of the spec, plus the session (family) id and the device row. */
+/** The authenticated caller (`req.user` of the original Express service: userId, visitor id, device), plus the session (family) id and the device row. */
 export interface RequestUser {
   userId: number
   visitor_id: string

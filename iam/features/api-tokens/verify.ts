@@ -83,7 +83,8 @@ export async function verifyApiKeyWith(
         providedPrivilege,
       })
     }
-    // Failure: name the reason (steps 3, 4, 5 in the spec's order).
+    // Failure: name the reason, checked in this order: unknown, revoked or another privilege (or
+    // suspended, answered alike), then the IP allow-list, then expiry (codes in docs/errors.md).
     const found = await repo.findForDiagnosis(deps.db, hash)
     if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey, 'api_key_invalid')
     // a suspended token (its owner is banned) answers exactly as a revoked one: the caller learns

@@ -1,6 +1,6 @@
 /**
- * The one limiter registry: every rate limiter of the spec ("API token rate limiters",
- * application rules 1-5) and the IAM's own, named once (names: iam/contract/limiter-names.ts)
+ * The one limiter registry: the API token limiters (rate_limiters.apiTokensLimiters,
+ * docs/configuration.md) and the IAM's own, named once (names: iam/contract/limiter-names.ts)
  * with its key shape, its configuration and its permanent-block rule. Routes and features ask for a
  * limiter by name and hand it the request's facts; nobody else builds keys or limiters.
  *
@@ -67,7 +67,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
   return device === undefined ? account : `${account}\n${device}`
 }
 
-/** The IAM's own limiters beyond the spec: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
+/** The IAM's own limiters beyond the API token ones: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
 type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })

@@ -31,7 +31,7 @@ function privilegeOf(event: H3Event): unknown {
 
 export default defineRoute(
   ROUTES.publicVerify,
-  // the controller runs both limiters in the spec's order (rule 5) and judges the privilege itself
+  // the controller runs both limiters in its own order (features/api-tokens/public-verify.ts) and judges the privilege itself
   [readByFeature('query'), counted('generalUnionLimiter'), counted('consumptionRateLimiter')],
   async ({ event, ctx }) => {
     const outcome = await verifyPublicRequest(
