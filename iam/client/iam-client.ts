@@ -7,8 +7,8 @@
  *
  * node:http(s) and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too. Not
  * `fetch`: the gateway makes an IAM call for nearly every request it answers, and undici's fetch
- * cost ~200 us of CPU per call against ~45 us for node:http on a kept-alive connection (measured
- * on the bench box, docs/performance.md).
+ * cost several times node:http's CPU per call on a kept-alive connection (docs/performance.md,
+ * "The gateway's GET /api/auth/session").
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'

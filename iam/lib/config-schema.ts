@@ -95,7 +95,8 @@ export const configSchema = z.strictObject({
       preparedStatements: z.boolean().default(true),
       /**
        * PGlite: PostgreSQL's shared_buffers inside the WASM instance. PostgreSQL's own default
-       * (128MB) is resident from the start there: 16MB halves an idle embedded IAM's memory.
+       * (128MB) is resident from the start there, a large share of an idle embedded IAM's memory
+       * (docs/performance.md, "Idle RSS").
        */
       pgliteSharedBuffers: z.string().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 16MB').default('16MB'),
     })
