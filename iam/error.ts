@@ -7,7 +7,7 @@
  * - PostgreSQL or Redis unreachable (lib/outage.ts): 503 `{ error: "Service unavailable", code:
  *   "service_unavailable" }` with Retry-After, logged at warn level without a stack;
  * - anything else is a bug or an infrastructure failure: the response status when a handler set
- *   one above 415 (spec), else 500, with `{ error, code: "internal_error", requestId }`. The cause is logged at error
+ *   one above 415 (a status the handler chose on purpose), else 500, with `{ error, code: "internal_error", requestId }`. The cause is logged at error
  *   level with the request id and stack, and never reaches the body.
  */
 import { STATUS_CODES } from 'node:http'

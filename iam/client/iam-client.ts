@@ -1,7 +1,6 @@
 /**
  * The IAM's own HTTP client: what the gateway uses for every call to the IAM.
- * Every request is HMAC-signed when `hmac` is given (IAM spec, Authentication item 9, in the
- * stronger version 3 of iam/client/hmac.ts, which names the request's purpose); the signed `url` is the path + query exactly as this
+ * Every request is HMAC-signed when `hmac` is given (version 3 of iam/client/hmac.ts, which names the request's purpose); the signed `url` is the path + query exactly as this
  * client sends it, so a proxy in between that forwards the request target unchanged keeps the
  * signature valid.
  *

@@ -1,7 +1,7 @@
 /**
- * The HTTP side of the API token outcomes (spec "API token management", "Public API token
- * verification", "Errors"): one mapper per route family from a feature's failure code to the
- * spec's status and body. Features never name a status.
+ * The HTTP side of the API token outcomes (docs/api-tokens.md, docs/errors.md): one mapper per
+ * route family from a feature's failure code to the status and body the route's contract entry
+ * documents. Features never name a status.
  */
 import { setResponseStatus, type H3Event } from 'h3'
 import type { ErrorCode } from '../contract/error-codes'
@@ -20,7 +20,7 @@ export function renderManageOutcome(event: H3Event, action: ManageActionName, ou
   switch (outcome.code) {
     case 'creation_refused':
       return reply(event, 400, outcome.result)
-    // spec: a refused revoke or metadata is 401, a refused rotate or update 400
+    // a refused revoke or metadata is 401, a refused rotate or update 400 (the routes' contract entries)
     case 'action_failed':
       return reply(event, action === 'revoke' || action === 'metadata' ? 401 : 400, outcome.result)
     case 'server_error':

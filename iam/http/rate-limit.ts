@@ -1,5 +1,5 @@
 /**
- * Rate-limit rejections over HTTP (spec "Errors" and "Limits" rule 1): 429
+ * Rate-limit rejections over HTTP (docs/errors.md, `rate_limited`): 429
  * `{ error: "Too many requests", retry }` with `Retry-After` carrying the same value, a number of
  * seconds or `permanent`.
  */

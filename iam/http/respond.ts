@@ -59,7 +59,7 @@ export function getHttpFailure(error: unknown): HttpFailure | undefined {
   return undefined
 }
 
-/** `{ ok: true, date, data }` (spec "Result envelope"). */
+/** `{ ok: true, date, data }`: the result envelope of the IAM's JSON successes (`date` the answer's ISO 8601 time). */
 export function okEnvelope<T>(data: T): { ok: true; date: string; data: T } {
   return { ok: true, date: new Date().toISOString(), data }
 }
@@ -74,7 +74,7 @@ export function withWarnings<T extends object>(body: T, warnings: readonly strin
   return warnings.length > 0 ? { ...body, warnings: [...warnings] } : body
 }
 
-/** `{ ok: false, date, reason, code }` (spec "Result envelope", with the reason's code). */
+/** `{ ok: false, date, reason, code }`: the result envelope of a failure, with the reason's code (docs/errors.md). */
 export function failEnvelope<R extends string, C extends ErrorCode>(reason: R, code: C): { ok: false; date: string; reason: R; code: C } {
   return { ok: false, date: new Date().toISOString(), reason, code }
 }

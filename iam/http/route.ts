@@ -68,7 +68,7 @@ export type RouteStep =
 
 /**
  * Consumes one point of the registry's limiter `name` for the key made of `facts(req)`; 429 when
- * refused (spec "Limits" rule 1).
+ * refused (http/rate-limit.ts).
  */
 export function limit<N extends CountLimiterName>(
   name: N,

@@ -1,5 +1,5 @@
 /**
- * HMAC verification of gateway requests (IAM spec Authentication 9), active only when
+ * HMAC verification of gateway requests (docs/architecture.md, "Trust boundaries"), active only when
  * service.Hmac is configured. Failure: 401 `{ reason }`.
  *
  * Three versions (iam/client/hmac.ts): the original (1), whose signature covers neither the body nor
@@ -135,7 +135,7 @@ export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true; p
 const LOOPBACK = new Set(['127.0.0.1', '::1'])
 
 /**
- * Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP; so is
+ * Local GET /health is exempt (a probe on the same host signs nothing), judged on the resolved client IP; so is
  * every route whose table entry says `hmac: false` (GET /openapi.json, /health/ready, /metrics), from anywhere.
  */
 function isExempt(event: H3Event): boolean {

@@ -1,6 +1,6 @@
 /**
- * Body and cookie-only rules per route (IAM spec "Common request rules", "Limits"; the table is
- * lib/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
+ * Body and cookie-only rules per route (JSON object bodies of at most 1 KiB unless the route says
+ * otherwise, cookie-only routes; the table is contract/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
  *
  * Credentials come first (the rule's `auth`): every authentication chain starts with
  * requireAccessToken / requireRefreshToken (http/auth.ts), so a request without a Bearer token or session cookie is 401 with their
@@ -83,14 +83,14 @@ async function applyJsonRule(event: H3Event, rule: { limitBytes: number; tooLarg
   event.context.jsonBody = { value }
 }
 
-/** The presence checks of the route's chain, in the chain's order (spec Authentication 2-3). */
+/** The presence checks of the route's chain, in the chain's order (requireAccessToken, then requireRefreshToken: http/auth.ts). */
 function requireCredentials(event: H3Event, auth: AuthRule): void {
   if (auth === 'full' || auth === 'bearer+session') requireAccessToken(event)
   if (auth !== 'none') requireRefreshToken(event)
 }
 
 function applyCookieOnlyRule(event: H3Event): void {
-  // acceptCookieOnly requires the session cookie itself (spec Authentication 6)
+  // acceptCookieOnly requires the session cookie itself: it is the route's only credential
   requireRefreshToken(event)
   const length = requestHeader(event, 'content-length')
   const hasBody =

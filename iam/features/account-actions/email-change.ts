@@ -1,5 +1,5 @@
 /**
- * Email change (spec POST /update/email): a custom flow with reason `change_email`.
+ * Email change (POST /update/email): a custom flow with reason `change_email`.
  * The new address is checked (format, disposable, MX) before anything is spent; then one
  * transaction consumes the link and code, moves the address and revokes every other session, so
  * an address in use (the unique index says so) rolls all of it back. The old address is told and

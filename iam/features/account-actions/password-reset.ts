@@ -1,5 +1,5 @@
 /**
- * Password reset (spec POST /auth/forgot-password, GET/POST /auth/reset-password).
+ * Password reset (POST /auth/forgot-password, GET/POST /auth/reset-password).
  * The request answers the same whatever the address: the lookup and the mail run after the
  * response, off the request path, so neither the body nor the timing tells an account exists.
  * The link binds to the user id, never a device (its `visitor` is a random handle). A completed

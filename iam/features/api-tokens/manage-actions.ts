@@ -32,7 +32,7 @@ export interface ManageCaller {
   visitorRowId: number | null
 }
 
-/** The actions on one named token (spec: revoke, metadata, rotate, ip-restriction-update, privilege-update). */
+/** The actions on one named token: revoke, metadata, rotate, ip-restriction-update, privilege-update. */
 export type TokenActionName = 'revoke' | 'metadata' | 'rotate' | 'ip-restriction-update' | 'privilege-update'
 
 type TokenRef = z.infer<typeof tokenRefBody>

@@ -1,7 +1,7 @@
 /**
- * verifyApiKey (spec "Verification process"). The success path is one SQL statement
- * (repository.countUses, batched per token by fast/count-batch.ts); only a failure takes a second query, to name the reason in the
- * spec's order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
+ * verifyApiKey (docs/api-tokens.md). The success path is one SQL statement
+ * (repository.countUses, batched per token by fast/count-batch.ts); only a failure takes a second query, to name the reason in this
+ * order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
  */
 import type { ErrorCode } from '../../contract/error-codes'
 import type { Kysely } from 'kysely'

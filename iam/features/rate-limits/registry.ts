@@ -35,7 +35,7 @@ interface CountRule<F> {
   /** where its numbers are configured (docs/configuration.md) */
   config: string
   parts: (rl: LimitersConfig) => LimiterSpec | LimiterSpec[]
-  /** the n-th consecutive rejection blocks permanently (spec rule 2); 0 never */
+  /** the n-th consecutive rejection blocks permanently (for the API token limiters that say so); 0 never */
   permanentAfter: 0 | 1 | 2
   key: (facts: F) => string
 }

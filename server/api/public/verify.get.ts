@@ -20,7 +20,7 @@ export default defineBffHandler(async (event) => {
   })
   setResponseStatus(event, res.status)
   const retryAfter = res.headers.get('retry-after')
-  // a seconds count or "permanent" (IAM spec, Limits): h3 types this header as a number only
+  // a seconds count or "permanent" (iam/http/rate-limit.ts): h3 types this header as a number only
   const header: string = 'retry-after'
   if (retryAfter) setResponseHeader(event, header, retryAfter)
   return res.body
