@@ -31,9 +31,7 @@ describe('npm run iam -- sessions:revoke --all and the OpenID Provider', () => {
     // a copy of the run's migrated data directory, when there is one: no initdb here
     if (dep.share.databaseUrl.startsWith('file://')) migratedPgliteDir(fileURLToPath(dep.share.databaseUrl))
     // PGlite is single-process: the test holds the data set only while the CLI does not run
-    console.error('T open', Date.now())
     let db = await connectDatabase(dep.share.databaseUrl)
-    console.error('T opened', Date.now())
     await migrateToLatest(db)
     const users = await db.insertInto('users')
       .values([{ email, name: 'Ada', roles: ['user'] }, { email: 'cli-bystander@example.com', name: 'Bob', roles: ['user'] }])
@@ -52,11 +50,9 @@ describe('npm run iam -- sessions:revoke --all and the OpenID Provider', () => {
     })
     await db.insertInto('oidc_payloads').values([grant('rt-target', String(target.public_id)), grant('rt-bystander', String(bystander.public_id))]).execute()
     await db.destroy()
-    console.error('T seeded', Date.now())
 
     const result = await cliJson(['sessions:revoke', email, '--all'], dep.env)
     expect(result.revoked).toBe(1)
-    console.error('T cli', Date.now())
 
     db = await connectDatabase(dep.share.databaseUrl)
     try {
