@@ -100,6 +100,9 @@ export default createConfigForNuxt(
             // stand on lib and the table types, and what they need of a feature is handed in
             { target: './iam/fast', from: './iam', except: ['./fast', './lib', './db/schema.ts'], message: 'iam/fast may import only iam/lib, the table types (iam/db/schema.ts) and itself: what a fast path needs of a feature is passed to it.' },
             { target: './iam/features', from: ['./iam/http', './iam/routes', './iam/middleware', './iam/plugins'], message: 'iam/features may not import iam/http, iam/routes, iam/middleware or iam/plugins.' },
+            // the sessions feature does not know the OpenID Provider: the provider reacts to sessions
+            // ending through the context's session hooks (iam/features/sessions/session-hooks.ts)
+            { target: './iam/features/sessions', from: './iam/features/oidc', message: 'iam/features/sessions may not import iam/features/oidc: register a listener on ctx.sessionHooks instead.' },
             { target: './iam/http', from: ['./iam/routes', './iam/middleware', './iam/plugins'], message: 'iam/http may not import iam/routes, iam/middleware or iam/plugins.' },
             // the contract is the bottom layer both apps share: zod and itself only
             { target: './iam/contract', from: '.', except: ['./iam/contract', './node_modules/zod'], message: 'iam/contract may import only zod and other iam/contract files.' },

@@ -34,7 +34,7 @@ export type Privilege = (typeof PRIVILEGES)[number]
 export const DEFAULT_PRIVILEGE: Privilege = 'demo'
 
 /**
- * One line per privilege. The IAM gives them no meaning of its own (IAM spec, Privileges): a token
+ * One line per privilege. The IAM gives them no meaning of its own (docs/api-tokens.md): a token
  * verifies only with the exact privilege it holds, and the service that verifies decides what each
  * allows. The lines say that, with the convention the names suggest.
  */
@@ -52,8 +52,8 @@ export function verifyCommand(origin: string, privilege: Privilege): string {
 }
 
 /**
- * The token routes' failure codes (iam/contract/error-codes.ts) as sentences. The wire keeps the
- * spec's reason texts for programs and logs; a person reads what happened, chosen by the code.
+ * The token routes' failure codes (iam/contract/error-codes.ts) as sentences. The wire keeps its
+ * fixed `reason` sentences for programs and logs; a person reads what happened, chosen by the code.
  * `api_key_invalid` covers a malformed, revoked, expired or wrong-privilege token alike, on purpose:
  * the IAM does not tell a caller which, so neither does the page.
  */

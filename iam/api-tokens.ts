@@ -1,8 +1,8 @@
 /**
- * The API token library (spec "Library operations"): createApiKey, verifyApiKey, revokeApiKey,
+ * The API token library (docs/api-tokens.md): createApiKey, verifyApiKey, revokeApiKey,
  * rotateApiKey, getUserApiKeysMetaData, updateRestriction, updatePrivileges, getAllValidTokensList
- * and privateActionManager, with the spec's parameter lists and `{ ok, date, data | reason }`
- * envelopes. Dependencies are passed in, so it runs without the HTTP service:
+ * and privateActionManager, each taking its parameters in a fixed order and answering a
+ * `{ ok, date, data | reason }` envelope (features/api-tokens/results.ts). Dependencies are passed in, so it runs without the HTTP service:
  *
  * ```ts
  * import { createDatabase, migrateToLatest } from './db/database'

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/log'
 import type { Database } from './db/schema'
 import type { SharedStore } from './lib/storage'
 import type { AccessTokenState } from './features/tokens/token-service'
+import type { SessionHooks } from './features/sessions/session-hooks'
 
 export interface IamContext {
   readonly config: Readonly<IamConfig>
@@ -18,6 +19,11 @@ export interface IamContext {
   readonly now: () => number
   /** this instance's key ring and verified access tokens (features/tokens/token-service.ts) */
   readonly accessTokens: AccessTokenState
+  /**
+   * listeners other features register for session events, run inside the revoking transaction
+   * (features/sessions/session-hooks.ts); every place that builds a context registers the same ones
+   */
+  readonly sessionHooks: SessionHooks
 }
 
 let current: IamContext | undefined

@@ -1,12 +1,13 @@
 /**
- * The final handler (IAM spec Errors). Four cases:
+ * The final handler (docs/errors.md). Four cases:
  * - httpFail (iam/http/respond.ts): exactly the given status, body and headers;
- * - no route for this path and method: 404 with the spec's body. A known path with another method
- *   is an unmatched route too (the router's 405 becomes 404), as the spec words it;
+ * - no route for this path and method: 404 with NOT_FOUND_BODY (`not_found`). A known path with
+ *   another method is an unmatched route too (the router's 405 becomes 404): no answer tells which
+ *   paths exist;
  * - PostgreSQL or Redis unreachable (lib/outage.ts): 503 `{ error: "Service unavailable", code:
  *   "service_unavailable" }` with Retry-After, logged at warn level without a stack;
  * - anything else is a bug or an infrastructure failure: the response status when a handler set
- *   one above 415 (spec), else 500, with `{ error, code: "internal_error", requestId }`. The cause is logged at error
+ *   one above 415 (a status the handler chose on purpose), else 500, with `{ error, code: "internal_error", requestId }`. The cause is logged at error
  *   level with the request id and stack, and never reaches the body.
  */
 import { STATUS_CODES } from 'node:http'

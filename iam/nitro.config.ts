@@ -38,12 +38,16 @@ export default defineNitroConfig({
   hooks: {
     // A second entry: the admin CLI (cli/index.ts), built and shipped with the server as
     // server/cli.mjs, so it runs in production with the same code and no TypeScript loader.
-    // The plain TypeScript both entries share (lib, fast, db, features, contract, client, and the repository's
-    // shared/ that the gateway runs too) goes to its own chunk:
+    // The plain TypeScript both entries share (lib, fast, db, features, contract, client, the
+    // session hooks, and the repository's shared/ that the gateway runs too) goes to its own chunk:
     // left to Rollup it would join the chunk of the Nitro runtime, which starts the server.
     'rollup:before'(_nitro, rollupConfig) {
       rollupConfig.input = { index: rollupConfig.input as string, cli: fileURLToPath(new URL('./cli/index.ts', import.meta.url)) }
-      const shared = ['lib', 'fast', 'db', 'features', 'contract', 'client', '../shared'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url)))
+      const shared = [
+        ...['lib', 'fast', 'db', 'features', 'contract', 'client', '../shared'].map((dir) => fileURLToPath(new URL(`./${dir}/`, import.meta.url))),
+        // the session hooks both entries build their context with (plugins/00.boot.ts, cli/context.ts)
+        fileURLToPath(new URL('./session-hooks.ts', import.meta.url)),
+      ]
       for (const output of [rollupConfig.output ?? []].flat()) {
         output.entryFileNames = '[name].mjs'
         const nitroChunks = output.manualChunks

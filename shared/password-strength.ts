@@ -79,13 +79,13 @@ const ENGLISH: TranslationKeys = {
   },
 }
 
-// Building the ranked dictionaries (about 30k passwords and the diceware list) costs tens of
-// milliseconds: once per process or page, on first use. The Levenshtein matcher stays off: it
-// compares the whole password with every dictionary entry, 50-400 ms of synchronous CPU per check
-// here (against under 20 ms without), which blocks the IAM's event loop for every other request
-// and lets parallel sign-ups time out each other's breach lookups.
+// Building the ranked dictionaries (about 30k passwords and the diceware list) is done once per
+// process or page, on first use. The Levenshtein matcher stays off: it compares the whole password
+// with every dictionary entry, many times the CPU of a check without it, synchronously, which
+// blocks the IAM's event loop for every other request and lets parallel sign-ups time out each
+// other's breach lookups (figures: docs/performance.md, "Checks that cost CPU on purpose").
 // The matching work grows faster than the length, so only the first ANALYSED_LENGTH characters are
-// scored (~100 ms for 128 random characters, ~20 ms for 64). Characters past them can only add
+// scored. Characters past them can only add
 // guesses, so the estimate errs towards refusing, and 64 characters reaching score 3 is easy.
 const ANALYSED_LENGTH = 64
 let factory: ZxcvbnFactory | undefined

@@ -12,6 +12,7 @@ import { deepFreeze, withDevSecrets } from '../lib/dev-secrets'
 import { createLogger } from '../../shared/log'
 import { createStore } from '../lib/storage'
 import { createAccessTokenState } from '../features/tokens/token-service'
+import { buildSessionHooks } from '../session-hooks'
 
 export interface CliContext extends IamContext {
   close(): Promise<void>
@@ -40,6 +41,7 @@ export async function openCliContext(options: { migrate?: boolean; storage?: boo
     log,
     now: Date.now,
     accessTokens: createAccessTokenState(),
+    sessionHooks: buildSessionHooks(),
     close: async () => {
       await Promise.allSettled([db.destroy(), store.close()])
     },

@@ -1,7 +1,7 @@
 /**
- * HMAC request signing between the gateway and the IAM (IAM spec, Authentication item 9).
+ * HMAC request signing between the gateway and the IAM (docs/architecture.md, "Trust boundaries").
  *
- * Version 1 (the spec's): string to sign `${clientId}:${timestamp}:${METHOD}:${url}:${requestId}`
+ * Version 1 (the original scheme, refused unless service.Hmac.requireBodyDigest is false): string to sign `${clientId}:${timestamp}:${METHOD}:${url}:${requestId}`
  * where `url` is the request target as the IAM receives it (path + query, e.g.
  * `/auth/OAuth/demo?x=1`), so the signature does not depend on host names or proxies in between.
  * It covers neither the body nor the headers that carry credentials: whoever sees one signed
@@ -127,7 +127,7 @@ interface SignOptions {
   requestId?: string
 }
 
-/** The four version 1 headers for one request (the spec's scheme). */
+/** The four version 1 headers for one request (the original scheme). */
 export function signRequest(opts: SignOptions): Record<string, string> {
   const timestampMs = opts.now ?? Date.now()
   const requestId = opts.requestId ?? randomUUID()

@@ -1,14 +1,13 @@
 /**
  * The IAM's own HTTP client: what the gateway uses for every call to the IAM.
- * Every request is HMAC-signed when `hmac` is given (IAM spec, Authentication item 9, in the
- * stronger version 3 of iam/client/hmac.ts, which names the request's purpose); the signed `url` is the path + query exactly as this
+ * Every request is HMAC-signed when `hmac` is given (version 3 of iam/client/hmac.ts, which names the request's purpose); the signed `url` is the path + query exactly as this
  * client sends it, so a proxy in between that forwards the request target unchanged keeps the
  * signature valid.
  *
  * node:http(s) and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too. Not
  * `fetch`: the gateway makes an IAM call for nearly every request it answers, and undici's fetch
- * cost ~200 us of CPU per call against ~45 us for node:http on a kept-alive connection (measured
- * on the bench box, docs/performance.md).
+ * cost several times node:http's CPU per call on a kept-alive connection (docs/performance.md,
+ * "The gateway's GET /api/auth/session").
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'

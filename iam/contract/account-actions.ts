@@ -1,4 +1,4 @@
-/** MFA, custom MFA, email update, password reset, email verification (IAM spec; docs/accounts.md). */
+/** MFA, custom MFA, email update, password reset, email verification (docs/accounts.md, docs/second-factors.md). */
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'

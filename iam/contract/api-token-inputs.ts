@@ -1,5 +1,5 @@
 /**
- * Bodies of the management routes (spec "API token management"). Strict objects: an unknown key,
+ * Bodies of the management routes (docs/api-tokens.md). Strict objects: an unknown key,
  * a wrong type or a missing required value is a schema mismatch (400 Bad Request).
  */
 import { z } from 'zod'
@@ -7,7 +7,7 @@ import { safeString } from './text'
 import { MAX_ALLOWED_IPS, toStoredIpList } from './ip-list'
 
 export const MAX_NAME_LENGTH = 100
-/** The privileges a token can carry (spec); db/schema's Privilege type is checked against it in features/api-tokens/results.ts. */
+/** The five privileges a token can carry; db/schema's Privilege type is checked against it in features/api-tokens/results.ts. */
 export const PRIVILEGES = ['demo', 'restricted', 'protected', 'full', 'custom'] as const
 /** A token prefix, 1-16 of [A-Za-z0-9-]: no `_`, which separates the token's components. */
 export const PREFIX_PATTERN = /^[A-Za-z0-9-]{1,16}$/

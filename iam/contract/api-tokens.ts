@@ -1,4 +1,4 @@
-/** API tokens (IAM spec "API tokens", "API token management"), and revoke-all beyond it (docs/api-tokens.md). */
+/** API tokens: verification, management and revoke-all (docs/api-tokens.md). */
 import { z } from 'zod'
 import { ipRestrictionBody, newTokenBody, PRIVILEGES, privilegeUpdateBody, revokeAllBody, tokenRefBody } from './api-token-inputs'
 import { defineRoutes, manageJson, noBody, untouched } from './define'
@@ -34,12 +34,12 @@ const tokenList = tokenCounts.extend({
     .optional(),
 })
 
-/** Every POST action: full authentication, the body rules, then (spec order) union limiter, XSS, schema, operation limiter. */
+/** Every POST action: full authentication, the body rules, then in this order the union limiter, XSS, schema, operation limiter (a refused body spends no operation point). */
 const MANAGE = responses(FULL_AUTH, JSON_BODY_REASON, XSS, LIMITED, {
   400: failure("The body does not match the action's schema (`Bad Request`)", reasonFail, 'bad_request'),
 })
 
-/** What a token action answers when the helper refuses it or fails (features/api-tokens, spec "Errors") */
+/** What a token action answers when the helper refuses it or fails (features/api-tokens, docs/errors.md) */
 const TOKEN_REFUSED = ['token_not_found', 'token_identity_mismatch', 'bad_request'] as const
 const SERVER_FAILED = failure('Server error', reasonFail, 'internal_error')
 
@@ -207,11 +207,11 @@ export const API_TOKEN_ROUTES = defineRoutes({
       LIMITED,
     ),
   },
-  // The spec answers POST list-metadata with 400 `Bad Request` from the controller, not 403/413.
+  // POST list-metadata is answered 400 `Bad Request` by the controller (the listing is GET), not 403/413 by a body rule.
   listTokenMetadataPost: {
     method: 'POST',
     path: '/api/manage/list-metadata',
-    summary: 'Not allowed: answers 400 Bad Request (spec)',
+    summary: 'Not allowed (the listing is GET): answers 400 Bad Request',
     auth: 'full',
     limiters: ['generalUnionLimiter'],
     request: noBody,

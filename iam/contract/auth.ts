@@ -1,4 +1,4 @@
-/** Authentication routes (IAM spec "Authentication routes"). */
+/** Authentication routes: sign-up, sign-in, refresh, sign-out, MFA (docs/accounts.md). */
 import { z } from 'zod'
 import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'

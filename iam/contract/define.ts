@@ -22,8 +22,8 @@ export const DEFAULT_PURPOSES: readonly CallerPurpose[] = ['bff']
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
- * The credential presence checks that open the route's authentication chain (spec
- * "Authentication" 2-3). middleware/30 runs them before the body rule, so a request without
+ * The credential presence checks that open the route's authentication chain (http/auth.ts:
+ * requireAccessToken, requireRefreshToken). middleware/30 runs them before the body rule, so a request without
  * credentials is 401 whatever its body; verification, anomalies and the rest stay in the route.
  * - full: full authentication (requireAccessToken, requireRefreshToken, ... protectRoute)
  * - bearer+session: both present, not verified here (POST /auth/logout)
@@ -64,14 +64,14 @@ export interface JsonTextRule {
   invalid?: 'fields' | 'reason'
 }
 
-/** How the request itself is taken (IAM spec "Common request rules", "Limits"). */
+/** How the request itself is taken: its body's type, size and shape, or no body at all. */
 export type RequestRule =
   /**
    * Content-Type application/json, non-empty, within limitBytes, a JSON object of acceptable text;
    * `tooLarge` is a sentence the 413 adds (`message`) where a person needs another way in
    */
   | ({ kind: 'json'; limitBytes: number; tooLarge?: string } & JsonTextRule)
-  /** acceptCookieOnly (spec Authentication 6): session cookie; no body, query string or Content-Type */
+  /** acceptCookieOnly: the session cookie is the only credential; no body, query string or Content-Type */
   | { kind: 'cookie-only' }
   /** no body is read; the route answers on its own terms */
   | { kind: 'none' }
@@ -126,13 +126,13 @@ export function defineRoutes<const T extends Record<string, RouteContract>>(rout
   return routes
 }
 
-/** 1kb as the spec (and body-parser's "1kb") means it: 1024 bytes. */
+/** The JSON body limit, "1kb" as body-parser reads it: 1024 bytes (docs/errors.md, `payload_too_large`). */
 export const JSON_LIMIT_BYTES = 1024
 /** POST /auth/OAuth/:providerName carries a provider profile. */
 export const OAUTH_JSON_LIMIT_BYTES = 4 * 1024
 
 export const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): RequestRule => ({ kind: 'json', limitBytes, ...text })
-/** Management failures use the spec's envelope: a body it cannot take is `Bad Request`. */
+/** Management failures use the result envelope `{ ok: false, date, reason }`: a body it cannot take is `Bad Request`. */
 export const manageJson = json(JSON_LIMIT_BYTES, { invalid: 'reason' })
 export const cookieOnly: RequestRule = { kind: 'cookie-only' }
 export const noBody: RequestRule = { kind: 'none' }

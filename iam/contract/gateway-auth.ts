@@ -1,4 +1,4 @@
-/** Gateway authorization routes (IAM spec "Gateway authorization"). */
+/** Gateway authorization routes: what the gateway asks about a session (docs/gateway.md). */
 import { SUPPORTED_LOCALES } from './locales'
 import { z } from 'zod'
 import { cookieOnly, defineRoutes, json, noBody } from './define'

@@ -1,5 +1,5 @@
 /**
- * IP allow-lists of API tokens: IPv4 only (spec), IPv4-mapped IPv6 (`::ffff:a.b.c.d`) normalised
+ * IP allow-lists of API tokens: IPv4 only (docs/api-tokens.md), IPv4-mapped IPv6 (`::ffff:a.b.c.d`) normalised
  * to IPv4 on write and on check, duplicates dropped, an empty list = no restriction.
  * Pure (zod's IPv4 grammar, the same as node:net isIPv4): the request schemas of the route table use it.
  */

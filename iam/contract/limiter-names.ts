@@ -5,7 +5,7 @@
  * feature code (the gateway imports it too).
  */
 export const LIMITER_NAMES = [
-  // the spec's API token limiters (configuration rate_limiters.apiTokensLimiters)
+  // the API token limiters (rate_limiters.apiTokensLimiters, docs/configuration.md)
   'consumptionRateLimiter',
   'generalUnionLimiter',
   'newTokenCreationLimiter',

@@ -1,5 +1,6 @@
 /**
- * The response bodies the IAM answers (spec "Result envelope", "Errors", "Authentication") as zod
+ * The response bodies the IAM answers (the result envelope, failures with their code, the
+ * authentication chain's answers; docs/errors.md) as zod
  * schemas, and the groups of statuses many routes share (the body rules of middleware/30, the
  * authentication chain, rate limits). Route entries merge them with their own statuses.
  */
@@ -51,9 +52,9 @@ export const tooManyBody = shared(
 )
 /** 403 for XSS in free text: `{ banned: true, code }` */
 export const bannedBody = shared('bannedBody', z.object({ banned: z.literal(true), code: errorCode }))
-/** 202 while an anomaly waits for the emailed code (spec Authentication 4) */
+/** 202 while an anomaly waits for the emailed code (docs/anomalies.md) */
 export const mfaPendingBody = shared('mfaPendingBody', z.object({ mfa: z.literal(true), message: z.string(), code: errorCode }))
-/** 401 of a cached re-login anomaly (spec Authentication 4) */
+/** 401 of a cached re-login anomaly (docs/anomalies.md) */
 export const reloginBody = shared('reloginBody', z.object({ error: z.string(), message: z.string(), code: errorCode }))
 /** Signup, login, OAuth, refresh, MFA: the new access token (the refresh token is the session cookie) */
 export const tokensBody = shared('tokensBody', z.object({

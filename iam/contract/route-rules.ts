@@ -1,6 +1,6 @@
 /**
- * Per-route request rules (IAM spec "Common request rules", "Limits"), one table that reads like
- * the spec. middleware/30.request-rules.ts applies them before any route runs, so routes never
+ * Per-route request rules (JSON shape, body size, cookie-only routes), one table with a row per
+ * route. middleware/30.request-rules.ts applies them before any route runs, so routes never
  * see a body that is not a size-checked JSON object, and cookie-only routes never see a body,
  * query string or Content-Type.
  *
@@ -79,11 +79,11 @@ const parameterisedRules: ReadonlyMap<string, readonly CompiledRule[]> = compile
     return byShape
   }, new Map<string, CompiledRule[]>())
 
-// Rules added at boot for routes outside the spec that only some builds have (the test build's
+// Rules added at boot for routes outside the route table that only some builds have (the test build's
 // routes, iam/test-build): production bundles never contain them, so they cannot live above.
 const addedRules: CompiledRule[] = []
 
-/** Adds rules for routes a build adds on top of the spec's; looked up after ROUTE_RULES. */
+/** Adds rules for routes a build adds on top of the route table's; looked up after ROUTE_RULES. */
 export function addRouteRules(rules: readonly RouteRule[]): void {
   addedRules.push(...rules.map(compile))
 }

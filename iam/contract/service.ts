@@ -1,4 +1,4 @@
-/** Standalone endpoints (IAM spec) and DESIGN additions. */
+/** The service's own endpoints (health, readiness, metrics, OpenAPI, operational config, /check, keys). */
 import { z } from 'zod'
 import { defineRoutes, noBody } from './define'
 import { errorCode } from './error-codes'

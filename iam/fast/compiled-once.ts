@@ -1,7 +1,7 @@
 /**
  * A hot statement compiled once and run with fresh parameters (see docs/performance.md). Kysely builds the query
- * tree, runs the plugins over it and compiles it to SQL on every call: 60 to 250 us of main-thread
- * CPU per statement on the 2-core box, for SQL that never changes. `compiledOnce` builds the query
+ * tree, runs the plugins over it and compiles it to SQL on every call, main-thread CPU on every
+ * statement (docs/performance.md, the fast paths), for SQL that never changes. `compiledOnce` builds the query
  * on its first use per database with placeholder arguments, remembers which compiled parameter is
  * which argument, and afterwards only swaps the values in. The statement still goes through
  * `db.executeQuery`: the driver, the statement counter and the plugins' result hooks run as for any Kysely query.

@@ -3,8 +3,8 @@
  * authentication's read, the refresh rotation, introspection's read; see docs/performance.md).
  * Through Kysely, each call also builds a query id, runs the plugins' result hooks, logs the
  * statement (our counter, which classifies the text with two regular expressions every time) and
- * wraps the result: 6 to 10 us of main-thread CPU and about 10 KB of garbage per statement
- * (measured on the bench box), for SQL whose text never changes.
+ * wraps the result, CPU and garbage on every statement (docs/performance.md, the fast paths), for
+ * SQL whose text never changes.
  *
  * A read goes out on a pipelined connection (pipelined.ts); a write (or a locking read) takes a
  * pooled connection, because it may wait for a row lock, and everything pipelined behind it on its

@@ -5,9 +5,8 @@
  *
  * Why: through the pool, one connection carries one statement at a time, so under load every
  * statement wakes an idle backend and every answer an idle IAM. A pipelined backend finds the next
- * statement already in its socket buffer and answers several per wake-up. On the bench box that
- * took introspection's PostgreSQL CPU per request from ~135-142 to ~63-75 us, and the IAM's own
- * from ~211-232 to ~155-175 us (docs/performance.md, the fast paths).
+ * statement already in its socket buffer and answers several per wake-up, which about halves
+ * PostgreSQL's CPU per request and cuts the IAM's (figures: docs/performance.md, the fast paths).
  *
  * What stays as through the pool:
  * - each statement is its own implicit transaction (pg ends each with its own Sync), so one failing

@@ -71,8 +71,8 @@ export type PgQueryClass = new (text: string, values: unknown[] | undefined, cal
  * the form Kysely's driver and direct.ts call, goes through queryPrepared; any other form goes to
  * `plain` (pg's own method) untouched. The query is handed to pg as a `Query` built from the text,
  * named afterwards and answered through its callback: given a config object, pg copies its every
- * property descriptor into a new one and wraps the answer in two promises (~16 us of IAM CPU per
- * introspection, docs/performance.md).
+ * property descriptor into a new one and wraps the answer in two promises, on every query
+ * (docs/performance.md, the fast paths).
  */
 export function preparedQueryMethod(Query: PgQueryClass, plain: (this: unknown, ...args: unknown[]) => unknown): (this: object, ...args: unknown[]) => unknown {
   // per connection: the statements it sends unnamed since PostgreSQL refused their plan

@@ -25,7 +25,8 @@ type Answer = {
 const RELOGIN: Answer = { status: 401, code: 'relogin_required', error: 'Re-login is required' }
 
 const ANSWERS: Record<ActionFailureCode, Answer> = {
-  // a bad, expired, used or mismatched link is always 400 (spec: "400 body with error")
+  // a bad, expired, used or mismatched link is always 400 `{ error, code }`: the answer does not
+  // tell which, so a guessed link learns nothing
   link_invalid: { status: 400, code: 'link_invalid', error: LINK_ERRORS.invalid },
   link_mismatch: { status: 400, code: 'link_mismatch', error: LINK_ERRORS.mismatch },
   link_expired: { status: 400, code: 'link_expired', error: LINK_ERRORS.expired },

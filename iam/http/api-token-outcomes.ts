@@ -1,7 +1,7 @@
 /**
- * The HTTP side of the API token outcomes (spec "API token management", "Public API token
- * verification", "Errors"): one mapper per route family from a feature's failure code to the
- * spec's status and body. Features never name a status.
+ * The HTTP side of the API token outcomes (docs/api-tokens.md, docs/errors.md): one mapper per
+ * route family from a feature's failure code to the status and body the route's contract entry
+ * documents. Features never name a status.
  */
 import { setResponseStatus, type H3Event } from 'h3'
 import type { ErrorCode } from '../contract/error-codes'
@@ -20,7 +20,7 @@ export function renderManageOutcome(event: H3Event, action: ManageActionName, ou
   switch (outcome.code) {
     case 'creation_refused':
       return reply(event, 400, outcome.result)
-    // spec: a refused revoke or metadata is 401, a refused rotate or update 400
+    // a refused revoke or metadata is 401, a refused rotate or update 400 (the routes' contract entries)
     case 'action_failed':
       return reply(event, action === 'revoke' || action === 'metadata' ? 401 : 400, outcome.result)
     case 'server_error':
@@ -28,7 +28,7 @@ export function renderManageOutcome(event: H3Event, action: ManageActionName, ou
   }
 }
 
-/** POST /api/manage/list-metadata: the spec's controller answers the listing's wrong method with 400 `Bad Request`. */
+/** POST /api/manage/list-metadata: the listing is GET; a POST is answered by the controller with 400 `Bad Request` (docs/errors.md, `bad_request`). */
 export function renderWrongMethod(event: H3Event, date: string): unknown {
   return reply(event, 400, failResult(date, REASONS.badRequest, 'bad_request'))
 }
@@ -47,7 +47,7 @@ const VERIFY_FAILURES = {
   server_error: [500, REASONS.serverErrorValidating, 'internal_error'],
 } as const satisfies Record<Exclude<VerifyFailureCode, 'rate_limited' | 'banned'>, readonly [number, string, ErrorCode]>
 
-/** GET /api/public/verify: 200 with the token's data, else the spec's status and reason. */
+/** GET /api/public/verify: 200 with the token's data, else the status and reason of VERIFY_FAILURES (docs/api-tokens.md). */
 export function renderVerifyOutcome(event: H3Event, outcome: VerifyOutcome): unknown {
   if (outcome.ok) return reply(event, 200, outcome.result)
   if (outcome.code === 'rate_limited') return throwTooManyRequests(outcome.decision)

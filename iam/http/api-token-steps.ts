@@ -1,5 +1,5 @@
 /**
- * The steps the API token management routes share (spec "API token rate limiters" rule 3): the
+ * The steps the API token management routes share (docs/configuration.md, apiTokensLimiters): the
  * general union limiter keyed by the client IP (listing: `<IP>_list-metadata`), the operation
  * limiters keyed `<IP>_<userId>`, and the caller the actions record.
  */

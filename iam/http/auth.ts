@@ -1,5 +1,5 @@
 /**
- * The authentication chain of the spec ("Authentication" 2-5): requireAccessToken,
+ * The authentication chain: requireAccessToken,
  * requireRefreshToken, getFingerPrint, checkForActiveMfa, protectRoute, and fullAuthentication
  * which runs them in that order. Early exits go through httpFail. Also the device gate and token
  * responses shared by signup, login, OAuth login, refresh and MFA verification.
@@ -24,7 +24,7 @@ import { getCanaryCookie, getSessionCookie, setSessionCookie } from './cookies'
 import { getClientIp, requestHeader } from './request'
 import { httpFail } from './respond'
 
-/** req.user of the spec, plus the session (family) id and the device row. */
+/** The authenticated caller (`req.user` of the original Express service: userId, visitor id, device), plus the session (family) id and the device row. */
 export interface RequestUser {
   userId: number
   visitor_id: string
@@ -41,11 +41,11 @@ declare module 'h3' {
     token?: string
     /** raw refresh token (requireRefreshToken) */
     refreshToken?: string
-    /** spec req.fingerPrint; unset when fingerprinting failed */
+    /** the request's fingerprint (features/devices/fingerprint.ts); unset when fingerprinting failed */
     fingerPrint?: FingerPrint
     /** the device of the canary_id cookie (getFingerPrint, or sign-in.ts requireSignInDevice) */
     visitor?: Visitor
-    /** spec req.user (protectRoute) */
+    /** the authenticated caller (protectRoute) */
     user?: RequestUser
     /** the account of req.user, read by full authentication in the same statement as the session */
     account?: AuthAccount
@@ -155,7 +155,7 @@ export async function rejectXss(event: H3Event, value: unknown): Promise<void> {
   httpFail(403, { banned: true, code: 'xss_rejected' })
 }
 
-/** 202 MFA pending or 401 re-login for a cached anomaly (spec Authentication 4). */
+/** 202 MFA pending or 401 re-login for a cached anomaly (docs/anomalies.md). */
 function failActiveAnomaly(anomaly: ActiveAnomaly): never {
   if (anomaly.action === 'mfa') return httpFail(202, { mfa: true, message: MFA_MESSAGE, code: 'mfa_required' })
   return httpFail(401, { error: RELOGIN_ERROR, message: anomaly.type, code: sessionEndedCode(anomaly.type) })

@@ -1,7 +1,7 @@
 /**
  * The gateway authorization routes (GET /secret/data, GET /secret/accesstoken/metadata): after full
  * authentication (their route units'), the account and device the session names, read by full
- * authentication in its one statement. 404 `Not found` carries the spec's `{ authorized: false, reason }` body.
+ * authentication in its one statement. 404 `Not found` carries the documented `{ authorized: false, reason }` body (the route's contract entry).
  */
 import type { H3Event } from 'h3'
 import type { IamContext } from '../context'

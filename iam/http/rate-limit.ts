@@ -1,5 +1,5 @@
 /**
- * Rate-limit rejections over HTTP (spec "Errors" and "Limits" rule 1): 429
+ * Rate-limit rejections over HTTP (docs/errors.md, `rate_limited`): 429
  * `{ error: "Too many requests", retry }` with `Retry-After` carrying the same value, a number of
  * seconds or `permanent`.
  */
@@ -17,7 +17,7 @@ export function tooManyRequestsBody(decision: Extract<LimitDecision, { ok: false
   return { error: 'Too many requests', code: 'rate_limited', retry: decision.permanent ? 'permanent' : retrySeconds(decision.retryMs) }
 }
 
-/** Ends the request with the spec's 429 for a rejected decision. */
+/** Ends the request with 429 `{ error: "Too many requests", code, retry }` and a matching `Retry-After` for a rejected decision. */
 export function throwTooManyRequests(decision: Extract<LimitDecision, { ok: false }>): never {
   const body = tooManyRequestsBody(decision)
   return httpFail(429, body, { 'Retry-After': String(body.retry) })

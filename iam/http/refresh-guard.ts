@@ -1,5 +1,5 @@
 /**
- * The refresh route's chain before the rotation (spec: requireRefreshToken, getFingerPrint,
+ * The refresh route's chain before the rotation (requireRefreshToken, getFingerPrint,
  * checkForActiveMfa, the anomaly checks) on ONE database read, the read full authentication makes
  * (findAuthState: token, family, account, device and session counts). The device row is written
  * only when due, as full authentication does (visitWithoutWrite, at most once a minute); the

@@ -65,11 +65,11 @@ export function getJsonBody<T = unknown>(event: H3Event): T {
 
 /**
  * Remembers the status a handler set before it threw: h3 overwrites it with the error's status
- * (500 for a plain Error) before the final handler runs, and the spec keeps an existing status
- * above 415 (Errors: "Unhandled error"). Called by plugins/01.error-status.ts as the error leaves
+ * (500 for a plain Error) before the final handler runs, and an unhandled error keeps a status
+ * the handler had already set when it is above 415 (iam/error.ts). Called by plugins/01.error-status.ts as the error leaves
  * the app, so requests that do not fail pay nothing (watching every status change with an
- * accessor on the response cost each request about 20 us of CPU: node's response object went
- * to its slow property mode).
+ * accessor on the response puts node's response object into its slow property mode, a cost on
+ * every request: docs/performance.md, "Per-request middleware").
  */
 export function recordStatusBeforeError(event: H3Event): void {
   event.context.statusBeforeError = event.node.res.statusCode

@@ -1,15 +1,15 @@
 /**
- * Early exits and the spec's result envelope. Every route and middleware ends a request with a
+ * Early exits and the result envelope (`{ ok, date, data | reason }`). Every route and middleware ends a request with a
  * known status through `httpFail`; the final handler (iam/error.ts) renders exactly what was given.
  */
 import { createError, isError } from 'h3'
 import type { ErrorCode } from '../contract/error-codes'
 
-/** The spec's body for any unmatched route (its spelling kept), with its code. */
+/** The body of any unmatched route (its public spelling kept, clients may match it), with its code. */
 export const NOT_FOUND_BODY = Object.freeze({ error: "The page you are looking for doesn't exists", code: 'not_found' satisfies ErrorCode })
 
 /**
- * A JSON failure body: whatever the spec's shape, it carries `code` (contract/error-codes.ts), the
+ * A JSON failure body: whatever the route's documented shape, it carries `code` (contract/error-codes.ts), the
  * one member a program decides on; a typo in a code fails the typecheck.
  */
 export type FailureBody = { readonly code: ErrorCode } & Readonly<Record<string, unknown>>
@@ -41,12 +41,12 @@ export function httpFail(status: number, body: FailureBody, headers: Record<stri
   return raise({ status, body, text: false, headers })
 }
 
-/** Like httpFail with a plain text body (the spec's 403 `Forbidden` for an unresolvable client IP). */
+/** Like httpFail with a plain text body (403 `Forbidden` for a client IP that cannot be resolved, shared/ip.ts). */
 export function httpFailText(status: number, text: string, headers: Record<string, string> = {}): never {
   return raise({ status, body: text, text: true, headers })
 }
 
-/** 404 with the spec's unmatched-route body. */
+/** 404 with the unmatched-route body (NOT_FOUND_BODY). */
 export function notFound(): never {
   return httpFail(404, NOT_FOUND_BODY)
 }
@@ -59,7 +59,7 @@ export function getHttpFailure(error: unknown): HttpFailure | undefined {
   return undefined
 }
 
-/** `{ ok: true, date, data }` (spec "Result envelope"). */
+/** `{ ok: true, date, data }`: the result envelope of the IAM's JSON successes (`date` the answer's ISO 8601 time). */
 export function okEnvelope<T>(data: T): { ok: true; date: string; data: T } {
   return { ok: true, date: new Date().toISOString(), data }
 }
@@ -68,13 +68,13 @@ export function okEnvelope<T>(data: T): { ok: true; date: string; data: T } {
  * A success body with `warnings` beside `ok` when there are any: stable codes of what the person
  * should still hear about an accepted request (`breach_check_skipped`: the new password could not
  * be checked against known breaches, password-service.ts). Absent when empty, so bodies stay as
- * the spec shows them in the common case.
+ * the route's contract entry documents them in the common case.
  */
 export function withWarnings<T extends object>(body: T, warnings: readonly string[]): T & { warnings?: string[] } {
   return warnings.length > 0 ? { ...body, warnings: [...warnings] } : body
 }
 
-/** `{ ok: false, date, reason, code }` (spec "Result envelope", with the reason's code). */
+/** `{ ok: false, date, reason, code }`: the result envelope of a failure, with the reason's code (docs/errors.md). */
 export function failEnvelope<R extends string, C extends ErrorCode>(reason: R, code: C): { ok: false; date: string; reason: R; code: C } {
   return { ok: false, date: new Date().toISOString(), reason, code }
 }

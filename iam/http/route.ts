@@ -11,8 +11,8 @@
  * limiter the entry does not list; a part of the input is parsed only when the entry has a schema
  * for it, and at most once. A mismatch throws at boot (every test of the build fails with it).
  *
- * The order of the steps is the route's order of checks, kept per route where the spec or the
- * design fixes it (a limiter before the link query, the device before the markup check, ...).
+ * The order of the steps is the route's order of checks, kept per route where the route's
+ * contract entry (contract/) or the design fixes it (a limiter before the link query, the device before the markup check, ...).
  * docs/architecture.md describes the request path around it.
  */
 import { defineEventHandler, type EventHandler, type H3Event } from 'h3'
@@ -68,7 +68,7 @@ export type RouteStep =
 
 /**
  * Consumes one point of the registry's limiter `name` for the key made of `facts(req)`; 429 when
- * refused (spec "Limits" rule 1).
+ * refused (http/rate-limit.ts).
  */
 export function limit<N extends CountLimiterName>(
   name: N,
@@ -108,8 +108,8 @@ const withoutSecrets = (raw: Record<string, unknown>, secret: readonly string[])
   secret.length === 0 ? raw : Object.fromEntries(Object.entries(raw).filter(([key]) => !secret.includes(key)))
 
 /**
- * A part of the input the feature reads itself, because the spec orders a limiter or an answer of
- * its own before any validation (GET /api/public/verify: the privilege is judged by the
+ * A part of the input the feature reads itself, because a limiter or an answer of its own comes
+ * before any validation (GET /api/public/verify: the privilege is judged by the
  * controller, features/api-tokens/public-verify.ts). The entry's schema then only documents it.
  */
 export function readByFeature(part: InputPart): RouteStep {

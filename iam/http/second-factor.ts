@@ -7,7 +7,7 @@ export const INVALID_FACTOR_CODE = 'Invalid code'
 
 /**
  * 429 for an account whose code entry is locked (features/second-factors/code-budget.ts): the
- * spec's limiter body and Retry-After, and a sentence the pages can show as it is.
+ * limiter body `{ error, code, retry }` and Retry-After (http/rate-limit.ts), and a sentence the pages can show as it is.
  */
 export function failCodesLocked(locked: Pick<CodeLocked, 'retryMs'>): never {
   const retry = retrySeconds(locked.retryMs)

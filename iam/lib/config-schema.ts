@@ -74,7 +74,7 @@ export const configSchema = z.strictObject({
           sharedSecret: secret,
           maxClockSkew: z.number().int().positive().default(300_000),
           /**
-           * Refuse the spec's version 1 signature, which covers neither the body nor the
+           * Refuse the version 1 signature (iam/client/hmac.ts), which covers neither the body nor the
            * credential headers: whoever sees one signed request can send another body or another
            * user's cookie under it within the clock skew. false (for a client that signs only
            * version 1) is a dev-profile opt-out; production refuses to start with it.
@@ -98,7 +98,8 @@ export const configSchema = z.strictObject({
       preparedStatements: z.boolean().default(true),
       /**
        * PGlite: PostgreSQL's shared_buffers inside the WASM instance. PostgreSQL's own default
-       * (128MB) is resident from the start there: 16MB halves an idle embedded IAM's memory.
+       * (128MB) is resident from the start there, a large share of an idle embedded IAM's memory
+       * (docs/performance.md, "Idle RSS").
        */
       pgliteSharedBuffers: z.string().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 16MB').default('16MB'),
     })
@@ -302,7 +303,7 @@ export const configSchema = z.strictObject({
             .prefault({}),
         })
         .prefault({}),
-      // Not in the spec's table: our defaults, per IP or IP + subject (never an email alone).
+      // The IAM's own limiters (docs/configuration.md): per IP or IP + subject (never an email alone).
       signup: limiter(10, 3600, 3600),
       login: limiter(10, 900, 900),
       oauth: limiter(30, 60, 300),

@@ -41,7 +41,7 @@ const HMAC_SCHEMES: Record<string, { header: string; description: string }> = {
   hmacTimestamp: { header: HMAC_HEADERS.timestamp, description: 'Milliseconds since the epoch; within service.Hmac.maxClockSkew of the IAM clock.' },
   hmacSignature: { header: HMAC_HEADERS.signature, description: HMAC_V3 },
   hmacRequestId: { header: HMAC_HEADERS.requestId, description: 'A one-time nonce, [A-Za-z0-9._-]{1,128}; a replay is refused by every instance.' },
-  hmacSignatureVersion: { header: HMAC_HEADERS.version, description: '`3` (version 2 names no purpose; version 1, the spec\'s, covers neither body nor credentials).' },
+  hmacSignatureVersion: { header: HMAC_HEADERS.version, description: '`3` (version 2 names no purpose; version 1, the original scheme, covers neither body nor credentials).' },
   hmacSignaturePurpose: {
     header: HMAC_HEADERS.purpose,
     description: 'Why the request was signed: `bff`, `provider` or `oauth-callback`. Each operation lists the purposes it accepts in `x-caller-purposes`; any other is 401 `Purpose not accepted`.',

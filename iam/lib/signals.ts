@@ -18,7 +18,7 @@ export type IamSignal =
   | { kind: 'rotation'; outcome: string }
   /** a limiter refused a consume */
   | { kind: 'limiterRejected'; limiter: string }
-  /** an API token verification: ok or the spec's failure reason */
+  /** an API token verification: ok or its failure reason (features/api-tokens/results.ts) */
   | { kind: 'tokenVerify'; outcome: string }
   /** a connection-level error of the shared store or the database pool */
   | { kind: 'dependencyError'; dependency: 'storage' | 'database' }

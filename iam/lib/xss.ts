@@ -1,6 +1,6 @@
 /**
- * XSS attempt detection for free-text input (IAM spec "Common request rules": input detected as
- * an XSS attempt yields 403 and the device is banned).
+ * XSS attempt detection for free-text input: input detected as an XSS attempt yields 403 and the
+ * device is banned (docs/errors.md, `xss_rejected`).
  *
  * A detection bans a device, so false positives hurt real users: only markup that a browser would
  * treat as markup counts. Plain text with angle brackets or percent signs (`50% off`, `a < b`,

@@ -4,7 +4,7 @@
  * - Request id: a sane `X-Request-Id` from the caller (the gateway sends its HMAC nonce there) is
  *   kept so one id follows the request across services; anything else is replaced. Always echoed.
  * - Client IP: see lib/ip.ts resolveClientIp. Unresolvable => 403 plain text
- *   `Forbidden` (spec Errors, validateIp).
+ *   `Forbidden` (no rule keyed by address could hold for such a request).
  * - The log line carries no query string (magic-link tokens travel there) and no headers.
  */
 import { randomUUID } from 'node:crypto'

@@ -1,8 +1,8 @@
 /**
- * HMAC verification of gateway requests (IAM spec Authentication 9), active only when
+ * HMAC verification of gateway requests (docs/architecture.md, "Trust boundaries"), active only when
  * service.Hmac is configured. Failure: 401 `{ reason }`.
  *
- * Three versions (iam/client/hmac.ts): the spec's (1), whose signature covers neither the body nor
+ * Three versions (iam/client/hmac.ts): the original (1), whose signature covers neither the body nor
  * the credential headers; 2 (`X-Signature-Version: 2`), which also covers the SHA-256 of the
  * body and the Cookie, Authorization, X-Forwarded-For and x-api-key headers; and 3, which also
  * names the purpose it was signed for. Version 1 is refused unless service.Hmac.requireBodyDigest
@@ -87,7 +87,7 @@ const TIMESTAMP = /^[1-9][0-9]{0,15}$/
 // Same shape as the request ids the IAM echoes: bounded, so nonce keys stay small.
 const NONCE = /^[A-Za-z0-9._-]{1,128}$/
 
-/** 1, 2 or 3 from the X-Signature-Version header (absent = 1, the spec's); null for anything else. */
+/** 1, 2 or 3 from the X-Signature-Version header (absent = 1, the original scheme's); null for anything else. */
 export function signatureVersionOf(header: string | undefined): 1 | 2 | 3 | null {
   const value = header?.trim()
   if (value === undefined || value === '1') return 1
@@ -96,7 +96,7 @@ export function signatureVersionOf(header: string | undefined): 1 | 2 | 3 | null
 
 /**
  * What a signature that names no purpose (versions 1 and 2) is trusted for: a person's action and
- * an OAuth callback's identity, as the spec's own scheme was, and never forwarded provider traffic
+ * an OAuth callback's identity, what the original version 1 scheme signed, and never forwarded provider traffic
  * (docs/architecture.md, "Trust boundaries").
  */
 export const UNNAMED_PURPOSES: readonly GatewayPurpose[] = ['bff', 'oauth-callback']
@@ -135,7 +135,7 @@ export async function verifyHmacRequest(input: HmacInput): Promise<{ ok: true; p
 const LOOPBACK = new Set(['127.0.0.1', '::1'])
 
 /**
- * Local GET /health is exempt (spec Standalone endpoints), judged on the resolved client IP; so is
+ * Local GET /health is exempt (a probe on the same host signs nothing), judged on the resolved client IP; so is
  * every route whose table entry says `hmac: false` (GET /openapi.json, /health/ready, /metrics), from anywhere.
  */
 function isExempt(event: H3Event): boolean {

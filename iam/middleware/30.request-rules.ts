@@ -1,9 +1,9 @@
 /**
- * Body and cookie-only rules per route (IAM spec "Common request rules", "Limits"; the table is
- * lib/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
+ * Body and cookie-only rules per route (JSON object bodies of at most 1 KiB unless the route says
+ * otherwise, cookie-only routes; the table is contract/route-rules.ts). Routes not in the table pass untouched (the router answers 404).
  *
- * Credentials come first (the rule's `auth`): the spec's chains start with requireAccessToken /
- * requireRefreshToken, so a request without a Bearer token or session cookie is 401 with their
+ * Credentials come first (the rule's `auth`): every authentication chain starts with
+ * requireAccessToken / requireRefreshToken (http/auth.ts), so a request without a Bearer token or session cookie is 401 with their
  * bodies (`Missing Bearer token`, `Access token missing`, `Refresh token missing`) before any body
  * rule answers 403/413/400. Only presence is checked here; the route runs the whole chain.
  *
@@ -15,9 +15,9 @@
  * A version 2 HMAC request had its body read (under the same bound) by middleware 20, whose
  * signature covers it: its 413 comes from there, before these rules.
  *
- * Cookie-only routes (acceptCookieOnly, spec Authentication 6): a missing `session` cookie is
- * 401 `Refresh token missing` first, as in the spec's refresh chain (requireRefreshToken runs
- * before acceptCookieOnly); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
+ * Cookie-only routes (acceptCookieOnly: the refresh cookie is the only credential they take): a
+ * missing `session` cookie is 401 `Refresh token missing` first, as in the refresh chain
+ * (requireRefreshToken runs before acceptCookieOnly, http/auth.ts); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
  * a query string, a Content-Type header, in that order.
  */
 import { defineEventHandler, type H3Event } from 'h3'
@@ -83,14 +83,14 @@ async function applyJsonRule(event: H3Event, rule: { limitBytes: number; tooLarg
   event.context.jsonBody = { value }
 }
 
-/** The presence checks of the route's chain, in the chain's order (spec Authentication 2-3). */
+/** The presence checks of the route's chain, in the chain's order (requireAccessToken, then requireRefreshToken: http/auth.ts). */
 function requireCredentials(event: H3Event, auth: AuthRule): void {
   if (auth === 'full' || auth === 'bearer+session') requireAccessToken(event)
   if (auth !== 'none') requireRefreshToken(event)
 }
 
 function applyCookieOnlyRule(event: H3Event): void {
-  // acceptCookieOnly requires the session cookie itself (spec Authentication 6)
+  // acceptCookieOnly requires the session cookie itself: it is the route's only credential
   requireRefreshToken(event)
   const length = requestHeader(event, 'content-length')
   const hasBody =

@@ -17,6 +17,7 @@ import { drainBackgroundWork } from '../lib/background'
 import { createDatabase, databaseKind, databasePoolStats, migrateToLatest, warmDatabase } from '../db/database'
 import { useIamMetrics } from '../lib/metrics'
 import { createAccessTokenState } from '../features/tokens/token-service'
+import { buildSessionHooks } from '../session-hooks'
 
 function fail(message: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
@@ -49,7 +50,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   }
   useIamMetrics().watchPool(() => databasePoolStats(db))
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
-  return { config, db, store, log, now: clockNow, accessTokens: createAccessTokenState() }
+  return { config, db, store, log, now: clockNow, accessTokens: createAccessTokenState(), sessionHooks: buildSessionHooks() }
 }
 
 export default defineNitroPlugin((nitroApp) => {

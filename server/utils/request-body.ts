@@ -12,7 +12,7 @@ import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-c
 
 /**
  * BFF JSON and form bodies. The IAM accepts at most 1 kB on most routes and 4 kB on its largest
- * (IAM spec, Limits), and the BFF forwards its bodies' fields there; the largest BFF body is a new
+ * (iam/contract/define.ts), and the BFF forwards its bodies' fields there; the largest BFF body is a new
  * API token with 50 IPv4 restrictions (about 3.5 kB). 8 kB leaves room for form encoding (`%XX`
  * triples a byte) and refuses anything bigger before it costs memory.
  */

@@ -24,7 +24,7 @@ const stack = await setupStack(() => ({
     // every test signs up a fresh user from 127.0.0.1
     signup: { points: 100, duration: 60, blockDuration: 1 },
     login: { points: 100, duration: 60, blockDuration: 1 },
-    // the spec's 1 request/s burst would make back-to-back test actions 429
+    // the default burst of 1 request/s (docs/configuration.md) would make back-to-back test actions 429
     apiTokensLimiters: { generalUnionLimiter: { burst: { points: 1000, duration: 1, blockDuration: 1 }, slow: { points: 1000, duration: 60, blockDuration: 1 } } },
   },
 }))

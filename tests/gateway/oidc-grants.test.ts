@@ -8,6 +8,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PASSWORD } from '../e2e/auth-stack'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 import {
   API,
@@ -69,6 +70,30 @@ describe('refresh tokens', () => {
     expect(await refreshError(rp, first.refresh_token!)).toBe('invalid_grant')
     expect(await refreshError(rp, second.refresh_token!)).toBe('invalid_grant')
     expect((await introspect(op, rp, second.access_token)).active).toBe(false)
+  })
+
+  // every session of the account ending ends its provider grants in the same transaction: the
+  // sessions feature runs the listener the oidc feature registered (iam/features/sessions/session-hooks.ts)
+  it('signing out everywhere else ends the refresh token the provider issued: its next refresh is invalid_grant', async () => {
+    const rp = await op.register({ name: 'Offline notes', firstParty: true })
+    const browser = await signedInBrowser()
+    const tokens = await codeFlow(op, rp, browser, OFFLINE)
+    const refreshed = await refresh(op, rp, tokens.refresh_token!)
+    expect(refreshed.refresh_token).toBeTruthy()
+    const res = await browser.post('/api/auth/sessions/revoke-others')
+    expect(res.status, await res.clone().text()).toBe(200)
+    expect(await refreshError(rp, refreshed.refresh_token!)).toBe('invalid_grant')
+  })
+
+  it('changing the password ends the refresh token the provider issued: its next refresh is invalid_grant', async () => {
+    const rp = await op.register({ name: 'Offline calendar', firstParty: true })
+    const browser = await signedInBrowser()
+    const tokens = await codeFlow(op, rp, browser, OFFLINE)
+    const refreshed = await refresh(op, rp, tokens.refresh_token!)
+    expect(refreshed.refresh_token).toBeTruthy()
+    const changed = await browser.post('/api/auth/change-password', { currentPassword: PASSWORD, password: `${PASSWORD} changed`, confirmedPassword: `${PASSWORD} changed` })
+    expect(changed.status, await changed.clone().text()).toBe(200)
+    expect(await refreshError(rp, refreshed.refresh_token!)).toBe('invalid_grant')
   })
 
   it('a request without prompt=consent gets no refresh token even when it asks for offline_access', async () => {

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const created = await b.call('/api/tokens', { method: 'POST', body: { name: 'machine', privilege: 'protected' } })
   expect(created.status, created.text).toBe(201)
   rawApiKey = (created.json.data as { rawApiKey: string }).rawApiKey
-  // the union limiter allows one management action per second per IP (IAM spec, Limits): move the IAM past it
+  // the union limiter allows one management action per second per IP (its default burst, docs/configuration.md): move the IAM past it
   await advanceClock(stack.iam, 1001, hmac)
   const restricted = await b.call('/api/tokens', {
     method: 'POST',

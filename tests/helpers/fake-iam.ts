@@ -1,7 +1,7 @@
 /**
  * A stand-in for the IAM's two routes the OAuth flow calls (node:http on 127.0.0.1), recording
  * every request: GET /check issues `canary_id`, POST /auth/OAuth/:provider
- * answers like the IAM spec (201 + `{ ok, date, accessToken, accessIat, expiresInMs }` + Set-Cookie
+ * answers like the IAM's route (201 + `{ ok, date, accessToken, accessIat, expiresInMs }` + Set-Cookie
  * `session`) and keeps the user by email. HMAC headers are verified as the IAM does (version 2, tests/helpers/hmac-verify.ts).
  */
 import { randomBytes } from 'node:crypto'

@@ -35,7 +35,7 @@ function uintBytes(n: number | bigint): Buffer {
   return Buffer.from(bytes)
 }
 
-/** Encodes one value in the MMDB data-section format (spec section "Output Data Section"). */
+/** Encodes one value in the MMDB data-section format (the MaxMind DB format's "Output Data Section"). */
 export function encode(value: Value, asType?: 'uint16' | 'uint32' | 'uint64'): Buffer {
   if (typeof value === 'string') {
     const bytes = Buffer.from(value, 'utf8')

@@ -45,7 +45,7 @@ let mintCount = 100
 const newToken = (server: IamServer, s: Session, body: Record<string, unknown> = {}) =>
   mintOn(server, s, body, { ip: `203.0.113.${mintCount++}` })
 
-/** Asserts a 429 with the spec's body and a Retry-After equal to retry; returns retry. */
+/** Asserts a 429 `{ error, retry }` and a Retry-After equal to retry; returns retry. */
 async function expect429(res: Response): Promise<number | 'permanent'> {
   expect(res.status).toBe(429)
   const body = (await res.json()) as { error: string; retry: number | 'permanent' }

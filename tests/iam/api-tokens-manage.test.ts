@@ -14,7 +14,7 @@ beforeAll(async () => {
 }, 300_000)
 afterAll(() => iam?.stop())
 
-/** The spec's reason for people and logs, and the code a program decides on (the same reason may carry different codes) */
+/** The fixed reason text for people and logs, and the code a program decides on (the same reason may carry different codes) */
 const failure = (reason: string, code: string) => ({ ok: false, date: expect.stringMatching(ISO), reason, code })
 const tamper = (publicId: string) => `${publicId.slice(0, -1)}${publicId.endsWith('A') ? 'B' : 'A'}`
 

@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 const CODES: Record<string, string> = { 'Bad Request': 'bad_request', 'No api key provided': 'api_key_missing', 'Invalid key': 'api_key_invalid', 'Invalid Host': 'host_not_allowed' }
-/** The spec's reason and the code that goes with it on this route */
+/** The fixed reason text and the code that goes with it on this route */
 const invalid = (reason: string) => ({ ok: false, date: expect.stringMatching(ISO), reason, code: CODES[reason] })
 
 describe('GET /api/public/verify', () => {

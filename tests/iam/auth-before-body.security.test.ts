@@ -1,5 +1,5 @@
 /**
- * The spec's authentication chain starts with requireAccessToken and requireRefreshToken: a request
+ * The authentication chain (iam/http/auth.ts) starts with requireAccessToken and requireRefreshToken: a request
  * without credentials is 401 before any body rule (Content-Type, empty body, size, JSON) answers.
  * The routes are the table's (iam/contract/): every entry with auth 'full', so a new one is covered
  * without touching this file.

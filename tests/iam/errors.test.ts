@@ -13,13 +13,13 @@ async function findLog(predicate: (line: Record<string, unknown>) => boolean): P
 }
 
 describe('unmatched routes', () => {
-  it('answers 404 with the spec body for an unknown path', async () => {
+  it('answers 404 with the not_found body for an unknown path', async () => {
     const res = await fetch(`${iam.url}/no/such/route?x=1`)
     expect(res.status).toBe(404)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await res.json()).toEqual(NOT_FOUND)
   })
-  it('answers 404 for a known path with another method (an unmatched route, as in the spec)', async () => {
+  it('answers 404 for a known path with another method: an unmatched route, so no answer tells which paths exist', async () => {
     const res = await fetch(`${iam.url}/health`, { method: 'DELETE' })
     expect(res.status).toBe(404)
     expect(await res.json()).toEqual(NOT_FOUND)

@@ -8,7 +8,7 @@ const START_TIMEOUT_MS = 180_000
 
 const Hmac = { clientId: 'gateway', sharedSecret: 'test-shared-secret-0123456789-abcdefghij', maxClockSkew: 300_000 }
 // Trusted proxy on loopback: X-Forwarded-For makes a request come from a non-local client.
-// Version 1 accepted (the dev-profile opt-out): the checks both versions share are shown on the spec's.
+// Version 1 accepted (the dev-profile opt-out): the checks both versions share are shown on version 1.
 const config = { service: { Hmac: { ...Hmac, requireBodyDigest: false }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }
 const REMOTE = { 'x-forwarded-for': '203.0.113.9' }
 
@@ -186,7 +186,7 @@ describe('service.Hmac.requireBodyDigest', () => {
     const victim = JSON.stringify({ sub: 'victim-1', email: 'victim.hmac@example.com' })
     const headers = signV2('POST', url, alice, cookie)
     expect(await call(strict, 'POST', url, headers, victim)).toMatchObject({ status: 401, json: { reason: 'Invalid signature' } })
-    // the spec's version 1 would sign the same request without its body: refused outright
+    // version 1 would sign the same request without its body: refused outright
     const v1 = { ...sign('POST', url), ...cookie, 'content-type': 'application/json' }
     expect(await call(strict, 'POST', url, v1, victim)).toMatchObject({ status: 401, json: { reason: 'Signature version 2 required' } })
     expect((await call(strict, 'POST', url, headers, alice)).status).toBe(201)

@@ -19,8 +19,9 @@ type Operation = {
 }
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> }
 
-// The spec's routes (IAM spec "Endpoints"), written out here rather than read from the table, and
-// the two routes of the bot detection component and those the IAM adds beyond the spec.
+// The service's original routes, written out here rather than read from the table (so a route
+// dropped from the table is noticed), the two routes of the bot detection component, and those
+// the IAM added since.
 const SPEC_ROUTES = [
   'post /signup',
   'post /login',
@@ -94,7 +95,7 @@ describe('GET /openapi.json', () => {
       .sort()
     expect(operations().map(([key, op]) => `${key} ${op.operationId}`).sort()).toEqual(expected)
   })
-  it("names all the spec's routes, /check and /.well-known/jwks.json", () => {
+  it("names every route of the service, /check and /.well-known/jwks.json", () => {
     const documented = new Set(operations().map(([key]) => key))
     expect(SPEC_ROUTES.filter((route) => !documented.has(route))).toEqual([])
   })

@@ -93,7 +93,7 @@ describe('POST /auth/user/refresh-session', () => {
     expect(res.status).toBe(202)
     expect(await res.json()).toEqual({ mfa: true, message: 'A login link has been sent to your email.', code: 'mfa_required' })
     expect(setCookieValue(res, 'session')).toBeUndefined()
-    // the anomaly is cached: the owner's own device also waits for MFA now (spec: MFA pending)
+    // the anomaly is cached: the owner's own device also waits for MFA now (202 MFA pending, docs/anomalies.md)
     const again = await refresh(iam, s)
     expect(again.status).toBe(202)
   })

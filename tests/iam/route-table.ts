@@ -54,7 +54,7 @@ export const TABLE: readonly TableRoute[] = (Object.entries(ROUTES) as Array<[st
   url: concretePath(entry.path) + (takesLink(entry) ? LINK_QUERY : ''),
 }))
 
-/** The entries whose authentication is full (the spec's requireAccessToken ... protectRoute). */
+/** The entries whose authentication is full (requireAccessToken ... protectRoute, iam/http/auth.ts). */
 export const FULL_AUTH = TABLE.filter((route) => route.entry.auth === 'full')
 
 /** The entries whose request is a JSON body. */

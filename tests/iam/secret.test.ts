@@ -47,7 +47,7 @@ describe('GET /secret/accesstoken/metadata', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as Json
     expect(body).toMatchObject({ authorized: true, refreshThreshold: 225_000, shouldRotate: false, roles: ['user'], email: s.email, emailVerified: false, name: 'Test User' })
-    // `sub` is the person's public id; userId is the spec's number (req.user.userId)
+    // `sub` is the person's public id; userId is the account's serial number (req.user.userId)
     expect((body.payload as Json).sub).not.toBe(String(body.userId))
     expect(body.payload).toMatchObject({ sub: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), sid: expect.any(String), jti: expect.any(String), roles: ['user'] })
     expect(body.msUntilExp).toBeGreaterThan(225_000)

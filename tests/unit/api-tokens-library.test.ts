@@ -4,6 +4,7 @@ import { createApiTokenLibrary, type ApiTokenLibrary } from '../../iam/api-token
 import { hashToken } from '../../iam/features/api-tokens/token-format'
 import { banAccount, unbanAccount } from '../../iam/features/users/admin-users'
 import { captureLog, failingAfter, insertUser, openTestDb, type TestDb } from './api-tokens-db'
+import { createSessionHooks } from '../../iam/features/sessions/session-hooks'
 
 let t: TestDb
 let clock = Date.parse('2026-11-21T12:00:00.000Z')
@@ -444,7 +445,7 @@ describe("a banned user's tokens (users:ban suspends them until the ban ends)", 
   const HOUR_MS = 3_600_000
   const emailOf = async (id: number) => (await t.db.selectFrom('users').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email
   const ban = async (owner: number, forMs: number) => {
-    const result = await banAccount({ db: t.db, now }, { email: await emailOf(owner), until: new Date(clock + forMs), by: 'test' })
+    const result = await banAccount({ db: t.db, now, sessionHooks: createSessionHooks() }, { email: await emailOf(owner), until: new Date(clock + forMs), by: 'test' })
     if (!result.ok) throw new Error(result.code)
     return result
   }
@@ -472,7 +473,7 @@ describe("a banned user's tokens (users:ban suspends them until the ban ends)", 
     const owner = await insertUser(t.db)
     const a = await created(owner)
     await ban(owner, HOUR_MS)
-    expect((await unbanAccount({ db: t.db, now }, { email: await emailOf(owner), by: 'test' })).ok).toBe(true)
+    expect((await unbanAccount({ db: t.db, now, sessionHooks: createSessionHooks() }, { email: await emailOf(owner), by: 'test' })).ok).toBe(true)
     expect(await lib.verifyApiKey(a.rawApiKey, false, 'full', false)).toMatchObject({ ok: true, data: { usageCount: 1 } })
     expect(await lib.getAllValidTokensList(owner)).toMatchObject({ ok: true, data: { totalValidTokens: 1, tokenList: [{ name: 'ci key' }] } })
 

@@ -53,7 +53,7 @@ describe('configuration schema', () => {
     expect(config.storage.driver).toBe('memory')
   })
 
-  it('fills the spec defaults of the API token limiters', () => {
+  it('fills the documented defaults of the API token limiters (docs/configuration.md)', () => {
     const limiters = parseConfig({}).rate_limiters.apiTokensLimiters
     expect(limiters.consumptionRateLimiter).toEqual({ points: 10, duration: 60, blockDuration: 3600 })
     expect(limiters.generalUnionLimiter).toEqual({

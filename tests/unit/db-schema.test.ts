@@ -129,7 +129,7 @@ describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
   })
 
   // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('accepts only the spec privileges and valid in (0, 1)', async () => {
+  it.skipIf(noPostgresServer)('accepts only the five privileges (demo, restricted, protected, full, custom) and valid in (0, 1)', async () => {
     const userId = await newUser()
     for (const privilege_type of ['demo', 'restricted', 'protected', 'full', 'custom'] as const) {
       await db.insertInto('api_tokens').values(apiToken(userId, { privilege_type })).execute()

@@ -100,6 +100,15 @@ describe('IAM layers: routes -> http -> features -> db -> fast -> lib', () => {
   })
 })
 
+describe('the sessions feature does not know the OpenID Provider', () => {
+  it('iam/features/sessions may not import iam/features/oidc; oidc may import sessions (its listener registers there)', async () => {
+    await fires('iam/features/sessions/probe.ts', 'iam/features/oidc/accounts.ts')
+    await fires('iam/features/sessions/probe.ts', someFile('iam/features/oidc'))
+    await quiet('iam/features/oidc/probe.ts', 'iam/features/sessions/session-hooks.ts')
+    await quiet('iam/features/sessions/probe.ts', someFile('iam/features/tokens'))
+  })
+})
+
 describe('iam/contract: zod and itself only', () => {
   it('iam/contract may not import iam/lib, iam/features or a package other than zod', async () => {
     await fires('iam/contract/probe.ts', 'iam/lib/text.ts')

@@ -70,7 +70,7 @@ describe('limiter registry and route table', () => {
   })
 })
 
-describe('general union limiter with the default configuration (spec "API token rate limiters")', () => {
+describe('general union limiter with the default configuration (rate_limiters.apiTokensLimiters)', () => {
   it('general union: 1 per second burst with a 15 minute block, then permanent', async () => {
     const { store, advance } = memoryStore()
     const union = useLimiter({ store, config }, 'generalUnionLimiter')

@@ -10,7 +10,7 @@ describe('route rules table', () => {
     expect(findRouteRule('POST', '/auth/OAuth/github')?.body).toEqual({ kind: 'json', limitBytes: 4096, text: 'storable' })
     expect(findRouteRule('POST', '/auth/OAuth/')).toBeUndefined()
   })
-  it('marks the three cookie-only routes of the spec', () => {
+  it('marks the three cookie-only routes: refresh-session, logout and the access token metadata', () => {
     expect(findRouteRule('POST', '/auth/user/refresh-session')?.body.kind).toBe('cookie-only')
     expect(findRouteRule('POST', '/auth/logout')?.body.kind).toBe('cookie-only')
     expect(findRouteRule('GET', '/secret/accesstoken/metadata?x=1')?.body.kind).toBe('cookie-only')
@@ -46,7 +46,7 @@ describe('route rules table', () => {
     // the provider's mount: no rule, whatever the depth
     for (const path of ['/oidc/token', '/oidc/token/introspection', '/oidc/a/b/c/d']) expect(findRouteRule('POST', path), path).toBeUndefined()
   })
-  it("matches the test build's routes only once their rules are added, after the spec's own", () => {
+  it("matches the test build's routes only once their rules are added, after the route table's own", () => {
     expect(findRouteRule('POST', '/__test/echo')).toBeUndefined()
     addRouteRules([...TEST_ROUTE_RULES, { method: 'POST', path: '/signup', body: { kind: 'none' } }])
     expect(findRouteRule('POST', '/__test/echo')?.body.kind).toBe('json')

@@ -1,5 +1,5 @@
 /**
- * Email change (spec POST /update/email): a custom flow with reason `change_email`, in two steps.
+ * Email change (POST /update/email): a custom flow with reason `change_email`, in two steps.
  *
  * 1. The request (this file's `changeEmail`): the new address is checked (format, disposable, MX)
  *    before anything is spent; the change_email link and code are consumed and a CONFIRM_EMAIL_CHANGE
@@ -152,7 +152,7 @@ export async function confirmEmailChange(ctx: IamContext, link: LinkWithCode, ac
         .set({ email: pending.email, email_verified: true, first_verified_at: sql<Date>`coalesce(first_verified_at, ${now})`, updated_at: now })
         .where('id', '=', link.user_id)
         .execute()
-      const revoked = await revokeFamilies(trx, { userId: link.user_id, exceptFamilyId: pending.keepFamily }, 'email_changed', now)
+      const revoked = await revokeFamilies(trx, { userId: link.user_id, exceptFamilyId: pending.keepFamily }, 'email_changed', now, ctx.sessionHooks)
       await recordSecurityEvent(trx, {
         type: 'email_changed',
         userId: link.user_id,

@@ -1,5 +1,5 @@
 /**
- * Password reset (spec POST /auth/forgot-password, GET/POST /auth/reset-password).
+ * Password reset (POST /auth/forgot-password, GET/POST /auth/reset-password).
  * The request answers the same whatever the address: the lookup and the mail run after the
  * response, off the request path, so neither the body nor the timing tells an account exists.
  * The link binds to the user id, never a device (its `visitor` is a random handle). A completed
@@ -137,7 +137,7 @@ export async function resetPassword(
       })
       .where('id', '=', user.id)
       .execute()
-    const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now)
+    const families = await revokeFamilies(trx, { userId: user.id }, 'password_reset', now, ctx.sessionHooks)
     // never verified: whoever signed up with this address may have set up ways in (remove-setup.ts)
     const removed = user.first_verified_at === null ? await removeSetup(trx, { userId: user.id, since: null }) : null
     if (removed && !nothingRemoved(removed)) {

@@ -101,7 +101,7 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
         .where('consumed_at', 'is', null)
         .where('created_at', '>=', link.created_at)
         .execute()
-      const revoked = await revokeFamilies(trx, { userId: link.user_id }, 'email_change_undone', now)
+      const revoked = await revokeFamilies(trx, { userId: link.user_id }, 'email_change_undone', now, ctx.sessionHooks)
       const removed = await removeSetup(trx, { userId: link.user_id, since })
       const passwordSince = await trx
         .selectFrom('security_events')

@@ -137,7 +137,7 @@ export async function verifyEmail(
     await recordSecurityEvent(trx, { ...event, type: 'email_verified', details: { with: newHash ? 'new_password' : proof ? 'password' : 'device' } })
     if (!newHash) return { kind: 'done', signedOut: false }
     // a new password: whoever held the old one is out, everywhere
-    await revokeFamilies(trx, { userId: link.user_id }, 'password_reset', now)
+    await revokeFamilies(trx, { userId: link.user_id }, 'password_reset', now, ctx.sessionHooks)
     await recordSecurityEvent(trx, { ...event, type: 'password_reset', details: { by: 'email_verification' } })
     if (user.first_verified_at === null) {
       const removed = await removeSetup(trx, { userId: link.user_id, since: null })

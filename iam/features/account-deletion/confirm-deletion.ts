@@ -50,7 +50,7 @@ export async function confirmAccountDeletion(ctx: IamContext, input: { params: L
     if (sole.length > 0) return { ok: false, code: 'last_owner', organizations: sole }
     if (!(await consumeLink(trx, ctx, link)) || user.deletion_due_at) return { kind: 'used' }
     await trx.updateTable('users').set({ deletion_due_at: dueAt, updated_at: now }).where('id', '=', link.user_id).execute()
-    const families = await revokeFamilies(trx, { userId: link.user_id }, 'account_deleted', now)
+    const families = await revokeFamilies(trx, { userId: link.user_id }, 'account_deleted', now, ctx.sessionHooks)
     const tokens = await revokeAllTokensOf(trx, link.user_id)
     // a second confirmation link still in the mailbox has nothing left to confirm
     await trx

@@ -111,7 +111,7 @@ export async function endImpersonatedSession(ctx: IamContext, familyId: string, 
       .forUpdate()
       .executeTakeFirst()
     if (!family) return false
-    const revoked = await revokeFamilies(trx, { familyId }, IMPERSONATION_ENDED, at)
+    const revoked = await revokeFamilies(trx, { familyId }, IMPERSONATION_ENDED, at, ctx.sessionHooks)
     if (revoked.length === 0) return false
     await recordImpersonationEnds(trx, [family as ImpersonatedFamily], actor, 'logout', at)
     return true

@@ -263,7 +263,7 @@ export async function adminRevokeSessions(ctx: IamContext, input: AdminActor & {
   if (!pair) return UNKNOWN_USER
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
-    const ids = await revokeFamilies(trx, { userId: pair.target.id }, 'admin_revoked', now)
+    const ids = await revokeFamilies(trx, { userId: pair.target.id }, 'admin_revoked', now, ctx.sessionHooks)
     await recordUserAction(trx, 'admin_sessions_revoked', { userId: pair.target.id, actor: input.actor, details: { by: BY_ADMIN, adminId: pair.adminId, revokedSessions: ids.length }, at: now })
     return ids
   })

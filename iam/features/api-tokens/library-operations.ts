@@ -1,6 +1,6 @@
 /**
- * The library form of the API token feature: the spec's "Library operations" with exactly its
- * names, parameter lists and result envelopes, bound to the dependencies passed in.
+ * The library form of the API token feature (iam/api-tokens.ts, docs/api-tokens.md): fixed names,
+ * parameter lists and `{ ok, date, data | reason }` result envelopes, bound to the dependencies passed in.
  * Direct calls do not authenticate anyone: only trusted server code may call them.
  */
 import type { Kysely } from 'kysely'

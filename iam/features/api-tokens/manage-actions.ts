@@ -1,12 +1,12 @@
 /**
- * The apiTokensController of the spec, without HTTP: one function per management action, called by
- * the action's route unit (iam/routes/api/manage/) after the steps the spec orders before it (full
+ * The API token management controller, without HTTP: one function per management action, called
+ * by the action's route unit (iam/routes/api/manage/) after the steps that come before it (full
  * authentication, the general union limiter keyed by the client IP, the markup and schema checks,
  * the action's operation limiter keyed `<IP>_<userId>`). Each answers an outcome whose failure code
- * the route's mapper (http/api-token-outcomes.ts) turns into the spec's status.
+ * the route's mapper (http/api-token-outcomes.ts) turns into its documented status.
  *
- * A success resets only the union limiter's two parts for the IP (spec "API token rate limiters"
- * rule 4); listing resets nothing and has no operation limiter.
+ * A success resets only the union limiter's two parts for the IP (a caller that succeeds is not
+ * held back by its earlier failures; the operation limiter keeps counting); listing resets nothing and has no operation limiter.
  */
 import type { z } from 'zod'
 import type { ipRestrictionBody, newTokenBody, privilegeUpdateBody, tokenRefBody } from '../../contract/api-token-inputs'
@@ -32,7 +32,7 @@ export interface ManageCaller {
   visitorRowId: number | null
 }
 
-/** The actions on one named token (spec: revoke, metadata, rotate, ip-restriction-update, privilege-update). */
+/** The actions on one named token: revoke, metadata, rotate, ip-restriction-update, privilege-update. */
 export type TokenActionName = 'revoke' | 'metadata' | 'rotate' | 'ip-restriction-update' | 'privilege-update'
 
 type TokenRef = z.infer<typeof tokenRefBody>

@@ -53,7 +53,8 @@ export async function privateActionManagerWith(
     const row = await repo.findOwnedValidToken(deps.db, userId, tokenId, tokenName, publicIdentifier)
     if (!row) {
       log.info('management action on a token the user does not own or that is not valid', { userId, rowId: tokenId })
-      // the spec's text for a token that is not the user's or not valid; its code says which
+      // one text (`Bad Request`) for a token that is not the user's and for one that is not valid,
+      // so the answer does not tell another user's token from none; its code says which
       return failResult(date(), REASONS.badRequest, 'token_not_found')
     }
     switch (action.action) {

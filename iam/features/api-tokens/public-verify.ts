@@ -1,6 +1,7 @@
 /**
- * GET /api/public/verify, without HTTP: the spec's table and limiter rule 5 as a function from the
- * request's parts to an outcome whose failure code the route's mapper turns into the spec's status.
+ * GET /api/public/verify, without HTTP: the verification's answers and its limiter order (below)
+ * as a function from the request's parts to an outcome whose failure code the route's mapper
+ * (http/api-token-outcomes.ts) turns into a status (docs/api-tokens.md).
  *
  * Order: (1) the general union limiter under `<IP>_verify`, only with
  * apiTokens.rateLimitOnSuccessfulRequest, before validation and never reset here; (2) a key already

@@ -104,7 +104,7 @@ export async function findForDiagnosis(db: Db, hash: string): Promise<DiagnosisR
     .executeTakeFirst()
 }
 
-/** Marks an expired token invalid (spec step 5). */
+/** Marks an expired token invalid, so later verifications fail on the one statement (verify.ts). */
 export async function invalidateIfExpired(db: Db, hash: string, at: Date): Promise<boolean> {
   const result = await db
     .updateTable('api_tokens')

@@ -1,7 +1,7 @@
 /**
- * The spec's result envelope, the five privileges and every reason string the token helpers
- * answer with (spec "Errors", helper failure reasons). Each failure also carries its code
- * (contract/error-codes.ts): callers switch on the code, the reason is the spec's text.
+ * The result envelope `{ ok, date, data | reason }`, the five privileges and every reason string
+ * the token helpers answer with. Each failure also carries its code (contract/error-codes.ts,
+ * docs/errors.md): callers switch on the code; the reason is a fixed text for people and logs.
  */
 import { PRIVILEGES } from '../../contract/api-token-inputs'
 import type { ErrorCode } from '../../contract/error-codes'
@@ -36,7 +36,7 @@ export const REASONS = {
 } as const
 
 /**
- * Creation failures (the spec leaves their texts open). `serverErrorCreating` is the only one a
+ * Creation failures (texts of our own: no client depends on them). `serverErrorCreating` is the only one a
  * route answers with 500; the others are the caller's to fix (400).
  */
 export const CREATION_REASONS = {
@@ -51,7 +51,7 @@ export const CREATION_REASONS = {
 } as const
 
 export type Ok<T> = { ok: true; date: string; data: T }
-/** `reason` the spec's text, for people and logs; `code` what a program decides on (contract/error-codes.ts). */
+/** `reason` a fixed text, for people and logs; `code` what a program decides on (contract/error-codes.ts). */
 export type Fail = { ok: false; date: string; reason: string; code: ErrorCode }
 export type Result<T> = Ok<T> | Fail
 

@@ -1,7 +1,7 @@
 /**
- * verifyApiKey (spec "Verification process"). The success path is one SQL statement
- * (repository.countUses, batched per token by fast/count-batch.ts); only a failure takes a second query, to name the reason in the
- * spec's order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
+ * verifyApiKey (docs/api-tokens.md). The success path is one SQL statement
+ * (repository.countUses, batched per token by fast/count-batch.ts); only a failure takes a second query, to name the reason in this
+ * order: Invalid key (absent, revoked, other privilege, suspended by its owner's ban), Invalid Host, Token expired.
  */
 import type { ErrorCode } from '../../contract/error-codes'
 import type { Kysely } from 'kysely'
@@ -83,7 +83,8 @@ export async function verifyApiKeyWith(
         providedPrivilege,
       })
     }
-    // Failure: name the reason (steps 3, 4, 5 in the spec's order).
+    // Failure: name the reason, checked in this order: unknown, revoked or another privilege (or
+    // suspended, answered alike), then the IP allow-list, then expiry (codes in docs/errors.md).
     const found = await repo.findForDiagnosis(deps.db, hash)
     if (!found || found.valid !== 1 || found.privilege_type !== providedPrivilege) return fail(REASONS.invalidKey, 'api_key_invalid')
     // a suspended token (its owner is banned) answers exactly as a revoked one: the caller learns

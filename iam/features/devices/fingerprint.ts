@@ -1,5 +1,5 @@
 /**
- * The request fingerprint (req.fingerPrint of the spec): user agent parsed with ua-parser-js 1.x
+ * The request fingerprint (what anomaly checks compare a device by, docs/anomalies.md): user agent parsed with ua-parser-js 1.x
  * (MIT; 2.x is AGPL), `isbot` for crawlers, our AI-agent list for `botAI`, and geo/ASN/proxy
  * fields when a geo database is configured. Pure: the geo lookup is passed in.
  */

@@ -27,8 +27,8 @@ interface DisposableLists {
 let disposableLists: Promise<DisposableLists> | undefined
 
 /**
- * The provider lists (about 120,000 domains: some 15 MB resident, most of the idle IAM's heap when
- * they were imported at start) load on the first check that needs them: only signup and email
+ * The provider lists (about 120,000 domains: most of the idle IAM's heap when they were imported
+ * at start, docs/performance.md, "Idle RSS") load on the first check that needs them: only signup and email
  * change ask, and a build bundles them in a chunk of their own.
  */
 function loadDisposableLists(): Promise<DisposableLists> {

@@ -1,5 +1,5 @@
 /**
- * Custom MFA flows protecting sensitive actions (spec POST /custom/mfa/:reason, GET/POST
+ * Custom MFA flows protecting sensitive actions (POST /custom/mfa/:reason, GET/POST
  * /auth/verify-custom-mfa). A flow is bound to the signed-in user, the session and the
  * device: its link works only inside that session. One live code per session and reason; a new
  * start of the same reason replaces the old link, other reasons are left alone.

@@ -81,7 +81,8 @@ export async function verifyLinkToken(secret: string, token: string, now: number
 
 /**
  * Checks the URL's parameters against the verified claims: the reason names the purpose and the
- * subject binds the visitor of the URL (spec, Authentication 8: visitor identity match).
+ * subject binds the visitor named in the URL: a link made for one visitor does not verify for
+ * another.
  */
 export function paramsMatchClaims(params: LinkParams, claims: LinkClaims): boolean {
   return claims.purpose === params.reason && claims.subject === linkSubject(claims.purpose, params.visitor)

@@ -11,7 +11,7 @@ import type { LinkWithCode } from './repository'
 import { useLimiter } from '../rate-limits/registry'
 import { linkFailure, type ActionFailure, type ActionLimited } from './action-failures'
 
-/** The signed-in caller (req.user of the spec, reduced to what flows need). */
+/** The signed-in caller (http/auth.ts RequestUser, reduced to what flows need). */
 export interface SessionUser {
   userId: number
   sessionId: string

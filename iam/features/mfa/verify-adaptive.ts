@@ -1,5 +1,5 @@
 /**
- * Adaptive MFA verification (spec POST /auth/verify-mfa): the link must
+ * Adaptive MFA verification (POST /auth/verify-mfa): the link must
  * be an MFA link of this device, the code right; then, in order, the link is consumed (one
  * winner), the anomaly resolved, the device bound to the session and a new pair issued.
  */

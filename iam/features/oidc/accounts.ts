@@ -2,12 +2,14 @@
  * Accounts as the OpenID Provider sees them: `sub` is users.public_id (never the serial key), the
  * claims are the ones the scopes ask for (OIDC Core 5.4), and a banned account has no claims, so
  * the provider refuses its grants. Account events (sign out everywhere, a password change or reset,
- * a ban) end the account's grants at once: revokeAccountGrants.
+ * a ban) end the account's grants at once: revokeAccountGrants, which registerOidcSessionListeners
+ * hands to the context's session hooks (the sessions feature does not know the provider).
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import { isDeletionPending } from '../account-deletion/deletion-state'
 import { orgClaimsOfUser } from '../organizations/org-claim'
+import type { SessionHooks } from '../sessions/session-hooks'
 import { takeReadAhead } from './request-memo'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -79,4 +81,12 @@ export async function revokeAccountGrants(db: Kysely<Database> | Transaction<Dat
     .deleteFrom('oidc_payloads')
     .where('account_id', '=', (eb) => eb.selectFrom('users').select((s) => s.cast<string>('public_id', 'text').as('p')).where('id', '=', userId))
     .execute()
+}
+
+/**
+ * Registers what the provider does when sessions end: every session of an account ending ends its
+ * grants too, in the same transaction. Called wherever an IamContext is built.
+ */
+export function registerOidcSessionListeners(hooks: SessionHooks): void {
+  hooks.onAccountSessionsRevoked(revokeAccountGrants)
 }

@@ -13,8 +13,8 @@
  *
  * The context comes from provider.ts (readAheadContextFrom) rather than an import of
  * oidc-provider here: accounts.ts is reached from the session code every instance loads at start,
- * and importing the library from it loaded all of it at boot (~22 MB of idle RSS) instead of on the
- * provider's first request.
+ * and importing the library from it loaded all of it at boot instead of on the provider's first
+ * request (the idle memory it cost: docs/performance.md, "The OpenID Provider's token endpoints").
  */
 const memos = new WeakMap<object, Map<string, unknown>>()
 

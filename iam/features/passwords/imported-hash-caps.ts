@@ -6,9 +6,8 @@
  * verification, where a hash stored before them is answered as a wrong password, never computed.
  *
  * Each cap sits above what the systems docs/import.md names ship as their defaults, so real
- * exports go in, and bounds one verification at about a second of one core (measured on the
- * 2-core development machine, under load: bcryptjs at cost 13 about 0.9 s, PBKDF2-SHA512 at the
- * iteration cap 1.7 s, Argon2 at m = 256 MiB and t = 4 0.7 s). Verification runs on the worker
+ * exports go in, and bounds one verification at about a second of one core (the figures per
+ * algorithm: docs/performance.md, "Checks that cost CPU on purpose"). Verification runs on the worker
  * pool of imported-hash-pool.ts with a deadline; the caps keep that deadline from being the only
  * bound.
  */
@@ -31,9 +30,8 @@ export const IMPORTED_HASH_CAPS = {
    * iterations for every block of its output (RFC 8018, section 5.2): a 1024-byte key of
    * PBKDF2-SHA256 is 32 times the work its iteration count says. 64 bytes is SHA-512's one block,
    * what Keycloak stores and RFC 7914's scrypt test vectors carry; most systems store 32. SHA-1's
-   * blocks are 20 bytes, so 64 is four of them: at the iteration cap that measured 2.3 s against
-   * SHA-512's one block at 2.8 s (node:crypto pbkdf2Sync, same machine and load), under the
-   * worst case the cap already took.
+   * blocks are 20 bytes, so 64 is four of them: at the iteration cap that stays under SHA-512's
+   * one block, the worst case the cap already took (docs/performance.md).
    */
   hashBytes: 64,
   /**
@@ -49,8 +47,8 @@ export const IMPORTED_HASH_CAPS = {
   argon2MemoryPasses: 1_048_576,
   /**
    * Argon2's p, its lanes. RFC 9106 recommends 4; argon2-cffi used 8, PHP uses 1. The verifier
-   * here runs the lanes one after another on one thread and each adds overhead of its own (at
-   * m = 256 MiB, t = 4: 0.7 s with p = 1, 1.5 s with p = 16, measured as above).
+   * here runs the lanes one after another on one thread and each adds overhead of its own (16
+   * lanes about double one lane's time, docs/performance.md).
    */
   argon2Parallelism: 16,
   /** scrypt's ln (N = 2^ln), r and p one by one: the work cap below is what bounds the cost */

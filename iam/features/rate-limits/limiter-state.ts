@@ -59,8 +59,8 @@ export function rejectionsTtlMs(parts: PartMs[]): number {
 }
 
 /**
- * The caller's key is hashed: rule 5 of the spec's limits resets the consumption limiter by the raw
- * API token, which must not sit in storage in clear; hashing also bounds the length of keys built
+ * The caller's key is hashed: a successful verification resets the consumption limiter by the raw
+ * API token (features/api-tokens/public-verify.ts), which must not sit in storage in clear; hashing also bounds the length of keys built
  * from request headers and removes any ambiguity from `:` in IPv6 addresses.
  */
 export function limiterKeys(fullKey: (key: string) => string, name: string, key: string, partCount: number): LimiterKeys {

@@ -1,7 +1,7 @@
 /**
  * Rate limiters over the shared store: fixed windows of `points` per `duration`, a block of
  * `blockDuration` when a window overflows, unions of several such parts, and an optional permanent
- * block after n consecutive rejections (spec "Limits", application rules 1-2).
+ * block after n consecutive rejections (docs/configuration.md, rate limiters).
  *
  * Retry rule: a rejection answers a numeric retry unless the key was already permanently blocked
  * before the request. With `permanentAfter: 1` (union and consumption limiters) the 1st rejection is

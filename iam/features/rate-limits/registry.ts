@@ -1,6 +1,6 @@
 /**
- * The one limiter registry: every rate limiter of the spec ("API token rate limiters",
- * application rules 1-5) and the IAM's own, named once (names: iam/contract/limiter-names.ts)
+ * The one limiter registry: the API token limiters (rate_limiters.apiTokensLimiters,
+ * docs/configuration.md) and the IAM's own, named once (names: iam/contract/limiter-names.ts)
  * with its key shape, its configuration and its permanent-block rule. Routes and features ask for a
  * limiter by name and hand it the request's facts; nobody else builds keys or limiters.
  *
@@ -35,7 +35,7 @@ interface CountRule<F> {
   /** where its numbers are configured (docs/configuration.md) */
   config: string
   parts: (rl: LimitersConfig) => LimiterSpec | LimiterSpec[]
-  /** the n-th consecutive rejection blocks permanently (spec rule 2); 0 never */
+  /** the n-th consecutive rejection blocks permanently (for the API token limiters that say so); 0 never */
   permanentAfter: 0 | 1 | 2
   key: (facts: F) => string
 }
@@ -67,7 +67,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
   return device === undefined ? account : `${account}\n${device}`
 }
 
-/** The IAM's own limiters beyond the spec: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
+/** The IAM's own limiters beyond the API token ones: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
 type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })

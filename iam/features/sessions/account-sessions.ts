@@ -65,7 +65,7 @@ export type RevokeSessionResult = { ok: true } | { ok: false; code: 'session_not
 export async function revokeSession(ctx: IamContext, input: { userId: number; sessionId: string; actor: Actor }): Promise<RevokeSessionResult> {
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
-    const ids = await revokeFamilies(trx, { familyId: input.sessionId, userId: input.userId }, 'user_revoked', now)
+    const ids = await revokeFamilies(trx, { familyId: input.sessionId, userId: input.userId }, 'user_revoked', now, ctx.sessionHooks)
     if (ids.length) await recordUserAction(trx, 'session_revoked', { ...input, details: { sessionId: input.sessionId }, at: now })
     return ids
   })
@@ -81,7 +81,7 @@ export async function revokeOtherSessions(
 ): Promise<{ ok: true; revoked: number }> {
   const now = new Date(ctx.now())
   const revoked = await ctx.db.transaction().execute(async (trx) => {
-    const ids = await revokeFamilies(trx, { userId: input.userId, exceptFamilyId: input.currentSessionId }, 'user_revoked_others', now)
+    const ids = await revokeFamilies(trx, { userId: input.userId, exceptFamilyId: input.currentSessionId }, 'user_revoked_others', now, ctx.sessionHooks)
     await recordUserAction(trx, 'sessions_revoked_others', { ...input, details: { revokedSessions: ids.length }, at: now })
     return ids
   })

@@ -63,14 +63,14 @@ type AuthRow = [
 // The family and the account are joined through lateral subqueries fenced by OFFSET 0, so each is
 // always one primary key probe per request: joined plainly, PostgreSQL may choose a merge join
 // that walks the primary key index from the first id up to the row wanted (its estimate assumes
-// one row); for the account that cost ~800 ms per request for a user created after 1,000,000
-// others (bench growth row, caught by auto_explain).
+// one row), which for an account created after many others costs the whole index walk on every
+// request (docs/performance.md, "Full authentication", Growth).
 // The live count reads only session_families: a family is live while not revoked and its active
 // refresh token unexpired, and refresh_expires_at is that token's expiry (null without one; written
 // by every statement that changes the active token, migration 0006). Probing
 // refresh_tokens_one_active_per_family once per family instead would, under rotation churn, meet the
-// index entries of versions spent a moment before: with the bench's ~100 families of one user,
-// most of PostgreSQL's CPU per rotation (docs/performance.md, rotation).
+// index entries of versions spent a moment before: for a user with many families, most of
+// PostgreSQL's CPU per rotation (docs/performance.md, "Refresh rotation").
 // The counts are of devices (distinct visitor_id), not sessions, among the user's sessions opened
 // up to the family's own (created_at <= f.created_at): checks 5 and 6 ask the session that made
 // the count, never the ones opened before it (evaluate-anomalies.ts). Each reads at most its bound
@@ -79,8 +79,8 @@ type AuthRow = [
 // session_families_user_idx (user_id, created_at) give for free. Without the order, once the
 // statistics saw one user holding most families (the bench's user after its 2,000 sign-ins, or a
 // busy service account), the generic plan turned each count into a sequential scan of the whole
-// table that expected to stop after a few rows (the LIMIT) and read every family of every user:
-// 0.36-0.48 ms per request instead of 0.07-0.10 (auto_explain, the bench's growth row). With the
+// table that expected to stop after a few rows (the LIMIT) and read every family of every user
+// (the cost: docs/performance.md, "Full authentication", the session counts). With the
 // order, a sequential scan must sort all it finds, so the index scan that stops at the limit wins.
 // $5 and $6 bound the two counts: the checks only ask whether live reaches the session cap and
 // whether recent passes the velocity count, so counting stops there and a user's long history of

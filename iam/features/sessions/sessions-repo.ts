@@ -4,7 +4,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import { compiledOnce } from '../../fast/compiled-once'
 import { directStatement } from '../../fast/direct'
-import { revokeAccountGrants } from '../oidc/accounts'
+import type { SessionHooks } from './session-hooks'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -229,12 +229,17 @@ export async function rotateInOneStatement(db: Db, input: RotationInput): Promis
   return (await sendRotation(db, params))[0]
 }
 
-/** Revokes families and their tokens. `where` picks the families. */
+/**
+ * Revokes families and their tokens. `where` picks the families. An account-wide end (a `userId`
+ * without a `familyId`) also runs the context's account-sessions-revoked listeners (`hooks`,
+ * session-hooks.ts, required then) on the same `db`, so pass the transaction to keep both atomic.
+ */
 export async function revokeFamilies(
   db: Db,
   where: { familyId?: string; userId?: number; exceptFamilyId?: string },
   reason: string,
   now: Date,
+  hooks?: SessionHooks,
 ): Promise<string[]> {
   // refresh_expires_at follows the active token, which is revoked below
   let query = db
@@ -249,9 +254,13 @@ export async function revokeFamilies(
     await db.updateTable('refresh_tokens').set({ status: 'revoked' }).where('family_id', 'in', revoked).where('status', '=', 'active').execute()
   }
   // An account-wide end (password change or reset, a ban, sign out everywhere else, an email
-  // change) also ends what the OpenID Provider holds for the account: the apps it signed into
-  // lose their grants and tokens at once (features/oidc/accounts.ts).
-  if (!where.familyId && where.userId !== undefined) await revokeAccountGrants(db, where.userId)
+  // change) also ends what hangs on the account's sessions, e.g. the OpenID Provider's grants:
+  // the apps it signed into lose their tokens at once (the listener of features/oidc/accounts.ts).
+  if (!where.familyId && where.userId !== undefined) {
+    // never silently: a revocation that skipped the listeners would leave the account's grants alive
+    if (!hooks) throw new Error('revokeFamilies: an account-wide revocation needs the context session hooks (ctx.sessionHooks)')
+    await hooks.accountSessionsRevoked(db, where.userId)
+  }
   return revoked
 }
 

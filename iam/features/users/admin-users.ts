@@ -57,7 +57,7 @@ async function targetOf(ctx: Pick<IamContext, 'db'>, target: AccountTarget) {
 
 /** Bans the account until `until` (in the future), ends its sessions and suspends its API tokens. */
 export async function banAccount(
-  ctx: Pick<IamContext, 'db' | 'now'>,
+  ctx: Pick<IamContext, 'db' | 'now' | 'sessionHooks'>,
   input: AccountTarget & { until: Date; reason?: string; by: string; details?: Record<string, unknown> },
 ): Promise<BanResult> {
   const now = new Date(ctx.now())
@@ -67,7 +67,7 @@ export async function banAccount(
   const { sessionsEnded, tokensSuspended } = await ctx.db.transaction().execute(async (trx) => {
     // the users row first: its lock orders this ban with a token creation of the user (api-tokens/create.ts)
     await trx.updateTable('users').set({ banned_until: input.until, ban_reason: input.reason ?? null, updated_at: now }).where('id', '=', user.id).execute()
-    const families = await revokeFamilies(trx, { userId: user.id }, 'banned', now)
+    const families = await revokeFamilies(trx, { userId: user.id }, 'banned', now, ctx.sessionHooks)
     const suspended = await setSuspensionOfUser(trx, user.id, input.until)
     await recordSecurityEvent(trx, {
       type: 'user_banned',
@@ -86,7 +86,7 @@ export type UnbanResult = { ok: true; userId: number; wasBanned: boolean } | { o
 
 /** Lifts a ban and the suspension of the account's API tokens (a no-op, still recorded, when there is none). */
 export async function unbanAccount(
-  ctx: Pick<IamContext, 'db' | 'now'>,
+  ctx: Pick<IamContext, 'db' | 'now' | 'sessionHooks'>,
   input: AccountTarget & { by: string; details?: Record<string, unknown> },
 ): Promise<UnbanResult> {
   const now = new Date(ctx.now())

@@ -83,7 +83,7 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
       const session = await renewFamilyToken(ctx, trx, input.sessionId, nowMs)
       // this session was revoked meanwhile: undo the new hash too
       if (!session) throw new SessionEnded()
-      const revoked = await revokeFamilies(trx, { userId: user.id, exceptFamilyId: input.sessionId }, 'password_changed', now)
+      const revoked = await revokeFamilies(trx, { userId: user.id, exceptFamilyId: input.sessionId }, 'password_changed', now, ctx.sessionHooks)
       await recordUserAction(trx, 'password_changed', { userId: user.id, actor: input.actor, details: { revokedSessions: revoked.length }, at: now })
       return { session, revoked: revoked.length }
     })

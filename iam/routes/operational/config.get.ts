@@ -6,7 +6,7 @@ import { normalizeIp } from '../../../shared/ip'
 import { defineRoute } from '../../http/route'
 
 /**
- * GET /operational/config (spec Standalone endpoints): the cookie domain and access token TTL for
+ * GET /operational/config: the cookie domain and access token TTL for
  * the trusted client only, judged on the resolved client IP: service.clientIp or
  * service.proxy.ipToTrust. Others get 403 `{ error: "Forbidden" }`.
  */

@@ -93,7 +93,7 @@ export function relay(event: H3Event, res: IamResponse<unknown>): Record<string,
   setResponseStatus(event, res.status)
   if (res.status === 429) {
     const retryAfter = res.headers.get('retry-after')
-    const header: string = 'retry-after' // a seconds count or "permanent" (IAM spec, Limits)
+    const header: string = 'retry-after' // a seconds count or "permanent" (iam/http/rate-limit.ts)
     if (retryAfter) setResponseHeader(event, header, retryAfter)
     const retry = (res.body as { retry?: unknown } | null)?.retry ?? retryAfter
     // the IAM's own sentence and code when it has them (a locked code entry says why and for how long)

@@ -17,7 +17,7 @@ export async function endBffSession(event: H3Event): Promise<void> {
     try {
       const res = await callIamRoute(event, 'logout', {
         // The IAM revokes by the refresh cookie; requireAccessToken checks presence, not validity
-        // (IAM spec, Authentication 2), so an expired access cookie must not block the sign-out.
+        // (iam/http/auth.ts), so an expired access cookie must not block the sign-out.
         bearer: currentCookie(event, 'access') ?? 'expired',
         cookies: ['session', 'canary_id'],
       })

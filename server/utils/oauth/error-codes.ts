@@ -1,6 +1,6 @@
 /**
  * The closed set of `error` codes the OAuth flow puts on `redirectUrlOnError`,
- * plus the codes of the spec's 400 answers. The error page switches on these; they never carry
+ * plus the codes of the flow's 4xx JSON answers (OAuthStatusError below). The error page switches on these; they never carry
  * provider text (error_description is not forwarded: it is attacker-controllable input).
  */
 

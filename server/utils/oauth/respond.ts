@@ -1,7 +1,8 @@
 /**
  * The flow's non-success answers: a redirect to the provider's configured redirectUrlOnError with
  * a code from error-codes.ts (nothing in the request chooses the target), or a JSON `{ error }`
- * with a status for the spec's 404/400 cases.
+ * with a status where no redirect can be trusted or made (404 unknown provider; 400 state, iss or
+ * email; see answerStatus).
  */
 import { sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
 import type { ProviderConfig } from '../gateway-config'

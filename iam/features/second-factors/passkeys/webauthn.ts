@@ -1,7 +1,7 @@
 /**
- * @simplewebauthn/server with its certificate stack (@peculiar/x509, asn1js, tsyringe): about
- * 14 MB of an idle IAM's resident memory when imported at start (idle RSS, docs/performance.md). Only the
- * passkey ceremonies use it: the first one loads it, every later one reuses the same module.
+ * @simplewebauthn/server with its certificate stack (@peculiar/x509, asn1js, tsyringe): a large
+ * part of an idle IAM's resident memory when imported at start (docs/performance.md, "Idle RSS").
+ * Only the passkey ceremonies use it: the first one loads it, every later one reuses the same module.
  */
 type WebAuthn = typeof import('@simplewebauthn/server')
 type WebAuthnHelpers = typeof import('@simplewebauthn/server/helpers')

@@ -7,7 +7,8 @@ import { body, defineRoute, limit } from '../../../http/route'
 
 /**
  * POST /api/manage/new-token `{ privilege, name, prefix?, expires?, ipv4? }`: 201 the raw key, shown once; 400 Bad Request or a refused creation; 500.
- * In the spec's order: the general union limiter, the markup and schema checks, the operation limiter.
+ * In this order (every management action alike): the general union limiter, the markup and schema
+ * checks, the operation limiter; a refused body then spends no operation point.
  */
 export default defineRoute(ROUTES.newToken, [unionByIp, body(), limit('newTokenCreationLimiter', byUser)], async (req) => {
   const { event, ctx, body } = req

@@ -7,7 +7,8 @@ import { body, defineRoute, limit } from '../../../http/route'
 
 /**
  * POST /api/manage/privilege-update (a token reference): 200; 400 Bad Request; the helper's refusal (401 for revoke and metadata, else 400).
- * In the spec's order: the general union limiter, the markup and schema checks, the operation limiter.
+ * In this order (every management action alike): the general union limiter, the markup and schema
+ * checks, the operation limiter; a refused body then spends no operation point.
  */
 export default defineRoute(ROUTES.privilegeUpdate, [unionByIp, body(), limit('privilegeUpdate', byUser)], async (req) => {
   const { event, ctx, body } = req

@@ -7,7 +7,8 @@ import { body, defineRoute, limit } from '../../../http/route'
 
 /**
  * POST /api/manage/revoke-all `{ confirm: true }`: 200 every valid token of the user revoked; 400 Bad Request; 500.
- * In the spec's order: the general union limiter, the markup and schema checks, the operation limiter.
+ * In this order (every management action alike): the general union limiter, the markup and schema
+ * checks, the operation limiter; a refused body then spends no operation point.
  */
 export default defineRoute(ROUTES.revokeAllTokens, [unionByIp, body(), limit('revokeAllLimiter', byUser)], async (req) => {
   const { event, ctx } = req

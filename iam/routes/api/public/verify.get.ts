@@ -1,6 +1,5 @@
 /**
- * GET /api/public/verify?privilege=<privilege> with the raw token in `x-api-key` (spec "Public API
- * token verification"). No session, no cookies, no body: the request-rules middleware leaves this
+ * GET /api/public/verify?privilege=<privilege> with the raw token in `x-api-key` (docs/api-tokens.md). No session, no cookies, no body: the request-rules middleware leaves this
  * route untouched. The table and limiter rule 5 live in features/api-tokens/public-verify.ts.
  */
 import { getQuery, type H3Event } from 'h3'
@@ -31,7 +30,7 @@ function privilegeOf(event: H3Event): unknown {
 
 export default defineRoute(
   ROUTES.publicVerify,
-  // the controller runs both limiters in the spec's order (rule 5) and judges the privilege itself
+  // the controller runs both limiters in its own order (features/api-tokens/public-verify.ts) and judges the privilege itself
   [readByFeature('query'), counted('generalUnionLimiter'), counted('consumptionRateLimiter')],
   async ({ event, ctx }) => {
     const outcome = await verifyPublicRequest(

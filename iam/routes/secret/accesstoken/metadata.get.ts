@@ -16,7 +16,7 @@ export default defineRoute(ROUTES.accessTokenMetadata, [], (req) => {
   return {
     authorized: true,
     userId: user.userId,
-    // further fields (the spec allows them): what an account page shows without another call
+    // further fields (clients ignore members they do not know): what an account page shows without another call
     email: account.email,
     // false until the address's verification link is used (signup, email change)
     emailVerified: account.email_verified,

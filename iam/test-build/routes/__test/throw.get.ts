@@ -4,7 +4,7 @@ import { testRoutesEnabled } from '../../enabled'
 
 /**
  * Test-only: an unhandled error whose message looks like a secret, to prove the final handler
- * never echoes it. `?status=N` sets the response status first (the spec keeps it when > 415).
+ * never echoes it. `?status=N` sets the response status first (the final handler keeps it when above 415, iam/error.ts).
  */
 export default defineEventHandler((event) => {
   if (!testRoutesEnabled(process.env)) notFound()
