@@ -66,7 +66,7 @@ async function browserIn(code: Locale): Promise<Browser> {
 async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const wide: string[] = []
-    for (const el of document.querySelectorAll<HTMLElement>('header *, main *')) {
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('header *, main *'))) {
       if (el.clientWidth === 0 || getComputedStyle(el).overflow === 'hidden') continue
       if (el.scrollWidth > el.clientWidth + 1) wide.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}: ${el.scrollWidth} > ${el.clientWidth}`)
     }
