@@ -12,6 +12,24 @@ export default defineNuxtConfig({
   ignore: ['iam/**', 'tests/**', 'bench/**', 'scripts/**', '.data/**'],
   devtools: { enabled: false },
   telemetry: false,
+  modules: ['@nuxtjs/i18n'],
+  // The pages in the person's language (docs/i18n.md). `no_prefix`: the addresses apps, mails and the
+  // OpenID Provider link to (/login, /auth/verify-email?token=…) stay the same in every language; the
+  // language is the `locale` cookie (the name the IAM reads too), else Accept-Language, else English.
+  i18n: {
+    strategy: 'no_prefix',
+    defaultLocale: 'en',
+    langDir: 'locales',
+    locales: [
+      { code: 'en', language: 'en', name: 'English', file: 'en.json', dir: 'ltr' },
+      { code: 'de', language: 'de', name: 'Deutsch', file: 'de.json', dir: 'ltr' },
+      { code: 'fr', language: 'fr', name: 'Français', file: 'fr.json', dir: 'ltr' },
+      { code: 'es', language: 'es', name: 'Español', file: 'es.json', dir: 'ltr' },
+      { code: 'ja', language: 'ja', name: '日本語', file: 'ja.json', dir: 'ltr' },
+      { code: 'ar', language: 'ar', name: 'العربية', file: 'ar.json', dir: 'rtl' },
+    ],
+    detectBrowserLanguage: { useCookie: true, cookieKey: 'locale', redirectOn: 'all', alwaysRedirect: false, fallbackLocale: 'en' },
+  },
   typescript: { strict: true },
   runtimeConfig: {
     // NUXT_GATEWAY_CONFIG or GATEWAY_CONFIG: path of the gateway JSON config

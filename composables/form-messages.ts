@@ -1,36 +1,54 @@
-import { waitInWords } from './useBff'
+/**
+ * The messages of the sign-in forms, chosen by code and said in the page's language: `t` is the
+ * page's translate function (useI18n), `locale` its language for the numbers in them (Intl).
+ */
 
-/** Messages for the `?error=` codes no-JS form posts come back with (server/utils/bff/input.ts formErrorCode). */
-const MESSAGES: Record<string, string> = {
-  invalid: 'Please check the form and try again.',
-  invalid_credentials: 'The email or password is incorrect.',
-  forbidden: 'This request was refused. If you think this is a mistake, contact support.',
-  conflict: 'An account with this email address already exists.',
-  rate_limited: 'Too many attempts. Wait a few minutes and try again.',
-  unavailable: 'The sign-in service is unavailable right now. Please try again shortly.',
-  mfa_required: 'For your security we sent a sign-in link to your email. Open it to continue.',
-  second_factor_needs_js: 'This account uses two-step sign-in, which needs JavaScript in this browser. Turn it on and sign in again.',
+/** The translate function of a page (vue-i18n's `t`, as useI18n returns it). */
+export type Translate = (key: string, named?: Record<string, unknown>) => string
+
+/** The catalogue key of each `?error=` code no-JS form posts come back with (server/utils/bff/input.ts formErrorCode). */
+const FORM_ERROR_KEYS: Record<string, string> = {
+  invalid: 'formError.invalid',
+  invalid_credentials: 'formError.invalidCredentials',
+  forbidden: 'formError.forbidden',
+  conflict: 'formError.conflict',
+  rate_limited: 'formError.rateLimited',
+  unavailable: 'formError.unavailable',
+  mfa_required: 'formError.mfaRequired',
+  second_factor_needs_js: 'formError.secondFactorNeedsJs',
   // the sign-in page's restore link for an account scheduled for deletion (server/api/auth/restore-link.post.ts)
-  restore_expired: 'This request for the restore link has expired or was already used. Sign in again to ask for it.',
-  restore_not_pending: 'This account is no longer scheduled for deletion: sign in with your password.',
-  restore_late: 'The time to undo the deletion has passed: the account is erased, or is about to be. You can sign up again with the same address.',
+  restore_expired: 'formError.restoreExpired',
+  restore_not_pending: 'formError.restoreNotPending',
+  restore_late: 'formError.restoreLate',
+}
+
+/**
+ * A wait of `seconds` in words of `locale` (Intl units, never hand-built plurals): seconds under a
+ * minute, else whole minutes rounded up (the person never comes back too early), hours from two hours on.
+ */
+export function waitIn(seconds: number, locale: string): string {
+  const s = Math.max(1, Math.ceil(seconds))
+  const words = (n: number, unit: 'second' | 'minute' | 'hour') => new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' }).format(n)
+  if (s < 60) return words(s, 'second')
+  const minutes = Math.ceil(s / 60)
+  return minutes < 120 ? words(minutes, 'minute') : words(Math.ceil(minutes / 60), 'hour')
 }
 
 /**
  * The sentence for a form error code, or null for none/unknown codes. `retry`: the wait in seconds a
  * refused form post came back with (`?retry=`), said in words for `rate_limited`.
  */
-export function formErrorMessage(code: unknown, retry?: unknown): string | null {
-  if (code === 'rate_limited' && typeof retry === 'string' && /^\d{1,9}$/.test(retry)) return `Too many attempts. Try again in ${waitInWords(Number(retry))}.`
-  return typeof code === 'string' ? (MESSAGES[code] ?? null) : null
+export function formErrorMessage(t: Translate, locale: string, code: unknown, retry?: unknown): string | null {
+  if (code === 'rate_limited' && typeof retry === 'string' && /^\d{1,9}$/.test(retry)) return t('formError.rateLimitedWait', { wait: waitIn(Number(retry), locale) })
+  return typeof code === 'string' && Object.hasOwn(FORM_ERROR_KEYS, code) ? t(FORM_ERROR_KEYS[code]!) : null
 }
 
 /** The length of every code the IAM emails (the one-time code of its magic-link mails). */
 export const EMAILED_CODE_DIGITS = 7
 
 /** What is wrong with a typed emailed code, in words; undefined when it has the right shape. */
-export function emailedCodeProblem(value: string): string | undefined {
-  return /^\d{7}$/.test(value.trim()) ? undefined : `Enter the ${EMAILED_CODE_DIGITS}-digit code from the email.`
+export function emailedCodeProblem(t: Translate, value: string): string | undefined {
+  return /^\d{7}$/.test(value.trim()) ? undefined : t('emailedCode.wrongShape', { digits: EMAILED_CODE_DIGITS })
 }
 
 /** Moves keyboard focus to the first invalid field, else to the form's alert, after the DOM updated. */

@@ -18,6 +18,8 @@ export interface InteractionView {
   scopes: string[]
   resources: Array<{ indicator: string; scopes: string[] }>
   loginHint: string | null
+  /** OIDC Core 3.1.2.1 `ui_locales`: the languages the app asked for, most preferred first (BCP 47 tags) */
+  uiLocales: string[]
   freshSignIn: { required: boolean; maxAgeSeconds: number | null }
 }
 
@@ -52,6 +54,7 @@ export const OIDC_ROUTES = defineRoutes({
               scopes: z.array(z.string()),
               resources: z.array(z.object({ indicator: z.string(), scopes: z.array(z.string()) })),
               loginHint: z.string().nullable(),
+              uiLocales: z.array(z.string()),
               freshSignIn: z.object({ required: z.boolean(), maxAgeSeconds: z.number().int().nullable() }),
             }),
           ),

@@ -30,7 +30,7 @@ export const GATEWAY_APP: App = {
   script: 'build:gateway',
   sources: [
     'app', 'app.vue', 'error.vue', 'pages', 'components', 'composables', 'layouts', 'middleware', 'plugins', 'assets',
-    'server', 'public', 'iam/client', 'iam/contract', 'shared', 'nuxt.config.ts', 'package-lock.json',
+    'server', 'public', 'iam/client', 'iam/contract', 'shared', 'i18n', 'nuxt.config.ts', 'package-lock.json',
   ],
   skip: /\/(\.output|\.nuxt)[^/]*(\/|$)|\/node_modules(\/|$)/,
 }

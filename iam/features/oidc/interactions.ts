@@ -39,6 +39,16 @@ async function load(provider: Provider, req: IncomingMessage, res: ServerRespons
 
 const words = (value: unknown): string[] => (typeof value === 'string' ? value.split(' ').filter(Boolean) : [])
 
+/**
+ * OIDC Core 3.1.2.1 `ui_locales`: a space-separated list of BCP 47 tags, most preferred first. Only
+ * tag-shaped words are kept, and at most 10, as the page picks the first it supports.
+ */
+function uiLocalesOf(interaction: Interaction): string[] {
+  const raw = interaction.params.ui_locales
+  if (typeof raw !== 'string') return []
+  return raw.split(' ').filter((tag) => /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag)).slice(0, 10)
+}
+
 function maxAgeOf(interaction: Interaction): number | null {
   const raw = interaction.params.max_age
   const n = typeof raw === 'string' ? Number(raw) : typeof raw === 'number' ? raw : NaN
@@ -66,6 +76,7 @@ export async function describeInteraction(provider: Provider, req: IncomingMessa
     scopes,
     resources,
     loginHint: typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint.slice(0, 320) : null,
+    uiLocales: uiLocalesOf(interaction),
     freshSignIn: { required: interaction.prompt.reasons.includes('login_prompt'), maxAgeSeconds: maxAgeOf(interaction) },
   }
 }

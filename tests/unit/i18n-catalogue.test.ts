@@ -1,0 +1,133 @@
+/**
+ * The page catalogues (i18n/locales/<code>.json, docs/i18n.md): every language has exactly the keys
+ * of English with the same placeholders, every key is used by a source file, and the pages already
+ * converted to keys hold no English a person reads in their templates.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT } from '../helpers/build'
+
+const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
+
+/**
+ * Keys a source builds at run time from a prefix (`t(\`prefix.${code}\`)`): a key under one of these
+ * counts as used without its literal. Empty while every key is written out in full.
+ */
+const DYNAMIC_PREFIXES: readonly string[] = []
+
+/** The files converted to catalogue keys; the others stay English until they are converted. */
+const CONVERTED = [
+  'app.vue',
+  'error.vue',
+  'layouts/default.vue',
+  'pages/login.vue',
+  'pages/signup.vue',
+  'pages/forgot-password.vue',
+  'pages/reset-password.vue',
+  'pages/index.vue',
+  'pages/auth/mfa.vue',
+  'pages/auth/confirm.vue',
+  'pages/interaction/[uid].vue',
+  'components/LanguageSwitcher.vue',
+  'components/SiteHeader.vue',
+  'components/AccountMenu.vue',
+  'components/FormField.vue',
+  'components/FormAlert.vue',
+  'components/OAuthButtons.vue',
+  'components/PasskeySignIn.vue',
+  'components/NewPasswordFields.vue',
+  'components/PasswordStrengthMeter.vue',
+  'components/SecondFactorStep.vue',
+  'components/MfaCodeEntry.vue',
+  'components/EmailedCodeField.vue',
+  'components/ReauthenticatePrompt.vue',
+]
+
+/** Words a converted template may show as they are: the product's name. */
+const UNTRANSLATED_WORDS = new Set(['Identity'])
+
+type Catalogue = { [key: string]: string | Catalogue }
+
+function flatten(catalogue: Catalogue, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const [key, value] of Object.entries(catalogue)) {
+    const path = prefix ? `${prefix}.${key}` : key
+    if (typeof value === 'string') out.set(path, value)
+    else for (const [k, v] of flatten(value, path)) out.set(k, v)
+  }
+  return out
+}
+
+const catalogue = (code: string) => flatten(JSON.parse(readFileSync(join(ROOT, 'i18n', 'locales', `${code}.json`), 'utf8')) as Catalogue)
+
+/** The named placeholders of a message ({name}); a literal such as {'@'} is not one. */
+const placeholders = (message: string) => [...new Set([...message.matchAll(/\{\s*([A-Za-z_]\w*)\s*\}/g)].map((m) => m[1]))].sort()
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path))
+    else if (/\.(vue|ts)$/.test(name)) out.push(path)
+  }
+  return out
+}
+
+const SOURCES = [
+  ...['pages', 'components', 'composables', 'layouts'].flatMap((dir) => sourceFiles(join(ROOT, dir))),
+  join(ROOT, 'app.vue'),
+  join(ROOT, 'error.vue'),
+].map((path) => readFileSync(path, 'utf8'))
+
+const english = catalogue('en')
+
+/**
+ * The text a template shows a person: text between tags outside `{{ }}`, and the static attributes
+ * people read (label, hint, title, placeholder, aria-label, alt, message). Comments are dropped.
+ */
+function visibleTemplateText(source: string): string[] {
+  const template = /<template>([\s\S]*)<\/template>/.exec(source)?.[1] ?? ''
+  const withoutComments = template.replace(/<!--[\s\S]*?-->/g, '')
+  const texts: string[] = []
+  for (const m of withoutComments.matchAll(/>([^<]+)</g)) texts.push(m[1]!.replace(/\{\{[\s\S]*?\}\}/g, ' '))
+  for (const m of withoutComments.matchAll(/\s(?:label|hint|title|placeholder|aria-label|alt|message|[a-z]+-label)="([^"]*)"/g)) texts.push(m[1]!)
+  return texts.map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => /[A-Za-z]{2,}/.test(text) && !UNTRANSLATED_WORDS.has(text))
+}
+
+describe('page catalogues', () => {
+  it.each(LOCALES.filter((code) => code !== 'en'))('%s has exactly the keys of English', (code) => {
+    const keys = [...catalogue(code).keys()].sort()
+    expect(keys.filter((key) => !english.has(key)), 'keys English lacks').toEqual([])
+    expect([...english.keys()].filter((key) => !keys.includes(key)), 'keys missing').toEqual([])
+  })
+
+  it.each(LOCALES.filter((code) => code !== 'en'))('%s uses the placeholders of English in every message', (code) => {
+    const messages = catalogue(code)
+    const differing = [...english].filter(([key, message]) => messages.has(key) && placeholders(messages.get(key)!).join() !== placeholders(message).join())
+    expect(differing.map(([key]) => key)).toEqual([])
+  })
+
+  it.each(LOCALES)('%s has no message the message syntax would misread (a bare @ or |)', (code) => {
+    // vue-i18n reads @ as a linked message and | as a plural separator; a literal one is written {'@'}
+    const misread = [...catalogue(code)].filter(([, message]) => /[@|]/.test(message.replace(/\{'[^']*'\}/g, '')))
+    expect(misread.map(([key]) => key)).toEqual([])
+  })
+
+  it('every key is used by a source file (or is under a listed dynamic prefix)', () => {
+    const unused = [...english.keys()].filter(
+      (key) => !DYNAMIC_PREFIXES.some((prefix) => key.startsWith(prefix)) && !SOURCES.some((source) => source.includes(`'${key}'`) || source.includes(`"${key}"`)),
+    )
+    expect(unused).toEqual([])
+  })
+
+  it('every key a converted file names exists in English', () => {
+    const named = CONVERTED.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/(?:\bt\(|keypath=")'?([a-zA-Z][\w]*(?:\.[\w]+)+)/g)].map((m) => m[1]!))
+    expect([...new Set(named)].filter((key) => !english.has(key))).toEqual([])
+  })
+
+  it.each(CONVERTED)('%s shows no English text of its own in its template', (file) => {
+    const path = join(ROOT, file)
+    expect(visibleTemplateText(readFileSync(path, 'utf8')), relative(ROOT, path)).toEqual([])
+  })
+})
