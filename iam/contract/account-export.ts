@@ -73,7 +73,9 @@ export const accountExportDocument = z.object({
   }),
   linkedProviders: z.array(z.object({ provider: z.string(), email: z.string().nullable(), linkedAt: at, lastSignInAt: at })),
   organizations: z.array(z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string(), since: at })),
-  connectedApps: z.array(z.object({ clientId: z.string(), name: z.string(), scopes: z.array(z.string()), since: at })),
+  connectedApps: z.array(
+    z.object({ clientId: z.string(), name: z.string(), metadataDocumentHost: z.string().nullable().describe('the host of an app known only by its metadata document; null for a registered app'), scopes: z.array(z.string()), since: at }),
+  ),
 })
 
 export type AccountExportDocument = z.infer<typeof accountExportDocument>

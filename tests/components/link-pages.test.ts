@@ -66,13 +66,13 @@ describe('confirm page (custom actions)', () => {
     await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('Sign in on this device first, then open the link again.'))
   })
 
-  it('posts the email change and says other devices were signed out', async () => {
+  it('posts the email change and says the address changes once the link sent to it is opened', async () => {
     const posted = answer('POST', '/api/auth/email', 200, { ok: true })
     const page = await ready('change_email')
     await page.find('input#newEmail').setValue(' new@example.com ')
     await page.find('input#code').setValue('1234567')
     await page.find('form').trigger('submit')
-    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('Your email address was changed. Other devices were signed out.'))
+    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('We sent a link to your new address: your address changes once you open it. Your account page shows the change waiting.'))
     expect(posted.bodies).toEqual([{ code: '1234567', newEmail: 'new@example.com' }])
   })
 

@@ -143,7 +143,7 @@ describe('GET /auth/export', () => {
     expect(factors.passkeys).toEqual([{ name: 'Work laptop', createdAt: expect.any(String), lastUsedAt: null, backedUp: expect.any(Boolean) }])
     expect(doc.linkedProviders).toEqual([])
     expect(doc.organizations).toEqual([{ id: expect.any(String), slug: expect.stringMatching(/^export-/), name: 'Export Works', role: 'owner', since: expect.any(String) }])
-    expect(doc.connectedApps).toEqual([{ clientId: oidc.clientId, name: 'Export Wiki', scopes: ['openid', 'email'], since: expect.any(String) }])
+    expect(doc.connectedApps).toEqual([{ clientId: oidc.clientId, name: 'Export Wiki', metadataDocumentHost: null, scopes: ['openid', 'email'], since: expect.any(String) }])
   })
 
   it('carries no secret: not as the person holds it, not as the database stores it', async () => {
