@@ -7,7 +7,8 @@ import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
-import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { magicLinkOf } from '../helpers/smtp'
 
 const e2e = useE2eStack()
 
@@ -104,7 +105,7 @@ describe('two-step sign-in in the browser', () => {
     await expect.poll(() => field.getAttribute('aria-invalid'), WAIT).toBe('true')
     expect(await seriousA11yViolations(page)).toEqual([])
   })
-  it('finishes an email change on the account page with a recovery code instead of the emailed code', async () => {
+  it('asks for an email change on the account page with a recovery code instead of the emailed code, and the link to the new address finishes it', async () => {
     const page = await e2e.browser.newPage()
     const email = freshEmail('totpmail')
     const newEmail = freshEmail('totpmoved')
@@ -121,7 +122,14 @@ describe('two-step sign-in in the browser', () => {
     await form.getByLabel('Code from the app or a recovery code').fill(recovery)
     expect(await seriousA11yViolations(page)).toEqual([])
     await form.getByRole('button', { name: 'Change email now' }).click()
-    await expect.poll(() => page.getByText('Your email address was changed. Other devices were signed out.').isVisible(), WAIT).toBe(true)
+    // the change waits for the link mailed to the new address (docs/accounts.md)
+    const waiting = `We sent a link to ${newEmail[0]}***@example.com: your address changes once you open it.`
+    await expect.poll(() => page.getByText(waiting).isVisible(), WAIT).toBe(true)
+    const confirmation = await mailTo(e2e.stack.smtp, newEmail, 'reason=CONFIRM_EMAIL_CHANGE&')
+    await page.goto(magicLinkOf(confirmation).toString())
+    await page.getByRole('button', { name: 'Confirm my email address' }).click()
+    await expect.poll(() => page.getByText('Your email address is confirmed.').isVisible(), WAIT).toBe(true)
+    await page.goto(`${e2e.stack.url}/account`)
     await expect.poll(() => page.locator('#main').getByText(newEmail).isVisible(), WAIT).toBe(true)
   })
 })
