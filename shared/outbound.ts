@@ -24,6 +24,9 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 
+/** The loopback ranges, for a policy that opens them on purpose (development and tests) */
+export const LOOPBACK_RANGES: readonly string[] = ['127.0.0.0/8', '::1/128']
+
 export interface OutboundPolicy {
   /** plain http too (development and tests; never for a URL sent by a stranger in production) */
   allowHttp?: boolean

@@ -34,10 +34,13 @@ export function mayFetchDocument(clientId: string, settings: Settings): boolean 
   return settings.allowedHosts.length === 0 || settings.allowedHosts.some((pattern) => hostMatches(host, pattern))
 }
 
-/** The host a metadata-document client is shown by, or null for a registered client. */
-export function metadataDocumentHost(client: { clientId: string; clientIdMetadataDocument?: boolean }): string | null {
-  if (client.clientIdMetadataDocument !== true) return null
-  return new URL(client.clientId).host
+/**
+ * The host a client known only by its metadata document is shown by: its https client id's host,
+ * or null for anything else (a registered client's id is never a URL).
+ */
+export function metadataDocumentHost(clientId: string): string | null {
+  if (!clientId.startsWith('https://')) return null
+  return URL.parse(clientId)?.host ?? null
 }
 
 /** oidc-provider's `features.clientIdMetadataDocument` for these settings. */

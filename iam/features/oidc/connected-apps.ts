@@ -7,16 +7,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import { countSecurityEvent, recordUserAction } from '../security-events/repository'
 import type { SecurityEventType } from '../../contract/security-event-types'
-
-/** The host of an https client id (a metadata-document client), or null. */
-function metadataDocumentHostOf(clientId: string): string | null {
-  if (!clientId.startsWith('https://')) return null
-  try {
-    return new URL(clientId).host
-  } catch {
-    return null
-  }
-}
+import { metadataDocumentHost } from './client-metadata-documents'
 
 export interface ConnectedApp {
   clientId: string
@@ -50,7 +41,7 @@ export async function listConnectedApps(db: Kysely<Database>, userId: number, no
     // an agent known by its metadata document (client-metadata-documents.ts) is no registered
     // client: it is named by its host, so the person can see it and take its access back. A
     // registered client deleted meanwhile has no name left; its grants go with it (clients.ts deleteClient).
-    const documentHost = metadata ? null : metadataDocumentHostOf(grant.clientId)
+    const documentHost = metadata ? null : metadataDocumentHost(grant.clientId)
     if (!metadata && !documentHost) continue
     const scopes = [...(grant.openid?.scope ?? '').split(' '), ...Object.values(grant.resources ?? {}).flatMap((s) => s.split(' '))].filter(Boolean)
     const since = new Date((grant.iat ?? 0) * 1000).toISOString()

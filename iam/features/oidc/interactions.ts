@@ -71,7 +71,7 @@ export async function describeInteraction(provider: Provider, req: IncomingMessa
     client: {
       name: client.clientName ?? client.clientId,
       firstParty: client['first_party'] === true,
-      metadataDocumentHost: metadataDocumentHost(client as { clientId: string; clientIdMetadataDocument?: boolean }),
+      metadataDocumentHost: metadataDocumentHost(client.clientId),
     },
     scopes,
     resources,

@@ -25,7 +25,7 @@ import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
 import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
 import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, pageLocale, signedOutPage, signOutPage } from './pages'
-import { guardedFetchApi } from '../../../shared/outbound'
+import { guardedFetchApi, LOOPBACK_RANGES } from '../../../shared/outbound'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 import { clientIdMetadataDocumentFeature } from './client-metadata-documents'
 
@@ -51,7 +51,6 @@ type OidcCtx = KoaContextWithOIDC
 /** The language of the provider's own pages: the request's Accept-Language (pages.ts). */
 const localeOf = (octx: OidcCtx) => pageLocale(octx.get('accept-language'))
 
-const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128']
 /** the library stops waiting after 2.5 s itself (its fetch helper); this bounds a call it did not */
 const OUTBOUND_TIMEOUT_MS = 5_000
 /** a key set, sector identifier document or request object is a few kilobytes */

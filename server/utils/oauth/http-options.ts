@@ -8,11 +8,10 @@
  *   no config value can downgrade a real provider.
  */
 import { allowInsecureRequests, customFetch } from 'oauth4webapi'
-import { guardedFetchApi } from '../../../shared/outbound'
+import { guardedFetchApi, LOOPBACK_RANGES } from '../../../shared/outbound'
 import { useGatewayConfig } from '../gateway-config'
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
-const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128']
 
 /** True for http:// URLs on a loopback host. */
 export function isLoopbackHttp(url: string | URL): boolean {
