@@ -9,6 +9,7 @@ import {
   announceWhenReady,
   assertPortsFree,
   banner,
+  bootstrapLines,
   checkLocalhost,
   childEnv,
   demoProvider,
@@ -38,4 +39,5 @@ runAll([
   },
 ])
 // dev servers compile on the first request, so allow more time before warning
-await announceWhenReady(banner(config, demo, startUrls(), { issuer: iamSettings(config.iamConfig).issuer }), 300_000)
+const { dataDir, issuer } = iamSettings(config.iamConfig)
+await announceWhenReady(banner(config, demo, startUrls(), { issuer }), 300_000, () => bootstrapLines(dataDir))

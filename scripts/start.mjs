@@ -279,14 +279,14 @@ export function runAll(children) {
 }
 
 /** Waits until the gateway reports the IAM healthy through HMAC, then prints where everything is. */
-export async function announceWhenReady(lines, timeoutMs = 120_000) {
+export async function announceWhenReady(lines, timeoutMs = 120_000, later = () => []) {
   const deadline = Date.now() + timeoutMs
   const pause = () => new Promise((r) => setTimeout(r, 500))
   // The IAM first (loopback /health needs no signature): asking the gateway earlier only logs warnings.
   while (Date.now() < deadline && (await fetch(`http://${HOST}:${PORTS.iam}/health`).catch(() => undefined))?.status !== 200) await pause()
   while (Date.now() < deadline) {
     const res = await fetch(`http://${HOST}:${PORTS.gateway}/api/health`).catch(() => undefined)
-    if (res?.status === 200) return console.log(['', ...lines, ''].join('\n'))
+    if (res?.status === 200) return console.log(['', ...lines, ...later(), ''].join('\n'))
     await pause()
   }
   console.error(`The gateway does not report the IAM healthy (GET http://${HOST}:${PORTS.gateway}/api/health): check the HMAC settings of both configs and the logs above.`)
@@ -314,6 +314,16 @@ export function banner({ iamConfig, gatewayConfig }, demo, urls = startUrls(), o
     `  Config               ${rel(iamConfig)}, ${rel(gatewayConfig)}`,
     '  Ctrl-C stops everything.',
   ]
+}
+
+/**
+ * While no account is an administrator, the IAM writes a one-time code to this file at each start
+ * (iam/features/admin/bootstrap.ts); read once the IAM is up, so the banner says how to use it.
+ */
+export function bootstrapLines(dataDir, urls = startUrls()) {
+  const file = join(dataDir, 'iam', 'admin-bootstrap-code')
+  if (!existsSync(file)) return []
+  return [`  First administrator  sign in, open ${localhostOrigin(urls.gateway)}/admin/bootstrap and enter the code in ${rel(file)}`]
 }
 
 /** Child env: our PORT/HOST win over NITRO_* from the user's shell. */
@@ -347,7 +357,7 @@ async function main() {
     { name: 'iam', args: [entryOf(BUILDS[0].output)], env: iamEnv },
     { name: 'gateway', args: [entryOf(BUILDS[1].output)], env: childEnv({ PORT: String(PORTS.gateway), GATEWAY_CONFIG: config.gatewayConfig }) },
   ])
-  await announceWhenReady(banner(config, demo, startUrls(), { issuer, client }))
+  await announceWhenReady(banner(config, demo, startUrls(), { issuer, client }), undefined, () => bootstrapLines(dataDir))
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main()

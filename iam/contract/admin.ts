@@ -137,6 +137,27 @@ const userAction = (summary: string, data: z.ZodType) =>
   }) as const
 
 export const ADMIN_ROUTES = defineRoutes({
+  adminBootstrap: {
+    method: 'POST',
+    path: '/auth/admin-bootstrap',
+    summary:
+      'Make the signed-in account the first platform administrator with the one-time code a running IAM wrote beside its data while no administrator exists (features/admin/bootstrap.ts)',
+    auth: 'full',
+    guards: ['recent-sign-in'],
+    limiters: [],
+    request: json(),
+    body: z.strictObject({ code: safeString({ error: 'The code is required' }).trim().min(1, 'The code is required').max(200, 'Not a bootstrap code') }),
+    responses: responses(
+      { 200: { description: 'The account is now a platform administrator', body: okData(z.object({ admin: z.literal(true) })) } },
+      {
+        403: failure('Not the code the IAM wrote, or it holds none (administrators exist, or `admin.bootstrapCode` is off)', errorFail, 'admin_bootstrap_code_invalid'),
+        409: failure('An administrator exists already', errorFail, 'admin_exists'),
+      },
+      JSON_BODY_FIELDS,
+      REAUTH,
+      FULL_AUTH,
+    ),
+  },
   adminUsers: {
     method: 'GET',
     path: '/admin/users',

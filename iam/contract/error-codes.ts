@@ -46,6 +46,8 @@ export const ERROR_CODES = {
   xss_rejected: 'Markup in free text: refused, and the device is banned',
   reauthentication_required: 'Prove the sign-in again (POST /auth/reauthenticate), then repeat the request',
   not_admin: 'Platform administrators only',
+  admin_bootstrap_code_invalid: 'Not the bootstrap code of a running IAM, or the IAM has none (an administrator exists, or it was turned off)',
+  admin_exists: 'An administrator exists already: ask them to grant the role',
   email_unverified: 'Confirm the account address first',
   impersonated: 'Not allowed while a platform administrator is signed in on the account’s behalf',
   rate_limited: 'Too many requests: wait `retry` seconds (Retry-After), or for good when `permanent`',

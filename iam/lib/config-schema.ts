@@ -409,6 +409,14 @@ export const configSchema = z.strictObject({
        * from its start; it is never refreshed past that (features/admin/impersonation.ts).
        */
       impersonationTtlMs: z.number().int().positive().max(60 * MINUTE_MS).default(15 * MINUTE_MS),
+      /**
+       * While no account is a platform administrator, each IAM start writes a one-time code to
+       * <dataDir>/iam/admin-bootstrap-code (mode 600) that makes the signed-in account that enters it
+       * the first administrator (POST /auth/admin-bootstrap, features/admin/bootstrap.ts): the way in
+       * beside a running server, which the embedded database's one-process rule keeps the CLI from.
+       * false: no code; the CLI's users:grant-admin stays the only way.
+       */
+      adminBootstrapCode: z.boolean().default(true),
     })
     .prefault({}),
   passkeys: z

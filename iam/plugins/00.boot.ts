@@ -18,6 +18,7 @@ import { createDatabase, databaseKind, databasePoolStats, migrateToLatest, warmD
 import { useIamMetrics } from '../lib/metrics'
 import { createAccessTokenState } from '../features/tokens/token-service'
 import { buildSessionHooks } from '../session-hooks'
+import { openAdminBootstrap } from '../features/admin/bootstrap'
 
 function fail(message: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
@@ -49,6 +50,9 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)
   }
   useIamMetrics().watchPool(() => databasePoolStats(db))
+  const bootstrapFile = await openAdminBootstrap({ db, config })
+  // where the code is, never the code: whoever may read the server's files may use it
+  if (bootstrapFile) log.info('no platform administrator yet: sign in and enter the code from this file at <gateway>/admin/bootstrap', { file: bootstrapFile })
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
   return { config, db, store, log, now: clockNow, accessTokens: createAccessTokenState(), sessionHooks: buildSessionHooks() }
 }

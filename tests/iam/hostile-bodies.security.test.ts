@@ -43,6 +43,7 @@ const CREDENTIAL = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtens
 const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/signup': { email: 'someone@example.com', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, name: 'Some One', termsConsent: 'on', rememberUser: 'off' },
   '/login': { email: 'someone@example.com', password: STRONG_PASSWORD, rememberUser: 'on' },
+  '/auth/admin-bootstrap': { code: 'not-the-code-of-this-start' },
   '/auth/OAuth/:providerName': { sub: 'sub-1', email: 'oauth@example.com', email_verified: true, name: 'Ada', given_name: 'Ada', family_name: 'L', picture: 'https://example.com/a.png' },
   '/auth/verify-mfa': { code: '1234567' },
   '/auth/verify-mfa/code': { code: '1234567' },

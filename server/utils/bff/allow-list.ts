@@ -118,6 +118,8 @@ export const BFF_IAM_ROUTES = [
   'adminUserImpersonate',
   'adminOrgs',
   'adminOrg',
+  // /admin/bootstrap: the first administrator with the running IAM's one-time code (any signed-in account may try)
+  'adminBootstrap',
   // the organization pages (/orgs, /orgs/:orgId, the invitation landing page) and the header's switcher
   'orgCreate',
   'orgList',
