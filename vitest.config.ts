@@ -98,7 +98,10 @@ export default defineConfig({
           globalSetup: ['tests/helpers/build-iam.ts', 'tests/helpers/build-gateway.ts', 'tests/helpers/pglite-template.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
-          maxWorkers: 1,
+          // two files at once: a browser test mostly waits (on Chromium, on its servers, on polls),
+          // so one file at a time left a core idle for most of the run; every file starts its own
+          // stack on ports chosen free (auth-stack.ts freePort) and writes its own screenshots
+          maxWorkers: 2,
         },
       },
       ...components,

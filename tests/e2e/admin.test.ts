@@ -4,6 +4,8 @@
  * everywhere, signs in as it (the banner on every page, End brings the administrator back); an
  * account without the role reads that it needs it. axe on every admin page.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
@@ -46,6 +48,26 @@ describe('the admin console', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Administrator rights needed' }).isVisible(), WAIT).toBe(true)
     expect(await page.locator('#main').innerText()).not.toMatch(/Platform administrators only|"ok"/)
     expect(await seriousA11yViolations(page)).toEqual([])
+    await page.context().clearCookies()
+  })
+
+  it('makes the first administrator from the code the running IAM wrote, entered at /admin/bootstrap', async () => {
+    const page = await e2e.browsers.adminBrowser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('first-admin'))
+    const code = readFileSync(join(e2e.stack.iam.dataDir, 'iam', 'admin-bootstrap-code'), 'utf8').trim()
+    await page.goto(`${e2e.stack.url}/admin/bootstrap`)
+    const field = page.getByLabel('One-time code')
+    await expect.poll(() => field.isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await field.fill(`${code}x`)
+    await field.press('Enter')
+    await expect.poll(() => page.getByText('That is not the code the server wrote').isVisible(), WAIT).toBe(true)
+    await field.fill(code)
+    await page.getByRole('button', { name: 'Make my account an administrator' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Accounts', exact: true }).isVisible(), WAIT).toBe(true)
+    expect(new URL(page.url()).pathname).toBe('/admin')
     await page.context().clearCookies()
   })
 
