@@ -198,7 +198,8 @@ describe('an AI agent through the official MCP SDK', () => {
     provider.sentTo = undefined
     await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError)
     expect(provider.saved).toBeUndefined()
-    expect(provider.sentTo?.searchParams.get('client_id')).toBe(documentUrl)
+    // (read through a cast: the compiler still sees the undefined assigned above)
+    expect((provider.sentTo as URL | undefined)?.searchParams.get('client_id')).toBe(documentUrl)
   })
 
   it('a token without notes:read may ask who the person is, but list_notes answers 403 insufficient_scope naming the scope', async () => {

@@ -60,7 +60,7 @@ async function call(accessToken: string, DPoP?: oauth.DPoPHandle, sent?: Headers
       DPoP,
       [oauth.customFetch]: (url, init) => {
         sent?.push(new Headers(init.headers))
-        return fetch(url, init)
+        return fetch(url, init as RequestInit)
       },
     })
     return { status: res.status, body: (await res.json()) as Record<string, unknown>, challenges: [] as oauth.WWWAuthenticateChallenge[] }
@@ -141,7 +141,7 @@ describe('DPoP-bound tokens from the provider', () => {
       DPoP,
       [oauth.customFetch]: (url, init) => {
         sent.push(new Headers(init.headers))
-        return fetch(url, init)
+        return fetch(url, init as RequestInit)
       },
     })
     expect(first.status).toBe(200)

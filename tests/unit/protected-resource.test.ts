@@ -76,7 +76,7 @@ async function call(token: string, options: { dpop?: oauth.DPoPHandle; url?: str
       [oauth.allowInsecureRequests]: true,
       [oauth.customFetch]: (url, init) => {
         options.sent?.push(new Headers(init.headers))
-        return fetch(url, init)
+        return fetch(url, init as RequestInit)
       },
     })
     return { status: res.status, challenges: [] as oauth.WWWAuthenticateChallenge[] }
