@@ -131,6 +131,25 @@ describe('DPoP-bound tokens from the provider', () => {
     expect(replay.headers.get('www-authenticate')).toContain('The DPoP proof was already used')
   })
 
+  it('a proof whose iat is off gets use_dpop_nonce with a DPoP-Nonce; the client signs the nonce and gets its token', async () => {
+    const rp = await worker()
+    // a client whose clock is ten minutes behind: every proof it signs is stale
+    const DPoP = oauth.DPoP(rp.client, await oauth.generateKeyPair('ES256'), {
+      [oauth.modifyAssertion]: (_header, payload) => {
+        payload.iat = Math.floor(Date.now() / 1000) - 600
+      },
+    })
+    const first = await oauth.clientCredentialsGrantRequest(op.as, rp.client, rp.auth, { resource: resourceUrl, scope: 'notes:read' }, { ...insecure, DPoP })
+    expect(first.status).toBe(400)
+    expect(first.headers.get('dpop-nonce')).toBeTruthy()
+    const refusal = await oauth.processClientCredentialsResponse(op.as, rp.client, first).catch((error: unknown) => error)
+    expect(oauth.isDPoPNonceError(refusal)).toBe(true)
+    // the handle kept the nonce; with it the stale iat no longer matters (RFC 9449 section 8)
+    const second = await oauth.clientCredentialsGrantRequest(op.as, rp.client, rp.auth, { resource: resourceUrl, scope: 'notes:read' }, { ...insecure, DPoP })
+    const tokens = await oauth.processClientCredentialsResponse(op.as, rp.client, second)
+    expect(tokens.token_type).toBe('dpop')
+  })
+
   it('the provider refuses a token request whose proof is replayed (its jti seen), and announces its DPoP algorithms', async () => {
     expect(op.as.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']))
     const rp = await worker()
