@@ -174,7 +174,16 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       revocation: { enabled: true },
       userinfo: { enabled: true },
       clientCredentials: { enabled: true },
-      registration: { enabled: oidc.registration.enabled },
+      // RFC 7591, off by default; with an initial access token unless opened on purpose. The
+      // library compares the token in constant time. What a client may register for itself is
+      // refused as it is stored (adapter.ts, registration-policy.ts).
+      registration: {
+        enabled: oidc.registration.enabled,
+        initialAccessToken: oidc.registration.access === 'initialAccessToken' ? (config.secrets.oidcRegistrationToken ?? false) : false,
+        issueRegistrationAccessToken: oidc.registration.management,
+      },
+      // RFC 7592: read, update, delete with the registration access token, which an update rotates
+      registrationManagement: { enabled: oidc.registration.enabled && oidc.registration.management, rotateRegistrationAccessToken: true },
       clientIdMetadataDocument: clientIdMetadataDocumentFeature(oidc.clientIdMetadataDocuments),
       pushedAuthorizationRequests: { enabled: true },
       // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its
