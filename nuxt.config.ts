@@ -35,7 +35,9 @@ export default defineNuxtConfig({
     // NUXT_GATEWAY_CONFIG or GATEWAY_CONFIG: path of the gateway JSON config
     gatewayConfig: '',
     // NUXT_PUBLIC_SUPPORT_EMAIL: the address a suspended person is told to contact (components/SuspendedNotice.vue)
-    public: { supportEmail: '' },
+    // NUXT_PUBLIC_SITE_NAME: the name the pages call this site by where it speaks for itself (the
+    // consent page says which apps it has not verified); as the IAM's email.siteName
+    public: { supportEmail: '', siteName: 'Identity' },
   },
   // Code both apps run (shared/), by an alias of this layer's own: Nuxt's #shared points at the shared/
   // folder of the app being built, which for an app extending this layer is that app's, not ours.

@@ -129,8 +129,8 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       // receive mail". Production keeps the schema default (on).
       emailChecks: { mx: false },
       // the OpenID Provider's issuer: the printed gateway origin + /oidc, which the gateway forwards;
-      // examples/api (its default address) as an API clients may ask tokens for
-      oidc: { issuer: `${publicOrigin}/oidc`, resourceServers: [EXAMPLE_API] },
+      // examples/api and examples/mcp-server (their default addresses) as APIs clients may ask tokens for
+      oidc: { issuer: `${publicOrigin}/oidc`, resourceServers: [EXAMPLE_API, EXAMPLE_MCP_SERVER] },
       providers: demo ? [{ name: demo.name, useStandardProfile: true }] : [],
       // WebAuthn refuses an IP address as relying party id; http://localhost is a secure context
       passkeys: { rpID: new URL(publicOrigin).hostname, origins: [publicOrigin] },
@@ -156,6 +156,8 @@ const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId
 /** What a second local app (examples/second-app) signs in with, through the IAM's OpenID Provider. */
 /** examples/api on its default port: the resource server `npm start` configures for trying it. */
 export const EXAMPLE_API = { indicator: 'http://localhost:4100/', scopes: ['orders:read', 'orders:write'] }
+/** examples/mcp-server on its default address: the MCP server agents can sign in to after `npm start`. */
+export const EXAMPLE_MCP_SERVER = { indicator: 'http://localhost:4200/mcp', scopes: ['notes:read'] }
 
 export const DEMO_CLIENT = { name: 'Demo app', redirectUri: 'http://localhost:4000/callback', postLogoutRedirectUri: 'http://localhost:4000/' }
 

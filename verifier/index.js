@@ -17,6 +17,10 @@
  * The only dependency is `jose`.
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose'
+import { checkDpopProof, DEFAULT_DPOP_ALGORITHMS, DEFAULT_DPOP_WINDOW_SECONDS, memoryJtiStore } from './dpop.js'
+import { protectedResourceMetadata, protectedResourceMetadataPath, protectedResourceMetadataUrl, wwwAuthenticate } from './resource-server.js'
+
+export { protectedResourceMetadata, protectedResourceMetadataPath, protectedResourceMetadataUrl, wwwAuthenticate }
 
 /** Asymmetric JWS algorithms a verifier may allow: never `none`, never an HMAC (HS*) one. */
 const ASYMMETRIC = new Set(['EdDSA', 'Ed25519', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'])
@@ -34,32 +38,25 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
  * @returns {string | undefined}
  */
 export function bearerFrom(header) {
-  if (typeof header !== 'string') return undefined
-  const match = /^\s*Bearer[ \t]+(\S+)\s*$/i.exec(header)
-  return match ? match[1] : undefined
+  const credentials = credentialsFrom(header)
+  return credentials?.scheme === 'bearer' ? credentials.token : undefined
 }
 
 /**
- * The WWW-Authenticate header value for a failed verification (RFC 6750 section 3), or undefined
- * for a 503 (the token was not judged; answer with Retry-After instead).
- * @param {{ ok: false, status: number, error?: string, message: string, scope?: string }} result
- * @param {{ realm?: string }} [options]
+ * The scheme and token of an Authorization header value: `Bearer` (RFC 6750) or `DPoP` (RFC 9449
+ * section 7.1), or undefined for none or another scheme.
+ * @param {string | null | undefined} header
+ * @returns {{ scheme: 'bearer' | 'dpop', token: string } | undefined}
  */
-export function wwwAuthenticate(result, options = {}) {
-  if (result.ok || result.status === 503) return undefined
-  const quote = (value) => `"${String(value).replace(/[\\"]/g, '\\$&').replace(/[^\x20-\x7e]/g, '')}"`
-  const params = []
-  if (options.realm) params.push(`realm=${quote(options.realm)}`)
-  // a request without a token gets no error code (RFC 6750 section 3.1)
-  if (result.error) {
-    params.push(`error=${quote(result.error)}`, `error_description=${quote(result.message)}`)
-    if (result.scope) params.push(`scope=${quote(result.scope)}`)
-  }
-  return params.length ? `Bearer ${params.join(', ')}` : 'Bearer'
+export function credentialsFrom(header) {
+  if (typeof header !== 'string') return undefined
+  const match = /^\s*(Bearer|DPoP)[ \t]+(\S+)\s*$/i.exec(header)
+  return match ? { scheme: /** @type {'bearer' | 'dpop'} */ (match[1].toLowerCase()), token: match[2] } : undefined
 }
 
 const fail = (status, reason, message, extra) => {
-  const error = status === 401 ? (reason === 'missing' ? undefined : 'invalid_token') : status === 403 ? 'insufficient_scope' : undefined
+  const error =
+    status === 401 ? (reason === 'missing' ? undefined : reason === 'invalid_dpop_proof' ? 'invalid_dpop_proof' : 'invalid_token') : status === 403 ? 'insufficient_scope' : undefined
   return { ok: false, status, reason, message, ...(error ? { error } : {}), ...extra }
 }
 
@@ -204,10 +201,50 @@ export function createAccessTokenVerifier(options) {
     return { claims: { ...body, sub } }
   }
 
+  const dpopRequired = options.dpop?.required === true
+  const dpopSettings = {
+    algorithms: [...(options.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS)],
+    windowSeconds: options.dpop?.windowSeconds ?? DEFAULT_DPOP_WINDOW_SECONDS,
+    clockToleranceSeconds: clockTolerance,
+    jtis: options.dpop?.jtiStore ?? memoryJtiStore(),
+    nowSeconds: () => Math.floor(Date.now() / 1000),
+  }
+  for (const alg of dpopSettings.algorithms) {
+    if (!ASYMMETRIC.has(alg)) throw new TypeError(`DPoP algorithm ${alg} is not allowed: only asymmetric JWS algorithms`)
+  }
+
+  /**
+   * RFC 9449 section 7: a token bound to a key (`cnf.jkt`, in the JWT or the introspection answer,
+   * section 6) is accepted only with the DPoP scheme and a proof by that key for this request; sent
+   * as a plain Bearer token it is refused (section 7.2: else a stolen bound token would work as an
+   * unbound one). Undefined when the binding holds.
+   */
+  async function checkBinding(token, scheme, claims, request) {
+    const cnf = claims.cnf
+    const jkt = cnf !== null && typeof cnf === 'object' ? cnf.jkt : undefined
+    if (jkt === undefined) {
+      if (scheme === 'dpop') return fail(401, 'malformed', 'The access token is not bound to a key: send it with the Bearer scheme')
+      if (dpopRequired) return fail(401, 'dpop_required', 'This API takes DPoP-bound access tokens only')
+      return undefined
+    }
+    if (typeof jkt !== 'string' || !jkt) return fail(401, 'malformed', "The access token's cnf.jkt is invalid")
+    if (scheme !== 'dpop') return fail(401, 'dpop_required', 'The access token is bound to a key (DPoP): send it with the DPoP scheme and a proof')
+    if (!request || typeof request.method !== 'string' || typeof request.url !== 'string') {
+      return fail(401, 'invalid_dpop_proof', 'A DPoP proof is required with this access token')
+    }
+    const checked = await checkDpopProof(request, { accessToken: token, jkt }, dpopSettings)
+    return checked.ok ? undefined : fail(401, 'invalid_dpop_proof', checked.message)
+  }
+
   return async function verify(input, callOptions = {}) {
     let token = typeof input === 'string' ? input.trim() : undefined
-    if (token && /\s/.test(token)) token = bearerFrom(token)
-    if (token && /^bearer$/i.test(token)) token = undefined
+    let scheme = 'bearer'
+    if (token && /\s/.test(token)) {
+      const credentials = credentialsFrom(token)
+      token = credentials?.token
+      scheme = credentials?.scheme ?? scheme
+    }
+    if (token && /^(bearer|dpop)$/i.test(token)) token = undefined
     if (!token) return fail(401, 'missing', 'An access token is required')
     if (!B64TOKEN.test(token)) return fail(401, 'malformed', 'The access token is not a well-formed signed JWT')
 
@@ -239,6 +276,10 @@ export function createAccessTokenVerifier(options) {
         return failureOf(error)
       }
     }
+    // the binding is part of the token's validity (401), so it comes before what it grants (403)
+    const unbound = await checkBinding(token, scheme, claims, callOptions.dpop)
+    if (unbound) return unbound
+
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []
     const roles = Array.isArray(claims.roles) ? claims.roles.filter((r) => typeof r === 'string') : []
 
@@ -265,5 +306,65 @@ export function createAccessTokenVerifier(options) {
       claims,
       header,
     }
+  }
+}
+
+/**
+ * One protected resource (an API, an MCP server): the token checks with the resource's identifier
+ * as the audience (RFC 8707: a token asked for another resource is refused), its metadata document
+ * (RFC 9728) and its challenges (RFC 6750 section 3, RFC 9728 section 5.1, RFC 9449 section 7.1),
+ * put together so that a client that meets its 401 can find its way to a token.
+ * @param {import('./index.d.ts').ProtectedResourceOptions} options
+ * @returns {import('./index.d.ts').ProtectedResource}
+ */
+export function createProtectedResource(options) {
+  const dpop = options.dpop ? { algorithms: [...(options.dpop.algorithms ?? DEFAULT_DPOP_ALGORITHMS)], required: options.dpop.required === true } : undefined
+  const metadata = Object.freeze(protectedResourceMetadata({ ...options, dpop }))
+  const metadataUrl = protectedResourceMetadataUrl(options.resource)
+  const metadataPath = protectedResourceMetadataPath(options.resource)
+  const origin = new URL(options.resource).origin
+  const verify = createAccessTokenVerifier({
+    ...options,
+    issuer: options.issuer ?? options.authorizationServers,
+    audience: options.resource,
+    ...(dpop ? { dpop: { ...options.dpop, ...dpop } } : {}),
+  })
+  const requiredScopes = options.requiredScopes ?? []
+
+  const challenge = (result, challengeOptions = {}) =>
+    wwwAuthenticate(result, {
+      realm: options.realm,
+      resourceMetadata: metadataUrl,
+      scope: (challengeOptions.requiredScopes ?? requiredScopes).join(' ') || undefined,
+      dpop,
+    })
+
+  return {
+    metadata,
+    metadataUrl,
+    metadataPath,
+    verify,
+    challenge,
+    async verifyRequest(req, callOptions = {}) {
+      const headers = req.headers ?? {}
+      const header = (name) => (typeof headers.get === 'function' ? (headers.get(name) ?? undefined) : headers[name])
+      // the URL the client addressed: the resource's origin (what it was told, whatever proxy is in
+      // between), the request's path and query (node gives a path, a fetch Request a whole URL)
+      const target = URL.parse(String(req.url ?? '/'), origin)
+      const url = new URL(target ? `${target.pathname}${target.search}` : '/', origin)
+      const authorization = header('authorization')
+      return verify(typeof authorization === 'string' ? authorization : undefined, {
+        ...callOptions,
+        dpop: { proof: header('dpop'), method: String(req.method ?? 'GET').toUpperCase(), url: url.href },
+      })
+    },
+    metadataResponse() {
+      return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }, body: JSON.stringify(metadata) }
+    },
+    failureResponse(result, challengeOptions = {}) {
+      const value = challenge(result, challengeOptions)
+      const headers = { 'content-type': 'application/json', 'cache-control': 'no-store', ...(value ? { 'www-authenticate': value } : {}), ...(result.status === 503 ? { 'retry-after': '5' } : {}) }
+      return { status: result.status, headers, body: JSON.stringify({ error: result.error ?? (result.status === 503 ? 'temporarily_unavailable' : 'unauthorized'), error_description: result.message }) }
+    },
   }
 }

@@ -135,6 +135,8 @@ export const configSchema = z.strictObject({
       oidcKeys: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
       /** keys signing the OpenID Provider's cookies, newest first; absent = derived from secrets.codes */
       oidcCookieKeys: z.array(secret).min(1).optional(),
+      /** the initial access token dynamic client registration asks for (oidc.registration.access: initialAccessToken) */
+      oidcRegistrationToken: secret.optional(),
     })
     .prefault({}),
   jwt: z
@@ -500,8 +502,21 @@ export const configSchema = z.strictObject({
           blockedHosts: z.array(HOST_PATTERN).default([]),
         })
         .prefault({}),
-      /** dynamic client registration (RFC 7591); off: clients come from the admin CLI */
-      registration: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+      /**
+       * Dynamic client registration (RFC 7591) at {issuer}/reg; off: clients come from the admin
+       * CLI and Client ID Metadata Documents. `access`: `initialAccessToken` (a registration must
+       * carry secrets.oidcRegistrationToken as its Bearer token, RFC 7591 section 3) or `open`
+       * (anyone). `management`: RFC 7592, a registered client reads, updates and deletes its
+       * registration at its `registration_client_uri` with its registration access token. What
+       * a client may register for itself is features/oidc/registration-policy.ts.
+       */
+      registration: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          access: z.enum(['initialAccessToken', 'open']).default('initialAccessToken'),
+          management: z.boolean().default(true),
+        })
+        .prefault({}),
       deviceFlow: z
         .strictObject({
           /**

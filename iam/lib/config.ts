@@ -70,6 +70,10 @@ export function parseConfig(raw: unknown, env: Env = {}): IamConfig {
   if (config.storage.driver === 'redis' && !config.storage.url) {
     throw new ConfigError('Invalid IAM configuration:\nstorage.url: required when storage.driver is "redis"')
   }
+  const { registration } = config.oidc
+  if (registration.enabled && registration.access === 'initialAccessToken' && !config.secrets.oidcRegistrationToken) {
+    throw new ConfigError('Invalid IAM configuration:\nsecrets.oidcRegistrationToken: required when oidc.registration is enabled with access "initialAccessToken" (or set access: "open")')
+  }
   return config
 }
 

@@ -108,6 +108,15 @@ describe('configuration schema', () => {
   })
 })
 
+describe('dynamic client registration', () => {
+  it('is off by default; enabled, it needs the initial access token unless opened on purpose', () => {
+    expect(parseConfig({}).oidc.registration).toEqual({ enabled: false, access: 'initialAccessToken', management: true })
+    expect(() => parseConfig({ oidc: { registration: { enabled: true } } })).toThrow(/secrets\.oidcRegistrationToken: required/)
+    expect(parseConfig({ oidc: { registration: { enabled: true, access: 'open' } } }).oidc.registration.access).toBe('open')
+    expect(parseConfig({ oidc: { registration: { enabled: true } }, secrets: { oidcRegistrationToken: 'x'.repeat(32) } }).oidc.registration.enabled).toBe(true)
+  })
+})
+
 describe('environment overrides', () => {
   it('DATABASE_URL, REDIS_URL and SMTP_URL override the file', () => {
     const config = parseConfig(

@@ -13,6 +13,7 @@ import { errors } from 'oidc-provider'
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import { findClientMetadata, saveRegisteredClient, deleteClient } from './clients'
+import { refusedRegistration } from './registration-policy'
 import type { IamConfig } from '../../lib/config-schema'
 import { ACCOUNT_READ_AHEAD, accountKey, type OidcAccountRow } from './accounts'
 import { currentProviderRequest, forgetReadAhead, readAhead, takeReadAhead } from './request-memo'
@@ -258,6 +259,10 @@ class ClientAdapter {
   }
 
   async upsert(id: string, payload: Record<string, unknown>): Promise<void> {
+    // the provider validated the shape; what a client may make itself is decided here, before
+    // anything is stored (registration-policy.ts), as the library's own invalid_client_metadata
+    const refusal = refusedRegistration(payload)
+    if (refusal) throw new errors.InvalidClientMetadata(refusal)
     await saveRegisteredClient(this.deps, id, payload)
   }
 

@@ -8,7 +8,8 @@
  * client, RFC 9700 section 2.1.1), refresh tokens (rotated for public clients; a reused one revokes its grant),
  * client credentials, device authorization (RFC 8628), introspection (RFC 7662), revocation
  * (RFC 7009), userinfo, RP-initiated and back-channel logout, PAR (RFC 9126), resource indicators
- * (RFC 8707) with JWT access tokens (RFC 9068), and `iss` in authorization responses (RFC 9207).
+ * (RFC 8707) with JWT access tokens (RFC 9068), DPoP sender-constrained tokens (RFC 9449), and
+ * `iss` in authorization responses (RFC 9207).
  *
  * Sign-in and consent are the gateway's pages: the provider sends the browser to
  * /interaction/<uid>, and interactions.ts finishes it for the signed-in account.
@@ -44,6 +45,17 @@ function cookieKeys(ctx: IamContext): string[] {
   if (secrets.oidcCookieKeys?.length) return [...secrets.oidcCookieKeys]
   if (!secrets.codes) throw new Error('secrets.codes is not configured')
   return [createHmac('sha256', secrets.codes).update('oidc-provider cookie signing').digest('base64url')]
+}
+
+/**
+ * The secret of the provider's DPoP nonces (RFC 9449 section 8): 32 bytes derived from
+ * secrets.codes, so every instance issues and accepts the same nonces. The library's nonces are
+ * stateless (an HMAC over a time window), so nothing is stored.
+ */
+function dpopNonceSecret(ctx: IamContext): Buffer {
+  const { secrets } = ctx.config
+  if (!secrets.codes) throw new Error('secrets.codes is not configured')
+  return createHmac('sha256', secrets.codes).update('oidc-provider DPoP nonces').digest()
 }
 
 type OidcCtx = KoaContextWithOIDC
@@ -162,9 +174,26 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       revocation: { enabled: true },
       userinfo: { enabled: true },
       clientCredentials: { enabled: true },
-      registration: { enabled: oidc.registration.enabled },
+      // RFC 7591, off by default; with an initial access token unless opened on purpose. The
+      // library compares the token in constant time. What a client may register for itself is
+      // refused as it is stored (adapter.ts, registration-policy.ts).
+      registration: {
+        enabled: oidc.registration.enabled,
+        initialAccessToken: oidc.registration.access === 'initialAccessToken' ? (config.secrets.oidcRegistrationToken ?? false) : false,
+        issueRegistrationAccessToken: oidc.registration.management,
+      },
+      // RFC 7592: read, update, delete with the registration access token, which an update rotates
+      registrationManagement: { enabled: oidc.registration.enabled && oidc.registration.management, rotateRegistrationAccessToken: true },
       clientIdMetadataDocument: clientIdMetadataDocumentFeature(oidc.clientIdMetadataDocuments),
       pushedAuthorizationRequests: { enabled: true },
+      // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its
+      // key (`cnf.jkt` in the JWT access token, token_type DPoP; a public client's refresh token is
+      // bound too), which a resource server accepts only with a proof by that key (verifier/).
+      // Proofs are checked for htm, htu, ath and a recent iat, their jti kept against replay; a
+      // proof whose iat is off gets the provider's `use_dpop_nonce` answer with a DPoP-Nonce to
+      // sign (section 8). Nonces are not required of every proof: oauth4webapi and the MCP
+      // clients retry with one when asked, but a client that does not would fail every request.
+      dPoP: { enabled: true, nonceSecret: dpopNonceSecret(ctx), requireNonce: () => false, allowReplay: false },
       backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
