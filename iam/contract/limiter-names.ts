@@ -36,6 +36,8 @@ export const LIMITER_NAMES = [
   'mailbox',
   // device flow user code submissions, per IP and per provider session (iam/routes/oidc/[...path].ts)
   'deviceUserCode',
+  // dynamic client registrations (POST /oidc/reg), per IP (iam/routes/oidc/[...path].ts)
+  'oidcRegistration',
 ] as const
 
 export type LimiterName = (typeof LIMITER_NAMES)[number]
@@ -46,4 +48,5 @@ export type LimiterName = (typeof LIMITER_NAMES)[number]
  */
 export const INTERNAL_LIMITERS: Readonly<Partial<Record<LimiterName, string>>> = {
   deviceUserCode: 'consumed by iam/routes/oidc/[...path].ts before POST /oidc/device reaches the provider; the provider\'s endpoints are not in the route table',
+  oidcRegistration: 'consumed by iam/routes/oidc/[...path].ts before POST /oidc/reg reaches the provider; the provider\'s endpoints are not in the route table',
 }

@@ -329,6 +329,12 @@ export const configSchema = z.strictObject({
        * the confirmation), so 20 in 15 minutes leaves room for typos and several devices.
        */
       deviceUserCode: limiter(20, 900, 900),
+      /**
+       * Dynamic client registrations (POST /oidc/reg) per client IP, when `oidc.registration` is on:
+       * each stores a client, so with `access: "open"` anyone could otherwise fill the client
+       * table. 10 an hour covers a developer's tries and a CLI installed on a few machines.
+       */
+      oidcRegistration: limiter(10, 3600, 3600),
       // per account (the normalised email, known or not): a progressive delay, never a block
       loginAccountDelay: z
         .strictObject({

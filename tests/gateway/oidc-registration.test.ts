@@ -97,6 +97,22 @@ describe('dynamic client registration behind an initial access token', () => {
     expect(answer.error).toBe('invalid_client_metadata')
     expect(answer.error_description).toContain(named)
   })
+
+  it('refuses registrations past the per-address budget (rate_limiters.oidcRegistration, 10 an hour) with 429 and Retry-After, before the provider stores anything', async () => {
+    let refused: Response | undefined
+    // refused by the policy, so none of these stores a client; each still spends a point
+    for (let i = 0; i < 11 && !refused; i++) {
+      const res = await register({ ...agent, first_party: true }, INITIAL_ACCESS_TOKEN)
+      if (res.status === 429) refused = res
+      else expect(res.status).toBe(400)
+    }
+    expect(refused, 'no 429 within 11 registrations').toBeDefined()
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await refused!.json()).toMatchObject({ error: 'too_many_requests' })
+    // a well-formed registration from the same address is refused too, and creates no client
+    const blocked = await register(agent, INITIAL_ACCESS_TOKEN)
+    expect(blocked.status).toBe(429)
+  })
 })
 
 describe('the registration policy', () => {

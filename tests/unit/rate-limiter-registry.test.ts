@@ -49,6 +49,7 @@ describe('limiter registry and route table', () => {
       export: 'auth.export',
       mailbox: 'auth.mailbox',
       deviceUserCode: 'oidc.deviceUserCode',
+      oidcRegistration: 'oidc.registration',
     } satisfies Record<LimiterName, string>)
   })
 

@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** The IAM's own limiters beyond the API token ones: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -163,6 +163,8 @@ const RULES = {
   deviceUserCode: design('deviceUserCode', 'oidc.deviceUserCode', (facts: { ip: string } | { session: string }) =>
     'ip' in facts ? `ip_${limiterIpKey(facts.ip)}` : `session_${createHash('sha256').update(facts.session).digest('base64url')}`,
   ),
+  /** dynamic client registrations per client IP: each stores a client row, so open registration stays bounded */
+  oidcRegistration: design('oidcRegistration', 'oidc.registration', byIp),
 } satisfies { [N in LimiterName]: CountRule<never> | DelayRule<never> }
 
 type Rules = typeof RULES

@@ -68,6 +68,23 @@ async function refuseUserCodeGuessing(event: Parameters<Parameters<typeof define
   return undefined
 }
 
+/**
+ * Dynamic client registration (POST /oidc/reg) spends a point per client IP before the provider
+ * sees it, registered or refused alike: every registration stores a client, and with
+ * `oidc.registration.access: "open"` nothing else stands in the way of filling the client table.
+ * The refusal is the registration endpoint's own error shape (RFC 7591 section 3.2.2).
+ */
+async function refuseRegistrationFlood(event: Parameters<Parameters<typeof defineEventHandler>[0]>[0], ctx: ReturnType<typeof useIam>): Promise<string | undefined> {
+  const decision = await useLimiter(ctx, 'oidcRegistration').consume({ ip: event.context.clientIp as string })
+  if (decision.ok) return undefined
+  const seconds = retrySeconds(decision.retryMs)
+  setResponseStatus(event, 429)
+  setResponseHeader(event, 'retry-after', seconds)
+  setResponseHeader(event, 'cache-control', 'no-store')
+  setResponseHeader(event, 'content-type', 'application/json; charset=utf-8')
+  return JSON.stringify({ error: 'too_many_requests', error_description: `Too many client registrations from this address: try again in ${Math.ceil(seconds / 60)} minutes` })
+}
+
 export default defineEventHandler(async (event) => {
   const ctx = useIam()
   // The gateway forwards only canonical paths under the mount (iam/contract/request-path.ts); the
@@ -86,6 +103,10 @@ export default defineEventHandler(async (event) => {
   event.node.res.setHeader('content-security-policy', OIDC_CSP)
   if (event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/device`) {
     const refused = await refuseUserCodeGuessing(event, ctx)
+    if (refused !== undefined) return refused
+  }
+  if (event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/reg`) {
+    const refused = await refuseRegistrationFlood(event, ctx)
     if (refused !== undefined) return refused
   }
   // A request with an Origin goes to the provider, whose client-based CORS check may refuse it.
