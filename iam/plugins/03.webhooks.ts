@@ -5,13 +5,14 @@
  * a lease under `FOR UPDATE SKIP LOCKED`. `webhooks.worker: false` leaves the sending to others
  * (events are still queued by this instance's changes).
  *
- * A round goes through runAfterResponse (lib/background.ts), so a shutdown waits for it before the
- * pools close; a round still going when the next is due is not doubled. A round that sent a full
- * batch is followed at once by the next, so a backlog drains faster than one batch per poll.
+ * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
+ * does not wait for their answers: a slow receiver holds its own slots, not the worker. Rounds and
+ * deliveries go through runAfterResponse (lib/background.ts), so a shutdown waits for them before
+ * the pools close; a round still going when the next is due is not doubled.
  */
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { whenIamReady } from '../context'
-import { runDeliveryRound } from '../features/webhooks/deliver'
+import { startDeliveries } from '../features/webhooks/deliver'
 import { webhookQueueStats } from '../features/webhooks/deliveries'
 import { reloadSubscriptions } from '../features/webhooks/endpoints'
 import { runAfterResponse } from '../lib/background'
@@ -26,11 +27,18 @@ export default defineNitroPlugin((nitroApp) => {
       useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
       const { worker, pollMs, batch } = ctx.config.webhooks
       if (!worker || closed) return
+      // deliveries in flight on this instance: at most `batch`, whatever their receivers take
+      let inFlight = 0
+      const onError = (error: Error) => ctx.log.error('webhook round failed', { error: error.message })
       const run = async () => {
         try {
           await reloadSubscriptions(ctx)
-          while (!closed && (await runDeliveryRound(ctx)) >= batch) {
-            // a full batch: more may be due
+          while (!closed && inFlight < batch) {
+            const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
+            if (claimed === 0) break
+            inFlight += claimed
+            // tracked like the round, so a shutdown waits for the answers before the pools close
+            runAfterResponse(() => done.finally(() => (inFlight -= claimed)), onError)
           }
         } finally {
           running = false
@@ -39,7 +47,7 @@ export default defineNitroPlugin((nitroApp) => {
       const tick = () => {
         if (running || closed) return
         running = true
-        runAfterResponse(run, (error) => ctx.log.error('webhook round failed', { error: error.message }))
+        runAfterResponse(run, onError)
       }
       tick()
       timer = setInterval(tick, pollMs)

@@ -4,76 +4,22 @@
  * verifies every delivery with the `standardwebhooks` package, never with the IAM's code. The
  * schedule's waits are 100 ms here, so retries arrive within the test.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { scrapeMetrics } from '../helpers/prometheus'
 import { waitUntil } from '../helpers/wait'
+import { startWebhookReceiver, type Answer, type WebhookReceiver } from '../helpers/webhook-receiver'
 import { authed, WIDE_LOGIN } from './second-factor-http'
 
 const START_TIMEOUT_MS = 180_000
 const RECEIVER_HOST = '127.0.0.2'
 
-interface Received {
-  path: string
-  headers: IncomingHttpHeaders
-  body: string
-  /** the payload when `Webhook.verify` accepted it with the endpoint's secret(s), else the error */
-  verified: Json | null
-  error: string | null
-}
-
-type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang'
-
-/** What each path answers, in order (the last one repeats), and the secrets it verifies with. */
-const scripts = new Map<string, Answer[]>()
-const secrets = new Map<string, string[]>()
-const received: Received[] = []
-const hanging = new Set<() => void>()
-let receiver: Server
-let receiverBase: string
+let hooks: WebhookReceiver
 
 let iam: IamServer
 let admin: Session
-
-function verify(path: string, headers: IncomingHttpHeaders, body: string): { verified: Json | null; error: string | null } {
-  const flat: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') flat[name] = value
-  const errors: string[] = []
-  for (const secret of secrets.get(path) ?? []) {
-    try {
-      return { verified: new Webhook(secret).verify(body, flat) as Json, error: null }
-    } catch (error) {
-      errors.push((error as Error).message)
-    }
-  }
-  return { verified: null, error: errors.join('; ') || 'no secret' }
-}
-
-async function startReceiver(): Promise<void> {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const path = req.url ?? '/'
-      const body = Buffer.concat(chunks).toString('utf8')
-      received.push({ path, headers: req.headers, body, ...verify(path, req.headers, body) })
-      const script = scripts.get(path) ?? [{ status: 200 }]
-      const answer = script.length > 1 ? script.shift()! : script[0]!
-      if (answer === 'hang') {
-        hanging.add(() => res.destroy())
-        return
-      }
-      res.writeHead(answer.status, answer.headers ?? {})
-      res.end(answer.body ?? 'ok')
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, RECEIVER_HOST, resolve))
-  receiverBase = `http://${RECEIVER_HOST}:${(receiver.address() as AddressInfo).port}`
-}
 
 async function json(res: Response): Promise<Json> {
   const text = await res.text()
@@ -90,17 +36,17 @@ let pathCounter = 0
 /** A new endpoint at a path of its own on the receiver; its secret is registered for verification. */
 async function addEndpoint(eventTypes: string[], script: Answer[] = [{ status: 200 }]): Promise<{ id: string; path: string; secret: string }> {
   const path = `/hook/${++pathCounter}`
-  scripts.set(path, script)
-  const res = await asAdmin('POST', '/admin/webhooks', { url: `${receiverBase}${path}`, eventTypes, description: `test ${pathCounter}` })
+  hooks.scripts.set(path, script)
+  const res = await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes, description: `test ${pathCounter}` })
   const body = await json(res)
   expect(res.status, JSON.stringify(body)).toBe(200)
   const data = body.data as { endpoint: { id: string }; secret: string }
   expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
-  secrets.set(path, [data.secret])
+  hooks.secrets.set(path, [data.secret])
   return { id: data.endpoint.id, path, secret: data.secret }
 }
 
-const at = (path: string) => received.filter((r) => r.path === path)
+const at = (path: string) => hooks.at(path)
 
 async function deliveriesOf(endpointId: string): Promise<Array<Json & { log: Json[] }>> {
   const res = await asAdmin('GET', `/admin/webhooks/${endpointId}/deliveries`)
@@ -129,7 +75,7 @@ async function publicIdOf(email: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  await startReceiver()
+  hooks = await startWebhookReceiver(RECEIVER_HOST)
   iam = await startIam({
     config: {
       ...PROXY_CONFIG,
@@ -153,9 +99,9 @@ beforeAll(async () => {
 }, START_TIMEOUT_MS)
 
 afterAll(async () => {
-  for (const release of hanging) release()
+  hooks?.releaseHanging()
   await iam?.stop()
-  await new Promise((resolve) => receiver?.close(resolve))
+  await hooks?.stop()
 })
 
 describe('events from changes', () => {
@@ -291,20 +237,20 @@ describe('where deliveries may go', () => {
   })
 
   it('refuses a name that resolves to a refused address, and a URL with credentials or another scheme', async () => {
-    await refused(`http://localhost:${new URL(receiverBase).port}/`)
+    await refused(`http://localhost:${new URL(hooks.base).port}/`)
     await refused(`http://user:pass@${RECEIVER_HOST}/`)
     await refused(`ftp://${RECEIVER_HOST}/`)
   })
 
   it('refuses an event type outside the catalogue', async () => {
-    const res = await asAdmin('POST', '/admin/webhooks', { url: `${receiverBase}/x`, eventTypes: ['user.exploded'] })
+    const res = await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}/x`, eventTypes: ['user.exploded'] })
     const body = await json(res)
     expect(res.status).toBe(400)
     expect(body.code).toBe('validation_failed')
   })
 
   it('does not follow a redirect: the 3xx is a failed attempt and its target is never called', async () => {
-    const hook = await addEndpoint(['user.deleted'], [{ status: 302, headers: { location: `${receiverBase}/elsewhere` } }])
+    const hook = await addEndpoint(['user.deleted'], [{ status: 302, headers: { location: `${hooks.base}/elsewhere` } }])
     await sendTest(hook.id)
     await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.log.length === 1, 'the redirected attempt')
     const [delivery] = await deliveriesOf(hook.id)

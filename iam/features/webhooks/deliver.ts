@@ -2,7 +2,7 @@
  * The delivery worker's round: take due deliveries, send each once, record the attempt and decide
  * what follows. Run by every instance on a timer (plugins/03.webhooks.ts).
  *
- * - Taking: one statement takes up to `batch` due rows for `leaseMs`, with `FOR UPDATE SKIP
+ * - Taking: one statement takes up to `batch` due rows (less those still in flight) for `leaseMs`, with `FOR UPDATE SKIP
  *   LOCKED`, so instances never take the same row, and a row whose lease ran out (its instance
  *   died mid-delivery) is taken again: nothing is lost, at the price of a possible second send,
  *   which the receiver recognises by its unchanged `webhook-id`. A row waits while an older one
@@ -48,9 +48,9 @@ interface EndpointSecrets {
   previous_secret_expires_at: Date | null
 }
 
-/** Takes the due deliveries this instance will send now. */
-async function claimDue(ctx: Ctx, now: Date): Promise<Claimed[]> {
-  const { batch, leaseMs } = ctx.config.webhooks
+/** Takes (leases) up to `limit` due deliveries for this instance. */
+async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> {
+  const { leaseMs } = ctx.config.webhooks
   const nowText = now.toISOString()
   const leaseEnd = new Date(now.getTime() + leaseMs).toISOString()
   const { rows } = await sql<Claimed>`
@@ -65,7 +65,7 @@ async function claimDue(ctx: Ctx, now: Date): Promise<Claimed[]> {
           select 1 from webhook_deliveries o
           where o.endpoint_id = d2.endpoint_id and o.account_key = d2.account_key and o.status = 'pending' and o.id < d2.id))
       order by d2.next_attempt_at, d2.id
-      limit ${batch}
+      limit ${limit}
       for update of d2 skip locked
     ) c
     where d.id = c.id
@@ -73,18 +73,22 @@ async function claimDue(ctx: Ctx, now: Date): Promise<Claimed[]> {
   return rows
 }
 
-/** One round: returns how many deliveries were attempted. */
-export async function runDeliveryRound(ctx: Ctx, random: () => number = Math.random): Promise<number> {
-  const claimed = await claimDue(ctx, new Date(ctx.now()))
-  if (claimed.length === 0) return 0
+/**
+ * Takes up to `limit` due deliveries and starts sending them: `claimed` says how many, `done`
+ * settles once each attempt was recorded. The caller does not wait for `done` before taking more,
+ * so one slow receiver holds only its own deliveries' slots, not the whole worker.
+ */
+export async function startDeliveries(ctx: Ctx, limit: number, random: () => number = Math.random): Promise<{ claimed: number; done: Promise<void> }> {
+  const claimed = await claimDue(ctx, new Date(ctx.now()), limit)
+  if (claimed.length === 0) return { claimed: 0, done: Promise.resolve() }
   const endpoints = await ctx.db
     .selectFrom('webhook_endpoints')
     .select(['id', 'public_id', 'url', 'secret_sealed', 'previous_secret_sealed', 'previous_secret_expires_at'])
     .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
     .execute()
   const byId = new Map(endpoints.map((e) => [e.id, e]))
-  await Promise.all(claimed.map((row) => attempt(ctx, row, byId.get(row.endpoint_id), random)))
-  return claimed.length
+  const done = Promise.all(claimed.map((row) => attempt(ctx, row, byId.get(row.endpoint_id), random))).then(() => undefined)
+  return { claimed: claimed.length, done }
 }
 
 interface Outcome {

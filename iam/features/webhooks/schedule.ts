@@ -31,6 +31,9 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   if (!text) return null
   const trimmed = text.trim()
   if (/^\d{1,10}$/.test(trimmed)) return Number(trimmed) * 1000
+  // an HTTP-date names its day and month (IMF-fixdate and the obsolete forms): a bare number such
+  // as `-5` or `1.5`, which Date.parse would take for a year, is not one
+  if (!/[A-Za-z]{3}/.test(trimmed)) return null
   const date = Date.parse(trimmed)
   if (Number.isNaN(date)) return null
   return Math.max(0, date - nowMs)
