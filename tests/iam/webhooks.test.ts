@@ -142,6 +142,22 @@ describe('events from changes', () => {
   })
 })
 
+describe('order', () => {
+  it('holds a newer event about an account back while an older one to the same endpoint waits for its retry', async () => {
+    const hook = await addEndpoint(['user.updated'], [{ status: 500 }, { status: 200 }])
+    const user = await signupUser(iam, { client: { ip: '203.0.113.235' } })
+    const change = () =>
+      fetch(`${iam.url}/__test/webhook-change`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, rollback: false }) }).then(json)
+    await change()
+    await waitUntil(() => at(hook.path).length === 1, 'the first attempt of the older event')
+    await change()
+    await waitUntil(() => at(hook.path).length === 3, 'the retry and the newer event')
+    const ids = at(hook.path).map((r) => r.headers['webhook-id'])
+    const [older, newer] = (await deliveriesOf(hook.id)).map((d) => d.msgId).reverse()
+    expect(ids).toEqual([older, older, newer])
+  })
+})
+
 describe('retries and failures', () => {
   it('tries a delivery that got 500 again, with the same webhook-id, until it gets 200', async () => {
     const hook = await addEndpoint(['user.deleted'], [{ status: 500, body: 'boom' }, { status: 200 }])
@@ -268,5 +284,9 @@ describe('metrics', () => {
     // the Retry-After and hanging receivers keep deliveries waiting
     expect(text.value('iam_webhook_queue_pending')).toBeGreaterThan(0)
     expect(text.value('iam_webhook_oldest_pending_seconds')).toBeGreaterThan(0)
+  })
+
+  it('keeps readiness green while receivers fail or hang', async () => {
+    expect((await fetch(`${iam.url}/health/ready`)).status).toBe(200)
   })
 })
