@@ -3,7 +3,7 @@
  * each instance re-reads which event types are subscribed (features/webhooks/subscriptions.ts) and
  * sends the deliveries that are due. Every instance may run it at once: deliveries are taken with
  * a lease under `FOR UPDATE SKIP LOCKED`. `webhooks.worker: false` leaves the sending to others
- * (events are still queued by this instance's changes).
+ * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
  * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
  * does not wait for their answers: a slow receiver holds its own slots, not the worker. Rounds and
@@ -26,14 +26,15 @@ export default defineNitroPlugin((nitroApp) => {
     (ctx) => {
       useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
       const { worker, pollMs, batch } = ctx.config.webhooks
-      if (!worker || closed) return
+      if (closed) return
       // deliveries in flight on this instance: at most `batch`, whatever their receivers take
       let inFlight = 0
       const onError = (error: Error) => ctx.log.error('webhook round failed', { error: error.message })
       const run = async () => {
         try {
+          // every instance keeps its snapshot fresh, a worker or not: its own changes read it
           await reloadSubscriptions(ctx)
-          while (!closed && inFlight < batch) {
+          while (worker && !closed && inFlight < batch) {
             const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
             if (claimed === 0) break
             inFlight += claimed
