@@ -20,6 +20,8 @@ import { purgeDueAccounts } from '../features/account-deletion/purge'
 import { importUsers, recordImport, type ImportSummary } from '../features/users/import-users'
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
+import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, type EndpointView } from '../features/webhooks/endpoints'
+import { isWebhookPattern } from '../contract/webhooks'
 import { loadConfig, productionProblems } from '../lib/config'
 import { isProduction, openCliContext, type CliContext } from './context'
 import { CliFailure, report, type Report } from './output'
@@ -404,3 +406,60 @@ export const clientsDelete = command(
       return { data: { clientId: args.id, deleted: true }, text: `deleted client ${args.id}; its grants and tokens no longer work` }
     }, { storage: false }),
 )
+
+const endpointIdArg = { id: { type: 'positional', required: true, description: 'The endpoint id (ep_...)' } } as const satisfies ArgsDef
+const endpointLines = (e: EndpointView) => [
+  `id               ${e.id}`,
+  `url              ${e.url}`,
+  `event types      ${e.eventTypes.join(' ')}`,
+  `enabled          ${e.enabled ? 'yes' : `no (${e.disabledReason})`}`,
+  ...(e.description ? [`description      ${e.description}`] : []),
+]
+const WEBHOOK_SECRET_ONCE = '(the secret is shown only now: give it to the receiver, which verifies every delivery with it; docs/webhooks.md)'
+
+export const webhooksList = command('webhooks:list', 'List the webhook endpoints with their last day of attempts and their queue', {}, async () => {
+  const { endpoints } = await withContext((ctx) => listEndpoints(ctx), { storage: false })
+  const rate = (e: EndpointView) => (e.stats.successRate24h === null ? '-' : `${Math.round(e.stats.successRate24h * 100)}%`)
+  const text =
+    endpoints.map((e) => `${e.id}\t${e.enabled ? 'on' : `off (${e.disabledReason})`}\t${e.url}\t${e.eventTypes.join(',')}\tsuccess ${rate(e)}\tpending ${e.stats.pending}\tdead ${e.stats.dead}`).join('\n') ||
+    '(no webhook endpoints)'
+  return { data: { endpoints }, text }
+})
+
+export const webhooksCreate = command(
+  'webhooks:create',
+  'Add a webhook endpoint (https) for the given event types (repeat --event-type; `user.*` and `*` work); prints its secret once',
+  {
+    url: { type: 'positional', required: true, description: 'Where deliveries go (https)' },
+    'event-type': { type: 'string', required: true, description: 'An event type of docs/webhooks.md, `family.*` or `*` (repeatable)' },
+    description: { type: 'string', description: 'What the endpoint is for' },
+  },
+  async (args, rawArgs) => {
+    const eventTypes = repeatedOption(rawArgs, 'event-type')
+    const unknown = eventTypes.filter((t) => !isWebhookPattern(t))
+    if (unknown.length) throw new CliFailure(`not an event type of the catalogue (docs/webhooks.md): ${unknown.join(', ')}`)
+    const result = await withContext((ctx) => createEndpoint(ctx, { url: args.url, eventTypes, description: args.description }), { storage: false })
+    if (!result.ok) throw new CliFailure(result.code === 'webhook_url_refused' ? result.message : 'the endpoint could not be added')
+    return { data: { endpoint: result.endpoint, secret: result.secret }, text: [...endpointLines(result.endpoint), `secret           ${result.secret}`, WEBHOOK_SECRET_ONCE].join('\n') }
+  },
+)
+
+export const webhooksRotateSecret = command(
+  'webhooks:rotate-secret',
+  'Give an endpoint a new secret, printed once; the previous one keeps signing beside it for webhooks.secretOverlapMs',
+  endpointIdArg,
+  async (args) => {
+    const result = await withContext((ctx) => rotateEndpointSecret(ctx, args.id), { storage: false })
+    if (!result.ok) throw new CliFailure(`no webhook endpoint with the id ${args.id}`)
+    const until = result.endpoint.previousSecretUntil
+    return {
+      data: { endpoint: result.endpoint, secret: result.secret },
+      text: [...endpointLines(result.endpoint), `secret           ${result.secret}`, until ? `the previous secret signs too until ${until}` : '', WEBHOOK_SECRET_ONCE].filter(Boolean).join('\n'),
+    }
+  },
+)
+
+export const webhooksDelete = command('webhooks:delete', 'Remove a webhook endpoint with its deliveries and their log', endpointIdArg, async (args) => {
+  if (!(await withContext((ctx) => deleteEndpoint(ctx, args.id), { storage: false }))) throw new CliFailure(`no webhook endpoint with the id ${args.id}`)
+  return { data: { id: args.id, deleted: true }, text: `deleted webhook endpoint ${args.id}` }
+})

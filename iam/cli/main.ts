@@ -24,6 +24,10 @@ const SUB_COMMANDS: Record<string, CommandDef> = {
   'clients:show': commands.clientsShow,
   'clients:rotate-secret': commands.clientsRotateSecret,
   'clients:delete': commands.clientsDelete,
+  'webhooks:list': commands.webhooksList,
+  'webhooks:create': commands.webhooksCreate,
+  'webhooks:rotate-secret': commands.webhooksRotateSecret,
+  'webhooks:delete': commands.webhooksDelete,
 } as Record<string, CommandDef>
 
 export const main = defineCommand({

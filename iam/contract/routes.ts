@@ -17,6 +17,7 @@ import { ORGANIZATION_ROUTES } from './organizations'
 import { PASSKEY_ROUTES } from './passkeys'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
+import { WEBHOOK_ROUTES } from './webhooks'
 
 const AREAS = [
   AUTH_ROUTES,
@@ -33,6 +34,7 @@ const AREAS = [
   ADMIN_ROUTES,
   MAIL_TEMPLATE_ROUTES,
   ACCOUNT_DELETION_ROUTES,
+  WEBHOOK_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -50,6 +52,7 @@ export const ROUTES = {
   ...ADMIN_ROUTES,
   ...MAIL_TEMPLATE_ROUTES,
   ...ACCOUNT_DELETION_ROUTES,
+  ...WEBHOOK_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

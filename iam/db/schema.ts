@@ -313,6 +313,57 @@ export interface MailTemplateOverridesTable {
   updated_at: Timestamp
 }
 
+/** A webhook receiver (migration 0016, features/webhooks) */
+export interface WebhookEndpointsTable {
+  id: Generated<number>
+  /** `ep_` + random: the id the admin API names it by */
+  public_id: string
+  url: string
+  description: Generated<string>
+  /** catalogue types and wildcards (`user.*`, `*`) it subscribes to */
+  event_types: Json<string[]>
+  enabled: Generated<boolean>
+  /** why it was switched off: `gone` (410), `failing`, `admin`; null while enabled */
+  disabled_reason: string | null
+  /** `<keyId>.<iv>.<tag>.<ciphertext>` of the `whsec_` secret, under secrets.totpKeys */
+  secret_sealed: string
+  previous_secret_sealed: string | null
+  previous_secret_expires_at: NullableTimestamp
+  consecutive_failures: Generated<number>
+  failing_since: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** One event for one endpoint: the outbox row (migration 0016) */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>
+  msg_id: string
+  endpoint_id: number
+  event_type: string
+  account_key: string | null
+  payload: Json<Record<string, unknown>>
+  status: Generated<'pending' | 'delivered' | 'dead'>
+  attempts: Generated<number>
+  next_attempt_at: Timestamp
+  leased_until: NullableTimestamp
+  last_status: number | null
+  delivered_at: NullableTimestamp
+  created_at: Timestamp
+}
+
+/** One request made for a delivery (migration 0016) */
+export interface WebhookAttemptsTable {
+  id: Generated<number>
+  delivery_id: number
+  endpoint_id: number
+  attempted_at: Timestamp
+  status: number | null
+  duration_ms: number
+  error: string | null
+  response_excerpt: string | null
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -337,6 +388,9 @@ export interface Database {
   memberships: MembershipsTable
   invitations: InvitationsTable
   mail_template_overrides: MailTemplateOverridesTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
 }
 
 export type User = Selectable<UsersTable>

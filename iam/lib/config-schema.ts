@@ -257,6 +257,46 @@ export const configSchema = z.strictObject({
       purgeEveryMs: z.number().int().nonnegative().max(2 ** 31 - 1).default(HOUR_MS),
     })
     .prefault({}),
+  /**
+   * Signed webhooks (features/webhooks, docs/webhooks.md): the delivery worker of each instance
+   * (plugins/03.webhooks.ts) and how far its requests may reach.
+   */
+  webhooks: z
+    .strictObject({
+      /** whether this instance runs the delivery worker; events are queued either way */
+      worker: z.boolean().default(true),
+      /** how often the worker looks for due deliveries (and re-reads which types are subscribed) */
+      pollMs: z.number().int().min(10).max(60_000).default(1000),
+      /** deliveries one instance sends at once per poll */
+      batch: z.number().int().min(1).max(500).default(20),
+      /** how long a taken delivery is this instance's; after it another instance takes it again (a crash loses nothing) */
+      leaseMs: z.number().int().min(1000).max(HOUR_MS).default(MINUTE_MS),
+      /** one deadline per request: lookup, connect, answer */
+      timeoutMs: z.number().int().min(100).max(MINUTE_MS).default(10_000),
+      /** the largest answer read from a receiver; a larger one counts as a failed attempt */
+      maxResponseBytes: z.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+      /**
+       * The waits between attempts after the first (sent at once): ten attempts over about three
+       * days by default. Each wait is stretched by up to `jitter` at random, so that the retries of
+       * an outage do not arrive together; a longer Retry-After wins.
+       */
+      retryScheduleMs: z
+        .array(z.number().int().nonnegative().max(7 * DAY_MS))
+        .max(30)
+        .default([5_000, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS, 14 * HOUR_MS, 20 * HOUR_MS, 24 * HOUR_MS]),
+      jitter: z.number().min(0).max(1).default(0.1),
+      /** how long the previous secret keeps signing beside the new one after a rotation */
+      secretOverlapMs: z.number().int().nonnegative().max(30 * DAY_MS).default(DAY_MS),
+      /** an endpoint is switched off after this many failed attempts in a row ... */
+      disableAfterFailures: z.number().int().min(1).default(50),
+      /** ... once it has failed for at least this long without a success */
+      disableAfterFailingMs: z.number().int().nonnegative().default(5 * DAY_MS),
+      /** ranges a receiver may be at although outbound calls refuse them (shared/outbound.ts), e.g. a company network */
+      allowAddresses: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([]),
+      /** plain http receivers: development and tests only (refused in production) */
+      allowHttp: z.boolean().default(false),
+    })
+    .prefault({}),
   /** what users:import needs to verify the hashes it brought in (imported-hashes.ts) */
   import: z
     .strictObject({

@@ -19,6 +19,16 @@ export interface IamMetrics {
   observeRequest(input: { method: string; route: string; status: number; seconds: number }): void
   /** the database pool the gauge reads (PostgreSQL only; PGlite has no pool) */
   watchPool(stats: () => PoolStats | undefined): void
+  /** what the webhook queue gauges read at scrape time (features/webhooks/queue-stats.ts) */
+  watchWebhookQueue(stats: () => Promise<WebhookQueueStats>): void
+}
+
+/** The webhook outbox as the gauges show it. */
+export interface WebhookQueueStats {
+  /** deliveries waiting (enabled endpoints) */
+  pending: number
+  /** age of the oldest of them in seconds; 0 when none */
+  oldestPendingSeconds: number
 }
 
 // Latency buckets (seconds) around what the IAM does: cheap reads, Argon2 verifications, mail.
@@ -53,6 +63,11 @@ function createIamMetrics(): IamMetrics {
     limiterRejected: counter('iam_rate_limit_rejections_total', 'Requests a rate limiter refused, by limiter name', 'limiter'),
     tokenVerify: counter('iam_api_token_verifications_total', 'API token verifications by outcome (ok or the failure reason)', 'outcome'),
     dependencyError: counter('iam_dependency_errors_total', 'Connection-level errors of the database pool and the shared store', 'dependency'),
+    webhookDelivery: counter(
+      'iam_webhook_deliveries_total',
+      'Webhook delivery attempts by outcome: delivered, retry (failed, tried again), dead (schedule spent), gone (410: endpoint disabled)',
+      'outcome',
+    ),
     dbStatement: counter(
       'iam_db_statements_total',
       'Statements sent to the database (each one round trip), by kind: read, write, transaction (BEGIN/COMMIT/ROLLBACK)',
@@ -76,6 +91,33 @@ function createIamMetrics(): IamMetrics {
     },
   })
 
+  let webhookQueue: (() => Promise<WebhookQueueStats>) | undefined
+  // read once per scrape, shared by both gauges (the first one's collect starts it)
+  let scrape: Promise<WebhookQueueStats | undefined> | undefined
+  const readWebhookQueue = () => {
+    scrape ??= (webhookQueue?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setImmediate(() => (scrape = undefined)))
+    return scrape
+  }
+  new Gauge({
+    name: 'iam_webhook_queue_pending',
+    help: 'Webhook deliveries waiting to be sent to enabled endpoints',
+    registers,
+    async collect() {
+      const stats = await readWebhookQueue()
+      if (stats) this.set(stats.pending)
+    },
+  })
+  new Gauge({
+    name: 'iam_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest webhook delivery still waiting (0 when none)',
+    registers,
+    async collect() {
+      const stats = await readWebhookQueue()
+      if (stats) this.set(stats.oldestPendingSeconds)
+    },
+  })
+  for (const outcome of ['delivered', 'retry', 'dead', 'gone'] as const) counters.webhookDelivery.inc({ outcome }, 0)
+
   const count = (signal: IamSignal): void => {
     switch (signal.kind) {
       case 'login': return counters.login.inc({ outcome: signal.outcome })
@@ -85,6 +127,7 @@ function createIamMetrics(): IamMetrics {
       case 'tokenVerify': return counters.tokenVerify.inc({ outcome: signal.outcome })
       case 'dependencyError': return counters.dependencyError.inc({ dependency: signal.dependency })
       case 'dbStatement': return counters.dbStatement.inc({ kind: signal.statement })
+      case 'webhookDelivery': return counters.webhookDelivery.inc({ outcome: signal.outcome })
     }
   }
   onSignal(count)
@@ -98,6 +141,9 @@ function createIamMetrics(): IamMetrics {
     },
     watchPool(stats) {
       poolStats = stats
+    },
+    watchWebhookQueue(stats) {
+      webhookQueue = stats
     },
   }
 }

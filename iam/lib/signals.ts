@@ -24,6 +24,8 @@ export type IamSignal =
   | { kind: 'dependencyError'; dependency: 'storage' | 'database' }
   /** one statement sent to the database (a round trip): read, write or transaction control */
   | { kind: 'dbStatement'; statement: StatementKind }
+  /** one webhook delivery attempt ended: delivered, retry (failed, tried again), dead (schedule spent), gone (410) */
+  | { kind: 'webhookDelivery'; outcome: 'delivered' | 'retry' | 'dead' | 'gone' }
 
 export type StatementKind = 'read' | 'write' | 'transaction'
 

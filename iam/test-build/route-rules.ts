@@ -15,5 +15,6 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/oidc-clients', body: { kind: 'json', limitBytes: OAUTH_JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/platform-admin', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/account-purge', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
+  { method: 'POST', path: '/__test/webhook-change', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/account-footprint', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
 ]

@@ -30,6 +30,9 @@ const PATH_PARAMS: Record<string, string> = {
   // a mail kind of the catalogue and a supported language (iam/contract/mail-templates.ts)
   ':kind': 'passwordReset',
   ':locale': 'de',
+  // the shape of a webhook endpoint id and a delivery id (no such endpoint)
+  ':endpointId': 'ep_AAAAAAAAAAAAAAAAAAAAAA',
+  ':deliveryId': '1',
 }
 
 export function concretePath(pattern: string): string {

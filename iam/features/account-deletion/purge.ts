@@ -16,6 +16,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import { invitationAddress } from '../organizations/invitations'
+import { enqueueWebhookEvent } from '../webhooks/outbox'
 
 /** Accounts taken per transaction: bounds the locks and the statement sizes of one step. */
 export const PURGE_BATCH = 50
@@ -66,6 +67,9 @@ async function purgeBatch(trx: Transaction<Database>, now: Date, batch: number):
       and not exists (select 1 from session_families f where f.visitor_id = v.id and f.user_id not in (${sql.join(ids)}))
       and not exists (select 1 from second_factor_challenges c where c.visitor_id = v.id and c.user_id not in (${sql.join(ids)}))
       and not exists (select 1 from passkey_challenges c where c.visitor_id = v.id and (c.user_id is null or c.user_id not in (${sql.join(ids)})))`.execute(trx)
+  // user.deleted, in the erasing transaction (features/webhooks/outbox.ts): no security event
+  // reports it, since the account's own events go with it
+  for (const row of rows) await enqueueWebhookEvent(trx, { type: 'user.deleted', subject: { publicId: row.public_id }, data: {}, at: now })
   await trx.deleteFrom('users').where('id', 'in', ids).execute()
   return rows.length
 }

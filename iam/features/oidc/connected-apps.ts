@@ -8,6 +8,9 @@ import type { Database } from '../../db/schema'
 import { countSecurityEvent, recordUserAction } from '../security-events/repository'
 import type { SecurityEventType } from '../../contract/security-event-types'
 import { metadataDocumentHost } from './client-metadata-documents'
+import { webhookData, webhookTypesOf } from '../webhooks/event-map'
+import { enqueueWebhookEvent } from '../webhooks/outbox'
+import { maybeSubscribed } from '../webhooks/subscriptions'
 
 export interface ConnectedApp {
   clientId: string
@@ -80,6 +83,24 @@ export async function recordOidcEvent(
   db: Kysely<Database>,
   input: { type: SecurityEventType; accountId: string; ipAddress: string | null; details: Record<string, unknown>; now: number },
 ): Promise<void> {
+  const types = webhookTypesOf(input.type).filter((type) => maybeSubscribed(type))
+  if (types.length === 0) {
+    await insertOidcEvent(db, input)
+    return
+  }
+  // an endpoint may want it: the outbox rows commit with the event (features/webhooks/outbox.ts)
+  await db.transaction().execute(async (trx) => {
+    if (!(await insertOidcEvent(trx, input))) return
+    for (const type of types) {
+      await enqueueWebhookEvent(trx, { type, subject: { publicId: input.accountId }, data: webhookData(input.details), at: new Date(input.now) })
+    }
+  })
+}
+
+async function insertOidcEvent(
+  db: Kysely<Database>,
+  input: { type: SecurityEventType; accountId: string; ipAddress: string | null; details: Record<string, unknown>; now: number },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('security_events')
     .columns(['type', 'user_id', 'visitor_id', 'ip_address', 'details', 'created_at'])
@@ -98,5 +119,7 @@ export async function recordOidcEvent(
         .where(sql`public_id::text`, '=', input.accountId),
     )
     .executeTakeFirst()
-  if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) countSecurityEvent({ type: input.type, userId: null, visitorRowId: null, ipAddress: input.ipAddress, at: new Date(input.now) })
+  if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return false
+  countSecurityEvent({ type: input.type, userId: null, visitorRowId: null, ipAddress: input.ipAddress, at: new Date(input.now) })
+  return true
 }

@@ -9,6 +9,7 @@ import type { Database, NewSecurityEvent } from '../../db/schema'
 import { emitSignal } from '../../lib/signals'
 import type { SecurityEventType } from '../../contract/security-event-types'
 import type { Locale } from '../../contract/locales'
+import { enqueueForSecurityEvent } from '../webhooks/outbox'
 
 export type { SecurityEventType } from '../../contract/security-event-types'
 
@@ -37,8 +38,14 @@ export function securityEventRow(event: SecurityEventInput): NewSecurityEvent {
 /** Counts a written event for iam_security_events_total. */
 export const countSecurityEvent = (event: SecurityEventInput): void => emitSignal({ kind: 'securityEvent', type: event.type })
 
+/**
+ * Writes the event, and the webhooks it becomes (features/webhooks/event-map.ts) with the same
+ * `db`: inside the caller's transaction, the delivery rows commit or roll back with the change.
+ * Nothing more is sent when no endpoint subscribes (features/webhooks/subscriptions.ts).
+ */
 export async function recordSecurityEvent(db: Kysely<Database> | Transaction<Database>, event: SecurityEventInput): Promise<void> {
   await db.insertInto('security_events').values(securityEventRow(event)).execute()
+  await enqueueForSecurityEvent(db, event)
   // counted once written (inside a transaction that later rolls back it would be counted anyway: rare, and harmless for a rate)
   countSecurityEvent(event)
 }

@@ -13,6 +13,7 @@ import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
 import { countSecurityEvent, recordSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
+import { enqueueForSecurityEvent, securityEventMayNotify } from '../webhooks/outbox'
 import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, replaceActiveToken, revokeFamilies } from './sessions-repo'
 
 /** What a successful signup/login/refresh/MFA hands to the client. */
@@ -82,6 +83,7 @@ export async function openSession(ctx: IamContext, trx: Transaction<Database>, i
   if (audit) {
     const event = audit(rows.opened.familyId)
     await insertSessionAtOnce(trx, rows.family, rows.token, securityEventRow(event))
+    await enqueueForSecurityEvent(trx, event)
     countSecurityEvent(event)
     return rows.opened
   }
@@ -126,7 +128,16 @@ export async function createSession(
 ): Promise<TokenPair> {
   const rows = newSessionRows(ctx, input)
   const event = audit?.(rows.opened.familyId)
-  await insertSessionAtOnce(ctx.db, rows.family, rows.token, event && securityEventRow(event))
+  if (event && securityEventMayNotify(event)) {
+    // an endpoint may want session.created: the outbox row commits with the session (features/webhooks/outbox.ts)
+    await ctx.db.transaction().execute(async (trx) => {
+      await insertSessionAtOnce(trx, rows.family, rows.token, securityEventRow(event))
+      await enqueueForSecurityEvent(trx, event)
+    })
+  } else {
+    // the usual sign-in: one statement, no webhook subscribed to it
+    await insertSessionAtOnce(ctx.db, rows.family, rows.token, event && securityEventRow(event))
+  }
   if (event) countSecurityEvent(event)
   return completePair(ctx, rows.opened, { subject: input.subject, roles: input.roles, visitor: input.visitor })
 }

@@ -1,0 +1,259 @@
+/**
+ * Signed webhooks (features/webhooks, docs/webhooks.md): the event catalogue receivers rely on, and
+ * the admin routes that manage endpoints, read the delivery log and replay deliveries. Admin routes:
+ * full authentication, `platform-admin` and `recent-sign-in` (contract/admin.ts).
+ */
+import { z } from 'zod'
+import { ADMIN, ADMIN_GUARDS } from './admin'
+import { defineRoutes, json, noBody } from './define'
+import { errorFail, failure, JSON_BODY_FIELDS, okData, responses } from './responses'
+import { safeString } from './text'
+
+/**
+ * The version of the catalogue below. A type is never renamed or given another meaning; a new
+ * type, or a new field in `data`, is added under a new version; a type or field that goes away
+ * stays for a major version, announced in CHANGELOG.md.
+ */
+export const WEBHOOK_CATALOGUE_VERSION = '2026-11-29'
+
+/** Every event type a webhook can carry (docs/webhooks.md, "Catalogue"). */
+export const WEBHOOK_EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.banned',
+  'user.unbanned',
+  'user.email_changed',
+  'user.password_changed',
+  'user.verified',
+  'session.created',
+  'session.revoked',
+  'factor.added',
+  'factor.removed',
+  'api_token.created',
+  'api_token.revoked',
+  'organization.created',
+  'organization.deleted',
+  'membership.created',
+  'membership.updated',
+  'membership.deleted',
+  'invitation.created',
+  'invitation.accepted',
+  'oidc.app_authorized',
+  'oidc.access_revoked',
+  'admin.impersonation_started',
+  'admin.impersonation_ended',
+  // sent only by "send a test event", to the one endpoint it names, whatever it subscribes to
+  'webhook.test',
+] as const
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+/** The families of the catalogue, for wildcards (`user.*`). */
+export const WEBHOOK_EVENT_FAMILIES = [...new Set(WEBHOOK_EVENT_TYPES.map((t) => t.slice(0, t.indexOf('.'))))]
+
+/** Whether `pattern` (a type, `family.*` or `*`) names anything in the catalogue. */
+export function isWebhookPattern(pattern: string): boolean {
+  if (pattern === '*') return true
+  if (pattern.endsWith('.*')) return WEBHOOK_EVENT_FAMILIES.includes(pattern.slice(0, -2))
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(pattern)
+}
+
+/** The longest endpoint URL and description (the columns' checks repeat them: migration 0016). */
+export const WEBHOOK_URL_MAX = 2048
+export const WEBHOOK_DESCRIPTION_MAX = 500
+
+const endpointId = z.string({ error: 'Not a webhook endpoint id' }).regex(/^ep_[A-Za-z0-9_-]{22}$/, 'Not a webhook endpoint id')
+const endpointParams = z.object({ endpointId })
+const deliveryParams = z.object({
+  endpointId,
+  deliveryId: z.coerce.number({ error: 'Not a delivery id' }).int('Not a delivery id').positive('Not a delivery id').max(2 ** 31 - 1, 'Not a delivery id'),
+})
+
+const eventTypes = z
+  .array(z.string().refine(isWebhookPattern, 'Not an event type of the catalogue (docs/webhooks.md), `family.*` or `*`'), { error: 'eventTypes: a list of event types' })
+  .min(1, 'eventTypes: at least one event type')
+  .max(50, 'eventTypes: at most 50')
+const url = safeString({ error: 'url: an https URL' }).trim().min(1, 'url: an https URL').max(WEBHOOK_URL_MAX, `url: at most ${WEBHOOK_URL_MAX} characters`)
+const description = safeString({ error: 'description: text' }).trim().max(WEBHOOK_DESCRIPTION_MAX, `description: at most ${WEBHOOK_DESCRIPTION_MAX} characters`)
+
+const endpointBody = z.strictObject({
+  url,
+  eventTypes,
+  description: description.optional(),
+  enabled: z.boolean({ error: 'enabled: true or false' }).optional(),
+})
+
+const endpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string(),
+  eventTypes: z.array(z.string()),
+  enabled: z.boolean(),
+  disabledReason: z.enum(['gone', 'failing', 'admin']).nullable().describe('why it is off: the receiver answered 410, it kept failing, or an administrator; null while enabled'),
+  previousSecretUntil: z.string().nullable().describe('after a rotation: until when the previous secret still signs beside the new one; null when it does not'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  stats: z.object({
+    attempts24h: z.number().int(),
+    succeeded24h: z.number().int(),
+    successRate24h: z.number().nullable().describe('succeeded / attempts over the last 24 hours; null without attempts'),
+    pending: z.number().int(),
+    dead: z.number().int(),
+  }),
+})
+
+const attemptView = z.object({
+  at: z.string(),
+  status: z.number().int().nullable().describe('the HTTP status; null when no answer came (`error` says why)'),
+  durationMs: z.number().int(),
+  error: z.string().nullable().describe('timeout, address_refused, network, too_large, ...; null when an answer came'),
+  responseExcerpt: z.string().nullable().describe('the first 1,000 characters of the answer'),
+})
+const deliveryView = z.object({
+  id: z.number().int(),
+  msgId: z.string().describe('the `webhook-id` header, the same on every attempt'),
+  eventType: z.string(),
+  status: z.enum(['pending', 'delivered', 'dead']),
+  attempts: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  log: z.array(attemptView),
+})
+
+const NOT_FOUND = {
+  400: failure('Not a webhook endpoint id (`fields.endpointId`)', errorFail, 'validation_failed'),
+  404: failure('No such webhook endpoint', errorFail, 'webhook_not_found'),
+}
+const REFUSED_URL = {
+  400: failure(
+    'Validation failed (`fields`), or a URL deliveries may not go to (`webhook_url_refused`: not https, credentials in it, or a name or address in a refused range)',
+    errorFail,
+    'validation_failed',
+    'webhook_url_refused',
+  ),
+}
+
+const ADMIN_ROUTE = { auth: 'full', guards: ADMIN_GUARDS, limiters: [] } as const
+
+export const WEBHOOK_ROUTES = defineRoutes({
+  adminWebhooks: {
+    ...ADMIN_ROUTE,
+    method: 'GET',
+    path: '/admin/webhooks',
+    summary: 'Every webhook endpoint, oldest first, with its success rate',
+    request: noBody,
+    responses: responses({ 200: { description: 'the endpoints', body: okData(z.object({ endpoints: z.array(endpointView), catalogueVersion: z.string() })) } }, ADMIN),
+  },
+  adminWebhookCreate: {
+    ...ADMIN_ROUTE,
+    method: 'POST',
+    path: '/admin/webhooks',
+    summary: 'Add an endpoint: its signing secret (`whsec_…`) is in this answer only',
+    request: json(),
+    body: endpointBody,
+    responses: responses(
+      { 200: { description: 'the endpoint and its secret', body: okData(z.object({ endpoint: endpointView, secret: z.string() })) } },
+      REFUSED_URL,
+      JSON_BODY_FIELDS,
+      ADMIN,
+    ),
+  },
+  adminWebhook: {
+    ...ADMIN_ROUTE,
+    method: 'GET',
+    path: '/admin/webhooks/:endpointId',
+    summary: 'One endpoint with its success rate',
+    request: noBody,
+    params: endpointParams,
+    responses: responses({ 200: { description: 'the endpoint', body: okData(z.object({ endpoint: endpointView })) } }, NOT_FOUND, ADMIN),
+  },
+  adminWebhookUpdate: {
+    ...ADMIN_ROUTE,
+    method: 'PUT',
+    path: '/admin/webhooks/:endpointId',
+    summary: 'Replace the URL, event types, description; `enabled: true` switches a disabled endpoint on again',
+    request: json(),
+    params: endpointParams,
+    body: endpointBody,
+    responses: responses({ 200: { description: 'the endpoint', body: okData(z.object({ endpoint: endpointView })) } }, REFUSED_URL, NOT_FOUND, JSON_BODY_FIELDS, ADMIN),
+  },
+  adminWebhookDelete: {
+    ...ADMIN_ROUTE,
+    method: 'DELETE',
+    path: '/admin/webhooks/:endpointId',
+    summary: 'Remove an endpoint with its deliveries and their log',
+    request: noBody,
+    params: endpointParams,
+    responses: responses({ 200: { description: 'removed', body: okData(z.object({ deleted: z.literal(true) })) } }, NOT_FOUND, ADMIN),
+  },
+  adminWebhookRotateSecret: {
+    ...ADMIN_ROUTE,
+    method: 'POST',
+    path: '/admin/webhooks/:endpointId/rotate-secret',
+    summary: 'A new signing secret (in this answer only); the previous one keeps signing beside it for webhooks.secretOverlapMs',
+    request: noBody,
+    params: endpointParams,
+    responses: responses({ 200: { description: 'the new secret', body: okData(z.object({ endpoint: endpointView, secret: z.string() })) } }, NOT_FOUND, ADMIN),
+  },
+  adminWebhookTest: {
+    ...ADMIN_ROUTE,
+    method: 'POST',
+    path: '/admin/webhooks/:endpointId/test',
+    summary: 'Queue a `webhook.test` event for this endpoint alone (sent even when it is disabled or subscribes to other types)',
+    request: noBody,
+    params: endpointParams,
+    responses: responses({ 200: { description: 'queued', body: okData(z.object({ deliveryId: z.number().int(), msgId: z.string() })) } }, NOT_FOUND, ADMIN),
+  },
+  adminWebhookDeliveries: {
+    ...ADMIN_ROUTE,
+    method: 'GET',
+    path: '/admin/webhooks/:endpointId/deliveries',
+    summary: 'The delivery log, newest first: each delivery with every attempt (status, duration, an excerpt of the answer)',
+    request: noBody,
+    params: endpointParams,
+    query: z.strictObject({
+      status: z.enum(['pending', 'delivered', 'dead'], { error: 'status: pending, delivered or dead' }).optional(),
+      limit: z.coerce.number({ error: 'limit: 1 to 100' }).int('limit: 1 to 100').min(1, 'limit: 1 to 100').max(100, 'limit: 1 to 100').default(50),
+    }),
+    responses: responses({ 200: { description: 'the deliveries', body: okData(z.object({ deliveries: z.array(deliveryView) })) } }, NOT_FOUND, ADMIN),
+  },
+  adminWebhookReplayOne: {
+    ...ADMIN_ROUTE,
+    method: 'POST',
+    path: '/admin/webhooks/:endpointId/deliveries/:deliveryId/replay',
+    summary: 'Send one delivery again, at once, with its schedule started over (same `webhook-id`)',
+    request: noBody,
+    params: deliveryParams,
+    responses: responses(
+      { 200: { description: 'queued again', body: okData(z.object({ replayed: z.literal(1) })) } },
+      { 404: failure('No such delivery of this endpoint', errorFail, 'delivery_not_found') },
+      { 400: failure('Not a delivery id (`fields`)', errorFail, 'validation_failed') },
+      NOT_FOUND,
+      ADMIN,
+    ),
+  },
+  adminWebhookReplay: {
+    ...ADMIN_ROUTE,
+    method: 'POST',
+    path: '/admin/webhooks/:endpointId/replay',
+    summary: 'Send again every delivery made in [`since`, `until`) that ended dead (and, with `delivered: true`, those delivered too)',
+    request: json(),
+    params: endpointParams,
+    body: z
+      .strictObject({
+        since: z.iso.datetime({ error: 'since: an ISO 8601 date and time', offset: true }),
+        until: z.iso.datetime({ error: 'until: an ISO 8601 date and time', offset: true }).optional(),
+        delivered: z.boolean({ error: 'delivered: true or false' }).optional(),
+      })
+      .refine((b) => !b.until || Date.parse(b.until) > Date.parse(b.since), { message: 'until: after since', path: ['until'] }),
+    responses: responses(
+      { 200: { description: 'how many were queued again', body: okData(z.object({ replayed: z.number().int() })) } },
+      NOT_FOUND,
+      JSON_BODY_FIELDS,
+      ADMIN,
+    ),
+  },
+})

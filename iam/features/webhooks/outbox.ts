@@ -1,0 +1,80 @@
+/**
+ * The outbox: a delivery row per matching endpoint, written by the caller's transaction (or as one
+ * statement), so an event exists exactly when the change it reports committed. One INSERT ...
+ * SELECT per webhook type: it writes nothing when no enabled endpoint subscribes, and it is skipped
+ * entirely when the in-memory snapshot already says so (subscriptions.ts).
+ */
+// INSERT ... SELECT infers no parameter types from the target columns: each parameter is cast
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database } from '../../db/schema'
+import type { SecurityEventInput } from '../security-events/repository'
+import type { WebhookEventType } from '../../contract/webhooks'
+import { patternsFor, reportsSubjectOnly, webhookData, webhookTypesOf } from './event-map'
+import { maybeSubscribed } from './subscriptions'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** Whom an event is about: an account by its row id or its public id, or none. */
+export type WebhookSubject = { userId: number } | { publicId: string } | null
+
+export interface WebhookEventInput {
+  type: WebhookEventType
+  subject: WebhookSubject
+  /** thin, named fields (event-map.ts): never a secret */
+  data: Record<string, string | number | boolean>
+  at: Date
+  /** only to this endpoint (row id), whatever it subscribes to and even when disabled: the test event */
+  endpointId?: number
+}
+
+/** Queues `event` for every enabled endpoint subscribed to its type; returns the rows written. */
+export async function enqueueWebhookEvent(db: Db, event: WebhookEventInput): Promise<Array<{ id: number; msg_id: string }>> {
+  if (event.endpointId === undefined && !maybeSubscribed(event.type)) return []
+  const subject = event.subject
+  // the account's public id: looked up by the statement itself, so the caller needs no round trip
+  const publicId =
+    subject === null ? sql<string | null>`null::text` : 'userId' in subject ? sql<string | null>`(select public_id::text from users where id = ${subject.userId})` : sql<string | null>`${subject.publicId}::text`
+  const where =
+    event.endpointId === undefined
+      ? sql`e.enabled and e.event_types ?| array[${sql.join(patternsFor(event.type))}]::text[]`
+      : sql`e.id = ${event.endpointId}`
+  const { rows } = await sql<{ id: number; msg_id: string }>`
+    insert into webhook_deliveries (msg_id, endpoint_id, event_type, account_key, payload, status, attempts, next_attempt_at, created_at)
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, ${event.type}::text, s.public_id,
+      jsonb_build_object(
+        'type', ${event.type}::text,
+        'timestamp', ${event.at.toISOString()}::text,
+        'data', case when s.public_id is null then ${JSON.stringify(event.data)}::jsonb
+                     else jsonb_build_object('user', jsonb_build_object('id', s.public_id)) || ${JSON.stringify(event.data)}::jsonb end),
+      'pending', 0, ${event.at.toISOString()}::timestamptz, ${event.at.toISOString()}::timestamptz
+    from webhook_endpoints e cross join (select ${publicId} as public_id) s
+    where ${where}
+    returning id, msg_id`.execute(db)
+  return rows
+}
+
+/**
+ * The webhooks of a security event, in the same transaction as its row (recordSecurityEvent and
+ * the session statements call it right after writing the event).
+ */
+export async function enqueueForSecurityEvent(db: Db, event: SecurityEventInput): Promise<void> {
+  if (event.userId === null) return
+  const subjectOnly = reportsSubjectOnly(event.type)
+  if (subjectOnly && typeof event.details?.userId !== 'string') return
+  for (const type of webhookTypesOf(event.type)) {
+    if (!maybeSubscribed(type)) continue
+    // impersonation is recorded on both accounts: the account acted on is details.userId
+    const subject: WebhookSubject = subjectOnly ? { publicId: event.details!.userId as string } : { userId: event.userId }
+    if (subjectOnly && !(await isRecordOf(db, event.userId, event.details!.userId as string))) return
+    await enqueueWebhookEvent(db, { type, subject, data: webhookData(event.details), at: event.at })
+  }
+}
+
+async function isRecordOf(db: Db, userId: number, publicId: string): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('id', '=', userId).where(sql<boolean>`public_id::text = ${publicId}`).executeTakeFirst()
+  return row !== undefined
+}
+
+/** Whether a security event may become a webhook now (cheap, in memory): callers that would open a transaction for it ask first. */
+export const securityEventMayNotify = (event: Pick<SecurityEventInput, 'type' | 'userId'>): boolean =>
+  event.userId !== null && webhookTypesOf(event.type).some((type) => maybeSubscribed(type))

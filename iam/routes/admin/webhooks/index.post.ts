@@ -1,0 +1,17 @@
+import { ROUTES } from '../../../contract/routes'
+import { createEndpoint } from '../../../features/webhooks/endpoints'
+import { okEnvelope } from '../../../http/respond'
+import { body, defineRoute } from '../../../http/route'
+import { refuseWebhook } from '../../../http/webhook-failures'
+
+/**
+ * POST /admin/webhooks `{ url, eventTypes, description?, enabled? }` (platform administrators, a
+ * recent sign-in): the endpoint and its signing secret, which no later answer shows again.
+ * Markup in the description is refused by its text rule, not by the device ban of free text: the
+ * administrator can fix it.
+ */
+export default defineRoute(ROUTES.adminWebhookCreate, [body({ markupCheck: false })], async ({ ctx, body }) => {
+  const result = await createEndpoint(ctx, body)
+  if (!result.ok) return refuseWebhook(result)
+  return okEnvelope({ endpoint: result.endpoint, secret: result.secret! })
+})

@@ -1,0 +1,133 @@
+/**
+ * Webhook delivery across instances on one PostgreSQL database (features/webhooks/deliver.ts):
+ * every instance runs the worker, rows are taken with a lease under FOR UPDATE SKIP LOCKED. Two
+ * instances deliver each event exactly once; an instance killed mid-delivery loses nothing, its
+ * leased rows are delivered by another once the lease ran out. Skipped without DATABASE_URL (the
+ * embedded database is one process's own).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { startIam, type IamEndpoint, type IamServer, type Json } from '../helpers/iam-server'
+import { waitUntil } from '../helpers/wait'
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver'
+import { authed, WIDE_LOGIN } from './second-factor-http'
+
+const START_TIMEOUT_MS = 180_000
+const TEST_TIMEOUT_MS = 240_000
+const RECEIVER_HOST = '127.0.0.2'
+const EVENTS = 200
+const KILLED_EVENTS = 5
+
+const CONFIG = {
+  ...PROXY_CONFIG,
+  ...WIDE_LOGIN,
+  webhooks: { pollMs: 50, batch: 10, leaseMs: 1000, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 60_000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] },
+}
+
+let hooks: WebhookReceiver
+let first: IamServer
+const others: IamServer[] = []
+let admin: Session
+
+/** Another instance on the first one's database and data dir (its dev secrets: the key sealing endpoint secrets, the access token keys). */
+const another = () => startIam({ config: { ...CONFIG, service: { ...PROXY_CONFIG.service, dataDir: first.dataDir } }, share: first.share })
+
+async function json(res: Response): Promise<Json> {
+  const text = await res.text()
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    throw new Error(`not JSON (${res.status}): ${text}`)
+  }
+}
+
+const asAdmin = (iam: IamEndpoint, method: string, path: string) => authed(iam, admin, method, path)
+
+async function addEndpoint(iam: IamEndpoint, path: string): Promise<string> {
+  const res = await authed(iam, admin, 'POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes: ['user.deleted'] })
+  const body = await json(res)
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  const data = body.data as { endpoint: { id: string }; secret: string }
+  hooks.secrets.set(path, [data.secret])
+  return data.endpoint.id
+}
+
+async function queueTests(iam: IamEndpoint, endpointId: string, count: number): Promise<string[]> {
+  const ids: string[] = []
+  for (let i = 0; i < count; i++) {
+    const res = await asAdmin(iam, 'POST', `/admin/webhooks/${endpointId}/test`)
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    ids.push((body.data as { msgId: string }).msgId)
+  }
+  return ids
+}
+
+async function deliveries(iam: IamEndpoint, endpointId: string): Promise<Array<{ msgId: string; status: string; log: unknown[] }>> {
+  const res = await asAdmin(iam, 'GET', `/admin/webhooks/${endpointId}/deliveries?limit=100`)
+  const body = await json(res)
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  return (body.data as { deliveries: Array<{ msgId: string; status: string; log: unknown[] }> }).deliveries
+}
+
+/** How many times the receiver got each id at `path` (verified deliveries only). */
+function countsAt(path: string): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const r of hooks.at(path)) {
+    expect(r.error, 'every delivery verifies').toBeNull()
+    const id = r.headers['webhook-id'] as string
+    counts.set(id, (counts.get(id) ?? 0) + 1)
+  }
+  return counts
+}
+
+describe.skipIf(!process.env.DATABASE_URL)('webhook delivery across instances (PostgreSQL)', () => {
+  beforeAll(async () => {
+    hooks = await startWebhookReceiver(RECEIVER_HOST)
+    first = await startIam({ config: CONFIG, env: { IAM_TEST_ROUTES: '1' } })
+    admin = await signupUser(first, { client: { ip: '203.0.113.241' } })
+    const res = await fetch(`${first.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: admin.email, admin: true }) })
+    expect(res.status).toBe(200)
+  }, START_TIMEOUT_MS)
+
+  afterAll(async () => {
+    hooks?.releaseHanging()
+    await Promise.all([first?.stop(), ...others.map((o) => o.stop())])
+    await hooks?.stop()
+  })
+
+  it(`delivers ${EVENTS} events queued on two instances exactly once each`, async () => {
+    const second = await another()
+    others.push(second)
+    const endpointId = await addEndpoint(first, '/both')
+    const queued = [...(await queueTests(first, endpointId, EVENTS / 2)), ...(await queueTests(second, endpointId, EVENTS / 2))]
+    await waitUntil(async () => (await deliveries(first, endpointId)).filter((d) => d.status === 'delivered').length === 100, 'the newest 100 to be delivered', 120_000)
+    await waitUntil(() => countsAt('/both').size === EVENTS, `${EVENTS} distinct deliveries`, 120_000)
+    const counts = countsAt('/both')
+    expect([...counts.keys()].sort()).toEqual([...queued].sort())
+    expect([...counts.values()].filter((n) => n !== 1)).toEqual([])
+    // the receiver's view is the proof: no id twice, none missing
+    await second.stop()
+    others.splice(others.indexOf(second), 1)
+  }, TEST_TIMEOUT_MS)
+
+  it('loses nothing when an instance is killed mid-delivery: another delivers its leased rows after the lease', async () => {
+    hooks.scripts.set('/killed', ['hang'])
+    const endpointId = await addEndpoint(first, '/killed')
+    const queued = await queueTests(first, endpointId, KILLED_EVENTS)
+    await waitUntil(() => hooks.at('/killed').length === KILLED_EVENTS, 'the first instance to hold every delivery', 60_000)
+    first.process.kill('SIGKILL')
+    await waitUntil(() => first.process.exitCode !== null || first.process.signalCode !== null, 'the first instance to die')
+    hooks.releaseHanging()
+    hooks.scripts.set('/killed', [{ status: 200 }])
+    const third = await another()
+    others.push(third)
+    await waitUntil(async () => (await deliveries(third, endpointId)).every((d) => d.status === 'delivered'), 'the killed rows to be delivered', 120_000)
+    const counts = countsAt('/killed')
+    expect([...counts.keys()].sort()).toEqual([...queued].sort())
+    // each was sent twice: once to the killed instance's hanging request, once after the lease, same webhook-id
+    expect([...counts.values()]).toEqual(Array(KILLED_EVENTS).fill(2))
+    // the killed attempt was never recorded: one logged attempt each, the one that succeeded
+    expect((await deliveries(third, endpointId)).map((d) => d.log.length)).toEqual(Array(KILLED_EVENTS).fill(1))
+  }, TEST_TIMEOUT_MS)
+})

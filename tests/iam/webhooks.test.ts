@@ -1,0 +1,292 @@
+/**
+ * Signed webhooks (features/webhooks, docs/webhooks.md) against the built IAM: a receiver of the
+ * test's own on 127.0.0.2 (the one loopback address this IAM's `webhooks.allowAddresses` opens)
+ * verifies every delivery with the `standardwebhooks` package, never with the IAM's code. The
+ * schedule's waits are 100 ms here, so retries arrive within the test.
+ */
+import { Webhook } from 'standardwebhooks'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { scrapeMetrics } from '../helpers/prometheus'
+import { waitUntil } from '../helpers/wait'
+import { startWebhookReceiver, type Answer, type WebhookReceiver } from '../helpers/webhook-receiver'
+import { authed, WIDE_LOGIN } from './second-factor-http'
+
+const START_TIMEOUT_MS = 180_000
+const RECEIVER_HOST = '127.0.0.2'
+
+let hooks: WebhookReceiver
+
+let iam: IamServer
+let admin: Session
+
+async function json(res: Response): Promise<Json> {
+  const text = await res.text()
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    throw new Error(`not JSON (${res.status}): ${text}`)
+  }
+}
+
+const asAdmin = (method: string, path: string, body?: unknown) => authed(iam, admin, method, path, body)
+
+let pathCounter = 0
+/** A new endpoint at a path of its own on the receiver; its secret is registered for verification. */
+async function addEndpoint(eventTypes: string[], script: Answer[] = [{ status: 200 }]): Promise<{ id: string; path: string; secret: string }> {
+  const path = `/hook/${++pathCounter}`
+  hooks.scripts.set(path, script)
+  const res = await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes, description: `test ${pathCounter}` })
+  const body = await json(res)
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  const data = body.data as { endpoint: { id: string }; secret: string }
+  expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+  hooks.secrets.set(path, [data.secret])
+  return { id: data.endpoint.id, path, secret: data.secret }
+}
+
+const at = (path: string) => hooks.at(path)
+
+async function deliveriesOf(endpointId: string): Promise<Array<Json & { log: Json[] }>> {
+  const res = await asAdmin('GET', `/admin/webhooks/${endpointId}/deliveries`)
+  const body = await json(res)
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  return (body.data as { deliveries: Array<Json & { log: Json[] }> }).deliveries
+}
+
+async function endpointOf(id: string): Promise<Json> {
+  const res = await asAdmin('GET', `/admin/webhooks/${id}`)
+  const body = await json(res)
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  return (body.data as { endpoint: Json }).endpoint
+}
+
+async function sendTest(id: string): Promise<string> {
+  const res = await asAdmin('POST', `/admin/webhooks/${id}/test`)
+  const body = await json(res)
+  expect(res.status, JSON.stringify(body)).toBe(200)
+  return (body.data as { msgId: string }).msgId
+}
+
+async function publicIdOf(email: string): Promise<string> {
+  const body = await json(await asAdmin('GET', `/admin/users?q=${encodeURIComponent(email)}`))
+  return (body.data as { users: Array<{ id: string; email: string }> }).users.find((u) => u.email === email)!.id
+}
+
+beforeAll(async () => {
+  hooks = await startWebhookReceiver(RECEIVER_HOST)
+  iam = await startIam({
+    config: {
+      ...PROXY_CONFIG,
+      ...WIDE_LOGIN,
+      service: { ...PROXY_CONFIG.service, metrics: { allow: ['127.0.0.1', '::1'] } },
+      webhooks: {
+        pollMs: 50,
+        retryScheduleMs: [100, 100, 100],
+        jitter: 0,
+        timeoutMs: 1000,
+        allowHttp: true,
+        allowAddresses: [`${RECEIVER_HOST}/32`],
+        disableAfterFailures: 1000,
+      },
+    },
+    env: { IAM_TEST_ROUTES: '1' },
+  })
+  admin = await signupUser(iam, { client: { ip: '203.0.113.231' } })
+  const res = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: admin.email, admin: true }) })
+  expect(res.status).toBe(200)
+}, START_TIMEOUT_MS)
+
+afterAll(async () => {
+  hooks?.releaseHanging()
+  await iam?.stop()
+  await hooks?.stop()
+})
+
+describe('events from changes', () => {
+  it('delivers user.created for a sign-up, signed so that Webhook.verify accepts it, with the account public id and no secret', async () => {
+    const hook = await addEndpoint(['user.*'])
+    const user = await signupUser(iam, { client: { ip: '203.0.113.232' } })
+    const publicId = await publicIdOf(user.email)
+    await waitUntil(() => at(hook.path).some((r) => (r.verified as { type?: string } | null)?.type === 'user.created'), 'user.created at the receiver')
+    const delivery = at(hook.path).find((r) => (r.verified as { type?: string } | null)?.type === 'user.created')!
+    expect(delivery.error).toBeNull()
+    const payload = delivery.verified as { type: string; timestamp: string; data: Json }
+    expect(payload.data.user).toEqual({ id: publicId })
+    expect(Object.keys(payload.data).sort()).toEqual(['method', 'sessionId', 'user'])
+    expect(Number.isNaN(Date.parse(payload.timestamp))).toBe(false)
+    expect(delivery.body).not.toContain(user.email)
+    expect(delivery.body).not.toContain(user.password)
+    expect(delivery.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/)
+  })
+
+  it('sends nothing for an event type the endpoint does not subscribe to', async () => {
+    const hook = await addEndpoint(['organization.*'])
+    const other = await addEndpoint(['user.created'])
+    await signupUser(iam, { client: { ip: '203.0.113.233' } })
+    await waitUntil(() => at(other.path).length > 0, 'the user.created endpoint to be called')
+    expect(await deliveriesOf(hook.id)).toEqual([])
+  })
+
+  it('queues no event for a change that rolls back after writing its security event, and one for the same change committed', async () => {
+    const hook = await addEndpoint(['user.updated'])
+    const user = await signupUser(iam, { client: { ip: '203.0.113.234' } })
+    const change = (rollback: boolean) =>
+      fetch(`${iam.url}/__test/webhook-change`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, rollback }) }).then(json)
+    expect(await change(true)).toEqual({ committed: false })
+    expect(await deliveriesOf(hook.id)).toEqual([])
+    expect(await change(false)).toEqual({ committed: true })
+    await waitUntil(async () => (await deliveriesOf(hook.id)).length === 1, 'the committed change to be queued')
+    expect((await deliveriesOf(hook.id))[0]!.eventType).toBe('user.updated')
+  })
+})
+
+describe('order', () => {
+  it('holds a newer event about an account back while an older one to the same endpoint waits for its retry', async () => {
+    const hook = await addEndpoint(['user.updated'], [{ status: 500 }, { status: 200 }])
+    const user = await signupUser(iam, { client: { ip: '203.0.113.235' } })
+    const change = () =>
+      fetch(`${iam.url}/__test/webhook-change`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, rollback: false }) }).then(json)
+    await change()
+    await waitUntil(() => at(hook.path).length === 1, 'the first attempt of the older event')
+    await change()
+    await waitUntil(() => at(hook.path).length === 3, 'the retry and the newer event')
+    const ids = at(hook.path).map((r) => r.headers['webhook-id'])
+    const [older, newer] = (await deliveriesOf(hook.id)).map((d) => d.msgId).reverse()
+    expect(ids).toEqual([older, older, newer])
+  })
+})
+
+describe('retries and failures', () => {
+  it('tries a delivery that got 500 again, with the same webhook-id, until it gets 200', async () => {
+    const hook = await addEndpoint(['user.deleted'], [{ status: 500, body: 'boom' }, { status: 200 }])
+    const msgId = await sendTest(hook.id)
+    await waitUntil(() => at(hook.path).length === 2, 'the retry')
+    expect(at(hook.path).map((r) => r.headers['webhook-id'])).toEqual([msgId, msgId])
+    expect(at(hook.path).every((r) => r.error === null)).toBe(true)
+    await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.status === 'delivered', 'the delivery to be marked delivered')
+    const [delivery] = await deliveriesOf(hook.id)
+    expect(delivery!.log.map((a) => a.status)).toEqual([500, 200])
+    expect(delivery!.log[0]!.responseExcerpt).toBe('boom')
+    expect((await endpointOf(hook.id)).stats).toMatchObject({ attempts24h: 2, succeeded24h: 1, successRate24h: 0.5 })
+  })
+
+  it('switches the endpoint off when it answers 410 Gone', async () => {
+    const hook = await addEndpoint(['user.deleted'], [{ status: 410 }])
+    await sendTest(hook.id)
+    await waitUntil(async () => (await endpointOf(hook.id)).enabled === false, 'the endpoint to be disabled')
+    expect(await endpointOf(hook.id)).toMatchObject({ enabled: false, disabledReason: 'gone' })
+  })
+
+  it('waits as long as Retry-After asks when that is longer than the schedule', async () => {
+    const hook = await addEndpoint(['user.deleted'], [{ status: 503, headers: { 'retry-after': '30' } }])
+    await sendTest(hook.id)
+    await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.log.length === 1, 'the first attempt to be logged')
+    const [delivery] = await deliveriesOf(hook.id)
+    expect(delivery!.status).toBe('pending')
+    const waitMs = Date.parse(delivery!.nextAttemptAt as string) - Date.parse(delivery!.log[0]!.at as string)
+    expect(waitMs).toBeGreaterThanOrEqual(30_000)
+  })
+
+  it('gives up on a receiver that never answers after the deadline, logged as a timeout', async () => {
+    const hook = await addEndpoint(['user.deleted'], ['hang'])
+    await sendTest(hook.id)
+    await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.log.length === 1, 'the timed-out attempt to be logged')
+    const [delivery] = await deliveriesOf(hook.id)
+    expect(delivery!.log[0]).toMatchObject({ status: null, error: 'timeout' })
+  })
+
+  it('ends a delivery as dead once the schedule is spent, and sends it again on replay', async () => {
+    const hook = await addEndpoint(['user.deleted'], [{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }, { status: 200 }])
+    await sendTest(hook.id)
+    await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.status === 'dead', 'the delivery to be dead')
+    const [dead] = await deliveriesOf(hook.id)
+    expect(dead!.log).toHaveLength(4)
+    const res = await asAdmin('POST', `/admin/webhooks/${hook.id}/deliveries/${dead!.id}/replay`)
+    expect(res.status, await res.clone().text()).toBe(200)
+    await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.status === 'delivered', 'the replayed delivery')
+    expect(at(hook.path).map((r) => r.headers['webhook-id'])).toEqual(Array(5).fill(dead!.msgId))
+  })
+})
+
+describe('secrets', () => {
+  it('signs with the new and the previous secret while a rotation overlaps, each accepted by Webhook.verify', async () => {
+    const hook = await addEndpoint(['user.deleted'])
+    const res = await asAdmin('POST', `/admin/webhooks/${hook.id}/rotate-secret`)
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    const data = body.data as { secret: string; endpoint: { previousSecretUntil: string | null } }
+    expect(data.secret).not.toBe(hook.secret)
+    expect(data.endpoint.previousSecretUntil).toEqual(expect.any(String))
+    await sendTest(hook.id)
+    await waitUntil(() => at(hook.path).length === 1, 'the test event')
+    const [delivery] = at(hook.path)
+    expect((delivery!.headers['webhook-signature'] as string).split(' ')).toHaveLength(2)
+    for (const secret of [hook.secret, data.secret]) {
+      const flat = Object.fromEntries(Object.entries(delivery!.headers).filter(([, v]) => typeof v === 'string')) as Record<string, string>
+      expect((new Webhook(secret).verify(delivery!.body, flat) as { type: string }).type).toBe('webhook.test')
+    }
+  })
+
+  it('shows the secret only when it is made: listing and reading an endpoint never carry it', async () => {
+    const hook = await addEndpoint(['user.*'])
+    const listed = await (await asAdmin('GET', '/admin/webhooks')).text()
+    const one = await (await asAdmin('GET', `/admin/webhooks/${hook.id}`)).text()
+    expect(listed).not.toContain(hook.secret.slice(6))
+    expect(one).not.toContain(hook.secret.slice(6))
+  })
+})
+
+describe('where deliveries may go', () => {
+  const refused = async (url: string) => {
+    const res = await asAdmin('POST', '/admin/webhooks', { url, eventTypes: ['*'] })
+    const body = await json(res)
+    expect(res.status, `${url}: ${JSON.stringify(body)}`).toBe(400)
+    expect(body.code).toBe('webhook_url_refused')
+  }
+
+  it('refuses an endpoint at a loopback, private, link-local or unspecified address outside the allowed range', async () => {
+    for (const url of ['http://127.0.0.1/', 'http://10.0.0.1/', 'http://192.168.1.1/', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://0.0.0.0/', 'http://2130706433/']) {
+      await refused(url)
+    }
+  })
+
+  it('refuses a name that resolves to a refused address, and a URL with credentials or another scheme', async () => {
+    await refused(`http://localhost:${new URL(hooks.base).port}/`)
+    await refused(`http://user:pass@${RECEIVER_HOST}/`)
+    await refused(`ftp://${RECEIVER_HOST}/`)
+  })
+
+  it('refuses an event type outside the catalogue', async () => {
+    const res = await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}/x`, eventTypes: ['user.exploded'] })
+    const body = await json(res)
+    expect(res.status).toBe(400)
+    expect(body.code).toBe('validation_failed')
+  })
+
+  it('does not follow a redirect: the 3xx is a failed attempt and its target is never called', async () => {
+    const hook = await addEndpoint(['user.deleted'], [{ status: 302, headers: { location: `${hooks.base}/elsewhere` } }])
+    await sendTest(hook.id)
+    await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.log.length === 1, 'the redirected attempt')
+    const [delivery] = await deliveriesOf(hook.id)
+    expect(delivery!.log[0]).toMatchObject({ status: 302, error: 'redirect_not_followed' })
+    expect(at('/elsewhere')).toEqual([])
+  })
+})
+
+describe('metrics', () => {
+  it('counts delivery outcomes and shows the queue on /metrics', async () => {
+    const text = await scrapeMetrics(iam.url)
+    expect(text.value('iam_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThan(0)
+    expect(text.value('iam_webhook_deliveries_total', { outcome: 'gone' })).toBeGreaterThan(0)
+    expect(text.types.get('iam_webhook_queue_pending')).toBe('gauge')
+    // the Retry-After and hanging receivers keep deliveries waiting
+    expect(text.value('iam_webhook_queue_pending')).toBeGreaterThan(0)
+    expect(text.value('iam_webhook_oldest_pending_seconds')).toBeGreaterThan(0)
+  })
+
+  it('keeps readiness green while receivers fail or hang', async () => {
+    expect((await fetch(`${iam.url}/health/ready`)).status).toBe(200)
+  })
+})
