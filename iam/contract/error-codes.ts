@@ -83,6 +83,8 @@ export const ERROR_CODES = {
   no_code_sent: 'No code was mailed to this session: ask for one first',
   password_expected: 'This account proves its sign-in with its password (`use: "password"`)',
   code_expected: 'This account proves its sign-in with a second-factor code (`use: "code"`)',
+  email_sign_in_disabled: 'Sign-in by emailed link or code (the method asked for) is not offered here (config `signIn`)',
+  email_sign_in_other_device: 'The sign-in link was opened in another browser than the one that asked for it: open it there, or type the mailed code there',
   sign_in_expired: 'The second-factor step of this sign-in has ended: sign in again (`restart: true`)',
   flow_not_started: 'No confirmation of this session is pending for that reason: start it first',
   link_invalid: 'The link is not valid',

@@ -29,7 +29,7 @@ export const CHANGE_EMAIL_REASON = 'change_email'
  * The link purposes of the built-in flows (features/mfa/purposes.ts): a custom flow may not claim
  * one, or a custom-action link could be replayed against the MFA, reset or email-change routes.
  */
-export const RESERVED_REASONS = ['MAGIC_LINK_MFA_CHECKS', 'PASSWORD_RESET', 'CHANGE_EMAIL', 'MAGIC_LINK', 'EMAIL_VERIFICATION', 'UNDO_EMAIL_CHANGE', 'CONFIRM_EMAIL_CHANGE', 'REAUTHENTICATE', 'DELETE_ACCOUNT', 'UNDO_DELETE_ACCOUNT'] as const
+export const RESERVED_REASONS = ['MAGIC_LINK_MFA_CHECKS', 'PASSWORD_RESET', 'CHANGE_EMAIL', 'MAGIC_LINK', 'EMAIL_VERIFICATION', 'UNDO_EMAIL_CHANGE', 'CONFIRM_EMAIL_CHANGE', 'REAUTHENTICATE', 'DELETE_ACCOUNT', 'UNDO_DELETE_ACCOUNT', 'EMAIL_SIGN_IN'] as const
 export type ReservedReason = (typeof RESERVED_REASONS)[number]
 const RESERVED: ReadonlySet<string> = new Set(RESERVED_REASONS)
 

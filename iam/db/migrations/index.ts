@@ -18,6 +18,7 @@ import * as impersonation from './2026-11-27-0012-impersonation'
 import * as externalIds from './2026-11-29-0013-external-ids'
 import * as userLocale from './2026-11-29-0014-user-locale'
 import * as banReason from './2026-11-29-0015-ban-reason'
+import * as emailSignIn from './2026-11-29-0018-email-sign-in'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0013-external-ids': externalIds,
   '2026-11-29-0014-user-locale': userLocale,
   '2026-11-29-0015-ban-reason': banReason,
+  '2026-11-29-0018-email-sign-in': emailSignIn,
 }
