@@ -28,6 +28,11 @@ export const BFF_IAM_ROUTES = [
   'verifyMfaCode',
   'waitingMfa',
   'forgotPassword',
+  // sign-in by emailed link or code (config signIn)
+  'emailSignInMethods',
+  'emailSignIn',
+  'emailSignInLink',
+  'emailSignInCode',
   'resetPasswordLink',
   'resetPassword',
   'verifyEmailLink',
