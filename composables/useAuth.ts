@@ -77,6 +77,8 @@ export interface SignupInput {
   name: string
   termsConsent: boolean
   rememberUser?: boolean
+  /** the solved proof-of-work check (composables/useBotProof.ts), when the IAM asks for one */
+  botProof?: string
 }
 
 /**
@@ -160,6 +162,7 @@ export function useAuth() {
             name: input.name,
             ...(input.termsConsent ? { termsConsent: 'on' } : {}),
             ...(input.rememberUser ? { rememberUser: 'on' } : {}),
+            ...(input.botProof ? { botProof: input.botProof } : {}),
           },
         }),
       ),

@@ -4,7 +4,7 @@ import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json, noBody } from './define'
 import { code as emailedCode, linkQuery } from './inputs'
 import { secondFactorLoginBody } from './second-factor'
-import { BAD_LINK, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
+import { BAD_LINK, BOT_CHECK, botProof, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
@@ -44,8 +44,10 @@ export const AUTH_ROUTES = defineRoutes({
       name: safeString().trim().min(1, 'Name is required').max(100),
       termsConsent: z.literal('on', 'You must accept the terms'),
       rememberUser,
+      botProof,
     }),
     responses: responses(
+      BOT_CHECK,
       { 201: { description: 'Account created and signed in: access token, session cookie set; `warnings` when the breach check was skipped', body: tokensBody.extend(passwordWarnings) } },
       SIGN_IN,
       {
@@ -112,6 +114,23 @@ export const AUTH_ROUTES = defineRoutes({
       LIMITED,
     ),
   },
+  botChallenge: {
+    method: 'GET',
+    path: '/auth/bot-challenge',
+    summary: 'A proof-of-work challenge for the browser to solve before sign-up, a reset or an email sign-in',
+    auth: 'none',
+    // one HMAC and nothing stored: no limiter (a solution is what costs, and it is spent once)
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      {
+        200: {
+          description: 'A challenge (ALTCHA v1: algorithm, challenge, maxnumber, salt, signature), or `enabled: false` when the check is off',
+          body: okData(z.union([z.object({ enabled: z.literal(false) }), z.object({ enabled: z.literal(true), challenge: z.object({ algorithm: z.string(), challenge: z.string(), maxnumber: z.number().optional(), salt: z.string(), signature: z.string() }) })])),
+        },
+      },
+    ),
+  },
   emailSignInMethods: {
     method: 'GET',
     path: '/auth/email-sign-in',
@@ -128,8 +147,9 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: ['emailSignIn', 'mailbox'],
     request: json(),
-    body: z.object({ email, method: z.enum(['link', 'code'], { error: 'method: link or code' }), rememberUser }),
+    body: z.object({ email, method: z.enum(['link', 'code'], { error: 'method: link or code' }), rememberUser, botProof }),
     responses: responses(
+      BOT_CHECK,
       { 200: { description: 'One fixed body whether or not the address has an account', body: z.object({ ok: z.literal(true), message: z.string() }) } },
       SIGN_IN,
       {

@@ -372,6 +372,20 @@ export const configSchema = z.strictObject({
     .prefault({}),
   geo: z.strictObject({ mmdbPath: z.string().optional() }).prefault({}),
   /**
+   * Proof of work before sign-up, a password reset mail and an email sign-in mail
+   * (features/bot-challenge/bot-proof.ts, docs/bot-challenge.md): the browser finds a number below
+   * `maxNumber` by hashing, on average maxNumber / 2 SHA-256 hashes (100,000: well under a second
+   * on a phone, a real cost for a script making thousands of accounts).
+   */
+  botChallenge: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      maxNumber: z.number().int().min(1000).max(10_000_000).default(100_000),
+      /** how long a challenge may be solved and used; a solution is spent once */
+      expiresInMs: z.number().int().positive().max(60 * MINUTE_MS).default(10 * MINUTE_MS),
+    })
+    .prefault({}),
+  /**
    * Email as a first factor (docs/configuration.md): a single-use link bound to the browser that
    * asked, and/or a code typed on any device. Off by default: whoever reads the mailbox signs in,
    * so a deployment turns it on knowing its users' mailboxes carry that weight.

@@ -7,7 +7,8 @@ import { saveScreenshot } from '../helpers/browser'
 import { codeOf, magicLinkOf, recipients } from '../helpers/smtp'
 import { freshEmail, mailTo, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
-const e2e = useE2eStack({ iamConfig: () => ({ signIn: { emailLink: true, emailCode: true } }) }, { browsers: [] })
+// the proof-of-work check on as in production (its cost at the minimum): the sign-up and the email requests solve it in the page
+const e2e = useE2eStack({ iamConfig: () => ({ signIn: { emailLink: true, emailCode: true }, botChallenge: { enabled: true, maxNumber: 1000 } }) }, { browsers: [] })
 
 async function signedOutAccount() {
   const browser = await e2e.launchForTest()

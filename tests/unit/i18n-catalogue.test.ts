@@ -44,6 +44,7 @@ const CONVERTED = [
   'components/EmailedCodeField.vue',
   'components/ReauthenticatePrompt.vue',
   'components/EmailSignInSent.vue',
+  'components/BotCheckStatus.vue',
 ]
 
 /** Words a converted template may show as they are: the product's name. */

@@ -1,6 +1,7 @@
 import { ROUTES } from '../../contract/routes'
 import { EMAIL_SIGN_IN_BODY, requestEmailSignIn } from '../../features/users/email-sign-in-request'
 import { authFail } from '../../http/auth'
+import { botCheck } from '../../http/bot-check'
 import { throwTooManyRequests } from '../../http/rate-limit'
 import { body, counted, defineRoute, signInGate } from '../../http/route'
 
@@ -13,7 +14,7 @@ import { body, counted, defineRoute, signInGate } from '../../http/route'
 export default defineRoute(
   ROUTES.emailSignIn,
   // per IP and per IP + address, counted by the feature; the per-address mail cap after the response
-  [signInGate, body(), counted('emailSignIn'), counted('mailbox')],
+  [signInGate, botCheck, body(), counted('emailSignIn'), counted('mailbox')],
   async ({ ctx, ip, body, actor, visitor }) => {
     const result = await requestEmailSignIn(ctx, {
       email: body.email,

@@ -9,7 +9,7 @@ import { safeReturnTo } from '../../../composables/safe-return-to'
 import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIamRoute } from '../../utils/bff/iam-call'
-import { formErrorCode, formReply, readIamBody, retryOf, returnToField } from '../../utils/bff/input'
+import { formErrorCodeOf, formReply, readIamBody, retryOf, returnToField } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
@@ -19,7 +19,7 @@ export default defineBffHandler(async (event) => {
   const body = relay(event, res)
   if (isFormPost(event)) {
     const back = `/login?emailSent=${input.method}${extra.returnTo ? `&returnTo=${encodeURIComponent(safeReturnTo(extra.returnTo))}` : ''}`
-    formReply(res.status < 300 ? back : '/login', res.status < 300 ? undefined : formErrorCode(res.status), retryOf(res))
+    formReply(res.status < 300 ? back : '/login', res.status < 300 ? undefined : formErrorCodeOf(res), retryOf(res))
   }
   return body
 })
