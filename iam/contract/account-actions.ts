@@ -2,12 +2,11 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
-import { code, isCustomReason, linkQuery } from './inputs'
+import { botProof, code, isCustomReason, linkQuery } from './inputs'
 import {
   BAD_LINK,
   BANNED_DEVICE,
   BOT_CHECK,
-  botProof,
   FULL_AUTH,
   JSON_BODY_FIELDS,
   LIMITED,

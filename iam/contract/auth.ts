@@ -2,9 +2,9 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json, noBody } from './define'
-import { code as emailedCode, linkQuery } from './inputs'
+import { botProof, code as emailedCode, linkQuery } from './inputs'
 import { secondFactorLoginBody } from './second-factor'
-import { BAD_LINK, BOT_CHECK, botProof, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
+import { BAD_LINK, BOT_CHECK, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)

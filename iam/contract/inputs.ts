@@ -21,6 +21,9 @@ export const linkQuery = z.object({
 /** Body `{ code }`: exactly 7 ASCII digits. */
 export const code = safeString({ error: 'The code is required' }).regex(/^\d{7}$/, 'The code has 7 digits')
 
+/** A solution of GET /auth/bot-challenge (base64 of ALTCHA's JSON payload); required while botChallenge.enabled (http/bot-check.ts) */
+export const botProof = z.string().max(4096).optional()
+
 /** The shape of a custom-MFA reason. */
 export const CUSTOM_REASON_PATTERN = /^[A-Z0-9_]{3,64}$/
 /** The email change runs as a custom flow with this reason. */

@@ -212,9 +212,6 @@ export const BOT_CHECK = {
   ),
 } satisfies Responses
 
-/** A solution of GET /auth/bot-challenge (base64 of ALTCHA's JSON payload); required while botChallenge.enabled */
-export const botProof = z.string().max(4096).optional()
-
 /** XSS in free text: the device is banned */
 export const XSS = {
   403: failure('Markup in free text: the device is banned', bannedBody, 'xss_rejected'),
