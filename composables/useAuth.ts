@@ -77,6 +77,8 @@ export interface SignupInput {
   name: string
   termsConsent: boolean
   rememberUser?: boolean
+  /** the solved proof-of-work check (composables/useBotProof.ts), when the IAM asks for one */
+  botProof?: string
 }
 
 /**
@@ -160,6 +162,7 @@ export function useAuth() {
             name: input.name,
             ...(input.termsConsent ? { termsConsent: 'on' } : {}),
             ...(input.rememberUser ? { rememberUser: 'on' } : {}),
+            ...(input.botProof ? { botProof: input.botProof } : {}),
           },
         }),
       ),
@@ -179,6 +182,10 @@ export function useAuth() {
     confirmWithSecondFactor: (reason: string, code: string) => bffFetch('/api/auth/confirm/second-factor', { method: 'POST', body: { reason, code } }),
     /** Sends the MFA code of an adaptive-MFA link; 200 signs the browser in again. */
     verifyMfa: async (linkQuery: string, code: string) => afterSignIn(await bffFetch(`/api/auth/mfa?${linkQuery}`, { method: 'POST', body: { code } })),
+    /** Sign-in by email, the mailed code typed with its address (any browser): 200 signed in or a second-factor challenge, 401 wrong code, 429 locked. */
+    emailSignInCode: async (email: string, code: string) => afterSignIn(await bffFetch('/api/auth/email-sign-in/code', { method: 'POST', body: { email, code } })),
+    /** Sign-in by email, the mailed link (only in the browser that asked): 200 signed in or a challenge, 403 `email_sign_in_other_device`, 400 a dead link. */
+    emailSignInLink: async (linkQuery: string) => afterSignIn(await bffFetch(`/api/auth/email-sign-in/link?${linkQuery}`, { method: 'POST' })),
     /** Sends the emailed code of the challenge waiting on this browser's session, typed in place (no link); 200 signs it in again. */
     verifyMfaCode: async (code: string) => afterSignIn(await bffFetch('/api/auth/mfa/code', { method: 'POST', body: { code } })),
   }

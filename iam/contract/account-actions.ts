@@ -2,10 +2,11 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
-import { code, isCustomReason, linkQuery } from './inputs'
+import { botProof, code, isCustomReason, linkQuery } from './inputs'
 import {
   BAD_LINK,
   BANNED_DEVICE,
+  BOT_CHECK,
   FULL_AUTH,
   JSON_BODY_FIELDS,
   LIMITED,
@@ -215,8 +216,9 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
     auth: 'none',
     limiters: ['forgotPassword', 'mailbox'],
     request: json(),
-    body: z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254) }),
+    body: z.object({ email: safeString({ error: 'Email is required' }).trim().min(3, 'Email is required').max(254), botProof }),
     responses: responses(
+      BOT_CHECK,
       {
         200: {
           description: 'One fixed body whether or not the address has an account',

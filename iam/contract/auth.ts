@@ -1,9 +1,10 @@
 /** Authentication routes: sign-up, sign-in, refresh, sign-out, MFA (docs/accounts.md). */
 import { z } from 'zod'
 import { safeString } from './text'
-import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json } from './define'
+import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json, noBody } from './define'
+import { botProof, code as emailedCode, linkQuery } from './inputs'
 import { secondFactorLoginBody } from './second-factor'
-import { COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
+import { BAD_LINK, BOT_CHECK, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
@@ -43,8 +44,10 @@ export const AUTH_ROUTES = defineRoutes({
       name: safeString().trim().min(1, 'Name is required').max(100),
       termsConsent: z.literal('on', 'You must accept the terms'),
       rememberUser,
+      botProof,
     }),
     responses: responses(
+      BOT_CHECK,
       { 201: { description: 'Account created and signed in: access token, session cookie set; `warnings` when the breach check was skipped', body: tokensBody.extend(passwordWarnings) } },
       SIGN_IN,
       {
@@ -109,6 +112,97 @@ export const AUTH_ROUTES = defineRoutes({
         409: failure('Email already registered', errorFail, 'email_taken'),
       },
       LIMITED,
+    ),
+  },
+  botChallenge: {
+    method: 'GET',
+    path: '/auth/bot-challenge',
+    summary: 'A proof-of-work challenge for the browser to solve before sign-up, a reset or an email sign-in',
+    auth: 'none',
+    // one HMAC and nothing stored: no limiter (a solution is what costs, and it is spent once)
+    limiters: [],
+    request: noBody,
+    responses: responses(
+      {
+        200: {
+          description: 'A challenge (ALTCHA v1: algorithm, challenge, maxnumber, salt, signature), or `enabled: false` when the check is off',
+          body: okData(z.union([z.object({ enabled: z.literal(false) }), z.object({ enabled: z.literal(true), challenge: z.object({ algorithm: z.string(), challenge: z.string(), maxnumber: z.number().optional(), salt: z.string(), signature: z.string() }) })])),
+        },
+      },
+    ),
+  },
+  emailSignInMethods: {
+    method: 'GET',
+    path: '/auth/email-sign-in',
+    summary: 'Which ways of signing in by email are offered (config `signIn`)',
+    auth: 'none',
+    limiters: [],
+    request: noBody,
+    responses: responses({ 200: { description: 'The methods on: an emailed link, an emailed code', body: okData(z.object({ link: z.boolean(), code: z.boolean() })) } }),
+  },
+  emailSignIn: {
+    method: 'POST',
+    path: '/auth/email-sign-in',
+    summary: 'Mail a sign-in link (bound to this browser) or a sign-in code',
+    auth: 'none',
+    limiters: ['emailSignIn', 'mailbox'],
+    request: json(),
+    body: z.object({ email, method: z.enum(['link', 'code'], { error: 'method: link or code' }), rememberUser, botProof }),
+    responses: responses(
+      BOT_CHECK,
+      { 200: { description: 'One fixed body whether or not the address has an account', body: z.object({ ok: z.literal(true), message: z.string() }) } },
+      SIGN_IN,
+      {
+        400: failure('Validation failed (`fields`)', errorFail, 'validation_failed'),
+        403: failure('The method asked for is not offered here (config `signIn`)', errorFail, 'email_sign_in_disabled'),
+      },
+      LIMITED,
+    ),
+  },
+  emailSignInLink: {
+    method: 'POST',
+    path: '/auth/email-sign-in/link',
+    summary: 'Sign in with the emailed link, in the browser that asked for it',
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: noBody,
+    query: linkQuery,
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      { 200: { description: 'An account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
+      BAD_LINK,
+      { 400: failure('No canary_id cookie', errorFail, 'device_cookie_missing') },
+      { 403: failure('Banned device', errorFail, 'device_banned') },
+      SUSPENDED,
+      {
+        403: failure(
+          'The link was opened in another browser than the one that asked: it is not used; open it there, or type the mailed code there',
+          errorFail,
+          'email_sign_in_other_device',
+        ),
+      },
+      LIMITED,
+    ),
+  },
+  emailSignInCode: {
+    method: 'POST',
+    path: '/auth/email-sign-in/code',
+    summary: 'Sign in with the emailed code and the address it went to, on any device',
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: json(),
+    body: z.object({ email, code: emailedCode }),
+    responses: responses(
+      { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
+      { 200: { description: 'An account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
+      SIGN_IN,
+      {
+        400: failure('Validation failed (`fields`)', errorFail, 'validation_failed'),
+        401: failure('Wrong, expired or used code, or no sign-in mail waits for the address (one body for all)', errorFail, 'code_invalid'),
+      },
+      SUSPENDED,
+      LIMITED,
+      CODES_LOCKED,
     ),
   },
   refreshSession: {

@@ -21,6 +21,9 @@ export const linkQuery = z.object({
 /** Body `{ code }`: exactly 7 ASCII digits. */
 export const code = safeString({ error: 'The code is required' }).regex(/^\d{7}$/, 'The code has 7 digits')
 
+/** A solution of GET /auth/bot-challenge (base64 of ALTCHA's JSON payload); required while botChallenge.enabled (http/bot-check.ts) */
+export const botProof = z.string().max(4096).optional()
+
 /** The shape of a custom-MFA reason. */
 export const CUSTOM_REASON_PATTERN = /^[A-Z0-9_]{3,64}$/
 /** The email change runs as a custom flow with this reason. */
@@ -29,7 +32,7 @@ export const CHANGE_EMAIL_REASON = 'change_email'
  * The link purposes of the built-in flows (features/mfa/purposes.ts): a custom flow may not claim
  * one, or a custom-action link could be replayed against the MFA, reset or email-change routes.
  */
-export const RESERVED_REASONS = ['MAGIC_LINK_MFA_CHECKS', 'PASSWORD_RESET', 'CHANGE_EMAIL', 'MAGIC_LINK', 'EMAIL_VERIFICATION', 'UNDO_EMAIL_CHANGE', 'CONFIRM_EMAIL_CHANGE', 'REAUTHENTICATE', 'DELETE_ACCOUNT', 'UNDO_DELETE_ACCOUNT'] as const
+export const RESERVED_REASONS = ['MAGIC_LINK_MFA_CHECKS', 'PASSWORD_RESET', 'CHANGE_EMAIL', 'MAGIC_LINK', 'EMAIL_VERIFICATION', 'UNDO_EMAIL_CHANGE', 'CONFIRM_EMAIL_CHANGE', 'REAUTHENTICATE', 'DELETE_ACCOUNT', 'UNDO_DELETE_ACCOUNT', 'EMAIL_SIGN_IN'] as const
 export type ReservedReason = (typeof RESERVED_REASONS)[number]
 const RESERVED: ReadonlySet<string> = new Set(RESERVED_REASONS)
 

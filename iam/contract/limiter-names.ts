@@ -26,6 +26,8 @@ export const LIMITER_NAMES = [
   'links',
   'codes',
   'forgotPassword',
+  // POST /auth/email-sign-in, per IP and per IP + address
+  'emailSignIn',
   'emails',
   'check',
   'passkeyOptions',

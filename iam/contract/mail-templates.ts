@@ -24,6 +24,7 @@ export const MAIL_KINDS = [
   'emailChanged',
   'orgInvitation',
   'passwordReset',
+  'emailSignIn',
   'passwordChanged',
   'useProvider',
   'secondFactor',

@@ -202,6 +202,16 @@ export const CODES_LOCKED = {
   429: failure('Too many wrong codes for the account: code entry is locked (`message` says for how long)', tooManyBody.extend({ message: z.string() }), 'code_entry_locked'),
 } satisfies Responses
 
+/** The proof-of-work step (http/bot-check.ts) of sign-up, password reset and email sign-in */
+export const BOT_CHECK = {
+  400: failure(
+    'No solved browser check (`bot_check_required`), or a forged, expired or used one (`bot_check_failed`, `botCheck`: invalid, expired, replayed)',
+    errorFail.extend({ botCheck: z.enum(['missing', 'invalid', 'expired', 'replayed']) }),
+    'bot_check_required',
+    'bot_check_failed',
+  ),
+} satisfies Responses
+
 /** XSS in free text: the device is banned */
 export const XSS = {
   403: failure('Markup in free text: the device is banned', bannedBody, 'xss_rejected'),

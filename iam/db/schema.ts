@@ -194,6 +194,8 @@ export interface SecondFactorChallengesTable {
   created_at: Timestamp
   expires_at: ColumnType<Date, Date | string, Date | string>
   used_at: NullableTimestamp
+  /** how the first step was made (RFC 8176): 'pwd', 'email', 'email otp'; null = 'pwd' (before migration 0018) */
+  first_factor: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface PasskeysTable {

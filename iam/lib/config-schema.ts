@@ -198,6 +198,8 @@ export const configSchema = z.strictObject({
           deleteAccount: z.string().startsWith('/').default('/auth/delete-account'),
           /** the gateway page that cancels a confirmed deletion before the purge */
           undoDeleteAccount: z.string().startsWith('/').default('/auth/undo-delete-account'),
+          /** the gateway page that finishes a sign-in by emailed link (signIn.emailLink) */
+          emailSignIn: z.string().startsWith('/').default('/auth/email-sign-in'),
         })
         .prefault({}),
       expiresInMs: z.number().int().positive().default(15 * MINUTE_MS),
@@ -353,6 +355,8 @@ export const configSchema = z.strictObject({
       links: limiter(20, 600, 900),
       codes: limiter(10, 600, 900),
       forgotPassword: limiter(5, 3600, 3600),
+      /** POST /auth/email-sign-in per IP, and per IP + address (the mail per address is also under `mailbox`) */
+      emailSignIn: limiter(10, 3600, 3600),
       emails: limiter(10, 3600, 3600),
       /** GET /check without a known canary (each one writes a visitor row), per client IP */
       check: limiter(30, 60, 60),
@@ -415,6 +419,33 @@ export const configSchema = z.strictObject({
     .strictObject({ enabled: z.boolean().default(true), banScore: z.number().int().positive().default(100) })
     .prefault({}),
   geo: z.strictObject({ mmdbPath: z.string().optional() }).prefault({}),
+  /**
+   * Proof of work before sign-up, a password reset mail and an email sign-in mail
+   * (features/bot-challenge/bot-proof.ts, docs/bot-challenge.md): the browser finds a number below
+   * `maxNumber` by hashing, on average maxNumber / 2 SHA-256 hashes (100,000: well under a second
+   * on a phone, a real cost for a script making thousands of accounts).
+   */
+  botChallenge: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      maxNumber: z.number().int().min(1000).max(10_000_000).default(100_000),
+      /** how long a challenge may be solved and used; a solution is spent once */
+      expiresInMs: z.number().int().positive().max(60 * MINUTE_MS).default(10 * MINUTE_MS),
+    })
+    .prefault({}),
+  /**
+   * Email as a first factor (docs/configuration.md): a single-use link bound to the browser that
+   * asked, and/or a code typed on any device. Off by default: whoever reads the mailbox signs in,
+   * so a deployment turns it on knowing its users' mailboxes carry that weight.
+   */
+  signIn: z
+    .strictObject({
+      emailLink: z.boolean().default(false),
+      emailCode: z.boolean().default(false),
+      /** how long an emailed sign-in link (and its code) lives */
+      expiresInMs: z.number().int().positive().max(60 * MINUTE_MS).default(15 * MINUTE_MS),
+    })
+    .prefault({}),
   secondFactor: z
     .strictObject({
       /** the issuer authenticator apps show; absent = email.siteName */

@@ -3,13 +3,14 @@ import { requestLocale } from '../http/link-submission'
 import { signup } from '../features/users/signup-service'
 import { authFail, sendTokens } from '../http/auth'
 import { withWarnings } from '../http/respond'
+import { botCheck } from '../http/bot-check'
 import { body, counted, defineRoute, limit, markup, signInGate } from '../http/route'
 import { signInDevice } from '../http/sign-in'
 
 /** POST /signup: 201 tokens (and `warnings` when the breach check was skipped); 400 validation; 403 XSS/banned; 409 email taken; 429. */
 export default defineRoute(
   ROUTES.signup,
-  [signInGate, markup(['password', 'confirmedPassword']), limit('signup', ({ ip }) => ({ ip })), body({ markupCheck: false }), counted('mailbox')],
+  [signInGate, markup(['password', 'confirmedPassword']), botCheck, limit('signup', ({ ip }) => ({ ip })), body({ markupCheck: false }), counted('mailbox')],
   async ({ event, ctx, visitor, body }) => {
     if (body.password !== body.confirmedPassword) {
       return authFail(400, 'passwords_mismatch', 'Passwords do not match', { fields: { confirmedPassword: 'Passwords do not match' } })

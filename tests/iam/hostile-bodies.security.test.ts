@@ -52,6 +52,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/auth/verify-custom-mfa': { code: '1234567' },
   '/update/email': { code: '1234567', newEmail: 'other@example.com' },
   '/auth/forgot-password': { email: 'someone@example.com' },
+  '/auth/email-sign-in': { email: 'someone@example.com', method: 'link', rememberUser: 'on' },
+  '/auth/email-sign-in/code': { email: 'someone@example.com', code: '1234567' },
   '/auth/reset-password': { password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, revokeApiTokens: true },
   '/api/manage/new-token': { privilege: 'demo', name: 'key', prefix: 'api', expires: 60_000, ipv4: ['192.0.2.1'] },
   '/api/manage/revoke': REF,

@@ -43,7 +43,10 @@ describe('configuration schema', () => {
       orgInvitation: '/orgs/invitations/accept',
       deleteAccount: '/auth/delete-account',
       undoDeleteAccount: '/auth/undo-delete-account',
+      emailSignIn: '/auth/email-sign-in',
     })
+    // email as a first factor is opt-in: whoever reads the mailbox signs in
+    expect(config.signIn).toEqual({ emailLink: false, emailCode: false, expiresInMs: 900_000 })
     expect(config.accountDeletion).toEqual({ undoWindowMs: 604_800_000, purgeEveryMs: 3_600_000 })
     expect(config.magic_links.verifyEmailExpiresInMs).toBe(86_400_000)
     expect(config.magic_links.undoEmailChangeExpiresInMs).toBe(604_800_000)

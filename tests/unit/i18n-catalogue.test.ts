@@ -28,6 +28,7 @@ const CONVERTED = [
   'pages/index.vue',
   'pages/auth/mfa.vue',
   'pages/auth/confirm.vue',
+  'pages/auth/email-sign-in.vue',
   'pages/interaction/[uid].vue',
   'components/LanguageSwitcher.vue',
   'components/SiteHeader.vue',
@@ -42,6 +43,8 @@ const CONVERTED = [
   'components/MfaCodeEntry.vue',
   'components/EmailedCodeField.vue',
   'components/ReauthenticatePrompt.vue',
+  'components/EmailSignInSent.vue',
+  'components/BotCheckStatus.vue',
 ]
 
 /** Words a converted template may show as they are: the product's name. */

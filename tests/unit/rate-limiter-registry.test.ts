@@ -42,6 +42,7 @@ describe('limiter registry and route table', () => {
       links: 'auth.links',
       codes: 'auth.codes',
       forgotPassword: 'auth.forgotPassword',
+      emailSignIn: 'auth.emailSignIn',
       emails: 'auth.emails',
       check: 'auth.check',
       passkeyOptions: 'auth.passkeyOptions',

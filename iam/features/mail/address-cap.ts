@@ -12,7 +12,7 @@
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
 
-export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore'
+export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore' | 'email_sign_in'
 
 /** Spends one of the address's mails; false when its budget is used up (nothing is sent then). */
 export async function admitMailTo(ctx: Pick<IamContext, 'store' | 'config' | 'log'>, to: { email: string; userId: number; kind: CappedMail }): Promise<boolean> {

@@ -33,6 +33,8 @@ export function sampleMail(kind: MailKind, locale: Locale, siteName: string, sit
       return mails.emailChangedNotice({ ...base, when: AT, ipAddress: IP, newEmailMasked: 'n***@example.com', undoLink: url('/auth/undo-email-change'), undoTtlMs: 7 * 86_400_000, tokens })
     case 'orgInvitation':
       return mails.orgInvitationMail({ ...base, orgName: 'Example Team', inviterName: 'Ada Lovelace', link: url('/orgs/invitations/accept'), linkTtlMs: 7 * 86_400_000 })
+    case 'emailSignIn':
+      return mails.emailSignInMail({ ...base, link: url('/auth/email-sign-in'), linkTtlMs: 15 * 60_000, code: '1234567', codeTtlMs: 7 * 60_000 })
     case 'passwordReset':
       return mails.passwordResetMail({ ...base, link: url('/auth/reset-password'), linkTtlMs: 15 * 60_000 })
     case 'passwordChanged':

@@ -314,6 +314,20 @@ export function passwordResetMail(input: MailBase & { link: string; linkTtlMs: n
   }))
 }
 
+/** A sign-in by email: the link (bound to the browser that asked) and/or the code, as configured (signIn.*). */
+export function emailSignInMail(input: MailBase & { link: string | null; linkTtlMs: number; code: string | null; codeTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('emailSignIn', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(t.asked, { siteName })),
+      ...(input.link ? [p(fill(t.howToLink, { duration: minutesOf(locale, input.linkTtlMs) })), { kind: 'link' as const, label: t.button, url: input.link }] : []),
+      ...(input.code ? [p(fill(t.howToCode, { duration: minutesOf(locale, input.codeTtlMs) })), { kind: 'code' as const, code: input.code }] : []),
+      p(t.ignore),
+    ],
+  }))
+}
+
 export function passwordChangedNotice(
   input: ChangeNotice & {
     revokedTokens?: number

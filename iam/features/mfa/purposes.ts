@@ -24,5 +24,8 @@ export const UNDO_DELETE_ACCOUNT_PURPOSE = 'UNDO_DELETE_ACCOUNT' satisfies Reser
 /** The emailed code of POST /auth/reauthenticate (accounts with neither a password nor a second factor). */
 export const REAUTHENTICATE_PURPOSE = 'REAUTHENTICATE' satisfies ReservedReason
 
+/** A sign-in by emailed link or code (features/users/email-sign-in.ts): the link is bound to the browser that asked. */
+export const EMAIL_SIGN_IN_PURPOSE = 'EMAIL_SIGN_IN' satisfies ReservedReason
+
 /** A reason POST /auth/verify-custom-mfa completes (the email change has its own route). */
 export const isGenericCustomReason = (reason: string): boolean => reason !== CHANGE_EMAIL_REASON && isCustomReason(reason)

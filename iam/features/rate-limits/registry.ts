@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** The IAM's own limiters beyond the API token ones: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emailSignIn' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -143,6 +143,10 @@ const RULES = {
   /** per IP, and per IP + address so one client cannot flood one mailbox */
   forgotPassword: design('forgotPassword', 'auth.forgotPassword', ({ ip, email }: { ip: string; email?: string }) =>
     email ? `ip_${limiterIpKey(ip)}_${email.toLowerCase()}` : `ip_${limiterIpKey(ip)}`,
+  ),
+  /** email sign-in requests: per IP, and per IP + address (the address under its SHA-256, as `mailbox` keeps it) */
+  emailSignIn: design('emailSignIn', 'auth.emailSignIn', ({ ip, email }: { ip: string; email?: string }) =>
+    email ? `ip_${limiterIpKey(ip)}_${createHash('sha256').update(email.toLowerCase()).digest('base64url')}` : `ip_${limiterIpKey(ip)}`,
   ),
   /** mails a signed-in user makes the IAM send */
   emails: design('emails', 'auth.emails', byUser),

@@ -10,24 +10,34 @@
  * ever checked wrong per window, whatever the concurrency. Keys live in the shared store (every
  * instance sees the same count and lock) and carry TTLs.
  */
+import { createHash } from 'node:crypto'
 import type { IamContext } from '../../context'
 
 /** `fresh`: this call made the lock (its caller mails the owner, once per lock) */
 export type CodeLocked = { ok: false; code: 'locked'; retryMs: number; fresh: boolean }
 export type CodeAttempt = { ok: true; count: number } | CodeLocked
 
-const failuresKey = (userId: number) => `sf-budget:${userId}:failures`
-const lockKey = (userId: number) => `sf-budget:${userId}:lock`
+/**
+ * Whose budget: an account's (by id), or an address's (its SHA-256, never the address itself) for
+ * code entry that must not tell whether an address has an account (the emailed sign-in code,
+ * features/users/email-sign-in.ts): an unknown address spends and locks exactly as a known one.
+ */
+export type BudgetSubject = number | { address: string }
 
-/** Refuses while the account's code entry is locked; otherwise reserves one failure. */
-export async function reserveCodeAttempt(ctx: IamContext, userId: number): Promise<CodeAttempt> {
+const subjectKey = (subject: BudgetSubject) =>
+  typeof subject === 'number' ? String(subject) : `addr:${createHash('sha256').update(subject.address.toLowerCase()).digest('base64url')}`
+const failuresKey = (subject: BudgetSubject) => `sf-budget:${subjectKey(subject)}:failures`
+const lockKey = (subject: BudgetSubject) => `sf-budget:${subjectKey(subject)}:lock`
+
+/** Refuses while the account's (or address's) code entry is locked; otherwise reserves one failure. */
+export async function reserveCodeAttempt(ctx: IamContext, subject: BudgetSubject): Promise<CodeAttempt> {
   const { failures, windowMs } = ctx.config.secondFactor.accountFailures
-  const lockedUntil = await ctx.store.get<number>(lockKey(userId))
+  const lockedUntil = await ctx.store.get<number>(lockKey(subject))
   const now = ctx.now()
   if (lockedUntil !== null && lockedUntil > now) return { ok: false, code: 'locked', retryMs: lockedUntil - now, fresh: false }
-  const count = await ctx.store.increment(failuresKey(userId), windowMs, 1)
+  const count = await ctx.store.increment(failuresKey(subject), windowMs, 1)
   // only concurrent attempts get here past the budget: the attempt that spent the last failure locked it
-  if (count > failures) return lockCodeEntry(ctx, userId)
+  if (count > failures) return lockCodeEntry(ctx, subject)
   return { ok: true, count }
 }
 
@@ -35,24 +45,24 @@ export async function reserveCodeAttempt(ctx: IamContext, userId: number): Promi
  * After the check: a right code gives its reservation back; the wrong code that spends the last
  * failure locks code entry (and the first to lock mails the owner).
  */
-export async function settleCodeAttempt(ctx: IamContext, userId: number, attempt: { count: number }, right: boolean): Promise<{ ok: true } | CodeLocked> {
+export async function settleCodeAttempt(ctx: IamContext, subject: BudgetSubject, attempt: { count: number }, right: boolean): Promise<{ ok: true } | CodeLocked> {
   const { failures, windowMs } = ctx.config.secondFactor.accountFailures
   if (right) {
-    await ctx.store.increment(failuresKey(userId), windowMs, -1)
+    await ctx.store.increment(failuresKey(subject), windowMs, -1)
     return { ok: true }
   }
-  return attempt.count >= failures ? lockCodeEntry(ctx, userId) : { ok: true }
+  return attempt.count >= failures ? lockCodeEntry(ctx, subject) : { ok: true }
 }
 
-async function lockCodeEntry(ctx: IamContext, userId: number): Promise<CodeLocked> {
+async function lockCodeEntry(ctx: IamContext, subject: BudgetSubject): Promise<CodeLocked> {
   const { lockMs } = ctx.config.secondFactor.accountFailures
   const now = ctx.now()
-  const won = await ctx.store.setIfAbsent(lockKey(userId), now + lockMs, lockMs)
+  const won = await ctx.store.setIfAbsent(lockKey(subject), now + lockMs, lockMs)
   if (won) {
     // the window starts afresh once the lock ends
-    await ctx.store.delete(failuresKey(userId))
+    await ctx.store.delete(failuresKey(subject))
     return { ok: false, code: 'locked', retryMs: lockMs, fresh: true }
   }
-  const lockedUntil = (await ctx.store.get<number>(lockKey(userId))) ?? now + lockMs
+  const lockedUntil = (await ctx.store.get<number>(lockKey(subject))) ?? now + lockMs
   return { ok: false, code: 'locked', retryMs: Math.max(1000, lockedUntil - now), fresh: false }
 }

@@ -95,7 +95,7 @@ export async function deleteSecondFactor(db: Db, userId: number): Promise<boolea
 
 export async function insertChallenge(
   db: Db,
-  row: { challenge_hash: string; user_id: number; visitor_id: number; remember: boolean; created_at: Date; expires_at: Date },
+  row: { challenge_hash: string; user_id: number; visitor_id: number; remember: boolean; first_factor: string; created_at: Date; expires_at: Date },
 ): Promise<void> {
   await db.insertInto('second_factor_challenges').values(row).execute()
 }
@@ -130,7 +130,7 @@ export async function countChallengeAttempt(db: Db, where: { hash: string; visit
     .where('used_at', 'is', null)
     .where('expires_at', '>', where.now)
     .where('attempts', '<', where.max)
-    .returning(['user_id', 'remember', 'attempts'])
+    .returning(['user_id', 'remember', 'attempts', 'first_factor'])
     .executeTakeFirst()
   return row ?? null
 }

@@ -12,7 +12,7 @@ import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { sha256Hex } from '../sessions/refresh-token'
 import { recordSecurityEvent } from '../security-events/repository'
-import { createSignInSession, type TokenPair } from '../sessions/session-service'
+import { createSignInSession, type FirstFactor, type SignInAmr, type TokenPair } from '../sessions/session-service'
 import { forgiveLoginAttempts } from '../users/login-delay'
 import { findUserById } from '../users/users-repo'
 import type { CodeLocked } from './code-budget'
@@ -28,7 +28,15 @@ export interface SecondFactorChallenge {
 /** Housekeeping horizon: challenges dead this long are deleted when a new one is issued. */
 const KEEP_DEAD_MS = 24 * 60 * 60 * 1000
 
-export async function issueChallenge(ctx: IamContext, input: { userId: number; visitorRowId: number; remember: boolean }): Promise<SecondFactorChallenge> {
+/** The `amr` of a session whose first step was `first` and whose second was a TOTP or recovery code. */
+export function amrAfterSecondFactor(first: string | null): SignInAmr {
+  return first === 'email' || first === 'email otp' ? 'email otp mfa' : 'pwd otp mfa'
+}
+
+export async function issueChallenge(
+  ctx: IamContext,
+  input: { userId: number; visitorRowId: number; remember: boolean; firstFactor?: FirstFactor },
+): Promise<SecondFactorChallenge> {
   const challenge = randomBytes(32).toString('base64url')
   const now = ctx.now()
   await repo.deleteExpiredChallenges(ctx.db, new Date(now - KEEP_DEAD_MS))
@@ -38,6 +46,7 @@ export async function issueChallenge(ctx: IamContext, input: { userId: number; v
     user_id: input.userId,
     visitor_id: input.visitorRowId,
     remember: input.remember,
+    first_factor: input.firstFactor ?? 'pwd',
     created_at: new Date(now),
     expires_at: new Date(now + ctx.config.secondFactor.challengeTtlMs),
   })
@@ -70,7 +79,7 @@ export async function completeSignIn(
   if (!user || isDeletionPending(user)) return { ok: false, code: 'invalid_challenge' }
   const suspension = suspensionOf(user, now)
   if (suspension) return { ok: false, code: 'banned', suspension }
-  const pair = await createSignInSession(ctx, user, input, attempt.remember, undefined, 'pwd otp mfa')
+  const pair = await createSignInSession(ctx, user, input, attempt.remember, undefined, amrAfterSecondFactor(attempt.first_factor))
   // this step's request spent a point of the IP's login budget; the password step gave its own back
   await forgiveLoginAttempts(ctx, { email: user.email, visitorRowId: input.visitor.id, ipAddress: input.ipAddress })
   await recordSecurityEvent(ctx.db, { type: 'second_factor_passed', userId: user.id, ...actor, details: { method: verified.method }, at: new Date(now) })

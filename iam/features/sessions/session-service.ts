@@ -53,7 +53,17 @@ export interface OpenSessionInput {
  * an authenticator app or a recovery code; a passkey (a hardware-bound key, the person present
  * and verified by the device's lock, so two factors in one).
  */
-export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa'
+export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa' | EmailAmr | 'email otp mfa'
+
+/**
+ * A sign-in by emailed link (`email`) or emailed code (`email otp`: a one-time code, RFC 8176
+ * section 2). RFC 8176 registers no value for a mailbox; `email` is the name apps reading `amr`
+ * commonly use, and an app that wants more than a mailbox can require `mfa` or `pwd`.
+ */
+export type EmailAmr = 'email' | 'email otp'
+
+/** How the first step of a sign-in was made, kept with its second-factor challenge. */
+export type FirstFactor = 'pwd' | EmailAmr
 
 export interface OpenedSession {
   familyId: string

@@ -1,6 +1,7 @@
 import { ROUTES } from '../../contract/routes'
 import { FORGOT_PASSWORD_BODY, requestPasswordReset } from '../../features/account-actions/password-reset'
 import { throwTooManyRequests } from '../../http/rate-limit'
+import { botCheck } from '../../http/bot-check'
 import { body, counted, defineRoute, device } from '../../http/route'
 
 /**
@@ -10,7 +11,7 @@ import { body, counted, defineRoute, device } from '../../http/route'
 export default defineRoute(
   ROUTES.forgotPassword,
   // per IP and per IP + address, counted with the mail (features/account-actions/password-reset.ts)
-  [device, body(), counted('forgotPassword'), counted('mailbox')],
+  [device, botCheck, body(), counted('forgotPassword'), counted('mailbox')],
   async ({ ctx, ip, body, actor }) => {
     const result = await requestPasswordReset(ctx, { email: body.email, ipAddress: ip, requestLocale: actor.locale })
     if (!result.ok) return throwTooManyRequests(result.decision)

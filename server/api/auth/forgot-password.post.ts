@@ -2,7 +2,7 @@
 import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIamRoute } from '../../utils/bff/iam-call'
-import { formErrorCode, formReply, retryOf, readIamBody } from '../../utils/bff/input'
+import { formErrorCodeOf, formReply, retryOf, readIamBody } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
@@ -10,6 +10,6 @@ export default defineBffHandler(async (event) => {
   await ensureDeviceCookie(event)
   const res = await callIamRoute(event, 'forgotPassword', { body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
-  if (isFormPost(event)) formReply('/forgot-password', res.status < 300 ? 'sent' : formErrorCode(res.status), retryOf(res))
+  if (isFormPost(event)) formReply('/forgot-password', res.status < 300 ? 'sent' : formErrorCodeOf(res), retryOf(res))
   return body
 })

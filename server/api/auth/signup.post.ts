@@ -5,7 +5,7 @@
  */
 import { safeReturnTo } from '../../../composables/safe-return-to'
 import { isFormPost } from '../../utils/bff/forms'
-import { formErrorCode, formReply, retryOf, withNotices } from '../../utils/bff/input'
+import { formErrorCodeOf, formReply, retryOf, withNotices } from '../../utils/bff/input'
 import { defineBffHandler, warningsOf } from '../../utils/bff/respond'
 import { relaySignIn } from '../../utils/bff/sign-in'
 
@@ -15,7 +15,7 @@ export default defineBffHandler(async (event) => {
     // the account page reads `signedUp=1` to ask for the address to be confirmed, as it does after a sign-up with JavaScript
     const target = safeReturnTo(returnTo)
     const landing = target === '/account' ? '/account?signedUp=1' : target
-    formReply(res.status < 300 ? withNotices(landing, warningsOf(res.body)) : '/signup', res.status < 300 ? undefined : formErrorCode(res.status), retryOf(res))
+    formReply(res.status < 300 ? withNotices(landing, warningsOf(res.body)) : '/signup', res.status < 300 ? undefined : formErrorCodeOf(res), retryOf(res))
   }
   return body
 })

@@ -28,6 +28,13 @@ export const BFF_IAM_ROUTES = [
   'verifyMfaCode',
   'waitingMfa',
   'forgotPassword',
+  // the proof-of-work check of sign-up, reset and email sign-in (config botChallenge)
+  'botChallenge',
+  // sign-in by emailed link or code (config signIn)
+  'emailSignInMethods',
+  'emailSignIn',
+  'emailSignInLink',
+  'emailSignInCode',
   'resetPasswordLink',
   'resetPassword',
   'verifyEmailLink',

@@ -23,6 +23,15 @@ export function formReply(path: string, code?: string, retry?: number): never {
   bffRedirect(location, code === undefined)
 }
 
+/**
+ * The `?error=` code of a refused no-JS post: the status's, except the IAM's proof-of-work refusal,
+ * which a page without JavaScript cannot solve (the page says to turn JavaScript on).
+ */
+export function formErrorCodeOf(res: { status: number; body: unknown }): string {
+  const code = (res.body as { code?: unknown } | null)?.code
+  return code === 'bot_check_required' || code === 'bot_check_failed' ? 'bot_check_needs_js' : formErrorCode(res.status)
+}
+
 /** The wait of an IAM 429 in whole seconds (its body's `retry`, else Retry-After); undefined otherwise or when permanent. */
 export function retryOf(res: { status: number; body: unknown; headers: Headers }): number | undefined {
   if (res.status !== 429) return undefined

@@ -108,6 +108,14 @@ export const de: MailCatalogue = {
       button: 'Einladung annehmen',
       ignore: 'Falls Sie diese Organisation nicht kennen, ignorieren Sie diese E-Mail.',
     },
+    emailSignIn: {
+      subject: '{siteName}: Ihr Anmeldelink',
+      asked: 'Jemand möchte sich mit dieser Adresse bei Ihrem Konto bei {siteName} anmelden.',
+      howToLink: 'Öffnen Sie den Link unten im selben Browser, in dem Sie ihn angefordert haben. Er funktioniert einmal und läuft in {duration} ab.',
+      button: 'Anmelden',
+      howToCode: 'Oder geben Sie diesen Code auf der Anmeldeseite ein. Er läuft in {duration} ab.',
+      ignore: 'Falls Sie das nicht angefordert haben, ignorieren Sie diese E-Mail: Ohne sie kann sich niemand anmelden.',
+    },
     passwordReset: {
       subject: '{siteName}: Setzen Sie Ihr Passwort zurück',
       asked: 'Jemand hat angefordert, das Passwort Ihres Kontos bei {siteName} zurückzusetzen.',

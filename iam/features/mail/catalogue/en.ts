@@ -114,6 +114,14 @@ export const en = {
       button: 'Accept the invitation',
       ignore: 'If you do not know this organization, ignore this mail.',
     },
+    emailSignIn: {
+      subject: '{siteName}: your sign-in link',
+      asked: 'Someone asked to sign in to your {siteName} account with this address.',
+      howToLink: 'Open the link below in the same browser where you asked. It works once and expires in {duration}.',
+      button: 'Sign in',
+      howToCode: 'Or type this code on the sign-in page. It expires in {duration}.',
+      ignore: 'If you did not ask for this, ignore this mail: nobody can sign in without it.',
+    },
     passwordReset: {
       subject: '{siteName}: reset your password',
       asked: 'Someone asked to reset the password of your {siteName} account.',

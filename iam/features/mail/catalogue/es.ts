@@ -108,6 +108,14 @@ export const es: MailCatalogue = {
       button: 'Aceptar la invitación',
       ignore: 'Si no conoce esta organización, ignore este correo.',
     },
+    emailSignIn: {
+      subject: '{siteName}: su enlace para iniciar sesión',
+      asked: 'Alguien pidió iniciar sesión en su cuenta de {siteName} con esta dirección.',
+      howToLink: 'Abra el enlace de abajo en el mismo navegador donde lo pidió. Funciona una sola vez y caduca en {duration}.',
+      button: 'Iniciar sesión',
+      howToCode: 'O escriba este código en la página de inicio de sesión. Caduca en {duration}.',
+      ignore: 'Si usted no lo pidió, ignore este correo: nadie puede iniciar sesión sin él.',
+    },
     passwordReset: {
       subject: '{siteName}: restablezca su contraseña',
       asked: 'Alguien pidió restablecer la contraseña de su cuenta de {siteName}.',

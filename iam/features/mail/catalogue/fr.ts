@@ -108,6 +108,14 @@ export const fr: MailCatalogue = {
       button: 'Accepter l’invitation',
       ignore: 'Si vous ne connaissez pas cette organisation, ignorez ce message.',
     },
+    emailSignIn: {
+      subject: '{siteName} : votre lien de connexion',
+      asked: 'Quelqu’un a demandé à se connecter à votre compte {siteName} avec cette adresse.',
+      howToLink: 'Ouvrez le lien ci-dessous dans le navigateur où vous l’avez demandé. Il ne fonctionne qu’une fois et expire dans {duration}.',
+      button: 'Se connecter',
+      howToCode: 'Ou saisissez ce code sur la page de connexion. Il expire dans {duration}.',
+      ignore: 'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : personne ne peut se connecter sans lui.',
+    },
     passwordReset: {
       subject: '{siteName} : réinitialisez votre mot de passe',
       asked: 'Quelqu’un a demandé à réinitialiser le mot de passe de votre compte {siteName}.',

@@ -106,6 +106,14 @@ export const ja: MailCatalogue = {
       button: '招待を承諾する',
       ignore: 'この組織にお心当たりがない場合は、このメールを無視してください。',
     },
+    emailSignIn: {
+      subject: '{siteName}: サインイン用リンク',
+      asked: 'このメールアドレスで {siteName} アカウントへのサインインが依頼されました。',
+      howToLink: '依頼したときと同じブラウザーで下のリンクを開いてください。リンクは 1 回だけ使用でき、有効期限は {duration} です。',
+      button: 'サインインする',
+      howToCode: 'または、サインイン画面でこのコードを入力してください。有効期限は {duration} です。',
+      ignore: 'お心当たりがない場合は、このメールを無視してください。このメールがなければ誰もサインインできません。',
+    },
     passwordReset: {
       subject: '{siteName}: パスワードの再設定',
       asked: 'お客様の {siteName} アカウントのパスワード再設定が依頼されました。',

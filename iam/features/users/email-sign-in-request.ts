@@ -1,0 +1,102 @@
+/**
+ * Asking for a sign-in by email (POST /auth/email-sign-in, config `signIn.emailLink` /
+ * `signIn.emailCode`). The answer is one fixed body whatever the address: the lookup, the link and
+ * the mail run after the response, off the request path, so neither the body, the status nor the
+ * timing tells whether an account exists (as POST /auth/forgot-password, account-actions/password-reset.ts).
+ *
+ * What is mailed: a link bound to the browser that asked (its public visitor id is in the link and
+ * in the link's JWT subject, mfa/link-token.ts) when the person asked for a link, and a code when
+ * codes are on (the way forward when the link is opened on another device, and the whole mail when
+ * the person asked for a code). One live sign-in mail per account: a new one ends the one before.
+ */
+import type { IamContext } from '../../context'
+import { chooseLocale, type Locale } from '../../contract/locales'
+import { isDeletionPending } from '../account-deletion/deletion-state'
+import { normalizeEmail } from '../email-checks/email-checks'
+import { admitMailTo } from '../mail/address-cap'
+import { emailSignInMail } from '../mail/templates'
+import type { ActionLimited } from '../mfa/action-failures'
+import { startFlow } from '../mfa/flows'
+import { EMAIL_SIGN_IN_PURPOSE } from '../mfa/purposes'
+import { useLimiter } from '../rate-limits/registry'
+import { findUserByEmail } from './users-repo'
+
+export type EmailSignInMethod = 'link' | 'code'
+
+/** The one body of POST /auth/email-sign-in (no date: identical bytes for every address). */
+export const EMAIL_SIGN_IN_BODY = Object.freeze({
+  ok: true,
+  message: 'If an account exists for this address, a sign-in mail has been sent.',
+})
+
+/** The methods the configuration offers, for the sign-in page (GET /auth/email-sign-in). */
+export function emailSignInMethods(config: IamContext['config']): { link: boolean; code: boolean } {
+  return { link: config.signIn.emailLink, code: config.signIn.emailCode }
+}
+
+export interface EmailSignInRequest {
+  email: string
+  method: EmailSignInMethod
+  /** the public visitor id of the browser that asks: the link works only there */
+  visitor: string
+  remember: boolean
+  ipAddress: string
+  requestLocale?: Locale
+}
+
+/**
+ * Limits (per IP, per IP + address), then schedules the lookup and the mail. A method the
+ * configuration does not offer is refused alike for every address (`disabled`).
+ */
+export async function requestEmailSignIn(ctx: IamContext, input: EmailSignInRequest): Promise<{ ok: true } | { ok: false; code: 'disabled' } | ActionLimited> {
+  if (!emailSignInMethods(ctx.config)[input.method]) return { ok: false, code: 'disabled' }
+  const email = normalizeEmail(input.email)
+  const limiter = useLimiter(ctx, 'emailSignIn')
+  for (const facts of [{ ip: input.ipAddress }, { ip: input.ipAddress, email }]) {
+    const decision = await limiter.consume(facts)
+    if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
+  }
+  // after the response, like the password reset's: a known and an unknown address cost the request the same
+  setImmediate(() => {
+    sendSignInMail(ctx, { ...input, email }).catch((error: Error) => ctx.log.error('email sign-in mail failed', { error: error.message }))
+  })
+  return { ok: true }
+}
+
+/** Looks the address up and, for a live account, issues the link (and code) and mails it. */
+export async function sendSignInMail(ctx: IamContext, input: EmailSignInRequest): Promise<void> {
+  const user = await findUserByEmail(ctx.db, input.email)
+  // an account scheduled for deletion is restored with its password (login-service.ts), not a mail
+  if (!user || isDeletionPending(user)) return
+  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'email_sign_in' }))) return
+  const { signIn, email: mailConfig } = ctx.config
+  const withLink = input.method === 'link'
+  // a code rides along a link when codes are on: the way in when the link opens in another browser
+  const withCode = input.method === 'code' || signIn.emailCode
+  const result = await startFlow(ctx, {
+    purpose: EMAIL_SIGN_IN_PURPOSE,
+    path: 'emailSignIn',
+    userId: user.id,
+    familyId: null,
+    visitor: input.visitor,
+    // the address the mail went to: using the link or code proves it while it is still the account's
+    data: { email: user.email, remember: input.remember },
+    withCode,
+    expiresInMs: signIn.expiresInMs,
+    onLive: 'replace',
+    mail: (issued) => ({
+      to: user.email,
+      links: withLink ? [issued.url] : [],
+      content: emailSignInMail({
+        siteName: mailConfig.siteName,
+        locale: chooseLocale(user.locale, input.requestLocale),
+        link: withLink ? issued.url : null,
+        linkTtlMs: signIn.expiresInMs,
+        code: issued.code,
+        codeTtlMs: (issued.codeExpiresAt?.getTime() ?? ctx.now()) - ctx.now(),
+      }),
+    }),
+  })
+  // a failed mail removed its link (mfa/flows.ts) and is logged there; the sign-in itself is recorded when it completes
+  if (!result.ok) ctx.log.warn('email sign-in not started', { userId: user.id, code: result.code })
+}

@@ -1,0 +1,49 @@
+/**
+ * Sign-in by email in Chromium against the real stack (config signIn on): the link opened in the
+ * browser that asked, and the code typed on the sign-in page.
+ */
+import { describe, expect, it } from 'vitest'
+import { saveScreenshot } from '../helpers/browser'
+import { codeOf, magicLinkOf, recipients } from '../helpers/smtp'
+import { freshEmail, mailTo, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
+
+// the proof-of-work check on as in production (its cost at the minimum): the sign-up and the email requests solve it in the page
+const e2e = useE2eStack({ iamConfig: () => ({ signIn: { emailLink: true, emailCode: true }, botChallenge: { enabled: true, maxNumber: 1000 } }) }, { browsers: [] })
+
+async function signedOutAccount() {
+  const browser = await e2e.launchForTest()
+  const page = await browser.newPage()
+  const email = freshEmail('email-sign-in')
+  await signUpInBrowser(page, e2e.stack.url, email)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.waitForURL(/\/login/)
+  await page.getByLabel('Email', { exact: true }).fill(email)
+  return { page, email }
+}
+
+describe('sign-in by email in the browser', () => {
+  it('signs in with the mailed link opened in the same browser', async () => {
+    const { page, email } = await signedOutAccount()
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click()
+    await expect.poll(() => page.getByText(`If an account exists for ${email}, we sent it a sign-in link.`).isVisible(), WAIT).toBe(true)
+    const link = magicLinkOf(await mailTo(e2e.stack.smtp, email, '/auth/email-sign-in'))
+    expect(link.origin).toBe(e2e.stack.url)
+    await page.goto(link.toString())
+    await page.waitForURL(`${e2e.stack.url}/account`)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+    await saveScreenshot(page, 'email-sign-in-link')
+  })
+
+  it('signs in with the mailed code typed on the sign-in page', async () => {
+    const { page, email } = await signedOutAccount()
+    await page.getByRole('button', { name: 'Email me a code' }).click()
+    const field = page.getByLabel('Code from the mail (7 digits)')
+    await expect.poll(() => field.isVisible(), WAIT).toBe(true)
+    const mail = await e2e.stack.smtp.waitForMail((m) => recipients(m).includes(email) && (m.subject ?? '').includes('sign-in link'), 15_000)
+    await field.fill(codeOf(mail))
+    await page.getByRole('button', { name: 'Sign in with the code' }).click()
+    await page.waitForURL(`${e2e.stack.url}/account`)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+    await saveScreenshot(page, 'email-sign-in-code')
+  })
+})
