@@ -128,6 +128,8 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       // answering NXDOMAIN for every name) would refuse every signup with "The email domain cannot
       // receive mail". Production keeps the schema default (on).
       emailChecks: { mx: false },
+      // the gateway's pages solve the proof of work; the IAM's default leaves it off for API clients
+      botChallenge: { enabled: true },
       // the OpenID Provider's issuer: the printed gateway origin + /oidc, which the gateway forwards;
       // examples/api and examples/mcp-server (their default addresses) as APIs clients may ask tokens for
       oidc: { issuer: `${publicOrigin}/oidc`, resourceServers: [EXAMPLE_API, EXAMPLE_MCP_SERVER] },
