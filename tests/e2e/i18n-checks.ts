@@ -21,12 +21,16 @@ export function message(code: Locale, key: string): string {
   return node
 }
 
-/** Elements in the page's header and main area whose content is wider than their box, and whether the page scrolls sideways. */
+/**
+ * Elements in the page's header and main area whose content is wider than their box, and whether
+ * the page scrolls sideways. A text field is left out: its value scrolls inside it by design (a
+ * raw API token is longer than a phone is wide), and the field itself stays within the page.
+ */
 export async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const wide: string[] = []
     for (const el of Array.from(document.querySelectorAll<HTMLElement>('header *, main *'))) {
-      if (el.clientWidth === 0 || getComputedStyle(el).overflow === 'hidden') continue
+      if (el.clientWidth === 0 || getComputedStyle(el).overflow === 'hidden' || el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) continue
       if (el.scrollWidth > el.clientWidth + 1) wide.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}: ${el.scrollWidth} > ${el.clientWidth}`)
     }
     if (document.documentElement.scrollWidth > window.innerWidth) wide.push(`page: ${document.documentElement.scrollWidth} > ${window.innerWidth}`)

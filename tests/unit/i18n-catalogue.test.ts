@@ -13,9 +13,10 @@ const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
 /**
  * Keys a source builds at run time from a prefix (`t(\`prefix.${code}\`)`): a key under one of these
  * counts as used without its literal. `errors.`: one sentence per failure code (composables/failure-words.ts);
+ * `oauthError.`: the title and text per OAuth error code (utils/oauth-errors.ts);
  * the factor words of composables/security-event-label.ts.
  */
-const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.']
+const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'oauthError.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.']
 
 /** The files converted to catalogue keys; the others stay English until they are converted. */
 const CONVERTED = [
@@ -64,6 +65,12 @@ const CONVERTED = [
   'components/TokenItem.vue',
   'components/TokenVerifyHelp.vue',
   'components/RawTokenNotice.vue',
+  'pages/auth/error.vue',
+  'pages/auth/verify-email.vue',
+  'pages/auth/delete-account.vue',
+  'pages/auth/undo-delete-account.vue',
+  'pages/auth/undo-email-change.vue',
+  'components/SuspendedNotice.vue',
 ]
 
 /**
