@@ -71,6 +71,8 @@ const CONVERTED = [
   'pages/auth/undo-delete-account.vue',
   'pages/auth/undo-email-change.vue',
   'components/SuspendedNotice.vue',
+  'components/OrgSwitcher.vue',
+  'components/ImpersonationBanner.vue',
 ]
 
 /**
