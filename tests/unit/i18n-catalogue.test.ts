@@ -73,6 +73,7 @@ const CONVERTED = [
   'components/SuspendedNotice.vue',
   'components/OrgSwitcher.vue',
   'components/ImpersonationBanner.vue',
+  'pages/orgs/invitations/accept.vue',
 ]
 
 /**
