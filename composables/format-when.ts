@@ -17,15 +17,16 @@ const HOUR_MS = 60 * MINUTE_MS
 const DAY_MS = 24 * HOUR_MS
 
 /**
- * A recent moment as a person says it ("just now", "5 minutes ago", "3 hours ago"); from a day back,
+ * A recent moment as a person says it, in `locale` ("now", "5 minutes ago", "3 hours ago"); from a day back,
  * or in the future (a skewed clock), the `formatWhen` date, since "36 hours ago" makes people count.
  */
 export function formatWhenRelative(value: string | null | undefined, nowMs: number, locale?: string): string {
   if (!value) return formatWhen(value, locale)
   const agoMs = nowMs - new Date(value).getTime()
   if (Number.isNaN(agoMs) || agoMs < 0 || agoMs >= DAY_MS) return formatWhen(value, locale)
-  if (agoMs < MINUTE_MS) return 'just now'
   const words = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })
+  // under a minute: the language's own "now" (Intl's zero seconds with numeric "auto")
+  if (agoMs < MINUTE_MS) return words.format(0, 'second')
   return agoMs < HOUR_MS ? words.format(-Math.floor(agoMs / MINUTE_MS), 'minute') : words.format(-Math.floor(agoMs / HOUR_MS), 'hour')
 }
 

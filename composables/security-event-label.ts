@@ -1,5 +1,6 @@
 /**
- * What a security event says to its owner, in words. The IAM's event names are for programs
+ * What a security event says to its owner, in words of the page's language (`activity.` keys of
+ * i18n/locales). The IAM's event names are for programs
  * (`api_tokens_revoked_all`); a person reads what happened, using the event's `details` where they
  * change the story (a passkey is not an authenticator app, a revoke-all that found no token revoked
  * nothing). The table is typed over every recorded kind, so a new kind fails the typecheck until it
@@ -9,8 +10,11 @@ import type { SecurityEventType } from '../iam/contract/security-event-types'
 
 type Details = Record<string, unknown>
 
-/** Shown for a kind this page does not know (an IAM newer than the page): never the raw name. */
-export const UNKNOWN_SECURITY_EVENT = 'Security event'
+/** The translate function of a page (vue-i18n's `t`). */
+type Translate = (key: string, named?: Record<string, unknown>) => string
+
+/** The catalogue key shown for a kind this page does not know (an IAM newer than the page): never the raw name. */
+export const UNKNOWN_SECURITY_EVENT = 'activity.unknown'
 
 const count = (details: Details, key: string): number | null => {
   const value = details[key]
@@ -20,14 +24,11 @@ const text = (details: Details, key: string): string | null => {
   const value = details[key]
   return typeof value === 'string' && value.trim() ? value.trim() : null
 }
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
-/** "an authenticator app" / "a passkey": the second factor named by what the person holds. */
-function factorName(details: Details): string {
+/** The second factor named by what the person holds: a passkey, an authenticator app. */
+function factorKey(details: Details): 'passkey' | 'totp' | 'other' {
   const method = text(details, 'method')
-  if (method === 'passkey') return 'Passkey'
-  if (method === 'totp') return 'Authenticator app for two-step sign-in'
-  return 'Two-step sign-in method'
+  return method === 'passkey' || method === 'totp' ? method : 'other'
 }
 
 function providerName(details: Details): string | null {
@@ -35,135 +36,143 @@ function providerName(details: Details): string | null {
   return provider ? provider.charAt(0).toUpperCase() + provider.slice(1) : null
 }
 
-/** “Acme” / the organization: named by what the event recorded */
-const orgNamed = (details: Details) => {
-  const name = text(details, 'orgName')
-  return name ? `“${name}”` : 'an organization'
-}
+/**
+ * Each kind's words: a catalogue key under `activity.` and its named values. Counts are placeholders
+ * of a sentence built so that no plural is needed ("Sessions signed out: 3"): Arabic has six plural
+ * forms and Japanese one, and the catalogue keeps one message per key.
+ */
+type Words = [key: string, named?: Record<string, unknown>]
 
-const tokenNamed = (details: Details) => {
-  const name = text(details, 'name')
-  return name ? `API token “${name}”` : 'API token'
-}
-
-const LABELS: Record<SecurityEventType, (details: Details) => string> = {
+const LABELS: Record<SecurityEventType, (details: Details) => Words> = {
   login_succeeded: (d) => {
     const provider = providerName(d)
-    if (text(d, 'method') === 'oauth') return provider ? `Signed in with ${provider}` : 'Signed in with another account'
-    if (text(d, 'method') === 'password') return 'Signed in with your password'
-    return 'Signed in'
+    if (text(d, 'method') === 'oauth') return provider ? ['activity.signedInWith', { provider }] : ['activity.signedInOther']
+    if (text(d, 'method') === 'password') return ['activity.signedInPassword']
+    return ['activity.signedIn']
   },
   login_failed: (d) => {
     // a code of the event's details (features/users/login-service.ts), not a sentence
     const cause = text(d, 'reason')
-    if (cause === 'banned') return 'Sign-in refused: the account is suspended'
-    if (cause === 'deletion_pending') return 'Sign-in refused: the account was scheduled for deletion'
-    return 'Failed sign-in attempt'
+    if (cause === 'banned') return ['activity.loginRefusedBanned']
+    if (cause === 'deletion_pending') return ['activity.loginRefusedDeletion']
+    return ['activity.loginFailed']
   },
-  passkey_sign_in: () => 'Signed in with a passkey',
-  mfa_sent: () => 'Unusual sign-in: a confirmation code was mailed',
-  mfa_verified: () => 'Sign-in confirmed',
-  mfa_failed: () => 'Wrong sign-in confirmation code',
-  custom_mfa_started: () => 'Confirmation of an action requested',
-  custom_mfa_verified: () => 'Action confirmed',
-  session_revoked: () => 'A session was signed out',
+  passkey_sign_in: () => ['activity.passkeySignIn'],
+  mfa_sent: () => ['activity.mfaSent'],
+  mfa_verified: () => ['activity.mfaVerified'],
+  mfa_failed: () => ['activity.mfaFailed'],
+  custom_mfa_started: () => ['activity.customMfaStarted'],
+  custom_mfa_verified: () => ['activity.customMfaVerified'],
+  session_revoked: () => ['activity.sessionRevoked'],
   sessions_revoked_others: (d) => {
     const n = count(d, 'revokedSessions')
-    if (n === null) return 'Signed out everywhere else'
-    return n === 0 ? 'Signed out everywhere else: there were no other sessions' : `Signed out everywhere else (${plural(n, 'session', 'sessions')})`
+    if (n === null) return ['activity.othersSignedOut']
+    return n === 0 ? ['activity.othersSignedOutNone'] : ['activity.othersSignedOutCount', { count: n }]
   },
-  password_changed: () => 'Password changed',
-  password_reset_requested: () => 'Password reset requested',
-  password_reset: (d) => (text(d, 'by') === 'email_verification' ? 'New password set while confirming your email address' : 'Password reset'),
-  email_changed: () => 'Email address changed',
-  email_change_undone: () => 'Email change undone',
-  email_verified: () => 'Email address confirmed',
-  second_factor_added: (d) => `${factorName(d)} added`,
-  second_factor_removed: (d) => `${factorName(d)} removed`,
-  second_factor_passed: (d) =>
-    text(d, 'method') === 'recovery_code' ? 'Two-step sign-in passed with a recovery code' : 'Two-step sign-in passed with your authenticator app',
-  second_factor_failed: () => 'Wrong two-step sign-in code',
-  second_factor_locked: () => 'Code entry locked after wrong two-step codes',
+  password_changed: () => ['activity.passwordChanged'],
+  password_reset_requested: () => ['activity.passwordResetRequested'],
+  password_reset: (d) => (text(d, 'by') === 'email_verification' ? ['activity.passwordSetOnVerify'] : ['activity.passwordReset']),
+  email_changed: () => ['activity.emailChanged'],
+  email_change_undone: () => ['activity.emailChangeUndone'],
+  email_verified: () => ['activity.emailVerified'],
+  second_factor_added: (d) => [`activity.factorAdded.${factorKey(d)}`],
+  second_factor_removed: (d) => [`activity.factorRemoved.${factorKey(d)}`],
+  second_factor_passed: (d) => (text(d, 'method') === 'recovery_code' ? ['activity.secondFactorPassedRecovery'] : ['activity.secondFactorPassed']),
+  second_factor_failed: () => ['activity.secondFactorFailed'],
+  second_factor_locked: () => ['activity.secondFactorLocked'],
   recovery_code_used: (d) => {
     const left = count(d, 'remaining')
-    return left === null ? 'Recovery code used' : `Recovery code used (${plural(left, 'code', 'codes')} left)`
+    return left === null ? ['activity.recoveryCodeUsed'] : ['activity.recoveryCodeUsedLeft', { count: left }]
   },
-  recovery_codes_regenerated: () => 'New recovery codes made: the old ones stopped working',
-  passkey_counter_regressed: () => 'A passkey reported an unexpected use count: it may have been copied',
-  reauthenticated: () => 'Sign-in confirmed again for a sensitive change',
-  profile_updated: () => 'Name changed',
-  oidc_app_authorized: () => 'An app was given access to your account',
-  oidc_access_revoked: () => 'An app’s access to your account was removed',
-  oidc_device_approved: () => 'A device was signed in with a code',
-  password_set: () => 'Password set: you can now sign in with your email address and password',
+  recovery_codes_regenerated: () => ['activity.recoveryCodesRegenerated'],
+  passkey_counter_regressed: () => ['activity.passkeyCounterRegressed'],
+  reauthenticated: () => ['activity.reauthenticated'],
+  profile_updated: () => ['activity.profileUpdated'],
+  oidc_app_authorized: () => ['activity.appAuthorized'],
+  oidc_access_revoked: () => ['activity.appRevoked'],
+  oidc_device_approved: () => ['activity.deviceApproved'],
+  password_set: () => ['activity.passwordSet'],
   provider_unlinked: (d) => {
     const provider = providerName(d)
-    return provider ? `${provider} account unlinked: it no longer signs you in` : 'Linked account removed: it no longer signs you in'
+    return provider ? ['activity.providerUnlinked', { provider }] : ['activity.providerUnlinkedOther']
   },
-  org_created: (d) => (text(d, 'orgName') ? `Organization ${orgNamed(d)} created` : 'An organization was created'),
-  org_member_invited: (d) => `Invitation to ${orgNamed(d)} sent${text(d, 'email') ? ` to ${text(d, 'email')}` : ''}`,
-  org_invitation_accepted: (d) => `You joined ${orgNamed(d)}`,
-  org_member_role_changed: (d) => `A member’s role in ${orgNamed(d)} changed${text(d, 'role') ? ` to ${text(d, 'role')}` : ''}`,
-  org_member_removed: (d) => `A member was removed from ${orgNamed(d)}`,
-  org_left: (d) => `You left ${orgNamed(d)}`,
-  org_deleted: (d) => (text(d, 'orgName') ? `Organization ${orgNamed(d)} deleted` : 'An organization was deleted'),
-  squatter_setup_removed: () => 'Sign-in methods set up before your address was confirmed were removed',
-  api_token_created: (d) => `${tokenNamed(d)} created`,
-  api_token_rotated: (d) => `${tokenNamed(d)} rotated`,
-  api_token_revoked: (d) => `${tokenNamed(d)} revoked${text(d, 'by') ? ' by an administrator' : ''}`,
+  org_created: (d) => (text(d, 'orgName') ? ['activity.orgCreated', { org: text(d, 'orgName') }] : ['activity.orgCreatedUnnamed']),
+  org_member_invited: (d) => {
+    const org = text(d, 'orgName')
+    const email = text(d, 'email')
+    if (org) return email ? ['activity.orgInvitedTo', { org, email }] : ['activity.orgInvited', { org }]
+    return ['activity.orgInvitedUnnamed']
+  },
+  org_invitation_accepted: (d) => (text(d, 'orgName') ? ['activity.orgJoined', { org: text(d, 'orgName') }] : ['activity.orgJoinedUnnamed']),
+  org_member_role_changed: (d) => {
+    const org = text(d, 'orgName')
+    const role = text(d, 'role')
+    if (org) return role ? ['activity.orgRoleChangedTo', { org, role }] : ['activity.orgRoleChanged', { org }]
+    return ['activity.orgRoleChangedUnnamed']
+  },
+  org_member_removed: (d) => (text(d, 'orgName') ? ['activity.orgMemberRemoved', { org: text(d, 'orgName') }] : ['activity.orgMemberRemovedUnnamed']),
+  org_left: (d) => (text(d, 'orgName') ? ['activity.orgLeft', { org: text(d, 'orgName') }] : ['activity.orgLeftUnnamed']),
+  org_deleted: (d) => (text(d, 'orgName') ? ['activity.orgDeleted', { org: text(d, 'orgName') }] : ['activity.orgDeletedUnnamed']),
+  squatter_setup_removed: () => ['activity.squatterSetupRemoved'],
+  api_token_created: (d) => (text(d, 'name') ? ['activity.tokenCreated', { name: text(d, 'name') }] : ['activity.tokenCreatedUnnamed']),
+  api_token_rotated: (d) => (text(d, 'name') ? ['activity.tokenRotated', { name: text(d, 'name') }] : ['activity.tokenRotatedUnnamed']),
+  api_token_revoked: (d) => {
+    const name = text(d, 'name')
+    if (text(d, 'by')) return name ? ['activity.tokenRevokedByAdmin', { name }] : ['activity.tokenRevokedByAdminUnnamed']
+    return name ? ['activity.tokenRevoked', { name }] : ['activity.tokenRevokedUnnamed']
+  },
   api_tokens_revoked_all: (d) => {
     const n = count(d, 'revokedCount') ?? 0
-    const reset = text(d, 'cause') === 'password_reset' ? ' with the password reset' : ''
+    const reset = text(d, 'cause') === 'password_reset'
     // the event is recorded even when there was nothing to revoke: saying "all revoked" then would alarm for nothing
-    return n > 0 ? `All API tokens revoked${reset} (${plural(n, 'token', 'tokens')})` : `Revoke all${reset}: there were no tokens`
+    if (n === 0) return [reset ? 'activity.tokensRevokedAllNoneReset' : 'activity.tokensRevokedAllNone']
+    return [reset ? 'activity.tokensRevokedAllReset' : 'activity.tokensRevokedAll', { count: n }]
   },
-  device_banned: () => 'A device was blocked',
-  user_banned: () => 'Account suspended by an administrator',
-  account_deletion_requested: () => 'Account deletion requested: a confirmation link was mailed',
-  account_deletion_confirmed: () => 'Account deletion confirmed: the account was disabled',
-  account_deletion_cancelled: () => 'Account deletion cancelled with the mailed undo link',
-  account_restore_link_sent: (d) =>
-    text(d, 'asked') === 'forgot_password'
-      ? 'A password reset was asked for while the account was scheduled for deletion: the restore link was mailed'
-      : 'The restore link was mailed after a sign-in while the account was scheduled for deletion',
-  admin_granted: () => 'Platform administrator role granted',
-  admin_revoked: () => 'Platform administrator role removed',
+  device_banned: () => ['activity.deviceBanned'],
+  user_banned: () => ['activity.userBanned'],
+  account_deletion_requested: () => ['activity.deletionRequested'],
+  account_deletion_confirmed: () => ['activity.deletionConfirmed'],
+  account_deletion_cancelled: () => ['activity.deletionCancelled'],
+  account_restore_link_sent: (d) => (text(d, 'asked') === 'forgot_password' ? ['activity.restoreLinkSentForgot'] : ['activity.restoreLinkSentSignIn']),
+  admin_granted: () => ['activity.adminGranted'],
+  admin_revoked: () => ['activity.adminRevoked'],
   admin_sessions_revoked: (d) => {
     const n = count(d, 'revokedSessions')
-    return n === null ? 'Signed out everywhere by an administrator' : `Signed out everywhere by an administrator (${plural(n, 'session', 'sessions')})`
+    return n === null ? ['activity.adminSessionsRevoked'] : ['activity.adminSessionsRevokedCount', { count: n }]
   },
-  admin_factor_removed: (d) => `${factorName(d)} removed by an administrator`,
-  admin_email_verified: () => 'Email address marked as confirmed by an administrator',
-  admin_reset_link_sent: () => 'A password reset link was mailed to you by an administrator',
-  user_unbanned: () => 'Account suspension lifted',
+  admin_factor_removed: (d) => [`activity.adminFactorRemoved.${factorKey(d)}`],
+  admin_email_verified: () => ['activity.adminEmailVerified'],
+  admin_reset_link_sent: () => ['activity.adminResetLinkSent'],
+  user_unbanned: () => ['activity.userUnbanned'],
   // the administrator's own event names the account it signed in as (details.email); the account's own does not
-  impersonation_started: (d) =>
-    text(d, 'email') ? `You signed in as ${text(d, 'email')} on their behalf` : 'An administrator signed in to your account on your behalf',
-  impersonation_ended: (d) =>
-    text(d, 'email') ? `Your session as ${text(d, 'email')} ended` : 'The administrator’s session on your behalf ended',
-  signing_key_rotated: () => 'Signing keys rotated by an administrator',
-  oidc_client_created: (d) => (text(d, 'name') ? `App “${text(d, 'name')}” registered by an administrator` : 'An app was registered by an administrator'),
-  oidc_client_secret_rotated: () => "An app's secret was replaced by an administrator",
-  oidc_client_deleted: () => 'An app was removed by an administrator',
+  impersonation_started: (d) => (text(d, 'email') ? ['activity.impersonationStartedAs', { email: text(d, 'email') }] : ['activity.impersonationStarted']),
+  impersonation_ended: (d) => (text(d, 'email') ? ['activity.impersonationEndedAs', { email: text(d, 'email') }] : ['activity.impersonationEnded']),
+  signing_key_rotated: () => ['activity.signingKeyRotated'],
+  oidc_client_created: (d) => (text(d, 'name') ? ['activity.clientCreated', { app: text(d, 'name') }] : ['activity.clientCreatedUnnamed']),
+  oidc_client_secret_rotated: () => ['activity.clientSecretRotated'],
+  oidc_client_deleted: () => ['activity.clientDeleted'],
   // recorded for the administrator who imported (or with no account, from the admin CLI)
   users_imported: (d) => {
     const n = count(d, 'imported')
-    return n === null ? 'Accounts imported' : `You imported ${plural(n, 'account', 'accounts')}`
+    return n === null ? ['activity.usersImported'] : ['activity.usersImportedCount', { count: n }]
   },
   signed_up: (d) => {
     const provider = providerName(d)
-    return text(d, 'method') === 'oauth' && provider ? `Account created with ${provider}` : 'Account created'
+    return text(d, 'method') === 'oauth' && provider ? ['activity.signedUpWith', { provider }] : ['activity.signedUp']
   },
   // the IAM ended a session on its own (iam/features/anomalies): the reason tells the owner whether to worry
-  session_revoked_anomaly: (d) =>
-    text(d, 'reason') === 'refresh_token_reused'
-      ? 'A session was signed out for your safety: its sign-in was used again from another place, as if copied'
-      : 'A session was signed out for your safety',
+  session_revoked_anomaly: (d) => (text(d, 'reason') === 'refresh_token_reused' ? ['activity.sessionRevokedCopied'] : ['activity.sessionRevokedSafety']),
 }
 
 const isKnownType = (type: string): type is SecurityEventType => Object.hasOwn(LABELS, type)
 
-/** The sentence for one event; `UNKNOWN_SECURITY_EVENT` for a kind this page has no words for. */
-export function describeSecurityEvent(event: { type: string; details?: Details }): string {
-  return isKnownType(event.type) ? LABELS[event.type](event.details ?? {}) : UNKNOWN_SECURITY_EVENT
+/** The catalogue key and named values of one event; `UNKNOWN_SECURITY_EVENT` for a kind this page has no words for. */
+export function securityEventWords(event: { type: string; details?: Details }): Words {
+  return isKnownType(event.type) ? LABELS[event.type](event.details ?? {}) : [UNKNOWN_SECURITY_EVENT]
+}
+
+/** The sentence for one event in the page's language (`t` of useI18n). */
+export function describeSecurityEvent(event: { type: string; details?: Details }, t: Translate): string {
+  const [key, named] = securityEventWords(event)
+  return named ? t(key, named) : t(key)
 }

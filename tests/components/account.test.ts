@@ -133,9 +133,15 @@ describe('account page', () => {
       expect(posted.bodies).toEqual([{ newEmail: 'new@example.com', code: '123456' }])
     })
 
-    it('says the code entry is locked and when to try again (429)', async () => {
-      const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 14 minutes.'
-      answer('POST', '/api/auth/email/second-factor', 429, { ok: false, error: 'Too many requests', retry: 840, message: lock })
+    it('says the code entry is locked and when to try again (429), from the code and not the IAM sentence', async () => {
+      const lock = 'Too many wrong codes: code entry is locked for now. Try again in 14 minutes.'
+      answer('POST', '/api/auth/email/second-factor', 429, {
+        ok: false,
+        error: 'Too many requests',
+        code: 'code_entry_locked',
+        retry: 840,
+        message: 'Too many wrong codes for this account. Code entry is locked; try again in 14 minutes.',
+      })
       const form = await started()
       await form.find('input#email-2fa-new').setValue('new@example.com')
       await form.find('input#email-2fa-code').setValue('123456')
@@ -260,7 +266,7 @@ describe('account page', () => {
       expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
       expect(revoked.bodies).toEqual([])
       await confirm.findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
-      await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('1 other session was ended.'))
+      await vi.waitFor(() => expect(sessions.find('.alert.success').text()).toBe('Other sessions ended: 1.'))
       expect(revoked.bodies).toHaveLength(1)
     })
 
@@ -319,7 +325,7 @@ describe('account page', () => {
       answer('POST', '/api/auth/totp/disable', 400, { ok: false })
       const page = await account()
       const totp = section(page, 'two-step-heading')
-      await vi.waitFor(() => expect(totp.text()).toContain('1 recovery code left.'))
+      await vi.waitFor(() => expect(totp.text()).toContain('Recovery codes left: 1.'))
       await totp.find('form').trigger('submit')
       expect(totp.find('#totp-disable-code-error').text()).toBe('Enter a code from your authenticator app or a recovery code.')
       await totp.find('input#totp-disable-code').setValue('123456')
@@ -334,7 +340,7 @@ describe('account page', () => {
         answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 2 } })
         const page = await account()
         const totp = section(page, 'two-step-heading')
-        await vi.waitFor(() => expect(totp.text()).toContain('2 recovery codes left.'))
+        await vi.waitFor(() => expect(totp.text()).toContain('Recovery codes left: 2.'))
         const open = totp.findAll('button').find((b) => b.text() === 'Make new recovery codes')!
         await open.trigger('click')
         const confirm = totp.find('#recovery-codes-confirm')
@@ -353,7 +359,7 @@ describe('account page', () => {
         expect(totp.find('[data-testid="recovery-codes"]').text()).toContain('NEW9-AAAA-BBBB-CCCC')
         expect(totp.text()).toContain('Your earlier recovery codes no longer work.')
         await totp.findAll('button').find((b) => b.text() === 'I saved my recovery codes')!.trigger('click')
-        await vi.waitFor(() => expect(totp.text()).toContain('10 recovery codes left.'))
+        await vi.waitFor(() => expect(totp.text()).toContain('Recovery codes left: 10.'))
         expect(totp.find('.alert.success').text()).toBe('New recovery codes saved. The old ones no longer work.')
         expect(totp.find('[data-testid="recovery-codes"]').exists()).toBe(false)
       })
@@ -364,7 +370,7 @@ describe('account page', () => {
         await button('Cancel').trigger('click')
         await vi.waitFor(() => expect(document.activeElement?.textContent?.trim()).toBe('Make new recovery codes'))
         expect(totp.find('#recovery-codes-confirm').exists()).toBe(false)
-        expect(totp.text()).toContain('2 recovery codes left.')
+        expect(totp.text()).toContain('Recovery codes left: 2.')
         expect(made.bodies).toEqual([])
       })
 
@@ -408,7 +414,7 @@ describe('account page', () => {
       expect(document.activeElement?.textContent?.trim()).toBe('Cancel')
       expect(removed.bodies).toEqual([])
       await button('Confirm').trigger('click')
-      await vi.waitFor(() => expect(passkeys.find('.alert.success').text()).toBe('Passkey "Laptop" removed.'))
+      await vi.waitFor(() => expect(passkeys.find('.alert.success').text()).toBe('Passkey “Laptop” removed.'))
       expect(removed.bodies).toEqual([{ id: 7 }])
     })
 

@@ -32,11 +32,19 @@ describe('the account page\'s "Delete account" section', () => {
     expect(section.find('#delete-account-start').exists()).toBe(false)
   })
 
-  it('names the organizations of a last owner', async () => {
-    const error = 'You are the last owner of Acme: make another member an owner, or delete the organization, before deleting your account'
-    answer('POST', '/api/auth/delete-account', 409, { ok: false, error, code: 'last_owner', organizations: [{ id: 'o1', slug: 'acme', name: 'Acme' }] })
+  it('names the organizations of a last owner, in the page language from the code and the names', async () => {
+    const error = 'The IAM sentence, which the page does not show'
+    const organizations = [
+      { id: 'o1', slug: 'acme', name: 'Acme' },
+      { id: 'o2', slug: 'globex', name: 'Globex' },
+    ]
+    answer('POST', '/api/auth/delete-account', 409, { ok: false, error, code: 'last_owner', organizations })
     const section = await start()
-    await vi.waitFor(() => expect(section.find('.alert[role="alert"]').text()).toBe(error))
+    await vi.waitFor(() =>
+      expect(section.find('.alert[role="alert"]').text()).toBe(
+        'You are the last owner of Acme and Globex: make another member an owner, or delete the organization, before deleting your account.',
+      ),
+    )
   })
 
   it('opens the re-authentication prompt in place when the sign-in is not recent, then asks again once proven', async () => {

@@ -262,8 +262,9 @@ describe('second sign-in step (the login page after a right password)', () => {
   })
 
   it('says the account\'s code entry is locked and when to try again', async () => {
-    const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 15 minutes.'
-    answer('POST', '/api/auth/second-factor', 429, { ok: false, error: 'Too many requests', retry: 900, message: lock })
+    // said from the code in the page language, not the IAM sentence in `message`
+    const lock = 'Too many wrong codes: code entry is locked for now. Try again in 15 minutes.'
+    answer('POST', '/api/auth/second-factor', 429, { ok: false, error: 'Too many requests', code: 'code_entry_locked', retry: 900, message: 'Too many wrong codes for this account. Code entry is locked; try again in 15 minutes.' })
     const page = await secondStep()
     await page.find('input#totp-code').setValue('123456')
     await page.find('form').trigger('submit')

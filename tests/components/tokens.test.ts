@@ -88,7 +88,7 @@ describe('tokens page', () => {
     expect(revokeAll.bodies).toEqual([])
     expect(page.text()).toContain('Every script and service using one of these 2 tokens stops working.')
     await button('Yes, revoke all 2 tokens')!.trigger('click')
-    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('2 tokens were revoked.'))
+    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('Tokens revoked: 2.'))
     expect(revokeAll.bodies).toEqual([{ confirm: true }])
   })
 
@@ -152,7 +152,8 @@ describe('tokens page', () => {
     await item.findAll('form')[1]!.trigger('submit')
     await vi.waitFor(() => expect(page.find('li.token dl').text()).toContain('full'))
     const card = page.find('li.token')
-    expect(card.find('dl').text()).toContain('4 times')
+    // the count beside its label ("Times used"): a number needs no plural form in any language
+    expect(card.findAll('dd')[2]!.text()).toBe('4')
     expect(card.find('.alert.success').text()).toBe('Privilege changed to full. Checks must now ask for full.')
     expect(update.bodies).toEqual([{ tokenId: 3, publicIdentifier: 'pub_3', name: 'billing export', newPrivilege: 'full' }])
   })
@@ -204,10 +205,10 @@ describe('tokens page', () => {
     await vi.waitFor(() => expect(item.find('.alert[role="alert"]').text()).toBe('Token not found'))
   })
 
-  it('shows the MFA notice when the list answers 202', async () => {
+  it('shows the MFA notice in the page language when the list answers 202, not the IAM sentence', async () => {
     answer('GET', '/api/tokens', 202, { ok: false, mfa: true, message: 'Confirm it is you from the email we sent.' })
     const page = await mountSuspended(TokensPage, { route: '/tokens' })
-    await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('Confirm it is you from the email we sent.'))
+    await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('For your security we sent a sign-in link to your email. Open it to continue.'))
   })
 
   it('offers to sign in when the list answers 401', async () => {

@@ -5,7 +5,7 @@
  * OpenID `ui_locales` and the language switcher each choose the language. Screenshots go to
  * test-results/, and with UPDATE_SCREENSHOTS=1 also to docs/screenshots/<locale>/.
  */
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
@@ -14,22 +14,11 @@ import { saveScreenshot, type Browser } from '../helpers/browser'
 import { ROOT } from '../helpers/build'
 import { authorizationUrl, startOpStack } from '../helpers/oidc-op'
 import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { LOCALES, message, overflowing, type Locale } from './i18n-checks'
 
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1'
-const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
-type Locale = (typeof LOCALES)[number]
 
 const e2e = useE2eStack({}, { start: startOpStack })
-
-type Catalogue = { [key: string]: string | Catalogue }
-const catalogues = Object.fromEntries(LOCALES.map((code) => [code, JSON.parse(readFileSync(join(ROOT, 'i18n', 'locales', `${code}.json`), 'utf8')) as Catalogue]))
-/** A message of a catalogue as the page shows it (no placeholders in the ones read here). */
-function message(code: Locale, key: string): string {
-  let node: string | Catalogue = catalogues[code]!
-  for (const part of key.split('.')) node = (node as Catalogue)[part]!
-  if (typeof node !== 'string') throw new Error(`${key} is not a message`)
-  return node
-}
 
 /** The account with two-step sign-in whose password step leads to the second-factor page. */
 let twoStepEmail = ''
@@ -60,19 +49,6 @@ async function browserIn(code: Locale): Promise<Browser> {
   const browser = await e2e.launchForTest()
   await browser.context.addCookies([{ name: 'locale', value: code, url: e2e.stack.url }])
   return browser
-}
-
-/** Elements in the page's main area whose content is wider than their box, and whether the page scrolls sideways. */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const wide: string[] = []
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('header *, main *'))) {
-      if (el.clientWidth === 0 || getComputedStyle(el).overflow === 'hidden') continue
-      if (el.scrollWidth > el.clientWidth + 1) wide.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}: ${el.scrollWidth} > ${el.clientWidth}`)
-    }
-    if (document.documentElement.scrollWidth > window.innerWidth) wide.push(`page: ${document.documentElement.scrollWidth} > ${window.innerWidth}`)
-    return wide
-  })
 }
 
 /** Where the words of a field's label sit against the field: the text's box, not the block label's. */

@@ -12,9 +12,11 @@ const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
 
 /**
  * Keys a source builds at run time from a prefix (`t(\`prefix.${code}\`)`): a key under one of these
- * counts as used without its literal. Empty while every key is written out in full.
+ * counts as used without its literal. `errors.`: one sentence per failure code (composables/failure-words.ts);
+ * `oauthError.`: the title and text per OAuth error code (utils/oauth-errors.ts);
+ * the factor words of composables/security-event-label.ts.
  */
-const DYNAMIC_PREFIXES: readonly string[] = []
+const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'oauthError.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.']
 
 /** The files converted to catalogue keys; the others stay English until they are converted. */
 const CONVERTED = [
@@ -45,10 +47,44 @@ const CONVERTED = [
   'components/ReauthenticatePrompt.vue',
   'components/EmailSignInSent.vue',
   'components/BotCheckStatus.vue',
+  'pages/admin/bootstrap.vue',
+  'pages/account.vue',
+  'components/AccountSessions.vue',
+  'components/ConnectedApps.vue',
+  'components/DataExport.vue',
+  'components/DeleteAccount.vue',
+  'components/EmailChangeSecondFactor.vue',
+  'components/FlashNotices.vue',
+  'components/InlineConfirm.vue',
+  'components/InlineTextEdit.vue',
+  'components/LinkedAccounts.vue',
+  'components/PasskeysSection.vue',
+  'components/PasswordChangeForm.vue',
+  'components/PendingEmailChange.vue',
+  'components/SecurityActivity.vue',
+  'components/SetPasswordForm.vue',
+  'components/TwoStepSignIn.vue',
+  'pages/tokens.vue',
+  'components/TokenCreateForm.vue',
+  'components/TokenItem.vue',
+  'components/TokenVerifyHelp.vue',
+  'components/RawTokenNotice.vue',
+  'pages/auth/error.vue',
+  'pages/auth/verify-email.vue',
+  'pages/auth/delete-account.vue',
+  'pages/auth/undo-delete-account.vue',
+  'pages/auth/undo-email-change.vue',
+  'components/SuspendedNotice.vue',
+  'components/OrgSwitcher.vue',
+  'components/ImpersonationBanner.vue',
+  'pages/orgs/invitations/accept.vue',
 ]
 
-/** Words a converted template may show as they are: the product's name. */
-const UNTRANSLATED_WORDS = new Set(['Identity'])
+/**
+ * Words a converted template may show as they are: the product's name, and the wire values of the
+ * API-token pages that a script sends or reads (a header's name, the verify route's answer).
+ */
+const UNTRANSLATED_WORDS = new Set(['Identity', 'x-api-key', 'Invalid key'])
 
 type Catalogue = { [key: string]: string | Catalogue }
 

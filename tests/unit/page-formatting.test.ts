@@ -31,10 +31,15 @@ describe('formatWhenRelative', () => {
   const ago = (ms: number) => new Date(now - ms).toISOString()
 
   it('says a moment within the last day in words', () => {
-    expect(formatWhenRelative(ago(20_000), now, 'en')).toBe('just now')
+    expect(formatWhenRelative(ago(20_000), now, 'en')).toBe('now')
     expect(formatWhenRelative(ago(60_000), now, 'en')).toBe('1 minute ago')
     expect(formatWhenRelative(ago(59 * 60_000), now, 'en')).toBe('59 minutes ago')
     expect(formatWhenRelative(ago(23 * 3_600_000 + 59 * 60_000), now, 'en')).toBe('23 hours ago')
+  })
+
+  it('says it in the language asked for, its own word for now included', () => {
+    expect(formatWhenRelative(ago(20_000), now, 'de')).toBe('jetzt')
+    expect(formatWhenRelative(ago(5 * 60_000), now, 'fr')).toBe('il y a 5 minutes')
   })
 
   it('falls back to the date from a day back, for a future moment and for no moment', () => {
