@@ -81,9 +81,11 @@ describe('the confirmation link page', () => {
   })
 
   it('says an expired link is to be asked for again', async () => {
-    answer('GET', '/api/auth/delete-account/confirm', 400, { ok: false, error: 'This confirmation link has expired: ask for the deletion again from your account page' })
+    answer('GET', '/api/auth/delete-account/confirm', 400, { ok: false, code: 'link_expired', error: 'This confirmation link has expired: ask for the deletion again from your account page' })
     const page = await mountSuspended(DeleteAccountPage, { route: `/auth/delete-account?${query('DELETE_ACCOUNT')}` })
-    await vi.waitFor(() => expect(page.text()).toContain('This confirmation link has expired'))
+    // the sentence of the code, in the page's language, with the way forward
+    await vi.waitFor(() => expect(page.text()).toContain('This link has expired.'))
+    expect(page.text()).toContain('ask again from your account page')
     expect(page.find('button.danger').exists()).toBe(false)
   })
 })
