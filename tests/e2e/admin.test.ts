@@ -255,7 +255,7 @@ describe('the admin console', () => {
     await member.getByLabel('Email', { exact: true }).fill(userEmail)
     await member.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await member.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await expect.poll(() => member.getByTestId('suspended-notice').textContent(), WAIT).toContain(`Your account is suspended ${words}: Spam in the forum.`)
+    await expect.poll(() => member.getByTestId('suspended-notice').textContent(), WAIT).toContain(`Your account is suspended ${words}. Reason: Spam in the forum`)
     expect(await member.getByTestId('suspended-notice').textContent()).not.toMatch(/9999|T00:00/)
     await saveScreenshot(member, 'login-suspended')
     await page.close()
