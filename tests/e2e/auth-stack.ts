@@ -4,12 +4,12 @@
  * plus page helpers shared by the auth, account, tokens and a11y tests.
  */
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { launchBrowser, type Browser, type LaunchOptions } from '../helpers/browser'
 import { ROOT } from '../helpers/build'
+import { freePort } from '../helpers/fake-iam'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { recipients, startSmtp, type ParsedMail, type SmtpCapture } from '../helpers/smtp'
@@ -27,15 +27,8 @@ export interface E2eStack {
   stop(): Promise<void>
 }
 
-/** A port free on 127.0.0.1 now (for a server whose address others must know before it starts). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+/** A port free on 127.0.0.1 now, from below the kernel's ephemeral range (fake-iam.ts says why): two files run at once, and a port from listen(0) may be taken by the other's servers before the gateway listens. */
+export { freePort }
 
 const generous = (points: number) => ({ points, duration: 60, blockDuration: 1 })
 

@@ -31,6 +31,7 @@ const MAILS: Record<string, templates.MailContent> = {
   deleteAccount: templates.deleteAccountMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 900_000, undoWindowMs: 7 * 86_400_000 }),
   accountDisabled: templates.accountDisabledNotice({ siteName: SITE, locale: 'en', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
   restoreLink: templates.restoreLinkMail({ siteName: SITE, locale: 'en', asked: 'sign_in', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
+  emailSignIn: templates.emailSignInMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 900_000, code: '1234567', codeTtlMs: 900_000 }),
   accountRestored: templates.accountRestoredNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', loginUrl: LONG }),
 }
 

@@ -34,7 +34,7 @@ describe('API tokens page', () => {
     // the list shows the use just made
     await page.getByRole('button', { name: 'I have saved it' }).click()
     await page.reload()
-    await expect.poll(() => page.getByText('Used', { exact: true }).locator('xpath=following-sibling::dd[1]').textContent(), WAIT).toBe('1 time')
+    await expect.poll(() => page.getByText('Times used', { exact: true }).locator('xpath=following-sibling::dd[1]').textContent(), WAIT).toBe('1')
 
     await page.getByRole('button', { name: 'Rotate' }).click()
     await expect.poll(async () => ((await rawInput.count()) ? rawInput.inputValue() : ''), WAIT).toMatch(/^api_/)
@@ -54,11 +54,11 @@ describe('API tokens page', () => {
     const viaGateway = async (url: string) => (await fetch(url, { headers: { 'x-api-key': rotated } })).status
     expect(await viaGateway(commandUrl)).toBe(200)
     await page.getByLabel('Privilege', { exact: true }).last().selectOption('restricted')
-    await page.getByRole('button', { name: 'Save privilege of deploy bot' }).click()
+    await page.getByRole('button', { name: 'Save privilege deploy bot' }).click()
     const cardValue = (term: string) => page.locator('li.token dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]').textContent()
     await expect.poll(() => cardValue('Privilege'), WAIT).toBe('restricted')
     // one check by the resource server and one by the command since the rotation, with no page reload
-    expect(await cardValue('Used')).toBe('2 times')
+    expect(await cardValue('Times used')).toBe('2')
     expect(await viaGateway(commandUrl)).toBe(401)
     expect(await viaGateway(commandUrl.replace('privilege=full', 'privilege=restricted'))).toBe(200)
     // the page's command follows: it asks for the privilege the token holds now

@@ -14,7 +14,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer as createHttpsServer, type Server } from 'node:https'
-import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,6 +23,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../helpers/build'
+import { freePort } from '../helpers/fake-iam'
 import { Browser, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
 
@@ -37,15 +37,6 @@ let op: OpStack
 let child: ChildProcess
 let output = ''
 let mcpUrl: string
-
-/** A free loopback port, so the resource identifier is known before the provider is configured with it. */
-async function freePort(): Promise<number> {
-  const probe = createHttpServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-cimd-'))
