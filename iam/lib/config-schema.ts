@@ -265,6 +265,11 @@ export const configSchema = z.strictObject({
    */
   webhooks: z
     .strictObject({
+      /**
+       * false: webhooks are off on this instance: no event is queued, no timer polls the database
+       * (an IAM that serves no webhooks sends no statement for them), endpoints can still be managed
+       */
+      enabled: z.boolean().default(true),
       /** whether this instance runs the delivery worker; events are queued either way */
       worker: z.boolean().default(true),
       /** how often the worker looks for due deliveries (and re-reads which types are subscribed) */

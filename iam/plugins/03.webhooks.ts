@@ -15,6 +15,7 @@ import { whenIamReady } from '../context'
 import { startDeliveries } from '../features/webhooks/deliver'
 import { webhookQueueStats } from '../features/webhooks/deliveries'
 import { reloadSubscriptions } from '../features/webhooks/endpoints'
+import { turnSubscriptionsOff } from '../features/webhooks/subscriptions'
 import { runAfterResponse } from '../lib/background'
 import { useIamMetrics } from '../lib/metrics'
 
@@ -24,8 +25,9 @@ export default defineNitroPlugin((nitroApp) => {
   let closed = false
   whenIamReady().then(
     (ctx) => {
+      const { enabled, worker, pollMs, batch } = ctx.config.webhooks
+      if (!enabled) return turnSubscriptionsOff()
       useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
-      const { worker, pollMs, batch } = ctx.config.webhooks
       if (closed) return
       // deliveries in flight on this instance: at most `batch`, whatever their receivers take
       let inFlight = 0

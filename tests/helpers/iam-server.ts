@@ -107,8 +107,12 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
       // tests never reach the internet: breach checks and MX lookups are off unless a test turns them on
       password: { breachCheck: { enabled: false }, argon2: { memoryCost: 8192, timeCost: 1, parallelism: 1 } },
       emailChecks: { mx: false },
-      // the proof-of-work check (on in production) is off unless a test turns it on: tests/iam/bot-challenge.test.ts
+      // the proof-of-work check (on in the npm start profile) is off unless a test turns it on:
+      // tests/iam/bot-challenge.security.test.ts
       botChallenge: { enabled: false },
+      // webhooks off unless a test turns them on (tests/iam/webhooks*.test.ts): their timer reads the
+      // database every poll, which the tests that count statements per request would count too
+      webhooks: { enabled: false },
       // tests make many new devices from one address; tests/iam/check.test.ts covers this limiter
       rate_limiters: { check: { points: 100_000, duration: 60, blockDuration: 60 } },
       logLevel: 'debug',

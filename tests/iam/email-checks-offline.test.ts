@@ -7,6 +7,7 @@
 import { createSocket } from 'node:dgram'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { solveChallenge } from 'altcha-lib/v1'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, newDevice, PROXY_CONFIG, signupBody, uniqueEmail } from '../helpers/accounts'
 import { ROOT } from '../helpers/build'
@@ -63,7 +64,12 @@ describe('the npm start dev profile offline', () => {
 
   it('signs up with 201 through POST /signup while the resolver answers NXDOMAIN for every name', async () => {
     const device = await newDevice(devProfile, { ip: '203.0.113.140' })
-    const res = await call(devProfile, 'POST', '/signup', { client: device, body: signupBody(uniqueEmail('offline')) })
+    // the generated config turns the proof of work on: the test solves it as the sign-up page does
+    const asked = await call(devProfile, 'GET', '/auth/bot-challenge', { client: device })
+    const c = ((await asked.json()) as { data: { challenge: { algorithm: string; challenge: string; maxnumber: number; salt: string; signature: string } } }).data.challenge
+    const solution = await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise
+    const botProof = Buffer.from(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: solution!.number, salt: c.salt, signature: c.signature })).toString('base64')
+    const res = await call(devProfile, 'POST', '/signup', { client: device, body: { ...signupBody(uniqueEmail('offline')), botProof } })
     expect(res.status).toBe(201)
     expect(nxdomain.queries).toEqual([])
   })

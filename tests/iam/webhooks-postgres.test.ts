@@ -21,7 +21,7 @@ const KILLED_EVENTS = 5
 const CONFIG = {
   ...PROXY_CONFIG,
   ...WIDE_LOGIN,
-  webhooks: { pollMs: 50, batch: 10, leaseMs: 1000, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 60_000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] },
+  webhooks: { enabled: true, pollMs: 50, batch: 10, leaseMs: 1000, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 60_000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] },
 }
 
 let hooks: WebhookReceiver

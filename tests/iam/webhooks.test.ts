@@ -82,6 +82,7 @@ beforeAll(async () => {
       ...WIDE_LOGIN,
       service: { ...PROXY_CONFIG.service, metrics: { allow: ['127.0.0.1', '::1'] } },
       webhooks: {
+        enabled: true,
         pollMs: 50,
         retryScheduleMs: [100, 100, 100],
         jitter: 0,

@@ -19,6 +19,13 @@ interface Known {
 }
 
 let known: Known | null = null
+/** webhooks.enabled false: nothing is ever subscribed on this instance */
+let off = false
+
+/** webhooks.enabled false (plugins/03.webhooks.ts): no change queues an event from now on. */
+export function turnSubscriptionsOff(): void {
+  off = true
+}
 
 /** Stores what the enabled endpoints subscribe to, trusted for `validForMs`. */
 export function rememberSubscriptions(patterns: Iterable<string>, validForMs: number): void {
@@ -32,6 +39,7 @@ export function forgetSubscriptions(): void {
 
 /** False only when a fresh snapshot says no enabled endpoint receives `type`. */
 export function maybeSubscribed(type: string): boolean {
+  if (off) return false
   if (!known || Date.now() > known.trustedUntil) return true
   return patternsMatch(known.patterns, type)
 }
