@@ -61,7 +61,8 @@ describe('account page', () => {
     answer('GET', '/api/auth/session', 200, { authenticated: false, ended: true })
     await mountSuspended(AccountPage, { route: '/account' })
     const router = useRouter()
-    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe('/login?returnTo=/account&ended=1'))
+    // the navigation follows the session read and the page's own mount: patient on a loaded runner
+    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe('/login?returnTo=/account&ended=1'), { timeout: 10_000 })
   })
 
   describe('email address', () => {
