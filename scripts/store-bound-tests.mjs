@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * Prints the test files whose outcome can depend on DATABASE_URL or REDIS_URL: those that read
+ * one of them, or import (through relative imports, at any depth) a file that does. CI's second
+ * run, against PostgreSQL + Redis, runs only these: a pure test gives the same answer on both
+ * runs, so running it twice only costs minutes.
+ *
+ *   node scripts/store-bound-tests.mjs tests/unit tests/gateway   # one path per line
+ *
+ * A file is store-bound when its text names either variable; the walk follows `import ... from`,
+ * `export ... from`, `import('...')` and `new URL('...', import.meta.url)` with relative targets,
+ * so a helper that starts an IAM (tests/helpers/iam-server.ts) marks every test that uses it.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..')
+const NAMES = /\b(DATABASE_URL|REDIS_URL)\b/
+const IMPORTS = /(?:from\s+|import\s*\(\s*|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g
+const EXTENSIONS = ['', '.ts', '.mts', '.js', '.mjs', '/index.ts', '/index.js']
+
+function resolveImport(fromFile, target) {
+  const base = resolve(dirname(fromFile), target)
+  for (const ext of EXTENSIONS) {
+    const candidate = base + ext
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate
+  }
+  // `./x.js` written for a `./x.ts` source
+  const swapped = base.replace(/\.js$/, '.ts')
+  return existsSync(swapped) ? swapped : undefined
+}
+
+// the graph of every file reached from the tests, then "bound" spread backwards along imports
+// until nothing changes (cycles between helpers are fine this way)
+const edges = new Map()
+const bound = new Set()
+function visit(file) {
+  if (edges.has(file)) return
+  const text = readFileSync(file, 'utf8')
+  if (NAMES.test(text)) bound.add(file)
+  const targets = []
+  edges.set(file, targets)
+  for (const [, target] of text.matchAll(IMPORTS)) {
+    const next = resolveImport(file, target)
+    if (next && /\.m?[jt]s$/.test(next)) {
+      targets.push(next)
+      visit(next)
+    }
+  }
+}
+function spread() {
+  for (let changed = true; changed; ) {
+    changed = false
+    for (const [file, targets] of edges) {
+      if (!bound.has(file) && targets.some((t) => bound.has(t))) {
+        bound.add(file)
+        changed = true
+      }
+    }
+  }
+}
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return testFiles(path)
+    return /\.test\.[mc]?[jt]s$/.test(entry.name) ? [path] : []
+  })
+}
+
+const dirs = process.argv.slice(2)
+if (dirs.length === 0) {
+  console.error('usage: node scripts/store-bound-tests.mjs <test dir>...')
+  process.exit(2)
+}
+const files = dirs.flatMap((dir) => testFiles(resolve(ROOT, dir)).sort())
+for (const file of files) visit(file)
+spread()
+for (const file of files) if (bound.has(file)) console.log(relative(ROOT, file))
