@@ -16,7 +16,7 @@ import { ROOT } from '../scripts/lib/build.ts'
 import { burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
 import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, resultsPage, statementChecks } from './lib/report.ts'
-import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startGateway, startIam } from './lib/servers.mjs'
+import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
@@ -191,9 +191,20 @@ async function importRow(label) {
   }
 }
 
+/** A confidential client allowed client_credentials, made with the admin CLI beside the running IAM. */
+async function createMachineClient(databaseUrl, dataDir) {
+  const run = await runIamCli(['clients:create', '--name', 'bench machine', '--grant', 'client_credentials', '--json'], { databaseUrl, dataDir })
+  if (run.status !== 0) throw new Error(`clients:create failed (${run.status}): ${run.stderr}`)
+  const { client, clientSecret } = JSON.parse(run.stdout.trim().split('\n').at(-1))
+  return { id: client.clientId, secret: clientSecret, authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}` }
+}
+
 async function runDatabase(kind, opts, report) {
   const db = kind === 'postgres' ? await createPgDatabase(process.env.DATABASE_URL) : { url: 'memory://', name: undefined, statStatements: false, drop: async () => {} }
-  const iam = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined })
+  // on PostgreSQL the admin CLI runs beside the IAM on its data dir (machine clients are the
+  // operator's to register: dynamic registration refuses client_credentials)
+  const dataDir = mkdtempSync(join(tmpdir(), 'iam-bench-'))
+  const iam = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined, dataDir })
   const servers = [iam]
   let pg
   const rows = []
@@ -274,9 +285,16 @@ async function runDatabase(kind, opts, report) {
       rows.push(againstBaseline({ id: 'login', database: label, label: 'password login POST /login', run: small.login, baseline: argon2,
         notes: [`raw verify: ${opts.connections} in flight, computed UV_THREADPOOL_SIZE (${process.env.UV_THREADPOOL_SIZE ?? 4}) at a time, as in the IAM`] }, GOALS.login.minRatio))
     }
+    let gatewayServer
+    const gatewayOnce = async () => {
+      if (!gatewayServer) {
+        gatewayServer = await startGateway(iam.url)
+        servers.push(gatewayServer)
+      }
+      return gatewayServer
+    }
     if (want('gateway-session')) {
-      const gateway = await startGateway(iam.url)
-      servers.push(gateway)
+      const gateway = await gatewayOnce()
       // a user of its own: by now the bench user holds a thousand sessions from the login and
       // refresh rows, which slow the IAM's read on both sides and flatter the gateway's share
       const own = await signupUser(iam, { client: device })
@@ -290,17 +308,35 @@ async function runDatabase(kind, opts, report) {
         notes: ['HMAC off between gateway and IAM in the bench (unsigned calls to the IAM in both runs)'] }, GOALS.gatewaySession.minRatio))
     }
     if (want('oidc-client-credentials') || want('oidc-refresh') || want('oidc-introspect')) {
-      const form = (client, params, endpoint = '/oidc/token') => ({
-        url: `${iam.url}${endpoint}`,
+      const form = (client, params, endpoint = '/oidc/token', base = iam.url) => ({
+        url: `${base}${endpoint}`,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: client.authorization },
         body: new URLSearchParams(params).toString(),
       })
-      const machine = await registerClient(iam.url, { client_name: 'bench machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })
-      if (want('oidc-client-credentials')) {
+      // a machine client is the operator's to register (clients:create; dynamic registration
+      // refuses client_credentials): on PostgreSQL only, where the CLI reaches the run's database
+      const machine = kind === 'postgres' ? await createMachineClient(db.url, dataDir) : undefined
+      // on PostgreSQL: the same requests through the gateway against oidc-provider alone, each
+      // library run right before the rows compared with it
+      let library
+      if (kind === 'postgres') {
+        library = await startOidcLibrary(db.url)
+        servers.push(library)
+      }
+      const gateway = kind === 'postgres' ? await gatewayOnce() : undefined
+      const viaGateway = (id, text, request, libraryRequest, minRatio, notes = []) =>
+        againstBaseline({ id, database: label, label: `${text}, through the gateway`, run: request, baseline: { label: 'oidc-provider alone, clients in PostgreSQL', run: libraryRequest }, notes }, minRatio)
+      if (want('oidc-client-credentials') && machine) {
+        const alone = library && (await measure(form(library.client, { grant_type: 'client_credentials' }, '/oidc/token', library.url), load))
         const run = await measure(form(machine, { grant_type: 'client_credentials' }), counted)
         rows.push({ id: 'oidc-client-credentials', database: label, label: 'OpenID client-credentials grant POST /oidc/token', run,
-          checks: [atLeast(`>= ${GOALS.oidcClientCredentials.minRps} req/s`, run.rps, GOALS.oidcClientCredentials.minRps, '/s'), answeredCleanly(run)], notes: [] })
+          checks: [atLeast(`>= ${GOALS.oidcClientCredentials.minRps} req/s`, run.rps, GOALS.oidcClientCredentials.minRps, '/s'), answeredCleanly(run)],
+          notes: alone ? [`${ratio(run.rps, alone.rps).toFixed(2)}x of oidc-provider alone (${Math.round(alone.rps)} req/s) at the IAM, without the gateway`] : [] })
+        if (library) {
+          const through = await measure(form(machine, { grant_type: 'client_credentials' }, '/oidc/token', gateway.url), counted)
+          rows.push(viaGateway('oidc-client-credentials-gateway', 'OpenID client-credentials grant', through, alone, GOALS.oidcViaGateway.clientCredentials.minRatio))
+        }
       }
       if (want('oidc-refresh')) {
         const redirectUri = 'http://127.0.0.1:9/cb'
@@ -309,24 +345,32 @@ async function runDatabase(kind, opts, report) {
         const refreshToken = await refreshTokenFor(iam.url, issuer, web, redirectUri, user)
         // a confidential client's refresh token is not rotated until 70% of its life passed (the
         // provider's default): every request redeems the same one, as a busy server-side app does
-        const run = await measure(form(web, { grant_type: 'refresh_token', refresh_token: refreshToken }), counted)
+        const grant = (base) => form(web, { grant_type: 'refresh_token', refresh_token: refreshToken }, '/oidc/token', base)
+        const alone = library && (await measure(form(library.client, { grant_type: 'refresh_token', refresh_token: library.refreshToken }, '/oidc/token', library.url), load))
+        const run = await measure(grant(iam.url), counted)
         rows.push({ id: 'oidc-refresh', database: label, label: 'OpenID refresh-token grant POST /oidc/token', run,
-          checks: [atLeast(`>= ${GOALS.oidcRefresh.minRps} req/s`, run.rps, GOALS.oidcRefresh.minRps, '/s'), answeredCleanly(run)], notes: ['confidential client, refresh token not rotated (below 70% of its lifetime)'] })
+          checks: [atLeast(`>= ${GOALS.oidcRefresh.minRps} req/s`, run.rps, GOALS.oidcRefresh.minRps, '/s'), answeredCleanly(run)],
+          notes: ['confidential client, refresh token not rotated (below 70% of its lifetime)', ...(alone ? [`${ratio(run.rps, alone.rps).toFixed(2)}x of oidc-provider alone (${Math.round(alone.rps)} req/s) at the IAM`] : [])] })
+        if (library) rows.push(viaGateway('oidc-refresh-gateway', 'OpenID refresh-token grant', await measure(grant(gateway.url), counted), alone, GOALS.oidcViaGateway.refresh.minRatio))
       }
-      if (want('oidc-introspect')) {
+      if (want('oidc-introspect') && machine) {
         const { access_token: accessToken } = await tokenRequest(iam.url, machine, { grant_type: 'client_credentials' })
         // the same request to an IAM started with oidc.fastIntrospection false (the provider's
-        // endpoint alone): on PostgreSQL on the same database, on PGlite on one of its own
+        // endpoint alone) on the same database
         const providerOnly = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined, fastIntrospection: false })
         servers.push(providerOnly)
-        const providerMachine = kind === 'postgres' ? machine : await registerClient(providerOnly.url, { client_name: 'bench machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })
-        const providerToken = kind === 'postgres' ? accessToken : (await tokenRequest(providerOnly.url, providerMachine, { grant_type: 'client_credentials' })).access_token
         const baseline = await selectOne()
         const run = await measure(form(machine, { token: accessToken }, '/oidc/token/introspection'), counted)
-        const alone = await measure({ ...form(providerMachine, { token: providerToken }, '/oidc/token/introspection'), url: `${providerOnly.url}/oidc/token/introspection` }, { ...counted, iamUrl: providerOnly.url })
+        const alone = await measure({ ...form(machine, { token: accessToken }, '/oidc/token/introspection'), url: `${providerOnly.url}/oidc/token/introspection` }, { ...counted, iamUrl: providerOnly.url })
         rows.push(againstBaseline({ id: 'oidc-introspect', database: label, label: 'OpenID introspection of an active token', run, baseline, notes: [] }, GOALS.oidcIntrospect.minRatio))
         rows.push(againstBaseline({ id: 'oidc-introspect-gain', database: label, label: 'the same, one-statement path against the provider alone', run, baseline: { label: 'oidc.fastIntrospection false', run: alone },
           notes: [`provider alone: ${alone.statements ? `${alone.statements.total.toFixed(2)} statements per request` : 'statements not counted'}`] }, GOALS.oidcIntrospectFastGain.minRatio))
+        if (library) {
+          const { access_token: libraryToken } = await tokenRequest(`${library.url}`, library.client, { grant_type: 'client_credentials' })
+          const libraryRun = await measure(form(library.client, { token: libraryToken }, '/oidc/token/introspection', library.url), load)
+          const through = await measure(form(machine, { token: accessToken }, '/oidc/token/introspection', gateway.url), counted)
+          rows.push(viaGateway('oidc-introspect-gateway', 'OpenID introspection of an active token', through, libraryRun, GOALS.oidcViaGateway.introspect.minRatio))
+        }
       }
     }
     if (want('import') && kind === 'postgres') rows.push(await importRow(label))
@@ -345,6 +389,7 @@ async function runDatabase(kind, opts, report) {
     await pg?.client.end()
     for (const server of servers.reverse()) await server.stop()
     await db.drop()
+    rmSync(dataDir, { recursive: true, force: true })
   }
   return rows
 }

@@ -55,6 +55,12 @@ export const GOALS = {
   oidcIntrospect: { minRatio: 0.5 },
   /** the one-statement introspection against the provider's endpoint alone: below a quarter more answers it would not pay for a second implementation of the endpoint */
   oidcIntrospectFastGain: { minRatio: 1.25 },
+  /**
+   * Through the gateway (every provider request crosses it: the issuer is its origin) against
+   * oidc-provider alone on node:http with its clients in a PostgreSQL table (bench/oidc-library.mjs):
+   * what a Node team would run instead of us. PostgreSQL only.
+   */
+  oidcViaGateway: { clientCredentials: { minRatio: 1.0 }, introspect: { minRatio: 2.0 }, refresh: { minRatio: 1.0 } },
   idleRssMb: { postgres: 150, pglite: 300 },
   /** users:import of 1,000,000 lines on PostgreSQL, in seconds (no hashing at import) */
   importMillion: { lines: 1_000_000, maxSeconds: 300 },

@@ -58,7 +58,7 @@ export function benchIamConfig({ dataDir, databaseUrl, redisUrl, fastIntrospecti
     storage: redisUrl ? { driver: 'redis', url: redisUrl, prefix: `bench${randomBytes(4).toString('hex')}` } : { driver: 'memory', prefix: 'bench' },
     password: { breachCheck: { enabled: false } },
     // the OpenID rows register their clients themselves (bench/lib/oidc.mjs)
-    oidc: { registration: { enabled: true }, fastIntrospection },
+    oidc: { registration: { enabled: true, access: 'open' }, fastIntrospection },
     emailChecks: { mx: false },
     // one bench user signs in thousands of times: the velocity rule would rightly answer a re-login;
     // widened like the limiters, it is still evaluated on every request
@@ -77,6 +77,7 @@ export function benchIamConfig({ dataDir, databaseUrl, redisUrl, fastIntrospecti
       login: WIDE,
       refresh: WIDE,
       check: WIDE,
+      oidcRegistration: WIDE,
       loginAccountDelay: { freeAttempts: 1_000_000_000 },
     },
   }
@@ -138,6 +139,21 @@ export function startBaseline(mode, database) {
   })
 }
 
+/** bench/oidc-library.mjs: oidc-provider alone on node:http, its state and clients in one table of `database` (PostgreSQL). */
+export async function startOidcLibrary(database) {
+  const server = await startNodeServer({
+    name: 'oidc-provider alone',
+    entry: join(ROOT, 'bench', 'oidc-library.mjs'),
+    args: ['--database', database],
+    env: childEnv({ NODE_ENV: 'production' }),
+    keepLogs: false,
+    startTimeoutMs: START_TIMEOUT_MS,
+  })
+  const fixtures = await (await fetch(`${server.url}/bench-fixtures`)).json()
+  const client = { id: fixtures.client.id, secret: fixtures.client.secret, authorization: `Basic ${Buffer.from(`${fixtures.client.id}:${fixtures.client.secret}`).toString('base64')}` }
+  return { ...server, client, refreshToken: fixtures.refreshToken }
+}
+
 /** Resident set size of `pid` in MB (Linux /proc). */
 export function rssMb(pid) {
   const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
@@ -147,11 +163,12 @@ export function rssMb(pid) {
 /**
  * The built IAM's admin CLI (`npm run iam -- <args>` runs the same file) against `databaseUrl` with
  * the bench config: its wall time, peak resident set (VmRSS sampled every 100 ms) and output.
+ * `dataDir`: a running IAM's, so both read the same secrets (a client secret the CLI seals, the IAM opens).
  */
-export async function runIamCli(args, { databaseUrl }) {
+export async function runIamCli(args, { databaseUrl, dataDir }) {
   const dir = mkdtempSync(join(tmpdir(), 'iam-cli-bench-'))
   const configPath = join(dir, 'config.json')
-  writeFileSync(configPath, JSON.stringify(benchIamConfig({ dataDir: dir, databaseUrl })))
+  writeFileSync(configPath, JSON.stringify(benchIamConfig({ dataDir: dataDir ?? dir, databaseUrl })))
   try {
     const started = performance.now()
     const child = spawn(process.execPath, [join(IAM_OUTPUT, 'server', 'cli.mjs'), ...args], { cwd: dir, env: childEnv({ NODE_ENV: 'development', IAM_CONFIG: configPath }), stdio: ['ignore', 'pipe', 'pipe'] })
