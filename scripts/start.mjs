@@ -122,7 +122,8 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
         proxy: { trust: true, ipToTrust: gatewayIp },
         ...(hmac ? { Hmac: { ...hmac, requireBodyDigest: true } } : {}),
       },
-      jwt: { access_tokens: { issuer: iamUrl, audience: publicOrigin } },
+      // the example orders API (examples/api) also takes the tokens the gateway's proxy sends it
+      jwt: { access_tokens: { issuer: iamUrl, audience: publicOrigin }, api_access_tokens: { audiences: [EXAMPLE_API.indicator] } },
       magic_links: { domain: publicOrigin },
       // The MX check is off: a first start on a laptop without working DNS (offline, or a resolver
       // answering NXDOMAIN for every name) would refuse every signup with "The email domain cannot
@@ -141,6 +142,8 @@ export function devConfigs({ iamUrl, gatewayUrl, gatewayIp, hmac, cookieSecret, 
       iam: { url: iamUrl, ...(hmac ? { hmac } : {}) },
       cookieSecret,
       OAuthProviders: demo ? [demo.entry] : [],
+      // /api/upstream/orders/** -> examples/api on its default address (the example Nuxt app's dashboard calls it)
+      apis: [{ name: 'orders', upstream: EXAMPLE_API_UPSTREAM, audience: EXAMPLE_API.indicator }],
     },
   }
 }
@@ -158,6 +161,8 @@ const pickHmac = (h) => (h?.clientId && h?.sharedSecret ? { clientId: h.clientId
 /** What a second local app (examples/second-app) signs in with, through the IAM's OpenID Provider. */
 /** examples/api on its default port: the resource server `npm start` configures for trying it. */
 export const EXAMPLE_API = { indicator: 'http://localhost:4100/', scopes: ['orders:read', 'orders:write'] }
+/** where examples/api listens by default (127.0.0.1:4100): the gateway's proxy calls it there */
+const EXAMPLE_API_UPSTREAM = 'http://127.0.0.1:4100'
 /** examples/mcp-server on its default address: the MCP server agents can sign in to after `npm start`. */
 export const EXAMPLE_MCP_SERVER = { indicator: 'http://localhost:4200/mcp', scopes: ['notes:read'] }
 
@@ -314,6 +319,7 @@ export function banner({ iamConfig, gatewayConfig }, demo, urls = startUrls(), o
             : []),
         ]
       : []),
+    `  Example API          node examples/api/server.mjs (the orders API at ${EXAMPLE_API.indicator}: /api/upstream/orders/** of the gateway)`,
     `  Mail outbox          .data/mail/ (MFA links and codes, when no SMTP is configured)`,
     `  Config               ${rel(iamConfig)}, ${rel(gatewayConfig)}`,
     '  Ctrl-C stops everything.',

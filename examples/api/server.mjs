@@ -9,15 +9,17 @@
  *
  * Run (from the repository root, with `npm start` running):
  *
- *   AUDIENCE=https://api.example.test/ node examples/api/server.mjs
+ *   node examples/api/server.mjs
  *
- * Settings (environment): ISSUER (default http://localhost:3000/oidc), AUDIENCE (required: this
- * API's resource indicator, one of the provider's `oidc.resourceServers`), JWKS_URI (default: the
- * issuer metadata's jwks_uri), PORT (4100; 0 picks a free one), INTROSPECTION_CLIENT_ID and
+ * Settings (environment), each defaulting to what `npm start` configures: ISSUER (default
+ * http://localhost:3000/oidc), AUDIENCE (this API's resource indicator, one of the provider's
+ * `oidc.resourceServers`; default http://localhost:4100/), JWKS_URI (default: the issuer metadata's
+ * jwks_uri), PORT (4100; 0 picks a free one), INTROSPECTION_CLIENT_ID and
  * INTROSPECTION_CLIENT_SECRET (optional: this API's own client; with them every token is also
- * checked at the introspection endpoint, and opaque tokens are accepted); SESSION_ISSUER,
- * SESSION_AUDIENCE, SESSION_JWKS_URI (optional: GET /me then takes the session tokens the
- * gateway's proxy sends).
+ * checked at the introspection endpoint, and opaque tokens are accepted); SESSION_ISSUER (default
+ * http://127.0.0.1:3001, the IAM's token issuer; `off` takes no session token), SESSION_AUDIENCE
+ * (default AUDIENCE), SESSION_JWKS_URI (default http://localhost:3000/.well-known/jwks.json): GET
+ * /me takes the session tokens the gateway's proxy sends (/api/upstream/orders/me).
  */
 import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
@@ -83,19 +85,25 @@ export function ordersApi({ issuer, audience, jwksUri, introspection, session })
 }
 
 async function main() {
+  // every default is what `npm start` configures (scripts/start.mjs: the gateway on
+  // localhost:3000, the IAM on 127.0.0.1:3001, this API as http://localhost:4100/), so it runs
+  // beside it with no setting at all
   const issuer = process.env.ISSUER || 'http://localhost:3000/oidc'
-  const audience = process.env.AUDIENCE
-  if (!audience) {
-    console.error('Set AUDIENCE to this API\'s resource indicator, e.g. AUDIENCE=https://api.example.test/')
-    process.exit(1)
-  }
+  const audience = process.env.AUDIENCE || 'http://localhost:4100/'
   const { INTROSPECTION_CLIENT_ID: clientId, INTROSPECTION_CLIENT_SECRET: clientSecret } = process.env
   const introspection = clientId && clientSecret ? { clientId, clientSecret } : undefined
   // the tokens the gateway's proxy sends this API (GET /me): SESSION_ISSUER is the IAM's
   // jwt.access_tokens.issuer, SESSION_AUDIENCE this API's apis[].audience at the gateway (one of the
-  // IAM's jwt.api_access_tokens.audiences), SESSION_JWKS_URI the gateway's /.well-known/jwks.json
-  const { SESSION_ISSUER, SESSION_AUDIENCE, SESSION_JWKS_URI } = process.env
-  const session = SESSION_ISSUER && SESSION_AUDIENCE && SESSION_JWKS_URI ? { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, jwksUri: SESSION_JWKS_URI } : undefined
+  // IAM's jwt.api_access_tokens.audiences), SESSION_JWKS_URI the gateway's /.well-known/jwks.json;
+  // SESSION_ISSUER=off takes none
+  const session =
+    process.env.SESSION_ISSUER === 'off'
+      ? undefined
+      : {
+          issuer: process.env.SESSION_ISSUER || 'http://127.0.0.1:3001',
+          audience: process.env.SESSION_AUDIENCE || audience,
+          jwksUri: process.env.SESSION_JWKS_URI || 'http://localhost:3000/.well-known/jwks.json',
+        }
   const server = createServer(ordersApi({ issuer, audience, jwksUri: process.env.JWKS_URI || undefined, introspection, session }))
   server.listen(Number(process.env.PORT ?? 4100), '127.0.0.1', () => {
     console.log(`Orders API on http://127.0.0.1:${server.address().port} (tokens of ${issuer} for ${audience})`)

@@ -82,4 +82,15 @@ describe('an app that extends the gateway', () => {
     expect(await page.evaluate(() => document.cookie)).not.toContain(call.authorization!.slice(7))
     expect(await seriousA11yViolations(page)).toEqual([])
   })
+
+  it('tells a signed-in person how to start the example API when it is not running', async () => {
+    const page = await e2e.browser.newPage()
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('noapi'))
+    // the last test of the file: the example API stops for good
+    await new Promise((resolve) => api.close(resolve))
+    api.closeAllConnections()
+    await page.goto(`${e2e.stack.url}/dashboard`)
+    await expect.poll(() => page.getByRole('alert').textContent(), WAIT).toContain('node examples/api/server.mjs')
+    expect(await page.getByTestId('orders').count()).toBe(0)
+  })
 })

@@ -56,6 +56,15 @@ describe('npm start generated configs', () => {
     // `generated` above was made from http://127.0.0.1:3000
     expect(parseConfig(generated.iam).magic_links.domain).toBe('http://localhost:3000')
   })
+  it('routes the proxy API orders to the example API on its default address, with an audience the IAM issues tokens for', () => {
+    const gateway = parseGatewayConfig(generated.gateway)
+    const iam = parseConfig(generated.iam)
+    const orders = gateway.apis.find((api) => api.name === 'orders')
+    // examples/api/server.mjs listens on 127.0.0.1:4100 and takes http://localhost:4100/ by default
+    expect(orders).toMatchObject({ upstream: 'http://127.0.0.1:4100', audience: 'http://localhost:4100/' })
+    expect(iam.jwt.api_access_tokens.audiences).toContain(orders?.audience)
+    expect(iam.oidc.resourceServers.map((server) => server.indicator)).toContain(orders?.audience)
+  })
   it('leaves the gateway trusting no proxy (nothing stands in front of it)', () => {
     expect(parseGatewayConfig(generated.gateway).proxy).toEqual({ trust: false })
   })
