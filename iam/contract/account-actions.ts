@@ -196,6 +196,24 @@ export const ACCOUNT_ACTION_ROUTES = defineRoutes({
       FULL_AUTH,
     ),
   },
+  resendEmailChange: {
+    method: 'POST',
+    path: '/update/email/resend',
+    summary: 'Mail the waiting email change its confirmation link again: a new link, the older one stops working',
+    auth: 'full',
+    guards: ['not-impersonated'],
+    limiters: ['resendVerification', 'mailbox'],
+    request: noBody,
+    responses: responses(
+      { 200: { description: 'A new link went to the new address (`sentTo`, masked)', body: okData(z.object({ sentTo: z.string() })) } },
+      FULL_AUTH,
+      {
+        400: failure('No email change is waiting', errorFail, 'email_change_not_pending'),
+        500: failure('The mail could not be sent', errorFail, 'mail_failed'),
+      },
+      LIMITED,
+    ),
+  },
   cancelEmailChange: {
     method: 'POST',
     path: '/update/email/cancel',

@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   locale_unsupported: 'The language is not one the service writes in (`fields.locale` lists them)',
   email_invalid: 'The address is not accepted (`fields` says why)',
   email_unchanged: 'The new address is the current one',
+  email_change_not_pending: 'No email change is waiting for its confirmation link (none was asked for, or it was used, cancelled or expired)',
   email_already_verified: 'The address is already confirmed',
   address_changed: 'The link was sent to an address the account no longer has',
   oauth_profile_invalid: "The provider's profile lacks what a sign-in needs (`fields`)",

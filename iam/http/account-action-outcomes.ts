@@ -41,6 +41,7 @@ const ANSWERS: Record<ActionFailureCode, Answer> = {
   email_invalid: { status: 400, code: 'email_invalid', field: 'newEmail' },
   email_in_use: { status: 400, code: 'email_taken', error: 'Email already in use', field: 'newEmail' },
   email_unchanged: { status: 400, code: 'email_unchanged', error: 'The new address is the current one', field: 'newEmail' },
+  email_change_not_pending: { status: 400, code: 'email_change_not_pending', error: 'No email change is waiting for its confirmation' },
   old_address_taken: { status: 409, code: 'email_taken', error: 'The previous address now belongs to another account' },
   new_address_taken: { status: 409, code: 'email_taken', error: 'The new address now belongs to another account: ask for the change again with another address' },
   address_stale: { status: 400, code: 'address_changed', error: 'This link is for an address that is no longer on the account' },

@@ -156,6 +156,29 @@ describe('POST /update/email', () => {
     await expect(loginUser(iam, user.email, user.password, user)).resolves.toBeTruthy()
   })
 
+  it('mails the waiting change a new link on request: the new link confirms it, the older one no longer does', async () => {
+    const user = await signupUser(iam)
+    const newEmail = uniqueEmail('resend')
+    const current = await askChange(user, newEmail)
+    const first = linkQueryOf(await confirmationMail(newEmail))
+    const resend = await authed(current, 'POST', '/update/email/resend')
+    expect(resend.status).toBe(200)
+    expect(await resend.json()).toEqual({ ok: true, date: expect.any(String), data: { sentTo: `${newEmail[0]}***@example.com` } })
+    const again = linkQueryOf(await smtp.waitForMail((m) => recipients(m).includes(newEmail) && (m.text ?? '').includes('reason=CONFIRM_EMAIL_CHANGE&') && linkQueryOf(m) !== first))
+    const stale = await confirm(first, current)
+    expect(stale.status).toBe(400)
+    expect(((await stale.json()) as Json).code).toBe('link_used')
+    expect((await confirm(again, current)).status).toBe(200)
+    await expect(loginUser(iam, newEmail, user.password, user)).resolves.toBeTruthy()
+  })
+
+  it('answers 400 email_change_not_pending to a resend with no change waiting', async () => {
+    const user = await signupUser(iam)
+    const res = await authed(user, 'POST', '/update/email/resend')
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({ ok: false, date: expect.any(String), error: 'No email change is waiting for its confirmation', code: 'email_change_not_pending' })
+  })
+
   it('answers 400 for an address in use, changes nothing and leaves the link usable', async () => {
     const taken = await signupUser(iam)
     const user = await signupUser(iam)

@@ -30,6 +30,8 @@ import { findUserByEmail, isUniqueViolation } from '../users/users-repo'
 import type { SessionUser } from '../mfa/session-flow'
 import { attemptProof, locateFlow, type FlowProof } from '../mfa/flow-proof'
 import { sendEmailChangedNotice } from './undo-email-change'
+import { findPendingEmailChangeData } from './pending-email-change'
+import { useLimiter } from '../rate-limits/registry'
 import { codeFailure, fail, linkFailure, type ActionFailure, type ActionLimited } from '../mfa/action-failures'
 import type { Actor } from '../security-events/repository'
 
@@ -112,9 +114,27 @@ async function sendChangeConfirmation(ctx: IamContext, userId: number, pending: 
   return result.ok
 }
 
+/**
+ * Mails the waiting change's confirmation again (POST /update/email/resend): a new link to the same
+ * new address with the same pending change; the older link stops working (onLive: 'replace'). Under
+ * the verification mail's per-user limit, as it is the same kind of mail to the same kind of address.
+ */
+export async function resendEmailChange(ctx: IamContext, userId: number, requestLocale?: Locale): Promise<{ ok: true; sentTo: string } | ActionFailure | ActionLimited> {
+  const decision = await useLimiter(ctx, 'resendVerification').consume({ userId })
+  if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
+  const data = await findPendingEmailChangeData(ctx.db, userId, new Date(ctx.now()))
+  const pending = data ? pendingFromData(data) : null
+  if (!pending) return fail('email_change_not_pending')
+  const sent = await sendChangeConfirmation(ctx, userId, pending, await mailLocaleOf(ctx.db, userId, requestLocale))
+  if (!sent) return fail('confirmation_mail_failed')
+  ctx.log.info('email change confirmation sent again', { userId })
+  return { ok: true, sentTo: maskEmail(pending.email) }
+}
+
 /** The pending change a link carries, or null for a link without one (never issued by this file). */
-function pendingOf(link: LinkWithCode): PendingChange | null {
-  const d = link.data
+const pendingOf = (link: LinkWithCode): PendingChange | null => pendingFromData(link.data)
+
+function pendingFromData(d: Record<string, unknown>): PendingChange | null {
   const text = (key: string) => (typeof d[key] === 'string' ? (d[key] as string) : null)
   const email = text('email')
   const from = text('from')

@@ -23,6 +23,20 @@ export async function findPendingEmailChange(db: Db, userId: number, now: Date):
   return row && typeof email === 'string' ? { email, expiresAt: row.expires_at } : null
 }
 
+/** What the live confirmation link carries (the pending change, email-change.ts), or null when none waits. */
+export async function findPendingEmailChangeData(db: Db, userId: number, now: Date): Promise<Record<string, unknown> | null> {
+  const row = await db
+    .selectFrom('magic_links')
+    .select(['data'])
+    .where('user_id', '=', userId)
+    .where('purpose', '=', CONFIRM_EMAIL_CHANGE_PURPOSE)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst()
+  return row?.data ?? null
+}
+
 /** Ends every live confirmation link of the account; true when one was live. */
 export async function cancelPendingEmailChange(db: Db, userId: number, now: Date): Promise<boolean> {
   const result = await db

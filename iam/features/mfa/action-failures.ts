@@ -19,6 +19,8 @@ export type ActionFailureCode =
   | 'email_invalid'
   | 'email_in_use'
   | 'email_unchanged'
+  /** a resend asked for, with no email change waiting */
+  | 'email_change_not_pending'
   /** undoing a change: the old address belongs to another account by now */
   | 'old_address_taken'
   /** confirming an email change: another account took the new address since it was asked for */

@@ -47,8 +47,9 @@ export const BFF_IAM_ROUTES = [
   'verifyCustomMfaLink',
   'verifyCustomMfa',
   'updateEmail',
-  // the account page shows a change waiting for its confirmation link and may cancel it
+  // the account page shows a change waiting for its confirmation link, may mail it again or cancel it
   'pendingEmailChange',
+  'resendEmailChange',
   'cancelEmailChange',
   'listTokenMetadata',
   // machine clients verify API tokens through the gateway (the IAM stays behind HMAC)
