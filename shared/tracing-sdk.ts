@@ -11,24 +11,18 @@
  * which would refuse exactly those addresses (docs/architecture.md, "Outbound calls").
  */
 import { context, propagation, trace } from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-} from '@opentelemetry/sdk-trace'
+import type { Sampler } from '@opentelemetry/sdk-trace'
+
+// The SDK's packages are imported when tracing starts, by name: a bundler inlines a dynamic
+// import of one of our own modules into the chunk that imports it (Nitro did), which would load
+// them at every start; a package stays an import of its own.
+const loadSdk = () => import('@opentelemetry/sdk-trace')
 
 type Env = Record<string, string | undefined>
 
 /** The sampler `OTEL_TRACES_SAMPLER` names (default parentbased_always_on); an unknown name is the default. */
-export function samplerFromEnv(env: Env): Sampler {
+export function samplerFromEnv(sdk: Awaited<ReturnType<typeof loadSdk>>, env: Env): Sampler {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = sdk
   const ratioArg = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1')
   const ratio = Number.isFinite(ratioArg) && ratioArg >= 0 && ratioArg <= 1 ? ratioArg : 1
   switch (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()) {
@@ -53,17 +47,25 @@ function scheduledDelayMs(env: Env): number {
   return Number.isInteger(value) && value > 0 ? value : 5000
 }
 
-/** Registers the provider, the context manager and the W3C propagator globally; returns the shutdown (flushes). */
-export function registerTracing(options: { defaultServiceName: string; env: Env }): () => Promise<void> {
+/** Registers the provider, the context manager and the W3C propagator globally; resolves with the shutdown (flushes). */
+export async function registerTracing(options: { defaultServiceName: string; env: Env }): Promise<() => Promise<void>> {
   const { env } = options
+  const [sdk, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, resources] = await Promise.all([
+    loadSdk(),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ])
   const serviceName = env.OTEL_SERVICE_NAME?.trim() || options.defaultServiceName
-  const resource = defaultResource()
-    .merge(detectResources({ detectors: [envDetector] }))
-    .merge(resourceFromAttributes({ 'service.name': serviceName }))
-  const provider = new TracerProvider({
+  const resource = resources
+    .defaultResource()
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+    .merge(resources.resourceFromAttributes({ 'service.name': serviceName }))
+  const provider = new sdk.TracerProvider({
     resource,
-    sampler: samplerFromEnv(env),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: scheduledDelayMs(env) })],
+    sampler: samplerFromEnv(sdk, env),
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: scheduledDelayMs(env) })],
   })
   // AsyncLocalStorage carries the current span through the awaits of a request
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())

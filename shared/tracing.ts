@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry tracing for both apps, off unless an OTLP endpoint is configured
- * (docs/operations.md, "Tracing"). Only `@opentelemetry/api` is imported here: the SDK, the exporter
- * and the context manager are in tracing-sdk.ts, imported when tracing starts, so a process without
- * an endpoint never loads them.
+ * (docs/operations.md, "Tracing"). Only `@opentelemetry/api` (no-op until an SDK registers) is
+ * imported here: the SDK, the exporter and the context manager are imported by tracing-sdk.ts when
+ * tracing starts, so a process without an endpoint never loads them.
  *
  * Nitro bundles both apps, so require hooks (auto-instrumentation) never see pg, ioredis or
  * node:http: the spans are made at our own seams (the request handler of each app, the IAM client,
@@ -42,8 +42,9 @@ export function startTracing(defaultServiceName: string, onError: (error: Error)
   if (tracingActive) return
   tracingActive = true
   import('./tracing-sdk')
-    .then(({ registerTracing }) => {
-      shutdown = registerTracing({ defaultServiceName, env: process.env })
+    .then(({ registerTracing }) => registerTracing({ defaultServiceName, env: process.env }))
+    .then((stop) => {
+      shutdown = stop
     })
     .catch((error: Error) => onError(error))
 }

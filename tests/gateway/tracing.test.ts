@@ -4,9 +4,12 @@
  * (OTLP/HTTP with JSON bodies), and one signed-in request followed from the gateway's server span
  * through its IAM call into the IAM and down to a database statement.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
+import { GATEWAY_TEST_BUILD, IAM_TEST_BUILD } from '../helpers/build'
 import { requestLine, waitForLog } from '../helpers/logs'
 import { waitUntil } from '../helpers/wait'
 import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
@@ -174,5 +177,27 @@ describe('one signed-in request traced across both apps', () => {
     expect(root()!.traceId).not.toBe(foreignTrace)
     expect(root()!.parentSpanId).toBe('')
     expect(collector.spans.some((s) => s.traceId === foreignTrace)).toBe(false)
+  })
+})
+
+describe('tracing off costs no SDK', () => {
+  // the builds this file's servers run: a static import would load the SDK at every start, traced or not
+  const STATIC_SDK_IMPORT = /^import\b[^(;]*['"]@opentelemetry\/(?:sdk-trace|exporter-trace-otlp-http|context-async-hooks|core|resources)['"]/m
+  const DYNAMIC_SDK_IMPORT = /\bimport\(\s*['"]@opentelemetry\/sdk-trace['"]\s*\)/
+  /** The text of each of our own server modules in a build (its node_modules are the packages). */
+  const modulesOf = (build: { output: string }): string[] =>
+    readdirSync(join(build.output, 'server'), { withFileTypes: true, recursive: true })
+      .map((entry) => ({ entry, path: join(entry.parentPath, entry.name) }))
+      .filter(({ entry, path }) => entry.isFile() && entry.name.endsWith('.mjs') && !path.includes('node_modules'))
+      .map(({ path }) => readFileSync(path, 'utf8'))
+
+  it.each([
+    ['IAM', IAM_TEST_BUILD],
+    ['gateway', GATEWAY_TEST_BUILD],
+  ])('the %s bundle imports the SDK, the exporter and the context manager only dynamically', (_name, build) => {
+    const modules = modulesOf(build)
+    expect(modules.filter((text) => STATIC_SDK_IMPORT.test(text))).toEqual([])
+    // and it does import them: the pattern above matches the bundler's spelling
+    expect(modules.some((text) => DYNAMIC_SDK_IMPORT.test(text))).toBe(true)
   })
 })
