@@ -144,11 +144,24 @@ describe('one signed-in request traced across both apps', () => {
     expect(statement!.kind).toBe(CLIENT)
     expect(statement!.attributes['db.operation.name']).toMatch(/^[A-Z]+$/)
 
+    // the HMAC nonce is recorded in the shared store: a store span under the IAM server span
+    expect(spans.some((s) => s.name === 'store setIfAbsent' && s.parentSpanId === iamServer!.spanId)).toBe(true)
+
     // both request log lines name the trace and their own server span
     const gatewayLine = JSON.parse(await requestLine(stack.gateway, session.headers.get('x-request-id')!)) as Record<string, unknown>
     expect(gatewayLine).toMatchObject({ trace_id: server.traceId, span_id: server.spanId })
     const iamLine = await waitForLog(stack.iam, (line) => line.includes('"msg":"request"') && line.includes(`"trace_id":"${server.traceId}"`))
     expect(JSON.parse(iamLine)).toMatchObject({ trace_id: server.traceId, span_id: iamServer!.spanId })
+  })
+
+  it('traces the sign-up password hash and its mail inside the sign-up request of the IAM', async () => {
+    const before = collector.spans.length
+    await signedInSessionRequest()
+    const iamSignup = () => collector.spans.slice(before).find((s) => s.service === 'identity-platform-iam' && s.kind === SERVER && s.attributes['http.route'] === '/signup')
+    const inSignup = (name: string) => collector.spans.slice(before).find((s) => s.name === name && s.traceId === iamSignup()?.traceId)
+    await waitUntil(() => inSignup('argon2 hash') !== undefined && inSignup('mail send') !== undefined, 'the hash and mail spans of the sign-up')
+    expect(inSignup('argon2 hash')!.parentSpanId).toBe(iamSignup()!.spanId)
+    expect(inSignup('mail send')!.attributes['iam.mail.transport']).toBe('outbox')
   })
 
   it('records no address, cookie, raw path or statement values in any span', async () => {
