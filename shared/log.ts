@@ -10,6 +10,7 @@
  * after the response that caused it (tests/helpers/logs.ts waits for it).
  */
 import pino from 'pino'
+import { traceLogFields, tracingConfigured } from './tracing'
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -128,6 +129,9 @@ export function createLogger(level: LogLevel = 'info', base: LogFields = {}, wri
         level: (label) => ({ level: label }),
         log: redactFields,
       },
+      // with tracing configured, a line written inside a span names it (shared/tracing.ts);
+      // without, no mixin runs at all
+      ...(tracingConfigured(process.env) ? { mixin: () => traceLogFields() } : {}),
     },
     destination,
   )

@@ -22,6 +22,12 @@ export interface IamClientOptions {
   timeoutMs?: number
   /** told of every finished call (the gateway's metrics): its status, or unavailable */
   observe?: (call: { method: string; path: string; outcome: number | 'unavailable'; seconds: number }) => void
+  /**
+   * Called as each call leaves (the gateway's tracing, shared/tracing.ts): headers to send with it
+   * (W3C `traceparent`, which no signature covers: iam/client/hmac.ts signs a fixed list of
+   * headers) and what to call when it ends. Unset: nothing is added.
+   */
+  trace?: (method: string) => { headers: Record<string, string>; end(outcome: number | 'unavailable'): void }
 }
 
 export interface IamRequest {
@@ -202,9 +208,14 @@ export function createIamClient(options: IamClientOptions): IamClient {
       outgoing[name] = value
     })
     if (body !== undefined) outgoing['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+    // after the caller's headers: a forwarded request's own traceparent never outranks this call's
+    const traced = options.trace?.(method)
+    if (traced) Object.assign(outgoing, traced.headers)
     const started = performance.now()
-    const observe = (outcome: number | 'unavailable') =>
+    const observe = (outcome: number | 'unavailable') => {
+      traced?.end(outcome)
       options.observe?.({ method, path: url.pathname, outcome, seconds: (performance.now() - started) / 1000 })
+    }
     return new Promise<Answer>((resolve, reject) => {
       let done = false
       // true the first time only: an answer, an error and the timer may each try to end the call

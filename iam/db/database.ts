@@ -15,6 +15,8 @@ import { Pipelines, STATEMENT_TIMEOUT_MS, type PipelineClient } from '../fast/pi
 import { preparedQueryMethod, type PgQueryClass } from '../fast/prepared'
 import type { Database } from './schema'
 import { emitSignal, statementKind } from '../lib/signals'
+import { tracingActive } from '../../shared/tracing'
+import { recordStatementSpan } from '../lib/tracing'
 import type { PoolStats } from '../lib/metrics'
 
 type Pool = PoolStats & DirectPool
@@ -83,7 +85,12 @@ const ACQUIRE_TIMEOUT_MS = 2000
 
 // Every statement Kysely sends (transaction control included) is one round trip: counted by kind
 // for iam_db_statements_total, which the benchmark and the round-trip tests read.
-const countStatement = (event: LogEvent): void => emitSignal({ kind: 'dbStatement', statement: statementKind(event.query.sql) })
+// With tracing on, also a span per statement (lib/tracing.ts): Kysely logs it in the caller's
+// async context, so it lands under the request's span.
+const countStatement = (event: LogEvent): void => {
+  emitSignal({ kind: 'dbStatement', statement: statementKind(event.query.sql) })
+  if (tracingActive) recordStatementSpan(event.query.sql, event.queryDurationMillis, event.level === 'error' ? event.error : undefined)
+}
 
 /** `database.connectTimeoutMs`, `preparedStatements` and `pgliteSharedBuffers` may be left out by callers outside the server (tests, scripts): their defaults. */
 type DatabaseOptions = {

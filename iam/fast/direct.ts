@@ -20,6 +20,8 @@
 import { CompiledQuery, type Kysely } from 'kysely'
 import type { Database } from '../db/schema'
 import { emitSignal, statementKind, type IamSignal } from '../lib/signals'
+import { tracingActive } from '../../shared/tracing'
+import { traceStatement } from '../lib/tracing'
 import type { Pipelines } from './pipelined'
 
 /** What a statement needs of a pooled connection: Kysely's driver calls the same two methods. */
@@ -57,6 +59,8 @@ export function directStatement<R>(text: string): DirectStatement<R> {
     const pipelines = pipelined ? directPipelines(db) : undefined
     if (pipelines) {
       emitSignal(counted)
+      // past Kysely, so past its statement log: the span is made here (through Kysely, the log makes it)
+      if (tracingActive) return (await traceStatement(text, () => pipelines.query(text, params))).rows as R[]
       return (await pipelines.query(text, params)).rows as R[]
     }
     const pool = directPool(db)
@@ -64,6 +68,7 @@ export function directStatement<R>(text: string): DirectStatement<R> {
     const client = await pool.connect()
     emitSignal(counted)
     try {
+      if (tracingActive) return (await traceStatement(text, () => client.query(text, params))).rows as R[]
       return (await client.query(text, params)).rows as R[]
     } finally {
       client.release()

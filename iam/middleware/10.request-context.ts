@@ -5,7 +5,8 @@
  *   kept so one id follows the request across services; anything else is replaced. Always echoed.
  * - Client IP: see lib/ip.ts resolveClientIp. Unresolvable => 403 plain text
  *   `Forbidden` (no rule keyed by address could hold for such a request).
- * - The log line carries no query string (magic-link tokens travel there) and no headers.
+ * - The log line carries no query string (magic-link tokens travel there) and no headers; with
+ *   tracing on, the request's `trace_id` and `span_id` (shared/tracing.ts).
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
@@ -16,6 +17,7 @@ import { resolveClientIp } from '../../shared/ip'
 import type { LogFields } from '../../shared/log'
 import { useIamMetrics } from '../lib/metrics'
 import { findRouteRule } from '../contract/route-rules'
+import { traceLogFields, tracingActive } from '../../shared/tracing'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -42,6 +44,8 @@ export default defineEventHandler((event) => {
   res.setHeader('X-Request-Id', requestId)
   // looked up once here; middleware 20 and 30 and the metrics label read it
   event.context.routeRule = findRouteRule(event.method, event.path)
+  // read now, inside the request's span (plugins/00.tracing.ts): the 'close' listener runs outside it
+  const traced = tracingActive ? traceLogFields() : undefined
 
   res.once('close', () => {
     const route = routeTemplate(event)
@@ -53,6 +57,7 @@ export default defineEventHandler((event) => {
     const fields: LogFields = { requestId, method: req.method, path: received.split('?')[0], route, status, durationMs: Math.round(elapsedMs * 10) / 10 }
     if (event.context.clientIp) fields.ip = event.context.clientIp
     if (!res.writableFinished) fields.aborted = true
+    if (traced) Object.assign(fields, traced)
     log.info('request', fields)
   })
 

@@ -19,6 +19,8 @@ import { useIamMetrics } from '../lib/metrics'
 import { createAccessTokenState } from '../features/tokens/token-service'
 import { buildSessionHooks } from '../session-hooks'
 import { openAdminBootstrap } from '../features/admin/bootstrap'
+import { tracingActive } from '../../shared/tracing'
+import { traceStore } from '../lib/tracing'
 
 function fail(message: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: message })}\n`)
@@ -54,7 +56,9 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   // where the code is, never the code: whoever may read the server's files may use it
   if (bootstrapFile) log.info('no platform administrator yet: sign in and enter the code from this file at <gateway>/admin/bootstrap', { file: bootstrapFile })
   log.info('iam ready', { database: databaseKind(config), storage: store.kind })
-  return { config, db, store, log, now: clockNow, accessTokens: createAccessTokenState(), sessionHooks: buildSessionHooks() }
+  // with tracing on (plugins/04.tracing.ts), every store operation is a span (lib/tracing.ts)
+  const traced = tracingActive ? traceStore(store) : store
+  return { config, db, store: traced, log, now: clockNow, accessTokens: createAccessTokenState(), sessionHooks: buildSessionHooks() }
 }
 
 export default defineNitroPlugin((nitroApp) => {

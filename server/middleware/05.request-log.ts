@@ -2,12 +2,14 @@
  * One log line per request, like the IAM's (iam/middleware/10.request-context.ts): a request id (a
  * sane `X-Request-Id` from the caller, else a new one, echoed in the response) and the route
  * template (the metrics' label, never the raw path with its ids). No query string (OAuth codes and
- * states travel there) and no headers.
+ * states travel there) and no headers. With tracing on, the request's `trace_id` and `span_id`
+ * (shared/tracing.ts).
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { defineEventHandler, getRequestHeader, setResponseHeader } from 'h3'
 import { useGatewayLog } from '../utils/log'
+import { traceLogFields, tracingActive } from '../../shared/tracing'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -18,6 +20,8 @@ export default defineEventHandler((event) => {
   event.context.requestId = requestId
   setResponseHeader(event, 'X-Request-Id', requestId)
   const { req, res } = event.node
+  // read now, inside the request's span: the 'close' listener runs outside it
+  const traced = tracingActive ? traceLogFields() : undefined
   res.once('close', () => {
     useGatewayLog().info('request', {
       requestId,
@@ -27,6 +31,7 @@ export default defineEventHandler((event) => {
       status: res.statusCode,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       ...(res.writableFinished ? {} : { aborted: true }),
+      ...traced,
     })
   })
 })

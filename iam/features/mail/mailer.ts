@@ -11,6 +11,7 @@ import { createTransport } from 'nodemailer'
 import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
 import type { Logger } from '../../../shared/log'
+import { withSpan } from '../../../shared/tracing'
 import { findMailOverride } from './overrides-repo'
 import type { LocalizedMail, MailContent } from './templates'
 
@@ -71,7 +72,10 @@ export function createMailer(deps: MailerDeps): Mailer {
     return {
       kind: 'smtp',
       async send(mail) {
-        await transport.sendMail({ from, to: mail.to, ...(await partsOf(deps, mail.content)) })
+        // a span when tracing is on (shared/tracing.ts): the transport only, never the recipient
+        await withSpan('mail send', { 'iam.mail.transport': 'smtp' }, async () => {
+          await transport.sendMail({ from, to: mail.to, ...(await partsOf(deps, mail.content)) })
+        })
       },
       async verify(timeoutMs) {
         // its own short-lived transport: the sending one keeps its longer timeouts
@@ -88,16 +92,18 @@ export function createMailer(deps: MailerDeps): Mailer {
   const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {
     kind: 'outbox',
-    async send(mail) {
-      const content = await partsOf(deps, mail.content)
-      const info = await composer.sendMail({ from, to: mail.to, ...content })
-      await mkdir(dir, { recursive: true })
-      const file = join(dir, `${Date.now()}-${randomBytes(4).toString('hex')}.eml`)
-      await writeFile(file, info.message as Buffer, { mode: 0o600 })
-      // Dev convenience only: in production the outbox is a file drop, never a log of live links.
-      if (!production) log.info('mail written to the outbox', { file, subject: content.subject, links: mail.links ?? [] })
-    },
+    send: (mail) => withSpan('mail send', { 'iam.mail.transport': 'outbox' }, () => writeToOutbox(mail)),
     verify: async () => {},
+  }
+
+  async function writeToOutbox(mail: OutgoingMail): Promise<void> {
+    const content = await partsOf(deps, mail.content)
+    const info = await composer.sendMail({ from, to: mail.to, ...content })
+    await mkdir(dir, { recursive: true })
+    const file = join(dir, `${Date.now()}-${randomBytes(4).toString('hex')}.eml`)
+    await writeFile(file, info.message as Buffer, { mode: 0o600 })
+    // Dev convenience only: in production the outbox is a file drop, never a log of live links.
+    if (!production) log.info('mail written to the outbox', { file, subject: content.subject, links: mail.links ?? [] })
   }
 }
 

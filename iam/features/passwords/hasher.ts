@@ -7,6 +7,7 @@ import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
 import { ImportedHashRefused, isImportedHash, verifyImportedHash, type ImportedHashSettings } from './imported-hashes'
 import type { HashPool } from './imported-hash-pool'
 import { CapacityExceeded } from '../../lib/outage'
+import { withSpan } from '../../../shared/tracing'
 
 export interface Argon2Params {
   memoryCost: number
@@ -29,6 +30,9 @@ export interface PasswordHasher {
 
 // The const enum of the typings cannot be read at run time under isolated modules.
 const ARGON2ID = 2 as Algorithm
+
+/** What an Argon2 span says: the algorithm, never an input. */
+const ARGON2_SPAN = { 'iam.password.algorithm': 'argon2id' }
 
 /** Stored hashes past their caps already told (a guesser repeats them); forgotten all at once when full. */
 const TOLD_MAX = 10_000
@@ -70,14 +74,15 @@ export function createPasswordHasher(
   const doVerify = async (stored: string, password: string) => {
     verifications += 1
     try {
-      return await verify(stored, normalizePassword(password), options)
+      // a span when tracing is on (shared/tracing.ts); nothing of the password or the hash is recorded
+      return await withSpan('argon2 verify', ARGON2_SPAN, () => verify(stored, normalizePassword(password), options))
     } catch {
       // a malformed stored hash is a non-match, never a crash
       return false
     }
   }
   return {
-    hash: (password) => hash(normalizePassword(password), options),
+    hash: (password) => withSpan('argon2 hash', ARGON2_SPAN, () => hash(normalizePassword(password), options)),
     async verify(stored, password) {
       if (isImportedHash(stored)) {
         verifications += 1
