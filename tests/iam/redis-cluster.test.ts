@@ -19,6 +19,7 @@ import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { HAS_REDIS_SERVER, startRedisCluster, type RedisCluster } from '../helpers/redis-servers'
 import { authed, enrolTotp, totpCode } from './second-factor-http'
 
+// skipped without redis-server (nothing to start) or without REDIS_URL (only CI's PostgreSQL + Redis pass runs it)
 const run = HAS_REDIS_SERVER && !!process.env.REDIS_URL
 const LOGIN = { points: 3, duration: 600, blockDuration: 600 }
 

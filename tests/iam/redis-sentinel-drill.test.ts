@@ -16,6 +16,7 @@ import { currentPrimaryPort, HAS_REDIS_SERVER, startSentinelSet, type SentinelSe
 import { waitUntil } from '../helpers/wait'
 import { newToken, verify, WIDE_LIMITERS, type CreatedToken } from './api-tokens-http'
 
+// skipped without redis-server (nothing to start) or without REDIS_URL (only CI's PostgreSQL + Redis pass runs it)
 const run = HAS_REDIS_SERVER && !!process.env.REDIS_URL
 /** The outage promise (lib/outage.ts): a request that needs a store without a primary gets its 503 within this. */
 const ANSWER_WITHIN_MS = 2000

@@ -128,7 +128,17 @@ function redisDriverOptions(target: RedisTarget, timeoutMs: number): RedisDriver
       },
     }
   }
-  const common = { preConnect: true, lazyConnect: false, enableOfflineQueue: true, enableAutoPipelining, retryStrategy, ...perConnection }
+  const common = {
+    preConnect: true,
+    lazyConnect: false,
+    enableOfflineQueue: true,
+    enableAutoPipelining,
+    retryStrategy,
+    // a primary demoted to replica answers writes with READONLY: reconnect (through the sentinels,
+    // to the new primary) without resending; the command that met it is answered 503 (redis-errors.ts)
+    reconnectOnError: (error: Error) => /^READONLY /.test(error.message),
+    ...perConnection,
+  }
   if (target.kind === 'single') return { url: target.url, ...common }
   return {
     ...common,
