@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import type { z } from 'zod'
 import { configSchema, type IamConfig } from './config-schema'
+import { parseRedisTarget, RedisTargetError } from './storage/redis-target'
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -69,6 +70,15 @@ export function parseConfig(raw: unknown, env: Env = {}): IamConfig {
   const config = result.data
   if (config.storage.driver === 'redis' && !config.storage.url) {
     throw new ConfigError('Invalid IAM configuration:\nstorage.url: required when storage.driver is "redis"')
+  }
+  if (config.storage.driver === 'redis' && config.storage.url) {
+    try {
+      parseRedisTarget(config.storage.url)
+    } catch (error) {
+      // the message names what is wrong, never the URL itself (it may carry a password)
+      if (error instanceof RedisTargetError) throw new ConfigError(`Invalid IAM configuration:\nstorage.url: ${error.message}`)
+      throw error
+    }
   }
   const { registration } = config.oidc
   if (registration.enabled && registration.access === 'initialAccessToken' && !config.secrets.oidcRegistrationToken) {

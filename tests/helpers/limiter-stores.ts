@@ -3,7 +3,7 @@
  * Redis store (REDIS_URL) under a unique prefix that `dropStore` removes again.
  */
 import { randomBytes } from 'node:crypto'
-import type Redis from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 import { afterEach } from 'vitest'
 import { createStore, type SharedStore } from '../../iam/lib/storage'
 
@@ -38,10 +38,16 @@ export function redisClockedStore(): ClockedStore {
 }
 
 /** The ioredis client under a Redis store's unstorage mount (tests reach past the store to check Redis itself). */
-export function redisClientOf(store: SharedStore): Redis {
-  const client = store.storage.getMount('').driver.getInstance?.() as Redis | undefined
+export function redisClientOf(store: SharedStore): Redis | Cluster {
+  const client = store.storage.getMount('').driver.getInstance?.() as Redis | Cluster | undefined
   if (store.kind !== 'redis' || !client) throw new Error('not a Redis store')
   return client
+}
+
+/** Keys under `prefix` on every primary: unstorage's listing scans one node only on a Cluster. */
+async function clusterKeys(cluster: Cluster, prefix: string): Promise<string[]> {
+  const perNode = await Promise.all(cluster.nodes('master').map((node) => node.keys(`${prefix}*`)))
+  return perNode.flat()
 }
 
 /**
@@ -50,13 +56,13 @@ export function redisClientOf(store: SharedStore): Redis {
  */
 export async function keysWithTtl(store: SharedStore): Promise<Array<{ key: string; ttlMs: number }>> {
   const prefix = store.fullKey('')
-  const keys = (await store.storage.getKeys()).filter((key) => key.startsWith(prefix))
+  const client = store.kind === 'redis' ? redisClientOf(store) : undefined
+  const keys = client?.isCluster ? await clusterKeys(client as Cluster, prefix) : (await store.storage.getKeys()).filter((key) => key.startsWith(prefix))
   if (store.kind === 'memory') {
     const ttls = await Promise.all(keys.map((key) => store.ttl(key.slice(prefix.length))))
     return keys.map((key, i) => ({ key, ttlMs: ttls[i] ?? 0 })).filter((k) => k.ttlMs > 0)
   }
-  const redis = redisClientOf(store)
-  const ttls = await Promise.all(keys.map((key) => redis.pttl(key)))
+  const ttls = await Promise.all(keys.map((key) => client!.pttl(key)))
   return keys.map((key, i) => ({ key, ttlMs: ttls[i] === -1 ? Number.POSITIVE_INFINITY : ttls[i] }))
 }
 

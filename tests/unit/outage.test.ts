@@ -78,6 +78,31 @@ describe('dependency outages are told from other failures', () => {
     }
   })
 
+  it('counts a store whose sentinels are all unreachable, or whose Cluster nodes are, as an outage within its timeout', async () => {
+    for (const url of [`redis+sentinel://127.0.0.1:${closedPort}/iam-primary`, `redis+cluster://127.0.0.1:${closedPort}`]) {
+      const store = createStore({ driver: 'redis', url, prefix: 't', timeoutMs: 100 })
+      try {
+        const error = await rejection(store.increment('k', 1000))
+        expect({ url, outage: isDependencyOutage(error), message: error instanceof Error ? error.message : error }).toMatchObject({ url, outage: true })
+      } finally {
+        await store.close()
+      }
+    }
+  })
+
+  it('counts Sentinel and Cluster answers without a primary as an outage', () => {
+    for (const message of [
+      "READONLY You can't write against a read only replica.",
+      'CLUSTERDOWN The cluster is down',
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+      "Cluster isn't ready and enableOfflineQueue options is false",
+      'All sentinels are unreachable. Retrying from scratch after 10ms.',
+    ]) {
+      expect({ message, outage: isDependencyOutage(new Error(message)) }).toEqual({ message, outage: true })
+    }
+    expect(isDependencyOutage(new Error("CROSSSLOT Keys in request don't hash to the same slot"))).toBe(false)
+  })
+
   it('counts a Redis connection dropped under a command as an outage', async () => {
     const redis = new Redis(`redis://127.0.0.1:${hangUpPort}`, { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null })
     redis.on('error', () => {})

@@ -97,8 +97,8 @@ export async function refundLoginIpPoints(ctx: IamContext, ipAddress: string, po
 /**
  * After a right password: forgets the attempts of the address and of this device (and, given the
  * IP, the IP + address login limiter, and refunds the IP budget's points) in ONE store call, and (re)marks the device unless its mark is
- * recent. One DEL may name keys of several hash tags: the IAM's Redis is a single instance, never a
- * Cluster (lib/storage/index.ts).
+ * recent. The keys carry several hash tags: on a Redis Cluster the store settles them per slot
+ * (lib/storage/atomic-redis.ts).
  */
 export async function forgiveLoginAttempts(ctx: IamContext, input: ForgiveInput): Promise<void> {
   const loginDelay = useDelay(ctx, 'loginAccountDelay')

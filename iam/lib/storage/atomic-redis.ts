@@ -6,15 +6,19 @@
  * clock, judge windows, blocks and nonces alike; the EX/PX expiries only clean up.
  */
 import { createHash } from 'node:crypto'
-import type Redis from 'ioredis'
-import { MAX_DOUBLINGS, type AtomicOps, type DelayDecision, type LimitDecision, type LimitStep, type ProgressiveDelaySpec } from './atomic'
+import type { Cluster, Redis } from 'ioredis'
+import { MAX_DOUBLINGS, type AtomicOps, type DelayDecision, type DelayKeys, type LimitDecision, type LimitStep, type ProgressiveDelaySpec } from './atomic'
 import { checkTtl } from './clocked'
+import { groupBySlot, sameSlot } from './hash-slot'
+
+/** The Redis driver's instance: one server (alone or found through Sentinel) or a Cluster. */
+export type RedisClient = Redis | Cluster
 
 /**
  * A Lua script run by EVALSHA, falling back to EVAL (which caches it) when the server does not know
  * it yet (first use, or after SCRIPT FLUSH / a failover). Returns the script's raw reply.
  */
-export function defineRedisScript(lua: string): (redis: Redis, keys: string[], args: Array<string | number>) => Promise<unknown> {
+export function defineRedisScript(lua: string): (redis: RedisClient, keys: string[], args: Array<string | number>) => Promise<unknown> {
   const sha = createHash('sha1').update(lua).digest('hex')
   return async (redis, keys, args) => {
     try {
@@ -119,6 +123,11 @@ end
 const consumeScript = defineRedisScript(`${CLOCKED_LUA}${CONSUME_LUA}
 return consume(0, 0, (#KEYS - 2) / 2)`)
 
+// KEYS[1] key; ARGV[1] now. Reply: the value's JSON while alive by that clock, else nil.
+const liveValueScript = defineRedisScript(`${CLOCKED_LUA}
+local value = live(KEYS[1])
+return value`)
+
 // KEYS: any; ARGV: 1 now. Reply: 1 when any is alive by that clock.
 const anyAliveScript = defineRedisScript(`${CLOCKED_LUA}
 for i = 1, #KEYS do if live(KEYS[i]) then return 1 end end
@@ -198,27 +207,51 @@ const limitDecision = (allowed: number, retryMs: number, permanent: number): Lim
   allowed === 1 ? { ok: true } : { ok: false, retryMs, permanent: permanent === 1 }
 const delayDecision = (wait: number): DelayDecision => (wait > 0 ? { ok: false, retryMs: wait } : { ok: true })
 
+/**
+ * `items` split by the Cluster slot of `keyOf(item)`, in first-seen order: on a Cluster a script or
+ * DEL is accepted only with keys of one slot (CROSSSLOT otherwise), so an operation over several
+ * callers' keys (hash tags differ) becomes one call per slot. One group on a single server.
+ */
+function slotGroups<T>(redis: RedisClient, items: T[], keyOf: (item: T) => string): T[][] {
+  if (!redis.isCluster) return [items]
+  return groupBySlot(items.map(keyOf)).map((indexes) => indexes.map((i) => items[i]!))
+}
+
 /** The atomic operations on `redis` (the Redis driver's instance). */
-export function redisAtomicOps(redis: Redis): AtomicOps {
+export function redisAtomicOps(redis: RedisClient): AtomicOps {
+  const consumeLimit = async (step: LimitStep, now: number): Promise<LimitDecision> => {
+    const reply = await consumeScript(redis, limitKeys(step), [now, ...limitArgs(step)])
+    if (!Array.isArray(reply) || reply.length !== 3) throw new Error('unexpected reply from the rate limiter script')
+    const [allowed, retryMs, permanent] = reply.map(Number)
+    return limitDecision(allowed!, retryMs!, permanent!)
+  }
+  const attemptDelay = async (keys: DelayKeys, spec: ProgressiveDelaySpec, now: number) =>
+    delayDecision(Number(await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now))))
+  const aliveEach = async (keys: string[], now: number): Promise<boolean[]> => {
+    const flags: boolean[] = []
+    const indexes = keys.map((_, i) => i)
+    await Promise.all(
+      slotGroups(redis, indexes, (i) => keys[i]!).map(async (group) => {
+        const reply = (await aliveEachScript(redis, group.map((i) => keys[i]!), [now])) as unknown[]
+        group.forEach((i, at) => (flags[i] = Number(reply[at]) === 1))
+      }),
+    )
+    return flags
+  }
   return {
     setIfAbsent: async (key, json, ttlMs, now) => Number(await setIfAbsentScript(redis, [key], [now, checkTtl(ttlMs), json])) === 1,
     increment: async (key, ttlMs, by, now) => Number(await incrementScript(redis, [key], [now, checkTtl(ttlMs), Math.trunc(by)])),
-    consumeLimit: async (keys, parts, policy, now) => {
-      const step = { keys, parts, policy }
-      const reply = await consumeScript(redis, limitKeys(step), [now, ...limitArgs(step)])
-      if (!Array.isArray(reply) || reply.length !== 3) throw new Error('unexpected reply from the rate limiter script')
-      const [allowed, retryMs, permanent] = reply.map(Number)
-      return limitDecision(allowed!, retryMs!, permanent!)
+    consumeLimit: (keys, parts, policy, now) => consumeLimit({ keys, parts, policy }, now),
+    anyAlive: async (keys, now) => {
+      const groups = slotGroups(redis, keys, (key) => key).filter((group) => group.length)
+      const replies = await Promise.all(groups.map((group) => anyAliveScript(redis, group, [now])))
+      return replies.some((reply) => Number(reply) === 1)
     },
-    anyAlive: async (keys, now) => Number(await anyAliveScript(redis, keys, [now])) === 1,
-    aliveEach: async (keys, now) => {
-      if (!keys.length) return []
-      const reply = (await aliveEachScript(redis, keys, [now])) as unknown[]
-      return reply.map((flag) => Number(flag) === 1)
-    },
-    attemptDelay: async (keys, spec, now) => delayDecision(Number(await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now)))),
+    aliveEach: async (keys, now) => (keys.length ? aliveEach(keys, now) : []),
+    attemptDelay,
     consumeThenAttemptByMark: async (limits, delay, now) => {
       const keys = [...limits.flatMap(limitKeys), delay.mark, delay.marked.count, delay.marked.gate, delay.unmarked.count, delay.unmarked.gate]
+      if (redis.isCluster && !sameSlot(keys)) return consumeThenAttemptBySlot(limits, delay, now)
       const args = [now, limits.length, ...limits.map((step) => step.parts.length), ...limits.flatMap(limitArgs), ...specArgs(delay.spec)]
       const reply = await consumeThenAttemptScript(redis, keys, args)
       if (!Array.isArray(reply) || reply.length < 2) throw new Error('unexpected reply from the login admission script')
@@ -230,12 +263,45 @@ export function redisAtomicOps(redis: Redis): AtomicOps {
       return { limits: limits.map(() => ({ ok: true })), delay: { decision: delayDecision(Number(reply[1])), mark: typeof reply[2] === 'string' ? reply[2] : null } }
     },
     deleteAll: async (keys) => {
-      if (keys.length) await redis.del(...keys)
+      await Promise.all(slotGroups(redis, keys, (key) => key).map((group) => (group.length ? redis.del(...group) : undefined)))
     },
     refundThenDelete: async (refunds, keys, now) => {
-      const windows = refunds.flatMap((refund) => refund.windows.map((key) => ({ key, points: refund.points })))
-      if (!windows.length && !keys.length) return
-      await refundThenDeleteScript(redis, [...windows.map((w) => w.key), ...keys], [now, windows.length, ...windows.map((w) => Math.trunc(w.points))])
+      const windows = refunds.flatMap((refund) => refund.windows.map((key) => ({ key, points: Math.trunc(refund.points), deleted: false })))
+      const all = [...windows, ...keys.map((key) => ({ key, points: 0, deleted: true }))]
+      if (!all.length) return
+      await Promise.all(
+        slotGroups(redis, all, (item) => item.key).map((group) => {
+          const refunded = group.filter((item) => !item.deleted)
+          const deleted = group.filter((item) => item.deleted)
+          return refundThenDeleteScript(redis, [...refunded.map((w) => w.key), ...deleted.map((d) => d.key)], [now, refunded.length, ...refunded.map((w) => w.points)])
+        }),
+      )
     },
+  }
+
+  /**
+   * consumeThenAttemptByMark on a Cluster when its keys span several slots (each limiter's keys
+   * share its caller's hash tag, the mark and the delay's subjects have their own): the same steps
+   * in the same order, each one atomic on its own slot. What is given up is only that another
+   * request may interleave between steps, as when the steps were separate calls: every limiter
+   * still spends at most one point per attempt and no attempt passes without every limiter
+   * allowing it. The mark is written only after a right password (features/users/login-delay.ts),
+   * so reading it a moment before the attempt at worst picks the stricter, unmarked subject.
+   */
+  async function consumeThenAttemptBySlot(limits: LimitStep[], delay: Parameters<AtomicOps['consumeThenAttemptByMark']>[1], now: number) {
+    const decisions: LimitDecision[] = []
+    for (const step of limits) {
+      const decision = await consumeLimit(step, now)
+      decisions.push(decision)
+      if (!decision.ok) return { limits: decisions, delay: null }
+    }
+    const delayKeys = [delay.mark, delay.marked.count, delay.marked.gate, delay.unmarked.count, delay.unmarked.gate]
+    if (sameSlot(delayKeys)) {
+      const reply = (await consumeThenAttemptScript(redis, delayKeys, [now, 0, ...specArgs(delay.spec)])) as unknown[]
+      return { limits: decisions, delay: { decision: delayDecision(Number(reply[1])), mark: typeof reply[2] === 'string' ? reply[2] : null } }
+    }
+    const mark = await liveValueScript(redis, [delay.mark], [now])
+    const decision = await attemptDelay(typeof mark === 'string' ? delay.marked : delay.unmarked, delay.spec, now)
+    return { limits: decisions, delay: { decision, mark: typeof mark === 'string' ? mark : null } }
   }
 }

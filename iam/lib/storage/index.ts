@@ -1,7 +1,8 @@
 /**
  * The IAM's shared state (HMAC nonces, anomalies, bans, limiter windows, grace-window pairs,
  * challenges): one unstorage Storage, on the memory driver (one process) or the Redis driver
- * (ioredis; several instances), chosen by `storage.driver`. Plain reads and writes go through the
+ * (ioredis; several instances; one server, a Sentinel-watched primary or a Cluster: redis-target.ts),
+ * chosen by `storage.driver`. Plain reads and writes go through the
  * Storage; the operations that must be atomic run on the driver's own instance (atomic.ts). No other
  * file talks to ioredis.
  *
@@ -9,17 +10,17 @@
  * normalisation never merges two keys. Values: `<expiresAt ms>@<JSON>`, judged by the IAM clock
  * (clocked.ts). The layout is the one the hand-written store used, so Redis data (bans) carries over.
  */
-import type Redis from 'ioredis'
 import { createStorage, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
-import redisDriver from 'unstorage/drivers/redis'
+import redisDriver, { type RedisOptions as RedisDriverOptions } from 'unstorage/drivers/redis'
 import { emitSignal } from '../signals'
 import type { AtomicOps } from './atomic'
 import { memoryAtomicOps, sweepExpired } from './atomic-memory'
-import { redisAtomicOps } from './atomic-redis'
+import { redisAtomicOps, type RedisClient } from './atomic-redis'
 import { checkTtl, openClocked, parseJson, sealClocked } from './clocked'
 import { ATOMIC_DRIVERS, refusedDriverMessage, type StorageDriverName } from './drivers'
 import { assertStoreKey } from './keys'
+import { parseRedisTarget, type RedisTarget } from './redis-target'
 
 export { ATOMIC_DRIVERS, refusedDriverMessage, type StorageDriverName } from './drivers'
 export { encodeKeyPart, hashKeyPart, storeKey } from './keys'
@@ -89,31 +90,73 @@ function memoryMount(now: () => number): Mount {
   }
 }
 
-function redisMount(url: string | undefined, timeoutMs: number): Mount {
-  if (!url) throw new Error('storage.url is required for the redis driver')
-  // An outage is an answer, not a queue: while Redis is unreachable a command
-  // fails at once (no offline queue, no retry of a command whose connection dropped) or within
-  // timeoutMs (a connection that hangs), and the request is answered 503. The client keeps
-  // reconnecting on its own, so service resumes when Redis is back.
-  const driver = redisDriver({
-    url,
-    preConnect: true,
-    lazyConnect: false,
+/**
+ * The unstorage Redis driver's options for `target`. An outage is an answer, not a queue: while
+ * Redis is unreachable (or, under Sentinel, while no primary is known, or on a Cluster while a slot
+ * has no primary) a command fails at once (no offline queue, no retry of a command whose connection
+ * dropped) or within timeoutMs (a connection that hangs), and the request is answered 503. The
+ * client keeps reconnecting on its own (through the sentinels to whichever primary they name, or
+ * to the Cluster's nodes), so service resumes by itself.
+ */
+function redisDriverOptions(target: RedisTarget, timeoutMs: number): RedisDriverOptions {
+  const perConnection = {
     // Commands sent before the first connection wait for it (a caller may use the store at once); a
     // first connection that fails flushes them (maxRetriesPerRequest 0). From then on nothing
-    // queues behind a reconnect.
-    enableOfflineQueue: true,
+    // queues behind a reconnect (the 'ready' handler in redisMount).
     maxRetriesPerRequest: 0,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    // commands issued in one event-loop turn (many requests at once) leave in one write and Redis
-    // reads them in one go, a third less Redis CPU per rotation (docs/performance.md, "Refresh
-    // rotation"); each command still has its own reply, error and timeout
-    enableAutoPipelining: true,
-  })
-  // the driver makes a Cluster only when given `cluster`, never here
-  const client = driver.getInstance?.() as Redis | undefined
+    ...(target.kind === 'single' ? {} : { username: target.username, password: target.password }),
+  }
+  const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1000)
+  // commands issued in one event-loop turn (many requests at once) leave in one write and Redis
+  // reads them in one go, a third less Redis CPU per rotation (docs/performance.md, "Refresh
+  // rotation"); each command still has its own reply, error and timeout
+  const enableAutoPipelining = true
+  if (target.kind === 'cluster') {
+    return {
+      preConnect: true,
+      cluster: target.nodes,
+      clusterOptions: {
+        enableOfflineQueue: true,
+        enableAutoPipelining,
+        clusterRetryStrategy: retryStrategy,
+        // writes and reads both go to the slot's primary: a replica may lag behind a limiter step
+        scaleReads: 'master',
+        slotsRefreshTimeout: timeoutMs,
+        redisOptions: perConnection,
+      },
+    }
+  }
+  const common = {
+    preConnect: true,
+    lazyConnect: false,
+    enableOfflineQueue: true,
+    enableAutoPipelining,
+    retryStrategy,
+    // a primary demoted to replica answers writes with READONLY: reconnect (through the sentinels,
+    // to the new primary) without resending; the command that met it is answered 503 (redis-errors.ts)
+    reconnectOnError: (error: Error) => /^READONLY /.test(error.message),
+    ...perConnection,
+  }
+  if (target.kind === 'single') return { url: target.url, ...common }
+  return {
+    ...common,
+    sentinels: target.sentinels,
+    name: target.name,
+    db: target.db,
+    role: 'master',
+    sentinelCommandTimeout: timeoutMs,
+    // subscribed to the sentinels' +switch-master: a primary that lost its role but still answers
+    // (a partition) is left at once instead of when a write meets READONLY
+    failoverDetector: true,
+  }
+}
+
+function redisMount(url: string | undefined, timeoutMs: number): Mount {
+  if (!url) throw new Error('storage.url is required for the redis driver')
+  const driver = redisDriver(redisDriverOptions(parseRedisTarget(url), timeoutMs))
+  const client = driver.getInstance?.() as RedisClient | undefined
   if (!client) throw new Error('the redis driver exposes no instance')
   // Connection failures are reported to the commands that hit them; the client's 'error' events
   // (repeated on every reconnect attempt) are only counted for /metrics.
