@@ -52,6 +52,15 @@ function codeOfError(error: unknown): SamlResponseFailure {
   return 'saml_response_invalid'
 }
 
+const COMMENT_NODE = 8
+
+function hasComment(node: Node): boolean {
+  for (let child = node.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === COMMENT_NODE || hasComment(child)) return true
+  }
+  return false
+}
+
 /** The structural checks on the raw document; null when it passes. */
 function shapeProblem(doc: Document, acsUrl: string): SamlResponseFailure | null {
   const root = doc.documentElement
@@ -61,6 +70,10 @@ function shapeProblem(doc: Document, acsUrl: string): SamlResponseFailure | null
   // encrypted assertions are not taken: no decryption key of ours is published (saml-sp.ts)
   if (encrypted.length > 0) return 'saml_response_invalid'
   if (assertions.length !== 1 || assertions[0]!.parentNode !== root) return 'saml_signature_invalid'
+  // a comment inside the assertion is dropped by exclusive canonicalisation, so the signature still
+  // verifies while a reader that stops at the first text node sees `user@evil.com` of
+  // `user@evil.com<!---->.example.com`; no identity provider writes one, so it is refused
+  if (hasComment(assertions[0]!)) return 'saml_response_invalid'
   const ids = new Set<string>()
   const all = Array.from(doc.getElementsByTagName('*'))
   for (const element of all) {
