@@ -26,6 +26,16 @@ const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Where h3 1.x keeps a read body on the Node request; readRawBody answers from it when present. */
 const H3_RAW_BODY = Symbol.for('h3RawBody')
 
+/**
+ * An identity provider's SAMLResponse posted to /sso/saml/:connectionId/acs: a signed XML document
+ * in base64, then form-encoded (`+`, `/`, `=` become `%XX`); the IAM takes at most 192 kB of the
+ * base64 (iam/contract/enterprise.ts).
+ */
+export const SAML_ACS_BODY_LIMIT_BYTES = 256 * 1024
+
+/** true for the SAML assertion consumer service path. */
+export const isSamlAcsPath = (path: string): boolean => /^\/sso\/saml\/[^/?#]+\/acs(?:\?|$)/.test(path)
+
 /** true for the OAuth form_post callback path. */
 export function isCallbackPath(path: string): boolean {
   return path.startsWith('/oauth/callback/')
@@ -47,6 +57,7 @@ function upstreamBodyLimit(path: string): number | undefined {
 /** The body limit of a request path. */
 export function bodyLimitFor(path: string): number {
   if (isCallbackPath(path)) return CALLBACK_BODY_LIMIT_BYTES
+  if (isSamlAcsPath(path)) return SAML_ACS_BODY_LIMIT_BYTES
   const upstream = upstreamBodyLimit(path)
   if (upstream !== undefined) return upstream
   return path.startsWith('/oidc/') ? OIDC_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES
