@@ -84,7 +84,7 @@ const rowOf = (row: Record<string, unknown>): SamlConnection => {
 
 /** The enabled connection of that public id, or null (unknown and switched off answer alike). */
 export async function loadEnabledConnection(db: Kysely<Database>, publicId: string): Promise<SamlConnection | null> {
-  const row = await db.selectFrom('saml_connections').select(SELECT).where(sql<boolean>`public_id::text = ${publicId}`).where('enabled', '=', true).executeTakeFirst()
+  const row = await db.selectFrom('saml_connections').select(SELECT).where('public_id', '=', publicId).where('enabled', '=', true).executeTakeFirst()
   return row ? rowOf(row) : null
 }
 
