@@ -38,9 +38,11 @@ export const HMAC_HEADERS = {
 /**
  * Why the gateway signed a request: `bff` a person's action through the BFF allow-list, `provider`
  * OpenID Provider traffic forwarded as it came, `oauth-callback` an identity the gateway's own code
- * exchange verified (the profile is the signed body).
+ * exchange verified (the profile is the signed body), `sso` the SAML service provider's public
+ * endpoints the gateway forwards (/sso/saml/{connectionId}/..., features/enterprise): metadata,
+ * the start of a sign-in and the identity provider's response, which the IAM itself verifies.
  */
-export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback'] as const
+export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback', 'sso'] as const
 export type GatewayPurpose = (typeof GATEWAY_PURPOSES)[number]
 
 export const isGatewayPurpose = (value: string | undefined): value is GatewayPurpose => (GATEWAY_PURPOSES as readonly string[]).includes(value ?? '')

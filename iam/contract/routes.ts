@@ -18,6 +18,7 @@ import { PASSKEY_ROUTES } from './passkeys'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
 import { WEBHOOK_ROUTES } from './webhooks'
+import { ENTERPRISE_ROUTES } from './enterprise'
 
 const AREAS = [
   AUTH_ROUTES,
@@ -35,6 +36,7 @@ const AREAS = [
   MAIL_TEMPLATE_ROUTES,
   ACCOUNT_DELETION_ROUTES,
   WEBHOOK_ROUTES,
+  ENTERPRISE_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -53,6 +55,7 @@ export const ROUTES = {
   ...MAIL_TEMPLATE_ROUTES,
   ...ACCOUNT_DELETION_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...ENTERPRISE_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

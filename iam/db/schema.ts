@@ -366,6 +366,47 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null
 }
 
+/** A domain an organization claims; verified once its TXT record was seen (migration 0019, features/enterprise/domains.ts) */
+export interface OrgDomainsTable {
+  id: Generated<number>
+  public_id: Generated<string>
+  org_id: number
+  /** IDNA ASCII, lower case, no trailing dot */
+  domain: string
+  /** the value to publish: `identity-platform-verification=<token>` */
+  token: string
+  verified_at: NullableTimestamp
+  created_at: Generated<Date>
+}
+
+/** An organization's SAML 2.0 identity provider (migration 0019, features/enterprise/saml-connections.ts) */
+export interface SamlConnectionsTable {
+  id: Generated<number>
+  public_id: Generated<string>
+  org_id: number
+  idp_entity_id: string
+  idp_sso_url: string
+  idp_certs: Json<string[]>
+  default_role: Generated<string>
+  attribute_mapping: Json<Record<string, unknown>>
+  allow_idp_initiated: Generated<boolean>
+  enabled: Generated<boolean>
+  require_sso: Generated<boolean>
+  created_at: Generated<Date>
+  updated_at: Generated<Date>
+}
+
+/** An account a SAML connection signed in, by the NameID its provider gave (migration 0019) */
+export interface SamlIdentitiesTable {
+  id: Generated<number>
+  connection_id: number
+  name_id: string
+  user_id: number
+  email: string | null
+  created_at: Generated<Date>
+  last_login_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -393,6 +434,9 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  org_domains: OrgDomainsTable
+  saml_connections: SamlConnectionsTable
+  saml_identities: SamlIdentitiesTable
 }
 
 export type User = Selectable<UsersTable>

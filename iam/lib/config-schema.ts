@@ -318,6 +318,34 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .prefault({}),
+  /** Verified domains and SAML sign-in per organization (features/enterprise, docs/enterprise.md) */
+  enterprise: z
+    .strictObject({
+      /**
+       * The gateway's public origin: SAML service provider entity ids and ACS URLs are under it
+       * (`/sso/saml/{connectionId}/metadata`, `/sso/saml/{connectionId}/acs`), as the gateway forwards them
+       */
+      gatewayOrigin: z
+        .url()
+        .refine((v) => /^https?:\/\/[^/?#]+$/.test(v), 'an origin: scheme and host, no path, e.g. https://id.example.com')
+        .default('http://localhost:3000'),
+      /** how many domains one organization may claim */
+      maxDomainsPerOrg: z.number().int().positive().max(100).default(10),
+      /** the DNS servers TXT records are read from ("ip" or "ip:port"); absent: the system's */
+      dnsServers: z.array(ipOrIpPort).optional(),
+      dnsTimeoutMs: z.number().int().positive().default(3000),
+      saml: z
+        .strictObject({
+          /** how far the provider's clock may be from ours (NotBefore, NotOnOrAfter) */
+          clockSkewMs: z.number().int().nonnegative().max(5 * MINUTE_MS).default(60_000),
+          /** the oldest assertion accepted after its IssueInstant, whatever its NotOnOrAfter */
+          maxAssertionAgeMs: z.number().int().positive().max(60 * MINUTE_MS).default(5 * MINUTE_MS),
+          /** how long an AuthnRequest we sent waits for its answer */
+          requestTtlMs: z.number().int().positive().max(60 * MINUTE_MS).default(10 * MINUTE_MS),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
   emailChecks: z
     .strictObject({
       mx: z.boolean().default(true),

@@ -44,7 +44,7 @@ const HMAC_SCHEMES: Record<string, { header: string; description: string }> = {
   hmacSignatureVersion: { header: HMAC_HEADERS.version, description: '`3` (version 2 names no purpose; version 1, the original scheme, covers neither body nor credentials).' },
   hmacSignaturePurpose: {
     header: HMAC_HEADERS.purpose,
-    description: 'Why the request was signed: `bff`, `provider` or `oauth-callback`. Each operation lists the purposes it accepts in `x-caller-purposes`; any other is 401 `Purpose not accepted`.',
+    description: 'Why the request was signed: `bff`, `provider`, `oauth-callback` or `sso`. Each operation lists the purposes it accepts in `x-caller-purposes`; any other is 401 `Purpose not accepted`.',
   },
 }
 

@@ -26,6 +26,25 @@ const PAYLOAD_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Where h3 1.x keeps a read body on the Node request; readRawBody answers from it when present. */
 const H3_RAW_BODY = Symbol.for('h3RawBody')
 
+/**
+ * An identity provider's SAMLResponse posted to /sso/saml/:connectionId/acs: a signed XML document
+ * in base64, then form-encoded (`+`, `/`, `=` become `%XX`); the IAM takes at most 192 kB of the
+ * base64 (iam/contract/enterprise.ts).
+ */
+export const SAML_ACS_BODY_LIMIT_BYTES = 256 * 1024
+
+/**
+ * An organization's SAML connection (POST /api/orgs/:orgId/sso) may carry the identity provider's
+ * metadata XML: Entra ID's federation metadata with its certificates runs to about 10 kB, and
+ * the IAM takes up to 96 kB there (iam/contract/enterprise.ts).
+ */
+export const SSO_SETTINGS_BODY_LIMIT_BYTES = 128 * 1024
+
+export const isSsoSettingsPath = (path: string): boolean => /^\/api\/orgs\/[^/?#]+\/sso(?:\?|$)/.test(path)
+
+/** true for the SAML assertion consumer service path. */
+export const isSamlAcsPath = (path: string): boolean => /^\/sso\/saml\/[^/?#]+\/acs(?:\?|$)/.test(path)
+
 /** true for the OAuth form_post callback path. */
 export function isCallbackPath(path: string): boolean {
   return path.startsWith('/oauth/callback/')
@@ -47,6 +66,8 @@ function upstreamBodyLimit(path: string): number | undefined {
 /** The body limit of a request path. */
 export function bodyLimitFor(path: string): number {
   if (isCallbackPath(path)) return CALLBACK_BODY_LIMIT_BYTES
+  if (isSamlAcsPath(path)) return SAML_ACS_BODY_LIMIT_BYTES
+  if (isSsoSettingsPath(path)) return SSO_SETTINGS_BODY_LIMIT_BYTES
   const upstream = upstreamBodyLimit(path)
   if (upstream !== undefined) return upstream
   return path.startsWith('/oidc/') ? OIDC_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES

@@ -1,13 +1,16 @@
 /**
- * A tiny authoritative DNS server on 127.0.0.1 (UDP) for MX checks in tests: answers MX and A
- * queries from a zone map and NXDOMAIN for anything else. Config: emailChecks.dnsServers =
- * [`127.0.0.1:${port}`].
+ * A tiny authoritative DNS server on 127.0.0.1 (UDP) for MX checks and domain verification in
+ * tests: answers MX, A and TXT queries from a zone map and NXDOMAIN for anything else. Config:
+ * emailChecks.dnsServers or enterprise.dnsServers = [`127.0.0.1:${port}`]. The zone map may be
+ * changed while the server runs (a record published later).
  */
 import { createSocket } from 'node:dgram'
 
 export interface Zone {
   mx?: string[]
   a?: string[]
+  /** TXT records, each one string (at most 255 bytes) */
+  txt?: string[]
 }
 
 export interface DnsServer {
@@ -19,6 +22,7 @@ export interface DnsServer {
 
 const TYPE_A = 1
 const TYPE_MX = 15
+const TYPE_TXT = 16
 
 function readName(buf: Buffer, offset: number): { name: string; next: number } {
   const labels: string[] = []
@@ -62,6 +66,18 @@ function answer(query: Buffer, zones: Record<string, Zone>): Buffer {
       head.writeUInt32BE(60, 4)
       head.writeUInt16BE(4, 8)
       records.push(Buffer.concat([Buffer.from([0xc0, 0x0c]), head, Buffer.from(ip.split('.').map(Number))]))
+    }
+  }
+  if (zone && type === TYPE_TXT) {
+    for (const text of zone.txt ?? []) {
+      const bytes = Buffer.from(text, 'utf8')
+      const rdata = Buffer.concat([Buffer.from([bytes.length]), bytes])
+      const head = Buffer.alloc(10)
+      head.writeUInt16BE(TYPE_TXT, 0)
+      head.writeUInt16BE(1, 2)
+      head.writeUInt32BE(60, 4)
+      head.writeUInt16BE(rdata.length, 8)
+      records.push(Buffer.concat([Buffer.from([0xc0, 0x0c]), head, rdata]))
     }
   }
   const header = Buffer.alloc(12)

@@ -102,6 +102,13 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/admin/webhooks/:endpointId/replay': { since: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00Z', delivered: false },
   '/admin/users/import': { jsonl: '{"email":"imported@example.com","name":"Imported"}\n', dryRun: true },
   '/auth/delete-account/restore-link': { restoreProof: 'A'.repeat(43) },
+  // enterprise sign-in (iam/contract/enterprise.ts)
+  '/orgs/:orgId/domains': { domain: 'example-corp.test' },
+  '/orgs/:orgId/domains/verify': { domainId: '00000000-0000-4000-8000-00000000000e' },
+  '/orgs/:orgId/domains/remove': { domainId: '00000000-0000-4000-8000-00000000000e' },
+  '/orgs/:orgId/sso': { idpEntityId: 'https://idp.example.test/e', idpSsoUrl: 'https://idp.example.test/sso', idpCertificate: 'MIIB', defaultRole: 'member', enabled: false },
+  '/sso/saml/:connectionId/acs': { SAMLResponse: 'PHNhbWxwOlJlc3BvbnNlLz4=', RelayState: '/account' },
+  '/sso/discover': { email: 'someone@example.com' },
 }
 
 const hostileValue = fc.oneof(

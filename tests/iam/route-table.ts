@@ -33,6 +33,8 @@ const PATH_PARAMS: Record<string, string> = {
   // the shape of a webhook endpoint id and a delivery id (no such endpoint)
   ':endpointId': 'ep_AAAAAAAAAAAAAAAAAAAAAA',
   ':deliveryId': '1',
+  // the shape of a SAML connection id (no such connection)
+  ':connectionId': '00000000-0000-4000-8000-00000000000f',
 }
 
 export function concretePath(pattern: string): string {

@@ -53,7 +53,13 @@ export interface OpenSessionInput {
  * an authenticator app or a recovery code; a passkey (a hardware-bound key, the person present
  * and verified by the device's lock, so two factors in one).
  */
-export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa' | EmailAmr | 'email otp mfa'
+export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa' | EmailAmr | 'email otp mfa' | SamlAmr
+
+/**
+ * A sign-in an organization's SAML identity provider vouched for (features/enterprise): RFC 8176
+ * registers no value for a federated sign-in, so `saml` names it.
+ */
+export type SamlAmr = 'saml'
 
 /**
  * A sign-in by emailed link (`email`) or emailed code (`email otp`: a one-time code, RFC 8176

@@ -148,6 +148,15 @@ export const BFF_IAM_ROUTES = [
   'orgRoleCreate',
   'orgRoleUpdate',
   'orgRoleDelete',
+  // enterprise sign-in: an organization's domains and SAML connection (owners' settings), and the
+  // login page's address-first step (does the domain route to a company sign-in?)
+  'orgDomains',
+  'orgDomainAdd',
+  'orgDomainVerify',
+  'orgDomainRemove',
+  'orgSso',
+  'orgSsoSet',
+  'ssoDiscover',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

@@ -1,0 +1,12 @@
+import { ROUTES } from '../../../../contract/routes'
+import { removeDomain } from '../../../../features/enterprise/domains'
+import { DOMAIN_FAILURES } from '../../../../http/enterprise-failures'
+import { okEnvelope } from '../../../../http/respond'
+import { answerFailure, defineRoute } from '../../../../http/route'
+
+/** POST /orgs/:orgId/domains/remove (full authentication; owners:manage) `{ domainId }`. */
+export default defineRoute(ROUTES.orgDomainRemove, [], async ({ ctx, user, params, body }) => {
+  const result = await removeDomain(ctx.db, { orgId: params.orgId, userId: user.userId, domainId: body.domainId })
+  if (!result.ok) return answerFailure(DOMAIN_FAILURES, result)
+  return okEnvelope({ removed: true as const })
+})

@@ -1,0 +1,178 @@
+/**
+ * SAML sign-in end to end through the gateway (server/routes/sso/saml/**, docs/enterprise.md):
+ * an owner sets everything up through the BFF (a domain proved by a TXT record from a test DNS
+ * server, the SAML connection with a group mapping); a person then starts at the gateway, is sent
+ * to the identity provider (samlify, with its own key), and the provider's form post to the
+ * gateway's ACS ends in the session cookies and /api/auth/session showing the person, a member of
+ * the organization with the role of their group. A refused response lands on /sso/error.
+ */
+import * as samlify from 'samlify'
+import { describe, expect, it } from 'vitest'
+import { startDnsServer, type Zone } from '../helpers/dns-server'
+import { authnRequestOf, makeIdpKeys } from '../helpers/saml-idp'
+import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStack } from './bff-harness'
+
+const GATEWAY_ORIGIN = 'https://id.example.test'
+const IDP_ENTITY = 'https://idp.samlify.test/metadata'
+const IDP_SSO = 'https://idp.samlify.test/sso'
+
+const zones: Record<string, Zone> = {}
+const dns = await startDnsServer(zones)
+const keys = makeIdpKeys('samlify-idp')
+const stack = await setupStack({
+  rate_limiters: { oauth: { points: 1000, duration: 60, blockDuration: 60 } },
+  enterprise: { gatewayOrigin: GATEWAY_ORIGIN, dnsServers: [dns.server] },
+})
+
+// samlify asks for an XML schema validator; the SP side under test does its own validation
+samlify.setSchemaValidator({ validate: () => Promise.resolve('skipped') })
+
+type Browser = ReturnType<typeof browserLike>
+
+async function owner(): Promise<Browser> {
+  const email = freshEmail('sso-owner')
+  const b = browserLike(stack.gateway.url)
+  const res = await b.call('/api/auth/signup', { method: 'POST', body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: 'Owner', termsConsent: 'on' } })
+  expect(res.status, res.text).toBe(201)
+  await confirmEmailThrough(b, stack.iam, email)
+  return b
+}
+
+const ATTRIBUTES = '<saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>{email}</saml:AttributeValue></saml:Attribute><saml:Attribute Name="displayName"><saml:AttributeValue>{displayName}</saml:AttributeValue></saml:Attribute><saml:Attribute Name="groups"><saml:AttributeValue>{group}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>'
+
+/** The identity provider's answer to `requestId`, as samlify builds and signs it, for the SP its metadata describes. */
+async function samlifyResponse(spMetadata: string, requestId: string, user: { nameId: string; email: string; displayName: string; group: string }) {
+  const idp = samlify.IdentityProvider({
+    entityID: IDP_ENTITY,
+    signingCert: keys.cert,
+    privateKey: keys.privateKey,
+    isAssertionEncrypted: false,
+    nameIDFormat: ['urn:oasis:names:tc:SAML:2.0:nameid-format:persistent'],
+    singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: IDP_SSO }],
+  })
+  const sp = samlify.ServiceProvider({ metadata: spMetadata })
+  const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(spMetadata)![1]!
+  const audience = /entityID="([^"]+)"/.exec(spMetadata)![1]!
+  const now = new Date()
+  const later = new Date(now.getTime() + 5 * 60_000).toISOString()
+  const id = `_${crypto.randomUUID()}`
+  const values = {
+    ID: id,
+    AssertionID: `_${crypto.randomUUID()}`,
+    Destination: acs,
+    Audience: audience,
+    SubjectRecipient: acs,
+    Issuer: IDP_ENTITY,
+    IssueInstant: now.toISOString(),
+    StatusCode: 'urn:oasis:names:tc:SAML:2.0:status:Success',
+    ConditionsNotBefore: new Date(now.getTime() - 60_000).toISOString(),
+    ConditionsNotOnOrAfter: later,
+    SubjectConfirmationDataNotOnOrAfter: later,
+    NameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+    NameID: user.nameId,
+    InResponseTo: requestId,
+    AuthnStatement: '',
+  }
+  const attributes = samlify.SamlLib.replaceTagsByValue(ATTRIBUTES, user)
+  const { context } = await idp.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email: user.email }, (template: string) => ({
+    id,
+    context: samlify.SamlLib.replaceTagsByValue(template.replace('{AttributeStatement}', attributes), values),
+  }))
+  return { samlResponse: context, acs }
+}
+
+/** The IdP's auto-submitted form: a cross-site POST of SAMLResponse and RelayState to the gateway's ACS. */
+function postFromIdp(b: Browser, connectionId: string, samlResponse: string, relayState: string | null) {
+  const form = new URLSearchParams({ SAMLResponse: samlResponse, ...(relayState ? { RelayState: relayState } : {}) })
+  return b.call(`/sso/saml/${connectionId}/acs`, {
+    method: 'POST',
+    body: form.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.samlify.test', 'sec-fetch-site': 'cross-site', 'x-csrf': '', accept: 'text/html' },
+  })
+}
+
+describe('SAML sign-in through the gateway', () => {
+  let connectionId = ''
+  let orgId = ''
+  let roleId = ''
+  let domain = ''
+  let spMetadata = ''
+
+  it('lets an owner prove a domain and set up the connection through the BFF', async () => {
+    const b = await owner()
+    const org = await b.call('/api/orgs', { method: 'POST', body: { name: 'Samlify Corp', slug: `samlify-${Date.now().toString(36)}` } })
+    expect(org.status, org.text).toBe(201)
+    orgId = (org.json.data as { org: { id: string } }).org.id
+    domain = `samlify${Date.now().toString(36)}.test`
+    const added = await b.call(`/api/orgs/${orgId}/domains`, { method: 'POST', body: { domain } })
+    expect(added.status, added.text).toBe(201)
+    const view = (added.json.data as { domain: { id: string; txt: { name: string; value: string } } }).domain
+    zones[view.txt.name] = { txt: [view.txt.value] }
+    const verified = await b.call(`/api/orgs/${orgId}/domains/verify`, { method: 'POST', body: { domainId: view.id } })
+    expect(verified.status, verified.text).toBe(200)
+    const role = await b.call(`/api/orgs/${orgId}/roles`, { method: 'POST', body: { name: 'support', permissions: ['organization:read', 'members:read'] } })
+    expect(role.status, role.text).toBe(201)
+    roleId = (role.json.data as { role: { id: string } }).role.id
+    // the provider's metadata XML through the BFF: larger than a plain form's 8 kB (Entra ID's
+    // carries several certificates), read by the IAM; the typed values below then replace it
+    const keyDescriptor = (use: string) => `<md:KeyDescriptor use="${use}"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${keys.certBody}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`
+    const metadataXml = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${IDP_ENTITY}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">${keyDescriptor('signing')}${Array.from({ length: 6 }, () => keyDescriptor('encryption')).join('')}<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${IDP_SSO}"/></md:IDPSSODescriptor></md:EntityDescriptor>`
+    expect(metadataXml.length).toBeGreaterThan(8 * 1024)
+    const fromMetadata = await b.call(`/api/orgs/${orgId}/sso`, { method: 'POST', body: { idpMetadataXml: metadataXml } })
+    expect(fromMetadata.status, fromMetadata.text).toBe(200)
+    expect((fromMetadata.json.data as { connection: { idpSsoUrl: string } }).connection.idpSsoUrl).toBe(IDP_SSO)
+    const set = await b.call(`/api/orgs/${orgId}/sso`, {
+      method: 'POST',
+      body: { idpEntityId: IDP_ENTITY, idpSsoUrl: IDP_SSO, idpCertificate: keys.cert, enabled: true, attributeMapping: { groups: 'groups', groupRoles: { Support: roleId } } },
+    })
+    expect(set.status, set.text).toBe(200)
+    const connection = (set.json.data as { connection: { id: string; sp: { acsUrl: string; metadataUrl: string } } }).connection
+    connectionId = connection.id
+    expect(connection.sp.acsUrl).toBe(`${GATEWAY_ORIGIN}/sso/saml/${connectionId}/acs`)
+    const metadata = await browserLike(stack.gateway.url).call(`/sso/saml/${connectionId}/metadata`)
+    expect(metadata.status).toBe(200)
+    expect(metadata.headers.get('content-type')).toContain('samlmetadata+xml')
+    spMetadata = metadata.text
+  })
+
+  it('signs a person in from the identity provider: session cookies, /api/auth/session shows them, a member with the role of their group', async () => {
+    const b = browserLike(stack.gateway.url)
+    const start = await b.call(`/sso/saml/${connectionId}/start?returnTo=${encodeURIComponent('/orgs')}`)
+    expect(start.status).toBe(302)
+    const location = start.headers.get('location') ?? ''
+    expect(location.startsWith(`${IDP_SSO}?`)).toBe(true)
+    const request = authnRequestOf(location)
+    const email = `dana@${domain}`
+    const { samlResponse } = await samlifyResponse(spMetadata, request.id, { nameId: 'samlify-user-42', email, displayName: 'Dana Samlify', group: 'Support' })
+    const landed = await postFromIdp(b, connectionId, samlResponse, request.relayState)
+    expect(landed.status, landed.text).toBe(200)
+    expect(landed.headers.get('content-type')).toContain('text/html')
+    expect(landed.text).toContain('window.location.replace("/orgs")')
+    expect(b.jar.get('session')).toMatch(/^[\w-]{43}$/)
+    expect(b.jar.get('__Secure-a')).toBeTruthy()
+    const session = await b.call('/api/auth/session')
+    expect(session.status).toBe(200)
+    expect(session.json).toMatchObject({ authenticated: true })
+    expect(session.text).toContain(email)
+    const orgs = await b.call('/api/orgs')
+    expect((orgs.json.data as { orgs: { id: string; role: string }[] }).orgs).toEqual([expect.objectContaining({ id: orgId, role: roleId })])
+  })
+
+  it('lands a refused response on the error page with its code, never on JSON', async () => {
+    const b = browserLike(stack.gateway.url)
+    const start = await b.call(`/sso/saml/${connectionId}/start`)
+    const request = authnRequestOf(start.headers.get('location') ?? '')
+    const { samlResponse } = await samlifyResponse(spMetadata, request.id, { nameId: 'samlify-user-43', email: `eve@${domain}`, displayName: 'Eve', group: 'Support' })
+    const first = await postFromIdp(b, connectionId, samlResponse, null)
+    expect(first.status).toBe(200)
+    const replayed = await postFromIdp(browserLike(stack.gateway.url), connectionId, samlResponse, null)
+    expect(replayed.status).toBe(302)
+    expect(replayed.headers.get('location')).toMatch(/^\/sso\/error\?code=saml_(request_unknown|replayed)$/)
+    const unknown = await browserLike(stack.gateway.url).call('/sso/saml/00000000-0000-4000-8000-000000000000/start')
+    expect(unknown.status).toBe(302)
+    expect(unknown.headers.get('location')).toBe('/sso/error?code=sso_connection_not_found')
+    const page = await browserLike(stack.gateway.url).call('/sso/error?code=saml_replayed', { headers: { accept: 'text/html' } })
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('data-testid="sso-error"')
+  })
+})
