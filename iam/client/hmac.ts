@@ -38,9 +38,10 @@ export const HMAC_HEADERS = {
 /**
  * Why the gateway signed a request: `bff` a person's action through the BFF allow-list, `provider`
  * OpenID Provider traffic forwarded as it came, `oauth-callback` an identity the gateway's own code
- * exchange verified (the profile is the signed body).
+ * exchange verified (the profile is the signed body), `scim` an identity provider's SCIM traffic
+ * forwarded as it came (server/utils/scim-forward.ts; only the /scim/v2 mount accepts it).
  */
-export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback'] as const
+export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback', 'scim'] as const
 export type GatewayPurpose = (typeof GATEWAY_PURPOSES)[number]
 
 export const isGatewayPurpose = (value: string | undefined): value is GatewayPurpose => (GATEWAY_PURPOSES as readonly string[]).includes(value ?? '')

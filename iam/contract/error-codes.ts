@@ -134,6 +134,9 @@ export const ERROR_CODES = {
   invitation_not_found: 'No such (pending) invitation',
   invitation_used: 'The invitation was used, revoked, or has expired',
   invitation_other_address: 'The invitation was sent to another address',
+  // SCIM provisioning (docs/scim.md)
+  scim_token_exists: 'The organization has a SCIM token already: rotate it, or revoke it first',
+  scim_token_not_found: 'The organization has no SCIM token',
   // platform administration
   user_not_found: 'No such account (or, to impersonate, a suspended one)',
   factor_not_found: 'The account has no such factor',

@@ -15,6 +15,7 @@ import { GATEWAY_AUTH_ROUTES } from './gateway-auth'
 import { OIDC_ROUTES } from './oidc'
 import { ORGANIZATION_ROUTES } from './organizations'
 import { PASSKEY_ROUTES } from './passkeys'
+import { SCIM_ROUTES } from './scim'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
 import { WEBHOOK_ROUTES } from './webhooks'
@@ -35,6 +36,7 @@ const AREAS = [
   MAIL_TEMPLATE_ROUTES,
   ACCOUNT_DELETION_ROUTES,
   WEBHOOK_ROUTES,
+  SCIM_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -53,6 +55,7 @@ export const ROUTES = {
   ...MAIL_TEMPLATE_ROUTES,
   ...ACCOUNT_DELETION_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...SCIM_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

@@ -20,6 +20,7 @@ import * as userLocale from './2026-11-29-0014-user-locale'
 import * as banReason from './2026-11-29-0015-ban-reason'
 import * as webhooks from './2026-11-29-0016-webhooks'
 import * as emailSignIn from './2026-11-29-0018-email-sign-in'
+import * as scim from './2026-11-29-0020-scim'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0015-ban-reason': banReason,
   '2026-11-29-0016-webhooks': webhooks,
   '2026-11-29-0018-email-sign-in': emailSignIn,
+  '2026-11-29-0020-scim': scim,
 }

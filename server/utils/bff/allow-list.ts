@@ -147,6 +147,12 @@ export const BFF_IAM_ROUTES = [
   'orgRoleCreate',
   'orgRoleUpdate',
   'orgRoleDelete',
+  // an organization's SCIM connection (docs/scim.md): owners create, rotate, revoke, read the log
+  'scimConnection',
+  'scimTokenCreate',
+  'scimTokenRotate',
+  'scimTokenRevoke',
+  'scimEvents',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]
