@@ -5,8 +5,8 @@
  * its own error bodies, reached only with the `scim` purpose (iam/contract/scim-mount.ts).
  */
 import { z } from 'zod'
-import { defineRoutes, json, noBody } from './define'
-import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, responses, XSS, type Responses } from './responses'
+import { defineRoutes, noBody } from './define'
+import { errorFail, failure, FULL_AUTH, okData, responses, type Responses } from './responses'
 
 const orgParams = z.object({ orgId: z.string({ error: 'Not an organization id' }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Not an organization id') })
 const connection = z.object({ hint: z.string(), createdAt: z.string(), rotatedAt: z.string().nullable(), lastUsedAt: z.string().nullable() })
@@ -21,7 +21,6 @@ const IN_ORG = {
 
 /** A platform administrator acting on a person's behalf may not mint a credential of the organization. */
 const GUARDS = ['not-impersonated'] as const
-const emptyBody = z.strictObject({})
 
 export const SCIM_ROUTES = defineRoutes({
   scimConnection: {
@@ -41,14 +40,11 @@ export const SCIM_ROUTES = defineRoutes({
     auth: 'full',
     guards: GUARDS,
     limiters: [],
-    request: json(),
+    request: noBody,
     params: orgParams,
-    body: emptyBody,
     responses: responses(
       { 201: { description: 'the token, shown once', body: issued }, 409: failure('The organization has a SCIM token already', errorFail, 'scim_token_exists') },
       IN_ORG,
-      JSON_BODY_FIELDS,
-      XSS,
       FULL_AUTH,
     ),
   },
@@ -59,14 +55,11 @@ export const SCIM_ROUTES = defineRoutes({
     auth: 'full',
     guards: GUARDS,
     limiters: [],
-    request: json(),
+    request: noBody,
     params: orgParams,
-    body: emptyBody,
     responses: responses(
       { 200: { description: 'the new token, shown once', body: issued }, 404: failure('No such organization (or not a member), or it has no SCIM token', errorFail, 'org_not_found', 'scim_token_not_found') },
       IN_ORG,
-      JSON_BODY_FIELDS,
-      XSS,
       FULL_AUTH,
     ),
   },
@@ -77,14 +70,11 @@ export const SCIM_ROUTES = defineRoutes({
     auth: 'full',
     guards: GUARDS,
     limiters: [],
-    request: json(),
+    request: noBody,
     params: orgParams,
-    body: emptyBody,
     responses: responses(
       { 200: { description: 'revoked', body: okData(z.object({ revoked: z.literal(true) })) }, 404: failure('No such organization (or not a member), or it has no SCIM token', errorFail, 'org_not_found', 'scim_token_not_found') },
       IN_ORG,
-      JSON_BODY_FIELDS,
-      XSS,
       FULL_AUTH,
     ),
   },

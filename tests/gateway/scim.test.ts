@@ -6,7 +6,9 @@
  * is signed in is out of it at their next request after `active: false`, and nothing outside the
  * organization is touched.
  */
+import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
+import { ESCAPING_SEGMENTS } from '../helpers/escaping-segments'
 import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 const stack = await setupStackOnSharedIam()
@@ -35,7 +37,7 @@ async function createdOrg(b: Browser): Promise<string> {
 }
 
 async function scimToken(b: Browser, orgId: string): Promise<string> {
-  const res = await b.call(`/api/orgs/${orgId}/scim/token`, { method: 'POST', body: {} })
+  const res = await b.call(`/api/orgs/${orgId}/scim/token`, { method: 'POST' })
   expect(res.status, res.text).toBe(201)
   return (res.json.data as { token: string }).token
 }
@@ -51,6 +53,20 @@ function scimClient(token: string) {
     const text = await res.text()
     return { status: res.status, headers: res.headers, text, json: (text ? JSON.parse(text) : {}) as Record<string, any> }
   }
+}
+
+/** One request exactly as written (fetch would resolve `..` and `%2e%2e` before sending). */
+function raw(path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const url = new URL(stack.gateway.url)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
+      let body = ''
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 /** An owner with an organization and its SCIM client. */
@@ -210,7 +226,18 @@ describe('SCIM through the gateway', () => {
     const wrongType = await scim('POST', '/Users', 'userName=x', { 'content-type': 'application/x-www-form-urlencoded' })
     expect(wrongType.status).toBe(415)
     expect((await scim('GET', '/Nothing')).status).toBe(404)
-    expect((await scim('GET', '/Users/%2e%2e/ServiceProviderConfig')).status).toBe(400)
+  })
+
+  it('forwards no escaping path: every spelling of a dot segment or encoded separator stays at the gateway', async () => {
+    const { token } = await provisionedOrg('escape')
+    for (const segment of ESCAPING_SEGMENTS) {
+      const res = await raw(`/scim/v2/${segment}/orgs`, { authorization: `Bearer ${token}` })
+      // `..`, `.` and an empty segment may be resolved by the gateway's own router before any
+      // handler runs; every other spelling reaches the forwarder, which refuses it
+      if (!['..', '.', ''].includes(segment)) expect(res.status, segment).toBe(400)
+      else expect(res.status, segment).toBeGreaterThanOrEqual(400)
+      expect(res.body, segment).not.toContain('"orgs"')
+    }
   })
 
   it('keeps organizations apart: the token of one organization finds nothing of another', async () => {
@@ -235,8 +262,8 @@ describe('SCIM through the gateway', () => {
   it('rotating the token stops the old one at once, and revoking stops provisioning; only owners manage it', async () => {
     const { owner, orgId, token, scim } = await provisionedOrg('rotate')
     expect((await scim('GET', '/Users')).status).toBe(200)
-    expect((await owner.b.call(`/api/orgs/${orgId}/scim/token`, { method: 'POST', body: {} })).json).toMatchObject({ code: 'scim_token_exists' })
-    const rotated = await owner.b.call(`/api/orgs/${orgId}/scim/token/rotate`, { method: 'POST', body: {} })
+    expect((await owner.b.call(`/api/orgs/${orgId}/scim/token`, { method: 'POST' })).json).toMatchObject({ code: 'scim_token_exists' })
+    const rotated = await owner.b.call(`/api/orgs/${orgId}/scim/token/rotate`, { method: 'POST' })
     expect(rotated.status, rotated.text).toBe(200)
     const fresh = (rotated.json.data as { token: string }).token
     expect(fresh).not.toBe(token)
@@ -251,10 +278,10 @@ describe('SCIM through the gateway', () => {
 
     const member = await signedUp('rotate-member')
     await scimClient(fresh)('POST', '/Users', userBody(member.email))
-    expect((await member.b.call(`/api/orgs/${orgId}/scim/token/rotate`, { method: 'POST', body: {} })).status).toBe(403)
+    expect((await member.b.call(`/api/orgs/${orgId}/scim/token/rotate`, { method: 'POST' })).status).toBe(403)
     expect((await member.b.call(`/api/orgs/${orgId}/scim/events`)).status).toBe(403)
 
-    expect((await owner.b.call(`/api/orgs/${orgId}/scim/token/revoke`, { method: 'POST', body: {} })).status).toBe(200)
+    expect((await owner.b.call(`/api/orgs/${orgId}/scim/token/revoke`, { method: 'POST' })).status).toBe(200)
     expect((await scimClient(fresh)('GET', '/Users')).status).toBe(401)
     expect((await owner.b.call(`/api/orgs/${orgId}/scim`)).json.data).toEqual({ connection: null })
   })
