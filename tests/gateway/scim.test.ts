@@ -42,6 +42,19 @@ async function scimToken(b: Browser, orgId: string): Promise<string> {
   return (res.json.data as { token: string }).token
 }
 
+/** What the tests read of a SCIM answer (a resource, a list or an error). */
+interface ScimJson {
+  id: string
+  userName: string
+  active: boolean
+  scimType?: string
+  meta: { location: string; version: string }
+  members: Array<{ value: string }>
+  totalResults: number
+  Resources: Array<{ id: string; displayName: string }>
+  [attribute: string]: unknown
+}
+
 /** An identity provider's SCIM client: bearer token, application/scim+json, no cookies. */
 function scimClient(token: string) {
   return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -51,7 +64,7 @@ function scimClient(token: string) {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     })
     const text = await res.text()
-    return { status: res.status, headers: res.headers, text, json: (text ? JSON.parse(text) : {}) as Record<string, any> }
+    return { status: res.status, headers: res.headers, text, json: (text ? JSON.parse(text) : {}) as ScimJson }
   }
 }
 
