@@ -121,15 +121,22 @@ const ownNames = (input: UserInput) => ({
   display_name: input.displayName || null,
 })
 
-/** An owner who can act remains besides `userId` (the last owner rule, docs/organizations.md). */
-async function anotherActiveOwner(trx: Transaction<Database>, orgId: number, userId: number): Promise<boolean> {
+/**
+ * An owner who can act remains besides `userId` (the last owner rule, docs/organizations.md, as
+ * features/organizations/members.ts counts them: not deactivated, not waiting for deletion, not
+ * suspended).
+ */
+async function anotherActiveOwner(trx: Transaction<Database>, orgId: number, userId: number, now: Date): Promise<boolean> {
   const row = await trx
-    .selectFrom('memberships')
-    .select('user_id')
-    .where('org_id', '=', orgId)
-    .where('role', '=', 'owner')
-    .where('user_id', '!=', userId)
-    .where('deprovisioned_at', 'is', null)
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select('m.user_id')
+    .where('m.org_id', '=', orgId)
+    .where('m.role', '=', 'owner')
+    .where('m.user_id', '!=', userId)
+    .where('m.deprovisioned_at', 'is', null)
+    .where('u.deletion_due_at', 'is', null)
+    .where((eb) => eb.or([eb('u.banned_until', 'is', null), eb('u.banned_until', '<=', now)]))
     .executeTakeFirst()
   return !!row
 }
@@ -142,7 +149,7 @@ async function applyActive(trx: Transaction<Database>, tenant: ScimTenant, row: 
     if (await reactivateMembership(trx, tenant.orgId, row.userId)) await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.reactivated', target: row.scimId, details: {} })
     return null
   }
-  if (row.role === 'owner' && !(await anotherActiveOwner(trx, tenant.orgId, row.userId))) return LAST_OWNER
+  if (row.role === 'owner' && !(await anotherActiveOwner(trx, tenant.orgId, row.userId, at))) return LAST_OWNER
   if (await deprovisionMembership(trx, tenant.orgId, row.userId, at)) await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.deactivated', target: row.scimId, details: {} })
   return null
 }
@@ -164,7 +171,8 @@ async function inOrgTransaction<T>(db: Kysely<Database>, tenant: ScimTenant, wor
     })
   } catch (error) {
     if (error instanceof Rollback) return error.failure
-    if (isUniqueViolation(error)) return fail('conflict', 'Another user of the organization has that externalId', 'uniqueness')
+    // the externalId index, or an account made for the same address at the same moment elsewhere
+    if (isUniqueViolation(error)) return fail('conflict', 'Another user has that userName or externalId', 'uniqueness')
     throw error
   }
 }
