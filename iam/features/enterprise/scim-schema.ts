@@ -123,7 +123,6 @@ export const errorBody = (status: number, detail: string, scimType?: ScimType) =
 /** RFC 7643 section 5: what this service supports. */
 export const serviceProviderConfig = (base: ScimBase) => ({
   schemas: [SCIM_SCHEMAS.serviceProviderConfig],
-  documentationUri: `${base.baseUrl.replace(/\/scim\/v2$/, '')}/docs/scim`,
   patch: { supported: true },
   bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
   filter: { supported: true, maxResults: MAX_RESULTS },
