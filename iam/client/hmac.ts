@@ -40,9 +40,11 @@ export const HMAC_HEADERS = {
  * OpenID Provider traffic forwarded as it came, `oauth-callback` an identity the gateway's own code
  * exchange verified (the profile is the signed body), `sso` the SAML service provider's public
  * endpoints the gateway forwards (/sso/saml/{connectionId}/..., features/enterprise): metadata,
- * the start of a sign-in and the identity provider's response, which the IAM itself verifies.
+ * the start of a sign-in and the identity provider's response, which the IAM itself verifies;
+ * `scim` an identity provider's SCIM traffic forwarded as it came (server/utils/scim-forward.ts;
+ * only the /scim/v2 mount accepts it).
  */
-export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback', 'sso'] as const
+export const GATEWAY_PURPOSES = ['bff', 'provider', 'oauth-callback', 'sso', 'scim'] as const
 export type GatewayPurpose = (typeof GATEWAY_PURPOSES)[number]
 
 export const isGatewayPurpose = (value: string | undefined): value is GatewayPurpose => (GATEWAY_PURPOSES as readonly string[]).includes(value ?? '')

@@ -14,7 +14,7 @@ import type { LimiterName } from './limiter-names'
  * Why a gateway signed a request (iam/client/hmac.ts, version 3). Kept here as well as beside the
  * signer because the contract imports nothing but zod and itself; a unit test holds the two equal.
  */
-export type CallerPurpose = 'bff' | 'provider' | 'oauth-callback' | 'sso'
+export type CallerPurpose = 'bff' | 'provider' | 'oauth-callback' | 'sso' | 'scim'
 
 /** What a route accepts when its entry names nothing: a person's action through the BFF. */
 export const DEFAULT_PURPOSES: readonly CallerPurpose[] = ['bff']

@@ -155,6 +155,9 @@ export const ERROR_CODES = {
   saml_audience_mismatch: 'The SAML assertion is meant for another service provider',
   saml_destination_mismatch: 'The SAML response was sent to another address than this connection\'s ACS URL',
   saml_profile_invalid: 'The SAML assertion carries no usable NameID or email address',
+  // SCIM provisioning (docs/scim.md)
+  scim_token_exists: 'The organization has a SCIM token already: rotate it, or revoke it first',
+  scim_token_not_found: 'The organization has no SCIM token',
   // platform administration
   user_not_found: 'No such account (or, to impersonate, a suspended one)',
   factor_not_found: 'The account has no such factor',

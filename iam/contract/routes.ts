@@ -15,6 +15,7 @@ import { GATEWAY_AUTH_ROUTES } from './gateway-auth'
 import { OIDC_ROUTES } from './oidc'
 import { ORGANIZATION_ROUTES } from './organizations'
 import { PASSKEY_ROUTES } from './passkeys'
+import { SCIM_ROUTES } from './scim'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
 import { WEBHOOK_ROUTES } from './webhooks'
@@ -37,6 +38,7 @@ const AREAS = [
   ACCOUNT_DELETION_ROUTES,
   WEBHOOK_ROUTES,
   ENTERPRISE_ROUTES,
+  SCIM_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -56,6 +58,7 @@ export const ROUTES = {
   ...ACCOUNT_DELETION_ROUTES,
   ...WEBHOOK_ROUTES,
   ...ENTERPRISE_ROUTES,
+  ...SCIM_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

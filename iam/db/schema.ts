@@ -286,6 +286,8 @@ export interface MembershipsTable {
   user_id: number
   role: string
   created_at: Generated<Date>
+  /** set while the organization's identity provider has the person deactivated (SCIM, migration 0020): no access through this row */
+  deprovisioned_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 export interface InvitationsTable {
@@ -407,6 +409,51 @@ export interface SamlIdentitiesTable {
   last_login_at: Timestamp
 }
 
+/** An organization's SCIM connection: the hash of its bearer token (migration 0020, features/enterprise/scim-tokens.ts) */
+export interface ScimConnectionsTable {
+  org_id: number
+  /** SHA-256 (hex) of the token */
+  token_hash: string
+  /** the token's last four characters, to tell tokens apart */
+  token_hint: string
+  created_by: number | null
+  created_at: Timestamp
+  rotated_at: NullableTimestamp
+  last_used_at: NullableTimestamp
+}
+
+/** The SCIM view of one membership (migration 0020) */
+export interface ScimUsersTable {
+  scim_id: Generated<string>
+  org_id: number
+  user_id: number
+  external_id: string | null
+  given_name: string | null
+  family_name: string | null
+  formatted_name: string | null
+  display_name: string | null
+  version: Generated<number>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A provider's externalId for a group (a role) of an organization (migration 0020) */
+export interface ScimGroupsTable {
+  org_id: number
+  role: string
+  external_id: string | null
+}
+
+/** One provisioning action (migration 0020) */
+export interface ScimEventsTable {
+  id: Generated<number>
+  org_id: number
+  at: Timestamp
+  action: string
+  target: string | null
+  details: Json<Record<string, unknown>>
+}
+
 export interface Database {
   users: UsersTable
   oauth_identities: OauthIdentitiesTable
@@ -437,6 +484,10 @@ export interface Database {
   org_domains: OrgDomainsTable
   saml_connections: SamlConnectionsTable
   saml_identities: SamlIdentitiesTable
+  scim_connections: ScimConnectionsTable
+  scim_users: ScimUsersTable
+  scim_groups: ScimGroupsTable
+  scim_events: ScimEventsTable
 }
 
 export type User = Selectable<UsersTable>

@@ -9,7 +9,7 @@
  * is false (a dev-profile opt-out, lib/config.ts).
  *
  * A valid signature then still has to name a purpose the route accepts (its table entry's
- * `purposes`, `provider` alone on /oidc/**), else 401 `Purpose not accepted`: versions 1 and 2 name
+ * `purposes`, `provider` alone on /oidc/**, `scim` alone on /scim/v2/**), else 401 `Purpose not accepted`: versions 1 and 2 name
  * none and count as `bff` and `oauth-callback`, never as `provider`.
  *
  * Order of checks: headers present, client id, version, timestamp format, clock skew, request id
@@ -43,6 +43,7 @@ import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId, requestHeader } from '../http/request'
 import { routePath } from '../contract/route-rules'
 import { isOidcPath, OIDC_BODY_LIMIT_BYTES } from '../contract/oidc-mount'
+import { isScimPath, SCIM_BODY_LIMIT_BYTES } from '../contract/scim-mount'
 import { DEFAULT_PURPOSES } from '../contract/define'
 import { storeKey } from '../lib/storage/keys'
 
@@ -145,6 +146,13 @@ function isExempt(event: H3Event): boolean {
 
 const EMPTY_BODY_SHA256 = sha256Hex('')
 const PROVIDER_ONLY: readonly GatewayPurpose[] = ['provider']
+const SCIM_ONLY: readonly GatewayPurpose[] = ['scim']
+
+/** The bound of the body a route outside the table reads: the OpenID Provider's, the SCIM service's; none elsewhere. */
+function mountBodyLimit(path: string): number | undefined {
+  if (isOidcPath(path)) return OIDC_BODY_LIMIT_BYTES
+  return isScimPath(path) ? SCIM_BODY_LIMIT_BYTES : undefined
+}
 
 /**
  * The body bytes the IAM will read for this route and the covered headers: a JSON route's body,
@@ -154,7 +162,7 @@ async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const headers: SignedHeaderValues = {}
   for (const name of SIGNED_HEADERS_V2) headers[name] = requestHeader(event, name)
   const rule = event.context.routeRule
-  const limitBytes = rule?.body.kind === 'json' ? rule.body.limitBytes : !rule && isOidcPath(event.path) ? OIDC_BODY_LIMIT_BYTES : undefined
+  const limitBytes = rule?.body.kind === 'json' ? rule.body.limitBytes : !rule ? mountBodyLimit(event.path) : undefined
   if (limitBytes === undefined) return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, limitBytes)
   if (raw === 'too-large') failTooLarge(rule?.body.kind === 'json' ? rule.body.tooLarge : undefined)
@@ -194,11 +202,14 @@ async function verifyRequest(event: H3Event, settings: NonNullable<IamContext['c
 
 /**
  * The purposes a request here accepts: its route table entry's, the OpenID Provider's mount
- * `provider` only, and `bff` for a path outside the table (which then answers 404).
+ * `provider` only, the SCIM mount `scim` only (an identity provider's traffic passes through as
+ * it came, so it must reach nothing else, and nothing else may reach the SCIM service), and `bff`
+ * for a path outside the table (which then answers 404).
  */
 function acceptedPurposes(event: H3Event): readonly GatewayPurpose[] {
   const rule = event.context.routeRule
   if (rule) return rule.purposes ?? DEFAULT_PURPOSES
+  if (isScimPath(event.path)) return SCIM_ONLY
   return isOidcPath(event.path) ? PROVIDER_ONLY : DEFAULT_PURPOSES
 }
 

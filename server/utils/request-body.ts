@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http'
 import { getRequestHeader, type H3Event } from 'h3'
 import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
+import { isScimPath, SCIM_BODY_LIMIT_BYTES } from '../../iam/contract/scim-mount'
 import { readBounded } from '../../shared/read-bounded'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
 
@@ -70,6 +71,7 @@ export function bodyLimitFor(path: string): number {
   if (isSsoSettingsPath(path)) return SSO_SETTINGS_BODY_LIMIT_BYTES
   const upstream = upstreamBodyLimit(path)
   if (upstream !== undefined) return upstream
+  if (isScimPath(path)) return SCIM_BODY_LIMIT_BYTES
   return path.startsWith('/oidc/') ? OIDC_BODY_LIMIT_BYTES : BFF_BODY_LIMIT_BYTES
 }
 

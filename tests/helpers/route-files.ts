@@ -48,9 +48,11 @@ export function covers(route: RouteFile, entry: RouteContract): boolean {
 
 /**
  * The OpenID Provider's mount (routes/oidc/[...path].ts): the provider's own endpoints, described
- * by its discovery document ({issuer}/.well-known/openid-configuration), not by this table.
+ * by its discovery document ({issuer}/.well-known/openid-configuration), not by this table. The
+ * SCIM service's (routes/scim/[...path].ts): RFC 7644's endpoints, described by its own
+ * ServiceProviderConfig, ResourceTypes and Schemas.
  */
-export const MOUNTS = new Set(['oidc/[...path].ts'])
+export const MOUNTS = new Set(['oidc/[...path].ts', 'scim/[...path].ts'])
 
 /** Every route file under iam/routes except the mounts, with its absolute path. */
 export function routeFiles(): Array<RouteFile & { absolute: string }> {

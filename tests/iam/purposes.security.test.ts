@@ -93,3 +93,17 @@ describe('the OpenID Provider mount accepts provider traffic only', () => {
     expect(JSON.parse(served.text)).toHaveProperty('issuer')
   })
 })
+
+describe('the SCIM mount accepts SCIM traffic only', () => {
+  it('refuses a BFF, provider, callback or unnamed (version 2) signature on /scim/v2/**, and lets a scim one through to the token check', async () => {
+    for (const purpose of ['bff', 'provider', 'oauth-callback', 'none'] as const) {
+      const res = await signedCall('GET', '/scim/v2/Users', purpose)
+      expect(res.status, purpose).toBe(401)
+      expect(res.text, purpose).toContain('Purpose not accepted')
+    }
+    const served = await signedCall('GET', '/scim/v2/ServiceProviderConfig', 'scim')
+    // past the signature: the SCIM service's own 401, asking for the organization's bearer token
+    expect(served.status, served.text).toBe(401)
+    expect(JSON.parse(served.text)).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '401' })
+  })
+})

@@ -269,7 +269,7 @@ describe('HMAC signing, version 3 (the purpose)', () => {
 
   it('names the same purposes as the route contract', () => {
     const contract: readonly CallerPurpose[] = GATEWAY_PURPOSES
-    const back: readonly (typeof GATEWAY_PURPOSES)[number][] = ['bff', 'provider', 'oauth-callback', 'sso'] satisfies CallerPurpose[]
+    const back: readonly (typeof GATEWAY_PURPOSES)[number][] = ['bff', 'provider', 'oauth-callback', 'sso', 'scim'] satisfies CallerPurpose[]
     expect([...contract].sort()).toEqual([...back].sort())
   })
 })

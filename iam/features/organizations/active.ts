@@ -30,7 +30,7 @@ export async function setActiveOrganization(ctx: IamContext, input: { sessionId:
           ? await sql`update session_families set active_org_id = null where id = ${input.sessionId} and user_id = ${input.userId} returning id`.execute(trx)
           : await sql`update session_families f set active_org_id = o.id
               from organizations o join memberships m on m.org_id = o.id
-              where o.public_id = ${input.orgId}::uuid and m.user_id = ${input.userId} and f.id = ${input.sessionId} and f.user_id = ${input.userId}
+              where o.public_id = ${input.orgId}::uuid and m.user_id = ${input.userId} and m.deprovisioned_at is null and f.id = ${input.sessionId} and f.user_id = ${input.userId}
               returning f.id`.execute(trx)
       if (updated.rows.length === 0) throw new NotAMember()
       return renewFamilyToken(ctx, trx, input.sessionId, now)

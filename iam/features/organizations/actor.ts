@@ -1,7 +1,9 @@
 /**
  * The acting member of an organization, as every organization statement reads it: the
  * organization named by its public id JOINED with the membership of the acting user, so an
- * organization the user is no member of is not found, exactly like one that does not exist.
+ * organization the user is no member of is not found, exactly like one that does not exist. A
+ * membership its organization's identity provider deactivated (SCIM, `deprovisioned_at`,
+ * features/enterprise/scim-deprovision.ts) counts as none.
  *
  * Writes that depend on the other members (the last owner rule, role changes, removals) first lock
  * the organization row (`lockActor`): every such write takes the same lock, so two owners demoting
@@ -37,7 +39,7 @@ export function actorSql(orgPublicId: string, userId: number) {
   return sql`select o.id as "orgId", o.public_id::text as id, o.slug, o.name, o.created_at as "createdAt", m.role,
     coalesce(r.name, m.role) as "roleName", ${permissionsSql('m.role', 'r.permissions')} as permissions
     from organizations o
-    join memberships m on m.org_id = o.id and m.user_id = ${userId}
+    join memberships m on m.org_id = o.id and m.user_id = ${userId} and m.deprovisioned_at is null
     left join organization_roles r on r.org_id = o.id and r.id::text = m.role
     where o.public_id = ${orgPublicId}::uuid`
 }
@@ -52,7 +54,7 @@ export async function readActor(db: Db, orgPublicId: string, userId: number): Pr
 /** Inside `trx`: locks the organization (only when the user is a member of it), then reads the actor afresh. */
 export async function lockActor(trx: Transaction<Database>, orgPublicId: string, userId: number): Promise<OrgActor | null> {
   const locked = await sql<{ id: number }>`select o.id from organizations o
-    where o.public_id = ${orgPublicId}::uuid and exists (select 1 from memberships m where m.org_id = o.id and m.user_id = ${userId})
+    where o.public_id = ${orgPublicId}::uuid and exists (select 1 from memberships m where m.org_id = o.id and m.user_id = ${userId} and m.deprovisioned_at is null)
     for update`.execute(trx)
   if (locked.rows.length === 0) return null
   return readActor(trx, orgPublicId, userId)

@@ -62,7 +62,8 @@ export async function resolveRole(db: Kysely<Database> | Transaction<Database>, 
  * demoted, removed or leaving). An owner whose account's deletion is confirmed counts for nothing,
  * as in sole-owner.ts, or the other owner could leave while it waits for the purge and the purge
  * would leave the organization to no one; nor does a suspended owner (admin-users.ts banAccount):
- * nobody could manage the organization until the suspension ends, or ever for one until lifted.
+ * nobody could manage the organization until the suspension ends, or ever for one until lifted;
+ * nor does an owner the organization's identity provider deactivated (SCIM, docs/scim.md).
  */
 const actingOwnersBesides = async (trx: Transaction<Database>, orgId: number, exceptUserId: number, now: number) =>
   Number(
@@ -75,6 +76,7 @@ const actingOwnersBesides = async (trx: Transaction<Database>, orgId: number, ex
         .where('m.role', '=', 'owner')
         .where('m.user_id', '<>', exceptUserId)
         .where('u.deletion_due_at', 'is', null)
+        .where('m.deprovisioned_at', 'is', null)
         .where((eb) => eb.or([eb('u.banned_until', 'is', null), eb('u.banned_until', '<=', new Date(now))]))
         .executeTakeFirstOrThrow()
     ).n,

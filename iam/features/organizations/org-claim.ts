@@ -14,7 +14,7 @@ import { permissionsSql } from './permissions'
 export const orgClaimSql = sql<OrgClaim | null>`(select json_build_object('id', o.public_id::text, 'slug', o.slug, 'role', coalesce(r.name, m.role),
     'permissions', ${permissionsSql('m.role', 'r.permissions')})
   from organizations o
-  join memberships m on m.org_id = o.id and m.user_id = f.user_id
+  join memberships m on m.org_id = o.id and m.user_id = f.user_id and m.deprovisioned_at is null
   left join organization_roles r on r.org_id = o.id and r.id::text = m.role
   where o.id = f.active_org_id)`
 
@@ -38,7 +38,7 @@ export async function orgClaimsOfUser(db: Kysely<Database> | Transaction<Databas
     from memberships m
     join organizations o on o.id = m.org_id
     left join organization_roles r on r.org_id = o.id and r.id::text = m.role
-    where m.user_id = ${userId}
+    where m.user_id = ${userId} and m.deprovisioned_at is null
     order by m.created_at, o.id`.execute(db)
   return rows.map((row) => parseOrgClaim(row.org)!)
 }

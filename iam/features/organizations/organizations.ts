@@ -42,7 +42,7 @@ export async function listMyOrganizations(db: Kysely<Database>, userId: number):
     from memberships m
     join organizations o on o.id = m.org_id
     left join organization_roles r on r.org_id = o.id and r.id::text = m.role
-    where m.user_id = ${userId}
+    where m.user_id = ${userId} and m.deprovisioned_at is null
     order by m.created_at, o.id`.execute(db)
   return rows
 }

@@ -23,7 +23,7 @@ export async function soleOwnedOrganizations(db: Kysely<Database> | Transaction<
       and not exists (
         select 1 from memberships other
         join users u on u.id = other.user_id
-        where other.org_id = m.org_id and other.role = 'owner' and other.user_id <> m.user_id and u.deletion_due_at is null
+        where other.org_id = m.org_id and other.role = 'owner' and other.user_id <> m.user_id and u.deletion_due_at is null and other.deprovisioned_at is null
           and (u.banned_until is null or u.banned_until <= ${now})
       )
     order by o.name, o.id`.execute(db)

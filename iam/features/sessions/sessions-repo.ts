@@ -230,13 +230,13 @@ export async function rotateInOneStatement(db: Db, input: RotationInput): Promis
 }
 
 /**
- * Revokes families and their tokens. `where` picks the families. An account-wide end (a `userId`
- * without a `familyId`) also runs the context's account-sessions-revoked listeners (`hooks`,
+ * Revokes families and their tokens. `where` picks the families (`activeOrgId`: those acting for that
+ * organization). An account-wide end (a `userId` without a `familyId` or `activeOrgId`) also runs the context's account-sessions-revoked listeners (`hooks`,
  * session-hooks.ts, required then) on the same `db`, so pass the transaction to keep both atomic.
  */
 export async function revokeFamilies(
   db: Db,
-  where: { familyId?: string; userId?: number; exceptFamilyId?: string },
+  where: { familyId?: string; userId?: number; exceptFamilyId?: string; activeOrgId?: number },
   reason: string,
   now: Date,
   hooks?: SessionHooks,
@@ -249,6 +249,7 @@ export async function revokeFamilies(
   if (where.familyId) query = query.where('id', '=', where.familyId)
   if (where.userId !== undefined) query = query.where('user_id', '=', where.userId)
   if (where.exceptFamilyId) query = query.where('id', '!=', where.exceptFamilyId)
+  if (where.activeOrgId !== undefined) query = query.where('active_org_id', '=', where.activeOrgId)
   const revoked = (await query.returning('id').execute()).map((r) => r.id)
   if (revoked.length) {
     await db.updateTable('refresh_tokens').set({ status: 'revoked' }).where('family_id', 'in', revoked).where('status', '=', 'active').execute()
@@ -256,7 +257,9 @@ export async function revokeFamilies(
   // An account-wide end (password change or reset, a ban, sign out everywhere else, an email
   // change) also ends what hangs on the account's sessions, e.g. the OpenID Provider's grants:
   // the apps it signed into lose their tokens at once (the listener of features/oidc/accounts.ts).
-  if (!where.familyId && where.userId !== undefined) {
+  // The sessions acting for one organization (SCIM deprovisioning) are not the account's: what
+  // hangs on the account stays.
+  if (!where.familyId && where.userId !== undefined && where.activeOrgId === undefined) {
     // never silently: a revocation that skipped the listeners would leave the account's grants alive
     if (!hooks) throw new Error('revokeFamilies: an account-wide revocation needs the context session hooks (ctx.sessionHooks)')
     await hooks.accountSessionsRevoked(db, where.userId)

@@ -157,6 +157,12 @@ export const BFF_IAM_ROUTES = [
   'orgSso',
   'orgSsoSet',
   'ssoDiscover',
+  // an organization's SCIM connection (docs/scim.md): owners create, rotate, revoke, read the log
+  'scimConnection',
+  'scimTokenCreate',
+  'scimTokenRotate',
+  'scimTokenRevoke',
+  'scimEvents',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

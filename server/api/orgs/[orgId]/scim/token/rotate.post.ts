@@ -1,0 +1,10 @@
+/** POST /api/orgs/:orgId/scim/token/rotate -> IAM POST /orgs/:orgId/scim/token/rotate (owners): `{ data: { token, connection } }`; the old token stops at once. */
+import { readIamParams } from '../../../../../utils/bff/input'
+import { ORG_ID_ERROR } from '../../../../../utils/bff/orgs'
+import { defineBffHandler, relay } from '../../../../../utils/bff/respond'
+import { callAuthedRoute } from '../../../../../utils/bff/session'
+
+export default defineBffHandler(async (event) => {
+  const params = readIamParams(event, 'scimTokenRotate', ORG_ID_ERROR)
+  return relay(event, await callAuthedRoute(event, 'scimTokenRotate', { params }))
+})
