@@ -79,6 +79,13 @@ const CONVERTED = [
   'components/OrgSwitcher.vue',
   'components/ImpersonationBanner.vue',
   'pages/orgs/invitations/accept.vue',
+  'pages/orgs/index.vue',
+  'pages/orgs/[orgId].vue',
+  'components/OrgMembers.vue',
+  'components/OrgPersonRow.vue',
+  'components/OrgInvitations.vue',
+  'components/OrgRoles.vue',
+  'components/OrgLeaveDelete.vue',
 ]
 
 /**
