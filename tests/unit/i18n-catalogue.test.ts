@@ -86,6 +86,15 @@ const CONVERTED = [
   'components/OrgInvitations.vue',
   'components/OrgRoles.vue',
   'components/OrgLeaveDelete.vue',
+  'pages/admin/index.vue',
+  'pages/admin/users/[id].vue',
+  'pages/admin/orgs/index.vue',
+  'pages/admin/orgs/[id].vue',
+  'components/AdminNav.vue',
+  'components/AdminPage.vue',
+  'components/AdminPageNotice.vue',
+  'components/AdminSearchList.vue',
+  'components/AdminSuspendForm.vue',
 ]
 
 /**
