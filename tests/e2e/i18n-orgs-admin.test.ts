@@ -10,10 +10,12 @@ import { describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { pluralIndex } from '../../i18n/plural-forms'
 import { saveScreenshot } from '../helpers/browser'
+import { CLOCK_ENV } from '../helpers/clock'
 import { freshEmail, hmac, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 import { message, overflowing, type Locale } from './i18n-checks'
 
-const e2e = useE2eStack({}, { browsers: [] })
+// the test build's routes (POST /__test/platform-admin grants the role); the clock is never moved
+const e2e = useE2eStack({ iamEnv: CLOCK_ENV }, { browsers: [] })
 
 /** German (long words), Japanese (no spaces, one plural form) and Arabic (right to left, six plural forms). */
 const CHECKED: readonly Locale[] = ['de', 'ja', 'ar']
