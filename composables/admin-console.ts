@@ -1,23 +1,29 @@
 /**
  * What the admin console (pages/admin/**) makes of the BFF's answers: the IAM's /admin guards
  * answer 403 for an account that is not a platform administrator and for a session signed in on
- * someone's behalf; the pages show a sentence for each, never the raw body.
+ * someone's behalf; the pages show a sentence for each in the page's language (`admin.` keys of
+ * i18n/locales, a failure's `code` through useFailureWords), never the raw body.
  */
 import type { Ref } from 'vue'
 import { useAuth } from './useAuth'
-import { bffFetch, describeFailure, type BffResult } from './useBff'
+import { bffFetch, type BffResult } from './useBff'
+import { useFailureWords } from './failure-words'
 import { useReauthGate } from './useReauthGate'
 
 export type AdminPageState = 'loading' | 'ready' | 'signed-out' | 'not-admin' | 'impersonating' | 'error'
 
-/** How a page that only reads reacts to a failed call: which state, and the sentence for `error`. */
-export function adminFailure(result: BffResult): { state: Exclude<AdminPageState, 'loading' | 'ready'>; message: string } {
-  if (result.status === 401 || result.body.signedOut) return { state: 'signed-out', message: describeFailure(result) }
-  if (result.body.code === 'not_admin') return { state: 'not-admin', message: 'You need platform administrator rights to see this page.' }
-  if (result.status === 403 && result.body.impersonated === true) {
-    return { state: 'impersonating', message: 'You are signed in on someone’s behalf. End that from the banner at the top of the page to use the admin console.' }
+type AdminFailure = { state: Exclude<AdminPageState, 'loading' | 'ready'>; message: string }
+
+/** How a page that only reads reacts to a failed call: which state, and the sentence for `error` (call in setup). */
+export function useAdminFailure(): (result: BffResult) => AdminFailure {
+  const { t } = useI18n()
+  const { describeFailure } = useFailureWords()
+  return (result) => {
+    if (result.status === 401 || result.body.signedOut) return { state: 'signed-out', message: describeFailure(result) }
+    if (result.body.code === 'not_admin') return { state: 'not-admin', message: t('admin.failure.notAdmin') }
+    if (result.status === 403 && result.body.impersonated === true) return { state: 'impersonating', message: t('admin.failure.impersonating') }
+    return { state: 'error', message: describeFailure(result) }
   }
-  return { state: 'error', message: describeFailure(result) }
 }
 
 /** A list page's cursors: the cursor of each page seen so far, for "Previous" without asking the server. */
@@ -43,8 +49,6 @@ export function useAdminList<Row>(options: {
   path: string
   /** the array's key in the answer's `data`, e.g. `users` */
   rowsKey: string
-  /** what the page lists, for the sentence when the person did not confirm it is them, e.g. `accounts` */
-  what: string
   /** the search the page opens with (a page that keeps it in its URL) */
   initialQuery?: string
   /** runs once a new search is set, before it loads (a page that keeps it in its URL) */
@@ -59,6 +63,8 @@ export function useAdminList<Row>(options: {
   const cursors = usePageCursors()
   const gate = useReauthGate()
   const results = ref<{ focus(): void } | null>(null)
+  const { t } = useI18n()
+  const adminFailure = useAdminFailure()
 
   async function load() {
     error.value = null
@@ -68,7 +74,7 @@ export function useAdminList<Row>(options: {
     const result = await gate.guard(() => bffFetch(`${options.path}?${params}`))
     if (!result) {
       state.value = 'error'
-      error.value = `The ${options.what} are shown once you confirm it is you. Reload the page to try again.`
+      error.value = t('admin.failure.notConfirmed')
       return
     }
     if (result.status !== 200) {
@@ -115,24 +121,26 @@ export function useAdminList<Row>(options: {
 export function useAdminDetail<Detail>(options: {
   /** the BFF route of the item, e.g. `/api/admin/users/<id>` */
   path: () => string
-  /** what the page shows, in its sentences, e.g. `account` */
-  what: string
+  /** the sentence when there is no such item, in the page's language */
+  notFound: () => string
 }) {
   const state = ref<AdminPageState>('loading')
   const error = ref<string | null>(null)
   const detail = ref<Detail | null>(null) as Ref<Detail | null>
   const gate = useReauthGate()
+  const { t } = useI18n()
+  const adminFailure = useAdminFailure()
 
   async function load() {
     const result = await gate.guard(() => bffFetch(options.path()))
     if (!result) {
       state.value = 'error'
-      error.value = `The ${options.what} is shown once you confirm it is you. Reload the page to try again.`
+      error.value = t('admin.failure.notConfirmed')
       return
     }
     if (result.status === 404 || result.status === 400) {
       state.value = 'error'
-      error.value = `There is no such ${options.what}. It may have been deleted; go back to the list and search again.`
+      error.value = options.notFound()
       return
     }
     if (result.status !== 200) {

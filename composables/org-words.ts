@@ -1,28 +1,28 @@
 /**
- * The words and small rules of the organization pages: what each permission allows, a slug
- * suggested from a name, which roles a member may be offered. Pure (the pages and their tests share
- * it). The IAM decides every action; this only keeps the pages from offering what it would refuse.
+ * The words and small rules of the organization pages: the catalogue key of what each permission
+ * allows and of each built-in role, a slug suggested from a name, which roles a member may be
+ * offered. Pure (the pages and their tests share it); composables/useOrgWords.ts turns the keys into
+ * the page's language. The IAM decides every action; this only keeps the pages from offering what it would refuse.
  */
 import type { z } from 'zod'
 import { BUILT_IN_PERMISSIONS, mayGrant, type OrgPermission } from '../iam/contract/org-permissions'
 import type { orgRoleView, orgView } from '../iam/contract/organizations'
-import { describeFailure, type BffResult } from './useBff'
 
-/** What each permission the IAM checks allows, as a person reads it. */
-export const PERMISSION_WORDS: Readonly<Record<OrgPermission, string>> = {
-  'organization:read': 'See the organization',
-  'organization:delete': 'Delete the organization',
-  'members:read': 'See the members',
-  'members:manage': 'Change members’ roles and remove members',
-  'owners:manage': 'Make, change and remove owners',
-  'invitations:read': 'See invitations',
-  'invitations:manage': 'Invite people, resend and revoke invitations',
-  'roles:read': 'See custom roles',
-  'roles:manage': 'Create and delete custom roles',
+/** The catalogue key (i18n/locales) of what each permission the IAM checks allows, as a person reads it. */
+export const PERMISSION_KEYS: Readonly<Record<OrgPermission, string>> = {
+  'organization:read': 'orgs.permission.organizationRead',
+  'organization:delete': 'orgs.permission.organizationDelete',
+  'members:read': 'orgs.permission.membersRead',
+  'members:manage': 'orgs.permission.membersManage',
+  'owners:manage': 'orgs.permission.ownersManage',
+  'invitations:read': 'orgs.permission.invitationsRead',
+  'invitations:manage': 'orgs.permission.invitationsManage',
+  'roles:read': 'orgs.permission.rolesRead',
+  'roles:manage': 'orgs.permission.rolesManage',
 }
 
-/** The words of a permission: the IAM's own in words, an app's own as the string itself. */
-export const permissionInWords = (permission: string): string => (PERMISSION_WORDS as Record<string, string>)[permission] ?? permission
+/** The catalogue key of each built-in role's name; a custom role is called by the name its owners gave it. */
+export const BUILT_IN_ROLE_KEYS: Readonly<Record<string, string>> = { owner: 'orgs.role.owner', admin: 'orgs.role.admin', member: 'orgs.role.member' }
 
 /**
  * A slug suggested for `name`: lower-case ASCII letters and digits, other runs as one hyphen, none
@@ -35,8 +35,10 @@ export function slugFromName(name: string): string {
 }
 
 export interface RoleOption {
+  /** what the IAM is sent: a built-in role's name or a custom role's id */
   value: string
-  label: string
+  /** the role's name: `owner`, `admin`, `member` (in words through BUILT_IN_ROLE_KEYS), or a custom role's own */
+  roleName: string
 }
 
 /**
@@ -46,19 +48,14 @@ export interface RoleOption {
  */
 export function grantableRoles(viewer: { role: string; permissions: readonly string[] }, custom: ReadonlyArray<{ id: string; name: string; permissions: readonly string[] }>): RoleOption[] {
   const options: RoleOption[] = []
-  const offer = (value: string, label: string, permissions: readonly string[], grantsOwner = false) => {
-    if (mayGrant(viewer, permissions, grantsOwner)) options.push({ value, label })
+  const offer = (value: string, roleName: string, permissions: readonly string[], grantsOwner = false) => {
+    if (mayGrant(viewer, permissions, grantsOwner)) options.push({ value, roleName })
   }
-  offer('owner', 'Owner', BUILT_IN_PERMISSIONS.owner, true)
-  offer('admin', 'Admin', BUILT_IN_PERMISSIONS.admin)
-  offer('member', 'Member', BUILT_IN_PERMISSIONS.member)
+  offer('owner', 'owner', BUILT_IN_PERMISSIONS.owner, true)
+  offer('admin', 'admin', BUILT_IN_PERMISSIONS.admin)
+  offer('member', 'member', BUILT_IN_PERMISSIONS.member)
   for (const role of custom) offer(role.id, role.name, role.permissions)
   return options
-}
-
-/** "Owner", "Admin", "Member", or a custom role's name. */
-export function roleInWords(roleName: string): string {
-  return ({ owner: 'Owner', admin: 'Admin', member: 'Member' } as Record<string, string>)[roleName] ?? roleName
 }
 
 /** An organization as GET /api/orgs/:orgId answers it, with the viewer's role and permissions. */
@@ -66,11 +63,3 @@ export type OrgView = z.infer<typeof orgView>
 
 /** A custom role (GET /api/orgs/:orgId/roles). */
 export type CustomRole = z.infer<typeof orgRoleView>
-
-/** The sentence for an organization call the IAM refused: its own words, 403 and 404 in the page's. */
-export function orgFailure(result: BffResult): string {
-  if (result.status === 403 && result.body.impersonated === true) return 'You are signed in on behalf of this person: organization changes are not allowed. End the impersonation first.'
-  if (result.status === 403 && result.body.reauthenticate !== true && result.body.verifyEmail !== true) return 'Your role in this organization does not allow this. Ask an owner or an admin.'
-  if (result.body.code === 'org_not_found') return 'This organization no longer exists, or you are no longer a member of it.'
-  return describeFailure(result)
-}

@@ -10,8 +10,8 @@ import type { SecurityEventType } from '../iam/contract/security-event-types'
 
 type Details = Record<string, unknown>
 
-/** The translate function of a page (vue-i18n's `t`). */
-type Translate = (key: string, named?: Record<string, unknown>) => string
+/** The translate function of a page (vue-i18n's `t`); the third argument picks a counted message's plural form. */
+type Translate = (key: string, named: Record<string, unknown>, plural: number) => string
 
 /** The catalogue key shown for a kind this page does not know (an IAM newer than the page): never the raw name. */
 export const UNKNOWN_SECURITY_EVENT = 'activity.unknown'
@@ -173,6 +173,7 @@ export function securityEventWords(event: { type: string; details?: Details }): 
 
 /** The sentence for one event in the page's language (`t` of useI18n). */
 export function describeSecurityEvent(event: { type: string; details?: Details }, t: Translate): string {
-  const [key, named] = securityEventWords(event)
-  return named ? t(key, named) : t(key)
+  const [key, named = {}] = securityEventWords(event)
+  // a `count` is a counted message's number: its form follows the language's plural rule (i18n/plural-forms.ts)
+  return t(key, named, typeof named.count === 'number' ? named.count : 1)
 }

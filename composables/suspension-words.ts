@@ -10,9 +10,3 @@ export function suspensionDay(until: string | null | undefined, locale = 'en-GB'
   const date = new Date(until)
   return Number.isNaN(date.getTime()) ? null : new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(date)
 }
-
-/** The end in English words, for the administration console (not translated yet). */
-export function suspensionEnd(until: string | null | undefined): string {
-  const day = suspensionDay(until)
-  return day ? `until ${day}` : 'until lifted'
-}

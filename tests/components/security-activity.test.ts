@@ -30,7 +30,7 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   custom_mfa_verified: [[{}, 'Action confirmed']],
   session_revoked: [[{ sessionId: 's' }, 'A session was signed out']],
   sessions_revoked_others: [
-    [{ revokedSessions: 2 }, 'Signed out everywhere else (sessions: 2)'],
+    [{ revokedSessions: 2 }, 'Signed out everywhere else (2 sessions)'],
     [{ revokedSessions: 0 }, 'Signed out everywhere else: there were no other sessions'],
   ],
   password_changed: [[{ revokedSessions: 1 }, 'Password changed']],
@@ -57,8 +57,8 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   second_factor_failed: [[{ method: 'totp', purpose: 'sign_in' }, 'Wrong two-step sign-in code']],
   second_factor_locked: [[{ lockMs: 900_000 }, 'Code entry locked after wrong two-step codes']],
   recovery_code_used: [
-    [{ purpose: 'sign_in', remaining: 1 }, 'Recovery code used (codes left: 1)'],
-    [{ purpose: 'sign_in', remaining: 7 }, 'Recovery code used (codes left: 7)'],
+    [{ purpose: 'sign_in', remaining: 1 }, 'Recovery code used (1 code left)'],
+    [{ purpose: 'sign_in', remaining: 7 }, 'Recovery code used (7 codes left)'],
   ],
   recovery_codes_regenerated: [[{ count: 10 }, 'New recovery codes made: the old ones stopped working']],
   passkey_counter_regressed: [[{ passkeyId: 1, stored: 5, received: 2 }, 'A passkey reported an unexpected use count: it may have been copied']],
@@ -99,9 +99,9 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
     [{ name: 'ci', publicIdentifier: 'p', by: 'cli' }, 'API token “ci” revoked by an administrator'],
   ],
   api_tokens_revoked_all: [
-    [{ cause: 'manage', revokedCount: 3, tokenIds: [1, 2, 3] }, 'All API tokens revoked (tokens: 3)'],
+    [{ cause: 'manage', revokedCount: 3, tokenIds: [1, 2, 3] }, 'All API tokens revoked (3 tokens)'],
     [{ cause: 'manage', revokedCount: 0, tokenIds: [] }, 'Revoke all: there were no tokens'],
-    [{ cause: 'password_reset', revokedCount: 1, tokenIds: [4] }, 'All API tokens revoked with the password reset (tokens: 1)'],
+    [{ cause: 'password_reset', revokedCount: 1, tokenIds: [4] }, 'All API tokens revoked with the password reset (1 token)'],
   ],
   device_banned: [[{ reason: 'xss' }, 'A device was blocked']],
   user_banned: [[{ by: 'cli' }, 'Account suspended by an administrator']],
@@ -109,7 +109,7 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   admin_granted: [[{ by: 'admin-cli' }, 'Platform administrator role granted']],
   admin_revoked: [[{ by: 'admin-cli' }, 'Platform administrator role removed']],
   admin_sessions_revoked: [
-    [{ by: 'admin', adminId: 'a1', revokedSessions: 2 }, 'Signed out everywhere by an administrator (sessions: 2)'],
+    [{ by: 'admin', adminId: 'a1', revokedSessions: 2 }, 'Signed out everywhere by an administrator (2 sessions)'],
     [{ by: 'admin', adminId: 'a1' }, 'Signed out everywhere by an administrator'],
   ],
   admin_factor_removed: [
@@ -142,8 +142,8 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   oidc_client_secret_rotated: [[{ clientId: 'c1', by: 'cli' }, 'An app’s secret was replaced by an administrator']],
   oidc_client_deleted: [[{ clientId: 'c1', by: 'cli' }, 'An app was removed by an administrator']],
   users_imported: [
-    [{ by: 'admin', adminId: 'a1', lines: 3, imported: 2, skipped: 1, invalid: 0 }, 'You imported accounts: 2'],
-    [{ by: 'admin', adminId: 'a1', lines: 1, imported: 1, skipped: 0, invalid: 0 }, 'You imported accounts: 1'],
+    [{ by: 'admin', adminId: 'a1', lines: 3, imported: 2, skipped: 1, invalid: 0 }, 'You imported 2 accounts'],
+    [{ by: 'admin', adminId: 'a1', lines: 1, imported: 1, skipped: 0, invalid: 0 }, 'You imported 1 account'],
     [{}, 'Accounts imported'],
   ],
   signed_up: [

@@ -88,7 +88,7 @@ describe('tokens page', () => {
     expect(revokeAll.bodies).toEqual([])
     expect(page.text()).toContain('Every script and service using one of these 2 tokens stops working.')
     await button('Yes, revoke all 2 tokens')!.trigger('click')
-    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('Tokens revoked: 2.'))
+    await vi.waitFor(() => expect(page.find('.alert.success').text()).toBe('2 tokens revoked.'))
     expect(revokeAll.bodies).toEqual([{ confirm: true }])
   })
 

@@ -80,7 +80,7 @@ describe('account page: sessions and security', () => {
 
     await endOthers.click()
     await confirm.getByRole('button', { name: 'Confirm' }).click()
-    await expect.poll(() => sessions.getByText('Other sessions ended: 1.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => sessions.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(1)
     // the other device lands on the sign-in page, told why
     await other.goto(`${e2e.stack.url}/account`)

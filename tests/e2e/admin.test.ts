@@ -105,7 +105,7 @@ describe('the admin console', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Cancel')
     expect(await seriousA11yViolations(page)).toEqual([])
     await confirm.getByRole('button', { name: 'Confirm' }).click()
-    await expect.poll(() => page.getByText('Signed out everywhere: 1 session(s) ended.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText('Signed out everywhere: 1 session ended.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByText('No live sessions.').isVisible(), WAIT).toBe(true)
     await member.goto(`${e2e.stack.url}/account`)
     await member.waitForURL(/\/login/)

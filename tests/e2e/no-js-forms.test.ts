@@ -114,7 +114,7 @@ describe('the core forms work without JavaScript', () => {
       await laptop.goto(`${e2e.stack.url}/account`)
       await laptop.getByRole('button', { name: 'End all other sessions' }).click()
       await laptop.getByRole('button', { name: 'Confirm' }).click()
-      await expect.poll(() => laptop.getByText('Other sessions ended: 1.').isVisible(), WAIT).toBe(true)
+      await expect.poll(() => laptop.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)
     } finally {
       await other.close()
     }

@@ -102,7 +102,7 @@ describe('organizations in the browser', () => {
     // the owner makes them an admin
     await ownerPage.goto(`${e2e.stack.url}/orgs/${orgId}`)
     await expect.poll(() => ownerPage.getByTestId('org-members').textContent(), WAIT).toContain('Grace Hopper')
-    await ownerPage.getByLabel('Role of Grace Hopper').selectOption('admin')
+    await ownerPage.getByLabel('Role of Grace Hopper', { exact: true }).selectOption('admin')
     await ownerPage.getByRole('button', { name: 'Change role of Grace Hopper' }).click()
     await expect.poll(() => ownerPage.getByText('Grace Hopper is now Admin.').isVisible(), WAIT).toBe(true)
     // the last owner cannot leave: said in words
@@ -141,7 +141,7 @@ describe('organizations in the browser', () => {
     // making an owner is asked first, in place: Escape keeps the role, the keyboard confirms
     await ownerPage.goto(`${e2e.stack.url}/orgs/${orgId}`)
     await expect.poll(() => ownerPage.getByTestId('org-members').textContent(), WAIT).toContain('Grace Hopper')
-    await ownerPage.getByLabel('Role of Grace Hopper').selectOption('owner')
+    await ownerPage.getByLabel('Role of Grace Hopper', { exact: true }).selectOption('owner')
     await ownerPage.getByRole('button', { name: 'Change role of Grace Hopper' }).click()
     const promote = ownerPage.getByRole('group', { name: /^Make Grace Hopper an owner of Acme Rockets & Co\?/ })
     await expect.poll(() => promote.isVisible(), WAIT).toBe(true)

@@ -67,7 +67,7 @@ describe('two-step sign-in in the browser', () => {
     await page.getByRole('button', { name: 'Download codes (.txt)' }).click()
     expect((await download).suggestedFilename()).toBe('recovery-codes.txt')
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()
-    await expect.poll(() => page.getByText('Recovery codes left: 10.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText('10 recovery codes left.').isVisible(), WAIT).toBe(true)
     await saveScreenshot(page, 'totp-enrolled')
 
     await signOut(page)
@@ -85,7 +85,7 @@ describe('two-step sign-in in the browser', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Continue' }).click()
     await page.waitForURL(`${e2e.stack.url}/account`)
-    await expect.poll(() => page.getByText('Recovery codes left: 9.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByText('9 recovery codes left.').isVisible(), WAIT).toBe(true)
     await saveScreenshot(page, 'totp-signed-in-with-recovery-code')
     expect(csp).toEqual([])
   })

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { pluralCategories, pluralIndex } from '../../i18n/plural-forms'
 import { ROOT } from '../helpers/build'
 
 const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
@@ -78,6 +79,22 @@ const CONVERTED = [
   'components/OrgSwitcher.vue',
   'components/ImpersonationBanner.vue',
   'pages/orgs/invitations/accept.vue',
+  'pages/orgs/index.vue',
+  'pages/orgs/[orgId].vue',
+  'components/OrgMembers.vue',
+  'components/OrgPersonRow.vue',
+  'components/OrgInvitations.vue',
+  'components/OrgRoles.vue',
+  'components/OrgLeaveDelete.vue',
+  'pages/admin/index.vue',
+  'pages/admin/users/[id].vue',
+  'pages/admin/orgs/index.vue',
+  'pages/admin/orgs/[id].vue',
+  'components/AdminNav.vue',
+  'components/AdminPage.vue',
+  'components/AdminPageNotice.vue',
+  'components/AdminSearchList.vue',
+  'components/AdminSuspendForm.vue',
 ]
 
 /**
@@ -121,6 +138,15 @@ const SOURCES = [
 
 const english = catalogue('en')
 
+/** A message with its literals ({'|'}) taken out: what vue-i18n's syntax reads. */
+const syntaxOf = (message: string) => message.replace(/\{'[^']*'\}/g, '')
+
+/**
+ * The counted messages: those whose English has more than one form (`one | other`). Each language
+ * writes one form per plural category it has (i18n/plural-forms.ts), Japanese a single one.
+ */
+const COUNTED = new Set([...english].filter(([, message]) => syntaxOf(message).includes('|')).map(([key]) => key))
+
 /**
  * The text a template shows a person: text between tags outside `{{ }}`, and the static attributes
  * people read (label, hint, title, placeholder, aria-label, alt, message). Comments are dropped.
@@ -147,10 +173,31 @@ describe('page catalogues', () => {
     expect(differing.map(([key]) => key)).toEqual([])
   })
 
-  it.each(LOCALES)('%s has no message the message syntax would misread (a bare @ or |)', (code) => {
+  it.each(LOCALES)('%s has no message the message syntax would misread (a bare @, or a | outside a counted message)', (code) => {
     // vue-i18n reads @ as a linked message and | as a plural separator; a literal one is written {'@'}
-    const misread = [...catalogue(code)].filter(([, message]) => /[@|]/.test(message.replace(/\{'[^']*'\}/g, '')))
+    const misread = [...catalogue(code)].filter(([key, message]) => (COUNTED.has(key) ? /@/ : /[@|]/).test(syntaxOf(message)))
     expect(misread.map(([key]) => key)).toEqual([])
+  })
+
+  it.each(LOCALES)('%s writes each counted message with one form per plural category of the language', (code) => {
+    const forms = pluralCategories(code).length
+    const messages = catalogue(code)
+    const wrong = [...COUNTED].filter((key) => messages.has(key) && syntaxOf(messages.get(key)!).split('|').length !== forms)
+    expect(wrong, `${code} has ${forms} plural forms`).toEqual([])
+    const emptyForm = [...COUNTED].filter((key) => syntaxOf(messages.get(key) ?? '').split('|').some((form) => form.trim() === ''))
+    expect(emptyForm).toEqual([])
+  })
+
+  it('the counted messages include the sentences that count sessions, codes, tokens and accounts', () => {
+    expect([...COUNTED]).toEqual(expect.arrayContaining(['account.sessions.othersEnded', 'account.twoStep.codesLeft', 'tokens.revokedCount', 'activity.usersImportedCount']))
+  })
+
+  it('the plural forms follow the language: Arabic has six, Japanese one, French one for 0 and 1', () => {
+    expect(pluralCategories('ar')).toEqual(['zero', 'one', 'two', 'few', 'many', 'other'])
+    expect(pluralCategories('ja')).toEqual(['other'])
+    expect(pluralCategories('en')).toEqual(['one', 'other'])
+    expect([0, 1, 2].map((n) => pluralIndex('fr', n, 3))).toEqual([0, 0, 2])
+    expect([0, 1, 2, 3, 11, 100].map((n) => pluralIndex('ar', n, 6))).toEqual([0, 1, 2, 3, 4, 5])
   })
 
   it('every key is used by a source file (or is under a listed dynamic prefix)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BUILT_IN_PERMISSIONS, CUSTOM_ROLE_PERMISSIONS, ORG_PERMISSIONS, PERMISSION_SHAPE, SLUG_SHAPE } from '../../iam/contract/org-permissions'
-import { grantableRoles, PERMISSION_WORDS, slugFromName } from '../../composables/org-words'
+import { grantableRoles, PERMISSION_KEYS, slugFromName } from '../../composables/org-words'
 
 describe('the slug suggested from an organization name', () => {
   it.each([
@@ -23,7 +23,7 @@ describe('the slug suggested from an organization name', () => {
 
 describe('the permissions the role form offers', () => {
   it('has words for every permission the IAM checks, and offers none of the owner-only ones', () => {
-    expect(Object.keys(PERMISSION_WORDS).sort()).toEqual([...ORG_PERMISSIONS].sort())
+    expect(Object.keys(PERMISSION_KEYS).sort()).toEqual([...ORG_PERMISSIONS].sort())
     expect(CUSTOM_ROLE_PERMISSIONS).not.toContain('organization:delete')
     expect(CUSTOM_ROLE_PERMISSIONS).not.toContain('owners:manage')
     for (const p of CUSTOM_ROLE_PERMISSIONS) expect(PERMISSION_SHAPE.test(p)).toBe(true)

@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { suspensionEnd } from '../../composables/suspension-words'
+import { suspensionDay } from '../../composables/suspension-words'
 
-describe('suspensionEnd', () => {
+describe('suspensionDay', () => {
   it('reads an end as its day in words, in UTC', () => {
-    expect(suspensionEnd('2026-12-05T00:00:00.000Z')).toBe('until 5 December 2026')
-    expect(suspensionEnd('2026-12-05T23:30:00.000Z')).toBe('until 5 December 2026')
+    expect(suspensionDay('2026-12-05T00:00:00.000Z')).toBe('5 December 2026')
+    expect(suspensionDay('2026-12-05T23:30:00.000Z')).toBe('5 December 2026')
   })
 
-  it('reads no end as until lifted, never as a date', () => {
-    expect(suspensionEnd(null)).toBe('until lifted')
-    expect(suspensionEnd(undefined)).toBe('until lifted')
-    expect(suspensionEnd('not a date')).toBe('until lifted')
+  it('reads the day in the language asked for', () => {
+    expect(suspensionDay('2026-12-05T23:30:00.000Z', 'de')).toBe('5. Dezember 2026')
+    expect(suspensionDay('2026-12-05T00:00:00.000Z', 'ja')).toBe('2026年12月5日')
+  })
+
+  it('reads no end as no day, never as a date', () => {
+    expect(suspensionDay(null)).toBeNull()
+    expect(suspensionDay(undefined)).toBeNull()
+    expect(suspensionDay('not a date')).toBeNull()
   })
 })
