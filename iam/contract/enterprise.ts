@@ -238,7 +238,7 @@ export const ENTERPRISE_ROUTES = defineRoutes({
           'saml_destination_mismatch',
           'saml_profile_invalid',
         ),
-        403: failure('Account suspended (`banned: true`), or a banned device', errorFail, 'account_banned', 'device_banned'),
+        403: failure('Account suspended (`banned: true`), a banned device, or the person deactivated in the organization by its provisioning (SCIM)', errorFail, 'account_banned', 'device_banned', 'sso_access_removed'),
         409: failure('An account of that address exists and cannot be linked (docs/enterprise.md, linking)', errorFail, 'email_taken'),
       },
       NO_CONNECTION,

@@ -154,6 +154,7 @@ export const ERROR_CODES = {
   saml_expired: 'The SAML assertion is outside its validity window',
   saml_audience_mismatch: 'The SAML assertion is meant for another service provider',
   saml_destination_mismatch: 'The SAML response was sent to another address than this connection\'s ACS URL',
+  sso_access_removed: "The organization's provisioning (SCIM) turned this person's access off: sign-in through its connection is refused until it is turned on again",
   saml_profile_invalid: 'The SAML assertion carries no usable NameID or email address',
   // SCIM provisioning (docs/scim.md)
   scim_token_exists: 'The organization has a SCIM token already: rotate it, or revoke it first',

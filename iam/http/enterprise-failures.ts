@@ -39,6 +39,7 @@ export const SAML_FAILURES = {
   saml_profile_invalid: () => authFail(400, 'saml_profile_invalid', 'The SAML assertion carries no usable NameID or email address'),
   email_taken: () => authFail(409, 'email_taken', 'An account of that address exists and cannot be linked to this sign-in'),
   banned: () => authFail(403, 'account_banned', 'Account suspended', { banned: true }),
+  access_removed: () => authFail(403, 'sso_access_removed', 'Your access to this organization was turned off by its administrators'),
 } as const
 
 export const NO_CONNECTION = () => authFail(404, 'sso_connection_not_found', 'No such connection, or it is not enabled')

@@ -229,4 +229,32 @@ describe('SAML sign-in', () => {
     expect(refused.status).toBe(409)
     expect(refused.body.code).toBe('email_taken')
   })
+
+  it('refuses the sign-in of a person the organization provisioning deactivated, and lets them in again once reactivated', async () => {
+    const client = await device(iam)
+    const email = `frank@${domain}`
+    const first = authnRequestOf(await startUrl(iam, conn.id, client))
+    expect((await postAcs(iam, conn.id, client, respond(first.id, 'okta|00u9', email))).status).toBe(201)
+    // the organization's SCIM client links the member and turns them off (RFC 7644 3.5.2 PATCH)
+    const scimToken = ((await dataOf(await authed(iam, owner, 'POST', `/orgs/${org}/scim/token`))) as { token: string }).token
+    const scim = (method: string, path: string, body?: unknown) =>
+      fetch(`${iam.url}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${scimToken}`, 'content-type': 'application/scim+json', 'x-forwarded-for': '203.0.113.7' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    const linked = await scim('POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: email, active: true })
+    expect(linked.status).toBe(201)
+    const scimId = ((await linked.json()) as { id: string }).id
+    const active = (value: boolean) => scim('PATCH', `/Users/${scimId}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value }] })
+    expect((await active(false)).status).toBe(200)
+    const refused = authnRequestOf(await startUrl(iam, conn.id, client))
+    const res = await postAcs(iam, conn.id, client, respond(refused.id, 'okta|00u9', email))
+    expect(res.status).toBe(403)
+    expect(res.body.code).toBe('sso_access_removed')
+    expect(res.session).toBeFalsy()
+    expect((await active(true)).status).toBe(200)
+    const again = authnRequestOf(await startUrl(iam, conn.id, client))
+    expect((await postAcs(iam, conn.id, client, respond(again.id, 'okta|00u9', email))).status).toBe(201)
+  })
 })

@@ -22,10 +22,11 @@ import { issueChallenge, type SecondFactorChallenge } from '../second-factors/si
 import { recordSecurityEvent } from '../security-events/repository'
 import { isDeletionPending } from '../account-deletion/deletion-state'
 import { emailDomain } from './domain-name'
+import { isDeprovisionedIn } from './scim-deprovision'
 import type { SamlConnection } from './saml-connections'
 import type { VerifiedAssertion } from './saml-response'
 
-export type SamlLoginFailure = 'saml_profile_invalid' | 'email_taken' | 'banned'
+export type SamlLoginFailure = 'saml_profile_invalid' | 'email_taken' | 'banned' | 'access_removed'
 
 export type SamlLoginResult =
   | { ok: true; pair: TokenPair; userId: number; created: boolean }
@@ -65,7 +66,7 @@ export function roleFor(connection: Pick<SamlConnection, 'attributeMapping' | 'd
   return { role: roles.includes('admin') ? 'admin' : roles[0]!, mapped: true }
 }
 
-type Outcome = { user: User; session: OpenedSession; created: boolean } | { user: User; secondFactor: true } | 'email_taken' | 'banned'
+type Outcome = { user: User; session: OpenedSession; created: boolean } | { user: User; secondFactor: true } | 'email_taken' | 'banned' | 'access_removed'
 
 async function verifiedDomains(trx: Transaction<Database>, orgId: number): Promise<Set<string>> {
   const rows = await trx.selectFrom('org_domains').select('domain').where('org_id', '=', orgId).where('verified_at', 'is not', null).execute()
@@ -106,6 +107,9 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   if (!user) throw new Error('saml identity without its user')
   if (user.banned_until && user.banned_until.getTime() > now.getTime()) return 'banned'
   if (isDeletionPending(user)) return 'banned'
+  // deactivated by the organization's provisioning (SCIM): its connection lets nobody back in, and
+  // joining would otherwise leave the blocked membership as it is while a session opens
+  if (await isDeprovisionedIn(trx, connection.orgId, user.id)) return 'access_removed'
   await joinOrganization(trx, connection, user.id, roleFor(connection, assertion), now)
   if (await hasSecondFactor(trx, user.id)) return { user, secondFactor: true }
   const device = { userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
@@ -127,7 +131,7 @@ export async function samlLogin(ctx: IamContext, input: SamlLoginInput): Promise
   for (let attempt = 0; ; attempt++) {
     try {
       const outcome = await ctx.db.transaction().execute((trx) => resolveAndOpen(ctx, trx, input, email))
-      if (outcome === 'email_taken' || outcome === 'banned') return { ok: false, code: outcome }
+      if (outcome === 'email_taken' || outcome === 'banned' || outcome === 'access_removed') return { ok: false, code: outcome }
       if ('secondFactor' in outcome) {
         const challenge = await issueChallenge(ctx, { userId: outcome.user.id, visitorRowId: input.visitor.id, remember: false })
         return { ok: true, secondFactor: challenge, userId: outcome.user.id, created: false }
