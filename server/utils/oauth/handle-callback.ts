@@ -35,7 +35,7 @@ async function successStep(
   )
 
   const canary = await ensureCanary(event, device)
-  if (!canary.ok) return redirectWithError(event, provider, canary.error)
+  if (!canary.ok) return redirectWithError(event, provider, canary.code)
   forwardSetCookies(event, canary.setCookies)
 
   const login = await loginAtIam(event, provider.name, user, canary.canary)

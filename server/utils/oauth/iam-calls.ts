@@ -23,7 +23,7 @@ function clientOf(event: H3Event): { clientIp?: string; userAgent?: string } {
 
 export type CanaryResult =
   | { ok: true; canary: string; /** Set-Cookie headers for the browser (empty when it had one) */ setCookies: string[] }
-  | { ok: false; error: OAuthRedirectError }
+  | { ok: false; code: OAuthRedirectError }
 
 /**
  * The browser's canary_id; else `startedWith` (the canary bound into the state cookie, for a
@@ -40,21 +40,21 @@ export async function ensureCanary(event: H3Event, startedWith = ''): Promise<Ca
   if (startedWith && COOKIE_VALUE.test(startedWith)) return { ok: true, canary: startedWith, setCookies: [] }
   const client = clientOf(event)
   // without an address the IAM would take the gateway's own for the user's
-  if (!client.clientIp) return { ok: false, error: 'iam_rejected' }
+  if (!client.clientIp) return { ok: false, code: 'iam_rejected' }
   try {
     const res = await useIamClient().request({ method: 'GET', path: '/check', ...client })
     const setCookies = res.setCookies.filter((c) => parseSetCookie(c)?.name === CANARY_COOKIE)
     const canary = setCookies.map((c) => parseSetCookie(c)).find((c) => c && !c.cleared)?.value
-    if (res.status === 503) return { ok: false, error: 'iam_unavailable' }
+    if (res.status === 503) return { ok: false, code: 'iam_unavailable' }
     if (res.status !== 200 || !canary) {
       logOAuth('warn', 'IAM /check did not issue a canary', { status: res.status })
-      return { ok: false, error: 'iam_rejected' }
+      return { ok: false, code: 'iam_rejected' }
     }
     return { ok: true, canary, setCookies }
   } catch (error) {
     if (!(error instanceof IamUnavailableError)) throw error
     logOAuth('error', 'IAM unreachable on /check', { reason: error.message })
-    return { ok: false, error: 'iam_unavailable' }
+    return { ok: false, code: 'iam_unavailable' }
   }
 }
 

@@ -22,7 +22,7 @@ export async function startLogin(event: H3Event): Promise<unknown> {
   const provider = registered.config
 
   const canary = await ensureCanary(event)
-  if (!canary.ok) return redirectWithError(event, provider, canary.error)
+  if (!canary.ok) return redirectWithError(event, provider, canary.code)
   forwardSetCookies(event, canary.setCookies)
 
   let as

@@ -14,6 +14,7 @@ import { forwardSetCookies, setAccessCookies } from '../bff/cookies'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
 import { useGatewayLog } from '../log'
+import type { OAuthRedirectError } from '../oauth/error-codes'
 import { ensureCanary } from '../oauth/iam-calls'
 import { renderSuccessPage } from '../oauth/success-page'
 
@@ -104,6 +105,9 @@ interface AcsSuccess {
   secondFactor?: { challenge?: unknown }
 }
 
+/** The sign-in page's code for a device cookie the IAM could not hand out (unreachable: try again; anything else: failed). */
+const CANARY_FAILURES: Partial<Record<OAuthRedirectError, string>> = { iam_unavailable: 'sso_unavailable' }
+
 /** POST /sso/saml/:connectionId/acs: the IdP's form post, verified by the IAM, then the session. */
 export async function consumeSamlResponse(event: H3Event): Promise<unknown> {
   const path = forwardablePath(event)
@@ -113,7 +117,7 @@ export async function consumeSamlResponse(event: H3Event): Promise<unknown> {
   const relayState = form?.['RelayState']
   if (typeof samlResponse !== 'string' || samlResponse.length === 0) return redirectToSsoError(event, 'saml_response_invalid')
   const canary = await ensureCanary(event)
-  if (!canary.ok) return redirectToSsoError(event, canary.error === 'iam_unavailable' ? 'sso_unavailable' : 'sso_failed')
+  if (!canary.ok) return redirectToSsoError(event, CANARY_FAILURES[canary.code] ?? 'sso_failed')
   forwardSetCookies(event, canary.setCookies)
   const res = await callSso<AcsSuccess>(event, {
     method: 'POST',
