@@ -20,7 +20,7 @@ import { renderSuccessPage } from '../oauth/success-page'
 
 export const SSO_MOUNT = '/sso/saml'
 
-/** The codes the error page words (pages/sso/error.vue); anything else is `sso_failed`. */
+/** The codes the error page words (pages/sso/error.vue, GROUPS: keep the two lists alike); anything else is `sso_failed`. */
 const PAGE_CODES = new Set([
   'sso_connection_not_found',
   'saml_response_invalid',
@@ -34,6 +34,7 @@ const PAGE_CODES = new Set([
   'email_taken',
   'account_banned',
   'device_banned',
+  'sso_access_removed',
   'rate_limited',
   'sso_unavailable',
 ])
