@@ -86,12 +86,19 @@ describe.skipIf(!run)('Redis Sentinel fail-over drill (needs redis-server; runs 
 
     const signedIn = await signupUser(iam, { client: { ip: '198.51.100.3' } })
     const answers: Answer[] = []
+    const inFlight = new Set<{ what: string; sentAt: number }>()
     let running = true
     const timed = async (what: string, request: () => Promise<Response>) => {
       const sentAt = performance.now()
-      const res = await request()
-      answers.push({ what, status: res.status, ms: performance.now() - sentAt, retryAfter: res.headers.get('retry-after'), sentAt })
-      await res.body?.cancel()
+      const pending = { what, sentAt }
+      inFlight.add(pending)
+      try {
+        const res = await request()
+        answers.push({ what, status: res.status, ms: performance.now() - sentAt, retryAfter: res.headers.get('retry-after'), sentAt })
+        await res.body?.cancel()
+      } finally {
+        inFlight.delete(pending)
+      }
     }
     const loginWorker = async () => {
       while (running) await timed('sign-in', () => call(iam, 'POST', '/login', { client: owner, body: { email: owner.email, password: owner.password } }))
@@ -100,8 +107,20 @@ describe.skipIf(!run)('Redis Sentinel fail-over drill (needs redis-server; runs 
       while (running) await timed('verify', () => verify(iam, token.rawApiKey, 'full'))
     }
     const workers = Promise.all([loginWorker(), verifyWorker(), verifyWorker()])
-    const answeredAfter = (from: number, what: string, ok?: boolean) =>
-      waitUntil(() => answers.filter((a) => a.sentAt >= from && (ok === undefined || a.status < 300)).length >= ANSWERS_PER_PHASE, what, 30_000)
+    // a stall says what it saw: the answers since `from` by status, the requests still unanswered
+    // and the IAM's own readiness view (a client that never followed the new primary, or a request
+    // that hangs, read differently)
+    const answeredAfter = async (from: number, what: string, ok?: boolean) => {
+      try {
+        await waitUntil(() => answers.filter((a) => a.sentAt >= from && (ok === undefined || a.status < 300)).length >= ANSWERS_PER_PHASE, what, 30_000)
+      } catch (error) {
+        const now = performance.now()
+        const seen = Object.entries(Object.groupBy(answers.filter((a) => a.sentAt >= from), (a) => `${a.what} ${a.status}`)).map(([k, v]) => `${k} x${v!.length}`)
+        const hanging = [...inFlight].map((r) => `${r.what} for ${(now - r.sentAt).toFixed(0)} ms`)
+        const ready = await fetch(`${iam.url}/health/ready`, { signal: AbortSignal.timeout(5000) }).then(async (r) => `${r.status} ${await r.text()}`, (e: Error) => e.message)
+        throw new Error(`${(error as Error).message}; since then: ${seen.join(', ') || 'no answers'}; unanswered: ${hanging.join(', ') || 'none'}; readiness: ${ready}`, { cause: error })
+      }
+    }
 
     try {
       await answeredAfter(0, 'answers before the kill')
