@@ -45,7 +45,7 @@ export interface IntrospectionDeps {
   issuer: string
   /** ms since epoch */
   now: number
-  /** a client's secret from its sealed form, null when it cannot be opened (features/oidc/clients.ts openClientSecret) */
+  /** a client's secret from its sealed form, null when it cannot be opened (features/oidc/clients.ts openClientSecretOnce: remembered per sealed form) */
   openSecret: (clientId: string, sealed: string) => string | null
   /** who may learn about which token: the function the provider's allowedPolicy asks (features/oidc/introspection-policy.ts) */
   mayIntrospect: (caller: { clientId: string; authenticated: boolean }, token: { accessToken: boolean; clientId: unknown; aud: unknown }) => boolean
@@ -152,23 +152,6 @@ type IntrospectionArray = [
 
 export const introspectionRow = directStatement<{ r: IntrospectionArray }>(INTROSPECTION_SQL)
 
-/**
- * Each client's secret as last opened, with the sealed form it came from: opening costs a cipher
- * per request, and a rotated or deleted secret has another sealed form (or none), so an entry
- * answers only while the stored form is the one it was opened from. Bounded: cleared when full.
- */
-const opened = new Map<string, { sealed: string; secret: string | null }>()
-const OPENED_MAX = 1000
-
-function openedSecret(open: IntrospectionDeps['openSecret'], clientId: string, sealed: string): string | null {
-  const known = opened.get(clientId)
-  if (known?.sealed === sealed) return known.secret
-  if (opened.size >= OPENED_MAX) opened.clear()
-  const secret = open(clientId, sealed)
-  opened.set(clientId, { sealed, secret })
-  return secret
-}
-
 const isEmptyObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0
 
 /** A token this path does not render: sender-constrained (DPoP, mTLS), with authorization details, or with extra claims. */
@@ -194,7 +177,7 @@ export async function fastIntrospection(deps: IntrospectionDeps, request: Intros
   const [clientSecret, authMethod, callerSpecial, consumedAt, stored, grant, tokenClientSubjectType] = row
   if (!clientSecret) return undefined
   if ((authMethod ?? 'client_secret_basic') !== caller.method || callerSpecial) return undefined
-  const secret = openedSecret(deps.openSecret, caller.id, clientSecret)
+  const secret = deps.openSecret(caller.id, clientSecret)
   if (secret === null || !sameSecret(secret, caller.secret)) return undefined
 
   const inactive = { active: false }

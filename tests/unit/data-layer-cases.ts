@@ -15,6 +15,8 @@ import type { Database } from '../../iam/db/schema'
 import { countUsesStatement } from '../../iam/features/api-tokens/repository'
 import { visitorByCanary } from '../../iam/features/devices/visitors-repo'
 import { introspectionRow } from '../../iam/fast/introspection'
+import { payloadById, upsertPayload } from '../../iam/features/oidc/adapter'
+import { clientForProvider } from '../../iam/features/oidc/clients'
 import { securityEventRow } from '../../iam/features/security-events/repository'
 import { readAuthState } from '../../iam/features/sessions/auth-state-repo'
 import { sendRotation, sessionAlone, sessionWithEvent } from '../../iam/features/sessions/sessions-repo'
@@ -164,6 +166,11 @@ const loginEvent = (userId: number | null) =>
 
 const uses = (hash: string, over: Record<string, unknown> = {}) => ({ hash, privilege: 'full', at: NOW, ip: '198.51.100.9', bypassIp: false, uses: 1, ...over })
 
+/** A row of oidc_payloads as the provider's adapter writes it (features/oidc/adapter.ts upsert). */
+const oidcRow = (model: string, id: string, over: Record<string, unknown> = {}) => ({
+  model, id, payload: JSON.stringify({ kind: model, jti: id, clientId: 'basic' }), grant_id: 'grant-1', user_code: null, uid: null, account_id: 'acc-1', expires_at: at(HOUR), ...over,
+})
+
 export const COMPILED_CASES: CompiledCase[] = [
   {
     name: 'visitorByCanary',
@@ -230,6 +237,36 @@ export const COMPILED_CASES: CompiledCase[] = [
       { family: newFamily('f-new-2', { user_id: 3, remember: true }), token: newToken('f-new-2', 'rt-new-2'), event: loginEvent(3) },
       { family: newFamily('f-live'), token: newToken('f-live', 'rt-other'), event: loginEvent(1) },
       { family: newFamily('f-dup-token'), token: newToken('f-dup-token', 'rt-live'), event: loginEvent(1) },
+    ],
+  },
+  {
+    name: 'clientForProvider',
+    statement: clientForProvider as unknown as AnyCompiled,
+    writes: false,
+    args: [{ clientId: 'app' }, { clientId: 'public' }, { clientId: 'no-such-client' }, { clientId: '' }],
+  },
+  {
+    name: 'payloadById',
+    statement: payloadById as unknown as AnyCompiled,
+    writes: false,
+    args: [
+      { model: 'ClientCredentials', id: 'cc-1' },
+      { model: 'Grant', id: 'grant-1' },
+      // another model's id: nothing
+      { model: 'AccessToken', id: 'cc-1' },
+      { model: 'Session', id: 'no-such-session' },
+    ],
+  },
+  {
+    name: 'upsertPayload',
+    statement: upsertPayload as unknown as AnyCompiled,
+    writes: true,
+    args: [
+      oidcRow('ClientCredentials', 'cc-new', { grant_id: null, account_id: null }),
+      oidcRow('Session', 'sess-new', { grant_id: null, uid: 'uid-1', account_id: 'acc-1', expires_at: null }),
+      // an id the model already has: the row is replaced
+      oidcRow('ClientCredentials', 'cc-1', { grant_id: null }),
+      oidcRow('AccessToken', 'at-1', { user_code: 'CODE-1' }),
     ],
   },
 ]

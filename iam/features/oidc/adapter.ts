@@ -17,6 +17,7 @@ import { refusedRegistration } from './registration-policy'
 import type { IamConfig } from '../../lib/config-schema'
 import { ACCOUNT_READ_AHEAD, accountKey, type OidcAccountRow } from './accounts'
 import { currentProviderRequest, forgetReadAhead, readAhead, takeReadAhead } from './request-memo'
+import { compiledOnce } from '../../fast/compiled-once'
 
 type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; accountId?: string; consumed?: number }
 
@@ -65,6 +66,43 @@ export async function sweepExpired(db: Kysely<Database>, now: number): Promise<v
   await db.deleteFrom('oidc_payloads').where('expires_at', '<', new Date(now - KEEP_EXPIRED_MS)).execute()
 }
 
+/** An artefact's row as stored (`payload` its JSON text). */
+type PayloadRow = {
+  model: string
+  id: string
+  payload: string
+  grant_id: string | null
+  user_code: string | null
+  uid: string | null
+  account_id: string | null
+  expires_at: Date | null
+}
+
+/**
+ * Every artefact the provider saves (a token per grant, a code per sign-in): compiled once
+ * (fast/compiled-once.ts), as the read of one by its id below.
+ */
+export const upsertPayload = compiledOnce((db: Kysely<Database>, row: PayloadRow) =>
+  db
+    .insertInto('oidc_payloads')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['model', 'id']).doUpdateSet({
+        payload: row.payload,
+        grant_id: row.grant_id,
+        user_code: row.user_code,
+        uid: row.uid,
+        account_id: row.account_id,
+        expires_at: row.expires_at,
+      }),
+    ),
+)
+
+/** An artefact of a model without a grant (a session, an interaction, a client-credentials token) by its id. */
+export const payloadById = compiledOnce((db: Kysely<Database>, args: { model: string; id: string }) =>
+  db.selectFrom('oidc_payloads').select(['payload', 'consumed_at', 'expires_at']).where('model', '=', args.model).where('id', '=', args.id),
+)
+
 /** The adapter factory oidc-provider calls once per model name. */
 export function createAdapterFactory(deps: AdapterDeps) {
   return (model: string) => (model === 'Client' ? new ClientAdapter(deps) : new PayloadAdapter(model, deps))
@@ -79,7 +117,7 @@ class PayloadAdapter {
   async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
     if (this.model === 'Grant') forgetReadAhead(grantKey(id))
     const expiresAt = typeof expiresIn === 'number' ? new Date(this.deps.now() + expiresIn * 1000) : null
-    const row = {
+    await upsertPayload(this.deps.db, {
       model: this.model,
       id,
       payload: JSON.stringify(payload),
@@ -88,21 +126,7 @@ class PayloadAdapter {
       uid: text(payload.uid),
       account_id: text(payload.accountId),
       expires_at: expiresAt,
-    }
-    await this.deps.db
-      .insertInto('oidc_payloads')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['model', 'id']).doUpdateSet({
-          payload: row.payload,
-          grant_id: row.grant_id,
-          user_code: row.user_code,
-          uid: row.uid,
-          account_id: row.account_id,
-          expires_at: row.expires_at,
-        }),
-      )
-      .execute()
+    })
     const now = this.deps.now()
     if (this.deps.later && now - lastSweep >= SWEEP_EVERY_MS) {
       lastSweep = now
@@ -112,6 +136,7 @@ class PayloadAdapter {
 
   private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {
     if (GRANT_BOUND.has(this.model)) return this.findWithGrantAndAccount(column, value)
+    if (column === 'id') return this.live((await payloadById(this.deps.db, { model: this.model, id: value })).rows[0])
     const row = await this.deps.db
       .selectFrom('oidc_payloads')
       .select(['payload', 'consumed_at', 'expires_at'])

@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
 import { openAesGcm, sealAesGcm } from '../../lib/aead'
+import { compiledOnce } from '../../fast/compiled-once'
 
 export const CLIENT_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] as const
 export type ClientGrantType = (typeof CLIENT_GRANT_TYPES)[number]
@@ -90,6 +91,26 @@ export function openClientSecret(config: Deps['config'], clientId: string, seale
   const dot = sealed.indexOf('.')
   const key = config.secrets.totpKeys?.find((k) => k.id === sealed.slice(0, dot))
   return key ? openAesGcm(Buffer.from(key.key, 'base64url'), sealed.slice(dot + 1), aadOf(clientId)) : null
+}
+
+/**
+ * Each client's secret as last opened, with the sealed form it came from: the provider loads the
+ * client on every token and introspection request, and opening is an AES-GCM decryption each time.
+ * A rotated or deleted secret has another sealed form (or none), so an entry answers only while the
+ * stored form is the one it was opened from. The keys (secrets.totpKeys) are the configuration's,
+ * read at start, so no entry outlives the key it was opened with. Bounded: cleared when full.
+ */
+const opened = new Map<string, { sealed: string; secret: string | null }>()
+const OPENED_MAX = 1000
+
+/** openClientSecret, remembered per client while its sealed form stays the same. */
+export function openClientSecretOnce(config: Deps['config'], clientId: string, sealed: string): string | null {
+  const known = opened.get(clientId)
+  if (known?.sealed === sealed) return known.secret
+  if (opened.size >= OPENED_MAX) opened.clear()
+  const secret = openClientSecret(config, clientId, sealed)
+  opened.set(clientId, { sealed, secret })
+  return secret
 }
 
 /** The provider's client metadata for a new client (without the secret). */
@@ -200,14 +221,19 @@ export async function deleteClient(db: Kysely<Database>, clientId: string): Prom
   })
 }
 
+/** The provider's read of a client, on every request that names one: compiled once (fast/compiled-once.ts). */
+export const clientForProvider = compiledOnce((db: Kysely<Database>, args: { clientId: string }) =>
+  db.selectFrom('oidc_clients').select(['metadata', 'secret_sealed', 'first_party']).where('client_id', '=', args.clientId),
+)
+
 /** The metadata oidc-provider loads a client from, with its secret opened. */
 export async function findClientMetadata(deps: Deps, clientId: string): Promise<Record<string, unknown> | undefined> {
-  const row = await deps.db.selectFrom('oidc_clients').select(['metadata', 'secret_sealed', 'first_party']).where('client_id', '=', clientId).executeTakeFirst()
+  const row = (await clientForProvider(deps.db, { clientId })).rows[0]
   if (!row) return undefined
   const metadata = { ...((typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) as Record<string, unknown>) }
   metadata.first_party = row.first_party
   if (row.secret_sealed) {
-    const secret = openClientSecret(deps.config, clientId, row.secret_sealed)
+    const secret = openClientSecretOnce(deps.config, clientId, row.secret_sealed)
     // a key removed from secrets.totpKeys: the client can no longer authenticate until rotated
     if (secret === null) return undefined
     metadata.client_secret = secret

@@ -8,7 +8,7 @@ import { useLimiter } from '../../features/rate-limits/registry'
 import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection, type IntrospectionDeps } from '../../fast/introspection'
-import { openClientSecret } from '../../features/oidc/clients'
+import { openClientSecretOnce } from '../../features/oidc/clients'
 import { introspectionPolicy } from '../../features/oidc/introspection-policy'
 import { routePath } from '../../contract/route-rules'
 import { httpFail } from '../../http/respond'
@@ -114,7 +114,7 @@ export default defineEventHandler(async (event) => {
     introspectionDeps ??= {
       db: ctx.db,
       issuer: ctx.config.oidc.issuer,
-      openSecret: (clientId, sealed) => openClientSecret(ctx.config, clientId, sealed),
+      openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
       mayIntrospect: introspectionPolicy(ctx.config.oidc.resourceServers),
     }
     const answer = await fastIntrospection({ ...introspectionDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
