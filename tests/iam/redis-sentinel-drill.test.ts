@@ -115,7 +115,9 @@ describe.skipIf(!run)('Redis Sentinel fail-over drill (needs redis-server; runs 
         await waitUntil(() => answers.filter((a) => a.sentAt >= from && (ok === undefined || a.status < 300)).length >= ANSWERS_PER_PHASE, what, 30_000)
       } catch (error) {
         const now = performance.now()
-        const seen = Object.entries(Object.groupBy(answers.filter((a) => a.sentAt >= from), (a) => `${a.what} ${a.status}`)).map(([k, v]) => `${k} x${v!.length}`)
+        const counts = new Map<string, number>()
+        for (const a of answers.filter((a) => a.sentAt >= from)) counts.set(`${a.what} ${a.status}`, (counts.get(`${a.what} ${a.status}`) ?? 0) + 1)
+        const seen = [...counts].map(([k, n]) => `${k} x${n}`)
         const hanging = [...inFlight].map((r) => `${r.what} for ${(now - r.sentAt).toFixed(0)} ms`)
         const ready = await fetch(`${iam.url}/health/ready`, { signal: AbortSignal.timeout(5000) }).then(async (r) => `${r.status} ${await r.text()}`, (e: Error) => e.message)
         throw new Error(`${(error as Error).message}; since then: ${seen.join(', ') || 'no answers'}; unanswered: ${hanging.join(', ') || 'none'}; readiness: ${ready}`, { cause: error })

@@ -17,31 +17,13 @@ import { useGatewayLog } from '../log'
 import type { OAuthRedirectError } from '../oauth/error-codes'
 import { ensureCanary } from '../oauth/iam-calls'
 import { renderSuccessPage } from '../oauth/success-page'
+import { isSsoErrorCode } from '../../../shared/sso-error-codes'
 
 export const SSO_MOUNT = '/sso/saml'
 
-/** The codes the error page words (pages/sso/error.vue, GROUPS: keep the two lists alike); anything else is `sso_failed`. */
-const PAGE_CODES = new Set([
-  'sso_connection_not_found',
-  'saml_response_invalid',
-  'saml_signature_invalid',
-  'saml_request_unknown',
-  'saml_replayed',
-  'saml_expired',
-  'saml_audience_mismatch',
-  'saml_destination_mismatch',
-  'saml_profile_invalid',
-  'email_taken',
-  'account_banned',
-  'device_banned',
-  'sso_access_removed',
-  'rate_limited',
-  'sso_unavailable',
-])
-
-/** 302 to the error page with a code from PAGE_CODES (nothing from the request chooses the target). */
+/** 302 to the error page with a code it words (shared/sso-error-codes.ts), else `sso_failed`; nothing from the request chooses the target. */
 export function redirectToSsoError(event: H3Event, code: unknown): Promise<void> {
-  const known = typeof code === 'string' && PAGE_CODES.has(code) ? code : 'sso_failed'
+  const known = isSsoErrorCode(code) ? code : 'sso_failed'
   setResponseHeader(event, 'cache-control', 'no-store')
   setResponseHeader(event, 'referrer-policy', 'no-referrer')
   return sendRedirect(event, `/sso/error?code=${known}`, 302)
