@@ -13,6 +13,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { ScimTenant } from './scim-tokens'
+import { inOrgTransaction } from './scim-transaction'
 import { recordScimEvent } from './scim-events'
 import { applyPatch, scimMembersByIds, type ScimFailure } from './scim-users'
 import { firstIssue, groupInput, groupResource, type GroupInput, type PatchInput, type ScimBase } from './scim-schema'
@@ -72,28 +73,6 @@ export const listScimGroups = (db: Kysely<Database>, tenant: ScimTenant, base: S
 export async function getScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, base: ScimBase): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
   const [group] = await resources(db, tenant, base, id)
   return group ? { ok: true, group } : NOT_FOUND
-}
-
-const lockOrg = (trx: Transaction<Database>, orgId: number) => sql`select id from organizations where id = ${orgId} for update`.execute(trx)
-
-class Rollback extends Error {
-  constructor(readonly failure: ScimFailure) {
-    super(failure.detail)
-  }
-}
-
-async function inOrgTransaction<T>(db: Kysely<Database>, tenant: ScimTenant, work: (trx: Transaction<Database>) => Promise<T | ScimFailure>): Promise<T | ScimFailure> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      await lockOrg(trx, tenant.orgId)
-      const result = await work(trx)
-      if (result && typeof result === 'object' && 'ok' in result && result.ok === false) throw new Rollback(result as ScimFailure)
-      return result
-    })
-  } catch (error) {
-    if (error instanceof Rollback) return error.failure
-    throw error
-  }
 }
 
 /**

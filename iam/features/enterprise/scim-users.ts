@@ -26,6 +26,7 @@ import { scimPatch, ScimError, type ScimPatchOperation } from 'scim-patch'
 import type { Database } from '../../db/schema'
 import { isUniqueViolation, findUserByEmail, insertUser } from '../users/users-repo'
 import type { ScimTenant } from './scim-tokens'
+import { inOrgTransaction } from './scim-transaction'
 import { recordScimEvent } from './scim-events'
 import { deprovisionMembership, reactivateMembership } from './scim-deprovision'
 import { firstIssue, userInput, userResource, type PatchInput, type ScimBase, type ScimType, type ScimUserResource, type ScimUserRow, type UserInput } from './scim-schema'
@@ -105,8 +106,6 @@ export async function getScimUser(db: Kysely<Database>, tenant: ScimTenant, scim
   return row ? { ok: true, user: userResource(row, base) } : NOT_FOUND
 }
 
-const lockOrg = (trx: Transaction<Database>, orgId: number) => sql`select id from organizations where id = ${orgId} for update`.execute(trx)
-
 /** The name an account made here starts with: what the provider says, else the address's local part. */
 function accountNameOf(input: UserInput): string {
   const joined = [input.name?.givenName, input.name?.familyName].filter(Boolean).join(' ')
@@ -154,28 +153,9 @@ async function applyActive(trx: Transaction<Database>, tenant: ScimTenant, row: 
   return null
 }
 
-class Rollback extends Error {
-  constructor(readonly failure: ScimFailure) {
-    super(failure.detail)
-  }
-}
-
-/** Runs `work` in a transaction with the organization locked; a failure it throws as Rollback undoes every write. */
-async function inOrgTransaction<T>(db: Kysely<Database>, tenant: ScimTenant, work: (trx: Transaction<Database>) => Promise<T | ScimFailure>): Promise<T | ScimFailure> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      await lockOrg(trx, tenant.orgId)
-      const result = await work(trx)
-      if (result && typeof result === 'object' && 'ok' in result && result.ok === false) throw new Rollback(result as ScimFailure)
-      return result
-    })
-  } catch (error) {
-    if (error instanceof Rollback) return error.failure
-    // the externalId index, or an account made for the same address at the same moment elsewhere
-    if (isUniqueViolation(error)) return fail('conflict', 'Another user has that userName or externalId', 'uniqueness')
-    throw error
-  }
-}
+/** The externalId index, or an account made for the same address at the same moment elsewhere. */
+const uniqueConflict = (error: unknown): ScimFailure | undefined =>
+  isUniqueViolation(error) ? fail('conflict', 'Another user has that userName or externalId', 'uniqueness') : undefined
 
 /** POST /Users (RFC 7644 section 3.3). */
 export async function createScimUser(
@@ -214,7 +194,7 @@ export async function createScimUser(
     const failure = await applyActive(trx, tenant, row, input.active ?? true, at)
     if (failure) return failure
     return { ok: true as const, user: userResource((await findRow(trx, tenant.orgId, inserted.scimId))!, base) }
-  })
+  }, uniqueConflict)
 }
 
 /** PUT /Users/:id (RFC 7644 section 3.5.1): every attribute this service keeps is replaced. */
@@ -248,7 +228,7 @@ export async function replaceScimUser(
       if (failure) return failure
     }
     return { ok: true as const, user: userResource((await findRow(trx, tenant.orgId, row.scimId))!, base) }
-  })
+  }, uniqueConflict)
 }
 
 /** Maps scim-patch's failures to RFC 7644 section 3.12 (its `scimCode` when it names one). */
@@ -309,7 +289,7 @@ export async function deleteScimUser(db: Kysely<Database>, tenant: ScimTenant, s
     await trx.deleteFrom('scim_users').where('org_id', '=', tenant.orgId).where(sql<string>`scim_id::text`, '=', row.scimId).execute()
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.deleted', target: row.scimId, details: {} })
     return { ok: true as const }
-  })
+  }, uniqueConflict)
 }
 
 /** The SCIM ids of the organization among `values`, with their accounts and roles (for group membership). */
