@@ -5,9 +5,11 @@
  * (`/sso/saml/{connectionId}/start`, docs/enterprise.md).
  *
  * It leaks nothing about accounts: the refusal depends on the domain alone, which its
- * organization proved in public DNS and POST /sso/discover tells anyone; it comes before any
- * account is read for the decision, any password is verified or any limiter counts, so an address
- * with an account and one without, a right password and a wrong one, all get this same answer.
+ * organization proved in public DNS and POST /sso/discover tells anyone. It comes before any
+ * password is verified, any mail is sent and any per-address limiter counts (a route's per-IP
+ * budget taken by its middleware still counts), so an address with an account and one without, a
+ * right password and a wrong one, all get this same answer. The one exception, a platform
+ * administrator's password sign-in, is features/users/login-service.ts's to explain.
  */
 import type { IamContext } from '../context'
 import type { SsoRequired } from '../features/enterprise/sso-required'
