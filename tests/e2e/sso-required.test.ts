@@ -6,7 +6,7 @@
  * code, no text wider than its box, axe clean.
  */
 import type { Page } from 'playwright-core'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { startDnsServer, type DnsServer, type Zone } from '../helpers/dns-server'
 import { makeIdpKeys } from '../helpers/saml-idp'
 import { confirmEmailInBrowser, freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
@@ -18,6 +18,7 @@ const e2e = useE2eStack(async () => {
   dns = await startDnsServer(zones)
   return { iamConfig: (port) => ({ enterprise: { gatewayOrigin: `http://127.0.0.1:${port}`, dnsServers: [dns!.server] } }) }
 })
+afterAll(() => dns?.stop())
 
 const domain = `required${Date.now().toString(36)}.test`
 let connectionId = ''
