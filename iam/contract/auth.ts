@@ -4,7 +4,7 @@ import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json, noBody } from './define'
 import { botProof, code as emailedCode, linkQuery } from './inputs'
 import { secondFactorLoginBody } from './second-factor'
-import { BAD_LINK, BOT_CHECK, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
+import { BAD_LINK, BOT_CHECK, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SSO_REQUIRED, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
 const password = safeString().min(1, 'Password is required').max(1024)
@@ -55,6 +55,7 @@ export const AUTH_ROUTES = defineRoutes({
         409: failure('Email already registered', errorFail, 'email_taken'),
         503: failure('The breached-password check is unavailable', errorFail, 'breach_check_unavailable'),
       },
+      SSO_REQUIRED,
       LIMITED,
     ),
   },
@@ -82,6 +83,7 @@ export const AUTH_ROUTES = defineRoutes({
           'deletion_pending',
         ),
       },
+      SSO_REQUIRED,
       LIMITED,
     ),
   },
@@ -156,6 +158,7 @@ export const AUTH_ROUTES = defineRoutes({
         400: failure('Validation failed (`fields`)', errorFail, 'validation_failed'),
         403: failure('The method asked for is not offered here (config `signIn`)', errorFail, 'email_sign_in_disabled'),
       },
+      SSO_REQUIRED,
       LIMITED,
     ),
   },
@@ -181,6 +184,7 @@ export const AUTH_ROUTES = defineRoutes({
           'email_sign_in_other_device',
         ),
       },
+      SSO_REQUIRED,
       LIMITED,
     ),
   },
@@ -201,6 +205,7 @@ export const AUTH_ROUTES = defineRoutes({
         401: failure('Wrong, expired or used code, or no sign-in mail waits for the address (one body for all)', errorFail, 'code_invalid'),
       },
       SUSPENDED,
+      SSO_REQUIRED,
       LIMITED,
       CODES_LOCKED,
     ),

@@ -156,6 +156,8 @@ export const ERROR_CODES = {
   saml_destination_mismatch: 'The SAML response was sent to another address than this connection\'s ACS URL',
   sso_access_removed: "The organization's provisioning (SCIM) turned this person's access off: sign-in through its connection is refused until it is turned on again",
   saml_profile_invalid: 'The SAML assertion carries no usable NameID or email address',
+  // requiring SSO (features/enterprise/sso-required.ts, docs/enterprise.md)
+  sso_required: "The address's domain is verified by an organization that requires its own sign-in: continue at `startUrl` (the connection `connectionId`); decided by the domain alone, never by the account",
   // SCIM provisioning (docs/scim.md)
   scim_token_exists: 'The organization has a SCIM token already: rotate it, or revoke it first',
   scim_token_not_found: 'The organization has no SCIM token',

@@ -123,6 +123,18 @@ export const SUSPENDED = {
   403: failure('Account suspended (`banned: true`): `until` (null: until lifted) and `reason` (null when none was given)', suspendedBody, 'account_banned'),
 } satisfies Responses
 
+/**
+ * A password or email sign-in, sign-up or reset for an address whose domain requires its
+ * organization's sign-in (iam/http/sso-required.ts): where to continue, as POST /sso/discover names it.
+ */
+export const SSO_REQUIRED = {
+  403: failure(
+    "The address's domain requires its organization's sign-in (`connectionId`, and `startUrl`, the gateway's SAML start); decided by the domain alone",
+    errorFail.extend({ connectionId: z.string(), startUrl: z.string() }),
+    'sso_required',
+  ),
+} satisfies Responses
+
 /** middleware/30 on a JSON route whose failures are `{ ok: false, date, error, fields }` */
 export const JSON_BODY_FIELDS = {
   400: failure('Malformed JSON, not an object, or unsafe text in a field', z.union([plainError, errorFail]), 'malformed_json', 'body_not_object', 'validation_failed'),

@@ -5,6 +5,7 @@ import type { EmailSignInResult } from '../features/users/email-sign-in'
 import { LINK_ERRORS } from '../features/mfa/links'
 import { authFail, sendTokens } from './auth'
 import { failCodesLocked } from './second-factor'
+import { failSsoRequired } from './sso-required'
 import { failSuspended } from './suspended'
 
 const LINK_CODE = { link_invalid: 'link_invalid', link_mismatch: 'link_mismatch', link_expired: 'link_expired', link_used: 'link_used' } as const
@@ -17,6 +18,8 @@ export function answerEmailSignIn(event: H3Event, ctx: IamContext, result: Email
   switch (result.code) {
     case 'banned':
       return failSuspended(result.suspension)
+    case 'sso_required':
+      return failSsoRequired(ctx, result)
     case 'locked':
       return failCodesLocked(result)
     case 'code_invalid':

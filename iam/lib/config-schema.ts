@@ -334,6 +334,12 @@ export const configSchema = z.strictObject({
       /** the DNS servers TXT records are read from ("ip" or "ip:port"); absent: the system's */
       dnsServers: z.array(ipOrIpPort).optional(),
       dnsTimeoutMs: z.number().int().positive().default(3000),
+      /**
+       * how often each instance re-reads the domains that require SSO (features/enterprise/sso-required.ts):
+       * a change made on another instance is enforced here within this; 0 re-reads only at boot and
+       * after this instance's own changes (one instance alone)
+       */
+      ssoRequiredRefreshMs: z.number().int().min(0).max(10 * MINUTE_MS).default(10_000),
       saml: z
         .strictObject({
           /** how far the provider's clock may be from ours (NotBefore, NotOnOrAfter) */

@@ -8,13 +8,15 @@ import { throwTooManyRequests } from '../http/rate-limit'
 import { getJsonBody } from '../http/request'
 import { body, counted, defineRoute, markup, signInGateWith } from '../http/route'
 import { signInDevice } from '../http/sign-in'
+import { failSsoRequired } from '../http/sso-required'
 import { emitSignal } from '../lib/signals'
 
 /** One body for an unknown address and a wrong password: nothing tells them apart. */
 const INVALID_CREDENTIALS = 'Invalid email or password'
 
 /**
- * POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned, or the right
+ * POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned, an address whose
+ * domain requires its organization's sign-in (`sso_required`, before any password check), or the right
  * password of an account scheduled for deletion (`deletionPending`, with the restore proof); 429
  * (IP limits, account delay).
  */
@@ -43,6 +45,7 @@ export default defineRoute(
     if (!result.ok && result.code === 'limited') throwTooManyRequests(result.decision)
     emitSignal({ kind: 'login', outcome: result.ok ? 'ok' : result.code })
     if (!result.ok) {
+      if (result.code === 'sso_required') return failSsoRequired(ctx, result)
       if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
       if (result.code === 'banned') return failSuspended(result.suspension)
       // 403 like the ban: the credentials were right and the account may not sign in; the flag says why

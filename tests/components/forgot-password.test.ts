@@ -53,3 +53,16 @@ describe('forgot-password page', () => {
     expect(page.find('.alert[role="alert"]').exists()).toBe(false)
   })
 })
+
+describe('forgot-password page, an organization that requires its own sign-in', () => {
+  it('sends the person to the organization sign-in instead of saying a mail went out', async () => {
+    const connectionId = '4b0e3a52-7f1d-4c55-9a51-2f0c8e6d9a10'
+    answer('POST', '/api/auth/forgot-password', 403, { ok: false, error: 'Your organization signs you in through its identity provider', code: 'sso_required', connectionId, startUrl: `https://id.example.test/sso/saml/${connectionId}/start` })
+    const page = await submitted('ada@corp.example')
+    await vi.waitFor(() => expect(page.find('[data-testid="sso-continue"]').exists()).toBe(true))
+    expect(page.find('[data-testid="sso-continue"] p').text()).toBe('Your organization signs you in through its identity provider. Continue there to sign in with this address.')
+    expect(page.find('[data-testid="sso-continue"] a').attributes('href')).toBe(`/sso/saml/${connectionId}/start?returnTo=%2Faccount`)
+    expect(page.find('.alert.success').exists()).toBe(false)
+    expect(page.find('.alert[role="alert"]').exists()).toBe(false)
+  })
+})

@@ -279,3 +279,41 @@ describe('second sign-in step (the login page after a right password)', () => {
     await vi.waitFor(() => expect(page.find('#totp-code-error').text()).toBe('Too many attempts. Try again in 40 seconds.'))
   })
 })
+
+describe('login page, an organization that requires its own sign-in', () => {
+  const CONNECTION = '4b0e3a52-7f1d-4c55-9a51-2f0c8e6d9a10'
+  const refusal = { ok: false, date: '2026-11-29T12:00:00.000Z', error: 'Your organization signs you in through its identity provider', code: 'sso_required', connectionId: CONNECTION, startUrl: `https://id.example.test/sso/saml/${CONNECTION}/start` }
+
+  it('replaces the password with the organization sign-in when the password is refused with sso_required, and shows no banner', async () => {
+    answer('POST', '/api/auth/login', 403, refusal)
+    const page = await fill('/login?returnTo=%2Forgs')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('[data-testid="sso-continue"]').exists()).toBe(true))
+    expect(page.find('[data-testid="sso-continue"] p').text()).toBe('Your organization signs you in through its identity provider. Continue there to sign in with this address.')
+    expect(page.find('[data-testid="sso-continue"] a').attributes('href')).toBe(`/sso/saml/${CONNECTION}/start?returnTo=%2Forgs`)
+    expect(page.find('input#password').exists()).toBe(false)
+    expect(page.find('.alert[role="alert"]').exists()).toBe(false)
+    expect(page.text()).not.toContain('sso_required')
+  })
+
+  it('offers the organization sign-in when a sign-in mail is refused with sso_required', async () => {
+    answer('GET', '/api/auth/email-sign-in', 200, { ok: true, data: { link: true, code: false } })
+    const ask = answer('POST', '/api/auth/email-sign-in', 403, refusal)
+    const page = await mountSuspended(LoginPage, { route: '/login' })
+    await page.find('input#email').setValue('ada@example.com')
+    await vi.waitFor(() => expect(page.find('[data-testid="email-sign-in-offers"] button').exists()).toBe(true))
+    await page.find('[data-testid="email-sign-in-offers"] button').trigger('click')
+    await vi.waitFor(() => expect(page.find('[data-testid="sso-continue"] a').exists()).toBe(true))
+    expect(ask.bodies).toHaveLength(1)
+    expect(page.find('.alert[role="alert"]').exists()).toBe(false)
+  })
+
+  it('keeps the password field and the generic banner for a 403 that names no valid connection', async () => {
+    answer('POST', '/api/auth/login', 403, { ...refusal, connectionId: '../../elsewhere' })
+    const page = await fill()
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('.alert[role="alert"]').exists()).toBe(true))
+    expect(page.find('[data-testid="sso-continue"]').exists()).toBe(false)
+    expect(page.find('input#password').exists()).toBe(true)
+  })
+})

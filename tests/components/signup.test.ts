@@ -91,3 +91,16 @@ describe('signup page', () => {
     expect(page.find('.alert[role="alert"]').text()).toBe(message)
   })
 })
+
+describe('signup page, an organization that requires its own sign-in', () => {
+  it('offers the organization sign-in, keeping where the person was going, instead of a banner', async () => {
+    const connectionId = '4b0e3a52-7f1d-4c55-9a51-2f0c8e6d9a10'
+    answer('POST', '/api/auth/signup', 403, { ok: false, error: 'Your organization signs you in through its identity provider', code: 'sso_required', connectionId, startUrl: `https://id.example.test/sso/saml/${connectionId}/start` })
+    const page = await filled('/signup?returnTo=%2Forgs')
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(page.find('[data-testid="sso-continue"]').exists()).toBe(true))
+    expect(page.find('[data-testid="sso-continue"] p').text()).toBe('Your organization signs you in through its identity provider. Continue there to sign in with this address.')
+    expect(page.find('[data-testid="sso-continue"] a').attributes('href')).toBe(`/sso/saml/${connectionId}/start?returnTo=%2Forgs`)
+    expect(page.find('.alert[role="alert"]').exists()).toBe(false)
+  })
+})

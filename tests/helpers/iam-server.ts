@@ -113,6 +113,9 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
       // webhooks off unless a test turns them on (tests/iam/webhooks*.test.ts): their timer reads the
       // database every poll, which the tests that count statements per request would count too
       webhooks: { enabled: false },
+      // the SSO-required domains are read at boot and after each change on the instance, not on a timer
+      // (tests/iam/sso-required.test.ts turns it on): a timed read would land in the statement counts too
+      enterprise: { ssoRequiredRefreshMs: 0 },
       // tests make many new devices from one address; tests/iam/check.test.ts covers this limiter
       rate_limiters: { check: { points: 100_000, duration: 60, blockDuration: 60 } },
       logLevel: 'debug',

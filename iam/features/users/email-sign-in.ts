@@ -23,6 +23,7 @@ import type { Visitor } from '../../db/schema'
 import { isDeletionPending } from '../account-deletion/deletion-state'
 import { nothingRemoved, removeSetup } from '../account-actions/remove-setup'
 import { normalizeEmail } from '../email-checks/email-checks'
+import { ssoRequiredFor } from '../enterprise/sso-required'
 import type { LinkParams } from '../mfa/link-token'
 import { attemptCode, checkLink, consumeLink, type LinkFailure } from '../mfa/links'
 import { EMAIL_SIGN_IN_PURPOSE } from '../mfa/purposes'
@@ -52,6 +53,8 @@ export type EmailSignInResult =
   | { ok: false; code: 'other_device' }
   | { ok: false; code: 'code_invalid' }
   | { ok: false; code: 'banned'; suspension: SuspensionView }
+  /** the address's domain requires its organization's sign-in now (enterprise/sso-required.ts): the link is not used */
+  | { ok: false; code: 'sso_required'; connectionId: string }
   | CodeLocked
 
 /** The emailed link, in the browser that asked for it. */
@@ -88,6 +91,9 @@ async function liveLinkOf(ctx: IamContext, address: string): Promise<LinkWithCod
 async function finish(ctx: IamContext, link: LinkWithCode, device: EmailSignInDevice, firstFactor: EmailAmr): Promise<EmailSignInResult> {
   const user = await findUserById(ctx.db, link.user_id)
   if (!user || isDeletionPending(user)) return { ok: false, code: 'link_invalid' }
+  // a link mailed before the organization required its own sign-in: refused before it is spent
+  const sso = await ssoRequiredFor(ctx.db, user.email)
+  if (sso) return { ok: false, code: 'sso_required', connectionId: sso.connectionId }
   const now = new Date(ctx.now())
   const actor = { visitorRowId: device.visitor.id, ipAddress: device.ipAddress }
   const won = await ctx.db.transaction().execute(async (trx) => {

@@ -23,6 +23,8 @@
  * moment the account is read as absent, like one the purge erased.
  */
 import { findSuspension, type SuspensionView } from './suspension'
+import { isPlatformAdmin } from '../admin/platform-admins'
+import { ssoRequiredFor } from '../enterprise/sso-required'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
 import { runAfterResponse } from '../../lib/background'
@@ -49,7 +51,7 @@ export interface LoginInput {
 }
 
 /** Why a login fails: nothing tells an unknown address from a wrong password. */
-export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'deletion_pending' | 'throttled' | 'limited'
+export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'deletion_pending' | 'throttled' | 'limited' | 'sso_required'
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
@@ -61,10 +63,34 @@ export type LoginResult =
   /** the right password of an account scheduled for deletion: erased at `dueAt` unless restored; no session */
   | { ok: false; code: 'deletion_pending'; dueAt: Date; restore: RestoreProof }
   | { ok: false; code: 'throttled'; retryMs: number }
+  /** the address's domain requires its organization's sign-in (enterprise/sso-required.ts): no password was verified */
+  | { ok: false; code: 'sso_required'; connectionId: string }
   /** refused by the per-IP budget or the IP + address limiter (rate_limiters.login) before anything else */
   | { ok: false; code: 'limited'; decision: { ok: false; retryMs: number; permanent: boolean } }
 
+/**
+ * An address whose domain requires its organization's sign-in (enterprise/sso-required.ts) is
+ * refused first: before the admission (no limiter counts it), before any password is verified (no
+ * Argon2), the same answer for a right and a wrong password, with or without an account, since the
+ * domain alone decides (http/sso-required.ts). An ordinary address costs a Map lookup here.
+ *
+ * Break-glass: a platform administrator of such a domain keeps password sign-in, so an identity
+ * provider that is broken or misconfigured cannot lock the operators out. Their account is the one
+ * the device step read already (no statement more). Their attempt then runs the whole ordinary way
+ * (admission, delay, Argon2); a wrong password still answers `sso_required`, so the status and
+ * body do not single an administrator's address out (the time of one Argon2 verification and the
+ * account delay's 429 after repeated failures still do, for whoever tries passwords on it).
+ */
 export async function login(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
+  const sso = await ssoRequiredFor(ctx.db, input.email)
+  if (!sso) return passwordLogin(ctx, input)
+  const account = input.prefetched?.key === loginLookupKey(input.email) ? input.prefetched.account : await findUserForLogin(ctx.db, normalizeEmail(input.email))
+  if (!isPlatformAdmin(account?.roles)) return { ok: false, code: 'sso_required', connectionId: sso.connectionId }
+  const result = await passwordLogin(ctx, input)
+  return !result.ok && result.code === 'invalid_credentials' ? { ok: false, code: 'sso_required', connectionId: sso.connectionId } : result
+}
+
+async function passwordLogin(ctx: IamContext, input: LoginInput): Promise<LoginResult> {
   const attempt = { email: input.email, visitorRowId: input.visitor.id }
   const admitted = await admitLoginAttempt(ctx, { ...attempt, ipAddress: input.ipAddress })
   if (!admitted.ok) return admitted

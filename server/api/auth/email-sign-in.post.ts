@@ -6,11 +6,12 @@
  * code entry.
  */
 import { safeReturnTo } from '../../../composables/safe-return-to'
+import { ssoRequiredConnection, ssoStartPath } from '../../../composables/sso-required'
 import { ensureDeviceCookie } from '../../utils/bff/canary'
 import { isFormPost } from '../../utils/bff/forms'
 import { callIamRoute } from '../../utils/bff/iam-call'
 import { formErrorCodeOf, formReply, readIamBody, retryOf, returnToField } from '../../utils/bff/input'
-import { defineBffHandler, relay } from '../../utils/bff/respond'
+import { bffRedirect, defineBffHandler, relay } from '../../utils/bff/respond'
 
 export default defineBffHandler(async (event) => {
   const { body: input, extra } = await readIamBody(event, 'emailSignIn', { extra: returnToField, formPath: '/login' })
@@ -18,6 +19,9 @@ export default defineBffHandler(async (event) => {
   const res = await callIamRoute(event, 'emailSignIn', { body: input, cookies: ['canary_id'] })
   const body = relay(event, res)
   if (isFormPost(event)) {
+    // 403 sso_required: on to the organization's sign-in instead of a mail
+    const sso = ssoRequiredConnection(res)
+    if (sso) bffRedirect(ssoStartPath(sso, safeReturnTo(extra.returnTo)), false)
     const back = `/login?emailSent=${input.method}${extra.returnTo ? `&returnTo=${encodeURIComponent(safeReturnTo(extra.returnTo))}` : ''}`
     formReply(res.status < 300 ? back : '/login', res.status < 300 ? undefined : formErrorCodeOf(res), retryOf(res))
   }

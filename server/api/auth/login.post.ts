@@ -2,11 +2,14 @@
  * POST /api/auth/login -> IAM POST /login (canary_id ensured first). 200 `{ ok, date, signedIn }`.
  * The right password of an account scheduled for deletion is 403 `{ deletionPending, dueAt }`: its
  * restore proof goes into a cookie (utils/bff/restore-proof.ts) for POST /api/auth/restore-link.
+ * An address whose organization requires its own sign-in is 403 `sso_required` with `connectionId`;
+ * a no-JS post goes on to that connection's start.
  */
 import { safeReturnTo } from '../../../composables/safe-return-to'
+import { ssoRequiredConnection, ssoStartPath } from '../../../composables/sso-required'
 import { isFormPost } from '../../utils/bff/forms'
 import { formErrorCode, formReply, retryOf } from '../../utils/bff/input'
-import { defineBffHandler } from '../../utils/bff/respond'
+import { bffRedirect, defineBffHandler } from '../../utils/bff/respond'
 import { keepRestoreProof } from '../../utils/bff/restore-proof'
 import { relaySignIn } from '../../utils/bff/sign-in'
 
@@ -14,6 +17,9 @@ export default defineBffHandler(async (event) => {
   const { res, body, returnTo } = await relaySignIn(event, 'login')
   const pending = keepRestoreProof(event, res)
   if (isFormPost(event)) {
+    // the address's domain signs in through its organization's identity provider only: on to its start
+    const sso = ssoRequiredConnection(res)
+    if (sso) bffRedirect(ssoStartPath(sso, safeReturnTo(returnTo)), false)
     // the second-factor step is a script-driven page state: a no-JS post cannot carry its challenge on
     if (res.status === 200 && body.secondFactor) formReply('/login', 'second_factor_needs_js')
     const back = returnTo ? `/login?returnTo=${encodeURIComponent(safeReturnTo(returnTo))}` : '/login'

@@ -1,3 +1,4 @@
+import { ssoRequiredChanged } from '../../../features/enterprise/sso-required'
 import { ROUTES } from '../../../contract/routes'
 import { setConnection } from '../../../features/enterprise/saml-connections'
 import { CONNECTION_FAILURES } from '../../../http/enterprise-failures'
@@ -12,6 +13,8 @@ export default defineRoute(
   async ({ ctx, user, params, body }) => {
     const result = await setConnection(ctx.db, { ...body, orgId: params.orgId, userId: user.userId, gatewayOrigin: ctx.config.enterprise.gatewayOrigin, now: ctx.now() })
     if (!result.ok) return answerFailure(CONNECTION_FAILURES, result)
+    // enabled and requireSso decide who may still use a password: enforced here at once
+    await ssoRequiredChanged(ctx)
     return okEnvelope({ connection: result.connection })
   },
 )

@@ -1,3 +1,4 @@
+import { ssoRequiredChanged } from '../../../../features/enterprise/sso-required'
 import { ROUTES } from '../../../../contract/routes'
 import { removeDomain } from '../../../../features/enterprise/domains'
 import { DOMAIN_FAILURES } from '../../../../http/enterprise-failures'
@@ -8,5 +9,7 @@ import { answerFailure, defineRoute } from '../../../../http/route'
 export default defineRoute(ROUTES.orgDomainRemove, [], async ({ ctx, user, params, body }) => {
   const result = await removeDomain(ctx.db, { orgId: params.orgId, userId: user.userId, domainId: body.domainId })
   if (!result.ok) return answerFailure(DOMAIN_FAILURES, result)
+  // the domain's addresses may use a password again here at once
+  await ssoRequiredChanged(ctx)
   return okEnvelope({ removed: true as const })
 })

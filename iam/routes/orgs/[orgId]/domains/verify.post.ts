@@ -1,3 +1,4 @@
+import { ssoRequiredChanged } from '../../../../features/enterprise/sso-required'
 import { ROUTES } from '../../../../contract/routes'
 import { createTxtLookup } from '../../../../features/enterprise/dns-txt'
 import { verifyDomain } from '../../../../features/enterprise/domains'
@@ -11,5 +12,7 @@ export default defineRoute(ROUTES.orgDomainVerify, [], async ({ ctx, user, param
   const lookup = createTxtLookup({ dnsServers, timeoutMs: dnsTimeoutMs })
   const result = await verifyDomain(ctx.db, lookup, { orgId: params.orgId, userId: user.userId, domainId: body.domainId, now: ctx.now() })
   if (!result.ok) return answerFailure(DOMAIN_FAILURES, result)
+  // a newly verified domain of an organization that requires SSO: enforced here at once
+  await ssoRequiredChanged(ctx)
   return okEnvelope({ domain: result.domain })
 })
