@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
 import { ROOT } from '../helpers/build'
 import { freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
-import { LOCALES, message, overflowing, type Locale } from './i18n-checks'
+import { BROWSER_LOCALES, message, overflowing, type Locale } from './i18n-checks'
 
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1'
 
@@ -47,7 +47,7 @@ async function checkLayout(page: Page, code: Locale): Promise<void> {
 }
 
 describe('the account and API-token pages in each language', () => {
-  it.each(LOCALES)('%s: the account page and the tokens page read in the language, at 390 px', async (code) => {
+  it.each(BROWSER_LOCALES)('%s: the account page and the tokens page read in the language, at 390 px', async (code) => {
     const browser = await e2e.launchForTest()
     const page = await browser.newPage()
     const csp = watchCsp(page)

@@ -14,7 +14,7 @@ import { saveScreenshot, type Browser } from '../helpers/browser'
 import { ROOT } from '../helpers/build'
 import { authorizationUrl, startOpStack } from '../helpers/oidc-op'
 import { confirmEmailInBrowser, freshEmail, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
-import { LOCALES, message, overflowing, type Locale } from './i18n-checks'
+import { BROWSER_LOCALES, message, overflowing, type Locale } from './i18n-checks'
 
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1'
 
@@ -85,7 +85,7 @@ async function checkPage(page: Page, code: Locale, name: string, selector: strin
 }
 
 describe('the sign-up and sign-in pages in each language', () => {
-  it.each(LOCALES)('%s: sign-up, a wrong password and the second-factor step read in the language, at 390 px', async (code) => {
+  it.each(BROWSER_LOCALES)('%s: sign-up, a wrong password and the second-factor step read in the language, at 390 px', async (code) => {
     await ensureTwoStepAccount()
     const browser = await browserIn(code)
     const page = await browser.newPage()
