@@ -9,7 +9,7 @@
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { ESCAPING_SEGMENTS } from '../helpers/escaping-segments'
-import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
+import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 const stack = await setupStackOnSharedIam()
 
@@ -19,11 +19,13 @@ const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
 
-async function signedUp(tag: string): Promise<{ email: string; b: Browser }> {
+/** A person signed up through the gateway, their address confirmed unless `confirmed: false`. */
+async function signedUp(tag: string, { confirmed = true } = {}): Promise<{ email: string; b: Browser }> {
   const email = freshEmail(tag)
   const b = browserLike(stack.gateway.url)
   const res = await b.call('/api/auth/signup', { method: 'POST', body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: `${tag} person`, termsConsent: 'on' } })
   expect(res.status, res.text).toBe(201)
+  if (confirmed) await confirmEmailThrough(b, stack.iam, email)
   return { email, b }
 }
 
@@ -297,6 +299,22 @@ describe('SCIM through the gateway', () => {
     expect((await owner.b.call(`/api/orgs/${orgId}/scim/token/revoke`, { method: 'POST' })).status).toBe(200)
     expect((await scimClient(fresh)('GET', '/Users')).status).toBe(401)
     expect((await owner.b.call(`/api/orgs/${orgId}/scim`)).json.data).toEqual({ connection: null })
+  })
+
+  it('links an existing account only once its owner confirmed the address: before, 409 uniqueness and no membership', async () => {
+    const { orgId, scim } = await provisionedOrg('unconfirmed')
+    // whoever signed up with the address holds the password without owning the mailbox
+    const squatter = await signedUp('unconfirmed-person', { confirmed: false })
+    const refused = await scim('POST', '/Users', userBody(squatter.email))
+    expect(refused.status, refused.text).toBe(409)
+    expect(refused.json).toMatchObject({ schemas: [ERROR], scimType: 'uniqueness' })
+    expect((await squatter.b.call(`/api/orgs/${orgId}`)).status).toBe(404)
+    expect((await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${squatter.email}"`)}`)).json.totalResults).toBe(0)
+
+    await confirmEmailThrough(squatter.b, stack.iam, squatter.email)
+    const linked = await scim('POST', '/Users', userBody(squatter.email))
+    expect(linked.status, linked.text).toBe(201)
+    expect((await squatter.b.call(`/api/orgs/${orgId}`)).status).toBe(200)
   })
 
   it('deactivating a signed-in member puts them out of the organization at their next request, and nothing outside it', async () => {

@@ -25,6 +25,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import { scimPatch, ScimError, type ScimPatchOperation } from 'scim-patch'
 import type { Database } from '../../db/schema'
 import { isUniqueViolation, findUserByEmail, insertUser } from '../users/users-repo'
+import { isDeletionPending } from '../account-deletion/deletion-state'
 import type { ScimTenant } from './scim-tokens'
 import { inOrgTransaction } from './scim-transaction'
 import { recordScimEvent } from './scim-events'
@@ -172,6 +173,13 @@ export async function createScimUser(
   return inOrgTransaction(db, tenant, async (trx) => {
     let account = await findUserByEmail(trx, input.userName)
     let action: 'user.created' | 'user.linked' = 'user.linked'
+    // An account is linked only when its owner confirmed the address: anyone can sign up with an
+    // address they do not own and hold the password, and linking that account would make them a
+    // member of the organization the moment its provider provisions the real person (the rule SAML
+    // sign-in keeps too, saml-login.ts). Nor an account on its way to deletion.
+    if (account && (!account.email_verified || isDeletionPending(account))) {
+      return fail('conflict', 'An account has that userName, and its owner has not confirmed the address: it can be linked once they confirm it', 'uniqueness')
+    }
     if (!account) {
       account = await insertUser(trx, { email: input.userName, name: accountNameOf(input), passwordHash: null, emailVerified: false, termsConsent: false, now: at })
       action = 'user.created'
