@@ -65,8 +65,9 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: ['loginIp', 'loginAccount', 'loginAccountDelay'],
     request: json(),
-    body: z.object({ email, password, rememberUser }),
+    body: z.object({ email, password, rememberUser, botProof }),
     responses: responses(
+      BOT_CHECK,
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
       { 200: { description: 'Right password, account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
       SIGN_IN,

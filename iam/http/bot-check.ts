@@ -16,12 +16,16 @@ const ANSWERS: Record<BotProofFailure, { code: ErrorCode; error: string }> = {
   replayed: { code: 'bot_check_failed', error: 'The browser check solution was used already: solve a new one' },
 }
 
+/** The 400 of a refused check; `botCheck` says which: a page solves a new challenge for all but `missing` alike. */
+export function botCheckFail(failure: BotProofFailure): never {
+  const answer = ANSWERS[failure]
+  return authFail(400, answer.code, answer.error, { botCheck: failure })
+}
+
 export const botCheck: RouteStep = check(async (req) => {
   if (!req.ctx.config.botChallenge.enabled) return
   const proof = getJsonBody<Record<string, unknown> | undefined>(req.event)?.botProof
   const result = await checkBotProof(req.ctx, typeof proof === 'string' && proof.length <= 4096 ? proof : undefined)
   if (result.ok) return
-  const answer = ANSWERS[result.code]
-  // `botCheck` says which: a page solves a new challenge for all but `missing` alike
-  authFail(400, answer.code, answer.error, { botCheck: result.code })
+  botCheckFail(result.code)
 })

@@ -469,6 +469,11 @@ export const configSchema = z.strictObject({
       maxNumber: z.number().int().min(1000).max(10_000_000).default(100_000),
       /** how long a challenge may be solved and used; a solution is spent once */
       expiresInMs: z.number().int().positive().max(60 * MINUTE_MS).default(10 * MINUTE_MS),
+      /**
+       * POST /login asks for the check too once the client IP or the address has this many recent
+       * failures (the login limiters' windows, features/users/login-service.ts); 0 = never
+       */
+      loginAfterFailures: z.number().int().min(0).max(1000).default(3),
     })
     .prefault({}),
   /**
