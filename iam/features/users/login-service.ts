@@ -87,7 +87,7 @@ export async function login(ctx: IamContext, input: LoginInput): Promise<LoginRe
   if (!admitted.ok) return admitted
   if (loginNeedsBotProof(ctx, admitted.failures)) {
     // the attempt stays counted: a script that never solves keeps meeting the limiters as before
-    const proof = await checkBotProof(ctx, input.botProof)
+    const proof = await checkBotProof(ctx, input.botProof, input.ipAddress)
     if (!proof.ok) return { ok: false, code: 'bot_check', check: proof.code }
   }
   const hasher = getPasswordHasher(ctx)
