@@ -5,6 +5,10 @@
  */
 import { createHash } from 'node:crypto'
 import { BASE_CSP } from '../middleware/10.security-headers'
+import { useGatewayConfig } from '../utils/gateway-config'
+
+/** The pages whose forms solve the bot check (composables/useBotProof.ts): the only ones a widget's origin is opened on. */
+const BOT_CHECK_PAGES = new Set(['/signup', '/login', '/forgot-password'])
 
 const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
 const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi
@@ -18,15 +22,20 @@ function hashes(html: string, pattern: RegExp): string[] {
 }
 
 export default defineNitroPlugin((nitroApp) => {
-  nitroApp.hooks.hook('render:response', (response) => {
+  nitroApp.hooks.hook('render:response', (response, { event }) => {
     if (typeof response.body !== 'string') return
     const scripts = hashes(response.body, INLINE_SCRIPT)
     const styles = hashes(response.body, INLINE_STYLE)
-    const csp = BASE_CSP.map((directive) => {
-      if (directive.startsWith('script-src ')) return [directive, ...scripts].join(' ')
-      if (directive.startsWith('style-src ')) return [directive, ...styles].join(' ')
-      return directive
-    }).join('; ')
+    // the Turnstile-style widget: its script and its frame, from its one origin, on the pages that show it
+    const widget = BOT_CHECK_PAGES.has(event.path.split('?')[0]!) ? useGatewayConfig().botChallenge.turnstileOrigin : undefined
+    const csp = [
+      ...BASE_CSP.map((directive) => {
+        if (directive.startsWith('script-src ')) return [directive, ...(widget ? [new URL(widget).origin] : []), ...scripts].join(' ')
+        if (directive.startsWith('style-src ')) return [directive, ...styles].join(' ')
+        return directive
+      }),
+      ...(widget ? [`frame-src ${new URL(widget).origin}`] : []),
+    ].join('; ')
     response.headers = { ...response.headers, 'content-security-policy': csp }
   })
 })
