@@ -7,9 +7,6 @@ import { createHash } from 'node:crypto'
 import { BASE_CSP } from '../middleware/10.security-headers'
 import { useGatewayConfig } from '../utils/gateway-config'
 
-/** The pages whose forms solve the bot check (composables/useBotProof.ts): the only ones a widget's origin is opened on. */
-const BOT_CHECK_PAGES = new Set(['/signup', '/login', '/forgot-password'])
-
 const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
 const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi
 
@@ -22,12 +19,14 @@ function hashes(html: string, pattern: RegExp): string[] {
 }
 
 export default defineNitroPlugin((nitroApp) => {
-  nitroApp.hooks.hook('render:response', (response, { event }) => {
+  nitroApp.hooks.hook('render:response', (response) => {
     if (typeof response.body !== 'string') return
     const scripts = hashes(response.body, INLINE_SCRIPT)
     const styles = hashes(response.body, INLINE_STYLE)
-    // the Turnstile-style widget: its script and its frame, from its one origin, on the pages that show it
-    const widget = BOT_CHECK_PAGES.has(event.path.split('?')[0]!) ? useGatewayConfig().botChallenge.turnstileOrigin : undefined
+    // the Turnstile-style widget's script and frame, from its one origin, when configured: on every
+    // page, since a page the browser loaded first keeps its CSP through the app's own navigations
+    // (from / to /signup); the script itself is loaded only by a form that needs it (useBotProof.ts)
+    const widget = useGatewayConfig().botChallenge.turnstileOrigin
     const csp = [
       ...BASE_CSP.map((directive) => {
         if (directive.startsWith('script-src ')) return [directive, ...(widget ? [new URL(widget).origin] : []), ...scripts].join(' ')

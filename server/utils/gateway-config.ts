@@ -154,8 +154,8 @@ export const gatewayConfigSchema = z.strictObject({
   /**
    * The IAM's bot check by a Turnstile-style provider (its `botChallenge.provider: "turnstile"`,
    * docs/bot-challenge.md): the origin the pages that solve the check load the provider's widget
-   * from. Set, those pages (BOT_CHECK_PAGES) open `script-src` and `frame-src` of their CSP to it, and
-   * GET /api/auth/bot-challenge names its script; absent, no page loads anything from a third party.
+   * from. Set, the page CSP opens `script-src` and `frame-src` to it (server/plugins/csp-hashes.ts)
+   * and GET /api/auth/bot-challenge names its script; absent, no page loads anything from a third party.
    */
   botChallenge: z.strictObject({ turnstileOrigin: z.url({ protocol: /^https$/ }).optional() }).prefault({}),
   /** APIs the browser reaches through /api/upstream/<name>/** with the user's access token (apiSchema) */
