@@ -18,6 +18,8 @@ const FORM_ERROR_KEYS: Record<string, string> = {
   second_factor_needs_js: 'formError.secondFactorNeedsJs',
   // the proof-of-work check of sign-up, reset and email sign-in runs in the page (composables/useBotProof.ts)
   bot_check_needs_js: 'botCheck.needsJs',
+  // the same check, asked of a password sign-in after recent failures (pages/login.vue)
+  bot_check_login_needs_js: 'botCheck.loginNeedsJs',
   // the sign-in page's restore link for an account scheduled for deletion (server/api/auth/restore-link.post.ts)
   restore_expired: 'formError.restoreExpired',
   restore_not_pending: 'formError.restoreNotPending',

@@ -147,9 +147,17 @@ export function useAuth() {
     isSignedIn: computed(() => state.value.status === 'signed-in'),
     load,
     ensureLoaded,
-    /** POST /api/auth/login; 200 signed in, 401 wrong credentials, 403 `deletionPending` (the right password of an account scheduled for deletion), 429 rate limited. */
-    login: async (input: { email: string; password: string; rememberUser?: boolean }) =>
-      afterSignIn(await bffFetch('/api/auth/login', { method: 'POST', body: { email: input.email, password: input.password, ...(input.rememberUser ? { rememberUser: 'on' } : {}) } })),
+    /**
+     * POST /api/auth/login; 200 signed in, 401 wrong credentials, 403 `deletionPending` (the right password of an account scheduled for deletion),
+     * 400 `bot_check_required` after recent failures (send a solved `botProof`, composables/useBotProof.ts), 429 rate limited.
+     */
+    login: async (input: { email: string; password: string; rememberUser?: boolean; botProof?: string }) =>
+      afterSignIn(
+        await bffFetch('/api/auth/login', {
+          method: 'POST',
+          body: { email: input.email, password: input.password, ...(input.rememberUser ? { rememberUser: 'on' } : {}), ...(input.botProof ? { botProof: input.botProof } : {}) },
+        }),
+      ),
     /** POST /api/auth/signup; 201 signed in, 400 with `fields`, 409 address taken. */
     signup: async (input: SignupInput) =>
       afterSignIn(

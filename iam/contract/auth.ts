@@ -66,8 +66,9 @@ export const AUTH_ROUTES = defineRoutes({
     auth: 'none',
     limiters: ['loginIp', 'loginAccount', 'loginAccountDelay'],
     request: json(),
-    body: z.object({ email, password, rememberUser }),
+    body: z.object({ email, password, rememberUser, botProof }),
     responses: responses(
+      BOT_CHECK,
       { 200: { description: 'Signed in: access token, session cookie set', body: tokensBody } },
       { 200: { description: 'Right password, account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
       SIGN_IN,
@@ -119,7 +120,7 @@ export const AUTH_ROUTES = defineRoutes({
   botChallenge: {
     method: 'GET',
     path: '/auth/bot-challenge',
-    summary: 'A proof-of-work challenge for the browser to solve before sign-up, a reset or an email sign-in',
+    summary: 'The browser check before sign-up, a reset, an email sign-in or a password sign-in after failures: a proof-of-work challenge, or a widget site key',
     auth: 'none',
     // one HMAC and nothing stored: no limiter (a solution is what costs, and it is spent once)
     limiters: [],
@@ -127,8 +128,19 @@ export const AUTH_ROUTES = defineRoutes({
     responses: responses(
       {
         200: {
-          description: 'A challenge (ALTCHA v1: algorithm, challenge, maxnumber, salt, signature), or `enabled: false` when the check is off',
-          body: okData(z.union([z.object({ enabled: z.literal(false) }), z.object({ enabled: z.literal(true), challenge: z.object({ algorithm: z.string(), challenge: z.string(), maxnumber: z.number().optional(), salt: z.string(), signature: z.string() }) })])),
+          description:
+            'A challenge (`provider: "pow"`, ALTCHA v1: algorithm, challenge, maxnumber, salt, signature), or the site key of the widget (`provider: "turnstile"`), or `enabled: false` when the check is off',
+          body: okData(
+            z.union([
+              z.object({ enabled: z.literal(false) }),
+              z.object({
+                enabled: z.literal(true),
+                provider: z.literal('pow'),
+                challenge: z.object({ algorithm: z.string(), challenge: z.string(), maxnumber: z.number().optional(), salt: z.string(), signature: z.string() }),
+              }),
+              z.object({ enabled: z.literal(true), provider: z.literal('turnstile'), siteKey: z.string() }),
+            ]),
+          ),
         },
       },
     ),

@@ -91,6 +91,7 @@ export const ERROR_CODES = {
   code_expected: 'This account proves its sign-in with a second-factor code (`use: "code"`)',
   bot_check_required: 'The route asks for a solved browser check (GET /auth/bot-challenge, `botProof` in the body): config botChallenge',
   bot_check_failed: 'The browser check solution is forged, expired or used already (`botCheck` says which): solve a new one',
+  bot_check_unavailable: 'The browser check provider could not be asked (`botChallenge.provider: "turnstile"`): the request is refused, never let through; try again shortly',
   email_sign_in_disabled: 'Sign-in by emailed link or code (the method asked for) is not offered here (config `signIn`)',
   email_sign_in_other_device: 'The sign-in link was opened in another browser than the one that asked for it: open it there, or type the mailed code there',
   sign_in_expired: 'The second-factor step of this sign-in has ended: sign in again (`restart: true`)',

@@ -222,6 +222,7 @@ export const BOT_CHECK = {
     'bot_check_required',
     'bot_check_failed',
   ),
+  503: failure('The bot check provider could not be asked (`botChallenge.provider: "turnstile"`): refused, never let through', errorFail, 'bot_check_unavailable'),
 } satisfies Responses
 
 /** XSS in free text: the device is banned */

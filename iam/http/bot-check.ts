@@ -14,14 +14,23 @@ const ANSWERS: Record<BotProofFailure, { code: ErrorCode; error: string }> = {
   invalid: { code: 'bot_check_failed', error: 'The browser check solution is not valid' },
   expired: { code: 'bot_check_failed', error: 'The browser check expired: solve a new one' },
   replayed: { code: 'bot_check_failed', error: 'The browser check solution was used already: solve a new one' },
+  unavailable: { code: 'bot_check_unavailable', error: 'The browser check cannot be verified right now: try again shortly' },
+}
+
+/**
+ * The answer to a refused check: 400, `botCheck` saying which (a page solves a new challenge for all
+ * but `missing` alike); 503 when the provider could not be asked, which is never a pass.
+ */
+export function botCheckFail(failure: BotProofFailure): never {
+  const answer = ANSWERS[failure]
+  if (failure === 'unavailable') return authFail(503, answer.code, answer.error)
+  return authFail(400, answer.code, answer.error, { botCheck: failure })
 }
 
 export const botCheck: RouteStep = check(async (req) => {
   if (!req.ctx.config.botChallenge.enabled) return
   const proof = getJsonBody<Record<string, unknown> | undefined>(req.event)?.botProof
-  const result = await checkBotProof(req.ctx, typeof proof === 'string' && proof.length <= 4096 ? proof : undefined)
+  const result = await checkBotProof(req.ctx, typeof proof === 'string' && proof.length <= 4096 ? proof : undefined, req.ip)
   if (result.ok) return
-  const answer = ANSWERS[result.code]
-  // `botCheck` says which: a page solves a new challenge for all but `missing` alike
-  authFail(400, answer.code, answer.error, { botCheck: result.code })
+  botCheckFail(result.code)
 })

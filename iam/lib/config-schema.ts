@@ -475,6 +475,30 @@ export const configSchema = z.strictObject({
       maxNumber: z.number().int().min(1000).max(10_000_000).default(100_000),
       /** how long a challenge may be solved and used; a solution is spent once */
       expiresInMs: z.number().int().positive().max(60 * MINUTE_MS).default(10 * MINUTE_MS),
+      /**
+       * POST /login asks for the check too once the client IP or the address has this many recent
+       * failures (the login limiters' windows, features/users/login-service.ts); 0 = never
+       */
+      loginAfterFailures: z.number().int().min(0).max(1000).default(3),
+      /** `pow`: the proof of work above; `turnstile`: a Turnstile-style widget whose token the IAM asks its provider about (features/bot-challenge/turnstile.ts) */
+      provider: z.enum(['pow', 'turnstile']).default('pow'),
+      turnstile: z
+        .strictObject({
+          /** the widget's public key, handed to the page by GET /auth/bot-challenge */
+          siteKey: z.string().min(1).max(256).optional(),
+          /** the key siteverify calls carry; never leaves the IAM */
+          secretKey: z.string().min(1).max(256).optional(),
+          verifyUrl: z.url({ protocol: /^https?$/ }).default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+          /** the deadline of one siteverify call; past it the form is answered 503, never let through */
+          timeoutMs: z.number().int().positive().max(30_000).default(5_000),
+          /** lets `verifyUrl` be a loopback address over http (development and tests; refused in production) */
+          allowLoopbackRequests: z.boolean().default(false),
+        })
+        .prefault({}),
+    })
+    .refine((b) => b.provider !== 'turnstile' || (b.turnstile.siteKey && b.turnstile.secretKey), {
+      message: 'provider "turnstile" needs turnstile.siteKey and turnstile.secretKey',
+      path: ['turnstile'],
     })
     .prefault({}),
   /**

@@ -131,6 +131,7 @@ export function productionProblems(config: IamConfig): string[] {
   }
   if (config.oidc.allowLoopbackRequests) problems.push('oidc.allowLoopbackRequests: for development and tests only (lets client-registered addresses reach this machine)')
   if (config.password.pepper && isDev(config.password.pepper)) problems.push('password.pepper: a dev secret')
+  if (config.botChallenge.turnstile.allowLoopbackRequests) problems.push('botChallenge.turnstile.allowLoopbackRequests: for development and tests only (siteverify calls to this machine, over http)')
   if (config.webhooks.allowHttp) problems.push('webhooks.allowHttp: for development and tests only (webhook deliveries would travel unencrypted)')
   if (!config.service.singleNode) {
     if (!config.database.url || !/^postgres(ql)?:/.test(config.database.url)) {

@@ -4,6 +4,7 @@ import { visitLoginDevice } from '../features/users/login-device'
 import { login } from '../features/users/login-service'
 import { deletionPendingError } from '../http/account-deletion-outcomes'
 import { authFail, sendTokens } from '../http/auth'
+import { botCheckFail } from '../http/bot-check'
 import { throwTooManyRequests } from '../http/rate-limit'
 import { getJsonBody } from '../http/request'
 import { body, counted, defineRoute, markup, signInGateWith } from '../http/route'
@@ -15,8 +16,9 @@ import { emitSignal } from '../lib/signals'
 const INVALID_CREDENTIALS = 'Invalid email or password'
 
 /**
- * POST /login: 200 tokens; 400 validation; 401 invalid credentials; 403 XSS/banned, an address whose
- * domain requires its organization's sign-in (`sso_required`, before any password check), or the right
+ * POST /login: 200 tokens; 400 validation, or a bot check asked for after recent failures; 401
+ * invalid credentials; 403 XSS/banned, an address whose domain requires its organization's sign-in
+ * (`sso_required`, before any password check), or the right
  * password of an account scheduled for deletion (`deletionPending`, with the restore proof); 429
  * (IP limits, account delay).
  */
@@ -38,6 +40,7 @@ export default defineRoute(
       email: body.email,
       password: body.password,
       remember: body.rememberUser === 'on',
+      botProof: body.botProof,
       prefetched,
       ...signInDevice(event, visitor!),
     })
@@ -47,6 +50,7 @@ export default defineRoute(
     if (!result.ok) {
       if (result.code === 'sso_required') return failSsoRequired(ctx, result)
       if (result.code === 'throttled') throwTooManyRequests({ ok: false, retryMs: result.retryMs, permanent: false })
+      if (result.code === 'bot_check') return botCheckFail(result.check)
       if (result.code === 'banned') return failSuspended(result.suspension)
       // 403 like the ban: the credentials were right and the account may not sign in; the flag says why
       if (result.code === 'deletion_pending') {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { BASE_CSP } from '../middleware/10.security-headers'
+import { useGatewayConfig } from '../utils/gateway-config'
 
 const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
 const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi
@@ -22,11 +23,18 @@ export default defineNitroPlugin((nitroApp) => {
     if (typeof response.body !== 'string') return
     const scripts = hashes(response.body, INLINE_SCRIPT)
     const styles = hashes(response.body, INLINE_STYLE)
-    const csp = BASE_CSP.map((directive) => {
-      if (directive.startsWith('script-src ')) return [directive, ...scripts].join(' ')
-      if (directive.startsWith('style-src ')) return [directive, ...styles].join(' ')
-      return directive
-    }).join('; ')
+    // the Turnstile-style widget's script and frame, from its one origin, when configured: on every
+    // page, since a page the browser loaded first keeps its CSP through the app's own navigations
+    // (from / to /signup); the script itself is loaded only by a form that needs it (useBotProof.ts)
+    const widget = useGatewayConfig().botChallenge.turnstileOrigin
+    const csp = [
+      ...BASE_CSP.map((directive) => {
+        if (directive.startsWith('script-src ')) return [directive, ...(widget ? [new URL(widget).origin] : []), ...scripts].join(' ')
+        if (directive.startsWith('style-src ')) return [directive, ...styles].join(' ')
+        return directive
+      }),
+      ...(widget ? [`frame-src ${new URL(widget).origin}`] : []),
+    ].join('; ')
     response.headers = { ...response.headers, 'content-security-policy': csp }
   })
 })

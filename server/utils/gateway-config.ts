@@ -151,6 +151,13 @@ export const gatewayConfigSchema = z.strictObject({
   outbound: z
     .strictObject({ allowAddresses: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([]) })
     .prefault({}),
+  /**
+   * The IAM's bot check by a Turnstile-style provider (its `botChallenge.provider: "turnstile"`,
+   * docs/bot-challenge.md): the origin the pages that solve the check load the provider's widget
+   * from. Set, the page CSP opens `script-src` and `frame-src` to it (server/plugins/csp-hashes.ts)
+   * and GET /api/auth/bot-challenge names its script; absent, no page loads anything from a third party.
+   */
+  botChallenge: z.strictObject({ turnstileOrigin: z.url({ protocol: /^https$/ }).optional() }).prefault({}),
   /** APIs the browser reaches through /api/upstream/<name>/** with the user's access token (apiSchema) */
   apis: z
     .array(apiSchema)

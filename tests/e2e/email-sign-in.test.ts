@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
 import { codeOf, magicLinkOf, recipients } from '../helpers/smtp'
-import { freshEmail, mailTo, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
+import { freshEmail, mailTo, PASSWORD, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
 // the proof-of-work check on as in production (its cost at the minimum): the sign-up and the email requests solve it in the page
 const e2e = useE2eStack({ iamConfig: () => ({ signIn: { emailLink: true, emailCode: true }, botChallenge: { enabled: true, maxNumber: 1000 } }) }, { browsers: [] })
@@ -45,5 +45,27 @@ describe('sign-in by email in the browser', () => {
     await page.waitForURL(`${e2e.stack.url}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await saveScreenshot(page, 'email-sign-in-code')
+  })
+})
+
+describe('the bot check on password sign-in after failures, in the browser', () => {
+  it('solves the check when the IAM asks for it after three wrong passwords and signs in with the same click', async () => {
+    const { page } = await signedOutAccount()
+    const answers: number[] = []
+    page.on('response', (res) => {
+      if (new URL(res.url()).pathname === '/api/auth/login') answers.push(res.status())
+    })
+    const password = page.getByLabel('Password', { exact: true })
+    const signIn = page.getByRole('button', { name: 'Sign in', exact: true })
+    for (let i = 1; i <= 3; i++) {
+      await password.fill(`not the password ${i}`)
+      await signIn.click()
+      await expect.poll(() => answers.length, WAIT).toBe(i)
+    }
+    await password.fill(PASSWORD)
+    await signIn.click()
+    await page.waitForURL(`${e2e.stack.url}/account`)
+    // the fourth attempt was asked for the check, solved in the page and sent again
+    expect(answers).toEqual([401, 401, 401, 400, 200])
   })
 })

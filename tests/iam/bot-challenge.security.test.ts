@@ -6,10 +6,11 @@
  */
 import { solveChallenge } from 'altcha-lib/v1'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG, signupBody, uniqueEmail, type Client } from '../helpers/accounts'
+import { call, newDevice, PROXY_CONFIG, signupBody, STRONG_PASSWORD, uniqueEmail, type Client } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
+import { codeOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
 const EXPIRES_IN_MS = 60_000
 let iam: IamServer
@@ -19,7 +20,7 @@ beforeAll(async () => {
   iam = await startIam({
     config: {
       ...PROXY_CONFIG,
-      botChallenge: { enabled: true, maxNumber: 1000, expiresInMs: EXPIRES_IN_MS },
+      botChallenge: { enabled: true, maxNumber: 1000, expiresInMs: EXPIRES_IN_MS, loginAfterFailures: 3 },
       signIn: { emailLink: true, emailCode: true },
       rate_limiters: { signup: { points: 1000, duration: 3600, blockDuration: 3600 }, forgotPassword: { points: 1000, duration: 3600, blockDuration: 3600 } },
     },
@@ -105,20 +106,44 @@ describe('the bot check on sign-up', () => {
     expect((await signup(client, uniqueEmail('honest'), encode(right))).status).toBe(201)
   })
 
-  it('bot drill: 200 scripted sign-ups without solving make no account and send no mail', async () => {
+  it('bot drill: 1,000 scripted sign-ups without solving make no account and send no mail', async () => {
     const client = await newDevice(iam, { ip: '198.51.100.44' })
-    const emails = Array.from({ length: 200 }, () => uniqueEmail('drill'))
+    const emails = Array.from({ length: 1000 }, () => uniqueEmail('drill'))
     const answers = new Map<string, number>()
-    for (const email of emails) {
-      const [status, code] = await refusal(await signup(client, email))
-      answers.set(`${status} ${String(code)}`, (answers.get(`${status} ${String(code)}`) ?? 0) + 1)
+    const before = await scrapeMetrics(iam.url)
+    // ten at a time, as a script would run them; each refusal is one hash-free answer, so the drill stays short
+    for (let at = 0; at < emails.length; at += 10) {
+      const batch = await Promise.all(emails.slice(at, at + 10).map(async (email) => refusal(await signup(client, email))))
+      for (const [status, code] of batch) answers.set(`${status} ${String(code)}`, (answers.get(`${status} ${String(code)}`) ?? 0) + 1)
     }
-    expect([...answers]).toEqual([['400 bot_check_required', 200]])
+    const after = await scrapeMetrics(iam.url)
+    expect([...answers]).toEqual([['400 bot_check_required', 1000]])
+    expect(moved(before, after, 'iam_security_events_total', { type: 'signed_up' })).toBe(0)
     // none of the addresses has an account: each can still sign up (with a solved check)
-    const probe = emails[199]!
+    const probe = emails[999]!
     expect((await signup(client, probe, await solve(client))).status).toBe(201)
-    const drilled = new Set(emails.slice(0, 199))
+    const drilled = new Set(emails.slice(0, 999))
     expect(smtp.mails.filter((m) => [...drilled].some((e) => recipients(m).includes(e)))).toHaveLength(0)
+  })
+
+  it('bot drill: a solved challenge costs the script about maxNumber / 2 hashes per attempt (measured and printed)', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.46' })
+    const SOLVED = 200
+    const SIGNUPS = 10
+    const hashes: number[] = []
+    for (let i = 0; i < SOLVED; i++) {
+      const proof = await solve(client)
+      // the solver tries 0, 1, 2 ... up to the secret number: that many hashes plus one
+      hashes.push((JSON.parse(Buffer.from(proof, 'base64').toString('utf8')) as { number: number }).number + 1)
+      if (i < SIGNUPS) expect((await signup(client, uniqueEmail('paid'), proof)).status).toBe(201)
+    }
+    const mean = hashes.reduce((a, b) => a + b, 0) / hashes.length
+    const maxNumber = 1000
+    console.log(`bot drill: ${SOLVED} solved challenges (maxNumber ${maxNumber}): ${mean.toFixed(1)} hashes per attempt on average, expected about ${maxNumber / 2}; at the default maxNumber 100000 that is about 50000 per attempt`)
+    expect(hashes.every((n) => n >= 1 && n <= maxNumber + 1)).toBe(true)
+    // uniform over 0..maxNumber: the mean of 200 lies within a quarter of the range of the middle by a very wide margin (about 12 standard deviations)
+    expect(mean).toBeGreaterThan(maxNumber / 4)
+    expect(mean).toBeLessThan((3 * maxNumber) / 4)
   })
 })
 
@@ -132,5 +157,79 @@ describe('the bot check on the mails a stranger can ask for', () => {
     expect(await refusal(await emailMe())).toEqual([400, 'bot_check_required', 'missing'])
     expect((await forgot(await solve(client))).status).toBe(200)
     expect((await emailMe(await solve(client))).status).toBe(200)
+  })
+})
+
+describe('the bot check on password sign-in after failures', () => {
+  const login = (client: Client, email: string, password: string, botProof?: string) =>
+    call(iam, 'POST', '/login', { client, body: { email, password, ...(botProof ? { botProof } : {}) } })
+  const WRONG = 'not the password at all'
+
+  async function account(ip: string): Promise<string> {
+    const client = await newDevice(iam, { ip })
+    const email = uniqueEmail('signer')
+    expect((await signup(client, email, await solve(client))).status).toBe(201)
+    return email
+  }
+
+  it('asks for no check below the threshold: an ordinary sign-in costs one read and one write, as without the check', async () => {
+    const email = await account('198.51.100.50')
+    const client = await newDevice(iam, { ip: '198.51.100.51' })
+    // the sign-up's mail is written after its answer: counting starts once it is out
+    await smtp.waitForMail((mail) => recipients(mail).includes(email))
+    const before = await scrapeMetrics(iam.url)
+    const res = await login(client, email, STRONG_PASSWORD)
+    expect(res.status, await res.clone().text()).toBe(200)
+    const after = await scrapeMetrics(iam.url)
+    const statements = (kind: string) => moved(before, after, 'iam_db_statements_total', { kind })
+    expect([statements('read'), statements('write'), statements('transaction')]).toEqual([1, 1, 0])
+  })
+
+  it('asks for a solved check once an address has failed three times, from any IP, for a known and an unknown address alike', async () => {
+    const known = await account('198.51.100.52')
+    const unknown = uniqueEmail('nobody')
+    for (const email of [known, unknown]) {
+      const guesser = await newDevice(iam, { ip: email === known ? '198.51.100.53' : '198.51.100.59' })
+      for (let i = 0; i < 3; i++) expect((await login(guesser, email, WRONG)).status).toBe(401)
+      // another IP, another device: the address's failures ask for the check
+      const owner = await newDevice(iam, { ip: email === known ? '198.51.100.54' : '198.51.100.55' })
+      expect(await refusal(await login(owner, email, STRONG_PASSWORD))).toEqual([400, 'bot_check_required', 'missing'])
+      expect(await refusal(await login(owner, email, STRONG_PASSWORD, 'garbage'))).toEqual([400, 'bot_check_failed', 'invalid'])
+      const solved = await login(owner, email, STRONG_PASSWORD, await solve(owner))
+      expect(solved.status).toBe(email === known ? 200 : 401)
+    }
+  })
+
+  it('asks for a solved check once an IP has failed three times, whichever addresses it tried', async () => {
+    const email = await account('198.51.100.56')
+    const client = await newDevice(iam, { ip: '198.51.100.57' })
+    for (let i = 0; i < 3; i++) expect((await login(client, uniqueEmail('spray'), WRONG)).status).toBe(401)
+    expect(await refusal(await login(client, email, STRONG_PASSWORD))).toEqual([400, 'bot_check_required', 'missing'])
+    expect((await login(client, email, STRONG_PASSWORD, await solve(client))).status).toBe(200)
+  })
+
+  it('counts no sign-in by emailed code as a failure of the IP: three of them ask nothing of the password sign-in after them', async () => {
+    const email = await account('198.51.100.60')
+    const client = await newDevice(iam, { ip: '198.51.100.61' })
+    for (let i = 0; i < 3; i++) {
+      const asked = await call(iam, 'POST', '/auth/email-sign-in', { client, body: { email, method: 'code', botProof: await solve(client) } })
+      expect(asked.status).toBe(200)
+      const mail = await smtp.waitForMail((m) => recipients(m).includes(email) && (m.subject ?? '').includes('sign-in link') && !used.has(codeOf(m)))
+      used.add(codeOf(mail))
+      const res = await call(iam, 'POST', '/auth/email-sign-in/code', { client, body: { email, code: codeOf(mail) } })
+      expect(res.status, await res.clone().text()).toBe(200)
+    }
+    // (the first sign-in by mail dropped the password the sign-up chose: a password sign-in to another address, answered, not asked for a check)
+    expect((await login(client, uniqueEmail('other'), WRONG)).status).toBe(401)
+  })
+  const used = new Set<string>()
+
+  it('refuses a solution used a second time on sign-in', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.58' })
+    const email = uniqueEmail('replay')
+    for (let i = 0; i < 3; i++) expect((await login(client, email, WRONG)).status).toBe(401)
+    const proof = await solve(client)
+    expect((await login(client, email, WRONG, proof)).status).toBe(401)
+    expect(await refusal(await login(client, email, WRONG, proof))).toEqual([400, 'bot_check_failed', 'replayed'])
   })
 })

@@ -125,7 +125,8 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     const second = createRateLimiter(store, 'second', { points: 5, duration: 60, blockDuration: 0 })
     const delay = createProgressiveDelay(store, 'login', SPEC)
     const admit = () => store.atomic.consumeThenAttemptByMark([first.step('ip'), second.step('ip+a')], delay.stepByMark(store.fullKey(MARK), SUBJECTS), store.now())
-    expect(await admit()).toEqual({ limits: [{ ok: true }, { ok: true }], delay: { decision: { ok: true }, mark: null } })
+    // what the admitted attempt used, read in the same step: each limiter's window count, the delay's attempts
+    expect(await admit()).toEqual({ limits: [{ ok: true }, { ok: true }], delay: { decision: { ok: true }, mark: null }, used: { limits: [1, 1], delay: 1 } })
     await store.set(MARK, 42, 60_000)
     // the first limiter is spent: it refuses, and neither the second nor the delay is touched
     expect(await admit()).toEqual({ limits: [{ ok: false, retryMs: expect.any(Number), permanent: false }], delay: null })
@@ -144,8 +145,8 @@ describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked,
     const delay = createProgressiveDelay(store, 'login', SPEC)
     await store.set(MARK, 42, 60_000)
     const admit = () => store.atomic.consumeThenAttemptByMark([limiter.step('ip')], delay.stepByMark(store.fullKey(MARK), SUBJECTS), store.now())
-    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' } })
-    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' } })
+    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' }, used: { limits: [1], delay: 1 } })
+    expect(await admit()).toEqual({ limits: [{ ok: true }], delay: { decision: { ok: true }, mark: '42' }, used: { limits: [2], delay: 2 } })
     expect(await admit()).toEqual({ limits: [{ ok: false, retryMs: expect.any(Number), permanent: false }], delay: null })
     // two attempts counted on the marked subject: three free ones left
     for (let i = 0; i < 3; i++) expect(await delay.attempt(SUBJECTS.marked)).toEqual({ ok: true })

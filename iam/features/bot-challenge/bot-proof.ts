@@ -16,6 +16,7 @@ import { createChallenge } from 'altcha-lib/v1'
 import type { Challenge } from 'altcha-lib/v1/types'
 import { z } from 'zod'
 import type { IamContext } from '../../context'
+import { verifyTurnstileToken } from './turnstile'
 
 type Deps = Pick<IamContext, 'config' | 'store' | 'now'>
 
@@ -44,7 +45,8 @@ const payloadSchema = z.object({
   signature: z.string().regex(/^[0-9a-f]{64}$/),
 })
 
-export type BotProofFailure = 'missing' | 'invalid' | 'expired' | 'replayed'
+/** `unavailable`: the provider could not be asked (`provider: "turnstile"`, turnstile.ts); never a pass */
+export type BotProofFailure = 'missing' | 'invalid' | 'expired' | 'replayed' | 'unavailable'
 export type BotProofCheck = { ok: true } | { ok: false; code: BotProofFailure }
 
 function parsePayload(proof: string): z.infer<typeof payloadSchema> | null {
@@ -58,9 +60,18 @@ function parsePayload(proof: string): z.infer<typeof payloadSchema> | null {
 
 const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))
 
-/** Checks a solution (signature, work, expiry) and spends it: a second use of the same one is `replayed`. */
-export async function checkBotProof(deps: Deps, proof: string | undefined): Promise<BotProofCheck> {
-  if (!proof) return { ok: false, code: 'missing' }
+/**
+ * Checks a request's `botProof` with the configured provider (`botChallenge.provider`): the proof
+ * of work here, or the token of a Turnstile-style widget asked of its provider (turnstile.ts), for
+ * the client at `remoteIp`.
+ */
+export function checkBotProof(deps: Deps & Pick<IamContext, 'log'>, proof: string | undefined, remoteIp?: string): Promise<BotProofCheck> {
+  if (!proof) return Promise.resolve({ ok: false, code: 'missing' })
+  return deps.config.botChallenge.provider === 'turnstile' ? verifyTurnstileToken(deps, proof, remoteIp) : checkPowSolution(deps, proof)
+}
+
+/** Checks a proof-of-work solution (signature, work, expiry) and spends it: a second use of the same one is `replayed`. */
+async function checkPowSolution(deps: Deps, proof: string): Promise<BotProofCheck> {
   const payload = parsePayload(proof)
   if (!payload || payload.number > deps.config.botChallenge.maxNumber) return { ok: false, code: 'invalid' }
   const again = await createChallenge({ algorithm: 'SHA-256', hmacKey: challengeKey(deps), number: payload.number, salt: payload.salt })

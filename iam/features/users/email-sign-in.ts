@@ -20,6 +20,7 @@
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Visitor } from '../../db/schema'
+import { runAfterResponse } from '../../lib/background'
 import { isDeletionPending } from '../account-deletion/deletion-state'
 import { nothingRemoved, removeSetup } from '../account-actions/remove-setup'
 import { normalizeEmail } from '../email-checks/email-checks'
@@ -34,6 +35,7 @@ import { issueChallenge, type SecondFactorChallenge } from '../second-factors/si
 import { recordSecurityEvent } from '../security-events/repository'
 import { createSignInSession, type EmailAmr, type TokenPair } from '../sessions/session-service'
 import { revokeFamilies } from '../sessions/sessions-repo'
+import { refundLoginIpPoints } from './login-delay'
 import { findSuspension, type SuspensionView } from './suspension'
 import { findUserByEmail, findUserById } from './users-repo'
 
@@ -127,6 +129,12 @@ async function finish(ctx: IamContext, link: LinkWithCode, device: EmailSignInDe
     return { ok: false, code: 'banned', suspension: suspension ?? { until: null, reason: null } }
   }
   const remember = link.data['remember'] === true
+  // a sign-in that worked is no failure: the point its request spent of the IP's login budget goes
+  // back, as for a right password (login-delay.ts), so it never counts towards the bot check after failures
+  runAfterResponse(
+    () => refundLoginIpPoints(ctx, device.ipAddress),
+    (error) => ctx.log.warn('email sign-in: IP budget point not given back', { error: error.message }),
+  )
   // read after the transaction: a squatter's factor removed above is no step for the owner
   if (await hasSecondFactor(ctx.db, user.id)) {
     const secondFactor = await issueChallenge(ctx, { userId: user.id, visitorRowId: device.visitor.id, remember, firstFactor })

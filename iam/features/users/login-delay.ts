@@ -38,14 +38,22 @@ const DEVICE_MARK_REWRITE_AFTER_MS = 24 * 60 * 60 * 1000
 const deviceMarkKey = (email: string, visitorRowId: number) => `login-device:${hash('sha256', loginDelaySubject(email, visitorRowId), 'base64url')}`
 
 /**
+ * Recent failed attempts before this one, read in the admission's own store call: of the client
+ * IP (its login budget's window, which a right password gives its points back to) and of the
+ * address (the account delay's subject: the address, or the address on this device once marked).
+ * Attempts still being judged count too. The same for a known and an unknown address.
+ */
+export type RecentFailures = { ip: number; address: number }
+
+/**
  * Why an attempt was not admitted (a limiter's refusal, with its retry and permanence; or the
  * delay's wait), or, admitted, when the device's mark was set (null: not marked), for
- * forgiveLoginAttempts.
+ * forgiveLoginAttempts, and the recent failures (the bot check after failures, login-service.ts).
  */
 export type LoginAdmission =
   | { ok: false; code: 'limited'; decision: Extract<LimitDecision, { ok: false }> }
   | { ok: false; code: 'throttled'; retryMs: number }
-  | { ok: true; deviceMarkedAt: number | null }
+  | { ok: true; deviceMarkedAt: number | null; failures: RecentFailures }
 
 /**
  * Admits one login attempt for `email` from the device at `ipAddress`, in ONE store call: the
@@ -68,7 +76,12 @@ export async function admitLoginAttempt(ctx: IamContext, input: { email: string;
     if (!decision.ok) return { ok: false, code: 'limited', decision }
   }
   const { decision, mark } = admission.delay!
-  return decision.ok ? { ok: true, deviceMarkedAt: markedAt(mark) } : { ok: false, code: 'throttled', retryMs: decision.retryMs }
+  if (!decision.ok) return { ok: false, code: 'throttled', retryMs: decision.retryMs }
+  // this attempt's own point and count are not a failure yet
+  const used = admission.used
+  if (!used) throw new Error('the store answered an admitted login attempt without its counts')
+  const failures = { ip: Math.max(0, (used.limits[0] ?? 0) - 1), address: Math.max(0, used.delay - 1) }
+  return { ok: true, deviceMarkedAt: markedAt(mark), failures }
 }
 
 /** When a mark (its stored JSON) was set; marks written before they carried their time (the value 1) read as old. */

@@ -16,6 +16,12 @@
  * that address. A delay is not a lock-out (no block on an email alone): the next
  * attempt after the delay is heard.
  *
+ * The bot check after failures (config botChallenge.loginAfterFailures, docs/bot-challenge.md): once
+ * the client IP or the address has that many recent failures, read from the admission's own store
+ * call (login-delay.ts), the attempt must carry a solved `botProof`, checked before the Argon2
+ * verification. It depends only on those counts, so an unknown address is asked exactly like a
+ * known one; an ordinary sign-in, below the threshold, costs nothing more.
+ *
  * An account scheduled for deletion (account-deletion/deletion-state.ts) is verified like any
  * other: a wrong password answers `invalid_credentials` after the same one Argon2 verification,
  * and only the right password learns the state (`deletion_pending`: when it is erased, and a proof
@@ -30,12 +36,13 @@ import type { Visitor } from '../../db/schema'
 import { runAfterResponse } from '../../lib/background'
 import { isDeletionDue } from '../account-deletion/deletion-state'
 import { issueRestoreProof, type RestoreProof } from '../account-deletion/restore-link'
+import { checkBotProof, type BotProofFailure } from '../bot-challenge/bot-proof'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { getPasswordHasher } from '../passwords/password-service'
 import { recordSecurityEvent, type SecurityEventInput } from '../security-events/repository'
 import { createSignInSession, type TokenPair } from '../sessions/session-service'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factors/sign-in-step'
-import { admitLoginAttempt, forgiveLoginAttempts, refundLoginIpPoints } from './login-delay'
+import { admitLoginAttempt, forgiveLoginAttempts, refundLoginIpPoints, type RecentFailures } from './login-delay'
 import { loginLookupKey, type PrefetchedAccount } from './login-device'
 import { findUserForLogin, replacePasswordHash } from './users-repo'
 
@@ -46,12 +53,14 @@ export interface LoginInput {
   ipAddress: string
   fingerprint: Record<string, unknown> | null
   remember: boolean
+  /** a solved bot challenge (bot-challenge/bot-proof.ts): looked at only once recent failures ask for one */
+  botProof?: string
   /** the account read with the device row (login-device.ts); read here when absent or for another key */
   prefetched?: PrefetchedAccount
 }
 
 /** Why a login fails: nothing tells an unknown address from a wrong password. */
-export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'deletion_pending' | 'throttled' | 'limited' | 'sso_required'
+export type LoginFailureCode = 'invalid_credentials' | 'banned' | 'deletion_pending' | 'throttled' | 'limited' | 'sso_required' | 'bot_check'
 
 export type LoginResult =
   | { ok: true; pair: TokenPair; userId: number }
@@ -67,6 +76,14 @@ export type LoginResult =
   | { ok: false; code: 'sso_required'; connectionId: string }
   /** refused by the per-IP budget or the IP + address limiter (rate_limiters.login) before anything else */
   | { ok: false; code: 'limited'; decision: { ok: false; retryMs: number; permanent: boolean } }
+  /** recent failures ask for a solved bot challenge and this attempt has none, or a bad one */
+  | { ok: false; code: 'bot_check'; check: BotProofFailure }
+
+/** Whether the recent failures of the IP or the address ask for a solved bot challenge (config botChallenge). */
+export function loginNeedsBotProof(ctx: Pick<IamContext, 'config'>, failures: RecentFailures): boolean {
+  const { enabled, loginAfterFailures } = ctx.config.botChallenge
+  return enabled && loginAfterFailures > 0 && Math.max(failures.ip, failures.address) >= loginAfterFailures
+}
 
 /**
  * An address whose domain requires its organization's sign-in (enterprise/sso-required.ts) is
@@ -94,6 +111,11 @@ async function passwordLogin(ctx: IamContext, input: LoginInput): Promise<LoginR
   const attempt = { email: input.email, visitorRowId: input.visitor.id }
   const admitted = await admitLoginAttempt(ctx, { ...attempt, ipAddress: input.ipAddress })
   if (!admitted.ok) return admitted
+  if (loginNeedsBotProof(ctx, admitted.failures)) {
+    // the attempt stays counted: a script that never solves keeps meeting the limiters as before
+    const proof = await checkBotProof(ctx, input.botProof, input.ipAddress)
+    if (!proof.ok) return { ok: false, code: 'bot_check', check: proof.code }
+  }
   const hasher = getPasswordHasher(ctx)
   const user = input.prefetched?.key === loginLookupKey(input.email) ? input.prefetched.account : await findUserForLogin(ctx.db, normalizeEmail(input.email))
   // an account past its due moment is the purge's: the same work and answer as no account

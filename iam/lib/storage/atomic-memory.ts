@@ -86,7 +86,8 @@ function attemptDelay(map: Entries, keys: DelayKeys, spec: ProgressiveDelaySpec,
 
 function attemptDelayByMark(map: Entries, mark: string, marked: DelayKeys, unmarked: DelayKeys, spec: ProgressiveDelaySpec, now: number) {
   const json = openClocked(map.get(mark), now)?.json ?? null
-  return { decision: attemptDelay(map, json === null ? unmarked : marked, spec, now), mark: json }
+  const keys = json === null ? unmarked : marked
+  return { decision: attemptDelay(map, keys, spec, now), mark: json, attempts: clockedView(map, now).count(keys.count) }
 }
 
 /** The atomic operations on `map` (the memory driver's instance). */
@@ -113,12 +114,16 @@ export function memoryAtomicOps(map: Entries): AtomicOps {
     attemptDelay: async (keys, spec, now) => attemptDelay(map, keys, spec, now),
     consumeThenAttemptByMark: async (limits, delay, now) => {
       const decisions: LimitDecision[] = []
+      const used: number[] = []
+      const view = clockedView(map, now)
       for (const step of limits) {
         const decision = consumeLimit(map, step.keys, step.parts, step.policy, now)
         decisions.push(decision)
         if (!decision.ok) return { limits: decisions, delay: null }
+        used.push(Math.max(0, ...step.keys.windows.map((key) => view.count(key))))
       }
-      return { limits: decisions, delay: attemptDelayByMark(map, delay.mark, delay.marked, delay.unmarked, delay.spec, now) }
+      const { attempts, ...decided } = attemptDelayByMark(map, delay.mark, delay.marked, delay.unmarked, delay.spec, now)
+      return decided.decision.ok ? { limits: decisions, delay: decided, used: { limits: used, delay: attempts } } : { limits: decisions, delay: decided }
     },
     deleteAll: async (keys) => {
       for (const key of keys) map.delete(key)

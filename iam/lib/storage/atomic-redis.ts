@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
-import { MAX_DOUBLINGS, type AtomicOps, type DelayDecision, type DelayKeys, type LimitDecision, type LimitStep, type ProgressiveDelaySpec } from './atomic'
+import { MAX_DOUBLINGS, type AtomicOps, type StepsAdmission, type DelayDecision, type DelayKeys, type LimitDecision, type LimitStep, type ProgressiveDelaySpec } from './atomic'
 import { checkTtl } from './clocked'
 import { groupBySlot, sameSlot } from './hash-slot'
 
@@ -69,7 +69,7 @@ return n`)
 // KEYS: kb+1 permanent, kb+2 rejections, then per part i: window kb+1+2i, block kb+2+2i.
 // ARGV: ab+2 permanentAfter (0 = never), ab+3 rejections TTL ms, ab+4 permanent TTL ms,
 //       then per part i: points ab+2+3i, duration ms ab+3+3i, block ms ab+4+3i.
-// Answers { allowed 0|1, retry ms, permanent 0|1 }.
+// Answers { allowed 0|1, retry ms, permanent 0|1 }, and when allowed the highest window count after it.
 const CONSUME_LUA = `
 local function consume(kb, ab, parts)
   local _, permanentExp = live(KEYS[kb + 1])
@@ -95,15 +95,18 @@ local function consume(kb, ab, parts)
     end
   end
   if not rejected then
+    local top = 0
     for i = 1, parts do
       local window = KEYS[kb + 1 + 2 * i]
       -- a fixed window: the expiry is set when the window opens and never extended
       local count, windowExp = live(window)
-      if count then put(window, string.format('%d', tonumber(count) + 1), windowExp)
+      local n = tonumber(count or '0') + 1
+      if count then put(window, string.format('%d', n), windowExp)
       else put(window, '1', now + tonumber(ARGV[ab + 3 + 3 * i])) end
+      top = math.max(top, n)
     end
     redis.call('DEL', KEYS[kb + 2])
-    return {1, 0, 0}
+    return {1, 0, 0, top}
   end
   local permanentAfter = tonumber(ARGV[ab + 2])
   if permanentAfter > 0 then
@@ -158,9 +161,11 @@ local function attempt(countKey, gateKey, ab)
 end
 `
 
-// KEYS: 1 count, 2 gate. ARGV: 1 now, then ATTEMPT_LUA's with ab = 0. Reply: 0 = admitted, else the ms to wait.
+// KEYS: 1 count, 2 gate. ARGV: 1 now, then ATTEMPT_LUA's with ab = 0. Reply: { 0 = admitted, else
+// the ms to wait; the attempts counted in the window }.
 const attemptScript = defineRedisScript(`${CLOCKED_LUA}${ATTEMPT_LUA}
-return attempt(KEYS[1], KEYS[2], 0)`)
+local wait = attempt(KEYS[1], KEYS[2], 0)
+return {wait, tonumber(live(KEYS[1]) or '0')}`)
 
 // Limiters in order, then the delay by mark (atomic.ts consumeThenAttemptByMark).
 // KEYS: each limiter's keys as CONSUME_LUA's, one limiter after the other, then the mark, the marked
@@ -168,20 +173,26 @@ return attempt(KEYS[1], KEYS[2], 0)`)
 // ARGV: 1 now, 2 the number of limiters L, 3..2+L each limiter's number of parts, then each
 // limiter's arguments as CONSUME_LUA's, then the delay's as ATTEMPT_LUA's.
 // Reply: { j, retry ms, permanent 0|1 } when limiter j refused (nothing after it ran), else
-// { 0, wait (0 = admitted), the mark's JSON or nil }.
+// { 0, wait (0 = admitted), the mark's JSON or nil, the delay's attempts in its window, then each
+// limiter's highest window count }.
 const consumeThenAttemptScript = defineRedisScript(`${CLOCKED_LUA}${CONSUME_LUA}${ATTEMPT_LUA}
 local limiters = tonumber(ARGV[2])
 local kb, ab = 0, limiters + 1
+local reply = {0, 0, false, 0}
 for j = 1, limiters do
   local parts = tonumber(ARGV[2 + j])
   local decision = consume(kb, ab, parts)
   if decision[1] == 0 then return {j, decision[2], decision[3]} end
+  reply[4 + j] = decision[4]
   kb = kb + 2 + 2 * parts
   ab = ab + 3 + 3 * parts
 end
 local mark = live(KEYS[kb + 1])
-if mark then return {0, attempt(KEYS[kb + 2], KEYS[kb + 3], ab), mark} end
-return {0, attempt(KEYS[kb + 4], KEYS[kb + 5], ab)}`)
+local count, gate = KEYS[kb + 4], KEYS[kb + 5]
+if mark then count, gate, reply[3] = KEYS[kb + 2], KEYS[kb + 3], mark end
+reply[2] = attempt(count, gate, ab)
+reply[4] = tonumber(live(count) or '0')
+return reply`)
 
 // KEYS: the refunded windows, then the keys to delete. ARGV: 1 now, 2 the number of windows W, then
 // per window the points it gets back. Same outcome as atomic-memory.ts refundThenDelete.
@@ -219,14 +230,21 @@ function slotGroups<T>(redis: RedisClient, items: T[], keyOf: (item: T) => strin
 
 /** The atomic operations on `redis` (the Redis driver's instance). */
 export function redisAtomicOps(redis: RedisClient): AtomicOps {
-  const consumeLimit = async (step: LimitStep, now: number): Promise<LimitDecision> => {
+  /** One limiter's consume, and when allowed the highest count of its windows after it. */
+  const consumeCounted = async (step: LimitStep, now: number): Promise<{ decision: LimitDecision; used: number }> => {
     const reply = await consumeScript(redis, limitKeys(step), [now, ...limitArgs(step)])
-    if (!Array.isArray(reply) || reply.length !== 3) throw new Error('unexpected reply from the rate limiter script')
-    const [allowed, retryMs, permanent] = reply.map(Number)
-    return limitDecision(allowed!, retryMs!, permanent!)
+    if (!Array.isArray(reply) || reply.length < 3) throw new Error('unexpected reply from the rate limiter script')
+    const [allowed, retryMs, permanent, used] = reply.map(Number)
+    return { decision: limitDecision(allowed!, retryMs!, permanent!), used: used ?? 0 }
   }
-  const attemptDelay = async (keys: DelayKeys, spec: ProgressiveDelaySpec, now: number) =>
-    delayDecision(Number(await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now))))
+  const consumeLimit = async (step: LimitStep, now: number): Promise<LimitDecision> => (await consumeCounted(step, now)).decision
+  /** The delay's attempt, and the attempts its subject has had in the window. */
+  const attemptCounted = async (keys: DelayKeys, spec: ProgressiveDelaySpec, now: number) => {
+    const reply = await attemptScript(redis, [keys.count, keys.gate], delayArgs(spec, now))
+    if (!Array.isArray(reply) || reply.length < 2) throw new Error('unexpected reply from the progressive delay script')
+    return { decision: delayDecision(Number(reply[0])), attempts: Number(reply[1]) }
+  }
+  const attemptDelay = async (keys: DelayKeys, spec: ProgressiveDelaySpec, now: number) => (await attemptCounted(keys, spec, now)).decision
   const aliveEach = async (keys: string[], now: number): Promise<boolean[]> => {
     const flags: boolean[] = []
     const indexes = keys.map((_, i) => i)
@@ -260,7 +278,7 @@ export function redisAtomicOps(redis: RedisClient): AtomicOps {
         const allowed: LimitDecision[] = limits.slice(0, refusedBy - 1).map(() => ({ ok: true }))
         return { limits: [...allowed, limitDecision(0, Number(reply[1]), Number(reply[2]))], delay: null }
       }
-      return { limits: limits.map(() => ({ ok: true })), delay: { decision: delayDecision(Number(reply[1])), mark: typeof reply[2] === 'string' ? reply[2] : null } }
+      return admitted(limits.map(() => ({ ok: true })), reply, limits.map((_, j) => Number(reply[4 + j])))
     },
     deleteAll: async (keys) => {
       await Promise.all(slotGroups(redis, keys, (key) => key).map((group) => (group.length ? redis.del(...group) : undefined)))
@@ -288,20 +306,29 @@ export function redisAtomicOps(redis: RedisClient): AtomicOps {
    * allowing it. The mark is written only after a right password (features/users/login-delay.ts),
    * so reading it a moment before the attempt at worst picks the stricter, unmarked subject.
    */
-  async function consumeThenAttemptBySlot(limits: LimitStep[], delay: Parameters<AtomicOps['consumeThenAttemptByMark']>[1], now: number) {
+  async function consumeThenAttemptBySlot(limits: LimitStep[], delay: Parameters<AtomicOps['consumeThenAttemptByMark']>[1], now: number): Promise<StepsAdmission> {
     const decisions: LimitDecision[] = []
+    const used: number[] = []
     for (const step of limits) {
-      const decision = await consumeLimit(step, now)
+      const { decision, used: count } = await consumeCounted(step, now)
       decisions.push(decision)
       if (!decision.ok) return { limits: decisions, delay: null }
+      used.push(count)
     }
     const delayKeys = [delay.mark, delay.marked.count, delay.marked.gate, delay.unmarked.count, delay.unmarked.gate]
     if (sameSlot(delayKeys)) {
       const reply = (await consumeThenAttemptScript(redis, delayKeys, [now, 0, ...specArgs(delay.spec)])) as unknown[]
-      return { limits: decisions, delay: { decision: delayDecision(Number(reply[1])), mark: typeof reply[2] === 'string' ? reply[2] : null } }
+      return admitted(decisions, reply, used)
     }
     const mark = await liveValueScript(redis, [delay.mark], [now])
-    const decision = await attemptDelay(typeof mark === 'string' ? delay.marked : delay.unmarked, delay.spec, now)
-    return { limits: decisions, delay: { decision, mark: typeof mark === 'string' ? mark : null } }
+    const { decision, attempts } = await attemptCounted(typeof mark === 'string' ? delay.marked : delay.unmarked, delay.spec, now)
+    const decided = { decision, mark: typeof mark === 'string' ? mark : null }
+    return decision.ok ? { limits: decisions, delay: decided, used: { limits: used, delay: attempts } } : { limits: decisions, delay: decided }
+  }
+
+  /** consumeThenAttemptScript's reply once every limiter allowed: the delay's decision, and what the attempt used when it was admitted. */
+  function admitted(decisions: LimitDecision[], reply: unknown[], used: number[]): StepsAdmission {
+    const decided = { decision: delayDecision(Number(reply[1])), mark: typeof reply[2] === 'string' ? reply[2] : null }
+    return decided.decision.ok ? { limits: decisions, delay: decided, used: { limits: used, delay: Number(reply[3]) } } : { limits: decisions, delay: decided }
   }
 }

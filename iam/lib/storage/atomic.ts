@@ -43,8 +43,19 @@ export type LimitStep = { keys: LimiterKeys; parts: PartMs[]; policy: LimiterPol
 /** One delay attempt chosen by a mark, as consumeThenAttemptByMark takes it. */
 export type MarkedDelayStep = { mark: string; marked: DelayKeys; unmarked: DelayKeys; spec: ProgressiveDelaySpec }
 
-/** Each limiter's decision up to the first refusal; the delay's only when every limiter allowed. */
-export type StepsAdmission = { limits: LimitDecision[]; delay: MarkedDelayDecision | null }
+/**
+ * What an admitted attempt has used, read in the same step: per limiter, the highest count of its
+ * windows after this consume; and the attempts the delay's chosen subject has had in its window,
+ * this one included. The login reads recent failures from it (features/users/login-delay.ts)
+ * without a store call of its own.
+ */
+export type AdmissionCounts = { limits: number[]; delay: number }
+
+/**
+ * Each limiter's decision up to the first refusal; the delay's only when every limiter allowed;
+ * `used` only when the delay admitted the attempt too.
+ */
+export type StepsAdmission = { limits: LimitDecision[]; delay: MarkedDelayDecision | null; used?: AdmissionCounts }
 
 /** 2^30 * baseDelayMs is far beyond any sane maxDelayMs; the cap keeps the power finite. */
 export const MAX_DOUBLINGS = 30
@@ -80,7 +91,8 @@ export interface AtomicOps {
    * and the delay untouched), then, when every one allowed, attemptDelay on `delay.marked`'s keys
    * while `delay.mark` is alive by `now`, else on `delay.unmarked`'s, answering the mark's JSON
    * (null: absent or expired): steps a caller would take one after another, in one store step.
-   * With no limiters, it is the delay's attempt by mark alone.
+   * With no limiters, it is the delay's attempt by mark alone. An admitted attempt also answers
+   * what it used (`used`, read in the same step).
    */
   consumeThenAttemptByMark(limits: LimitStep[], delay: MarkedDelayStep, now: number): Promise<StepsAdmission>
   /** Deletes every key in one step. */

@@ -3,8 +3,14 @@ import { issueBotChallenge } from '../../features/bot-challenge/bot-proof'
 import { defineRoute } from '../../http/route'
 import { okEnvelope } from '../../http/respond'
 
-/** GET /auth/bot-challenge: a proof-of-work challenge for the browser to solve (`enabled: false` when the check is off). */
+/**
+ * GET /auth/bot-challenge: what the page needs for the check (`enabled: false` when it is off): a
+ * proof-of-work challenge to solve, or the site key of the Turnstile-style widget to render.
+ */
 export default defineRoute(ROUTES.botChallenge, [], async ({ ctx }) => {
-  if (!ctx.config.botChallenge.enabled) return okEnvelope({ enabled: false as const })
-  return okEnvelope({ enabled: true as const, challenge: await issueBotChallenge(ctx) })
+  const { enabled, provider, turnstile } = ctx.config.botChallenge
+  if (!enabled) return okEnvelope({ enabled: false as const })
+  // the config refuses provider "turnstile" without a site key
+  if (provider === 'turnstile') return okEnvelope({ enabled: true as const, provider, siteKey: turnstile.siteKey! })
+  return okEnvelope({ enabled: true as const, provider, challenge: await issueBotChallenge(ctx) })
 })

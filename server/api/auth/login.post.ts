@@ -8,7 +8,7 @@
 import { safeReturnTo } from '../../../composables/safe-return-to'
 import { ssoRequiredConnection, ssoStartPath } from '../../../composables/sso-required'
 import { isFormPost } from '../../utils/bff/forms'
-import { formErrorCode, formReply, retryOf } from '../../utils/bff/input'
+import { formErrorCode, formReply, isBotCheckRefusal, retryOf } from '../../utils/bff/input'
 import { bffRedirect, defineBffHandler } from '../../utils/bff/respond'
 import { keepRestoreProof } from '../../utils/bff/restore-proof'
 import { relaySignIn } from '../../utils/bff/sign-in'
@@ -25,6 +25,8 @@ export default defineBffHandler(async (event) => {
     const back = returnTo ? `/login?returnTo=${encodeURIComponent(safeReturnTo(returnTo))}` : '/login'
     // the page says the date and offers the restore link (its form posts with the cookie set here)
     if (pending) formReply(`${back}${back.includes('?') ? '&' : '?'}due=${encodeURIComponent(pending.dueAt)}`, 'deletion_pending')
+    // asked for the proof-of-work check after recent failures: a page without JavaScript cannot solve it, the page says so
+    if (isBotCheckRefusal(res)) formReply(back, 'bot_check_login_needs_js')
     formReply(res.status < 300 ? safeReturnTo(returnTo) : back, res.status < 300 ? undefined : formErrorCode(res.status), retryOf(res))
   }
   return body

@@ -28,8 +28,13 @@ export function formReply(path: string, code?: string, retry?: number): never {
  * which a page without JavaScript cannot solve (the page says to turn JavaScript on).
  */
 export function formErrorCodeOf(res: { status: number; body: unknown }): string {
+  return isBotCheckRefusal(res) ? 'bot_check_needs_js' : formErrorCode(res.status)
+}
+
+/** Whether the IAM refused for want of a solved proof-of-work check (`bot_check_required` / `bot_check_failed`). */
+export function isBotCheckRefusal(res: { body: unknown }): boolean {
   const code = (res.body as { code?: unknown } | null)?.code
-  return code === 'bot_check_required' || code === 'bot_check_failed' ? 'bot_check_needs_js' : formErrorCode(res.status)
+  return code === 'bot_check_required' || code === 'bot_check_failed'
 }
 
 /** The wait of an IAM 429 in whole seconds (its body's `retry`, else Retry-After); undefined otherwise or when permanent. */
