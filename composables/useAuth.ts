@@ -79,6 +79,8 @@ export interface SignupInput {
   rememberUser?: boolean
   /** the solved proof-of-work check (composables/useBotProof.ts), when the IAM asks for one */
   botProof?: string
+  /** the token of the organization invitation the person came from: the IAM confirms the address when it was the invited one */
+  invitationToken?: string
 }
 
 /**
@@ -171,6 +173,7 @@ export function useAuth() {
             ...(input.termsConsent ? { termsConsent: 'on' } : {}),
             ...(input.rememberUser ? { rememberUser: 'on' } : {}),
             ...(input.botProof ? { botProof: input.botProof } : {}),
+            ...(input.invitationToken ? { invitationToken: input.invitationToken } : {}),
           },
         }),
       ),

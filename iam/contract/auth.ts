@@ -4,6 +4,7 @@ import { safeString } from './text'
 import { OAUTH_JSON_LIMIT_BYTES, cookieOnly, defineRoutes, json, noBody } from './define'
 import { botProof, code as emailedCode, linkQuery } from './inputs'
 import { secondFactorLoginBody } from './second-factor'
+import { invitationToken } from './organizations'
 import { BAD_LINK, BOT_CHECK, CODES_LOCKED, COOKIE_ONLY, JSON_BODY_FIELDS, LIMITED, SESSION_ENDED_CODES, SSO_REQUIRED, SUSPENDED, XSS, errorFail, failure, mfaPendingBody, okData, okPlain, passwordWarnings, plainError, reloginBody, responses, tokensBody } from './responses'
 
 const email = safeString().trim().min(1, 'Email is required').max(254)
@@ -45,6 +46,12 @@ export const AUTH_ROUTES = defineRoutes({
       termsConsent: z.literal('on', 'You must accept the terms'),
       rememberUser,
       botProof,
+      /**
+       * the token of an organization invitation the person followed here: when it names a pending
+       * invitation of this very address, the address counts as confirmed (no confirmation mail);
+       * any other token changes nothing, and the answer never tells which it was (docs/accounts.md)
+       */
+      invitationToken: invitationToken.optional(),
     }),
     responses: responses(
       BOT_CHECK,

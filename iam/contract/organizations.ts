@@ -15,7 +15,8 @@ const orgParams = z.object({ orgId: uuid('Not an organization id') })
 /** a built-in role, or a custom role's id */
 const roleInput = z.union([z.enum(['owner', 'admin', 'member']), uuid('Not a role')], { error: 'Not a role' })
 const permissionString = z.string().regex(PERMISSION_SHAPE, 'A permission is `resource:action`')
-const invitationToken = z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token')
+/** the token of an invitation link: 32 random bytes, base64url (features/organizations/invitations.ts) */
+export const invitationToken = z.string({ error: 'The invitation token is required' }).regex(/^[A-Za-z0-9_-]{43}$/, 'Not an invitation token')
 const customRoleName = z
   .string({ error: 'The name is required' })
   .trim()
@@ -141,7 +142,7 @@ export const ORGANIZATION_ROUTES = defineRoutes({
   orgInvitationPreview: {
     method: 'GET',
     path: '/orgs/invitations/preview',
-    summary: 'What an invitation link is for, before signing in: the organization, who invited, the invited address masked, until when (pending invitations only)',
+    summary: 'What an invitation link is for, before signing in: the organization, who invited, the invited address (masked for the page, in full for the sign-up form), until when (pending invitations only)',
     auth: 'none',
     limiters: ['links'],
     request: noBody,
@@ -150,7 +151,12 @@ export const ORGANIZATION_ROUTES = defineRoutes({
       {
         200: {
           description: 'a pending invitation',
-          body: okData(z.object({ invitation: z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), expiresAt: z.string() }) })),
+          body: okData(
+            z.object({
+              // `email` masked for the page's sentence; `invitedEmail` in full, to prefill the sign-up form (the holder of the token read it in the mail)
+              invitation: z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), invitedEmail: z.string(), expiresAt: z.string() }),
+            }),
+          ),
         },
         400: failure('Not an invitation token', errorFail, 'validation_failed'),
         404: failure('No such invitation', errorFail, 'invitation_not_found'),

@@ -31,6 +31,7 @@ export default defineRoute(
       remember: body.rememberUser === 'on',
       ...signInDevice(event, visitor!),
       requestLocale: requestLocale(event),
+      invitationToken: body.invitationToken,
     })
     if (!result.ok) {
       if (result.code === 'email_taken') return authFail(409, 'email_taken', 'Email already registered')

@@ -11,7 +11,7 @@ import { answer } from './bff'
 const TOKEN = 'T'.repeat(43)
 const ROUTE = `/orgs/invitations/accept?token=${TOKEN}`
 const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'grace@example.com', emailVerified: true, name: 'Grace', roles: [] }
-const PREVIEW = { ok: true, data: { invitation: { orgName: 'Acme', inviterName: 'Ada Lovelace', email: 'g***@example.com', expiresAt: '2030-01-01T00:00:00.000Z' } } }
+const PREVIEW = { ok: true, data: { invitation: { orgName: 'Acme', inviterName: 'Ada Lovelace', email: 'g***@example.com', invitedEmail: 'grace@example.com', expiresAt: '2030-01-01T00:00:00.000Z' } } }
 
 // the session state is shared by every mount (useState): unmount, then forget it
 const mounted: Array<{ unmount(): void }> = []
@@ -43,7 +43,8 @@ describe('invitation landing page', () => {
     await vi.waitFor(() => expect(page.find('[data-testid="invitation-story"]').text()).toMatch(/^Ada Lovelace invited g\*\*\*@example\.com to join Acme\. The invitation is valid until /))
     const back = encodeURIComponent(ROUTE)
     expect(page.find(`a[href="/login?returnTo=${back}"]`).text()).toBe('Sign in')
-    expect(page.find(`a[href="/signup?returnTo=${back}"]`).text()).toBe('Create account')
+    // the sign-up page asks the IAM for the invited address by this token, and comes back here
+    expect(page.find(`a[href="/signup?invitation=${TOKEN}&returnTo=${back}"]`).text()).toBe('Create account')
     expect(page.text()).not.toContain(TOKEN)
   })
 

@@ -1,5 +1,6 @@
 /** pages/signup.vue: every field's own check before a call, the pending state, and the banner per BFF answer. */
-import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { mountSuspended, registerEndpoint } from '@nuxt/test-utils/runtime'
+import { defineEventHandler, getQuery, setResponseStatus } from 'h3'
 import { describe, expect, it, vi } from 'vitest'
 import SignupPage from '../../pages/signup.vue'
 import { answer, held } from './bff'
@@ -102,5 +103,64 @@ describe('signup page, an organization that requires its own sign-in', () => {
     expect(page.find('[data-testid="sso-continue"] p').text()).toBe('Your organization signs you in through its identity provider. Continue there to sign in with this address.')
     expect(page.find('[data-testid="sso-continue"] a').attributes('href')).toBe(`/sso/saml/${connectionId}/start?returnTo=%2Forgs`)
     expect(page.find('.alert[role="alert"]').exists()).toBe(false)
+  })
+})
+
+describe('signup page, from an organization invitation', () => {
+  const TOKEN = 'T'.repeat(43)
+  const BACK = encodeURIComponent(`/orgs/invitations/accept?token=${TOKEN}`)
+
+  /** The invitation preview answered for TOKEN only; records the tokens the page asked about. */
+  function preview(): { tokens: unknown[]; unregister(): void } {
+    const tokens: unknown[] = []
+    const unregister = registerEndpoint('/api/orgs/invitations/preview', {
+      method: 'GET',
+      handler: defineEventHandler((event) => {
+        const { token } = getQuery(event)
+        tokens.push(token)
+        if (token !== TOKEN) {
+          setResponseStatus(event, 404)
+          return { ok: false, error: 'No such invitation' }
+        }
+        return { ok: true, data: { invitation: { orgName: 'Acme', inviterName: 'Ada', email: 'g***@example.com', invitedEmail: 'grace@example.com', expiresAt: '2030-01-01T00:00:00.000Z' } } }
+      }),
+    })
+    return { tokens, unregister }
+  }
+
+  it('fills in the address the IAM names for the invitation token, sends the token with the sign-up, and returns to the invitation', async () => {
+    const asked = preview()
+    const signup = answer('POST', '/api/auth/signup', 201, { ok: true, signedIn: true })
+    const page = await mountSuspended(SignupPage, { route: `/signup?invitation=${TOKEN}&returnTo=${BACK}` })
+    await vi.waitFor(() => expect((page.find('input#email').element as HTMLInputElement).value).toBe('grace@example.com'))
+    expect(asked.tokens).toEqual([TOKEN])
+    expect(page.find('[data-testid="signup-invited"]').text()).toContain('You were invited to join Acme.')
+    expect(page.find('input[type="hidden"][name="invitationToken"]').attributes('value')).toBe(TOKEN)
+    await page.find('input#name').setValue('Grace')
+    await page.find('input#password').setValue('correct horse battery')
+    await page.find('input#confirmedPassword').setValue('correct horse battery')
+    await page.find('input#termsConsent').setValue(true)
+    await page.find('form').trigger('submit')
+    await vi.waitFor(() => expect(signup.bodies).toHaveLength(1))
+    expect(signup.bodies[0]).toMatchObject({ email: 'grace@example.com', invitationToken: TOKEN })
+    await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(`/orgs/invitations/accept?token=${TOKEN}`))
+    asked.unregister()
+  })
+
+  it('takes no address from the link, and fills in nothing for a token that names no pending invitation', async () => {
+    const asked = preview()
+    const page = await mountSuspended(SignupPage, { route: `/signup?invitation=${'U'.repeat(43)}&email=mallory%40example.com` })
+    await vi.waitFor(() => expect(asked.tokens).toHaveLength(1))
+    expect((page.find('input#email').element as HTMLInputElement).value).toBe('')
+    expect(page.find('[data-testid="signup-invited"]').exists()).toBe(false)
+    asked.unregister()
+  })
+
+  it('asks nothing for a malformed token', async () => {
+    const asked = preview()
+    const page = await mountSuspended(SignupPage, { route: '/signup?invitation=short' })
+    expect(page.find('input[name="invitationToken"]').exists()).toBe(false)
+    expect(asked.tokens).toEqual([])
+    asked.unregister()
   })
 })

@@ -127,6 +127,35 @@ describe('organizations through the BFF', () => {
     expect((await invited.call(`/api/orgs/${id}`)).json.data).toMatchObject({ org: { role: 'admin' } })
   })
 
+  it('signs up from an invitation in one step: the preview names the invited address, the sign-up with the token starts confirmed, and the invitation is then accepted', async () => {
+    const { b: owner } = await signedUp('host')
+    const id = await createdOrg(owner, 'Welcome Org')
+    const email = freshEmail('newcomer')
+    expect((await owner.call(`/api/orgs/${id}/invitations`, { method: 'POST', body: { email, role: 'member' } })).status).toBe(201)
+    const mail = await mailTo(stack.iam, email, (m) => (m.text ?? '').includes('/orgs/invitations/accept?token='))
+    const token = magicLinkOf(mail).searchParams.get('token')!
+
+    const b = browserLike(stack.gateway.url)
+    const preview = await b.call(`/api/orgs/invitations/preview?token=${token}`)
+    expect(preview.status, preview.text).toBe(200)
+    const invitedEmail = (preview.json.data as { invitation: { invitedEmail: string } }).invitation.invitedEmail
+    expect(invitedEmail).toBe(email.toLowerCase())
+    const body = { email: invitedEmail, password: PASSWORD, confirmedPassword: PASSWORD, name: 'Newcomer', termsConsent: 'on', invitationToken: token }
+    const res = await b.call('/api/auth/signup', { method: 'POST', body })
+    expect(res.status, res.text).toBe(201)
+    expect((await b.call('/api/auth/session')).json).toMatchObject({ authenticated: true, email: invitedEmail, emailVerified: true })
+    // accepting is still its own step, and needs no confirmation mail first
+    const accepted = await b.call('/api/orgs/invitations/accept', { method: 'POST', body: { token } })
+    expect(accepted.status, accepted.text).toBe(200)
+    expect(accepted.json.data).toMatchObject({ org: { id, role: 'member' } })
+
+    // the same token with another address is an ordinary, unconfirmed sign-up
+    const other = browserLike(stack.gateway.url)
+    const plain = await other.call('/api/auth/signup', { method: 'POST', body: { ...body, email: freshEmail('bystander') } })
+    expect(plain.status, plain.text).toBe(201)
+    expect((await other.call('/api/auth/session')).json).toMatchObject({ authenticated: true, emailVerified: false })
+  })
+
   it('creates, edits and deletes a custom role, and relays the IAM\'s refusals with their words', async () => {
     const { b } = await signedUp('roles')
     const id = await createdOrg(b)

@@ -41,7 +41,7 @@ const hostile = fc.oneof(
 const REF = { tokenId: 1, publicIdentifier: 'abc_123456', name: 'key' }
 const CREDENTIAL = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtensionResults: {} }
 const VALID_BODIES: Record<string, Record<string, unknown>> = {
-  '/signup': { email: 'someone@example.com', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, name: 'Some One', termsConsent: 'on', rememberUser: 'off' },
+  '/signup': { email: 'someone@example.com', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, name: 'Some One', termsConsent: 'on', rememberUser: 'off', invitationToken: 'A'.repeat(43) },
   '/login': { email: 'someone@example.com', password: STRONG_PASSWORD, rememberUser: 'on' },
   '/auth/admin-bootstrap': { code: 'not-the-code-of-this-start' },
   '/auth/OAuth/:providerName': { sub: 'sub-1', email: 'oauth@example.com', email_verified: true, name: 'Ada', given_name: 'Ada', family_name: 'L', picture: 'https://example.com/a.png' },

@@ -3,13 +3,18 @@
  * owner rule (also under a race of two owners demoting each other), invitations (single use, bound
  * to the invited address, expiring after 7 days of the IAM's clock), custom roles, the active
  * organization's `org` claim in access tokens, and a foreign organization answering exactly like an
- * unknown one. Its own IAM: the file moves the clock.
+ * unknown one, and a sign-up from an invitation link counting its address as confirmed. Its own IAM:
+ * the file moves the clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { applyRefresh, call, PROXY_CONFIG, refresh, setCookieValue, type Session } from '../helpers/accounts'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join as joinPath } from 'node:path'
+import { simpleParser } from 'mailparser'
+import { applyRefresh, call, newDevice, PROXY_CONFIG, refresh, setCookieValue, signupBody, uniqueEmail, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { isVerificationMail, recipients } from '../helpers/smtp'
 
 let iam: IamServer
 beforeAll(async () => {
@@ -234,7 +239,7 @@ describe('invitations', () => {
     const res = await preview(`/orgs/invitations/preview?token=${token}`)
     expect(res.status).toBe(200)
     const at = bob.email.lastIndexOf('@')
-    expect((await data(res)).invitation).toEqual({ orgName: 'Preview Org', inviterName: expect.any(String), email: `${bob.email[0]}***${bob.email.slice(at)}`, expiresAt: expect.any(String) })
+    expect((await data(res)).invitation).toEqual({ orgName: 'Preview Org', inviterName: expect.any(String), email: `${bob.email[0]}***${bob.email.slice(at)}`, invitedEmail: bob.email.toLowerCase(), expiresAt: expect.any(String) })
     expect((await preview(`/orgs/invitations/preview?token=${'A'.repeat(43)}`)).status).toBe(404)
     expect((await preview('/orgs/invitations/preview?token=short')).status).toBe(400)
     expect((await authed(bob, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
@@ -408,6 +413,110 @@ describe('active organization', () => {
   })
 })
 
+/** POST /signup from a new device, with `extra` fields (the invitation token): the session and the 201 body. */
+async function signupWith(email: string, extra: Json): Promise<{ session: Session; body: Json }> {
+  const client = await newDevice(iam, { ip: `198.51.100.${++ip}` })
+  const res = await call(iam, 'POST', '/signup', { client, body: signupBody(email, undefined, extra) })
+  const body = (await res.json()) as Json
+  expect(res.status, JSON.stringify(body)).toBe(201)
+  return { session: { ...client, email, password: '', accessToken: body.accessToken as string, refreshToken: setCookieValue(res, 'session')! }, body }
+}
+
+const emailVerified = async (s: Session) => ((await (await authed(s, 'GET', '/secret/accesstoken/metadata')).json()) as Json).emailVerified
+
+/** The verification mails in the outbox addressed to `email`. */
+async function verificationMailsTo(email: string): Promise<number> {
+  const dir = joinPath(iam.dataDir, 'mail')
+  if (!existsSync(dir)) return 0
+  let count = 0
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.eml'))) {
+    const mail = await simpleParser(readFileSync(joinPath(dir, name)))
+    if (recipients(mail).includes(email) && isVerificationMail(mail)) count++
+  }
+  return count
+}
+
+/** `owner` invites a new address to a new organization: the address and the mailed token. */
+async function invitedStranger(owner: Session, org: { id: string }, tag: string): Promise<{ email: string; token: string }> {
+  const email = uniqueEmail(tag)
+  expect((await authed(owner, 'POST', `/orgs/${org.id}/invitations`, { email, role: 'member' })).status).toBe(201)
+  return { email, token: await invitationToken(email) }
+}
+
+describe('sign-up from an invitation link', () => {
+  it('counts the address as confirmed when the token invites this very address, sends no confirmation mail, and leaves the invitation to be accepted once', async () => {
+    const ann = await person()
+    const org = await newOrg(ann, 'Signup Org')
+    const { email, token } = await invitedStranger(ann, org, 'invitee')
+    // the address typed in another case than the invitation stores it
+    const { session: bob, body } = await signupWith(email.toUpperCase(), { invitationToken: token })
+    expect(Object.keys(body).sort()).not.toContain('emailVerified')
+    expect(await emailVerified(bob)).toBe(true)
+    const events = JSON.stringify(await data(await authed(bob, 'GET', '/auth/security-events')))
+    expect(events).toContain('"emailConfirmedBy":"invitation"')
+    // the invitation is still pending: accepting it is its own step, and works once
+    expect(((await data(await authed(ann, 'GET', `/orgs/${org.id}/invitations`))).invitations as Json[]).map((i) => i.status)).toEqual(['pending'])
+    expect((await authed(bob, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
+    expect((await authed(bob, 'POST', '/orgs/invitations/accept', { token })).status).toBe(410)
+    // a later mail to the address has arrived, and still no confirmation mail before it
+    const other = await newOrg(ann, 'Later Org')
+    await invitedStrangerMail(ann, other, email)
+    expect(await verificationMailsTo(email)).toBe(0)
+  })
+
+  it('leaves the address unconfirmed and mails the confirmation, with the same answer, for a token of another address, an unknown, a revoked or an accepted one', async () => {
+    const [ann, cid] = [await person(), await person()]
+    const org = await newOrg(ann)
+    const foreign = await invitedStranger(ann, org, 'foreign')
+    const revoked = await invitedStranger(ann, org, 'revoked')
+    const revokedId = (((await data(await authed(ann, 'GET', `/orgs/${org.id}/invitations`))).invitations as Json[]).find((i) => i.email === revoked.email)!).id
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations/revoke`, { invitationId: revokedId })).status).toBe(200)
+    expect((await authed(ann, 'POST', `/orgs/${org.id}/invitations`, { email: cid.email, role: 'member' })).status).toBe(201)
+    const used = await invitationToken(cid.email)
+    expect((await authed(cid, 'POST', '/orgs/invitations/accept', { token: used })).status).toBe(200)
+    const cases: [string, string][] = [
+      [uniqueEmail('other'), foreign.token],
+      [uniqueEmail('unknown'), 'A'.repeat(43)],
+      [revoked.email, revoked.token],
+    ]
+    for (const [email, token] of cases) {
+      const { session, body } = await signupWith(email, { invitationToken: token })
+      expect(Object.keys(body).sort(), email).toEqual(Object.keys((await signupWith(uniqueEmail('plain'), {})).body).sort())
+      expect(await emailVerified(session), email).toBe(false)
+      await mailTo({ dataDir: iam.dataDir }, email, isVerificationMail)
+      expect(JSON.stringify(await data(await authed(session, 'GET', '/auth/security-events')))).not.toContain('emailConfirmedBy')
+    }
+    // the accepted invitation's address has an account already: that answer is the one without a token too
+    const taken = await call(iam, 'POST', '/signup', { client: await newDevice(iam), body: signupBody(cid.email, undefined, { invitationToken: used }) })
+    expect(taken.status).toBe(409)
+    // a used token for a new address changes nothing either
+    const { session } = await signupWith(uniqueEmail('after-use'), { invitationToken: used })
+    expect(await emailVerified(session)).toBe(false)
+    // the foreign invitation is untouched by the sign-up that carried its token
+    expect(((await data(await authed(ann, 'GET', `/orgs/${org.id}/invitations`))).invitations as Json[]).find((i) => i.email === foreign.email)!.status).toBe('pending')
+  })
+
+  it('refuses a malformed invitation token as a validation failure, like any malformed field', async () => {
+    const res = await call(iam, 'POST', '/signup', { client: await newDevice(iam), body: signupBody(uniqueEmail('bad'), undefined, { invitationToken: 'short' }) })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as Json).code).toBe('validation_failed')
+  })
+
+  it('preview answers the invited address in full for the sign-up form', async () => {
+    const ann = await person()
+    const org = await newOrg(ann)
+    const { email, token } = await invitedStranger(ann, org, 'prefill')
+    const res = await call(iam, 'GET', `/orgs/invitations/preview?token=${token}`, { client: { ip: '203.0.113.9', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0' } })
+    expect(((await data(res)).invitation as Json).invitedEmail).toBe(email.toLowerCase())
+  })
+})
+
+/** `owner` invites `email` to `org` and waits for that mail. */
+async function invitedStrangerMail(owner: Session, org: { id: string }, email: string): Promise<void> {
+  expect((await authed(owner, 'POST', `/orgs/${org.id}/invitations`, { email, role: 'member' })).status).toBe(201)
+  await mailTo({ dataDir: iam.dataDir }, email, (m) => /invited you to join/.test(m.text ?? '') && (m.text ?? '').includes('Later Org'))
+}
+
 // last: it moves the IAM's clock
 describe('invitation expiry', () => {
   it('refuses an invitation after 7 days', async () => {
@@ -421,5 +530,15 @@ describe('invitation expiry', () => {
     const annNow = await applyRefresh(ann, await refresh(iam, ann))
     const list = (await data(await authed(annNow, 'GET', `/orgs/${org.id}/invitations`))).invitations as Json[]
     expect(list.map((i) => i.status)).toEqual(['expired'])
+  })
+
+  it('does not count an address as confirmed at sign-up with an expired invitation', async () => {
+    const ann = await person()
+    const org = await newOrg(ann)
+    const { email, token } = await invitedStranger(ann, org, 'late')
+    await advanceClock(iam, 7 * 24 * 3_600_000 + 60_000)
+    const { session } = await signupWith(email, { invitationToken: token })
+    expect(await emailVerified(session)).toBe(false)
+    await mailTo({ dataDir: iam.dataDir }, email, isVerificationMail)
   })
 })

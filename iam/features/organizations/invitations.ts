@@ -248,6 +248,8 @@ export interface InvitationPreview {
   inviterName: string
   /** the invited address, masked (`j***@example.com`): enough to pick the right account */
   email: string
+  /** the invited address in full, to prefill the sign-up form: the token's holder read it in the mail the token came in */
+  invitedEmail: string
   expiresAt: string
 }
 
@@ -271,7 +273,26 @@ export async function previewInvitation(
   if (!row) return { ok: false, code: 'invitation_not_found' }
   const expiresAt = new Date(row.expires_at)
   if (row.accepted_at || row.revoked_at || expiresAt.getTime() <= input.now) return { ok: false, code: 'invitation_used' }
-  return { ok: true, invitation: { orgName: row.orgName, inviterName: row.inviterName?.trim() ?? '', email: maskEmail(row.email), expiresAt: expiresAt.toISOString() } }
+  return { ok: true, invitation: { orgName: row.orgName, inviterName: row.inviterName?.trim() ?? '', email: maskEmail(row.email), invitedEmail: row.email, expiresAt: expiresAt.toISOString() } }
+}
+
+/**
+ * The address of the pending invitation `token` names (unexpired, not accepted, not revoked), or
+ * null for any other token: sign-up counts an address as confirmed when it is this one, because the
+ * token reached the person only in the mail sent to it (the inviter never sees the token, only its
+ * hash is stored). One statement, run only when a sign-up carries a token. The invitation stays
+ * pending: accepting it is still its own step (acceptInvitation).
+ */
+export async function pendingInvitationAddress(db: Kysely<Database>, input: { token: string; now: number }): Promise<string | null> {
+  const row = await db
+    .selectFrom('invitations')
+    .select('email')
+    .where('token_hash', '=', hashToken(input.token))
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date(input.now))
+    .executeTakeFirst()
+  return row?.email ?? null
 }
 
 /** Why an accept found nothing to accept (read after the deciding statement). */

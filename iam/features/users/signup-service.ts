@@ -2,6 +2,11 @@
  * Signup: checks the password and the address, hashes, then writes the user, the first session and
  * the `signed_up` security event in ONE transaction. The unique index on lower(email) decides races: of 50 parallel signups with
  * one address exactly one commits; the others map the violation to `email_taken`.
+ *
+ * A sign-up that carries the token of a pending organization invitation of the very address
+ * signing up starts confirmed: the token came only in the mail sent to that address, which is what
+ * the confirmation mail would prove again. Any other token (another address, used, revoked,
+ * expired, unknown) changes nothing, so the answer is the same as without one.
  */
 import type { Locale } from '../../contract/locales'
 import type { IamContext } from '../../context'
@@ -11,6 +16,7 @@ import { checkNewPassword, getPasswordHasher, type NewPasswordFailureCode, type 
 import { sendVerificationMailLater } from '../account-actions/verify-email'
 import { completePair, openSession, type TokenPair } from '../sessions/session-service'
 import { insertUser, isUniqueViolation } from './users-repo'
+import { invitationAddress, pendingInvitationAddress } from '../organizations/invitations'
 
 export interface SignupInput {
   email: string
@@ -22,6 +28,8 @@ export interface SignupInput {
   fingerprint: Record<string, unknown> | null
   /** the language the request asked for: the verification mail's */
   requestLocale?: Locale
+  /** the token of the organization invitation the person followed to sign up, if any */
+  invitationToken?: string
 }
 
 export type SignupResult =
@@ -40,13 +48,14 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
   if (!password.ok) return password
   const passwordHash = await getPasswordHasher(ctx).hash(input.password)
   const now = ctx.now()
+  const confirmedByInvitation = input.invitationToken !== undefined && (await invitedHere(ctx, input.invitationToken, email.email, now))
   try {
     const created = await ctx.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, {
         email: email.email,
         name: input.name,
         passwordHash,
-        emailVerified: false,
+        emailVerified: confirmedByInvitation,
         termsConsent: true,
         now: new Date(now),
       })
@@ -60,7 +69,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
           userId: user.id,
           visitorRowId: input.visitor.id,
           ipAddress: input.ipAddress,
-          details: { method: 'password', sessionId },
+          details: confirmedByInvitation ? { method: 'password', sessionId, emailConfirmedBy: 'invitation' } : { method: 'password', sessionId },
           at: new Date(now),
         }),
       )
@@ -69,10 +78,17 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
     const pair = await completePair(ctx, created.session, { subject: created.user.public_id, roles: created.user.roles, visitor: input.visitor.visitor_id })
     ctx.log.info('user signed up', { userId: created.user.id })
     // the account works at once; the address counts as verified only once the mailed link is used
-    sendVerificationMailLater(ctx, created.user, input.visitor.id, input.requestLocale)
+    // (or already is: the invitation's mail proved it)
+    if (!confirmedByInvitation) sendVerificationMailLater(ctx, created.user, input.visitor.id, input.requestLocale)
     return { ok: true, pair, userId: created.user.id, warnings: password.warnings }
   } catch (error) {
     if (isUniqueViolation(error)) return { ok: false, code: 'email_taken' }
     throw error
   }
+}
+
+/** Whether `token` names a pending invitation of `email` (compared as invitations store addresses: trimmed, lower case). */
+async function invitedHere(ctx: IamContext, token: string, email: string, now: number): Promise<boolean> {
+  const invited = await pendingInvitationAddress(ctx.db, { token, now })
+  return invited !== null && invited === invitationAddress(email)
 }
