@@ -29,6 +29,9 @@ describe('the admin frame', () => {
     expect(page.find('nav[aria-label="Administration"]').exists()).toBe(true)
     expect(page.find('#accounts-heading').exists()).toBe(false)
     expect(page.find('.page.wide > p a').exists()).toBe(false)
+    // a new installation: the way to become the first administrator
+    const setup = page.find('[data-testid="admin-forbidden"] a[href="/admin/bootstrap"]')
+    expect(setup.text()).toBe('Become the first administrator')
   })
 
   it('shows a detail page with its way back once the IAM answered', async () => {

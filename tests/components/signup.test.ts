@@ -48,7 +48,7 @@ describe('signup page', () => {
   })
 
   it.each([
-    [409, { ok: false, error: 'Conflict' }, 'An account with this email address already exists. Sign in instead.'],
+    [409, { ok: false, error: 'Conflict' }, 'An account with this email address already exists. Sign in instead'],
     [429, { ok: false, retry: 12 }, 'Too many attempts. Try again in 12 seconds.'],
     [403, { ok: false, error: 'Signup is closed for this domain.' }, 'Signup is closed for this domain.'],
     [500, { ok: false, error: 'boom' }, 'Something went wrong on our side. Please try again.'],
@@ -84,7 +84,7 @@ describe('signup page', () => {
   })
 
   it.each([
-    ['conflict', 'An account with this email address already exists. Sign in instead.'],
+    ['conflict', 'An account with this email address already exists. Sign in instead'],
     ['invalid', 'Please check the form and try again.'],
     ['forbidden', 'This request was refused. If you think this is a mistake, contact support.'],
   ])('shows the banner for the no-JS error code %s', async (code, message) => {
