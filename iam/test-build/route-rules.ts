@@ -17,4 +17,5 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/account-purge', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/webhook-change', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/account-footprint', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
+  { method: 'POST', path: '/__test/domain-verified', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
 ]

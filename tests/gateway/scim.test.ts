@@ -9,6 +9,8 @@
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { ESCAPING_SEGMENTS } from '../helpers/escaping-segments'
+import { signRequestV2 } from '../../iam/client/hmac'
+import { hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 const stack = await setupStackOnSharedIam()
@@ -19,9 +21,12 @@ const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
 
-/** A person signed up through the gateway, their address confirmed unless `confirmed: false`. */
-async function signedUp(tag: string, { confirmed = true } = {}): Promise<{ email: string; b: Browser }> {
-  const email = freshEmail(tag)
+/** A fresh address of this run in `domain`. */
+const addressIn = (domain: string, tag: string) => freshEmail(tag).replace(/@example\.com$/, `@${domain}`)
+
+/** A person signed up through the gateway (an address in `domain`), their address confirmed unless `confirmed: false`. */
+async function signedUp(tag: string, { confirmed = true, domain = 'example.com' } = {}): Promise<{ email: string; b: Browser }> {
+  const email = addressIn(domain, tag)
   const b = browserLike(stack.gateway.url)
   const res = await b.call('/api/auth/signup', { method: 'POST', body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: `${tag} person`, termsConsent: 'on' } })
   expect(res.status, res.text).toBe(201)
@@ -84,12 +89,31 @@ function raw(path: string, headers: Record<string, string>): Promise<{ status: n
   })
 }
 
-/** An owner with an organization and its SCIM client. */
+/**
+ * Marks `domain` of the organization verified, as its TXT record found would (a test route of the
+ * shared IAM, which has no DNS server to publish the record on; the DNS path is
+ * tests/iam/enterprise-sso.test.ts's).
+ */
+async function verifiedDomain(b: Browser, orgId: string, domain: string): Promise<void> {
+  const added = await b.call(`/api/orgs/${orgId}/domains`, { method: 'POST', body: { domain } })
+  expect(added.status, added.text).toBe(201)
+  const body = JSON.stringify({ orgId, domain })
+  const res = await fetch(`${sharedBffIam().url}/__test/domain-verified`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signRequestV2({ ...hmac, method: 'POST', url: '/__test/domain-verified', body }) },
+    body,
+  })
+  expect(res.status, await res.text()).toBe(200)
+}
+
+/** An owner (an address of the organization's domain) with an organization, its verified domain and its SCIM client. */
 async function provisionedOrg(tag: string) {
-  const owner = await signedUp(`${tag}-owner`)
+  const domain = `${freshSlug()}.test`
+  const owner = await signedUp(`${tag}-owner`, { domain })
   const orgId = await createdOrg(owner.b)
+  await verifiedDomain(owner.b, orgId, domain)
   const token = await scimToken(owner.b, orgId)
-  return { owner, orgId, token, scim: scimClient(token) }
+  return { owner, orgId, token, domain, address: (t: string) => addressIn(domain, t), scim: scimClient(token) }
 }
 
 /** RFC 7644 section 3.3's example body, with an address of this run. */
@@ -121,8 +145,8 @@ describe('SCIM through the gateway', () => {
   })
 
   it('creates a user as RFC 7644 section 3.3 does, finds it by userName eq in any letter case, and pages the list', async () => {
-    const { scim } = await provisionedOrg('create')
-    const userName = freshEmail('bjensen')
+    const { scim, address } = await provisionedOrg('create')
+    const userName = address('bjensen')
     const created = await scim('POST', '/Users', userBody(userName))
     expect(created.status, created.text).toBe(201)
     expect(created.json).toMatchObject({
@@ -152,7 +176,7 @@ describe('SCIM through the gateway', () => {
     expect(byEmail.json.totalResults).toBe(1)
     expect((await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`)).json).toMatchObject({ totalResults: 0, Resources: [] })
 
-    const second = await scim('POST', '/Users', userBody(freshEmail('second')))
+    const second = await scim('POST', '/Users', userBody(address('second')))
     expect(second.status).toBe(201)
     const page = await scim('GET', '/Users?startIndex=2&count=1')
     expect(page.json).toMatchObject({ totalResults: 2, startIndex: 2, itemsPerPage: 1, Resources: [{ id: second.json.id }] })
@@ -160,8 +184,8 @@ describe('SCIM through the gateway', () => {
   })
 
   it('replaces and removes attributes by PATCH, refuses a new userName, and forgets a deleted user', async () => {
-    const { scim } = await provisionedOrg('patch')
-    const userName = freshEmail('patched')
+    const { scim, address } = await provisionedOrg('patch')
+    const userName = address('patched')
     const { json: user } = await scim('POST', '/Users', userBody(userName))
     const replaced = await scim('PATCH', `/Users/${user.id}`, {
       schemas: [PATCH_OP],
@@ -176,7 +200,7 @@ describe('SCIM through the gateway', () => {
     expect(removed.status, removed.text).toBe(200)
     expect(removed.json).not.toHaveProperty('externalId')
 
-    const moved = await scim('PUT', `/Users/${user.id}`, userBody(freshEmail('elsewhere')))
+    const moved = await scim('PUT', `/Users/${user.id}`, userBody(address('elsewhere')))
     expect(moved.status).toBe(400)
     expect(moved.json).toMatchObject({ scimType: 'mutability' })
     const stale = await scim('PUT', `/Users/${user.id}`, userBody(userName), { 'if-match': 'W/"1"' })
@@ -188,8 +212,8 @@ describe('SCIM through the gateway', () => {
   })
 
   it('maps groups to roles: adding a member by PATCH gives the role, removing gives member back, and displayName eq finds the group', async () => {
-    const { owner, orgId, scim } = await provisionedOrg('groups')
-    const { json: user } = await scim('POST', '/Users', userBody(freshEmail('grouped')))
+    const { owner, orgId, scim, address } = await provisionedOrg('groups')
+    const { json: user } = await scim('POST', '/Users', userBody(address('grouped')))
     const group = await scim('POST', '/Groups', { schemas: [GROUP], displayName: 'Engineering', externalId: 'grp-eng' })
     expect(group.status, group.text).toBe(201)
     expect(group.json).toMatchObject({ displayName: 'Engineering', externalId: 'grp-eng', members: [] })
@@ -215,14 +239,14 @@ describe('SCIM through the gateway', () => {
   })
 
   it('answers bad bodies and filters with 400 and a scimType, never a 500', async () => {
-    const { scim } = await provisionedOrg('bad')
+    const { scim, address } = await provisionedOrg('bad')
     const cases: Array<[string, string, unknown, string]> = [
       ['POST', '/Users', '{not json', 'invalidSyntax'],
       ['POST', '/Users', '[1,2]', 'invalidSyntax'],
       ['POST', '/Users', { schemas: [USER] }, 'invalidValue'],
-      ['POST', '/Users', { schemas: ['urn:x'], userName: freshEmail('x') }, 'invalidValue'],
+      ['POST', '/Users', { schemas: ['urn:x'], userName: address('x') }, 'invalidValue'],
       ['POST', '/Users', { schemas: [USER], userName: 'not an address' }, 'invalidValue'],
-      ['POST', '/Users', { schemas: [USER], userName: freshEmail('nul'), displayName: 'a\u0000b' }, 'invalidValue'],
+      ['POST', '/Users', { schemas: [USER], userName: address('nul'), displayName: 'a\u0000b' }, 'invalidValue'],
       ['PATCH', '/Users/00000000-0000-4000-8000-000000000000', { schemas: [PATCH_OP], Operations: [{ op: 'move' }] }, 'invalidSyntax'],
       ['PATCH', '/Users/00000000-0000-4000-8000-000000000000', { Operations: [] }, 'invalidSyntax'],
       ['POST', '/Groups', { schemas: [GROUP], displayName: '' }, 'invalidValue'],
@@ -234,7 +258,7 @@ describe('SCIM through the gateway', () => {
     }
     const filter = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq')}`)
     expect(filter.json).toMatchObject({ status: '400', scimType: 'invalidFilter' })
-    const { json: user } = await scim('POST', '/Users', userBody(freshEmail('target')))
+    const { json: user } = await scim('POST', '/Users', userBody(address('target')))
     const noTarget = await scim('PATCH', `/Users/${user.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove' }] })
     expect(noTarget.status, noTarget.text).toBe(400)
     expect(noTarget.json.scimType).toBe('noTarget')
@@ -258,7 +282,7 @@ describe('SCIM through the gateway', () => {
   it('keeps organizations apart: the token of one organization finds nothing of another', async () => {
     const a = await provisionedOrg('tenant-a')
     const b = await provisionedOrg('tenant-b')
-    const userName = freshEmail('tenant')
+    const userName = a.address('tenant')
     const { json: user } = await a.scim('POST', '/Users', userBody(userName))
     const group = await a.scim('POST', '/Groups', { schemas: [GROUP], displayName: 'Tenant A only' })
     expect((await b.scim('GET', `/Users/${user.id}`)).status).toBe(404)
@@ -275,7 +299,7 @@ describe('SCIM through the gateway', () => {
   })
 
   it('rotating the token stops the old one at once, and revoking stops provisioning; only owners manage it', async () => {
-    const { owner, orgId, token, scim } = await provisionedOrg('rotate')
+    const { owner, orgId, token, scim, domain } = await provisionedOrg('rotate')
     expect((await scim('GET', '/Users')).status).toBe(200)
     expect((await owner.b.call(`/api/orgs/${orgId}/scim/token`, { method: 'POST' })).json).toMatchObject({ code: 'scim_token_exists' })
     const rotated = await owner.b.call(`/api/orgs/${orgId}/scim/token/rotate`, { method: 'POST' })
@@ -291,7 +315,7 @@ describe('SCIM through the gateway', () => {
     const log = await owner.b.call(`/api/orgs/${orgId}/scim/events`)
     expect((log.json.data as { events: Array<{ action: string }> }).events.map((e) => e.action).slice(0, 2)).toEqual(['token.rotated', 'token.created'])
 
-    const member = await signedUp('rotate-member')
+    const member = await signedUp('rotate-member', { domain })
     await scimClient(fresh)('POST', '/Users', userBody(member.email))
     expect((await member.b.call(`/api/orgs/${orgId}/scim/token/rotate`, { method: 'POST' })).status).toBe(403)
     expect((await member.b.call(`/api/orgs/${orgId}/scim/events`)).status).toBe(403)
@@ -301,10 +325,26 @@ describe('SCIM through the gateway', () => {
     expect((await owner.b.call(`/api/orgs/${orgId}/scim`)).json.data).toEqual({ connection: null })
   })
 
+  it('provisions only addresses of the organization verified domains: 400 invalidValue otherwise, the same for an address with an account and one without', async () => {
+    const { orgId, scim } = await provisionedOrg('foreign')
+    // a confirmed account of a domain the organization never proved, and an address nobody has
+    const outsider = await signedUp('foreign-person')
+    const answers: ScimJson[] = []
+    for (const userName of [outsider.email, freshEmail('foreign-nobody')]) {
+      const res = await scim('POST', '/Users', userBody(userName))
+      expect(res.status, res.text).toBe(400)
+      answers.push(res.json)
+    }
+    expect(answers[0]).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' })
+    expect(answers[1]).toEqual(answers[0])
+    expect((await outsider.b.call(`/api/orgs/${orgId}`)).status).toBe(404)
+    expect((await scim('GET', '/Users')).json.totalResults).toBe(0)
+  })
+
   it('links an existing account only once its owner confirmed the address: before, 409 uniqueness and no membership', async () => {
-    const { orgId, scim } = await provisionedOrg('unconfirmed')
+    const { orgId, scim, domain } = await provisionedOrg('unconfirmed')
     // whoever signed up with the address holds the password without owning the mailbox
-    const squatter = await signedUp('unconfirmed-person', { confirmed: false })
+    const squatter = await signedUp('unconfirmed-person', { confirmed: false, domain })
     const refused = await scim('POST', '/Users', userBody(squatter.email))
     expect(refused.status, refused.text).toBe(409)
     expect(refused.json).toMatchObject({ schemas: [ERROR], scimType: 'uniqueness' })
@@ -318,8 +358,8 @@ describe('SCIM through the gateway', () => {
   })
 
   it('deactivating a signed-in member puts them out of the organization at their next request, and nothing outside it', async () => {
-    const { orgId, scim } = await provisionedOrg('promise')
-    const person = await signedUp('promise-person')
+    const { orgId, scim, domain } = await provisionedOrg('promise')
+    const person = await signedUp('promise-person', { domain })
     // the person has an organization of their own too
     const ownOrg = await createdOrg(person.b)
     // linking an existing account: a membership, and the account is not renamed

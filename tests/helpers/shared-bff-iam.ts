@@ -31,7 +31,12 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // every browser of every file signs up and in, and confirms its address (the codes limiter), from 127.0.0.1 through its gateway
-  const iam = await startIam({ config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE, codes: WIDE }, jwt: { api_access_tokens: { audiences: [SHARED_API_AUDIENCE] } } } })
+  // test routes on (IAM_TEST_ROUTES) for what no HTTP route of its own can set up, such as a verified
+  // domain without a DNS server (routes/__test/domain-verified); nobody moves its clock
+  const iam = await startIam({
+    config: { ...BFF_IAM_BASE, rate_limiters: { signup: WIDE, login: WIDE, codes: WIDE }, jwt: { api_access_tokens: { audiences: [SHARED_API_AUDIENCE] } } },
+    env: { IAM_TEST_ROUTES: '1' },
+  })
   project.provide('sharedBffIam', { url: iam.url, port: iam.port, share: iam.share, dataDir: iam.dataDir })
   return () => iam.stop()
 }

@@ -143,6 +143,12 @@ export async function removeDomain(db: Kysely<Database>, input: { orgId: string;
   return gone ? { ok: true } : { ok: false, code: 'domain_not_found' }
 }
 
+/** Whether organization `orgId` proved `domain` (a DNS-verified row): only then may it link or make accounts of that domain. */
+export async function domainVerifiedBy(db: Kysely<Database>, orgId: number, domain: string): Promise<boolean> {
+  const row = await db.selectFrom('org_domains').select('id').where('org_id', '=', orgId).where('domain', '=', domain).where('verified_at', 'is not', null).executeTakeFirst()
+  return row !== undefined
+}
+
 /** The connection a verified domain routes to: its public id, or null when the domain routes nowhere (not verified, or no enabled connection). */
 export async function connectionForDomain(db: Kysely<Database>, domain: string): Promise<{ connectionId: string; requireSso: boolean } | null> {
   const row = await db

@@ -6,12 +6,14 @@
  * Every statement names the tenant's organization id: a resource id of another organization, or
  * of an account that is no member here, is simply not found.
  *
- * Creation (docs/scim.md, "Accounts and addresses"): `userName` is the e-mail address.
+ * Creation (docs/scim.md, "Accounts and addresses"): `userName` is the e-mail address, in one of
+ * the organization's verified domains (400 `invalidValue` otherwise, whoever has the address).
  * - No account has it: an account is made (no password; the address unconfirmed until its owner
  *   proves it), a member of the organization.
- * - An account has it: it is linked into a membership (role `member` when it is none yet), and
+ * - An account has it and its owner confirmed the address: it is linked into a membership (role `member` when it is none yet), and
  *   never taken over: its name, address, password and other memberships stay as they are; the
  *   names the provider sends are kept in the organization's SCIM row, not in the account.
+ * - An account has it unconfirmed, or is being deleted: 409 `uniqueness`, nothing linked.
  * - It is already a SCIM User here: 409 `uniqueness`.
  *
  * `userName` (and so `emails`) cannot change through SCIM: an address is how a person signs in,
@@ -28,6 +30,8 @@ import { isUniqueViolation, findUserByEmail, insertUser } from '../users/users-r
 import { isDeletionPending } from '../account-deletion/deletion-state'
 import type { ScimTenant } from './scim-tokens'
 import { inOrgTransaction } from './scim-transaction'
+import { emailDomain } from './domain-name'
+import { domainVerifiedBy } from './domains'
 import { recordScimEvent } from './scim-events'
 import { deprovisionMembership, reactivateMembership } from './scim-deprovision'
 import { firstIssue, userInput, userResource, type PatchInput, type ScimBase, type ScimType, type ScimUserResource, type ScimUserRow, type UserInput } from './scim-schema'
@@ -171,6 +175,13 @@ export async function createScimUser(
   const input = parsed.data
   const at = new Date(now)
   return inOrgTransaction(db, tenant, async (trx) => {
+    // Only an address of a domain the organization proved (docs/enterprise.md, "Verified domains")
+    // is provisioned: a provider may not make or link accounts of addresses anyone else owns. Decided
+    // before any account is looked up, so the answer says nothing about which addresses have one.
+    const domain = emailDomain(input.userName)
+    if (domain === null || !(await domainVerifiedBy(trx, tenant.orgId, domain))) {
+      return fail('bad_request', "userName must be an address in one of the organization's verified domains", 'invalidValue')
+    }
     let account = await findUserByEmail(trx, input.userName)
     let action: 'user.created' | 'user.linked' = 'user.linked'
     // An account is linked only when its owner confirmed the address: anyone can sign up with an
