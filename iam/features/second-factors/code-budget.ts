@@ -5,10 +5,10 @@
  * every sign-in. `secondFactor.accountFailures.failures` wrong codes within `windowMs` lock code
  * entry for the account for `lockMs` (a right code is refused too) and mail the owner once.
  *
- * A failure is reserved BEFORE the code is checked (one atomic increment) and given back when the
- * code was right, so concurrent guesses cannot overrun the budget: at most `failures` codes are
- * ever checked wrong per window, whatever the concurrency. Keys live in the shared store (every
- * instance sees the same count and lock) and carry TTLs.
+ * A failure is reserved BEFORE the code is checked (one atomic increment, then a look at the lock)
+ * and given back when the code was right, so concurrent guesses cannot overrun the budget: at most
+ * `failures` codes are ever checked wrong per window, whatever the concurrency. Keys live in the
+ * shared store (every instance sees the same count and lock) and carry TTLs.
  */
 import { createHash } from 'node:crypto'
 import type { IamContext } from '../../context'
@@ -38,6 +38,15 @@ export async function reserveCodeAttempt(ctx: IamContext, subject: BudgetSubject
   const count = await ctx.store.increment(failuresKey(subject), windowMs, 1)
   // only concurrent attempts get here past the budget: the attempt that spent the last failure locked it
   if (count > failures) return lockCodeEntry(ctx, subject)
+  // The lock is set before the window is emptied (lockCodeEntry), so an attempt that read no lock
+  // above and then counted into the emptied window finds the lock here: past the budget too, its
+  // count given back. Without this look, attempts in flight while the lock was made each had a
+  // code checked in the new window, one more wrong code than the budget.
+  const lockedMeanwhile = await ctx.store.get<number>(lockKey(subject))
+  if (lockedMeanwhile !== null && lockedMeanwhile > now) {
+    await ctx.store.increment(failuresKey(subject), windowMs, -1)
+    return { ok: false, code: 'locked', retryMs: lockedMeanwhile - now, fresh: false }
+  }
   return { ok: true, count }
 }
 
