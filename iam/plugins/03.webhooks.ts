@@ -6,9 +6,9 @@
  * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
  * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
- * does not wait for their answers: a slow receiver holds its own slots, not the worker. Rounds and
- * deliveries go through runAfterResponse (lib/background.ts), so a shutdown waits for them before
- * the pools close; a round still going when the next is due is not doubled.
+ * does not wait for their answers: a slow receiver holds its own slots, not the worker. Deliveries
+ * go through runAfterResponse (lib/background.ts) like the rounds (lib/periodic.ts), so a shutdown
+ * waits for their answers before the pools close.
  */
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { whenIamReady } from '../context'
@@ -18,50 +18,33 @@ import { reloadSubscriptions } from '../features/webhooks/endpoints'
 import { turnSubscriptionsOff } from '../features/webhooks/subscriptions'
 import { runAfterResponse } from '../lib/background'
 import { useIamMetrics } from '../lib/metrics'
+import { schedulePeriodic } from '../lib/periodic'
 
 export default defineNitroPlugin((nitroApp) => {
-  let timer: NodeJS.Timeout | undefined
-  let running = false
-  let closed = false
-  whenIamReady().then(
-    (ctx) => {
-      const { enabled, worker, pollMs, batch } = ctx.config.webhooks
-      if (!enabled) return turnSubscriptionsOff()
-      useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
-      if (closed) return
-      // deliveries in flight on this instance: at most `batch`, whatever their receivers take
-      let inFlight = 0
-      const onError = (error: Error) => ctx.log.error('webhook round failed', { error: error.message })
-      const run = async () => {
-        try {
-          // every instance keeps its snapshot fresh, a worker or not: its own changes read it
-          await reloadSubscriptions(ctx)
-          while (worker && !closed && inFlight < batch) {
-            const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
-            if (claimed === 0) break
-            inFlight += claimed
-            // tracked like the round, so a shutdown waits for the answers before the pools close
-            runAfterResponse(() => done.finally(() => (inFlight -= claimed)), onError)
-          }
-        } finally {
-          running = false
+  schedulePeriodic(nitroApp, whenIamReady(), (ctx, state) => {
+    const { enabled, worker, pollMs, batch } = ctx.config.webhooks
+    if (!enabled) {
+      turnSubscriptionsOff()
+      return undefined
+    }
+    useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
+    // deliveries in flight on this instance: at most `batch`, whatever their receivers take
+    let inFlight = 0
+    const onError = (error: Error) => ctx.log.error('webhook round failed', { error: error.message })
+    return {
+      everyMs: pollMs,
+      runAtStart: true,
+      run: async () => {
+        // every instance keeps its snapshot fresh, a worker or not: its own changes read it
+        await reloadSubscriptions(ctx)
+        while (worker && !state.closed && inFlight < batch) {
+          const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
+          if (claimed === 0) break
+          inFlight += claimed
+          runAfterResponse(() => done.finally(() => (inFlight -= claimed)), onError)
         }
-      }
-      const tick = () => {
-        if (running || closed) return
-        running = true
-        runAfterResponse(run, onError)
-      }
-      tick()
-      timer = setInterval(tick, pollMs)
-      // the timer alone never keeps the process up
-      timer.unref()
-    },
-    // a failed boot stops the process (plugins/00.boot.ts): nothing to schedule
-    () => undefined,
-  )
-  nitroApp.hooks.hook('close', () => {
-    closed = true
-    clearInterval(timer)
+      },
+      onError,
+    }
   })
 })
