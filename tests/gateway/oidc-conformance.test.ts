@@ -212,6 +212,19 @@ describe('oidcc-basic-certification-test-plan', () => {
     expect(info).toMatchObject({ name: 'Ada Lovelace', email: expect.any(String), email_verified: false })
   })
 
+  it('releases the language the person chose as the locale claim of the profile scope, and no locale before they chose one', async () => {
+    expect(op.as.claims_supported).toContain('locale')
+    const rp = await suiteClient()
+    const browser = await signedIn()
+    const before = await authorize(rp, browser, { scope: 'openid profile' })
+    expect((await userinfo(rp, before.tokens.access_token, before.claims.sub)).locale).toBeUndefined()
+    expect((await browser.post('/api/auth/profile', { locale: 'de' })).status).toBe(200)
+    const after = await authorize(rp, browser, { scope: 'openid profile' })
+    expect(await userinfo(rp, after.tokens.access_token, after.claims.sub)).toMatchObject({ name: 'Ada Lovelace', locale: 'de' })
+    const withoutProfile = await authorize(rp, browser, { scope: 'openid email' })
+    expect((await userinfo(rp, withoutProfile.tokens.access_token, withoutProfile.claims.sub)).locale).toBeUndefined()
+  })
+
   it('oidcc-alternate-happy-flow', async () => {
     const rp = await suiteClient()
     const browser = await signedIn()

@@ -121,6 +121,23 @@ export function authedGet(iam: IamEndpoint, s: Session, path = '/secret/data', o
   return call(iam, 'GET', path, { client: { ...s, ...over }, cookies: { session: s.refreshToken }, bearer: s.accessToken })
 }
 
+export interface OwnSecurityEvent {
+  id: number
+  type: string
+  ipAddress: string | null
+  createdAt: string
+  details: Record<string, unknown>
+}
+
+/** The user's own security events as their account page reads them (GET /auth/security-events), in the order they were recorded: the front door to the audit rows on any database. */
+export async function ownSecurityEvents(iam: IamEndpoint, s: Session): Promise<OwnSecurityEvent[]> {
+  const res = await authedGet(iam, s, '/auth/security-events?limit=100')
+  if (res.status !== 200) throw new Error(`GET /auth/security-events answered ${res.status}`)
+  const { data } = (await res.json()) as { data: { events: OwnSecurityEvent[] } }
+  // the page orders by time; events of one request share a time, so their ids tell the order
+  return data.events.sort((a, b) => a.id - b.id)
+}
+
 /** Applies a 201 refresh response to the session. */
 export async function applyRefresh(s: Session, res: Response): Promise<Session> {
   const body = (await res.json()) as Json

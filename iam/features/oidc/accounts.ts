@@ -31,6 +31,8 @@ export interface OidcAccountRow {
   email_verified: boolean
   banned_until: Date | null
   deletion_due_at: Date | null
+  /** the language the owner chose (iam/contract/locales.ts), released as `locale` (OIDC Core 5.1) */
+  locale: string | null
 }
 
 /** The key an account read ahead with a token (adapter.ts) is remembered under for the request. */
@@ -45,6 +47,7 @@ export const ACCOUNT_READ_AHEAD = [
   sql<boolean | null>`u.email_verified`.as('accountEmailVerified'),
   sql<Date | null>`u.banned_until`.as('accountBannedUntil'),
   sql<Date | null>`u.deletion_due_at`.as('accountDeletionDueAt'),
+  sql<string | null>`u.locale`.as('accountLocale'),
 ]
 
 /** The account behind a `sub`, or undefined when there is none or it is banned. */
@@ -56,7 +59,7 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
     ? (ahead.value ?? undefined)
     : await db
         .selectFrom('users')
-        .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until', 'deletion_due_at'])
+        .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until', 'deletion_due_at', 'locale'])
         .where('public_id', '=', sub)
         .executeTakeFirst()
   // a disabled account (a confirmed deletion) has no claims either: the provider refuses its grants
@@ -70,6 +73,9 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
       email: user.email,
       email_verified: user.email_verified,
       name: user.name,
+      // a BCP 47 tag (OIDC Core 5.1) the relying party can show its own pages in; absent until the
+      // person picks a language, rather than a guess from one request's Accept-Language
+      ...(user.locale ? { locale: user.locale } : {}),
       ...(scope.split(' ').includes('organization') ? { orgs: await orgClaimsOfUser(db, user.id) } : {}),
     }),
   }

@@ -164,7 +164,7 @@ class PayloadAdapter {
     }
     if (row.account_id) {
       const account: OidcAccountRow | null =
-        row.accountId === null ? null : { id: row.accountId, public_id: row.accountPublicId!, email: row.accountEmail!, name: row.accountName!, email_verified: row.accountEmailVerified!, banned_until: row.accountBannedUntil, deletion_due_at: row.accountDeletionDueAt }
+        row.accountId === null ? null : { id: row.accountId, public_id: row.accountPublicId!, email: row.accountEmail!, name: row.accountName!, email_verified: row.accountEmailVerified!, banned_until: row.accountBannedUntil, deletion_due_at: row.accountDeletionDueAt, locale: row.accountLocale }
       readAhead(accountKey(row.account_id), account)
     }
     return this.live(row)

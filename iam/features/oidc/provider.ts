@@ -35,9 +35,10 @@ import { clientIdMetadataDocumentFeature } from './client-metadata-documents'
  * references: how the person signed in) goes with `openid`, so every ID token says it without the
  * client asking through the claims parameter; userinfo has no `amr` to give. `organization`
  * releases `orgs`: every organization the person belongs to, each in the shape of the session
- * tokens' `org` claim (docs/oidc-provider.md says why a list).
+ * tokens' `org` claim (docs/oidc-provider.md says why a list). `locale` is the language the person
+ * chose in their account (OIDC Core 5.1), released only once they chose one.
  */
-const CLAIMS = { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'], organization: ['orgs'] }
+const CLAIMS = { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'locale'], organization: ['orgs'] }
 
 /** Keys signing the provider's cookies: configured, else derived from secrets.codes (same on every instance). */
 function cookieKeys(ctx: IamContext): string[] {
