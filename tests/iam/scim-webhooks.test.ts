@@ -181,7 +181,7 @@ describe('webhooks and security events of SCIM changes', () => {
     expect(account.events.some((e) => e.type === 'org_member_deprovisioned')).toBe(false)
   })
 
-  it('queues membership.updated with the role a group gives, nothing for the same members again, and member for one the group drops', async () => {
+  it('queues membership.updated with the role a group gives, nothing for the same members again, and member for one the group drops or whose group is deleted', async () => {
     const { org, address, create, scim } = await provisionedOrg()
     const email = address('grouped')
     const scimId = await create(email)
@@ -204,6 +204,16 @@ describe('webhooks and security events of SCIM changes', () => {
     expect(roles.map((e) => [e.details.role, e.ipAddress])).toEqual([
       ['member', SCIM_CLIENT_IP],
       ['Engineers', SCIM_CLIENT_IP],
+    ])
+    // a deleted group's holders go back to member: each one's role changed
+    const again = await scim('PATCH', `/Groups/${group.json.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: scimId }] }] })
+    expect(again.status, again.text).toBe(200)
+    expect((await scim('DELETE', `/Groups/${group.json.id}`)).status).toBe(204)
+    expect(ofOrg(await queued(hook.id), org).map((q) => [q.type, q.data.role, q.data.member])).toEqual([
+      ['membership.updated', 'Engineers', account.id],
+      ['membership.updated', 'member', account.id],
+      ['membership.updated', 'Engineers', account.id],
+      ['membership.updated', 'member', account.id],
     ])
   })
 
