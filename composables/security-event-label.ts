@@ -113,6 +113,17 @@ const LABELS: Record<SecurityEventType, (details: Details) => Words> = {
   org_member_removed: (d) => (text(d, 'orgName') ? ['activity.orgMemberRemoved', { org: text(d, 'orgName') }] : ['activity.orgMemberRemovedUnnamed']),
   org_left: (d) => (text(d, 'orgName') ? ['activity.orgLeft', { org: text(d, 'orgName') }] : ['activity.orgLeftUnnamed']),
   org_deleted: (d) => (text(d, 'orgName') ? ['activity.orgDeleted', { org: text(d, 'orgName') }] : ['activity.orgDeletedUnnamed']),
+  // what the organization's identity provider did through SCIM (iam/features/enterprise/scim-member-events.ts)
+  org_member_provisioned: (d) => (text(d, 'orgName') ? ['activity.orgProvisioned', { org: text(d, 'orgName') }] : ['activity.orgProvisionedUnnamed']),
+  org_member_deprovisioned: (d) => (text(d, 'orgName') ? ['activity.orgDeprovisioned', { org: text(d, 'orgName') }] : ['activity.orgDeprovisionedUnnamed']),
+  org_member_reprovisioned: (d) => (text(d, 'orgName') ? ['activity.orgReprovisioned', { org: text(d, 'orgName') }] : ['activity.orgReprovisionedUnnamed']),
+  org_member_unprovisioned: (d) => (text(d, 'orgName') ? ['activity.orgUnprovisioned', { org: text(d, 'orgName') }] : ['activity.orgUnprovisionedUnnamed']),
+  org_member_role_provisioned: (d) => {
+    const org = text(d, 'orgName')
+    const role = text(d, 'role')
+    if (org) return role ? ['activity.orgRoleProvisionedTo', { org, role }] : ['activity.orgRoleProvisioned', { org }]
+    return ['activity.orgRoleProvisionedUnnamed']
+  },
   squatter_setup_removed: () => ['activity.squatterSetupRemoved'],
   api_token_created: (d) => (text(d, 'name') ? ['activity.tokenCreated', { name: text(d, 'name') }] : ['activity.tokenCreatedUnnamed']),
   api_token_rotated: (d) => (text(d, 'name') ? ['activity.tokenRotated', { name: text(d, 'name') }] : ['activity.tokenRotatedUnnamed']),
@@ -158,6 +169,7 @@ const LABELS: Record<SecurityEventType, (details: Details) => Words> = {
   },
   signed_up: (d) => {
     const provider = providerName(d)
+    if (text(d, 'method') === 'scim' && text(d, 'orgName')) return ['activity.signedUpScim', { org: text(d, 'orgName') }]
     return text(d, 'method') === 'oauth' && provider ? ['activity.signedUpWith', { provider }] : ['activity.signedUp']
   },
   // the IAM ended a session on its own (iam/features/anomalies): the reason tells the owner whether to worry

@@ -34,7 +34,15 @@ const org = z.object({
   roleName: z.string(),
   permissions: z.array(z.string()),
 })
-const member = z.object({ userId: z.string(), email: z.string(), name: z.string(), role: z.string(), roleName: z.string(), since: z.string() })
+const member = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  roleName: z.string(),
+  since: z.string(),
+  deactivatedAt: z.string().nullable().describe('when the organization\'s identity provider deactivated the member (SCIM `active: false` or DELETE, docs/scim.md); null while active'),
+})
 const invitation = z.object({
   id: z.string(),
   email: z.string(),

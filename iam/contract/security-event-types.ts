@@ -57,6 +57,16 @@ export const SECURITY_EVENT_TYPES = [
   'org_member_removed',
   'org_left',
   'org_deleted',
+  // the organization's identity provider through SCIM (features/enterprise/scim-users.ts,
+  // scim-groups.ts): recorded on the account of the person acted on, with the SCIM client's
+  // address; details name the organization, the member and `method: 'scim'`. Made or linked into a
+  // membership, deactivated (`active: false`), reactivated, its SCIM User deleted, its role set by
+  // a group.
+  'org_member_provisioned',
+  'org_member_deprovisioned',
+  'org_member_reprovisioned',
+  'org_member_unprovisioned',
+  'org_member_role_provisioned',
   // platform administration: the role (admin CLI), and what an administrator did to the account
   // (features/admin; details.adminId is the administrator's public id)
   'admin_granted',

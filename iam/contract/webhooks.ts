@@ -14,7 +14,7 @@ import { safeString } from './text'
  * type, or a new field in `data`, is added under a new version; a type or field that goes away
  * stays for a major version, announced in CHANGELOG.md.
  */
-export const WEBHOOK_CATALOGUE_VERSION = '2026-11-29'
+export const WEBHOOK_CATALOGUE_VERSION = '2026-11-30'
 
 /** Every event type a webhook can carry (docs/webhooks.md, "Catalogue"). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -37,6 +37,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'membership.created',
   'membership.updated',
   'membership.deleted',
+  // 2026-11-30: the organization's identity provider (SCIM) turned a membership off / on again
+  'membership.deactivated',
+  'membership.reactivated',
   'invitation.created',
   'invitation.accepted',
   'oidc.app_authorized',

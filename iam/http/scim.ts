@@ -31,8 +31,9 @@ import {
 import { authenticateScimToken, type ScimTenant } from '../features/enterprise/scim-tokens'
 import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ScimFailure } from '../features/enterprise/scim-users'
 import { findRejectedText, isStorableText } from '../lib/text'
+import type { ScimCall } from '../features/enterprise/scim-member-events'
 import { readRawBody } from './raw-body'
-import { requestHeader } from './request'
+import { getClientIp, requestHeader } from './request'
 
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8'
 
@@ -113,13 +114,16 @@ async function withPatch(event: H3Event, then: (patch: ReturnType<typeof patchIn
 
 const METHOD_NOT_ALLOWED = failure(405, 'This method is not served on this resource')
 
+/** The time of a write and the SCIM client's address: the security events of its changes carry both (features/enterprise/scim-member-events.ts). */
+const callOf = (event: H3Event, ctx: IamContext): ScimCall => ({ now: ctx.now(), ip: getClientIp(event) })
+
 async function usersAnswer(event: H3Event, ctx: IamContext, tenant: ScimTenant, base: ScimBase, id: string | undefined, query: URLSearchParams): Promise<Answer> {
-  const now = ctx.now()
+  const call = callOf(event, ctx)
   const ifMatch = requestHeader(event, 'if-match')
   if (id === undefined) {
     if (event.method === 'GET') return listAnswer(await listScimUsers(ctx.db, tenant, base), query)
     if (event.method === 'POST') return withBody(event, async (v) => {
-      const r = await createScimUser(ctx.db, tenant, v, base, now)
+      const r = await createScimUser(ctx.db, tenant, v, base, call)
       return r.ok ? withLocation(201, r.user) : fromFailure(r)
     })
     return METHOD_NOT_ALLOWED
@@ -131,16 +135,16 @@ async function usersAnswer(event: H3Event, ctx: IamContext, tenant: ScimTenant, 
     }
     case 'PUT':
       return withBody(event, async (v) => {
-        const r = await replaceScimUser(ctx.db, tenant, id, v, base, now, ifMatch)
+        const r = await replaceScimUser(ctx.db, tenant, id, v, base, call, ifMatch)
         return r.ok ? withLocation(200, r.user) : fromFailure(r)
       })
     case 'PATCH':
       return withPatch(event, async (p) => {
-        const r = await patchScimUser(ctx.db, tenant, id, p, base, now, ifMatch)
+        const r = await patchScimUser(ctx.db, tenant, id, p, base, call, ifMatch)
         return r.ok ? withLocation(200, r.user) : fromFailure(r)
       })
     case 'DELETE': {
-      const r = await deleteScimUser(ctx.db, tenant, id, now)
+      const r = await deleteScimUser(ctx.db, tenant, id, call)
       return r.ok ? { status: 204 } : fromFailure(r)
     }
   }
@@ -148,11 +152,11 @@ async function usersAnswer(event: H3Event, ctx: IamContext, tenant: ScimTenant, 
 }
 
 async function groupsAnswer(event: H3Event, ctx: IamContext, tenant: ScimTenant, base: ScimBase, id: string | undefined, query: URLSearchParams): Promise<Answer> {
-  const now = ctx.now()
+  const call = callOf(event, ctx)
   if (id === undefined) {
     if (event.method === 'GET') return listAnswer(await listScimGroups(ctx.db, tenant, base), query)
     if (event.method === 'POST') return withBody(event, async (v) => {
-      const r = await createScimGroup(ctx.db, tenant, v, base, now)
+      const r = await createScimGroup(ctx.db, tenant, v, base, call)
       return r.ok ? withLocation(201, r.group) : fromFailure(r)
     })
     return METHOD_NOT_ALLOWED
@@ -164,16 +168,16 @@ async function groupsAnswer(event: H3Event, ctx: IamContext, tenant: ScimTenant,
     }
     case 'PUT':
       return withBody(event, async (v) => {
-        const r = await replaceScimGroup(ctx.db, tenant, id, v, base, now)
+        const r = await replaceScimGroup(ctx.db, tenant, id, v, base, call)
         return r.ok ? withLocation(200, r.group) : fromFailure(r)
       })
     case 'PATCH':
       return withPatch(event, async (p) => {
-        const r = await patchScimGroup(ctx.db, tenant, id, p, base, now)
+        const r = await patchScimGroup(ctx.db, tenant, id, p, base, call)
         return r.ok ? withLocation(200, r.group) : fromFailure(r)
       })
     case 'DELETE': {
-      const r = await deleteScimGroup(ctx.db, tenant, id, now)
+      const r = await deleteScimGroup(ctx.db, tenant, id, call)
       return r.ok ? { status: 204 } : fromFailure(r)
     }
   }

@@ -13,7 +13,7 @@ const NOW = '2026-01-02T03:04:05.000Z'
 const OWNER = ['organization:read', 'organization:delete', 'members:read', 'members:manage', 'owners:manage', 'invitations:read', 'invitations:manage', 'roles:read', 'roles:manage']
 const org = (permissions: string[]) => ({ id: 'o-1', slug: 'acme', name: 'Acme', createdAt: NOW, role: 'owner', roleName: 'owner', permissions })
 const invitation = (id: string, email: string) => ({ id, email, role: 'member', roleName: 'member', createdAt: NOW, expiresAt: NOW, status: 'pending' })
-const member = (userId: string, name: string, email: string, role = 'member') => ({ userId, name, email, role, roleName: role, since: NOW })
+const member = (userId: string, name: string, email: string, role = 'member', deactivatedAt: string | null = null) => ({ userId, name, email, role, roleName: role, since: NOW, deactivatedAt })
 
 const mounted: Array<{ unmount(): void }> = []
 afterEach(() => {
@@ -86,5 +86,20 @@ describe('a member', () => {
     await list.findAll('#member-confirm-u-2 button').find((b) => b.text() === 'Confirm')!.trigger('click')
     await vi.waitFor(() => expect(list.text()).toContain('Grace Hopper was removed from the organization.'))
     expect(removed.bodies).toEqual([{ userId: 'u-2' }])
+  })
+
+  it('is marked deactivated when the organization identity provider turned the membership off, and only then', async () => {
+    answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
+    answer('GET', '/api/orgs/o-1/members', 200, {
+      ok: true,
+      data: { members: [member('u-1', 'Ada', 'ada@example.com', 'owner'), member('u-2', 'Grace Hopper', 'grace@example.com', 'member', NOW)] },
+    })
+    const list = await mountSuspended(OrgMembers, { props: { org: org(OWNER), roles: [] }, attachTo: document.body })
+    mounted.push(list)
+    await vi.waitFor(() => expect(list.find('#member-remove-u-2').exists()).toBe(true))
+    const marks = list.findAll('[data-testid="member-deactivated"]')
+    expect(marks).toHaveLength(1)
+    expect(marks[0]!.text()).toBe('Deactivated by the identity provider')
+    expect(marks[0]!.element.closest('li')?.textContent).toContain('grace@example.com')
   })
 })

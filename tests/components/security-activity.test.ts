@@ -92,6 +92,27 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
     [{ orgName: 'Acme', slug: 'acme' }, 'Organization “Acme” deleted'],
     [{}, 'An organization was deleted'],
   ],
+  org_member_provisioned: [
+    [{ orgId: 'o', orgName: 'Acme', member: 'm', role: 'member', method: 'scim' }, 'The identity provider of “Acme” made you a member'],
+    [{}, 'An organization’s identity provider made you a member'],
+  ],
+  org_member_deprovisioned: [
+    [{ orgId: 'o', orgName: 'Acme', member: 'm', method: 'scim' }, 'The identity provider of “Acme” deactivated your membership'],
+    [{}, 'An organization’s identity provider deactivated your membership'],
+  ],
+  org_member_reprovisioned: [
+    [{ orgId: 'o', orgName: 'Acme', member: 'm', method: 'scim' }, 'The identity provider of “Acme” reactivated your membership'],
+    [{}, 'An organization’s identity provider reactivated your membership'],
+  ],
+  org_member_unprovisioned: [
+    [{ orgId: 'o', orgName: 'Acme', member: 'm', method: 'scim' }, 'The identity provider of “Acme” removed you from it'],
+    [{}, 'An organization’s identity provider removed you from it'],
+  ],
+  org_member_role_provisioned: [
+    [{ orgId: 'o', orgName: 'Acme', member: 'm', role: 'Engineers', method: 'scim' }, 'The identity provider of “Acme” changed your role to Engineers'],
+    [{ orgName: 'Acme' }, 'The identity provider of “Acme” changed your role'],
+    [{}, 'An organization’s identity provider changed your role'],
+  ],
   api_token_created: [[{ name: 'ci' }, 'API token “ci” created']],
   api_token_rotated: [[{ name: 'ci', publicIdentifier: 'p' }, 'API token “ci” rotated']],
   api_token_revoked: [
@@ -149,6 +170,7 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   signed_up: [
     [{ method: 'password', sessionId: 's' }, 'Account created'],
     [{ method: 'oauth', provider: 'github' }, 'Account created with Github'],
+    [{ method: 'scim', orgId: 'o', orgName: 'Acme' }, 'Account created by the identity provider of “Acme”'],
   ],
   session_revoked_anomaly: [
     [

@@ -1,7 +1,8 @@
 /** The pure parts of webhook delivery (features/webhooks/schedule.ts, event-map.ts): when to retry, what a receiver sees. */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { SECURITY_EVENT_TYPES } from '../../iam/contract/security-event-types'
-import { isWebhookPattern, WEBHOOK_EVENT_TYPES } from '../../iam/contract/webhooks'
+import { isWebhookPattern, WEBHOOK_CATALOGUE_VERSION, WEBHOOK_EVENT_TYPES } from '../../iam/contract/webhooks'
 import { patternsMatch, webhookData, webhookTypesOf } from '../../iam/features/webhooks/event-map'
 import { nextAttempt, parseRetryAfter, RETRY_AFTER_MAX_MS } from '../../iam/features/webhooks/schedule'
 
@@ -46,6 +47,24 @@ describe('the catalogue', () => {
     const mapped = new Set(SECURITY_EVENT_TYPES.flatMap((t) => webhookTypesOf(t)))
     // user.deleted is queued by the purge (features/account-deletion/purge.ts), webhook.test by the admin route
     expect(WEBHOOK_EVENT_TYPES.filter((t) => !mapped.has(t))).toEqual(['user.deleted', 'webhook.test'])
+  })
+
+  it('names a new version for every change of the types: how many types each version has is pinned here', () => {
+    // receivers read catalogueVersion to know which types can come (docs/webhooks.md, "Catalogue"):
+    // a type added under an older version would be one they were never told of. A new version adds
+    // its line here; a version's count never changes.
+    const TYPES_IN: Record<string, number> = {
+      '2026-11-29': 26,
+      // membership.deactivated, membership.reactivated (SCIM provisioning)
+      '2026-11-30': 28,
+    }
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(TYPES_IN[WEBHOOK_CATALOGUE_VERSION]!)
+  })
+
+  it('is documented in docs/webhooks.md: its version and every type', () => {
+    const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8')
+    expect(doc).toContain(`Version \`${WEBHOOK_CATALOGUE_VERSION}\``)
+    expect(WEBHOOK_EVENT_TYPES.filter((t) => !doc.includes(`\`${t}\``))).toEqual([])
   })
 
   it('takes a type, a family wildcard or * and nothing else', () => {

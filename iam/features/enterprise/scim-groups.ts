@@ -8,13 +8,16 @@
  * group they were in), and removing them from a group gives them `member` again. Owners keep their
  * role: a group change naming an owner is refused. Creating a group creates a custom role without
  * permissions (an owner gives it some on the organization's page); deleting one moves its holders
- * and pending invitations to `member` first.
+ * and pending invitations to `member` first. Every role a group change gives or takes is a security
+ * event of the member (`org_member_role_provisioned`, scim-member-events.ts) in the change's
+ * transaction: receivers get `membership.updated` as for a role an owner changes.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { ScimTenant } from './scim-tokens'
 import { inOrgTransaction } from './scim-transaction'
 import { recordScimEvent } from './scim-events'
+import { recordScimMemberEvent, type ScimCall } from './scim-member-events'
 import { applyPatch, scimMembersByIds, type ScimFailure } from './scim-users'
 import { firstIssue, groupInput, groupResource, type GroupInput, type PatchInput, type ScimBase } from './scim-schema'
 
@@ -95,10 +98,19 @@ const setExternalId = (trx: Transaction<Database>, orgId: number, role: string, 
     .execute()
 
 /**
- * Makes the group's SCIM members exactly `wanted` (SCIM ids): those added get the role, those
- * dropped go back to `member`. Owners cannot be moved; an id that is no SCIM User here is refused.
+ * Makes the group's SCIM members exactly `wanted` (SCIM ids): those added get the role (named
+ * `roleName` in their event), those dropped go back to `member`. Owners cannot be moved; an id
+ * that is no SCIM User here is refused.
  */
-async function setMembers(trx: Transaction<Database>, tenant: ScimTenant, role: string, wanted: readonly string[], at: Date): Promise<ScimFailure | null> {
+async function setMembers(
+  trx: Transaction<Database>,
+  tenant: ScimTenant,
+  group: { role: string; roleName: string },
+  wanted: readonly string[],
+  call: ScimCall,
+): Promise<ScimFailure | null> {
+  const { role } = group
+  const at = new Date(call.now)
   const unique = [...new Set(wanted.map((v) => v.toLowerCase()))]
   const found = await scimMembersByIds(trx, tenant.orgId, unique)
   if (found.length !== unique.length) return fail('bad_request', 'A member is no user of this organization', 'invalidValue')
@@ -109,11 +121,13 @@ async function setMembers(trx: Transaction<Database>, tenant: ScimTenant, role: 
   for (const member of adding) {
     await trx.updateTable('memberships').set({ role }).where('org_id', '=', tenant.orgId).where('user_id', '=', member.userId).execute()
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'group.member_added', target: role, details: { user: member.scimId } })
+    await recordScimMemberEvent(trx, tenant, { type: 'org_member_role_provisioned', userId: member.userId, call, at, role: group.roleName })
   }
   const droppedRows = await scimMembersByIds(trx, tenant.orgId, dropping.map((d) => d.scimId))
   for (const member of droppedRows) {
     await trx.updateTable('memberships').set({ role: 'member' }).where('org_id', '=', tenant.orgId).where('user_id', '=', member.userId).execute()
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'group.member_removed', target: role, details: { user: member.scimId } })
+    await recordScimMemberEvent(trx, tenant, { type: 'org_member_role_provisioned', userId: member.userId, call, at, role: 'member' })
   }
   return null
 }
@@ -124,11 +138,11 @@ const parseGroup = (body: unknown): { ok: true; input: GroupInput } | ScimFailur
 }
 
 /** POST /Groups: a custom role of that name, without permissions. */
-export async function createScimGroup(db: Kysely<Database>, tenant: ScimTenant, body: unknown, base: ScimBase, now: number): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
+export async function createScimGroup(db: Kysely<Database>, tenant: ScimTenant, body: unknown, base: ScimBase, call: ScimCall): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
   const parsed = parseGroup(body)
   if (!parsed.ok) return parsed
   const { input } = parsed
-  const at = new Date(now)
+  const at = new Date(call.now)
   const created = await inOrgTransaction(db, tenant, async (trx) => {
     if (await nameTaken(trx, tenant.orgId, input.displayName)) return fail('conflict', 'The organization has a group of that name', 'uniqueness')
     const role = await trx
@@ -140,7 +154,7 @@ export async function createScimGroup(db: Kysely<Database>, tenant: ScimTenant, 
     if (!role) return fail('conflict', 'The organization has a group of that name', 'uniqueness')
     await setExternalId(trx, tenant.orgId, role.id, input.externalId)
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'group.created', target: role.id, details: { displayName: input.displayName } })
-    const failure = await setMembers(trx, tenant, role.id, (input.members ?? []).map((m) => m.value), at)
+    const failure = await setMembers(trx, tenant, { role: role.id, roleName: input.displayName }, (input.members ?? []).map((m) => m.value), call)
     return failure ?? { id: role.id }
   })
   if ('ok' in created) return created
@@ -148,11 +162,11 @@ export async function createScimGroup(db: Kysely<Database>, tenant: ScimTenant, 
 }
 
 /** PUT /Groups/:id: the name (custom roles only), the externalId and the whole member list. */
-export async function replaceScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, body: unknown, base: ScimBase, now: number): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
+export async function replaceScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, body: unknown, base: ScimBase, call: ScimCall): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
   const parsed = parseGroup(body)
   if (!parsed.ok) return parsed
   const { input } = parsed
-  const at = new Date(now)
+  const at = new Date(call.now)
   const done = await inOrgTransaction(db, tenant, async (trx) => {
     const [row] = await groupRows(trx, tenant.orgId, id)
     if (!row) return NOT_FOUND
@@ -163,7 +177,8 @@ export async function replaceScimGroup(db: Kysely<Database>, tenant: ScimTenant,
     }
     await setExternalId(trx, tenant.orgId, row.id, input.externalId)
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'group.updated', target: row.id, details: { displayName: input.displayName } })
-    const failure = input.members === undefined ? null : await setMembers(trx, tenant, row.id, input.members.map((m) => m.value), at)
+    // a built-in group keeps its name (checked above), so displayName is the role's name now
+    const failure = input.members === undefined ? null : await setMembers(trx, tenant, { role: row.id, roleName: input.displayName }, input.members.map((m) => m.value), call)
     return failure ?? { id: row.id }
   })
   if ('ok' in done) return done
@@ -171,22 +186,27 @@ export async function replaceScimGroup(db: Kysely<Database>, tenant: ScimTenant,
 }
 
 /** PATCH /Groups/:id: the operations applied to the group as it is, then replaced (members by `value`). */
-export async function patchScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, patch: PatchInput, base: ScimBase, now: number): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
+export async function patchScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, patch: PatchInput, base: ScimBase, call: ScimCall): Promise<{ ok: true; group: ScimGroupResource } | ScimFailure> {
   const current = await getScimGroup(db, tenant, id, base)
   if (!current.ok) return current
   const patched = applyPatch(current.group, patch)
   if (!patched.ok) return patched
-  return replaceScimGroup(db, tenant, id, { ...patched.resource, members: (patched.resource.members ?? []).map((m) => ({ value: String(m.value) })) }, base, now)
+  return replaceScimGroup(db, tenant, id, { ...patched.resource, members: (patched.resource.members ?? []).map((m) => ({ value: String(m.value) })) }, base, call)
 }
 
-/** DELETE /Groups/:id: a custom role's holders and pending invitations become `member`, then the role goes. */
-export async function deleteScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, now: number): Promise<{ ok: true } | ScimFailure> {
-  const at = new Date(now)
+/**
+ * DELETE /Groups/:id: a custom role's holders and pending invitations become `member`, then the
+ * role goes. Each holder's new role is their security event, SCIM User or not: the provider's call
+ * changed it.
+ */
+export async function deleteScimGroup(db: Kysely<Database>, tenant: ScimTenant, id: string, call: ScimCall): Promise<{ ok: true } | ScimFailure> {
+  const at = new Date(call.now)
   return inOrgTransaction(db, tenant, async (trx) => {
     const [row] = await groupRows(trx, tenant.orgId, id)
     if (!row) return NOT_FOUND
     if ((BUILT_IN as readonly string[]).includes(row.id)) return fail('bad_request', 'A built-in group cannot be deleted', 'mutability')
-    await trx.updateTable('memberships').set({ role: 'member' }).where('org_id', '=', tenant.orgId).where('role', '=', row.id).execute()
+    const holders = await trx.updateTable('memberships').set({ role: 'member' }).where('org_id', '=', tenant.orgId).where('role', '=', row.id).returning('user_id').execute()
+    for (const holder of holders) await recordScimMemberEvent(trx, tenant, { type: 'org_member_role_provisioned', userId: holder.user_id, call, at, role: 'member' })
     await trx.updateTable('invitations').set({ role: 'member' }).where('org_id', '=', tenant.orgId).where('role', '=', row.id).execute()
     await trx.deleteFrom('scim_groups').where('org_id', '=', tenant.orgId).where('role', '=', row.id).execute()
     await trx.deleteFrom('organization_roles').where('org_id', '=', tenant.orgId).where(sql<string>`id::text`, '=', row.id).execute()

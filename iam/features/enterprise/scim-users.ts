@@ -21,7 +21,9 @@
  *
  * Writes run in one transaction each, after locking the organization's row, so two calls of one
  * provider for one organization are serialised, and the change, its event and its deprovisioning
- * commit together.
+ * commit together. A change to an account or a membership also records a security event of the
+ * person in that transaction (scim-member-events.ts), which its webhooks are queued beside; a call
+ * that changes neither (a repeated `active: false`, new names only) records none.
  */
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { scimPatch, ScimError, type ScimPatchOperation } from 'scim-patch'
@@ -34,6 +36,7 @@ import { emailDomain } from './domain-name'
 import { domainVerifiedBy } from './domains'
 import { recordScimEvent } from './scim-events'
 import { deprovisionMembership, reactivateMembership } from './scim-deprovision'
+import { recordScimMemberEvent, recordScimSignUp, type ScimCall } from './scim-member-events'
 import { firstIssue, userInput, userResource, type PatchInput, type ScimBase, type ScimType, type ScimUserResource, type ScimUserRow, type UserInput } from './scim-schema'
 
 /** A failure a SCIM answer names (RFC 7644 section 3.12): the HTTP side picks the status by `code`. */
@@ -147,14 +150,32 @@ async function anotherActiveOwner(trx: Transaction<Database>, orgId: number, use
 
 const LAST_OWNER = fail('bad_request', 'The last owner of the organization cannot be deactivated or deleted: make another member an owner first', 'mutability')
 
-/** Applies `active` to the membership; a failure when it would leave the organization without an owner. */
-async function applyActive(trx: Transaction<Database>, tenant: ScimTenant, row: { userId: number; role: string; scimId: string }, active: boolean, at: Date): Promise<ScimFailure | null> {
+/**
+ * Applies `active` to the membership; a failure when it would leave the organization without an
+ * owner. A membership that changes is logged and, unless `quiet` (a DELETE reports the deletion
+ * alone), becomes the person's security event; one already so changes nothing and records nothing.
+ */
+async function applyActive(
+  trx: Transaction<Database>,
+  tenant: ScimTenant,
+  row: { userId: number; role: string; scimId: string },
+  active: boolean,
+  call: ScimCall,
+  quiet = false,
+): Promise<ScimFailure | null> {
+  const at = new Date(call.now)
   if (active) {
-    if (await reactivateMembership(trx, tenant.orgId, row.userId)) await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.reactivated', target: row.scimId, details: {} })
+    if (await reactivateMembership(trx, tenant.orgId, row.userId)) {
+      await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.reactivated', target: row.scimId, details: {} })
+      if (!quiet) await recordScimMemberEvent(trx, tenant, { type: 'org_member_reprovisioned', userId: row.userId, call, at })
+    }
     return null
   }
   if (row.role === 'owner' && !(await anotherActiveOwner(trx, tenant.orgId, row.userId, at))) return LAST_OWNER
-  if (await deprovisionMembership(trx, tenant.orgId, row.userId, at)) await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.deactivated', target: row.scimId, details: {} })
+  if (await deprovisionMembership(trx, tenant.orgId, row.userId, at)) {
+    await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.deactivated', target: row.scimId, details: {} })
+    if (!quiet) await recordScimMemberEvent(trx, tenant, { type: 'org_member_deprovisioned', userId: row.userId, call, at })
+  }
   return null
 }
 
@@ -168,12 +189,12 @@ export async function createScimUser(
   tenant: ScimTenant,
   body: unknown,
   base: ScimBase,
-  now: number,
+  call: ScimCall,
 ): Promise<{ ok: true; user: ScimUserResource } | ScimFailure> {
   const parsed = userInput.safeParse(body)
   if (!parsed.success) return fail('bad_request', firstIssue(parsed.error), 'invalidValue')
   const input = parsed.data
-  const at = new Date(now)
+  const at = new Date(call.now)
   return inOrgTransaction(db, tenant, async (trx) => {
     // Only an address of a domain the organization proved (docs/enterprise.md, "Verified domains")
     // is provisioned: a provider may not make or link accounts of addresses anyone else owns. Decided
@@ -194,14 +215,19 @@ export async function createScimUser(
     if (!account) {
       account = await insertUser(trx, { email: input.userName, name: accountNameOf(input), passwordHash: null, emailVerified: false, termsConsent: false, now: at })
       action = 'user.created'
+      // the account's first event, as a sign-up's (user.created for webhook receivers)
+      await recordScimSignUp(trx, tenant, { userId: account.id, call, at })
     }
     const linked = await trx.selectFrom('scim_users').select('scim_id').where('org_id', '=', tenant.orgId).where('user_id', '=', account.id).executeTakeFirst()
     if (linked) return fail('conflict', 'The organization has a user with that userName', 'uniqueness')
-    await trx
+    const joined = await trx
       .insertInto('memberships')
       .values({ org_id: tenant.orgId, user_id: account.id, role: 'member', created_at: at })
       .onConflict((oc) => oc.columns(['org_id', 'user_id']).doNothing())
-      .execute()
+      .returning('user_id')
+      .executeTakeFirst()
+    // a member already (invited, or by the organization's SSO) is linked, not made one
+    if (joined) await recordScimMemberEvent(trx, tenant, { type: 'org_member_provisioned', userId: account.id, call, at, role: 'member' })
     const inserted = await trx
       .insertInto('scim_users')
       .values({ org_id: tenant.orgId, user_id: account.id, ...ownNames(input), created_at: at, updated_at: at })
@@ -210,7 +236,7 @@ export async function createScimUser(
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action, target: inserted.scimId, details: { userName: input.userName, externalId: input.externalId ?? null } })
     const row = (await findRow(trx, tenant.orgId, inserted.scimId))!
     // a person created inactive, or linked while the membership was blocked, stays as the body says
-    const failure = await applyActive(trx, tenant, row, input.active ?? true, at)
+    const failure = await applyActive(trx, tenant, row, input.active ?? true, call)
     if (failure) return failure
     return { ok: true as const, user: userResource((await findRow(trx, tenant.orgId, inserted.scimId))!, base) }
   }, uniqueConflict)
@@ -223,13 +249,13 @@ export async function replaceScimUser(
   scimId: string,
   body: unknown,
   base: ScimBase,
-  now: number,
+  call: ScimCall,
   ifMatch?: string,
 ): Promise<{ ok: true; user: ScimUserResource } | ScimFailure> {
   const parsed = userInput.safeParse(body)
   if (!parsed.success) return fail('bad_request', firstIssue(parsed.error), 'invalidValue')
   const input = parsed.data
-  const at = new Date(now)
+  const at = new Date(call.now)
   return inOrgTransaction(db, tenant, async (trx) => {
     const row = await findRow(trx, tenant.orgId, scimId)
     if (!row) return NOT_FOUND
@@ -243,7 +269,7 @@ export async function replaceScimUser(
       .execute()
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.updated', target: row.scimId, details: {} })
     if (input.active !== undefined) {
-      const failure = await applyActive(trx, tenant, row, input.active, at)
+      const failure = await applyActive(trx, tenant, row, input.active, call)
       if (failure) return failure
     }
     return { ok: true as const, user: userResource((await findRow(trx, tenant.orgId, row.scimId))!, base) }
@@ -281,7 +307,7 @@ export async function patchScimUser(
   scimId: string,
   patch: PatchInput,
   base: ScimBase,
-  now: number,
+  call: ScimCall,
   ifMatch?: string,
 ): Promise<{ ok: true; user: ScimUserResource } | ScimFailure> {
   const current = await getScimUser(db, tenant, scimId, base)
@@ -289,7 +315,7 @@ export async function patchScimUser(
   const patched = applyPatch(current.user, patch)
   if (!patched.ok) return patched
   // a PATCH says nothing of what it does not name: the version it read is the one it replaces
-  return replaceScimUser(db, tenant, scimId, patched.resource, base, now, ifMatch ?? current.user.meta.version)
+  return replaceScimUser(db, tenant, scimId, patched.resource, base, call, ifMatch ?? current.user.meta.version)
 }
 
 /**
@@ -298,15 +324,18 @@ export async function patchScimUser(
  * the organization's SSO cannot make the person a member again; a later POST of the same
  * `userName` links and reactivates it.
  */
-export async function deleteScimUser(db: Kysely<Database>, tenant: ScimTenant, scimId: string, now: number): Promise<{ ok: true } | ScimFailure> {
-  const at = new Date(now)
+export async function deleteScimUser(db: Kysely<Database>, tenant: ScimTenant, scimId: string, call: ScimCall): Promise<{ ok: true } | ScimFailure> {
+  const at = new Date(call.now)
   return inOrgTransaction(db, tenant, async (trx) => {
     const row = await findRow(trx, tenant.orgId, scimId)
     if (!row) return NOT_FOUND
-    const failure = await applyActive(trx, tenant, row, false, at)
+    const failure = await applyActive(trx, tenant, row, false, call, true)
     if (failure) return failure
     await trx.deleteFrom('scim_users').where('org_id', '=', tenant.orgId).where(sql<string>`scim_id::text`, '=', row.scimId).execute()
     await recordScimEvent(trx, { orgId: tenant.orgId, at, action: 'user.deleted', target: row.scimId, details: {} })
+    // one event for the deletion, whether or not the membership was active until now: the
+    // person's SCIM User is gone (membership.deleted), the membership stays blocked
+    await recordScimMemberEvent(trx, tenant, { type: 'org_member_unprovisioned', userId: row.userId, call, at })
     return { ok: true as const }
   }, uniqueConflict)
 }

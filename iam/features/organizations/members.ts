@@ -21,15 +21,19 @@ import { BUILT_IN_PERMISSIONS, isBuiltInRole, mayGrant } from '../../contract/or
 /** A member as the routes show it (`userId` is the member's public id, users.public_id). */
 export type MemberView = z.infer<typeof orgMemberView>
 
-type MemberRow = Omit<MemberView, 'since'> & { since: string | Date }
+type MemberRow = Omit<MemberView, 'since' | 'deactivatedAt'> & { since: string | Date; deactivatedAt: string | Date | null }
 
-/** The members (members:read), in one statement with the actor's membership and permission. */
+/**
+ * The members (members:read), in one statement with the actor's membership and permission. A
+ * member the organization's identity provider deactivated (SCIM, scim-deprovision.ts) is listed
+ * with `deactivatedAt`: still a row here, so the page can say why they no longer get in.
+ */
 export async function listMembers(db: Kysely<Database>, orgId: string, userId: number): Promise<{ ok: true; members: MemberView[] } | NotFound | Forbidden> {
   const { rows } = await sql<{ allowed: boolean; members: MemberRow[] | null }>`with a as (${actorSql(orgId, userId)})
     select 'members:read' = any(a.permissions) as allowed,
       case when 'members:read' = any(a.permissions) then (
         select coalesce(json_agg(json_build_object('userId', u.public_id::text, 'email', u.email, 'name', u.name, 'role', m.role,
-          'roleName', coalesce(r.name, m.role), 'since', m.created_at) order by m.created_at, u.id), '[]'::json)
+          'roleName', coalesce(r.name, m.role), 'since', m.created_at, 'deactivatedAt', m.deprovisioned_at) order by m.created_at, u.id), '[]'::json)
         from memberships m
         join users u on u.id = m.user_id
         left join organization_roles r on r.org_id = m.org_id and r.id::text = m.role
@@ -39,7 +43,7 @@ export async function listMembers(db: Kysely<Database>, orgId: string, userId: n
   if (!row) return NOT_FOUND
   if (!row.allowed) return FORBIDDEN
   const members = (typeof row.members === 'string' ? JSON.parse(row.members) : row.members) as MemberRow[]
-  return { ok: true, members: members.map((m) => ({ ...m, since: new Date(m.since).toISOString() })) }
+  return { ok: true, members: members.map((m) => ({ ...m, since: new Date(m.since).toISOString(), deactivatedAt: m.deactivatedAt === null ? null : new Date(m.deactivatedAt).toISOString() })) }
 }
 
 /** A role as it is handed out: its permissions, and its name (the built-in role or the custom role's). */

@@ -49,6 +49,12 @@ const MAP: Partial<Record<SecurityEventType, Mapping>> = {
   org_member_role_changed: { types: ['membership.updated'] },
   org_member_removed: { types: ['membership.deleted'] },
   org_left: { types: ['membership.deleted'] },
+  // made by the organization's identity provider (SCIM): recorded on the member's own account
+  org_member_provisioned: { types: ['membership.created'] },
+  org_member_deprovisioned: { types: ['membership.deactivated'] },
+  org_member_reprovisioned: { types: ['membership.reactivated'] },
+  org_member_unprovisioned: { types: ['membership.deleted'] },
+  org_member_role_provisioned: { types: ['membership.updated'] },
   oidc_app_authorized: { types: ['oidc.app_authorized'] },
   oidc_access_revoked: { types: ['oidc.access_revoked'] },
   impersonation_started: { types: ['admin.impersonation_started'], subjectOnly: true },
