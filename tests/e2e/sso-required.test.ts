@@ -99,3 +99,63 @@ describe('an organization that requires its own sign-in', () => {
     expect(csp).toEqual([])
   })
 })
+
+describe('the enterprise settings on the organization page', () => {
+  it('an owner adds a domain, sees its TXT record, verifies it once published, creates a SCIM token shown once and finds it in the log, at 390 px', async () => {
+    const browser = await e2e.launchForTest()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    const owner = freshEmail('console-owner')
+    await signUpInBrowser(page, e2e.stack.url, owner)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, owner)
+    const org = await bff(page, '/api/orgs', { name: 'Console Corp', slug: `console-${Date.now().toString(36)}` })
+    expect(org.status).toBe(201)
+    const orgId = (org.json.data as { org: { id: string } }).org.id
+    await page.goto(`${e2e.stack.url}/orgs/${orgId}`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Enterprise sign-in' }).isVisible(), WAIT).toBe(true)
+
+    // the claim answers the TXT record to publish, shown with its name and value to copy
+    const claimed = `console${Date.now().toString(36)}.test`
+    await page.getByLabel('Domain', { exact: true }).fill(claimed)
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: `${claimed} was added.` }).count(), WAIT).toBe(1)
+    const list = page.getByTestId('org-domains')
+    await expect.poll(() => list.textContent(), WAIT).toContain(`_identity-platform.${claimed}`)
+    const value = (await list.locator('code[id^="domain-txt-value-"]').textContent())!.trim()
+    expect(value).toMatch(/^identity-platform-verification=[A-Za-z0-9_-]+$/)
+
+    // before DNS has it: said in words, with the name it was looked for at
+    const check = page.getByRole('button', { name: `Check the DNS record of ${claimed} now` })
+    await check.click()
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: `The TXT record of ${claimed} was not found at _identity-platform.${claimed} yet.` }).count(), WAIT).toBe(1)
+    zones[`_identity-platform.${claimed}`] = { txt: [value] }
+    await check.click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: `${claimed} is verified.` }).count(), WAIT).toBe(1)
+    await expect.poll(() => list.textContent(), WAIT).toContain('verified on')
+    expect(await list.locator('code[id^="domain-txt-value-"]').count()).toBe(0)
+
+    // the SCIM token: shown once, its creation in the log
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const raw = page.locator('#raw-token')
+    await expect.poll(() => raw.inputValue(), WAIT).toMatch(/^scim_[A-Za-z0-9_-]{43}$/)
+    const token = await raw.inputValue()
+    await expect.poll(() => page.getByTestId('org-scim-log').locator('[data-action="token.created"]').count(), WAIT).toBe(1)
+    expect(await page.getByTestId('org-scim-log').textContent()).toContain('Token created')
+    expect(await page.locator('code', { hasText: `${e2e.stack.url}/scim/v2` }).count()).toBe(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    await page.getByRole('button', { name: 'I have saved it' }).click()
+    expect(await raw.count()).toBe(0)
+
+    // a reload shows the token's last characters only, and the same page right to left fits too
+    await browser.context.addCookies([{ name: 'locale', value: 'ar', url: e2e.stack.url }])
+    await page.reload()
+    await expect.poll(() => page.getByTestId('org-scim').textContent(), WAIT).toContain(token.slice(-4))
+    expect(await page.locator('main').textContent()).not.toContain(token)
+    await expect.poll(() => page.getByTestId('org-scim-log').locator('[data-action="token.created"]').textContent(), WAIT).toBe(message('ar', 'orgs.scim.action.tokenCreated'))
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    expect(csp).toEqual([])
+  })
+})
