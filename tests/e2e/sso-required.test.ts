@@ -158,4 +158,48 @@ describe('the enterprise settings on the organization page', () => {
     expect(await overflowing(page)).toEqual([])
     expect(csp).toEqual([])
   })
+
+  it('an owner sets the SAML connection from a metadata file, reads what to enter at the identity provider, and the test sign-in starts at the provider, at 390 px', async () => {
+    const browser = await e2e.launchForTest()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    const owner = freshEmail('console-sso-owner')
+    await signUpInBrowser(page, e2e.stack.url, owner)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, owner)
+    const org = await bff(page, '/api/orgs', { name: 'Console SSO', slug: `console-sso-${Date.now().toString(36)}` })
+    const orgId = (org.json.data as { org: { id: string } }).org.id
+    await page.goto(`${e2e.stack.url}/orgs/${orgId}`)
+    await expect.poll(() => page.getByText('No connection is set up yet.').isVisible(), WAIT).toBe(true)
+
+    // a document that is no metadata is refused at its field, in words
+    await page.getByLabel('Metadata XML', { exact: true }).fill('<html>not metadata</html>')
+    await page.getByRole('button', { name: 'Save connection' }).click()
+    await expect.poll(() => page.locator('#sso-xml-error').textContent(), WAIT).toContain('This metadata could not be read.')
+
+    // the provider's metadata file, read in the browser and sent as text
+    const keys = makeIdpKeys('console-e2e')
+    const metadata = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.console.test/e"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${keys.certBody}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.console.test/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`
+    await page.getByLabel('Metadata file').setInputFiles({ name: 'idp.xml', mimeType: 'application/xml', buffer: Buffer.from(metadata) })
+    await expect.poll(() => page.getByLabel('Metadata XML', { exact: true }).inputValue(), WAIT).toBe(metadata)
+    await page.getByLabel('Connection on').check()
+    await page.getByRole('button', { name: 'Save connection' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'The connection was saved.' }).count(), WAIT).toBe(1)
+
+    const current = page.getByTestId('org-sso')
+    expect(await current.textContent()).toContain('https://idp.console.test/e')
+    expect(await current.textContent()).toContain('CN=console-e2e')
+    const acs = (await page.locator('#sso-sp-acs').textContent())!
+    expect(acs).toMatch(new RegExp(`^${e2e.stack.url.replace(/[.]/g, '\\.')}/sso/saml/[0-9a-f-]{36}/acs$`))
+    const test = page.getByTestId('sso-test')
+    const href = (await test.getAttribute('href'))!
+    expect(href).toBe(`${new URL(acs).pathname.replace(/acs$/, 'start')}?returnTo=${encodeURIComponent(`/orgs/${orgId}`)}`)
+    // the link's start answers a redirect to the provider with an AuthnRequest (HTTP-Redirect binding)
+    const started = await page.request.get(`${e2e.stack.url}${href}`, { maxRedirects: 0 })
+    expect(started.status()).toBe(302)
+    expect(started.headers().location).toMatch(/^https:\/\/idp\.console\.test\/sso\?SAMLRequest=/)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    expect(csp).toEqual([])
+  })
 })
