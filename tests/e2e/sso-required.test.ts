@@ -3,7 +3,10 @@
  * right and right to left: the sign-in page offers the organization's sign-in instead of the password for an
  * address of its domain, and "forgot password" for such an address answers with the same button
  * (the IAM's 403 `sso_required`) instead of the mail notice; the sentence in the language, no raw
- * code, no text wider than its box, axe clean.
+ * code, no text wider than its box, axe clean. The same stack (its DNS server answers the TXT
+ * records) walks the owner's enterprise settings on the organization page (docs/enterprise.md, "From
+ * the console"): a domain claimed and verified, a SCIM token shown once and logged, the SAML connection
+ * set from a metadata file and its test sign-in started.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
