@@ -105,14 +105,20 @@ describe('the verified domains', () => {
     expect(add.bodies).toEqual([{ domain: 'co.uk' }])
   })
 
-  it('asks before removing a domain, with focus on Cancel, and Confirm removes it and says what that means', async () => {
+  it('asks before removing a domain, with focus on Cancel, Escape keeps it, and Confirm removes it and says what that means', async () => {
     const removed = answer('POST', '/api/orgs/o-1/domains/remove', 200, { ok: true, data: { removed: true } })
     const section = await mountDomains()
     await section.find(`#domain-remove-${D2}`).trigger('click')
     await vi.waitFor(() => expect(section.find(`#domain-confirm-${D2}`).exists()).toBe(true))
     expect(section.find(`#domain-confirm-${D2}-question`).text()).toBe('Remove rockets.example? Its addresses will no longer sign in through your identity provider.')
     await vi.waitFor(() => expect(document.activeElement?.textContent?.trim()).toBe('Cancel'))
+    // Escape keeps the domain and gives focus back to Remove, as a keyboard user expects
+    await section.find(`#domain-confirm-${D2}`).trigger('keydown', { key: 'Escape' })
+    await vi.waitFor(() => expect(document.activeElement?.id).toBe(`domain-remove-${D2}`))
+    expect(section.find(`#domain-confirm-${D2}`).exists()).toBe(false)
     expect(removed.bodies).toEqual([])
+    await section.find(`#domain-remove-${D2}`).trigger('click')
+    await vi.waitFor(() => expect(section.find(`#domain-confirm-${D2}`).exists()).toBe(true))
     await section.findAll(`#domain-confirm-${D2} button`).find((b) => b.text() === 'Confirm')!.trigger('click')
     await vi.waitFor(() => expect(section.text()).toContain('rockets.example was removed. Its addresses no longer sign in through your identity provider.'))
     expect(removed.bodies).toEqual([{ domainId: D2 }])
