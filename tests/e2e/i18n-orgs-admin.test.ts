@@ -32,6 +32,13 @@ const ORG_KEYS = [
   'orgs.permission.membersRead',
   'orgs.leave.button',
   'orgs.delete.intro',
+  'orgs.settings.enterprise',
+  'orgs.domains.intro',
+  'orgs.domains.nameHint',
+  'orgs.sso.setHeading',
+  'orgs.sso.requireSsoHint',
+  'orgs.scim.none',
+  'orgs.scim.logEmpty',
 ]
 /** Sentences of the console's pages that must not be left in English. */
 const ADMIN_KEYS = [
@@ -99,6 +106,9 @@ describe('the organization pages and the admin console in each language', () => 
     await page.locator('form.invite button[type="submit"]').click()
     await expect.poll(() => page.locator('[data-testid="org-invitations"] li').count(), WAIT).toBe(1)
     await expect.poll(() => page.locator('#invitations .alert.success').textContent(), WAIT).toBe(message(code, 'orgs.invitations.sent').replace('{email}', invitee))
+    // the owner's enterprise sign-in section, read once its three parts have loaded
+    await expect.poll(() => page.locator('#enterprise-heading').textContent(), WAIT).toBe(message(code, 'orgs.settings.enterprise'))
+    await expect.poll(() => page.locator('#enterprise p[role="status"]').count(), WAIT).toBe(0)
     expect(await englishLeft(page, code, ORG_KEYS)).toEqual([])
     await checkLayout(page, code)
     await saveScreenshot(page, `i18n-${code}-org-settings`)

@@ -3,7 +3,10 @@
  * right and right to left: the sign-in page offers the organization's sign-in instead of the password for an
  * address of its domain, and "forgot password" for such an address answers with the same button
  * (the IAM's 403 `sso_required`) instead of the mail notice; the sentence in the language, no raw
- * code, no text wider than its box, axe clean.
+ * code, no text wider than its box, axe clean. The same stack (its DNS server answers the TXT
+ * records) walks the owner's enterprise settings on the organization page (docs/enterprise.md, "From
+ * the console"): a domain claimed and verified, a SCIM token shown once and logged, the SAML connection
+ * set from a metadata file and its test sign-in started.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -96,6 +99,110 @@ describe('an organization that requires its own sign-in', () => {
     await page.locator('main form button[type="submit"]').click()
     await expectOrganizationSignIn(page, code, '/account')
     expect(await page.locator('.alert.success').count()).toBe(0)
+    expect(csp).toEqual([])
+  })
+})
+
+describe('the enterprise settings on the organization page', () => {
+  it('an owner adds a domain, sees its TXT record, verifies it once published, creates a SCIM token shown once and finds it in the log, at 390 px', async () => {
+    const browser = await e2e.launchForTest()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    const owner = freshEmail('console-owner')
+    await signUpInBrowser(page, e2e.stack.url, owner)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, owner)
+    const org = await bff(page, '/api/orgs', { name: 'Console Corp', slug: `console-${Date.now().toString(36)}` })
+    expect(org.status).toBe(201)
+    const orgId = (org.json.data as { org: { id: string } }).org.id
+    await page.goto(`${e2e.stack.url}/orgs/${orgId}`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Enterprise sign-in' }).isVisible(), WAIT).toBe(true)
+
+    // the claim answers the TXT record to publish, shown with its name and value to copy
+    const claimed = `console${Date.now().toString(36)}.test`
+    await page.getByLabel('Domain', { exact: true }).fill(claimed)
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: `${claimed} was added.` }).count(), WAIT).toBe(1)
+    const list = page.getByTestId('org-domains')
+    await expect.poll(() => list.textContent(), WAIT).toContain(`_identity-platform.${claimed}`)
+    const value = (await list.locator('code[id^="domain-txt-value-"]').textContent())!.trim()
+    expect(value).toMatch(/^identity-platform-verification=[A-Za-z0-9_-]+$/)
+
+    // before DNS has it: said in words, with the name it was looked for at
+    const check = page.getByRole('button', { name: `Check the DNS record of ${claimed} now` })
+    await check.click()
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: `The TXT record of ${claimed} was not found at _identity-platform.${claimed} yet.` }).count(), WAIT).toBe(1)
+    zones[`_identity-platform.${claimed}`] = { txt: [value] }
+    await check.click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: `${claimed} is verified.` }).count(), WAIT).toBe(1)
+    await expect.poll(() => list.textContent(), WAIT).toContain('verified on')
+    expect(await list.locator('code[id^="domain-txt-value-"]').count()).toBe(0)
+
+    // the SCIM token: shown once, its creation in the log
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const raw = page.locator('#raw-token')
+    await expect.poll(() => raw.inputValue(), WAIT).toMatch(/^scim_[A-Za-z0-9_-]{43}$/)
+    const token = await raw.inputValue()
+    await expect.poll(() => page.getByTestId('org-scim-log').locator('[data-action="token.created"]').count(), WAIT).toBe(1)
+    expect(await page.getByTestId('org-scim-log').textContent()).toContain('Token created')
+    expect(await page.locator('code', { hasText: `${e2e.stack.url}/scim/v2` }).count()).toBe(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    await page.getByRole('button', { name: 'I have saved it' }).click()
+    expect(await raw.count()).toBe(0)
+
+    // a reload shows the token's last characters only, and the same page right to left fits too
+    await browser.context.addCookies([{ name: 'locale', value: 'ar', url: e2e.stack.url }])
+    await page.reload()
+    await expect.poll(() => page.getByTestId('org-scim').textContent(), WAIT).toContain(token.slice(-4))
+    expect(await page.locator('main').textContent()).not.toContain(token)
+    await expect.poll(() => page.getByTestId('org-scim-log').locator('[data-action="token.created"]').textContent(), WAIT).toBe(message('ar', 'orgs.scim.action.tokenCreated'))
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    expect(csp).toEqual([])
+  })
+
+  it('an owner sets the SAML connection from a metadata file, reads what to enter at the identity provider, and the test sign-in starts at the provider, at 390 px', async () => {
+    const browser = await e2e.launchForTest()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    const owner = freshEmail('console-sso-owner')
+    await signUpInBrowser(page, e2e.stack.url, owner)
+    await confirmEmailInBrowser(page, e2e.stack.smtp, owner)
+    const org = await bff(page, '/api/orgs', { name: 'Console SSO', slug: `console-sso-${Date.now().toString(36)}` })
+    const orgId = (org.json.data as { org: { id: string } }).org.id
+    await page.goto(`${e2e.stack.url}/orgs/${orgId}`)
+    await expect.poll(() => page.getByText('No connection is set up yet.').isVisible(), WAIT).toBe(true)
+
+    // a document that is no metadata is refused at its field, in words
+    await page.getByLabel('Metadata XML', { exact: true }).fill('<html>not metadata</html>')
+    await page.getByRole('button', { name: 'Save connection' }).click()
+    await expect.poll(() => page.locator('#sso-xml-error').textContent(), WAIT).toContain('This metadata could not be read.')
+
+    // the provider's metadata file, read in the browser and sent as text
+    const keys = makeIdpKeys('console-e2e')
+    const metadata = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.console.test/e"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${keys.certBody}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.console.test/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`
+    await page.getByLabel('Metadata file').setInputFiles({ name: 'idp.xml', mimeType: 'application/xml', buffer: Buffer.from(metadata) })
+    await expect.poll(() => page.getByLabel('Metadata XML', { exact: true }).inputValue(), WAIT).toBe(metadata)
+    await page.getByLabel('Connection on').check()
+    await page.getByRole('button', { name: 'Save connection' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'The connection was saved.' }).count(), WAIT).toBe(1)
+
+    const current = page.getByTestId('org-sso')
+    expect(await current.textContent()).toContain('https://idp.console.test/e')
+    expect(await current.textContent()).toContain('CN=console-e2e')
+    const acs = (await page.locator('#sso-sp-acs').textContent())!
+    expect(acs).toMatch(new RegExp(`^${e2e.stack.url.replace(/[.]/g, '\\.')}/sso/saml/[0-9a-f-]{36}/acs$`))
+    const test = page.getByTestId('sso-test')
+    const href = (await test.getAttribute('href'))!
+    expect(href).toBe(`${new URL(acs).pathname.replace(/acs$/, 'start')}?returnTo=${encodeURIComponent(`/orgs/${orgId}`)}`)
+    // the link's start answers a redirect to the provider with an AuthnRequest (HTTP-Redirect binding)
+    const started = await page.request.get(`${e2e.stack.url}${href}`, { maxRedirects: 0 })
+    expect(started.status()).toBe(302)
+    expect(started.headers().location).toMatch(/^https:\/\/idp\.console\.test\/sso\?SAMLRequest=/)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
     expect(csp).toEqual([])
   })
 })

@@ -86,6 +86,10 @@ const CONVERTED = [
   'components/OrgInvitations.vue',
   'components/OrgRoles.vue',
   'components/OrgLeaveDelete.vue',
+  'components/OrgDomains.vue',
+  'components/OrgSso.vue',
+  'components/OrgScim.vue',
+  'components/CopyValue.vue',
   'pages/admin/index.vue',
   'pages/admin/users/[id].vue',
   'pages/admin/orgs/index.vue',
@@ -98,10 +102,11 @@ const CONVERTED = [
 ]
 
 /**
- * Words a converted template may show as they are: the product's name, and the wire values of the
- * API-token pages that a script sends or reads (a header's name, the verify route's answer).
+ * Words a converted template may show as they are: the product's name, the wire values of the
+ * API-token pages that a script sends or reads (a header's name, the verify route's answer), and the
+ * DNS record type an owner enters at their DNS host (RFC 1035 section 3.3.14).
  */
-const UNTRANSLATED_WORDS = new Set(['Identity', 'x-api-key', 'Invalid key'])
+const UNTRANSLATED_WORDS = new Set(['Identity', 'x-api-key', 'Invalid key', 'TXT'])
 
 type Catalogue = { [key: string]: string | Catalogue }
 
