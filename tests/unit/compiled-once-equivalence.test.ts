@@ -13,11 +13,11 @@ it('the table below covers every statement built with compiledOnce in iam/featur
   expect(COMPILED_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = compiledOnce\b/g))
 })
 
-describe.each(KINDS)('compiledOnce against plain Kysely on $kind', ({ kind, skip: noPostgresServer }) => {
-  const t = dataLayerDbForSuite(kind, noPostgresServer)
+describe.each(KINDS)('compiledOnce against plain Kysely on $kind', ({ kind, skip: kindAbsent }) => {
+  const t = dataLayerDbForSuite(kind, kindAbsent)
 
-  // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
-  it.skipIf(noPostgresServer).each(COMPILED_CASES)('$name answers the plain Kysely statement\'s rows for every argument set, matching or not', async ({ statement, writes, args }) => {
+  // `skip`: PostgreSQL runs only with DATABASE_URL, PGlite only without it (see KINDS)
+  it.skipIf(kindAbsent).each(COMPILED_CASES)('$name answers the plain Kysely statement\'s rows for every argument set, matching or not', async ({ statement, writes, args }) => {
     const { db } = t
     await reset(db)
     for (const a of args) {
@@ -33,8 +33,8 @@ describe.each(KINDS)('compiledOnce against plain Kysely on $kind', ({ kind, skip
     }
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('the argument sets are not vacuous: each statement has sets that match and sets that match nothing', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent)('the argument sets are not vacuous: each statement has sets that match and sets that match nothing', async () => {
     const { db } = t
     await reset(db)
     for (const { name, statement, writes, args } of COMPILED_CASES) {

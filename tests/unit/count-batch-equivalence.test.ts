@@ -39,8 +39,8 @@ async function burst(calls: Array<() => Promise<number | undefined>>, wave: numb
 const sorted = (counts: Array<number | undefined>) => [...counts].sort((a, b) => (a ?? -1) - (b ?? -1))
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i)
 
-describe.each(KINDS)('count-batch against one plain UPDATE per verification on $kind', ({ kind, skip: noPostgresServer }) => {
-  const t = dataLayerDbForSuite(kind, noPostgresServer)
+describe.each(KINDS)('count-batch against one plain UPDATE per verification on $kind', ({ kind, skip: kindAbsent }) => {
+  const t = dataLayerDbForSuite(kind, kindAbsent)
 
   /** One database for the batched run that counts the statements it answers (compiledOnce's go through executeQuery). */
   const counting = (db: Kysely<Database>) => {
@@ -49,8 +49,8 @@ describe.each(KINDS)('count-batch against one plain UPDATE per verification on $
     return { db: wrapped, seen }
   }
 
-  // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
-  it.skipIf(noPostgresServer).each([
+  // `skip`: PostgreSQL runs only with DATABASE_URL, PGlite only without it (see KINDS)
+  it.skipIf(kindAbsent).each([
     { wave: N, how: 'all in one turn' },
     { wave: 7, how: 'in waves arriving while a batch is in flight' },
   ])(`${N} concurrent verifications of one token ($how) add exactly ${N}, each with its own count, as ${N} sequential plain UPDATEs do`, async ({ wave }) => {
@@ -73,8 +73,8 @@ describe.each(KINDS)('count-batch against one plain UPDATE per verification on $
     expect(seen.statements).toBeGreaterThanOrEqual(1)
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('a burst over several tokens and conditions counts and refuses exactly what plain UPDATEs one by one do', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent)('a burst over several tokens and conditions counts and refuses exactly what plain UPDATEs one by one do', async () => {
     const conditions: UseConditions[] = [
       HOT,
       { ...HOT, hash: 'tok-ip', ip: '203.0.113.5' },
@@ -107,7 +107,7 @@ describe.each(KINDS)('count-batch against one plain UPDATE per verification on $
   })
 
   // skipped on PGlite: an embedded database belongs to one process, so there is no second instance
-  it.skipIf(noPostgresServer || kind === 'pglite')(`two instances verifying one token at once add exactly 2 x ${N}, no count given twice`, async () => {
+  it.skipIf(kindAbsent || kind === 'pglite')(`two instances verifying one token at once add exactly 2 x ${N}, no count given twice`, async () => {
     await reset(t.db)
     const other = await createDatabase({ database: { url: t.url! }, service: { dataDir: '.data' } as never })
     try {

@@ -24,16 +24,16 @@ it('pipelines the reads only: a write or a locking read may wait for a row lock,
   }
 })
 
-describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: noPostgresServer }) => {
-  const t = dataLayerDbForSuite(kind, noPostgresServer)
+describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: kindAbsent }) => {
+  const t = dataLayerDbForSuite(kind, kindAbsent)
 
-  // `skip`: the PostgreSQL kind runs only with DATABASE_URL (see KINDS)
-  it.skipIf(noPostgresServer)(kind === 'postgres' ? 'has the pipelined connections and the pool on PostgreSQL (the paths compared below)' : 'has neither on PGlite: it falls back to Kysely', () => {
+  // `skip`: PostgreSQL runs only with DATABASE_URL, PGlite only without it (see KINDS)
+  it.skipIf(kindAbsent)(kind === 'postgres' ? 'has the pipelined connections and the pool on PostgreSQL (the paths compared below)' : 'has neither on PGlite: it falls back to Kysely', () => {
     expect([directPipelines(t.db) !== undefined, directPool(t.db) !== undefined]).toEqual([kind === 'postgres', kind === 'postgres'])
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer).each(DIRECT_CASES)('$name answers the rows of the same text through Kysely for every parameter set, matching or not', async ({ statement, writes, params }) => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent).each(DIRECT_CASES)('$name answers the rows of the same text through Kysely for every parameter set, matching or not', async ({ statement, writes, params }) => {
     const { db } = t
     await reset(db)
     for (const p of params) {
@@ -48,8 +48,8 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
     }
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer).each(DIRECT_CASES)('$name answers the same inside a transaction, where it goes through Kysely', async ({ statement, writes, params }) => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent).each(DIRECT_CASES)('$name answers the same inside a transaction, where it goes through Kysely', async ({ statement, writes, params }) => {
     const { db } = t
     await reset(db)
     for (const p of params) {
@@ -61,8 +61,8 @@ describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: n
     }
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('the parameter sets are not vacuous: sessions found and not, rotations with a successor, without one, and of nothing, introspections of a stored token and of none', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent)('the parameter sets are not vacuous: sessions found and not, rotations with a successor, without one, and of nothing, introspections of a stored token and of none', async () => {
     const { db } = t
     await reset(db)
     const [auth, rotation, introspection] = DIRECT_CASES

@@ -26,8 +26,8 @@ const config: {
 const ISSUER = 'http://localhost:3000/oidc'
 const FORM = 'application/x-www-form-urlencoded'
 
-describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: noPostgresServer }) => {
-  const t = dataLayerDbForSuite(kind, noPostgresServer)
+describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: kindAbsent }) => {
+  const t = dataLayerDbForSuite(kind, kindAbsent)
   /** what routes/oidc hands the path: the opening of client secrets, and the access rule of the configuration as it is now */
   const deps = () => ({
     db: t.db,
@@ -51,8 +51,8 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
   const ask = (token: string, caller = api) =>
     fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token }).toString()), contentType: FORM, authorization: basic(caller.id, caller.secret) })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('answers a live token with the provider\'s members, and the inactive cases as inactive', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent)('answers a live token with the provider\'s members, and the inactive cases as inactive', async () => {
     const made = async (name: string) => {
       const { client, clientSecret } = await createClient({ db: t.db, config }, { name, redirectUris: ['https://app.example/cb'], grants: ['authorization_code', 'client_credentials'] })
       return { id: client.clientId, secret: clientSecret! }
@@ -80,9 +80,9 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     }
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  // skipped only when this kind's server is absent, as above
-  it.skipIf(noPostgresServer)('tells a client about its own tokens and a resource server about the access tokens for it; anyone else gets the inactive answer', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  // skipped where KINDS says, as above
+  it.skipIf(kindAbsent)('tells a client about its own tokens and a resource server about the access tokens for it; anyone else gets the inactive answer', async () => {
     await store('AccessToken', 'at-userinfo', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, iat: EXP - 3600, scope: 'openid' })
     await store('AccessToken', 'at-api-string', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, iat: EXP - 3600, scope: 'openid', aud: API_AUDIENCE })
     await store('AccessToken', 'at-elsewhere', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, iat: EXP - 3600, aud: 'https://elsewhere.example/' })
@@ -109,8 +109,8 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     expect(await ask('at-live', api)).toEqual(await ask('at-live', web))
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('leaves to the provider what it does not render, and callers it cannot check', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent)('leaves to the provider what it does not render, and callers it cannot check', async () => {
     await store('AccessToken', 'at-dpop', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, jkt: 'thumbprint' })
     await store('AccessToken', 'at-mtls', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, 'x5t#S256': 'thumbprint' })
     await store('AccessToken', 'at-rar', { clientId: web.id, accountId: 'acc-1', grantId: 'g-live', exp: EXP, rar: [{ type: 'payment' }] })
@@ -137,8 +137,8 @@ describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: 
     expect(await fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token: 'at-poster', client_id: poster.id, client_secret: poster.secret }).toString()), contentType: FORM, authorization: undefined })).toMatchObject({ active: true, client_id: poster.id })
   })
 
-  // skipped only when this kind's server is absent: the PostgreSQL kind runs with DATABASE_URL (CI's PostgreSQL + Redis run)
-  it.skipIf(noPostgresServer)('takes Basic credentials and the form content type only as client libraries write them; any other shape, which the provider refuses, is left to it', async () => {
+  // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it
+  it.skipIf(kindAbsent)('takes Basic credentials and the form content type only as client libraries write them; any other shape, which the provider refuses, is left to it', async () => {
     const asked = (authorization: string, contentType: string | undefined) =>
       fastIntrospection(deps(), { body: Buffer.from(new URLSearchParams({ token: 'at-live' }).toString()), contentType, authorization })
     const encoded = Buffer.from(`${web.id}:${web.secret}`).toString('base64')
