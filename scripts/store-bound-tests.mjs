@@ -7,7 +7,8 @@
  *
  *   node scripts/store-bound-tests.mjs tests/unit tests/gateway   # one path per line
  *
- * A file is store-bound when its text names either variable; the walk follows `import ... from`,
+ * A test file or helper is store-bound when its text names either variable, an application source
+ * when it reads one from the environment; the walk follows `import ... from`,
  * `export ... from`, `import('...')` and `new URL('...', import.meta.url)` with relative targets,
  * so a helper that starts an IAM (tests/helpers/iam-server.ts) marks every test that uses it.
  */
@@ -16,6 +17,11 @@ import { dirname, join, relative, resolve } from 'node:path'
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..')
 const NAMES = /\b(DATABASE_URL|REDIS_URL)\b/
+// outside tests/ only code that reads the variable counts (iam/lib/config.ts's `env.DATABASE_URL`):
+// the sources name them in comments and messages too (a PGlite lock's advice to use DATABASE_URL),
+// which made every test of a module reaching iam/db/database.ts store-bound
+const READS = /\benv(?:\.|\[['"])(DATABASE_URL|REDIS_URL)\b/
+const TESTS = resolve(ROOT, 'tests') + '/'
 const IMPORTS = /(?:from\s+|import\s*\(\s*|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g
 const EXTENSIONS = ['', '.ts', '.mts', '.js', '.mjs', '/index.ts', '/index.js']
 
@@ -37,7 +43,7 @@ const bound = new Set()
 function visit(file) {
   if (edges.has(file)) return
   const text = readFileSync(file, 'utf8')
-  if (NAMES.test(text)) bound.add(file)
+  if ((file.startsWith(TESTS) ? NAMES : READS).test(text)) bound.add(file)
   const targets = []
   edges.set(file, targets)
   for (const [, target] of text.matchAll(IMPORTS)) {
