@@ -11,11 +11,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
-import * as samlify from 'samlify'
 import { describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
 import { startDnsServer, type Zone } from '../helpers/dns-server'
 import { authnRequestOf, makeIdpKeys } from '../helpers/saml-idp'
+import { samlifyIdentityProvider, samlifyLoginResponse } from '../helpers/samlify-idp'
 import { browserLike, confirmEmailThrough, freshEmail, hmac, PASSWORD, setupStack } from './bff-harness'
 
 const GATEWAY_ORIGIN = 'https://id.example.test'
@@ -37,9 +37,6 @@ const stack = await setupStack(
   { iam: { IAM_TEST_ROUTES: '1' } },
 )
 
-// samlify asks for an XML schema validator; the SP side under test does its own validation
-samlify.setSchemaValidator({ validate: () => Promise.resolve('skipped') })
-
 type Browser = ReturnType<typeof browserLike>
 
 async function owner(): Promise<Browser> {
@@ -51,48 +48,10 @@ async function owner(): Promise<Browser> {
   return b
 }
 
-const ATTRIBUTES = '<saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>{email}</saml:AttributeValue></saml:Attribute><saml:Attribute Name="displayName"><saml:AttributeValue>{displayName}</saml:AttributeValue></saml:Attribute><saml:Attribute Name="groups"><saml:AttributeValue>{group}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>'
-
+const idp = samlifyIdentityProvider(IDP_ENTITY, IDP_SSO, keys)
 /** The identity provider's answer to `requestId`, as samlify builds and signs it, for the SP its metadata describes. */
-async function samlifyResponse(spMetadata: string, requestId: string, user: { nameId: string; email: string; displayName: string; group: string }) {
-  const idp = samlify.IdentityProvider({
-    entityID: IDP_ENTITY,
-    signingCert: keys.cert,
-    privateKey: keys.privateKey,
-    isAssertionEncrypted: false,
-    nameIDFormat: ['urn:oasis:names:tc:SAML:2.0:nameid-format:persistent'],
-    singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: IDP_SSO }],
-  })
-  const sp = samlify.ServiceProvider({ metadata: spMetadata })
-  const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(spMetadata)![1]!
-  const audience = /entityID="([^"]+)"/.exec(spMetadata)![1]!
-  const now = new Date()
-  const later = new Date(now.getTime() + 5 * 60_000).toISOString()
-  const id = `_${crypto.randomUUID()}`
-  const values = {
-    ID: id,
-    AssertionID: `_${crypto.randomUUID()}`,
-    Destination: acs,
-    Audience: audience,
-    SubjectRecipient: acs,
-    Issuer: IDP_ENTITY,
-    IssueInstant: now.toISOString(),
-    StatusCode: 'urn:oasis:names:tc:SAML:2.0:status:Success',
-    ConditionsNotBefore: new Date(now.getTime() - 60_000).toISOString(),
-    ConditionsNotOnOrAfter: later,
-    SubjectConfirmationDataNotOnOrAfter: later,
-    NameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
-    NameID: user.nameId,
-    InResponseTo: requestId,
-    AuthnStatement: '',
-  }
-  const attributes = samlify.SamlLib.replaceTagsByValue(ATTRIBUTES, user)
-  const { context } = await idp.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email: user.email }, (template: string) => ({
-    id,
-    context: samlify.SamlLib.replaceTagsByValue(template.replace('{AttributeStatement}', attributes), values),
-  }))
-  return { samlResponse: context, acs }
-}
+const samlifyResponse = (spMetadata: string, requestId: string, user: { nameId: string; email: string; displayName: string; group: string }) =>
+  samlifyLoginResponse(idp, spMetadata, requestId, { nameId: user.nameId, email: user.email, displayName: user.displayName, groups: [user.group] })
 
 /** The IdP's auto-submitted form: a cross-site POST of SAMLResponse and RelayState to the gateway's ACS. */
 function postFromIdp(b: Browser, connectionId: string, samlResponse: string, relayState: string | null) {

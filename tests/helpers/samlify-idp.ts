@@ -92,9 +92,41 @@ function attributeStatement(user: SamlifyUser): string {
   return `<saml:AttributeStatement>${attribute('email', [user.email])}${attribute('displayName', [user.displayName])}${user.groups.length ? attribute('groups', user.groups) : ''}</saml:AttributeStatement>`
 }
 
+export type SamlifyIdentityProvider = ReturnType<typeof samlify.IdentityProvider>
+
+/** samlify's IdP entity with `keys`, signing its responses, its SSO service at `ssoUrl` (HTTP-Redirect). */
+export function samlifyIdentityProvider(entityId: string, ssoUrl: string, keys: IdpKeys): SamlifyIdentityProvider {
+  return samlify.IdentityProvider({
+    entityID: entityId,
+    signingCert: keys.cert,
+    privateKey: keys.privateKey,
+    isAssertionEncrypted: false,
+    nameIDFormat: [PERSISTENT],
+    singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: ssoUrl }],
+  })
+}
+
+/**
+ * The base64 Response `idp` answers request `requestId` with, for the service provider its metadata
+ * XML describes (audience: its entity ID; Destination and Recipient: its ACS URL); samlify signs the
+ * assertion, as the SP's metadata asks (WantAssertionsSigned).
+ */
+export async function samlifyLoginResponse(idp: SamlifyIdentityProvider, spMetadataXml: string, requestId: string, user: SamlifyUser): Promise<{ samlResponse: string; acs: string }> {
+  const sp = samlify.ServiceProvider({ metadata: spMetadataXml })
+  const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(spMetadataXml)?.[1]
+  if (!acs) throw new Error('no AssertionConsumerService in the SP metadata')
+  const values = templateValues({ id: requestId, acs, audience: sp.entityMeta.getEntityID() }, idp.entityMeta.getEntityID(), user, Date.now())
+  const { context } = await idp.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email: user.email }, (template: string) => ({
+    id: values.ID,
+    context: samlify.SamlLib.replaceTagsByValue(template.replace('{AttributeStatement}', attributeStatement(user)), values),
+  }))
+  return { samlResponse: context, acs }
+}
+
 export async function startSamlifyIdp(options: { keys?: IdpKeys } = {}): Promise<SamlifyIdp> {
   const keys = options.keys ?? makeIdpKeys('samlify-idp')
-  const sps = new Map<string, { sp: ReturnType<typeof samlify.ServiceProvider>; acs: string }>()
+  // trusted service providers: entity ID -> metadata XML
+  const sps = new Map<string, string>()
   const answered: string[] = []
   let user: SamlifyUser | undefined
 
@@ -102,14 +134,7 @@ export async function startSamlifyIdp(options: { keys?: IdpKeys } = {}): Promise
   const server: Server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const idp = samlify.IdentityProvider({
-    entityID: `${url}/metadata`,
-    signingCert: keys.cert,
-    privateKey: keys.privateKey,
-    isAssertionEncrypted: false,
-    nameIDFormat: [PERSISTENT],
-    singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${url}/sso` }],
-  })
+  const idp = samlifyIdentityProvider(`${url}/metadata`, `${url}/sso`, keys)
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -141,20 +166,15 @@ export async function startSamlifyIdp(options: { keys?: IdpKeys } = {}): Promise
           res.writeHead(400, { 'content-type': 'text/plain' }).end('unknown request')
           return
         }
-        const person = user
-        const values = templateValues({ id, acs: trusted.acs, audience: issuer! }, idp.entityMeta.getEntityID(), person, Date.now())
-        const { context } = await idp.createLoginResponse(trusted.sp, { extract: { request: { id } } }, 'post', { email: person.email }, (template: string) => ({
-          id: values.ID,
-          context: samlify.SamlLib.replaceTagsByValue(template.replace('{AttributeStatement}', attributeStatement(person)), values),
-        }))
+        const { samlResponse, acs } = await samlifyLoginResponse(idp, trusted, id, user)
         answered.push(id)
         const relayState = form.get('RelayState')
-        const posted = [['SAMLResponse', context], ...(relayState !== null ? [['RelayState', relayState]] : [])]
+        const posted = [['SAMLResponse', samlResponse], ...(relayState !== null ? [['RelayState', relayState]] : [])]
         const inputs = posted.map(([name, value]) => `<input type="hidden" name="${name}" value="${esc(value!)}">`).join('')
         // the HTTP-POST binding's form (SAML 2.0 bindings 3.5.4), sent on by the page's own script
         res
           .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-          .end(page('Signing you in', `<form method="post" action="${esc(trusted.acs)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script>document.forms[0].submit()</script>`))
+          .end(page('Signing you in', `<form method="post" action="${esc(acs)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script>document.forms[0].submit()</script>`))
         return
       }
       res.writeHead(404).end()
@@ -169,10 +189,7 @@ export async function startSamlifyIdp(options: { keys?: IdpKeys } = {}): Promise
     keys,
     metadataXml: idp.getMetadata(),
     trust(spMetadataXml) {
-      const sp = samlify.ServiceProvider({ metadata: spMetadataXml })
-      const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(spMetadataXml)?.[1]
-      if (!acs) throw new Error('no AssertionConsumerService in the SP metadata')
-      sps.set(sp.entityMeta.getEntityID(), { sp, acs })
+      sps.set(samlify.ServiceProvider({ metadata: spMetadataXml }).entityMeta.getEntityID(), spMetadataXml)
     },
     signInAs(next) {
       user = next
