@@ -6,12 +6,16 @@
  * code, no text wider than its box, axe clean. The same stack (its DNS server answers the TXT
  * records) walks the owner's enterprise settings on the organization page (docs/enterprise.md, "From
  * the console"): a domain claimed and verified, a SCIM token shown once and logged, the SAML connection
- * set from a metadata file and its test sign-in started.
+ * set from a metadata file and its test sign-in started. And the SAML sign-in itself against a real
+ * identity provider (tests/helpers/samlify-idp.ts: samlify with its own key, on loopback): the address
+ * typed at /login routes to it, the person signs in there, comes back signed in where they were going,
+ * a member of the organization with the role of their group; a second sign-in finds the same account.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startDnsServer, type DnsServer, type Zone } from '../helpers/dns-server'
 import { makeIdpKeys } from '../helpers/saml-idp'
+import { startSamlifyIdp, type SamlifyIdp } from '../helpers/samlify-idp'
 import { confirmEmailInBrowser, freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 import { message, overflowing, type Locale } from './i18n-checks'
 
@@ -21,20 +25,26 @@ const CHECKED: Locale[] = ['en', 'ar']
 
 const zones: Record<string, Zone> = {}
 let dns: DnsServer | undefined
+let idp: SamlifyIdp | undefined
 const e2e = useE2eStack(async () => {
   dns = await startDnsServer(zones)
+  idp = await startSamlifyIdp({ keys: makeIdpKeys('samlify-e2e') })
   return { iamConfig: (port) => ({ enterprise: { gatewayOrigin: `http://127.0.0.1:${port}`, dnsServers: [dns!.server] } }) }
 })
-afterAll(() => dns?.stop())
+afterAll(async () => {
+  await dns?.stop()
+  await idp?.stop()
+})
 
 const domain = `required${Date.now().toString(36)}.test`
 let connectionId = ''
 
-/** POST to the BFF from the page, as its own scripts do. */
-async function bff(page: Page, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+/** POST (or, without a body, GET) to the BFF from the page, as its own scripts do. */
+async function bff(page: Page, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   return page.evaluate(
     async ([url, data]) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf': '1' }, body: JSON.stringify(data) })
+      const init: RequestInit = data === undefined ? { headers: { accept: 'application/json' } } : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf': '1' }, body: JSON.stringify(data) }
+      const res = await fetch(url, init)
       return { status: res.status, json: (await res.json()) as Record<string, unknown> }
     },
     [path, body] as const,
@@ -203,6 +213,90 @@ describe('the enterprise settings on the organization page', () => {
     expect(started.headers().location).toMatch(/^https:\/\/idp\.console\.test\/sso\?SAMLRequest=/)
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await overflowing(page)).toEqual([])
+    expect(csp).toEqual([])
+  })
+})
+
+describe('signing in through the organization identity provider', () => {
+  // made by the first test, signed in again by the second
+  let saml: { orgId: string; roleId: string; ownerPage: Page; email: string; nameId: string; userId: string } | undefined
+
+  /** /login at 390 px, the address typed, the organization's button, the provider's page and back; the CSP reports on the way. */
+  async function signInThroughIdp(email: string, returnTo: string): Promise<{ page: Page; csp: string[] }> {
+    const browser = await e2e.launchForTest()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    await page.goto(`${e2e.stack.url}/login?returnTo=${encodeURIComponent(returnTo)}`)
+    await page.locator('#email').fill(email)
+    const go = page.getByTestId('sso-continue').getByRole('link', { name: 'Continue with your company sign-in' })
+    await expect.poll(() => go.isVisible(), WAIT).toBe(true)
+    await go.click()
+    await page.waitForURL((url) => url.href.startsWith(idp!.ssoUrl))
+    await page.getByRole('button', { name: `Sign in as ${email}` }).click()
+    await page.waitForURL(`${e2e.stack.url}${returnTo}`, WAIT)
+    return { page, csp }
+  }
+
+  it('a new person of a verified domain is sent to the identity provider from the sign-in page, comes back signed in where they were going, a member with the role of their group, at 390 px', async () => {
+    const ownerPage = await e2e.browser.newPage()
+    const owner = freshEmail('saml-owner')
+    await signUpInBrowser(ownerPage, e2e.stack.url, owner)
+    await confirmEmailInBrowser(ownerPage, e2e.stack.smtp, owner)
+    const org = await bff(ownerPage, '/api/orgs', { name: 'Samlify Corp', slug: `samlify-${Date.now().toString(36)}` })
+    expect(org.status).toBe(201)
+    const orgId = (org.json.data as { org: { id: string } }).org.id
+    const samlDomain = `samlify${Date.now().toString(36)}.test`
+    const added = await bff(ownerPage, `/api/orgs/${orgId}/domains`, { domain: samlDomain })
+    const view = (added.json.data as { domain: { id: string; txt: { name: string; value: string } } }).domain
+    zones[view.txt.name] = { txt: [view.txt.value] }
+    expect((await bff(ownerPage, `/api/orgs/${orgId}/domains/verify`, { domainId: view.id })).status).toBe(200)
+    const role = await bff(ownerPage, `/api/orgs/${orgId}/roles`, { name: 'support', permissions: ['organization:read', 'members:read'] })
+    expect(role.status).toBe(201)
+    const roleId = (role.json.data as { role: { id: string } }).role.id
+    // the provider's own metadata, as an owner pastes it, and the group mapping
+    const saved = await bff(ownerPage, `/api/orgs/${orgId}/sso`, { idpMetadataXml: idp!.metadataXml, enabled: true, attributeMapping: { groups: 'groups', groupRoles: { Support: roleId } } })
+    expect(saved.status, JSON.stringify(saved.json)).toBe(200)
+    const connection = (saved.json.data as { connection: { idpSsoUrl: string; sp: { metadataUrl: string } } }).connection
+    expect(connection.idpSsoUrl).toBe(idp!.ssoUrl)
+    // the provider's administrator registers the application from our SP metadata
+    idp!.trust(await (await ownerPage.request.get(connection.sp.metadataUrl)).text())
+
+    const email = `dana@${samlDomain}`
+    const nameId = `samlify|${Date.now().toString(36)}`
+    idp!.signInAs({ nameId, email, displayName: 'Dana Samlify', groups: ['Everyone', 'Support'] })
+    const { page, csp } = await signInThroughIdp(email, `/orgs/${orgId}`)
+    // the organization's page, naming their role and showing what the role may read
+    await expect.poll(() => page.getByRole('heading', { name: 'Samlify Corp', level: 1 }).isVisible(), WAIT).toBe(true)
+    expect(await page.locator('main p.muted').first().textContent()).toContain('support')
+    await expect.poll(() => page.getByRole('heading', { name: 'Members' }).isVisible(), WAIT).toBe(true)
+    expect(idp!.answered).toHaveLength(1)
+    const session = await bff(page, '/api/auth/session')
+    expect(session.json).toMatchObject({ authenticated: true, email, emailVerified: true, name: 'Dana Samlify' })
+    const userId = (session.json as { userId: string }).userId
+    // just in time a member of the organization, with the role of the Support group
+    const orgs = await bff(page, '/api/orgs')
+    expect((orgs.json.data as { orgs: { id: string; role: string }[] }).orgs).toEqual([expect.objectContaining({ id: orgId, role: roleId })])
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    expect(csp).toEqual([])
+    saml = { orgId, roleId, ownerPage, email, nameId, userId }
+  })
+
+  it('the same person signing in again is the same account, found by connection and NameID whatever address the provider sends, and no second member', async () => {
+    expect(saml, 'the first sign-in ran').toBeDefined()
+    const { orgId, roleId, ownerPage, email, nameId, userId } = saml!
+    // the provider renamed the address; the NameID is what keys the account
+    const renamed = email.replace('dana@', 'dana.renamed@')
+    idp!.signInAs({ nameId, email: renamed, displayName: 'Dana Samlify', groups: ['Support'] })
+    const { page, csp } = await signInThroughIdp(renamed, '/account')
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+    expect(idp!.answered).toHaveLength(2)
+    const session = await bff(page, '/api/auth/session')
+    expect(session.json).toMatchObject({ authenticated: true, userId })
+    const members = await bff(ownerPage, `/api/orgs/${orgId}/members`)
+    const rows = (members.json.data as { members: { email: string; role: string }[] }).members.filter((m) => m.email.startsWith('dana'))
+    expect(rows).toEqual([expect.objectContaining({ email, role: roleId })])
     expect(csp).toEqual([])
   })
 })

@@ -4,13 +4,19 @@
  * server, the SAML connection with a group mapping); a person then starts at the gateway, is sent
  * to the identity provider (samlify, with its own key), and the provider's form post to the
  * gateway's ACS ends in the session cookies and /api/auth/session showing the person, a member of
- * the organization with the role of their group. A refused response lands on /sso/error.
+ * the organization with the role of their group. A refused response lands on /sso/error. An account
+ * with a second factor is asked for it after the assertion, and the session's `amr` (read from an
+ * ID token of the IAM's OpenID Provider, the one place it is released) names the assertion and
+ * the second factor (`saml otp mfa`), not a password.
  */
-import * as samlify from 'samlify'
+import { createHash, randomBytes } from 'node:crypto'
+import { Secret, TOTP } from 'otpauth'
 import { describe, expect, it } from 'vitest'
+import { createIamClient } from '../../iam/client/iam-client'
 import { startDnsServer, type Zone } from '../helpers/dns-server'
 import { authnRequestOf, makeIdpKeys } from '../helpers/saml-idp'
-import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStack } from './bff-harness'
+import { samlifyIdentityProvider, samlifyLoginResponse } from '../helpers/samlify-idp'
+import { browserLike, confirmEmailThrough, freshEmail, hmac, PASSWORD, setupStack } from './bff-harness'
 
 const GATEWAY_ORIGIN = 'https://id.example.test'
 const IDP_ENTITY = 'https://idp.samlify.test/metadata'
@@ -19,13 +25,17 @@ const IDP_SSO = 'https://idp.samlify.test/sso'
 const zones: Record<string, Zone> = {}
 const dns = await startDnsServer(zones)
 const keys = makeIdpKeys('samlify-idp')
-const stack = await setupStack({
-  rate_limiters: { oauth: { points: 1000, duration: 60, blockDuration: 60 } },
-  enterprise: { gatewayOrigin: GATEWAY_ORIGIN, dnsServers: [dns.server] },
-})
-
-// samlify asks for an XML schema validator; the SP side under test does its own validation
-samlify.setSchemaValidator({ validate: () => Promise.resolve('skipped') })
+const stack = await setupStack(
+  {
+    rate_limiters: { oauth: { points: 1000, duration: 60, blockDuration: 60 } },
+    enterprise: { gatewayOrigin: GATEWAY_ORIGIN, dnsServers: [dns.server] },
+    // the OpenID Provider behind the gateway's public origin, as in production: its ID tokens tell the amr
+    oidc: { issuer: `${GATEWAY_ORIGIN}/oidc` },
+  },
+  {},
+  // the test build's client route (routes/__test/oidc-clients)
+  { iam: { IAM_TEST_ROUTES: '1' } },
+)
 
 type Browser = ReturnType<typeof browserLike>
 
@@ -38,48 +48,10 @@ async function owner(): Promise<Browser> {
   return b
 }
 
-const ATTRIBUTES = '<saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>{email}</saml:AttributeValue></saml:Attribute><saml:Attribute Name="displayName"><saml:AttributeValue>{displayName}</saml:AttributeValue></saml:Attribute><saml:Attribute Name="groups"><saml:AttributeValue>{group}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>'
-
+const idp = samlifyIdentityProvider(IDP_ENTITY, IDP_SSO, keys)
 /** The identity provider's answer to `requestId`, as samlify builds and signs it, for the SP its metadata describes. */
-async function samlifyResponse(spMetadata: string, requestId: string, user: { nameId: string; email: string; displayName: string; group: string }) {
-  const idp = samlify.IdentityProvider({
-    entityID: IDP_ENTITY,
-    signingCert: keys.cert,
-    privateKey: keys.privateKey,
-    isAssertionEncrypted: false,
-    nameIDFormat: ['urn:oasis:names:tc:SAML:2.0:nameid-format:persistent'],
-    singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: IDP_SSO }],
-  })
-  const sp = samlify.ServiceProvider({ metadata: spMetadata })
-  const acs = /AssertionConsumerService[^>]*Location="([^"]+)"/.exec(spMetadata)![1]!
-  const audience = /entityID="([^"]+)"/.exec(spMetadata)![1]!
-  const now = new Date()
-  const later = new Date(now.getTime() + 5 * 60_000).toISOString()
-  const id = `_${crypto.randomUUID()}`
-  const values = {
-    ID: id,
-    AssertionID: `_${crypto.randomUUID()}`,
-    Destination: acs,
-    Audience: audience,
-    SubjectRecipient: acs,
-    Issuer: IDP_ENTITY,
-    IssueInstant: now.toISOString(),
-    StatusCode: 'urn:oasis:names:tc:SAML:2.0:status:Success',
-    ConditionsNotBefore: new Date(now.getTime() - 60_000).toISOString(),
-    ConditionsNotOnOrAfter: later,
-    SubjectConfirmationDataNotOnOrAfter: later,
-    NameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
-    NameID: user.nameId,
-    InResponseTo: requestId,
-    AuthnStatement: '',
-  }
-  const attributes = samlify.SamlLib.replaceTagsByValue(ATTRIBUTES, user)
-  const { context } = await idp.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email: user.email }, (template: string) => ({
-    id,
-    context: samlify.SamlLib.replaceTagsByValue(template.replace('{AttributeStatement}', attributes), values),
-  }))
-  return { samlResponse: context, acs }
-}
+const samlifyResponse = (spMetadata: string, requestId: string, user: { nameId: string; email: string; displayName: string; group: string }) =>
+  samlifyLoginResponse(idp, spMetadata, requestId, { nameId: user.nameId, email: user.email, displayName: user.displayName, groups: [user.group] })
 
 /** The IdP's auto-submitted form: a cross-site POST of SAMLResponse and RelayState to the gateway's ACS. */
 function postFromIdp(b: Browser, connectionId: string, samlResponse: string, relayState: string | null) {
@@ -89,6 +61,58 @@ function postFromIdp(b: Browser, connectionId: string, samlResponse: string, rel
     body: form.toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.samlify.test', 'sec-fetch-site': 'cross-site', 'x-csrf': '', accept: 'text/html' },
   })
+}
+
+/** A path of the gateway for a URL the provider built from its public origin. */
+const local = (url: string) => (url.startsWith(GATEWAY_ORIGIN) ? url.slice(GATEWAY_ORIGIN.length) : url)
+
+/**
+ * The `amr` of the browser's session as an app sees it: an authorization code flow with PKCE of a
+ * first-party client (no consent step), the interaction continued as the signed-in account, the
+ * code redeemed, the ID token's claim read (its signature is the OIDC tests' concern).
+ */
+async function amrOf(b: Browser): Promise<string[]> {
+  const redirectUri = 'http://127.0.0.1:9/cb'
+  const admin = createIamClient({ baseUrl: stack.iam.url, hmac })
+  const registered = await admin.request<{ client: { clientId: string }; clientSecret: string }>({ method: 'POST', path: '/__test/oidc-clients', body: { name: 'Amr app', firstParty: true, redirectUris: [redirectUri] } })
+  expect(registered.status).toBe(200)
+  const { client, clientSecret } = registered.body!
+  const verifier = randomBytes(32).toString('base64url')
+  const query = new URLSearchParams({
+    client_id: client.clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    state: randomBytes(8).toString('hex'),
+    nonce: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  })
+  let url = `/oidc/auth?${query}`
+  let code: string | null = null
+  for (let hop = 0; hop < 10 && !code; hop++) {
+    const interaction = /^\/interaction\/([\w-]+)$/.exec(url)
+    if (interaction) {
+      const step = await b.call(`/interaction/${interaction[1]}/login`, { method: 'POST', body: {} })
+      expect(step.status, step.text).toBe(200)
+      url = local((step.json.data as { redirectTo: string }).redirectTo)
+      continue
+    }
+    const res = await b.call(url, { headers: { accept: 'text/html' } })
+    const location = res.headers.get('location')
+    expect(location, `${url} answered ${res.status}: ${res.text}`).toBeTruthy()
+    if (location!.startsWith(redirectUri)) code = new URL(location!).searchParams.get('code')
+    else url = local(new URL(location!, GATEWAY_ORIGIN + url).href)
+  }
+  expect(code).toBeTruthy()
+  const token = await fetch(`${stack.gateway.url}/oidc/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${clientSecret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: redirectUri, code_verifier: verifier }).toString(),
+  })
+  const tokens = (await token.json()) as { id_token?: string }
+  expect(token.status, JSON.stringify(tokens)).toBe(200)
+  return (JSON.parse(Buffer.from(tokens.id_token!.split('.')[1]!, 'base64url').toString()) as { amr?: string[] }).amr ?? []
 }
 
 describe('SAML sign-in through the gateway', () => {
@@ -174,5 +198,34 @@ describe('SAML sign-in through the gateway', () => {
     const page = await browserLike(stack.gateway.url).call('/sso/error?code=saml_replayed', { headers: { accept: 'text/html' } })
     expect(page.status).toBe(200)
     expect(page.text).toContain('data-testid="sso-error"')
+  })
+
+  it('asks an account with a second factor for it after the assertion, and the session amr names saml and the second factor, never pwd', async () => {
+    // the first sign-in makes the account; it adds an authenticator app (its address is confirmed: a verified domain)
+    const first = browserLike(stack.gateway.url)
+    const email = `tess@${domain}`
+    const user = { nameId: 'samlify-user-2fa', email, displayName: 'Tess Samlify', group: 'Support' }
+    const opened = authnRequestOf((await first.call(`/sso/saml/${connectionId}/start`)).headers.get('location') ?? '')
+    expect((await postFromIdp(first, connectionId, (await samlifyResponse(spMetadata, opened.id, user)).samlResponse, null)).status).toBe(200)
+    // a sign-in through SAML alone: the assertion is the one method
+    expect(await amrOf(first)).toEqual(['saml'])
+    const setup = await first.call('/api/auth/totp/setup', { method: 'POST' })
+    expect(setup.status, setup.text).toBe(200)
+    const totp = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32((setup.json.data as { secret: string }).secret) })
+    expect((await first.call('/api/auth/totp/enable', { method: 'POST', body: { code: totp.generate() } })).status).toBe(200)
+
+    // another browser: the assertion is not the whole sign-in any more
+    const b = browserLike(stack.gateway.url)
+    const request = authnRequestOf((await b.call(`/sso/saml/${connectionId}/start?returnTo=${encodeURIComponent('/orgs')}`)).headers.get('location') ?? '')
+    const landed = await postFromIdp(b, connectionId, (await samlifyResponse(spMetadata, request.id, user)).samlResponse, request.relayState)
+    expect(landed.status, landed.text).toBe(200)
+    const challenge = /\/login#second-factor=([\w-]{43})/.exec(landed.text)?.[1]
+    expect(challenge, landed.text).toBeTruthy()
+    expect(b.jar.get('session')).toBeUndefined()
+    // the next step's code (one step of drift ahead is accepted): the enrolment spent this one
+    const step = await b.call('/api/auth/second-factor', { method: 'POST', body: { challenge, code: totp.generate({ timestamp: Date.now() + 30_000 }) } })
+    expect(step.status, step.text).toBe(200)
+    expect(b.jar.get('session')).toMatch(/^[\w-]{43}$/)
+    expect(await amrOf(b)).toEqual(['saml', 'otp', 'mfa'])
   })
 })

@@ -22,6 +22,7 @@ import * as webhooks from './2026-11-29-0016-webhooks'
 import * as emailSignIn from './2026-11-29-0018-email-sign-in'
 import * as enterpriseSso from './2026-11-29-0019-enterprise-sso'
 import * as scim from './2026-11-29-0020-scim'
+import * as samlFirstFactor from './2026-11-29-0021-saml-first-factor'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0018-email-sign-in': emailSignIn,
   '2026-11-29-0019-enterprise-sso': enterpriseSso,
   '2026-11-29-0020-scim': scim,
+  '2026-11-29-0021-saml-first-factor': samlFirstFactor,
 }

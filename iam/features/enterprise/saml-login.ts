@@ -133,7 +133,8 @@ export async function samlLogin(ctx: IamContext, input: SamlLoginInput): Promise
       const outcome = await ctx.db.transaction().execute((trx) => resolveAndOpen(ctx, trx, input, email))
       if (outcome === 'email_taken' || outcome === 'banned' || outcome === 'access_removed') return { ok: false, code: outcome }
       if ('secondFactor' in outcome) {
-        const challenge = await issueChallenge(ctx, { userId: outcome.user.id, visitorRowId: input.visitor.id, remember: false })
+        // the assertion was the first factor: the session the step opens says so in its amr
+        const challenge = await issueChallenge(ctx, { userId: outcome.user.id, visitorRowId: input.visitor.id, remember: false, firstFactor: 'saml' })
         return { ok: true, secondFactor: challenge, userId: outcome.user.id, created: false }
       }
       const pair = await completePair(ctx, outcome.session, { subject: outcome.user.public_id, roles: outcome.user.roles, visitor: input.visitor.visitor_id })

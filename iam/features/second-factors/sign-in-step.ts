@@ -28,9 +28,15 @@ export interface SecondFactorChallenge {
 /** Housekeeping horizon: challenges dead this long are deleted when a new one is issued. */
 const KEEP_DEAD_MS = 24 * 60 * 60 * 1000
 
-/** The `amr` of a session whose first step was `first` and whose second was a TOTP or recovery code. */
+/**
+ * The `amr` of a session whose first step was `first` and whose second was a TOTP or recovery code
+ * (RFC 8176 method references: the first factor's, `otp`, `mfa`). Null: a challenge stored before
+ * the first factor was kept, which came after a password.
+ */
 export function amrAfterSecondFactor(first: string | null): SignInAmr {
-  return first === 'email' || first === 'email otp' ? 'email otp mfa' : 'pwd otp mfa'
+  if (first === 'email' || first === 'email otp') return 'email otp mfa'
+  if (first === 'saml') return 'saml otp mfa'
+  return 'pwd otp mfa'
 }
 
 export async function issueChallenge(

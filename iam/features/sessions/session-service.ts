@@ -53,11 +53,13 @@ export interface OpenSessionInput {
  * an authenticator app or a recovery code; a passkey (a hardware-bound key, the person present
  * and verified by the device's lock, so two factors in one).
  */
-export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa' | EmailAmr | 'email otp mfa' | SamlAmr
+export type SignInAmr = 'pwd' | 'pwd otp mfa' | 'hwk user mfa' | EmailAmr | 'email otp mfa' | SamlAmr | 'saml otp mfa'
 
 /**
  * A sign-in an organization's SAML identity provider vouched for (features/enterprise): RFC 8176
- * registers no value for a federated sign-in, so `saml` names it.
+ * registers no value for a federated sign-in, so `saml` names it. Followed by the account's own
+ * second factor it is `saml otp mfa` (second-factors/sign-in-step.ts): the assertion, not a
+ * password, was the first factor.
  */
 export type SamlAmr = 'saml'
 
@@ -69,7 +71,7 @@ export type SamlAmr = 'saml'
 export type EmailAmr = 'email' | 'email otp'
 
 /** How the first step of a sign-in was made, kept with its second-factor challenge. */
-export type FirstFactor = 'pwd' | EmailAmr
+export type FirstFactor = 'pwd' | EmailAmr | SamlAmr
 
 export interface OpenedSession {
   familyId: string
