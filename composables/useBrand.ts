@@ -33,11 +33,12 @@ export function useBrand() {
  */
 export function brandStyle(brand: PublicBrand): string {
   const button = [...(brand.primary ? [`--accent:${brand.primary}`] : []), ...(brand.primaryText ? [`--accent-fg:${brand.primaryText}`] : [])]
-  // per scheme, so a primary colour that reads only on white never overrides the dark palette's link colour
+  // per scheme, so a primary colour that reads only on white never overrides the dark palette's link
+  // colour; `html:root` outranks main.css's `:root` whichever comes first in the head
   return (
-    (button.length ? `:root{${button.join(';')}}` : '') +
-    (brand.link.light ? `@media (prefers-color-scheme: light){:root{--link:${brand.link.light}}}` : '') +
-    (brand.link.dark ? `@media (prefers-color-scheme: dark){:root{--link:${brand.link.dark}}}` : '')
+    (button.length ? `html:root{${button.join(';')}}` : '') +
+    (brand.link.light ? `@media (prefers-color-scheme: light){html:root{--link:${brand.link.light}}}` : '') +
+    (brand.link.dark ? `@media (prefers-color-scheme: dark){html:root{--link:${brand.link.dark}}}` : '')
   )
 }
 

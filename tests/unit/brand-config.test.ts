@@ -4,6 +4,7 @@
  * legal pages, and a text colour that reads on its button (WCAG 2.2, 1.4.3: 4.5:1), refused at load
  * with a message naming the key.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../iam/lib/config'
 import { contrastRatio } from '../../shared/brand'
@@ -121,3 +122,13 @@ describe('IAM mail brand config', () => {
     expect(refusal(() => parseConfig({ email: { brand: { primaryColor: '#4da3ff' } } }))).toMatch(/email\.brand\.primaryColor: text #ffffff on #4da3ff has a contrast of/)
   })
 })
+
+describe('the example configs', () => {
+  it('carry a brand that both schemas accept', () => {
+    const gateway = JSON.parse(readFileSync(new URL('../../gateway.config.example.json', import.meta.url), 'utf8')) as Record<string, unknown>
+    expect(parseGatewayConfig({ brand: gateway['brand'] }).brand.name).toBe('Example')
+    const iam = JSON.parse(readFileSync(new URL('../../iam.config.example.json', import.meta.url), 'utf8')) as { email: Record<string, unknown> }
+    expect(parseConfig({ email: { brand: iam.email['brand'] } }).email.brand?.primaryColor).toBe('#0b57d0')
+  })
+})
+
