@@ -35,6 +35,7 @@ export default defineNuxtConfig({
     // NUXT_GATEWAY_CONFIG or GATEWAY_CONFIG: path of the gateway JSON config
     gatewayConfig: '',
     // NUXT_PUBLIC_SUPPORT_EMAIL: the address a suspended person is told to contact (components/SuspendedNotice.vue)
+    // and the footer's Support link; both names are the defaults of the gateway config's `brand` (server/utils/brand.ts)
     // NUXT_PUBLIC_SITE_NAME: the name the pages call this site by where it speaks for itself (the
     // consent page says which apps it has not verified); as the IAM's email.siteName
     public: { supportEmail: '', siteName: 'Identity' },

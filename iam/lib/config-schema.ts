@@ -5,11 +5,14 @@
 import { z } from 'zod'
 import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
 import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
+import { contrastProblem, hexColor, httpsUrl } from '../../shared/brand'
 
 /** A host name (`mcp.example.com`) or every host below a domain (`*.example.com`), lowercase. */
 const HOST_PATTERN = z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a host name such as mcp.example.com, or *.example.com')
 
 const MINUTE_MS = 60_000
+/** The text of a branded mail's buttons (iam/features/mail/templates.ts): fixed, so `email.brand.primaryColor` is checked against it. */
+export const MAIL_BUTTON_TEXT = '#ffffff'
 const HOUR_MS = 60 * MINUTE_MS
 const DAY_MS = 24 * HOUR_MS
 
@@ -215,6 +218,25 @@ export const configSchema = z.strictObject({
     .strictObject({
       from: z.string().default('Identity <no-reply@localhost>'),
       siteName: z.string().default('Identity'),
+      /**
+       * A team's brand in every mail (iam/features/mail/templates.ts; the pages have the gateway's
+       * `brand`): the logo over the card, buttons in `primaryColor` with white text (so refused
+       * below 4.5:1 on it, shared/brand.ts), and a footer with the support address and legal pages.
+       * Absent, mails are the default layout. https only: a mail client loads the logo from anywhere.
+       */
+      brand: z
+        .strictObject({
+          logoUrl: httpsUrl.optional(),
+          primaryColor: hexColor
+            .superRefine((color, ctx) => {
+              const problem = contrastProblem(color, MAIL_BUTTON_TEXT)
+              if (problem) ctx.addIssue({ code: 'custom', message: problem })
+            })
+            .optional(),
+          supportEmail: z.email().optional(),
+          legal: z.strictObject({ termsUrl: httpsUrl.optional(), privacyUrl: httpsUrl.optional() }).optional(),
+        })
+        .optional(),
       smtp: z
         .strictObject({
           host: z.string(),

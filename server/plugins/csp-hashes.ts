@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { BASE_CSP } from '../middleware/10.security-headers'
+import { brandImageOrigins } from '../utils/brand'
 import { useGatewayConfig } from '../utils/gateway-config'
 
 const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
@@ -26,11 +27,15 @@ export default defineNitroPlugin((nitroApp) => {
     // the Turnstile-style widget's script and frame, from its one origin, when configured: on every
     // page, since a page the browser loaded first keeps its CSP through the app's own navigations
     // (from / to /signup); the script itself is loaded only by a form that needs it (useBotProof.ts)
-    const widget = useGatewayConfig().botChallenge.turnstileOrigin
+    const config = useGatewayConfig()
+    const widget = config.botChallenge.turnstileOrigin
+    // a brand logo or favicon on another https origin: that origin for images only, never for scripts
+    const images = brandImageOrigins(config.brand)
     const csp = [
       ...BASE_CSP.map((directive) => {
         if (directive.startsWith('script-src ')) return [directive, ...(widget ? [new URL(widget).origin] : []), ...scripts].join(' ')
         if (directive.startsWith('style-src ')) return [directive, ...styles].join(' ')
+        if (directive.startsWith('img-src ')) return [directive, ...images].join(' ')
         return directive
       }),
       ...(widget ? [`frame-src ${new URL(widget).origin}`] : []),

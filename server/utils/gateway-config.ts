@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { isIP } from '../../shared/ip'
 import { LOG_LEVELS } from '../../shared/log'
 import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
+import { contrastProblem, hexColor, httpsUrl } from '../../shared/brand'
 
 const absoluteUrl = z.url({ protocol: /^https?$/ })
 
@@ -107,6 +108,40 @@ export const apiSchema = z.strictObject({
   maxBodyBytes: z.number().int().nonnegative().max(64 * 1024 * 1024).default(UPSTREAM_DEFAULT_BODY_LIMIT_BYTES),
 })
 
+/**
+ * A logo or favicon: an https URL (its origin is added to the page CSP's img-src alone,
+ * server/plugins/csp-hashes.ts) or a path on the gateway's own origin (`/brand/logo.svg`, served
+ * from public/). Not `//host/...`: a scheme-relative address names another origin while looking
+ * like a path, and a backslash is read as a slash by browsers (WHATWG URL, special schemes).
+ */
+const brandImageUrl = z.union([httpsUrl, z.string().regex(/^\/(?![/\\])[^\\\s]*$/, 'expected a path such as /brand/logo.svg')], {
+  error: 'expected an https:// URL or a path on this site such as /brand/logo.svg',
+})
+
+/**
+ * A team's brand on every page (docs/gateway.md, "Brand"); what the IAM puts in mails is its own
+ * `email.brand`. Every key is optional: unset, the pages look as they always did, named by
+ * NUXT_PUBLIC_SITE_NAME and pointing to NUXT_PUBLIC_SUPPORT_EMAIL.
+ * - `colors.primary` is the buttons' background and `colors.primaryText` their text: refused below
+ *   4.5:1 (shared/brand.ts), so no brand makes a button unreadable.
+ */
+export const brandSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(80).optional(),
+    logoUrl: brandImageUrl.optional(),
+    faviconUrl: brandImageUrl.optional(),
+    colors: z
+      .strictObject({ primary: hexColor, primaryText: hexColor })
+      .superRefine((colors, ctx) => {
+        const problem = contrastProblem(colors.primary, colors.primaryText)
+        if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['primaryText'] })
+      })
+      .optional(),
+    supportEmail: z.email().optional(),
+    legal: z.strictObject({ termsUrl: httpsUrl.optional(), privacyUrl: httpsUrl.optional() }).prefault({}),
+  })
+  .prefault({})
+
 export const gatewayConfigSchema = z.strictObject({
   iam: z
     .strictObject({
@@ -158,6 +193,7 @@ export const gatewayConfigSchema = z.strictObject({
    * and GET /api/auth/bot-challenge names its script; absent, no page loads anything from a third party.
    */
   botChallenge: z.strictObject({ turnstileOrigin: z.url({ protocol: /^https$/ }).optional() }).prefault({}),
+  brand: brandSchema,
   /** APIs the browser reaches through /api/upstream/<name>/** with the user's access token (apiSchema) */
   apis: z
     .array(apiSchema)
@@ -168,6 +204,7 @@ export const gatewayConfigSchema = z.strictObject({
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>
 export type ProviderConfig = z.infer<typeof providerSchema>
 export type ApiConfig = z.infer<typeof apiSchema>
+export type BrandConfig = z.infer<typeof brandSchema>
 
 export class GatewayConfigError extends Error {
   override name = 'GatewayConfigError'

@@ -1,9 +1,22 @@
-/** axe-core on every page of the gateway: no serious or critical violation, and no CSP violation. */
+/**
+ * axe-core on every page of the gateway: no serious or critical violation, and no CSP violation.
+ * The gateway runs with a brand (its colours and footer links, docs/gateway.md "Brand"), so the
+ * checks cover them too, and the key pages are checked again in the dark palette.
+ */
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
 import { freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
-const e2e = useE2eStack()
+const e2e = useE2eStack({
+  gatewayConfig: {
+    brand: {
+      name: 'Acme Cloud',
+      colors: { primary: '#7a1fa2', primaryText: '#ffffff' },
+      supportEmail: 'help@acme.example',
+      legal: { termsUrl: 'https://acme.example/terms', privacyUrl: 'https://acme.example/privacy' },
+    },
+  },
+})
 
 const PUBLIC_PAGES = [
   '/',
@@ -122,6 +135,34 @@ describe('accessibility', () => {
     await page.goto(`${e2e.stack.url}/orgs/invitations/accept?token=${'A'.repeat(43)}`)
     await expect.poll(() => page.getByText('This invitation link is not valid.', { exact: false }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
+    expect(csp).toEqual([])
+    await page.close()
+  })
+
+  it('login, signup and account in dark mode at 390 px have no serious or critical violations', async () => {
+    const page = await e2e.browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.emulateMedia({ colorScheme: 'dark' })
+    const csp = watchCsp(page)
+    const check = async (name: string) => {
+      await page.waitForLoadState('networkidle')
+      // the dark palette is what axe measured (assets/main.css), not the light one
+      expect([name, await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)]).toEqual([name, 'rgb(18, 20, 23)'])
+      expect([name, await seriousA11yViolations(page)]).toEqual([name, []])
+      // the footer wraps instead of widening a phone's page
+      expect([name, await page.evaluate(() => document.documentElement.scrollWidth)]).toEqual([name, 390])
+      await expect.poll(() => page.getByRole('navigation', { name: 'Legal and support' }).getByRole('link').allTextContents(), WAIT).toEqual(['Terms', 'Privacy', 'Support'])
+      await saveScreenshot(page, `a11y-dark-${name}`)
+    }
+    await page.goto(`${e2e.stack.url}/login`)
+    await check('login')
+    await page.goto(`${e2e.stack.url}/signup`)
+    await check('signup')
+    // the brand's primary colour is the buttons' (gateway config brand.colors), in dark mode too
+    const submit = page.getByRole('button', { name: 'Create account' })
+    expect(await submit.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color])).toEqual(['rgb(122, 31, 162)', 'rgb(255, 255, 255)'])
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('a11y-dark'))
+    await check('account')
     expect(csp).toEqual([])
     await page.close()
   })

@@ -99,4 +99,28 @@ describe('mail layout', () => {
     await page.setViewportSize({ width: 320, height: 900 })
     await saveScreenshot(page, 'mail-arabic-rtl-320')
   })
+
+  it('lays a branded mail out within a 320 px pane, its button in the brand colour in light and dark', async () => {
+    const brand = {
+      logoUrl: 'https://cdn.acme.example/brand/a-rather-long-file-name-for-the-logo-of-the-company.png',
+      primaryColor: '#7a1fa2',
+      supportEmail: 'customer-support-and-account-help@acme-identity.example.com',
+      legal: { termsUrl: `https://acme.example/legal/terms-of-service/${'v'.repeat(120)}`, privacyUrl: 'https://acme.example/legal/privacy' },
+    }
+    const branded = templates.verifyEmailMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 86_400_000 }).renderWith({ brand })
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme })
+      for (const width of [600, 320]) {
+        await page.setViewportSize({ width, height: 900 })
+        await page.setContent(branded.html)
+        expect(await overflow(), `branded at ${width} px, ${colorScheme}`).toBe(0)
+        expect(await page.evaluate(() => getComputedStyle(document.querySelector('.mail-button')!).backgroundColor), colorScheme).toBe('rgb(122, 31, 162)')
+        expect(await page.getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['Support', 'Terms', 'Privacy']))
+        expect(await page.getByRole('img', { name: SITE }).count()).toBe(1)
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' })
+    await saveScreenshot(page, 'mail-branded-320')
+  })
 })
+

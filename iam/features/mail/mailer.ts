@@ -42,16 +42,20 @@ export interface MailerDeps {
 const isLocalized = (content: MailContent | LocalizedMail): content is LocalizedMail => 'withTexts' in content
 
 /**
- * The parts as sent: a catalogue mail with an administrator's words rendered again with them. A
- * failed look-up sends the catalogue's words (logged): the mail matters more than its wording.
+ * The parts as sent: a catalogue mail rendered again with an administrator's words and the team's
+ * brand (`email.brand`), when there are any. A failed look-up sends the catalogue's words (logged):
+ * the mail matters more than its wording.
  */
 async function partsOf(deps: MailerDeps, content: MailContent | LocalizedMail): Promise<MailContent> {
-  if (!isLocalized(content) || !deps.overrideTexts) return { subject: content.subject, text: content.text, html: content.html }
-  const texts = await deps.overrideTexts(content).catch((error: Error) => {
-    deps.log.error('mail override not read: the catalogue text is sent', { kind: content.kind, locale: content.locale, error: error.message })
-    return null
-  })
-  const parts = texts ? content.withTexts(texts) : content
+  const { brand } = deps.config.email
+  if (!isLocalized(content) || (!deps.overrideTexts && !brand)) return { subject: content.subject, text: content.text, html: content.html }
+  const texts = deps.overrideTexts
+    ? await deps.overrideTexts(content).catch((error: Error) => {
+        deps.log.error('mail override not read: the catalogue text is sent', { kind: content.kind, locale: content.locale, error: error.message })
+        return null
+      })
+    : null
+  const parts = texts || brand ? content.renderWith({ texts, brand }) : content
   return { subject: parts.subject, text: parts.text, html: parts.html }
 }
 

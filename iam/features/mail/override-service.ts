@@ -66,6 +66,7 @@ export async function previewMailTemplate(ctx: IamContext, input: { kind: MailKi
   } else {
     texts = (await findMailOverride(ctx.db, input.kind, input.locale))?.texts ?? {}
   }
-  const mail = sampleMail(input.kind, input.locale, ctx.config.email.siteName, ctx.config.magic_links.domain).withTexts(texts)
+  // in the team's brand, as the mailer sends it (mailer.ts)
+  const mail = sampleMail(input.kind, input.locale, ctx.config.email.siteName, ctx.config.magic_links.domain).renderWith({ texts, brand: ctx.config.email.brand })
   return { ok: true, mail: { subject: mail.subject, html: mail.html, text: mail.text } }
 }

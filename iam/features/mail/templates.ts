@@ -30,6 +30,20 @@ export interface LocalizedMail extends MailContent {
   kind: MailKind
   locale: Locale
   withTexts(texts: Readonly<Record<string, string>>): MailContent
+  /** the mail again with an administrator's words and/or a team's brand (the mailer's last step, mailer.ts) */
+  renderWith(options: { texts?: Readonly<Record<string, string>> | null; brand?: MailBrand | undefined }): MailContent
+}
+
+/**
+ * A team's brand in a mail (the IAM's `email.brand`, iam/lib/config-schema.ts, checked there: an
+ * https logo, a hex button colour white text reads on, https legal pages). Absent, a mail is the
+ * default layout byte for byte (tests/unit/mail-snapshots.test.ts).
+ */
+export interface MailBrand {
+  logoUrl?: string | undefined
+  primaryColor?: string | undefined
+  supportEmail?: string | undefined
+  legal?: { termsUrl?: string | undefined; privacyUrl?: string | undefined } | undefined
 }
 
 /** What every template needs besides its own values: the site's name and the mail's language. */
@@ -46,15 +60,20 @@ const MONO = "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"
 // Dark mode for the clients that honour prefers-color-scheme in a mail's <style> (Apple Mail, iOS,
 // Outlook on the web and for Mac); the others keep the light colours inlined on each element.
 // !important because inline styles win over a style sheet otherwise.
-const DARK_STYLE = `@media (prefers-color-scheme: dark) {
+// A brand's button colour stays in dark mode: white text on it was checked at config load.
+// The footer's links (a branded mail's) take the muted colour of the dark footer.
+const darkStyle = (button = '#3b82f6', footerLinks = false) => `@media (prefers-color-scheme: dark) {
   .mail-bg { background: #0f1216 !important; }
   .mail-card { background: #1b1f24 !important; color: #e6e8eb !important; }
   .mail-muted { color: #a9b1ba !important; }
   .mail-code { background: #262c33 !important; color: #ffffff !important; }
-  .mail-card a { color: #8ab4ff !important; }
-  .mail-button { background: #3b82f6 !important; }
+  .mail-card a { color: #8ab4ff !important; }${footerLinks ? '\n  .mail-muted a { color: #a9b1ba !important; }' : ''}
+  .mail-button { background: ${button} !important; }
   .mail-card .mail-button a { color: #ffffff !important; }
 }`
+
+/** The default button colour (white text on it: 6.7:1). */
+const BUTTON = '#1d4ed8'
 
 /**
  * One block as HTML: tables for the button, inline CSS everywhere, printed addresses that wrap. The
@@ -62,7 +81,7 @@ const DARK_STYLE = `@media (prefers-color-scheme: dark) {
  * places the button's table and aligns the text);
  * codes and addresses are always left to right (`dir="ltr"`), also inside Arabic text.
  */
-function blockHtml(block: Block, locale: Locale): string {
+function blockHtml(block: Block, locale: Locale, button: string): string {
   const { layout } = CATALOGUES[locale]
   if (block.kind === 'p') return `<p style="margin:0 0 16px">${escapeHtml(block.text)}</p>`
   if (block.kind === 'code') {
@@ -74,7 +93,7 @@ function blockHtml(block: Block, locale: Locale): string {
   const url = escapeHtml(block.url)
   return (
     `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 12px"><tr>` +
-    `<td class="mail-button" style="border-radius:6px;background:#1d4ed8"><a href="${url}" style="display:inline-block;padding:12px 20px;color:#ffffff;font-weight:600;text-decoration:none">${escapeHtml(block.label)}</a></td>` +
+    `<td class="mail-button" style="border-radius:6px;background:${button}"><a href="${url}" style="display:inline-block;padding:12px 20px;color:#ffffff;font-weight:600;text-decoration:none">${escapeHtml(block.label)}</a></td>` +
     `</tr></table>` +
     // a long link printed as it is would widen the mail past any screen: it may break anywhere
     `<p class="mail-muted" style="margin:0 0 16px;font-size:13px;color:#57606a;word-break:break-all;overflow-wrap:anywhere">${escapeHtml(layout.copyAddress)} <span dir="ltr">${url}</span></p>`
@@ -89,32 +108,53 @@ function blockHtml(block: Block, locale: Locale): string {
  * language and its direction are on <html> and again on the card and the footer, since some
  * clients drop the <html> element of a mail.
  */
-function render(base: MailBase, subject: string, blocks: Block[]): MailContent {
+function render(base: MailBase, subject: string, blocks: Block[], brand?: MailBrand): MailContent {
   const { siteName, locale } = base
   const { layout } = CATALOGUES[locale]
   const dir = localeDirection(locale)
   const align = dir === 'rtl' ? 'right' : 'left'
+  const links = brandLinks(brand, locale)
   const text = [
     ...blocks.map((b) =>
       b.kind === 'p' ? b.text : b.kind === 'link' ? `${b.label}:\n${b.url}` : `${layout.yourCode} ${b.code}`,
     ),
-    `-- \n${siteName}`,
+    `-- \n${siteName}${links.map((link) => `\n${link.label}: ${link.shown}`).join('')}`,
   ].join('\n\n')
-  const body = blocks.map((b) => blockHtml(b, locale)).join('\n')
+  const button = brand?.primaryColor ?? BUTTON
+  const body = blocks.map((b) => blockHtml(b, locale, button)).join('\n')
+  // the logo stands for the name: the name is its alt text, for clients that block remote images
+  const heading = brand?.logoUrl
+    ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(siteName)}" height="40" style="display:block;height:40px;width:auto;max-width:100%;border:0">`
+    : escapeHtml(siteName)
+  const footerLinks = links.length
+    ? `\n<p class="mail-muted" lang="${locale}" dir="${dir}" style="margin:8px 0 0;max-width:560px;font-family:${FONT};font-size:12px;color:#57606a;text-align:${align};overflow-wrap:anywhere">${links
+        .map((link) => `<a href="${escapeHtml(link.href)}" style="color:#57606a;text-decoration:underline">${escapeHtml(link.label)}</a>`)
+        .join(' &middot; ')}</p>`
+    : ''
   const html = `<!doctype html>
-<html lang="${locale}" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark"><title>${escapeHtml(subject)}</title><style>${DARK_STYLE}</style></head>
+<html lang="${locale}" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark"><title>${escapeHtml(subject)}</title><style>${darkStyle(brand?.primaryColor, links.length > 0)}</style></head>
 <body class="mail-bg" style="margin:0;padding:0;background:#f3f4f6">
 <table role="presentation" class="mail-bg" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f4f6"><tr><td align="center" style="padding:24px 12px">
 <table role="presentation" class="mail-card" lang="${locale}" dir="${dir}" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:560px;background:#ffffff;border-radius:8px;color:#1f2328;font-family:${FONT};font-size:16px;line-height:1.5;text-align:${align}">
-<tr><td style="padding:20px 24px 4px;font-size:18px;font-weight:700">${escapeHtml(siteName)}</td></tr>
+<tr><td style="padding:20px 24px 4px;font-size:18px;font-weight:700">${heading}</td></tr>
 <tr><td style="padding:12px 24px 8px">
 ${body}
 </td></tr>
 </table>
-<p class="mail-muted" lang="${locale}" dir="${dir}" style="margin:16px 0 0;max-width:560px;font-family:${FONT};font-size:12px;color:#57606a;text-align:${align}">${escapeHtml(fill(layout.footer, { siteName }))}</p>
+<p class="mail-muted" lang="${locale}" dir="${dir}" style="margin:16px 0 0;max-width:560px;font-family:${FONT};font-size:12px;color:#57606a;text-align:${align}">${escapeHtml(fill(layout.footer, { siteName }))}</p>${footerLinks}
 </td></tr></table>
 </body></html>`
   return { subject, text, html }
+}
+
+/** The brand's support address and legal pages, those set, with their words in the mail's language. */
+function brandLinks(brand: MailBrand | undefined, locale: Locale): { label: string; href: string; shown: string }[] {
+  const { layout } = CATALOGUES[locale]
+  return [
+    ...(brand?.supportEmail ? [{ label: layout.support, href: `mailto:${brand.supportEmail}`, shown: brand.supportEmail }] : []),
+    ...(brand?.legal?.termsUrl ? [{ label: layout.terms, href: brand.legal.termsUrl, shown: brand.legal.termsUrl }] : []),
+    ...(brand?.legal?.privacyUrl ? [{ label: layout.privacy, href: brand.legal.privacyUrl, shown: brand.legal.privacyUrl }] : []),
+  ]
 }
 
 /**
@@ -123,19 +163,21 @@ ${body}
  */
 function localized<K extends MailKind>(kind: K, base: MailBase, build: (t: MailTexts<K>) => { subject: string; blocks: Block[] }): LocalizedMail {
   const texts = CATALOGUES[base.locale].mails[kind]
-  const renderWith = (t: MailTexts<K>) => {
+  const renderTexts = (t: MailTexts<K>, brand?: MailBrand) => {
     const built = build(t)
-    return render(base, built.subject, built.blocks)
+    return render(base, built.subject, built.blocks, brand)
+  }
+  const merged = (own: Readonly<Record<string, string>>) => {
+    const all: Record<string, string> = { ...texts }
+    for (const [key, value] of Object.entries(own)) if (Object.hasOwn(texts, key)) all[key] = value
+    return all as MailTexts<K>
   }
   return {
-    ...renderWith(texts),
+    ...renderTexts(texts),
     kind,
     locale: base.locale,
-    withTexts: (own) => {
-      const merged: Record<string, string> = { ...texts }
-      for (const [key, value] of Object.entries(own)) if (Object.hasOwn(texts, key)) merged[key] = value
-      return renderWith(merged as MailTexts<K>)
-    },
+    withTexts: (own) => renderTexts(merged(own)),
+    renderWith: ({ texts: own, brand }) => renderTexts(own ? merged(own) : texts, brand),
   }
 }
 

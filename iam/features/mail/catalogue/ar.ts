@@ -12,6 +12,9 @@ export const ar: MailCatalogue = {
     copyAddress: 'أو انسخ هذا العنوان والصقه في متصفحك:',
     footer: 'أُرسلت إليك هذه الرسالة بخصوص حسابك على {siteName}.',
     dateTime: '{date}، الساعة {time} بالتوقيت العالمي المنسق (UTC)',
+    support: 'الدعم',
+    terms: 'الشروط',
+    privacy: 'الخصوصية',
   },
   units: {
     minutes: plural({ zero: '{count} دقيقة', one: 'دقيقة واحدة', two: 'دقيقتين', few: '{count} دقائق', many: '{count} دقيقة', other: '{count} دقيقة' }),

@@ -8,6 +8,9 @@ export const de: MailCatalogue = {
     copyAddress: 'Oder kopieren Sie diese Adresse in Ihren Browser:',
     footer: 'Sie erhalten diese E-Mail zu Ihrem Konto bei {siteName}.',
     dateTime: '{date}, {time} Uhr UTC',
+    support: 'Hilfe',
+    terms: 'Nutzungsbedingungen',
+    privacy: 'Datenschutz',
   },
   units: {
     minutes: plural({ one: '{count} Minute', other: '{count} Minuten' }),

@@ -11,6 +11,10 @@ export const en = {
     copyAddress: 'Or copy this address into your browser:',
     footer: 'This mail was sent to you about your {siteName} account.',
     dateTime: '{date}, {time} UTC',
+    /** the footer links of a branded mail (email.brand) */
+    support: 'Support',
+    terms: 'Terms',
+    privacy: 'Privacy',
   },
   units: {
     minutes: plural({ one: '{count} minute', other: '{count} minutes' }),

@@ -8,6 +8,9 @@ export const es: MailCatalogue = {
     copyAddress: 'O copie esta dirección en su navegador:',
     footer: 'Le enviamos este correo en relación con su cuenta de {siteName}.',
     dateTime: '{date}, {time} UTC',
+    support: 'Ayuda',
+    terms: 'Condiciones',
+    privacy: 'Privacidad',
   },
   units: {
     minutes: plural({ one: '{count} minuto', other: '{count} minutos' }),

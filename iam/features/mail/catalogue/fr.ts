@@ -8,6 +8,9 @@ export const fr: MailCatalogue = {
     copyAddress: 'Ou copiez cette adresse dans votre navigateur :',
     footer: 'Vous recevez ce message au sujet de votre compte {siteName}.',
     dateTime: '{date} à {time} UTC',
+    support: 'Assistance',
+    terms: 'Conditions d’utilisation',
+    privacy: 'Confidentialité',
   },
   units: {
     minutes: plural({ one: '{count} minute', other: '{count} minutes' }),

@@ -8,6 +8,9 @@ export const ja: MailCatalogue = {
     copyAddress: 'または、次のアドレスをブラウザーに貼り付けてください:',
     footer: 'このメールは、{siteName} のアカウントに関するお知らせとしてお送りしています。',
     dateTime: '{date} {time}(UTC)',
+    support: 'サポート',
+    terms: '利用規約',
+    privacy: 'プライバシー',
   },
   units: {
     minutes: plural({ other: '{count} 分' }),
