@@ -285,7 +285,7 @@ describe('the admin console', () => {
     await grantAdmin(adminEmail)
     await page.goto(`${e2e.stack.url}/admin/mails`)
     await page.getByLabel('Mail', { exact: true }).selectOption('emailChanged')
-    await page.getByLabel('Language', { exact: true }).selectOption('de')
+    await page.getByLabel('Language of the mail').selectOption('de')
     await expect.poll(() => page.locator('#admin-mail-default-subject').textContent(), WAIT).toContain('Ihre E-Mail-Adresse wurde geändert')
     await page.locator('#admin-mail-text-subject').fill('{siteName}: Ihre Adresse ist neu')
     await page.getByRole('button', { name: 'Preview' }).click()
