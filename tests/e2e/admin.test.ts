@@ -263,7 +263,7 @@ describe('the admin console', () => {
     await member.close()
   })
 
-  it('lists organizations (axe clean at 390 px)', async () => {
+  it('lists organizations, and webhooks with the form to add one (axe clean at 390 px)', async () => {
     const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()
     await page.setViewportSize({ width: 390, height: 844 })
@@ -272,6 +272,12 @@ describe('the admin console', () => {
     await grantAdmin(adminEmail)
     await page.goto(`${e2e.stack.url}/admin/orgs`)
     await expect.poll(() => page.getByRole('heading', { name: 'Organizations', level: 2 }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Webhooks' }).click()
+    await expect.poll(() => page.getByText('No endpoints yet.').isVisible(), WAIT).toBe(true)
+    await page.getByRole('button', { name: 'Add an endpoint' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('webhook-new-url')
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await fitsWidth(page)).toBe(true)
   })
