@@ -84,6 +84,22 @@ describe('the webhooks page', () => {
     expect(page.find('#webhook-new-url').attributes('aria-invalid')).toBe('true')
   })
 
+  it('edits an endpoint keeping a pattern given by API, and switches it on again', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint({ eventTypes: ['user.*', 'session.created'] })]))
+    const updated = answer('POST', `/api/admin/webhooks/${ID}/update`, 200, { ok: true, data: { endpoint: endpoint({ enabled: true, disabledReason: null }) } })
+    const page = await mountPage()
+    await page.find(`#webhook-edit-button-${ID}`).trigger('click')
+    const form = `#webhook-edit-${ID}`
+    expect((page.find(`${form}-url`).element as HTMLInputElement).value).toBe('https://crm.example.com/in')
+    const checked = page.findAll(`${form} input[type="checkbox"]`).filter((box) => (box.element as HTMLInputElement).checked)
+    expect(checked.map((box) => (box.element as HTMLInputElement).value)).toEqual(['session.created', 'user.*'])
+    await page.find(`${form}-enabled`).setValue(true)
+    await page.find(form).trigger('submit')
+    await vi.waitFor(() => expect(updated.bodies).toHaveLength(1))
+    expect(updated.bodies[0]).toEqual({ url: 'https://crm.example.com/in', description: 'CRM', eventTypes: ['user.*', 'session.created'], enabled: true })
+    await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('The endpoint was saved.'))
+  })
+
   it('removes an endpoint only after the confirmation in place', async () => {
     answerInTurn('GET', '/api/admin/webhooks', [{ status: 200, body: list([endpoint()]) }, { status: 200, body: list([]) }])
     const deleted = answer('POST', `/api/admin/webhooks/${ID}/delete`, 200, { ok: true, data: { deleted: true } })
