@@ -102,6 +102,7 @@ const CONVERTED = [
   'pages/admin/mails.vue',
   'pages/admin/webhooks.vue',
   'components/AdminWebhookForm.vue',
+  'components/AdminWebhookDeliveries.vue',
 ]
 
 /**
