@@ -8,31 +8,11 @@ import { z } from 'zod'
 import { ADMIN, ADMIN_GUARDS } from './admin'
 import { defineRoutes, json, noBody } from './define'
 import { SUPPORTED_LOCALES } from './locales'
+import { MAIL_KINDS } from './mail-kinds'
 import { errorFail, failure, JSON_BODY_FIELDS, okData, responses } from './responses'
 import { safeString } from './text'
 
-/**
- * The mails of the catalogue by kind (iam/features/mail/catalogue/en.ts `mails`; a unit test holds
- * the two equal, since the contract imports nothing from the features).
- */
-export const MAIL_KINDS = [
-  'adaptiveMfa',
-  'customAction',
-  'emailChangeUndone',
-  'reauthenticateCode',
-  'verifyEmail',
-  'emailChanged',
-  'orgInvitation',
-  'passwordReset',
-  'emailSignIn',
-  'passwordChanged',
-  'useProvider',
-  'secondFactor',
-  'deleteAccount',
-  'accountDisabled',
-  'restoreLink',
-  'accountRestored',
-] as const
+export { MAIL_KINDS } from './mail-kinds'
 
 /** The longest override text: a paragraph of a mail, not a document. */
 export const MAIL_TEXT_MAX = 2000

@@ -8,59 +8,9 @@ import { ADMIN, ADMIN_GUARDS } from './admin'
 import { defineRoutes, json, noBody } from './define'
 import { errorFail, failure, JSON_BODY_FIELDS, okData, responses } from './responses'
 import { safeString } from './text'
+import { isWebhookPattern } from './webhook-events'
 
-/**
- * The version of the catalogue below. A type is never renamed or given another meaning; a new
- * type, or a new field in `data`, is added under a new version; a type or field that goes away
- * stays for a major version, announced in CHANGELOG.md.
- */
-export const WEBHOOK_CATALOGUE_VERSION = '2026-11-30'
-
-/** Every event type a webhook can carry (docs/webhooks.md, "Catalogue"). */
-export const WEBHOOK_EVENT_TYPES = [
-  'user.created',
-  'user.updated',
-  'user.deleted',
-  'user.banned',
-  'user.unbanned',
-  'user.email_changed',
-  'user.password_changed',
-  'user.verified',
-  'session.created',
-  'session.revoked',
-  'factor.added',
-  'factor.removed',
-  'api_token.created',
-  'api_token.revoked',
-  'organization.created',
-  'organization.deleted',
-  'membership.created',
-  'membership.updated',
-  'membership.deleted',
-  // 2026-11-30: the organization's identity provider (SCIM) turned a membership off / on again
-  'membership.deactivated',
-  'membership.reactivated',
-  'invitation.created',
-  'invitation.accepted',
-  'oidc.app_authorized',
-  'oidc.access_revoked',
-  'admin.impersonation_started',
-  'admin.impersonation_ended',
-  // sent only by "send a test event", to the one endpoint it names, whatever it subscribes to
-  'webhook.test',
-] as const
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
-
-/** The families of the catalogue, for wildcards (`user.*`). */
-export const WEBHOOK_EVENT_FAMILIES = [...new Set(WEBHOOK_EVENT_TYPES.map((t) => t.slice(0, t.indexOf('.'))))]
-
-/** Whether `pattern` (a type, `family.*` or `*`) names anything in the catalogue. */
-export function isWebhookPattern(pattern: string): boolean {
-  if (pattern === '*') return true
-  if (pattern.endsWith('.*')) return WEBHOOK_EVENT_FAMILIES.includes(pattern.slice(0, -2))
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(pattern)
-}
+export { isWebhookPattern, WEBHOOK_CATALOGUE_VERSION, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events'
 
 /** The longest endpoint URL and description (the columns' checks repeat them: migration 0016). */
 export const WEBHOOK_URL_MAX = 2048

@@ -2,7 +2,8 @@
  * The admin console (/admin) in Chromium at a phone's width: an administrator (the role granted by
  * the test build's route that does what `users:grant-admin` does) finds an account, signs it out
  * everywhere, signs in as it (the banner on every page, End brings the administrator back); an
- * account without the role reads that it needs it. axe on every admin page.
+ * account without the role reads that it needs it; a mail's German subject overridden, previewed and
+ * reset. axe on every admin page.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -262,7 +263,7 @@ describe('the admin console', () => {
     await member.close()
   })
 
-  it('lists organizations (axe clean at 390 px)', async () => {
+  it('lists organizations, and webhooks with the form to add one (axe clean at 390 px)', async () => {
     const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()
     await page.setViewportSize({ width: 390, height: 844 })
@@ -273,6 +274,38 @@ describe('the admin console', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Organizations', level: 2 }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await fitsWidth(page)).toBe(true)
+    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Webhooks' }).click()
+    await expect.poll(() => page.getByText('No endpoints yet.').isVisible(), WAIT).toBe(true)
+    await page.getByRole('button', { name: 'Add an endpoint' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('webhook-new-url')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+  })
+
+  it('overrides the German subject of a mail, previews it in a sandbox, saves it and resets it (axe clean at 390 px)', async () => {
+    const page = await e2e.browsers.adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const adminEmail = freshEmail('admin-mails')
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    await page.goto(`${e2e.stack.url}/admin/mails`)
+    await page.getByLabel('Mail', { exact: true }).selectOption('emailChanged')
+    await page.getByLabel('Language of the mail').selectOption('de')
+    await expect.poll(() => page.locator('#admin-mail-default-subject').textContent(), WAIT).toContain('Ihre E-Mail-Adresse wurde geändert')
+    await page.locator('#admin-mail-text-subject').fill('{siteName}: Ihre Adresse ist neu')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await expect.poll(() => page.getByTestId('admin-mail-subject').textContent(), WAIT).toMatch(/: Ihre Adresse ist neu$/)
+    expect(await page.locator('iframe[sandbox=""]').count()).toBe(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'now uses your words' }).isVisible(), WAIT).toBe(true)
+    await page.getByRole('button', { name: 'Reset to the built-in words' }).click()
+    await page.getByRole('group', { name: /^Go back to the built-in words/ }).getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => page.getByText('The built-in words apply again.').isVisible(), WAIT).toBe(true)
+    expect(await page.locator('#admin-mail-text-subject').inputValue()).toBe('')
+    await page.close()
   })
 
   it('asks for a fresh sign-in in place when the administrator’s proof is too old, then runs the action (the clock moves: last)', async () => {

@@ -15,9 +15,9 @@ const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
  * Keys a source builds at run time from a prefix (`t(\`prefix.${code}\`)`): a key under one of these
  * counts as used without its literal. `errors.`: one sentence per failure code (composables/failure-words.ts);
  * `oauthError.`: the title and text per OAuth error code (utils/oauth-errors.ts);
- * the factor words of composables/security-event-label.ts.
+ * the factor words of composables/security-event-label.ts; the mail kinds' names of pages/admin/mails.vue.
  */
-const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'oauthError.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.']
+const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'oauthError.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.', 'admin.mails.kinds.']
 
 /** The files converted to catalogue keys; the others stay English until they are converted. */
 const CONVERTED = [
@@ -99,6 +99,10 @@ const CONVERTED = [
   'components/AdminPageNotice.vue',
   'components/AdminSearchList.vue',
   'components/AdminSuspendForm.vue',
+  'pages/admin/mails.vue',
+  'pages/admin/webhooks.vue',
+  'components/AdminWebhookForm.vue',
+  'components/AdminWebhookDeliveries.vue',
 ]
 
 /**

@@ -126,6 +126,19 @@ export const BFF_IAM_ROUTES = [
   'adminUserImpersonate',
   'adminOrgs',
   'adminOrg',
+  // the console's mail texts per language (/admin/mails) and webhooks (/admin/webhooks)
+  'adminMailTemplate',
+  'adminMailTemplateSave',
+  'adminMailTemplateDelete',
+  'adminMailTemplatePreview',
+  'adminWebhooks',
+  'adminWebhookCreate',
+  'adminWebhookUpdate',
+  'adminWebhookDelete',
+  'adminWebhookRotateSecret',
+  'adminWebhookTest',
+  'adminWebhookDeliveries',
+  'adminWebhookReplayOne',
   // /admin/bootstrap: the first administrator with the running IAM's one-time code (any signed-in account may try)
   'adminBootstrap',
   // the organization pages (/orgs, /orgs/:orgId, the invitation landing page) and the header's switcher

@@ -5,6 +5,7 @@
  * a loose record.
  */
 import type { z } from 'zod'
+import type { HttpMethod } from '../../../iam/contract/define'
 import { isErrorCode } from '../../../iam/contract/error-codes'
 import { documentedResponses, type RouteErrorCode } from '../../../iam/contract/responses'
 import { ROUTES } from '../../../iam/contract/routes'
@@ -32,7 +33,7 @@ export type IamRouteInput<I extends BffRouteId> = ParamsPart<I> & {
 
 /** The request line of a call: the entry's method, its path with each `:param` filled in. */
 export interface IamRouteCall {
-  method: 'GET' | 'POST'
+  method: HttpMethod
   path: string
   query?: Record<string, string>
   body?: unknown

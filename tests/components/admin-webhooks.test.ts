@@ -1,0 +1,135 @@
+/**
+ * The admin console's webhooks (pages/admin/webhooks.vue): the endpoints with their state, a new
+ * endpoint's secret shown once, the form's own checks and the IAM's URL refusal at the field, the
+ * removal confirmed in place, and "Send again" on a failed delivery only.
+ */
+import { mountSuspended } from '@nuxt/test-utils/runtime'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import WebhooksPage from '../../pages/admin/webhooks.vue'
+import { answer, answerInTurn } from './bff'
+
+const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] }
+const NOW = '2026-01-02T03:04:05.000Z'
+const ID = 'ep_AAAAAAAAAAAAAAAAAAAAAA'
+const endpoint = (over: Record<string, unknown> = {}) => ({
+  id: ID,
+  url: 'https://crm.example.com/in',
+  description: 'CRM',
+  eventTypes: ['user.created'],
+  enabled: false,
+  disabledReason: 'failing',
+  previousSecretUntil: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+  stats: { attempts24h: 4, succeeded24h: 1, successRate24h: 0.25, pending: 0, dead: 3 },
+  ...over,
+})
+const list = (endpoints: unknown[]) => ({ ok: true, data: { endpoints, catalogueVersion: '2026-11-30' } })
+
+const mounted: Array<{ unmount(): void }> = []
+afterEach(() => {
+  for (const wrapper of mounted.splice(0)) wrapper.unmount()
+  clearNuxtState()
+})
+
+async function mountPage() {
+  answer('GET', '/api/auth/session', 200, SIGNED_IN)
+  const page = await mountSuspended(WebhooksPage, { route: '/admin/webhooks' })
+  mounted.push(page)
+  await vi.waitFor(() => expect(page.find('#webhook-add').exists()).toBe(true))
+  return page
+}
+
+describe('the webhooks page', () => {
+  it('lists an endpoint with why it is off, and shows the secret of a new endpoint once', async () => {
+    answerInTurn('GET', '/api/admin/webhooks', [{ status: 200, body: list([endpoint()]) }, { status: 200, body: list([endpoint(), endpoint({ id: 'ep_BBBBBBBBBBBBBBBBBBBBBB', url: 'https://hooks.example.org/x', enabled: true, disabledReason: null })]) }])
+    const created = answer('POST', '/api/admin/webhooks', 200, { ok: true, data: { endpoint: endpoint({ id: 'ep_BBBBBBBBBBBBBBBBBBBBBB', url: 'https://hooks.example.org/x' }), secret: 'whsec_c2VjcmV0' } })
+    const page = await mountPage()
+    expect(page.find(`[data-testid="webhook-state-${ID}"]`).text()).toContain('Off: its deliveries kept failing')
+    expect(page.find(`[data-testid="webhook-state-${ID}"]`).text()).toContain('25%')
+
+    await page.find('#webhook-add').trigger('click')
+    await page.find('#webhook-new-url').setValue('https://hooks.example.org/x')
+    await page.find('#webhook-new-description').setValue('Billing')
+    const userCreated = page.findAll('#webhook-new input[type="checkbox"]').find((box) => (box.element as HTMLInputElement).value === 'user.created')!
+    await userCreated.setValue(true)
+    await page.find('#webhook-new').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#raw-token').exists()).toBe(true))
+    expect(created.bodies).toEqual([{ url: 'https://hooks.example.org/x', description: 'Billing', eventTypes: ['user.created'] }])
+    expect((page.find('#raw-token').element as HTMLInputElement).value).toBe('whsec_c2VjcmV0')
+    expect(page.find('#raw-heading').text()).toBe('Signing secret of https://hooks.example.org/x')
+    // "I have saved it": the secret is gone from the page
+    await page.findAll('.raw button').at(1)!.trigger('click')
+    expect(page.find('#raw-token').exists()).toBe(false)
+    expect(page.text()).not.toContain('whsec_c2VjcmV0')
+  })
+
+  it('asks for the URL and an event type before sending, and says at the URL when the IAM refuses it', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([]))
+    const created = answer('POST', '/api/admin/webhooks', 400, { ok: false, error: 'Validation failed', code: 'webhook_url_refused' })
+    const page = await mountPage()
+    await page.find('#webhook-add').trigger('click')
+    await page.find('#webhook-new').trigger('submit')
+    expect(page.find('#webhook-new-url-error').text()).toBe('Enter the endpoint URL.')
+    await page.find('#webhook-new-url').setValue('https://10.0.0.1/x')
+    await page.find('#webhook-new').trigger('submit')
+    expect(page.find('#webhook-new-types-error').text()).toBe('Choose at least one event type.')
+    expect(created.bodies).toEqual([])
+
+    await page.find('#webhook-new-type-0').setValue(true)
+    await page.find('#webhook-new').trigger('submit')
+    await vi.waitFor(() => expect(page.find('#webhook-new-url-error').exists()).toBe(true))
+    expect(created.bodies).toEqual([{ url: 'https://10.0.0.1/x', description: '', eventTypes: ['*'] }])
+    expect(page.find('#webhook-new-url-error').text()).toContain('Deliveries may not go to this address')
+    expect(page.find('#webhook-new-url').attributes('aria-invalid')).toBe('true')
+  })
+
+  it('edits an endpoint keeping a pattern given by API, and switches it on again', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint({ eventTypes: ['user.*', 'session.created'] })]))
+    const updated = answer('POST', `/api/admin/webhooks/${ID}/update`, 200, { ok: true, data: { endpoint: endpoint({ enabled: true, disabledReason: null }) } })
+    const page = await mountPage()
+    await page.find(`#webhook-edit-button-${ID}`).trigger('click')
+    const form = `#webhook-edit-${ID}`
+    expect((page.find(`${form}-url`).element as HTMLInputElement).value).toBe('https://crm.example.com/in')
+    const checked = page.findAll(`${form} input[type="checkbox"]`).filter((box) => (box.element as HTMLInputElement).checked)
+    expect(checked.map((box) => (box.element as HTMLInputElement).value)).toEqual(['session.created', 'user.*'])
+    await page.find(`${form}-enabled`).setValue(true)
+    await page.find(form).trigger('submit')
+    await vi.waitFor(() => expect(updated.bodies).toHaveLength(1))
+    expect(updated.bodies[0]).toEqual({ url: 'https://crm.example.com/in', description: 'CRM', eventTypes: ['user.*', 'session.created'], enabled: true })
+    await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('The endpoint was saved.'))
+  })
+
+  it('removes an endpoint only after the confirmation in place', async () => {
+    answerInTurn('GET', '/api/admin/webhooks', [{ status: 200, body: list([endpoint()]) }, { status: 200, body: list([]) }])
+    const deleted = answer('POST', `/api/admin/webhooks/${ID}/delete`, 200, { ok: true, data: { deleted: true } })
+    const page = await mountPage()
+    await page.find(`#webhook-delete-${ID}`).trigger('click')
+    expect(page.find(`#webhook-confirm-${ID}`).text()).toContain('Remove the endpoint https://crm.example.com/in')
+    expect(deleted.bodies).toEqual([])
+    await page.find(`#webhook-confirm-${ID} button.danger`).trigger('click')
+    await vi.waitFor(() => expect(page.find('[role="status"]').exists()).toBe(true))
+    expect(deleted.bodies).toHaveLength(1)
+    expect(page.find('[role="status"]').text()).toBe('The endpoint was removed.')
+  })
+
+  it('shows the recent deliveries with Send again on a failed one only', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint({ enabled: true, disabledReason: null })]))
+    const delivery = (id: number, status: string, log: unknown[]) => ({ id, msgId: `msg_${id}`, eventType: 'user.created', status, attempts: log.length, nextAttemptAt: null, deliveredAt: null, createdAt: NOW, payload: {}, log })
+    answer('GET', `/api/admin/webhooks/${ID}/deliveries`, 200, {
+      ok: true,
+      data: { deliveries: [delivery(7, 'dead', [{ at: NOW, status: 500, durationMs: 3, error: null, responseExcerpt: null }]), delivery(6, 'delivered', [{ at: NOW, status: 200, durationMs: 3, error: null, responseExcerpt: null }])] },
+    })
+    const replayed = answer('POST', `/api/admin/webhooks/${ID}/deliveries/7/replay`, 200, { ok: true, data: { replayed: 1 } })
+    const page = await mountPage()
+    await page.find(`#webhook-deliveries-button-${ID}`).trigger('click')
+    await vi.waitFor(() => expect(page.find(`[data-testid="webhook-deliveries-${ID}-list"]`).exists()).toBe(true))
+    const rows = page.findAll(`[data-testid="webhook-deliveries-${ID}-list"] li`)
+    expect(rows[0]!.text()).toContain('failed · 1 attempt · last answer: 500')
+    expect(rows[0]!.find('button').exists()).toBe(true)
+    expect(rows[1]!.find('button').exists()).toBe(false)
+    await rows[0]!.find('button').trigger('click')
+    await vi.waitFor(() => expect(replayed.bodies).toHaveLength(1))
+    await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('The delivery is being sent again.'))
+  })
+})
