@@ -21,6 +21,7 @@ import { checkTtl, openClocked, parseJson, sealClocked } from './clocked'
 import { ATOMIC_DRIVERS, refusedDriverMessage, type StorageDriverName } from './drivers'
 import { assertStoreKey } from './keys'
 import { parseRedisTarget, type RedisTarget } from './redis-target'
+import { reviveAfterUnaskedEnd } from './revive'
 
 export { ATOMIC_DRIVERS, refusedDriverMessage, type StorageDriverName } from './drivers'
 export { encodeKeyPart, hashKeyPart, storeKey } from './keys'
@@ -164,6 +165,8 @@ function redisMount(url: string | undefined, timeoutMs: number): Mount {
   client.once('ready', () => {
     client.options.enableOfflineQueue = false
   })
+  // a client ioredis ended on its own connects again (revive.ts says when that happens)
+  const revival = reviveAfterUnaskedEnd(client)
   return {
     kind: 'redis',
     storage: createStorage({ driver }),
@@ -172,6 +175,7 @@ function redisMount(url: string | undefined, timeoutMs: number): Mount {
       await client.ping()
     },
     close: async () => {
+      revival.stop()
       await client.quit().catch(() => client.disconnect())
     },
   }

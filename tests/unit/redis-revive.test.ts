@@ -1,0 +1,51 @@
+/**
+ * iam/lib/storage/revive.ts: a Redis client that ioredis ended on its own (its status `end`, no
+ * retry after it, as a Sentinel connect cut by its own fail-over detector leaves it) connects
+ * again; one this process closed stays closed. On a real client and server: runs with REDIS_URL.
+ */
+import { once } from 'node:events'
+import Redis from 'ioredis'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { reviveAfterUnaskedEnd } from '../../iam/lib/storage/revive'
+import { waitUntil } from '../helpers/wait'
+
+const REDIS_URL = process.env.REDIS_URL
+
+// skipped without REDIS_URL: a real server is what ends and takes the client back (CI's PostgreSQL + Redis run sets it)
+describe.skipIf(!REDIS_URL)('a Redis client ended without being asked, on redis', () => {
+  const clients: Redis[] = []
+  afterEach(() => {
+    vi.useRealTimers()
+    for (const client of clients.splice(0)) client.disconnect()
+  })
+
+  it('connects again after an end this process did not ask for', async () => {
+    const client = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 0 })
+    clients.push(client)
+    await client.connect()
+    reviveAfterUnaskedEnd(client)
+    const ended = once(client, 'end')
+    // ends it with no retry after it, as ioredis's own failed connect does
+    client.disconnect()
+    await ended
+    await waitUntil(() => client.status === 'ready', 'the client to connect again', 5000)
+    expect(await client.ping()).toBe('PONG')
+  })
+
+  it('leaves a client closed once stop was called before the close', async () => {
+    const client = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 0 })
+    clients.push(client)
+    await client.connect()
+    const revival = reviveAfterUnaskedEnd(client)
+    let connecting = 0
+    client.on('connecting', () => (connecting += 1))
+    revival.stop()
+    // faked before the end, so a revival timer set at the end would be one this test runs
+    vi.useFakeTimers({ toFake: ['setTimeout'] })
+    const ended = once(client, 'end')
+    client.disconnect()
+    await ended
+    vi.advanceTimersByTime(1000)
+    expect({ status: client.status, connecting }).toEqual({ status: 'end', connecting: 0 })
+  })
+})
