@@ -56,3 +56,17 @@ export function isWebhookPattern(pattern: string): boolean {
   if (pattern.endsWith('.*')) return WEBHOOK_EVENT_FAMILIES.includes(pattern.slice(0, -2))
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(pattern)
 }
+
+/** An endpoint as GET /admin/webhooks answers it: the IAM builds it (features/webhooks/endpoints.ts), the console page reads it. */
+export interface EndpointView {
+  id: string
+  url: string
+  description: string
+  eventTypes: string[]
+  enabled: boolean
+  disabledReason: 'gone' | 'failing' | 'admin' | null
+  previousSecretUntil: string | null
+  createdAt: string
+  updatedAt: string
+  stats: { attempts24h: number; succeeded24h: number; successRate24h: number | null; pending: number; dead: number }
+}

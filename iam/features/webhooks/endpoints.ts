@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
+import type { EndpointView } from '../../contract/webhook-events'
 import { WEBHOOK_CATALOGUE_VERSION } from '../../contract/webhooks'
 import { outboundPolicyOf } from './policy'
 import { endpointRowId, selectEndpoints, selectSubscribedPatterns, type EndpointRow } from './endpoints-repo'
@@ -23,18 +24,7 @@ export interface EndpointInput {
   enabled?: boolean
 }
 
-export interface EndpointView {
-  id: string
-  url: string
-  description: string
-  eventTypes: string[]
-  enabled: boolean
-  disabledReason: 'gone' | 'failing' | 'admin' | null
-  previousSecretUntil: string | null
-  createdAt: string
-  updatedAt: string
-  stats: { attempts24h: number; succeeded24h: number; successRate24h: number | null; pending: number; dead: number }
-}
+export type { EndpointView }
 
 export type EndpointResult = { ok: true; endpoint: EndpointView; secret?: string } | { ok: false; code: 'webhook_url_refused'; message: string } | { ok: false; code: 'webhook_not_found' }
 
