@@ -164,6 +164,20 @@ describe('webhooks and security events of SCIM changes', () => {
     for (const event of toggles) expect(event.ipAddress).toBe(SCIM_CLIENT_IP)
   })
 
+  it('queues user.created, membership.created and membership.deactivated, in that order, for an account SCIM makes inactive from the start', async () => {
+    const { org, address, create } = await provisionedOrg()
+    const hook = await endpoint()
+    const email = address('born-off')
+    await create(email, { active: false })
+    const account = await accountOf(email)
+    const all = ofOrg(await queued(hook.id), org)
+    expect(kinds(all)).toEqual(['user.created', 'membership.created', 'membership.deactivated'])
+    for (const q of all) expect(q.data.user).toEqual({ id: account.id })
+    const recorded = account.events.filter((e) => ['signed_up', 'org_member_provisioned', 'org_member_deprovisioned'].includes(e.type))
+    expect(recorded.map((e) => e.type).sort()).toEqual(['org_member_deprovisioned', 'org_member_provisioned', 'signed_up'])
+    for (const event of recorded) expect(event.ipAddress, event.type).toBe(SCIM_CLIENT_IP)
+  })
+
   it('queues membership.deleted alone for a DELETE of an active member, and nothing for a PUT that only renames', async () => {
     const { org, address, create, scim } = await provisionedOrg()
     const email = address('gone')
