@@ -83,7 +83,17 @@ const userDetail = z.object({
 
 const orgDetail = z.object({
   org: orgSummary,
-  members: z.array(z.object({ userId: z.string(), email: z.string(), name: z.string(), role: z.string(), roleName: z.string(), since: z.string() })),
+  members: z.array(
+    z.object({
+      userId: z.string(),
+      email: z.string(),
+      name: z.string(),
+      role: z.string(),
+      roleName: z.string(),
+      since: z.string(),
+      deactivatedAt: z.string().nullable().describe("when the organization's identity provider deactivated the member (SCIM, docs/scim.md); null while active"),
+    }),
+  ),
   roles: z.array(z.object({ id: z.string(), name: z.string(), permissions: z.array(z.string()), createdAt: z.string() })),
   invitations: z.array(z.object({ id: z.string(), email: z.string(), role: z.string(), createdAt: z.string(), expiresAt: z.string(), status: z.enum(['pending', 'accepted', 'revoked', 'expired']) })),
 })

@@ -48,4 +48,19 @@ describe('the admin frame', () => {
     expect(page.find('[role="status"]').exists()).toBe(false)
     expect(page.find('#org-members-heading').text()).toBe('Members')
   })
+
+  it('marks a member the organization identity provider deactivated, and only that member', async () => {
+    answer('GET', '/api/auth/session', 200, SIGNED_IN)
+    const member = (email: string, deactivatedAt: string | null) => ({ userId: email, email, name: '', role: 'member', roleName: 'member', since: NOW, deactivatedAt })
+    answer('GET', '/api/admin/orgs/o-2', 200, {
+      ok: true,
+      data: { org: { id: 'o-2', slug: 'acme', name: 'Acme', createdAt: NOW, members: 2 }, members: [member('on@acme.test', null), member('off@acme.test', NOW)], roles: [], invitations: [] },
+    })
+    const page = await mountSuspended(OrgPage, { route: '/admin/orgs/o-2' })
+    mounted.push(page)
+    await vi.waitFor(() => expect(page.find('h2').exists()).toBe(true))
+    const rows = page.findAll('section[aria-labelledby="org-members-heading"] li')
+    expect(rows.map((row) => row.find('[data-testid="member-deactivated"]').exists())).toEqual([false, true])
+    expect(rows[1]!.find('[data-testid="member-deactivated"]').text()).toBe('Deactivated by the identity provider')
+  })
 })

@@ -266,4 +266,17 @@ describe('the member list', () => {
     expect((await active(scimId, true)).status).toBe(200)
     expect((await listed()).find((m) => m.email === email)!.deactivatedAt).toBeNull()
   })
+
+  it('shows the same mark on the administrator view of the organization', async () => {
+    const { org, address, create, active } = await provisionedOrg()
+    const email = address('admin-listed')
+    const scimId = await create(email)
+    const adminListed = async () => ((await dataOf(await asAdmin('GET', `/admin/orgs/${org}`))).members as Array<{ email: string; deactivatedAt: string | null }>)
+    expect((await adminListed()).find((m) => m.email === email)!.deactivatedAt).toBeNull()
+    expect((await active(scimId, false)).status).toBe(200)
+    const during = (await adminListed()).find((m) => m.email === email)!
+    expect(Number.isNaN(Date.parse(during.deactivatedAt ?? ''))).toBe(false)
+    expect((await active(scimId, true)).status).toBe(200)
+    expect((await adminListed()).find((m) => m.email === email)!.deactivatedAt).toBeNull()
+  })
 })

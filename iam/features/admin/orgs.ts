@@ -17,7 +17,8 @@ type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired'
 
 export interface AdminOrgDetail {
   org: AdminOrgSummary
-  members: Array<{ userId: string; email: string; name: string; role: string; roleName: string; since: string }>
+  /** `deactivatedAt`: when the organization's identity provider deactivated the membership (SCIM `active: false`), else null */
+  members: Array<{ userId: string; email: string; name: string; role: string; roleName: string; since: string; deactivatedAt: string | null }>
   roles: Array<{ id: string; name: string; permissions: string[]; createdAt: string }>
   invitations: Array<{ id: string; email: string; role: string; createdAt: string; expiresAt: string; status: InvitationStatus }>
 }
@@ -68,8 +69,8 @@ export async function orgDetail(ctx: IamContext, publicId: string): Promise<Admi
   if (!row) return undefined
   const now = new Date(ctx.now())
   const [members, roles, invitations] = await Promise.all([
-    sql<{ userId: string; email: string; name: string; role: string; roleName: string; since: Date | string }>`select u.public_id::text as "userId", u.email, u.name, m.role,
-        coalesce(r.name, m.role) as "roleName", m.created_at as since
+    sql<{ userId: string; email: string; name: string; role: string; roleName: string; since: Date | string; deactivatedAt: Date | string | null }>`select u.public_id::text as "userId", u.email, u.name, m.role,
+        coalesce(r.name, m.role) as "roleName", m.created_at as since, m.deprovisioned_at as "deactivatedAt"
       from memberships m
       join users u on u.id = m.user_id
       left join organization_roles r on r.org_id = m.org_id and r.id::text = m.role
@@ -87,7 +88,7 @@ export async function orgDetail(ctx: IamContext, publicId: string): Promise<Admi
   ])
   return {
     org: summaryOf(row),
-    members: members.rows.map((m) => ({ ...m, since: isoOf(m.since) })),
+    members: members.rows.map((m) => ({ ...m, since: isoOf(m.since), deactivatedAt: m.deactivatedAt === null ? null : isoOf(m.deactivatedAt) })),
     roles: roles.map((r) => ({ id: r.id, name: r.name, permissions: r.permissions, createdAt: isoOf(r.created_at) })),
     invitations: invitations.map((i) => ({
       id: i.public_id,
