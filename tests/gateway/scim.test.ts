@@ -13,7 +13,10 @@ import { signRequestV2 } from '../../iam/client/hmac'
 import { hmac, sharedBffIam } from '../helpers/shared-bff-iam'
 import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
-const stack = await setupStackOnSharedIam()
+// the gateway trusts a load balancer on 127.0.0.1 (played by the SCIM client of one test, which
+// sends X-Forwarded-For); requests without the header come from 127.0.0.1 itself
+const stack = await setupStackOnSharedIam({ proxy: { trust: true, ipToTrust: '127.0.0.1' } })
+const SCIM_CLIENT_IP = '203.0.113.78'
 
 type Browser = ReturnType<typeof browserLike>
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User'
@@ -402,6 +405,16 @@ describe('SCIM through the gateway', () => {
     expect((await again.call(`/api/orgs/${orgId}`)).status).toBe(401)
     expect((await other.call(`/api/orgs/${orgId}`)).status).toBe(404)
     expect((await other.call(`/api/orgs/${ownOrg}`)).status).toBe(200)
+  })
+
+  it('records the SCIM client address, as the load balancer in front of the gateway saw it, on the provisioned person activity', async () => {
+    const { scim, domain } = await provisionedOrg('address')
+    const person = await signedUp('address-person', { domain })
+    const linked = await scim('POST', '/Users', userBody(person.email), { 'x-forwarded-for': SCIM_CLIENT_IP })
+    expect(linked.status, linked.text).toBe(201)
+    const own = (await person.b.call('/api/auth/security-events')).json.data as { events: Array<{ type: string; ipAddress: string | null }> }
+    const provisioned = own.events.find((e) => e.type === 'org_member_provisioned')
+    expect(provisioned?.ipAddress).toBe(SCIM_CLIENT_IP)
   })
 
   it('refuses to deactivate the last owner of the organization', async () => {
