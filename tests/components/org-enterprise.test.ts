@@ -200,6 +200,19 @@ describe('the SAML connection', () => {
     ])
   })
 
+  it('shows the email and name attributes the connection reads and sends what the owner types, leaving out one emptied', async () => {
+    const saved = answer('POST', '/api/orgs/o-1/sso', 200, { ok: true, data: { connection: connection() } })
+    const section = await mountSso(connection({ attributeMapping: { email: 'mailPrimary', name: 'fullName' } }))
+    expect((section.find('input#sso-email-attribute').element as HTMLInputElement).value).toBe('mailPrimary')
+    expect((section.find('input#sso-name-attribute').element as HTMLInputElement).value).toBe('fullName')
+    await section.find('input#sso-email-attribute').setValue(' upn ')
+    await section.find('input#sso-name-attribute').setValue('')
+    await section.find('textarea#sso-certificate').setValue('MIIB')
+    await section.find('form.set').trigger('submit')
+    await vi.waitFor(() => expect(saved.bodies).toHaveLength(1))
+    expect((saved.bodies[0] as { attributeMapping: unknown }).attributeMapping).toEqual({ email: 'upn' })
+  })
+
   it('asks for a name for each group row before sending', async () => {
     const saved = answer('POST', '/api/orgs/o-1/sso', 200, { ok: true, data: { connection: connection() } })
     const section = await mountSso(null)
