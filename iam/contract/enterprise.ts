@@ -221,7 +221,12 @@ export const ENTERPRISE_ROUTES = defineRoutes({
     body: z.strictObject({ SAMLResponse: z.string().min(1).max(SAML_JSON_LIMIT_BYTES), RelayState: z.string().max(1024).optional() }),
     responses: responses(
       { 201: { description: 'Signed in: access token, session cookie set, `returnTo` the relative path to continue at', body: tokensBody.extend({ returnTo: z.string() }) } },
-      { 200: { description: 'An account with a second factor: a challenge for POST /auth/second-factor, no tokens', body: secondFactorLoginBody } },
+      {
+        200: {
+          description: 'An account with a second factor: a challenge for POST /auth/second-factor, no tokens; `returnTo` the relative path to continue at once it is answered',
+          body: secondFactorLoginBody.extend({ returnTo: z.string() }),
+        },
+      },
       JSON_BODY_FIELDS,
       {
         400: failure(

@@ -11,6 +11,7 @@
  * typed at /login routes to it, the person signs in there, comes back signed in where they were going,
  * a member of the organization with the role of their group; a second sign-in finds the same account.
  */
+import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startDnsServer, type DnsServer, type Zone } from '../helpers/dns-server'
@@ -297,6 +298,40 @@ describe('signing in through the organization identity provider', () => {
     const members = await bff(ownerPage, `/api/orgs/${orgId}/members`)
     const rows = (members.json.data as { members: { email: string; role: string }[] }).members.filter((m) => m.email.startsWith('dana'))
     expect(rows).toEqual([expect.objectContaining({ email, role: roleId })])
+    expect(csp).toEqual([])
+  })
+
+  it('a person who added an authenticator app is asked for its code after the identity provider, then lands where they were going, at 390 px', async () => {
+    expect(saml, 'the first sign-in ran').toBeDefined()
+    const { orgId, email, nameId } = saml!
+    idp!.signInAs({ nameId, email, displayName: 'Dana Samlify', groups: ['Support'] })
+    const first = await signInThroughIdp(email, '/account')
+    const setup = await bff(first.page, '/api/auth/totp/setup', {})
+    expect(setup.status).toBe(200)
+    const totp = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32((setup.json.data as { secret: string }).secret) })
+    expect((await bff(first.page, '/api/auth/totp/enable', { code: totp.generate() })).status).toBe(200)
+
+    // another browser: the provider's answer is not the whole sign-in any more
+    const browser = await e2e.launchForTest()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    await page.goto(`${e2e.stack.url}/login?returnTo=${encodeURIComponent(`/orgs/${orgId}`)}`)
+    await page.locator('#email').fill(email)
+    const go = page.getByTestId('sso-continue').getByRole('link', { name: 'Continue with your company sign-in' })
+    await expect.poll(() => go.isVisible(), WAIT).toBe(true)
+    await go.click()
+    await page.waitForURL((url) => url.href.startsWith(idp!.ssoUrl))
+    await page.getByRole('button', { name: `Sign in as ${email}` }).click()
+    const heading = page.getByRole('heading', { name: 'Two-step sign-in' })
+    await expect.poll(() => heading.isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    // the next step's code: the enrolment spent this one
+    await page.getByLabel('Authentication code').fill(totp.generate({ timestamp: Date.now() + 30_000 }))
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL(`${e2e.stack.url}/orgs/${orgId}`, WAIT)
+    await expect.poll(() => page.getByRole('heading', { name: 'Samlify Corp', level: 1 }).isVisible(), WAIT).toBe(true)
     expect(csp).toEqual([])
   })
 })

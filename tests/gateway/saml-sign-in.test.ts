@@ -219,7 +219,8 @@ describe('SAML sign-in through the gateway', () => {
     const request = authnRequestOf((await b.call(`/sso/saml/${connectionId}/start?returnTo=${encodeURIComponent('/orgs')}`)).headers.get('location') ?? '')
     const landed = await postFromIdp(b, connectionId, (await samlifyResponse(spMetadata, request.id, user)).samlResponse, request.relayState)
     expect(landed.status, landed.text).toBe(200)
-    const challenge = /\/login#second-factor=([\w-]{43})/.exec(landed.text)?.[1]
+    // the sign-in page asks for the step, then goes on where the person was going
+    const challenge = /\/login\?returnTo=%2Forgs#second-factor=([\w-]{43})/.exec(landed.text)?.[1]
     expect(challenge, landed.text).toBeTruthy()
     expect(b.jar.get('session')).toBeUndefined()
     // the next step's code (one step of drift ahead is accepted): the enrolment spent this one

@@ -110,8 +110,12 @@ export async function consumeSamlResponse(event: H3Event): Promise<unknown> {
   })
   if (!res) return redirectToSsoError(event, 'sso_unavailable')
   const body = res.body
+  // returnTo is a path of this site (the IAM's safeReturnTo), kept relative: the page moves on within this origin
+  const returnTo = typeof body?.returnTo === 'string' && /^\/(?![/\\])/.test(body.returnTo) ? body.returnTo : '/'
   if (res.status === 200 && typeof body?.secondFactor?.challenge === 'string' && /^[A-Za-z0-9_-]{43}$/.test(body.secondFactor.challenge)) {
-    return sendPage(event, `/login#second-factor=${body.secondFactor.challenge}`)
+    // the sign-in page asks for the step and then goes where the person was going (its returnTo)
+    const query = returnTo === '/' ? '' : `?returnTo=${encodeURIComponent(returnTo)}`
+    return sendPage(event, `/login${query}#second-factor=${body.secondFactor.challenge}`)
   }
   if (res.status !== 201 || !body || typeof body.accessToken !== 'string') {
     useGatewayLog().info('sso: sign-in refused', { requestId: event.context.requestId, status: res.status, code: codeOf(body) })
@@ -119,8 +123,6 @@ export async function consumeSamlResponse(event: H3Event): Promise<unknown> {
   }
   setAccessCookies(event, { accessToken: body.accessToken, accessIat: body.accessIat, expiresInMs: body.expiresInMs })
   forwardSetCookies(event, res.setCookies)
-  // returnTo is a path of this site (the IAM's safeReturnTo), kept relative: the page moves on within this origin
-  const returnTo = typeof body.returnTo === 'string' && /^\/(?![/\\])/.test(body.returnTo) ? body.returnTo : '/'
   return sendPage(event, returnTo)
 }
 

@@ -10,7 +10,8 @@ import { signInDevice } from '../../../../http/sign-in'
 
 /**
  * POST /sso/saml/:connectionId/acs (purpose `sso`) `{ SAMLResponse, RelayState? }` as the gateway
- * received them by form post: 201 tokens and `returnTo`; 200 `{ secondFactor }` for an account with one.
+ * received them by form post: 201 tokens and `returnTo`; 200 `{ secondFactor, returnTo }` for an
+ * account with one (where to go once the step is answered: the relay state is spent by then).
  */
 export default defineRoute(
   ROUTES.samlAcs,
@@ -28,7 +29,8 @@ export default defineRoute(
     if (!verified.ok) return SAML_FAILURES[verified.code]()
     const result = await samlLogin(ctx, { connection, assertion: verified.assertion, ...signInDevice(event, visitor!) })
     if (!result.ok) return SAML_FAILURES[result.code]()
-    if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor }
-    return { ...sendTokens(event, ctx, result.pair, 201), returnTo: safeReturnTo(body.RelayState) }
+    const returnTo = safeReturnTo(body.RelayState)
+    if ('secondFactor' in result) return { ok: true as const, date: new Date().toISOString(), secondFactor: result.secondFactor, returnTo }
+    return { ...sendTokens(event, ctx, result.pair, 201), returnTo }
   },
 )
