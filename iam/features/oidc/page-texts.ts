@@ -9,6 +9,7 @@ import type { Locale } from '../../contract/locales'
 import { plural, type Plural } from '../mail/catalogue/plural'
 
 const en = {
+  footer: { nav: 'Legal and support', terms: 'Terms', privacy: 'Privacy', support: 'Support' },
   signOut: {
     title: 'Sign out?',
     appAsks: '{app} asks to sign you out.',
@@ -62,6 +63,7 @@ const en = {
 export type PageTexts = typeof en
 
 const de: PageTexts = {
+  footer: { nav: 'Rechtliches und Hilfe', terms: 'Nutzungsbedingungen', privacy: 'Datenschutz', support: 'Hilfe' },
   signOut: {
     title: 'Abmelden?',
     appAsks: '{app} möchte Sie abmelden.',
@@ -113,6 +115,7 @@ const de: PageTexts = {
 }
 
 const fr: PageTexts = {
+  footer: { nav: 'Mentions légales et assistance', terms: 'Conditions', privacy: 'Confidentialité', support: 'Assistance' },
   signOut: {
     title: 'Se déconnecter ?',
     appAsks: '{app} demande à vous déconnecter.',
@@ -164,6 +167,7 @@ const fr: PageTexts = {
 }
 
 const es: PageTexts = {
+  footer: { nav: 'Aviso legal y ayuda', terms: 'Condiciones', privacy: 'Privacidad', support: 'Ayuda' },
   signOut: {
     title: '¿Cerrar sesión?',
     appAsks: '{app} le pide cerrar su sesión.',
@@ -215,6 +219,7 @@ const es: PageTexts = {
 }
 
 const ja: PageTexts = {
+  footer: { nav: '規約とサポート', terms: '利用規約', privacy: 'プライバシー', support: 'サポート' },
   signOut: {
     title: 'サインアウトしますか?',
     appAsks: '{app} からサインアウトが求められています。',
@@ -266,6 +271,7 @@ const ja: PageTexts = {
 }
 
 const ar: PageTexts = {
+  footer: { nav: 'الشروط والدعم', terms: 'الشروط', privacy: 'الخصوصية', support: 'الدعم' },
   signOut: {
     title: 'هل تريد تسجيل الخروج؟',
     appAsks: 'يطلب {app} تسجيل خروجك.',

@@ -25,7 +25,7 @@ import { recordOidcEvent } from './connected-apps'
 import { readAheadContextFrom } from './request-memo'
 import { loadOidcKeys } from './keys'
 import { liveDeviceCodes, tooManyDeviceCodes } from './device-codes'
-import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, pageLocale, signedOutPage, signOutPage } from './pages'
+import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, pageLocale, pageLookOf, signedOutPage, signOutPage } from './pages'
 import { guardedFetchApi, LOOPBACK_RANGES } from '../../../shared/outbound'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 import { clientIdMetadataDocumentFeature } from './client-metadata-documents'
@@ -96,6 +96,8 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const httpsIssuer = new URL(oidc.issuer).protocol === 'https:'
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
   const mayIntrospect = introspectionPolicy(oidc.resourceServers)
+  // the pages the provider renders itself wear the team's brand (pages.ts)
+  const look = pageLookOf(config.email)
 
   // the adapter's read-ahead finds each request through the provider's own context, `Provider.ctx`
   // (its public static getter: the Koa context of the request being served; request-memo.ts)
@@ -199,10 +201,10 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(octx: OidcCtx, form: string) {
-          octx.body = signOutPage(localeOf(octx), form, octx.oidc.client?.clientName)
+          octx.body = signOutPage(localeOf(octx), form, octx.oidc.client?.clientName, look)
         },
         async postLogoutSuccessSource(octx: OidcCtx) {
-          octx.body = signedOutPage(localeOf(octx))
+          octx.body = signedOutPage(localeOf(octx), look)
         },
       },
       deviceFlow: {
@@ -218,17 +220,17 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
             .replace('name="user_code"', 'id="user_code" aria-describedby="user-code-help" name="user_code"')
             .replace('autocomplete="off"', 'autocomplete="one-time-code"')
             .replace(/\s+onfocus="[^"]*"/, '')
-          octx.body = deviceInputPage(localeOf(octx), labelled, problem)
+          octx.body = deviceInputPage(localeOf(octx), labelled, problem, look)
         },
         async userCodeConfirmSource(octx: OidcCtx, form: string, client: { clientName?: string; clientId: string }, _info: unknown, userCode: string) {
-          octx.body = deviceConfirmPage(localeOf(octx), form, client.clientName || client.clientId, userCode)
+          octx.body = deviceConfirmPage(localeOf(octx), form, client.clientName || client.clientId, userCode, look)
         },
         async successSource(octx: OidcCtx) {
           const accountId = octx.oidc.session?.accountId
           if (accountId) {
             await recordOidcEvent(db, { type: 'oidc_device_approved', accountId, ipAddress: octx.ip, details: { clientId: octx.oidc.client?.clientId }, now: Date.now() })
           }
-          octx.body = deviceDonePage(localeOf(octx), octx.oidc.client?.clientName)
+          octx.body = deviceDonePage(localeOf(octx), octx.oidc.client?.clientName, look)
         },
       },
       resourceIndicators: {
@@ -264,7 +266,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     },
     async renderError(octx: OidcCtx, out: { error?: string; error_description?: string }) {
       octx.type = 'html'
-      octx.body = errorPage(out, localeOf(octx))
+      octx.body = errorPage(out, localeOf(octx), look)
     },
   })
   // URLs the provider prints are built from the issuer (routes/oidc sets the forwarded host and

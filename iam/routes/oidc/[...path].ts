@@ -3,7 +3,7 @@ import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../contract/oidc-mount'
 import { useOidcProvider } from '../../features/oidc/provider'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
-import { OIDC_CSP, pageLocale, tooManyCodesPage } from '../../features/oidc/pages'
+import { oidcCsp, pageLocale, pageLookOf, tooManyCodesPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
 import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
@@ -63,7 +63,7 @@ async function refuseUserCodeGuessing(event: Parameters<Parameters<typeof define
     setResponseHeader(event, 'retry-after', seconds)
     setResponseHeader(event, 'cache-control', 'no-store')
     setResponseHeader(event, 'content-type', 'text/html; charset=utf-8')
-    return tooManyCodesPage(pageLocale(getRequestHeader(event, 'accept-language')), minutes, `${OIDC_MOUNT}/device`)
+    return tooManyCodesPage(pageLocale(getRequestHeader(event, 'accept-language')), minutes, `${OIDC_MOUNT}/device`, pageLookOf(ctx.config.email))
   }
   return undefined
 }
@@ -100,7 +100,7 @@ export default defineEventHandler(async (event) => {
   const read = event.context.rawBody ? await event.context.rawBody.result : introspecting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
   if (read === 'too-large') failTooLarge()
   if (read !== undefined) req.body = read
-  event.node.res.setHeader('content-security-policy', OIDC_CSP)
+  event.node.res.setHeader('content-security-policy', oidcCsp(pageLookOf(ctx.config.email)))
   if (event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/device`) {
     const refused = await refuseUserCodeGuessing(event, ctx)
     if (refused !== undefined) return refused
