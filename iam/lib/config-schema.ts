@@ -6,9 +6,10 @@ import { z } from 'zod'
 import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
 import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
 import { contrastProblem, hexColor, httpsUrl } from '../../shared/brand'
+import { HOST_PATTERN_MESSAGE, HOST_PATTERN_RE } from '../contract/host-pattern'
 
 /** A host name (`mcp.example.com`) or every host below a domain (`*.example.com`), lowercase. */
-const HOST_PATTERN = z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a host name such as mcp.example.com, or *.example.com')
+const HOST_PATTERN = z.string().regex(HOST_PATTERN_RE, HOST_PATTERN_MESSAGE)
 
 const MINUTE_MS = 60_000
 /** The text of a branded mail's buttons (iam/features/mail/templates.ts): fixed, so `email.brand.primaryColor` is checked against it. */
