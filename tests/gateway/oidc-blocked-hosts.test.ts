@@ -6,6 +6,7 @@
  * is listed with the people who allowed it; once its host is blocked its refresh token and a new
  * authorization are refused with the library's `invalid_client`, and after the block is lifted a
  * new authorization works again. Only a platform administrator may read or change any of it.
+ * And the consent page's words for an API's scopes, from the API's configuration.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -17,7 +18,7 @@ import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { hmac } from '../e2e/auth-stack'
-import { authorizationUrl, Browser, codeParams, insecure, newEmail, redeem, signUp, startOpStack, walkAuthorization, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
+import { API, authorizationUrl, Browser, codeParams, insecure, newEmail, redeem, signUp, startOpStack, walkAuthorization, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
 
 const REDIRECT = 'http://127.0.0.1:9/cb'
 let dir: string
@@ -38,7 +39,16 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => docs.listen(0, '127.0.0.1', resolve))
   base = `https://127.0.0.1:${(docs.address() as AddressInfo).port}`
-  op = await startOpStack({ iamConfig: () => ({ oidc: { allowLoopbackRequests: true, clientIdMetadataDocuments: { blockedHosts: ['bad.example'] } } }), iamEnv: { NODE_EXTRA_CA_CERTS: cert } })
+  op = await startOpStack({
+    iamConfig: () => ({
+      oidc: {
+        allowLoopbackRequests: true,
+        clientIdMetadataDocuments: { blockedHosts: ['bad.example'] },
+        resourceServers: [{ indicator: API, scopes: ['orders:read', 'orders:write'], scopeDescriptions: { 'orders:read': { en: 'See your orders', de: 'Ihre Bestellungen sehen' } } }],
+      },
+    }),
+    iamEnv: { NODE_EXTRA_CA_CERTS: cert },
+  })
 }, 240_000)
 
 afterAll(async () => {
@@ -150,5 +160,17 @@ describe('a metadata-document host blocked from the console', () => {
     expect((await browser.post('/api/admin/clients/blocked-hosts/127.0.0.1/unblock')).status).toBe(403)
     const admin = await administrator()
     expect((await list(admin)).blockedHosts.map((b) => b.host)).not.toContain('nobody.example')
+  })
+})
+
+describe('the consent step of an API scope', () => {
+  it('carries the words the API configuration gives a scope, and none for a scope without them', async () => {
+    const browser = new Browser(op.url)
+    await signUp(browser)
+    const { url } = await authorizationUrl(op, agent(), { scope: 'openid orders:read orders:write', resource: API })
+    const walk = await walkAuthorization(browser, url, REDIRECT, { consent: 'stop' })
+    expect(walk.consentUid, `stopped at ${walk.stopped?.status}`).toBeDefined()
+    const view = ((await (await browser.fetch(`/interaction/${walk.consentUid}/details`)).json()) as { data: { resources: unknown[] } }).data
+    expect(view.resources).toEqual([{ indicator: API, scopes: ['orders:read', 'orders:write'], descriptions: { 'orders:read': { en: 'See your orders', de: 'Ihre Bestellungen sehen' } } }])
   })
 })
