@@ -636,7 +636,7 @@ export const configSchema = z.strictObject({
                 z.string(),
                 z.union([SCOPE_DESCRIPTION, z.partialRecord(z.enum(SUPPORTED_LOCALES), SCOPE_DESCRIPTION).refine((texts) => Object.keys(texts).length > 0, 'at least one language')]),
               )
-              .default({}),
+              .optional(),
             accessTokenTtlMs: z.number().int().positive().optional(),
             /**
              * 'jwt' (default): RFC 9068 tokens the API verifies offline; the provider keeps no
@@ -652,7 +652,7 @@ export const configSchema = z.strictObject({
              */
             introspectionClients: z.array(z.string().min(1).max(128)).default([]),
           })
-          .refine((rs) => Object.keys(rs.scopeDescriptions).every((scope) => rs.scopes.includes(scope)), { message: 'scopeDescriptions: describe only scopes listed in `scopes`', path: ['scopeDescriptions'] }),
+          .refine((rs) => Object.keys(rs.scopeDescriptions ?? {}).every((scope) => rs.scopes.includes(scope)), { message: 'scopeDescriptions: describe only scopes listed in `scopes`', path: ['scopeDescriptions'] }),
         )
         .default([]),
       /**
