@@ -19,7 +19,7 @@ export interface OidcClientListItem {
   clientId: string
   /** the registered name; for a document client the name its document gives (its own claim), else its host */
   name: string
-  /** a document client's host as the consent page names it (with a port when it has one); null for the others */
+  /** a document client's host name (what a block names, without a port); null for the others */
   host: string | null
   /** a document client: when a person first allowed it and when it last got tokens; else when it was created (and null) */
   firstSeenAt: string | null
