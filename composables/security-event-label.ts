@@ -162,6 +162,9 @@ const LABELS: Record<SecurityEventType, (details: Details) => Words> = {
   oidc_client_created: (d) => (text(d, 'name') ? ['activity.clientCreated', { app: text(d, 'name') }] : ['activity.clientCreatedUnnamed']),
   oidc_client_secret_rotated: () => ['activity.clientSecretRotated'],
   oidc_client_deleted: () => ['activity.clientDeleted'],
+  // recorded for the administrator who blocked or unblocked the host (features/oidc/blocked-hosts.ts)
+  oidc_client_host_blocked: (d) => ['activity.clientHostBlocked', { host: text(d, 'host') ?? '' }],
+  oidc_client_host_unblocked: (d) => ['activity.clientHostUnblocked', { host: text(d, 'host') ?? '' }],
   // recorded for the administrator who imported (or with no account, from the admin CLI)
   users_imported: (d) => {
     const n = count(d, 'imported')

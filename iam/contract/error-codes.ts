@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   webhook_not_found: 'No webhook endpoint has that id',
   delivery_not_found: 'No delivery of that webhook endpoint has that id',
   webhook_url_refused: 'Deliveries may not go to that URL: https only, no credentials, and no name or address in a refused range (loopback, private networks, link-local ...)',
+  client_host_not_blocked: 'The host is not blocked from the console (a host the configuration blocks answers `client_host_blocked_in_config`)',
+  client_host_blocked_in_config: 'The host is blocked by the configuration (`oidc.clientIdMetadataDocuments.blockedHosts`): only a change there lifts it',
   locale_unsupported: 'The language is not one the service writes in (`fields.locale` lists them)',
   email_invalid: 'The address is not accepted (`fields` says why)',
   email_unchanged: 'The new address is the current one',

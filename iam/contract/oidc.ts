@@ -16,7 +16,13 @@ export interface InteractionView {
   /** `metadataDocumentHost`: the host of a client known only by its metadata document (not verified by us) */
   client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }
   scopes: string[]
-  resources: Array<{ indicator: string; scopes: string[] }>
+  /**
+   * The APIs the app asks to use (RFC 8707) and their scopes; `descriptions` what a scope lets the
+   * app do, as the API's configuration words it (`oidc.resourceServers[].scopeDescriptions`): per
+   * scope, a text per language, `default` for one given without a language. A scope without one is
+   * shown by its name.
+   */
+  resources: Array<{ indicator: string; scopes: string[]; descriptions: Record<string, Record<string, string>> }>
   loginHint: string | null
   /** OIDC Core 3.1.2.1 `ui_locales`: the languages the app asked for, most preferred first (BCP 47 tags) */
   uiLocales: string[]
@@ -52,7 +58,7 @@ export const OIDC_ROUTES = defineRoutes({
               prompt: z.enum(['login', 'consent']),
               client: z.object({ name: z.string(), firstParty: z.boolean(), metadataDocumentHost: z.string().nullable() }),
               scopes: z.array(z.string()),
-              resources: z.array(z.object({ indicator: z.string(), scopes: z.array(z.string()) })),
+              resources: z.array(z.object({ indicator: z.string(), scopes: z.array(z.string()), descriptions: z.record(z.string(), z.record(z.string(), z.string())) })),
               loginHint: z.string().nullable(),
               uiLocales: z.array(z.string()),
               freshSignIn: z.object({ required: z.boolean(), maxAgeSeconds: z.number().int().nullable() }),

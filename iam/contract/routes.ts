@@ -19,6 +19,7 @@ import { SCIM_ROUTES } from './scim'
 import { SECOND_FACTOR_ROUTES } from './second-factor'
 import { SERVICE_ROUTES } from './service'
 import { WEBHOOK_ROUTES } from './webhooks'
+import { OIDC_CLIENT_ROUTES } from './oidc-clients'
 import { ENTERPRISE_ROUTES } from './enterprise'
 
 const AREAS = [
@@ -37,6 +38,7 @@ const AREAS = [
   MAIL_TEMPLATE_ROUTES,
   ACCOUNT_DELETION_ROUTES,
   WEBHOOK_ROUTES,
+  OIDC_CLIENT_ROUTES,
   ENTERPRISE_ROUTES,
   SCIM_ROUTES,
 ] as const
@@ -57,6 +59,7 @@ export const ROUTES = {
   ...MAIL_TEMPLATE_ROUTES,
   ...ACCOUNT_DELETION_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...OIDC_CLIENT_ROUTES,
   ...ENTERPRISE_ROUTES,
   ...SCIM_ROUTES,
 }

@@ -31,6 +31,10 @@ export const SECURITY_EVENT_TYPES = [
   'oidc_client_created',
   'oidc_client_secret_rotated',
   'oidc_client_deleted',
+  // an administrator blocked or unblocked a metadata-document host from the console
+  // (features/oidc/blocked-hosts.ts): recorded on the administrator's own account, details.host
+  'oidc_client_host_blocked',
+  'oidc_client_host_unblocked',
   'second_factor_passed',
   'second_factor_failed',
   'recovery_code_used',

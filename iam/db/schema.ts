@@ -244,6 +244,22 @@ export interface OidcPayloadsTable {
 }
 
 /** A relying party of the OpenID Provider (features/oidc/clients.ts). */
+/** Clients known by their metadata document, as first and last seen (migration 0022). */
+export interface OidcDocumentClientsTable {
+  client_id: string
+  host: string
+  name: string | null
+  first_seen_at: Timestamp
+  last_seen_at: Timestamp
+}
+
+/** Metadata-document hosts an administrator blocked (migration 0022). */
+export interface OidcBlockedHostsTable {
+  host: string
+  blocked_by: number | null
+  created_at: Timestamp
+}
+
 export interface OidcClientsTable {
   client_id: string
   metadata: Json<Record<string, unknown>>
@@ -473,6 +489,8 @@ export interface Database {
   oidc_payloads: OidcPayloadsTable
   oidc_clients: OidcClientsTable
   oidc_signing_keys: OidcSigningKeysTable
+  oidc_document_clients: OidcDocumentClientsTable
+  oidc_blocked_hosts: OidcBlockedHostsTable
   organizations: OrganizationsTable
   organization_roles: OrganizationRolesTable
   memberships: MembershipsTable

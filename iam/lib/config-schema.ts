@@ -6,11 +6,15 @@ import { z } from 'zod'
 import { ATOMIC_DRIVERS, refusedDriverMessage } from './storage/drivers'
 import { DEFAULT_METRICS_ALLOW, isAllowEntry } from '../../shared/metrics-access'
 import { contrastProblem, hexColor, httpsUrl } from '../../shared/brand'
+import { HOST_PATTERN_MESSAGE, HOST_PATTERN_RE } from '../contract/host-pattern'
+import { SUPPORTED_LOCALES } from '../contract/locales'
 
 /** A host name (`mcp.example.com`) or every host below a domain (`*.example.com`), lowercase. */
-const HOST_PATTERN = z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a host name such as mcp.example.com, or *.example.com')
+const HOST_PATTERN = z.string().regex(HOST_PATTERN_RE, HOST_PATTERN_MESSAGE)
 
 const MINUTE_MS = 60_000
+/** A scope's description on the consent page: one line of plain text (the page escapes it). */
+const SCOPE_DESCRIPTION = z.string().trim().min(1).max(200)
 /** The text of a branded mail's buttons (iam/features/mail/templates.ts): fixed, so `email.brand.primaryColor` is checked against it. */
 export const MAIL_BUTTON_TEXT = '#ffffff'
 const HOUR_MS = 60 * MINUTE_MS
@@ -622,6 +626,17 @@ export const configSchema = z.strictObject({
             indicator: z.url(),
             /** the scopes this API defines, besides the OpenID ones */
             scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/, 'a scope token (RFC 6749 section 3.3)')).default([]),
+            /**
+             * What each of those scopes lets an app do, in words the consent page shows beside the
+             * scope's name: one text, or one per language (`{ "en": "Read your notes", "de": ... }`,
+             * the others falling back to `en`). A scope without one is shown by its name alone.
+             */
+            scopeDescriptions: z
+              .record(
+                z.string(),
+                z.union([SCOPE_DESCRIPTION, z.partialRecord(z.enum(SUPPORTED_LOCALES), SCOPE_DESCRIPTION).refine((texts) => Object.keys(texts).length > 0, 'at least one language')]),
+              )
+              .optional(),
             accessTokenTtlMs: z.number().int().positive().optional(),
             /**
              * 'jwt' (default): RFC 9068 tokens the API verifies offline; the provider keeps no
@@ -636,7 +651,8 @@ export const configSchema = z.strictObject({
              * its own tokens. Every other client learns nothing of them (features/oidc/introspection-policy.ts).
              */
             introspectionClients: z.array(z.string().min(1).max(128)).default([]),
-          }),
+          })
+          .refine((rs) => Object.keys(rs.scopeDescriptions ?? {}).every((scope) => rs.scopes.includes(scope)), { message: 'scopeDescriptions: describe only scopes listed in `scopes`', path: ['scopeDescriptions'] }),
         )
         .default([]),
       /**

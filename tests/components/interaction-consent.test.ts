@@ -2,8 +2,9 @@
  * pages/interaction/[uid].vue, the consent step: an app known only by its Client ID Metadata
  * Document is shown by the host its document came from, said in plain words to be unverified,
  * with the name it gives itself as its own claim, what it asks for in words, and the API (the
- * `resource` indicator) it wants to use. A registered app is shown by its registered name, without
- * the notice. The interaction's details are the gateway's answer (tests/gateway/
+ * `resource` indicator) it wants to use, each of the API's scopes with the words its configuration
+ * gives (else its name alone, in code style). A registered app is shown by its registered name,
+ * without the notice. The interaction's details are the gateway's answer (tests/gateway/
  * oidc-client-metadata-documents.test.ts checks that the provider gives the host).
  */
 import { mountSuspended } from '@nuxt/test-utils/runtime'
@@ -13,7 +14,10 @@ import { answer } from './bff'
 
 const UID = 'interaction-uid-0123456789'
 
-function consentView(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }) {
+type Resource = { indicator: string; scopes: string[]; descriptions: Record<string, Record<string, string>> }
+const NOTES: Resource = { indicator: 'https://mcp.example.com/mcp', scopes: ['notes:read'], descriptions: {} }
+
+function consentView(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }, resources: Resource[] = [NOTES]) {
   return {
     ok: true,
     data: {
@@ -21,7 +25,7 @@ function consentView(client: { name: string; firstParty: boolean; metadataDocume
       prompt: 'consent',
       client,
       scopes: ['openid', 'email'],
-      resources: [{ indicator: 'https://mcp.example.com/mcp', scopes: ['notes:read'] }],
+      resources,
       loginHint: null,
       uiLocales: [],
       freshSignIn: { required: false, maxAgeSeconds: null },
@@ -29,9 +33,9 @@ function consentView(client: { name: string; firstParty: boolean; metadataDocume
   }
 }
 
-async function consentPage(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }) {
+async function consentPage(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }, resources?: Resource[]) {
   answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
-  answer('GET', `/interaction/${UID}/details`, 200, consentView(client))
+  answer('GET', `/interaction/${UID}/details`, 200, consentView(client, resources))
   const page = await mountSuspended(InteractionPage, { route: `/interaction/${UID}` })
   await vi.waitFor(() => expect(page.find('button').text()).toBe('Allow'))
   return page
@@ -50,8 +54,8 @@ describe('the consent step', () => {
 
   it('lists what the app asks for in words, and the API it asks to use by its resource indicator', async () => {
     const page = await consentPage({ name: 'agent.example', firstParty: false, metadataDocumentHost: 'agent.example' })
-    const items = page.findAll('li').map((li) => li.text())
-    expect(items).toEqual(['Know who you are (your account id)', 'Your email address, and whether it is confirmed', 'Use https://mcp.example.com/mcp for you (notes:read)'])
+    const items = page.findAll('li').map((li) => li.text().replace(/\s+/g, ' '))
+    expect(items).toEqual(['Know who you are (your account id)', 'Your email address, and whether it is confirmed', 'Use https://mcp.example.com/mcp for you, to: notes:read', 'notes:read'])
     // a document whose name is its host: nothing to quote
     expect(page.find('[data-testid="unverified-app"]').text()).not.toContain('calls itself')
   })
@@ -60,5 +64,24 @@ describe('the consent step', () => {
     const page = await consentPage({ name: 'Wiki', firstParty: false, metadataDocumentHost: null })
     expect(page.find('h1').text()).toBe('Sign in to Wiki')
     expect(page.find('[data-testid="unverified-app"]').exists()).toBe(false)
+  })
+
+  it('says what an API scope lets the app do in the words its configuration gives, with the scope name beside in code style', async () => {
+    const tools: Resource = {
+      indicator: 'https://tools.example.com/mcp',
+      scopes: ['tools:read', 'tools:run'],
+      descriptions: { 'tools:read': { en: 'See the list of your tools', de: 'Die Liste Ihrer Werkzeuge sehen' }, 'tools:run': { default: 'Run your tools' } },
+    }
+    const page = await consentPage({ name: 'Wiki', firstParty: false, metadataDocumentHost: null }, [tools])
+    const scopes = page.findAll('[data-testid="consent-resource"] li')
+    expect(scopes.map((li) => li.text())).toEqual(['See the list of your tools tools:read', 'Run your tools tools:run'])
+    expect(scopes.map((li) => li.find('code').text())).toEqual(['tools:read', 'tools:run'])
+  })
+
+  it('shows an API scope without a description by its raw name in code style alone', async () => {
+    const page = await consentPage({ name: 'Wiki', firstParty: false, metadataDocumentHost: null }, [{ indicator: 'https://tools.example.com/mcp', scopes: ['tools:write'], descriptions: {} }])
+    const scope = page.find('[data-testid="consent-resource"] li')
+    expect(scope.text()).toBe('tools:write')
+    expect(scope.find('code').text()).toBe('tools:write')
   })
 })

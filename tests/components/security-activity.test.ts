@@ -162,6 +162,8 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   ],
   oidc_client_secret_rotated: [[{ clientId: 'c1', by: 'cli' }, 'An app’s secret was replaced by an administrator']],
   oidc_client_deleted: [[{ clientId: 'c1', by: 'cli' }, 'An app was removed by an administrator']],
+  oidc_client_host_blocked: [[{ host: 'agent.example', revokedGrants: 2 }, 'An administrator blocked the agents of agent.example']],
+  oidc_client_host_unblocked: [[{ host: 'agent.example' }, 'An administrator unblocked the agents of agent.example']],
   users_imported: [
     [{ by: 'admin', adminId: 'a1', lines: 3, imported: 2, skipped: 1, invalid: 0 }, 'You imported 2 accounts'],
     [{ by: 'admin', adminId: 'a1', lines: 1, imported: 1, skipped: 0, invalid: 0 }, 'You imported 1 account'],

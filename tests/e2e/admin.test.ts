@@ -282,6 +282,34 @@ describe('the admin console', () => {
     expect(await fitsWidth(page)).toBe(true)
   })
 
+  it('lists the OpenID clients from the console navigation, by keyboard, axe clean at 390 px', async () => {
+    const body = JSON.stringify({ name: 'Orders console app', redirectUris: ['https://orders.example.com/cb'] })
+    const made = await fetch(`${e2e.stack.iam.url}/__test/oidc-clients`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signRequestV2({ ...hmac, method: 'POST', url: '/__test/oidc-clients', body }) },
+      body,
+    })
+    expect(made.status, await made.text()).toBe(200)
+    const page = await e2e.browsers.adminBrowser.newPage()
+    await page.context().clearCookies()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const adminEmail = freshEmail('admin-clients')
+    await signUpInBrowser(page, e2e.stack.url, adminEmail)
+    await grantAdmin(adminEmail)
+    await page.goto(`${e2e.stack.url}/admin`)
+    const link = page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'OpenID clients' })
+    await link.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByRole('heading', { name: 'OpenID clients', level: 2 }).isVisible(), WAIT).toBe(true)
+    expect(await link.getAttribute('aria-current')).toBe('page')
+    await expect.poll(() => page.getByTestId('admin-clients').textContent(), WAIT).toContain('Orders console app')
+    expect(await page.getByTestId('admin-clients').textContent()).toContain('Configured')
+    expect(await page.getByText('No host is blocked.').isVisible()).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await saveScreenshot(page, 'admin-clients-390')
+  })
+
   it('overrides the German subject of a mail, previews it in a sandbox, saves it and resets it (axe clean at 390 px)', async () => {
     const page = await e2e.browsers.adminBrowser.newPage()
     await page.context().clearCookies()

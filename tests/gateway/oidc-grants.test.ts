@@ -270,8 +270,8 @@ describe('resource indicators (RFC 8707) and JWT access tokens (RFC 9068)', () =
     const browser = await signedInBrowser()
     const { url, verifier, state, nonce } = await authorizationUrl(op, rp, { scope: 'openid orders:read', resource: API })
     const stopped = await walkAuthorization(browser, url, rp.redirectUri, { consent: 'stop' })
-    const details = (await (await browser.fetch(`/interaction/${stopped.consentUid}/details`)).json()) as { data: { resources: Array<{ indicator: string; scopes: string[] }> } }
-    expect(details.data.resources).toEqual([{ indicator: API, scopes: ['orders:read'] }])
+    const details = (await (await browser.fetch(`/interaction/${stopped.consentUid}/details`)).json()) as { data: { resources: Array<{ indicator: string; scopes: string[]; descriptions: Record<string, Record<string, string>> }> } }
+    expect(details.data.resources).toEqual([{ indicator: API, scopes: ['orders:read'], descriptions: {} }])
     const walk = await walkAuthorization(browser, `/interaction/${stopped.consentUid}`, rp.redirectUri)
     const tokens = await redeem(op, rp, codeParams(op, rp, walk.callback!, state), verifier, nonce)
 

@@ -98,6 +98,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/admin/mail-templates/:kind/:locale/preview': { texts: { button: 'Neues Passwort' } },
   // an address literal: a name would be looked up, and the test reaches no DNS (features/webhooks/url-check.ts)
   '/admin/webhooks': { url: 'https://93.184.215.14/hook', eventTypes: ['user.deleted'], description: 'hostile bodies' },
+  '/admin/oidc-clients/blocked-hosts': { host: 'agent.example' },
   '/admin/webhooks/:endpointId': { url: 'https://93.184.215.14/hook', eventTypes: ['user.*'], enabled: true },
   '/admin/webhooks/:endpointId/replay': { since: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00Z', delivered: false },
   '/admin/users/import': { jsonl: '{"email":"imported@example.com","name":"Imported"}\n', dryRun: true },

@@ -35,6 +35,8 @@ const PATH_PARAMS: Record<string, string> = {
   ':deliveryId': '1',
   // the shape of a SAML connection id (no such connection)
   ':connectionId': '00000000-0000-4000-8000-00000000000f',
+  // a metadata-document host name (not blocked)
+  ':host': 'agent.example',
 }
 
 export function concretePath(pattern: string): string {

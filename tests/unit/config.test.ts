@@ -80,6 +80,14 @@ describe('configuration schema', () => {
     expect(config.jwt.access_tokens.expiresInMs).toBe(900_000)
   })
 
+  it('takes scope descriptions of an API in one text or per language, and refuses one for a scope the API does not list', () => {
+    const server = { indicator: 'https://tools.example.com/mcp', scopes: ['tools:read', 'tools:run'] }
+    const config = parseConfig({ oidc: { resourceServers: [{ ...server, scopeDescriptions: { 'tools:read': 'Read your tools', 'tools:run': { en: 'Run your tools', ja: 'ツールを実行する' } } }] } })
+    expect(config.oidc.resourceServers[0]!.scopeDescriptions).toEqual({ 'tools:read': 'Read your tools', 'tools:run': { en: 'Run your tools', ja: 'ツールを実行する' } })
+    expect(messageOf(() => parseConfig({ oidc: { resourceServers: [{ ...server, scopeDescriptions: { 'tools:write': 'Write' } }] } }))).toContain('scopeDescriptions')
+    expect(messageOf(() => parseConfig({ oidc: { resourceServers: [{ ...server, scopeDescriptions: { 'tools:read': { xx: 'Read' } } }] } }))).toContain('scopeDescriptions')
+  })
+
   it('refuses an unknown key and names it with its path', () => {
     expect(messageOf(() => parseConfig({ service: { proxy: { trsut: true } } }))).toContain('service.proxy.trsut: unknown key')
     expect(messageOf(() => parseConfig({ databse: {} }))).toContain('databse: unknown key')

@@ -7,7 +7,10 @@
  * authentication, https URIs, a 5 KB body, a cache bounded by the document's HTTP caching); the
  * fetch goes through the outbound guard (shared/outbound.ts, via the provider's `fetch`). What is
  * decided here is which hosts may be asked, and which described clients are let in:
- * - a host on `blockedHosts` never; with `allowedHosts` set, only a host that matches it;
+ * - a host on `blockedHosts`, or blocked by an administrator from the console (blocked-hosts.ts),
+ *   never: neither its document is fetched nor, at every later request, its client let in (the
+ *   library asks `allowClient` for its cached documents too); with `allowedHosts` set, only a host
+ *   that matches it;
  * - a document may not make itself one of the team's own apps (`first_party`, which skips consent):
  *   such a client is refused, so a client known only by its document always meets the consent page.
  */
@@ -22,15 +25,18 @@ export function hostMatches(host: string, pattern: string): boolean {
   return name === pattern
 }
 
-/** Whether the provider may fetch the document of `clientId` under `settings`. */
-export function mayFetchDocument(clientId: string, settings: Settings): boolean {
+/**
+ * Whether the provider may fetch the document of `clientId` under `settings`, with the hosts an
+ * administrator blocked (`alsoBlocked`, blocked-hosts.ts).
+ */
+export function mayFetchDocument(clientId: string, settings: Settings, alsoBlocked: readonly string[] = []): boolean {
   let host: string
   try {
     host = new URL(clientId).hostname
   } catch {
     return false
   }
-  if (settings.blockedHosts.some((pattern) => hostMatches(host, pattern))) return false
+  if ([...settings.blockedHosts, ...alsoBlocked].some((pattern) => hostMatches(host, pattern))) return false
   return settings.allowedHosts.length === 0 || settings.allowedHosts.some((pattern) => hostMatches(host, pattern))
 }
 
@@ -43,14 +49,21 @@ export function metadataDocumentHost(clientId: string): string | null {
   return URL.parse(clientId)?.host ?? null
 }
 
-/** oidc-provider's `features.clientIdMetadataDocument` for these settings. */
-export function clientIdMetadataDocumentFeature(settings: Settings) {
+/**
+ * oidc-provider's `features.clientIdMetadataDocument` for these settings; `blockedByAdmin` reads
+ * the hosts blocked from the console (blocked-hosts.ts: the table, through a short cache).
+ */
+export function clientIdMetadataDocumentFeature(settings: Settings, blockedByAdmin: () => Promise<readonly string[]> = async () => []) {
   return {
     enabled: settings.enabled,
     // the draft oidc-provider implements; a version that implements another refuses to start
     // until this is checked against it
     ack: 'draft-02',
-    allowFetch: async (_ctx: unknown, clientId: string) => mayFetchDocument(clientId, settings),
-    allowClient: async (_ctx: unknown, client: Record<string, unknown>) => client['first_party'] !== true,
+    allowFetch: async (_ctx: unknown, clientId: string) => mayFetchDocument(clientId, settings, await blockedByAdmin()),
+    // asked on every resolve, a cached document's too: the block lists are checked again here, so a
+    // document fetched before an administrator's block lets no later request through
+    // (`allowedHosts` was decided when the document was fetched, and the configuration does not change)
+    allowClient: async (_ctx: unknown, client: Record<string, unknown>) =>
+      client['first_party'] !== true && mayFetchDocument(String(client['clientId']), { ...settings, allowedHosts: [] }, await blockedByAdmin()),
   }
 }

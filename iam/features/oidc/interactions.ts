@@ -19,6 +19,25 @@ import type Provider from 'oidc-provider'
 import { errors } from 'oidc-provider'
 import type { InteractionView } from '../../contract/oidc'
 import type { Database } from '../../db/schema'
+import type { IamConfig } from '../../lib/config-schema'
+
+type ResourceServers = IamConfig['oidc']['resourceServers']
+
+/**
+ * What the asked scopes of one API let the app do, as its configuration words them
+ * (`scopeDescriptions`): one text becomes `{ default }`, so the page picks its language, then
+ * `default`, then English.
+ */
+export function scopeDescriptionsOf(servers: ResourceServers, indicator: string, scopes: readonly string[]): Record<string, Record<string, string>> {
+  const configured = servers.find((rs) => rs.indicator === indicator)?.scopeDescriptions ?? {}
+  const out: Record<string, Record<string, string>> = {}
+  for (const scope of scopes) {
+    const text = configured[scope]
+    if (text === undefined) continue
+    out[scope] = typeof text === 'string' ? { default: text } : Object.fromEntries(Object.entries(text).filter((e): e is [string, string] => typeof e[1] === 'string'))
+  }
+  return out
+}
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>
 
@@ -56,7 +75,7 @@ function maxAgeOf(interaction: Interaction): number | null {
 }
 
 /** What the page shows. */
-export async function describeInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse, uid: string): Promise<InteractionView | null> {
+export async function describeInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse, uid: string, servers: ResourceServers = []): Promise<InteractionView | null> {
   const interaction = await load(provider, req, res, uid)
   if (!interaction) return null
   const client = await provider.Client.find(String(interaction.params.client_id))
@@ -64,7 +83,7 @@ export async function describeInteraction(provider: Provider, req: IncomingMessa
   const prompt = interaction.prompt.name === 'consent' ? 'consent' : 'login'
   const details = interaction.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> }
   const scopes = prompt === 'consent' ? [...(details.missingOIDCScope ?? []), ...(details.missingOIDCClaims ?? [])] : words(interaction.params.scope)
-  const resources = Object.entries(details.missingResourceScopes ?? {}).map(([indicator, s]) => ({ indicator, scopes: s }))
+  const resources = Object.entries(details.missingResourceScopes ?? {}).map(([indicator, s]) => ({ indicator, scopes: s, descriptions: scopeDescriptionsOf(servers, indicator, s) }))
   return {
     uid,
     prompt,

@@ -29,6 +29,8 @@ import { deviceConfirmPage, deviceDonePage, deviceInputPage, errorPage, pageLoca
 import { guardedFetchApi, LOOPBACK_RANGES } from '../../../shared/outbound'
 import { OIDC_MOUNT } from '../../contract/oidc-mount'
 import { clientIdMetadataDocumentFeature } from './client-metadata-documents'
+import { blockedHostPatterns } from './blocked-hosts'
+import { recordDocumentClientSeen } from './client-directory'
 
 /**
  * The OpenID scopes (OIDC Core 5.4) and the claims each releases. `amr` (RFC 8176 method
@@ -187,7 +189,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       },
       // RFC 7592: read, update, delete with the registration access token, which an update rotates
       registrationManagement: { enabled: oidc.registration.enabled && oidc.registration.management, rotateRegistrationAccessToken: true },
-      clientIdMetadataDocument: clientIdMetadataDocumentFeature(oidc.clientIdMetadataDocuments),
+      clientIdMetadataDocument: clientIdMetadataDocumentFeature(oidc.clientIdMetadataDocuments, () => blockedHostPatterns(db, Date.now())),
       pushedAuthorizationRequests: { enabled: true },
       // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its
       // key (`cnf.jkt` in the JWT access token, token_type DPoP; a public client's refresh token is
@@ -285,6 +287,16 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     octx.status = refusal.statusCode
     octx.body = { error: refusal.error, error_description: refusal.error_description }
   })
+  // a client known only by its metadata document leaves no row of its own: the console's list
+  // (client-directory.ts) learns of it when a person allows it and when it gets tokens
+  const seen = (octx: OidcCtx) => {
+    const client = octx.oidc?.client as (OidcCtx['oidc']['client'] & { clientIdMetadataDocument?: boolean }) | undefined
+    if (!client?.clientIdMetadataDocument) return
+    const input = { clientId: client.clientId, name: client.clientName ?? null, nowMs: Date.now() }
+    runAfterResponse(() => recordDocumentClientSeen(db, input), (error) => ctx.log.warn('oidc: recording a document client failed', { error: error.message }))
+  }
+  provider.on('authorization.success', seen)
+  provider.on('grant.success', seen)
   provider.on('server_error', (_octx: OidcCtx, error: Error) => ctx.log.error('oidc server error', { error: error.message }))
   // a back-channel logout the app's back end did not take: the session ended here all the same
   provider.on('backchannel.error', (_octx: OidcCtx, error: Error, client: { clientId: string }) =>

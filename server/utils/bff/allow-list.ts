@@ -139,6 +139,10 @@ export const BFF_IAM_ROUTES = [
   'adminWebhookTest',
   'adminWebhookDeliveries',
   'adminWebhookReplayOne',
+  // the OpenID Provider's clients and blocked metadata-document hosts (/admin/clients)
+  'adminOidcClients',
+  'adminOidcHostBlock',
+  'adminOidcHostUnblock',
   // /admin/bootstrap: the first administrator with the running IAM's one-time code (any signed-in account may try)
   'adminBootstrap',
   // the organization pages (/orgs, /orgs/:orgId, the invitation landing page) and the header's switcher

@@ -8,7 +8,7 @@ import { defineRoute } from '../../../../http/route'
 /** GET /auth/oidc/interaction/:uid: what the sign-in or consent request asks; 404 when this browser has no such request. */
 export default defineRoute(ROUTES.oidcInteraction, [], async ({ event, ctx, params }) => {
   const provider = await useOidcProvider(ctx)
-  const view = await describeInteraction(provider, event.node.req, event.node.res, params.uid)
+  const view = await describeInteraction(provider, event.node.req, event.node.res, params.uid, ctx.config.oidc.resourceServers)
   if (!view) return interactionGone()
   return okEnvelope(view)
 })
