@@ -164,6 +164,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
       ? createReplicaSet({
           urls: replicaUrls,
           primary: pool,
+          kyselyOf: (replicaPool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicaPool as unknown as InstanceType<typeof pg.Pool> }), plugins: [jsonArraysPlugin()], log: countStatement }),
           openPool: (url) => {
             const replicaPool = new pg.Pool({
               connectionString: url,

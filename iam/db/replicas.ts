@@ -20,7 +20,7 @@
  * (every PROBE_EVERY_MS, also the lag measurement) marks it healthy again once it answers.
  * Readiness never looks at replicas: the primary serves every read on its own.
  */
-import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery, type DatabaseConnection, type Driver, type LogEvent, type QueryResult } from 'kysely'
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery, type DatabaseConnection, type Driver, type LogEvent, type QueryResult, type Transaction } from 'kysely'
 import type { Database } from './schema'
 import { jsonArraysPlugin } from './json-arrays-plugin'
 import { emitSignal } from '../lib/signals'
@@ -57,6 +57,8 @@ end as lag`
 interface Replica {
   readonly name: string
   readonly pool: ReplicaPool
+  /** a Kysely on the replica's pool, for read-only transactions (mayLagSnapshot) */
+  readonly db: Kysely<Database>
   healthy: boolean
   lagSeconds: number | undefined
 }
@@ -96,15 +98,26 @@ export function replicaNames(urls: readonly string[]): string[] {
 export interface ReplicaSet {
   /** runs a read on a healthy replica, or on the primary when none is (or the replica failed) */
   read(text: string, parameters: readonly unknown[]): Promise<{ rows: unknown[] }>
+  /** `work` on a healthy replica's Kysely; `onPrimary` when none is, or when `work` failed there */
+  use<T>(work: (db: Kysely<Database>) => Promise<T>, onPrimary: () => Promise<T>): Promise<T>
   stats(): ReplicaStats[]
   /** one probe round now (the timer runs them every PROBE_EVERY_MS) */
   probe(): Promise<void>
   end(): Promise<void>
 }
 
-export function createReplicaSet(input: { urls: readonly string[]; openPool: (url: string) => ReplicaPool; primary: Pick<ReplicaPool, 'connect'> }): ReplicaSet {
+export function createReplicaSet(input: {
+  urls: readonly string[]
+  openPool: (url: string) => ReplicaPool
+  /** a Kysely on one replica's pool (its transactions pin a connection of that pool) */
+  kyselyOf: (pool: ReplicaPool) => Kysely<Database>
+  primary: Pick<ReplicaPool, 'connect'>
+}): ReplicaSet {
   const names = replicaNames(input.urls)
-  const replicas: Replica[] = input.urls.map((url, index) => ({ name: names[index]!, pool: input.openPool(url), healthy: true, lagSeconds: undefined }))
+  const replicas: Replica[] = input.urls.map((url, index) => {
+    const pool = input.openPool(url)
+    return { name: names[index]!, pool, db: input.kyselyOf(pool), healthy: true, lagSeconds: undefined }
+  })
   let turn = 0
 
   // Round robin over the healthy ones with a free connection: a busy replica pool sends the read to
@@ -148,33 +161,47 @@ export function createReplicaSet(input: { urls: readonly string[]; openPool: (ur
   timer.unref()
   void probe()
 
-  return {
-    async read(text, parameters) {
-      const replica = pick()
-      if (replica) {
-        let client: Awaited<ReturnType<ReplicaPool['connect']>> | undefined
-        try {
-          client = await replica.pool.connect()
-          const result = await client.query(text, parameters.slice())
-          client.release()
-          emitSignal({ kind: 'laggingRead', servedBy: 'replica' })
-          return { rows: result.rows }
-        } catch (error) {
-          // a client whose connection failed is dropped from the pool, not handed out again
-          client?.release(true)
-          if (replicaIsDown(error)) {
-            replica.healthy = false
-            emitSignal({ kind: 'dependencyError', dependency: 'replica' })
-          }
-          // Any failure, down or not, is answered by the primary: a statement the replica cannot
-          // run (a recovery conflict, a migration not replayed yet) may run there, and a bad one
-          // fails there with the same error it would have had without replicas.
+  // Any failure on the replica, down or not, is answered by the primary: a statement the replica
+  // cannot run (a recovery conflict, a migration not replayed yet) may run there, and a bad one
+  // fails there with the same error it would have had without replicas. Only reads come here, so
+  // running one again changes nothing.
+  const use = async <T>(work: (replica: Replica) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> => {
+    const replica = pick()
+    if (replica) {
+      try {
+        const result = await work(replica)
+        emitSignal({ kind: 'laggingRead', servedBy: 'replica' })
+        return result
+      } catch (error) {
+        if (replicaIsDown(error)) {
+          replica.healthy = false
+          emitSignal({ kind: 'dependencyError', dependency: 'replica' })
         }
       }
-      const result = await onPrimary(text, parameters)
-      emitSignal({ kind: 'laggingRead', servedBy: 'primary' })
-      return result
-    },
+    }
+    const result = await onPrimary()
+    emitSignal({ kind: 'laggingRead', servedBy: 'primary' })
+    return result
+  }
+
+  return {
+    read: (text, parameters) =>
+      use(
+        async (replica) => {
+          const client = await replica.pool.connect()
+          try {
+            const result = await client.query(text, parameters.slice())
+            client.release()
+            return { rows: result.rows }
+          } catch (error) {
+            // a client whose statement failed on a replica that may be going away is not handed out again
+            client.release(true)
+            throw error
+          }
+        },
+        () => onPrimary(text, parameters),
+      ),
+    use: (work, onPrimary) => use((replica) => work(replica.db), onPrimary),
     stats: () => replicas.map((r) => ({ name: r.name, healthy: r.healthy, lagSeconds: r.lagSeconds })),
     probe,
     async end() {
@@ -221,9 +248,12 @@ function laggingKysely(set: ReplicaSet, log: (event: LogEvent) => void): Kysely<
 
 const lagging = new WeakMap<Kysely<Database>, Kysely<Database>>()
 
+const sets = new WeakMap<Kysely<Database>, ReplicaSet>()
+
 /** Called by db/database.ts for a PostgreSQL primary with database.replicas. */
 export function attachReplicas(db: Kysely<Database>, set: ReplicaSet, log: (event: LogEvent) => void): void {
   lagging.set(db, laggingKysely(set, log))
+  sets.set(db, set)
 }
 
 /**
@@ -234,4 +264,20 @@ export function attachReplicas(db: Kysely<Database>, set: ReplicaSet, log: (even
  */
 export function mayLag(db: Kysely<Database>): Kysely<Database> {
   return lagging.get(db) ?? db
+}
+
+/**
+ * `run` in a read-only, repeatable-read transaction (one snapshot for all its reads) that MAY LAG:
+ * on a healthy replica (PostgreSQL runs such transactions on a hot standby), else on `db`. The same
+ * rule as mayLag; `run` must only read, because it runs again on the primary when the replica
+ * fails part way through. Without replicas: `db`'s own transaction.
+ */
+export function mayLagSnapshot<T>(db: Kysely<Database>, run: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const set = sets.get(db)
+  return set ? set.use((replica) => readSnapshot(replica, run), () => readSnapshot(db, run)) : readSnapshot(db, run)
+}
+
+/** `run` in a read-only, repeatable-read transaction on `db` itself (the primary: never lags). */
+export function readSnapshot<T>(db: Kysely<Database>, run: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(run)
 }

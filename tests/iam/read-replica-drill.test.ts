@@ -48,9 +48,12 @@ async function query<R>(url: string, text: string): Promise<R[]> {
 
 // The admin lists' statements as pg_stat_statements normalises them: the account list without a
 // search (features/admin/users.ts searchUsers) and the organization list (features/admin/orgs.ts).
-const LIST_STATEMENTS = `select coalesce(sum(calls), 0)::int as calls from pg_stat_statements
-  where query like '%from "users" order by "id" asc limit%' or query like '%from memberships m where m.org_id = o.id%'`
-const listCalls = async (url: string) => (await query<{ calls: number }>(url, LIST_STATEMENTS))[0]!.calls
+const LIST_STATEMENTS = `query like '%from "users" order by "id" asc limit%' or query like '%from memberships m where m.org_id = o.id%'`
+// the account export's snapshot (features/users/account-export.ts): a read-only repeatable-read transaction
+const EXPORT_SNAPSHOT = `query = 'start transaction isolation level repeatable read read only'`
+const callsOf = async (url: string, where: string) =>
+  (await query<{ calls: number }>(url, `select coalesce(sum(calls), 0)::int as calls from pg_stat_statements where ${where}`))[0]!.calls
+const listCalls = (url: string) => callsOf(url, LIST_STATEMENTS)
 
 const adminList = (path: '/admin/users' | '/admin/orgs') => authed(iam, admin, 'GET', path)
 
@@ -78,7 +81,7 @@ afterAll(async () => {
 })
 
 describe.skipIf(!run)('read replicas drill (needs the PostgreSQL 15 binaries; runs with DATABASE_URL set)', () => {
-  it('runs the admin lists on the replica and not on the primary', async () => {
+  it('runs the admin lists and the account export on the replica and not on the primary', async () => {
     const before = { primary: await listCalls(servers.primary.url('iam')), replica: await listCalls(servers.replica.url('iam')) }
     for (let i = 0; i < 5; i++) {
       for (const path of ['/admin/users', '/admin/orgs'] as const) {
@@ -89,8 +92,15 @@ describe.skipIf(!run)('read replicas drill (needs the PostgreSQL 15 binaries; ru
     const after = { primary: await listCalls(servers.primary.url('iam')), replica: await listCalls(servers.replica.url('iam')) }
     expect(after.replica - before.replica).toBe(10)
     expect(after.primary - before.primary).toBe(0)
+
+    const exportsBefore = { primary: await callsOf(servers.primary.url('iam'), EXPORT_SNAPSHOT), replica: await callsOf(servers.replica.url('iam'), EXPORT_SNAPSHOT) }
+    const exported = await authed(iam, admin, 'GET', '/auth/export')
+    expect(exported.status, await exported.clone().text()).toBe(200)
+    expect((await callsOf(servers.replica.url('iam'), EXPORT_SNAPSHOT)) - exportsBefore.replica).toBe(1)
+    expect((await callsOf(servers.primary.url('iam'), EXPORT_SNAPSHOT)) - exportsBefore.primary).toBe(0)
+
     const metrics = await scrapeMetrics(iam.url)
-    expect(metrics.value('iam_db_lagging_reads_total', { served_by: 'replica' })).toBeGreaterThanOrEqual(10)
+    expect(metrics.value('iam_db_lagging_reads_total', { served_by: 'replica' })).toBeGreaterThanOrEqual(11)
     expect(metrics.value('iam_db_replica_healthy', { replica: replicaName })).toBe(1)
   })
 
@@ -113,6 +123,11 @@ describe.skipIf(!run)('read replicas drill (needs the PostgreSQL 15 binaries; ru
       // the admin list is the replica's: the account made after the pause is not in it yet
       const listed = (await (await authed(iam, admin, 'GET', `/admin/users?q=${encodeURIComponent(other.email)}`)).json()) as { data: { users: unknown[] } }
       expect(listed.data.users).toEqual([])
+      // ... and an account missing there is looked up on the primary before the export calls it gone
+      const fresh = await signupUser(iam, { client: { ip: '198.51.100.64' } })
+      const exported = await authed(iam, fresh, 'GET', '/auth/export')
+      expect(exported.status, await exported.clone().text()).toBe(200)
+      expect(((await exported.json()) as { profile: { email: string } }).profile.email).toBe(fresh.email)
 
       // the probe sees the replica behind (it received WAL it has not replayed)
       await waitUntil(async () => ((await scrapeMetrics(iam.url)).value('iam_db_replica_lag_seconds', { replica: replicaName }) ?? 0) > 0, 'a lag above 0', PROBED_WITHIN_MS)
