@@ -25,7 +25,8 @@ import { authed } from './second-factor-http'
 
 const run = HAS_POSTGRES_BINARIES && !!process.env.DATABASE_URL
 const BURST_MS = 5000
-const STOP_AFTER_MS = 1500
+/** the replica is stopped once the burst had this many answers (about a second of it) */
+const STOP_AFTER_ANSWERS = 40
 /** the probe's period (db/replicas.ts PROBE_EVERY_MS) and a margin for a loaded runner */
 const PROBED_WITHIN_MS = 12_000
 
@@ -149,8 +150,9 @@ describe.skipIf(!run)('read replicas drill (needs the PostgreSQL 15 binaries; ru
         await res.body?.cancel()
       }
     }
+    const answered = () => [...statuses.values()].reduce((a, b) => a + b, 0)
     const stopper = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, STOP_AFTER_MS))
+      await waitUntil(() => answered() >= STOP_AFTER_ANSWERS, `${STOP_AFTER_ANSWERS} answers before the stop`, BURST_MS)
       stoppedAt = performance.now()
       await servers.replica.stop()
     })()
@@ -163,7 +165,7 @@ describe.skipIf(!run)('read replicas drill (needs the PostgreSQL 15 binaries; ru
     expect(moved('replica')).toBeGreaterThan(0)
     expect(moved('primary')).toBeGreaterThan(0)
     expect(after.value('iam_db_replica_healthy', { replica: replicaName })).toBe(0)
-    console.log(`[replica drill] ${[...statuses.values()].reduce((a, b) => a + b, 0)} admin list answers in ${BURST_MS} ms; ${moved('replica')} reads on the replica, ${moved('primary')} on the primary`)
+    console.log(`[replica drill] ${answered()} admin list answers in ${BURST_MS} ms, the replica stopped after ${(stoppedAt - started).toFixed(0)} ms; ${moved('replica')} reads on the replica, ${moved('primary')} on the primary`)
 
     const ready = await fetch(`${iam.url}/health/ready`)
     expect(ready.status, await ready.clone().text()).toBe(200)
