@@ -9,6 +9,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createDatabase, databaseReplicaStats } from '../../iam/db/database'
 import { mayLag, mayLagSnapshot, replicaIsDown, replicaNames } from '../../iam/db/replicas'
+import { configSchema } from '../../iam/lib/config-schema'
 import { freePort } from '../helpers/fake-iam'
 import { createMigratedDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
 
@@ -43,7 +44,7 @@ describe('replicaNames', () => {
 describe.skipIf(!!DATABASE_URL)('mayLag on the embedded database (the PGlite pass)', () => {
   it('is the database itself: PGlite has no replicas', async () => {
     // the run's migrated dump: no initdb of its own (tests/helpers/test-database.ts)
-    const db = await createMigratedDatabase({ database: { url: 'memory://' }, service: { dataDir: '.' } })
+    const db = await createMigratedDatabase(configSchema.parse({ database: { url: 'memory://' } }))
     try {
       expect(mayLag(db)).toBe(db)
       expect(databaseReplicaStats(db)).toEqual([])
@@ -62,7 +63,7 @@ describe.skipIf(!DATABASE_URL)('mayLag on PostgreSQL (needs DATABASE_URL)', () =
 
   async function open(replicaUrls: (url: string) => string[]) {
     const pgDb = await createThrowawayPg(DATABASE_URL!)
-    const db = await createDatabase({ database: { url: pgDb.url, replicas: replicaUrls(pgDb.url) }, service: { dataDir: '.' } })
+    const db = await createDatabase(configSchema.parse({ database: { url: pgDb.url, replicas: replicaUrls(pgDb.url) } }))
     cleanups.push(async () => {
       await db.destroy()
       await pgDb.drop()
