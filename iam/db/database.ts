@@ -18,7 +18,7 @@ import { emitSignal, statementKind } from '../lib/signals'
 import { tracingActive } from '../../shared/tracing'
 import { recordStatementSpan } from '../lib/tracing'
 import type { PoolStats, ReplicaStats } from '../lib/metrics'
-import { attachReplicas, createReplicaSet, REPLICA_POOL_SIZE, type ReplicaPool, type ReplicaSet } from './replicas'
+import { attachReplicas, createReplicaSet, REPLICA_POOL_MAX, type ReplicaPool, type ReplicaSet } from './replicas'
 
 type Pool = PoolStats & DirectPool
 
@@ -168,7 +168,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
           openPool: (url) => {
             const replicaPool = new pg.Pool({
               connectionString: url,
-              max: REPLICA_POOL_SIZE,
+              max: REPLICA_POOL_MAX,
               Client: BoundedClient as unknown as new () => InstanceType<typeof pg.Client>,
               connectionTimeoutMillis: Math.max(ACQUIRE_TIMEOUT_MS, connectTimeoutMs),
               // a statement on a replica that stopped answering falls back to the primary within the same bound as a pipelined read

@@ -36,10 +36,13 @@ export interface ReplicaPool {
 }
 
 /**
- * Connections per replica: a replica takes only the reads that may lag, a few admin and export
- * requests, next to the primary's 10 pooled and 2 pipelined ones (docs/sizing.md counts them).
+ * Connections per replica for reads: a replica takes only the reads that may lag, a few admin and
+ * export requests, next to the primary's 10 pooled and 2 pipelined ones (docs/sizing.md counts
+ * them). Its pool holds one more, so the probe never waits behind the reads (a probe that timed out
+ * waiting would take a busy but healthy replica out).
  */
 export const REPLICA_POOL_SIZE = 3
+export const REPLICA_POOL_MAX = REPLICA_POOL_SIZE + 1
 
 /** How often each replica is probed: its lag measured, and a replica marked down tried again. */
 export const PROBE_EVERY_MS = 5000
@@ -60,6 +63,8 @@ interface Replica {
   /** a Kysely on the replica's pool, for read-only transactions (mayLagSnapshot) */
   readonly db: Kysely<Database>
   healthy: boolean
+  /** times a read found it down: a probe that started before the last one does not bring it back */
+  downs: number
   lagSeconds: number | undefined
 }
 
@@ -116,7 +121,7 @@ export function createReplicaSet(input: {
   const names = replicaNames(input.urls)
   const replicas: Replica[] = input.urls.map((url, index) => {
     const pool = input.openPool(url)
-    return { name: names[index]!, pool, db: input.kyselyOf(pool), healthy: true, lagSeconds: undefined }
+    return { name: names[index]!, pool, db: input.kyselyOf(pool), healthy: true, downs: 0, lagSeconds: undefined }
   })
   let turn = 0
 
@@ -125,7 +130,7 @@ export function createReplicaSet(input: {
   const pick = (): Replica | undefined => {
     for (let i = 0; i < replicas.length; i++) {
       const replica = replicas[(turn + i) % replicas.length]!
-      const busy = replica.pool.totalCount >= REPLICA_POOL_SIZE && replica.pool.idleCount === 0
+      const busy = replica.pool.totalCount - replica.pool.idleCount >= REPLICA_POOL_SIZE
       if (replica.healthy && !busy) {
         turn = (turn + i + 1) % replicas.length
         return replica
@@ -144,10 +149,11 @@ export function createReplicaSet(input: {
   }
 
   const probeOne = async (replica: Replica) => {
+    const downs = replica.downs
     try {
       const row = (await replica.pool.query(LAG_SQL)).rows[0] as { lag: number | string | null } | undefined
       replica.lagSeconds = row?.lag === null || row?.lag === undefined ? undefined : Math.max(0, Number(row.lag))
-      replica.healthy = true
+      if (replica.downs === downs) replica.healthy = true
     } catch {
       replica.healthy = false
     }
@@ -175,6 +181,7 @@ export function createReplicaSet(input: {
       } catch (error) {
         if (replicaIsDown(error)) {
           replica.healthy = false
+          replica.downs++
           emitSignal({ kind: 'dependencyError', dependency: 'replica' })
         }
       }
