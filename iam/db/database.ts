@@ -17,7 +17,8 @@ import type { Database } from './schema'
 import { emitSignal, statementKind } from '../lib/signals'
 import { tracingActive } from '../../shared/tracing'
 import { recordStatementSpan } from '../lib/tracing'
-import type { PoolStats } from '../lib/metrics'
+import type { PoolStats, ReplicaStats } from '../lib/metrics'
+import { attachReplicas, createReplicaSet, REPLICA_POOL_MAX, type ReplicaPool, type ReplicaSet } from './replicas'
 
 type Pool = PoolStats & DirectPool
 
@@ -27,6 +28,12 @@ const pools = new WeakMap<Kysely<Database>, Pool>()
 
 /** The live pool counters of a PostgreSQL database; undefined on PGlite. */
 export const databasePoolStats = (db: Kysely<Database>): PoolStats | undefined => pools.get(db)
+
+// The read replicas of each PostgreSQL Kysely opened with database.replicas (db/replicas.ts).
+const replicaSets = new WeakMap<Kysely<Database>, ReplicaSet>()
+
+/** Health and lag of each read replica, for the metrics; empty without replicas. */
+export const databaseReplicaStats = (db: Kysely<Database>): ReplicaStats[] => replicaSets.get(db)?.stats() ?? []
 
 // The PGlite behind each embedded Kysely, for a copy of the whole database (dumpEmbeddedDatabase).
 const embedded = new WeakMap<Kysely<Database>, { dumpDataDir(compression?: 'none'): Promise<Blob> }>()
@@ -92,12 +99,13 @@ const countStatement = (event: LogEvent): void => {
   if (tracingActive) recordStatementSpan(event.query.sql, event.queryDurationMillis, event.level === 'error' ? event.error : undefined)
 }
 
-/** `database.connectTimeoutMs`, `preparedStatements` and `pgliteSharedBuffers` may be left out by callers outside the server (tests, scripts): their defaults. */
+/** `database.connectTimeoutMs`, `preparedStatements`, `pgliteSharedBuffers` and `replicas` may be left out by callers outside the server (tests, scripts): their defaults. */
 type DatabaseOptions = {
-  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements' | 'pgliteSharedBuffers'> & {
+  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements' | 'pgliteSharedBuffers' | 'replicas'> & {
     connectTimeoutMs?: number
     preparedStatements?: boolean
     pgliteSharedBuffers?: string
+    replicas?: string[]
   }
   service: IamConfig['service']
 }
@@ -148,16 +156,46 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
     // The same for a client checked out (inside a transaction) when its connection drops: pg-pool
     // listens only while clients are idle. The query in progress fails with its own error.
     pool.on('connect', (client) => client.on('error', () => {}))
-    // destroy() closes the pipelined connections too (Kysely ends only the pool, and only once it used it)
+    // Read replicas: small pools of the same bounded clients (db/replicas.ts says which reads go
+    // there). Nothing waits for them at start: a replica that is away is only a read the primary
+    // answers, never a reason not to serve.
+    const replicaUrls = config.database.replicas ?? []
+    const replicas = replicaUrls.length
+      ? createReplicaSet({
+          urls: replicaUrls,
+          primary: pool,
+          kyselyOf: (replicaPool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicaPool as unknown as InstanceType<typeof pg.Pool> }), plugins: [jsonArraysPlugin()], log: countStatement }),
+          openPool: (url) => {
+            const replicaPool = new pg.Pool({
+              connectionString: url,
+              max: REPLICA_POOL_MAX,
+              Client: BoundedClient as unknown as new () => InstanceType<typeof pg.Client>,
+              connectionTimeoutMillis: Math.max(ACQUIRE_TIMEOUT_MS, connectTimeoutMs),
+              // a statement on a replica that stopped answering falls back to the primary within the same bound as a pipelined read
+              query_timeout: STATEMENT_TIMEOUT_MS,
+              keepAlive: true,
+            } as ConstructorParameters<typeof pg.Pool>[0])
+            // a replica going away ends its idle connections: counted, never fatal (as for the primary's pool)
+            replicaPool.on('error', () => emitSignal({ kind: 'dependencyError', dependency: 'replica' }))
+            replicaPool.on('connect', (client) => client.on('error', () => {}))
+            return replicaPool as unknown as ReplicaPool
+          },
+        })
+      : undefined
+    // destroy() closes the pipelined connections and the replicas too (Kysely ends only the pool, and only once it used it)
     class PipelinedKysely extends Kysely<Database> {
       override async destroy(): Promise<void> {
-        await reads.end()
+        await Promise.all([reads.end(), replicas?.end()])
         await super.destroy()
       }
     }
     const db = new PipelinedKysely({ dialect: new PostgresDialect({ pool }), plugins: [jsonArraysPlugin()], log: countStatement })
     pools.set(db, pool)
     attachDirectConnections(db, { pool, pipelines: reads })
+    if (replicas) {
+      replicaSets.set(db, replicas)
+      attachReplicas(db, replicas, countStatement)
+    }
     return db
   }
   const { PGlite } = await import('@electric-sql/pglite')

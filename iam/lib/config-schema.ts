@@ -109,8 +109,19 @@ export const configSchema = z.strictObject({
        * (docs/performance.md, "Idle RSS").
        */
       pgliteSharedBuffers: z.string().regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, 'a size such as 16MB').default('16MB'),
+      /**
+       * PostgreSQL read replicas (postgres://... URLs of streaming standbys of database.url). Only
+       * the reads a call site marks as allowed to lag go there (db/replicas.ts, `mayLag`); a replica
+       * that fails is skipped and its reads run on the primary. Empty: every read on the primary.
+       * The messages name an entry by its position, never its URL (it may carry a password).
+       */
+      replicas: z.array(z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')).max(16).default([]),
     })
-    .prefault({}),
+    .prefault({})
+    .refine((database) => database.replicas.length === 0 || /^postgres(ql)?:/.test(database.url ?? ''), {
+      message: 'needs database.url to be PostgreSQL (the embedded database has no replicas)',
+      path: ['replicas'],
+    }),
   storage: z
     .strictObject({
       /** memory or redis; any other unstorage driver is refused: no atomic operations (storage/drivers.ts) */

@@ -1,5 +1,5 @@
 /**
- * Loads the IAM configuration: the IAM_CONFIG JSON file, then DATABASE_URL / REDIS_URL / SMTP_URL,
+ * Loads the IAM configuration: the IAM_CONFIG JSON file, then DATABASE_URL / DATABASE_REPLICA_URLS / REDIS_URL / SMTP_URL,
  * through the strict schema. A bad file stops the start with a message naming each bad key.
  */
 import { readFileSync } from 'node:fs'
@@ -51,11 +51,15 @@ type Raw = Record<string, unknown>
 const asObject = (value: unknown): Raw =>
   value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Raw) } : {}
 
+const splitList = (value: string): string[] => value.split(',').map((item) => item.trim()).filter(Boolean)
+
 /** Applies the environment overrides to the raw (unparsed) file content. */
 export function applyEnvOverrides(raw: unknown, env: Env): unknown {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw
   const out: Raw = { ...(raw as Raw) }
   if (env.DATABASE_URL) out.database = { ...asObject(out.database), url: env.DATABASE_URL }
+  // comma-separated; a comma inside a password is written %2C, as any reserved character of a URL
+  if (env.DATABASE_REPLICA_URLS !== undefined) out.database = { ...asObject(out.database), replicas: splitList(env.DATABASE_REPLICA_URLS) }
   if (env.REDIS_URL) out.storage = { ...asObject(out.storage), driver: 'redis', url: env.REDIS_URL }
   if (env.SMTP_URL) out.email = { ...asObject(out.email), smtp: parseSmtpUrl(env.SMTP_URL) }
   return out

@@ -13,12 +13,23 @@ export interface PoolStats {
   waitingCount: number
 }
 
+/** What the replica gauges read at scrape time (db/replicas.ts). */
+export interface ReplicaStats {
+  /** host:port of the replica's URL (never its credentials) */
+  name: string
+  healthy: boolean
+  /** seconds behind the primary at the last probe; undefined before one answered */
+  lagSeconds: number | undefined
+}
+
 export interface IamMetrics {
   readonly registry: Registry
   /** one finished request: `route` is the route template (never the raw path) */
   observeRequest(input: { method: string; route: string; status: number; seconds: number }): void
   /** the database pool the gauge reads (PostgreSQL only; PGlite has no pool) */
   watchPool(stats: () => PoolStats | undefined): void
+  /** the read replicas the replica gauges read (database.replicas; empty without) */
+  watchReplicas(stats: () => ReplicaStats[]): void
   /** what the webhook queue gauges read at scrape time (features/webhooks/queue-stats.ts) */
   watchWebhookQueue(stats: () => Promise<WebhookQueueStats>): void
 }
@@ -83,7 +94,12 @@ function createIamMetrics(): IamMetrics {
     rotation: counter('iam_refresh_rotations_total', 'Refresh-token rotations by outcome (reused = reuse detected, family revoked)', 'outcome'),
     limiterRejected: counter('iam_rate_limit_rejections_total', 'Requests a rate limiter refused, by limiter name', 'limiter'),
     tokenVerify: counter('iam_api_token_verifications_total', 'API token verifications by outcome (ok or the failure reason)', 'outcome'),
-    dependencyError: counter('iam_dependency_errors_total', 'Connection-level errors of the database pool and the shared store', 'dependency'),
+    dependencyError: counter('iam_dependency_errors_total', 'Connection-level errors of the database pool, the read replicas and the shared store', 'dependency'),
+    laggingRead: counter(
+      'iam_db_lagging_reads_total',
+      'Reads that may lag (db/replicas.ts), by where they ran: replica, or primary (no healthy replica, or the replica failed)',
+      'served_by',
+    ),
     webhookDelivery: counter(
       'iam_webhook_deliveries_total',
       'Webhook delivery attempts by outcome: delivered, retry (failed, tried again), dead (schedule spent), gone (410: endpoint disabled)',
@@ -96,6 +112,28 @@ function createIamMetrics(): IamMetrics {
     ),
   }
   for (const dependency of ['database', 'storage'] as const) counters.dependencyError.inc({ dependency }, 0)
+
+  let replicaStats: () => ReplicaStats[] = () => []
+  new Gauge({
+    name: 'iam_db_replica_lag_seconds',
+    help: 'Seconds each read replica is behind the primary, at its last probe (0 when it replayed all it received)',
+    labelNames: ['replica'] as const,
+    registers,
+    collect() {
+      this.reset()
+      for (const replica of replicaStats()) if (replica.lagSeconds !== undefined) this.set({ replica: replica.name }, replica.lagSeconds)
+    },
+  })
+  new Gauge({
+    name: 'iam_db_replica_healthy',
+    help: 'Whether each read replica takes reads (1) or is down until a probe answers (0)',
+    labelNames: ['replica'] as const,
+    registers,
+    collect() {
+      this.reset()
+      for (const replica of replicaStats()) this.set({ replica: replica.name }, replica.healthy ? 1 : 0)
+    },
+  })
 
   let poolStats: () => PoolStats | undefined = () => undefined
   new Gauge({
@@ -145,6 +183,7 @@ function createIamMetrics(): IamMetrics {
       case 'tokenVerify': return counters.tokenVerify.inc({ outcome: signal.outcome })
       case 'dependencyError': return counters.dependencyError.inc({ dependency: signal.dependency })
       case 'dbStatement': return counters.dbStatement.inc({ kind: signal.statement })
+      case 'laggingRead': return counters.laggingRead.inc({ served_by: signal.servedBy })
       case 'webhookDelivery': return counters.webhookDelivery.inc({ outcome: signal.outcome })
     }
   }
@@ -159,6 +198,9 @@ function createIamMetrics(): IamMetrics {
     },
     watchPool(stats) {
       poolStats = stats
+    },
+    watchReplicas(stats) {
+      replicaStats = stats
     },
     watchWebhookQueue(stats) {
       webhookQueue = stats

@@ -20,8 +20,10 @@ export type IamSignal =
   | { kind: 'limiterRejected'; limiter: string }
   /** an API token verification: ok or its failure reason (features/api-tokens/results.ts) */
   | { kind: 'tokenVerify'; outcome: string }
-  /** a connection-level error of the shared store or the database pool */
-  | { kind: 'dependencyError'; dependency: 'storage' | 'database' }
+  /** a connection-level error of the shared store, the database pool or a read replica */
+  | { kind: 'dependencyError'; dependency: 'storage' | 'database' | 'replica' }
+  /** a read that may lag (db/replicas.ts) ran on a replica, or on the primary instead */
+  | { kind: 'laggingRead'; servedBy: 'replica' | 'primary' }
   /** one statement sent to the database (a round trip): read, write or transaction control */
   | { kind: 'dbStatement'; statement: StatementKind }
   /** one webhook delivery attempt ended: delivered, retry (failed, tried again), dead (schedule spent), gone (410) */

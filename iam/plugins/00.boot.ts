@@ -14,7 +14,7 @@ import { clockNow } from '../lib/clock'
 import { createLogger } from '../../shared/log'
 import { createStore } from '../lib/storage'
 import { drainBackgroundWork } from '../lib/background'
-import { createDatabase, databaseKind, databasePoolStats, migrateToLatest, warmDatabase } from '../db/database'
+import { createDatabase, databaseKind, databasePoolStats, databaseReplicaStats, migrateToLatest, warmDatabase } from '../db/database'
 import { useIamMetrics } from '../lib/metrics'
 import { createAccessTokenState } from '../features/tokens/token-service'
 import { buildSessionHooks } from '../session-hooks'
@@ -52,10 +52,12 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     log.warn(`refresh cookie is sent to every subdomain of ${domain}: any host under it that is compromised or user-controlled receives refresh tokens; unset jwt.refresh_tokens.domain for a host-only cookie`)
   }
   useIamMetrics().watchPool(() => databasePoolStats(db))
+  useIamMetrics().watchReplicas(() => databaseReplicaStats(db))
   const bootstrapFile = await openAdminBootstrap({ db, config })
   // where the code is, never the code: whoever may read the server's files may use it
   if (bootstrapFile) log.info('no platform administrator yet: sign in and enter the code from this file at <gateway>/admin/bootstrap', { file: bootstrapFile })
-  log.info('iam ready', { database: databaseKind(config), storage: store.kind })
+  // the replicas' count only: their URLs may carry passwords
+  log.info('iam ready', { database: databaseKind(config), storage: store.kind, ...(config.database.replicas.length ? { replicas: config.database.replicas.length } : {}) })
   // with tracing on (plugins/04.tracing.ts), every store operation is a span (lib/tracing.ts)
   const traced = tracingActive ? traceStore(store) : store
   return { config, db, store: traced, log, now: clockNow, accessTokens: createAccessTokenState(), sessionHooks: buildSessionHooks() }

@@ -148,6 +148,25 @@ describe('environment overrides', () => {
     })
   })
 
+  it('DATABASE_REPLICA_URLS sets database.replicas, comma separated, and replicas are empty by default', () => {
+    expect(parseConfig({}).database.replicas).toEqual([])
+    const config = parseConfig(
+      { database: { url: 'postgres://file/db', replicas: ['postgres://file-replica/db'] } },
+      { DATABASE_REPLICA_URLS: 'postgres://iam:s3cret@replica-a:5433/iam, postgresql://replica-b/iam' },
+    )
+    expect(config.database.replicas).toEqual(['postgres://iam:s3cret@replica-a:5433/iam', 'postgresql://replica-b/iam'])
+    expect(parseConfig({ database: { url: 'postgres://file/db', replicas: ['postgres://r/db'] } }, { DATABASE_REPLICA_URLS: '' }).database.replicas).toEqual([])
+  })
+
+  it('refuses a replica that is not a postgres URL, or replicas beside the embedded database, without echoing the URL', () => {
+    const notPostgres = messageOf(() => parseConfig({ database: { url: 'postgres://h/db', replicas: ['mysql://iam:s3cret@h/db'] } }))
+    expect(notPostgres).toContain('database.replicas.0: a postgres:// URL')
+    expect(notPostgres).not.toContain('s3cret')
+    const embedded = messageOf(() => parseConfig({}, { DATABASE_REPLICA_URLS: 'postgres://iam:s3cret@h/db' }))
+    expect(embedded).toContain('database.replicas: needs database.url to be PostgreSQL')
+    expect(embedded).not.toContain('s3cret')
+  })
+
   it('refuses an SMTP_URL that is not smtp: or smtps:', () => {
     expect(messageOf(() => parseConfig({}, { SMTP_URL: 'http://mail' }))).toContain('SMTP_URL')
   })

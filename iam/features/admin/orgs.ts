@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
+import { mayLag } from '../../db/replicas'
 
 export interface AdminOrgSummary {
   id: string
@@ -53,7 +54,7 @@ export async function searchOrgs(
     where (${after}::integer is null or o.id > ${after}::integer)
       and (${prefix}::text is null or lower(o.slug) like ${prefix}::text or lower(o.name) like ${prefix}::text)
     order by o.id
-    limit ${input.limit + 1}`.execute(ctx.db)
+    limit ${input.limit + 1}`.execute(mayLag(ctx.db)) // may lag: a list an administrator browses
   const page = rows.slice(0, input.limit)
   const next = rows.length > input.limit ? encodeCursor(page[page.length - 1]!.id) : null
   return { ok: true, orgs: page.map(summaryOf), next }

@@ -12,6 +12,7 @@ import { suspensionOf, type SuspensionView } from '../users/suspension'
 import { sql, type Kysely } from 'kysely'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
+import { mayLag } from '../../db/replicas'
 import type { Actor } from '../security-events/repository'
 import { sendResetMail } from '../account-actions/password-reset'
 import { resolveFamilyAnomaly } from '../anomalies/anomaly-store'
@@ -101,7 +102,8 @@ export async function searchUsers(
 ): Promise<{ ok: true; users: AdminUserSummary[]; next: string | null } | { ok: false; code: 'invalid_cursor' }> {
   const after = decodeCursor(input.cursor)
   if (after === 'invalid') return { ok: false, code: 'invalid_cursor' }
-  let query = ctx.db
+  // may lag: a list an administrator browses; an account created a moment ago shows on the next page load
+  let query = mayLag(ctx.db)
     .selectFrom('users')
     .select(['id', 'public_id', 'email', 'name', 'email_verified', 'roles', 'created_at', 'banned_until', 'deletion_due_at'])
     .orderBy('id', 'asc')
@@ -185,7 +187,8 @@ export async function userDetail(ctx: IamContext, publicId: string): Promise<Adm
       where m.user_id = ${userId}
       order by m.created_at, o.id
       limit ${DETAIL_LIST_CAP}`.execute(ctx.db),
-    pageSecurityEvents(ctx.db, userId, { limit: DETAIL_EVENTS, before: null }),
+    // may lag: the account's recent history as an administrator reads it; nothing is decided on it
+    pageSecurityEvents(mayLag(ctx.db), userId, { limit: DETAIL_EVENTS, before: null }),
   ])
   return {
     user: {

@@ -13,6 +13,7 @@ import { sql, type Transaction } from 'kysely'
 import { ACCOUNT_EXPORT_VERSION, EXPORT_EVENTS_MAX, type AccountExportDocument } from '../../contract/account-export'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
+import { mayLagSnapshot, readSnapshot } from '../../db/replicas'
 import { listConnectedApps } from '../oidc/connected-apps'
 import { pageSecurityEvents, type SecurityEventCursor } from '../security-events/repository'
 
@@ -128,68 +129,68 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
   const now = new Date(nowMs)
   const bornAfter = new Date(nowMs - ctx.config.jwt.refresh_tokens.MAX_SESSION_LIFE)
   const { userId } = input
-  return ctx.db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .setAccessMode('read only')
-    .execute(async (trx) => {
-      const account = await readAccount(trx, userId)
-      if (!account) return undefined
-      const sessions = await readSessions(trx, userId, now, bornAfter)
-      const events = await readEvents(trx, userId)
-      const tokens = await readTokens(trx, userId)
-      const passkeys = await readPasskeys(trx, userId)
-      const providers = await readProviders(trx, userId)
-      const orgs = await readOrganizations(trx, userId)
-      const apps = await listConnectedApps(trx, userId, nowMs)
-      return {
-        version: ACCOUNT_EXPORT_VERSION,
-        exportedAt: now.toISOString(),
-        profile: {
-          id: account.public_id,
-          email: account.email,
-          name: account.name,
-          emailVerified: account.email_verified,
-          hasPassword: !!account.has_password,
-          createdAt: account.created_at.toISOString(),
-          externalId: account.external_id,
-          locale: account.locale,
-        },
-        sessions: sessions.map((row) => {
-          const fp = row.fingerprint ?? {}
-          return {
-            current: row.id === input.currentSessionId,
-            createdAt: row.created_at.toISOString(),
-            lastSeenAt: row.last_seen.toISOString(),
-            ipAddress: row.ip_address,
-            userAgent: row.user_agent,
-            browser: text(fp.browser),
-            os: text(fp.os),
-            country: text(fp.country),
-          }
-        }),
-        securityEvents: events.events,
-        securityEventsComplete: events.complete,
-        apiTokens: tokens.map((t) => ({
-          name: t.name,
-          publicIdentifier: t.public_identifier,
-          privilege: t.privilege_type,
-          valid: t.valid === 1,
-          ipRestrictions: Array.isArray(t.restricted_to_ip_address) && t.restricted_to_ip_address.length ? t.restricted_to_ip_address : null,
-          createdAt: t.created_at.toISOString(),
-          expiresAt: iso(t.expires_at),
-          lastUsedAt: iso(t.last_used),
-          usageCount: t.usage_count,
-        })),
-        secondFactors: {
-          totp: account.totp_created_at ? { enabled: account.totp_enabled_at !== null, createdAt: account.totp_created_at.toISOString(), enabledAt: iso(account.totp_enabled_at) } : null,
-          // count(*) is a bigint: pg may hand it over as a string
-          recoveryCodesRemaining: Number(account.codes_left ?? 0),
-          passkeys: passkeys.map((k) => ({ name: k.name, createdAt: k.created_at.toISOString(), lastUsedAt: iso(k.last_used_at), backedUp: k.backed_up })),
-        },
-        linkedProviders: providers.map((i) => ({ provider: i.provider, email: i.email || null, linkedAt: new Date(i.created_at).toISOString(), lastSignInAt: new Date(i.last_login_at).toISOString() })),
-        organizations: orgs.rows.map((o) => ({ ...o, since: new Date(o.since).toISOString() })),
-        connectedApps: apps,
-      }
-    })
+  const build = async (trx: Transaction<Database>): Promise<AccountExportDocument | undefined> => {
+    const account = await readAccount(trx, userId)
+    if (!account) return undefined
+    const sessions = await readSessions(trx, userId, now, bornAfter)
+    const events = await readEvents(trx, userId)
+    const tokens = await readTokens(trx, userId)
+    const passkeys = await readPasskeys(trx, userId)
+    const providers = await readProviders(trx, userId)
+    const orgs = await readOrganizations(trx, userId)
+    const apps = await listConnectedApps(trx, userId, nowMs)
+    return {
+      version: ACCOUNT_EXPORT_VERSION,
+      exportedAt: now.toISOString(),
+      profile: {
+        id: account.public_id,
+        email: account.email,
+        name: account.name,
+        emailVerified: account.email_verified,
+        hasPassword: !!account.has_password,
+        createdAt: account.created_at.toISOString(),
+        externalId: account.external_id,
+        locale: account.locale,
+      },
+      sessions: sessions.map((row) => {
+        const fp = row.fingerprint ?? {}
+        return {
+          current: row.id === input.currentSessionId,
+          createdAt: row.created_at.toISOString(),
+          lastSeenAt: row.last_seen.toISOString(),
+          ipAddress: row.ip_address,
+          userAgent: row.user_agent,
+          browser: text(fp.browser),
+          os: text(fp.os),
+          country: text(fp.country),
+        }
+      }),
+      securityEvents: events.events,
+      securityEventsComplete: events.complete,
+      apiTokens: tokens.map((t) => ({
+        name: t.name,
+        publicIdentifier: t.public_identifier,
+        privilege: t.privilege_type,
+        valid: t.valid === 1,
+        ipRestrictions: Array.isArray(t.restricted_to_ip_address) && t.restricted_to_ip_address.length ? t.restricted_to_ip_address : null,
+        createdAt: t.created_at.toISOString(),
+        expiresAt: iso(t.expires_at),
+        lastUsedAt: iso(t.last_used),
+        usageCount: t.usage_count,
+      })),
+      secondFactors: {
+        totp: account.totp_created_at ? { enabled: account.totp_enabled_at !== null, createdAt: account.totp_created_at.toISOString(), enabledAt: iso(account.totp_enabled_at) } : null,
+        // count(*) is a bigint: pg may hand it over as a string
+        recoveryCodesRemaining: Number(account.codes_left ?? 0),
+        passkeys: passkeys.map((k) => ({ name: k.name, createdAt: k.created_at.toISOString(), lastUsedAt: iso(k.last_used_at), backedUp: k.backed_up })),
+      },
+      linkedProviders: providers.map((i) => ({ provider: i.provider, email: i.email || null, linkedAt: new Date(i.created_at).toISOString(), lastSignInAt: new Date(i.last_login_at).toISOString() })),
+      organizations: orgs.rows.map((o) => ({ ...o, since: new Date(o.since).toISOString() })),
+      connectedApps: apps,
+    }
+  }
+  // May lag: the person's own data as a file; a change made a moment ago may be in the next one.
+  // No account on the replica may only mean it is not there yet (just signed up): the primary,
+  // which the session was just checked against, says whether it is gone.
+  return (await mayLagSnapshot(ctx.db, build)) ?? (await readSnapshot(ctx.db, build))
 }

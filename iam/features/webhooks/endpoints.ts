@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
+import { mayLag } from '../../db/replicas'
 import type { EndpointView } from '../../contract/webhook-events'
 import { WEBHOOK_CATALOGUE_VERSION } from '../../contract/webhooks'
 import { outboundPolicyOf } from './policy'
@@ -63,7 +64,8 @@ export async function reloadSubscriptions(ctx: Ctx): Promise<void> {
 
 export async function listEndpoints(ctx: Ctx): Promise<{ endpoints: EndpointView[]; catalogueVersion: string }> {
   const now = new Date(ctx.now())
-  return { endpoints: (await selectEndpoints(ctx.db, now)).map((row) => viewOf(row, now)), catalogueVersion: WEBHOOK_CATALOGUE_VERSION }
+  // may lag: the listing an administrator browses (the delivery worker reads the primary)
+  return { endpoints: (await selectEndpoints(mayLag(ctx.db), now)).map((row) => viewOf(row, now)), catalogueVersion: WEBHOOK_CATALOGUE_VERSION }
 }
 
 export async function readEndpoint(ctx: Ctx, publicId: string): Promise<EndpointView | null> {
