@@ -23,6 +23,7 @@ import * as emailSignIn from './2026-11-29-0018-email-sign-in'
 import * as enterpriseSso from './2026-11-29-0019-enterprise-sso'
 import * as scim from './2026-11-29-0020-scim'
 import * as samlFirstFactor from './2026-11-29-0021-saml-first-factor'
+import * as passkeySignups from './2026-11-30-0022-passkey-signups'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0019-enterprise-sso': enterpriseSso,
   '2026-11-29-0020-scim': scim,
   '2026-11-29-0021-saml-first-factor': samlFirstFactor,
+  '2026-11-30-0022-passkey-signups': passkeySignups,
 }
