@@ -30,10 +30,12 @@ import { codeMatches, generateCode, macCode, type CodeBinding } from '../mfa/cod
 import { reserveCodeAttempt, settleCodeAttempt, type CodeLocked } from '../second-factors/code-budget'
 import { challengeOfClientData } from '../second-factors/passkeys/challenges'
 import { expectationsOf, KEEP_DEAD_CHALLENGES_MS, relyingPartyOf, verifiedOrNull } from '../second-factors/passkeys/relying-party'
+import { defaultPasskeyName } from '../second-factors/passkeys/registration-service'
 import { insertPasskey } from '../second-factors/passkeys/repository'
 import { loadWebAuthn } from '../second-factors/passkeys/webauthn'
 import { completePair, openSession, type TokenPair } from '../sessions/session-service'
 import * as repo from './passkey-signup-repo'
+import { refundLoginIpPoints } from './login-delay'
 import { findUserByEmail, insertUser, isUniqueViolation } from './users-repo'
 
 /** The one body of POST /auth/passkey-signup/start (no date: identical bytes for every address). */
@@ -171,7 +173,7 @@ export async function finishPasskeySignup(
         backed_up: info.credentialBackedUp,
         aaguid: info.aaguid,
         user_handle: userHandle,
-        name: `Passkey added ${now.toISOString().slice(0, 10)}`,
+        name: defaultPasskeyName(now),
         created_at: now,
       })
       if (!passkey) throw new CredentialTaken()
@@ -193,6 +195,12 @@ export async function finishPasskeySignup(
     })
     const pair = await completePair(ctx, created.session, { subject: created.user.public_id, roles: created.user.roles, visitor: input.visitor.visitor_id })
     ctx.log.info('user signed up', { userId: created.user.id, method: 'passkey' })
+    // a sign-up that worked is no failure: the point this request spent of the IP's login budget
+    // goes back, as after a passkey sign-in (passkeys/sign-in-service.ts)
+    runAfterResponse(
+      () => refundLoginIpPoints(ctx, input.ipAddress),
+      (error) => ctx.log.warn('passkey sign-up: IP budget points not given back', { error: error.message }),
+    )
     return { ok: true, pair, userId: created.user.id }
   } catch (error) {
     if (error instanceof CredentialTaken) return { ok: false, code: 'already_registered' }

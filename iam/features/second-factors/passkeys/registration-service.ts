@@ -108,7 +108,7 @@ export async function finishRegistration(
     backed_up: info.credentialBackedUp,
     aaguid: info.aaguid,
     user_handle: taken.userHandle,
-    name: input.name ?? defaultName(now),
+    name: input.name ?? defaultPasskeyName(now),
     created_at: now,
   })
   if (!row) return { ok: false, code: 'already_registered' }
@@ -155,6 +155,7 @@ export async function renameAccountPasskey(ctx: IamContext, input: { userId: num
   return row ? viewOf(row) : null
 }
 
-function defaultName(now: Date): string {
+/** The name a passkey gets when its owner gives none. */
+export function defaultPasskeyName(now: Date): string {
   return `Passkey added ${now.toISOString().slice(0, 10)}`
 }
