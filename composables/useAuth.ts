@@ -177,6 +177,9 @@ export function useAuth() {
           },
         }),
       ),
+    /** Sign-up with a passkey, its last step (components/PasskeySignup.vue): 201 signed in; 400 a spent ceremony or an unverified answer; 409 the address has an account now. */
+    passkeySignupFinish: async (ceremonyId: string, credential: unknown, rememberUser: boolean) =>
+      afterSignIn(await bffFetch('/api/auth/passkey-signup/finish', { method: 'POST', body: { ceremonyId, credential, ...(rememberUser ? { rememberUser: 'on' } : {}) } })),
     /** POST /api/auth/logout; always ends the browser's session. */
     logout: async () => {
       const result = await bffFetch('/api/auth/logout', { method: 'POST' })

@@ -109,6 +109,7 @@ export const ERROR_CODES = {
   passkey_not_found: 'The account has no such passkey',
   passkey_already_registered: 'This passkey is registered already',
   passkey_unverified: "The authenticator's answer does not verify (challenge, origin or signature)",
+  passkey_signup_ceremony_invalid: 'The sign-up ceremony is unknown, used, expired or another device\'s: ask for a new code',
   // account deletion
   last_owner: 'The account is the last owner of an organization: hand it on first (`organizations` names them on account deletion)',
   restore_proof_invalid: 'The restore proof is unknown, expired, used or from another device: sign in again',

@@ -19,6 +19,8 @@ export const MAIL_KINDS = [
   'passwordReset',
   'emailSignIn',
   'passwordChanged',
+  'passkeySignup',
+  'accountExists',
   'useProvider',
   'secondFactor',
   'deleteAccount',

@@ -6,7 +6,8 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { defineRoutes, json, noBody } from './define'
-import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, SUSPENDED, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
+import { botProof, code as emailedCode } from './inputs'
+import { BOT_CHECK, CODES_LOCKED, errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, SSO_REQUIRED, SUSPENDED, tokensBody, VERIFIED_EMAIL, XSS } from './responses'
 
 /** A registration response (attestation object, client data, COSE key) is well under 4 KiB. */
 export const PASSKEY_JSON_LIMIT_BYTES = 4 * 1024
@@ -59,6 +60,16 @@ const passkeyView = z.object({
 
 /** Options as `startRegistration({ optionsJSON })` / `startAuthentication({ optionsJSON })` take them. */
 const optionsBody = okData(z.object({ options: z.record(z.string(), z.unknown()) }))
+
+const signupEmail = safeString().trim().min(1, 'Email is required').max(254)
+
+/** Sign-up with a passkey: the device gate (canary_id, banned device) and the XSS ban of POST /signup */
+const PASSKEY_SIGN_UP = responses(
+  JSON_BODY_FIELDS,
+  { 400: failure('Validation failed (`fields`) or no canary_id cookie', errorFail, 'validation_failed', 'device_cookie_missing') },
+  { 403: failure('Banned device', errorFail, 'device_banned') },
+  XSS,
+)
 
 /** Passwordless sign-in: like POST /login (device gate, XSS ban, login limiters). */
 const PASSKEY_SIGN_IN = responses(
@@ -116,6 +127,68 @@ export const PASSKEY_ROUTES = defineRoutes({
       },
     ),
   },
+  passkeySignupStart: {
+    method: 'POST',
+    path: '/auth/passkey-signup/start',
+    summary: 'Start a sign-up with a passkey and no password: mails a code to an unknown address, "you already have an account" to a known one',
+    auth: 'none',
+    limiters: ['signup', 'mailbox'],
+    request: json(),
+    body: z.object({
+      email: signupEmail,
+      name: safeString().trim().min(1, 'Name is required').max(100).optional(),
+      termsConsent: z.literal('on', 'You must accept the terms'),
+      botProof,
+    }),
+    responses: responses(
+      BOT_CHECK,
+      { 200: { description: 'One fixed body whether or not the address has an account', body: z.object({ ok: z.literal(true), message: z.string() }) } },
+      PASSKEY_SIGN_UP,
+      SSO_REQUIRED,
+      LIMITED,
+    ),
+  },
+  passkeySignupOptions: {
+    method: 'POST',
+    path: '/auth/passkey-signup/options',
+    summary: 'The mailed code for the address: creation options bound to this device and a single-use ceremony id',
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: json(),
+    body: z.object({ email: signupEmail, code: emailedCode }),
+    responses: responses(
+      { 200: { description: 'PublicKeyCredentialCreationOptionsJSON and the ceremony id POST /auth/passkey-signup/finish takes', body: okData(z.object({ options: z.record(z.string(), z.unknown()), ceremonyId: z.string() })) } },
+      PASSKEY_SIGN_UP,
+      { 401: failure('Wrong, expired or used code, or no code waits for the address (one body for all)', errorFail, 'code_invalid') },
+      SSO_REQUIRED,
+      LIMITED,
+      CODES_LOCKED,
+    ),
+  },
+  passkeySignupFinish: {
+    method: 'POST',
+    path: '/auth/passkey-signup/finish',
+    summary: "Finish a sign-up with a passkey: the account is created (address confirmed, no password) with the authenticator's answer and signed in like a passkey sign-in",
+    auth: 'none',
+    limiters: ['loginIp'],
+    request: json(PASSKEY_JSON_LIMIT_BYTES),
+    body: z.object({ ceremonyId: b64url(64), credential: registrationCredential, rememberUser: z.enum(['on', 'off']).optional() }),
+    responses: responses(
+      { 201: { description: 'Account created and signed in: access token, session cookie set', body: tokensBody } },
+      PASSKEY_SIGN_UP,
+      {
+        400: failure(
+          'Validation failed; the ceremony is unknown, used, expired or another device\'s (`passkey_signup_ceremony_invalid`: ask for a new code); or the answer does not verify',
+          errorFail,
+          'validation_failed',
+          'passkey_signup_ceremony_invalid',
+          'passkey_unverified',
+        ),
+        409: failure('The address has an account now (`email_taken`: the person proved the mailbox, so it is said), or the passkey is registered already', errorFail, 'email_taken', 'passkey_already_registered'),
+      },
+      LIMITED,
+    ),
+  },
   passkeyDelete: {
     method: 'POST',
     path: '/auth/passkeys/delete',
@@ -130,7 +203,11 @@ export const PASSKEY_ROUTES = defineRoutes({
       JSON_BODY_FIELDS,
       FULL_AUTH,
       REAUTH,
-      { 400: failure('Validation failed', errorFail, 'validation_failed'), 404: failure('No such passkey on this account', errorFail, 'passkey_not_found') },
+      {
+        400: failure('Validation failed', errorFail, 'validation_failed'),
+        404: failure('No such passkey on this account', errorFail, 'passkey_not_found'),
+        409: failure('The last passkey of an account with no password and no linked provider: its last way in', errorFail, 'last_way_in'),
+      },
     ),
   },
   passkeyRename: {

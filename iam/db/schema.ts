@@ -230,6 +230,27 @@ export interface PasskeyChallengesTable {
   expires_at: ColumnType<Date, Date | string, Date | string>
 }
 
+/** A sign-up with a passkey in progress (migration 0022, features/users/passkey-signup.ts). */
+export interface PasskeySignupsTable {
+  /** the normalized address the code was mailed to */
+  email: string
+  name: string | null
+  /** HMAC-SHA256 of the mailed code; null once the code was used */
+  code_hmac: string | null
+  code_expires_at: ColumnType<Date, Date | string, Date | string>
+  code_attempts: Generated<number>
+  /** SHA-256 of the ceremony id the options step answered */
+  ceremony_hash: string | null
+  /** SHA-256 of the creation options' challenge */
+  challenge_hash: string | null
+  /** the WebAuthn user.id the options named (random, base64url) */
+  user_handle: string | null
+  /** the device that asked for the options: the only one that may finish */
+  visitor_id: number | null
+  ceremony_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  created_at: Timestamp
+}
+
 /** One artefact of the OpenID Provider (features/oidc/adapter.ts). */
 export interface OidcPayloadsTable {
   model: string
@@ -486,6 +507,7 @@ export interface Database {
   second_factor_challenges: SecondFactorChallengesTable
   passkeys: PasskeysTable
   passkey_challenges: PasskeyChallengesTable
+  passkey_signups: PasskeySignupsTable
   oidc_payloads: OidcPayloadsTable
   oidc_clients: OidcClientsTable
   oidc_signing_keys: OidcSigningKeysTable

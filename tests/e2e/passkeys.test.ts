@@ -8,6 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
+import { codeOf, recipients } from '../helpers/smtp'
 import { addVirtualAuthenticator, confirmEmailInBrowser, freshEmail, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 let base: string
@@ -79,6 +80,57 @@ describe('passkeys in the browser', () => {
     const alert = page.getByText('That passkey could not be verified', { exact: false })
     await expect.poll(() => alert.isVisible(), WAIT).toBe(true)
     expect(page.url()).toContain('/login')
+    await page.close()
+  })
+
+  it('signs up with a passkey and no password at 390 px, lands on the account page, and signs in with the passkey after signing out', async () => {
+    const page = await e2e.browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const csp = watchCsp(page)
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page)
+    const email = freshEmail('passkey-signup')
+    await page.goto(`${base}/signup`)
+    await page.getByRole('button', { name: 'Sign up with a passkey instead' }).click()
+    const flow = page.getByTestId('passkey-signup')
+    await flow.getByLabel('Name', { exact: true }).fill('Grace Hopper')
+    await flow.getByLabel('Email', { exact: true }).fill(email)
+    await flow.getByLabel('I accept the terms of service').check()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    // by keyboard: the focused button is the one that sends the code
+    await flow.getByRole('button', { name: 'Email me a code' }).focus()
+    await page.keyboard.press('Enter')
+    const codeField = flow.getByLabel('Code from the mail (7 digits)')
+    await expect.poll(() => codeField.isVisible(), WAIT).toBe(true)
+    await expect.poll(() => flow.getByText(`A mail is on its way to ${email}`, { exact: false }).isVisible(), WAIT).toBe(true)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('pk-code')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390)
+    const mail = await e2e.stack.smtp.waitForMail((m) => recipients(m).includes(email) && (m.subject ?? '').includes('sign-up code'), 15_000)
+
+    // a wrong code first: said at the field, from its code
+    await codeField.fill(codeOf(mail) === '0000000' ? '1111111' : '0000000')
+    await flow.getByRole('button', { name: 'Create my passkey' }).click()
+    await expect.poll(() => flow.getByText('That code is not valid or has expired.').isVisible(), WAIT).toBe(true)
+    await codeField.fill(codeOf(mail))
+    await flow.getByRole('button', { name: 'Create my passkey' }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+    expect(credentials).toHaveLength(1)
+    expect(credentials[0]!.isResidentCredential).toBe(true)
+    const section = page.getByRole('region', { name: 'Passkeys' })
+    await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await saveScreenshot(page, 'passkey-signup-account-390')
+
+    await page.evaluate(() => Object.defineProperty(PublicKeyCredential, 'isConditionalMediationAvailable', { value: () => Promise.resolve(false) }))
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
+    expect(csp).toEqual([])
     await page.close()
   })
 })

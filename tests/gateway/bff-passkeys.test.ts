@@ -5,6 +5,8 @@
  * on each new unsafe route.
  */
 import { describe, expect, it } from 'vitest'
+import { mailTo } from '../helpers/confirm-email'
+import { codeOf } from '../helpers/smtp'
 import { SoftAuthenticator } from '../helpers/webauthn-authenticator'
 import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
@@ -75,7 +77,16 @@ describe('passkeys through the BFF', () => {
   it('refuses every new unsafe route without the X-CSRF header or from another origin, before the IAM is called', async () => {
     const b = await signedUpBrowser()
     const { id } = await register(b, new SoftAuthenticator())
-    const routes = ['/api/auth/passkeys/register/options', '/api/auth/passkeys/register/verify', '/api/auth/passkeys/delete', '/api/auth/passkeys/login/options', '/api/auth/passkeys/login/verify']
+    const routes = [
+      '/api/auth/passkeys/register/options',
+      '/api/auth/passkeys/register/verify',
+      '/api/auth/passkeys/delete',
+      '/api/auth/passkeys/login/options',
+      '/api/auth/passkeys/login/verify',
+      '/api/auth/passkey-signup/start',
+      '/api/auth/passkey-signup/options',
+      '/api/auth/passkey-signup/finish',
+    ]
     for (const path of routes) {
       const noHeader = await b.call(path, { method: 'POST', body: { id }, headers: { 'x-csrf': '' } })
       expect(noHeader.status, path).toBe(403)
@@ -85,5 +96,35 @@ describe('passkeys through the BFF', () => {
     }
     // nothing above reached the IAM: the passkey is still there
     expect((await b.call('/api/auth/passkeys')).json.data).toMatchObject({ passkeys: [{ id }] })
+  })
+})
+
+describe('sign-up with a passkey through the BFF', () => {
+  it('creates a signed-in account without a password from the mailed code and the passkey; tokens only ever as cookies', async () => {
+    const b = browserLike(stack.gateway.url)
+    const email = freshEmail('pksignup')
+    const start = await b.call('/api/auth/passkey-signup/start', { method: 'POST', body: { email, name: 'Ada', termsConsent: 'on' } })
+    expect(start.status, start.text).toBe(200)
+    // the BFF gave this browser its device cookie on the way: the ceremony is bound to it
+    expect(b.jar.has('canary_id')).toBe(true)
+    const mail = await mailTo({ dataDir: stack.iam.dataDir }, email, (m) => (m.subject ?? '').includes('sign-up code'))
+    const options = await b.call('/api/auth/passkey-signup/options', { method: 'POST', body: { email, code: codeOf(mail) } })
+    expect(options.status, options.text).toBe(200)
+    const data = options.json.data as { options: { challenge: string; user: { id: string } }; ceremonyId: string }
+    const { credential } = new SoftAuthenticator().register(data.options)
+    const done = await b.call('/api/auth/passkey-signup/finish', { method: 'POST', body: { ceremonyId: data.ceremonyId, credential } })
+    expect(done.status, done.text).toBe(201)
+    expect(done.json).toEqual({ ok: true, date: expect.any(String), signedIn: true })
+    expect(done.text).not.toContain('accessToken')
+    expect(b.jar.has('session')).toBe(true)
+    const methods = await b.call('/api/auth/sign-in-methods')
+    expect(methods.json.data).toMatchObject({ password: false, passkeys: 1 })
+  })
+
+  it('refuses a body the IAM would refuse with 400 before calling it', async () => {
+    const b = browserLike(stack.gateway.url)
+    expect((await b.call('/api/auth/passkey-signup/start', { method: 'POST', body: { email: 'a@example.com' } })).status).toBe(400)
+    expect((await b.call('/api/auth/passkey-signup/options', { method: 'POST', body: { email: 'a@example.com', code: '12' } })).status).toBe(400)
+    expect((await b.call('/api/auth/passkey-signup/finish', { method: 'POST', body: { ceremonyId: 'x', credential: { id: 'x' } } })).status).toBe(400)
   })
 })

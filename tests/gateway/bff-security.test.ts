@@ -228,6 +228,8 @@ describe('allow-listed IAM calls', () => {
     expect(isAllowedIamCall('POST', '/auth/totp/other')).toBe(false)
     expect(isAllowedIamCall('POST', '/auth/passkeys/login/verify')).toBe(true)
     expect(isAllowedIamCall('POST', '/auth/passkeys/other')).toBe(false)
+    expect(isAllowedIamCall('POST', '/auth/passkey-signup/finish')).toBe(true)
+    expect(isAllowedIamCall('GET', '/auth/passkey-signup/finish')).toBe(false)
   })
 
   it('refuses a custom-MFA reason outside [A-Z0-9_]{3,64} before calling the IAM', async () => {

@@ -158,6 +158,14 @@ describe('the bot check on the mails a stranger can ask for', () => {
     expect((await forgot(await solve(client))).status).toBe(200)
     expect((await emailMe(await solve(client))).status).toBe(200)
   })
+
+  it('refuses a sign-up with a passkey without a solved check, as POST /signup, and accepts one with it', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.46' })
+    const start = (botProof?: string) =>
+      call(iam, 'POST', '/auth/passkey-signup/start', { client, body: { email: uniqueEmail('pk-bot'), name: 'Ada', termsConsent: 'on', ...(botProof ? { botProof } : {}) } })
+    expect(await refusal(await start())).toEqual([400, 'bot_check_required', 'missing'])
+    expect((await start(await solve(client))).status).toBe(200)
+  })
 })
 
 describe('the bot check on password sign-in after failures', () => {

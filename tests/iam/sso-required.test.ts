@@ -139,6 +139,12 @@ describe('the other doors', () => {
     await expectRefused(await call(iam, 'POST', '/signup', { client, body }))
   })
 
+  it('refuses a sign-up with a passkey for an address of the domain with the answer of POST /signup, and its code step too', async () => {
+    const client = await newDevice(iam, { ip: '198.51.100.53' })
+    await expectRefused(await call(iam, 'POST', '/auth/passkey-signup/start', { client, body: { email: `new@${domain}`, name: 'New', termsConsent: 'on' } }))
+    await expectRefused(await call(iam, 'POST', '/auth/passkey-signup/options', { client, body: { email: `new@${domain}`, code: '1234567' } }))
+  })
+
   it('refuses a password reset for an address of the domain, known or not', async () => {
     const client = await newDevice(iam, { ip: '198.51.100.51' })
     for (const email of [alice.email, `nobody@${domain}`]) await expectRefused(await call(iam, 'POST', '/auth/forgot-password', { client, body: { email } }))

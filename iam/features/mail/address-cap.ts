@@ -12,12 +12,12 @@
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
 
-export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore' | 'email_sign_in'
+export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore' | 'email_sign_in' | 'passkey_signup'
 
 /** Spends one of the address's mails; false when its budget is used up (nothing is sent then). */
-export async function admitMailTo(ctx: Pick<IamContext, 'store' | 'config' | 'log'>, to: { email: string; userId: number; kind: CappedMail }): Promise<boolean> {
+export async function admitMailTo(ctx: Pick<IamContext, 'store' | 'config' | 'log'>, to: { email: string; userId: number | null; kind: CappedMail }): Promise<boolean> {
   const decision = await useLimiter(ctx, 'mailbox').consume({ email: to.email })
-  // the user id, never the address, in the log
+  // the user id (none for an address without an account), never the address, in the log
   if (!decision.ok) ctx.log.warn('mail not sent: the address reached rate_limiters.mailbox', { userId: to.userId, kind: to.kind })
   return decision.ok
 }

@@ -35,6 +35,10 @@ export function sampleMail(kind: MailKind, locale: Locale, siteName: string, sit
       return mails.orgInvitationMail({ ...base, orgName: 'Example Team', inviterName: 'Ada Lovelace', link: url('/orgs/invitations/accept'), linkTtlMs: 7 * 86_400_000 })
     case 'emailSignIn':
       return mails.emailSignInMail({ ...base, link: url('/auth/email-sign-in'), linkTtlMs: 15 * 60_000, code: '1234567', codeTtlMs: 7 * 60_000 })
+    case 'passkeySignup':
+      return mails.passkeySignupMail({ ...base, code: '1234567', codeTtlMs: 7 * 60_000 })
+    case 'accountExists':
+      return mails.accountExistsMail({ ...base, loginUrl: new URL('/login', siteUrl).toString() })
     case 'passwordReset':
       return mails.passwordResetMail({ ...base, link: url('/auth/reset-password'), linkTtlMs: 15 * 60_000 })
     case 'passwordChanged':

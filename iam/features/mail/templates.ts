@@ -370,6 +370,24 @@ export function emailSignInMail(input: MailBase & { link: string | null; linkTtl
   }))
 }
 
+/** The code that proves the mailbox before a sign-up with a passkey (features/users/passkey-signup.ts). */
+export function passkeySignupMail(input: MailBase & { code: string; codeTtlMs: number }): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('passkeySignup', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [p(fill(t.asked, { siteName })), p(fill(t.howToCode, { duration: minutesOf(locale, input.codeTtlMs) })), { kind: 'code', code: input.code }, p(t.ignore)],
+  }))
+}
+
+/** A sign-up was asked for an address that has an account: said to the mailbox only, never in the answer. */
+export function accountExistsMail(input: MailBase & { loginUrl: string }): LocalizedMail {
+  const { siteName } = input
+  return localized('accountExists', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [p(fill(t.asked, { siteName })), p(t.howToSignIn), { kind: 'link', label: t.button, url: input.loginUrl }, p(t.ignore)],
+  }))
+}
+
 export function passwordChangedNotice(
   input: ChangeNotice & {
     revokedTokens?: number

@@ -92,6 +92,10 @@ export const BFF_IAM_ROUTES = [
   'passkeyRename',
   'passkeyLoginOptions',
   'passkeyLoginVerify',
+  // sign-up with a passkey and no password (sign-up page)
+  'passkeySignupStart',
+  'passkeySignupOptions',
+  'passkeySignupFinish',
   // the OpenID Provider's sign-in and consent page (/interaction/:uid)
   'oidcInteraction',
   'oidcInteractionLogin',

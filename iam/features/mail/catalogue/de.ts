@@ -132,6 +132,19 @@ export const de: MailCatalogue = {
       changedOthersSignedOut: 'Das Passwort Ihres Kontos bei {siteName} wurde am {date} von {ipAddress} aus geändert. Alle anderen Sitzungen wurden abgemeldet.',
       notYou: 'Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück und wenden Sie sich an den Support.',
     },
+    passkeySignup: {
+      subject: '{siteName}: Ihr Registrierungscode',
+      asked: 'Jemand möchte mit dieser Adresse und einem Passkey ein Konto bei {siteName} anlegen.',
+      howToCode: 'Geben Sie diesen Code auf der Registrierungsseite ein. Er läuft in {duration} ab.',
+      ignore: 'Wenn Sie das nicht waren, ignorieren Sie diese E-Mail: Ohne diesen Code wird kein Konto angelegt.',
+    },
+    accountExists: {
+      subject: '{siteName}: Sie haben bereits ein Konto',
+      asked: 'Jemand möchte mit dieser Adresse ein Konto bei {siteName} anlegen. Für diese Adresse besteht bereits ein Konto, daher wurde kein neues angelegt.',
+      howToSignIn: 'Melden Sie sich so an, wie Sie es eingerichtet haben. Falls Sie Ihr Passwort vergessen haben, sendet Ihnen die Anmeldeseite einen Link zum Zurücksetzen.',
+      button: 'Anmelden',
+      ignore: 'Wenn Sie das nicht waren, ignorieren Sie diese E-Mail: Es hat sich nichts geändert.',
+    },
     useProvider: {
       subject: '{siteName}: So melden Sie sich an',
       asked: 'Jemand hat angefordert, das Passwort Ihres Kontos bei {siteName} zurückzusetzen. Ihr Konto hat kein Passwort: Sie melden sich mit {providers} an.',

@@ -139,6 +139,19 @@ export const en = {
       changedOthersSignedOut: 'The password of your {siteName} account was changed on {date} from {ipAddress}. Every other session was signed out.',
       notYou: 'If you did not do this, reset your password now and contact support.',
     },
+    passkeySignup: {
+      subject: '{siteName}: your sign-up code',
+      asked: 'Someone asked to create a {siteName} account with this address and a passkey.',
+      howToCode: 'Type this code on the sign-up page. It expires in {duration}.',
+      ignore: 'If you did not ask for this, ignore this mail: no account is created without this code.',
+    },
+    accountExists: {
+      subject: '{siteName}: you already have an account',
+      asked: 'Someone asked to create a {siteName} account with this address. This address already has an account, so no new one was made.',
+      howToSignIn: 'Sign in with the way you set up. If you forgot your password, the sign-in page can send you a reset link.',
+      button: 'Sign in',
+      ignore: 'If you did not ask for this, ignore this mail: nothing has changed.',
+    },
     useProvider: {
       subject: '{siteName}: how to sign in',
       asked: 'Someone asked to reset the password of your {siteName} account. Your account has no password: you sign in with {providers}.',

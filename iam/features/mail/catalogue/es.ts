@@ -132,6 +132,19 @@ export const es: MailCatalogue = {
       changedOthersSignedOut: 'La contraseña de su cuenta de {siteName} se cambió el {date} desde {ipAddress}. Se cerraron todas las demás sesiones.',
       notYou: 'Si no fue usted, restablezca su contraseña ahora y póngase en contacto con el servicio de asistencia.',
     },
+    passkeySignup: {
+      subject: '{siteName}: tu código de registro',
+      asked: 'Alguien ha pedido crear una cuenta de {siteName} con esta dirección y una llave de acceso.',
+      howToCode: 'Escribe este código en la página de registro. Caduca en {duration}.',
+      ignore: 'Si no lo has pedido tú, ignora este correo: sin este código no se crea ninguna cuenta.',
+    },
+    accountExists: {
+      subject: '{siteName}: ya tienes una cuenta',
+      asked: 'Alguien ha pedido crear una cuenta de {siteName} con esta dirección. Esta dirección ya tiene una cuenta, así que no se ha creado otra.',
+      howToSignIn: 'Inicia sesión de la forma que configuraste. Si olvidaste tu contraseña, la página de inicio de sesión puede enviarte un enlace para restablecerla.',
+      button: 'Iniciar sesión',
+      ignore: 'Si no lo has pedido tú, ignora este correo: no ha cambiado nada.',
+    },
     useProvider: {
       subject: '{siteName}: cómo iniciar sesión',
       asked: 'Alguien pidió restablecer la contraseña de su cuenta de {siteName}. Su cuenta no tiene contraseña: usted inicia sesión con {providers}.',

@@ -132,6 +132,19 @@ export const fr: MailCatalogue = {
       changedOthersSignedOut: 'Le mot de passe de votre compte {siteName} a été modifié le {date} depuis {ipAddress}. Toutes les autres sessions ont été déconnectées.',
       notYou: 'Si vous n’êtes pas à l’origine de ce changement, réinitialisez votre mot de passe dès maintenant et contactez l’assistance.',
     },
+    passkeySignup: {
+      subject: '{siteName} : votre code d’inscription',
+      asked: 'Quelqu’un a demandé à créer un compte {siteName} avec cette adresse et une clé d’accès.',
+      howToCode: 'Saisissez ce code sur la page d’inscription. Il expire dans {duration}.',
+      ignore: 'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : aucun compte n’est créé sans ce code.',
+    },
+    accountExists: {
+      subject: '{siteName} : vous avez déjà un compte',
+      asked: 'Quelqu’un a demandé à créer un compte {siteName} avec cette adresse. Cette adresse a déjà un compte : aucun nouveau compte n’a été créé.',
+      howToSignIn: 'Connectez-vous avec le moyen que vous avez configuré. Si vous avez oublié votre mot de passe, la page de connexion peut vous envoyer un lien de réinitialisation.',
+      button: 'Se connecter',
+      ignore: 'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : rien n’a changé.',
+    },
     useProvider: {
       subject: '{siteName} : comment vous connecter',
       asked: 'Quelqu’un a demandé à réinitialiser le mot de passe de votre compte {siteName}. Votre compte n’a pas de mot de passe : vous vous connectez avec {providers}.',

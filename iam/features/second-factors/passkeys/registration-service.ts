@@ -108,7 +108,7 @@ export async function finishRegistration(
     backed_up: info.credentialBackedUp,
     aaguid: info.aaguid,
     user_handle: taken.userHandle,
-    name: input.name ?? defaultName(now),
+    name: input.name ?? defaultPasskeyName(now),
     created_at: now,
   })
   if (!row) return { ok: false, code: 'already_registered' }
@@ -117,11 +117,36 @@ export async function finishRegistration(
   return { ok: true, passkey: viewOf(row) }
 }
 
-export async function removePasskey(ctx: IamContext, input: { userId: number; actor: PasskeyActor; id: number }): Promise<boolean> {
-  if (!(await repo.deletePasskey(ctx.db, input.userId, input.id))) return false
+export type RemovePasskeyResult = { ok: true } | { ok: false; code: 'not_found' | 'last_way_in' }
+
+/**
+ * Removes one of the account's passkeys, but never the last way in: an account without a password
+ * and without a linked provider (one made by a passkey sign-up, features/users/passkey-signup.ts)
+ * keeps its last passkey until it sets a password (POST /auth/set-password) or links a provider.
+ * As unlinking a provider (oauth-login/unlink-provider.ts), the check and the delete run in one
+ * transaction holding the account row's lock, so two parallel removals of an account's two
+ * passkeys cannot both see "the other one remains".
+ */
+export async function removePasskey(ctx: IamContext, input: { userId: number; actor: PasskeyActor; id: number }): Promise<RemovePasskeyResult> {
+  const result = await ctx.db.transaction().execute(async (trx): Promise<RemovePasskeyResult> => {
+    const user = await trx.selectFrom('users').select(['id', 'password_hash']).where('id', '=', input.userId).forUpdate().executeTakeFirst()
+    if (!user) return { ok: false, code: 'not_found' }
+    if (!user.password_hash) {
+      // a linked OAuth provider or an organization's SAML sign-in is another way in
+      const provider =
+        (await trx.selectFrom('oauth_identities').select('user_id').where('user_id', '=', user.id).limit(1).executeTakeFirst()) ??
+        (await trx.selectFrom('saml_identities').select('user_id').where('user_id', '=', user.id).limit(1).executeTakeFirst())
+      const others = provider ? [] : await trx.selectFrom('passkeys').select('id').where('user_id', '=', user.id).where('id', '!=', input.id).limit(1).execute()
+      const owned = await trx.selectFrom('passkeys').select('id').where('user_id', '=', user.id).where('id', '=', input.id).executeTakeFirst()
+      if (!owned) return { ok: false, code: 'not_found' }
+      if (!provider && others.length === 0) return { ok: false, code: 'last_way_in' }
+    }
+    return (await repo.deletePasskey(trx, input.userId, input.id)) ? { ok: true } : { ok: false, code: 'not_found' }
+  })
+  if (!result.ok) return result
   await recordSecurityEvent(ctx.db, { type: 'second_factor_removed', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: input.id }, at: new Date(ctx.now()) })
   sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_removed', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
-  return true
+  return { ok: true }
 }
 
 /** The renamed passkey, or null when it is not this account's (another account's id reads as unknown). */
@@ -130,6 +155,7 @@ export async function renameAccountPasskey(ctx: IamContext, input: { userId: num
   return row ? viewOf(row) : null
 }
 
-function defaultName(now: Date): string {
+/** The name a passkey gets when its owner gives none. */
+export function defaultPasskeyName(now: Date): string {
   return `Passkey added ${now.toISOString().slice(0, 10)}`
 }
