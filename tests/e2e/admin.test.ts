@@ -2,24 +2,36 @@
  * The admin console (/admin) in Chromium at a phone's width: an administrator (the role granted by
  * the test build's route that does what `users:grant-admin` does) finds an account, signs it out
  * everywhere, signs in as it (the banner on every page, End brings the administrator back); an
- * account without the role reads that it needs it; a mail's German subject overridden, previewed and
+ * account without the role reads that it needs it; a webhook endpoint added, its test event delivered
+ * to a receiver of the test's own and listed; a mail's German subject overridden, previewed and
  * reset. axe on every admin page.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { saveScreenshot } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { magicLinkOf } from '../helpers/smtp'
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver'
 import { freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+
+const RECEIVER_HOST = '127.0.0.2'
+let hooks: WebhookReceiver | undefined
+afterAll(async () => {
+  await hooks?.stop()
+})
 
 const e2e = useE2eStack(
   {
     iamEnv: CLOCK_ENV,
     // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
-    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
+    iamConfig: () => ({
+      service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
+      // the webhook walk's receiver is this machine's 127.0.0.2 over http (tests/helpers/webhook-receiver.ts)
+      webhooks: { enabled: true, pollMs: 100, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] },
+    }),
   },
   { browsers: ['adminBrowser', 'userBrowser'] },
 )
@@ -278,6 +290,27 @@ describe('the admin console', () => {
     await expect.poll(() => page.getByText('No endpoints yet.').isVisible(), WAIT).toBe(true)
     await page.getByRole('button', { name: 'Add an endpoint' }).click()
     await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('webhook-new-url')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+
+    // an endpoint at a receiver of the test's own: added, its secret shown once, a test event delivered and listed
+    hooks = await startWebhookReceiver(RECEIVER_HOST)
+    const url = `${hooks.base}/console-hook`
+    hooks.scripts.set('/console-hook', [{ status: 204 }])
+    await page.getByLabel('Endpoint URL').fill(url)
+    await page.getByLabel('All events').check()
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    const secret = page.getByRole('textbox', { name: 'Signing secret' })
+    await expect.poll(() => secret.isVisible(), WAIT).toBe(true)
+    hooks.secrets.set('/console-hook', [await secret.inputValue()])
+    await expect.poll(() => page.getByTestId('admin-webhooks').getByText(url).isVisible(), WAIT).toBe(true)
+    await page.getByRole('button', { name: `Send a test event to ${url}` }).click()
+    await expect.poll(() => page.getByText('A test event is on its way.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => hooks!.at('/console-hook').filter((r) => r.verified !== null).length, WAIT).toBe(1)
+    const recent = page.getByRole('button', { name: `Recent deliveries of ${url}` })
+    await recent.click()
+    await expect.poll(() => page.getByText('delivered', { exact: false }).first().isVisible(), WAIT).toBe(true)
+    expect(await recent.getAttribute('aria-expanded')).toBe('true')
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await fitsWidth(page)).toBe(true)
   })
