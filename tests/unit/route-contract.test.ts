@@ -16,6 +16,7 @@ import { GATEWAY_AUTH_ROUTES } from '../../iam/contract/gateway-auth'
 import { codeProblem, declaredCodes, documentedResponses, errorFail } from '../../iam/contract/responses'
 import { ROUTES } from '../../iam/contract/routes'
 import { OIDC_ROUTES } from '../../iam/contract/oidc'
+import { OIDC_CLIENT_ROUTES } from '../../iam/contract/oidc-clients'
 import { ORGANIZATION_ROUTES } from '../../iam/contract/organizations'
 import { PASSKEY_ROUTES } from '../../iam/contract/passkeys'
 import { SECOND_FACTOR_ROUTES } from '../../iam/contract/second-factor'
@@ -26,7 +27,7 @@ import { WEBHOOK_ROUTES } from '../../iam/contract/webhooks'
 import { covers, listFiles, routeFiles as listRouteFiles } from '../helpers/route-files'
 
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
-const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, ACCOUNT_EXPORT_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, MAIL_TEMPLATE_ROUTES, ACCOUNT_DELETION_ROUTES, WEBHOOK_ROUTES, ENTERPRISE_ROUTES, SCIM_ROUTES]
+const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, ACCOUNT_EXPORT_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, OIDC_CLIENT_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, MAIL_TEMPLATE_ROUTES, ACCOUNT_DELETION_ROUTES, WEBHOOK_ROUTES, ENTERPRISE_ROUTES, SCIM_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
 const routeFiles = listRouteFiles()
