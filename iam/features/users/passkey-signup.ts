@@ -30,7 +30,7 @@ import { codeMatches, generateCode, macCode, type CodeBinding } from '../mfa/cod
 import { reserveCodeAttempt, settleCodeAttempt, type CodeLocked } from '../second-factors/code-budget'
 import { challengeOfClientData } from '../second-factors/passkeys/challenges'
 import { expectationsOf, KEEP_DEAD_CHALLENGES_MS, relyingPartyOf, verifiedOrNull } from '../second-factors/passkeys/relying-party'
-import { defaultPasskeyName } from '../second-factors/passkeys/registration-service'
+import { passkeyRowOf } from '../second-factors/passkeys/registration-service'
 import { insertPasskey } from '../second-factors/passkeys/repository'
 import { loadWebAuthn } from '../second-factors/passkeys/webauthn'
 import { completePair, openSession, type TokenPair } from '../sessions/session-service'
@@ -163,19 +163,7 @@ export async function finishPasskeySignup(
   try {
     const created = await ctx.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, { email: ceremony.email, name: ceremony.name ?? '', passwordHash: null, emailVerified: true, termsConsent: true, now })
-      const passkey = await insertPasskey(trx, {
-        user_id: user.id,
-        credential_id: info.credential.id,
-        public_key: info.credential.publicKey,
-        sign_count: info.credential.counter,
-        transports: input.credential.response.transports ?? [],
-        backup_eligible: info.credentialDeviceType === 'multiDevice',
-        backed_up: info.credentialBackedUp,
-        aaguid: info.aaguid,
-        user_handle: userHandle,
-        name: defaultPasskeyName(now),
-        created_at: now,
-      })
+      const passkey = await insertPasskey(trx, passkeyRowOf(info, input.credential, { userId: user.id, userHandle, now }))
       if (!passkey) throw new CredentialTaken()
       // the session is the passkey sign-in's (passkeys/sign-in-service.ts): user verification makes it two factors
       const session = await openSession(

@@ -5,7 +5,9 @@
  */
 import type { Locale } from '../../../contract/locales'
 import { randomBytes } from 'node:crypto'
-import type { RegistrationResponseJSON } from '@simplewebauthn/server'
+import type { RegistrationResponseJSON, VerifiedRegistrationResponse } from '@simplewebauthn/server'
+import type { Insertable } from 'kysely'
+import type { PasskeysTable } from '../../../db/schema'
 import type { IamContext } from '../../../context'
 import { sendSecondFactorNotice } from '../notice'
 import { recordSecurityEvent } from '../../security-events/repository'
@@ -98,19 +100,7 @@ export async function finishRegistration(
   const info = verified?.registrationInfo
   if (!info) return { ok: false, code: 'invalid_response' }
   const now = new Date(ctx.now())
-  const row = await repo.insertPasskey(ctx.db, {
-    user_id: input.userId,
-    credential_id: info.credential.id,
-    public_key: info.credential.publicKey,
-    sign_count: info.credential.counter,
-    transports: input.credential.response.transports ?? [],
-    backup_eligible: info.credentialDeviceType === 'multiDevice',
-    backed_up: info.credentialBackedUp,
-    aaguid: info.aaguid,
-    user_handle: taken.userHandle,
-    name: input.name ?? defaultPasskeyName(now),
-    created_at: now,
-  })
+  const row = await repo.insertPasskey(ctx.db, passkeyRowOf(info, input.credential, { userId: input.userId, userHandle: taken.userHandle, name: input.name, now }))
   if (!row) return { ok: false, code: 'already_registered' }
   await recordSecurityEvent(ctx.db, { type: 'second_factor_added', userId: input.userId, ...input.actor, details: { method: 'passkey', passkeyId: row.id }, at: now })
   sendSecondFactorNotice(ctx, { userId: input.userId, change: 'passkey_added', ipAddress: input.actor.ipAddress, requestLocale: input.actor.locale })
@@ -153,6 +143,32 @@ export async function removePasskey(ctx: IamContext, input: { userId: number; ac
 export async function renameAccountPasskey(ctx: IamContext, input: { userId: number; id: number; name: string }): Promise<PasskeyView | null> {
   const row = await repo.renamePasskey(ctx.db, input.userId, input.id, input.name)
   return row ? viewOf(row) : null
+}
+
+/**
+ * The stored row of a verified registration: what the authenticator proved (credential id, public
+ * key, counter, backup state) and what the browser said of its transports. Both ways a passkey is
+ * made use it: added to an account here, and the first one of an account made with it
+ * (users/passkey-signup.ts).
+ */
+export function passkeyRowOf(
+  info: NonNullable<VerifiedRegistrationResponse['registrationInfo']>,
+  credential: RegistrationResponseJSON,
+  owner: { userId: number; userHandle: string; name?: string | undefined; now: Date },
+): Insertable<PasskeysTable> {
+  return {
+    user_id: owner.userId,
+    credential_id: info.credential.id,
+    public_key: info.credential.publicKey,
+    sign_count: info.credential.counter,
+    transports: credential.response.transports ?? [],
+    backup_eligible: info.credentialDeviceType === 'multiDevice',
+    backed_up: info.credentialBackedUp,
+    aaguid: info.aaguid,
+    user_handle: owner.userHandle,
+    name: owner.name ?? defaultPasskeyName(owner.now),
+    created_at: owner.now,
+  }
 }
 
 /** The name a passkey gets when its owner gives none. */
