@@ -222,8 +222,11 @@ describe('signing in through the organization identity provider', () => {
   // made by the first test, signed in again by the second
   let saml: { orgId: string; roleId: string; ownerPage: Page; email: string; nameId: string; userId: string } | undefined
 
-  /** /login at 390 px, the address typed, the organization's button, the provider's page and back; the CSP reports on the way. */
-  async function signInThroughIdp(email: string, returnTo: string): Promise<{ page: Page; csp: string[] }> {
+  /**
+   * /login at 390 px, the address typed, the organization's button, the provider's page and back
+   * (at `returnTo`, unless `stepFirst`: a second-factor step comes first); the CSP reports on the way.
+   */
+  async function signInThroughIdp(email: string, returnTo: string, { stepFirst = false } = {}): Promise<{ page: Page; csp: string[] }> {
     const browser = await e2e.launchForTest()
     const page = await browser.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
@@ -235,7 +238,7 @@ describe('signing in through the organization identity provider', () => {
     await go.click()
     await page.waitForURL((url) => url.href.startsWith(idp!.ssoUrl))
     await page.getByRole('button', { name: `Sign in as ${email}` }).click()
-    await page.waitForURL(`${e2e.stack.url}${returnTo}`, WAIT)
+    if (!stepFirst) await page.waitForURL(`${e2e.stack.url}${returnTo}`, WAIT)
     return { page, csp }
   }
 
@@ -312,17 +315,7 @@ describe('signing in through the organization identity provider', () => {
     expect((await bff(first.page, '/api/auth/totp/enable', { code: totp.generate() })).status).toBe(200)
 
     // another browser: the provider's answer is not the whole sign-in any more
-    const browser = await e2e.launchForTest()
-    const page = await browser.newPage()
-    await page.setViewportSize({ width: 390, height: 844 })
-    const csp = watchCsp(page)
-    await page.goto(`${e2e.stack.url}/login?returnTo=${encodeURIComponent(`/orgs/${orgId}`)}`)
-    await page.locator('#email').fill(email)
-    const go = page.getByTestId('sso-continue').getByRole('link', { name: 'Continue with your company sign-in' })
-    await expect.poll(() => go.isVisible(), WAIT).toBe(true)
-    await go.click()
-    await page.waitForURL((url) => url.href.startsWith(idp!.ssoUrl))
-    await page.getByRole('button', { name: `Sign in as ${email}` }).click()
+    const { page, csp } = await signInThroughIdp(email, `/orgs/${orgId}`, { stepFirst: true })
     const heading = page.getByRole('heading', { name: 'Two-step sign-in' })
     await expect.poll(() => heading.isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
