@@ -87,8 +87,8 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 describe('who may call /admin', () => {
-  it('has the twenty-seven admin routes (four of them the mail templates, ten the webhooks), each with both guards', () => {
-    expect(ADMIN_ROUTES).toHaveLength(27)
+  it('has the thirty admin routes (four of them the mail templates, ten the webhooks, three the OpenID clients), each with both guards', () => {
+    expect(ADMIN_ROUTES).toHaveLength(30)
     for (const [id, entry] of ADMIN_ROUTES) expect(entry.guards, id).toEqual(['platform-admin', 'recent-sign-in'])
   })
 
