@@ -143,5 +143,7 @@ describe('a second app signs in through our pages', () => {
     await page.waitForURL(`${appUrl}/callback**`)
     await expect.poll(() => page.getByRole('heading', { name: `Hello ${email}` }).isVisible(), WAIT).toBe(true)
     for (const other of [first, ...others, page]) await other.close()
-  })
+    // five browsers, a sign-up and four sign-ins before the held one: about 20 s alone, and past the
+    // project's 60 s twice in CI's browser pass, where three files run at once on two cores
+  }, 150_000)
 })
