@@ -2,8 +2,7 @@
  * The pages' sentences for a failed BFF call, in the page's language. They are chosen by the
  * answer's stable `code` (iam/contract/error-codes.ts, server/utils/bff/error-codes.ts): a code the
  * catalogue knows reads `errors.<code>` of i18n/locales/<locale>.json; only a code it does not know
- * (an IAM newer than the pages) falls back to the IAM's English `error` sentence. composables/useBff.ts
- * keeps the English `describeFailure` for code outside a component (it has no language).
+ * (an IAM newer than the pages) falls back to the IAM's English `error` sentence.
  */
 import { waitIn } from './form-messages'
 import type { BffResult } from './useBff'

@@ -72,7 +72,7 @@ describe('login page', () => {
     [429, { ok: false, retry: 60 }, 'Too many attempts. Try again in 1 minute.'],
     [429, { ok: false, retry: 59 }, 'Too many attempts. Try again in 59 seconds.'],
     [429, { ok: false }, 'Too many attempts from this network. Try again later or contact support.'],
-    [202, { ok: true, mfa: true, message: 'Check your email to continue.' }, 'Check your email to continue.'],
+    [202, { ok: true, mfa: true, message: 'Check your email to continue.' }, 'For your security we sent a sign-in link to your email. Open it to continue.'],
     [403, { ok: false, error: 'Forbidden' }, 'Forbidden'],
     [503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' }, 'Something went wrong on our side. Please try again.'],
   ])('shows the banner for a %i answer', async (status, body, message) => {
@@ -180,7 +180,7 @@ describe('an account scheduled for deletion (the right password, server/api/auth
 
   it.each([
     [400, { ok: false, error: 'This request for the restore link has expired or was already used. Sign in again to ask for it.' }, 'This request for the restore link has expired or was already used. Sign in again to ask for it.'],
-    [409, { ok: false, error: 'This account is no longer scheduled for deletion: sign in with your password.' }, 'This account is no longer scheduled for deletion: sign in with your password.'],
+    [409, { ok: false, code: 'deletion_not_pending', error: 'The IAM sentence' }, 'This account is no longer scheduled for deletion: sign in with your password.'],
   ])('ends the offer with the refusal in words (%i)', async (status, body, message) => {
     answer('POST', '/api/auth/restore-link', status, body)
     const page = await pending()

@@ -17,3 +17,13 @@ declare function useSignedUpFlash(): { value: boolean }
 
 // The auto-imported composables/useAuth.ts, as the refresh-on-focus test drives it.
 declare function useAuth(): { state: { value: { status: string } }; load(options?: { fresh?: boolean }): Promise<{ status: string }> }
+
+// The Nuxt app's i18n, as the failure-words test switches the page language.
+declare function useNuxtApp(): { $i18n: { setLocale(locale: string): Promise<void> } }
+
+// The auto-imported composables/failure-words.ts, as the failure-words test calls it (a page's sentences for a failed call).
+type ShimBffResult = { status: number; body: Record<string, unknown> }
+declare function useFailureWords(): {
+  describeFailure(result: ShimBffResult): string
+  formFailure(result: ShimBffResult, shownFields: readonly string[]): string | null
+}

@@ -1,7 +1,6 @@
-/** The pages' shared wording: moments to the minute (composables/format-when.ts) and failure banners (composables/useBff.ts). */
+/** The pages' shared wording: moments to the minute (composables/format-when.ts). Failure banners: tests/components/failure-languages.test.ts. */
 import { describe, expect, it } from 'vitest'
 import { formatDay, formatWhen, formatWhenRelative } from '../../composables/format-when'
-import { describeFailure, formFailure } from '../../composables/useBff'
 
 describe('formatWhen', () => {
   it('shows the date and the time to the minute, never the seconds', () => {
@@ -46,42 +45,5 @@ describe('formatWhenRelative', () => {
     expect(formatWhenRelative(ago(24 * 3_600_000), now, 'en-GB')).toBe(formatWhen(ago(24 * 3_600_000), 'en-GB'))
     expect(formatWhenRelative(ago(-60_000), now, 'en-GB')).toBe(formatWhen(ago(-60_000), 'en-GB'))
     expect(formatWhenRelative(null, now)).toBe('—')
-  })
-})
-
-describe('failure banners', () => {
-  const validation = { status: 400, body: { ok: false, error: 'Validation failed', code: 'validation_failed' as const, fields: { email: 'Enter a valid email address.' } } }
-
-  it('never shows the IAM\'s "Validation failed" title to a person', () => {
-    expect(describeFailure(validation)).toBe('Enter a valid email address.')
-    expect(describeFailure({ status: 400, body: { ok: false, error: 'Validation failed', code: 'validation_failed', fields: {} } })).toBe('Please check the form and try again.')
-    // decided on the code: the same title without it is shown as it is
-    expect(describeFailure({ status: 400, body: { ok: false, error: 'Validation failed' } })).toBe('Validation failed')
-    // the gateway's own refusal of a malformed request carries its sentence, and no fields
-    expect(describeFailure({ status: 400, body: { ok: false, error: 'That search is not valid.', code: 'validation_failed' } })).toBe('That search is not valid.')
-  })
-
-  it('shows no banner when every field message is beside its field on the form', () => {
-    expect(formFailure(validation, ['email', 'password'])).toBeNull()
-  })
-
-  it('puts a field message the form has no field for into the banner', () => {
-    expect(formFailure(validation, ['password'])).toBe('Enter a valid email address.')
-  })
-
-  it('leaves other failures to describeFailure', () => {
-    expect(formFailure({ status: 429, body: { ok: false, retry: 30 } }, ['email'])).toBe('Too many attempts. Try again in 30 seconds.')
-  })
-})
-
-describe('a 429 says what happened and when to try again', () => {
-  const lock = 'Too many wrong codes for this account. Code entry is locked; try again in 14 minutes.'
-
-  it('shows the IAM\'s own sentence for a locked code entry, which names the lock and its end', () => {
-    expect(describeFailure({ status: 429, body: { ok: false, error: 'Too many requests', retry: 840, message: lock } })).toBe(lock)
-  })
-
-  it('reads a wait that arrived as the Retry-After header\'s digits', () => {
-    expect(describeFailure({ status: 429, body: { ok: false, error: 'Too many requests', retry: '840' } })).toBe('Too many attempts. Try again in 14 minutes.')
   })
 })
