@@ -49,6 +49,8 @@ export interface StartOptions {
   share?: IamServer['share']
   /** reject instead of waiting for "Listening" (for tests of refused starts) */
   expectExit?: boolean
+  /** another build's server entry (tests/iam/rolling-upgrade.test.ts runs the previous release's); default iamEntry() */
+  entry?: string
 }
 
 const deepMerge = (a: Json, b: Json): Json => {
@@ -127,7 +129,7 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
   // the URLs in env would override the per-instance database and prefix chosen above
   const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
   countStart('iam')
-  const child = spawn(process.execPath, [...TEST_IAM_NODE_FLAGS, iamEntry()], {
+  const child = spawn(process.execPath, [...TEST_IAM_NODE_FLAGS, options.entry ?? iamEntry()], {
     cwd: dataDir,
     env: { ...parentEnv, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', IAM_CONFIG: configPath, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
