@@ -92,6 +92,9 @@ export const migrate = command('migrate', 'Apply every pending database migratio
   try {
     const result = await migrateToLatest(db)
     const applied = result.results?.map((r) => r.migrationName) ?? []
+    if (result.newer.length) {
+      return { data: { applied, newer: result.newer }, text: `nothing to apply: the database holds migrations of a later release (${result.newer.join(', ')}); this release runs on it` }
+    }
     return { data: { applied }, text: applied.length ? `applied: ${applied.join(', ')}` : 'nothing to apply: the database is up to date' }
   } finally {
     await db.destroy()

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { Kysely, PostgresDialect, type Dialect, type LogEvent } from 'kysely'
+import { Kysely, PostgresDialect, sql, type Dialect, type LogEvent } from 'kysely'
 import { Migrator, type MigrationResultSet } from 'kysely/migration'
 import type { IamConfig } from '../lib/config-schema'
 import { lockDataDir } from './data-dir-lock'
@@ -247,12 +247,45 @@ function releasingOnDestroy(dialect: Dialect, release: () => void): Dialect {
   }
 }
 
-/** Runs every pending migration; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
+/** What `migrateToLatest` did: Kysely's result, and the migrations of a later release the database already holds. */
+export type MigrationOutcome = MigrationResultSet & { newer: string[] }
+
+const MIGRATION_TABLE = 'iam_migrations'
+
+/**
+ * The executed migrations this release does not know, when all of them come after its own newest
+ * one and every one of its own has run: the database was migrated by a later release. Empty when
+ * the database holds nothing unknown. Kysely refuses such a database ("previously executed
+ * migration ... is missing"), which would stop going back one release at its `db:migrate`; an
+ * unknown migration older than a known one is still refused by Kysely (history that differs).
+ */
+async function laterReleaseMigrations(db: Kysely<Database>): Promise<string[]> {
+  let executed: string[]
+  try {
+    const rows = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db)
+    executed = rows.rows.map((row) => row.name)
+  } catch {
+    return [] // no migration table yet: a new database
+  }
+  const known = Object.keys(migrations).sort()
+  const newest = known.at(-1) ?? ''
+  const unknown = executed.filter((name) => !Object.hasOwn(migrations, name)).sort()
+  if (unknown.length === 0 || unknown[0]! <= newest) return []
+  return known.every((name) => executed.includes(name)) ? unknown : []
+}
+
+/**
+ * Runs every pending migration; throws with the failing migration's name. A database a later
+ * release has migrated (expand steps this release does not know: docs/operations.md, "Rolling
+ * upgrades") is left as it is and named in `newer`: this release runs on it.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationOutcome> {
+  const newer = await laterReleaseMigrations(db)
+  if (newer.length) return { results: [], newer }
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
-    migrationTableName: 'iam_migrations',
+    migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: 'iam_migrations_lock',
   })
   const result = await migrator.migrateToLatest()
@@ -260,5 +293,5 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new Error(`migration ${failed} failed: ${(result.error as Error).message ?? result.error}`)
   }
-  return result
+  return { ...result, newer: [] }
 }

@@ -34,6 +34,7 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
     const result = await migrateToLatest(db)
     const applied = result.results?.map((r) => r.migrationName) ?? []
     if (applied.length) log.info('migrations applied', { applied })
+    if (result.newer.length) log.warn('the database holds migrations of a later release: left as they are', { newer: result.newer })
   }
   if (process.env.IAM_TASK === 'db:migrate') {
     await db.destroy()
