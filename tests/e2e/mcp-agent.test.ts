@@ -10,9 +10,9 @@
  * confirmation refuses the agent's refresh and its next authorization with `invalid_client`, and the
  * unblock lets it ask again. axe on the consent step and the clients page at 390 px.
  *
- * One stack and one browser (CI's browser pass is at its time limit); the DCR and the account
- * page's "Remove access" stay in tests/gateway/mcp-server.test.ts, the BFF's block answers in
- * tests/gateway/oidc-blocked-hosts.test.ts.
+ * One stack and one browser (CI's browser pass is at its time limit); the SDK's refresh, the account
+ * page's "Remove access" and the step-up answer stay in tests/gateway/mcp-server.test.ts, the BFF's
+ * block answers in tests/gateway/oidc-blocked-hosts.test.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
