@@ -81,7 +81,13 @@ const e2e = useE2eStack(
   { start: startOpStack },
 )
 
+let email: string
+
 beforeAll(async () => {
+  // the person's account, made through the BFF while the MCP server starts (the file's wall time counts)
+  const account = signUp(new BffBrowser(e2e.stack.url), newEmail('mcp-person'))
+  // awaited below; a failed start of the MCP server first must not leave its rejection unhandled
+  account.catch(() => undefined)
   const introspector = await e2e.stack.register({ name: 'Notes MCP server', grants: ['client_credentials'], clientId: MCP_CLIENT_ID })
   child = spawn(process.execPath, [join(ROOT, 'examples', 'mcp-server', 'server.mjs')], {
     env: { ...process.env, ISSUER: e2e.stack.issuer, RESOURCE: mcpUrl, INTROSPECTION_CLIENT_ID: MCP_CLIENT_ID, INTROSPECTION_CLIENT_SECRET: introspector.secret! },
@@ -91,6 +97,7 @@ beforeAll(async () => {
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
   await waitUntil(() => output.includes('Notes MCP server on') || child.exitCode !== null, 'the MCP server to listen')
   expect(child.exitCode, output).toBeNull()
+  email = await account
 })
 
 afterAll(async () => {
@@ -169,10 +176,8 @@ const textOf = (result: Awaited<ReturnType<Client['callTool']>>) => JSON.parse((
 describe('an AI agent through the official MCP SDK, the person in Chromium', () => {
   const provider = new AgentAuth()
   let page: Page
-  let email: string
 
   it('the person signs in on our pages, reads the agent as its host not verified with its scopes and server, allows it, and the SDK calls a tool', async () => {
-    email = await signUp(new BffBrowser(e2e.stack.url), newEmail('mcp-person'))
     page = await e2e.browser.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
     const csp = watchCsp(page)
@@ -186,16 +191,19 @@ describe('an AI agent through the official MCP SDK, the person in Chromium', () 
     const host = new URL(documentUrl).host
     await page.goto(provider.sentTo!.href)
     await page.waitForURL(/\/interaction\//)
-    await expect.poll(() => page.getByRole('heading', { name: `Sign in to ${host}`, exact: true }).isVisible(), WAIT).toBe(true)
-    await page.getByRole('link', { name: 'Sign in' }).last().click()
-    await page.waitForURL(/\/login/)
+    await expect.poll(() => page.getByRole('heading', { name: `Sign in to ${host}`, exact: true }).isVisible(), { ...WAIT, message: 'the interaction page signed out' }).toBe(true)
+    // the page's own link, which comes once it knows nobody is signed in (the header's has no way back)
+    const signIn = page.locator('#main').getByRole('link', { name: 'Sign in', exact: true })
+    await expect.poll(() => signIn.isVisible(), WAIT).toBe(true)
+    await signIn.click()
+    await page.waitForURL(/\/login\?returnTo=%2Finteraction%2F/)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 
     // back on the interaction page, the consent step: what the agent is, in words
     const allow = page.getByRole('button', { name: 'Allow' })
-    await expect.poll(() => allow.isVisible(), WAIT).toBe(true)
+    await expect.poll(() => allow.isVisible(), { ...WAIT, message: 'the consent step' }).toBe(true)
     const note = page.getByTestId('unverified-app')
     expect(await note.innerText()).toContain(`This app is known only by its address, ${host}.`)
     expect(await note.innerText()).toContain('has not verified who runs it')
