@@ -9,14 +9,15 @@
  */
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PASSWORD } from '../tests/helpers/accounts.ts'
 import { ROOT } from '../scripts/lib/build.ts'
 import { burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
-import { againstBaseline, answeredCleanly, atLeast, atMost, formatTable, GOALS, ratio, resultsPage, statementChecks } from './lib/report.ts'
-import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
+import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, ratio, resultsPage, statementChecks } from './lib/report.ts'
+import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startDocumentServer, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
@@ -199,6 +200,65 @@ async function createMachineClient(databaseUrl, dataDir) {
   return { id: client.clientId, secret: clientSecret, authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}` }
 }
 
+/**
+ * The first authorization of a client known by its metadata document: `GET /oidc/auth` with an
+ * https client id, answered with the redirect to the sign-in step (303 to /interaction/<uid>), the
+ * document served on loopback by bench/client-document-server.mjs. Cold: a new document URL every
+ * request, so each one is fetched (TLS on loopback) and validated; warm: one URL, its document in
+ * the provider's cache. An IAM of its own (on the run's PostgreSQL database, or its own PGlite), the
+ * only one started with `oidc.allowLoopbackRequests`, the development setting the tests use (a
+ * production start refuses it: iam/lib/config.ts), and trusting the document server's certificate.
+ */
+async function metadataDocumentRows(kind, db, label, load, servers) {
+  const redirectUri = 'http://127.0.0.1:9/cb'
+  const documents = await startDocumentServer(redirectUri)
+  servers.push(documents)
+  const iam = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined, allowLoopbackRequests: true, env: { NODE_EXTRA_CA_CERTS: documents.cert } })
+  servers.push(iam)
+  // any PKCE challenge (RFC 7636): the request stops at the sign-in step, no code is redeemed
+  const challenge = randomBytes(32).toString('base64url')
+  const authorize = (clientId) => `/oidc/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' })}`
+  const run = randomBytes(4).toString('hex')
+  let next = 0
+  const fresh = () => `${documents.origin}/agent/${run}-${next++}/client.json`
+  const warmId = `${documents.origin}/agent/${run}-warm/client.json`
+  // one request of each first: a 303 to the interaction, or the row stops with what was answered
+  for (const clientId of [fresh(), warmId]) {
+    const res = await fetch(`${iam.url}${authorize(clientId)}`, { redirect: 'manual' })
+    if (res.status !== 303 || !/\/interaction\//.test(res.headers.get('location') ?? '')) throw new Error(`the authorization request answered ${res.status} ${res.headers.get('location') ?? (await res.text()).slice(0, 500)}`)
+  }
+  const counted = { ...load, iamUrl: iam.url }
+  // warm first: the provider's document cache keeps the last 100 documents (oidc-provider's LRU),
+  // which the cold run's new URLs push the warm one out of
+  const beforeWarm = await documents.fetches()
+  const warm = await measure({ url: `${iam.url}${authorize(warmId)}` }, counted)
+  const warmFetches = (await documents.fetches()) - beforeWarm
+  const beforeCold = await documents.fetches()
+  const firstCold = next
+  const cold = await measure({ url: iam.url, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: authorize(fresh()) }) }] }, counted)
+  // the URLs made (warm-up and measured run); those of requests cut off at the end may still be fetching
+  const coldUrls = next - firstCold
+  const coldFetches = (await documents.fetches()) - beforeCold
+  const what = 'first authorization of a metadata-document client GET /oidc/auth'
+  return [
+    {
+      id: 'oidc-client-metadata-document-warm', database: label, label: `${what}, document cached (one URL)`, run: warm,
+      // max-age=300 is longer than any run: a fetch here means the cache was not used
+      checks: [answeredWith(warm, 303), { goal: 'no document fetched (cached)', actual: `${warmFetches} fetched`, pass: warmFetches === 0 }],
+      notes: [],
+    },
+    {
+      id: 'oidc-client-metadata-document', database: label, label: `${what}, document fetched (a new URL each request)`, run: cold,
+      baseline: { label: 'the same, document cached', run: warm }, ratio: ratio(cold.rps, warm.rps),
+      // at least one fetch per URL: a loaded run saw a few more fetches than URLs (155 for 151 on
+      // PostgreSQL at load average 24; the authorization endpoint resolves its client once, so
+      // likely requests sent again after a timeout of the warm-up), which the cold path may pay
+      checks: [answeredWith(cold, 303), { goal: 'a document fetched per new URL', actual: `${coldFetches} fetched for ${coldUrls} URLs`, pass: coldFetches >= coldUrls - load.connections }],
+      notes: ['no throughput goal: a client is fetched once per cache lifetime (its max-age, 30 s to a day), so the cold path is paid per new agent, not per request; the ratio says what a cache miss costs'],
+    },
+  ]
+}
+
 async function runDatabase(kind, opts, report) {
   const db = kind === 'postgres' ? await createPgDatabase(process.env.DATABASE_URL) : { url: 'memory://', name: undefined, statStatements: false, drop: async () => {} }
   // on PostgreSQL the admin CLI runs beside the IAM on its data dir (machine clients are the
@@ -373,6 +433,7 @@ async function runDatabase(kind, opts, report) {
         }
       }
     }
+    if (want('oidc-client-metadata-document')) rows.push(...(await metadataDocumentRows(kind, db, label, load, servers)))
     if (want('import') && kind === 'postgres') rows.push(await importRow(label))
     if (opts.seed > 0 && kind === 'postgres') {
       const seeded = await seedGrowth(db.url, opts.seed)

@@ -15,6 +15,8 @@ export interface Run {
   errors: number
   /** per answered request, from iam_db_statements_total (IAM rows only) */
   statements?: StatementsPerRequest
+  /** answers by status (autocannon's statusCodeStats) */
+  statusCodes?: Record<string, { count: number }>
 }
 
 export type StatementKind = 'read' | 'write' | 'transaction'
@@ -105,6 +107,19 @@ export function answeredCleanly(run: Run): Check {
     goal: 'answers, all 2xx, no error',
     actual: `${run.requests} answers, ${run.non2xx} non-2xx, ${run.errors} errors`,
     pass: run.requests > 0 && run.non2xx === 0 && run.errors === 0,
+  }
+}
+
+/**
+ * Answers came, every one with `status`, and no connection failed: for a row whose right answer is
+ * no 2xx (an authorization request answers with a redirect to the sign-in step).
+ */
+export function answeredWith(run: Run, status: number): Check {
+  const other = Object.entries(run.statusCodes ?? {}).filter(([code]) => code !== String(status)).reduce((sum, [, { count }]) => sum + count, 0)
+  return {
+    goal: `answers, all ${status}, no error`,
+    actual: `${run.requests} answers, ${other} other, ${run.errors} errors`,
+    pass: run.requests > 0 && other === 0 && run.errors === 0 && (run.statusCodes?.[String(status)]?.count ?? 0) > 0,
   }
 }
 

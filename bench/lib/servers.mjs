@@ -3,9 +3,10 @@
  * the baselines (bench/baseline-server.mjs), throw-away PostgreSQL databases. Every server starts
  * through scripts/lib/run-server.ts, the runner the tests and `npm start` use.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { get as httpsGet } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildIfStale, entryOf, GATEWAY_APP, IAM_APP, ROOT } from '../../scripts/lib/build.ts'
@@ -49,16 +50,18 @@ const WIDE = { points: 1_000_000_000, duration: 60, blockDuration: 1 }
 
 /**
  * The IAM's config for a run: defaults (production Argon2id, request log at info) but wide limits.
- * `fastIntrospection: false` starts the provider-only IAM of the introspection comparison.
+ * `fastIntrospection: false` starts the provider-only IAM of the introspection comparison;
+ * `allowLoopbackRequests` (the development setting the tests use) the IAM of the metadata-document
+ * row, whose documents are served on loopback.
  */
-export function benchIamConfig({ dataDir, databaseUrl, redisUrl, fastIntrospection = true }) {
+export function benchIamConfig({ dataDir, databaseUrl, redisUrl, fastIntrospection = true, allowLoopbackRequests = false }) {
   return {
     service: { dataDir },
     database: { url: databaseUrl },
     storage: redisUrl ? { driver: 'redis', url: redisUrl, prefix: `bench${randomBytes(4).toString('hex')}` } : { driver: 'memory', prefix: 'bench' },
     password: { breachCheck: { enabled: false } },
     // the OpenID rows register their clients themselves (bench/lib/oidc.mjs)
-    oidc: { registration: { enabled: true, access: 'open' }, fastIntrospection },
+    oidc: { registration: { enabled: true, access: 'open' }, fastIntrospection, allowLoopbackRequests },
     emailChecks: { mx: false },
     // one bench user signs in thousands of times: the velocity rule would rightly answer a re-login;
     // widened like the limiters, it is still evaluated on every request
@@ -94,7 +97,7 @@ const childEnv = (extra) => {
  * Its output (the request log) is read and dropped, so a full pipe never blocks it and the
  * harness holds no log in memory.
  */
-function startBuilt({ name, output, configEnv, config }) {
+function startBuilt({ name, output, configEnv, config, env = {} }) {
   const dir = mkdtempSync(join(tmpdir(), `${name.toLowerCase()}-bench-`))
   const configPath = join(dir, 'config.json')
   writeFileSync(configPath, JSON.stringify(config(dir)))
@@ -102,7 +105,7 @@ function startBuilt({ name, output, configEnv, config }) {
     name,
     entry: entryOf(output),
     cwd: dir,
-    env: childEnv({ NODE_ENV: 'development', [configEnv]: configPath }),
+    env: childEnv({ ...env, NODE_ENV: 'development', [configEnv]: configPath }),
     keepLogs: false,
     startTimeoutMs: START_TIMEOUT_MS,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
@@ -111,11 +114,11 @@ function startBuilt({ name, output, configEnv, config }) {
 
 /**
  * The built IAM with the bench config, booted (migrated). Without `databaseUrl`: PGlite on disk in
- * `dataDir` (a temp dir of its own unless given).
+ * `dataDir` (a temp dir of its own unless given). `env` adds to its environment.
  */
-export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir, fastIntrospection }) {
-  const config = (dataDir) => benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl, fastIntrospection })
-  const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config })
+export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir, fastIntrospection, allowLoopbackRequests, env }) {
+  const config = (dataDir) => benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl, fastIntrospection, allowLoopbackRequests })
+  const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config, env })
   // "Listening" comes before boot (migrations) finished; /health waits for it
   await fetch(`${server.url}/health`)
   return server
@@ -152,6 +155,38 @@ export async function startOidcLibrary(database) {
   const fixtures = await (await fetch(`${server.url}/bench-fixtures`)).json()
   const client = { id: fixtures.client.id, secret: fixtures.client.secret, authorization: `Basic ${Buffer.from(`${fixtures.client.id}:${fixtures.client.secret}`).toString('base64')}` }
   return { ...server, client, refreshToken: fixtures.refreshToken }
+}
+
+/**
+ * bench/client-document-server.mjs on a certificate for 127.0.0.1 made here (openssl, one day): its
+ * https origin, the certificate's path (for the IAM's NODE_EXTRA_CA_CERTS) and `fetches()`, the
+ * documents it served so far.
+ */
+export async function startDocumentServer(redirectUri) {
+  const dir = mkdtempSync(join(tmpdir(), 'cimd-bench-'))
+  const key = join(dir, 'key.pem')
+  const cert = join(dir, 'cert.pem')
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' })
+  const server = await startNodeServer({
+    name: 'metadata documents',
+    entry: join(ROOT, 'bench', 'client-document-server.mjs'),
+    args: ['--key', key, '--cert', cert, '--redirect-uri', redirectUri],
+    env: childEnv({ NODE_ENV: 'production' }),
+    keepLogs: false,
+    startTimeoutMs: START_TIMEOUT_MS,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  })
+  const origin = `https://127.0.0.1:${server.port}`
+  const ca = readFileSync(cert)
+  const fetches = () =>
+    new Promise((resolve, reject) => {
+      httpsGet(`${origin}/fetches`, { ca }, (res) => {
+        let text = ''
+        res.on('data', (chunk) => (text += chunk))
+        res.on('end', () => resolve(JSON.parse(text).fetches))
+      }).on('error', reject)
+    })
+  return { ...server, origin, cert, fetches }
 }
 
 /** Resident set size of `pid` in MB (Linux /proc). */

@@ -5,8 +5,9 @@
  * the RFC 9728 document and from it to the provider, uses a Client ID Metadata Document (served by
  * this test over https on loopback) as its client id, and sends the person to sign in with code +
  * PKCE + `resource`. The person signs in and consents through the gateway's routes (as the
- * interaction page does); the SDK redeems the code, calls the tools, refreshes its token, and after
- * "Remove access" on the account page its call is refused.
+ * interaction page does; tests/e2e/mcp-agent.test.ts does it on the pages in Chromium); the SDK
+ * redeems the code, calls the tools, refreshes its token, and after "Remove access" on the account
+ * page its call is refused.
  *
  * The MCP server's tokens are opaque and checked at the introspection endpoint, so a removal is
  * seen at once (a JWT would live until it expires: docs/oidc-provider.md, "Protect your API").

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { parseBenchArgs, ROW_IDS } from '../../bench/lib/options.ts'
-import { againstBaseline, atLeast, atMost, formatTable, ratio, resultsPage, statementChecks, statementsPerRequest, type RunFacts, type Run } from '../../bench/lib/report.ts'
+import { againstBaseline, answeredWith, atLeast, atMost, formatTable, ratio, resultsPage, statementChecks, statementsPerRequest, type RunFacts, type Run } from '../../bench/lib/report.ts'
 
 const run = (over: Partial<Run> = {}): Run => ({ rps: 1000, p50: 5, p99: 12, requests: 10_000, non2xx: 0, errors: 0, ...over })
 
@@ -93,6 +93,13 @@ describe('ratios and goals', () => {
     expect(errors.checks.map((c) => c.pass)).toEqual([true, false])
     const silent = againstBaseline({ ...base, run: run({ rps: 0, requests: 0 }), baseline }, 0.5)
     expect(silent.checks.some((c) => c.pass)).toBe(false)
+  })
+
+  it('a row whose right answer is a redirect passes only when every answer has that status', () => {
+    expect(answeredWith(run({ non2xx: 40, requests: 40, statusCodes: { 303: { count: 40 } } }), 303).pass).toBe(true)
+    expect(answeredWith(run({ non2xx: 40, requests: 40, statusCodes: { 303: { count: 39 }, 400: { count: 1 } } }), 303)).toMatchObject({ pass: false, actual: '40 answers, 1 other, 0 errors' })
+    expect(answeredWith(run({ requests: 40, statusCodes: { 303: { count: 40 } }, errors: 2 }), 303).pass).toBe(false)
+    expect(answeredWith(run({ requests: 0 }), 303).pass).toBe(false)
   })
 
   it('prints PASS or FAIL per row', () => {
