@@ -17,14 +17,14 @@ const UID = 'interaction-uid-0123456789'
 type Resource = { indicator: string; scopes: string[]; descriptions: Record<string, Record<string, string>> }
 const NOTES: Resource = { indicator: 'https://mcp.example.com/mcp', scopes: ['notes:read'], descriptions: {} }
 
-function consentView(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }, resources: Resource[] = [NOTES]) {
+function consentView(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }, resources: Resource[] = [NOTES], scopes = ['openid', 'email']) {
   return {
     ok: true,
     data: {
       uid: UID,
       prompt: 'consent',
       client,
-      scopes: ['openid', 'email'],
+      scopes,
       resources,
       loginHint: null,
       uiLocales: [],
@@ -33,9 +33,9 @@ function consentView(client: { name: string; firstParty: boolean; metadataDocume
   }
 }
 
-async function consentPage(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }, resources?: Resource[]) {
+async function consentPage(client: { name: string; firstParty: boolean; metadataDocumentHost: string | null }, resources?: Resource[], scopes?: string[]) {
   answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
-  answer('GET', `/interaction/${UID}/details`, 200, consentView(client, resources))
+  answer('GET', `/interaction/${UID}/details`, 200, consentView(client, resources, scopes))
   const page = await mountSuspended(InteractionPage, { route: `/interaction/${UID}` })
   await vi.waitFor(() => expect(page.find('button').text()).toBe('Allow'))
   return page
@@ -58,6 +58,13 @@ describe('the consent step', () => {
     expect(items).toEqual(['Know who you are (your account id)', 'Your email address, and whether it is confirmed', 'Use https://mcp.example.com/mcp for you, to: notes:read', 'notes:read'])
     // a document whose name is its host: nothing to quote
     expect(page.find('[data-testid="unverified-app"]').text()).not.toContain('calls itself')
+  })
+
+  it('says an API scope once, under its API, not again among the sign-in scopes', async () => {
+    const page = await consentPage({ name: 'agent.example', firstParty: false, metadataDocumentHost: 'agent.example' }, [NOTES], ['openid', 'notes:read', 'offline_access'])
+    const items = page.findAll('li').map((li) => li.text().replace(/\s+/g, ' '))
+    expect(items.filter((item) => item.includes('notes:read'))).toEqual(['Use https://mcp.example.com/mcp for you, to: notes:read', 'notes:read'])
+    expect(items[0]).toBe('Know who you are (your account id)')
   })
 
   it('shows a registered app by its registered name, without the unverified notice', async () => {
