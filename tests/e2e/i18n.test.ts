@@ -1,5 +1,5 @@
 /**
- * The sign-up and sign-in pages in each language (docs/i18n.md), in Chromium at 390 px: the page's
+ * The sign-up, OpenID consent and sign-in pages in each language (docs/i18n.md), in Chromium at 390 px: the page's
  * `lang` and `dir`, a message of the language's catalogue on screen, axe clean, no text wider than
  * its box, Arabic laid out right to left; the `locale` cookie, Accept-Language on a first visit,
  * OpenID `ui_locales` and the language switcher each choose the language. Screenshots go to
@@ -85,7 +85,7 @@ async function checkPage(page: Page, code: Locale, name: string, selector: strin
 }
 
 describe('the sign-up and sign-in pages in each language', () => {
-  it.each(BROWSER_LOCALES)('%s: sign-up, a wrong password and the second-factor step read in the language, at 390 px', async (code) => {
+  it.each(BROWSER_LOCALES)('%s: sign-up, the OpenID consent page, a wrong password and the second-factor step read in the language, at 390 px', async (code) => {
     await ensureTwoStepAccount()
     const browser = await browserIn(code)
     const page = await browser.newPage()
@@ -102,6 +102,21 @@ describe('the sign-up and sign-in pages in each language', () => {
     await page.locator('#termsConsent').check()
     await page.locator('main form button[type="submit"]').click()
     await page.waitForURL(`${e2e.stack.url}/account`)
+
+    // signed in, an app registered by itself (a third party: always asked) reads the consent page in the language
+    const rp = await e2e.stack.register({ name: `App ${code}`, redirectUris: ['http://127.0.0.1:9/cb'] })
+    await page.goto((await authorizationUrl(e2e.stack, rp)).url)
+    await page.waitForURL(/\/interaction\//)
+    const allow = page.getByRole('button', { name: message(code, 'interaction.allow'), exact: true })
+    await expect.poll(() => allow.isVisible(), WAIT).toBe(true)
+    expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([code, code === 'ar' ? 'rtl' : 'ltr'])
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await overflowing(page)).toEqual([])
+    const consent = await saveScreenshot(page, `i18n-${code}-consent`)
+    if (UPDATE) {
+      mkdirSync(join(ROOT, 'docs', 'screenshots', code), { recursive: true })
+      copyFileSync(consent, join(ROOT, 'docs', 'screenshots', code, 'consent.png'))
+    }
 
     // signed out again, the language stays: it is the cookie, not the session
     await browser.context.clearCookies()
