@@ -8,10 +8,23 @@
 import { createServer, type Server } from 'node:http'
 import * as oauth from 'oauth4webapi'
 import { Secret, TOTP } from 'otpauth'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authorizationUrl, codeParams, insecure, redeem, startOpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { codeOf } from '../helpers/smtp'
 import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+
+/**
+ * The interaction page's own "Sign in" link, which carries the way back to the app: it appears once
+ * the page knows nobody is signed in, while the header's link (there from the start) leads to the
+ * account page instead, so a click on whichever came first raced the page.
+ */
+async function signInFromInteraction(page: Page): Promise<void> {
+  const signIn = page.locator('#main').getByRole('link', { name: 'Sign in', exact: true })
+  await expect.poll(() => signIn.isVisible(), WAIT).toBe(true)
+  await signIn.click()
+  await page.waitForURL(/\/login\?returnTo=%2Finteraction%2F/)
+}
 
 const e2e = useE2eStack({}, { start: startOpStack })
 let app: Server
@@ -80,8 +93,7 @@ describe('a second app signs in through our pages', () => {
     await page.waitForURL(/\/interaction\//)
     await expect.poll(() => page.getByRole('heading', { name: 'Sign in to Second app' }).isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.getByRole('link', { name: 'Sign in' }).last().click()
-    await page.waitForURL(/\/login/)
+    await signInFromInteraction(page)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
@@ -120,8 +132,7 @@ describe('a second app signs in through our pages', () => {
     const page = await (await e2e.launchForTest()).newPage()
     await page.goto(`${appUrl}/`)
     await page.waitForURL(/\/interaction\//)
-    await page.getByRole('link', { name: 'Sign in' }).last().click()
-    await page.waitForURL(/\/login/)
+    await signInFromInteraction(page)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
