@@ -28,6 +28,8 @@ export interface UsersTable {
   external_id: string | null
   /** the language the owner chose (iam/contract/locales.ts); null: not chosen, mails follow the request (migration 0014) */
   locale: ColumnType<string | null, string | null | undefined, string | null>
+  /** the IANA time zone the owner's browser last named at sign-up or sign-in (iam/contract/time-zones.ts); null: unknown, mails say UTC (migration 0024) */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }

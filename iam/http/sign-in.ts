@@ -16,6 +16,8 @@ export interface SignInDevice {
   ipAddress: string
   /** a plain copy: the session stores it as JSON */
   fingerprint: Record<string, unknown> | null
+  /** the browser's IANA time zone when it named a known one: kept on the account for its mails */
+  timeZone: string | null
 }
 
 /**
@@ -37,6 +39,6 @@ export async function signInDeviceVisit<V extends Visit>(event: H3Event, visit: 
 
 /** The device, network and a copy of the request's fingerprint, as the session records them. */
 export function signInDevice(event: H3Event, visitor: Visitor): SignInDevice {
-  const { ipAddress, fingerprint } = actorOf(event, visitor.id)
-  return { visitor, ipAddress, fingerprint }
+  const { ipAddress, fingerprint, timeZone } = actorOf(event, visitor.id)
+  return { visitor, ipAddress, fingerprint, timeZone: timeZone ?? null }
 }

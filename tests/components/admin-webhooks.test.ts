@@ -1,7 +1,8 @@
 /**
  * The admin console's webhooks (pages/admin/webhooks.vue): the endpoints with their state, a new
  * endpoint's secret shown once, the form's own checks and the IAM's URL refusal at the field, the
- * removal confirmed in place, and "Send again" on a failed delivery only.
+ * removal confirmed in place, "Send again" on a failed delivery only, and a time range sent again
+ * after a confirmation that names it (the count of the answer said; a refused field said at the field).
  */
 import { mountSuspended } from '@nuxt/test-utils/runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -34,7 +35,7 @@ afterEach(() => {
 
 async function mountPage() {
   answer('GET', '/api/auth/session', 200, SIGNED_IN)
-  const page = await mountSuspended(WebhooksPage, { route: '/admin/webhooks' })
+  const page = await mountSuspended(WebhooksPage, { route: '/admin/webhooks', attachTo: document.body })
   mounted.push(page)
   await vi.waitFor(() => expect(page.find('#webhook-add').exists()).toBe(true))
   return page
@@ -131,5 +132,65 @@ describe('the webhooks page', () => {
     await rows[0]!.find('button').trigger('click')
     await vi.waitFor(() => expect(replayed.bodies).toHaveLength(1))
     await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('The delivery is being sent again.'))
+  })
+  it('sends a time range again only after the confirmation that names it, and says how many went', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint()]))
+    const replayed = answer('POST', `/api/admin/webhooks/${ID}/replay`, 200, { ok: true, data: { replayed: 3 } })
+    const page = await mountPage()
+    await page.find(`#webhook-range-button-${ID}`).trigger('click')
+    const form = `#webhook-range-${ID}`
+    expect(document.activeElement?.id).toBe(`webhook-range-${ID}-since`)
+    // no start, then an end before the start: said at the field, nothing sent
+    await page.find(form).trigger('submit')
+    expect(page.find(`${form}-since-error`).text()).toBe('Enter when the range starts.')
+    await page.find(`${form}-since`).setValue('2026-01-02T10:00')
+    await page.find(`${form}-until`).setValue('2026-01-02T09:00')
+    await page.find(form).trigger('submit')
+    expect(page.find(`${form}-until-error`).text()).toBe('The end must come after the start.')
+    expect(replayed.bodies).toEqual([])
+
+    await page.find(`${form}-until`).setValue('2026-01-02T12:30')
+    await page.find(`${form}-delivered`).setValue(true)
+    await page.find(form).trigger('submit')
+    const question = page.find(`#webhook-range-${ID}-confirm`)
+    expect(question.text()).toContain('Send again to https://crm.example.com/in every delivery made from')
+    expect(question.text()).toContain('the delivered ones too')
+    expect(replayed.bodies).toEqual([])
+    await question.find('button.danger').trigger('click')
+    await vi.waitFor(() => expect(replayed.bodies).toHaveLength(1))
+    // datetime-local is read in the browser's zone and sent as an instant
+    expect(replayed.bodies[0]).toEqual({ since: new Date('2026-01-02T10:00').toISOString(), until: new Date('2026-01-02T12:30').toISOString(), delivered: true })
+    await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('3 deliveries queued again.'))
+    expect(page.find(form).exists()).toBe(false)
+  })
+
+  it('sends the failed deliveries since a moment up to now without an end, and says when none matched', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint()]))
+    const replayed = answer('POST', `/api/admin/webhooks/${ID}/replay`, 200, { ok: true, data: { replayed: 0 } })
+    const page = await mountPage()
+    await page.find(`#webhook-range-button-${ID}`).trigger('click')
+    await page.find(`#webhook-range-${ID}-since`).setValue('2026-01-02T10:00')
+    await page.find(`#webhook-range-${ID}`).trigger('submit')
+    expect(page.find(`#webhook-range-${ID}-confirm`).text()).toMatch(/every failed delivery made from .* until now\?/)
+    await page.find(`#webhook-range-${ID}-confirm button.danger`).trigger('click')
+    await vi.waitFor(() => expect(replayed.bodies).toHaveLength(1))
+    expect(replayed.bodies[0]).toEqual({ since: new Date('2026-01-02T10:00').toISOString(), delivered: false })
+    await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('Nothing was sent again: no delivery of that range matched.'))
+  })
+
+  it('says a range field the server refuses at that field, and keeps the form open', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint()]))
+    const replayed = answer('POST', `/api/admin/webhooks/${ID}/replay`, 400, { ok: false, error: 'Please check the highlighted fields.', code: 'validation_failed', fields: { until: 'until: after since' } })
+    const page = await mountPage()
+    await page.find(`#webhook-range-button-${ID}`).trigger('click')
+    await page.find(`#webhook-range-${ID}-since`).setValue('2026-01-02T10:00')
+    await page.find(`#webhook-range-${ID}-until`).setValue('2026-01-02T11:00')
+    await page.find(`#webhook-range-${ID}`).trigger('submit')
+    await page.find(`#webhook-range-${ID}-confirm button.danger`).trigger('click')
+    await vi.waitFor(() => expect(page.find(`#webhook-range-${ID}-until-error`).exists()).toBe(true))
+    expect(replayed.bodies).toHaveLength(1)
+    expect(page.find(`#webhook-range-${ID}-until-error`).text()).toBe('The end must come after the start.')
+    expect(page.find(`#webhook-range-${ID}-until`).attributes('aria-invalid')).toBe('true')
+    expect(page.find('[role="alert"]').exists()).toBe(false)
   })
 })

@@ -3,7 +3,7 @@
  * the test build's route that does what `users:grant-admin` does) finds an account, signs it out
  * everywhere, signs in as it (the banner on every page, End brings the administrator back); an
  * account without the role reads that it needs it; a webhook endpoint added, its test event delivered
- * to a receiver of the test's own and listed; a mail's German subject overridden, previewed and
+ * to a receiver of the test's own and listed, then the last hour sent again to it from the console; a mail's German subject overridden, previewed and
  * reset. axe on every admin page.
  */
 import { readFileSync } from 'node:fs'
@@ -313,6 +313,29 @@ describe('the admin console', () => {
     expect(await recent.getAttribute('aria-expanded')).toBe('true')
     expect(await seriousA11yViolations(page)).toEqual([])
     expect(await fitsWidth(page)).toBe(true)
+
+    // the last hour sent again, the delivered test event included: confirmed in place, counted, and at the receiver a second time
+    await page.getByRole('button', { name: `Send again a time range of ${url}` }).click()
+    const from = page.getByLabel('From', { exact: true })
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe(await from.getAttribute('id'))
+    const hourAgo = await page.evaluate(() => {
+      const d = new Date(Date.now() - 3_600_000)
+      const two = (n: number) => String(n).padStart(2, '0')
+      return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`
+    })
+    await from.fill(hourAgo)
+    await page.getByLabel('Delivered ones too').check()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    expect(await fitsWidth(page)).toBe(true)
+    await page.getByRole('button', { name: 'Continue' }).click()
+    const question = page.getByRole('group', { name: new RegExp(`^Send again to ${url.replace(/[.]/g, '\\.')} every delivery made from .* until now, the delivered ones too`) })
+    await expect.poll(() => question.isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await question.getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => page.getByText('1 delivery queued again.').isVisible(), WAIT).toBe(true)
+    await expect.poll(() => hooks!.at('/console-hook').filter((r) => r.verified !== null).length, WAIT).toBe(2)
+    const ids = hooks!.at('/console-hook').filter((r) => r.verified !== null).map((r) => r.headers['webhook-id'])
+    expect(ids[1]).toBe(ids[0])
   })
 
   it('lists the OpenID clients from the console navigation, by keyboard, axe clean at 390 px', async () => {

@@ -3,7 +3,7 @@
  * webhooks on and a receiver of the test's own on 127.0.0.2 (the one loopback address this IAM's
  * `webhooks.allowAddresses` opens): add an endpoint (its secret in that answer only), edit it
  * (the IAM's PUT behind a POST), send a test event, read the delivery log, send a failed delivery
- * again, rotate the secret, remove it; a URL the IAM refuses keeps its code.
+ * again, send a time range again, rotate the secret, remove it; a URL the IAM refuses keeps its code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
@@ -97,6 +97,27 @@ describe('webhooks through the BFF', () => {
     const rotated = await b.call(`/api/admin/webhooks/${id}/rotate-secret`, { method: 'POST' })
     expect(rotated.status, rotated.text).toBe(200)
     expect(rotated.json.data).toMatchObject({ secret: expect.stringMatching(/^whsec_/), endpoint: { id, previousSecretUntil: expect.any(String) } })
+  })
+
+  it('sends the failed deliveries of a time range again and answers how many, refusing an end before the start', async () => {
+    const b = await administrator()
+    hooks.scripts.set('/hook/range', [{ status: 500 }, { status: 200 }])
+    const created = await b.call('/api/admin/webhooks', { method: 'POST', body: { url: `${hooks.base}/hook/range`, eventTypes: ['*'] } })
+    const id = (created.json.data as { endpoint: { id: string } }).endpoint.id
+    const test = await b.call(`/api/admin/webhooks/${id}/test`, { method: 'POST' })
+    const deliveryId = (test.json.data as { deliveryId: number }).deliveryId
+    await waitUntil(async () => (await deliveriesOf(b, id)).some((d) => d.id === deliveryId && d.status === 'dead'), 'the test event to end failed')
+
+    const since = new Date(Date.now() - 3_600_000).toISOString()
+    const backwards = await b.call(`/api/admin/webhooks/${id}/replay`, { method: 'POST', body: { since, until: new Date(Date.now() - 7_200_000).toISOString() } })
+    expect(backwards.status, backwards.text).toBe(400)
+    expect(backwards.json).toMatchObject({ code: 'validation_failed', fields: { until: expect.any(String) } })
+
+    const replayed = await b.call(`/api/admin/webhooks/${id}/replay`, { method: 'POST', body: { since } })
+    expect(replayed.status, replayed.text).toBe(200)
+    expect(replayed.json.data).toEqual({ replayed: 1 })
+    await waitUntil(async () => (await deliveriesOf(b, id)).some((d) => d.id === deliveryId && d.status === 'delivered'), 'the range sent again to be delivered')
+    expect(hooks.at('/hook/range').filter((r) => r.body.includes('webhook.test'))).toHaveLength(2)
   })
 
   it('relays the refusal of a URL deliveries may not reach, and refuses ids and filters the IAM would refuse before calling it', async () => {

@@ -2,13 +2,16 @@
  * The person's language reaches the IAM on every call of the BFF (server/utils/bff/iam-call.ts,
  * docs/i18n.md "Mails"): the `locale` cookie the pages set when it holds a supported code, else the
  * browser's Accept-Language. Proven by the language of the verification mail a sign-up through the
- * gateway sends (the signed call still verifies: the header is outside the signature).
+ * gateway sends (the signed call still verifies: the header is outside the signature). The time
+ * zone travels the same way (the `time_zone` cookie the pages write, as `x-time-zone`): proven by
+ * the moment in the password-changed notice of an account made through the gateway.
  */
 import { describe, expect, it } from 'vitest'
 import { CATALOGUES } from '../../iam/features/mail/catalogue/catalogues'
 import type { Locale } from '../../iam/contract/locales'
 import { mailTo } from '../helpers/confirm-email'
 import { isVerificationMail } from '../helpers/smtp'
+import { TIME_ZONE_COOKIE } from '../../iam/contract/time-zones'
 import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 const { gateway, iam } = await setupStackOnSharedIam()
@@ -48,5 +51,30 @@ describe('the language the gateway forwards to the IAM', () => {
   it('is English when the browser names no language', async () => {
     const mail = await verificationMailOf({}, {})
     expect(mail.subject?.endsWith(subjectEnd('en'))).toBe(true)
+  })
+})
+
+describe('the time zone the gateway forwards to the IAM', () => {
+  /** Signs up through the gateway with the `time_zone` cookie as the pages write it, changes the password; the notice's text. */
+  async function passwordNoticeWith(cookie: string): Promise<string> {
+    const b = browserLike(gateway.url)
+    b.jar.set(TIME_ZONE_COOKIE, cookie)
+    const email = freshEmail()
+    const res = await b.call('/api/auth/signup', { method: 'POST', body: { email, password: PASSWORD, confirmedPassword: PASSWORD, name: 'Test User', termsConsent: 'on' } })
+    expect(res.status, res.text).toBe(201)
+    const changed = await b.call('/api/auth/change-password', { method: 'POST', body: { currentPassword: PASSWORD, password: 'a brand new passphrase 2026', confirmedPassword: 'a brand new passphrase 2026' } })
+    expect(changed.status, changed.text).toBe(200)
+    return (await mailTo(iam, email, (m) => /password was changed/.test(m.subject ?? ''))).text ?? ''
+  }
+
+  it('is the zone of the time_zone cookie, kept on the account made through the gateway', async () => {
+    // Kathmandu is UTC+05:45 all year: no UTC time reads as it
+    expect(await passwordNoticeWith(encodeURIComponent('Asia/Kathmandu'))).toMatch(/\d{2}:\d{2} \(Asia\/Kathmandu\)/)
+  })
+
+  it('is left out when the cookie names no zone, and the mail says UTC', async () => {
+    const text = await passwordNoticeWith('Mars%2FOlympus_Mons')
+    expect(text).toMatch(/\d{2}:\d{2} UTC/)
+    expect(text).not.toContain('Mars')
   })
 })

@@ -93,11 +93,14 @@ function sessionFrom(res: Response, body: Json, client: Client, email: string, p
 }
 
 /** Signs a new user up from `client` (a device is created when it has no canary). */
-export async function signupUser(iam: IamEndpoint, opts: { client?: Partial<Client>; email?: string; password?: string; remember?: boolean } = {}): Promise<Session> {
+export async function signupUser(
+  iam: IamEndpoint,
+  opts: { client?: Partial<Client>; email?: string; password?: string; remember?: boolean; headers?: Record<string, string> } = {},
+): Promise<Session> {
   const client = opts.client?.canary ? (opts.client as Client) : await newDevice(iam, opts.client)
   const email = opts.email ?? uniqueEmail()
   const password = opts.password ?? STRONG_PASSWORD
-  const res = await call(iam, 'POST', '/signup', { client, body: signupBody(email, password, opts.remember ? { rememberUser: 'on' } : {}) })
+  const res = await call(iam, 'POST', '/signup', { client, body: signupBody(email, password, opts.remember ? { rememberUser: 'on' } : {}), ...(opts.headers ? { headers: opts.headers } : {}) })
   const body = (await res.json()) as Json
   if (res.status !== 201) throw new Error(`signup answered ${res.status}: ${JSON.stringify(body)}`)
   return sessionFrom(res, body, client, email, password)

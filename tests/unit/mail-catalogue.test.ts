@@ -89,6 +89,26 @@ describe('the mail catalogues', () => {
     expect(humanDate(at, 'ja')).toBe('2026年11月29日 14:05(UTC)')
     expect(humanDate(at, 'ar')).toContain('UTC')
   })
+
+  it('says a moment in the reader time zone by its name, with the offset of that day (summer time included)', () => {
+    // Berlin is UTC+1 in winter and UTC+2 in summer (CET / CEST); New York crosses the date line back
+    expect(humanDate(new Date('2026-11-29T14:05:00.000Z'), 'en', 'Europe/Berlin')).toBe('29 November 2026, 15:05 (Europe/Berlin)')
+    expect(humanDate(new Date('2026-07-01T14:05:00.000Z'), 'en', 'Europe/Berlin')).toBe('1 July 2026, 16:05 (Europe/Berlin)')
+    expect(humanDate(new Date('2026-07-01T02:30:00.000Z'), 'de', 'America/New_York')).toBe('30. Juni 2026, 22:30 Uhr (America/New_York)')
+    // the hour that does not exist in Berlin: 01:59 UTC is 02:59 CET, 02:00 UTC is 04:00 CEST (29 March 2026)
+    expect(humanDate(new Date('2026-03-29T00:59:00.000Z'), 'en', 'Europe/Berlin')).toBe('29 March 2026, 01:59 (Europe/Berlin)')
+    expect(humanDate(new Date('2026-03-29T01:00:00.000Z'), 'en', 'Europe/Berlin')).toBe('29 March 2026, 03:00 (Europe/Berlin)')
+    expect(humanDate(new Date('2026-11-29T14:05:00.000Z'), 'ja', 'Asia/Tokyo')).toBe('2026年11月29日 23:05(Asia/Tokyo)')
+    // a name in another case is the zone's own name
+    expect(humanDate(new Date('2026-11-29T14:05:00.000Z'), 'fr', 'europe/paris')).toBe('29 novembre 2026 à 15:05 (Europe/Paris)')
+  })
+
+  it('says a moment in UTC when the zone is unknown, malformed, an offset or none', () => {
+    const at = new Date('2026-11-29T14:05:09.000Z')
+    for (const zone of ['Mars/Olympus_Mons', 'Europe/Berlin\r\nX-Evil: 1', '+01:00', '', 'x'.repeat(65), null, undefined, 'UTC']) {
+      expect(humanDate(at, 'en', zone), String(zone)).toBe('29 November 2026, 14:05 UTC')
+    }
+  })
 })
 
 describe('the words of the provider’s own pages', () => {

@@ -46,7 +46,7 @@ export const FORGOT_PASSWORD_BODY = Object.freeze({
  */
 export async function requestPasswordReset(
   ctx: IamContext,
-  input: { email: string; ipAddress: string; requestLocale?: Locale },
+  input: { email: string; ipAddress: string; requestLocale?: Locale; requestTimeZone?: string | null | undefined },
 ): Promise<{ ok: true } | ActionLimited> {
   const email = normalizeEmail(input.email)
   const limiter = useLimiter(ctx, 'forgotPassword')
@@ -55,7 +55,7 @@ export async function requestPasswordReset(
     if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
   setImmediate(() => {
-    sendResetMail(ctx, email, input.ipAddress, input.requestLocale).catch((error: Error) =>
+    sendResetMail(ctx, email, input.ipAddress, input.requestLocale, input.requestTimeZone).catch((error: Error) =>
       ctx.log.error('password reset mail failed', { error: error.message }),
     )
   })
@@ -66,13 +66,13 @@ export async function requestPasswordReset(
  * Looks the address up and mails what it needs: a reset link, or the way to the provider it signs
  * in with. Also called, awaited, for a platform administrator's "send a reset link" (features/admin).
  */
-export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string, requestLocale?: Locale): Promise<void> {
+export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string, requestLocale?: Locale, requestTimeZone?: string | null): Promise<void> {
   const user = await findUserByEmail(ctx.db, email)
   if (!user || isDeletionDue(user, ctx.now())) return
   // a disabled account cannot use a reset: its owner gets the restore link instead (a new one,
   // ending the one mailed before), under the same address cap (account-deletion/restore-link.ts)
   if (user.deletion_due_at) {
-    await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'forgot_password', visitorRowId: null, ipAddress, requestLocale })
+    await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'forgot_password', visitorRowId: null, ipAddress, requestLocale, requestTimeZone })
     return
   }
   const { siteName } = ctx.config.email
@@ -172,6 +172,7 @@ export async function resetPassword(
   const content = passwordChangedNotice({
     siteName: ctx.config.email.siteName,
     locale: chooseLocale(user.locale, input.actor.locale),
+    timeZone: user.time_zone ?? input.actor.timeZone,
     when: now,
     ipAddress: input.actor.ipAddress,
     tokens,

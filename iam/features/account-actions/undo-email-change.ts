@@ -14,7 +14,7 @@
  * "Forgot password" at the restored address) and mails the restored address what was removed.
  */
 import type { Locale } from '../../contract/locales'
-import { mailLocaleOf } from '../mail/mail-locale'
+import { mailReaderOf } from '../mail/mail-locale'
 import { sql } from 'kysely'
 import type { IamContext } from '../../context'
 import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
@@ -40,15 +40,16 @@ const isUndo = (purpose: string) => purpose === UNDO_EMAIL_CHANGE_PURPOSE
  */
 export async function sendEmailChangedNotice(
   ctx: IamContext,
-  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date; setUpSince: Date; requestLocale?: Locale | undefined },
+  change: { userId: number; oldEmail: string; newEmail: string; ipAddress: string; at: Date; setUpSince: Date; requestLocale?: Locale | undefined; requestTimeZone?: string | null | undefined },
 ): Promise<void> {
-  const locale = await mailLocaleOf(ctx.db, change.userId, change.requestLocale)
+  const { locale, timeZone } = await mailReaderOf(ctx.db, change.userId, { locale: change.requestLocale, timeZone: change.requestTimeZone })
   const ttlMs = ctx.config.magic_links.undoEmailChangeExpiresInMs
   const tokens = await listLiveTokenSummaries(ctx.db, change.userId, change.at)
   const notice = (undoLink?: string) =>
     emailChangedNotice({
       siteName: ctx.config.email.siteName,
       locale,
+      timeZone,
       newEmailMasked: maskEmail(change.newEmail),
       when: change.at,
       ipAddress: change.ipAddress,
@@ -131,7 +132,7 @@ export async function undoEmailChange(ctx: IamContext, input: { params: LinkPara
   ctx.log.info('email change undone', { userId: link.user_id, revokedSessions: done.revoked, ...done.removed, passwordCleared: done.passwordCleared })
   const content = emailChangeUndoneNotice({
     siteName: ctx.config.email.siteName,
-    locale: await mailLocaleOf(ctx.db, link.user_id, input.actor.locale),
+    ...(await mailReaderOf(ctx.db, link.user_id, input.actor)),
     when: now,
     ipAddress: input.actor.ipAddress,
     removed: done.removed,

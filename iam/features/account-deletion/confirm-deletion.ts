@@ -7,7 +7,7 @@
  * tokens, revoked for good. From the commit on, every sign-in path reads the account as disabled
  * (deletion-state.ts). After the commit the address gets the undo link, valid until the purge.
  */
-import { mailLocaleOf } from '../mail/mail-locale'
+import { mailReaderOf } from '../mail/mail-locale'
 import type { IamContext } from '../../context'
 import { previewLinkPurpose } from '../mfa/link-checks'
 import type { Actor } from '../security-events/repository'
@@ -74,13 +74,13 @@ export async function confirmAccountDeletion(ctx: IamContext, input: { params: L
   await Promise.all(done.families.map((id) => resolveFamilyAnomaly(ctx.store, id)))
   ctx.log.info('account deletion confirmed', { userId: link.user_id, dueAt: dueAt.toISOString(), revokedSessions: done.families.length })
   // the deletion is committed: a mail that did not go out is logged (undo-link.ts), and the page says so
-  const locale = await mailLocaleOf(ctx.db, link.user_id, input.actor.locale)
+  const reader = await mailReaderOf(ctx.db, link.user_id, input.actor)
   const undoMailed = await mailUndoLink(ctx, {
     userId: link.user_id,
     email: done.email,
     dueAt,
     now,
-    content: (undoLink, undoTtlMs) => accountDisabledNotice({ siteName: ctx.config.email.siteName, locale, eraseAt: dueAt, undoLink, undoTtlMs }),
+    content: (undoLink, undoTtlMs) => accountDisabledNotice({ siteName: ctx.config.email.siteName, ...reader, eraseAt: dueAt, undoLink, undoTtlMs }),
   })
   return { ok: true, dueAt, undoMailed }
 }

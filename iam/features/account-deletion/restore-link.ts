@@ -75,7 +75,7 @@ export type RestoreLinkResult =
  * ends with a new sign-in anyway. The address's cap (rate_limiters.mailbox) holds the mail back
  * without a refusal.
  */
-export async function sendRestoreLink(ctx: IamContext, input: { proof: string; visitorRowId: number; ipAddress: string; requestLocale?: Locale }): Promise<RestoreLinkResult> {
+export async function sendRestoreLink(ctx: IamContext, input: { proof: string; visitorRowId: number; ipAddress: string; requestLocale?: Locale; requestTimeZone?: string | null | undefined }): Promise<RestoreLinkResult> {
   const entry = await ctx.store.get<ProofEntry>(proofKey(input.proof))
   if (!entry || entry.visitorRowId !== input.visitorRowId) return { ok: false, code: 'invalid_proof' }
   if (!(await ctx.store.setIfAbsent(spentKey(input.proof), true, RESTORE_PROOF_TTL_MS))) return { ok: false, code: 'invalid_proof' }
@@ -85,7 +85,7 @@ export async function sendRestoreLink(ctx: IamContext, input: { proof: string; v
   const user = await findUserById(ctx.db, entry.userId)
   if (!user || isDeletionDue(user, ctx.now())) return { ok: false, code: 'undo_expired' }
   if (!user.deletion_due_at) return { ok: false, code: 'not_pending' }
-  const sent = await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'sign_in', visitorRowId: input.visitorRowId, ipAddress: input.ipAddress, requestLocale: input.requestLocale })
+  const sent = await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'sign_in', visitorRowId: input.visitorRowId, ipAddress: input.ipAddress, requestLocale: input.requestLocale, requestTimeZone: input.requestTimeZone })
   if (sent === 'failed') return { ok: false, code: 'mail_failed' }
   return { ok: true, sentTo: maskEmail(user.email), dueAt: user.deletion_due_at }
 }
@@ -97,11 +97,13 @@ export async function sendRestoreLink(ctx: IamContext, input: { proof: string; v
 export async function mailRestoreLink(
   ctx: IamContext,
   input: {
-    user: { id: number; email: string; deletion_due_at: Date; locale: string | null }
+    user: { id: number; email: string; deletion_due_at: Date; locale: string | null; time_zone?: string | null }
     asked: 'sign_in' | 'forgot_password'
     visitorRowId: number | null
     ipAddress: string
     requestLocale?: Locale | undefined
+    /** the signed-out page's time zone (X-Time-Zone), when the account has none stored */
+    requestTimeZone?: string | null | undefined
   },
 ): Promise<'sent' | 'capped' | 'failed'> {
   const { user } = input
@@ -114,7 +116,7 @@ export async function mailRestoreLink(
     dueAt,
     now,
     content: (undoLink, undoTtlMs) =>
-      restoreLinkMail({ siteName: ctx.config.email.siteName, locale: chooseLocale(user.locale, input.requestLocale), asked: input.asked, eraseAt: dueAt, undoLink, undoTtlMs }),
+      restoreLinkMail({ siteName: ctx.config.email.siteName, locale: chooseLocale(user.locale, input.requestLocale), timeZone: user.time_zone ?? input.requestTimeZone, asked: input.asked, eraseAt: dueAt, undoLink, undoTtlMs }),
   })
   if (!mailed) return 'failed'
   await recordSecurityEvent(ctx.db, {

@@ -4,7 +4,7 @@
  * tokens, app grants): the person signs in afresh and makes new tokens. From the due moment on the
  * link is refused in words (`undo_expired`), whether or not the purge has run yet.
  */
-import { mailLocaleOf } from '../mail/mail-locale'
+import { mailReaderOf } from '../mail/mail-locale'
 import type { IamContext } from '../../context'
 import { previewLinkPurpose } from '../mfa/link-checks'
 import type { Actor } from '../security-events/repository'
@@ -50,7 +50,7 @@ export async function undoAccountDeletion(ctx: IamContext, input: { params: Link
   ctx.log.info('account deletion cancelled', { userId: link.user_id })
   const content = accountRestoredNotice({
     siteName: ctx.config.email.siteName,
-    locale: await mailLocaleOf(ctx.db, link.user_id, input.actor.locale),
+    ...(await mailReaderOf(ctx.db, link.user_id, input.actor)),
     when: now,
     ipAddress: input.actor.ipAddress,
     loginUrl: new URL('/login', ctx.config.magic_links.domain).toString(),

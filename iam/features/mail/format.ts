@@ -1,9 +1,11 @@
 /**
  * The pieces of a mail that depend on the language besides its sentences: named placeholders,
- * counted words (Intl.PluralRules), durations, moments (Intl.DateTimeFormat, in UTC and saying so),
+ * counted words (Intl.PluralRules), durations, moments (Intl.DateTimeFormat, in the reader's time
+ * zone when it is known, else in UTC, and saying which),
  * lists (Intl.ListFormat) and what a custom MFA flow confirms. Pure.
  */
 import { DEFAULT_LOCALE, type Locale } from '../../contract/locales'
+import { readTimeZone } from '../../contract/time-zones'
 import { CATALOGUES } from './catalogue/catalogues'
 import type { Plural } from './catalogue/plural'
 
@@ -49,14 +51,20 @@ export function durationOf(locale: Locale, ms: number): string {
 const intlTag = (locale: Locale) => (locale === 'en' ? 'en-GB' : locale)
 
 /**
- * A moment as people read it: "29 November 2026, 14:05 UTC", "29. November 2026, 14:05 Uhr UTC".
- * In UTC, said so, because the person's own time zone is not known to the IAM; never the ISO form
- * a log would print.
+ * A moment as people read it, in the reader's time zone named by its IANA name: "29 November 2026,
+ * 15:05 (Europe/Berlin)", the offset of that day (summer time included) from the runtime's time
+ * zone database. Without a zone the IAM knows (`timeZone` null, or one the runtime does not know:
+ * iam/contract/time-zones.ts) it is UTC and says so, "29 November 2026, 14:05 UTC", as a mail
+ * read far from the server must not pass the server's time for the reader's. Never the ISO form a
+ * log would print. The name rather than an abbreviation: "CST" is three different zones.
  */
-export function humanDate(at: Date, locale: Locale = DEFAULT_LOCALE): string {
-  const date = new Intl.DateTimeFormat(intlTag(locale), { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at)
-  const time = new Intl.DateTimeFormat(intlTag(locale), { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }).format(at)
-  return fill(CATALOGUES[locale].layout.dateTime, { date, time })
+export function humanDate(at: Date, locale: Locale = DEFAULT_LOCALE, timeZone?: string | null): string {
+  const zone = readTimeZone(timeZone)
+  const inZone = zone ?? 'UTC'
+  const date = new Intl.DateTimeFormat(intlTag(locale), { day: 'numeric', month: 'long', year: 'numeric', timeZone: inZone }).format(at)
+  const time = new Intl.DateTimeFormat(intlTag(locale), { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: inZone }).format(at)
+  const { layout } = CATALOGUES[locale]
+  return zone === null || zone === 'UTC' ? fill(layout.dateTime, { date, time }) : fill(layout.dateTimeZone, { date, time, zone })
 }
 
 /** "a, b and c" in the language's own way. */

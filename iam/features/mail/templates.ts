@@ -50,6 +50,8 @@ export interface MailBrand {
 export interface MailBase {
   siteName: string
   locale: Locale
+  /** the reader's IANA time zone (users.time_zone, else the request's), for the moments a mail names; UTC without one */
+  timeZone?: string | null | undefined
 }
 
 type Block = { kind: 'p'; text: string } | { kind: 'link'; label: string; url: string } | { kind: 'code'; code: string }
@@ -247,7 +249,7 @@ export function emailChangeUndoneNotice(
   return localized('emailChangeUndone', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(t.restored, { siteName, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(fill(t.restored, { siteName, date: humanDate(input.when, locale, input.timeZone), ipAddress: input.ipAddress })),
       p(items.length ? fill(t.removed, { items: listOf(locale, items) }) : t.nothingAdded),
       ...(input.passwordCleared ? [p(t.noPassword), { kind: 'link' as const, label: t.button, url: input.forgotUrl }] : [p(t.notYou)]),
     ],
@@ -316,7 +318,7 @@ export function emailChangedNotice(input: ChangeNotice & { newEmailMasked: strin
   return localized('emailChanged', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(t.changed, { siteName, newEmail: input.newEmailMasked, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(fill(t.changed, { siteName, newEmail: input.newEmailMasked, date: humanDate(input.when, locale, input.timeZone), ipAddress: input.ipAddress })),
       ...(input.undoLink
         ? [p(fill(t.undo, { duration: durationOf(locale, input.undoTtlMs ?? 0) })), { kind: 'link' as const, label: t.button, url: input.undoLink }]
         : []),
@@ -399,7 +401,7 @@ export function passwordChangedNotice(
   return localized('passwordChanged', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(input.keptCurrentSession ? t.changedOthersSignedOut : t.changedAllSignedOut, { siteName, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(fill(input.keptCurrentSession ? t.changedOthersSignedOut : t.changedAllSignedOut, { siteName, date: humanDate(input.when, locale, input.timeZone), ipAddress: input.ipAddress })),
       ...tokenBlocks(locale, input.tokens, input.revokedTokens),
       p(t.notYou),
     ],
@@ -430,7 +432,7 @@ export function secondFactorNotice(input: MailBase & { change: SecondFactorChang
   return localized('secondFactor', input, (t) => ({
     subject: fill(t.subject, { siteName, headline }),
     blocks: [
-      p(fill(sentence, { date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(fill(sentence, { date: humanDate(input.when, locale, input.timeZone), ipAddress: input.ipAddress })),
       ...(input.change === 'recovery_code_used' && input.recoveryCodesLeft !== undefined ? [p(counted(locale, catalogue.recoveryCodesLeft, input.recoveryCodesLeft))] : []),
       p(input.change === 'codes_locked' ? t.lockedNotYou : t.notYou),
     ],
@@ -460,7 +462,7 @@ export function accountDisabledNotice(input: MailBase & { eraseAt: Date; undoLin
   return localized('accountDisabled', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(t.disabled, { siteName, date: humanDate(input.eraseAt, locale) })),
+      p(fill(t.disabled, { siteName, date: humanDate(input.eraseAt, locale, input.timeZone) })),
       p(fill(t.undo, { duration: durationOf(locale, input.undoTtlMs) })),
       { kind: 'link', label: t.button, url: input.undoLink },
     ],
@@ -478,7 +480,7 @@ export function restoreLinkMail(input: MailBase & { asked: 'sign_in' | 'forgot_p
   return localized('restoreLink', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(signIn ? t.askedSignIn : t.askedReset, { siteName, date: humanDate(input.eraseAt, locale) })),
+      p(fill(signIn ? t.askedSignIn : t.askedReset, { siteName, date: humanDate(input.eraseAt, locale, input.timeZone) })),
       p(fill(signIn ? t.howToSignIn : t.howToReset, { duration: durationOf(locale, input.undoTtlMs) })),
       { kind: 'link', label: t.button, url: input.undoLink },
       p(t.ignore),
@@ -492,7 +494,7 @@ export function accountRestoredNotice(input: MailBase & { when: Date; ipAddress:
   return localized('accountRestored', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(t.restored, { siteName, date: humanDate(input.when, locale), ipAddress: input.ipAddress })),
+      p(fill(t.restored, { siteName, date: humanDate(input.when, locale, input.timeZone), ipAddress: input.ipAddress })),
       p(t.sessions),
       { kind: 'link', label: t.button, url: input.loginUrl },
     ],

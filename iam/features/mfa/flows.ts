@@ -83,7 +83,7 @@ export function codeMailFields(deps: Pick<FlowDeps, 'now'>, issued: IssuedLink):
 
 /** The user's address and name, for mails. */
 export async function findMailRecipient(deps: Pick<IamContext, 'db'>, userId: number) {
-  return (await deps.db.selectFrom('users').select(['id', 'email', 'name', 'password_hash', 'locale']).where('id', '=', userId).executeTakeFirst()) ?? null
+  return (await deps.db.selectFrom('users').select(['id', 'email', 'name', 'password_hash', 'locale', 'time_zone']).where('id', '=', userId).executeTakeFirst()) ?? null
 }
 
 /** `j***@example.com`: enough for the owner to recognise, little for anyone else. */

@@ -25,7 +25,7 @@ export function sendSecondFactorNotice(
     if (!user) return
     const { requestLocale, ...values } = input
     const locale = chooseLocale(user.locale, requestLocale)
-    const content = secondFactorNotice({ siteName: ctx.config.email.siteName, locale, when: new Date(ctx.now()), ...values })
+    const content = secondFactorNotice({ siteName: ctx.config.email.siteName, locale, timeZone: user.time_zone, when: new Date(ctx.now()), ...values })
     await getMailer(ctx).send({ to: user.email, content })
   }
   send().catch((error: Error) => ctx.log.error('second-factor notice not delivered', { userId: input.userId, change: input.change, error: error.message }))

@@ -57,6 +57,8 @@ export interface Actor {
   fingerprint: Record<string, unknown> | null
   /** the language the request asked for (Accept-Language, iam/contract/locales.ts): the mails' language when the account chose none */
   locale?: Locale
+  /** the IANA time zone the request named (X-Time-Zone, iam/contract/time-zones.ts), checked; the mails' zone when the account has none stored */
+  timeZone?: string | null
 }
 
 /** An action a signed-in user took from `actor`'s device and address. */

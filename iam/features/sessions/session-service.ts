@@ -14,6 +14,7 @@ import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
 import { countSecurityEvent, recordSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
 import { enqueueForSecurityEvent, securityEventMayNotify } from '../webhooks/outbox'
+import { rememberTimeZone } from '../users/users-repo'
 import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, replaceActiveToken, revokeFamilies } from './sessions-repo'
 
 /** What a successful signup/login/refresh/MFA hands to the client. */
@@ -165,6 +166,8 @@ export interface SignInDeviceFacts {
   visitor: Pick<Visitor, 'id' | 'visitor_id'>
   ipAddress: string
   fingerprint: Record<string, unknown> | null
+  /** the browser's IANA time zone, checked (iam/contract/time-zones.ts); null or absent: keep the stored one */
+  timeZone?: string | null
 }
 
 /**
@@ -181,6 +184,8 @@ export async function createSignInSession(
   audit?: SignInAudit,
   amr: SignInAmr = 'pwd',
 ): Promise<TokenPair> {
+  // the mails' time zone follows the browser the person last signed in with (a write only when it moved)
+  if (device.timeZone) await rememberTimeZone(ctx.db, user.id, device.timeZone)
   return createSession(ctx, {
     userId: user.id,
     subject: user.public_id,

@@ -95,15 +95,15 @@ export async function changePassword(ctx: IamContext, input: ChangePasswordInput
   const pair = await pairForFamily(ctx, done.session)
   if (!pair) return { ok: false, code: 'session_ended' }
   ctx.log.info('password changed', { userId: user.id, revokedSessions: done.revoked })
-  sendNotice(ctx, user.id, user.email, input.actor.ipAddress, chooseLocale(user.locale, input.actor.locale), now)
+  sendNotice(ctx, user.id, user.email, input.actor.ipAddress, { locale: chooseLocale(user.locale, input.actor.locale), timeZone: user.time_zone ?? input.actor.timeZone ?? null }, now)
   return { ok: true, pair, revokedSessions: done.revoked, warnings: verdict.warnings }
 }
 
 /** The notice names live API tokens (never a raw token); a failed delivery is logged, not an error. */
-function sendNotice(ctx: IamContext, userId: number, email: string, ipAddress: string, locale: Locale, now: Date): void {
+function sendNotice(ctx: IamContext, userId: number, email: string, ipAddress: string, reader: { locale: Locale; timeZone: string | null }, now: Date): void {
   listLiveTokenSummaries(ctx.db, userId, now)
     .then((tokens) => {
-      const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, locale, when: now, ipAddress, tokens, keptCurrentSession: true })
+      const content = passwordChangedNotice({ siteName: ctx.config.email.siteName, ...reader, when: now, ipAddress, tokens, keptCurrentSession: true })
       return getMailer(ctx).send({ to: email, content })
     })
     .catch((error: Error) => ctx.log.error('password-changed notice not delivered', { userId, error: error.message }))

@@ -147,7 +147,7 @@ class CredentialTaken extends Error {}
 
 export async function finishPasskeySignup(
   ctx: IamContext,
-  input: { ceremonyId: string; credential: RegistrationResponseJSON; remember: boolean; visitor: Visitor; ipAddress: string; fingerprint: Record<string, unknown> | null },
+  input: { ceremonyId: string; credential: RegistrationResponseJSON; remember: boolean; visitor: Visitor; ipAddress: string; fingerprint: Record<string, unknown> | null; timeZone?: string | null },
 ): Promise<FinishPasskeySignupResult> {
   const nowMs = ctx.now()
   const now = new Date(nowMs)
@@ -162,7 +162,7 @@ export async function finishPasskeySignup(
   const userHandle = ceremony.user_handle
   try {
     const created = await ctx.db.transaction().execute(async (trx) => {
-      const user = await insertUser(trx, { email: ceremony.email, name: ceremony.name ?? '', passwordHash: null, emailVerified: true, termsConsent: true, now })
+      const user = await insertUser(trx, { email: ceremony.email, name: ceremony.name ?? '', passwordHash: null, emailVerified: true, termsConsent: true, now, timeZone: input.timeZone ?? null })
       const passkey = await insertPasskey(trx, passkeyRowOf(info, input.credential, { userId: user.id, userHandle, now }))
       if (!passkey) throw new CredentialTaken()
       // the session is the passkey sign-in's (passkeys/sign-in-service.ts): user verification makes it two factors

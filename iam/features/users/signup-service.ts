@@ -26,6 +26,8 @@ export interface SignupInput {
   visitor: Visitor
   ipAddress: string
   fingerprint: Record<string, unknown> | null
+  /** the browser's IANA time zone, checked (iam/contract/time-zones.ts): kept on the account for its mails */
+  timeZone?: string | null
   /** the language the request asked for: the verification mail's */
   requestLocale?: Locale
   /** the token of the organization invitation the person followed to sign up, if any */
@@ -58,6 +60,7 @@ export async function signup(ctx: IamContext, input: SignupInput): Promise<Signu
         emailVerified: confirmedByInvitation,
         termsConsent: true,
         now: new Date(now),
+        timeZone: input.timeZone ?? null,
       })
       // the account's first security event, in the session's own statement (no round trip of its own)
       const session = await openSession(

@@ -72,7 +72,7 @@ export function findUserById(db: Db, id: number): Promise<User | undefined> {
 
 export async function insertUser(
   db: Db,
-  user: { email: string; name: string; passwordHash: string | null; emailVerified: boolean; termsConsent: boolean; now: Date },
+  user: { email: string; name: string; passwordHash: string | null; emailVerified: boolean; termsConsent: boolean; now: Date; timeZone?: string | null },
 ): Promise<User> {
   return db
     .insertInto('users')
@@ -83,12 +83,22 @@ export async function insertUser(
       email_verified: user.emailVerified,
       first_verified_at: user.emailVerified ? user.now : null,
       terms_consent: user.termsConsent,
+      time_zone: user.timeZone ?? null,
       roles: JSON.stringify(['user']),
       created_at: user.now,
       updated_at: user.now,
     })
     .returningAll()
     .executeTakeFirstOrThrow()
+}
+
+/**
+ * Keeps the IANA time zone a sign-in's browser named (checked by iam/contract/time-zones.ts) on the
+ * account; the row is written only when the zone moved, so a steady sign-in costs a read of the
+ * primary key and no write. updated_at stays: the zone is no change the owner made.
+ */
+export async function rememberTimeZone(db: Db, userId: number, timeZone: string): Promise<void> {
+  await db.updateTable('users').set({ time_zone: timeZone }).where('id', '=', userId).where(sql<boolean>`time_zone is distinct from ${timeZone}`).execute()
 }
 
 /** Replaces the hash only if it is still the one we verified (a concurrent change wins); true when replaced. */

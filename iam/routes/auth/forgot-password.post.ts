@@ -20,7 +20,7 @@ export default defineRoute(
     // counted; the domain alone decides, so this says nothing about an account (http/sso-required.ts)
     const sso = await ssoRequiredFor(ctx.db, body.email)
     if (sso) return failSsoRequired(ctx, sso)
-    const result = await requestPasswordReset(ctx, { email: body.email, ipAddress: ip, requestLocale: actor.locale })
+    const result = await requestPasswordReset(ctx, { email: body.email, ipAddress: ip, requestLocale: actor.locale, requestTimeZone: actor.timeZone })
     if (!result.ok) return throwTooManyRequests(result.decision)
     return FORGOT_PASSWORD_BODY
   },

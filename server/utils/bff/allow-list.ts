@@ -143,6 +143,7 @@ export const BFF_IAM_ROUTES = [
   'adminWebhookTest',
   'adminWebhookDeliveries',
   'adminWebhookReplayOne',
+  'adminWebhookReplay',
   // the OpenID Provider's clients and blocked metadata-document hosts (/admin/clients)
   'adminOidcClients',
   'adminOidcHostBlock',

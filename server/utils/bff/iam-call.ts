@@ -6,6 +6,7 @@ import { getCookie, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
 import { ACCEPT_LANGUAGE_MAX, isLocale } from '../../../iam/contract/locales'
 import { isCanonicalPath } from '../../../iam/contract/request-path'
+import { readTimeZone, TIME_ZONE_COOKIE, TIME_ZONE_HEADER } from '../../../iam/contract/time-zones'
 import { clientIpOf } from '../client-ip'
 import { useIamClient } from '../iam'
 import { useGatewayLog } from '../log'
@@ -31,6 +32,13 @@ export function acceptLanguageFor(event: H3Event): string | undefined {
   return sent ? sent : undefined
 }
 
+/**
+ * The person's time zone for the IAM's mails: the `time_zone` cookie the pages write
+ * (plugins/time-zone.client.ts) when it names a zone this runtime knows, else none (the IAM checks
+ * it again and ignores what it does not know). Not a credential, like the language.
+ */
+export const timeZoneFor = (event: H3Event): string | null => readTimeZone(getCookie(event, TIME_ZONE_COOKIE))
+
 /** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
   // A path parameter from the browser (`..`, `%2f`) must not move the call to another route: the
@@ -49,6 +57,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
     if (value && isCookieValue(value)) cookies[name] = value
   }
   const acceptLanguage = acceptLanguageFor(event)
+  const timeZone = timeZoneFor(event)
   try {
     return await useIamClient().request<T>({
       method: call.method,
@@ -60,6 +69,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
         ...(call.bearer ? { authorization: `Bearer ${call.bearer}` } : {}),
         ...(call.apiKey !== undefined ? { 'x-api-key': call.apiKey } : {}),
         ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}),
+        ...(timeZone ? { [TIME_ZONE_HEADER]: timeZone } : {}),
       },
       clientIp,
       userAgent: getRequestHeader(event, 'user-agent') ?? '',

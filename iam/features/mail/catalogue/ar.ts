@@ -12,6 +12,7 @@ export const ar: MailCatalogue = {
     copyAddress: 'أو انسخ هذا العنوان والصقه في متصفحك:',
     footer: 'أُرسلت إليك هذه الرسالة بخصوص حسابك على {siteName}.',
     dateTime: '{date}، الساعة {time} بالتوقيت العالمي المنسق (UTC)',
+    dateTimeZone: '{date}، الساعة {time} بتوقيت {zone}',
     support: 'الدعم',
     terms: 'الشروط',
     privacy: 'الخصوصية',

@@ -8,6 +8,7 @@ export const de: MailCatalogue = {
     copyAddress: 'Oder kopieren Sie diese Adresse in Ihren Browser:',
     footer: 'Sie erhalten diese E-Mail zu Ihrem Konto bei {siteName}.',
     dateTime: '{date}, {time} Uhr UTC',
+    dateTimeZone: '{date}, {time} Uhr ({zone})',
     support: 'Hilfe',
     terms: 'Nutzungsbedingungen',
     privacy: 'Datenschutz',

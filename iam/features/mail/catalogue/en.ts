@@ -11,6 +11,8 @@ export const en = {
     copyAddress: 'Or copy this address into your browser:',
     footer: 'This mail was sent to you about your {siteName} account.',
     dateTime: '{date}, {time} UTC',
+    /** a moment in the reader's own time zone, {zone} its IANA name (Europe/Berlin): format.ts humanDate */
+    dateTimeZone: '{date}, {time} ({zone})',
     /** the footer links of a branded mail (email.brand) */
     support: 'Support',
     terms: 'Terms',

@@ -8,6 +8,7 @@ export const es: MailCatalogue = {
     copyAddress: 'O copie esta dirección en su navegador:',
     footer: 'Le enviamos este correo en relación con su cuenta de {siteName}.',
     dateTime: '{date}, {time} UTC',
+    dateTimeZone: '{date}, {time} ({zone})',
     support: 'Ayuda',
     terms: 'Condiciones',
     privacy: 'Privacidad',

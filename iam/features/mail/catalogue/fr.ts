@@ -8,6 +8,7 @@ export const fr: MailCatalogue = {
     copyAddress: 'Ou copiez cette adresse dans votre navigateur :',
     footer: 'Vous recevez ce message au sujet de votre compte {siteName}.',
     dateTime: '{date} à {time} UTC',
+    dateTimeZone: '{date} à {time} ({zone})',
     support: 'Assistance',
     terms: 'Conditions d’utilisation',
     privacy: 'Confidentialité',

@@ -8,6 +8,7 @@ export const ja: MailCatalogue = {
     copyAddress: 'または、次のアドレスをブラウザーに貼り付けてください:',
     footer: 'このメールは、{siteName} のアカウントに関するお知らせとしてお送りしています。',
     dateTime: '{date} {time}(UTC)',
+    dateTimeZone: '{date} {time}({zone})',
     support: 'サポート',
     terms: '利用規約',
     privacy: 'プライバシー',

@@ -15,7 +15,7 @@ export default defineRoute(
   ROUTES.restoreLink,
   [signInGate, limit('links', ({ ip }) => ({ ip, on: 'ip' })), body({ markupCheck: false }), counted('emails'), counted('mailbox')],
   async ({ ctx, ip, visitor, body, actor }) => {
-    const result = await sendRestoreLink(ctx, { proof: body.restoreProof, visitorRowId: visitor!.id, ipAddress: ip, requestLocale: actor.locale })
+    const result = await sendRestoreLink(ctx, { proof: body.restoreProof, visitorRowId: visitor!.id, ipAddress: ip, requestLocale: actor.locale, requestTimeZone: actor.timeZone })
     if (!result.ok) return answerFailure(RESTORE_LINK_REFUSED, result)
     return okEnvelope({ sentTo: result.sentTo, dueAt: result.dueAt.toISOString() })
   },

@@ -1,0 +1,81 @@
+/**
+ * The moments of a mail in the reader's time zone (iam/contract/time-zones.ts, migration 0024): the
+ * browser's IANA zone comes in the X-Time-Zone header (the gateway forwards its `time_zone`
+ * cookie), is kept on the account at sign-up and at sign-in, and a mail names its moments in it,
+ * by name; an unknown or hostile zone is ignored (the request is answered as without it, never a
+ * 500) and such a mail says UTC, as before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, newDevice, PROXY_CONFIG, signupUser, STRONG_PASSWORD, uniqueEmail, type Session } from '../helpers/accounts'
+import { startIam, type IamServer } from '../helpers/iam-server'
+import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
+
+const PASSWORD = STRONG_PASSWORD
+const NEW_PASSWORD = 'a brand new passphrase 2026'
+
+let iam: IamServer
+let smtp: SmtpCapture
+beforeAll(async () => {
+  smtp = await startSmtp()
+  iam = await startIam({ config: { ...PROXY_CONFIG, anomalies: { velocity: { count: 50 } } }, env: { SMTP_URL: smtp.url } })
+}, 240_000)
+afterAll(async () => {
+  await iam?.stop()
+  await smtp?.stop()
+})
+
+let ipSeq = 0
+/** A new account on a device of its own address (the sign-up and login limiters key on the IP), the zone sent as the gateway sends it. */
+const signUp = (zone?: string): Promise<Session> =>
+  signupUser(iam, { client: { ip: `198.51.100.${++ipSeq}` }, email: uniqueEmail('tz'), ...(zone === undefined ? {} : { headers: { 'x-time-zone': zone } }) })
+
+/** Changes the password and returns the text of the notice it mails (its moment is "now"). */
+async function passwordNoticeOf(s: Session): Promise<{ text: string; sentAt: number }> {
+  const sentAt = Date.now()
+  const res = await call(iam, 'POST', '/auth/change-password', { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body: { currentPassword: s.password, password: NEW_PASSWORD, confirmedPassword: NEW_PASSWORD } })
+  expect(res.status, await res.text()).toBe(200)
+  const mail = await smtp.waitForMail((m) => recipients(m).includes(s.email) && /password was changed/.test(m.subject ?? ''))
+  return { text: mail.text ?? '', sentAt }
+}
+
+/** "HH:MM" of `ms` in `zone`, and of the next minute (the mail may be written a minute later). */
+function clockIn(zone: string, ms: number): string[] {
+  const format = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone })
+  return [format.format(ms), format.format(ms + 60_000)]
+}
+
+describe('the moments of a mail in the reader time zone', () => {
+  it('says the moment in the zone the browser named at sign-up, by its name', async () => {
+    const user = await signUp('Asia/Kathmandu')
+    const { text, sentAt } = await passwordNoticeOf(user)
+    // Kathmandu is UTC+05:45 all year: a local time no UTC reading can pass for
+    const shown = /(\d{2}:\d{2}) \(Asia\/Kathmandu\)/.exec(text)
+    expect(shown, text).not.toBeNull()
+    expect(clockIn('Asia/Kathmandu', sentAt)).toContain(shown![1])
+    expect(text).not.toMatch(/\d{2}:\d{2} UTC/)
+  })
+
+  it('keeps the zone of the latest sign-in, in its canonical spelling', async () => {
+    const user = await signUp('Europe/Berlin')
+    const client = await newDevice(iam, { ip: user.ip })
+    const res = await call(iam, 'POST', '/login', { client, body: { email: user.email, password: PASSWORD }, headers: { 'x-time-zone': 'america/new_york' } })
+    expect(res.status, await res.text()).toBe(200)
+    const { text, sentAt } = await passwordNoticeOf(user)
+    const shown = /(\d{2}:\d{2}) \(America\/New_York\)/.exec(text)
+    expect(shown, text).not.toBeNull()
+    expect(clockIn('America/New_York', sentAt)).toContain(shown![1])
+  })
+
+  it('ignores an unknown or hostile zone at sign-up and sign-in (no 500) and says the moment in UTC', async () => {
+    const user = await signUp('Mars/Olympus_Mons')
+    for (const zone of ['+01:00', '../../etc/passwd', 'x'.repeat(300), "Europe/Berlin'; drop table users; --"]) {
+      const res = await call(iam, 'POST', '/login', { client: await newDevice(iam, { ip: user.ip }), body: { email: user.email, password: PASSWORD }, headers: { 'x-time-zone': zone } })
+      expect(res.status, zone).toBe(200)
+    }
+    const { text, sentAt } = await passwordNoticeOf(user)
+    const shown = /(\d{2}:\d{2}) UTC/.exec(text)
+    expect(shown, text).not.toBeNull()
+    expect(clockIn('UTC', sentAt)).toContain(shown![1])
+    expect(text).not.toMatch(/Mars|Olympus|passwd|drop table/)
+  })
+})
