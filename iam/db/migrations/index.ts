@@ -25,6 +25,7 @@ import * as scim from './2026-11-29-0020-scim'
 import * as samlFirstFactor from './2026-11-29-0021-saml-first-factor'
 import * as oidcClientHosts from './2026-11-29-0022-oidc-client-hosts'
 import * as passkeySignups from './2026-11-30-0023-passkey-signups'
+import * as botCheckFailures from './2026-11-30-0024-bot-check-failures'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0021-saml-first-factor': samlFirstFactor,
   '2026-11-29-0022-oidc-client-hosts': oidcClientHosts,
   '2026-11-30-0023-passkey-signups': passkeySignups,
+  '2026-11-30-0024-bot-check-failures': botCheckFailures,
 }
