@@ -15,10 +15,10 @@ import { startNodeServer } from '../../scripts/lib/run-server.ts'
 export const IAM_OUTPUT = process.env.IAM_OUTPUT_DIR || join(ROOT, 'iam', '.output')
 export const GATEWAY_OUTPUT = process.env.GATEWAY_OUTPUT_DIR || join(ROOT, '.output')
 
-/** `npm run build` for whichever app is missing or older than its sources. */
-export function buildServers() {
+/** `npm run build` for whichever app is missing or older than its sources (`gateway: false`: the IAM only). */
+export function buildServers({ gateway = true } = {}) {
   buildIfStale(IAM_APP, IAM_OUTPUT)
-  buildIfStale(GATEWAY_APP, GATEWAY_OUTPUT)
+  if (gateway) buildIfStale(GATEWAY_APP, GATEWAY_OUTPUT)
 }
 
 /** An empty PostgreSQL database next to `baseUrl` with pg_stat_statements; drop() removes it. */
@@ -112,12 +112,22 @@ function startBuilt({ name, output, configEnv, config, env = {} }) {
   })
 }
 
+/** `config` with each of `overrides`' top-level sections merged into its own (one level deep: a section's keys replace the bench's). */
+function withOverrides(config, overrides) {
+  const merged = { ...config }
+  for (const [key, value] of Object.entries(overrides)) {
+    merged[key] = value && typeof value === 'object' && !Array.isArray(value) ? { ...(config[key] ?? {}), ...value } : value
+  }
+  return merged
+}
+
 /**
  * The built IAM with the bench config, booted (migrated). Without `databaseUrl`: PGlite on disk in
- * `dataDir` (a temp dir of its own unless given). `env` adds to its environment.
+ * `dataDir` (a temp dir of its own unless given). `env` adds to its environment; `overrides`: config
+ * sections merged over the bench's.
  */
-export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir, fastIntrospection, allowLoopbackRequests, env }) {
-  const config = (dataDir) => benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl, fastIntrospection, allowLoopbackRequests })
+export async function startIam({ databaseUrl, redisUrl, dataDir: fixedDataDir, fastIntrospection, allowLoopbackRequests, env, overrides = {} }) {
+  const config = (dataDir) => withOverrides(benchIamConfig({ dataDir: fixedDataDir ?? dataDir, databaseUrl, redisUrl, fastIntrospection, allowLoopbackRequests }), overrides)
   const server = await startBuilt({ name: 'IAM', output: IAM_OUTPUT, configEnv: 'IAM_CONFIG', config, env })
   // "Listening" comes before boot (migrations) finished; /health waits for it
   await fetch(`${server.url}/health`)

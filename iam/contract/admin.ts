@@ -98,6 +98,27 @@ const orgDetail = z.object({
   invitations: z.array(z.object({ id: z.string(), email: z.string(), role: z.string(), createdAt: z.string(), expiresAt: z.string(), status: z.enum(['pending', 'accepted', 'revoked', 'expired']) })),
 })
 
+/** The longest window GET /admin/stats/signups answers: a week of hours. */
+export const SIGNUP_STATS_MAX_HOURS = 168
+const hoursError = `hours: 1 to ${SIGNUP_STATS_MAX_HOURS}`
+const signupStatsQuery = z.strictObject({
+  hours: z.coerce.number({ error: hoursError }).int(hoursError).min(1, hoursError).max(SIGNUP_STATS_MAX_HOURS, hoursError).default(24),
+})
+const failureCounts = z.object({ missing: z.number().int(), invalid: z.number().int(), expired: z.number().int(), replayed: z.number().int() })
+const signupStats = z.object({
+  perHour: z
+    .array(
+      z.object({
+        hour: z.string().describe('the start of the UTC hour'),
+        signups: z.number().int().describe('accounts created in the hour that still exist'),
+        challengesFailed: z.number().int().describe('bot checks refused in the hour (an unavailable provider not counted)'),
+        failures: failureCounts.describe('the refused bot checks by reason: no solution, a forged one, expired, used already'),
+      }),
+    )
+    .describe('oldest first, every hour of the window; the last is the current hour so far'),
+  totals: z.object({ signups: z.number().int(), challengesFailed: z.number().int() }),
+})
+
 /** The largest JSON body POST /admin/users/import takes; a larger file goes through the CLI, which streams it. */
 export const ADMIN_IMPORT_LIMIT_BYTES = 5 * 1024 * 1024
 export const ADMIN_IMPORT_TOO_LARGE = 'At most 5 MB of lines per request: import a larger file with `npm run iam -- users:import <file.jsonl>` (docs/import.md), or split it'
@@ -345,5 +366,19 @@ export const ADMIN_ROUTES = defineRoutes({
     request: noBody,
     params: orgParams,
     responses: responses({ 200: { description: 'the organization', body: okData(orgDetail) } }, NO_ORG, ADMIN),
+  },
+  adminSignupStats: {
+    method: 'GET',
+    path: '/admin/stats/signups',
+    summary: `Accounts created and bot checks refused in each of the last \`hours\` UTC hours (1 to ${SIGNUP_STATS_MAX_HOURS}, default 24), the current hour last`,
+    auth: 'full',
+    guards: ADMIN_GUARDS,
+    limiters: [],
+    request: noBody,
+    query: signupStatsQuery,
+    responses: responses(
+      { 200: { description: 'the counts per hour', body: okData(signupStats) }, 400: failure(`\`hours\` is not a whole number from 1 to ${SIGNUP_STATS_MAX_HOURS} (\`fields.hours\`), or another query key`, errorFail, 'validation_failed') },
+      ADMIN,
+    ),
   },
 })

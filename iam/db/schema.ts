@@ -253,6 +253,15 @@ export interface PasskeySignupsTable {
   created_at: Timestamp
 }
 
+/** Refused bot checks counted per hour and reason (migration 0024, features/bot-challenge/failure-tally.ts). */
+export interface BotCheckFailuresTable {
+  /** the start of the hour (UTC) */
+  hour: ColumnType<Date, Date | string, Date | string>
+  reason: 'missing' | 'invalid' | 'expired' | 'replayed'
+  /** bigint: the driver may hand it back as a string */
+  failures: ColumnType<string | number | bigint, number, number>
+}
+
 /** One artefact of the OpenID Provider (features/oidc/adapter.ts). */
 export interface OidcPayloadsTable {
   model: string
@@ -510,6 +519,7 @@ export interface Database {
   passkeys: PasskeysTable
   passkey_challenges: PasskeyChallengesTable
   passkey_signups: PasskeySignupsTable
+  bot_check_failures: BotCheckFailuresTable
   oidc_payloads: OidcPayloadsTable
   oidc_clients: OidcClientsTable
   oidc_signing_keys: OidcSigningKeysTable

@@ -1,8 +1,8 @@
 /**
  * The organization pages and the administration console in German, Japanese and Arabic
  * (docs/i18n.md), in Chromium at 390 px, against one stack for the whole file: an organization's
- * settings with a pending invitation, the console's account list, one account and the organization
- * list, each with its headings in the language, none of a handful of English sentences left, a
+ * settings with a pending invitation, the console's account list, one account, the organization
+ * list and the sign-ups per hour, each with its headings in the language, none of a handful of English sentences left, a
  * count in the language's plural form, `lang` and `dir` on the page, axe clean, no text wider than its box.
  */
 import type { Page } from 'playwright-core'
@@ -83,7 +83,7 @@ async function checkLayout(page: Page, code: Locale): Promise<void> {
 }
 
 describe('the organization pages and the admin console in each language', () => {
-  it.each(CHECKED)('%s: an organization, the account list, an account and the organization list read in the language, at 390 px', async (code) => {
+  it.each(CHECKED)('%s: an organization, the account list, an account, the organization list and the sign-ups read in the language, at 390 px', async (code) => {
     const browser = await e2e.launchForTest()
     const page = await browser.newPage()
     const csp = watchCsp(page)
@@ -137,6 +137,17 @@ describe('the organization pages and the admin console in each language', () => 
     const row = page.getByTestId('admin-orgs').getByRole('listitem').filter({ hasText: `Acme Rockets ${code}` })
     await expect.poll(() => row.innerText(), WAIT).toContain(counted(code, 'admin.orgs.members', 1))
     await checkLayout(page, code)
+
+    // the sign-ups per hour: the table's caption and column headers in the language, this hour's sign-ups counted
+    await page.getByRole('link', { name: message(code, 'admin.nav.signups') }).click()
+    await expect.poll(() => page.locator('#signups-heading').textContent(), WAIT).toBe(message(code, 'admin.signups.heading'))
+    expect(await page.locator('[data-testid="admin-signups"] caption').textContent()).toBe(message(code, 'admin.signups.caption'))
+    expect(await page.locator('[data-testid="admin-signups"] thead th').allTextContents()).toEqual(['hour', 'signups', 'failed'].map((key) => message(code, `admin.signups.${key}`)))
+    // this file's sign-ups are in the last hour or two, whichever hour the clock turned to meanwhile
+    const signups = await page.locator('[data-testid="admin-signups"] tbody tr td:first-of-type .figure').allTextContents()
+    expect(signups.reduce((sum, n) => sum + Number(n), 0)).toBeGreaterThanOrEqual(1)
+    await checkLayout(page, code)
+    await saveScreenshot(page, `i18n-${code}-admin-signups`)
     expect(csp).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
 /**
- * The admin console's mail-text and webhook BFF routes (server/api/admin/mail-templates/**,
- * server/api/admin/webhooks/**) against the real IAM: each calls its allow-listed IAM route (a PUT
+ * The admin console's mail-text, webhook and sign-up statistics BFF routes (server/api/admin/mail-templates/**,
+ * server/api/admin/webhooks/**, server/api/admin/stats/**) against the real IAM: each calls its allow-listed IAM route (a PUT
  * or DELETE of the IAM behind a POST of the pages) and relays the answer, with the IAM's code of a
  * refused text; input the IAM's schemas refuse stops at the BFF; an account without the role is
  * refused by the IAM's guard, relayed as it is.
@@ -90,8 +90,26 @@ describe('mail texts through the BFF', () => {
   })
 })
 
+describe('sign-up statistics through the BFF', () => {
+  it('relays the hours asked for, and refuses hours the IAM would refuse before calling it', async () => {
+    const b = await administrator()
+    const read = await b.call('/api/admin/stats/signups?hours=48')
+    expect(read.status, read.text).toBe(200)
+    const data = read.json.data as { perHour: Array<{ hour: string; signups: number }>; totals: { signups: number } }
+    expect(data.perHour).toHaveLength(48)
+    // this file's own sign-ups are among them
+    expect(data.totals.signups).toBeGreaterThanOrEqual(1)
+    expect((await b.call('/api/admin/stats/signups')).json.data).toMatchObject({ perHour: expect.any(Array) })
+    for (const hours of ['0', '169', 'two']) {
+      const refused = await b.call(`/api/admin/stats/signups?hours=${hours}`)
+      expect(refused.status, hours).toBe(400)
+      expect(refused.json, hours).toMatchObject({ ok: false, code: 'validation_failed' })
+    }
+  })
+})
+
 describe('the console routes refuse an account without the role', () => {
-  it('answers 403 not_admin to a signed-in member for reading, saving, resetting mails and listing webhooks', async () => {
+  it('answers 403 not_admin to a signed-in member for reading, saving, resetting mails, listing webhooks and the sign-up statistics', async () => {
     const { b } = await signedUp('not-admin')
     const calls: Array<[string, 'GET' | 'POST', unknown?]> = [
       [`${MAIL}/ja`, 'GET'],
@@ -100,6 +118,7 @@ describe('the console routes refuse an account without the role', () => {
       [`${MAIL}/ja/preview`, 'POST', {}],
       ['/api/admin/webhooks', 'GET'],
       ['/api/admin/webhooks', 'POST', { url: 'https://hooks.example.com/in', eventTypes: ['user.created'] }],
+      ['/api/admin/stats/signups', 'GET'],
     ]
     for (const [path, method, body] of calls) {
       const res = await b.call(path, { method, body })

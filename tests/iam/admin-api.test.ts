@@ -87,8 +87,8 @@ beforeAll(async () => {
 afterAll(() => iam?.stop())
 
 describe('who may call /admin', () => {
-  it('has the thirty admin routes (four of them the mail templates, ten the webhooks, three the OpenID clients), each with both guards', () => {
-    expect(ADMIN_ROUTES).toHaveLength(30)
+  it('has the thirty-one admin routes (four of them the mail templates, ten the webhooks, three the OpenID clients, one the sign-up statistics), each with both guards', () => {
+    expect(ADMIN_ROUTES).toHaveLength(31)
     for (const [id, entry] of ADMIN_ROUTES) expect(entry.guards, id).toEqual(['platform-admin', 'recent-sign-in'])
   })
 

@@ -26,6 +26,7 @@ import * as samlFirstFactor from './2026-11-29-0021-saml-first-factor'
 import * as oidcClientHosts from './2026-11-29-0022-oidc-client-hosts'
 import * as passkeySignups from './2026-11-30-0023-passkey-signups'
 import * as userTimeZone from './2026-11-30-0024-user-time-zone'
+import * as botCheckFailures from './2026-11-30-0025-bot-check-failures'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0022-oidc-client-hosts': oidcClientHosts,
   '2026-11-30-0023-passkey-signups': passkeySignups,
   '2026-11-30-0024-user-time-zone': userTimeZone,
+  '2026-11-30-0025-bot-check-failures': botCheckFailures,
 }

@@ -16,6 +16,7 @@ import { createChallenge } from 'altcha-lib/v1'
 import type { Challenge } from 'altcha-lib/v1/types'
 import { z } from 'zod'
 import type { IamContext } from '../../context'
+import { countBotCheckFailure } from './failure-tally'
 import { verifyTurnstileToken } from './turnstile'
 
 type Deps = Pick<IamContext, 'config' | 'store' | 'now'>
@@ -63,11 +64,16 @@ const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqu
 /**
  * Checks a request's `botProof` with the configured provider (`botChallenge.provider`): the proof
  * of work here, or the token of a Turnstile-style widget asked of its provider (turnstile.ts), for
- * the client at `remoteIp`.
+ * the client at `remoteIp`. A refusal is counted for the admin console (failure-tally.ts).
  */
-export function checkBotProof(deps: Deps & Pick<IamContext, 'log'>, proof: string | undefined, remoteIp?: string): Promise<BotProofCheck> {
-  if (!proof) return Promise.resolve({ ok: false, code: 'missing' })
-  return deps.config.botChallenge.provider === 'turnstile' ? verifyTurnstileToken(deps, proof, remoteIp) : checkPowSolution(deps, proof)
+export async function checkBotProof(deps: Deps & Pick<IamContext, 'log' | 'db'>, proof: string | undefined, remoteIp?: string): Promise<BotProofCheck> {
+  const result: BotProofCheck = !proof
+    ? { ok: false, code: 'missing' }
+    : deps.config.botChallenge.provider === 'turnstile'
+      ? await verifyTurnstileToken(deps, proof, remoteIp)
+      : await checkPowSolution(deps, proof)
+  if (!result.ok) countBotCheckFailure(deps, result.code)
+  return result
 }
 
 /** Checks a proof-of-work solution (signature, work, expiry) and spends it: a second use of the same one is `replayed`. */

@@ -31,6 +31,14 @@ export function readDeliveriesQuery(event: H3Event): IamInput<'adminWebhookDeliv
   return query as IamInput<'adminWebhookDeliveries', 'query'>
 }
 
+/** `?hours=` of the sign-up statistics, checked by the IAM route's query schema. */
+export function readSignupStatsQuery(event: H3Event): IamInput<'adminSignupStats', 'query'> {
+  const hours = getQuery(event).hours
+  const query: Record<string, string> = typeof hours === 'string' && hours !== '' ? { hours } : {}
+  if (!(ROUTES.adminSignupStats.query as z.ZodType).safeParse(query).success) bffFail(400, { ok: false, error: 'That period is not valid. Choose one of the periods offered.', code: 'validation_failed' })
+  return query as IamInput<'adminSignupStats', 'query'>
+}
+
 /** `?q=&limit=&cursor=` of a list (accounts or organizations), checked by the IAM route's query schema. */
 export function readAdminPageQuery<I extends 'adminUsers' | 'adminOrgs'>(event: H3Event, id: I): IamInput<I, 'query'> {
   const sent = getQuery(event)

@@ -130,6 +130,8 @@ export const BFF_IAM_ROUTES = [
   'adminUserImpersonate',
   'adminOrgs',
   'adminOrg',
+  // the sign-ups and refused bot checks per hour (/admin/signups)
+  'adminSignupStats',
   // the console's mail texts per language (/admin/mails) and webhooks (/admin/webhooks)
   'adminMailTemplate',
   'adminMailTemplateSave',
