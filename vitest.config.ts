@@ -88,6 +88,10 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 180_000,
           maxWorkers: WORKERS,
+          // as unit and iam: no file mocks, stubs or writes the environment; each starts or borrows
+          // its servers in its own hooks (the three on @nuxt/test-utils' setup() make their own test
+          // context in theirs), so workers are reused instead of spawned per file (56 files, twice in CI)
+          isolate: false,
         },
       },
       {
