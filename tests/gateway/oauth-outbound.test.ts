@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { customFetch } from 'oauth4webapi'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { OutboundRefused } from '../../shared/outbound'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { OutboundRefused } from '../../shared/outbound'
 import { parseGatewayConfig } from '../../server/utils/gateway-config'
 
 let options: typeof import('../../server/utils/oauth/http-options')
+/** the refusal class of the module instance `options` uses (a fresh one per file: see beforeAll) */
+let Refused: typeof OutboundRefused
 const servers: Server[] = []
 const connections = { first: 0, second: 0 }
 let firstPort: number
@@ -29,14 +31,25 @@ async function listen(host: string, count: keyof typeof connections): Promise<nu
   return (server.address() as AddressInfo).port
 }
 
+const configBefore = process.env.GATEWAY_CONFIG
+afterAll(() => {
+  if (configBefore === undefined) delete process.env.GATEWAY_CONFIG
+  else process.env.GATEWAY_CONFIG = configBefore
+  vi.resetModules()
+})
+
 beforeAll(async () => {
   firstPort = await listen('127.0.0.1', 'first')
   secondPort = await listen('127.0.0.2', 'second')
   const dir = mkdtempSync(join(tmpdir(), 'oauth-outbound-'))
   const path = join(dir, 'gateway.json')
   writeFileSync(path, JSON.stringify({ outbound: { allowAddresses: ['127.0.0.2'] } }))
+  // the config is read once per module instance, and workers run file after file (vitest.config.ts,
+  // isolate: false): a fresh instance of the modules for this file's config, which goes again after it
+  vi.resetModules()
   process.env.GATEWAY_CONFIG = path
   options = await import('../../server/utils/oauth/http-options')
+  Refused = (await import('../../shared/outbound')).OutboundRefused
 })
 afterAll(async () => {
   for (const server of servers) {
@@ -55,7 +68,7 @@ async function call(url: string): Promise<Response | OutboundRefused> {
     return await fetcher(url, { method: 'GET', headers: {}, redirect: 'manual', signal: AbortSignal.timeout(5000) })
   } catch (error) {
     const cause = (error as TypeError).cause
-    if (cause instanceof OutboundRefused) return cause
+    if (cause instanceof Refused) return cause
     throw error
   }
 }
@@ -70,7 +83,7 @@ describe('calls to OAuth providers', () => {
 
   it('do not reach loopback through an https URL, which no local demo provider uses', async () => {
     const res = await call(`https://127.0.0.1:${firstPort}/.well-known/openid-configuration`)
-    expect(res).toBeInstanceOf(OutboundRefused)
+    expect(res).toBeInstanceOf(Refused)
     expect((res as OutboundRefused).reason).toBe('address_refused')
     expect(connections.first).toBe(0)
   })

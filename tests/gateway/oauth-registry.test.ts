@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseGatewayConfig } from '../../server/utils/gateway-config'
 
 const oauthEntry = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -25,6 +25,13 @@ const oauthEntry = (name: string, extra: Record<string, unknown> = {}) => ({
 
 let registry: typeof import('../../server/utils/oauth/registry')
 
+const configBefore = process.env.GATEWAY_CONFIG
+afterAll(() => {
+  if (configBefore === undefined) delete process.env.GATEWAY_CONFIG
+  else process.env.GATEWAY_CONFIG = configBefore
+  vi.resetModules()
+})
+
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'oauth-registry-'))
   const path = join(dir, 'gateway.json')
@@ -33,6 +40,9 @@ beforeAll(async () => {
   delete oidc.tokenEndpoint
   delete oidc.userInfoEndpoint
   writeFileSync(path, JSON.stringify({ OAuthProviders: [oauthEntry('plain'), oidc] }))
+  // the config is read once per module instance, and workers run file after file (vitest.config.ts,
+  // isolate: false): a fresh instance of the modules for this file's config, which goes again after it
+  vi.resetModules()
   process.env.GATEWAY_CONFIG = path
   registry = await import('../../server/utils/oauth/registry')
 })
