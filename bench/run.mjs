@@ -21,6 +21,8 @@ import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startD
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
+import { startWebhookReceiver } from '../tests/helpers/webhook-receiver.ts'
+import { scrapeMetrics } from '../tests/helpers/prometheus.ts'
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -259,6 +261,146 @@ async function metadataDocumentRows(kind, db, label, load, servers) {
   ]
 }
 
+/**
+ * The webhook rows (PostgreSQL only: the admin CLI grants the administrator role beside the running
+ * IAM). Each IAM has a database and data dir of its own, webhooks on with their defaults (poll,
+ * batch, deadline) and a receiver on loopback let in the way the tests let theirs in
+ * (`webhooks.allowHttp` and `webhooks.allowAddresses`, refused in production: iam/lib/config.ts).
+ * The receiver (tests/helpers/webhook-receiver.ts) answers 200 at once and verifies every delivery
+ * with the `standardwebhooks` package and the secret of its endpoint.
+ */
+async function webhookRows(opts, label, load, servers, want) {
+  const { endpoints, minRatio, throughputEvents } = GOALS.webhooks
+  const receiver = await startWebhookReceiver('127.0.0.1')
+  servers.push({ stop: () => receiver.stop() })
+  const hooksConfig = { webhooks: { enabled: true, allowHttp: true, allowAddresses: ['127.0.0.1/32'] } }
+  const own = async (extra = {}) => {
+    const db = await createPgDatabase(process.env.DATABASE_URL)
+    const dataDir = mkdtempSync(join(tmpdir(), 'iam-bench-hooks-'))
+    servers.push({ stop: async () => { await db.drop(); rmSync(dataDir, { recursive: true, force: true }) } })
+    const start = async (webhooks = {}) => {
+      const iam = await startIam({ databaseUrl: db.url, redisUrl: process.env.REDIS_URL, dataDir, overrides: { webhooks: { ...hooksConfig.webhooks, ...extra, ...webhooks } } })
+      servers.push(iam)
+      return iam
+    }
+    return { db, dataDir, iam: await start(), start }
+  }
+  // a platform administrator (users:grant-admin), signed in after the grant: the admin routes want a recent sign-in
+  const adminOf = async ({ db, dataDir, iam }, device) => {
+    const made = await signupUser(iam, { client: device })
+    const granted = await runIamCli(['users:grant-admin', made.email], { databaseUrl: db.url, dataDir })
+    if (granted.status !== 0) throw new Error(`users:grant-admin failed (${granted.status}): ${granted.stderr}`)
+    return loginUser(iam, made.email, made.password, device)
+  }
+  const asAdmin = async (iam, admin, method, path, body) => {
+    const res = await fetch(`${iam.url}${path}`, { method, headers: { ...sessionHeaders(admin), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const answer = await res.json()
+    if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(answer)}`)
+    return answer.data
+  }
+  /** `endpoints` endpoints subscribed to every type, each at a path of its own on the receiver; their ids. */
+  const subscribe = async (iam, admin, tag) => {
+    const ids = []
+    for (let i = 0; i < endpoints; i++) {
+      const path = `/${tag}/${i}`
+      const { endpoint, secret } = await asAdmin(iam, admin, 'POST', '/admin/webhooks', { url: `${receiver.base}${path}`, eventTypes: ['*'] })
+      receiver.secrets.set(path, [secret])
+      ids.push(endpoint.id)
+    }
+    return ids
+  }
+  const verifiedCheck = (tag) => {
+    const got = receiver.received.filter((r) => r.path.startsWith(`/${tag}/`))
+    const failed = got.filter((r) => r.error !== null).length
+    return { goal: 'deliveries arrived, every one verified (standardwebhooks)', actual: `${got.length} received, ${failed} not verified`, pass: got.length > 0 && failed === 0 }
+  }
+  const rows = []
+
+  if (want('webhooks-login') || want('webhooks-signup')) {
+    // the same config on both; only the one with endpoints queues and delivers
+    const plain = await own()
+    const hooked = await own()
+    const devices = { plain: await newDevice(plain.iam), hooked: await newDevice(hooked.iam) }
+    await subscribe(hooked.iam, await adminOf(hooked, devices.hooked), 'rows')
+    const users = { plain: await signupUser(plain.iam, { client: devices.plain }), hooked: await signupUser(hooked.iam, { client: devices.hooked }) }
+    const headers = (device) => ({ 'user-agent': device.ua, 'content-type': 'application/json', cookie: `canary_id=${device.canary}` })
+    const iamOf = (which) => (which === 'plain' ? plain : hooked).iam
+    // the existing login row's request, to each IAM
+    const loginAt = (which) => measure({ url: `${iamOf(which).url}/login`, method: 'POST', headers: headers(devices[which]),
+      body: JSON.stringify({ email: users[which].email, password: STRONG_PASSWORD }) }, { ...load, iamUrl: iamOf(which).url })
+    // a new address every request, as a crowd signing up would send
+    const run = randomBytes(4).toString('hex')
+    let next = 0
+    const signupAt = (which) => {
+      const iam = iamOf(which)
+      return measure({ url: iam.url, requests: [{ method: 'POST', path: '/signup', headers: headers(devices[which]),
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `bench.${run}.${next++}@example.com`, password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD, name: 'Bench User', termsConsent: 'on' }) }) }] }, { ...load, iamUrl: iam.url })
+    }
+    // the previous row's queue delivered first (up to a minute), so its backlog is not this row's
+    // load; what is left is in the notes
+    const pending = async () => (await scrapeMetrics(hooked.iam.url)).value('iam_webhook_queue_pending') ?? 0
+    const drained = async () => {
+      const deadline = Date.now() + 60_000
+      while ((await pending()) > 0 && Date.now() < deadline) await pause(200)
+      return pending()
+    }
+    const compare = async (id, text, measureAt) => {
+      const left = await drained()
+      // the baseline right before the row, as the other comparisons: the box's speed drifts over a run
+      const baseline = { label: 'the same IAM config, no endpoint', run: await measureAt('plain') }
+      const measured = await measureAt('hooked')
+      rows.push(againstBaseline({ id, database: label, label: `${text} with ${endpoints} webhook endpoints subscribed to *`, run: measured, baseline,
+        notes: [`the delivery worker sends to the receiver while the row runs (webhooks defaults: poll 1 s, 20 in flight); ${left} deliveries of the previous row still queued at its start; the statements include the worker's`] },
+        minRatio, [verifiedCheck('rows')]))
+    }
+    // sign-up first: its events are about a new account each and drain in parallel; the login row's
+    // are all about one account, delivered in order one at a time per endpoint
+    // (features/webhooks/deliver.ts), so its backlog outlasts the row
+    if (want('webhooks-signup')) await compare('webhooks-signup', 'sign-up POST /signup', signupAt)
+    if (want('webhooks-login')) await compare('webhooks-login', 'password login POST /login', loginAt)
+  }
+
+  if (want('webhooks-throughput')) {
+    // queued by an IAM without the worker, delivered by a second instance on the same database and
+    // data dir (the key that seals the endpoints' secrets) started once the queue is full
+    const producer = await own({ worker: false })
+    const device = await newDevice(producer.iam)
+    const admin = await adminOf(producer, device)
+    const ids = await subscribe(producer.iam, admin, 'throughput')
+    // webhook.test events (POST /admin/webhooks/:endpointId/test): a real delivery each, without
+    // a password hash per event; spread over the endpoints, a few in flight at a time
+    await inBatches(throughputEvents, 8, (i) => asAdmin(producer.iam, admin, 'POST', `/admin/webhooks/${ids[i % ids.length]}/test`))
+    const at = () => receiver.received.filter((r) => r.path.startsWith('/throughput/'))
+    if (at().length !== 0) throw new Error('a delivery arrived before the worker started')
+    await producer.start({ worker: true })
+    const deadline = Date.now() + 300_000
+    const arrivals = []
+    let seen = 0
+    while (seen < throughputEvents && Date.now() < deadline) {
+      const now = at().length
+      if (now > seen) arrivals.push({ at: performance.now(), count: now })
+      seen = now
+      await pause(20)
+    }
+    const received = at()
+    // from the first delivery to the last: the second instance's start (boot, migrations check) is not delivery
+    const first = arrivals[0]
+    const last = arrivals.at(-1)
+    const seconds = first && last && last.at > first.at ? (last.at - first.at) / 1000 : Number.NaN
+    const perSecond = (last?.count - first?.count) / seconds
+    const distinct = new Set(received.map((r) => r.headers['webhook-id']))
+    rows.push({ id: 'webhooks-throughput', database: label, label: `webhook delivery throughput, ${throughputEvents.toLocaleString('en-US')} queued deliveries to ${endpoints} endpoints`,
+      checks: [
+        { goal: `all ${throughputEvents} delivered once (deliveries/s: no goal)`,
+          actual: `${received.length} received, ${distinct.size} distinct; ${Number.isNaN(perSecond) ? 'n/a' : Math.round(perSecond).toLocaleString('en-US')} deliveries/s`,
+          pass: received.length === throughputEvents && distinct.size === throughputEvents },
+        verifiedCheck('throughput'),
+      ],
+      notes: [`deliveries/s from the first arrival to the last (${seconds.toFixed(2)} s), one instance, webhooks defaults (20 in flight, 10 s deadline); no goal: the figure says how fast a backlog drains`] })
+  }
+  return rows
+}
+
 async function runDatabase(kind, opts, report) {
   const db = kind === 'postgres' ? await createPgDatabase(process.env.DATABASE_URL) : { url: 'memory://', name: undefined, statStatements: false, drop: async () => {} }
   // on PostgreSQL the admin CLI runs beside the IAM on its data dir (machine clients are the
@@ -434,6 +576,7 @@ async function runDatabase(kind, opts, report) {
       }
     }
     if (want('oidc-client-metadata-document')) rows.push(...(await metadataDocumentRows(kind, db, label, load, servers)))
+    if ((want('webhooks-login') || want('webhooks-signup') || want('webhooks-throughput')) && kind === 'postgres') rows.push(...(await webhookRows(opts, label, load, servers, want)))
     if (want('import') && kind === 'postgres') rows.push(await importRow(label))
     if (opts.seed > 0 && kind === 'postgres') {
       const seeded = await seedGrowth(db.url, opts.seed)

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util'
 
 /** The rows of the hot-path table (bench/README.md), in the order they run. */
-export const ROW_IDS = ['health', 'full-auth', 'verify', 'refresh', 'login', 'gateway-session', 'oidc-client-credentials', 'oidc-refresh', 'oidc-introspect', 'oidc-client-metadata-document', 'idle-rss', 'import'] as const
+export const ROW_IDS = ['health', 'full-auth', 'verify', 'refresh', 'login', 'gateway-session', 'oidc-client-credentials', 'oidc-refresh', 'oidc-introspect', 'oidc-client-metadata-document', 'webhooks-signup', 'webhooks-login', 'webhooks-throughput', 'idle-rss', 'import'] as const
 export type RowId = (typeof ROW_IDS)[number]
 
 export interface BenchOptions {

@@ -63,6 +63,8 @@ export const GOALS = {
    * what a Node team would run instead of us. PostgreSQL only.
    */
   oidcViaGateway: { clientCredentials: { minRatio: 1.0 }, introspect: { minRatio: 2.0 }, refresh: { minRatio: 1.0 } },
+  /** sign-up and login with ten endpoints subscribed to every type, against the same IAM without endpoints (PostgreSQL only) */
+  webhooks: { endpoints: 10, minRatio: 0.9, throughputEvents: 2000 },
   idleRssMb: { postgres: 150, pglite: 300 },
   /** users:import of 1,000,000 lines on PostgreSQL, in seconds (no hashing at import) */
   importMillion: { lines: 1_000_000, maxSeconds: 300 },
