@@ -21,15 +21,15 @@ import { createServer as createHttpsServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { ROOT } from '../helpers/build'
 import { freePort } from '../helpers/fake-iam'
+import { AgentAuth } from '../helpers/mcp-agent-auth'
 import { Browser as BffBrowser, newEmail, signUp, startOpStack } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
 import { hmac, PASSWORD, seriousA11yViolations, useE2eStack, WAIT, watchCsp } from './auth-stack'
@@ -113,51 +113,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-/** The SDK's OAuth client provider, in memory: where it sends the person is kept for Chromium to open. */
-class AgentAuth implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  sentTo: URL | undefined
-  /** what the SDK asked to forget: 'all' only after the provider answered invalid_client or unauthorized_client */
-  forgotten: string[] = []
-  get clientMetadataUrl() {
-    return documentUrl
-  }
-  get redirectUrl() {
-    return redirectUri
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Notes Agent', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }
-  }
-  clientInformation() {
-    return this.information
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.sentTo = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    this.forgotten.push(scope)
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined
-    if (scope === 'all' || scope === 'client') this.information = undefined
-  }
-}
-
 /** The next request to the agent's redirect URI. */
 const nextCallback = () => new Promise<URL>((resolve) => (landed = resolve))
 
@@ -174,8 +129,12 @@ async function grantAdmin(email: string): Promise<void> {
 const textOf = (result: Awaited<ReturnType<Client['callTool']>>) => JSON.parse((result.content as Array<{ text: string }>)[0]!.text) as Record<string, unknown>
 
 describe('an AI agent through the official MCP SDK, the person in Chromium', () => {
-  const provider = new AgentAuth()
+  // made once the file's beforeAll has served the document and opened the redirect listener
+  let provider: AgentAuth
   let page: Page
+  beforeAll(() => {
+    provider = new AgentAuth(documentUrl, redirectUri)
+  })
 
   it('the person signs in on our pages, reads the agent as its host not verified with its scopes and server, allows it, and the SDK calls a tool', async () => {
     page = await e2e.browser.newPage()

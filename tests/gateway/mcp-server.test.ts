@@ -18,13 +18,13 @@ import { createServer as createHttpsServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../helpers/build'
 import { freePort } from '../helpers/fake-iam'
+import { AgentAuth } from '../helpers/mcp-agent-auth'
 import { Browser, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
 
@@ -85,47 +85,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** The SDK's OAuth client provider, kept in memory: where the agent would send the person is recorded for the test to walk. */
-class AgentAuth implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  sentTo: URL | undefined
-  readonly clientMetadataUrl = documentUrl
-  get redirectUrl() {
-    return REDIRECT
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Notes Agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }
-  }
-  clientInformation() {
-    return this.information
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.sentTo = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  /** the SDK's call after the provider refused a refresh token (invalid_grant): forget the tokens, then start again */
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined
-    if (scope === 'all' || scope === 'client') this.information = undefined
-  }
-}
-
 async function connect(provider: AgentAuth): Promise<Client> {
   const client = new Client({ name: 'notes-agent', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }))
@@ -138,7 +97,7 @@ describe('an AI agent through the official MCP SDK', () => {
   it('finds the provider from the 401, signs the person in with its metadata document, calls the tools, refreshes, and is refused after Remove access', async () => {
     const browser = new Browser(op.url)
     await signUp(browser)
-    const provider = new AgentAuth()
+    const provider = new AgentAuth(documentUrl, REDIRECT)
 
     // 1. the first connection meets the 401; the SDK discovers the provider and sends the person there
     await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError)
