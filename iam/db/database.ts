@@ -99,13 +99,14 @@ const countStatement = (event: LogEvent): void => {
   if (tracingActive) recordStatementSpan(event.query.sql, event.queryDurationMillis, event.level === 'error' ? event.error : undefined)
 }
 
-/** `database.connectTimeoutMs`, `preparedStatements`, `pgliteSharedBuffers` and `replicas` may be left out by callers outside the server (tests, scripts): their defaults. */
+/** `database.connectTimeoutMs`, `preparedStatements`, `pgliteSharedBuffers`, `replicas` and `replicaMaxLagSeconds` may be left out by callers outside the server (tests, scripts): their defaults. */
 type DatabaseOptions = {
-  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements' | 'pgliteSharedBuffers' | 'replicas'> & {
+  database: Omit<IamConfig['database'], 'connectTimeoutMs' | 'preparedStatements' | 'pgliteSharedBuffers' | 'replicas' | 'replicaMaxLagSeconds'> & {
     connectTimeoutMs?: number
     preparedStatements?: boolean
     pgliteSharedBuffers?: string
     replicas?: string[]
+    replicaMaxLagSeconds?: number
   }
   service: IamConfig['service']
 }
@@ -164,6 +165,7 @@ export async function createDatabase(config: DatabaseOptions): Promise<Kysely<Da
       ? createReplicaSet({
           urls: replicaUrls,
           primary: pool,
+          maxLagSeconds: config.database.replicaMaxLagSeconds,
           kyselyOf: (replicaPool) => new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicaPool as unknown as InstanceType<typeof pg.Pool> }), plugins: [jsonArraysPlugin()], log: countStatement }),
           openPool: (url) => {
             const replicaPool = new pg.Pool({

@@ -117,6 +117,8 @@ export function createReplicaSet(input: {
   /** a Kysely on one replica's pool (its transactions pin a connection of that pool) */
   kyselyOf: (pool: ReplicaPool) => Kysely<Database>
   primary: Pick<ReplicaPool, 'connect'>
+  /** a replica whose last measured lag is past this takes no reads until a probe finds it caught up; none: any lag */
+  maxLagSeconds?: number | undefined
 }): ReplicaSet {
   const names = replicaNames(input.urls)
   const replicas: Replica[] = input.urls.map((url, index) => {
@@ -126,12 +128,15 @@ export function createReplicaSet(input: {
   let turn = 0
 
   // Round robin over the healthy ones with a free connection: a busy replica pool sends the read to
-  // the primary at once instead of queueing it behind three others (waiting is not lagging).
+  // the primary at once instead of queueing it behind three others (waiting is not lagging). A
+  // replica past `maxLagSeconds` is skipped the same way; an unknown lag (nothing replayed yet) is not.
+  const { maxLagSeconds } = input
+  const tooFarBehind = (replica: Replica) => maxLagSeconds !== undefined && replica.lagSeconds !== undefined && replica.lagSeconds > maxLagSeconds
   const pick = (): Replica | undefined => {
     for (let i = 0; i < replicas.length; i++) {
       const replica = replicas[(turn + i) % replicas.length]!
       const busy = replica.pool.totalCount - replica.pool.idleCount >= REPLICA_POOL_SIZE
-      if (replica.healthy && !busy) {
+      if (replica.healthy && !busy && !tooFarBehind(replica)) {
         turn = (turn + i + 1) % replicas.length
         return replica
       }

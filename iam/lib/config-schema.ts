@@ -116,6 +116,12 @@ export const configSchema = z.strictObject({
        * The messages name an entry by its position, never its URL (it may carry a password).
        */
       replicas: z.array(z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')).max(16).default([]),
+      /**
+       * A replica whose lag (measured by its probe, every 5 s) is past this many seconds takes no
+       * reads until it caught up: they run on the primary. Reads that may lag still should not show
+       * an administrator a list minutes old. 0 allows only a replica that replayed all it received.
+       */
+      replicaMaxLagSeconds: z.number().min(0).max(86_400).default(30),
     })
     .prefault({})
     .refine((database) => database.replicas.length === 0 || /^postgres(ql)?:/.test(database.url ?? ''), {
