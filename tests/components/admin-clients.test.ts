@@ -4,9 +4,9 @@
  * host is confirmed in place (Cancel first, Escape cancels) and then sent; a block from the
  * configuration has no Unblock button, a console block has one; the IAM's refusal is said in words.
  */
-import { mountSuspended } from '@nuxt/test-utils/runtime'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import ClientsPage from '../../pages/admin/clients.vue'
+import { mountSignedIn } from './admin-mount'
 import { answer, answerInTurn } from './bff'
 
 const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] }
@@ -17,16 +17,8 @@ const configured = { kind: 'configured', clientId: 'orders-app', name: 'Orders',
 const agent = (over: Record<string, unknown> = {}) => ({ kind: 'metadata_document', clientId: AGENT, name: 'Helpful Agent', host: 'agent.example', firstSeenAt: NOW, lastSeenAt: NOW, people: 2, blocked: false, ...over })
 const list = (clients: unknown[], blockedHosts: unknown[] = []) => ({ ok: true, data: { clients, blockedHosts } })
 
-const mounted: Array<{ unmount(): void }> = []
-afterEach(() => {
-  for (const wrapper of mounted.splice(0)) wrapper.unmount()
-  clearNuxtState()
-})
-
 async function mountPage() {
-  answer('GET', '/api/auth/session', 200, SIGNED_IN)
-  const page = await mountSuspended(ClientsPage, { route: '/admin/clients', attachTo: document.body })
-  mounted.push(page)
+  const page = await mountSignedIn(ClientsPage, '/admin/clients', SIGNED_IN)
   await vi.waitFor(() => expect(page.find('[data-testid="admin-clients"]').exists()).toBe(true))
   return page
 }

@@ -4,9 +4,9 @@
  * said at its field by the IAM's code, the preview's HTML in a sandbox without scripts, and the
  * reset confirmed in place.
  */
-import { mountSuspended } from '@nuxt/test-utils/runtime'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import MailsPage from '../../pages/admin/mails.vue'
+import { mountSignedIn } from './admin-mount'
 import { answer, answerInTurn } from './bff'
 
 const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] }
@@ -24,16 +24,8 @@ const view = (overrides: Record<string, string> = {}, updatedAt: string | null =
   },
 })
 
-const mounted: Array<{ unmount(): void }> = []
-afterEach(() => {
-  for (const wrapper of mounted.splice(0)) wrapper.unmount()
-  clearNuxtState()
-})
-
 async function mountPage() {
-  answer('GET', '/api/auth/session', 200, SIGNED_IN)
-  const page = await mountSuspended(MailsPage, { route: '/admin/mails?kind=passwordReset&locale=de' })
-  mounted.push(page)
+  const page = await mountSignedIn(MailsPage, '/admin/mails?kind=passwordReset&locale=de', SIGNED_IN, { attach: false })
   await vi.waitFor(() => expect(page.find('[data-testid="admin-mail-form"]').exists()).toBe(true))
   return page
 }

@@ -4,10 +4,11 @@
  * cells; the totals in words; another period asks the IAM for that many hours; a failure is said
  * in words, not as a table of zeros.
  */
-import { mountSuspended, registerEndpoint } from '@nuxt/test-utils/runtime'
+import { registerEndpoint } from '@nuxt/test-utils/runtime'
 import { defineEventHandler, getQuery } from 'h3'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import SignupsPage from '../../pages/admin/signups.vue'
+import { mountSignedIn } from './admin-mount'
 import { answer } from './bff'
 
 const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: ['admin'] }
@@ -22,16 +23,8 @@ const stats = (perHour: ReturnType<typeof hour>[]) => ({
   data: { perHour, totals: { signups: perHour.reduce((s, h) => s + h.signups, 0), challengesFailed: perHour.reduce((s, h) => s + h.challengesFailed, 0) } },
 })
 
-const mounted: Array<{ unmount(): void }> = []
-afterEach(() => {
-  for (const wrapper of mounted.splice(0)) wrapper.unmount()
-  clearNuxtState()
-})
-
 async function mountPage() {
-  answer('GET', '/api/auth/session', 200, SIGNED_IN)
-  const page = await mountSuspended(SignupsPage, { route: '/admin/signups', attachTo: document.body })
-  mounted.push(page)
+  const page = await mountSignedIn(SignupsPage, '/admin/signups', SIGNED_IN)
   return page
 }
 

@@ -4,9 +4,9 @@
  * removal confirmed in place, "Send again" on a failed delivery only, and a time range sent again
  * after a confirmation that names it (the count of the answer said; a refused field said at the field).
  */
-import { mountSuspended } from '@nuxt/test-utils/runtime'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import WebhooksPage from '../../pages/admin/webhooks.vue'
+import { mountSignedIn } from './admin-mount'
 import { answer, answerInTurn } from './bff'
 
 const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] }
@@ -27,16 +27,8 @@ const endpoint = (over: Record<string, unknown> = {}) => ({
 })
 const list = (endpoints: unknown[]) => ({ ok: true, data: { endpoints, catalogueVersion: '2026-11-30' } })
 
-const mounted: Array<{ unmount(): void }> = []
-afterEach(() => {
-  for (const wrapper of mounted.splice(0)) wrapper.unmount()
-  clearNuxtState()
-})
-
 async function mountPage() {
-  answer('GET', '/api/auth/session', 200, SIGNED_IN)
-  const page = await mountSuspended(WebhooksPage, { route: '/admin/webhooks', attachTo: document.body })
-  mounted.push(page)
+  const page = await mountSignedIn(WebhooksPage, '/admin/webhooks', SIGNED_IN)
   await vi.waitFor(() => expect(page.find('#webhook-add').exists()).toBe(true))
   return page
 }
