@@ -17,7 +17,7 @@
  *                    "you already have an account" to a known one)
  * POST /signup is not among them: it answers a known address 409 `email_taken` by design
  * (docs/accounts.md), so its timing tells nothing the status does not.
- * The mail limiters are widened with the others, so every request of the known case sends its mail
+ * The mail limiters are widened with the others, so every request of either case sends its mail
  * (after the answer, as in production) rather than being held back by the per-address cap.
  *
  *   node bench/login-enumeration.mjs [--route login] [--duration 10] [--connections 4] [--rounds 2]

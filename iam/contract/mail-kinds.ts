@@ -21,6 +21,7 @@ export const MAIL_KINDS = [
   'passwordChanged',
   'passkeySignup',
   'accountExists',
+  'noAccount',
   'useProvider',
   'secondFactor',
   'deleteAccount',

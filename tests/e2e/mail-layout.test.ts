@@ -35,6 +35,7 @@ const MAILS: Record<string, templates.MailContent> = {
   accountRestored: templates.accountRestoredNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', loginUrl: LONG }),
   passkeySignup: templates.passkeySignupMail({ siteName: SITE, locale: 'en', code: '1234567', codeTtlMs: 900_000 }),
   accountExists: templates.accountExistsMail({ siteName: SITE, locale: 'en', loginUrl: LONG }),
+  noAccount: templates.noAccountMail({ siteName: SITE, locale: 'en', asked: 'forgot_password', signupUrl: LONG }),
 }
 
 let browser: Browser

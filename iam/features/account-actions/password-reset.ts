@@ -14,6 +14,8 @@ import { listLiveTokenSummaries } from '../api-tokens/user-tokens'
 import { admitMailTo } from '../mail/address-cap'
 import { chooseLocale, type Locale } from '../../contract/locales'
 import { getMailer } from '../mail/mailer'
+import { mailNoAccount } from '../mail/no-account'
+import { runAfterResponse } from '../../lib/background'
 import { passwordChangedNotice, passwordResetMail, useProviderMail } from '../mail/templates'
 import { startSessionlessFlow } from '../mfa/flows'
 import type { LinkParams } from '../mfa/link-token'
@@ -54,31 +56,37 @@ export async function requestPasswordReset(
     const decision = await limiter.consume(facts)
     if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
-  setImmediate(() => {
-    sendResetMail(ctx, email, input.ipAddress, input.requestLocale, input.requestTimeZone).catch((error: Error) =>
-      ctx.log.error('password reset mail failed', { error: error.message }),
-    )
-  })
+  // after the response, tracked so a graceful shutdown still sends it (lib/background.ts); an
+  // unknown address is mailed too (mail/no-account.ts), so both cost the same work after the answer
+  runAfterResponse(
+    async () => {
+      const known = await sendResetMail(ctx, email, input.ipAddress, input.requestLocale, input.requestTimeZone)
+      if (!known) await mailNoAccount(ctx, { email, asked: 'forgot_password', flow: { purpose: PASSWORD_RESET_PURPOSE, withCode: false }, requestLocale: input.requestLocale, requestTimeZone: input.requestTimeZone })
+    },
+    (error) => ctx.log.error('password reset mail failed', { error: error.message }),
+  )
   return { ok: true }
 }
 
 /**
  * Looks the address up and mails what it needs: a reset link, or the way to the provider it signs
- * in with. Also called, awaited, for a platform administrator's "send a reset link" (features/admin).
+ * in with; false when no account uses the address. Also called, awaited, for a platform
+ * administrator's "send a reset link" (features/admin).
  */
-export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string, requestLocale?: Locale, requestTimeZone?: string | null): Promise<void> {
+export async function sendResetMail(ctx: IamContext, email: string, ipAddress: string, requestLocale?: Locale, requestTimeZone?: string | null): Promise<boolean> {
   const user = await findUserByEmail(ctx.db, email)
-  if (!user || isDeletionDue(user, ctx.now())) return
+  // past its due moment the account is the purge's: as no account (login-service.ts does the same)
+  if (!user || isDeletionDue(user, ctx.now())) return false
   // a disabled account cannot use a reset: its owner gets the restore link instead (a new one,
   // ending the one mailed before), under the same address cap (account-deletion/restore-link.ts)
   if (user.deletion_due_at) {
     await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'forgot_password', visitorRowId: null, ipAddress, requestLocale, requestTimeZone })
-    return
+    return true
   }
   const { siteName } = ctx.config.email
   const locale = chooseLocale(user.locale, requestLocale)
   // after the response like the lookup: a capped address is answered, and timed, as any other
-  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: user.password_hash ? 'password_reset' : 'sign_in_help' }))) return
+  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: user.password_hash ? 'password_reset' : 'sign_in_help' }))) return true
   const providers = user.password_hash
     ? []
     : await ctx.db.selectFrom('oauth_identities').select('provider').distinct().where('user_id', '=', user.id).execute()
@@ -87,7 +95,7 @@ export async function sendResetMail(ctx: IamContext, email: string, ipAddress: s
   if (providers.length > 0) {
     const loginUrl = new URL('/login', ctx.config.magic_links.domain).toString()
     await getMailer(ctx).send({ to: user.email, links: [loginUrl], content: useProviderMail({ siteName, locale, providers: providers.map((p) => p.provider), loginUrl }) })
-    return
+    return true
   }
   const result = await startSessionlessFlow(ctx, {
     purpose: PASSWORD_RESET_PURPOSE,
@@ -104,6 +112,7 @@ export async function sendResetMail(ctx: IamContext, email: string, ipAddress: s
   })
   if (!result.ok) throw new Error(`reset flow not started: ${result.code}`)
   await recordSecurityEvent(ctx.db, { type: 'password_reset_requested', userId: user.id, visitorRowId: null, ipAddress, at: new Date(ctx.now()) })
+  return true
 }
 
 export const previewResetLink = (ctx: IamContext, params: LinkParams) => previewLinkPurpose(ctx, params, isReset)

@@ -1,7 +1,8 @@
 /**
  * The per-address cap of link mails (rate_limiters.mailbox): password reset and sign-in help
  * mails, email verification links (sign-up, email change, resend) and the restore link of an
- * account scheduled for deletion (account-deletion/restore-link.ts), counted per recipient
+ * account scheduled for deletion (account-deletion/restore-link.ts), and the mail that tells an
+ * address no account uses it (mail/no-account.ts), counted per recipient
  * address from every client together, so that many IPs cannot flood one mailbox.
  *
  * It never refuses a request: over the cap the mail is just not sent and the route answers as it
@@ -12,7 +13,7 @@
 import type { IamContext } from '../../context'
 import { useLimiter } from '../rate-limits/registry'
 
-export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore' | 'email_sign_in' | 'passkey_signup'
+export type CappedMail = 'password_reset' | 'sign_in_help' | 'email_verification' | 'account_restore' | 'email_sign_in' | 'passkey_signup' | 'no_account'
 
 /** Spends one of the address's mails; false when its budget is used up (nothing is sent then). */
 export async function admitMailTo(ctx: Pick<IamContext, 'store' | 'config' | 'log'>, to: { email: string; userId: number | null; kind: CappedMail }): Promise<boolean> {

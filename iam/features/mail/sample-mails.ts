@@ -7,6 +7,7 @@
 import type { Locale } from '../../contract/locales'
 import type { MailKind } from './catalogue/catalogues'
 import * as mails from './templates'
+import { signupUrlFor } from './no-account'
 import type { LocalizedMail } from './templates'
 
 const AT = new Date('2026-11-29T14:05:00.000Z')
@@ -39,6 +40,8 @@ export function sampleMail(kind: MailKind, locale: Locale, siteName: string, sit
       return mails.passkeySignupMail({ ...base, code: '1234567', codeTtlMs: 7 * 60_000 })
     case 'accountExists':
       return mails.accountExistsMail({ ...base, loginUrl: new URL('/login', siteUrl).toString() })
+    case 'noAccount':
+      return mails.noAccountMail({ ...base, asked: 'email_sign_in', signupUrl: signupUrlFor(siteUrl) })
     case 'passwordReset':
       return mails.passwordResetMail({ ...base, link: url('/auth/reset-password'), linkTtlMs: 15 * 60_000 })
     case 'passwordChanged':

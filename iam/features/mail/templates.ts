@@ -390,6 +390,24 @@ export function accountExistsMail(input: MailBase & { loginUrl: string }): Local
   }))
 }
 
+/**
+ * A password reset or an email sign-in was asked for an address no account uses: said to the
+ * mailbox only, never in the answer. Mailed as the known address's mail is, so the two cost the
+ * same work after the answer (account-actions/password-reset.ts, users/email-sign-in-request.ts).
+ */
+export function noAccountMail(input: MailBase & { asked: 'forgot_password' | 'email_sign_in'; signupUrl: string }): LocalizedMail {
+  const { siteName } = input
+  return localized('noAccount', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(fill(input.asked === 'forgot_password' ? t.askedReset : t.askedSignIn, { siteName })),
+      p(t.otherAddress),
+      { kind: 'link', label: t.button, url: input.signupUrl },
+      p(t.ignore),
+    ],
+  }))
+}
+
 export function passwordChangedNotice(
   input: ChangeNotice & {
     revokedTokens?: number

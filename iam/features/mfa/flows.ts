@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IamContext } from '../../context'
 import { getMailer, type OutgoingMail } from '../mail/mailer'
-import { issueLink, type IssuedLink, type LinkPath } from './links'
+import { issueLink, rehearseLink, type IssuedLink, type LinkPath } from './links'
 import { burnFlowLinks, deleteLink, findLiveLink, lockFlowOwner } from './repository'
 
 export type FlowDeps = Pick<IamContext, 'db' | 'config' | 'log' | 'now'>
@@ -66,6 +66,36 @@ export async function startFlow(deps: FlowDeps, input: StartFlowInput): Promise<
     return { ok: false, code: 'mail_failed' }
   }
   return { ok: true, sent: true, issued: outcome.issued }
+}
+
+/** Thrown to roll rehearseFlow's transaction back. */
+const REHEARSED = Symbol('rehearsed')
+
+/**
+ * startFlow's database work for an address no account uses, thrown away: the same transaction
+ * (the owner's row locked, the live link read, the flow's links burnt, the link and code inserted)
+ * for a user id no row has (0: ids start at 1), the inserts writing no row, then rolled back.
+ * POST /auth/forgot-password and POST /auth/email-sign-in run it after answering an unknown
+ * address, where a known one runs startFlow: the work after an answer, which slows the requests
+ * that follow it, is then the same for both (as an unknown address's login hashes a dummy
+ * password, users/login-service.ts). On the embedded database that work runs in this process and
+ * is most of what a mail costs (bench/login-enumeration.mjs --route).
+ */
+export async function rehearseFlow(deps: FlowDeps, input: { purpose: string; withCode: boolean; expiresInMs?: number }): Promise<void> {
+  const owner = { userId: 0, familyId: null, purpose: input.purpose }
+  await deps.db
+    .transaction()
+    .execute(async (trx) => {
+      await lockFlowOwner(trx, owner.userId, null)
+      const now = new Date(deps.now())
+      await findLiveLink(trx, { ...owner, now })
+      await burnFlowLinks(trx, { ...owner, now })
+      await rehearseLink(trx, deps, { purpose: input.purpose, visitor: randomBytes(16).toString('base64url'), withCode: input.withCode, ...(input.expiresInMs ? { expiresInMs: input.expiresInMs } : {}) })
+      throw REHEARSED
+    })
+    .catch((error: unknown) => {
+      if (error !== REHEARSED) throw error
+    })
 }
 
 /**

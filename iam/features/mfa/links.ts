@@ -84,6 +84,23 @@ export async function issueLink(
   return { jti: claims.jti, url, code, expiresAt, codeExpiresAt }
 }
 
+/**
+ * issueLink's work for no one: the token signed, the random hashed, the code made and MACed, and
+ * the inserts run writing no row (repository.ts insertNoLink). For flows.ts rehearseFlow.
+ */
+export async function rehearseLink(trx: Transaction<Database>, deps: LinkDeps, input: { purpose: string; visitor: string; withCode: boolean; expiresInMs?: number }): Promise<void> {
+  const now = deps.now()
+  const expiresInMs = input.expiresInMs ?? deps.config.magic_links.expiresInMs
+  const { claims } = await signLinkToken(secretOf(deps.config.secrets.links, 'links'), { purpose: input.purpose, visitor: input.visitor, expiresInMs, now })
+  const expiresAt = new Date(now + expiresInMs)
+  const code = input.withCode ? generateCode() : null
+  await repo.insertNoLink(
+    trx,
+    { jti: claims.jti, purpose: input.purpose, subject: claims.subject, visitor: input.visitor, random_hash: hashRandom(createRandom()), expires_at: expiresAt },
+    code ? { code_hmac: macCode(secretOf(deps.config.secrets.codes, 'codes'), code, { linkJti: claims.jti, userId: 0, familyId: null }), expires_at: expiresAt } : null,
+  )
+}
+
 export type LinkFailure = 'invalid' | 'mismatch' | 'expired' | 'used'
 export type LinkCheck = { ok: true; link: LinkWithCode } | { ok: false; code: LinkFailure }
 

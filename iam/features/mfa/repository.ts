@@ -2,7 +2,7 @@
  * SQL for magic links and their codes. Every state change that decides an outcome is one
  * conditional UPDATE ... RETURNING, so concurrent requests get exactly one winner.
  */
-import type { Kysely, Transaction, UpdateQueryBuilder, UpdateResult } from 'kysely'
+import { sql, type Kysely, type Transaction, type UpdateQueryBuilder, type UpdateResult } from 'kysely'
 import type { Database, MagicLink, MfaCode } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -25,6 +25,19 @@ export async function insertLink(
       .insertInto('mfa_codes')
       .values({ link_jti: link.jti, user_id: link.user_id, family_id: link.family_id, code_hmac: code.code_hmac, created_at: link.created_at, expires_at: code.expires_at })
       .execute()
+  }
+}
+
+/**
+ * insertLink's statements writing no row (`select ... where false`): the thrown-away rehearsal of a
+ * flow for an address no account uses (flows.ts rehearseFlow). Parsed, planned and run like the
+ * real inserts; no row, so no foreign key to a user is needed.
+ */
+export async function insertNoLink(db: Db, link: { jti: string; purpose: string; subject: string; visitor: string; random_hash: string; expires_at: Date }, code: { code_hmac: string; expires_at: Date } | null): Promise<void> {
+  await sql`insert into magic_links (jti, purpose, subject, user_id, visitor, random_hash, data, expires_at)
+    select ${link.jti}, ${link.purpose}, ${link.subject}, 0, ${link.visitor}, ${link.random_hash}, '{}'::jsonb, ${link.expires_at} where false`.execute(db)
+  if (code) {
+    await sql`insert into mfa_codes (link_jti, user_id, code_hmac, expires_at) select ${link.jti}, 0, ${code.code_hmac}, ${code.expires_at} where false`.execute(db)
   }
 }
 

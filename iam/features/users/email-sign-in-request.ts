@@ -3,6 +3,7 @@
  * `signIn.emailCode`). The answer is one fixed body whatever the address: the lookup, the link and
  * the mail run after the response, off the request path, so neither the body, the status nor the
  * timing tells whether an account exists (as POST /auth/forgot-password, account-actions/password-reset.ts).
+ * An address no account uses is mailed that, with the way to sign up (mail/no-account.ts).
  *
  * What is mailed: a link bound to the browser that asked (its public visitor id is in the link and
  * in the link's JWT subject, mfa/link-token.ts) when the person asked for a link, and a code when
@@ -13,7 +14,9 @@ import type { IamContext } from '../../context'
 import { chooseLocale, type Locale } from '../../contract/locales'
 import { isDeletionPending } from '../account-deletion/deletion-state'
 import { normalizeEmail } from '../email-checks/email-checks'
+import { runAfterResponse } from '../../lib/background'
 import { admitMailTo } from '../mail/address-cap'
+import { mailNoAccount } from '../mail/no-account'
 import { emailSignInMail } from '../mail/templates'
 import type { ActionLimited } from '../mfa/action-failures'
 import { startFlow } from '../mfa/flows'
@@ -56,23 +59,31 @@ export async function requestEmailSignIn(ctx: IamContext, input: EmailSignInRequ
     const decision = await limiter.consume(facts)
     if (!decision.ok) return { ok: false, code: 'rate_limited', decision }
   }
-  // after the response, like the password reset's: a known and an unknown address cost the request the same
-  setImmediate(() => {
-    sendSignInMail(ctx, { ...input, email }).catch((error: Error) => ctx.log.error('email sign-in mail failed', { error: error.message }))
-  })
+  // after the response, like the password reset's: a known and an unknown address cost the request
+  // the same, and each gets a mail after it (an unknown one mail/no-account.ts's), so neither do the
+  // requests that follow. Tracked so a graceful shutdown still sends it (lib/background.ts).
+  runAfterResponse(
+    () => sendSignInMail(ctx, { ...input, email }),
+    (error) => ctx.log.error('email sign-in mail failed', { error: error.message }),
+  )
   return { ok: true }
 }
 
 /** Looks the address up and, for a live account, issues the link (and code) and mails it. */
 export async function sendSignInMail(ctx: IamContext, input: EmailSignInRequest): Promise<void> {
-  const user = await findUserByEmail(ctx.db, input.email)
-  // an account scheduled for deletion is restored with its password (login-service.ts), not a mail
-  if (!user || isDeletionPending(user)) return
-  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'email_sign_in' }))) return
   const { signIn, email: mailConfig } = ctx.config
   const withLink = input.method === 'link'
   // a code rides along a link when codes are on: the way in when the link opens in another browser
   const withCode = input.method === 'code' || signIn.emailCode
+  const user = await findUserByEmail(ctx.db, input.email)
+  if (!user) {
+    const flow = { purpose: EMAIL_SIGN_IN_PURPOSE, withCode, expiresInMs: signIn.expiresInMs }
+    await mailNoAccount(ctx, { email: input.email, asked: 'email_sign_in', flow, requestLocale: input.requestLocale })
+    return
+  }
+  // an account scheduled for deletion is restored with its password (login-service.ts), not a mail
+  if (isDeletionPending(user)) return
+  if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'email_sign_in' }))) return
   const result = await startFlow(ctx, {
     purpose: EMAIL_SIGN_IN_PURPOSE,
     path: 'emailSignIn',

@@ -146,6 +146,14 @@ export const de: MailCatalogue = {
       button: 'Anmelden',
       ignore: 'Wenn Sie das nicht waren, ignorieren Sie diese E-Mail: Es hat sich nichts geändert.',
     },
+    noAccount: {
+      subject: '{siteName}: Kein Konto nutzt diese Adresse',
+      askedReset: 'Jemand möchte das Passwort eines {siteName}-Kontos mit dieser Adresse zurücksetzen, aber kein {siteName}-Konto nutzt sie.',
+      askedSignIn: 'Jemand hat mit dieser Adresse eine E-Mail zur Anmeldung bei {siteName} angefordert, aber kein {siteName}-Konto nutzt sie.',
+      otherAddress: 'Wenn Sie das waren, haben Sie sich vielleicht mit einer anderen Adresse registriert: Fordern Sie die E-Mail mit dieser erneut an. Oder legen Sie mit dieser Adresse ein Konto an:',
+      button: 'Konto anlegen',
+      ignore: 'Wenn Sie das nicht waren, ignorieren Sie diese E-Mail: Es wurde kein Konto angelegt und nichts geändert.',
+    },
     useProvider: {
       subject: '{siteName}: So melden Sie sich an',
       asked: 'Jemand hat angefordert, das Passwort Ihres Kontos bei {siteName} zurückzusetzen. Ihr Konto hat kein Passwort: Sie melden sich mit {providers} an.',

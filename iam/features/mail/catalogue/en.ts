@@ -154,6 +154,14 @@ export const en = {
       button: 'Sign in',
       ignore: 'If you did not ask for this, ignore this mail: nothing has changed.',
     },
+    noAccount: {
+      subject: '{siteName}: no account uses this address',
+      askedReset: 'Someone asked {siteName} for a password reset link for this address, but no account there uses it.',
+      askedSignIn: 'Someone asked {siteName} for a sign-in mail for this address, but no account there uses it.',
+      otherAddress: 'If it was you, you may have signed up with another address: ask again with that one. Or create an account with this address:',
+      button: 'Create an account',
+      ignore: 'If you did not ask for this, ignore this mail: no account was created and nothing has changed.',
+    },
     useProvider: {
       subject: '{siteName}: how to sign in',
       asked: 'Someone asked to reset the password of your {siteName} account. Your account has no password: you sign in with {providers}.',

@@ -146,6 +146,14 @@ export const es: MailCatalogue = {
       button: 'Iniciar sesión',
       ignore: 'Si no lo has pedido tú, ignora este correo: no ha cambiado nada.',
     },
+    noAccount: {
+      subject: '{siteName}: ninguna cuenta usa esta dirección',
+      askedReset: 'Alguien ha pedido restablecer la contraseña de una cuenta de {siteName} con esta dirección, pero ninguna cuenta de {siteName} la usa.',
+      askedSignIn: 'Alguien ha pedido un correo para iniciar sesión en {siteName} con esta dirección, pero ninguna cuenta de {siteName} la usa.',
+      otherAddress: 'Si fuiste tú, quizá te registraste con otra dirección: vuelve a pedirlo con esa. O crea una cuenta con esta dirección:',
+      button: 'Crear una cuenta',
+      ignore: 'Si no lo has pedido tú, ignora este correo: no se ha creado ninguna cuenta y no ha cambiado nada.',
+    },
     useProvider: {
       subject: '{siteName}: cómo iniciar sesión',
       asked: 'Alguien pidió restablecer la contraseña de su cuenta de {siteName}. Su cuenta no tiene contraseña: usted inicia sesión con {providers}.',

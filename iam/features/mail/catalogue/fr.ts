@@ -146,6 +146,14 @@ export const fr: MailCatalogue = {
       button: 'Se connecter',
       ignore: 'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : rien n’a changé.',
     },
+    noAccount: {
+      subject: '{siteName} : aucun compte n’utilise cette adresse',
+      askedReset: 'Quelqu’un a demandé à réinitialiser le mot de passe d’un compte {siteName} avec cette adresse, mais aucun compte {siteName} ne l’utilise.',
+      askedSignIn: 'Quelqu’un a demandé un e-mail de connexion à {siteName} avec cette adresse, mais aucun compte {siteName} ne l’utilise.',
+      otherAddress: 'Si c’était vous, vous vous êtes peut-être inscrit avec une autre adresse : refaites la demande avec celle-ci. Ou créez un compte avec cette adresse :',
+      button: 'Créer un compte',
+      ignore: 'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : aucun compte n’a été créé et rien n’a changé.',
+    },
     useProvider: {
       subject: '{siteName} : comment vous connecter',
       asked: 'Quelqu’un a demandé à réinitialiser le mot de passe de votre compte {siteName}. Votre compte n’a pas de mot de passe : vous vous connectez avec {providers}.',
