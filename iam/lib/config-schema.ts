@@ -317,7 +317,7 @@ export const configSchema = z.strictObject({
       worker: z.boolean().default(true),
       /** how often the worker looks for due deliveries (and re-reads which types are subscribed) */
       pollMs: z.number().int().min(10).max(60_000).default(1000),
-      /** deliveries one instance sends at once per poll */
+      /** deliveries one instance has in flight at once (it takes more as answers free slots, not only at its poll) */
       batch: z.number().int().min(1).max(500).default(20),
       /** how long a taken delivery is this instance's; after it another instance takes it again (a crash loses nothing) */
       leaseMs: z.number().int().min(1000).max(HOUR_MS).default(MINUTE_MS),

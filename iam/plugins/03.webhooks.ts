@@ -6,9 +6,11 @@
  * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
  * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
- * does not wait for their answers: a slow receiver holds its own slots, not the worker. Deliveries
- * go through runAfterResponse (lib/background.ts) like the rounds (lib/periodic.ts), so a shutdown
- * waits for their answers before the pools close.
+ * does not wait for their answers: a slow receiver holds its own slots, not the worker. When a
+ * group of deliveries has its answers, the instance claims again for the slots it freed, without
+ * waiting for the next poll, until a claim finds nothing due. Deliveries and these claims go through
+ * runAfterResponse (lib/background.ts) like the rounds (lib/periodic.ts), so a shutdown waits for
+ * them before the pools close.
  */
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { whenIamReady } from '../context'
@@ -30,19 +32,48 @@ export default defineNitroPlugin((nitroApp) => {
     useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
     // deliveries in flight on this instance: at most `batch`, whatever their receivers take
     let inFlight = 0
+    // one claim loop at a time on this instance: two groups finishing together claim once, not twice
+    let claiming = false
     const onError = (error: Error) => ctx.log.error('webhook round failed', { error: error.message })
+    /**
+     * Takes due deliveries while slots are free and starts them. Stops when a claim finds none: what
+     * becomes due later (a retry's time, another instance's new event) waits for the next poll.
+     */
+    const fill = async () => {
+      if (claiming) return
+      claiming = true
+      try {
+        while (worker && !state.closed && inFlight < batch) {
+          const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
+          if (claimed === 0) break
+          inFlight += claimed
+          runAfterResponse(
+            () =>
+              done.finally(() => {
+                inFlight -= claimed
+                refill()
+              }),
+            onError,
+          )
+        }
+      } finally {
+        // set in the same turn as the loop's last check: a group that finishes after it starts a loop of its own
+        claiming = false
+      }
+    }
+    // the slots a group frees are taken again at once, not at the next poll: a backlog drains as fast
+    // as its receivers answer (and one account's events, sent one at a time per endpoint, one after
+    // another), not `batch` per `pollMs`. Tracked like the deliveries, so a shutdown waits for it.
+    const refill = () => {
+      if (worker && !state.closed && !claiming) runAfterResponse(fill, onError)
+    }
     return {
       everyMs: pollMs,
       runAtStart: true,
       run: async () => {
         // every instance keeps its snapshot fresh, a worker or not: its own changes read it
         await reloadSubscriptions(ctx)
-        while (worker && !state.closed && inFlight < batch) {
-          const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
-          if (claimed === 0) break
-          inFlight += claimed
-          runAfterResponse(() => done.finally(() => (inFlight -= claimed)), onError)
-        }
+        await fill()
       },
       onError,
     }

@@ -2,11 +2,12 @@
  * Webhook delivery across instances on one PostgreSQL database (features/webhooks/deliver.ts):
  * every instance runs the worker, rows are taken with a lease under FOR UPDATE SKIP LOCKED. Two
  * instances deliver each event exactly once; an instance killed mid-delivery loses nothing, its
- * leased rows are delivered by another once the lease ran out. Skipped without DATABASE_URL (the
+ * leased rows are delivered by another once the lease ran out. A worker takes more deliveries as
+ * soon as answers free its slots, not only at its poll. Skipped without DATABASE_URL (the
  * embedded database is one process's own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { loginUser, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamEndpoint, type IamServer, type Json } from '../helpers/iam-server'
 import { waitUntil } from '../helpers/wait'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver'
@@ -17,6 +18,11 @@ const TEST_TIMEOUT_MS = 240_000
 const RECEIVER_HOST = '127.0.0.2'
 const EVENTS = 200
 const KILLED_EVENTS = 5
+const REFILL_EVENTS = 6
+const REFILL_SIGN_INS = 4
+// the refilling worker's poll: a backlog delivered within REFILL_DEADLINE_MS of its start was not left to it
+const REFILL_POLL_MS = 60_000
+const REFILL_DEADLINE_MS = 20_000
 
 const CONFIG = {
   ...PROXY_CONFIG,
@@ -41,10 +47,10 @@ async function json(res: Response): Promise<Json> {
   }
 }
 
-const asAdmin = (iam: IamEndpoint, method: string, path: string) => authed(iam, admin, method, path)
+const asAdmin = (iam: IamEndpoint, method: string, path: string, as = admin) => authed(iam, as, method, path)
 
-async function addEndpoint(iam: IamEndpoint, path: string): Promise<string> {
-  const res = await authed(iam, admin, 'POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes: ['user.deleted'] })
+async function addEndpoint(iam: IamEndpoint, path: string, eventTypes = ['user.deleted'], as = admin): Promise<string> {
+  const res = await authed(iam, as, 'POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes })
   const body = await json(res)
   expect(res.status, JSON.stringify(body)).toBe(200)
   const data = body.data as { endpoint: { id: string }; secret: string }
@@ -52,10 +58,10 @@ async function addEndpoint(iam: IamEndpoint, path: string): Promise<string> {
   return data.endpoint.id
 }
 
-async function queueTests(iam: IamEndpoint, endpointId: string, count: number): Promise<string[]> {
+async function queueTests(iam: IamEndpoint, endpointId: string, count: number, as = admin): Promise<string[]> {
   const ids: string[] = []
   for (let i = 0; i < count; i++) {
-    const res = await asAdmin(iam, 'POST', `/admin/webhooks/${endpointId}/test`)
+    const res = await asAdmin(iam, 'POST', `/admin/webhooks/${endpointId}/test`, as)
     const body = await json(res)
     expect(res.status, JSON.stringify(body)).toBe(200)
     ids.push((body.data as { msgId: string }).msgId)
@@ -63,8 +69,8 @@ async function queueTests(iam: IamEndpoint, endpointId: string, count: number): 
   return ids
 }
 
-async function deliveries(iam: IamEndpoint, endpointId: string): Promise<Array<{ msgId: string; status: string; log: unknown[] }>> {
-  const res = await asAdmin(iam, 'GET', `/admin/webhooks/${endpointId}/deliveries?limit=100`)
+async function deliveries(iam: IamEndpoint, endpointId: string, as = admin): Promise<Array<{ msgId: string; status: string; log: unknown[] }>> {
+  const res = await asAdmin(iam, 'GET', `/admin/webhooks/${endpointId}/deliveries?limit=100`, as)
   const body = await json(res)
   expect(res.status, JSON.stringify(body)).toBe(200)
   return (body.data as { deliveries: Array<{ msgId: string; status: string; log: unknown[] }> }).deliveries
@@ -129,5 +135,37 @@ describe.skipIf(!process.env.DATABASE_URL)('webhook delivery across instances (P
     expect([...counts.values()]).toEqual(Array(KILLED_EVENTS).fill(2))
     // the killed attempt was never recorded: one logged attempt each, the one that succeeded
     expect((await deliveries(third, endpointId)).map((d) => d.log.length)).toEqual(Array(KILLED_EVENTS).fill(1))
+  }, TEST_TIMEOUT_MS)
+
+  it('refills the slots a finished delivery frees at once: one slot delivers a whole backlog long before the next poll', async () => {
+    // the events are queued by an instance without the worker, so only the second one sends
+    const queuer = await startIam({ config: { ...CONFIG, webhooks: { ...CONFIG.webhooks, worker: false } }, env: { IAM_TEST_ROUTES: '1' } })
+    others.push(queuer)
+    const owner = await signupUser(queuer, { client: { ip: '203.0.113.242' } })
+    const granted = await fetch(`${queuer.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: owner.email, admin: true }) })
+    expect(granted.status).toBe(200)
+    const tests = await addEndpoint(queuer, '/refill', ['user.deleted'], owner)
+    const queued = await queueTests(queuer, tests, REFILL_EVENTS, owner)
+    // one account's sign-ins: each waits for the one before it at this endpoint (features/webhooks/deliver.ts)
+    const signIns = await addEndpoint(queuer, '/refill-account', ['session.created'], owner)
+    for (let i = 0; i < REFILL_SIGN_INS; i++) await loginUser(queuer, owner.email, owner.password, owner)
+    const inOrder = (await deliveries(queuer, signIns, owner)).map((d) => d.msgId).reverse()
+    expect(inOrder).toHaveLength(REFILL_SIGN_INS)
+
+    const worker = await startIam({
+      config: { ...CONFIG, webhooks: { ...CONFIG.webhooks, batch: 1, pollMs: REFILL_POLL_MS }, service: { ...PROXY_CONFIG.service, dataDir: queuer.dataDir } },
+      share: queuer.share,
+    })
+    others.push(worker)
+    // its first poll runs at its start and takes one delivery; the next is a minute away
+    await waitUntil(
+      () => countsAt('/refill').size === REFILL_EVENTS && countsAt('/refill-account').size === REFILL_SIGN_INS,
+      `all ${REFILL_EVENTS + REFILL_SIGN_INS} deliveries before the second poll`,
+      REFILL_DEADLINE_MS,
+    )
+    const counts = countsAt('/refill')
+    expect([...counts.keys()].sort()).toEqual([...queued].sort())
+    expect([...counts.values(), ...countsAt('/refill-account').values()].filter((n) => n !== 1)).toEqual([])
+    expect(hooks.at('/refill-account').map((r) => r.headers['webhook-id'])).toEqual(inOrder)
   }, TEST_TIMEOUT_MS)
 })

@@ -291,3 +291,64 @@ describe('metrics', () => {
     expect((await fetch(`${iam.url}/health/ready`)).status).toBe(200)
   })
 })
+
+describe('a run of failures', () => {
+  // an IAM that switches an endpoint off at its second failed attempt in a row, however recent the first
+  let strict: IamServer
+  let owner: Session
+  const asOwner = (method: string, path: string, body?: unknown) => authed(strict, owner, method, path, body)
+  const endpoint = async (id: string) => ((await json(await asOwner('GET', `/admin/webhooks/${id}`))).data as { endpoint: Json }).endpoint
+  const delivered = async (id: string, msgId: string) => {
+    const body = await json(await asOwner('GET', `/admin/webhooks/${id}/deliveries`))
+    return (body.data as { deliveries: Json[] }).deliveries.some((d) => d.msgId === msgId && d.status === 'delivered')
+  }
+  const sendTestTo = async (id: string) => ((await json(await asOwner('POST', `/admin/webhooks/${id}/test`))).data as { msgId: string }).msgId
+
+  beforeAll(async () => {
+    strict = await startIam({
+      config: {
+        ...PROXY_CONFIG,
+        ...WIDE_LOGIN,
+        webhooks: {
+          enabled: true,
+          pollMs: 50,
+          retryScheduleMs: [100, 100, 100],
+          jitter: 0,
+          timeoutMs: 1000,
+          allowHttp: true,
+          allowAddresses: [`${RECEIVER_HOST}/32`],
+          disableAfterFailures: 2,
+          disableAfterFailingMs: 0,
+        },
+      },
+      env: { IAM_TEST_ROUTES: '1' },
+    })
+    owner = await signupUser(strict, { client: { ip: '203.0.113.236' } })
+    const res = await fetch(`${strict.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: owner.email, admin: true }) })
+    expect(res.status).toBe(200)
+  }, START_TIMEOUT_MS)
+
+  afterAll(async () => {
+    await strict?.stop()
+  })
+
+  it('forgets a run of failures at a success: the failure after it starts a new run, two in a row switch the endpoint off', async () => {
+    const path = '/strict/1'
+    hooks.scripts.set(path, [{ status: 500 }, { status: 200 }, { status: 500 }, { status: 200 }, { status: 500 }])
+    const res = await asOwner('POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes: ['user.deleted'] })
+    const made = await json(res)
+    expect(res.status, JSON.stringify(made)).toBe(200)
+    const { endpoint: created, secret } = made.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(path, [secret])
+    // one at a time: each event meets its own two answers of the script
+    for (const n of [1, 2]) {
+      const msgId = await sendTestTo(created.id)
+      await waitUntil(() => delivered(created.id, msgId), `test event ${n} to be delivered after its failure`)
+      expect(await endpoint(created.id)).toMatchObject({ enabled: true, disabledReason: null })
+    }
+    await sendTestTo(created.id)
+    await waitUntil(async () => (await endpoint(created.id)).enabled === false, 'two failures in a row to switch the endpoint off')
+    expect(await endpoint(created.id)).toMatchObject({ enabled: false, disabledReason: 'failing' })
+    expect(at(path).map((r) => r.error)).toEqual(Array(6).fill(null))
+  })
+})
