@@ -24,10 +24,13 @@ const REFILL_SIGN_INS = 4
 const REFILL_POLL_MS = 60_000
 const REFILL_DEADLINE_MS = 20_000
 
+// the lease (3 s) outlasts a delivery's answer and record even on a loaded 2-core box: a lease that
+// runs out first is a second sending by design (at least once), which the exactly-once count below
+// would read as a failure; the killed instance's rows wait it out
 const CONFIG = {
   ...PROXY_CONFIG,
   ...WIDE_LOGIN,
-  webhooks: { enabled: true, pollMs: 50, batch: 10, leaseMs: 1000, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 60_000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] },
+  webhooks: { enabled: true, pollMs: 50, batch: 10, leaseMs: 3000, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 60_000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] },
 }
 
 let hooks: WebhookReceiver
