@@ -16,7 +16,7 @@ import { authed, WIDE_LOGIN } from './second-factor-http'
 const START_TIMEOUT_MS = 180_000
 const TEST_TIMEOUT_MS = 240_000
 const RECEIVER_HOST = '127.0.0.2'
-const EVENTS = 200
+const EVENTS = 1000
 const KILLED_EVENTS = 5
 const REFILL_EVENTS = 6
 const REFILL_SIGN_INS = 4
@@ -109,7 +109,8 @@ describe.skipIf(!process.env.DATABASE_URL)('webhook delivery across instances (P
     const second = await another()
     others.push(second)
     const endpointId = await addEndpoint(first, '/both')
-    const queued = [...(await queueTests(first, endpointId, EVENTS / 2)), ...(await queueTests(second, endpointId, EVENTS / 2))]
+    // both instances queue at once, each delivering while the other still queues
+    const queued = (await Promise.all([queueTests(first, endpointId, EVENTS / 2), queueTests(second, endpointId, EVENTS / 2)])).flat()
     await waitUntil(async () => (await deliveries(first, endpointId)).filter((d) => d.status === 'delivered').length === 100, 'the newest 100 to be delivered', 120_000)
     await waitUntil(() => countsAt('/both').size === EVENTS, `${EVENTS} distinct deliveries`, 120_000)
     const counts = countsAt('/both')
