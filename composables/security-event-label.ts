@@ -144,7 +144,10 @@ const LABELS: Record<SecurityEventType, (details: Details) => Words> = {
   account_deletion_requested: () => ['activity.deletionRequested'],
   account_deletion_confirmed: () => ['activity.deletionConfirmed'],
   account_deletion_cancelled: () => ['activity.deletionCancelled'],
-  account_restore_link_sent: (d) => (text(d, 'asked') === 'forgot_password' ? ['activity.restoreLinkSentForgot'] : ['activity.restoreLinkSentSignIn']),
+  account_restore_link_sent: (d) => {
+    const asked = text(d, 'asked')
+    return [asked === 'forgot_password' ? 'activity.restoreLinkSentForgot' : asked === 'email_sign_in' ? 'activity.restoreLinkSentEmailSignIn' : 'activity.restoreLinkSentSignIn']
+  },
   admin_granted: () => ['activity.adminGranted'],
   admin_revoked: () => ['activity.adminRevoked'],
   admin_sessions_revoked: (d) => {

@@ -80,7 +80,7 @@ export const SECURITY_EVENT_TYPES = [
   'admin_email_verified',
   'admin_reset_link_sent',
   // self-service deletion (features/account-deletion): asked, confirmed from the mail, undone, and
-  // the undo link mailed again while the deletion waits (details.asked: 'sign_in' | 'forgot_password')
+  // the undo link mailed again while the deletion waits (details.asked: 'sign_in' | 'forgot_password' | 'email_sign_in')
   'account_deletion_requested',
   'account_deletion_confirmed',
   'account_deletion_cancelled',

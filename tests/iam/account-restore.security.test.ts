@@ -38,11 +38,13 @@ beforeAll(async () => {
         codes: WIDE,
         login: WIDE,
         forgotPassword: WIDE,
+        emailSignIn: WIDE,
         mailbox: WIDE,
         emails: { points: EMAILS_PER_HOUR, duration: 3600, blockDuration: 3600 },
         loginAccountDelay: { freeAttempts: 1000 },
       },
       accountDeletion: { purgeEveryMs: 0 },
+      signIn: { emailLink: true, emailCode: true },
     },
     env: { ...CLOCK_ENV, SMTP_URL: smtp.url },
   })
@@ -244,5 +246,26 @@ describe('POST /auth/forgot-password for an account scheduled for deletion', () 
     expect((await call(iam, 'POST', `/auth/undo-delete-account${first}`, { client: device })).status).toBe(400)
     expect((await call(iam, 'POST', `/auth/undo-delete-account${linkQueryOf(mail)}`, { client: device })).status).toBe(200)
     expect((await footprint(s.email)).events.filter((e) => e.type === 'account_restore_link_sent').map((e) => e.details)).toEqual([{ asked: 'forgot_password' }])
+  })
+})
+
+describe('POST /auth/email-sign-in for an account scheduled for deletion', () => {
+  const FIXED_BODY = '{"ok":true,"message":"If an account exists for this address, a sign-in mail has been sent."}'
+
+  it('answers the same bytes as for any address and mails the restore link, not a sign-in link', async () => {
+    const { s, dueAt } = await deletedAccount()
+    const device = await newDevice(iam, { ip: nextIp() })
+    const ask = (email: string) => call(iam, 'POST', '/auth/email-sign-in', { client: device, body: { email, method: 'link' } })
+    const unknown = await ask(uniqueEmail('ghost'))
+    const known = await ask(s.email)
+    expect({ status: unknown.status, body: await unknown.text() }).toEqual({ status: 200, body: FIXED_BODY })
+    expect({ status: known.status, body: await known.text() }).toEqual({ status: 200, body: FIXED_BODY })
+
+    const mail = await mailTo(smtp, s.email, (m) => isRestoreMail(m) && /a mail to sign in/.test(m.text ?? ''))
+    expect(mail.text).toContain('Someone asked for a mail to sign in to your Acme account.')
+    expect(mail.text).toContain(`it will be erased on ${humanDate(new Date(dueAt))}`)
+    expect(mail.text).not.toContain('reason=EMAIL_SIGN_IN')
+    expect((await call(iam, 'POST', `/auth/undo-delete-account${linkQueryOf(mail)}`, { client: device })).status).toBe(200)
+    expect((await footprint(s.email)).events.filter((e) => e.type === 'account_restore_link_sent').map((e) => e.details)).toEqual([{ asked: 'email_sign_in' }])
   })
 })

@@ -98,7 +98,7 @@ export async function mailRestoreLink(
   ctx: IamContext,
   input: {
     user: { id: number; email: string; deletion_due_at: Date; locale: string | null; time_zone?: string | null }
-    asked: 'sign_in' | 'forgot_password'
+    asked: 'sign_in' | 'forgot_password' | 'email_sign_in'
     visitorRowId: number | null
     ipAddress: string
     requestLocale?: Locale | undefined

@@ -492,14 +492,15 @@ export function accountDisabledNotice(input: MailBase & { eraseAt: Date; undoLin
  * page after the right password (`sign_in`), or sent instead of a reset link (`forgot_password`),
  * which a disabled account cannot use. The newest link is the only live one (restore-link.ts).
  */
-export function restoreLinkMail(input: MailBase & { asked: 'sign_in' | 'forgot_password'; eraseAt: Date; undoLink: string; undoTtlMs: number }): LocalizedMail {
+export function restoreLinkMail(input: MailBase & { asked: 'sign_in' | 'forgot_password' | 'email_sign_in'; eraseAt: Date; undoLink: string; undoTtlMs: number }): LocalizedMail {
   const { siteName, locale } = input
-  const signIn = input.asked === 'sign_in'
+  // a reset asked for is still wanted after the restore; a sign-in (by password or by mail) is not
+  const reset = input.asked === 'forgot_password'
   return localized('restoreLink', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(fill(signIn ? t.askedSignIn : t.askedReset, { siteName, date: humanDate(input.eraseAt, locale, input.timeZone) })),
-      p(fill(signIn ? t.howToSignIn : t.howToReset, { duration: durationOf(locale, input.undoTtlMs) })),
+      p(fill(reset ? t.askedReset : input.asked === 'email_sign_in' ? t.askedEmailSignIn : t.askedSignIn, { siteName, date: humanDate(input.eraseAt, locale, input.timeZone) })),
+      p(fill(reset ? t.howToReset : t.howToSignIn, { duration: durationOf(locale, input.undoTtlMs) })),
       { kind: 'link', label: t.button, url: input.undoLink },
       p(t.ignore),
     ],

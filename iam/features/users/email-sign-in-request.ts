@@ -12,7 +12,8 @@
  */
 import type { IamContext } from '../../context'
 import { chooseLocale, type Locale } from '../../contract/locales'
-import { isDeletionPending } from '../account-deletion/deletion-state'
+import { isDeletionDue } from '../account-deletion/deletion-state'
+import { mailRestoreLink } from '../account-deletion/restore-link'
 import { normalizeEmail } from '../email-checks/email-checks'
 import { runAfterResponse } from '../../lib/background'
 import { admitMailTo } from '../mail/address-cap'
@@ -81,8 +82,17 @@ export async function sendSignInMail(ctx: IamContext, input: EmailSignInRequest)
     await mailNoAccount(ctx, { email: input.email, asked: 'email_sign_in', flow, requestLocale: input.requestLocale })
     return
   }
-  // an account scheduled for deletion is restored with its password (login-service.ts), not a mail
-  if (isDeletionPending(user)) return
+  // an account scheduled for deletion cannot sign in: its owner gets the restore link instead (a
+  // new one, ending the one mailed before, under the address cap), as a password reset asked for
+  // it does, so it too is mailed after the answer (account-deletion/restore-link.ts)
+  if (user.deletion_due_at) {
+    if (isDeletionDue(user, ctx.now())) {
+      await mailNoAccount(ctx, { email: input.email, asked: 'email_sign_in', flow: { purpose: EMAIL_SIGN_IN_PURPOSE, withCode, expiresInMs: signIn.expiresInMs }, requestLocale: input.requestLocale })
+      return
+    }
+    await mailRestoreLink(ctx, { user: { ...user, deletion_due_at: user.deletion_due_at }, asked: 'email_sign_in', visitorRowId: null, ipAddress: input.ipAddress, requestLocale: input.requestLocale, requestTimeZone: null })
+    return
+  }
   if (!(await admitMailTo(ctx, { email: user.email, userId: user.id, kind: 'email_sign_in' }))) return
   const result = await startFlow(ctx, {
     purpose: EMAIL_SIGN_IN_PURPOSE,

@@ -183,6 +183,7 @@ export const de: MailCatalogue = {
       subject: '{siteName}: Stellen Sie Ihr Konto wieder her, bevor es gelöscht wird',
       askedSignIn: 'Jemand hat sich mit dem Passwort Ihres Kontos bei {siteName} angemeldet und den Link zur Wiederherstellung angefordert. Ihr Konto ist zur Löschung vorgesehen: Es wird am {date} gelöscht.',
       askedReset: 'Jemand hat angefordert, das Passwort Ihres Kontos bei {siteName} zurückzusetzen. Ihr Konto ist zur Löschung vorgesehen: Es wird am {date} gelöscht.',
+      askedEmailSignIn: 'Jemand hat eine E-Mail zur Anmeldung bei Ihrem {siteName}-Konto angefordert. Ihr Konto ist zur Löschung vorgemerkt: Es wird am {date} gelöscht.',
       howToSignIn: 'Um es zu behalten, öffnen Sie innerhalb von {duration} den Link unten und melden Sie sich dann erneut an. Früher gesendete Wiederherstellungslinks funktionieren nicht mehr.',
       howToReset: 'Um es zu behalten, öffnen Sie innerhalb von {duration} den Link unten, melden Sie sich dann erneut an und fordern Sie bei Bedarf eine Passwortzurücksetzung an. Früher gesendete Wiederherstellungslinks funktionieren nicht mehr.',
       button: 'Mein Konto wiederherstellen',

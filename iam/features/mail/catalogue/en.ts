@@ -191,6 +191,7 @@ export const en = {
       subject: '{siteName}: restore your account before it is erased',
       askedSignIn: 'Someone signed in with the password of your {siteName} account and asked for the link that restores it. Your account is scheduled for deletion: it will be erased on {date}.',
       askedReset: 'Someone asked to reset the password of your {siteName} account. Your account is scheduled for deletion: it will be erased on {date}.',
+      askedEmailSignIn: 'Someone asked for a mail to sign in to your {siteName} account. Your account is scheduled for deletion: it will be erased on {date}.',
       howToSignIn: 'To keep it, open the link below within {duration}; then sign in again. Any restore link we mailed before no longer works.',
       howToReset: 'To keep it, open the link below within {duration}; then sign in again, and ask for a password reset if you still need one. Any restore link we mailed before no longer works.',
       button: 'Restore my account',

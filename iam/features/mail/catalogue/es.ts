@@ -183,6 +183,7 @@ export const es: MailCatalogue = {
       subject: '{siteName}: restablezca su cuenta antes de que se borre',
       askedSignIn: 'Alguien inició sesión con la contraseña de su cuenta de {siteName} y pidió el enlace que la restablece. Su cuenta está programada para eliminarse: se borrará el {date}.',
       askedReset: 'Alguien pidió restablecer la contraseña de su cuenta de {siteName}. Su cuenta está programada para eliminarse: se borrará el {date}.',
+      askedEmailSignIn: 'Alguien ha pedido un correo para iniciar sesión en tu cuenta de {siteName}. Tu cuenta está programada para eliminarse: se borrará el {date}.',
       howToSignIn: 'Para conservarla, abra el enlace de abajo en un plazo de {duration} y vuelva a iniciar sesión. Los enlaces de restablecimiento enviados antes ya no funcionan.',
       howToReset: 'Para conservarla, abra el enlace de abajo en un plazo de {duration}, vuelva a iniciar sesión y pida restablecer la contraseña si aún lo necesita. Los enlaces de restablecimiento enviados antes ya no funcionan.',
       button: 'Restablecer mi cuenta',

@@ -183,6 +183,7 @@ export const fr: MailCatalogue = {
       subject: '{siteName} : rétablissez votre compte avant son effacement',
       askedSignIn: 'Quelqu’un s’est connecté avec le mot de passe de votre compte {siteName} et a demandé le lien qui permet de le rétablir. Votre compte doit être supprimé : il sera effacé le {date}.',
       askedReset: 'Quelqu’un a demandé à réinitialiser le mot de passe de votre compte {siteName}. Votre compte doit être supprimé : il sera effacé le {date}.',
+      askedEmailSignIn: 'Quelqu’un a demandé un e-mail de connexion à votre compte {siteName}. La suppression de votre compte est programmée : il sera effacé le {date}.',
       howToSignIn: 'Pour le conserver, ouvrez le lien ci-dessous dans les {duration}, puis reconnectez-vous. Les liens de rétablissement envoyés auparavant ne fonctionnent plus.',
       howToReset: 'Pour le conserver, ouvrez le lien ci-dessous dans les {duration}, puis reconnectez-vous et demandez une réinitialisation du mot de passe si vous en avez encore besoin. Les liens de rétablissement envoyés auparavant ne fonctionnent plus.',
       button: 'Rétablir mon compte',
