@@ -6,7 +6,7 @@
  * 500) and such a mail says UTC, as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG, signupUser, STRONG_PASSWORD, uniqueEmail, type Session } from '../helpers/accounts'
+import { call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, STRONG_PASSWORD, uniqueEmail, type Session } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
@@ -17,7 +17,7 @@ let iam: IamServer
 let smtp: SmtpCapture
 beforeAll(async () => {
   smtp = await startSmtp()
-  iam = await startIam({ config: { ...PROXY_CONFIG, anomalies: { velocity: { count: 50 } } }, env: { SMTP_URL: smtp.url } })
+  iam = await startIam({ config: { ...PROXY_CONFIG, anomalies: { velocity: { count: 50 } }, providers: [{ name: 'demo', useStandardProfile: true }] }, env: { SMTP_URL: smtp.url } })
 }, 240_000)
 afterAll(async () => {
   await iam?.stop()
@@ -77,5 +77,33 @@ describe('the moments of a mail in the reader time zone', () => {
     expect(shown, text).not.toBeNull()
     expect(clockIn('UTC', sentAt)).toContain(shown![1])
     expect(text).not.toMatch(/Mars|Olympus|passwd|drop table/)
+  })
+})
+
+describe('the time zone of an account that signs in with a provider', () => {
+  /** A provider sign-in of `email` from a device of its own, the zone sent as the gateway sends it. */
+  async function providerSignIn(email: string, zone: string): Promise<Session> {
+    const client = await newDevice(iam, { ip: `203.0.113.${++ipSeq}` })
+    const res = await call(iam, 'POST', '/auth/OAuth/demo', { client, body: { sub: `sub-${email}`, email, email_verified: true, name: 'Provider User' }, headers: { 'x-time-zone': zone } })
+    const body = (await res.json()) as { accessToken: string }
+    expect([200, 201], JSON.stringify(body)).toContain(res.status)
+    return { ...client, email, password: NEW_PASSWORD, accessToken: body.accessToken, refreshToken: setCookieValue(res, 'session')! }
+  }
+
+  it('keeps the zone of its first and of its latest provider sign-in, as a password account does', async () => {
+    const email = uniqueEmail('tz-provider')
+    const first = await providerSignIn(email, 'Asia/Kathmandu')
+    // setting a first password mails a notice with its moment; the request names no zone, so the
+    // notice's zone is the account's
+    const set = await call(iam, 'POST', '/auth/set-password', { client: first, cookies: { session: first.refreshToken }, bearer: first.accessToken, body: { password: NEW_PASSWORD, confirmedPassword: NEW_PASSWORD } })
+    expect(set.status, await set.text()).toBe(200)
+    const notice = await smtp.waitForMail((m) => recipients(m).includes(email) && /\(Asia\/Kathmandu\)/.test(m.text ?? ''))
+    expect(notice.text).not.toMatch(/\d{2}:\d{2} UTC/)
+
+    const latest = await providerSignIn(email, 'America/New_York')
+    const res = await call(iam, 'POST', '/auth/change-password', { client: latest, cookies: { session: latest.refreshToken }, bearer: latest.accessToken, body: { currentPassword: NEW_PASSWORD, password: PASSWORD, confirmedPassword: PASSWORD } })
+    expect(res.status, await res.text()).toBe(200)
+    const changed = await smtp.waitForMail((m) => recipients(m).includes(email) && /password was changed/.test(m.subject ?? ''))
+    expect(changed.text).toMatch(/\d{2}:\d{2} \(America\/New_York\)/)
   })
 })

@@ -16,7 +16,7 @@ import type { IamContext } from '../../context'
 import type { Database, User, Visitor } from '../../db/schema'
 import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { completePair, openSession, type OpenedSession, type TokenPair } from '../sessions/session-service'
-import { findUserByEmail, findUserById, insertUser, isUniqueViolation } from '../users/users-repo'
+import { findUserByEmail, findUserById, insertUser, isUniqueViolation, rememberTimeZone } from '../users/users-repo'
 import { hasSecondFactor } from '../second-factors/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factors/sign-in-step'
 import { recordSecurityEvent } from '../security-events/repository'
@@ -39,6 +39,8 @@ export interface SamlLoginInput {
   visitor: Visitor
   ipAddress: string
   fingerprint: Record<string, unknown> | null
+  /** the browser's IANA time zone, checked (iam/contract/time-zones.ts): the mails' zone, as for a password sign-in */
+  timeZone?: string | null
 }
 
 const EMAIL_ATTRIBUTES = ['email', 'mail', 'emailAddress', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress', 'urn:oid:0.9.2342.19200300.100.1.3']
@@ -99,7 +101,7 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
       if (!existing.email_verified || !inVerifiedDomain || isDeletionPending(existing)) return 'email_taken'
       user = existing
     } else {
-      user = await insertUser(trx, { email, name: displayName, passwordHash: null, emailVerified: inVerifiedDomain, termsConsent: false, now })
+      user = await insertUser(trx, { email, name: displayName, passwordHash: null, emailVerified: inVerifiedDomain, termsConsent: false, now, timeZone: input.timeZone ?? null })
       created = true
     }
     await trx.insertInto('saml_identities').values({ connection_id: connection.id, name_id: assertion.nameId, user_id: user.id, email, created_at: now, last_login_at: now }).execute()
@@ -114,6 +116,8 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   if (await hasSecondFactor(trx, user.id)) return { user, secondFactor: true }
   const device = { userId: user.id, visitorRowId: input.visitor.id, ipAddress: input.ipAddress }
   if (created) await recordSecurityEvent(trx, { type: 'signed_up', ...device, details: { method: 'saml', connectionId: connection.publicId }, at: now })
+  // the mails' time zone follows the browser the person last signed in with (session-service.ts createSignInSession)
+  if (input.timeZone && !created) await rememberTimeZone(trx, user.id, input.timeZone)
   const session = await openSession(ctx, trx, { ...device, fingerprint: input.fingerprint, remember: false, amr: 'saml' }, (sessionId) => ({
     type: 'login_succeeded',
     ...device,

@@ -10,7 +10,7 @@ import type { IamContext } from '../../context'
 import type { Database, User, Visitor } from '../../db/schema'
 import { isEmailShape, normalizeEmail } from '../email-checks/email-checks'
 import { completePair, openSession, type OpenedSession, type TokenPair } from '../sessions/session-service'
-import { findIdentity, findUserByEmail, findUserById, insertIdentity, insertUser, isUniqueViolation, touchIdentity } from '../users/users-repo'
+import { findIdentity, findUserByEmail, findUserById, insertIdentity, insertUser, isUniqueViolation, rememberTimeZone, touchIdentity } from '../users/users-repo'
 import { hasSecondFactor } from '../second-factors/repository'
 import { issueChallenge, type SecondFactorChallenge } from '../second-factors/sign-in-step'
 import { displayName, type OAuthProfile } from './provider-profile'
@@ -32,6 +32,8 @@ export interface OAuthLoginInput {
   visitor: Visitor
   ipAddress: string
   fingerprint: Record<string, unknown> | null
+  /** the browser's IANA time zone, checked (iam/contract/time-zones.ts): the mails' zone, as for a password sign-in */
+  timeZone?: string | null
 }
 
 type Outcome = { user: User; session: OpenedSession; created: boolean } | { user: User; secondFactor: true } | 'email_taken' | 'banned'
@@ -59,6 +61,7 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
         emailVerified: profile.emailVerified,
         termsConsent: false,
         now,
+        timeZone: input.timeZone ?? null,
       })
       created = true
     }
@@ -73,6 +76,8 @@ async function resolveAndOpen(ctx: IamContext, trx: Transaction<Database>, input
   // a new account's first event comes before its first sign-in's (ids order events of one moment)
   if (created) await recordSecurityEvent(trx, { type: 'signed_up', ...device, details: { method: 'oauth', provider: input.provider }, at: now })
   // the sign-in's event in the session's own statement
+  // the mails' time zone follows the browser the person last signed in with (session-service.ts createSignInSession)
+  if (input.timeZone && !created) await rememberTimeZone(trx, user.id, input.timeZone)
   const session = await openSession(ctx, trx, { ...device, fingerprint: input.fingerprint, remember: false }, (sessionId) => ({
     type: 'login_succeeded',
     ...device,
