@@ -494,6 +494,12 @@ describe('account page', () => {
       await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(target))
     })
 
+    it('sends an old section link opened while the overview is open on to its part', async () => {
+      await account()
+      await useRouter().push('/account#connected-apps')
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/account/apps#connected-apps'))
+    })
+
     it('keeps a link to a section of the overview on the overview', async () => {
       const page = await mountSuspended(OverviewPage, { route: '/account#personal-info' })
       await vi.waitFor(() => expect(page.find('#email-heading').exists()).toBe(true))
