@@ -1,12 +1,17 @@
 /**
- * pages/account.vue and its sections (password change, sessions, two-step sign-in, passkeys,
- * security activity, email change): each section's pending state and the banner for the answers
- * it maps. Every test starts from a signed-in account whose BFF routes answer like the gateway's;
- * a test replaces the one route it is about (the latest registration answers).
+ * The account console (pages/account/**) and its sections (password change, sessions, two-step
+ * sign-in, passkeys, security activity, email change): its navigation, each section's pending state
+ * and the banner for the answers it maps. Every test starts from a signed-in account whose BFF
+ * routes answer like the gateway's; a test replaces the one route it is about (the latest
+ * registration answers).
  */
 import { mountSuspended } from '@nuxt/test-utils/runtime'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import AccountPage from '../../pages/account.vue'
+import OverviewPage from '../../pages/account/index.vue'
+import SecurityPage from '../../pages/account/security.vue'
+import SessionsPage from '../../pages/account/sessions.vue'
+import AppsPage from '../../pages/account/apps.vue'
+import DataPage from '../../pages/account/data.vue'
 import SignupPage from '../../pages/signup.vue'
 import { formatWhen } from '../../composables/format-when'
 import { answer, held } from './bff'
@@ -32,10 +37,21 @@ beforeEach(() => {
   answer('GET', '/api/auth/security-events', 200, { ok: true, data: { events: [{ id: 1, type: 'login_succeeded', createdAt: NOW, ipAddress: '203.0.113.7' }] } })
 })
 
-async function account() {
+/** Each part of the account console: its page, its path, and a heading that shows once the part is signed in. */
+const PARTS = {
+  overview: [OverviewPage, '/account', 'email-heading'],
+  security: [SecurityPage, '/account/security', 'two-step-heading'],
+  sessions: [SessionsPage, '/account/sessions', 'sessions-heading'],
+  apps: [AppsPage, '/account/apps', 'connected-apps-heading'],
+  data: [DataPage, '/account/data', 'your-data-heading'],
+} as const
+type Part = keyof typeof PARTS
+
+async function account(part: Part = 'overview') {
+  const [component, route, heading] = PARTS[part]
   // attached to the document: the confirmations move focus, which a detached tree cannot hold
-  const page = await mountSuspended(AccountPage, { route: '/account', attachTo: document.body })
-  await vi.waitFor(() => expect(page.find('#sessions-heading').exists()).toBe(true))
+  const page = await mountSuspended(component, { route, attachTo: document.body })
+  await vi.waitFor(() => expect(page.find(`#${heading}`).exists()).toBe(true))
   return page
 }
 type Page = Awaited<ReturnType<typeof account>>
@@ -53,13 +69,13 @@ describe('account page', () => {
 
   it('shows the MFA notice while the session waits for the emailed confirmation', async () => {
     answer('GET', '/api/auth/session', 200, { authenticated: false, mfa: true, message: 'Open the link we mailed you.' })
-    const page = await mountSuspended(AccountPage, { route: '/account' })
+    const page = await mountSuspended(OverviewPage, { route: '/account' })
     await vi.waitFor(() => expect(page.find('.alert.info').text()).toBe('Open the link we mailed you.'))
   })
 
   it('sends a browser whose session ended to the sign-in page with the reason', async () => {
     answer('GET', '/api/auth/session', 200, { authenticated: false, ended: true })
-    await mountSuspended(AccountPage, { route: '/account' })
+    await mountSuspended(OverviewPage, { route: '/account' })
     const router = useRouter()
     // the navigation follows the session read and the page's own mount: patient on a loaded runner
     await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe('/login?returnTo=/account&ended=1'), { timeout: 10_000 })
@@ -175,7 +191,7 @@ describe('account page', () => {
     it('disables the button while pending, then says every other session was signed out', async () => {
       const { gate, release } = held()
       const posted = answer('POST', '/api/auth/change-password', 200, { ok: true }, gate)
-      const page = await account()
+      const page = await account('security')
       const form = await change(page)
       await vi.waitFor(() => expect(form.find('button[type="submit"]').attributes('disabled')).toBeDefined())
       release()
@@ -186,7 +202,7 @@ describe('account page', () => {
 
     it("puts a 400 answer's messages beside their fields", async () => {
       answer('POST', '/api/auth/change-password', 400, { ok: false, error: 'Invalid input', fields: { password: 'Use at least 12 characters.' } })
-      const page = await account()
+      const page = await account('security')
       const form = await change(page)
       await vi.waitFor(() => expect(form.find('#new-password-error').text()).toBe('Use at least 12 characters.'))
     })
@@ -197,7 +213,7 @@ describe('account page', () => {
       [500, {}, 'Something went wrong on our side. Please try again.'],
     ])('shows the banner for a %i answer', async (status, body, message) => {
       answer('POST', '/api/auth/change-password', status, body)
-      const page = await account()
+      const page = await account('security')
       const form = await change(page)
       await vi.waitFor(() => expect(form.find('.alert[role="alert"]').text()).toBe(message))
     })
@@ -211,7 +227,7 @@ describe('account page', () => {
     }
 
     it('marks this device and offers to end only the others', async () => {
-      const page = await account()
+      const page = await account('sessions')
       const sessions = await sessionsOf(page)
       expect(sessions.find('li[aria-current="true"]').text()).toContain('This device')
       expect(sessions.findAll('li button').map((b) => b.attributes('aria-label'))).toEqual([expect.stringContaining('End session: Chrome on Linux')])
@@ -219,7 +235,7 @@ describe('account page', () => {
 
     it('asks "Sign out <device>?" in place and ends nothing until Confirm', async () => {
       const revoked = answer('POST', '/api/auth/sessions/revoke', 200, { ok: true })
-      const page = await account()
+      const page = await account('sessions')
       const sessions = await sessionsOf(page)
       await sessions.find('li button').trigger('click')
       const confirm = sessions.find('[role="group"]')
@@ -239,7 +255,7 @@ describe('account page', () => {
       ['Escape', (confirm: ReturnType<Page['find']>) => confirm.trigger('keydown', { key: 'Escape' })],
     ])('keeps the session on %s and puts focus back on its "End session" button', async (_, dismiss) => {
       const revoked = answer('POST', '/api/auth/sessions/revoke', 200, { ok: true })
-      const page = await account()
+      const page = await account('sessions')
       const sessions = await sessionsOf(page)
       await sessions.find('li button').trigger('click')
       await dismiss(sessions.find('[role="group"]'))
@@ -250,7 +266,7 @@ describe('account page', () => {
 
     it('says a session that had already ended (404) instead of a generic error', async () => {
       answer('POST', '/api/auth/sessions/revoke', 404, { ok: false, error: 'Not found' })
-      const page = await account()
+      const page = await account('sessions')
       const sessions = await sessionsOf(page)
       await sessions.find('li button').trigger('click')
       await sessions.findAll('[role="group"] button').find((b) => b.text() === 'Confirm')!.trigger('click')
@@ -259,7 +275,7 @@ describe('account page', () => {
 
     it('asks before "end all other sessions", then counts the sessions it ended', async () => {
       const revoked = answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
-      const page = await account()
+      const page = await account('sessions')
       const sessions = await sessionsOf(page)
       await sessions.find('#sessions-end-others').trigger('click')
       const confirm = sessions.find('#sessions-others-confirm')
@@ -273,7 +289,7 @@ describe('account page', () => {
 
     it('keeps every other session when "end all other sessions" is cancelled, with focus back on its button', async () => {
       const revoked = answer('POST', '/api/auth/sessions/revoke-others', 200, { ok: true, data: { revoked: 1 } })
-      const page = await account()
+      const page = await account('sessions')
       const sessions = await sessionsOf(page)
       await sessions.find('#sessions-end-others').trigger('click')
       await sessions.findAll('#sessions-others-confirm button').find((b) => b.text() === 'Cancel')!.trigger('click')
@@ -284,7 +300,7 @@ describe('account page', () => {
 
     it('shows the banner when the list cannot be loaded', async () => {
       answer('GET', '/api/auth/sessions', 429, { ok: false, retry: 4 })
-      const page = await mountSuspended(AccountPage, { route: '/account' })
+      const page = await mountSuspended(SessionsPage, { route: '/account/sessions' })
       await vi.waitFor(() => expect(section(page, 'sessions-heading').find('.alert[role="alert"]').text()).toBe('Too many attempts. Try again in 4 seconds.'))
     })
   })
@@ -301,7 +317,7 @@ describe('account page', () => {
 
     it('asks for a 6-digit code before turning it on', async () => {
       const enable = answer('POST', '/api/auth/totp/enable', 200, { ok: true, data: { recoveryCodes: [] } })
-      const page = await account()
+      const page = await account('security')
       const totp = await started(page)
       await totp.find('input#totp-enable-code').setValue('12345')
       await totp.find('form').trigger('submit')
@@ -310,7 +326,7 @@ describe('account page', () => {
     })
 
     it('explains a refused code (400) and shows the recovery codes once a code is accepted', async () => {
-      const page = await account()
+      const page = await account('security')
       const totp = await started(page)
       answer('POST', '/api/auth/totp/enable', 400, { ok: false, error: 'Invalid code' })
       await totp.find('input#totp-enable-code').setValue('123456')
@@ -324,7 +340,7 @@ describe('account page', () => {
     it('asks for a code before turning it off, and explains a refused one', async () => {
       answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 1 } })
       answer('POST', '/api/auth/totp/disable', 400, { ok: false })
-      const page = await account()
+      const page = await account('security')
       const totp = section(page, 'two-step-heading')
       await vi.waitFor(() => expect(totp.text()).toContain('1 recovery code left.'))
       await totp.find('form').trigger('submit')
@@ -339,7 +355,7 @@ describe('account page', () => {
 
       async function askForNewCodes() {
         answer('GET', '/api/auth/totp', 200, { ok: true, data: { enabled: true, recoveryCodesLeft: 2 } })
-        const page = await account()
+        const page = await account('security')
         const totp = section(page, 'two-step-heading')
         await vi.waitFor(() => expect(totp.text()).toContain('2 recovery codes left.'))
         const open = totp.findAll('button').find((b) => b.text() === 'Make new recovery codes')!
@@ -394,14 +410,14 @@ describe('account page', () => {
   describe('passkeys', () => {
     it('shows the banner when the list cannot be loaded', async () => {
       answer('GET', '/api/auth/passkeys', 503, {})
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(section(page, 'passkeys-heading').find('.alert[role="alert"]').text()).toBe('Something went wrong on our side. Please try again.'))
     })
 
     async function askToRemove() {
       answer('GET', '/api/auth/passkeys', 200, { ok: true, data: { passkeys: [{ id: 7, name: 'Laptop', createdAt: NOW, lastUsedAt: null, backedUp: false }] } })
       const removed = answer('POST', '/api/auth/passkeys/delete', 200, { ok: true })
-      const page = await account()
+      const page = await account('security')
       const passkeys = section(page, 'passkeys-heading')
       await vi.waitFor(() => expect(passkeys.find('button[aria-label="Remove passkey Laptop"]').exists()).toBe(true))
       await passkeys.find('button[aria-label="Remove passkey Laptop"]').trigger('click')
@@ -428,13 +444,72 @@ describe('account page', () => {
     })
   })
 
-  describe('sections', () => {
-    it('links from the top of the page to each section, in the order of the page', async () => {
+  describe('the console navigation', () => {
+    const nav = (page: Page) => page.find('nav[aria-label="Account sections"]')
+
+    it.each([
+      ['overview', 'Overview'],
+      ['security', 'Security'],
+      ['sessions', 'Sessions'],
+      ['apps', 'Apps'],
+      ['data', 'Your data'],
+    ] as const)('links to every part in the console order and marks %s as the current page', async (part, label) => {
+      const page = await account(part)
+      const links = nav(page).findAll('a')
+      expect(links.map((a) => [a.text(), a.attributes('href')])).toEqual([
+        ['Overview', '/account'],
+        ['Security', '/account/security'],
+        ['Sessions', '/account/sessions'],
+        ['Apps', '/account/apps'],
+        ['Your data', '/account/data'],
+      ])
+      expect(links.filter((a) => a.attributes('aria-current') === 'page').map((a) => a.text())).toEqual([label])
+    })
+
+    it('holds each section on its part, under the heading it had on the single page', async () => {
+      const headings = async (part: Part) => (await account(part)).findAll('h2').map((h) => h.text())
+      expect(await headings('overview')).toEqual(['Personal info', 'Your account at a glance'])
+      expect(await headings('security')).toEqual(['Signing in', 'Security activity'])
+      expect(await headings('sessions')).toEqual(['Devices and sessions'])
+      expect(await headings('apps')).toEqual(['Connected apps', 'API tokens'])
+      expect(await headings('data')).toEqual(['Your data', 'Delete account'])
+    })
+
+    it('sums up the other parts on the overview with a link into each', async () => {
       const page = await account()
-      const links = page.findAll('nav[aria-label="Account sections"] a')
-      expect(links.map((a) => a.text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens', 'Your data'])
-      const targets = links.map((a) => page.find(a.attributes('href')!))
-      expect(targets.map((t) => t.find('h2').text())).toEqual(['Personal info', 'Signing in', 'Devices and sessions', 'Connected apps', 'Security activity', 'API tokens', 'Your data'])
+      const summary = section(page, 'summary-heading')
+      expect(summary.findAll('a').map((a) => a.attributes('href'))).toEqual(['/account/security', '/account/sessions', '/account/apps', '/account/data'])
+      await vi.waitFor(() => expect(summary.find('[data-testid="two-step-state"]').text()).toBe('Two-step sign-in is off: turn it on under Security.'))
+    })
+
+    it.each([
+      ['#devices', '/account/sessions#devices'],
+      ['#signing-in', '/account/security#signing-in'],
+      ['#security-activity', '/account/security#security-activity'],
+      ['#connected-apps', '/account/apps#connected-apps'],
+      ['#api-tokens', '/account/apps#api-tokens'],
+      ['#your-data', '/account/data#your-data'],
+    ])('sends an old link to /account%s on to the part that holds the section now', async (hash, target) => {
+      await mountSuspended(OverviewPage, { route: `/account${hash}` })
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(target))
+    })
+
+    it('sends an old section link opened while the overview is open on to its part', async () => {
+      await account()
+      await useRouter().push('/account#connected-apps')
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/account/apps#connected-apps'))
+    })
+
+    it('keeps a link to a section of the overview on the overview', async () => {
+      const page = await mountSuspended(OverviewPage, { route: '/account#personal-info' })
+      await vi.waitFor(() => expect(page.find('#email-heading').exists()).toBe(true))
+      expect(useRouter().currentRoute.value.fullPath).toBe('/account#personal-info')
+    })
+
+    it('sends a signed-out browser to the sign-in page, which comes back to the same part', async () => {
+      answer('GET', '/api/auth/session', 200, { authenticated: false })
+      await mountSuspended(SecurityPage, { route: '/account/security' })
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/login?returnTo=/account/security'), { timeout: 10_000 })
     })
   })
 
@@ -449,7 +524,7 @@ describe('account page', () => {
 
     it('offers "Set a password" without a current password to an account that signs in with a provider, and names the provider', async () => {
       providerOnly()
-      const page = await account()
+      const page = await account('security')
       const password = section(page, 'password-heading')
       await vi.waitFor(() =>
         expect(password.find('[data-testid="no-password"]').text()).toBe(
@@ -466,7 +541,7 @@ describe('account page', () => {
     it('sets the first password, says so, and then shows the change form', async () => {
       providerOnly()
       const set = answer('POST', '/api/auth/set-password', 200, { ok: true, data: { password: true } })
-      const page = await account()
+      const page = await account('security')
       const password = section(page, 'password-heading')
       await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
       await password.find('input#first-password').setValue('a first passphrase of my own')
@@ -483,7 +558,7 @@ describe('account page', () => {
     it('asks to confirm it is you with a code (the account has no password) when the sign-in is old, then sets the password it was given', async () => {
       providerOnly()
       answer('POST', '/api/auth/set-password', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
-      const page = await account()
+      const page = await account('security')
       const password = section(page, 'password-heading')
       await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
       await password.find('input#first-password').setValue('a first passphrase of my own')
@@ -504,7 +579,7 @@ describe('account page', () => {
     it('shows the policy refusal at the field', async () => {
       providerOnly()
       answer('POST', '/api/auth/set-password', 400, { ok: false, error: 'Validation failed', fields: { password: 'Choose a password that is harder to guess' } })
-      const page = await account()
+      const page = await account('security')
       const password = section(page, 'password-heading')
       await vi.waitFor(() => expect(password.find('input#first-password').exists()).toBe(true))
       await password.find('form').trigger('submit')
@@ -514,7 +589,7 @@ describe('account page', () => {
 
     it('offers an account with neither a password nor a provider to set one', async () => {
       answer('GET', '/api/auth/sign-in-methods', 200, { ok: true, data: { password: false, totp: false, passkeys: 1, providers: [], linked: [] } })
-      const page = await account()
+      const page = await account('security')
       const password = section(page, 'password-heading')
       await vi.waitFor(() => expect(password.find('[data-testid="no-password"]').text()).toBe('Your account has no password. Set one to sign in with your email address and password.'))
       expect(password.find('input#first-password').exists()).toBe(true)
@@ -524,7 +599,7 @@ describe('account page', () => {
 
     it('keeps the password form when the sign-in methods cannot be read (the IAM still refuses a change without one)', async () => {
       answer('GET', '/api/auth/sign-in-methods', 503, {})
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(page.find('input#current-password').exists()).toBe(true))
     })
   })
@@ -544,7 +619,7 @@ describe('account page', () => {
 
     it('lists each linked account by provider name, its address and when it was linked', async () => {
       methods({ linked: [GOOGLE] })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(linked(page).find('li').text()).toContain('Google'))
       const row = linked(page).find('li').text()
       expect(row).toContain('ada@gmail.example')
@@ -555,7 +630,7 @@ describe('account page', () => {
     it('unlinks after the in-place confirmation and says so', async () => {
       methods({ linked: [GOOGLE] })
       const unlinked = answer('POST', '/api/auth/linked-accounts/unlink', 200, { ok: true, data: { unlinked: true } })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true))
       await linked(page).find('button[aria-label="Unlink Google"]').trigger('click')
       const group = linked(page).find('[role="group"]')
@@ -571,7 +646,7 @@ describe('account page', () => {
     it('keeps the account linked on Cancel and puts focus back on its Unlink button', async () => {
       methods({ linked: [GOOGLE] })
       const unlinked = answer('POST', '/api/auth/linked-accounts/unlink', 200, { ok: true, data: { unlinked: true } })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true))
       await linked(page).find('button[aria-label="Unlink Google"]').trigger('click')
       await linked(page).find('[role="group"]').findAll('button').find((b) => b.text() === 'Cancel')!.trigger('click')
@@ -581,7 +656,7 @@ describe('account page', () => {
 
     it('offers no Unlink for the only way in, and says why', async () => {
       methods({ password: false, passkeys: 0, linked: [GOOGLE] })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(linked(page).find('[data-testid="unlink-unavailable-google"]').exists()).toBe(true))
       expect(linked(page).find('[data-testid="unlink-unavailable-google"]').text()).toBe(
         'You cannot unlink Google: it is your only way to sign in. Set a password or add a passkey first.',
@@ -591,14 +666,14 @@ describe('account page', () => {
 
     it('offers Unlink without a password while a passkey or another provider remains', async () => {
       methods({ password: false, passkeys: 0, providers: ['github', 'google'], linked: [{ ...GOOGLE, provider: 'github' }, GOOGLE] })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(linked(page).findAll('button').map((b) => b.attributes('aria-label'))).toEqual(['Unlink GitHub', 'Unlink Google']))
     })
 
     it("shows the IAM's reason when it refuses the unlink as the last way in", async () => {
       methods({ linked: [GOOGLE] })
       answer('POST', '/api/auth/linked-accounts/unlink', 409, { ok: false, error: 'This is the only way to sign in to this account. Set a password or add a passkey first, then unlink it.' })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(linked(page).find('button[aria-label="Unlink Google"]').exists()).toBe(true))
       await linked(page).find('button[aria-label="Unlink Google"]').trigger('click')
       await linked(page).find('[role="group"]').findAll('button').find((b) => b.text() === 'Confirm')!.trigger('click')
@@ -610,13 +685,13 @@ describe('account page', () => {
 
   describe('security activity', () => {
     it('names each event for people', async () => {
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() => expect(section(page, 'activity-heading').find('.what').text()).toBe('Signed in'))
     })
 
     it('shows the banner when the activity cannot be loaded', async () => {
       answer('GET', '/api/auth/security-events', 429, { ok: false })
-      const page = await account()
+      const page = await account('security')
       await vi.waitFor(() =>
         expect(section(page, 'activity-heading').find('.alert[role="alert"]').text()).toBe('Too many attempts from this network. Try again later or contact support.'),
       )
@@ -630,7 +705,7 @@ describe('account page', () => {
 
     it('says nothing about the inbox once the address is confirmed', async () => {
       const seen = answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
-      const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
+      const page = await mountSuspended(OverviewPage, { route: '/account?signedUp=1' })
       // the auth state is shared across mounts (useState): wait for this test's confirmed session
       await vi.waitFor(() => expect(seen.bodies.length).toBeGreaterThan(0))
       await vi.waitFor(() => expect(page.find('dl').text()).not.toContain('(not confirmed yet)'))
@@ -670,7 +745,7 @@ describe('account page', () => {
 
     it('shows the notice for the no-JS sign-up landing (?signedUp=1)', async () => {
       unconfirmed()
-      const page = await mountSuspended(AccountPage, { route: '/account?signedUp=1' })
+      const page = await mountSuspended(OverviewPage, { route: '/account?signedUp=1' })
       await vi.waitFor(() => expect(inbox(page).find('p').text().replace(/\s+/g, ' ')).toBe(INBOX))
     })
 
@@ -686,14 +761,14 @@ describe('your data', () => {
     [503, { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.' }, 'Something went wrong on our side. Please try again.'],
   ])('says in words why the download did not start when the export answers %i', async (status, body, message) => {
     answer('GET', '/api/auth/export', status, body)
-    const page = await account()
+    const page = await account('data')
     await downloadButton(page).trigger('click')
     await vi.waitFor(() => expect(section(page, 'your-data-heading').find('.alert.error').text()).toBe(message))
   })
 
   it('asks to confirm it is you beside the button when the sign-in is old, and asks the export again once proven', async () => {
     const refused = answer('GET', '/api/auth/export', 403, { ok: false, error: 'Re-authentication required', reauthenticate: true })
-    const page = await account()
+    const page = await account('data')
     const data = section(page, 'your-data-heading')
     await downloadButton(page).trigger('click')
     await vi.waitFor(() => expect(data.find('#data-export-reauth-password').exists()).toBe(true))

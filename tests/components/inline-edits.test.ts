@@ -1,11 +1,12 @@
 /**
- * The in-place editors of the account page: the account's name ("Personal info") and a passkey's
+ * The in-place editors of the account console (pages/account/**): the account's name ("Personal info") and a passkey's
  * name ("Passkeys"). Each opens a labelled field with focus in it, saves the trimmed value, shows a
  * refusal at the field and gives focus back to the button that opened it.
  */
 import { mountSuspended } from '@nuxt/test-utils/runtime'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import AccountPage from '../../pages/account.vue'
+import OverviewPage from '../../pages/account/index.vue'
+import SecurityPage from '../../pages/account/security.vue'
 import { answer } from './bff'
 
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -20,16 +21,17 @@ beforeEach(() => {
   answer('GET', '/api/auth/security-events', 200, { ok: true, data: { events: [] } })
 })
 
-async function account() {
+/** The overview (the name) or the security part (the passkeys) of the account console, signed in. */
+async function account(part: 'overview' | 'security') {
   // attached to the document: the editors move focus, which a detached tree cannot hold
-  const page = await mountSuspended(AccountPage, { route: '/account', attachTo: document.body })
-  await vi.waitFor(() => expect(page.find('#sessions-heading').exists()).toBe(true))
+  const page = part === 'overview' ? await mountSuspended(OverviewPage, { route: '/account', attachTo: document.body }) : await mountSuspended(SecurityPage, { route: '/account/security', attachTo: document.body })
+  await vi.waitFor(() => expect(page.find(part === 'overview' ? '#email-heading' : '#passkeys-heading').exists()).toBe(true))
   return page
 }
 
 describe('editing the name', () => {
   async function openEditor() {
-    const page = await account()
+    const page = await account('overview')
     await vi.waitFor(() => expect(page.find('#profile-name-edit').exists()).toBe(true))
     await page.find('#profile-name-edit').trigger('click')
     await vi.waitFor(() => expect(page.find('input#profile-name').exists()).toBe(true))
@@ -86,7 +88,7 @@ describe('editing the name', () => {
 
 describe('renaming a passkey', () => {
   async function openEditor() {
-    const page = await account()
+    const page = await account('security')
     await vi.waitFor(() => expect(page.find('button[aria-label="Rename passkey Laptop"]').exists()).toBe(true))
     await page.find('button[aria-label="Rename passkey Laptop"]').trigger('click')
     await vi.waitFor(() => expect(page.find('input#passkey-rename-field-7').exists()).toBe(true))

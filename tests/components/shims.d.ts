@@ -6,8 +6,8 @@ declare module '*.vue' {
 }
 
 // Nuxt's auto-imported useRouter, which the components project's Nuxt environment provides at run
-// time; only the part the tests read.
-declare function useRouter(): { currentRoute: { value: { fullPath: string } } }
+// time; only the parts the tests read and call.
+declare function useRouter(): { currentRoute: { value: { fullPath: string } }; push(to: string): Promise<unknown> }
 
 // Nuxt's auto-imported clearNuxtState: the session state is shared by every mount of a file (useState).
 declare function clearNuxtState(keys?: string | string[]): void

@@ -103,11 +103,17 @@ describe('accessibility', () => {
     await page.close()
   })
 
-  it('signed-in pages (/account, /tokens with a token) have no serious or critical violations', async () => {
+  it('signed-in pages (each part of /account, /tokens with a token) have no serious or critical violations', async () => {
     const page = await e2e.browser.newPage()
     const csp = watchCsp(page)
     await signUpInBrowser(page, e2e.stack.url, freshEmail('a11y'))
     expect(await seriousA11yViolations(page)).toEqual([])
+    for (const part of ['security', 'sessions', 'apps', 'data']) {
+      await page.goto(`${e2e.stack.url}/account/${part}`)
+      await expect.poll(() => page.getByRole('navigation', { name: 'Account sections' }).locator('[aria-current="page"]').getAttribute('href'), WAIT).toBe(`/account/${part}`)
+      await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading/ }).count(), WAIT).toBe(0)
+      expect(await seriousA11yViolations(page)).toEqual([])
+    }
     await page.goto(`${e2e.stack.url}/tokens`)
     await page.getByLabel('Name', { exact: true }).fill('a11y token')
     await page.getByRole('button', { name: 'Create token' }).click()

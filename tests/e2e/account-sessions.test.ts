@@ -1,4 +1,4 @@
-/** The account page's security sections in Chromium: sessions, password change, recent activity. */
+/** The account console's sessions and security parts in Chromium: sessions, password change, recent activity. */
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
 import { freshEmail, PASSWORD, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
@@ -17,16 +17,17 @@ describe('account page: sessions and security', () => {
     const other = await e2e.browsers.phone.newPage()
     await signInInBrowser(other, e2e.stack.url, email)
 
+    // the overview first, then the console's own navigation to the sessions part
     await mine.goto(`${e2e.stack.url}/account`)
+    const nav = mine.getByRole('navigation', { name: 'Account sections' })
+    await nav.getByRole('link', { name: 'Sessions' }).click()
+    await expect.poll(() => new URL(mine.url()).pathname, WAIT).toBe('/account/sessions')
+    expect(await nav.getByRole('link', { name: 'Sessions' }).getAttribute('aria-current')).toBe('page')
     const sessions = mine.getByRole('region', { name: 'Where you are signed in' })
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
     await expect.poll(() => sessions.getByText('This device').isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(mine)).toEqual([])
     await saveScreenshot(mine, 'account-sessions')
-
-    const nav = mine.getByRole('navigation', { name: 'Account sections' })
-    await nav.getByRole('link', { name: 'Devices and sessions' }).click()
-    await expect.poll(() => new URL(mine.url()).hash).toBe('#devices')
 
     await sessions.getByRole('button', { name: /^End session:/ }).click()
     const confirm = sessions.getByRole('group', { name: /^Sign out .+\?$/ })
@@ -57,7 +58,9 @@ describe('account page: sessions and security', () => {
     await other.context().clearCookies()
     await signInInBrowser(other, e2e.stack.url, email)
 
-    await mine.goto(`${e2e.stack.url}/account`)
+    // an old link to the section of the one-page account lands on the sessions part
+    await mine.goto(`${e2e.stack.url}/account#devices`)
+    await expect.poll(() => new URL(mine.url()).pathname, WAIT).toBe('/account/sessions')
     const sessions = mine.getByRole('region', { name: 'Where you are signed in' })
     await expect.poll(() => sessions.getByRole('listitem').count(), WAIT).toBe(2)
     const endOthers = sessions.getByRole('button', { name: 'End all other sessions' })
@@ -89,11 +92,12 @@ describe('account page: sessions and security', () => {
     expect(await seriousA11yViolations(other)).toEqual([])
   })
 
-  it('changes the password from the account page and shows it in the recent activity', async () => {
+  it('changes the password on the security part and shows it in the recent activity there', async () => {
     const email = freshEmail('pwchange')
     const page = await e2e.browsers.laptop.newPage()
     await page.context().clearCookies()
     await signUpInBrowser(page, e2e.stack.url, email)
+    await page.goto(`${e2e.stack.url}/account/security`)
     await page.getByLabel('Current password', { exact: true }).fill('not the password at all')
     await page.getByLabel('New password', { exact: true }).fill('a new account passphrase')
     await page.getByLabel('Repeat the new password').fill('a new account passphrase')

@@ -198,6 +198,7 @@ describe('the admin console', () => {
     const member = await e2e.browsers.userBrowser.newPage()
     await member.context().clearCookies()
     await signUpInBrowser(member, e2e.stack.url, userEmail)
+    await member.goto(`${e2e.stack.url}/account/data`)
     await member.getByRole('button', { name: 'Delete my account' }).click()
     await member.getByRole('group', { name: /Delete your account\?/ }).getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => member.getByTestId('delete-account-sent').isVisible(), WAIT).toBe(true)

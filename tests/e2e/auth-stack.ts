@@ -181,8 +181,8 @@ export async function signUpInBrowser(page: Page, base: string, email: string, p
 
 /**
  * Confirms the address as its owner does, in the browser that signed up: opens the verification
- * link from the mail and presses the button, then goes back to the account page. Adding two-step
- * sign-in or a passkey needs a confirmed address.
+ * link from the mail and presses the button, then goes to the account's security part
+ * (pages/account/security.vue): adding two-step sign-in or a passkey needs a confirmed address.
  */
 export async function confirmEmailInBrowser(page: Page, smtp: SmtpCapture, email: string): Promise<void> {
   const mail = await mailTo(smtp, email, '/auth/verify-email?')
@@ -194,7 +194,7 @@ export async function confirmEmailInBrowser(page: Page, smtp: SmtpCapture, email
   await page.goto(link.toString())
   await page.getByRole('button', { name: 'Confirm my email address' }).click()
   await expect.poll(() => page.getByText('Your email address is confirmed.').isVisible(), WAIT).toBe(true)
-  await page.goto(new URL('/account', here).toString())
+  await page.goto(new URL('/account/security', here).toString())
   await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 }
 

@@ -38,6 +38,7 @@ describe('Download your data', () => {
     const csp = watchCsp(page)
     const email = freshEmail('export')
     await signUpInBrowser(page, e2e.stack.url, email)
+    await page.goto(`${e2e.stack.url}/account/data`)
     const button = section(page).getByRole('button', { name: 'Download your data' })
     await expect.poll(() => button.isVisible(), WAIT).toBe(true)
     expect(await seriousA11yViolations(page)).toEqual([])
@@ -70,6 +71,7 @@ describe('Download your data', () => {
     const page = await e2e.browser.newPage()
     const email = freshEmail('export-reauth')
     await signUpInBrowser(page, e2e.stack.url, email)
+    await page.goto(`${e2e.stack.url}/account/data`)
     // past the 10-minute window of the sign-in (the access token, 15 minutes, still holds)
     await advanceClock(e2e.stack.iam, 11 * 60_000, hmac)
 

@@ -19,6 +19,7 @@ describe('deleting the account', () => {
     const csp = watchCsp(page)
     const email = freshEmail('delete')
     await signUpInBrowser(page, e2e.stack.url, email)
+    await page.goto(`${e2e.stack.url}/account/data`)
 
     await page.getByRole('button', { name: 'Delete my account' }).click()
     await page.getByRole('group', { name: /Delete your account\?/ }).getByRole('button', { name: 'Confirm' }).click()
@@ -62,8 +63,9 @@ describe('deleting the account', () => {
     await page.close()
   })
 
-  /** The account page's request and the mailed confirmation: the browser ends signed out. */
+  /** The account console's request (its data part) and the mailed confirmation: the browser ends signed out. */
   async function deleteInBrowser(page: Page, email: string): Promise<void> {
+    await page.goto(`${e2e.stack.url}/account/data`)
     await page.getByRole('button', { name: 'Delete my account' }).click()
     await page.getByRole('group', { name: /Delete your account\?/ }).getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => page.getByTestId('delete-account-sent').isVisible(), WAIT).toBe(true)

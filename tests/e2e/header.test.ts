@@ -22,9 +22,9 @@ const overflowing = (page: Page) =>
   )
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
 
-/** The account page once its sections have loaded (their lists change the page's width). */
+/** The account console's sessions part once its list has loaded (the list changes the page's width). */
 async function accountLoaded(page: Page): Promise<void> {
-  await page.goto(`${e2e.stack.url}/account`)
+  await page.goto(`${e2e.stack.url}/account/sessions`)
   await expect.poll(() => page.getByText('Where you are signed in').isVisible(), WAIT).toBe(true)
   await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading/ }).count(), WAIT).toBe(0)
 }

@@ -1,9 +1,9 @@
 /**
- * The account and API-token pages in each language (docs/i18n.md), in Chromium at 390 px, against
- * one stack for the whole file: headings and the security activity in the language's words, none of
- * a handful of English sentences left, `lang` and `dir` on the page, axe clean, no text wider than
- * its box. Screenshots go to test-results/, and with UPDATE_SCREENSHOTS=1 the account page's also
- * to docs/screenshots/<locale>/account.png.
+ * The account console's parts and the API-token page in each language (docs/i18n.md), in Chromium at
+ * 390 px, against one stack for the whole file: headings, the console's navigation and the security
+ * activity in the language's words, none of a handful of English sentences left, `lang` and `dir`
+ * on the page, axe clean, no text wider than its box. Screenshots go to test-results/, and with
+ * UPDATE_SCREENSHOTS=1 the account overview's also to docs/screenshots/<locale>/account.png.
  */
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,8 +18,13 @@ const UPDATE = process.env.UPDATE_SCREENSHOTS === '1'
 
 const e2e = useE2eStack({}, { browsers: [] })
 
-/** Sentences of the account page (account.*, activity.*) and of the tokens page that must not be left in English. */
+/** Sentences of the account console (account.*, activity.*) and of the tokens page that must not be left in English. */
 const ACCOUNT_KEYS = [
+  'account.nav.overview',
+  'account.nav.security',
+  'account.nav.sessions',
+  'account.overview.heading',
+  'account.overview.security',
   'account.sections.devices',
   'account.sessions.heading',
   'account.sessions.noOthers',
@@ -47,7 +52,7 @@ async function checkLayout(page: Page, code: Locale): Promise<void> {
 }
 
 describe('the account and API-token pages in each language', () => {
-  it.each(BROWSER_LOCALES)('%s: the account page and the tokens page read in the language, at 390 px', async (code) => {
+  it.each(BROWSER_LOCALES)('%s: each part of the account console and the tokens page read in the language, at 390 px', async (code) => {
     const browser = await e2e.launchForTest()
     const page = await browser.newPage()
     const csp = watchCsp(page)
@@ -58,10 +63,11 @@ describe('the account and API-token pages in each language', () => {
 
     await page.goto(`${e2e.stack.url}/account`)
     await expect.poll(() => page.locator('h1').textContent(), WAIT).toBe(message(code, 'account.title'))
-    await expect.poll(() => page.locator('#sessions-heading').textContent(), WAIT).toBe(message(code, 'account.sessions.heading'))
-    // the security activity in the language's words: the account was just created
-    await expect.poll(() => page.locator('.events .what').allTextContents(), WAIT).toContain(message(code, 'activity.signedUp'))
-    await expect.poll(() => page.locator('#two-step-heading').textContent(), WAIT).toBe(message(code, 'secondFactor.heading'))
+    await expect.poll(() => page.locator('#summary-heading').textContent(), WAIT).toBe(message(code, 'account.overview.heading'))
+    // the console's navigation in the language, the open part marked
+    const nav = page.locator('nav.account-nav')
+    expect(await nav.getAttribute('aria-label')).toBe(message(code, 'account.sectionsNav'))
+    expect(await nav.locator('[aria-current="page"]').textContent()).toBe(message(code, 'account.nav.overview'))
     expect(await englishLeft(page, code, ACCOUNT_KEYS)).toEqual([])
     await checkLayout(page, code)
     const path = await saveScreenshot(page, `i18n-${code}-account`)
@@ -69,6 +75,35 @@ describe('the account and API-token pages in each language', () => {
       mkdirSync(join(ROOT, 'docs', 'screenshots', code), { recursive: true })
       copyFileSync(path, join(ROOT, 'docs', 'screenshots', code, 'account.png'))
     }
+
+    await page.goto(`${e2e.stack.url}/account/security`)
+    // the security activity in the language's words: the account was just created
+    await expect.poll(() => page.locator('.events .what').allTextContents(), WAIT).toContain(message(code, 'activity.signedUp'))
+    await expect.poll(() => page.locator('#two-step-heading').textContent(), WAIT).toBe(message(code, 'secondFactor.heading'))
+    expect(await nav.locator('[aria-current="page"]').textContent()).toBe(message(code, 'account.nav.security'))
+    expect(await englishLeft(page, code, ACCOUNT_KEYS)).toEqual([])
+    await checkLayout(page, code)
+    await saveScreenshot(page, `i18n-${code}-account-security`)
+
+    await page.goto(`${e2e.stack.url}/account/sessions`)
+    await expect.poll(() => page.locator('#sessions-heading').textContent(), WAIT).toBe(message(code, 'account.sessions.heading'))
+    expect(await englishLeft(page, code, ACCOUNT_KEYS)).toEqual([])
+    await checkLayout(page, code)
+    await saveScreenshot(page, `i18n-${code}-account-sessions`)
+
+    await page.goto(`${e2e.stack.url}/account/apps`)
+    await expect.poll(() => page.locator('#connected-apps-heading').textContent(), WAIT).toBe(message(code, 'account.sections.apps'))
+    // the list of connected apps read (none yet): its loading line gone
+    await expect.poll(() => page.locator('#connected-apps p[role="status"]').count(), WAIT).toBe(0)
+    expect(await englishLeft(page, code, ACCOUNT_KEYS)).toEqual([])
+    await checkLayout(page, code)
+    await saveScreenshot(page, `i18n-${code}-account-apps`)
+
+    await page.goto(`${e2e.stack.url}/account/data`)
+    await expect.poll(() => page.locator('#your-data-heading').textContent(), WAIT).toBe(message(code, 'account.sections.data'))
+    expect(await englishLeft(page, code, ACCOUNT_KEYS)).toEqual([])
+    await checkLayout(page, code)
+    await saveScreenshot(page, `i18n-${code}-account-data`)
 
     await page.goto(`${e2e.stack.url}/tokens`)
     await expect.poll(() => page.locator('h1').textContent(), WAIT).toBe(message(code, 'tokens.title'))

@@ -111,7 +111,7 @@ describe('the core forms work without JavaScript', () => {
     try {
       const laptop = await other.newPage()
       await signInInBrowser(laptop, e2e.stack.url, email)
-      await laptop.goto(`${e2e.stack.url}/account`)
+      await laptop.goto(`${e2e.stack.url}/account/sessions`)
       await laptop.getByRole('button', { name: 'End all other sessions' }).click()
       await laptop.getByRole('button', { name: 'Confirm' }).click()
       await expect.poll(() => laptop.getByText('1 other session was ended.').isVisible(), WAIT).toBe(true)

@@ -88,6 +88,7 @@ describe('OAuth sign-in in the browser', () => {
     await signInThroughDemoProvider(page)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.locator('#personal-info').getByText(demo.DEMO_ACCOUNT.email).isVisible(), WAIT).toBe(true)
+    await page.goto(`${base}/account/security`)
     // an account made through the provider has no password: the page names the provider and offers to set one
     const password = page.getByRole('region', { name: 'Set a password' })
     await expect.poll(() => password.getByText(`You sign in with ${entry.displayName}.`, { exact: false }).isVisible(), WAIT).toBe(true)
@@ -107,6 +108,7 @@ describe('OAuth sign-in in the browser', () => {
     const page = await browser.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
     await signInThroughDemoProvider(page)
+    await page.goto(`${base}/account/security`)
 
     // the only way in: listed, and no Unlink until another way exists
     const linked = page.getByRole('region', { name: 'Linked accounts' })

@@ -127,6 +127,7 @@ describe('passkey autofill on the login page', () => {
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
     expect(verified).toBe(1)
+    await page.goto(`${base}/account/security`)
     await expect.poll(() => section.getByText('last used', { exact: false }).isVisible(), WAIT).toBe(true)
     await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: again })
     await page.getByRole('button', { name: 'Sign out' }).click()

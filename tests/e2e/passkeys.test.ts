@@ -51,6 +51,7 @@ describe('passkeys in the browser', () => {
     await page.waitForURL(`${base}/account`)
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.locator('#main').getByText(email).isVisible(), WAIT).toBe(true)
+    await page.goto(`${base}/account/security`)
     // the sign-in used the passkey: its counter moved and the list says when
     await expect.poll(() => section.getByText('last used', { exact: false }).isVisible(), WAIT).toBe(true)
 
@@ -119,6 +120,7 @@ describe('passkeys in the browser', () => {
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
     expect(credentials).toHaveLength(1)
     expect(credentials[0]!.isResidentCredential).toBe(true)
+    await page.goto(`${base}/account/security`)
     const section = page.getByRole('region', { name: 'Passkeys' })
     await expect.poll(() => section.getByTestId('passkey-list').locator('li').count(), WAIT).toBe(1)
     expect(await seriousA11yViolations(page)).toEqual([])

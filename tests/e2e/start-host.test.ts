@@ -120,7 +120,7 @@ describe('the address npm start prints', () => {
     await page.getByRole('button', { name: 'Confirm my email address' }).click()
     await expect.poll(() => page.getByText('Your email address is confirmed.').isVisible(), WAIT).toBe(true)
 
-    await page.goto(`${printed.origin}/account`)
+    await page.goto(`${printed.origin}/account/security`)
     await section.getByRole('button', { name: 'Add a passkey' }).click()
     await expect.poll(() => section.getByText('Passkey added.', { exact: false }).isVisible(), WAIT).toBe(true)
     // the button, as in a browser without passkey autofill: Chromium's virtual authenticator answers

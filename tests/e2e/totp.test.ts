@@ -26,7 +26,7 @@ async function passwordStep(page: Page, email: string) {
   await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('second-factor-heading')
 }
 
-/** From the account page: set up TOTP from the secret shown, turn it on, save the codes; the secret and the codes. */
+/** From the account's security part: set up TOTP from the secret shown, turn it on, save the codes; the secret and the codes. */
 async function enrolInBrowser(page: Page, onEachScreen: () => Promise<void> = async () => {}): Promise<{ secret: string; recoveryCodes: string[] }> {
   await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
   const secretText = page.getByTestId('totp-secret')
@@ -85,6 +85,7 @@ describe('two-step sign-in in the browser', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Continue' }).click()
     await page.waitForURL(`${e2e.stack.url}/account`)
+    await page.goto(`${e2e.stack.url}/account/security`)
     await expect.poll(() => page.getByText('9 recovery codes left.').isVisible(), WAIT).toBe(true)
     await saveScreenshot(page, 'totp-signed-in-with-recovery-code')
     expect(csp).toEqual([])
@@ -115,6 +116,8 @@ describe('two-step sign-in in the browser', () => {
     const recovery = recoveryCodes[0]!
     await page.getByRole('button', { name: 'I saved my recovery codes' }).click()
 
+    // the address lives on the overview
+    await page.goto(`${e2e.stack.url}/account`)
     await page.getByRole('button', { name: 'Change email', exact: true }).click()
     const form = page.getByRole('form', { name: 'Or finish here with two-step sign-in' })
     await expect.poll(() => form.isVisible(), WAIT).toBe(true)
