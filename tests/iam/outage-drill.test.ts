@@ -14,6 +14,9 @@ import { jsonOf, manage, newToken, refOf, verify, WIDE, WIDE_LIMITERS, type Crea
 
 const { DATABASE_URL, REDIS_URL } = process.env
 const external = !!DATABASE_URL && !!REDIS_URL
+// A Cluster client reaches each primary at the address the Cluster's slot map names, past any proxy
+// in front of a seed, and the Cluster is shared with the other files: no way to take it away here
+const onCluster = !!REDIS_URL?.startsWith('redis+cluster:')
 /** A request needing a dependency that is down is answered 503 within this. */
 const ANSWER_WITHIN_MS = 2000
 /** Answers the workers must get in each phase: the drill moves on by what happened, not by the wall clock. */
@@ -37,7 +40,7 @@ const hostPort = (url: string, defaultPort: number) => {
 }
 
 beforeAll(async () => {
-  if (!external) return
+  if (!external || onCluster) return
   const pg = await createThrowawayPg(DATABASE_URL)
   dropDatabase = pg.drop
   pgProxy = await startTcpProxy(hostPort(pg.url, 5432))
@@ -60,7 +63,7 @@ beforeAll(async () => {
 }, 300_000)
 
 afterAll(async () => {
-  if (!external) return
+  if (!external || onCluster) return
   await iam?.stop()
   await Promise.all([pgProxy?.close(), redisProxy?.close()])
   await dropDatabase?.()
@@ -92,8 +95,10 @@ async function untilReady(): Promise<void> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
 // skipped without DATABASE_URL and REDIS_URL: the drill stops and restarts the database and the
-// store, which the embedded defaults cannot do; the PostgreSQL + Redis run sets both
-describe.skipIf(!external)('outage drill (PostgreSQL + Redis only: the embedded defaults cannot go away)', () => {
+// store, which the embedded defaults cannot do; the PostgreSQL + Redis run sets both. Skipped on a
+// Redis Cluster too (REDIS_URL redis+cluster://, scripts/cluster-drill.mjs): its client connects to
+// every primary directly, so the one proxy cannot cut it off; CI's pass on one server runs it.
+describe.skipIf(!external || onCluster)('outage drill (PostgreSQL + Redis only: the embedded defaults cannot go away; not on a Redis Cluster: its client reaches every primary past the one proxy)', () => {
   it('answers only 2xx/4xx/503 (each 503 within 2 s with Retry-After) through a PostgreSQL and a Redis outage, and loses no count or session', async () => {
     const answers: Answer[] = []
     let during: Phase = null

@@ -7,8 +7,8 @@
  * reset over callers of many slots.
  *
  * Runs where `redis-server` is installed and the suite runs against PostgreSQL + Redis (REDIS_URL
- * set: .ci/run's second pass). The whole iam project runs on a Cluster with REDIS_URL set to a
- * redis+cluster:// URL (docs/operations.md, "Redis high availability").
+ * set: .ci/run's second pass). That whole pass runs on a Cluster with `npm run drill:cluster`
+ * (scripts/cluster-drill.mjs; docs/operations.md, "Redis high availability").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRateLimiter } from '../../iam/features/rate-limits/limiter'

@@ -6,10 +6,27 @@
 import { once } from 'node:events'
 import Redis from 'ioredis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { parseRedisTarget } from '../../iam/lib/storage/redis-target'
 import { reviveAfterUnaskedEnd } from '../../iam/lib/storage/revive'
 import { waitUntil } from '../helpers/wait'
 
 const REDIS_URL = process.env.REDIS_URL
+
+/**
+ * A Redis client of REDIS_URL's server (ioredis reads no redis+cluster:// or redis+sentinel:// URL
+ * itself). On a Cluster URL: a client of its first node. The revival is for a Redis client, the
+ * kind ioredis ends for good (a single server's or a Sentinel's); a Cluster client never ends on its
+ * own while its clusterRetryStrategy answers a delay (iam/lib/storage/index.ts always does; ioredis
+ * built/cluster/index.js, handleCloseEvent), and one ended by disconnect() moves on to `close`.
+ */
+function newClient(): Redis {
+  const target = parseRedisTarget(REDIS_URL!)
+  const options = { lazyConnect: true, maxRetriesPerRequest: 0 }
+  if (target.kind === 'single') return new Redis(target.url, options)
+  const credentials = { username: target.username, password: target.password }
+  if (target.kind === 'cluster') return new Redis({ ...options, ...credentials, ...target.nodes[0]! })
+  return new Redis({ ...options, ...credentials, sentinels: target.sentinels, name: target.name, db: target.db })
+}
 
 // skipped without REDIS_URL: a real server is what ends and takes the client back (CI's PostgreSQL + Redis run sets it)
 describe.skipIf(!REDIS_URL)('a Redis client ended without being asked, on redis', () => {
@@ -20,7 +37,7 @@ describe.skipIf(!REDIS_URL)('a Redis client ended without being asked, on redis'
   })
 
   it('connects again after an end this process did not ask for', async () => {
-    const client = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 0 })
+    const client = newClient()
     clients.push(client)
     await client.connect()
     reviveAfterUnaskedEnd(client)
@@ -33,7 +50,7 @@ describe.skipIf(!REDIS_URL)('a Redis client ended without being asked, on redis'
   })
 
   it('leaves a client closed once stop was called before the close', async () => {
-    const client = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 0 })
+    const client = newClient()
     clients.push(client)
     await client.connect()
     const revival = reviveAfterUnaskedEnd(client)
