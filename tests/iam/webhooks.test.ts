@@ -74,6 +74,17 @@ async function publicIdOf(email: string): Promise<string> {
   return (body.data as { users: Array<{ id: string; email: string }> }).users.find((u) => u.email === email)!.id
 }
 
+/** The delivery settings of this file's IAMs: quick polls and retries, the test receiver allowed. */
+const WEBHOOKS = { enabled: true, pollMs: 50, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 1000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] }
+
+/** A new account made platform administrator through the test route. */
+async function platformAdminOf(server: IamServer, ip: string): Promise<Session> {
+  const made = await signupUser(server, { client: { ip } })
+  const res = await fetch(`${server.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: made.email, admin: true }) })
+  expect(res.status).toBe(200)
+  return made
+}
+
 beforeAll(async () => {
   hooks = await startWebhookReceiver(RECEIVER_HOST)
   iam = await startIam({
@@ -81,22 +92,11 @@ beforeAll(async () => {
       ...PROXY_CONFIG,
       ...WIDE_LOGIN,
       service: { ...PROXY_CONFIG.service, metrics: { allow: ['127.0.0.1', '::1'] } },
-      webhooks: {
-        enabled: true,
-        pollMs: 50,
-        retryScheduleMs: [100, 100, 100],
-        jitter: 0,
-        timeoutMs: 1000,
-        allowHttp: true,
-        allowAddresses: [`${RECEIVER_HOST}/32`],
-        disableAfterFailures: 1000,
-      },
+      webhooks: { ...WEBHOOKS, disableAfterFailures: 1000 },
     },
     env: { IAM_TEST_ROUTES: '1' },
   })
-  admin = await signupUser(iam, { client: { ip: '203.0.113.231' } })
-  const res = await fetch(`${iam.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: admin.email, admin: true }) })
-  expect(res.status).toBe(200)
+  admin = await platformAdminOf(iam, '203.0.113.231')
 }, START_TIMEOUT_MS)
 
 afterAll(async () => {
@@ -309,23 +309,11 @@ describe('a run of failures', () => {
       config: {
         ...PROXY_CONFIG,
         ...WIDE_LOGIN,
-        webhooks: {
-          enabled: true,
-          pollMs: 50,
-          retryScheduleMs: [100, 100, 100],
-          jitter: 0,
-          timeoutMs: 1000,
-          allowHttp: true,
-          allowAddresses: [`${RECEIVER_HOST}/32`],
-          disableAfterFailures: 2,
-          disableAfterFailingMs: 0,
-        },
+        webhooks: { ...WEBHOOKS, disableAfterFailures: 2, disableAfterFailingMs: 0 },
       },
       env: { IAM_TEST_ROUTES: '1' },
     })
-    owner = await signupUser(strict, { client: { ip: '203.0.113.236' } })
-    const res = await fetch(`${strict.url}/__test/platform-admin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: owner.email, admin: true }) })
-    expect(res.status).toBe(200)
+    owner = await platformAdminOf(strict, '203.0.113.236')
   }, START_TIMEOUT_MS)
 
   afterAll(async () => {
@@ -349,6 +337,10 @@ describe('a run of failures', () => {
     await sendTestTo(created.id)
     await waitUntil(async () => (await endpoint(created.id)).enabled === false, 'two failures in a row to switch the endpoint off')
     expect(await endpoint(created.id)).toMatchObject({ enabled: false, disabledReason: 'failing' })
-    expect(at(path).map((r) => r.error)).toEqual(Array(6).fill(null))
+    // six answers made the run; a test event is still sent to a switched-off endpoint (the console's
+    // way to check one), so its retries may add more after the switch: each of them verified too
+    const got = at(path)
+    expect(got.length).toBeGreaterThanOrEqual(6)
+    expect(got.map((r) => r.error)).toEqual(Array(got.length).fill(null))
   })
 })
