@@ -491,13 +491,14 @@ describe('account page', () => {
       ['#your-data', '/account/data#your-data'],
     ])('sends an old link to /account%s on to the part that holds the section now', async (hash, target) => {
       await mountSuspended(OverviewPage, { route: `/account${hash}` })
-      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(target))
+      // a navigation after the mount: on a loaded machine more than waitFor's default second
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(target), { timeout: 10_000 })
     })
 
     it('sends an old section link opened while the overview is open on to its part', async () => {
       await account()
       await useRouter().push('/account#connected-apps')
-      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/account/apps#connected-apps'))
+      await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe('/account/apps#connected-apps'), { timeout: 10_000 })
     })
 
     it('keeps a link to a section of the overview on the overview', async () => {
