@@ -1,5 +1,5 @@
-// npm run drill:cluster: CI's PostgreSQL + Redis pass (.ci/run: the iam project whole, and the
-// unit and gateway files scripts/store-bound-tests.mjs names) against a Redis Cluster of three
+// npm run drill:cluster: CI's PostgreSQL + Redis pass (.ci/run: the unit, iam and gateway files
+// scripts/store-bound-tests.mjs names) against a Redis Cluster of three
 // primaries instead of one server. Starts the primaries (`redis-server` in cluster mode, no
 // persistence, a temporary directory each) on free loopback ports, joins them with
 // `redis-cli --cluster create`, waits for cluster_state:ok, runs vitest with
@@ -108,16 +108,16 @@ for (const port of ports) {
 const redisUrl = `redis+cluster://${addresses.join(',')}`
 
 // the same files as .ci/run's second pass
-const storeBound = execFileSync(process.execPath, [join(root, 'scripts', 'store-bound-tests.mjs'), 'tests/unit', 'tests/gateway'], { cwd: root, encoding: 'utf8' })
+const storeBound = execFileSync(process.execPath, [join(root, 'scripts', 'store-bound-tests.mjs'), 'tests/unit', 'tests/gateway', 'tests/iam'], { cwd: root, encoding: 'utf8' })
   .split('\n')
   .filter(Boolean)
 if (storeBound.length === 0) fail('scripts/store-bound-tests.mjs found no store-bound test file')
 
-process.stdout.write(`cluster-drill: ${PRIMARIES} primaries at ${redisUrl}; iam project + ${storeBound.length} store-bound unit/gateway files\n`)
+process.stdout.write(`cluster-drill: ${PRIMARIES} primaries at ${redisUrl}; ${storeBound.length} store-bound unit, iam and gateway files\n`)
 const startedAt = Date.now()
 const vitest = spawn(
   join(root, 'node_modules', '.bin', 'vitest'),
-  ['run', '--project', 'unit', '--project', 'iam', '--project', 'gateway', 'tests/iam/', ...storeBound],
+  ['run', '--project', 'unit', '--project', 'iam', '--project', 'gateway', ...storeBound],
   { cwd: root, stdio: 'inherit', env: { ...process.env, CI: 'true', REDIS_URL: redisUrl } },
 )
 const status = await new Promise((done) => vitest.once('exit', (code, signal) => done(code ?? (signal ? 1 : 0))))

@@ -5,12 +5,21 @@
  * run, against PostgreSQL + Redis, runs only these: a pure test gives the same answer on both
  * runs, so running it twice only costs minutes.
  *
- *   node scripts/store-bound-tests.mjs tests/unit tests/gateway   # one path per line
+ *   node scripts/store-bound-tests.mjs tests/unit tests/gateway tests/iam   # one path per line
  *
  * A test file or helper is store-bound when its text names either variable, an application source
  * when it reads one from the environment; the walk follows `import ... from`,
  * `export ... from`, `import('...')` and `new URL('...', import.meta.url)` with relative targets,
  * so a helper that starts an IAM (tests/helpers/iam-server.ts) marks every test that uses it.
+ *
+ * A test file that starts an IAM only to reach what it is about (a page's BFF route, a signature's
+ * purpose, a lock on a PGlite directory) may say so in a line of its own,
+ *
+ *   // store-independent: <why its outcome is the same on PGlite + memory and PostgreSQL + Redis>
+ *
+ * and is then left out, whatever it imports: what it calls in the IAM is a subject of files that do
+ * run on both. The reason is required, and a file that names DATABASE_URL or REDIS_URL itself
+ * cannot say it (both stop the script with status 2).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -22,6 +31,7 @@ const NAMES = /\b(DATABASE_URL|REDIS_URL)\b/
 // which made every test of a module reaching iam/db/database.ts store-bound
 const READS = /\benv(?:\.|\[['"])(DATABASE_URL|REDIS_URL)\b/
 const TESTS = resolve(ROOT, 'tests') + '/'
+const DECLARED = /^\s*\/\/ store-independent:(.*)$/m
 const IMPORTS = /(?:from\s+|import\s*\(\s*|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g
 const EXTENSIONS = ['', '.ts', '.mts', '.js', '.mjs', '/index.ts', '/index.js']
 
@@ -82,4 +92,19 @@ if (dirs.length === 0) {
 const files = dirs.flatMap((dir) => testFiles(resolve(ROOT, dir)).sort())
 for (const file of files) visit(file)
 spread()
-for (const file of files) if (bound.has(file)) console.log(relative(ROOT, file))
+const independent = new Set()
+const mistakes = []
+for (const file of files) {
+  const text = readFileSync(file, 'utf8')
+  const declared = DECLARED.exec(text)
+  if (!declared) continue
+  // a reason of a few words at least: the next reader decides by it whether it still holds
+  if (declared[1].trim().split(/\s+/).length < 4) mistakes.push(`${relative(ROOT, file)}: "store-independent:" needs its reason`)
+  else if (NAMES.test(text)) mistakes.push(`${relative(ROOT, file)}: names DATABASE_URL or REDIS_URL, so its outcome can depend on them`)
+  else independent.add(file)
+}
+if (mistakes.length > 0) {
+  for (const mistake of mistakes) console.error(`store-bound-tests: ${mistake}`)
+  process.exit(2)
+}
+for (const file of files) if (bound.has(file) && !independent.has(file)) console.log(relative(ROOT, file))

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, type Browser } from '../helpers/browser'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
-import { startIam, type IamServer } from '../helpers/iam-server'
+import { envWithoutStoreUrls, startIam, type IamServer } from '../helpers/iam-server'
 import { magicLinkOf, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { addVirtualAuthenticator, freePort, freshEmail, hmac, mailTo, signUpInBrowser, WAIT } from './auth-stack'
 
@@ -71,7 +71,7 @@ beforeAll(async () => {
   const iamConfig = join(dataDir, 'iam.config.json')
   const service = { ...(generated.iam.service as Json), dataDir }
   writeFileSync(iamConfig, JSON.stringify({ ...generated.iam, service, database: { url: databaseUrl }, storage: { driver: 'memory' } }))
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const parentEnv = envWithoutStoreUrls()
   const settings = start.iamSettings(iamConfig, urls)
   const ensure = () => start.ensureDemoClient({ cliEntry: start.cliEntryOf(IAM_TEST_BUILD.output), env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: iamConfig }, dataDir: settings.dataDir, issuer: settings.issuer })
   const first = await ensure()

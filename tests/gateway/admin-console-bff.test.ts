@@ -5,6 +5,7 @@
  * refused text; input the IAM's schemas refuse stops at the BFF; an account without the role is
  * refused by the IAM's guard, relayed as it is.
  */
+// store-independent: the gateway keeps no store of its own; the admin routes it relays run on both stores in tests/iam/admin-api.test.ts
 import { describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { hmac, sharedBffIam } from '../helpers/shared-bff-iam'

@@ -5,6 +5,7 @@
  * (the IAM's PUT behind a POST), send a test event, read the delivery log, send a failed delivery
  * again, send a time range again, rotate the secret, remove it; a URL the IAM refuses keeps its code.
  */
+// store-independent: the gateway keeps no store of its own; delivery, its claims and its log run on both stores in tests/iam/webhooks.test.ts and webhooks-postgres.test.ts
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequestV2 } from '../../iam/client/hmac'
 import { waitUntil } from '../helpers/wait'

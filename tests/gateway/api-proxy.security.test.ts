@@ -6,6 +6,7 @@
  * other's audience check and is no session token to the IAM. The gateway asks the IAM once per
  * session and API and reuses the token; an audience the IAM does not issue for is refused.
  */
+// store-independent: the gateway keeps no store of its own; the tokens it hands each API are signed by the IAM the same way on both stores (tests/iam/access-token-verifier.test.ts)
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose'

@@ -5,6 +5,7 @@
  * restore link" trades it once; the no-JavaScript form posts land on the sign-in page with the date
  * and then with the notice. The real IAM (the gateway project's shared one) and its outbox.
  */
+// store-independent: the gateway keeps no store of its own; the restore flow runs on both stores in tests/iam/account-restore.security.test.ts
 import { describe, expect, it } from 'vitest'
 import { mailTo } from '../helpers/confirm-email'
 import { linkQueryOf } from '../helpers/smtp'

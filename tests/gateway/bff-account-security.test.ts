@@ -2,6 +2,7 @@
  * The account-security BFF routes against the real IAM: sessions listed and ended, password change,
  * the audit view; CSRF enforced on every unsafe one, tokens never in a body.
  */
+// store-independent: the gateway keeps no store of its own; the IAM routes it relays run on both stores in tests/iam/account-sessions.test.ts and change-password.test.ts
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'

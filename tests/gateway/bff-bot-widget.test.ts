@@ -5,6 +5,7 @@
  * under the CSP of the first), no page carries the script until a form asks for it, and the BFF names
  * the script next to the IAM's site key. The widget itself is the provider's: not run here.
  */
+// store-independent: its subject is the page CSP and the widget origin the gateway names; no answer it checks comes from a store
 import { describe, expect, it } from 'vitest'
 import { browserLike, setupStack } from './bff-harness'
 

@@ -2,6 +2,7 @@
  * The BFF routes of sign-in by email against the real IAM (config signIn on): the link in the
  * browser that asked, refused in another one, the code in any; tokens only ever as cookies.
  */
+// store-independent: the gateway keeps no store of its own; the link and code flow runs on both stores in tests/iam/email-sign-in.test.ts
 import { describe, expect, it } from 'vitest'
 import { mailTo } from '../helpers/confirm-email'
 import { codeOf, linkQueryOf, type ParsedMail } from '../helpers/smtp'

@@ -6,6 +6,7 @@
  * zone travels the same way (the `time_zone` cookie the pages write, as `x-time-zone`): proven by
  * the moment in the password-changed notice of an account made through the gateway.
  */
+// store-independent: its subject is the language header the gateway sends; the mail language behind it is tests/iam/mail-languages.test.ts
 import { describe, expect, it } from 'vitest'
 import { CATALOGUES } from '../../iam/features/mail/catalogue/catalogues'
 import type { Locale } from '../../iam/contract/locales'

@@ -4,6 +4,7 @@
  * solved challenge from GET /api/auth/bot-challenge is passed on with the same attempt, and a form
  * posted without JavaScript comes back to the sign-in page with the sentence that says what to do.
  */
+// store-independent: the gateway keeps no store of its own; the IAM side of the bot check runs on both stores in tests/iam/bot-challenge.security.test.ts
 import { solveChallenge } from 'altcha-lib/v1'
 import { describe, expect, it } from 'vitest'
 import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'

@@ -4,6 +4,7 @@
  * signed-in browser, passwordless sign-in with tokens only as cookies, removal, and the CSRF rule
  * on each new unsafe route.
  */
+// store-independent: the gateway keeps no store of its own; the passkey ceremonies run on both stores in tests/iam/passkeys.test.ts
 import { describe, expect, it } from 'vitest'
 import { mailTo } from '../helpers/confirm-email'
 import { codeOf } from '../helpers/smtp'

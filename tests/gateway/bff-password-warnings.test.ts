@@ -4,6 +4,7 @@
  * no-JS form lands on its next page with `?notice=` for the layout to show. A password the IAM
  * finds too easy to guess comes back at the `password` field.
  */
+// store-independent: its subject is how the gateway relays the IAM warnings; the breach check behind them runs on both stores in tests/iam/breach-check.test.ts
 import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'

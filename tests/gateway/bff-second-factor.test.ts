@@ -2,6 +2,7 @@
  * The BFF routes of two-step sign-in against the real IAM: TOTP enrolment as a signed-in browser,
  * the second-factor step of sign-in (tokens only as cookies), and the CSRF rule on each new route.
  */
+// store-independent: the gateway keeps no store of its own; two-step sign-in runs on both stores in tests/iam/totp.test.ts and second-factor.security.test.ts
 import { Secret, TOTP } from 'otpauth'
 import { describe, expect, it } from 'vitest'
 import { browserLike, confirmEmailThrough, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'

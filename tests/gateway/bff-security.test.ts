@@ -2,6 +2,7 @@
  * The BFF's browser-facing defences: CSRF refusal, security headers, allow-listed IAM calls, and
  * same-origin-only return targets. Runs the built gateway against the built IAM (HMAC on).
  */
+// store-independent: its subject is CSRF, security headers and return targets, decided by the gateway before or apart from any IAM store
 import { createHash } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'

@@ -4,6 +4,7 @@
  * refused before reading; an endless chunked body is cut at the limit; both are 413 and the
  * gateway keeps serving. Runs the built gateway against the built IAM.
  */
+// store-independent: bodies are refused by the gateway before they reach the IAM, so no store is reached
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { BFF_BODY_LIMIT_BYTES, CALLBACK_BODY_LIMIT_BYTES } from '../../server/utils/request-body'

@@ -4,6 +4,7 @@
  * logo with the name as its alt text, the favicon, the colours and the footer's legal and support
  * links, and the page CSP opens img-src to the logo's origin alone, no other directive.
  */
+// store-independent: its subject is the gateway config brand in the rendered HTML; no answer it checks comes from a store
 import { describe, expect, it } from 'vitest'
 import { browserLike, setupStackOnSharedIam } from './bff-harness'
 

@@ -4,6 +4,7 @@
  * it; the gateway trusts a load balancer on 127.0.0.1, played by this test, which sends
  * X-Forwarded-For as a load balancer does (the browser's own value, then the peer it saw).
  */
+// store-independent: its subject is which address each hop passes on, read from headers; no answer it checks comes from a store
 import { describe, expect, it } from 'vitest'
 import { browserLike, freshEmail, PASSWORD, setupStack } from './bff-harness'
 

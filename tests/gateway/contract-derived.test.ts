@@ -4,6 +4,7 @@
  * written down again, and the gateway runs against a recording stand-in for the IAM so "refused
  * before any IAM call" is observable.
  */
+// store-independent: the gateway runs against a recording stand-in for the IAM, so no store is reached
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ROUTES } from '../../iam/contract/routes'
 import { startFakeIam, type FakeIam } from '../helpers/fake-iam'

@@ -4,6 +4,7 @@
  * CSRF header or from another site, and switching the active organization puts the IAM's new
  * access token, with its `org` claim, into the browser's cookie (never into a body).
  */
+// store-independent: the gateway keeps no store of its own; the organization routes it relays run on both stores in tests/iam/organizations.test.ts
 import { describe, expect, it } from 'vitest'
 import { mailTo } from '../helpers/confirm-email'
 import { magicLinkOf } from '../helpers/smtp'

@@ -2,6 +2,7 @@
  * GET /api/public/verify on the gateway: machine clients verify API tokens through the gateway,
  * which signs the call to the IAM (HMAC on) and passes the IAM's answer through unchanged.
  */
+// store-independent: the gateway keeps no store of its own; token verification and its counts run on both stores in tests/iam/api-tokens-verify.test.ts
 import { fetch } from '@nuxt/test-utils/e2e'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'

@@ -4,6 +4,7 @@
  * email sign-in pass the IAM's 403 `sso_required` on with the connection to continue at, and a
  * no-JS form post goes straight on to that connection's SAML start at the gateway.
  */
+// store-independent: the gateway keeps no store of its own; the IAM side of required SSO runs on both stores in tests/iam/sso-required.test.ts
 import { beforeAll, describe, expect, it } from 'vitest'
 import { startDnsServer, type Zone } from '../helpers/dns-server'
 import { makeIdpKeys } from '../helpers/saml-idp'

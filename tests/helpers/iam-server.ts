@@ -92,6 +92,12 @@ async function dropPgDatabase(baseUrl: string, dbUrl: string): Promise<void> {
   }
 }
 
+/** This process's environment without DATABASE_URL and REDIS_URL, for a child that must use only the database and store its config names. */
+export function envWithoutStoreUrls(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env
+  return rest
+}
+
 /** Runs the built IAM with `config` merged over test defaults; resolves once it listens. */
 export async function startIam(options: StartOptions = {}): Promise<IamServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'iam-test-'))
@@ -127,7 +133,7 @@ export async function startIam(options: StartOptions = {}): Promise<IamServer> {
   const configPath = join(dataDir, 'iam.json')
   writeFileSync(configPath, JSON.stringify(config))
   // the URLs in env would override the per-instance database and prefix chosen above
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const parentEnv = envWithoutStoreUrls()
   countStart('iam')
   const child = spawn(process.execPath, [...TEST_IAM_NODE_FLAGS, options.entry ?? iamEntry()], {
     cwd: dataDir,

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
-import { startIam, type IamServer, type Json, type StartOptions } from '../helpers/iam-server'
+import { envWithoutStoreUrls, startIam, type IamServer, type Json, type StartOptions } from '../helpers/iam-server'
 import { createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
 
 export const onPostgres = !!DATABASE_URL
@@ -41,7 +41,7 @@ const NPM_CLI = ['npm', 'run', '--silent', 'iam', '--']
 
 /** The CLI with `args` and the given env (the suite's own URLs never leak in); `via` npm run or its node command. */
 export async function cli(args: string[], env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<Run> {
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const parentEnv = envWithoutStoreUrls()
   const [command, ...prefix] = via === 'npm' ? NPM_CLI : NODE_CLI
   const child = spawn(command!, [...prefix, ...args], {
     cwd: ROOT,

@@ -2,15 +2,16 @@
  * One process per PGlite data dir (iam/db/data-dir-lock.ts): while a built IAM runs on a data dir,
  * the built admin CLI, `npm run db:migrate` and a second IAM on it refuse, naming the dir and the
  * holder's pid; once it stops, the CLI runs; a lock left by a dead process is taken over. The IAM
- * runs on a PGlite directory of its own whatever DATABASE_URL says (PostgreSQL takes no lock).
+ * runs on a PGlite directory of its own whatever database the run names (PostgreSQL takes no lock).
  */
+// store-independent: its IAM runs on a PGlite directory of its own whatever database the run names, and PostgreSQL takes no lock
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
-import { startIam, startIamExpectingExit, type IamServer } from '../helpers/iam-server'
+import { envWithoutStoreUrls, startIam, startIamExpectingExit, type IamServer } from '../helpers/iam-server'
 import { migratedPgliteDir } from '../helpers/test-database'
 
 const START_TIMEOUT_MS = 180_000
@@ -42,7 +43,7 @@ interface Run {
 
 /** Runs `node <script> ...args` with the shared config file (the suite's own URLs never leak in). */
 async function run(script: string, args: string[]): Promise<Run> {
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const parentEnv = envWithoutStoreUrls()
   const child = spawn(process.execPath, [script, ...args], {
     cwd: ROOT,
     env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: configPath, IAM_OUTPUT_DIR: IAM_TEST_BUILD.output },

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { migrations } from '../../iam/db/migrations/index'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
 import { connectDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { envWithoutStoreUrls } from '../helpers/iam-server'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterAll(async () => {
@@ -21,7 +22,7 @@ async function dbMigrate(env: Record<string, string>, config: Record<string, unk
   const configPath = join(dataDir, 'iam.json')
   writeFileSync(configPath, JSON.stringify({ service: { dataDir }, ...config }))
   // the suite's own URLs must not leak into a run that names its database explicitly
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const parentEnv = envWithoutStoreUrls()
   const child = spawn('npm', ['run', '--silent', 'db:migrate'], {
     cwd: ROOT,
     // the build this suite made (scripts/migrate.mjs defaults to the production iam/.output)

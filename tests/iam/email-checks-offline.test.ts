@@ -4,6 +4,7 @@
  * every name does not refuse the address. With the check on, a resolver that cannot be reached
  * allows the address and the log names the resolver problem.
  */
+// store-independent: its subject is the MX check and its resolver; the sign-ups it stores are those tests/iam/signup.test.ts runs on both
 import { createSocket } from 'node:dgram'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'

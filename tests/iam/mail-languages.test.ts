@@ -4,6 +4,7 @@
  * English; every mail kind in every language (the admin preview renders each with sample values);
  * the administrator's override of one mail in one language.
  */
+// store-independent: the language is chosen from the request and one profile column, which tests/iam/profile.test.ts runs on both
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SUPPORTED_LOCALES, type Locale } from '../../iam/contract/locales'
 import { MAIL_KINDS } from '../../iam/contract/mail-templates'

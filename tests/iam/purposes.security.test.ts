@@ -6,6 +6,7 @@
  * request the gateway signed reached every route: forwarded provider traffic reached the OAuth
  * sign-in route, which took any posted profile.
  */
+// store-independent: a purpose a route does not accept is refused before the route reads anything, so no store is reached
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GATEWAY_PURPOSES, signRequestV2, signRequestV3, type GatewayPurpose } from '../../iam/client/hmac'
 import { DEFAULT_PURPOSES, type RouteContract } from '../../iam/contract/define'

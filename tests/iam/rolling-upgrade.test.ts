@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrations } from '../../iam/db/migrations/index'
 import { call, CHROME_UA, PROXY_CONFIG, setCookieValue, signupBody, STRONG_PASSWORD, uniqueEmail, type Client, type Session } from '../helpers/accounts'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
-import { startIam, type IamServer, type Json } from '../helpers/iam-server'
+import { envWithoutStoreUrls, startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { buildPreviousRelease, findPreviousRelease } from '../helpers/previous-release'
 import { createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
 import { newToken, verify, WIDE_LIMITERS, type CreatedToken } from './api-tokens-http'
@@ -52,7 +52,7 @@ async function dbMigrate(output: string): Promise<string> {
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
   const configPath = join(dataDir, 'iam.json')
   writeFileSync(configPath, JSON.stringify({ service: { dataDir }, database: { url: databaseUrl }, secrets: SECRETS }))
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...parentEnv } = process.env
+  const parentEnv = envWithoutStoreUrls()
   const child = spawn('npm', ['run', '--silent', 'db:migrate'], {
     cwd: ROOT,
     env: { ...parentEnv, NODE_ENV: 'development', IAM_CONFIG: configPath, IAM_OUTPUT_DIR: output },
