@@ -7,6 +7,9 @@ import LongestFirstSequencer from './tests/helpers/sequencer'
 // others (minutes of a loaded run). The files mostly wait on
 // the servers they start, so more workers than the 2 cores here.
 const WORKERS = 3
+// Titles made by describe.each carry why a kind is skipped in this run (tests/helpers/skip-notes.ts):
+// vitest cuts an interpolated value at 40 characters by default, which cut the reason off
+const TITLE_VALUES = 300
 
 // Five projects: unit (pure), iam (the built IAM over HTTP), gateway (the built Nuxt app against
 // a real OIDC provider, through @nuxt/test-utils), e2e (Chromium), components (the pages in the
@@ -41,6 +44,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          taskTitleValueFormatTruncate: TITLE_VALUES,
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           // the migrated PGlite dump, for the files that need a migrated database (createMigratedDatabase)
@@ -58,6 +62,7 @@ export default defineConfig({
       {
         test: {
           name: 'iam',
+          taskTitleValueFormatTruncate: TITLE_VALUES,
           include: ['tests/iam/**/*.test.ts'],
           environment: 'node',
           // files with the default config share one IAM (shared-iam.ts); the others start their own
@@ -74,6 +79,7 @@ export default defineConfig({
       {
         test: {
           name: 'gateway',
+          taskTitleValueFormatTruncate: TITLE_VALUES,
           include: ['tests/gateway/**/*.test.ts'],
           environment: 'node',
           // the files whose stack needs no IAM config of its own share one IAM (shared-bff-iam.ts)

@@ -10,6 +10,7 @@ import { setupGateway } from '../helpers/nuxt-gateway'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
 import { createThrowawayPg } from '../helpers/test-database'
 import { browserLike, freshEmail, hmac, PASSWORD } from './bff-harness'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const { DATABASE_URL } = process.env
 const UNAVAILABLE = { ok: false, error: 'The sign-in service is unavailable. Please try again in a moment.', code: 'service_unavailable' }
@@ -45,7 +46,7 @@ const gateway = DATABASE_URL
   : { url: '' }
 
 // skipped without DATABASE_URL: an embedded PGlite cannot go away under the IAM; the PostgreSQL + Redis run sets it
-describe.skipIf(!DATABASE_URL)('gateway during an IAM database outage (PostgreSQL only: PGlite cannot go away)', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('gateway during an IAM database outage (PostgreSQL only: PGlite cannot go away)', 'postgres'), () => {
   it('answers 503 JSON with Retry-After, for a new and a known device, and signs in again once the database is back', async () => {
     const known = browserLike(gateway.url)
     const login = (browser: ReturnType<typeof browserLike>) =>

@@ -29,12 +29,13 @@ import {
   type OpStack,
   type RegisteredClient,
 } from '../helpers/oidc-op'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const secret = () => randomBytes(32).toString('base64url')
 
 // skipped without DATABASE_URL and REDIS_URL: two instances share one database and store only on
 // PostgreSQL + Redis (an embedded PGlite belongs to one process); the PostgreSQL + Redis run sets both
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('the OpenID Provider on two IAM instances (PostgreSQL + Redis)', () => {
+describe.skipIf(skippedWithout('postgres+redis'))(titled('the OpenID Provider on two IAM instances (PostgreSQL + Redis)', 'postgres+redis'), () => {
   let op: OpStack
   let iam2: IamServer
   let gateway2: GatewayServer

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { afterEach } from 'vitest'
 import { createStore, type SharedStore } from '../../iam/lib/storage'
+import { titled } from './skip-notes'
 
 export const REDIS_URL = process.env.REDIS_URL
 
@@ -82,9 +83,9 @@ export async function dropStore(store: SharedStore): Promise<void> {
  * server (the PostgreSQL + Redis run of the suite sets it), so `skip` carries that reason.
  */
 export const STORE_BACKENDS = [
-  { backend: 'memory', make: () => memoryStore().store, clocked: memoryStore, skip: false },
+  { backend: 'memory', make: () => memoryStore().store, clocked: memoryStore, skip: false, label: 'memory' },
   // skipped without REDIS_URL: no Redis server to talk to (the PostgreSQL + Redis run sets it)
-  { backend: 'redis', make: () => redisStore(), clocked: redisClockedStore, skip: !REDIS_URL },
+  { backend: 'redis', make: () => redisStore(), clocked: redisClockedStore, skip: !REDIS_URL, label: titled('redis', 'redis') },
 ]
 
 /** Inside a describe: a `newStore` whose stores are dropped after each test. */

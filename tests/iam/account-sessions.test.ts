@@ -8,6 +8,7 @@ import { authedGet, call, FIREFOX_UA, loginUser, newDevice, refresh, signupUser,
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { SHARED_IAM_CONFIG, sharedIam } from '../helpers/shared-iam'
 import { expectDocumented } from './documented'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 // the run's shared IAM: several sessions per user on purpose, and its config lets neither the
 // session count nor the velocity rule interfere (50 each) nor the sign-in limits
@@ -152,7 +153,7 @@ describe('POST /auth/sessions/revoke-others', () => {
 // Two instances on one PostgreSQL database and one Redis. On the embedded defaults each instance
 // has its own in-memory database, so "another instance" cannot be built and the test is skipped.
 // Two instances share state only through PostgreSQL + Redis; the embedded defaults are one process's own.
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('revocation across instances (PostgreSQL + Redis)', () => {
+describe.skipIf(skippedWithout('postgres+redis'))(titled('revocation across instances (PostgreSQL + Redis)', 'postgres+redis'), () => {
   let second: IamServer
   beforeAll(async () => {
     second = await startIam({ config: SHARED_IAM_CONFIG, share: iam.share })

@@ -4,6 +4,7 @@ import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { flushedLogs } from '../helpers/logs'
 import { ISO, jsonOf, manage, newToken, refOf, verify, WIDE_LIMITERS } from './api-tokens-http'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 let iam: IamServer
 let user: Session
@@ -129,7 +130,7 @@ describe('GET /api/public/verify', () => {
 })
 
 // skipped without DATABASE_URL: two instances share a count only through PostgreSQL (PGlite is one process's own)
-describe.skipIf(!process.env.DATABASE_URL)('counted verification across instances (PostgreSQL)', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('counted verification across instances (PostgreSQL)', 'postgres'), () => {
   let second: IamServer
   beforeAll(async () => {
     second = await startIam({ config: { ...PROXY_CONFIG, rate_limiters: { apiTokensLimiters: WIDE_LIMITERS } }, env: CLOCK_ENV, share: iam.share })

@@ -9,6 +9,7 @@ import { migrations } from '../../iam/db/migrations/index'
 import { IAM_TEST_BUILD, ROOT } from '../helpers/build'
 import { connectDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
 import { envWithoutStoreUrls } from '../helpers/iam-server'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterAll(async () => {
@@ -38,7 +39,7 @@ async function dbMigrate(env: Record<string, string>, config: Record<string, unk
 
 describe('npm run db:migrate', () => {
   // PostgreSQL only when DATABASE_URL names a server: the run creates and drops its own database.
-  it.skipIf(!DATABASE_URL)('applies the migrations to a PostgreSQL database and exits 0, then finds nothing to do', async () => {
+  it.skipIf(skippedWithout('postgres'))(titled('applies the migrations to a PostgreSQL database and exits 0, then finds nothing to do', 'postgres'), async () => {
     const pg = await createThrowawayPg(DATABASE_URL!)
     cleanups.push(() => pg.drop())
     const first = await dbMigrate({ DATABASE_URL: pg.url })

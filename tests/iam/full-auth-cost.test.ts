@@ -10,6 +10,7 @@ import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { untilMailTo } from '../helpers/outbox'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const CONFIG = {
   ...PROXY_CONFIG,
@@ -91,7 +92,7 @@ describe('full authentication cost (GET /secret/data)', () => {
 })
 
 // Two instances share state only through PostgreSQL + Redis; the embedded defaults are one process's own.
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('steady-state authentication across instances (PostgreSQL + Redis)', () => {
+describe.skipIf(skippedWithout('postgres+redis'))(titled('steady-state authentication across instances (PostgreSQL + Redis)', 'postgres+redis'), () => {
   let second: IamServer
   beforeAll(async () => {
     second = await startIam({ config: CONFIG, share: iam.share, env: CLOCK_ENV })

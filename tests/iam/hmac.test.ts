@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequest, signRequestV2, type SignedHeaderValues } from '../../iam/client/hmac'
 import { startIam, startIamExpectingExit, type IamServer } from '../helpers/iam-server'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 // Starting IAM processes (PGlite boot, migrations) is slow on a loaded shared machine.
 const START_TIMEOUT_MS = 180_000
@@ -209,7 +210,7 @@ describe('GET /health and HMAC', () => {
 
 // Two instances sharing one Redis: a nonce seen by one is a replay at the other. Without
 // REDIS_URL each instance has its own memory store, so the property cannot hold and is skipped.
-describe.skipIf(!process.env.REDIS_URL)('replay across instances (shared Redis)', () => {
+describe.skipIf(skippedWithout('redis'))(titled('replay across instances (shared Redis)', 'redis'), () => {
   let second: IamServer
   beforeAll(async () => {
     second = await startIam({ config, share: iam.share })

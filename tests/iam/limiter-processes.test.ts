@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../helpers/build'
 import { dropStore, REDIS_URL, redisStore } from '../helpers/limiter-stores'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 type Tally = { allowed: number; numeric: number; permanent: number }
 
@@ -37,7 +38,7 @@ async function startWorker(prefix: string, count: number, permanentAfter: number
 }
 
 // Needs a Redis server shared by both processes: only when REDIS_URL is set.
-describe.skipIf(!REDIS_URL)('rate limiter across two processes sharing one Redis', () => {
+describe.skipIf(skippedWithout('redis'))(titled('rate limiter across two processes sharing one Redis', 'redis'), () => {
   it('allows exactly 50 of 2 x 250 concurrent consumes, one numeric rejection, the rest permanent', async () => {
     const prefix = `t${randomBytes(5).toString('hex')}`
     prefixes.push(prefix)

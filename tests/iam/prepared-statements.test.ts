@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authedGet, loginUser, newDevice, PROXY_CONFIG, signupUser } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { runOnPg } from '../helpers/test-database'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 // skipped without DATABASE_URL: prepared statements are the PostgreSQL driver's (PGlite runs every statement unnamed)
-describe.skipIf(!process.env.DATABASE_URL)('prepared statements (PostgreSQL)', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('prepared statements (PostgreSQL)', 'postgres'), () => {
   let iam: IamServer
   beforeAll(async () => {
     iam = await startIam({

@@ -12,6 +12,7 @@ import { startIam, type IamEndpoint, type IamServer, type Json } from '../helper
 import { waitUntil } from '../helpers/wait'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver'
 import { authed, WIDE_LOGIN } from './second-factor-http'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const START_TIMEOUT_MS = 180_000
 const TEST_TIMEOUT_MS = 240_000
@@ -90,7 +91,7 @@ function countsAt(path: string): Map<string, number> {
   return counts
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('webhook delivery across instances (PostgreSQL)', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('webhook delivery across instances (PostgreSQL)', 'postgres'), () => {
   beforeAll(async () => {
     hooks = await startWebhookReceiver(RECEIVER_HOST)
     first = await startIam({ config: CONFIG, env: { IAM_TEST_ROUTES: '1' } })

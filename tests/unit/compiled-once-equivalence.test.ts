@@ -13,7 +13,7 @@ it('the table below covers every statement built with compiledOnce in iam/featur
   expect(COMPILED_CASES.map((c) => c.name).sort()).toEqual(declaredIn(/\bconst (\w+) = compiledOnce\b/g))
 })
 
-describe.each(KINDS)('compiledOnce against plain Kysely on $kind', ({ kind, skip: kindAbsent }) => {
+describe.each(KINDS)('compiledOnce against plain Kysely on $label', ({ kind, skip: kindAbsent }) => {
   const t = dataLayerDbForSuite(kind, kindAbsent)
 
   // `skip`: PostgreSQL runs only with DATABASE_URL, PGlite only without it (see KINDS)

@@ -39,7 +39,7 @@ async function burst(calls: Array<() => Promise<number | undefined>>, wave: numb
 const sorted = (counts: Array<number | undefined>) => [...counts].sort((a, b) => (a ?? -1) - (b ?? -1))
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i)
 
-describe.each(KINDS)('count-batch against one plain UPDATE per verification on $kind', ({ kind, skip: kindAbsent }) => {
+describe.each(KINDS)('count-batch against one plain UPDATE per verification on $label', ({ kind, skip: kindAbsent }) => {
   const t = dataLayerDbForSuite(kind, kindAbsent)
 
   /** One database for the batched run that counts the statements it answers (compiledOnce's go through executeQuery). */
@@ -107,7 +107,7 @@ describe.each(KINDS)('count-batch against one plain UPDATE per verification on $
   })
 
   // skipped on PGlite: an embedded database belongs to one process, so there is no second instance
-  it.skipIf(kindAbsent || kind === 'pglite')(`two instances verifying one token at once add exactly 2 x ${N}, no count given twice`, async () => {
+  it.skipIf(kindAbsent || kind === 'pglite')(`two instances verifying one token at once add exactly 2 x ${N}, no count given twice${kind === 'pglite' ? ' (skipped on PGlite: one process holds an embedded database, so there are no two instances)' : ''}`, async () => {
     await reset(t.db)
     const other = await createDatabase({ database: { url: t.url! }, service: { dataDir: '.data' } as never })
     try {

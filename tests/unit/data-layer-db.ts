@@ -7,13 +7,14 @@ import { afterAll, beforeAll } from 'vitest'
 import { createDatabase, migrateToLatest } from '../../iam/db/database'
 import type { Database } from '../../iam/db/schema'
 import { createMigratedDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { titled } from '../helpers/skip-notes'
 
 export const KINDS = [
   // PGlite in the embedded run; a run with DATABASE_URL (CI's PostgreSQL + Redis run) tests the
   // server instead: the PGlite answers do not depend on it, and `npm test` without it checks them
-  { kind: 'pglite' as const, skip: Boolean(DATABASE_URL) },
+  { kind: 'pglite' as const, skip: Boolean(DATABASE_URL), label: titled('pglite', 'pglite') },
   // PostgreSQL only when DATABASE_URL names a server (the suite's PostgreSQL + Redis run sets it)
-  { kind: 'postgres' as const, skip: !DATABASE_URL },
+  { kind: 'postgres' as const, skip: !DATABASE_URL, label: titled('postgres', 'postgres') },
 ]
 
 export interface DataLayerDb {

@@ -7,16 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../iam/db/schema'
 import { migrations } from '../../iam/db/migrations/index'
 import { DATABASE_URL, openTestDatabase, type TestDatabase } from '../helpers/test-database'
+import { titled } from '../helpers/skip-notes'
 
 const BEFORE = '2026-11-25-0005-session-families-user-idx'
 
 const kinds = [
-  { kind: 'pglite' as const, skip: false },
+  { kind: 'pglite' as const, skip: false, label: 'pglite' },
   // PostgreSQL only when DATABASE_URL names a server (the PostgreSQL + Redis run of the suite sets it)
-  { kind: 'postgres' as const, skip: !DATABASE_URL },
+  { kind: 'postgres' as const, skip: !DATABASE_URL, label: titled('postgres', 'postgres') },
 ]
 
-describe.each(kinds)('session_families.refresh_expires_at backfill on $kind', ({ kind, skip: noPostgresServer }) => {
+describe.each(kinds)('session_families.refresh_expires_at backfill on $label', ({ kind, skip: noPostgresServer }) => {
   let t: TestDatabase
   let db: Kysely<Database>
   const migrator = () =>

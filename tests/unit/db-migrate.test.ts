@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { migrateToLatest } from '../../iam/db/database'
 import { migrations } from '../../iam/db/migrations/index'
 import { connectDatabase, createMigratedDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const cleanups: Array<() => Promise<void>> = []
 afterAll(async () => {
@@ -14,7 +15,7 @@ afterAll(async () => {
 })
 
 // PostgreSQL only when DATABASE_URL names a server; PGlite is one process's own database.
-describe.skipIf(!DATABASE_URL)('migrateToLatest on PostgreSQL', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('migrateToLatest on PostgreSQL', 'postgres'), () => {
   it('applies each migration once when three connections migrate at the same time', async () => {
     const pg = await createThrowawayPg(DATABASE_URL!)
     cleanups.push(() => pg.drop())

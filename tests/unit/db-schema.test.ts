@@ -10,11 +10,12 @@ import { migrations } from '../../iam/db/migrations/index'
 import { INTROSPECTION_SQL } from '../../iam/fast/introspection'
 import { AUTH_STATE_SQL } from '../../iam/features/sessions/auth-state-repo'
 import { DATABASE_URL, openTestDatabase, type TestDatabase } from '../helpers/test-database'
+import { titled } from '../helpers/skip-notes'
 
 const kinds = [
-  { kind: 'pglite' as const, skip: false },
+  { kind: 'pglite' as const, skip: false, label: 'pglite' },
   // PostgreSQL only when DATABASE_URL names a server (the PostgreSQL + Redis run of the suite sets it).
-  { kind: 'postgres' as const, skip: !DATABASE_URL },
+  { kind: 'postgres' as const, skip: !DATABASE_URL, label: titled('postgres', 'postgres') },
 ]
 
 const uid = () => randomBytes(6).toString('hex')
@@ -29,7 +30,7 @@ async function sqlState(work: Promise<unknown>): Promise<string> {
   throw new Error('the statement succeeded but was expected to violate a constraint')
 }
 
-describe.each(kinds)('schema on $kind', ({ kind, skip: noPostgresServer }) => {
+describe.each(kinds)('schema on $label', ({ kind, skip: noPostgresServer }) => {
   let t: TestDatabase
   let db: Kysely<Database>
 

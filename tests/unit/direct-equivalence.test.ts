@@ -24,7 +24,7 @@ it('pipelines the reads only: a write or a locking read may wait for a row lock,
   }
 })
 
-describe.each(KINDS)('directStatement against Kysely on $kind', ({ kind, skip: kindAbsent }) => {
+describe.each(KINDS)('directStatement against Kysely on $label', ({ kind, skip: kindAbsent }) => {
   const t = dataLayerDbForSuite(kind, kindAbsent)
 
   // `skip`: PostgreSQL runs only with DATABASE_URL, PGlite only without it (see KINDS)

@@ -26,7 +26,7 @@ const config: {
 const ISSUER = 'http://localhost:3000/oidc'
 const FORM = 'application/x-www-form-urlencoded'
 
-describe.each(KINDS)('the one-statement introspection on $kind', ({ kind, skip: kindAbsent }) => {
+describe.each(KINDS)('the one-statement introspection on $label', ({ kind, skip: kindAbsent }) => {
   const t = dataLayerDbForSuite(kind, kindAbsent)
   /** what routes/oidc hands the path: the opening of client secrets, and the access rule of the configuration as it is now */
   const deps = () => ({

@@ -28,7 +28,7 @@ class StatementCount implements KyselyPlugin {
 
 const silent = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {}, child: () => silent } as unknown as FlowDeps['log']
 
-describe.each(KINDS)('the rehearsal of a link flow on $kind', ({ kind, skip }) => {
+describe.each(KINDS)('the rehearsal of a link flow on $label', ({ kind, skip }) => {
   const data = dataLayerDbForSuite(kind, skip)
   let dataDir: string
   beforeAll(() => {

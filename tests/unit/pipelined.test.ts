@@ -13,6 +13,7 @@ import type { Pipelines } from '../../iam/fast/pipelined'
 import type { Database } from '../../iam/db/schema'
 import { isDependencyOutage, PIPELINES_CLOSED } from '../../iam/lib/outage'
 import { createThrowawayPg, DATABASE_URL, runOnPg } from '../helpers/test-database'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const SERVICE = { dataDir: '.data' } as never
 
@@ -25,7 +26,7 @@ const settled = <T,>(promise: Promise<T>) => promise.then((value) => ({ value, e
 
 // skipped without DATABASE_URL: pipelining is the PostgreSQL driver's (PGlite has one connection and
 // no pool); the suite's PostgreSQL + Redis run sets it
-describe.skipIf(!DATABASE_URL)('pipelined connections on PostgreSQL', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('pipelined connections on PostgreSQL', 'postgres'), () => {
   let drop: () => Promise<void>
   let url: string
   let db: Kysely<Database>

@@ -17,10 +17,10 @@ import { forgetPreparedNames, preparedName, queryPrepared } from '../../iam/fast
 import type { Database } from '../../iam/db/schema'
 import { runOnPg } from '../helpers/test-database'
 import { COMPILED_CASES, DIRECT_CASES, outcomeOf, reset, snapshot, type Outcome } from './data-layer-cases'
-import { KINDS, openDataLayerDb, type DataLayerDb } from './data-layer-db'
+import { skippedWithout, titled } from '../helpers/skip-notes'
+import { openDataLayerDb, type DataLayerDb } from './data-layer-db'
 
 const SERVICE = { dataDir: '.data' } as never
-const noPostgresServer = KINDS.find((k) => k.kind === 'postgres')!.skip
 
 /** Every real statement as (its SQL text, how to run it on a database) for each of its argument sets. */
 const RUNS: Array<{ name: string; writes: boolean; runs: Array<{ label: unknown; text: (db: Kysely<Database>) => string; run: (db: Kysely<Database>) => Promise<Outcome> }> }> = [
@@ -73,7 +73,7 @@ describe('queryPrepared (no database)', () => {
 })
 
 // skipped without DATABASE_URL: prepared statements are the PostgreSQL driver's (PGlite runs every statement unnamed)
-describe.skipIf(noPostgresServer)('named and unnamed statements on PostgreSQL', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('named and unnamed statements on PostgreSQL', 'postgres'), () => {
   let t: DataLayerDb
   let named: Kysely<Database>
   let generic: Kysely<Database>

@@ -88,7 +88,7 @@ describe('progressive delay over time (memory clock)', () => {
 
 
 // `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('progressive delay on $backend', ({ make, clocked, skip: noRedisServer }) => {
+describe.each(STORE_BACKENDS)('progressive delay on $label', ({ make, clocked, skip: noRedisServer }) => {
   const newStore = useStores(make)
   const newClockedStore = useClockedStores(clocked)
   const MARK = 'login-device:mark'

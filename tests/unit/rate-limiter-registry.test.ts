@@ -98,7 +98,7 @@ describe('general union limiter with the default configuration (rate_limiters.ap
 })
 
 // `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('registry limiters with the default configuration on $backend', ({ make, skip: noRedisServer }) => {
+describe.each(STORE_BACKENDS)('registry limiters with the default configuration on $label', ({ make, skip: noRedisServer }) => {
   const newStore = useStores(make)
   const deps = () => ({ store: newStore(), config })
 

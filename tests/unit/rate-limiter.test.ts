@@ -12,7 +12,7 @@ const rejection = (d: LimitDecision) => {
 }
 
 // `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('rate limiter on $backend', ({ make, skip: noRedisServer }) => {
+describe.each(STORE_BACKENDS)('rate limiter on $label', ({ make, skip: noRedisServer }) => {
   const newStore = useStores(make)
 
   // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseRedisTarget } from '../../iam/lib/storage/redis-target'
 import { reviveAfterUnaskedEnd } from '../../iam/lib/storage/revive'
 import { waitUntil } from '../helpers/wait'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const REDIS_URL = process.env.REDIS_URL
 
@@ -29,7 +30,7 @@ function newClient(): Redis {
 }
 
 // skipped without REDIS_URL: a real server is what ends and takes the client back (CI's PostgreSQL + Redis run sets it)
-describe.skipIf(!REDIS_URL)('a Redis client ended without being asked, on redis', () => {
+describe.skipIf(skippedWithout('redis'))(titled('a Redis client ended without being asked, on redis', 'redis'), () => {
   const clients: Redis[] = []
   afterEach(() => {
     vi.useRealTimers()

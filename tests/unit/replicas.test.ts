@@ -12,6 +12,7 @@ import { mayLag, mayLagSnapshot, replicaIsDown, replicaNames } from '../../iam/d
 import { configSchema } from '../../iam/lib/config-schema'
 import { freePort } from '../helpers/fake-iam'
 import { createMigratedDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const serverError = (code: string) => Object.assign(new pg.DatabaseError('from the server', 0, 'error'), { code, severity: 'FATAL' })
 
@@ -41,7 +42,7 @@ describe('replicaNames', () => {
 })
 
 // the PGlite pass only: its migrated dump is made for that pass (tests/helpers/pglite-template.ts)
-describe.skipIf(!!DATABASE_URL)('mayLag on the embedded database (the PGlite pass)', () => {
+describe.skipIf(skippedWithout('pglite'))(titled('mayLag on the embedded database (the PGlite pass)', 'pglite'), () => {
   it('is the database itself: PGlite has no replicas', async () => {
     // the run's migrated dump: no initdb of its own (tests/helpers/test-database.ts)
     const db = await createMigratedDatabase(configSchema.parse({ database: { url: 'memory://' } }))
@@ -55,7 +56,7 @@ describe.skipIf(!!DATABASE_URL)('mayLag on the embedded database (the PGlite pas
   })
 })
 
-describe.skipIf(!DATABASE_URL)('mayLag on PostgreSQL (needs DATABASE_URL)', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('mayLag on PostgreSQL', 'postgres'), () => {
   const cleanups: Array<() => Promise<void>> = []
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup()

@@ -11,6 +11,7 @@ import type { Database } from '../../iam/db/schema'
 import { hashRefreshToken, newRefreshToken } from '../../iam/features/sessions/refresh-token'
 import { insertSessionAtOnce, revokeFamilies, rotateInOneStatement } from '../../iam/features/sessions/sessions-repo'
 import { connectDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 const cleanups: Array<() => Promise<void>> = []
 afterAll(async () => {
@@ -31,7 +32,7 @@ async function untilWaitingOnLock(db: Kysely<Database>): Promise<void> {
 }
 
 // PostgreSQL only when DATABASE_URL names a server (the PostgreSQL + Redis run of the suite sets it)
-describe.skipIf(!DATABASE_URL)('rotation against a revocation of its family, on PostgreSQL', () => {
+describe.skipIf(skippedWithout('postgres'))(titled('rotation against a revocation of its family, on PostgreSQL', 'postgres'), () => {
   it('waits for the revocation that holds the family, then spends nothing: no deadlock, no successor', async () => {
     const pg = await createThrowawayPg(DATABASE_URL!)
     cleanups.push(() => pg.drop())

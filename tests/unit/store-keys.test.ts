@@ -66,7 +66,7 @@ describe('the store\'s guard against unencoded keys', () => {
 })
 
 // `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('store keys through a real Storage on $backend', ({ make, skip: noRedisServer }) => {
+describe.each(STORE_BACKENDS)('store keys through a real Storage on $label', ({ make, skip: noRedisServer }) => {
   // skipped only when this kind's server is absent: the Redis kind runs with REDIS_URL (CI's PostgreSQL + Redis run)
   it.skipIf(noRedisServer)('reads back under each key exactly what was written under it, one stored key per distinct input', async () => {
     const store = make()

@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest'
 import { defineRedisScript } from '../../iam/lib/storage/atomic-redis'
 import { parseConfig } from '../../iam/lib/config'
 import { createStore, storeKey } from '../../iam/lib/storage'
-import { dropStore, keysWithTtl, memoryStore, REDIS_URL, redisClientOf, redisStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
+import { dropStore, keysWithTtl, memoryStore, redisClientOf, redisStore, STORE_BACKENDS, useClockedStores, useStores } from '../helpers/limiter-stores'
+import { skippedWithout, titled } from '../helpers/skip-notes'
 
 
 // `noRedisServer` (the backends' `skip`): the Redis backend's cases are skipped without REDIS_URL (no Redis server; the PostgreSQL + Redis run sets it)
-describe.each(STORE_BACKENDS)('shared store on $backend', ({ make, clocked, skip: noRedisServer }) => {
+describe.each(STORE_BACKENDS)('shared store on $label', ({ make, clocked, skip: noRedisServer }) => {
   const newStore = useStores(make)
   const clockedStore = useClockedStores(clocked)
 
@@ -164,7 +165,7 @@ describe('storage drivers', () => {
 })
 
 // Only with a Redis server (REDIS_URL).
-describe.skipIf(!REDIS_URL)('redis scripts', () => {
+describe.skipIf(skippedWithout('redis'))(titled('redis scripts', 'redis'), () => {
   it('runs a script the server has not cached yet through EVAL, then by its SHA', async () => {
     const store = redisStore()
     try {
