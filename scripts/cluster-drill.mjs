@@ -6,6 +6,7 @@
 // REDIS_URL=redis+cluster://..., stops the servers and exits with vitest's status.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run drill:cluster
+//   DATABASE_URL=... npm run drill:cluster -- tests/iam/x.test.ts ...   # those files only (a failure again)
 //
 // DATABASE_URL is required (the pass it repeats is the PostgreSQL one). Not part of .ci/run: it
 // takes as long as that pass again; docs/operations.md, "Redis high availability", has its figures.
@@ -107,13 +108,16 @@ for (const port of ports) {
 }
 const redisUrl = `redis+cluster://${addresses.join(',')}`
 
-// the same files as .ci/run's second pass
-const storeBound = execFileSync(process.execPath, [join(root, 'scripts', 'store-bound-tests.mjs'), 'tests/unit', 'tests/gateway', 'tests/iam'], { cwd: root, encoding: 'utf8' })
-  .split('\n')
-  .filter(Boolean)
+// the same files as .ci/run's second pass, or the ones named after `--`
+const named = process.argv.slice(2)
+const storeBound = named.length > 0
+  ? named
+  : execFileSync(process.execPath, [join(root, 'scripts', 'store-bound-tests.mjs'), 'tests/unit', 'tests/gateway', 'tests/iam'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
 if (storeBound.length === 0) fail('scripts/store-bound-tests.mjs found no store-bound test file')
 
-process.stdout.write(`cluster-drill: ${PRIMARIES} primaries at ${redisUrl}; ${storeBound.length} store-bound unit, iam and gateway files\n`)
+process.stdout.write(`cluster-drill: ${PRIMARIES} primaries at ${redisUrl}; ${storeBound.length} ${named.length > 0 ? 'named' : 'store-bound unit, iam and gateway'} files\n`)
 const startedAt = Date.now()
 const vitest = spawn(
   join(root, 'node_modules', '.bin', 'vitest'),
