@@ -43,15 +43,23 @@ export interface IssuedLink {
   codeExpiresAt: Date | null
 }
 
-/** Creates the link row (and code row) in `trx`; the caller mails the URL and code after commit. */
-export async function issueLink(
-  trx: Transaction<Database>,
-  deps: LinkDeps,
-  input: { purpose: string; path: LinkPath; userId: number; familyId: string | null; visitor: string; data?: Record<string, unknown>; withCode: boolean; expiresInMs?: number },
-): Promise<IssuedLink> {
-  const { magic_links: cfg } = deps.config
+interface LinkInput {
+  purpose: string
+  visitor: string
+  userId: number
+  familyId: string | null
+  withCode: boolean
+  expiresInMs?: number
+}
+
+/**
+ * What issueLink and rehearseLink both do before writing: the token signed, the random made, the
+ * code made and MACed to its link and owner. A rehearsal costs what an issue costs because it is
+ * this same work (flows.ts rehearseFlow says why that matters).
+ */
+async function prepareLink(deps: LinkDeps, input: LinkInput) {
   const now = deps.now()
-  const expiresInMs = input.expiresInMs ?? cfg.expiresInMs
+  const expiresInMs = input.expiresInMs ?? deps.config.magic_links.expiresInMs
   const { token, claims } = await signLinkToken(secretOf(deps.config.secrets.links, 'links'), {
     purpose: input.purpose,
     visitor: input.visitor,
@@ -64,6 +72,17 @@ export async function issueLink(
   // a code never outlives its link
   const codeExpiresAt = code ? new Date(Math.min(now + deps.config.codes.ttlMs, expiresAt.getTime())) : null
   const binding = { linkJti: claims.jti, userId: input.userId, familyId: input.familyId }
+  const codeRow = code && codeExpiresAt ? { code_hmac: macCode(secretOf(deps.config.secrets.codes, 'codes'), code, binding), expires_at: codeExpiresAt } : null
+  return { now, token, claims, random, expiresAt, code, codeExpiresAt, codeRow }
+}
+
+/** Creates the link row (and code row) in `trx`; the caller mails the URL and code after commit. */
+export async function issueLink(
+  trx: Transaction<Database>,
+  deps: LinkDeps,
+  input: LinkInput & { path: LinkPath; data?: Record<string, unknown> },
+): Promise<IssuedLink> {
+  const { now, token, claims, random, expiresAt, code, codeExpiresAt, codeRow } = await prepareLink(deps, input)
   await repo.insertLink(
     trx,
     {
@@ -78,26 +97,19 @@ export async function issueLink(
       created_at: new Date(now),
       expires_at: expiresAt,
     },
-    code && codeExpiresAt ? { code_hmac: macCode(secretOf(deps.config.secrets.codes, 'codes'), code, binding), expires_at: codeExpiresAt } : null,
+    codeRow,
   )
-  const url = buildLinkUrl(cfg.domain, cfg.paths[input.path], { token, random, reason: input.purpose, visitor: input.visitor })
+  const url = buildLinkUrl(deps.config.magic_links.domain, deps.config.magic_links.paths[input.path], { token, random, reason: input.purpose, visitor: input.visitor })
   return { jti: claims.jti, url, code, expiresAt, codeExpiresAt }
 }
 
-/**
- * issueLink's work for no one: the token signed, the random hashed, the code made and MACed, and
- * the inserts run writing no row (repository.ts insertNoLink). For flows.ts rehearseFlow.
- */
+/** issueLink's work for no one (user id 0): the inserts run writing no row (repository.ts insertNoLink). For flows.ts rehearseFlow. */
 export async function rehearseLink(trx: Transaction<Database>, deps: LinkDeps, input: { purpose: string; visitor: string; withCode: boolean; expiresInMs?: number }): Promise<void> {
-  const now = deps.now()
-  const expiresInMs = input.expiresInMs ?? deps.config.magic_links.expiresInMs
-  const { claims } = await signLinkToken(secretOf(deps.config.secrets.links, 'links'), { purpose: input.purpose, visitor: input.visitor, expiresInMs, now })
-  const expiresAt = new Date(now + expiresInMs)
-  const code = input.withCode ? generateCode() : null
+  const { claims, random, expiresAt, codeRow } = await prepareLink(deps, { ...input, userId: 0, familyId: null })
   await repo.insertNoLink(
     trx,
-    { jti: claims.jti, purpose: input.purpose, subject: claims.subject, visitor: input.visitor, random_hash: hashRandom(createRandom()), expires_at: expiresAt },
-    code ? { code_hmac: macCode(secretOf(deps.config.secrets.codes, 'codes'), code, { linkJti: claims.jti, userId: 0, familyId: null }), expires_at: expiresAt } : null,
+    { jti: claims.jti, purpose: input.purpose, subject: claims.subject, visitor: input.visitor, random_hash: hashRandom(random), expires_at: expiresAt },
+    codeRow,
   )
 }
 
