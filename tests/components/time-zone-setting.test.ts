@@ -29,7 +29,7 @@ describe('the time zone setting', () => {
     const page = await overview()
     expect(page.find('#time-zone-heading').text()).toBe('Time zone')
     await vi.waitFor(() => expect(page.find('[data-testid="time-zone-current"]').text()).toBe('Your emails use: Europe/Berlin'))
-    expect(page.find('label[for="time-zone"]').text()).toBe('Time zone')
+    expect(page.find('label[for="time-zone"]').text()).toBe('Zone for your emails')
     expect((page.find('input#time-zone').element as HTMLInputElement).value).toBe('Europe/Berlin')
     expect(page.find('input#time-zone').attributes('list')).toBe('time-zone-options')
     const options = page.findAll('#time-zone-options option').map((o) => o.attributes('value'))
