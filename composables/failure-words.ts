@@ -17,7 +17,7 @@ const ENDED_KEYS: Record<string, string> = {
 }
 
 /** Codes whose sentence names what the field was refused for: said at the field too, in the language. */
-const FIELD_CODES = new Set(['password_rejected', 'passwords_mismatch', 'email_taken', 'email_invalid', 'email_unchanged', 'wrong_password', 'slug_taken', 'role_name_taken', 'already_member', 'locale_unsupported'])
+const FIELD_CODES = new Set(['password_rejected', 'passwords_mismatch', 'email_taken', 'email_invalid', 'email_unchanged', 'wrong_password', 'slug_taken', 'role_name_taken', 'already_member', 'locale_unsupported', 'time_zone_unsupported'])
 
 /** A number of seconds from the body's `retry` (a number, or the Retry-After header's digits). */
 function retrySeconds(retry: unknown): number | null {

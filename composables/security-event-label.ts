@@ -87,7 +87,11 @@ const LABELS: Record<SecurityEventType, (details: Details) => Words> = {
   recovery_codes_regenerated: () => ['activity.recoveryCodesRegenerated'],
   passkey_counter_regressed: () => ['activity.passkeyCounterRegressed'],
   reauthenticated: () => ['activity.reauthenticated'],
-  profile_updated: () => ['activity.profileUpdated'],
+  // one event per changed field (iam/features/users/profile.ts): the name, the mails' language or their time zone
+  profile_updated: (d) => {
+    const field = text(d, 'field')
+    return field === 'locale' ? ['activity.languageChanged'] : field === 'timeZone' ? ['activity.timeZoneChanged'] : ['activity.profileUpdated']
+  },
   oidc_app_authorized: () => ['activity.appAuthorized'],
   oidc_access_revoked: () => ['activity.appRevoked'],
   oidc_device_approved: () => ['activity.deviceApproved'],

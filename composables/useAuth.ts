@@ -20,6 +20,8 @@ export interface AuthState {
   /** false until the address's verification link was used */
   emailVerified: boolean
   name: string | null
+  /** the IANA time zone the account's mails use (components/TimeZoneSetting.vue); null when none is known */
+  timeZone: string | null
   roles: string[]
   expiresAt: string | null
   /** the MFA notice while status is mfa-pending; when signed-out, why a session this browser had ended */
@@ -38,6 +40,7 @@ const signedOut = (): AuthState => ({
   email: null,
   emailVerified: false,
   name: null,
+  timeZone: null,
   roles: [],
   expiresAt: null,
   message: null,
@@ -55,6 +58,7 @@ function stateOfSession(body: BffBody): AuthState {
       email: typeof body.email === 'string' ? body.email : null,
       emailVerified: body.emailVerified === true,
       name: typeof body.name === 'string' ? body.name : null,
+      timeZone: typeof body.timeZone === 'string' ? body.timeZone : null,
       roles: Array.isArray(body.roles) ? (body.roles as string[]) : [],
       expiresAt: typeof body.expiresAt === 'string' ? body.expiresAt : null,
       message: null,

@@ -34,6 +34,7 @@ export const accountExportDocument = z.object({
     createdAt: at,
     externalId: z.string().nullable().describe('the account’s id in the system it was imported from; null for none'),
     locale: z.string().nullable().describe('the language the owner chose for mails and pages (docs/i18n.md); null: not chosen'),
+    timeZone: z.string().nullable().describe("the IANA time zone of the account's mails (docs/accounts.md): the owner's choice, else the latest sign-in's browser; null: none known"),
   }),
   sessions: z
     .array(

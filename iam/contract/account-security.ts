@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { safeString } from './text'
 import { SUPPORTED_LOCALES } from './locales'
+import { TIME_ZONE_MAX } from './time-zones'
 import { defineRoutes, json, noBody } from './define'
 import type { ErrorCode } from './error-codes'
 import { CODES_LOCKED, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, REAUTH, VERIFIED_EMAIL, XSS, errorFail, failure, okData, passwordWarnings, responses, tokensBody, type Responses } from './responses'
@@ -107,8 +108,14 @@ export const profileBody = z
       .nullable()
       .optional()
       .describe(`one of ${SUPPORTED_LOCALES.join(', ')}; null forgets the choice (mails follow the browser's language)`),
+    timeZone: z
+      .string()
+      .max(TIME_ZONE_MAX, `At most ${TIME_ZONE_MAX} characters`)
+      .nullable()
+      .optional()
+      .describe("an IANA time zone name the service's Intl knows (Europe/Berlin, UTC), the zone the account's mails name their moments in; it is kept over the browser's zone at later sign-ins. null forgets the choice (mails say UTC until a sign-in names the browser's zone)"),
   })
-  .refine((body) => body.name !== undefined || body.locale !== undefined, { message: 'Name is required', path: ['name'] })
+  .refine((body) => body.name !== undefined || body.locale !== undefined || body.timeZone !== undefined, { message: 'Name is required', path: ['name'] })
 
 export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
   updateProfile: {
@@ -122,11 +129,15 @@ export const ACCOUNT_SECURITY_ROUTES = defineRoutes({
     responses: responses(
       {
         200: {
-          description: 'Changed: the name as stored (trimmed) and the language (null: not chosen)',
-          body: okData(z.object({ name: z.string(), locale: z.enum(SUPPORTED_LOCALES).nullable() })),
+          description: 'Changed: the name as stored (trimmed), the language (null: not chosen) and the time zone (its runtime spelling; null: none known, mails say UTC)',
+          body: okData(z.object({ name: z.string(), locale: z.enum(SUPPORTED_LOCALES).nullable(), timeZone: z.string().nullable() })),
         },
       },
-      refused('Validation failed (`fields.name`), or a language the service does not write in (`fields.locale`)', 'locale_unsupported'),
+      refused(
+        'Validation failed (`fields.name`), a language the service does not write in (`fields.locale`), or a time zone it does not know (`fields.timeZone`); nothing is changed',
+        'locale_unsupported',
+        'time_zone_unsupported',
+      ),
       FULL_AUTH,
       JSON_BODY_FIELDS,
       XSS,

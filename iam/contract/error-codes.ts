@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   client_host_not_blocked: 'The host is not blocked from the console (a host the configuration blocks answers `client_host_blocked_in_config`)',
   client_host_blocked_in_config: 'The host is blocked by the configuration (`oidc.clientIdMetadataDocuments.blockedHosts`): only a change there lifts it',
   locale_unsupported: 'The language is not one the service writes in (`fields.locale` lists them)',
+  time_zone_unsupported: 'The time zone is not an IANA name the service knows (`fields.timeZone`): a name such as Europe/Berlin, or UTC',
   email_invalid: 'The address is not accepted (`fields` says why)',
   email_unchanged: 'The new address is the current one',
   email_change_not_pending: 'No email change is waiting for its confirmation link (none was asked for, or it was used, cancelled or expired)',

@@ -47,6 +47,7 @@ export const GATEWAY_AUTH_ROUTES = defineRoutes({
             emailVerified: z.boolean(),
             name: z.string(),
             locale: z.enum(SUPPORTED_LOCALES).nullable().describe('the language the owner chose for mails and pages; null: not chosen'),
+            timeZone: z.string().nullable().describe("the IANA time zone the account's mails name their moments in (the owner's choice, else the latest sign-in's browser); null: none known, mails say UTC"),
             sessionId: z.string(),
             payload: z.record(z.string(), z.unknown()),
             roles: z.array(z.string()),

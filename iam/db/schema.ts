@@ -30,6 +30,8 @@ export interface UsersTable {
   locale: ColumnType<string | null, string | null | undefined, string | null>
   /** the IANA time zone the owner's browser last named at sign-up or sign-in (iam/contract/time-zones.ts); null: unknown, mails say UTC (migration 0024) */
   time_zone: ColumnType<string | null, string | null | undefined, string | null>
+  /** true once the owner chose the zone (POST /auth/profile): a sign-in's browser zone no longer replaces it (migration 0026) */
+  time_zone_chosen: ColumnType<boolean, boolean | undefined, boolean>
   created_at: Timestamp
   updated_at: Timestamp
 }

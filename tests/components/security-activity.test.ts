@@ -64,7 +64,11 @@ const EXPECTED: Record<SecurityEventType, Case[]> = {
   passkey_counter_regressed: [[{ passkeyId: 1, stored: 5, received: 2 }, 'A passkey reported an unexpected use count: it may have been copied']],
   reauthenticated: [[{ method: 'password' }, 'Sign-in confirmed again for a sensitive change']],
   squatter_setup_removed: [[{ by: 'password_reset' }, 'Sign-in methods set up before your address was confirmed were removed']],
-  profile_updated: [[{ field: 'name' }, 'Name changed']],
+  profile_updated: [
+    [{ field: 'name' }, 'Name changed'],
+    [{ field: 'locale' }, 'Language of your emails changed'],
+    [{ field: 'timeZone' }, 'Time zone of your emails changed'],
+  ],
   oidc_app_authorized: [[{ clientId: 'c1', firstParty: false }, 'An app was given access to your account']],
   oidc_access_revoked: [[{ clientId: 'c1' }, 'An app’s access to your account was removed']],
   oidc_device_approved: [[{ clientId: 'c1' }, 'A device was signed in with a code']],

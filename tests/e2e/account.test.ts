@@ -1,8 +1,8 @@
-/** Changing the email address through the custom-MFA flow, in the browser. */
+/** Changing the email address through the custom-MFA flow, and the time zone of the mails, in the browser. */
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
 import { codeOf, magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, signInInBrowser, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
+import { freshEmail, mailTo, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT } from './auth-stack'
 
 const e2e = useE2eStack()
 
@@ -60,5 +60,46 @@ describe('account page', () => {
     const describedBy = (await field.getAttribute('aria-describedby')) ?? ''
     expect(await page.locator(`#${describedBy.split(' ').pop()}`).textContent()).toContain('not valid')
     await saveScreenshot(page, 'account-wrong-code')
+  })
+
+  it('chooses the time zone of the mails by keyboard at 390 px, keeps it after a reload and offers this device zone', async () => {
+    const page = await e2e.browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${e2e.stack.url}/login`)
+    await page.context().clearCookies()
+    await signUpInBrowser(page, e2e.stack.url, freshEmail('zone'))
+    const field = page.getByLabel('Zone for your emails', { exact: true })
+    await expect.poll(() => field.isVisible(), WAIT).toBe(true)
+    // the device's zone (the test browser's) is the account's from the sign-up: no shortcut to it yet
+    const device = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)
+    await expect.poll(() => page.getByTestId('time-zone-current').textContent(), WAIT).toBe(`Your emails use: ${device}`)
+    expect(await page.getByTestId('time-zone-device').count()).toBe(0)
+
+    await field.focus()
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.type('Asia/Kathmandu')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByText('Time zone saved: your emails now give their times in Asia/Kathmandu.').isVisible(), WAIT).toBe(true)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390)
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await saveScreenshot(page, 'account-time-zone-390')
+
+    await page.reload()
+    await expect.poll(() => page.getByTestId('time-zone-current').textContent(), WAIT).toBe('Your emails use: Asia/Kathmandu')
+    // the shortcut back to the device's zone, reached by Tab from the field past Save
+    const shortcut = page.getByRole('button', { name: `Use this device's zone (${device})` })
+    await expect.poll(() => shortcut.isVisible(), WAIT).toBe(true)
+    await field.focus()
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    expect(await shortcut.evaluate((el) => el === document.activeElement)).toBe(true)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('time-zone-current').textContent(), WAIT).toBe(`Your emails use: ${device}`)
+
+    // a name no zone has is said at the field, with what to do
+    await field.fill('Mars/Olympus_Mons')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('#time-zone-error').textContent(), WAIT).toContain('Pick one from the list')
+    expect(await field.getAttribute('aria-invalid')).toBe('true')
   })
 })

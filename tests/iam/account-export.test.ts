@@ -121,8 +121,8 @@ describe('GET /auth/export', () => {
 
   it('holds every part of the account: profile, sessions, events, tokens, factors, providers, organizations, connected apps', () => {
     // externalId: an account made here has none (an imported one: tests/iam/admin-import.test.ts)
-    // locale: null until the owner chooses a language (POST /auth/profile)
-    expect(doc.profile).toEqual({ id: publicId, email: owner.email, name: 'Test User', emailVerified: true, hasPassword: true, createdAt: expect.any(String), externalId: null, locale: null })
+    // locale and timeZone: null until the owner chooses them (POST /auth/profile) or, for the zone, a browser names one
+    expect(doc.profile).toEqual({ id: publicId, email: owner.email, name: 'Test User', emailVerified: true, hasPassword: true, createdAt: expect.any(String), externalId: null, locale: null, timeZone: null })
     const sessions = doc.sessions as Json[]
     expect(sessions).toHaveLength(2)
     expect(sessions.filter((s) => s.current)).toHaveLength(1)

@@ -119,17 +119,17 @@ describe('the account’s own language (POST /auth/profile)', () => {
     expect(refusedBody).toMatchObject({ ok: false, code: 'locale_unsupported', fields: { locale: expect.stringContaining('de') } })
     const stored = await authed(s, 'POST', '/auth/profile', { locale: 'ja' })
     expect(stored.status).toBe(200)
-    expect((await json(stored)).data).toEqual({ name: 'Test User', locale: 'ja' })
+    expect((await json(stored)).data).toEqual({ name: 'Test User', locale: 'ja', timeZone: null })
     const meta = await json(await authed(s, 'GET', '/secret/accesstoken/metadata'))
     expect(meta.locale).toBe('ja')
     // the old callers' contract: a name alone, and no body field at all is `Name is required`
     const named = await authed(s, 'POST', '/auth/profile', { name: 'Aiko' })
-    expect((await json(named)).data).toEqual({ name: 'Aiko', locale: 'ja' })
+    expect((await json(named)).data).toEqual({ name: 'Aiko', locale: 'ja', timeZone: null })
     const empty = await authed(s, 'POST', '/auth/profile', {})
     expect(empty.status).toBe(400)
     expect(await json(empty)).toMatchObject({ code: 'validation_failed', fields: { name: 'Name is required' } })
     const forgotten = await authed(s, 'POST', '/auth/profile', { locale: null })
-    expect((await json(forgotten)).data).toEqual({ name: 'Aiko', locale: null })
+    expect((await json(forgotten)).data).toEqual({ name: 'Aiko', locale: null, timeZone: null })
   })
 
   it('writes to an account in French when it chose French, even when the request asks for German', async () => {

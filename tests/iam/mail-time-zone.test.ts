@@ -3,10 +3,11 @@
  * browser's IANA zone comes in the X-Time-Zone header (the gateway forwards its `time_zone`
  * cookie), is kept on the account at sign-up and at sign-in, and a mail names its moments in it,
  * by name; an unknown or hostile zone is ignored (the request is answered as without it, never a
- * 500) and such a mail says UTC, as before.
+ * 500) and such a mail says UTC, as before. The owner may choose the zone on the account page
+ * (POST /auth/profile `{ timeZone }`): a chosen zone wins over the browser's at later sign-ins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, STRONG_PASSWORD, uniqueEmail, type Session } from '../helpers/accounts'
+import { authedGet, call, newDevice, PROXY_CONFIG, setCookieValue, signupUser, STRONG_PASSWORD, uniqueEmail, type Session } from '../helpers/accounts'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 
@@ -105,5 +106,71 @@ describe('the time zone of an account that signs in with a provider', () => {
     expect(res.status, await res.text()).toBe(200)
     const changed = await smtp.waitForMail((m) => recipients(m).includes(email) && /password was changed/.test(m.subject ?? ''))
     expect(changed.text).toMatch(/\d{2}:\d{2} \(America\/New_York\)/)
+  })
+})
+
+describe('the time zone the owner chooses (POST /auth/profile)', () => {
+  const setZone = (s: Session, body: Record<string, unknown>) => call(iam, 'POST', '/auth/profile', { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, body })
+  const zoneOf = async (s: Session) => ((await (await authedGet(iam, s, '/secret/accesstoken/metadata')).json()) as { timeZone: unknown }).timeZone
+  /** A sign-in of `s` from a new device of its address whose browser names `zone`. */
+  async function signInFrom(s: Session, zone: string): Promise<void> {
+    const res = await call(iam, 'POST', '/login', { client: await newDevice(iam, { ip: s.ip }), body: { email: s.email, password: PASSWORD }, headers: { 'x-time-zone': zone } })
+    expect(res.status, await res.text()).toBe(200)
+  }
+
+  it('stores the chosen zone in its runtime spelling, answers it beside the name and reads it back in the session', async () => {
+    const user = await signUp('Europe/Berlin')
+    expect(await zoneOf(user)).toBe('Europe/Berlin')
+    const res = await setZone(user, { timeZone: 'america/new_york' })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { data: unknown }).data).toEqual({ name: expect.any(String), locale: null, timeZone: 'America/New_York' })
+    expect(await zoneOf(user)).toBe('America/New_York')
+    // UTC and the current name of a renamed zone (which Intl.supportedValuesOf leaves out) are zones too
+    for (const zone of ['UTC', 'Europe/Kyiv']) {
+      const again = await setZone(user, { timeZone: zone })
+      expect(((await again.json()) as { data: { timeZone: unknown } }).data.timeZone, zone).toBe(zone)
+    }
+  })
+
+  it('refuses a zone Intl does not know with 400 time_zone_unsupported and changes nothing', async () => {
+    const user = await signUp('Europe/Berlin')
+    for (const timeZone of ['Mars/Olympus_Mons', '+01:00', 'Europe/Berlin; drop table users', 'Etc/Nowhere']) {
+      const res = await setZone(user, { name: 'Changed Name', timeZone })
+      expect(res.status, timeZone).toBe(400)
+      const body = (await res.json()) as { code: unknown; fields?: Record<string, unknown> }
+      expect(body.code, timeZone).toBe('time_zone_unsupported')
+      expect(body.fields).toHaveProperty('timeZone')
+    }
+    // not a string, or longer than any zone name: the schema refuses it before the zone is looked up
+    for (const timeZone of [42, 'A'.repeat(65)]) {
+      const res = await setZone(user, { timeZone })
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as { fields?: Record<string, unknown> }).fields).toHaveProperty('timeZone')
+    }
+    expect(await zoneOf(user)).toBe('Europe/Berlin')
+    const metadata = (await (await authedGet(iam, user, '/secret/accesstoken/metadata')).json()) as { name: unknown }
+    expect(metadata.name).not.toBe('Changed Name')
+  })
+
+  it('keeps a chosen zone when a later sign-in names another browser zone, and the mails say it', async () => {
+    const user = await signUp('Europe/Berlin')
+    expect((await setZone(user, { timeZone: 'Asia/Kathmandu' })).status).toBe(200)
+    await signInFrom(user, 'America/New_York')
+    expect(await zoneOf(user)).toBe('Asia/Kathmandu')
+    const { text, sentAt } = await passwordNoticeOf(user)
+    const shown = /(\d{2}:\d{2}) \(Asia\/Kathmandu\)/.exec(text)
+    expect(shown, text).not.toBeNull()
+    expect(clockIn('Asia/Kathmandu', sentAt)).toContain(shown![1])
+  })
+
+  it('forgets the choice with null: the answer says null and the next sign-in names the zone again', async () => {
+    const user = await signUp('Europe/Berlin')
+    expect((await setZone(user, { timeZone: 'Asia/Kathmandu' })).status).toBe(200)
+    const res = await setZone(user, { timeZone: null })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { data: { timeZone: unknown } }).data.timeZone).toBeNull()
+    expect(await zoneOf(user)).toBeNull()
+    await signInFrom(user, 'America/New_York')
+    expect(await zoneOf(user)).toBe('America/New_York')
   })
 })

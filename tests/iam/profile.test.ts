@@ -18,8 +18,8 @@ describe('POST /auth/profile', () => {
     const user = await signupConfirmed(iam, mails)
     const res = await authed(iam, user, 'POST', '/auth/profile', { name: '  Ada Lovelace  ' })
     expect(res.status).toBe(200)
-    // the answer names the account's language too: null until chosen (POST /auth/profile { locale })
-    expect(await res.json()).toEqual({ ok: true, date: expect.any(String), data: { name: 'Ada Lovelace', locale: null } })
+    // the answer names the account's language and time zone too: null until chosen or named by a browser
+    expect(await res.json()).toEqual({ ok: true, date: expect.any(String), data: { name: 'Ada Lovelace', locale: null, timeZone: null } })
     const metadata = (await (await authedGet(iam, user, '/secret/accesstoken/metadata')).json()) as Json
     expect(metadata.name).toBe('Ada Lovelace')
     expect((await events(user)).map((e) => e.type)).toContain('profile_updated')

@@ -48,6 +48,7 @@ function readAccount(trx: Trx, userId: number) {
       'u.created_at',
       'u.external_id',
       'u.locale',
+      'u.time_zone',
       eb('u.password_hash', 'is not', null).as('has_password'),
       't.created_at as totp_created_at',
       't.enabled_at as totp_enabled_at',
@@ -151,6 +152,7 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
         createdAt: account.created_at.toISOString(),
         externalId: account.external_id,
         locale: account.locale,
+        timeZone: account.time_zone,
       },
       sessions: sessions.map((row) => {
         const fp = row.fingerprint ?? {}

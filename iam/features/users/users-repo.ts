@@ -96,9 +96,17 @@ export async function insertUser(
  * Keeps the IANA time zone a sign-in's browser named (checked by iam/contract/time-zones.ts) on the
  * account; the row is written only when the zone moved, so a steady sign-in costs a read of the
  * primary key and no write. updated_at stays: the zone is no change the owner made.
+ * A zone the owner chose on the account page (time_zone_chosen, migration 0026) wins: the browser
+ * follows the latest sign-in only while no choice was made (or after the owner forgot it).
  */
 export async function rememberTimeZone(db: Db, userId: number, timeZone: string): Promise<void> {
-  await db.updateTable('users').set({ time_zone: timeZone }).where('id', '=', userId).where(sql<boolean>`time_zone is distinct from ${timeZone}`).execute()
+  await db
+    .updateTable('users')
+    .set({ time_zone: timeZone })
+    .where('id', '=', userId)
+    .where('time_zone_chosen', '=', false)
+    .where(sql<boolean>`time_zone is distinct from ${timeZone}`)
+    .execute()
 }
 
 /** Replaces the hash only if it is still the one we verified (a concurrent change wins); true when replaced. */

@@ -1,4 +1,4 @@
-/** POST /api/auth/profile (signed in) `{ name?, locale? }` -> IAM POST /auth/profile (the body is checked against the IAM route's schema, so `locale` passes as sent). */
+/** POST /api/auth/profile (signed in) `{ name?, locale?, timeZone? }` -> IAM POST /auth/profile (the body is checked against the IAM route's schema, so `locale` and `timeZone` pass as sent and the IAM judges them). */
 import { readIamBody } from '../../utils/bff/input'
 import { defineBffHandler, relay } from '../../utils/bff/respond'
 import { callAuthedRoute } from '../../utils/bff/session'

@@ -1,6 +1,6 @@
 /**
  * The browser's session state as GET /api/auth/session answers it, read for one request:
- * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name, locale }`, `{ authenticated: false }`,
+ * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name, locale, timeZone }`, `{ authenticated: false }`,
  * `{ authenticated: false, ended: true, why? }` when the browser's session was there and the IAM ended it
  * (revoked, expired, reused; `why`: composables/session-ended.ts), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
  * is pending. Backed by IAM GET /secret/accesstoken/metadata, so a revoked session reads as signed
@@ -23,6 +23,7 @@ interface Metadata {
   emailVerified?: unknown
   name?: unknown
   locale?: unknown
+  timeZone?: unknown
   message?: unknown
 }
 
@@ -37,6 +38,8 @@ export type SessionState =
       name: string | null
       /** the language the account chose for its mails (docs/i18n.md); null when none */
       locale: Locale | null
+      /** the IANA time zone of the account's mails (its owner's choice, else the latest sign-in's browser); null when none */
+      timeZone: string | null
       /** signed in on the account's behalf by a platform administrator (the token's `act`): who, for the banner */
       impersonatedBy?: { email: string | null }
     }
@@ -77,6 +80,7 @@ async function read(event: H3Event): Promise<SessionState> {
       emailVerified: body.emailVerified === true,
       name: str(body.name) ?? null,
       locale: isLocale(body.locale) ? body.locale : null,
+      timeZone: str(body.timeZone) ?? null,
       // the IAM signed `act` into the token (RFC 8693 section 4.1); the email is the gateway's note of who started it
       ...(body.payload?.act && typeof body.payload.act === 'object' ? { impersonatedBy: { email: impersonatingAdminEmail(event) } } : {}),
     }

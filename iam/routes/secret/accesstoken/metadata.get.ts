@@ -23,6 +23,8 @@ export default defineRoute(ROUTES.accessTokenMetadata, [], (req) => {
     name: account.name,
     // the language the owner chose (POST /auth/profile); null until chosen
     locale: isLocale(account.locale) ? account.locale : null,
+    // the zone the account's mails name their moments in (users.time_zone); null until a browser or the owner named one
+    timeZone: account.time_zone,
     sessionId: user.sessionId,
     payload: user.payload,
     roles: user.roles,
