@@ -30,7 +30,22 @@ export interface UsersTable {
   locale: ColumnType<string | null, string | null | undefined, string | null>
   /** the IANA time zone the owner's browser last named at sign-up or sign-in (iam/contract/time-zones.ts); null: unknown, mails say UTC (migration 0024) */
   time_zone: ColumnType<string | null, string | null | undefined, string | null>
+  /** the picture the owner chose: none, their upload (user_pictures) or their Gravatar (migration 0026) */
+  picture_source: ColumnType<PictureSource, PictureSource | undefined, PictureSource>
   created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type PictureSource = 'none' | 'upload' | 'gravatar'
+
+/** An account's uploaded picture, one per account, removed with it (migration 0026) */
+export interface UserPicturesTable {
+  user_id: number
+  /** image/png, image/jpeg or image/webp: the type its magic bytes show */
+  content_type: string
+  bytes: Uint8Array
+  /** hex SHA-256 of the bytes: the ETag */
+  sha256: string
   updated_at: Timestamp
 }
 
@@ -504,6 +519,7 @@ export interface ScimEventsTable {
 
 export interface Database {
   users: UsersTable
+  user_pictures: UserPicturesTable
   oauth_identities: OauthIdentitiesTable
   visitors: VisitorsTable
   session_families: SessionFamiliesTable

@@ -1,4 +1,5 @@
 import { isLocale } from '../../../contract/locales'
+import { gravatarOf } from '../../../features/users/profile-picture'
 import { ROUTES } from '../../../contract/routes'
 import { authorizedAccount } from '../../../http/authorized-account'
 import { defineRoute } from '../../../http/route'
@@ -23,6 +24,8 @@ export default defineRoute(ROUTES.accessTokenMetadata, [], (req) => {
     name: account.name,
     // the language the owner chose (POST /auth/profile); null until chosen
     locale: isLocale(account.locale) ? account.locale : null,
+    // the picture the header draws (docs/accounts.md "Profile picture"): its source, and Gravatar's address when chosen
+    picture: { source: account.picture_source, gravatarUrl: gravatarOf(account) },
     sessionId: user.sessionId,
     payload: user.payload,
     roles: user.roles,
