@@ -74,9 +74,9 @@ export type RequestRule =
   /** acceptCookieOnly: the session cookie is the only credential; no body, query string or Content-Type */
   | { kind: 'cookie-only' }
   /**
-   * An image as the raw body (PUT /auth/picture): non-empty (400 `picture_empty`), within the
-   * configured cap (profilePicture.maxBytes; 413 `picture_too_large`), not compressed; its type is
-   * decided by the route from the bytes (iam/features/users/profile-picture.ts)
+   * An image as the raw body (PUT /auth/picture): within the configured cap
+   * (profilePicture.maxBytes; 413 `picture_too_large`), not compressed; the route refuses an empty
+   * one (400 `picture_empty`) and decides the type from the bytes (iam/contract/profile-picture.ts)
    */
   | { kind: 'image' }
   /** no body is read; the route answers on its own terms */

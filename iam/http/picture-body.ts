@@ -36,9 +36,12 @@ export async function readPictureBody(event: H3Event): Promise<Buffer> {
   return raw
 }
 
-/** middleware/30: the body of an image route, non-empty and within the cap, kept for the route. */
+/**
+ * middleware/30: the body of an image route within the cap, kept for the route. An empty body is
+ * the route's to refuse (400 `picture_empty`), after full authentication: a revoked session is
+ * 401 whatever it sends, as on every full-authentication route.
+ */
 export async function applyImageRule(event: H3Event): Promise<void> {
   const bytes = await readPictureBody(event)
-  if (bytes.length === 0) httpFail(400, { error: 'The picture upload is empty', code: 'picture_empty' })
   event.context.imageBody = { bytes, declaredType: requestHeader(event, 'content-type') }
 }

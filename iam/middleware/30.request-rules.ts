@@ -16,8 +16,7 @@
  * signature covers it: its 413 comes from there, before these rules.
  *
  * Image routes (PUT /auth/picture): the raw body, not compressed (415), within the configured cap
- * (413 `picture_too_large`), non-empty (400 `picture_empty`); the route judges its type
- * (http/picture-body.ts).
+ * (413 `picture_too_large`); the route refuses an empty one and judges the type (http/picture-body.ts).
  *
  * Cookie-only routes (acceptCookieOnly: the refresh cookie is the only credential they take): a
  * missing `session` cookie is 401 `Refresh token missing` first, as in the refresh chain

@@ -6,8 +6,8 @@ import { httpFail, okEnvelope } from '../../../http/respond'
 import { defineRoute } from '../../../http/route'
 
 /**
- * PUT /auth/picture (full authentication; the raw image as the body, middleware/30 bounded it and
- * refused an empty one): the type is the one the content's magic bytes show, PNG, JPEG or WebP,
+ * PUT /auth/picture (full authentication; the raw image as the body, bounded by middleware/30): an
+ * empty body is 400 `picture_empty`; the type is the one the content's magic bytes show, PNG, JPEG or WebP,
  * else 415 `picture_type_unsupported` (SVG would carry script, and nothing the pages draw needs
  * more); a declared Content-Type that names another type is 415 `picture_type_mismatch`, so a
  * client's mistake is not silently stored under a type it did not mean. 200 the picture as chosen.
@@ -15,6 +15,7 @@ import { defineRoute } from '../../../http/route'
 export default defineRoute(ROUTES.uploadPicture, [], async ({ event, ctx, user, actor }) => {
   const body = event.context.imageBody
   if (!body) throw new Error('PUT /auth/picture: middleware/30 kept no image body')
+  if (body.bytes.length === 0) return httpFail(400, { error: 'The picture upload is empty', code: 'picture_empty' })
   const detected = pictureTypeOf(body.bytes)
   if (!detected) return httpFail(415, { error: 'Only PNG, JPEG and WebP pictures are accepted', code: 'picture_type_unsupported' })
   const declared = mediaTypeOf(body.declaredType)
