@@ -56,9 +56,10 @@ describe.each([
     await saveScreenshot(page, `header-signed-in-${width}`, { x: 0, y: 0, width, height: Math.ceil(box!.y + box!.height + 16) })
     // the menu leads into each part of the account console, the open one (the overview) marked as current
     const links = menu.getByRole('link')
-    expect(await links.allTextContents()).toEqual(['Overview', 'Security', 'Sessions', 'Apps', 'Your data', 'API tokens'])
+    // (then the organization switcher's own links)
+    expect(await links.allTextContents()).toEqual(['Overview', 'Security', 'Sessions', 'Apps', 'Your data', 'API tokens', 'Organizations', 'Create organization'])
     expect(await menu.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page')
-    expect(await menu.locator('[aria-current]').count()).toBe(1)
+    expect(await menu.locator('a[aria-current]').count()).toBe(1)
     await page.keyboard.press('Tab')
     expect(await focusedText(page)).toBe('Overview')
 
