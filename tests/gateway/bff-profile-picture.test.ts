@@ -24,11 +24,12 @@ type Browser = ReturnType<typeof browserLike>
 const cookies = (b: Browser) => [...b.jar].map(([k, v]) => `${k}=${v}`).join('; ')
 
 /** PUT /api/auth/picture as a page of the gateway sends a file: its bytes with its type. */
-async function upload(b: Browser, bytes: Uint8Array, type: string, headers: Record<string, string> = {}) {
+async function upload(b: Browser, bytes: Buffer, type: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${stack.gateway.url}/api/auth/picture`, {
     method: 'PUT',
     headers: { cookie: cookies(b), origin: new URL(stack.gateway.url).origin, 'sec-fetch-site': 'same-origin', 'x-csrf': '1', accept: 'application/json', 'content-type': type, ...headers },
-    body: bytes,
+    // a copy on an ArrayBuffer of its own: what fetch's BodyInit types take
+    body: new Uint8Array(bytes),
   })
   return { status: res.status, json: (await res.json()) as Record<string, unknown> }
 }

@@ -20,7 +20,7 @@ const mails = sharedSmtp()
 /** the shared IAM runs with the default cap (iam/lib/config-schema.ts profilePicture.maxBytes) */
 const CAP = 1024 * 1024
 
-const upload = (s: Session, bytes: Uint8Array, contentType?: string) =>
+const upload = (s: Session, bytes: Buffer, contentType?: string) =>
   fetch(`${iam.url}/auth/picture`, {
     method: 'PUT',
     headers: {
@@ -30,7 +30,8 @@ const upload = (s: Session, bytes: Uint8Array, contentType?: string) =>
       authorization: `Bearer ${s.accessToken}`,
       ...(contentType ? { 'content-type': contentType } : {}),
     },
-    body: bytes,
+    // a copy on an ArrayBuffer of its own: what fetch's BodyInit types take
+    body: new Uint8Array(bytes),
   })
 
 const read = (s: Session, headers: Record<string, string> = {}) =>
@@ -122,7 +123,7 @@ describe('PUT /auth/picture and GET /auth/picture', () => {
 
   it('refuses an empty upload with 400 picture_empty and stores nothing', async () => {
     const user = await signupConfirmed(iam, mails)
-    const res = await upload(user, new Uint8Array(0), 'image/png')
+    const res = await upload(user, Buffer.alloc(0), 'image/png')
     const body = (await res.json()) as Json
     expect(res.status).toBe(400)
     expect(body.code).toBe('picture_empty')
