@@ -30,7 +30,7 @@ export interface UsersTable {
   locale: ColumnType<string | null, string | null | undefined, string | null>
   /** the IANA time zone the owner's browser last named at sign-up or sign-in (iam/contract/time-zones.ts); null: unknown, mails say UTC (migration 0024) */
   time_zone: ColumnType<string | null, string | null | undefined, string | null>
-  /** the picture the owner chose: none, their upload (user_pictures) or their Gravatar (migration 0026) */
+  /** the picture the owner chose: none, their upload (user_pictures) or their Gravatar (migration 0027) */
   picture_source: ColumnType<PictureSource, PictureSource | undefined, PictureSource>
   created_at: Timestamp
   updated_at: Timestamp
@@ -38,7 +38,7 @@ export interface UsersTable {
 
 export type PictureSource = 'none' | 'upload' | 'gravatar'
 
-/** An account's uploaded picture, one per account, removed with it (migration 0026) */
+/** An account's uploaded picture, one per account, removed with it (migration 0027) */
 export interface UserPicturesTable {
   user_id: number
   /** image/png, image/jpeg or image/webp: the type its magic bytes show */

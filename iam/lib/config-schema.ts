@@ -297,7 +297,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       /**
        * the largest upload PUT /auth/picture takes, in bytes (413 `picture_too_large` above); at
-       * most 8 MiB, the database's check (migration 0026): every read of the picture carries it whole
+       * most 8 MiB, the database's check (migration 0027): every read of the picture carries it whole
        */
       maxBytes: z
         .number()

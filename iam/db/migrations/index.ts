@@ -27,7 +27,7 @@ import * as oidcClientHosts from './2026-11-29-0022-oidc-client-hosts'
 import * as passkeySignups from './2026-11-30-0023-passkey-signups'
 import * as userTimeZone from './2026-11-30-0024-user-time-zone'
 import * as botCheckFailures from './2026-11-30-0025-bot-check-failures'
-import * as profilePictures from './2026-11-30-0026-profile-pictures'
+import * as profilePictures from './2026-11-30-0027-profile-pictures'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -54,5 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-0023-passkey-signups': passkeySignups,
   '2026-11-30-0024-user-time-zone': userTimeZone,
   '2026-11-30-0025-bot-check-failures': botCheckFailures,
-  '2026-11-30-0026-profile-pictures': profilePictures,
+  '2026-11-30-0027-profile-pictures': profilePictures,
 }

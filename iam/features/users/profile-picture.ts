@@ -1,6 +1,6 @@
 /**
  * The account's picture (docs/accounts.md "Profile picture"): users.picture_source says which one
- * the person chose, user_pictures holds an upload (migration 0026). Choosing Gravatar or none
+ * the person chose, user_pictures holds an upload (migration 0027). Choosing Gravatar or none
  * removes an upload: the service keeps no picture the person does not use.
  *
  * Gravatar is never fetched here: the page's browser loads the address (iam/contract/profile-picture.ts
