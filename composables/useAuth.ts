@@ -32,6 +32,20 @@ export interface AuthState {
   impersonating: boolean
   /** that administrator's email, when the gateway noted it */
   impersonatedBy: string | null
+  /** the account's picture (components/ProfilePicture.vue): where an <img> loads it from; null for none (initials) */
+  picture: AccountPicture | null
+}
+
+/** An upload is served by the gateway (GET /api/auth/picture); Gravatar's address is loaded by the browser. */
+export interface AccountPicture {
+  source: 'upload' | 'gravatar'
+  src: string
+}
+
+function pictureOf(value: unknown): AccountPicture | null {
+  const picture = value as { source?: unknown; src?: unknown } | null | undefined
+  if ((picture?.source !== 'upload' && picture?.source !== 'gravatar') || typeof picture.src !== 'string') return null
+  return { source: picture.source, src: picture.src }
 }
 
 const signedOut = (): AuthState => ({
@@ -47,6 +61,7 @@ const signedOut = (): AuthState => ({
   endedWhy: null,
   impersonating: false,
   impersonatedBy: null,
+  picture: null,
 })
 
 /** The auth state for an answer of GET /api/auth/session (server/utils/bff/session-state.ts). */
@@ -65,6 +80,7 @@ function stateOfSession(body: BffBody): AuthState {
       endedWhy: null,
       impersonating: !!body.impersonatedBy,
       impersonatedBy: typeof (body.impersonatedBy as { email?: unknown } | undefined)?.email === 'string' ? (body.impersonatedBy as { email: string }).email : null,
+      picture: pictureOf(body.picture),
     }
   }
   if (body.mfa === true) return { ...signedOut(), status: 'mfa-pending', message: body.message ?? null }

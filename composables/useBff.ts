@@ -30,14 +30,18 @@ export interface BffResult<T extends BffBody = BffBody> {
 }
 
 /** Calls a BFF route; status 0 means the network failed. */
-export async function bffFetch<T extends BffBody = BffBody>(path: string, options: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<BffResult<T>> {
+export async function bffFetch<T extends BffBody = BffBody>(
+  path: string,
+  options: { method?: 'GET' | 'POST' | 'PUT'; body?: unknown; /** sent as is with its own type (a picture upload) instead of JSON */ file?: Blob } = {},
+): Promise<BffResult<T>> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-csrf': '1' }
-  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  if (options.file) headers['content-type'] = options.file.type || 'application/octet-stream'
+  else if (options.body !== undefined) headers['content-type'] = 'application/json'
   try {
     const res = await fetch(path, {
       method: options.method ?? 'GET',
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.file ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       credentials: 'same-origin',
       cache: 'no-store',
     })

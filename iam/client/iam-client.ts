@@ -37,6 +37,8 @@ export interface IamRequest {
   query?: Record<string, string>
   /** sent as JSON when not undefined */
   body?: unknown
+  /** sent as is with its Content-Type instead of a JSON body (an image upload, PUT /auth/picture) */
+  raw?: { contentType: string; bytes: Uint8Array }
   cookies?: Record<string, string>
   headers?: Record<string, string>
   /** the end user's IP, forwarded as X-Forwarded-For */
@@ -51,6 +53,8 @@ export interface IamResponse<T> {
   headers: Headers
   /** the parsed JSON body; null for an empty or non-JSON body */
   body: T | null
+  /** the body's bytes as they came (an image, GET /auth/picture) */
+  raw: Uint8Array
   /** the raw Set-Cookie headers, in order */
   setCookies: string[]
 }
@@ -175,13 +179,16 @@ export function createIamClient(options: IamClientOptions): IamClient {
     if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
     // An empty browser User-Agent is forwarded as empty, as the browser sent it.
     if (req.userAgent !== undefined) headers.set('user-agent', req.userAgent)
-    let body: string | undefined
-    if (req.body !== undefined) {
+    let body: string | Uint8Array | undefined
+    if (req.raw !== undefined) {
+      body = req.raw.bytes
+      headers.set('content-type', req.raw.contentType)
+    } else if (req.body !== undefined) {
       body = JSON.stringify(req.body)
       headers.set('content-type', 'application/json')
     }
     const answer = await send(method, url, headers, body, req.purpose ?? 'bff')
-    return { status: answer.status, headers: answer.headers, body: parsedBody<T>(answer), setCookies: answer.headers.getSetCookie() }
+    return { status: answer.status, headers: answer.headers, body: parsedBody<T>(answer), raw: answer.body, setCookies: answer.headers.getSetCookie() }
   }
 
   function sign(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined, purpose: GatewayPurpose): void {

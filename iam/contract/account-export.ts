@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { defineRoutes, noBody } from './define'
+import { PICTURE_SOURCES, PICTURE_TYPES } from './profile-picture'
 import { errorFail, failure, FULL_AUTH, LIMITED, REAUTH, responses } from './responses'
 
 /** The version of the document's shape; a change that removes or renames a field raises it. */
@@ -50,6 +51,14 @@ export const accountExportDocument = z.object({
       }),
     )
     .describe('live sessions, newest first (no session ids)'),
+  picture: z
+    .object({
+      source: z.enum(PICTURE_SOURCES).describe('none, upload (below) or gravatar (loaded from Gravatar by the browser; nothing of it is stored here)'),
+      contentType: z.enum(PICTURE_TYPES).nullable().describe('the uploaded picture’s type; null without an upload'),
+      base64: z.string().nullable().describe('the uploaded picture’s bytes, base64 (RFC 4648 section 4); null without an upload'),
+      updatedAt: atOrNull,
+    })
+    .describe('the account’s picture (docs/accounts.md "Profile picture")'),
   securityEvents: z
     .array(z.object({ type: z.string(), createdAt: at, ipAddress: z.string().nullable(), browser: z.string().nullable(), details: z.record(z.string(), z.unknown()) }))
     .describe(`newest first, at most ${EXPORT_EVENTS_MAX}`),

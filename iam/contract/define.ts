@@ -73,6 +73,12 @@ export type RequestRule =
   | ({ kind: 'json'; limitBytes: number; tooLarge?: string } & JsonTextRule)
   /** acceptCookieOnly: the session cookie is the only credential; no body, query string or Content-Type */
   | { kind: 'cookie-only' }
+  /**
+   * An image as the raw body (PUT /auth/picture): within the configured cap
+   * (profilePicture.maxBytes; 413 `picture_too_large`), not compressed; the route refuses an empty
+   * one (400 `picture_empty`) and decides the type from the bytes (iam/contract/profile-picture.ts)
+   */
+  | { kind: 'image' }
   /** no body is read; the route answers on its own terms */
   | { kind: 'none' }
   /** mounted before the JSON and cookie parsers (GET /api/public/verify): nothing is touched */
@@ -136,4 +142,5 @@ export const json = (limitBytes = JSON_LIMIT_BYTES, text: JsonTextRule = {}): Re
 export const manageJson = json(JSON_LIMIT_BYTES, { invalid: 'reason' })
 export const cookieOnly: RequestRule = { kind: 'cookie-only' }
 export const noBody: RequestRule = { kind: 'none' }
+export const imageBody: RequestRule = { kind: 'image' }
 export const untouched: RequestRule = { kind: 'untouched' }

@@ -176,6 +176,11 @@ export const ERROR_CODES = {
   interaction_wrong_step: 'The sign-in request is not at that step: reload the page',
   interaction_other_account: 'The sign-in request is for another account than the signed-in one',
   app_not_found: 'That app has no access to the account',
+  picture_empty: 'The picture upload has no body',
+  picture_too_large: 'The picture is larger than the configured cap (`limitBytes`, profilePicture.maxBytes)',
+  picture_type_unsupported: 'The picture is not a PNG, JPEG or WebP image by its content (SVG, GIF and every other type are refused)',
+  picture_type_mismatch: 'The declared Content-Type is not the type the picture content shows (`detected` names it)',
+  picture_not_found: 'The account has no uploaded picture in use',
 } as const satisfies Record<string, string>
 
 /** A failure code of the IAM (contract/error-codes.ts). */

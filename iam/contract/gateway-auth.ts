@@ -1,5 +1,6 @@
 /** Gateway authorization routes: what the gateway asks about a session (docs/gateway.md). */
 import { SUPPORTED_LOCALES } from './locales'
+import { PICTURE_SOURCES } from './profile-picture'
 import { z } from 'zod'
 import { cookieOnly, defineRoutes, json, noBody } from './define'
 import { errorCode } from './error-codes'
@@ -48,6 +49,9 @@ export const GATEWAY_AUTH_ROUTES = defineRoutes({
             name: z.string(),
             locale: z.enum(SUPPORTED_LOCALES).nullable().describe('the language the owner chose for mails and pages; null: not chosen'),
             timeZone: z.string().nullable().describe("the IANA time zone the account's mails name their moments in (the owner's choice, else the latest sign-in's browser); null: none known, mails say UTC"),
+            picture: z
+              .object({ source: z.enum(PICTURE_SOURCES), gravatarUrl: z.string().nullable() })
+              .describe('the picture the owner chose (GET /auth/picture for an upload; `gravatarUrl` for Gravatar, null otherwise)'),
             sessionId: z.string(),
             payload: z.record(z.string(), z.unknown()),
             roles: z.array(z.string()),

@@ -21,6 +21,7 @@ import { SERVICE_ROUTES } from './service'
 import { WEBHOOK_ROUTES } from './webhooks'
 import { OIDC_CLIENT_ROUTES } from './oidc-clients'
 import { ENTERPRISE_ROUTES } from './enterprise'
+import { PROFILE_PICTURE_ROUTES } from './profile-picture'
 
 const AREAS = [
   AUTH_ROUTES,
@@ -41,6 +42,7 @@ const AREAS = [
   OIDC_CLIENT_ROUTES,
   ENTERPRISE_ROUTES,
   SCIM_ROUTES,
+  PROFILE_PICTURE_ROUTES,
 ] as const
 
 export const ROUTES = {
@@ -62,6 +64,7 @@ export const ROUTES = {
   ...OIDC_CLIENT_ROUTES,
   ...ENTERPRISE_ROUTES,
   ...SCIM_ROUTES,
+  ...PROFILE_PICTURE_ROUTES,
 }
 
 export type RouteId = keyof typeof ROUTES

@@ -32,7 +32,22 @@ export interface UsersTable {
   time_zone: ColumnType<string | null, string | null | undefined, string | null>
   /** true once the owner chose the zone (POST /auth/profile): a sign-in's browser zone no longer replaces it (migration 0026) */
   time_zone_chosen: ColumnType<boolean, boolean | undefined, boolean>
+  /** the picture the owner chose: none, their upload (user_pictures) or their Gravatar (migration 0027) */
+  picture_source: ColumnType<PictureSource, PictureSource | undefined, PictureSource>
   created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type PictureSource = 'none' | 'upload' | 'gravatar'
+
+/** An account's uploaded picture, one per account, removed with it (migration 0027) */
+export interface UserPicturesTable {
+  user_id: number
+  /** image/png, image/jpeg or image/webp: the type its magic bytes show */
+  content_type: string
+  bytes: Uint8Array
+  /** hex SHA-256 of the bytes: the ETag */
+  sha256: string
   updated_at: Timestamp
 }
 
@@ -506,6 +521,7 @@ export interface ScimEventsTable {
 
 export interface Database {
   users: UsersTable
+  user_pictures: UserPicturesTable
   oauth_identities: OauthIdentitiesTable
   visitors: VisitorsTable
   session_families: SessionFamiliesTable

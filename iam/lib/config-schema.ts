@@ -292,6 +292,21 @@ export const configSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  /** the account's picture (features/users/profile-picture.ts, docs/accounts.md "Profile picture") */
+  profilePicture: z
+    .strictObject({
+      /**
+       * the largest upload PUT /auth/picture takes, in bytes (413 `picture_too_large` above); at
+       * most 8 MiB, the database's check (migration 0027): every read of the picture carries it whole
+       */
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .max(8 * 1024 * 1024)
+        .default(1024 * 1024),
+    })
+    .prefault({}),
   /** self-service deletion (features/account-deletion, docs/accounts.md) */
   accountDeletion: z
     .strictObject({

@@ -12,6 +12,7 @@ import { HMAC_HEADERS } from '../client/hmac'
 import { DEFAULT_PURPOSES, type AuthRule, type ResponseContract, type RouteContract } from '../contract/define'
 import { ERROR_CODES } from '../contract/error-codes'
 import { documentedResponses } from '../contract/responses'
+import { PICTURE_TYPES } from '../contract/profile-picture'
 import { ROUTES } from '../contract/routes'
 import { toOpenApiSchema, type JsonSchema } from './openapi-schema'
 
@@ -94,6 +95,14 @@ function parameters(id: string, route: RouteContract, components: Record<string,
 }
 
 function requestBody(id: string, route: RouteContract, components: Record<string, JsonSchema>): JsonSchema | undefined {
+  if (route.request.kind === 'image') {
+    const image = { type: 'string', format: 'binary' }
+    return {
+      required: true,
+      description: 'The image bytes, at most profilePicture.maxBytes; the Content-Type must name the type the bytes show.',
+      content: Object.fromEntries(PICTURE_TYPES.map((type) => [type, { schema: image }])),
+    }
+  }
   if (route.request.kind !== 'json') return undefined
   const schema = route.body ? toOpenApiSchema(route.body, 'input', `${id}.body`, components) : { type: 'object' }
   return {

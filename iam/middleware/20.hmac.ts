@@ -19,8 +19,8 @@
  * side of now), so a replay is rejected by every IAM instance, not only the one that saw the
  * original.
  *
- * The body a version 2 signature covers is the one the IAM reads: the raw bytes of a JSON route,
- * read here under the route's bound (middleware 30 gets the same bytes), or of a request to the
+ * The body a version 2 signature covers is the one the IAM reads: the raw bytes of a JSON route or
+ * an image route (PUT /auth/picture, under the configured cap), read here under the route's bound (middleware 30 gets the same bytes), or of a request to the
  * OpenID Provider (/oidc/**, under the provider's own bound); every other route reads no body,
  * so its digest is that of the empty body.
  */
@@ -38,6 +38,7 @@ import {
   type SignedHeaderValues,
 } from '../client/hmac'
 import { useIam, type IamContext } from '../context'
+import { readPictureBody } from '../http/picture-body'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { httpFail } from '../http/respond'
 import { getClientIp, getRequestId, requestHeader } from '../http/request'
@@ -162,6 +163,7 @@ async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const headers: SignedHeaderValues = {}
   for (const name of SIGNED_HEADERS_V2) headers[name] = requestHeader(event, name)
   const rule = event.context.routeRule
+  if (rule?.body.kind === 'image') return { bodySha256: sha256Hex(await readPictureBody(event)), headers }
   const limitBytes = rule?.body.kind === 'json' ? rule.body.limitBytes : !rule ? mountBodyLimit(event.path) : undefined
   if (limitBytes === undefined) return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, limitBytes)

@@ -15,6 +15,9 @@
  * A version 2 HMAC request had its body read (under the same bound) by middleware 20, whose
  * signature covers it: its 413 comes from there, before these rules.
  *
+ * Image routes (PUT /auth/picture): the raw body, not compressed (415), within the configured cap
+ * (413 `picture_too_large`); the route refuses an empty one and judges the type (http/picture-body.ts).
+ *
  * Cookie-only routes (acceptCookieOnly: the refresh cookie is the only credential they take): a
  * missing `session` cookie is 401 `Refresh token missing` first, as in the refresh chain
  * (requireRefreshToken runs before acceptCookieOnly, http/auth.ts); then 400 for a body (Content-Length > 0 or any Transfer-Encoding),
@@ -22,6 +25,7 @@
  */
 import { defineEventHandler, type H3Event } from 'h3'
 import { authFail, requireAccessToken, requireRefreshToken } from '../http/auth'
+import { applyImageRule } from '../http/picture-body'
 import { failTooLarge, readRawBody } from '../http/raw-body'
 import { requestHeader } from '../http/request'
 import { failEnvelope, httpFail } from '../http/respond'
@@ -107,5 +111,6 @@ export default defineEventHandler((event) => {
   if (!rule) return
   requireCredentials(event, rule.auth ?? 'none')
   if (rule.body.kind === 'json') return applyJsonRule(event, rule.body)
+  if (rule.body.kind === 'image') return applyImageRule(event)
   if (rule.body.kind === 'cookie-only') applyCookieOnlyRule(event)
 })

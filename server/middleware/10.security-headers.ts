@@ -11,7 +11,10 @@ export const BASE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // Gravatar's images (iam/contract/profile-picture.ts GRAVATAR_ORIGIN), allowed on every page: the
+  // header is set before the session is read, an image runs nothing, and a page only puts a
+  // Gravatar address in an <img> for a person who chose it (docs/accounts.md "Profile picture")
+  "img-src 'self' data: https://gravatar.com",
   "font-src 'self'",
   "connect-src 'self'",
   "form-action 'self'",

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http'
 import { getRequestHeader, type H3Event } from 'h3'
 import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
+import { PICTURE_MAX_BYTES_CEILING } from '../../iam/contract/profile-picture'
 import { isScimPath, SCIM_BODY_LIMIT_BYTES } from '../../iam/contract/scim-mount'
 import { readBounded } from '../../shared/read-bounded'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
@@ -64,8 +65,15 @@ function upstreamBodyLimit(path: string): number | undefined {
   return useGatewayConfig().apis.find((api) => api.name === name)?.maxBodyBytes ?? UPSTREAM_DEFAULT_BODY_LIMIT_BYTES
 }
 
+/**
+ * PUT /api/auth/picture carries the image itself: read up to the largest cap an IAM may be
+ * configured with (iam/contract/profile-picture.ts); the IAM refuses what passes its own cap.
+ */
+export const isPicturePath = (path: string): boolean => /^\/api\/auth\/picture(?:\?|$)/.test(path)
+
 /** The body limit of a request path. */
 export function bodyLimitFor(path: string): number {
+  if (isPicturePath(path)) return PICTURE_MAX_BYTES_CEILING
   if (isCallbackPath(path)) return CALLBACK_BODY_LIMIT_BYTES
   if (isSamlAcsPath(path)) return SAML_ACS_BODY_LIMIT_BYTES
   if (isSsoSettingsPath(path)) return SSO_SETTINGS_BODY_LIMIT_BYTES

@@ -468,7 +468,7 @@ describe('account page', () => {
 
     it('holds each section on its part, under the heading it had on the single page', async () => {
       const headings = async (part: Part) => (await account(part)).findAll('h2').map((h) => h.text())
-      expect(await headings('overview')).toEqual(['Personal info', 'Your account at a glance'])
+      expect(await headings('overview')).toEqual(['Personal info', 'Profile picture', 'Your account at a glance'])
       expect(await headings('security')).toEqual(['Signing in', 'Security activity'])
       expect(await headings('sessions')).toEqual(['Devices and sessions'])
       expect(await headings('apps')).toEqual(['Connected apps', 'API tokens'])

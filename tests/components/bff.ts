@@ -11,7 +11,7 @@ import { afterEach } from 'vitest'
 type Json = Record<string, unknown>
 
 export interface Answered {
-  /** the JSON bodies the page sent, in order (undefined for a call without one) */
+  /** the JSON bodies the page sent, in order (undefined for a call without one, and for a PUT's file) */
   bodies: unknown[]
 }
 
@@ -21,7 +21,7 @@ afterEach(() => {
 })
 
 /** Answers `method path` (path without its query) with `status` and `body` until the test ends. */
-export function answer(method: 'GET' | 'POST', path: string, status: number, body: Json, gate?: Promise<void>): Answered {
+export function answer(method: 'GET' | 'POST' | 'PUT', path: string, status: number, body: Json, gate?: Promise<void>): Answered {
   return answerInTurn(method, path, [{ status, body }], gate)
 }
 
@@ -38,13 +38,15 @@ export function held(): { gate: Promise<void>; release(): void } {
  * Answers `method path` with each of `answers` in turn, the last one again once they run out: a
  * page that reads again after a failure sees the next answer. With `gate`, each answer waits for it.
  */
-export function answerInTurn(method: 'GET' | 'POST', path: string, answers: Array<{ status: number; body: Json }>, gate?: Promise<void>): Answered {
+export function answerInTurn(method: 'GET' | 'POST' | 'PUT', path: string, answers: Array<{ status: number; body: Json }>, gate?: Promise<void>): Answered {
   const answered: Answered = { bodies: [] }
   registered.push(
     registerEndpoint(path, {
       method,
       handler: defineEventHandler(async (event) => {
-        answered.bodies.push(getMethod(event) === 'GET' ? undefined : await readBody(event))
+        // a PUT carries a file (a picture upload): counted, not read, as the in-process fetch cannot hand a File over
+        const method = getMethod(event)
+        answered.bodies.push(method === 'GET' || method === 'PUT' ? undefined : await readBody(event))
         const { status, body } = answers[Math.min(answered.bodies.length, answers.length) - 1]!
         await gate
         setResponseStatus(event, status)

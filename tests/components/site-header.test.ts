@@ -77,14 +77,18 @@ describe('site header', () => {
     await vi.waitFor(() => expect(menuButton(page).text()).toBe('Account menu for ada.lovelace@example.com'))
   })
 
-  it('opens the menu with Account, API tokens and Sign out, and Escape closes it with focus back on the button', async () => {
+  it('opens the menu with the console parts, API tokens and Sign out, and Escape closes it with focus back on the button', async () => {
     const page = await signedInHeader()
     await menuButton(page).trigger('click')
     expect(menuButton(page).attributes('aria-expanded')).toBe('true')
     const menu = page.find('#account-menu')
     expect(menu.classes()).toContain('open')
     expect(menu.findAll('a').map((a) => [a.text(), a.attributes('href')])).toEqual([
-      ['Account', '/account'],
+      ['Overview', '/account'],
+      ['Security', '/account/security'],
+      ['Sessions', '/account/sessions'],
+      ['Apps', '/account/apps'],
+      ['Your data', '/account/data'],
       ['API tokens', '/tokens'],
       // the organization switcher's links, after the account's own
       ['Organizations', '/orgs'],
@@ -95,6 +99,32 @@ describe('site header', () => {
     await menu.find('a').trigger('keydown', { key: 'Escape' })
     expect(menuButton(page).attributes('aria-expanded')).toBe('false')
     expect(document.activeElement).toBe(menuButton(page).element)
+  })
+
+  it('marks the console part open now with aria-current, and none outside the console', async () => {
+    answer('GET', '/api/auth/session', 200, SIGNED_IN)
+    const page = await header('/account/sessions')
+    await vi.waitFor(() => expect(menuButton(page).exists()).toBe(true))
+    const current = () => page.findAll('#account-menu a[aria-current="page"]').map((a) => a.text())
+    expect(current()).toEqual(['Sessions'])
+    page.unmount()
+    mounted.splice(0)
+    clearNuxtState()
+    const elsewhere = await signedInHeader()
+    expect(elsewhere.findAll('#account-menu a[aria-current]')).toHaveLength(0)
+  })
+
+  it('shows the chosen picture on the menu button, decorative beside the name, and none without one', async () => {
+    answer('GET', '/api/auth/session', 200, { ...SIGNED_IN, picture: { source: 'upload', src: '/api/auth/picture' } })
+    const page = await header()
+    await vi.waitFor(() => expect(menuButton(page).find('img').exists()).toBe(true))
+    expect(menuButton(page).find('img').attributes()).toMatchObject({ src: '/api/auth/picture', alt: '' })
+    expect(menuButton(page).text()).toBe('Account menu for Ada Lovelace')
+    page.unmount()
+    mounted.splice(0)
+    clearNuxtState()
+    const without = await signedInHeader()
+    expect(menuButton(without).find('img').exists()).toBe(false)
   })
 
   it('the menu lists the organizations and Personal, marks the active one, and switches through the BFF', async () => {

@@ -1,6 +1,6 @@
 /**
  * The header in Chromium at a desktop and a phone width: who is signed in, the account menu by
- * keyboard (open, Escape, sign out), /login sending a signed-in person on, and the account page
+ * keyboard (open, its links into the console's parts with the current one marked, Escape, sign out), /login sending a signed-in person on, and the account page
  * fitting a 390 px screen without sideways scrolling.
  */
 import type { Page } from 'playwright-core'
@@ -54,8 +54,14 @@ describe.each([
     expect(box!.x + box!.width).toBeLessThanOrEqual(width)
     expect(await seriousA11yViolations(page)).toEqual([])
     await saveScreenshot(page, `header-signed-in-${width}`, { x: 0, y: 0, width, height: Math.ceil(box!.y + box!.height + 16) })
+    // the menu leads into each part of the account console, the open one (the overview) marked as current
+    const links = menu.getByRole('link')
+    // (then the organization switcher's own links)
+    expect(await links.allTextContents()).toEqual(['Overview', 'Security', 'Sessions', 'Apps', 'Your data', 'API tokens', 'Organizations', 'Create organization'])
+    expect(await menu.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page')
+    expect(await menu.locator('a[aria-current]').count()).toBe(1)
     await page.keyboard.press('Tab')
-    expect(await focusedText(page)).toBe('Account')
+    expect(await focusedText(page)).toBe('Overview')
 
     // Escape closes it and gives focus back to the button
     await page.keyboard.press('Escape')
@@ -63,11 +69,9 @@ describe.each([
     expect(await menu.isVisible()).toBe(false)
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-controls'))).toBe('account-menu')
 
-    // sign out from the menu, keyboard only
+    // sign out from the menu, keyboard only: past the five parts and API tokens
     await page.keyboard.press('Enter')
-    await page.keyboard.press('Tab')
-    await page.keyboard.press('Tab')
-    await page.keyboard.press('Tab')
+    for (let i = 0; i < 7; i++) await page.keyboard.press('Tab')
     expect(await focusedText(page)).toBe('Sign out')
     await page.keyboard.press('Enter')
     await page.waitForURL(`${e2e.stack.url}/login?signedOut=1`)
@@ -87,6 +91,11 @@ describe.each([
 
     // the account page fits the screen: no sideways scrolling, and axe finds nothing serious
     await accountLoaded(page)
+    // on another part, the menu marks that one
+    await menuButton(page).click()
+    expect(await menu.getByRole('link', { name: 'Sessions' }).getAttribute('aria-current')).toBe('page')
+    expect(await menu.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBeNull()
+    await page.keyboard.press('Escape')
     expect(await overflowing(page)).toEqual([])
     expect(await scrollsSideways(page)).toBe(false)
     expect(await seriousA11yViolations(page)).toEqual([])

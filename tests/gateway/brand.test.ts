@@ -52,10 +52,10 @@ describe('a configured brand on the pages', () => {
     expect(res.text).toMatch(/data-footer="privacy"[^>]*>Datenschutz<\/a>/)
   })
 
-  it('opens img-src to the logo origin and no other directive to anything', async () => {
+  it('opens img-src to the logo origin (beside Gravatar, for the pictures people choose) and no other directive to anything', async () => {
     for (const path of ['/', '/login', '/signup']) {
       const { csp } = await page(path)
-      expect([path, csp['img-src']]).toEqual([path, ["'self'", 'data:', CDN]])
+      expect([path, csp['img-src']]).toEqual([path, ["'self'", 'data:', 'https://gravatar.com', CDN]])
       for (const [directive, sources] of Object.entries(csp)) {
         if (directive === 'img-src') continue
         expect([path, directive, (sources as string[]).filter((source) => source.includes('acme'))]).toEqual([path, directive, []])

@@ -14,6 +14,7 @@ import { mailTo, signupConfirmed, type MailSource } from '../helpers/confirm-ema
 import { startIam, type IamEndpoint, type IamServer, type Json } from '../helpers/iam-server'
 import { isVerificationMail, linkQueryOf } from '../helpers/smtp'
 import { waitUntil } from '../helpers/wait'
+import { PNG } from '../helpers/pictures'
 import { cliJson, cliStage, deployment, type Cleanups } from './admin-cli-run'
 import { newToken, verify, WIDE_LIMITERS } from './api-tokens-http'
 import { expectDocumented } from './documented'
@@ -242,14 +243,21 @@ describe('account deletion: request, confirmation, undo, purge', () => {
     expect((await loginAnswer(iam, ann.email, STRONG_PASSWORD)).status).toBe(401)
   })
 
-  it('purges after the window: the account and what it owned are gone, its security events keep only the id, and the address signs up anew', async () => {
+  it('purges after the window: the account and what it owned (its picture too) are gone, its security events keep only the id, and the address signs up anew', async () => {
     const [ann, bob] = [await person(), await person()]
     const org = await newOrg(bob)
     await join(bob, org.id, ann)
     await newToken(iam, ann)
+    // the uploaded picture goes with the account (user_pictures references users ON DELETE CASCADE)
+    const picture = await fetch(`${iam.url}/auth/picture`, {
+      method: 'PUT',
+      headers: { 'user-agent': ann.ua, 'x-forwarded-for': ann.ip, cookie: `canary_id=${ann.canary}; session=${ann.refreshToken}`, authorization: `Bearer ${ann.accessToken}`, 'content-type': 'image/png' },
+      body: PNG,
+    })
+    expect(picture.status).toBe(200)
     const before = await footprint(iam, { email: ann.email })
     const { id: userId, publicId } = before.user!
-    expect(before.rows).toMatchObject({ session_families: expect.any(Number), api_tokens: 1, memberships: 1 })
+    expect(before.rows).toMatchObject({ session_families: expect.any(Number), api_tokens: 1, memberships: 1, user_pictures: 1 })
     await deleteAccount(iam, mails, ann)
 
     // within the window nothing is erased

@@ -64,6 +64,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/api/manage/revoke-all': { confirm: true },
   '/auth/sessions/revoke': { id: '00000000-0000-4000-8000-000000000000' },
   '/auth/profile': { name: 'Ada' },
+  '/auth/picture/choice': { source: 'gravatar' },
   // the route takes an empty object: an extra field is where the hostile strings go
   '/auth/sessions/revoke-others': { unused: 'x' },
   '/auth/change-password': { currentPassword: 'not-the-password', password: STRONG_PASSWORD, confirmedPassword: STRONG_PASSWORD },

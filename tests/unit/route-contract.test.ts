@@ -19,6 +19,7 @@ import { OIDC_ROUTES } from '../../iam/contract/oidc'
 import { OIDC_CLIENT_ROUTES } from '../../iam/contract/oidc-clients'
 import { ORGANIZATION_ROUTES } from '../../iam/contract/organizations'
 import { PASSKEY_ROUTES } from '../../iam/contract/passkeys'
+import { PROFILE_PICTURE_ROUTES } from '../../iam/contract/profile-picture'
 import { SECOND_FACTOR_ROUTES } from '../../iam/contract/second-factor'
 import { SCIM_ROUTES } from '../../iam/contract/scim'
 import { ENTERPRISE_ROUTES } from '../../iam/contract/enterprise'
@@ -27,7 +28,7 @@ import { WEBHOOK_ROUTES } from '../../iam/contract/webhooks'
 import { covers, listFiles, routeFiles as listRouteFiles } from '../helpers/route-files'
 
 const CONTRACT_DIR = join(import.meta.dirname, '../../iam/contract')
-const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, ACCOUNT_EXPORT_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, OIDC_CLIENT_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, MAIL_TEMPLATE_ROUTES, ACCOUNT_DELETION_ROUTES, WEBHOOK_ROUTES, ENTERPRISE_ROUTES, SCIM_ROUTES]
+const AREAS = [AUTH_ROUTES, ACCOUNT_ACTION_ROUTES, GATEWAY_AUTH_ROUTES, API_TOKEN_ROUTES, SERVICE_ROUTES, ACCOUNT_SECURITY_ROUTES, ACCOUNT_EXPORT_ROUTES, SECOND_FACTOR_ROUTES, PASSKEY_ROUTES, OIDC_ROUTES, OIDC_CLIENT_ROUTES, ORGANIZATION_ROUTES, ADMIN_ROUTES, MAIL_TEMPLATE_ROUTES, ACCOUNT_DELETION_ROUTES, WEBHOOK_ROUTES, ENTERPRISE_ROUTES, SCIM_ROUTES, PROFILE_PICTURE_ROUTES]
 const entries = Object.entries(ROUTES) as Array<[string, RouteContract]>
 
 const routeFiles = listRouteFiles()

@@ -28,6 +28,7 @@ import * as passkeySignups from './2026-11-30-0023-passkey-signups'
 import * as userTimeZone from './2026-11-30-0024-user-time-zone'
 import * as botCheckFailures from './2026-11-30-0025-bot-check-failures'
 import * as timeZoneChoice from './2026-11-30-0026-time-zone-choice'
+import * as profilePictures from './2026-11-30-0027-profile-pictures'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-0024-user-time-zone': userTimeZone,
   '2026-11-30-0025-bot-check-failures': botCheckFailures,
   '2026-11-30-0026-time-zone-choice': timeZoneChoice,
+  '2026-11-30-0027-profile-pictures': profilePictures,
 }

@@ -31,7 +31,7 @@ export interface AuthSession {
 }
 
 /** What the authenticated routes show of the account (never its password hash). */
-export type AuthAccount = Pick<User, 'id' | 'public_id' | 'email' | 'name' | 'email_verified' | 'roles' | 'locale' | 'time_zone'>
+export type AuthAccount = Pick<User, 'id' | 'public_id' | 'email' | 'name' | 'email_verified' | 'roles' | 'locale' | 'time_zone' | 'picture_source'>
 
 export interface AuthState {
   session: AuthSession | null
@@ -54,7 +54,7 @@ type AuthRow = [
   f_id: string | null, f_user_id: number | null, f_visitor_id: number | null, f_ip_address: string | null, f_fingerprint: Fingerprint,
   f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp, f_reauthenticated_at: Stamp, f_active_org_id: number | null,
   f_impersonated_by: string | null, f_impersonation_ends_at: Stamp,
-  u_id: number | null, u_public_id: string | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null, u_locale: string | null, u_time_zone: string | null,
+  u_id: number | null, u_public_id: string | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null, u_locale: string | null, u_time_zone: string | null, u_picture_source: User['picture_source'] | null,
   v_id: number | null, v_canary_id: string | null, v_visitor_id: string | null, v_ip_address: string | null, v_user_agent: string | null,
   v_fingerprint: Fingerprint, v_score: number | null, v_banned_until: Stamp, v_first_seen: Stamp, v_last_seen: Stamp,
   live: number | null, recent: number | null,
@@ -95,7 +95,7 @@ export const AUTH_STATE_SQL = `
       f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint,
       f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id,
       f.impersonated_by, f.impersonation_ends_at,
-      u.id, u.public_id, u.email, u.name, u.email_verified, u.roles, u.locale, u.time_zone,
+      u.id, u.public_id, u.email, u.name, u.email_verified, u.roles, u.locale, u.time_zone, u.picture_source,
       v.id, v.canary_id, v.visitor_id, v.ip_address, v.user_agent,
       v.fingerprint, v.score, v.banned_until, v.first_seen, v.last_seen,
       c.live, c.recent
@@ -103,7 +103,7 @@ export const AUTH_STATE_SQL = `
     from (select 1) as one
     left join refresh_tokens t on t.token_hash = $1
     left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id, f.impersonated_by, f.impersonation_ends_at from session_families f where f.id = t.family_id offset 0) f on true
-    left join lateral (select u.id, u.public_id, u.email, u.name, u.email_verified, u.roles, u.locale, u.time_zone from users u where u.id = f.user_id offset 0) u on true
+    left join lateral (select u.id, u.public_id, u.email, u.name, u.email_verified, u.roles, u.locale, u.time_zone, u.picture_source from users u where u.id = f.user_id offset 0) u on true
     left join visitors v on v.canary_id = $2
     left join lateral (
       select
@@ -130,7 +130,7 @@ function stateOf(r: AuthRow): AuthState {
     status, expiresAt, usedAt,
     familyId, userId, boundVisitorId, familyIp, familyPrint, createdAt, familySeen, lastMfaAt, revokedAt, anomalyUntil, reauthenticatedAt, activeOrgId,
     impersonatedBy, impersonationEndsAt,
-    accountId, publicId, email, name, emailVerified, roles, locale, timeZone,
+    accountId, publicId, email, name, emailVerified, roles, locale, timeZone, pictureSource,
     visitorRowId, canaryId, visitorId, visitorIp, userAgent, visitorPrint, score, bannedUntil, firstSeen, visitorSeen,
     live, recent,
   ] = r
@@ -158,7 +158,7 @@ function stateOf(r: AuthRow): AuthState {
           subject: publicId,
         }
   const account: AuthAccount | null =
-    accountId === null ? null : { id: accountId, public_id: publicId!, email: email!, name: name!, email_verified: emailVerified!, roles: roles!, locale, time_zone: timeZone }
+    accountId === null ? null : { id: accountId, public_id: publicId!, email: email!, name: name!, email_verified: emailVerified!, roles: roles!, locale, time_zone: timeZone, picture_source: pictureSource ?? 'none' }
   const visitor: Visitor | null =
     visitorRowId === null
       ? null

@@ -11,6 +11,7 @@
  */
 import { sql, type Transaction } from 'kysely'
 import { ACCOUNT_EXPORT_VERSION, EXPORT_EVENTS_MAX, type AccountExportDocument } from '../../contract/account-export'
+import type { PictureType } from '../../contract/profile-picture'
 import type { IamContext } from '../../context'
 import type { Database } from '../../db/schema'
 import { mayLagSnapshot, readSnapshot } from '../../db/replicas'
@@ -49,6 +50,7 @@ function readAccount(trx: Trx, userId: number) {
       'u.external_id',
       'u.locale',
       'u.time_zone',
+      'u.picture_source',
       eb('u.password_hash', 'is not', null).as('has_password'),
       't.created_at as totp_created_at',
       't.enabled_at as totp_enabled_at',
@@ -101,6 +103,10 @@ function readTokens(trx: Trx, userId: number) {
     .execute()
 }
 
+function readPicture(trx: Trx, userId: number) {
+  return trx.selectFrom('user_pictures').select(['content_type', 'bytes', 'updated_at']).where('user_id', '=', userId).executeTakeFirst()
+}
+
 function readPasskeys(trx: Trx, userId: number) {
   return trx.selectFrom('passkeys').select(['name', 'created_at', 'last_used_at', 'backed_up']).where('user_id', '=', userId).orderBy('id').limit(LIST_CAP).execute()
 }
@@ -140,6 +146,7 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
     const providers = await readProviders(trx, userId)
     const orgs = await readOrganizations(trx, userId)
     const apps = await listConnectedApps(trx, userId, nowMs)
+    const picture = account.picture_source === 'upload' ? await readPicture(trx, userId) : undefined
     return {
       version: ACCOUNT_EXPORT_VERSION,
       exportedAt: now.toISOString(),
@@ -167,6 +174,12 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
           country: text(fp.country),
         }
       }),
+      picture: {
+        source: account.picture_source,
+        contentType: picture ? (picture.content_type as PictureType) : null,
+        base64: picture ? Buffer.from(picture.bytes).toString('base64') : null,
+        updatedAt: picture ? picture.updated_at.toISOString() : null,
+      },
       securityEvents: events.events,
       securityEventsComplete: events.complete,
       apiTokens: tokens.map((t) => ({

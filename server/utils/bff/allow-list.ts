@@ -65,6 +65,11 @@ export const BFF_IAM_ROUTES = [
   'listSessions',
   'revokeSession',
   'updateProfile',
+  // the account's picture (the overview's picture section, the header's account menu)
+  'uploadPicture',
+  'readPicture',
+  'pictureSettings',
+  'choosePicture',
   'revokeOtherSessions',
   'changePassword',
   // a first password for a provider account; unlinking a provider (the account page's linked accounts)

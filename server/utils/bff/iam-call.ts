@@ -64,6 +64,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
       path: call.path,
       query: call.query,
       body: call.body,
+      raw: call.raw,
       cookies,
       headers: {
         ...(call.bearer ? { authorization: `Bearer ${call.bearer}` } : {}),

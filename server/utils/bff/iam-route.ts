@@ -23,6 +23,8 @@ type ParamsPart<I extends BffRouteId> = Entry<I>['path'] extends `${string}:${st
 export type IamRouteInput<I extends BffRouteId> = ParamsPart<I> & {
   query?: IamInput<I, 'query'>
   body?: IamInput<I, 'body'>
+  /** a raw body with its Content-Type (an image upload) instead of JSON */
+  raw?: { contentType: string; bytes: Uint8Array }
   /** the browser cookies this call forwards */
   cookies?: ForwardedCookie[]
   /** send `Authorization: Bearer <access token>` */
@@ -37,6 +39,7 @@ export interface IamRouteCall {
   path: string
   query?: Record<string, string>
   body?: unknown
+  raw?: { contentType: string; bytes: Uint8Array }
   cookies?: ForwardedCookie[]
   bearer?: string
   apiKey?: string

@@ -1,6 +1,6 @@
 /**
  * The browser's session state as GET /api/auth/session answers it, read for one request:
- * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name, locale, timeZone }`, `{ authenticated: false }`,
+ * `{ authenticated: true, userId, roles, expiresAt, email, emailVerified, name, locale, timeZone, picture }`, `{ authenticated: false }`,
  * `{ authenticated: false, ended: true, why? }` when the browser's session was there and the IAM ended it
  * (revoked, expired, reused; `why`: composables/session-ended.ts), or `{ authenticated: false, mfa: true, message }` while an MFA challenge
  * is pending. Backed by IAM GET /secret/accesstoken/metadata, so a revoked session reads as signed
@@ -9,6 +9,7 @@
  */
 import type { H3Event } from 'h3'
 import { isLocale, type Locale } from '../../../iam/contract/locales'
+import { GRAVATAR_ORIGIN } from '../../../iam/contract/profile-picture'
 import { clearSessionCookies, currentCookie } from './cookies'
 import { BffReply } from './respond'
 import { impersonatingAdminEmail } from './impersonation'
@@ -24,7 +25,22 @@ interface Metadata {
   name?: unknown
   locale?: unknown
   timeZone?: unknown
+  picture?: { source?: unknown; gravatarUrl?: unknown }
   message?: unknown
+}
+
+/**
+ * Where the pages load the account's picture from (docs/accounts.md "Profile picture"): the
+ * gateway's GET /api/auth/picture for an upload, Gravatar's address when chosen (the page CSP's
+ * img-src allows https://gravatar.com), null for none (the pages show initials).
+ */
+export const PICTURE_PATH = '/api/auth/picture'
+
+function pictureOf(picture: Metadata['picture']): { source: 'upload' | 'gravatar'; src: string } | null {
+  if (picture?.source === 'upload') return { source: 'upload', src: PICTURE_PATH }
+  const url = picture?.gravatarUrl
+  if (picture?.source === 'gravatar' && typeof url === 'string' && url.startsWith(`${GRAVATAR_ORIGIN}/avatar/`)) return { source: 'gravatar', src: url }
+  return null
 }
 
 export type SessionState =
@@ -40,6 +56,8 @@ export type SessionState =
       locale: Locale | null
       /** the IANA time zone of the account's mails (its owner's choice, else the latest sign-in's browser); null when none */
       timeZone: string | null
+      /** the account's picture: where to load it from; null for none */
+      picture: { source: 'upload' | 'gravatar'; src: string } | null
       /** signed in on the account's behalf by a platform administrator (the token's `act`): who, for the banner */
       impersonatedBy?: { email: string | null }
     }
@@ -81,6 +99,7 @@ async function read(event: H3Event): Promise<SessionState> {
       name: str(body.name) ?? null,
       locale: isLocale(body.locale) ? body.locale : null,
       timeZone: str(body.timeZone) ?? null,
+      picture: pictureOf(body.picture),
       // the IAM signed `act` into the token (RFC 8693 section 4.1); the email is the gateway's note of who started it
       ...(body.payload?.act && typeof body.payload.act === 'object' ? { impersonatedBy: { email: impersonatingAdminEmail(event) } } : {}),
     }

@@ -1,4 +1,5 @@
 import { isLocale } from '../../../contract/locales'
+import { gravatarOf } from '../../../features/users/profile-picture'
 import { ROUTES } from '../../../contract/routes'
 import { authorizedAccount } from '../../../http/authorized-account'
 import { defineRoute } from '../../../http/route'
@@ -25,6 +26,8 @@ export default defineRoute(ROUTES.accessTokenMetadata, [], (req) => {
     locale: isLocale(account.locale) ? account.locale : null,
     // the zone the account's mails name their moments in (users.time_zone); null until a browser or the owner named one
     timeZone: account.time_zone,
+    // the picture the header draws (docs/accounts.md "Profile picture"): its source, and Gravatar's address when chosen
+    picture: { source: account.picture_source, gravatarUrl: gravatarOf(account) },
     sessionId: user.sessionId,
     payload: user.payload,
     roles: user.roles,

@@ -9,7 +9,7 @@ import { testRoutesEnabled } from '../../enabled'
 const Body = z.union([z.strictObject({ email: z.string() }), z.strictObject({ userId: z.number().int().positive(), publicId: z.string().optional() })])
 
 /** The tables that hold rows of an account by user_id. */
-const OWNED = ['session_families', 'api_tokens', 'oauth_identities', 'magic_links', 'mfa_codes', 'totp_factors', 'recovery_codes', 'passkeys', 'memberships'] as const
+const OWNED = ['session_families', 'api_tokens', 'oauth_identities', 'magic_links', 'mfa_codes', 'totp_factors', 'recovery_codes', 'passkeys', 'memberships', 'user_pictures'] as const
 
 /**
  * Test-only (IAM_TEST_ROUTES=1, not production): what the database still holds of an account (by
