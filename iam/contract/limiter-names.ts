@@ -34,6 +34,8 @@ export const LIMITER_NAMES = [
   'resendVerification',
   // GET /auth/export, per user: each answer reads every table of the account
   'export',
+  // PUT /auth/picture, per user: each upload writes up to profilePicture.maxBytes into the database
+  'picture',
   // link mails per recipient address, from every client together (iam/features/mail/address-cap.ts)
   'mailbox',
   // device flow user code submissions, per IP and per provider session (iam/routes/oidc/[...path].ts)

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { defineRoutes, imageBody, json, noBody } from './define'
-import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, plainError, responses } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, plainError, responses } from './responses'
 
 /** The types an upload may have, each recognised by its leading bytes (pictureTypeOf). */
 export const PICTURE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
@@ -84,9 +84,9 @@ export const PROFILE_PICTURE_ROUTES = defineRoutes({
     path: '/auth/picture',
     summary: 'Upload the account’s picture: the raw PNG, JPEG or WebP bytes with their Content-Type; replaces any earlier one',
     auth: 'full',
-    limiters: [],
+    limiters: ['picture'],
     request: imageBody,
-    responses: responses({ 200: { description: 'Stored: the picture as now chosen', body: okData(pictureView) } }, PICTURE_REFUSED, FULL_AUTH),
+    responses: responses({ 200: { description: 'Stored: the picture as now chosen', body: okData(pictureView) } }, PICTURE_REFUSED, FULL_AUTH, LIMITED),
   },
   readPicture: {
     method: 'GET',

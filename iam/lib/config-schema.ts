@@ -489,6 +489,11 @@ export const configSchema = z.strictObject({
       /** GET /auth/export per user: each answer reads the whole account (every security event included) */
       export: limiter(5, 3600, 3600),
       /**
+       * PUT /auth/picture per user: each upload writes up to `profilePicture.maxBytes` into the
+       * database. 20 an hour leaves room for trying crops; a script cannot churn the table.
+       */
+      picture: limiter(20, 3600, 3600),
+      /**
        * Reset and verification link mails per recipient address, whoever asks: over it a mail is
        * not sent (the request is answered as usual). 5 an hour leaves a sign-up's mail, its 3
        * resends and a reset; no block beyond the window, so mails resume when it ends.

@@ -208,3 +208,25 @@ describe('the picture in the account export', () => {
     expect(document.picture).toEqual({ source: 'none', contentType: null, base64: null, updatedAt: null })
   })
 })
+
+describe('the upload limiter (rate_limiters.picture)', () => {
+  /** the shared IAM runs with the default: 20 uploads an hour per account (iam/lib/config-schema.ts) */
+  const POINTS = 20
+
+  it('takes 20 uploads an hour from one account, answers the next 429 with Retry-After and keeps the stored picture, while another account still uploads', async () => {
+    const user = await signupConfirmed(iam, mails)
+    for (let i = 0; i < POINTS; i++) expect((await upload(user, PNG, 'image/png')).status).toBe(200)
+    const refused = await upload(user, JPEG, 'image/jpeg')
+    const body = (await refused.json()) as Json
+    expect(refused.status).toBe(429)
+    expectDocumented('uploadPicture', 429, body)
+    expect(body.code).toBe('rate_limited')
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    const kept = await read(user)
+    expect(kept.headers.get('content-type')).toBe('image/png')
+    expect(Buffer.from(await kept.arrayBuffer()).equals(PNG)).toBe(true)
+
+    const other = await signupConfirmed(iam, mails)
+    expect((await upload(other, JPEG, 'image/jpeg')).status).toBe(200)
+  })
+})

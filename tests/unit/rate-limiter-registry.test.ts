@@ -48,6 +48,7 @@ describe('limiter registry and route table', () => {
       passkeyOptions: 'auth.passkeyOptions',
       resendVerification: 'auth.resendVerification',
       export: 'auth.export',
+      picture: 'auth.picture',
       mailbox: 'auth.mailbox',
       deviceUserCode: 'oidc.deviceUserCode',
       oidcRegistration: 'oidc.registration',

@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** The IAM's own limiters beyond the API token ones: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emailSignIn' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emailSignIn' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'picture' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -156,6 +156,8 @@ const RULES = {
   resendVerification: design('resendVerification', 'auth.resendVerification', byUser),
   /** the account's data export: a read of every table of the account, so a few an hour per user */
   export: design('export', 'auth.export', byUser),
+  /** picture uploads: each writes up to profilePicture.maxBytes, so a few an hour per user */
+  picture: design('picture', 'auth.picture', byUser),
   /** link mails per recipient: the SHA-256 of the case-folded address (as the unique index on lower(email) folds it) */
   mailbox: design('mailbox', 'auth.mailbox', ({ email }: { email: string }) =>
     `address_${createHash('sha256').update(normalizeEmail(email).toLowerCase()).digest('base64url')}`,

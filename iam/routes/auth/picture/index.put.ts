@@ -3,7 +3,7 @@ import { ROUTES } from '../../../contract/routes'
 import { storePicture } from '../../../features/users/profile-picture'
 import { pictureAccount } from '../../../http/picture-account'
 import { httpFail, okEnvelope } from '../../../http/respond'
-import { defineRoute } from '../../../http/route'
+import { defineRoute, limit } from '../../../http/route'
 
 /**
  * PUT /auth/picture (full authentication; the raw image as the body, bounded by middleware/30): an
@@ -12,7 +12,7 @@ import { defineRoute } from '../../../http/route'
  * more); a declared Content-Type that names another type is 415 `picture_type_mismatch`, so a
  * client's mistake is not silently stored under a type it did not mean. 200 the picture as chosen.
  */
-export default defineRoute(ROUTES.uploadPicture, [], async ({ event, ctx, user, actor }) => {
+export default defineRoute(ROUTES.uploadPicture, [limit('picture', (req) => ({ userId: req.user!.userId }))], async ({ event, ctx, user, actor }) => {
   const body = event.context.imageBody
   if (!body) throw new Error('PUT /auth/picture: middleware/30 kept no image body')
   if (body.bytes.length === 0) return httpFail(400, { error: 'The picture upload is empty', code: 'picture_empty' })
