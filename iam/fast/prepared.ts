@@ -13,8 +13,12 @@
  *
  * A migration run by another instance can change a table under a prepared statement. PostgreSQL
  * re-plans by itself, except when the statement's result columns would change (SQLSTATE 0A000,
- * "cached plan must not change result type"); that statement is then sent unnamed on that
- * connection from then on, once retried, so a rolling upgrade costs a re-plan, never an error.
+ * "cached plan must not change result type"): a `*` result (`select *`, `"t".*`, `returning *`)
+ * grows with every column an expand migration adds. Outside a transaction that statement is then
+ * retried and sent unnamed on that connection from then on, so a rolling upgrade costs a re-plan,
+ * never an error. Inside a transaction the refusal has already lost the transaction, so there a
+ * `*` statement is never named (docs/operations.md, "Rolling upgrades"): the connection knows it is
+ * in one from the `begin` and `commit` / `rollback` texts Kysely sends through it.
  *
  * Held equal to unnamed statements by tests/unit/prepared-equivalence.test.ts (PostgreSQL).
  */
@@ -22,6 +26,11 @@
 const MAX_NAMED = 256
 const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i
 const PLAN_CHANGED = '0A000'
+// a result of all a table's columns: `*` or `"t".*` standing alone in a list (count(*) is not)
+const STAR_RESULT = /(?:^|[\s,])(?:"[^"]+"\.)?\*(?=[\s,]|$)/
+const OPENS = /^\s*(begin|start\s+transaction)\b/i
+// `rollback to savepoint` stays inside the transaction
+const CLOSES = /^\s*(commit|end|abort|rollback(?!\s+to\b))\b/i
 
 // text -> name, shared by every connection of the process (a name always means the same text)
 const names = new Map<string, string>()
@@ -51,8 +60,8 @@ type Query = (config: { text: string; values?: unknown[]; name?: string }) => Pr
  * What a connection's `query(text, values)` becomes: the named form when the text has a name and
  * has not been refused on this connection (`unnamed`, one set per connection).
  */
-export async function queryPrepared(query: Query, unnamed: Set<string>, text: string, values: unknown[]): Promise<QueryResultLike> {
-  const name = unnamed.has(text) ? undefined : preparedName(text)
+export async function queryPrepared(query: Query, unnamed: Set<string>, text: string, values: unknown[], inTransaction = false): Promise<QueryResultLike> {
+  const name = unnamed.has(text) || (inTransaction && STAR_RESULT.test(text)) ? undefined : preparedName(text)
   if (name === undefined) return query({ text, values })
   try {
     return await query({ name, text, values })
@@ -77,6 +86,12 @@ export type PgQueryClass = new (text: string, values: unknown[] | undefined, cal
 export function preparedQueryMethod(Query: PgQueryClass, plain: (this: unknown, ...args: unknown[]) => unknown): (this: object, ...args: unknown[]) => unknown {
   // per connection: the statements it sends unnamed since PostgreSQL refused their plan
   const unnamed = new WeakMap<object, Set<string>>()
+  // the connections inside a transaction now
+  const inTransaction = new WeakSet<object>()
+  const follow = (client: object, text: string) => {
+    if (OPENS.test(text)) inTransaction.add(client)
+    else if (CLOSES.test(text)) inTransaction.delete(client)
+  }
   const unnamedOf = (client: object): Set<string> => {
     let set = unnamed.get(client)
     if (!set) unnamed.set(client, (set = new Set()))
@@ -96,7 +111,8 @@ export function preparedQueryMethod(Query: PgQueryClass, plain: (this: unknown, 
     })
   return function (this: object, ...args: unknown[]) {
     const [text, values] = args
-    if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) return queryPrepared((query) => submit(this, query), unnamedOf(this), text, values)
+    if (typeof text === 'string') follow(this, text)
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) return queryPrepared((query) => submit(this, query), unnamedOf(this), text, values, inTransaction.has(this))
     return plain.apply(this, args)
   }
 }

@@ -165,4 +165,28 @@ describe.skipIf(skippedWithout('postgres'))(titled('named and unnamed statements
       await client.end()
     }
   })
+
+  it('a * statement prepared before a migration added a column still runs inside a transaction, which a refusal would have lost', async () => {
+    const { default: pg } = await import('pg')
+    const client = new pg.Client({ connectionString: t.url })
+    await client.connect()
+    try {
+      await client.query('create table prepared_probe_tx (id int primary key)')
+      await client.query('insert into prepared_probe_tx values (1)')
+      const text = 'insert into prepared_probe_tx (id) values ($1) returning *'
+      const query = (q: { text: string; values?: unknown[]; name?: string }) => client.query(q)
+      const refused = new Set<string>()
+      // prepared under its name outside a transaction, as a running release does
+      expect((await queryPrepared(query, refused, text, [2])).rows).toEqual([{ id: 2 }])
+      // another instance's migration, on another connection
+      await runOnPg(t.url!, "alter table prepared_probe_tx add column note text default 'added'")
+      await client.query('begin')
+      const inside = await queryPrepared(query, refused, text, [3], true)
+      await client.query('commit')
+      expect(inside.rows).toEqual([{ id: 3, note: 'added' }])
+      expect((await client.query('select id from prepared_probe_tx order by id')).rows).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }])
+    } finally {
+      await client.end()
+    }
+  })
 })
