@@ -32,8 +32,6 @@ export interface UsersTable {
   time_zone: ColumnType<string | null, string | null | undefined, string | null>
   /** true once the owner chose the zone (POST /auth/profile): a sign-in's browser zone no longer replaces it (migration 0026) */
   time_zone_chosen: ColumnType<boolean, boolean | undefined, boolean>
-  /** the picture the owner chose: none, their upload (user_pictures) or their Gravatar (migration 0027) */
-  picture_source: ColumnType<PictureSource, PictureSource | undefined, PictureSource>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -41,6 +39,12 @@ export interface UsersTable {
 export type PictureSource = 'none' | 'upload' | 'gravatar'
 
 /** An account's uploaded picture, one per account, removed with it (migration 0027) */
+/** The picture an account chose, when not none: its upload (user_pictures) or its Gravatar (migration 0027) */
+export interface UserPictureSourcesTable {
+  user_id: number
+  source: Exclude<PictureSource, 'none'>
+}
+
 export interface UserPicturesTable {
   user_id: number
   /** image/png, image/jpeg or image/webp: the type its magic bytes show */
@@ -522,6 +526,7 @@ export interface ScimEventsTable {
 export interface Database {
   users: UsersTable
   user_pictures: UserPicturesTable
+  user_picture_sources: UserPictureSourcesTable
   oauth_identities: OauthIdentitiesTable
   visitors: VisitorsTable
   session_families: SessionFamiliesTable

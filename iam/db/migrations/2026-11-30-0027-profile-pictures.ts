@@ -1,7 +1,13 @@
 /**
  * The account's picture (features/users/profile-picture.ts, docs/accounts.md "Profile picture"):
- * users.picture_source says which picture the person chose (none, an upload, or their Gravatar),
- * and user_pictures holds the uploaded image itself, one row per account. The bytes live in
+ * user_picture_sources says which picture the person chose (an upload or their Gravatar; no row:
+ * none), and user_pictures holds the uploaded image itself, one row per account.
+ *
+ * Both are tables of their own, not columns of users: the release before this one reads users with
+ * `returning *` inside its sign-up transaction on named prepared statements, and a column added to
+ * users changes that result, which PostgreSQL refuses for a statement already prepared (SQLSTATE
+ * 0A000) and which a transaction cannot retry; a new table changes nothing that release reads, so
+ * it keeps answering while this one is rolled out (docs/operations.md, "Rolling upgrades"). The bytes live in
  * PostgreSQL rather than on disk so every instance serves the same picture, backups carry it and
  * the account's deletion removes it with the account (ON DELETE CASCADE), like every other row of
  * the person's data.
@@ -14,8 +20,9 @@ import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
-    .alterTable('users')
-    .addColumn('picture_source', 'text', (c) => c.notNull().defaultTo('none').check(sql`picture_source in ('none', 'upload', 'gravatar')`))
+    .createTable('user_picture_sources')
+    .addColumn('user_id', 'integer', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('source', 'text', (c) => c.notNull().check(sql`source in ('upload', 'gravatar')`))
     .execute()
   await db.schema
     .createTable('user_pictures')
@@ -29,5 +36,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('user_pictures').execute()
-  await db.schema.alterTable('users').dropColumn('picture_source').execute()
+  await db.schema.dropTable('user_picture_sources').execute()
 }

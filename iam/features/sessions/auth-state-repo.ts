@@ -16,7 +16,7 @@
  */
 import type { Kysely } from 'kysely'
 import { directStatement } from '../../fast/direct'
-import type { Database, RefreshToken, SessionFamily, User, Visitor } from '../../db/schema'
+import type { Database, PictureSource, RefreshToken, SessionFamily, User, Visitor } from '../../db/schema'
 
 /** What the checks need of the refresh token and its family. */
 export interface AuthSession {
@@ -31,7 +31,7 @@ export interface AuthSession {
 }
 
 /** What the authenticated routes show of the account (never its password hash). */
-export type AuthAccount = Pick<User, 'id' | 'public_id' | 'email' | 'name' | 'email_verified' | 'roles' | 'locale' | 'time_zone' | 'picture_source'>
+export type AuthAccount = Pick<User, 'id' | 'public_id' | 'email' | 'name' | 'email_verified' | 'roles' | 'locale' | 'time_zone'> & { picture_source: PictureSource }
 
 export interface AuthState {
   session: AuthSession | null
@@ -54,7 +54,7 @@ type AuthRow = [
   f_id: string | null, f_user_id: number | null, f_visitor_id: number | null, f_ip_address: string | null, f_fingerprint: Fingerprint,
   f_created_at: Stamp, f_last_seen: Stamp, f_last_mfa_at: Stamp, f_revoked_at: Stamp, f_anomaly_until: Stamp, f_reauthenticated_at: Stamp, f_active_org_id: number | null,
   f_impersonated_by: string | null, f_impersonation_ends_at: Stamp,
-  u_id: number | null, u_public_id: string | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null, u_locale: string | null, u_time_zone: string | null, u_picture_source: User['picture_source'] | null,
+  u_id: number | null, u_public_id: string | null, u_email: string | null, u_name: string | null, u_email_verified: boolean | null, u_roles: string[] | null, u_locale: string | null, u_time_zone: string | null, u_picture_source: PictureSource | null,
   v_id: number | null, v_canary_id: string | null, v_visitor_id: string | null, v_ip_address: string | null, v_user_agent: string | null,
   v_fingerprint: Fingerprint, v_score: number | null, v_banned_until: Stamp, v_first_seen: Stamp, v_last_seen: Stamp,
   live: number | null, recent: number | null,
@@ -103,7 +103,9 @@ export const AUTH_STATE_SQL = `
     from (select 1) as one
     left join refresh_tokens t on t.token_hash = $1
     left join lateral (select f.id, f.user_id, f.visitor_id, f.ip_address, f.fingerprint, f.created_at, f.last_seen, f.last_mfa_at, f.revoked_at, f.anomaly_until, f.reauthenticated_at, f.active_org_id, f.impersonated_by, f.impersonation_ends_at from session_families f where f.id = t.family_id offset 0) f on true
-    left join lateral (select u.id, u.public_id, u.email, u.name, u.email_verified, u.roles, u.locale, u.time_zone, u.picture_source from users u where u.id = f.user_id offset 0) u on true
+    left join lateral (select u.id, u.public_id, u.email, u.name, u.email_verified, u.roles, u.locale, u.time_zone,
+      (select p.source from user_picture_sources p where p.user_id = u.id) as picture_source
+      from users u where u.id = f.user_id offset 0) u on true
     left join visitors v on v.canary_id = $2
     left join lateral (
       select

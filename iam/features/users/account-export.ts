@@ -50,11 +50,11 @@ function readAccount(trx: Trx, userId: number) {
       'u.external_id',
       'u.locale',
       'u.time_zone',
-      'u.picture_source',
       eb('u.password_hash', 'is not', null).as('has_password'),
       't.created_at as totp_created_at',
       't.enabled_at as totp_enabled_at',
       eb.selectFrom('recovery_codes as r').select((r) => r.fn.countAll<number | string>().as('n')).whereRef('r.user_id', '=', 'u.id').where('r.used_at', 'is', null).as('codes_left'),
+      eb.selectFrom('user_picture_sources as s').select('s.source').whereRef('s.user_id', '=', 'u.id').as('picture_source'),
     ])
     .executeTakeFirst()
 }
@@ -146,7 +146,8 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
     const providers = await readProviders(trx, userId)
     const orgs = await readOrganizations(trx, userId)
     const apps = await listConnectedApps(trx, userId, nowMs)
-    const picture = account.picture_source === 'upload' ? await readPicture(trx, userId) : undefined
+    const pictureSource = account.picture_source ?? 'none'
+    const picture = pictureSource === 'upload' ? await readPicture(trx, userId) : undefined
     return {
       version: ACCOUNT_EXPORT_VERSION,
       exportedAt: now.toISOString(),
@@ -175,7 +176,7 @@ export async function exportAccount(ctx: Pick<IamContext, 'db' | 'now' | 'config
         }
       }),
       picture: {
-        source: account.picture_source,
+        source: pictureSource,
         contentType: picture ? (picture.content_type as PictureType) : null,
         base64: picture ? Buffer.from(picture.bytes).toString('base64') : null,
         updatedAt: picture ? picture.updated_at.toISOString() : null,

@@ -1,12 +1,14 @@
 /**
- * The account's picture (docs/accounts.md "Profile picture"): users.picture_source says which one
- * the person chose, user_pictures holds an upload (migration 0027). Choosing Gravatar or none
+ * The account's picture (docs/accounts.md "Profile picture"): user_picture_sources says which one
+ * the person chose (no row: none), user_pictures holds an upload (migration 0027). Choosing Gravatar or none
  * removes an upload: the service keeps no picture the person does not use.
  *
  * Gravatar is never fetched here: the page's browser loads the address (iam/contract/profile-picture.ts
  * gravatarUrl), and only when the person chose it, since the address carries a hash of their email.
  */
 import { createHash } from 'node:crypto'
+import type { Transaction } from 'kysely'
+import type { Database } from '../../db/schema'
 import { gravatarUrl, type PictureSourceName, type PictureType, type PictureView } from '../../contract/profile-picture'
 import type { IamContext } from '../../context'
 import type { Actor } from '../security-events/repository'
@@ -59,20 +61,33 @@ export async function storePicture(ctx: IamContext, input: { account: PictureAcc
       .values(row)
       .onConflict((oc) => oc.column('user_id').doUpdateSet({ content_type: row.content_type, bytes: row.bytes, sha256, updated_at: at }))
       .execute()
-    await trx.updateTable('users').set({ picture_source: 'upload', updated_at: at }).where('id', '=', input.account.id).execute()
+    await chooseSource(trx, input.account.id, 'upload')
     await recordSecurityEvent(trx, { type: 'profile_updated', userId: input.account.id, visitorRowId: input.actor.visitorRowId, ipAddress: input.actor.ipAddress, details: { field: 'picture' }, at })
   })
   return viewOf(ctx, input.account.email, 'upload', { content_type: input.type, sha256 })
+}
+
+/** Records the account's choice: a row for an upload or Gravatar, none for no picture. */
+async function chooseSource(trx: Transaction<Database>, userId: number, source: PictureSourceName): Promise<void> {
+  if (source === 'none') {
+    await trx.deleteFrom('user_picture_sources').where('user_id', '=', userId).execute()
+    return
+  }
+  await trx
+    .insertInto('user_picture_sources')
+    .values({ user_id: userId, source })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ source }))
+    .execute()
 }
 
 /** The uploaded picture in use, or undefined (none uploaded, or another source chosen). */
 export async function readPicture(ctx: IamContext, userId: number): Promise<{ contentType: PictureType; bytes: Uint8Array; etag: string } | undefined> {
   const row = await ctx.db
     .selectFrom('user_pictures as p')
-    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .innerJoin('user_picture_sources as s', 's.user_id', 'p.user_id')
     .select(['p.content_type', 'p.bytes', 'p.sha256'])
     .where('p.user_id', '=', userId)
-    .where('u.picture_source', '=', 'upload')
+    .where('s.source', '=', 'upload')
     .executeTakeFirst()
   return row ? { contentType: row.content_type as PictureType, bytes: row.bytes, etag: etagOf(row.sha256) } : undefined
 }
@@ -82,7 +97,7 @@ export async function choosePicture(ctx: IamContext, input: { account: PictureAc
   const at = new Date(ctx.now())
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('user_pictures').where('user_id', '=', input.account.id).execute()
-    await trx.updateTable('users').set({ picture_source: input.source, updated_at: at }).where('id', '=', input.account.id).execute()
+    await chooseSource(trx, input.account.id, input.source)
     await recordSecurityEvent(trx, { type: 'profile_updated', userId: input.account.id, visitorRowId: input.actor.visitorRowId, ipAddress: input.actor.ipAddress, details: { field: 'picture' }, at })
   })
   return viewOf(ctx, input.account.email, input.source, undefined)
