@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { PNG, SVG, WEBP } from '../helpers/pictures'
+import { etagOf, expectServedPicture, PNG, SVG, WEBP } from '../helpers/pictures'
 import { browserLike, freshEmail, PASSWORD, setupStackOnSharedIam } from './bff-harness'
 
 const stack = await setupStackOnSharedIam()
@@ -42,16 +42,8 @@ describe('the profile picture through the BFF', () => {
     const res = await upload(b, PNG, 'image/png')
     expect(res.status, JSON.stringify(res.json)).toBe(200)
     expect(res.json.data).toMatchObject({ source: 'upload', contentType: 'image/png' })
-    const got = await read(b)
-    expect(got.status).toBe(200)
-    expect(got.headers.get('content-type')).toBe('image/png')
-    const etag = `"${createHash('sha256').update(PNG).digest('hex')}"`
-    expect(got.headers.get('etag')).toBe(etag)
-    expect(got.headers.get('x-content-type-options')).toBe('nosniff')
-    expect(got.headers.get('content-security-policy')).toBe("default-src 'none'")
-    expect(got.headers.get('cache-control')).toBe('private, no-cache')
-    expect(Buffer.from(await got.arrayBuffer()).equals(PNG)).toBe(true)
-    const again = await read(b, { 'if-none-match': etag })
+    await expectServedPicture(await read(b), PNG, 'image/png')
+    const again = await read(b, { 'if-none-match': etagOf(PNG) })
     expect(again.status).toBe(304)
     // the header reads where to load it from in the session state
     expect((await b.call('/api/auth/session')).json.picture).toEqual({ source: 'upload', src: '/api/auth/picture' })

@@ -1,8 +1,30 @@
 /**
  * Small pictures for the profile picture tests (IAM, gateway, e2e): a real 1x1 PNG and WebP a
  * browser draws, a JPEG that is its markers and a little data (the IAM judges the leading bytes,
- * never decodes), and what must be refused: an SVG, a GIF.
+ * never decodes), and what must be refused: an SVG, a GIF; and the check of an answer that serves one.
  */
+import { createHash } from 'node:crypto'
+import { expect } from 'vitest'
+
+/** A picture's ETag as the IAM makes it: the SHA-256 of its bytes, quoted. */
+export const etagOf = (bytes: Buffer): string => `"${createHash('sha256').update(bytes).digest('hex')}"`
+
+/**
+ * Checks an answer that serves `bytes` as the account's picture (the IAM's GET /auth/picture, or
+ * the gateway's relay of it): 200, the stored type, the ETag, the headers that keep it an image a
+ * browser never sniffs into a document and no shared cache keeps, and the bytes themselves.
+ */
+export async function expectServedPicture(res: Response, bytes: Buffer, type: string): Promise<void> {
+  expect(res.status).toBe(200)
+  expect({
+    type: res.headers.get('content-type'),
+    etag: res.headers.get('etag'),
+    sniffing: res.headers.get('x-content-type-options'),
+    csp: res.headers.get('content-security-policy'),
+    cache: res.headers.get('cache-control'),
+  }).toEqual({ type, etag: etagOf(bytes), sniffing: 'nosniff', csp: "default-src 'none'", cache: 'private, no-cache' })
+  expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true)
+}
 
 /** A 1x1 PNG (one opaque pixel). */
 export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
