@@ -15,8 +15,9 @@
  *   resource is gone for good); anything else is tried again on the schedule (schedule.ts,
  *   Retry-After honoured) until it runs out (`dead`); a long enough run of failures switches the
  *   endpoint off (`failing`). Each outcome is written only while this instance still holds the
- *   lease, so a late answer cannot overwrite what another instance did since; a success in one
- *   statement (recordDelivered), a failure in a transaction with its endpoint's run of failures.
+ *   lease, so a late answer cannot overwrite what another instance did since; successes together,
+ *   one statement for those that arrived meanwhile (recordDelivered), a failure in a transaction
+ *   with its endpoint's run of failures.
  */
 import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
@@ -187,34 +188,111 @@ async function attempt(ctx: Ctx, row: Claimed, endpoint: EndpointSecrets | undef
   })
 }
 
+/** A delivered attempt waiting for its write, and the promise of that write. */
+interface Success {
+  id: number
+  leasedUntil: string
+  endpointId: number
+  attempts: number
+  at: string
+  status: number
+  durationMs: number
+  error: string | null
+  excerpt: string | null
+  settle: (written: boolean) => void
+  fail: (error: unknown) => void
+}
+
+/** The successes each database's writer has not written yet (one writer per pool: per instance). */
+const writers = new WeakMap<object, { queue: Success[]; writing: boolean }>()
+
+/** The most successes one statement writes; more wait for the next. */
+const WRITE_GROUP = 200
+
 /**
- * A success, written in one statement (a statement is atomic by itself): the delivery marked
- * delivered while this instance still holds its lease, the endpoint's run of failures forgotten
- * (written only when there is one: most successes follow a success, and an unchanged row is not
- * rewritten, so parallel deliveries to one endpoint do not queue on its row lock), the attempt
- * logged. Nothing but the delivery's check when the lease was lost. True when it was written.
- *
- * Every delivery the worker sends is one of these on a healthy receiver: one round trip instead of
- * a transaction of five keeps the worker's share of the database small beside the requests it
- * shares it with (bench/README.md, `webhooks-signup`).
+ * A success, written together with the others that arrived meanwhile: the answers read in the same
+ * turn of the event loop, and while a statement runs the answers that come in queue for the next
+ * (group commit). A lone success is written at once; ten answers of one event cost one or two
+ * statements instead of ten.
+ * True when it was written: false when this instance had lost the lease.
  */
-async function recordDelivered(ctx: Ctx, row: Claimed, endpointId: number, attempts: number, now: Date, outcome: Outcome, durationMs: number): Promise<boolean> {
-  const nowText = now.toISOString()
-  const { rows } = await sql<{ written: number }>`
-    with d as (
-      update webhook_deliveries set status = 'delivered', attempts = ${attempts}::int, delivered_at = ${nowText}::timestamptz,
-        leased_until = null, last_status = ${outcome.status}::int
-      where id = ${row.id} and leased_until = ${row.leased_until.toISOString()}::timestamptz
-      returning id
+function recordDelivered(ctx: Ctx, row: Claimed, endpointId: number, attempts: number, now: Date, outcome: Outcome, durationMs: number): Promise<boolean> {
+  let writer = writers.get(ctx.db)
+  if (!writer) writers.set(ctx.db, (writer = { queue: [], writing: false }))
+  const { queue } = writer
+  const written = new Promise<boolean>((settle, fail) => {
+    queue.push({
+      id: row.id,
+      leasedUntil: row.leased_until.toISOString(),
+      endpointId,
+      attempts,
+      at: now.toISOString(),
+      status: outcome.status!,
+      durationMs,
+      error: outcome.error,
+      excerpt: outcome.excerpt,
+      settle,
+      fail,
+    })
+  })
+  if (!writer.writing) {
+    writer.writing = true
+    // after the other answers node read in this same turn of its event loop: they join the statement
+    setImmediate(() => void writeQueued(ctx, writer))
+  }
+  return written
+}
+
+async function writeQueued(ctx: Ctx, writer: { queue: Success[]; writing: boolean }): Promise<void> {
+  try {
+    while (writer.queue.length > 0) {
+      const group = writer.queue.splice(0, WRITE_GROUP)
+      try {
+        const written = await writeDelivered(ctx, group)
+        for (const s of group) s.settle(written.has(s.id))
+      } catch (error) {
+        for (const s of group) s.fail(error)
+      }
+    }
+  } finally {
+    writer.writing = false
+  }
+}
+
+/**
+ * Successes in one statement (a statement is atomic by itself): each delivery marked delivered
+ * while this instance still holds its lease, the endpoints' runs of failures forgotten (written
+ * only when there is one: most successes follow a success, and an unchanged row is not rewritten,
+ * so parallel deliveries to one endpoint do not queue on its row lock), the attempts logged.
+ * Nothing but the deliveries' checks where the lease was lost. The ids it wrote.
+ *
+ * Every delivery the worker sends is one of these on a healthy receiver: few round trips instead
+ * of a transaction of five each keeps the worker's share of the database small beside the
+ * requests it shares it with (bench/README.md, `webhooks-signup`). The group travels as one JSON
+ * parameter, which PostgreSQL and PGlite read alike.
+ */
+async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<number>> {
+  const values = JSON.stringify(
+    group.map((s) => ({ id: s.id, leased_until: s.leasedUntil, endpoint_id: s.endpointId, attempts: s.attempts, at: s.at, status: s.status, duration_ms: s.durationMs, error: s.error, excerpt: s.excerpt })),
+  )
+  const { rows } = await sql<{ id: number }>`
+    with v as (
+      select * from jsonb_to_recordset(${values}::jsonb)
+        as v(id int, leased_until timestamptz, endpoint_id int, attempts int, at timestamptz, status int, duration_ms int, error text, excerpt text)
+    ), d as (
+      update webhook_deliveries w set status = 'delivered', attempts = v.attempts, delivered_at = v.at, leased_until = null, last_status = v.status
+      from v where w.id = v.id and w.leased_until = v.leased_until
+      returning w.id
     ), e as (
       update webhook_endpoints set consecutive_failures = 0, failing_since = null
-      where id = ${endpointId} and (consecutive_failures <> 0 or failing_since is not null) and exists (select 1 from d)
+      where id in (select v.endpoint_id from v join d on d.id = v.id) and (consecutive_failures <> 0 or failing_since is not null)
     ), a as (
       insert into webhook_attempts (delivery_id, endpoint_id, attempted_at, status, duration_ms, error, response_excerpt)
-      select d.id, ${endpointId}::int, ${nowText}::timestamptz, ${outcome.status}::int, ${durationMs}::int, ${outcome.error}::text, ${outcome.excerpt}::text from d
+      select v.id, v.endpoint_id, v.at, v.status, v.duration_ms, v.error, v.excerpt from v join d on d.id = v.id
+      order by v.at, v.id
     )
-    select count(*)::int as written from d`.execute(ctx.db)
-  return (rows[0]?.written ?? 0) > 0
+    select id from d`.execute(ctx.db)
+  return new Set(rows.map((r) => r.id))
 }
 
 /** One more failure in a row; switches the endpoint off once the run is long enough in count and in time. */
