@@ -8,7 +8,10 @@
  *   died mid-delivery) is taken again: nothing is lost, at the price of a possible second send,
  *   which the receiver recognises by its unchanged `webhook-id`. A row waits while an older one
  *   of the same account for the same endpoint is still pending: one account's events arrive in
- *   order as far as the schedule allows.
+ *   order as far as the schedule allows (queue-order.ts: a waiting row is out of the claim's order
+ *   until the one before it is settled). The first-of-its-account check is `id = min(id)`, which
+ *   reads the account index; written as `not exists (... o.id < d2.id)`, PostgreSQL chose a
+ *   primary-key range scan per row, seconds for a queue of thousands.
  * - Sending: through the outbound guard (shared/outbound.ts): https only unless configured, no
  *   internal address, redirects not followed, one deadline, a size cap on the answer.
  * - Deciding: 2xx delivered; 410 switches the endpoint off (`gone`, RFC 9110 section 15.5.11: the
@@ -25,6 +28,7 @@ import type { IamContext } from '../../context'
 import { emitSignal } from '../../lib/signals'
 import { guardedFetch, OutboundRefused } from '../../../shared/outbound'
 import { outboundPolicyOf } from './policy'
+import { moveUpNext } from './queue-order'
 import { nextAttempt, parseRetryAfter } from './schedule'
 import { openWebhookSecret, signatureHeader } from './secret'
 
@@ -37,6 +41,7 @@ interface Claimed {
   id: number
   msg_id: string
   endpoint_id: number
+  account_key: string | null
   payload: Record<string, unknown>
   attempts: number
   leased_until: Date
@@ -64,15 +69,15 @@ async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> 
       where d2.status = 'pending' and d2.next_attempt_at <= ${nowText}::timestamptz
         and (d2.leased_until is null or d2.leased_until <= ${nowText}::timestamptz)
         and (e.enabled or d2.event_type = 'webhook.test')
-        and (d2.account_key is null or not exists (
-          select 1 from webhook_deliveries o
-          where o.endpoint_id = d2.endpoint_id and o.account_key = d2.account_key and o.status = 'pending' and o.id < d2.id))
+        and (d2.account_key is null or d2.id = (
+          select min(o.id) from webhook_deliveries o
+          where o.endpoint_id = d2.endpoint_id and o.account_key = d2.account_key and o.status = 'pending'))
       order by d2.next_attempt_at, d2.id
       limit ${limit}
       for update of d2 skip locked
     ) c
     where d.id = c.id
-    returning d.id, d.msg_id, d.endpoint_id, d.payload, d.attempts, d.leased_until`.execute(ctx.db)
+    returning d.id, d.msg_id, d.endpoint_id, d.account_key, d.payload, d.attempts, d.leased_until`.execute(ctx.db)
   return rows
 }
 
@@ -174,6 +179,7 @@ async function attempt(ctx: Ctx, row: Claimed, endpoint: EndpointSecrets | undef
       .where(mine)
       .executeTakeFirst()
     if (done.numUpdatedRows === 0n) return
+    if (step.kind === 'dead') await moveUpNext(trx, { endpointId: row.endpoint_id, accountKey: row.account_key }, now)
     if (outcome.status === 410) {
       await trx.updateTable('webhook_endpoints').set({ enabled: false, disabled_reason: 'gone', updated_at: now }).where('id', '=', endpoint.id).execute()
       ctx.log.warn('webhook endpoint disabled: it answered 410 Gone', { endpoint: endpoint.public_id })
@@ -261,7 +267,8 @@ async function writeQueued(ctx: Ctx, writer: { queue: Success[]; writing: boolea
 
 /**
  * Successes in one statement (a statement is atomic by itself): each delivery marked delivered
- * while this instance still holds its lease, the endpoints' runs of failures forgotten (written
+ * while this instance still holds its lease, the next delivery of its account moved up, the
+ * endpoints' runs of failures forgotten (written
  * only when there is one: most successes follow a success, and an unchanged row is not rewritten,
  * so parallel deliveries to one endpoint do not queue on its row lock), the attempts logged.
  * Nothing but the deliveries' checks where the lease was lost. The ids it wrote.
@@ -282,7 +289,15 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<
     ), d as (
       update webhook_deliveries w set status = 'delivered', attempts = v.attempts, delivered_at = v.at, leased_until = null, last_status = v.status
       from v where w.id = v.id and w.leased_until = v.leased_until
-      returning w.id
+      returning w.id, w.endpoint_id, w.account_key
+    ), n as (
+      -- the next delivery of each settled one's account to its endpoint, waiting behind it
+      -- (queue-order.ts): this statement still sees the settled rows as pending, hence id > d.id
+      update webhook_deliveries f set next_attempt_at = v.at
+      from d join v on v.id = d.id
+      where d.account_key is not null and f.next_attempt_at = 'infinity'
+        and f.id = (select min(o.id) from webhook_deliveries o
+                    where o.endpoint_id = d.endpoint_id and o.account_key = d.account_key and o.status = 'pending' and o.id > d.id)
     ), e as (
       update webhook_endpoints set consecutive_failures = 0, failing_since = null
       where id in (select v.endpoint_id from v join d on d.id = v.id) and (consecutive_failures <> 0 or failing_since is not null)

@@ -1,7 +1,10 @@
 /**
- * How the delivery worker writes its successes (iam/features/webhooks/deliver.ts), on PGlite with
- * every migration and a receiver on loopback: answers that arrive together are written together,
- * in fewer statements than deliveries, and each still only while this instance holds its lease.
+ * The delivery worker at the database (iam/features/webhooks/deliver.ts, outbox.ts, queue-order.ts),
+ * on PGlite with every migration and a receiver on loopback that holds its answers until a test
+ * releases them: answers that arrive together are written together, each only while this instance
+ * holds its lease; one account's deliveries wait out of the claim's order behind the one before
+ * them and are moved up one at a time as each is settled, delivered or dead; a delivery stranded
+ * by the race of a queueing and a settling is moved up by the sweep.
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server, type ServerResponse } from 'node:http'
@@ -11,6 +14,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 import { startDeliveries } from '../../iam/features/webhooks/deliver'
+import { listDeliveries } from '../../iam/features/webhooks/deliveries'
+import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
+import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
 import { newWebhookSecret, sealWebhookSecret } from '../../iam/features/webhooks/secret'
 import { createMigratedDatabase } from '../helpers/test-database'
 
@@ -59,9 +65,10 @@ beforeEach(() => {
   successWrites = 0
 })
 
-const ctx = () => ({ config, db, now: () => Date.now(), log: { info() {}, warn() {}, error() {} } }) as unknown as Parameters<typeof startDeliveries>[0]
+type Ctx = Parameters<typeof startDeliveries>[0] & Parameters<typeof listDeliveries>[0]
+const ctx = (c = config) => ({ config: c, db, now: () => Date.now(), log: { info() {}, warn() {}, error() {} } }) as unknown as Ctx
 
-async function endpointWithDeliveries(count: number, failures = 0): Promise<{ endpointId: number; ids: number[] }> {
+async function endpointWithDeliveries(count: number, failures = 0): Promise<{ endpointId: number; publicId: string; ids: number[] }> {
   const publicId = `whe_${randomBytes(8).toString('hex')}`
   const now = new Date()
   const { id: endpointId } = await db
@@ -87,7 +94,7 @@ async function endpointWithDeliveries(count: number, failures = 0): Promise<{ en
       .executeTakeFirstOrThrow()
     ids.push(id)
   }
-  return { endpointId, ids }
+  return { endpointId, publicId, ids }
 }
 
 /** Resolves once `count` requests are held at the receiver. */
@@ -96,8 +103,8 @@ const whenArrived = (count: number) =>
     arrived = (n) => n >= count && resolve()
     if (held.length >= count) resolve()
   })
-const release = () => {
-  for (const { res } of held) res.writeHead(204).end()
+const release = (status = 204) => {
+  for (const { res } of held.splice(0)) res.writeHead(status).end()
 }
 
 describe('the successes of the delivery worker', () => {
@@ -138,5 +145,73 @@ describe('the successes of the delivery worker', () => {
     expect(taken.leased_until?.getTime()).toBe(theirs.getTime())
     const logged = await db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
     expect(logged.map((r) => r.delivery_id)).toEqual([ids[0], ids[2]])
+  })
+})
+
+describe('one account, one endpoint: in order, and a claim never reads the queue behind', () => {
+  const queueFor = async (endpointId: number, account: string, count: number) => {
+    const ids: number[] = []
+    for (let i = 0; i < count; i++) {
+      const rows = await enqueueWebhookEvent(db, { type: 'user.updated', subject: { publicId: account }, data: { n: i }, at: new Date(), endpointId })
+      ids.push(rows[0]!.id)
+    }
+    return ids
+  }
+  const nextAttempts = async (ids: number[]) =>
+    ids.length === 0
+      ? []
+      : (await db.selectFrom('webhook_deliveries').select(['id', 'next_attempt_at']).where('id', 'in', ids).orderBy('id').execute()).map((r) => (waitsBehindEarlier(r.next_attempt_at) ? 'waiting' : 'due'))
+
+  it('queues a delivery behind a pending one of the same account as waiting, and moves each up only once the one before it is delivered', async () => {
+    const { endpointId, publicId } = await endpointWithDeliveries(0)
+    const account = `acct_${randomBytes(4).toString('hex')}`
+    const ids = await queueFor(endpointId, account, 3)
+    const other = await queueFor(endpointId, `other_${randomBytes(4).toString('hex')}`, 1)
+    expect(await nextAttempts(ids)).toEqual(['due', 'waiting', 'waiting'])
+    expect(await nextAttempts(other)).toEqual(['due'])
+    // the delivery log shows no next attempt for a waiting delivery
+    const listed = await listDeliveries(ctx(), publicId, { limit: 10 })
+    expect(listed!.filter((d) => ids.includes(d.id)).map((d) => d.nextAttemptAt === null)).toEqual([true, true, false])
+
+    const sent: string[] = []
+    for (let round = 0; round < 3; round++) {
+      const { claimed, done } = await startDeliveries(ctx(), 10)
+      // the account's first pending delivery, and the other account's in the first round
+      expect(claimed).toBe(round === 0 ? 2 : 1)
+      await whenArrived(claimed)
+      sent.push(...held.map((h) => h.msgId))
+      release()
+      await done
+      expect(await nextAttempts(ids.slice(round + 1))).toEqual(ids.slice(round + 1).map((_, i) => (i === 0 ? 'due' : 'waiting')))
+    }
+    const msgIds = await db.selectFrom('webhook_deliveries').select(['id', 'msg_id']).where('id', 'in', ids).orderBy('id').execute()
+    expect(sent.filter((m) => msgIds.some((r) => r.msg_id === m))).toEqual(msgIds.map((r) => r.msg_id))
+    expect((await startDeliveries(ctx(), 10)).claimed).toBe(0)
+  })
+
+  it('moves the next delivery up when the one before it is given up (dead)', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const ids = await queueFor(endpointId, `acct_${randomBytes(4).toString('hex')}`, 2)
+    const giveUpAtOnce = { ...config, webhooks: { ...config.webhooks, retryScheduleMs: [] } }
+    const { claimed, done } = await startDeliveries(ctx(giveUpAtOnce), 10)
+    expect(claimed).toBe(1)
+    await whenArrived(1)
+    release(500)
+    await done
+    const rows = await db.selectFrom('webhook_deliveries').select(['status']).where('id', 'in', ids).orderBy('id').execute()
+    expect(rows.map((r) => r.status)).toEqual(['dead', 'pending'])
+    expect(await nextAttempts(ids.slice(1))).toEqual(['due'])
+  })
+
+  it('moves up a delivery left waiting with none pending before it (queued as the one before was settled), and no other', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const account = `acct_${randomBytes(4).toString('hex')}`
+    const [first, second, third] = await queueFor(endpointId, account, 3)
+    // the race: the first was settled by a statement that did not see the second yet
+    await db.updateTable('webhook_deliveries').set({ status: 'delivered' }).where('id', '=', first!).execute()
+    expect(await nextAttempts([second!, third!])).toEqual(['waiting', 'waiting'])
+    expect(await moveUpStranded(db, new Date())).toBe(1)
+    expect(await nextAttempts([second!, third!])).toEqual(['due', 'waiting'])
+    expect(await moveUpStranded(db, new Date())).toBe(0)
   })
 })
