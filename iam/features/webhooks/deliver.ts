@@ -30,13 +30,14 @@ import { guardedFetch, OutboundRefused } from '../../../shared/outbound'
 import { outboundPolicyOf } from './policy'
 import { moveUpNext } from './queue-order'
 import { nextAttempt, parseRetryAfter } from './schedule'
-import { openWebhookSecret, signatureHeader } from './secret'
+import { openWebhookSecretOnce, signatureHeader } from './secret'
 
 type Ctx = Pick<IamContext, 'config' | 'db' | 'now' | 'log'>
 
 /** The longest excerpt of an answer kept in the delivery log. */
 export const EXCERPT_CHARS = 1000
 
+/** A taken delivery, with what its endpoint's request needs (read by the same statement). */
 interface Claimed {
   id: number
   msg_id: string
@@ -45,18 +46,24 @@ interface Claimed {
   payload: Record<string, unknown>
   attempts: number
   leased_until: Date
-}
-
-interface EndpointSecrets {
-  id: number
-  public_id: string
-  url: string
+  endpoint_public_id: string
+  endpoint_url: string
   secret_sealed: string
   previous_secret_sealed: string | null
   previous_secret_expires_at: Date | null
 }
 
-/** Takes (leases) up to `limit` due deliveries for this instance. */
+/**
+ * Takes (leases) up to `limit` due deliveries for this instance.
+ *
+ * The due rows are read in the due index's order, a window of a few times `limit`, before the
+ * first-of-its-account check picks among them: given the whole check at once, PostgreSQL's plan for
+ * a backlog of thousands due (the actual time in hand, as each call sends it) read and sorted every
+ * due row with the check on each, ~20 ms against under 1 ms for the window (EXPLAIN ANALYZE on
+ * 4,000 due rows). The window holds no row of a disabled endpoint and none in flight, so what it
+ * passes over is only a row queued behind another of its account (queue-order.ts), which is rare
+ * among due rows: the rows it holds are locked for this statement only.
+ */
 async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> {
   const { leaseMs } = ctx.config.webhooks
   const nowText = now.toISOString()
@@ -64,20 +71,24 @@ async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> 
   const { rows } = await sql<Claimed>`
     update webhook_deliveries d set leased_until = ${leaseEnd}::timestamptz
     from (
-      select d2.id from webhook_deliveries d2
-      join webhook_endpoints e on e.id = d2.endpoint_id
-      where d2.status = 'pending' and d2.next_attempt_at <= ${nowText}::timestamptz
-        and (d2.leased_until is null or d2.leased_until <= ${nowText}::timestamptz)
-        and (e.enabled or d2.event_type = 'webhook.test')
-        and (d2.account_key is null or d2.id = (
-          select min(o.id) from webhook_deliveries o
-          where o.endpoint_id = d2.endpoint_id and o.account_key = d2.account_key and o.status = 'pending'))
-      order by d2.next_attempt_at, d2.id
-      limit ${limit}
-      for update of d2 skip locked
-    ) c
-    where d.id = c.id
-    returning d.id, d.msg_id, d.endpoint_id, d.account_key, d.payload, d.attempts, d.leased_until`.execute(ctx.db)
+      select w.id from (
+        select d1.id, d1.endpoint_id, d1.account_key, d1.next_attempt_at from webhook_deliveries d1
+        where d1.status = 'pending' and d1.next_attempt_at <= ${nowText}::timestamptz
+          and (d1.leased_until is null or d1.leased_until <= ${nowText}::timestamptz)
+          and exists (select 1 from webhook_endpoints e where e.id = d1.endpoint_id and (e.enabled or d1.event_type = 'webhook.test'))
+        order by d1.next_attempt_at, d1.id
+        limit ${limit * 4}::int
+        for update of d1 skip locked
+      ) w
+      where w.account_key is null or w.id = (
+        select min(o.id) from webhook_deliveries o
+        where o.endpoint_id = w.endpoint_id and o.account_key = w.account_key and o.status = 'pending')
+      order by w.next_attempt_at, w.id
+      limit ${limit}::int
+    ) c, webhook_endpoints e
+    where d.id = c.id and e.id = d.endpoint_id
+    returning d.id, d.msg_id, d.endpoint_id, d.account_key, d.payload, d.attempts, d.leased_until,
+      e.public_id as endpoint_public_id, e.url as endpoint_url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`.execute(ctx.db)
   return rows
 }
 
@@ -89,13 +100,7 @@ async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> 
 export async function startDeliveries(ctx: Ctx, limit: number, random: () => number = Math.random): Promise<{ claimed: number; done: Promise<void> }> {
   const claimed = await claimDue(ctx, new Date(ctx.now()), limit)
   if (claimed.length === 0) return { claimed: 0, done: Promise.resolve() }
-  const endpoints = await ctx.db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'public_id', 'url', 'secret_sealed', 'previous_secret_sealed', 'previous_secret_expires_at'])
-    .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
-    .execute()
-  const byId = new Map(endpoints.map((e) => [e.id, e]))
-  const done = Promise.all(claimed.map((row) => attempt(ctx, row, byId.get(row.endpoint_id), random))).then(() => undefined)
+  const done = Promise.all(claimed.map((row) => attempt(ctx, row, random))).then(() => undefined)
   return { claimed: claimed.length, done }
 }
 
@@ -106,18 +111,18 @@ interface Outcome {
   retryAfterMs: number | null
 }
 
-async function send(ctx: Ctx, row: Claimed, endpoint: EndpointSecrets): Promise<Outcome> {
+async function send(ctx: Ctx, row: Claimed): Promise<Outcome> {
   const at = new Date(ctx.now())
-  const secrets = [openWebhookSecret(ctx.config.secrets.totpKeys, endpoint.public_id, endpoint.secret_sealed)]
-  if (endpoint.previous_secret_sealed && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > at) {
-    secrets.push(openWebhookSecret(ctx.config.secrets.totpKeys, endpoint.public_id, endpoint.previous_secret_sealed))
+  const secrets = [openWebhookSecretOnce(ctx.config.secrets.totpKeys, row.endpoint_public_id, row.secret_sealed)]
+  if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > at) {
+    secrets.push(openWebhookSecretOnce(ctx.config.secrets.totpKeys, row.endpoint_public_id, row.previous_secret_sealed))
   }
   const live = secrets.filter((s): s is string => s !== null)
   if (live.length === 0) return { status: null, error: 'secret_unreadable', excerpt: null, retryAfterMs: null }
   const body = JSON.stringify(row.payload)
   try {
     const answer = await guardedFetch(
-      endpoint.url,
+      row.endpoint_url,
       {
         method: 'POST',
         headers: {
@@ -143,10 +148,10 @@ async function send(ctx: Ctx, row: Claimed, endpoint: EndpointSecrets): Promise<
   }
 }
 
-async function attempt(ctx: Ctx, row: Claimed, endpoint: EndpointSecrets | undefined, random: () => number): Promise<void> {
-  if (!endpoint) return // removed meanwhile: its deliveries went with it
+async function attempt(ctx: Ctx, row: Claimed, random: () => number): Promise<void> {
+  const endpoint = { id: row.endpoint_id, public_id: row.endpoint_public_id }
   const started = performance.now()
-  const outcome = await send(ctx, row, endpoint)
+  const outcome = await send(ctx, row)
   const durationMs = Math.round(performance.now() - started)
   const now = new Date(ctx.now())
   const attempts = row.attempts + 1
@@ -284,8 +289,11 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<
   )
   const { rows } = await sql<{ id: number }>`
     with v as (
+      -- the limit tells the planner how few rows these are: it reaches the deliveries by their
+      -- primary key instead of reading the whole table (a set-returning function counts as 100 rows)
       select * from jsonb_to_recordset(${values}::jsonb)
         as v(id int, leased_until timestamptz, endpoint_id int, attempts int, at timestamptz, status int, duration_ms int, error text, excerpt text)
+      limit ${group.length}::int
     ), d as (
       update webhook_deliveries w set status = 'delivered', attempts = v.attempts, delivered_at = v.at, leased_until = null, last_status = v.status
       from v where w.id = v.id and w.leased_until = v.leased_until
@@ -311,7 +319,7 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<
 }
 
 /** One more failure in a row; switches the endpoint off once the run is long enough in count and in time. */
-async function countFailure(ctx: Ctx, trx: Transaction<Database>, endpoint: EndpointSecrets, now: Date): Promise<void> {
+async function countFailure(ctx: Ctx, trx: Transaction<Database>, endpoint: { id: number; public_id: string }, now: Date): Promise<void> {
   const { disableAfterFailures, disableAfterFailingMs } = ctx.config.webhooks
   const nowText = now.toISOString()
   const cutoff = new Date(now.getTime() - disableAfterFailingMs).toISOString()
