@@ -16,12 +16,15 @@
  *   translation prefixes (NAT64, 6to4, Teredo) whole. `allowAddresses` opens a range on purpose.
  * - Redirects are never followed: the 3xx is the answer, and the caller decides (a redirect to
  *   an internal address is the classic way round a check made on the first URL only).
+ * - A policy may keep connections for its own later calls (`reuseConnections`, the webhook worker's):
+ *   a kept connection was opened through the checked lookup, so it reaches a checked address; it is
+ *   kept per host name and port, so another name is checked on its own even on the same address.
  * - One deadline covers lookup, connect, headers and body; the body is read up to `maxBytes`, and a
  *   larger one is refused as soon as it is known (Content-Length) or read.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 
 /** The loopback ranges, for a policy that opens them on purpose (development and tests) */
@@ -38,6 +41,13 @@ export interface OutboundPolicy {
   maxBytes: number
   /** how host names resolve: node's resolver; tests give names their answers */
   resolve?: (hostname: string) => Promise<readonly LookupAddress[]>
+  /**
+   * Keep connections open between calls made under this same policy object (a worker that calls
+   * the same receivers again and again). Only a connection this guard opened, to an address it
+   * checked, is ever reused: the pool belongs to the policy, so a connection is never shared with
+   * calls under other rules. Off by default: each call then opens a connection of its own.
+   */
+  reuseConnections?: boolean
 }
 
 export type OutboundRefusal =
@@ -174,6 +184,24 @@ function checkedLookup(policy: OutboundPolicy, connected: { address: string }): 
   }
 }
 
+const pools = new WeakMap<OutboundPolicy, { http: HttpAgent; https: HttpsAgent }>()
+
+/**
+ * The kept connections of a policy that reuses them. An idle connection is closed after 4 s, before
+ * the 5 s a node server keeps one (`server.keepAliveTimeout`'s default), or a second before the
+ * receiver's announced `Keep-Alive: timeout` when that is shorter (node's agent reads it);
+ * `maxFreeSockets` bounds what waits.
+ */
+function poolOf(policy: OutboundPolicy): { http: HttpAgent; https: HttpsAgent } {
+  let pool = pools.get(policy)
+  if (!pool) {
+    const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 64, scheduling: 'lifo' as const }
+    pool = { http: new HttpAgent(options), https: new HttpsAgent(options) }
+    pools.set(policy, pool)
+  }
+  return pool
+}
+
 /** Makes one request under `policy`; throws OutboundRefused for every rule it breaks. */
 export function guardedFetch(target: string | URL, init: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
   let url: URL
@@ -199,50 +227,66 @@ export function guardedFetch(target: string | URL, init: OutboundRequest, policy
     const headers: Record<string, string> = { ...init.headers }
     if (body) headers['content-length'] = String(body.length)
     const send = secure ? httpsRequest : httpRequest
-    const req = send(url, {
-      method: init.method ?? 'GET',
-      headers,
-      agent: false, // a fresh connection each time: a pooled socket would skip the checked lookup
-      lookup: checkedLookup(policy, connected),
-    })
+    const pool = policy.reuseConnections ? poolOf(policy) : null
+    const { signal } = init
+    let req: ClientRequest
+    let answered = false
     let settled = false
-    const fail = (error: unknown) => {
-      if (settled) return
+    const finish = () => {
       settled = true
       clearTimeout(deadline)
+      signal?.removeEventListener('abort', aborted)
+    }
+    const fail = (error: unknown) => {
+      if (settled) return
+      finish()
       req.destroy()
       reject(error instanceof OutboundRefused ? error : new OutboundRefused('network', error instanceof Error ? error.message : String(error)))
     }
     const deadline = setTimeout(() => fail(new OutboundRefused('timeout', `no full answer within ${policy.timeoutMs} ms`)), policy.timeoutMs)
-    const { signal } = init
-    if (signal) {
-      const aborted = () => fail(new OutboundRefused('timeout', 'the caller stopped waiting'))
-      if (signal.aborted) aborted()
-      signal.addEventListener('abort', aborted, { once: true })
-      req.once('close', () => signal.removeEventListener('abort', aborted))
+    const aborted = () => fail(new OutboundRefused('timeout', 'the caller stopped waiting'))
+    const exchange = (retry: boolean) => {
+      req = send(url, {
+        method: init.method ?? 'GET',
+        headers,
+        // without a pool, a fresh connection each time; a pooled connection was opened through the
+        // checked lookup below when it was new, so reusing it reaches an address already checked
+        agent: pool ? (secure ? pool.https : pool.http) : false,
+        lookup: checkedLookup(policy, connected),
+      })
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // a kept connection the other side closed just as it was taken (its idle timeout): the
+        // request never reached it, and is sent once more on another connection (node's own advice
+        // for `request.reusedSocket`); a receiver that did see it recognises the repeat by its id
+        if (retry && !answered && req.reusedSocket && error.code === 'ECONNRESET' && !settled) return exchange(false)
+        fail(error)
+      })
+      req.on('response', (res) => {
+        answered = true
+        const address = res.socket?.remoteAddress ?? connected.address
+        const declared = Number(res.headers['content-length'])
+        if (Number.isFinite(declared) && declared > policy.maxBytes) {
+          return fail(new OutboundRefused('too_large', `the answer declares ${declared} bytes, more than ${policy.maxBytes}`))
+        }
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size > policy.maxBytes) return fail(new OutboundRefused('too_large', `the answer is larger than ${policy.maxBytes} bytes`))
+          chunks.push(chunk)
+        })
+        res.on('error', fail)
+        res.on('end', () => {
+          if (settled) return
+          finish()
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), address })
+        })
+      })
+      req.end(body)
     }
-    req.on('error', fail)
-    req.on('response', (res) => {
-      const declared = Number(res.headers['content-length'])
-      if (Number.isFinite(declared) && declared > policy.maxBytes) {
-        return fail(new OutboundRefused('too_large', `the answer declares ${declared} bytes, more than ${policy.maxBytes}`))
-      }
-      const chunks: Buffer[] = []
-      let size = 0
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length
-        if (size > policy.maxBytes) return fail(new OutboundRefused('too_large', `the answer is larger than ${policy.maxBytes} bytes`))
-        chunks.push(chunk)
-      })
-      res.on('error', fail)
-      res.on('end', () => {
-        if (settled) return
-        settled = true
-        clearTimeout(deadline)
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), address: connected.address })
-      })
-    })
-    req.end(body)
+    exchange(pool !== null)
+    if (signal?.aborted) aborted()
+    else signal?.addEventListener('abort', aborted, { once: true })
   })
 }
 

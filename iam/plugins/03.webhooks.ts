@@ -1,20 +1,22 @@
 /**
  * The webhook delivery worker on a timer (features/webhooks/deliver.ts): every `webhooks.pollMs`
  * each instance re-reads which event types are subscribed (features/webhooks/subscriptions.ts) and
- * sends the deliveries that are due. Every instance may run it at once: deliveries are taken with
- * a lease under `FOR UPDATE SKIP LOCKED`. `webhooks.worker: false` leaves the sending to others
+ * sends the deliveries that are due, and every few seconds moves up a delivery left waiting behind
+ * one already settled (features/webhooks/queue-order.ts). Every instance may run it at once:
+ * deliveries are taken with a lease under `FOR UPDATE SKIP LOCKED`. `webhooks.worker: false` leaves the sending to others
  * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
  * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
  * does not wait for their answers: a slow receiver holds its own slots, not the worker. When a
  * group of deliveries has its answers, the instance claims again for the slots it freed, without
- * waiting for the next poll, until a claim finds nothing due. Deliveries and these claims go through
+ * waiting for the next poll, until a claim finds fewer than it asked for. Deliveries and these claims go through
  * runAfterResponse (lib/background.ts) like the rounds (lib/periodic.ts), so a shutdown waits for
  * them before the pools close.
  */
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { whenIamReady } from '../context'
 import { startDeliveries } from '../features/webhooks/deliver'
+import { moveUpStranded, STRANDED_SWEEP_MS } from '../features/webhooks/queue-order'
 import { webhookQueueStats } from '../features/webhooks/deliveries'
 import { reloadSubscriptions } from '../features/webhooks/endpoints'
 import { turnSubscriptionsOff } from '../features/webhooks/subscriptions'
@@ -44,7 +46,8 @@ export default defineNitroPlugin((nitroApp) => {
       claiming = true
       try {
         while (worker && !state.closed && inFlight < batch) {
-          const { claimed, done } = await startDeliveries(ctx, batch - inFlight)
+          const asked = batch - inFlight
+          const { claimed, done } = await startDeliveries(ctx, asked)
           if (claimed === 0) break
           inFlight += claimed
           runAfterResponse(
@@ -55,6 +58,8 @@ export default defineNitroPlugin((nitroApp) => {
               }),
             onError,
           )
+          // fewer than asked: nothing else was due a moment ago; what the answers free is claimed then
+          if (claimed < asked) break
         }
       } finally {
         // set in the same turn as the loop's last check: a group that finishes after it starts a loop of its own
@@ -67,12 +72,17 @@ export default defineNitroPlugin((nitroApp) => {
     const refill = () => {
       if (worker && !state.closed && !claiming) runAfterResponse(fill, onError)
     }
+    let sweptAt = 0
     return {
       everyMs: pollMs,
       runAtStart: true,
       run: async () => {
         // every instance keeps its snapshot fresh, a worker or not: its own changes read it
         await reloadSubscriptions(ctx)
+        if (worker && ctx.now() - sweptAt >= STRANDED_SWEEP_MS) {
+          sweptAt = ctx.now()
+          await moveUpStranded(ctx.db, new Date(sweptAt))
+        }
         await fill()
       },
       onError,

@@ -11,6 +11,8 @@ import { addressAllowed, guardedFetch, guardedFetchApi, OutboundRefused, type Ou
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 const seen: Array<{ path: string; host: string; body: string }> = []
+/** the client port of each request's connection: equal ports, one connection */
+const connectionOf: number[] = []
 let handler: Handler = (_req, res) => res.end('ok')
 let server: Server
 let port: number
@@ -21,6 +23,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       seen.push({ path: req.url ?? '', host: req.headers.host ?? '', body: Buffer.concat(chunks).toString() })
+      connectionOf.push(req.socket.remotePort ?? 0)
       handler(req, res)
     })
   })
@@ -33,6 +36,7 @@ afterAll(async () => {
 })
 beforeEach(() => {
   seen.length = 0
+  connectionOf.length = 0
   handler = (_req, res) => res.end('ok')
 })
 
@@ -178,6 +182,65 @@ describe('guardedFetch where the address is allowed', () => {
     const gone = (closed.address() as AddressInfo).port
     await new Promise((resolve) => closed.close(resolve))
     expect(await refusal(guardedFetch(`http://127.0.0.1:${gone}/`, {}, LOCAL))).toBe('network')
+  })
+})
+
+describe('guardedFetch under a policy that keeps connections', () => {
+  const keeping = (resolve?: OutboundPolicy['resolve']): OutboundPolicy => ({ ...LOCAL, reuseConnections: true, resolve })
+
+  it('sends the calls of one policy over one kept connection, resolving the name only for the connection it opens', async () => {
+    const calls: string[] = []
+    const policy = keeping(answers({ 'receiver.example': ['127.0.0.1'] }, calls))
+    for (const path of ['/1', '/2', '/3']) {
+      const res = await guardedFetch(`http://receiver.example:${port}${path}`, { method: 'POST', body: path }, policy)
+      expect(res.status).toBe(200)
+      expect(res.address).toBe('127.0.0.1')
+    }
+    expect(seen.map((s) => s.body)).toEqual(['/1', '/2', '/3'])
+    expect(new Set(connectionOf).size).toBe(1)
+    expect(calls).toEqual(['receiver.example'])
+  })
+
+  it('never lends a connection to another policy, nor to a call without one', async () => {
+    const first = keeping()
+    await guardedFetch(`http://127.0.0.1:${port}/a`, {}, first)
+    await guardedFetch(`http://127.0.0.1:${port}/b`, {}, keeping())
+    await guardedFetch(`http://127.0.0.1:${port}/c`, {}, LOCAL)
+    await guardedFetch(`http://127.0.0.1:${port}/d`, {}, first)
+    expect(connectionOf).toHaveLength(4)
+    expect(new Set(connectionOf).size).toBe(3)
+    expect(connectionOf[3]).toBe(connectionOf[0])
+  })
+
+  it('checks a second name on its own although a connection to the first is kept on the same port', async () => {
+    const policy = keeping(answers({ 'good.example': ['127.0.0.1'], 'bad.example': ['10.0.0.1'] }))
+    expect((await guardedFetch(`http://good.example:${port}/`, {}, policy)).status).toBe(200)
+    expect(await refusal(guardedFetch(`http://bad.example:${port}/`, {}, policy))).toBe('address_refused')
+    expect(seen.map((s) => s.host)).toEqual([`good.example:${port}`])
+  })
+
+  it('sends a call once more on a new connection when the kept one is dropped before any answer', async () => {
+    const policy = keeping()
+    await guardedFetch(`http://127.0.0.1:${port}/first`, {}, policy)
+    // the receiver drops the kept connection as the next call arrives on it (its idle timeout ran out)
+    const dropped = new Set<number>()
+    handler = (req, res) => {
+      const from = req.socket.remotePort ?? 0
+      if (from === connectionOf[0] && !dropped.has(from)) {
+        dropped.add(from)
+        req.socket.destroy()
+      } else res.end('ok')
+    }
+    const res = await guardedFetch(`http://127.0.0.1:${port}/second`, { method: 'POST', body: 'again' }, policy)
+    expect(res.status).toBe(200)
+    expect(seen.map((s) => s.path)).toEqual(['/first', '/second', '/second'])
+    expect(connectionOf[2]).not.toBe(connectionOf[0])
+  })
+
+  it('does not send a call again when a new connection is dropped: the failure is the answer', async () => {
+    handler = (req) => req.socket.destroy()
+    expect(await refusal(guardedFetch(`http://127.0.0.1:${port}/once`, {}, keeping()))).toBe('network')
+    expect(seen.map((s) => s.path)).toEqual(['/once'])
   })
 })
 

@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { IamContext } from '../../context'
 import { endpointRowId } from './endpoints-repo'
+import { waitsBehindEarlier } from './queue-order'
 
 type Ctx = Pick<IamContext, 'db' | 'now'>
 type DeliveryStatus = 'pending' | 'delivered' | 'dead'
@@ -47,7 +48,8 @@ export async function listDeliveries(ctx: Ctx, publicId: string, query: { status
     eventType: r.event_type,
     status: r.status,
     attempts: r.attempts,
-    nextAttemptAt: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
+    // null for a pending delivery waiting behind an earlier one of its account (queue-order.ts)
+    nextAttemptAt: r.status === 'pending' && !waitsBehindEarlier(r.next_attempt_at) ? r.next_attempt_at.toISOString() : null,
     deliveredAt: r.delivered_at?.toISOString() ?? null,
     createdAt: r.created_at.toISOString(),
     payload: r.payload,

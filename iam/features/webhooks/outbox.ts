@@ -10,6 +10,10 @@
  * the same delivery rows, plus its own statement, on the same database a little later. A sign-up
  * with ten endpoints subscribed is one statement here (users, session, this: three in its
  * transaction), whatever the number of endpoints.
+ *
+ * A delivery about an account that already has one pending for the same endpoint waits behind it:
+ * its next attempt is `infinity` (features/webhooks/queue-order.ts), so the worker's claims never
+ * look at it until the one before it is settled and moves it up.
  */
 // INSERT ... SELECT infers no parameter types from the target columns: each parameter is cast
 import { sql, type Kysely, type Transaction } from 'kysely'
@@ -53,7 +57,11 @@ export async function enqueueWebhookEvent(db: Db, event: WebhookEventInput): Pro
         'timestamp', ${event.at.toISOString()}::text,
         'data', case when s.public_id is null then ${JSON.stringify(event.data)}::jsonb
                      else jsonb_build_object('user', jsonb_build_object('id', s.public_id)) || ${JSON.stringify(event.data)}::jsonb end),
-      'pending', 0, ${event.at.toISOString()}::timestamptz, ${event.at.toISOString()}::timestamptz
+      'pending', 0,
+      case when s.public_id is not null and exists (
+          select 1 from webhook_deliveries o where o.endpoint_id = e.id and o.account_key = s.public_id and o.status = 'pending')
+        then 'infinity'::timestamptz else ${event.at.toISOString()}::timestamptz end,
+      ${event.at.toISOString()}::timestamptz
     from webhook_endpoints e cross join (select ${publicId} as public_id) s
     where ${where}
     returning id, msg_id`.execute(db)

@@ -35,6 +35,26 @@ export function openWebhookSecret(keys: readonly SealingKey[] | undefined, endpo
   return key ? openAesGcm(Buffer.from(key.key, 'base64url'), sealed.slice(dot + 1), aadOf(endpointPublicId)) : null
 }
 
+/** Secrets opened by this instance, by the sealed form they came from (bounded: emptied when full). */
+const opened = new Map<string, string | null>()
+const OPENED_MAX = 1000
+
+/**
+ * openWebhookSecret, once per endpoint and sealed form: the worker signs every delivery, and
+ * opening the same sealed secret again each time is an AES-GCM decryption per request. A rotated
+ * secret is a new sealed form and is opened anew; a removed key is noticed at the next start.
+ */
+export function openWebhookSecretOnce(keys: readonly SealingKey[] | undefined, endpointPublicId: string, sealed: string): string | null {
+  const cacheKey = `${endpointPublicId}\n${sealed}`
+  let secret = opened.get(cacheKey)
+  if (secret === undefined) {
+    secret = openWebhookSecret(keys, endpointPublicId, sealed)
+    if (opened.size >= OPENED_MAX) opened.clear()
+    opened.set(cacheKey, secret)
+  }
+  return secret
+}
+
 /**
  * The `webhook-signature` header: one `v1,<base64>` per live secret, space-separated (during a
  * rotation's overlap both the new and the previous one sign, so a receiver still on the old

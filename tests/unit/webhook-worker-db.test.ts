@@ -1,0 +1,217 @@
+/**
+ * The delivery worker at the database (iam/features/webhooks/deliver.ts, outbox.ts, queue-order.ts),
+ * on PGlite with every migration and a receiver on loopback that holds its answers until a test
+ * releases them: answers that arrive together are written together, each only while this instance
+ * holds its lease; one account's deliveries wait out of the claim's order behind the one before
+ * them and are moved up one at a time as each is settled, delivered or dead; a delivery stranded
+ * by the race of a queueing and a settling is moved up by the sweep.
+ */
+import { randomBytes } from 'node:crypto'
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Kysely, KyselyPlugin, RootOperationNode } from 'kysely'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { Database } from '../../iam/db/schema'
+import { configSchema } from '../../iam/lib/config-schema'
+import { startDeliveries } from '../../iam/features/webhooks/deliver'
+import { listDeliveries } from '../../iam/features/webhooks/deliveries'
+import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
+import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
+import { newWebhookSecret, sealWebhookSecret } from '../../iam/features/webhooks/secret'
+import { createMigratedDatabase } from '../helpers/test-database'
+
+const config = configSchema.parse({
+  database: { url: 'memory://' },
+  secrets: { totpKeys: [{ id: 'k1', key: randomBytes(32).toString('base64url') }] },
+  webhooks: { allowHttp: true, allowAddresses: ['127.0.0.0/8'] },
+})
+
+/** Counts the statements that write successes (the one with the group as a JSON parameter). */
+let successWrites = 0
+const counting: KyselyPlugin = {
+  transformQuery({ node }): RootOperationNode {
+    if (node.kind === 'RawNode' && node.sqlFragments.join('').includes('jsonb_to_recordset')) successWrites++
+    return node
+  },
+  transformResult: async ({ result }) => result,
+}
+
+let db: Kysely<Database>
+let server: Server
+let port: number
+/** answers held back until `release` */
+let held: Array<{ res: ServerResponse; msgId: string }> = []
+let arrived: (count: number) => void = () => {}
+
+beforeAll(async () => {
+  db = (await createMigratedDatabase(config)).withPlugin(counting)
+  server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      held.push({ res, msgId: String(req.headers['webhook-id']) })
+      arrived(held.length)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  port = (server.address() as AddressInfo).port
+}, 60_000)
+afterAll(async () => {
+  server?.closeAllConnections()
+  await new Promise((resolve) => server?.close(resolve))
+  await db?.destroy()
+})
+beforeEach(() => {
+  held = []
+  successWrites = 0
+})
+
+type Ctx = Parameters<typeof startDeliveries>[0] & Parameters<typeof listDeliveries>[0]
+const ctx = (c = config) => ({ config: c, db, now: () => Date.now(), log: { info() {}, warn() {}, error() {} } }) as unknown as Ctx
+
+async function endpointWithDeliveries(count: number, failures = 0): Promise<{ endpointId: number; publicId: string; ids: number[] }> {
+  const publicId = `whe_${randomBytes(8).toString('hex')}`
+  const now = new Date()
+  const { id: endpointId } = await db
+    .insertInto('webhook_endpoints')
+    .values({
+      public_id: publicId,
+      url: `http://127.0.0.1:${port}/hook`,
+      event_types: JSON.stringify(['*']),
+      secret_sealed: sealWebhookSecret(config.secrets.totpKeys, publicId, newWebhookSecret()),
+      consecutive_failures: failures,
+      failing_since: failures ? now : null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const ids: number[] = []
+  for (let i = 0; i < count; i++) {
+    const { id } = await db
+      .insertInto('webhook_deliveries')
+      .values({ msg_id: `msg_${randomBytes(8).toString('hex')}`, endpoint_id: endpointId, event_type: 'user.updated', account_key: null, payload: JSON.stringify({ type: 'user.updated', n: i }), status: 'pending', attempts: 0, next_attempt_at: now, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    ids.push(id)
+  }
+  return { endpointId, publicId, ids }
+}
+
+/** Resolves once `count` requests are held at the receiver. */
+const whenArrived = (count: number) =>
+  new Promise<void>((resolve) => {
+    arrived = (n) => n >= count && resolve()
+    if (held.length >= count) resolve()
+  })
+const release = (status = 204) => {
+  for (const { res } of held.splice(0)) res.writeHead(status).end()
+}
+
+describe('the successes of the delivery worker', () => {
+  it('writes answers that arrive together in fewer statements than deliveries, each delivery marked and logged once', async () => {
+    const { endpointId, ids } = await endpointWithDeliveries(10, 3)
+    const { claimed, done } = await startDeliveries(ctx(), 10)
+    expect(claimed).toBe(10)
+    await whenArrived(10)
+    release()
+    await done
+    expect(successWrites).toBeGreaterThan(0)
+    expect(successWrites).toBeLessThan(10)
+    const rows = await db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts', 'last_status', 'leased_until']).where('id', 'in', ids).orderBy('id').execute()
+    expect(rows.map((r) => [r.status, r.attempts, r.last_status, r.leased_until])).toEqual(ids.map(() => ['delivered', 1, 204, null]))
+    const attempts = await db.selectFrom('webhook_attempts').select(['delivery_id', 'status']).where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
+    expect(attempts).toEqual(ids.map((id) => ({ delivery_id: id, status: 204 })))
+    // a success ends the endpoint's run of failures
+    const endpoint = await db.selectFrom('webhook_endpoints').select(['consecutive_failures', 'failing_since']).where('id', '=', endpointId).executeTakeFirstOrThrow()
+    expect(endpoint).toEqual({ consecutive_failures: 0, failing_since: null })
+  })
+
+  it('writes nothing for a delivery whose lease another instance took meanwhile, and the others of its group all the same', async () => {
+    const { endpointId, ids } = await endpointWithDeliveries(3)
+    const { done } = await startDeliveries(ctx(), 3)
+    await whenArrived(3)
+    // the lease ran out and another instance took the middle one while its answer was on the way
+    const theirs = new Date(Date.now() + 120_000)
+    await db.updateTable('webhook_deliveries').set({ leased_until: theirs }).where('id', '=', ids[1]!).execute()
+    release()
+    await done
+    const rows = await db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts']).where('id', 'in', ids).orderBy('id').execute()
+    expect(rows).toEqual([
+      { id: ids[0], status: 'delivered', attempts: 1 },
+      { id: ids[1], status: 'pending', attempts: 0 },
+      { id: ids[2], status: 'delivered', attempts: 1 },
+    ])
+    const taken = await db.selectFrom('webhook_deliveries').select('leased_until').where('id', '=', ids[1]!).executeTakeFirstOrThrow()
+    expect(taken.leased_until?.getTime()).toBe(theirs.getTime())
+    const logged = await db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
+    expect(logged.map((r) => r.delivery_id)).toEqual([ids[0], ids[2]])
+  })
+})
+
+describe('one account, one endpoint: in order, and a claim never reads the queue behind', () => {
+  const queueFor = async (endpointId: number, account: string, count: number) => {
+    const ids: number[] = []
+    for (let i = 0; i < count; i++) {
+      const rows = await enqueueWebhookEvent(db, { type: 'user.updated', subject: { publicId: account }, data: { n: i }, at: new Date(), endpointId })
+      ids.push(rows[0]!.id)
+    }
+    return ids
+  }
+  const nextAttempts = async (ids: number[]) =>
+    ids.length === 0
+      ? []
+      : (await db.selectFrom('webhook_deliveries').select(['id', 'next_attempt_at']).where('id', 'in', ids).orderBy('id').execute()).map((r) => (waitsBehindEarlier(r.next_attempt_at) ? 'waiting' : 'due'))
+
+  it('queues a delivery behind a pending one of the same account as waiting, and moves each up only once the one before it is delivered', async () => {
+    const { endpointId, publicId } = await endpointWithDeliveries(0)
+    const account = `acct_${randomBytes(4).toString('hex')}`
+    const ids = await queueFor(endpointId, account, 3)
+    const other = await queueFor(endpointId, `other_${randomBytes(4).toString('hex')}`, 1)
+    expect(await nextAttempts(ids)).toEqual(['due', 'waiting', 'waiting'])
+    expect(await nextAttempts(other)).toEqual(['due'])
+    // the delivery log shows no next attempt for a waiting delivery
+    const listed = await listDeliveries(ctx(), publicId, { limit: 10 })
+    expect(listed!.filter((d) => ids.includes(d.id)).map((d) => d.nextAttemptAt === null)).toEqual([true, true, false])
+
+    const sent: string[] = []
+    for (let round = 0; round < 3; round++) {
+      const { claimed, done } = await startDeliveries(ctx(), 10)
+      // the account's first pending delivery, and the other account's in the first round
+      expect(claimed).toBe(round === 0 ? 2 : 1)
+      await whenArrived(claimed)
+      sent.push(...held.map((h) => h.msgId))
+      release()
+      await done
+      expect(await nextAttempts(ids.slice(round + 1))).toEqual(ids.slice(round + 1).map((_, i) => (i === 0 ? 'due' : 'waiting')))
+    }
+    const msgIds = await db.selectFrom('webhook_deliveries').select(['id', 'msg_id']).where('id', 'in', ids).orderBy('id').execute()
+    expect(sent.filter((m) => msgIds.some((r) => r.msg_id === m))).toEqual(msgIds.map((r) => r.msg_id))
+    expect((await startDeliveries(ctx(), 10)).claimed).toBe(0)
+  })
+
+  it('moves the next delivery up when the one before it is given up (dead)', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const ids = await queueFor(endpointId, `acct_${randomBytes(4).toString('hex')}`, 2)
+    const giveUpAtOnce = { ...config, webhooks: { ...config.webhooks, retryScheduleMs: [] } }
+    const { claimed, done } = await startDeliveries(ctx(giveUpAtOnce), 10)
+    expect(claimed).toBe(1)
+    await whenArrived(1)
+    release(500)
+    await done
+    const rows = await db.selectFrom('webhook_deliveries').select(['status']).where('id', 'in', ids).orderBy('id').execute()
+    expect(rows.map((r) => r.status)).toEqual(['dead', 'pending'])
+    expect(await nextAttempts(ids.slice(1))).toEqual(['due'])
+  })
+
+  it('moves up a delivery left waiting with none pending before it (queued as the one before was settled), and no other', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const account = `acct_${randomBytes(4).toString('hex')}`
+    const [first, second, third] = await queueFor(endpointId, account, 3)
+    // the race: the first was settled by a statement that did not see the second yet
+    await db.updateTable('webhook_deliveries').set({ status: 'delivered' }).where('id', '=', first!).execute()
+    expect(await nextAttempts([second!, third!])).toEqual(['waiting', 'waiting'])
+    expect(await moveUpStranded(db, new Date())).toBe(1)
+    expect(await nextAttempts([second!, third!])).toEqual(['due', 'waiting'])
+    expect(await moveUpStranded(db, new Date())).toBe(0)
+  })
+})
