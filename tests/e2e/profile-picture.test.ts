@@ -36,6 +36,11 @@ describe('the profile picture on the account overview', () => {
     // the file input is reached by keyboard like any field
     await fileInput(page).focus()
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('picture-file')
+    // drawn by its label in the page's words: the browser's own button ("Choose File", in the
+    // browser's language) is not what a person sees
+    expect(await section(page).locator('label[for="picture-file"]').isVisible()).toBe(true)
+    expect(await section(page).locator('label[for="picture-file"]').textContent()).toBe('Upload a picture')
+    expect((await fileInput(page).boundingBox())?.width).toBeLessThanOrEqual(1)
 
     await fileInput(page).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG })
     await expect.poll(() => section(page).getByRole('status').textContent(), WAIT).toBe('Your picture has been saved.')
