@@ -32,3 +32,22 @@ export function openAesGcm(key: Uint8Array, sealed: string, aad = ''): string | 
     return null
   }
 }
+
+/**
+ * `open`, remembered per owner while its sealed form stays the same: a secret read on every request
+ * (a client's on each token request, an endpoint's on each delivery) is otherwise an AES-GCM
+ * decryption each time. A rotated or removed secret has another sealed form, so an entry answers
+ * only while the stored form is the one it was opened from; the keys are the configuration's, read
+ * at start, so no entry outlives the key it was opened with. Bounded: cleared when full.
+ */
+export function openedOnce<Args extends unknown[]>(open: (owner: string, sealed: string, ...rest: Args) => string | null, max = 1000) {
+  const opened = new Map<string, { sealed: string; secret: string | null }>()
+  return (owner: string, sealed: string, ...rest: Args): string | null => {
+    const known = opened.get(owner)
+    if (known?.sealed === sealed) return known.secret
+    if (opened.size >= max) opened.clear()
+    const secret = open(owner, sealed, ...rest)
+    opened.set(owner, { sealed, secret })
+    return secret
+  }
+}

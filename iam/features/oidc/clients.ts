@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { IamConfig } from '../../lib/config-schema'
-import { openAesGcm, sealAesGcm } from '../../lib/aead'
+import { openAesGcm, openedOnce, sealAesGcm } from '../../lib/aead'
 import { compiledOnce } from '../../fast/compiled-once'
 
 export const CLIENT_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] as const
@@ -93,24 +93,11 @@ export function openClientSecret(config: Deps['config'], clientId: string, seale
   return key ? openAesGcm(Buffer.from(key.key, 'base64url'), sealed.slice(dot + 1), aadOf(clientId)) : null
 }
 
-/**
- * Each client's secret as last opened, with the sealed form it came from: the provider loads the
- * client on every token and introspection request, and opening is an AES-GCM decryption each time.
- * A rotated or deleted secret has another sealed form (or none), so an entry answers only while the
- * stored form is the one it was opened from. The keys (secrets.totpKeys) are the configuration's,
- * read at start, so no entry outlives the key it was opened with. Bounded: cleared when full.
- */
-const opened = new Map<string, { sealed: string; secret: string | null }>()
-const OPENED_MAX = 1000
+const openClientSecretCached = openedOnce((clientId: string, sealed: string, config: Deps['config']) => openClientSecret(config, clientId, sealed))
 
-/** openClientSecret, remembered per client while its sealed form stays the same. */
+/** openClientSecret, remembered per client while its sealed form stays the same (lib/aead.ts openedOnce). */
 export function openClientSecretOnce(config: Deps['config'], clientId: string, sealed: string): string | null {
-  const known = opened.get(clientId)
-  if (known?.sealed === sealed) return known.secret
-  if (opened.size >= OPENED_MAX) opened.clear()
-  const secret = openClientSecret(config, clientId, sealed)
-  opened.set(clientId, { sealed, secret })
-  return secret
+  return openClientSecretCached(clientId, sealed, config)
 }
 
 /** The provider's client metadata for a new client (without the secret). */

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
-import { openAesGcm, sealAesGcm } from '../../lib/aead'
+import { openAesGcm, openedOnce, sealAesGcm } from '../../lib/aead'
 
 export interface SealingKey {
   id: string
@@ -35,25 +35,13 @@ export function openWebhookSecret(keys: readonly SealingKey[] | undefined, endpo
   return key ? openAesGcm(Buffer.from(key.key, 'base64url'), sealed.slice(dot + 1), aadOf(endpointPublicId)) : null
 }
 
-/** Secrets opened by this instance, by the sealed form they came from (bounded: emptied when full). */
-const opened = new Map<string, string | null>()
-const OPENED_MAX = 1000
-
+const openWebhookSecretCached = openedOnce((endpointPublicId: string, sealed: string, keys: readonly SealingKey[] | undefined) => openWebhookSecret(keys, endpointPublicId, sealed))
 /**
- * openWebhookSecret, once per endpoint and sealed form: the worker signs every delivery, and
- * opening the same sealed secret again each time is an AES-GCM decryption per request. A rotated
- * secret is a new sealed form and is opened anew; a removed key is noticed at the next start.
+ * openWebhookSecret, remembered per endpoint while its sealed form stays the same (lib/aead.ts
+ * openedOnce): the worker signs every delivery.
  */
-export function openWebhookSecretOnce(keys: readonly SealingKey[] | undefined, endpointPublicId: string, sealed: string): string | null {
-  const cacheKey = `${endpointPublicId}\n${sealed}`
-  let secret = opened.get(cacheKey)
-  if (secret === undefined) {
-    secret = openWebhookSecret(keys, endpointPublicId, sealed)
-    if (opened.size >= OPENED_MAX) opened.clear()
-    opened.set(cacheKey, secret)
-  }
-  return secret
-}
+export const openWebhookSecretOnce = (keys: readonly SealingKey[] | undefined, endpointPublicId: string, sealed: string): string | null =>
+  openWebhookSecretCached(endpointPublicId, sealed, keys)
 
 /**
  * The `webhook-signature` header: one `v1,<base64>` per live secret, space-separated (during a
