@@ -6,9 +6,9 @@
  */
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { loginUser, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
-import { scrapeMetrics } from '../helpers/prometheus'
+import { moved, scrapeMetrics } from '../helpers/prometheus'
 import { waitUntil } from '../helpers/wait'
 import { startWebhookReceiver, type Answer, type WebhookReceiver } from '../helpers/webhook-receiver'
 import { authed, WIDE_LOGIN } from './second-factor-http'
@@ -69,10 +69,11 @@ async function sendTest(id: string): Promise<string> {
   return (body.data as { msgId: string }).msgId
 }
 
-async function publicIdOf(email: string): Promise<string> {
-  const body = await json(await asAdmin('GET', `/admin/users?q=${encodeURIComponent(email)}`))
+async function publicIdOn(server: IamServer, by: Session, email: string): Promise<string> {
+  const body = await json(await authed(server, by, 'GET', `/admin/users?q=${encodeURIComponent(email)}`))
   return (body.data as { users: Array<{ id: string; email: string }> }).users.find((u) => u.email === email)!.id
 }
+const publicIdOf = (email: string) => publicIdOn(iam, admin, email)
 
 /** The delivery settings of this file's IAMs: quick polls and retries, the test receiver allowed. */
 const WEBHOOKS = { enabled: true, pollMs: 50, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 1000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] }
@@ -156,6 +157,45 @@ describe('order', () => {
     const ids = at(hook.path).map((r) => r.headers['webhook-id'])
     const [older, newer] = (await deliveriesOf(hook.id)).map((d) => d.msgId).reverse()
     expect(ids).toEqual([older, older, newer])
+  })
+})
+
+describe('what a sign-in costs with an endpoint subscribed', () => {
+  // an instance without the worker: the statements counted are the sign-in's alone
+  let quiet: IamServer
+  beforeAll(async () => {
+    quiet = await startIam({
+      config: { ...PROXY_CONFIG, ...WIDE_LOGIN, service: { ...PROXY_CONFIG.service, metrics: { allow: ['127.0.0.1', '::1'] } }, webhooks: { ...WEBHOOKS, worker: false } },
+      env: { IAM_TEST_ROUTES: '1' },
+    })
+  }, START_TIMEOUT_MS)
+  afterAll(async () => {
+    await quiet?.stop()
+  })
+
+  it('writes a sign-in with session.created subscribed in the statements of one without: its outbox rows go into the session statement', async () => {
+    const manager = await platformAdminOf(quiet, '203.0.113.241')
+    const user = await signupUser(quiet, { client: { ip: '203.0.113.242' } })
+    const statementsOfLogin = async () => {
+      const before = await scrapeMetrics(quiet.url)
+      await loginUser(quiet, user.email, user.password, user)
+      const after = await scrapeMetrics(quiet.url)
+      return Object.fromEntries(['write', 'transaction'].map((kind) => [kind, moved(before, after, 'iam_db_statements_total', { kind })]))
+    }
+    // a first sign-in of the account does more once (first-seen facts of the device): not counted
+    await statementsOfLogin()
+    const without = await statementsOfLogin()
+    const res = await authed(quiet, manager, 'POST', '/admin/webhooks', { url: `${hooks.base}/hook/quiet`, eventTypes: ['session.created'] })
+    expect(res.status).toBe(200)
+    const endpointId = ((await json(res)).data as { endpoint: { id: string } }).endpoint.id
+    const withEndpoint = await statementsOfLogin()
+    expect(withEndpoint).toEqual(without)
+    expect(withEndpoint.transaction).toBe(0)
+    // and the sign-in's event is queued for the endpoint, about the account
+    const listed = await json(await authed(quiet, manager, 'GET', `/admin/webhooks/${endpointId}/deliveries`))
+    const deliveries = (listed.data as { deliveries: Array<{ eventType: string; status: string; payload: { data: Json } }> }).deliveries
+    expect(deliveries.map((d) => [d.eventType, d.status])).toEqual([['session.created', 'pending']])
+    expect(deliveries[0]!.payload.data.user).toEqual({ id: await publicIdOn(quiet, manager, user.email) })
   })
 })
 

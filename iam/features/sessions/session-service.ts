@@ -13,9 +13,9 @@ import type { KeyRing } from '../tokens/signing-keys'
 import { issueAccessToken } from '../tokens/token-service'
 import { hashRefreshToken, newRefreshToken } from './refresh-token'
 import { countSecurityEvent, recordSecurityEvent, securityEventRow, type SecurityEventInput } from '../security-events/repository'
-import { enqueueForSecurityEvent, securityEventMayNotify } from '../webhooks/outbox'
+import { enqueueForSecurityEvent, outboxPartOf, securityEventMayNotify } from '../webhooks/outbox'
 import { rememberTimeZone } from '../users/users-repo'
-import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, replaceActiveToken, revokeFamilies } from './sessions-repo'
+import { bindFamily, insertFamily, insertRefreshToken, insertSessionAtOnce, insertSessionWithOutbox, replaceActiveToken, revokeFamilies } from './sessions-repo'
 
 /** What a successful signup/login/refresh/MFA hands to the client. */
 export interface TokenPair {
@@ -147,8 +147,12 @@ export async function createSession(
 ): Promise<TokenPair> {
   const rows = newSessionRows(ctx, input)
   const event = audit?.(rows.opened.familyId)
-  if (event && securityEventMayNotify(event)) {
-    // an endpoint may want session.created: the outbox row commits with the session (features/webhooks/outbox.ts)
+  const outbox = event && securityEventMayNotify(event) ? outboxPartOf(event) : null
+  if (event && outbox) {
+    // an endpoint wants session.created: its outbox rows in the session's own statement
+    await insertSessionWithOutbox(ctx.db, rows.family, rows.token, securityEventRow(event), outbox)
+  } else if (event && securityEventMayNotify(event)) {
+    // more than one webhook: the outbox rows commit with the session (features/webhooks/outbox.ts)
     await ctx.db.transaction().execute(async (trx) => {
       await insertSessionAtOnce(trx, rows.family, rows.token, securityEventRow(event))
       await enqueueForSecurityEvent(trx, event)

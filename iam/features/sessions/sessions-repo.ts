@@ -1,7 +1,7 @@
 /**
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
 import { compiledOnce } from '../../fast/compiled-once'
 import { directStatement } from '../../fast/direct'
 import type { SessionHooks } from './session-hooks'
@@ -86,6 +86,22 @@ export const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: Sessio
     .insertInto('refresh_tokens')
     .values(rows.token),
 )
+
+/**
+ * A sign-in's session, its audit row and its webhook's outbox rows (`outbox`, features/webhooks/
+ * outbox.ts outboxPartOf) in one statement: a statement is atomic by itself, so the rows commit
+ * together or not at all, as in a transaction, with one round trip instead of four.
+ */
+export async function insertSessionWithOutbox(db: Kysely<Database>, family: NewFamily, token: NewRefreshToken, event: NewSecurityEvent, outbox: RawBuilder<unknown>): Promise<void> {
+  await withFamily(db, { family: familyRow(family), token: tokenRow(token) })
+    .with('event', (q) => q.insertInto('security_events').values(event).returning('id'))
+    // a raw statement is an operation node source, which Kysely takes as a CTE's body as it is,
+    // without the parentheses it puts around a builder's
+    .with('outbox', sql`(${outbox})` as unknown as (q: unknown) => never)
+    .insertInto('refresh_tokens')
+    .values(tokenRow(token))
+    .execute()
+}
 
 /**
  * A session a platform administrator opens on the account's behalf (features/admin/impersonation.ts):

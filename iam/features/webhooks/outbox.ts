@@ -16,7 +16,7 @@
  * look at it until the one before it is settled and moves it up.
  */
 // INSERT ... SELECT infers no parameter types from the target columns: each parameter is cast
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { SecurityEventInput } from '../security-events/repository'
 import type { WebhookEventType } from '../../contract/webhooks'
@@ -41,6 +41,12 @@ export interface WebhookEventInput {
 /** Queues `event` for every enabled endpoint subscribed to its type; returns the rows written. */
 export async function enqueueWebhookEvent(db: Db, event: WebhookEventInput): Promise<Array<{ id: number; msg_id: string }>> {
   if (event.endpointId === undefined && !maybeSubscribed(event.type)) return []
+  const { rows } = await outboxInsert(event).execute(db)
+  return rows
+}
+
+/** The outbox statement of `event`: run by itself, or as a part (a CTE) of the change's own statement. */
+function outboxInsert(event: WebhookEventInput): RawBuilder<{ id: number; msg_id: string }> {
   const subject = event.subject
   // the account's public id: looked up by the statement itself, so the caller needs no round trip
   const publicId =
@@ -49,7 +55,7 @@ export async function enqueueWebhookEvent(db: Db, event: WebhookEventInput): Pro
     event.endpointId === undefined
       ? sql`e.enabled and e.event_types ?| array[${sql.join(patternsFor(event.type))}]::text[]`
       : sql`e.id = ${event.endpointId}`
-  const { rows } = await sql<{ id: number; msg_id: string }>`
+  return sql<{ id: number; msg_id: string }>`
     insert into webhook_deliveries (msg_id, endpoint_id, event_type, account_key, payload, status, attempts, next_attempt_at, created_at)
     select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, ${event.type}::text, s.public_id,
       jsonb_build_object(
@@ -64,8 +70,21 @@ export async function enqueueWebhookEvent(db: Db, event: WebhookEventInput): Pro
       ${event.at.toISOString()}::timestamptz
     from webhook_endpoints e cross join (select ${publicId} as public_id) s
     where ${where}
-    returning id, msg_id`.execute(db)
-  return rows
+    returning id, msg_id`
+}
+
+/**
+ * The outbox statement of a security event that becomes one webhook about its own account (a
+ * sign-in's `session.created`), for the caller to make part of the statement that writes the event
+ * (features/sessions/session-service.ts: a sign-in stays one statement with an endpoint subscribed,
+ * not a transaction of four). Null when the event needs more (several types, the record of another
+ * account) or none: enqueueForSecurityEvent in a transaction then.
+ */
+export function outboxPartOf(event: SecurityEventInput): RawBuilder<{ id: number; msg_id: string }> | null {
+  if (event.userId === null || reportsSubjectOnly(event.type)) return null
+  const types = webhookTypesOf(event.type).filter((type) => maybeSubscribed(type))
+  if (types.length !== 1) return null
+  return outboxInsert({ type: types[0]!, subject: { userId: event.userId }, data: webhookData(event.details), at: event.at })
 }
 
 /**
