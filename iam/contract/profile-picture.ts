@@ -50,7 +50,7 @@ export const isPictureType = (value: string): value is PictureType => (PICTURE_T
 /** Gravatar's address of an email: the SHA-256 hex of the trimmed, lowercased address, 404 when it has none (so the page shows initials). */
 export const gravatarUrl = (emailSha256Hex: string, size = GRAVATAR_SIZE): string => `https://gravatar.com/avatar/${emailSha256Hex}?d=404&s=${size}`
 
-/** The origin the page's CSP img-src allows for Gravatar (server/middleware/10.security-headers.ts). */
+/** The origin the page's CSP img-src allows for Gravatar (server/utils/security-headers.ts). */
 export const GRAVATAR_ORIGIN = 'https://gravatar.com'
 
 export const pictureView = z.object({

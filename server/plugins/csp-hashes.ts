@@ -4,7 +4,7 @@
  * (CSP3 hash-source), computed on the final HTML.
  */
 import { createHash } from 'node:crypto'
-import { BASE_CSP } from '../middleware/10.security-headers'
+import { BASE_CSP } from '../utils/security-headers'
 import { brandImageOrigins } from '../utils/brand'
 import { useGatewayConfig } from '../utils/gateway-config'
 

@@ -3,6 +3,8 @@
  * its requests by route template and status, its IAM calls (route template, outcome, latency) and
  * the OAuth flow's outcomes. Read by GET /metrics (server/routes/metrics.get.ts).
  */
+import { performance } from 'node:perf_hooks'
+import type { H3Event } from 'h3'
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 import { findRouteRule } from '../../iam/contract/route-rules'
 
@@ -32,6 +34,21 @@ export function observeGatewayRequest(input: { method: string; route: string; st
   const labels = { method: input.method, route: input.route, status: String(input.status) }
   requests.inc(labels)
   latency.observe(labels, input.seconds)
+}
+
+/**
+ * Counts the request's answer once it is sent: method, route template and status. The label is the
+ * router's matched template (pages share the renderer's), or `unmatched`, never the raw path, so
+ * scans of random URLs create no series. Started by server/middleware/05.metrics.ts, and by the
+ * provider's direct hop (server/plugins/provider-hop.ts) for the requests it answers.
+ */
+export function countAnswer(event: H3Event): void {
+  const started = performance.now()
+  const { req, res } = event.node
+  res.once('close', () => {
+    const route = event.context.matchedRoute?.path ?? 'unmatched'
+    observeGatewayRequest({ method: req.method ?? 'GET', route, status: res.statusCode, seconds: (performance.now() - started) / 1000 })
+  })
 }
 
 /** One IAM call; the path is labelled by its route-table template, never as called (ids, providers). */

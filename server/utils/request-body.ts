@@ -5,12 +5,14 @@
  * readMultipartFormData) then answer from that buffer and never read the socket again.
  */
 import type { IncomingMessage } from 'node:http'
-import { getRequestHeader, type H3Event } from 'h3'
+import { getRequestHeader, setResponseHeader, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
 import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
 import { PICTURE_MAX_BYTES_CEILING } from '../../iam/contract/profile-picture'
 import { isScimPath, SCIM_BODY_LIMIT_BYTES } from '../../iam/contract/scim-mount'
 import { readBounded } from '../../shared/read-bounded'
+import type { BffErrorCode } from './bff/error-codes'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
+import { answerStatus } from './oauth/respond'
 
 /**
  * BFF JSON and form bodies. The IAM accepts at most 1 kB on most routes and 4 kB on its largest
@@ -97,4 +99,21 @@ export async function bufferBody(event: H3Event, limitBytes: number): Promise<bo
   const body = declared !== undefined && Number(declared) > limitBytes ? 'too-large' : await readBounded(req, limitBytes)
   req[H3_RAW_BODY] = Promise.resolve(body === 'too-large' ? Buffer.alloc(0) : body)
   return body !== 'too-large'
+}
+
+/**
+ * Buffers the request's body within its path's limit; undefined when it fits. An oversized body is
+ * 413: JSON `{ ok: false, error, code }` like the BFF's other refusals, or `{ error: 'payload_too_large' }`
+ * like the OAuth callback's other status answers, returned for the caller to send, with the status and
+ * headers set. The connection is closed: the rest of the body stays unread, which is cheaper than
+ * draining it. Run by server/middleware/15.body-limit.ts, and by the provider's direct hop
+ * (server/plugins/provider-hop.ts) for the requests it answers.
+ */
+export async function bodyRefusal(event: H3Event): Promise<object | undefined> {
+  if (await bufferBody(event, bodyLimitFor(event.path))) return undefined
+  setResponseHeader(event, 'connection', 'close')
+  if (isCallbackPath(event.path)) return answerStatus(event, 413, 'payload_too_large')
+  setResponseStatus(event, 413)
+  setResponseHeaders(event, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+  return { ok: false, error: 'Payload too large', code: 'payload_too_large' satisfies BffErrorCode }
 }

@@ -6,6 +6,8 @@ import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hmac, PASSWORD } from '../e2e/auth-stack'
 import { createIamClient } from '../../iam/client/iam-client'
+import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
+import { LOOPBACK_SCRAPER, moved, scrapeMetrics } from '../helpers/prometheus'
 import { authorizationUrl, Browser, codeParams, insecure, redeem, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
 
 let op: OpStack
@@ -287,5 +289,49 @@ describe('introspection answers alike on its one-statement path and the provider
     const wrong = await introspect({ ...rp, secret: `${rp.secret}x` }, tokens.access_token)
     expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } })
     expect((await introspect(rp, 'not-a-token')).body).toEqual({ active: false })
+  })
+})
+
+// server/utils/provider-hop.ts: the machine endpoints skip the page machinery, never the frame
+describe('the provider\'s machine endpoints on the gateway\'s direct hop', () => {
+  /** The headers server/utils/security-headers.ts puts on every answer. */
+  const FRAME = ['content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-frame-options', 'cross-origin-opener-policy', 'permissions-policy', 'strict-transport-security', 'cache-control']
+
+  it('answers with the page path\'s security headers, echoes a sane request id and is counted under the page path\'s route template', async () => {
+    const before = await scrapeMetrics(op.url, LOOPBACK_SCRAPER)
+    const direct = await fetch(`${op.url}/oidc/.well-known/openid-configuration`, { headers: { 'x-request-id': 'direct-hop-1' } })
+    // the same document through a Nitro route of its own (server/routes/.well-known/oauth-authorization-server/oidc.get.ts)
+    const paged = await fetch(`${op.url}/.well-known/oauth-authorization-server/oidc`)
+    expect(direct.status).toBe(200)
+    expect(paged.status).toBe(200)
+    for (const name of FRAME) expect(direct.headers.get(name), name).toBe(paged.headers.get(name))
+    expect(direct.headers.get('x-request-id')).toBe('direct-hop-1')
+    expect((await direct.json()).issuer).toBe((await paged.json()).issuer)
+    // a sign-in request is a page's: it takes the page path (400 here: no client named)
+    expect((await fetch(`${op.url}/oidc/auth`)).status).toBe(400)
+    const after = await scrapeMetrics(op.url, LOOPBACK_SCRAPER)
+    const route = '/oidc/**:path'
+    expect(moved(before, after, 'gateway_http_requests_total', { method: 'GET', route, status: '400' })).toBe(1)
+    expect(moved(before, after, 'gateway_http_requests_total', { method: 'GET', route, status: '200' })).toBe(1)
+  })
+
+  it('sets no page cookie on a machine endpoint, where the page path gives a browser with a session its CSRF token', async () => {
+    const browserish = { cookie: 'session=not-checked-here', 'sec-fetch-dest': 'document', accept: 'text/html' }
+    const direct = await fetch(`${op.url}/oidc/jwks`, { headers: browserish })
+    expect(direct.status).toBe(200)
+    expect(direct.headers.getSetCookie()).toEqual([])
+    const paged = await fetch(`${op.url}/.well-known/oauth-authorization-server/oidc`, { headers: browserish })
+    expect(paged.headers.getSetCookie().some((line) => line.startsWith('__Host-csrf='))).toBe(true)
+  })
+
+  it('refuses a body over the provider\'s bound with 413 before it is read', async () => {
+    const big = await fetch(`${op.url}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&pad=${'a'.repeat(OIDC_BODY_LIMIT_BYTES)}`,
+    })
+    expect(big.status).toBe(413)
+    expect(big.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(await big.json()).toEqual({ ok: false, error: 'Payload too large', code: 'payload_too_large' })
   })
 })
