@@ -16,13 +16,14 @@
  * How: the h3 app's handler, wrapped as server/plugins/tracing.ts and Nitro itself wrap it; a
  * request on one of these exact paths (the raw path: an encoded or dotted variant is not on the
  * list and takes the page path, which refuses what is not canonical) is answered here, everything
- * else goes on as before. An error thrown here reaches Nitro's error handler as a route's would.
+ * else goes on as before.
  */
 import type { H3Event } from 'h3'
 import { OIDC_MOUNT } from '../../iam/contract/oidc-mount'
 import { countAnswer } from './metrics'
 import { forwardToProvider, sendProviderAnswer } from './oidc-forward'
 import { bodyRefusal } from './request-body'
+import { useGatewayLog } from './log'
 import { logRequest } from './request-log'
 import { setSecurityHeaders } from './security-headers'
 
@@ -51,11 +52,26 @@ export async function answerDirectly(event: H3Event): Promise<void> {
   countAnswer(event)
   logRequest(event)
   setSecurityHeaders(event)
-  const refusal = await bodyRefusal(event)
-  if (refusal) {
-    event.node.res.end(JSON.stringify(refusal))
-    return
+  try {
+    const refusal = await bodyRefusal(event)
+    if (refusal) {
+      event.node.res.end(JSON.stringify(refusal))
+      return
+    }
+    const answer = await forwardToProvider(event)
+    if (answer) event.node.res.end(sendProviderAnswer(event, answer))
+  } catch (error) {
+    // a body that broke off, or a fault of ours: answered here, as the provider words a failure
+    // (RFC 6749 section 4.1.2.1 `server_error`), since Nitro's error page needs the per-request
+    // context this path does not build
+    useGatewayLog().error('oidc: direct hop failed', { requestId: event.context.requestId, err: error })
+    const { res } = event.node
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    res.statusCode = 500
+    res.setHeader('content-type', 'application/json; charset=utf-8')
+    res.end(JSON.stringify({ error: 'server_error', error_description: 'The request could not be passed to the sign-in service. Please try again.' }))
   }
-  const answer = await forwardToProvider(event)
-  if (answer) event.node.res.end(sendProviderAnswer(event, answer))
 }
