@@ -143,7 +143,8 @@ describe('signup page, from an organization invitation', () => {
     await page.find('form').trigger('submit')
     await vi.waitFor(() => expect(signup.bodies).toHaveLength(1))
     expect(signup.bodies[0]).toMatchObject({ email: 'grace@example.com', invitationToken: TOKEN })
-    await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(`/orgs/invitations/accept?token=${TOKEN}`))
+    // the invitation page is a chunk of its own, loaded on first navigation: slow on a loaded machine (as account.test.ts)
+    await vi.waitFor(() => expect(useRouter().currentRoute.value.fullPath).toBe(`/orgs/invitations/accept?token=${TOKEN}`), { timeout: 10_000 })
     asked.unregister()
   })
 
