@@ -40,7 +40,7 @@ export function observeGatewayRequest(input: { method: string; route: string; st
  * Counts the request's answer once it is sent: method, route template and status. The label is the
  * router's matched template (pages share the renderer's), or `unmatched`, never the raw path, so
  * scans of random URLs create no series. Started by server/middleware/05.metrics.ts, and by the
- * provider's direct hop (server/plugins/provider-hop.ts) for the requests it answers.
+ * gateway's direct lane (server/utils/direct-lane.ts) for the requests it answers.
  */
 export function countAnswer(event: H3Event): void {
   const started = performance.now()

@@ -106,8 +106,8 @@ export async function bufferBody(event: H3Event, limitBytes: number): Promise<bo
  * 413: JSON `{ ok: false, error, code }` like the BFF's other refusals, or `{ error: 'payload_too_large' }`
  * like the OAuth callback's other status answers, returned for the caller to send, with the status and
  * headers set. The connection is closed: the rest of the body stays unread, which is cheaper than
- * draining it. Run by server/middleware/15.body-limit.ts, and by the provider's direct hop
- * (server/plugins/provider-hop.ts) for the requests it answers.
+ * draining it. Run by server/middleware/15.body-limit.ts, and by the gateway's direct lane
+ * (server/utils/direct-lane.ts) for the requests it answers.
  */
 export async function bodyRefusal(event: H3Event): Promise<object | undefined> {
   if (await bufferBody(event, bodyLimitFor(event.path))) return undefined

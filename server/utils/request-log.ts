@@ -3,8 +3,8 @@
  * sane `X-Request-Id` from the caller, else a new one, echoed in the response) and the route
  * template (the metrics' label, never the raw path with its ids). No query string (OAuth codes and
  * states travel there) and no headers. With tracing on, the request's `trace_id` and `span_id`
- * (shared/tracing.ts). Started by server/middleware/05.request-log.ts, and by the provider's direct
- * hop (server/plugins/provider-hop.ts) for the requests it answers.
+ * (shared/tracing.ts). Started by server/middleware/05.request-log.ts, and by the gateway's direct
+ * lane (server/utils/direct-lane.ts) for the requests it answers.
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'

@@ -1,6 +1,6 @@
 /**
  * Security headers on every answer (pages and API), set by server/middleware/10.security-headers.ts
- * and by the provider's direct hop (server/plugins/provider-hop.ts). The page CSP gets hashes of
+ * and by the gateway's direct lane (server/utils/direct-lane.ts). The page CSP gets hashes of
  * Nuxt's inline scripts/styles added by server/plugins/csp-hashes.ts; this default is what API
  * answers and any page without inline content keep. `no-store` everywhere except the fingerprinted
  * build assets: auth pages carry one-time links in their URL and per-user state in their body.

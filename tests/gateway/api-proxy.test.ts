@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
 import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
 import { flushedLogs, waitForLog } from '../helpers/logs'
+import { FRAME_HEADERS } from '../helpers/frame-headers'
 import { browserLike, freshEmail, hmac, PASSWORD, setupStack } from './bff-harness'
 
 interface Received {
@@ -265,6 +266,18 @@ describe('what is forwarded', () => {
     expect(res.headers.get('keep-alive') ?? '').not.toMatch(/77/)
     expect(res.headers.get('x-hop-out')).toBeNull()
     expect(res.headers.get('cache-control')).toBe('private, max-age=60')
+  })
+
+  // server/utils/direct-lane.ts: a page's script calls on the direct lane, a navigation takes the page path
+  it('answers an API call of a page\'s script as the page path answers the same call navigated to', async () => {
+    const b = await signedIn()
+    const scripted = await b.call('/api/upstream/api/set-cookie')
+    const navigated = await b.call('/api/upstream/api/set-cookie', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    expect(scripted.status).toBe(200)
+    expect(navigated.status).toBe(scripted.status)
+    expect(navigated.json).toEqual(scripted.json)
+    for (const name of [...FRAME_HEADERS, 'content-type', 'x-api']) expect(navigated.headers.get(name), name).toBe(scripted.headers.get(name))
+    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /base/set-cookie', 'GET /base/set-cookie'])
   })
 
   it('returns a redirect of the API without following it', async () => {

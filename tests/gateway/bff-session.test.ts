@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIamClient } from '../../iam/client/iam-client'
 import { advanceClock, GATEWAY_CLOCK_ENV } from '../helpers/clock'
+import { FRAME_HEADERS } from '../helpers/frame-headers'
 import { flushedLogs } from '../helpers/logs'
 import { codeOf, linkQueryOf, recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { browserLike, freshEmail, hmac, PASSWORD, setupStack } from './bff-harness'
@@ -68,6 +69,18 @@ describe('cookies and bodies', () => {
     expect(res.json).toMatchObject({ authenticated: true })
     expect(typeof res.json.userId).toBe('string')
     expect(res.text).not.toMatch(/accessToken|eyJ/)
+  })
+
+  // server/utils/direct-lane.ts: a page's script asks on the direct lane, a navigation takes the page path
+  it('answers the session read of a page\'s script as the page path answers the same read navigated to', async () => {
+    const { b } = await signedUpBrowser()
+    const scripted = await b.call('/api/auth/session')
+    const navigated = await b.call('/api/auth/session', { headers: { accept: 'text/html', 'sec-fetch-dest': 'document' } })
+    expect(scripted.status).toBe(200)
+    expect(navigated.status).toBe(scripted.status)
+    expect(navigated.json).toEqual(scripted.json)
+    for (const name of [...FRAME_HEADERS, 'content-type']) expect(navigated.headers.get(name), name).toBe(scripted.headers.get(name))
+    expect(scripted.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('login through the BFF signs in; a wrong password is 401 with a message', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hmac, PASSWORD } from '../e2e/auth-stack'
 import { createIamClient } from '../../iam/client/iam-client'
 import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
+import { FRAME_HEADERS } from '../helpers/frame-headers'
 import { LOOPBACK_SCRAPER, moved, scrapeMetrics } from '../helpers/prometheus'
 import { authorizationUrl, Browser, codeParams, insecure, redeem, signUp, startOpStack, walkAuthorization, type OpStack } from '../helpers/oidc-op'
 
@@ -292,11 +293,8 @@ describe('introspection answers alike on its one-statement path and the provider
   })
 })
 
-// server/utils/provider-hop.ts: the machine endpoints skip the page machinery, never the frame
-describe('the provider\'s machine endpoints on the gateway\'s direct hop', () => {
-  /** The headers server/utils/security-headers.ts puts on every answer. */
-  const FRAME = ['content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-frame-options', 'cross-origin-opener-policy', 'permissions-policy', 'strict-transport-security', 'cache-control']
-
+// server/utils/direct-lane.ts: the machine endpoints skip the page machinery, never the frame
+describe('the provider\'s machine endpoints on the gateway\'s direct lane', () => {
   it('answers with the page path\'s security headers, echoes a sane request id and is counted under the page path\'s route template', async () => {
     const before = await scrapeMetrics(op.url, LOOPBACK_SCRAPER)
     const direct = await fetch(`${op.url}/oidc/.well-known/openid-configuration`, { headers: { 'x-request-id': 'direct-hop-1' } })
@@ -304,7 +302,7 @@ describe('the provider\'s machine endpoints on the gateway\'s direct hop', () =>
     const paged = await fetch(`${op.url}/.well-known/oauth-authorization-server/oidc`)
     expect(direct.status).toBe(200)
     expect(paged.status).toBe(200)
-    for (const name of FRAME) expect(direct.headers.get(name), name).toBe(paged.headers.get(name))
+    for (const name of FRAME_HEADERS) expect(direct.headers.get(name), name).toBe(paged.headers.get(name))
     expect(direct.headers.get('x-request-id')).toBe('direct-hop-1')
     expect((await direct.json()).issuer).toBe((await paged.json()).issuer)
     // a sign-in request is a page's: it takes the page path (400 here: no client named)
