@@ -50,9 +50,10 @@ export const BFF_LANE_ROUTES = { session: '/api/auth/session', upstream: '/api/u
 /**
  * An API proxy path the lane's router matches as it stands: a plain name, and a rest without
  * percent-encoding, empty or dot segments (h3 decodes and normalises those before routing, so its
- * router could match another template or none: such a path takes the page path).
+ * router could match another template or none: such a path takes the page path). Each segment
+ * starts at its slash, so a long path is matched in one pass.
  */
-const UPSTREAM_PATH = /^\/api\/upstream\/[A-Za-z0-9_-]+(?:\/(?:(?!\.\.?(?:\/|$))[^/?#%]+\/?)*)?$/
+const UPSTREAM_PATH = /^\/api\/upstream\/[A-Za-z0-9_-]+(?:\/|(?:\/(?!\.\.?(?:\/|$))[^/?#%]+)+\/?)?$/
 
 /** The template Nitro's router gives server/routes/oidc/[...path].ts: the metrics' and the log's label, the same on both paths. */
 const PROVIDER_ROUTE = { path: `${OIDC_MOUNT}/**:path`, handlers: {} }

@@ -53,4 +53,10 @@ describe('the direct lane takes a page script\'s session read and API calls, nev
       expect(fetched('GET', path), path).toBeUndefined()
     }
   })
+
+  it('refuses a long proxy path that fails at its last character without trying every way to split it', () => {
+    expect(fetched('GET', `/api/upstream/orders/${'a'.repeat(5_000)}%`)).toBeUndefined()
+    expect(fetched('GET', `/api/upstream/orders/${'a/'.repeat(2_000)}..`)).toBeUndefined()
+    expect(fetched('GET', `/api/upstream/orders/${'a/'.repeat(2_000)}b`)).toBe('bff')
+  })
 })
