@@ -710,6 +710,13 @@ export const configSchema = z.strictObject({
        */
       fastIntrospection: z.boolean().default(true),
       /**
+       * The client credentials grant of a client authenticated with its secret answered in two
+       * statements (fast/client-credentials.ts) where that answer is exactly the provider's; off:
+       * every grant goes through oidc-provider's token endpoint.
+       * tests/gateway/client-credentials-equivalence.test.ts holds their answers equal.
+       */
+      fastClientCredentials: z.boolean().default(true),
+      /**
        * Client ID Metadata Documents: a client whose id is an https URL is described by the JSON
        * document at that URL (how MCP clients and agents sign in without registering;
        * features/oidc/client-metadata-documents.ts). `allowedHosts` (empty: any public host) and

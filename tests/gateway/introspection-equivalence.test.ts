@@ -18,15 +18,13 @@
  * per-response `date` and `x-request-id`, and the body byte for byte must be the same.
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIamClient, type IamClient } from '../../iam/client/iam-client'
 import { hmac } from '../e2e/auth-stack'
-import { startIam, type IamServer } from '../helpers/iam-server'
-import { API, authorizationUrl, Browser, codeFlow, codeParams, insecure, redeem, refresh, signUp, startOpStack, walkAuthorization, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
+import type { IamServer } from '../helpers/iam-server'
+import { API, authorizationUrl, Browser, codeFlow, codeParams, insecure, redeem, refresh, signUp, startOpStack, startSecondIam, walkAuthorization, type OpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 
 /** An API taking opaque access tokens, which it introspects as the client LEDGER_CLIENT. */
@@ -70,7 +68,10 @@ beforeAll(async () => {
     }),
   })
   await makeFixtures()
-  second = await startProviderOnly()
+  // IAM B: A's configuration with the switch off, on A's rows (introspection writes nothing)
+  second = await startSecondIam(op, 'introspection-equivalence', (config) => {
+    config.oidc.fastIntrospection = false
+  })
   paths.fast = createIamClient({ baseUrl: op.iam.url, hmac })
   paths.provider = createIamClient({ baseUrl: second.url, hmac })
   // the one-second tokens have expired by now, or within a second
@@ -158,20 +159,6 @@ async function makeFixtures(): Promise<void> {
   tokens['unknown value'] = randomBytes(32).toString('base64url')
   tokens['longer than any token'] = 'x'.repeat(200)
   tokens['empty'] = ''
-}
-
-/** IAM B: A's configuration with the switch off, on A's rows. */
-async function startProviderOnly(): Promise<IamServer> {
-  const config = JSON.parse(readFileSync(join(op.iam.dataDir, 'iam.json'), 'utf8')) as { service: Record<string, unknown>; oidc: Record<string, unknown> }
-  delete config.service.dataDir
-  config.oidc.fastIntrospection = false
-  if (process.env.DATABASE_URL) return startIam({ config, share: op.iam.share })
-  const dump = await createIamClient({ baseUrl: op.iam.url, hmac }).forward({ method: 'GET', target: '/__test/database-dump', headers: {}, purpose: 'bff' })
-  expect(dump.status).toBe(200)
-  // in A's data directory, removed when A stops
-  const template = join(op.iam.dataDir, 'introspection-equivalence.tar')
-  writeFileSync(template, dump.body)
-  return startIam({ config, env: { IAM_TEST_PGLITE_TEMPLATE: template } })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,8 +5,11 @@
  * "browser" that signs in through the BFF and walks the provider's redirects and the
  * /interaction/:uid steps as the page does.
  */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import * as oauth from 'oauth4webapi'
 import { expect } from 'vitest'
+import { startIam, type IamServer } from './iam-server'
 import { createIamClient } from '../../iam/client/iam-client'
 import { hmac, PASSWORD, startE2eStack, type E2eStack } from '../e2e/auth-stack'
 
@@ -262,4 +265,22 @@ export async function introspect(op: OpStack, rp: RegisteredClient, token: strin
 /** A refresh as the RP does it. */
 export async function refresh(op: OpStack, rp: RegisteredClient, refreshToken: string) {
   return oauth.processRefreshTokenResponse(op.as, rp.client, await oauth.refreshTokenGrantRequest(op.as, rp.client, rp.auth, refreshToken, insecure))
+}
+
+/**
+ * A second IAM on the stack's rows, its configuration the stack's IAM's changed by `change` (a fast
+ * path switched off): on PostgreSQL the same database; on PGlite (one process's own) a copy of it
+ * taken now (test-build/routes/__test/database-dump.get.ts), kept in the first IAM's data
+ * directory as `<name>.tar`.
+ */
+export async function startSecondIam(op: OpStack, name: string, change: (config: { service: Record<string, unknown>; oidc: Record<string, unknown> }) => void): Promise<IamServer> {
+  const config = JSON.parse(readFileSync(join(op.iam.dataDir, 'iam.json'), 'utf8')) as { service: Record<string, unknown>; oidc: Record<string, unknown> }
+  delete config.service.dataDir
+  change(config)
+  if (process.env.DATABASE_URL) return startIam({ config, share: op.iam.share })
+  const dump = await createIamClient({ baseUrl: op.iam.url, hmac }).forward({ method: 'GET', target: '/__test/database-dump', headers: {}, purpose: 'bff' })
+  expect(dump.status).toBe(200)
+  const template = join(op.iam.dataDir, `${name}.tar`)
+  writeFileSync(template, dump.body)
+  return startIam({ config, env: { IAM_TEST_PGLITE_TEMPLATE: template } })
 }

@@ -15,6 +15,7 @@ import type { Database } from '../../iam/db/schema'
 import { countUsesStatement } from '../../iam/features/api-tokens/repository'
 import { visitorByCanary } from '../../iam/features/devices/visitors-repo'
 import { introspectionRow } from '../../iam/fast/introspection'
+import { clientRow, insertClientCredentials } from '../../iam/fast/client-credentials'
 import { payloadById, upsertPayload } from '../../iam/features/oidc/adapter'
 import { clientForProvider } from '../../iam/features/oidc/clients'
 import { securityEventRow } from '../../iam/features/security-events/repository'
@@ -357,6 +358,23 @@ export const DIRECT_CASES: DirectCase[] = [
       ['no-such-client', 'no-such-token'],
     ],
   },
+  {
+    name: 'clientRow',
+    statement: clientRow as unknown as AnyDirect,
+    writes: false,
+    // the client id
+    params: [['basic'], ['public'], ['pairwise'], ['no-such-client']],
+  },
+  {
+    name: 'insertClientCredentials',
+    statement: insertClientCredentials as unknown as AnyDirect,
+    writes: true,
+    // the token's id, its payload, its expiry
+    params: [
+      ['cc-fast-1', JSON.stringify({ iat: 1, exp: 2, jti: 'cc-fast-1', kind: 'ClientCredentials', clientId: 'basic', scope: 'orders:read' }), iso(at(600_000))],
+      ['cc-fast-2', JSON.stringify({ iat: 1, exp: 2, jti: 'cc-fast-2', kind: 'ClientCredentials', clientId: 'basic' }), iso(at(60_000))],
+    ],
+  },
 ]
 
 /** The names `pattern` declares in iam/features and iam/fast (every file): what the tables above must cover. */
@@ -369,7 +387,7 @@ export function declaredIn(pattern: RegExp): string[] {
       else if (path.endsWith('.ts')) for (const match of readFileSync(path, 'utf8').matchAll(pattern)) names.push(match[1]!)
     }
   }
-  // the features' statements, and the one-statement introspection's (iam/fast/introspection.ts)
+  // the features' statements, and the fast paths' (iam/fast: introspection, the client credentials grant)
   for (const dir of ['../../iam/features', '../../iam/fast']) walk(fileURLToPath(new URL(dir, import.meta.url)))
   return names.sort()
 }

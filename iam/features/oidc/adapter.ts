@@ -66,6 +66,18 @@ export async function sweepExpired(db: Kysely<Database>, now: number): Promise<v
   await db.deleteFrom('oidc_payloads').where('expires_at', '<', new Date(now - KEEP_EXPIRED_MS)).execute()
 }
 
+/**
+ * After an artefact was stored: sweeps expired ones when the last sweep of this process is
+ * SWEEP_EVERY_MS old. The one-statement client credentials grant stores its tokens past this
+ * adapter (fast/client-credentials.ts) and calls it too.
+ */
+export function sweepWhenDue(deps: Pick<AdapterDeps, 'db' | 'now' | 'later'>): void {
+  const now = deps.now()
+  if (!deps.later || now - lastSweep < SWEEP_EVERY_MS) return
+  lastSweep = now
+  deps.later(() => sweepExpired(deps.db, now))
+}
+
 /** An artefact's row as stored (`payload` its JSON text). */
 type PayloadRow = {
   model: string
@@ -127,11 +139,7 @@ class PayloadAdapter {
       account_id: text(payload.accountId),
       expires_at: expiresAt,
     })
-    const now = this.deps.now()
-    if (this.deps.later && now - lastSweep >= SWEEP_EVERY_MS) {
-      lastSweep = now
-      this.deps.later(() => sweepExpired(this.deps.db, now))
-    }
+    sweepWhenDue(this.deps)
   }
 
   private async findWhere(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {

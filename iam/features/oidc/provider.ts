@@ -17,6 +17,7 @@
 import { createHmac } from 'node:crypto'
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
 import type { IamContext } from '../../context'
+import type { IamConfig } from '../../lib/config-schema'
 import { runAfterResponse } from '../../lib/background'
 import { createAdapterFactory } from './adapter'
 import { findOidcAccount } from './accounts'
@@ -88,6 +89,11 @@ function outboundFetch(allowLoopback: boolean) {
   })
 }
 
+/** The scopes the provider knows: the OpenID ones and the APIs' own (a client's registered `scope` may name both). */
+export function providerScopes(oidc: Pick<IamConfig['oidc'], 'resourceServers'>): string[] {
+  return [...new Set(['openid', 'offline_access', 'profile', 'email', 'organization', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])]
+}
+
 /** Builds the provider for this IAM. */
 export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const { config, db } = ctx
@@ -134,7 +140,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
     pkce: { required: () => true },
     claims: CLAIMS,
     // the OpenID scopes, and the APIs' own (a client's registered `scope` may name both)
-    scopes: [...new Set(['openid', 'offline_access', 'profile', 'email', 'organization', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])],
+    scopes: providerScopes(oidc),
     conformIdTokenClaims: true,
     extraClientMetadata: {
       properties: ['first_party'],

@@ -1,13 +1,16 @@
 import { callNodeListener, defineEventHandler, getCookie, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../contract/oidc-mount'
-import { useOidcProvider } from '../../features/oidc/provider'
+import { providerScopes, useOidcProvider } from '../../features/oidc/provider'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
 import { oidcCsp, pageLocale, pageLookOf, tooManyCodesPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
 import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection, type IntrospectionDeps } from '../../fast/introspection'
+import { fastClientCredentials, type ClientCredentialsDeps } from '../../fast/client-credentials'
+import { sweepWhenDue } from '../../features/oidc/adapter'
+import { runAfterResponse } from '../../lib/background'
 import { openClientSecretOnce } from '../../features/oidc/clients'
 import { introspectionPolicy } from '../../features/oidc/introspection-policy'
 import { routePath } from '../../contract/route-rules'
@@ -35,11 +38,16 @@ const FAST_ANSWER_HEADERS: ReadonlyArray<[string, string]> = [
   ['cache-control', 'no-store'],
   ['content-type', 'application/json; charset=utf-8'],
 ]
+/** The same for a token answer: the token endpoint also exposes DPoP-Nonce (RFC 9449 section 8). */
+const FAST_TOKEN_HEADERS: ReadonlyArray<[string, string]> = FAST_ANSWER_HEADERS.map(([name, value]) => [name, name === 'access-control-expose-headers' ? `DPoP-Nonce,${value}` : value])
 // Koa composes its middleware in callback(): once per process, not per request
 let listener: NodeListener | undefined
 // what the one-statement introspection is handed besides the time: once per process, the access
 // rule the same function the provider's allowedPolicy asks (features/oidc/introspection-policy.ts)
 let introspectionDeps: Omit<IntrospectionDeps, 'now'> | undefined
+// the same for the two-statement client credentials grant (fast/client-credentials.ts): the
+// provider's scopes and token lifetime, as features/oidc/provider.ts hands them to the library
+let clientCredentialsDeps: Omit<ClientCredentialsDeps, 'now'> | undefined
 
 /** oidc-provider's browser session cookie (its default `cookies.names.session`). */
 const PROVIDER_SESSION_COOKIE = '_session'
@@ -93,11 +101,14 @@ export default defineEventHandler(async (event) => {
   if (!ctx.config.oidc.enabled) return httpFail(404, { error: 'Not Found', code: 'not_found' })
   listener ??= (await useOidcProvider(ctx)).callback() as NodeListener
   const req = event.node.req as typeof event.node.req & { originalUrl?: string; body?: Buffer }
-  const introspecting = event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/token/introspection`
-  // the introspection fast path reads the body itself when no signature check read it already;
-  // read alike with the path switched off (`oidc.fastIntrospection`), so the switch changes who
-  // answers and nothing else (the same body bound, the same 413)
-  const read = event.context.rawBody ? await event.context.rawBody.result : introspecting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
+  const posted = event.method === 'POST' ? routePath(event.path) : undefined
+  const introspecting = posted === `${OIDC_MOUNT}/token/introspection`
+  const granting = posted === `${OIDC_MOUNT}/token`
+  // the introspection and client credentials fast paths read the body themselves when no
+  // signature check read it already; read alike with the paths switched off
+  // (`oidc.fastIntrospection`, `oidc.fastClientCredentials`), so a switch changes who answers and
+  // nothing else (the same body bound, the same 413)
+  const read = event.context.rawBody ? await event.context.rawBody.result : introspecting || granting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
   if (read === 'too-large') failTooLarge()
   if (read !== undefined) req.body = read
   event.node.res.setHeader('content-security-policy', oidcCsp(pageLookOf(ctx.config.email)))
@@ -123,6 +134,21 @@ export default defineEventHandler(async (event) => {
       // request without Origin): an inactive answer here must not tell a caller apart from the
       // provider's answer to an unknown token
       for (const [name, value] of FAST_ANSWER_HEADERS) event.node.res.setHeader(name, value)
+      return answer
+    }
+  }
+  // A DPoP proof binds the token to a key (features/oidc/provider.ts): the provider checks it.
+  if (granting && ctx.config.oidc.fastClientCredentials && read !== undefined && req.headers.origin === undefined && req.headers.dpop === undefined) {
+    clientCredentialsDeps ??= {
+      db: ctx.db,
+      openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
+      knownScopes: new Set(providerScopes(ctx.config.oidc)),
+      ttlSeconds: Math.max(1, Math.floor(ctx.config.oidc.ttl.clientCredentialsMs / 1000)),
+      stored: () => sweepWhenDue({ db: ctx.db, now: () => Date.now(), later: (task) => runAfterResponse(task, (error) => ctx.log.warn('oidc: sweeping expired artefacts failed', { error: error.message })) }),
+    }
+    const answer = await fastClientCredentials({ ...clientCredentialsDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
+    if (answer) {
+      for (const [name, value] of FAST_TOKEN_HEADERS) event.node.res.setHeader(name, value)
       return answer
     }
   }
