@@ -16,7 +16,7 @@ import { countUsesStatement } from '../../iam/features/api-tokens/repository'
 import { visitorByCanary } from '../../iam/features/devices/visitors-repo'
 import { introspectionRow } from '../../iam/fast/introspection'
 import { clientRow, insertClientCredentials } from '../../iam/fast/client-credentials'
-import { payloadById, upsertPayload } from '../../iam/features/oidc/adapter'
+import { grantBoundById, grantBoundByUid, grantBoundByUserCode, payloadById, upsertPayload } from '../../iam/features/oidc/adapter'
 import { clientForProvider } from '../../iam/features/oidc/clients'
 import { securityEventRow } from '../../iam/features/security-events/repository'
 import { readAuthState } from '../../iam/features/sessions/auth-state-repo'
@@ -110,6 +110,7 @@ async function seed(db: Kysely<Database>): Promise<void> {
     payload('AccessToken', 'at-extra', { clientId: 'pairwise', accountId: 'acc-1', exp, extra: { a: 1 } }),
     payload('ClientCredentials', 'cc-1', { clientId: 'basic', exp, scope: 'api' }),
     payload('RefreshToken', 'rt-oidc', { clientId: 'app', accountId: 'acc-1', grantId: 'grant-1', exp }),
+    payload('DeviceCode', 'dc-1', { clientId: 'app', accountId: 'acc-1', grantId: 'grant-1', exp, userCode: 'CODE-1', uid: 'uid-dc' }, { user_code: 'CODE-1', uid: 'uid-dc' }),
   ]).execute()
 }
 
@@ -272,6 +273,33 @@ export const COMPILED_CASES: CompiledCase[] = [
       { model: 'AccessToken', id: 'cc-1' },
       { model: 'Session', id: 'no-such-session' },
     ],
+  },
+  // a grant-bound artefact with its grant and account; acc-1 is no UUID, so no account joins
+  {
+    name: 'grantBoundById',
+    statement: grantBoundById as unknown as AnyCompiled,
+    writes: false,
+    args: [
+      { model: 'RefreshToken', value: 'rt-oidc' },
+      { model: 'AccessToken', value: 'at-1' },
+      // no grant of its own
+      { model: 'AccessToken', value: 'at-extra' },
+      // another model's id, and none
+      { model: 'AccessToken', value: 'rt-oidc' },
+      { model: 'RefreshToken', value: 'no-such-token' },
+    ],
+  },
+  {
+    name: 'grantBoundByUid',
+    statement: grantBoundByUid as unknown as AnyCompiled,
+    writes: false,
+    args: [{ model: 'DeviceCode', value: 'uid-dc' }, { model: 'AccessToken', value: 'uid-dc' }, { model: 'DeviceCode', value: 'no-such-uid' }],
+  },
+  {
+    name: 'grantBoundByUserCode',
+    statement: grantBoundByUserCode as unknown as AnyCompiled,
+    writes: false,
+    args: [{ model: 'DeviceCode', value: 'CODE-1' }, { model: 'DeviceCode', value: 'CODE-2' }],
   },
   {
     name: 'upsertPayload',

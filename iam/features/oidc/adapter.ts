@@ -115,6 +115,25 @@ export const payloadById = compiledOnce((db: Kysely<Database>, args: { model: st
   db.selectFrom('oidc_payloads').select(['payload', 'consumed_at', 'expires_at']).where('model', '=', args.model).where('id', '=', args.id),
 )
 
+/**
+ * A grant-bound artefact (GRANT_BOUND) by `column`, with its grant and its account in the same
+ * statement (request-memo.ts): every refresh grant, code redemption and token use starts with it,
+ * so it is compiled once per lookup column (fast/compiled-once.ts) rather than built per call.
+ */
+const grantBoundQuery = (column: 'id' | 'user_code' | 'uid') => (db: Kysely<Database>, args: { model: string; value: string }) =>
+  db
+    .selectFrom('oidc_payloads as t')
+    .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
+    .leftJoin('users as u', (join) => join.on(sql`u.public_id`, '=', ACCOUNT_OF_TOKEN))
+    .select(['t.payload', 't.consumed_at', 't.expires_at', 't.grant_id', 't.account_id'])
+    .select(['g.payload as grantPayload', 'g.consumed_at as grantConsumedAt', 'g.expires_at as grantExpiresAt', sql<boolean>`g.id is not null`.as('grantFound')])
+    .select(ACCOUNT_READ_AHEAD)
+    .where('t.model', '=', args.model)
+    .where(`t.${column}`, '=', args.value)
+export const grantBoundById = compiledOnce(grantBoundQuery('id'))
+export const grantBoundByUid = compiledOnce(grantBoundQuery('uid'))
+export const grantBoundByUserCode = compiledOnce(grantBoundQuery('user_code'))
+
 /** The adapter factory oidc-provider calls once per model name. */
 export function createAdapterFactory(deps: AdapterDeps) {
   return (model: string) => (model === 'Client' ? new ClientAdapter(deps) : new PayloadAdapter(model, deps))
@@ -156,16 +175,8 @@ class PayloadAdapter {
 
   /** The artefact, with its grant and its account read ahead for the rest of the request. */
   private async findWithGrantAndAccount(column: 'id' | 'user_code' | 'uid', value: string): Promise<Payload | undefined> {
-    const row = await this.deps.db
-      .selectFrom('oidc_payloads as t')
-      .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
-      .leftJoin('users as u', (join) => join.on(sql`u.public_id`, '=', ACCOUNT_OF_TOKEN))
-      .select(['t.payload', 't.consumed_at', 't.expires_at', 't.grant_id', 't.account_id'])
-      .select(['g.payload as grantPayload', 'g.consumed_at as grantConsumedAt', 'g.expires_at as grantExpiresAt', sql<boolean>`g.id is not null`.as('grantFound')])
-      .select(ACCOUNT_READ_AHEAD)
-      .where('t.model', '=', this.model)
-      .where(`t.${column}`, '=', value)
-      .executeTakeFirst()
+    const read = column === 'id' ? grantBoundById : column === 'uid' ? grantBoundByUid : grantBoundByUserCode
+    const row = (await read(this.deps.db, { model: this.model, value })).rows[0]
     if (!row) return undefined
     if (row.grant_id) {
       readAhead(grantKey(row.grant_id), row.grantFound ? { payload: row.grantPayload, consumed_at: row.grantConsumedAt, expires_at: row.grantExpiresAt } : null)
