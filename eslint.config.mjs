@@ -15,6 +15,8 @@ export default createConfigForNuxt(
       typescript: true,
       // formatting is left to the code as written; the stylistic preset would rewrite most files
       stylistic: false,
+      // eslint-plugin-regexp's checks (its recommended set, narrowed in project/regexp below)
+      tooling: { jsdoc: false, unicorn: false, regexp: true },
     },
     // the gateway at the root, and the example Nuxt app (its pages are routes: one-word names)
     dirs: { src: ['.', 'examples/nuxt-app'] },
@@ -34,6 +36,26 @@ export default createConfigForNuxt(
       'vue/require-default-prop': 'off',
       // clearing one field's error from a record of field errors (`delete errors[key]`) is the intent
       '@typescript-eslint/no-dynamic-delete': 'off',
+    },
+  },
+  {
+    name: 'project/regexp',
+    // A pattern is run on what a caller sent, on the only thread of its process: what could make it
+    // backtrack (two quantifiers that can trade characters, an alternative that repeats another) or
+    // never match as written stays an error. The rules that only restyle a pattern (`\w` for
+    // `[A-Za-z0-9_]`, an `i` flag for both cases, a group left capturing) are off: the patterns
+    // read as their specifications write them.
+    rules: {
+      'regexp/prefer-w': 'off',
+      'regexp/prefer-d': 'off',
+      'regexp/use-ignore-case': 'off',
+      'regexp/no-unused-capturing-group': 'off',
+      'regexp/no-useless-character-class': 'off',
+      'regexp/control-character-escape': 'off',
+      'regexp/negation': 'off',
+      'regexp/prefer-character-class': 'off',
+      'regexp/optimal-quantifier-concatenation': 'off',
+      'regexp/no-dupe-characters-character-class': 'off',
     },
   },
   {

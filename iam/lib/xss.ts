@@ -36,10 +36,10 @@ const SPECIAL_MARKUP = /<!--|<!\[cdata\[|<!doctype|<\?[a-z]/i
 // whitespace, a quote or `/`): `" onmouseover=` breaks out of a quoted attribute value.
 const EVENT_HANDLER = /(?:^|[\s"'`/;])on[a-z]{3,}\s*=/i
 // A script URL as a whole value, or as the value of an attribute or CSS url( ... ).
-const SCRIPT_URL_AT = /(?:^|[=(]\s*["'`]?)\s*(?:java|vb|live)script\s*:/i
+const SCRIPT_URL_AT = /(?:^\s*|[=(]\s*(?:["'`]\s*)?)(?:java|vb|live)script\s*:/i
 // ... or anywhere when the code follows directly: `javascript:alert(1)` (no space after the colon).
 const SCRIPT_URL_INLINE = /(?:java|vb|live)script:[^\s]/i
-const DATA_HTML_URL = /(?:^|[=(]\s*["'`]?)\s*data:\s*(?:text\/html|image\/svg\+xml|application\/xhtml)/i
+const DATA_HTML_URL = /(?:^\s*|[=(]\s*(?:["'`]\s*)?)data:\s*(?:text\/html|image\/svg\+xml|application\/xhtml)/i
 
 const NAMED_ENTITIES: Record<string, string> = {
   colon: ':',

@@ -8,7 +8,7 @@ import { BASE_CSP } from '../utils/security-headers'
 import { brandImageOrigins } from '../utils/brand'
 import { useGatewayConfig } from '../utils/gateway-config'
 
-const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
+const INLINE_SCRIPT = /<script\b(?![^>]+\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi
 const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi
 
 function hashes(html: string, pattern: RegExp): string[] {

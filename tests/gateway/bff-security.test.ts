@@ -207,7 +207,7 @@ describe('security headers', () => {
     const csp = res.headers.get('content-security-policy') ?? ''
     expect(csp).not.toContain('unsafe-inline')
     const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src')) ?? ''
-    const inline = [...res.text.matchAll(/<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]).filter(Boolean)
+    const inline = [...res.text.matchAll(/<script\b(?![^>]+\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]).filter(Boolean)
     expect(inline.length).toBeGreaterThan(0)
     for (const body of inline) expect(scriptSrc).toContain(`'sha256-${createHash('sha256').update(body!, 'utf8').digest('base64')}'`)
   })

@@ -11,17 +11,25 @@ function codeOf(text: string): string {
 }
 
 const TEXT = String.raw`(?:error|message|reason)`
-/** `.error`, `?.error`, `['error']` on anything but a URL's query; or a bare `error` variable. */
-const SENTENCE = String.raw`(?:(?<!\bquery\??)(?:\?\.|\.)\s*${TEXT}\b|(?<!\bquery\??)\[\s*['"]${TEXT}['"]\s*\]|(?<![\w$.'"])${TEXT}\b)`
-/** A string literal, or a constant that holds one (`NOT_ADMIN`). */
-const LITERAL = String.raw`(?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|\b[A-Z][A-Z0-9_]{2,}\b)`
+/**
+ * `.error`, `?.error`, `['error']` on anything but a URL's query; or a bare `error` variable.
+ * `boundary` ends the name where nothing after it in the rule does (`.errors` is another name).
+ */
+const sentence = (boundary: string) =>
+  String.raw`(?:(?<!\bquery\??)(?:\?\.|\.)\s*${TEXT}${boundary}|(?<!\bquery\??)\[\s*['"]${TEXT}['"]\s*\]|(?<![\w$.'"])${TEXT}${boundary})`
+const SENTENCE = sentence('')
+const SENTENCE_AT_END = sentence(String.raw`\b`)
+/** A string literal, or a constant that holds one (`NOT_ADMIN`); `boundary` starts the constant's name where the rule does not. */
+const literal = (boundary: string) => String.raw`(?:'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60|${boundary}[A-Z][A-Z0-9_]{2,}\b)`
+const LITERAL = literal('')
+const LITERAL_AT_START = literal(String.raw`\b`)
 const EQUALS = String.raw`(?:===|!==|==|!=)`
 
 const RULES: ReadonlyArray<[string, RegExp]> = [
-  ['compared with a string or a constant', new RegExp(String.raw`${SENTENCE}\s*\)?\s*${EQUALS}\s*${LITERAL}`)],
-  ['compared with a string or a constant', new RegExp(String.raw`${LITERAL}\s*${EQUALS}\s*[\w$.?()[\]]*?${SENTENCE}`)],
+  ['compared with a string or a constant', new RegExp(String.raw`${SENTENCE}\s*(?:\)\s*)?${EQUALS}\s*${LITERAL}`)],
+  ['compared with a string or a constant', new RegExp(String.raw`${LITERAL_AT_START}\s*${EQUALS}\s*[\w$.?()[\]]*?${SENTENCE_AT_END}`)],
   ['switched on', new RegExp(String.raw`switch\s*\(\s*[\w$.?()]*?${SENTENCE}\s*\)`)],
-  ['searched', new RegExp(String.raw`${SENTENCE}\s*\)?\s*(?:\?\.|\.)\s*(?:includes|startsWith|endsWith|match|matchAll|search|indexOf|localeCompare)\s*\(`)],
+  ['searched', new RegExp(String.raw`${SENTENCE}\s*(?:\)\s*)?(?:\?\.|\.)\s*(?:includes|startsWith|endsWith|match|matchAll|search|indexOf|localeCompare)\s*\(`)],
   ['searched', new RegExp(String.raw`(?:\.test|\.includes|\.has)\(\s*[\w$.?()]*?${SENTENCE}\s*\)`)],
   ['used as a key', new RegExp(String.raw`\w\s*\[\s*[\w$.?()]*?${SENTENCE}\s*\]`)],
 ]

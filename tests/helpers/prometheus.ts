@@ -28,7 +28,7 @@ function parseValue(text: string, line: string): number {
   if (lower === '+inf' || lower === 'inf') return Infinity
   if (lower === '-inf') return -Infinity
   if (lower === 'nan') return NaN
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`bad sample value in: ${line}`)
+  if (!/^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/.test(text)) throw new Error(`bad sample value in: ${line}`)
   return Number(text)
 }
 

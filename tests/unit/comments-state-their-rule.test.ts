@@ -33,7 +33,7 @@ function commentsOf(text: string): string[] {
 
 // "the spec" (also across a comment's line break), "the spec's", "spec row", "IAM spec", "(spec ...)",
 // "spec: ..."; not "the specifier", "a spec object" or an RFC
-const CITES_SPEC = /\bthe(?:\s|\*|\/\/)+spec\b(?!ifi)|\bspec(?:'s)?\s+rows?\b|\bspec's\b|\bIAM\s+spec\b|\(spec\b|\bspec\s*:/i
+const CITES_SPEC = /\bthe(?:\s|\*|\/\/)+spec\b|\bspec(?:'s)?\s+rows?\b|\bspec's\b|\bIAM\s+spec\b|\(spec\b|\bspec\s*:/i
 
 /** The comments of `text` that cite the specifications instead of stating the rule. */
 function specCitations(text: string): string[] {

@@ -171,7 +171,7 @@ function visibleTemplateText(source: string): string[] {
   const withoutComments = template.replace(/<!--[\s\S]*?-->/g, '')
   const texts: string[] = []
   for (const m of withoutComments.matchAll(/>([^<]+)</g)) texts.push(m[1]!.replace(/\{\{[\s\S]*?\}\}/g, ' '))
-  for (const m of withoutComments.matchAll(/\s(?:label|hint|title|placeholder|aria-label|alt|message|[a-z]+-label)="([^"]*)"/g)) texts.push(m[1]!)
+  for (const m of withoutComments.matchAll(/\s(?:label|hint|title|placeholder|alt|message|[a-z]+-label)="([^"]*)"/g)) texts.push(m[1]!)
   return texts.map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => /[A-Za-z]{2,}/.test(text) && !UNTRANSLATED_WORDS.has(text))
 }
 

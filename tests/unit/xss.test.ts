@@ -89,3 +89,27 @@ describe('containsXss walks every string of a value', () => {
     expect(containsXss(deep)).toBe(true)
   })
 })
+
+describe('stringContainsXss: the script and data URL patterns decide in one pass', () => {
+  // the two patterns as they were, before each quote got the whitespace after it as its own:
+  // `[=(]\s*["'`]?\s*` lets the two runs trade spaces (quadratic in a run of them)
+  // eslint-disable-next-line regexp/no-super-linear-backtracking -- the former pattern, kept as the twin the new one is held to
+  const FORMER_SCRIPT_URL = /(?:^|[=(]\s*["'`]?)\s*(?:java|vb|live)script\s*:/i
+  // eslint-disable-next-line regexp/no-super-linear-backtracking -- the former pattern, kept as the twin the new one is held to
+  const FORMER_DATA_URL = /(?:^|[=(]\s*["'`]?)\s*data:\s*(?:text\/html|image\/svg\+xml|application\/xhtml)/i
+  /** flagged by the former patterns (a space before each colon: the inline rule does not apply) */
+  const FLAGGED = ['javascript :x', '  javascript :', 'a="javascript :x', "a= ' javascript :x", 'a=(  vbscript :', 'url( " livescript :', '= `  javascript  :', 'data:text/html,x', '  data:text/html', 'a= " data: text/html', "href='data:image/svg+xml"]
+  /** passed by them: a quote that opens the value, no `=` or `(` before it, another word or type */
+  const PASSED = ['"javascript :x', 'x=javascript', 'a="java script :', 'a="data:image/png', 'plain text = fine', '" data:text/html']
+
+  it('flags what the former patterns flagged, and passes what they passed', () => {
+    for (const sample of FLAGGED) expect({ sample, former: FORMER_SCRIPT_URL.test(sample) || FORMER_DATA_URL.test(sample), now: stringContainsXss(sample) }).toEqual({ sample, former: true, now: true })
+    for (const sample of PASSED) expect({ sample, former: FORMER_SCRIPT_URL.test(sample) || FORMER_DATA_URL.test(sample), now: stringContainsXss(sample) }).toEqual({ sample, former: false, now: false })
+  })
+
+  it('decides a long run of spaces between = and a value like a short one', () => {
+    const spaces = ' '.repeat(50_000)
+    expect(stringContainsXss(`a=${spaces}"${spaces}javascript:x`)).toBe(true)
+    expect(stringContainsXss(`a=${spaces}"${spaces}ok`)).toBe(false)
+  })
+})
