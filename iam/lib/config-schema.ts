@@ -68,6 +68,13 @@ export const configSchema = z.strictObject({
       dataDir: z.string().default('.data'),
       /** SIGTERM: how long in-flight requests may take to finish before the rest are cut (NITRO_SHUTDOWN_TIMEOUT wins when set) */
       shutdownTimeoutMs: z.number().int().positive().default(10_000),
+      /**
+       * `GET /health` and the OpenID Provider's requests run the IAM's middleware and their route
+       * on an h3 app of their own, without Nitro's per-request hooks (plugins/02.direct-lane.ts);
+       * off: they take Nitro's path like every other request. The answers are the same
+       * (tests/iam/direct-lane.test.ts).
+       */
+      directLane: z.boolean().default(true),
       proxy: z
         .strictObject({ trust: z.boolean().default(false), ipToTrust: z.string().optional() })
         .prefault({}),

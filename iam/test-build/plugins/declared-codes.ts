@@ -11,6 +11,7 @@
  * `error` and have no `code`.
  */
 import type { ServerResponse } from 'node:http'
+import type { H3Event } from 'h3'
 import { defineNitroPlugin } from 'nitropack/runtime'
 import { isOidcPath } from '../../contract/oidc-mount'
 import { codeProblem } from '../../contract/responses'
@@ -33,35 +34,45 @@ function bodyText(chunk: unknown): string | undefined {
  */
 const guarding = (env: Record<string, string | undefined>) => env['NODE_ENV'] !== 'production'
 
-export default defineNitroPlugin((nitroApp) => {
+// Around the h3 app's handler, not on Nitro's 'request' hook: requests on the IAM's direct lane
+// (iam/plugins/02.direct-lane.ts) skip that hook, and the test build's plugins run after the IAM's
+// own, so this wraps the lane too.
+export default defineNitroPlugin(({ h3App }) => {
   if (!guarding(process.env)) return
-  nitroApp.hooks.hook('request', (event) => {
-    const res: ServerResponse = event.node.res
-    // as received: the /oidc mount hands the provider the path without its prefix (routes/oidc)
-    const path = event.path.split('?')[0] ?? '/'
-    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
-    res.end = ((...args: unknown[]) => {
-      const chunk = typeof args[0] === 'function' ? undefined : args[0]
-      const text = bodyText(chunk)
-      const json = /^application\/json\b/i.test(String(res.getHeader('content-type') ?? ''))
-      if (text === undefined || !json || res.headersSent || !judged(res.statusCode)) return end(...args)
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        return end(...args)
-      }
-      const id = event.context.routeRule?.id
-      const route = id ? ROUTES[id] : undefined
-      if (!route && isOidcPath(path) && (body as { code?: unknown } | null)?.code === undefined) return end(...args)
-      const problem = codeProblem(route, res.statusCode, body)
-      if (!problem) return end(...args)
-      const where = `${event.method} ${path}`
-      useIam().log.error('undeclared failure code', { route: id ?? 'none', where, problem, body: text.slice(0, 500) })
-      const replaced = JSON.stringify({ error: 'Undeclared failure code (test build)', code: 'internal_error', undeclared: { route: id ?? null, where, problem, body } })
-      res.statusCode = 500
-      if (res.hasHeader('content-length')) res.setHeader('content-length', Buffer.byteLength(replaced))
-      return end(replaced)
-    }) as typeof res.end
-  })
+  const handle = h3App.handler
+  h3App.handler = (event) => {
+    guard(event)
+    return handle(event)
+  }
 })
+
+/** Replaces, as it is written, a failure whose code the route's table entry does not declare. */
+function guard(event: H3Event): void {
+  const res: ServerResponse = event.node.res
+  // as received: the /oidc mount hands the provider the path without its prefix (routes/oidc)
+  const path = event.path.split('?')[0] ?? '/'
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+  res.end = ((...args: unknown[]) => {
+    const chunk = typeof args[0] === 'function' ? undefined : args[0]
+    const text = bodyText(chunk)
+    const json = /^application\/json\b/i.test(String(res.getHeader('content-type') ?? ''))
+    if (text === undefined || !json || res.headersSent || !judged(res.statusCode)) return end(...args)
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return end(...args)
+    }
+    const id = event.context.routeRule?.id
+    const route = id ? ROUTES[id] : undefined
+    if (!route && isOidcPath(path) && (body as { code?: unknown } | null)?.code === undefined) return end(...args)
+    const problem = codeProblem(route, res.statusCode, body)
+    if (!problem) return end(...args)
+    const where = `${event.method} ${path}`
+    useIam().log.error('undeclared failure code', { route: id ?? 'none', where, problem, body: text.slice(0, 500) })
+    const replaced = JSON.stringify({ error: 'Undeclared failure code (test build)', code: 'internal_error', undeclared: { route: id ?? null, where, problem, body } })
+    res.statusCode = 500
+    if (res.hasHeader('content-length')) res.setHeader('content-length', Buffer.byteLength(replaced))
+    return end(replaced)
+  }) as typeof res.end
+}
