@@ -37,7 +37,7 @@ const HEALTH_ROUTE = '/health'
 const OIDC_ROUTE = `${OIDC_MOUNT}/**:path`
 
 /** Whether the raw request target takes the lane. */
-export function onDirectLane(url: string): boolean {
+function onDirectLane(url: string): boolean {
   const query = url.indexOf('?')
   const path = query === -1 ? url : url.slice(0, query)
   return path === HEALTH_ROUTE || path.startsWith(`${OIDC_MOUNT}/`)

@@ -94,12 +94,19 @@ export function providerScopes(oidc: Pick<IamConfig['oidc'], 'resourceServers'>)
   return [...new Set(['openid', 'offline_access', 'profile', 'email', 'organization', ...oidc.resourceServers.flatMap((rs) => rs.scopes)])]
 }
 
+/** A lifetime in whole seconds, at least one, as the provider's `ttl` takes it. */
+export const ttlSeconds = (ms: number): number => Math.max(1, Math.floor(ms / 1000))
+
+/** How the adapter's sweep of expired artefacts runs after the answer (lib/background.ts); the fast client credentials grant sweeps the same way. */
+export function sweepAfterResponse(ctx: Pick<IamContext, 'log'>): (task: () => Promise<void>) => void {
+  return (task) => runAfterResponse(task, (error) => ctx.log.warn('oidc: sweeping expired artefacts failed', { error: error.message }))
+}
+
 /** Builds the provider for this IAM. */
 export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const { config, db } = ctx
   const { oidc } = config
   const ttl = oidc.ttl
-  const seconds = (ms: number) => Math.max(1, Math.floor(ms / 1000))
   const keys = await loadOidcKeys(db, config)
   const httpsIssuer = new URL(oidc.issuer).protocol === 'https:'
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
@@ -115,7 +122,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       db,
       config,
       now: () => Date.now(),
-      later: (task) => runAfterResponse(task, (error) => ctx.log.warn('oidc: sweeping expired artefacts failed', { error: error.message })),
+      later: sweepAfterResponse(ctx),
     }),
     clients: [],
     fetch: outboundFetch(oidc.allowLoopbackRequests),
@@ -251,7 +258,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
           return {
             scope: server.scopes.join(' '),
             audience: indicator,
-            accessTokenTTL: seconds(server.accessTokenTtlMs ?? ttl.accessTokenMs),
+            accessTokenTTL: ttlSeconds(server.accessTokenTtlMs ?? ttl.accessTokenMs),
             ...(server.accessTokenFormat === 'opaque' ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
           }
         },
@@ -262,15 +269,15 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
       userinfoSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
     },
     ttl: {
-      AccessToken: (_octx: OidcCtx, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? seconds(ttl.accessTokenMs),
-      AuthorizationCode: seconds(ttl.authorizationCodeMs),
-      ClientCredentials: (_octx: OidcCtx, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? seconds(ttl.clientCredentialsMs),
-      DeviceCode: seconds(ttl.deviceCodeMs),
-      Grant: seconds(ttl.grantMs),
-      IdToken: seconds(ttl.idTokenMs),
-      Interaction: seconds(ttl.interactionMs),
-      RefreshToken: seconds(ttl.refreshTokenMs),
-      Session: seconds(ttl.sessionMs),
+      AccessToken: (_octx: OidcCtx, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? ttlSeconds(ttl.accessTokenMs),
+      AuthorizationCode: ttlSeconds(ttl.authorizationCodeMs),
+      ClientCredentials: (_octx: OidcCtx, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? ttlSeconds(ttl.clientCredentialsMs),
+      DeviceCode: ttlSeconds(ttl.deviceCodeMs),
+      Grant: ttlSeconds(ttl.grantMs),
+      IdToken: ttlSeconds(ttl.idTokenMs),
+      Interaction: ttlSeconds(ttl.interactionMs),
+      RefreshToken: ttlSeconds(ttl.refreshTokenMs),
+      Session: ttlSeconds(ttl.sessionMs),
     },
     async renderError(octx: OidcCtx, out: { error?: string; error_description?: string }) {
       octx.type = 'html'

@@ -1,7 +1,7 @@
 import { callNodeListener, defineEventHandler, getCookie, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../contract/oidc-mount'
-import { providerScopes, useOidcProvider } from '../../features/oidc/provider'
+import { providerScopes, sweepAfterResponse, ttlSeconds, useOidcProvider } from '../../features/oidc/provider'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
 import { oidcCsp, pageLocale, pageLookOf, tooManyCodesPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
@@ -10,7 +10,6 @@ import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection, type IntrospectionDeps } from '../../fast/introspection'
 import { fastClientCredentials, type ClientCredentialsDeps } from '../../fast/client-credentials'
 import { sweepWhenDue } from '../../features/oidc/adapter'
-import { runAfterResponse } from '../../lib/background'
 import { openClientSecretOnce } from '../../features/oidc/clients'
 import { introspectionPolicy } from '../../features/oidc/introspection-policy'
 import { routePath } from '../../contract/route-rules'
@@ -143,8 +142,8 @@ export default defineEventHandler(async (event) => {
       db: ctx.db,
       openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
       knownScopes: new Set(providerScopes(ctx.config.oidc)),
-      ttlSeconds: Math.max(1, Math.floor(ctx.config.oidc.ttl.clientCredentialsMs / 1000)),
-      stored: () => sweepWhenDue({ db: ctx.db, now: () => Date.now(), later: (task) => runAfterResponse(task, (error) => ctx.log.warn('oidc: sweeping expired artefacts failed', { error: error.message })) }),
+      ttlSeconds: ttlSeconds(ctx.config.oidc.ttl.clientCredentialsMs),
+      stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
     }
     const answer = await fastClientCredentials({ ...clientCredentialsDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
     if (answer) {
