@@ -4,13 +4,13 @@
  * client sends it, so a proxy in between that forwards the request target unchanged keeps the
  * signature valid.
  *
- * node:http(s) and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too. Not
- * `fetch`: the gateway makes an IAM call for nearly every request it answers, and undici's fetch
- * cost several times node:http's CPU per call on a kept-alive connection (docs/performance.md,
- * "The gateway's GET /api/auth/session").
+ * undici's connection pool and node:crypto only: no h3 or Nuxt, so the IAM's tests can use it too.
+ * The gateway makes an IAM call for nearly every request it answers, so the call's own cost counts:
+ * undici's `dispatch` (its documented low-level API, on a `Pool` of kept-alive connections) costs
+ * well under half of node:http's client CPU per call, and `fetch` (Request and Response objects)
+ * several times it (docs/performance.md, "The gateway hop").
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { errors as undiciErrors, Pool, type Dispatcher } from 'undici'
 import { isCanonicalPath, splitTarget } from '../contract/request-path'
 import { SIGNED_HEADERS_V2, signRequestV3, type GatewayPurpose, type SignedHeaderValues } from './hmac'
 
@@ -50,7 +50,7 @@ export interface IamRequest {
 
 export interface IamResponse<T> {
   status: number
-  headers: Headers
+  headers: AnswerHeaders
   /** the parsed JSON body; null for an empty or non-JSON body */
   body: T | null
   /** the body's bytes as they came (an image, GET /auth/picture) */
@@ -75,7 +75,7 @@ export interface IamForward {
 
 export interface IamRawResponse {
   status: number
-  headers: Headers
+  headers: AnswerHeaders
   body: Uint8Array
   setCookies: string[]
 }
@@ -117,8 +117,7 @@ export class IamTargetError extends TypeError {
  * canonical (iam/contract/request-path.ts), or that URL parsing would resolve elsewhere
  * (`/oidc/%2e%2e/x` is `/x` to WHATWG URL), is refused before anything is signed.
  */
-function urlUnderBase(baseUrl: string, path: string, rawQuery: string): URL {
-  const base = new URL(baseUrl)
+function urlUnderBase(base: URL, path: string, rawQuery: string): URL {
   const expected = base.pathname.replace(/\/+$/, '') + path
   if (!isCanonicalPath(path)) throw new IamTargetError(`IAM request path is not canonical: ${JSON.stringify(path)}`)
   const url = new URL(expected + (rawQuery ? `?${rawQuery}` : ''), base)
@@ -126,8 +125,8 @@ function urlUnderBase(baseUrl: string, path: string, rawQuery: string): URL {
   return url
 }
 
-function targetUrl(baseUrl: string, path: string, query: Record<string, string> | undefined): URL {
-  const url = urlUnderBase(baseUrl, path, '')
+function targetUrl(base: URL, path: string, query: Record<string, string> | undefined): URL {
+  const url = urlUnderBase(base, path, '')
   for (const [key, value] of Object.entries(query ?? {})) url.searchParams.append(key, value)
   return url
 }
@@ -135,14 +134,57 @@ function targetUrl(baseUrl: string, path: string, query: Record<string, string> 
 /** What came back: read whole (a JSON answer, or a provider answer passed on). */
 interface Answer {
   status: number
-  headers: Headers
+  headers: AnswerHeaders
   body: Buffer
 }
 
-function headersOf(raw: string[]): Headers {
-  const headers = new Headers()
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!)
-  return headers
+/**
+ * An answer's headers as they came, read as a WHATWG `Headers` is (`get` joins a repeated header
+ * with `, `, `getSetCookie` keeps each line, `forEach` gives each Set-Cookie line apart), in the
+ * order they arrived: what callers read of them, without building a `Headers` for every call.
+ */
+export class AnswerHeaders {
+  readonly #values = new Map<string, string[]>()
+
+  /** `raw`: names and values alternating, as undici gives them; latin1, as node:http reads them */
+  constructor(raw?: readonly (Buffer | string)[]) {
+    if (!raw) return
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = latin1(raw[i]!).toLowerCase()
+      const value = latin1(raw[i + 1]!)
+      const values = this.#values.get(name)
+      if (values) values.push(value)
+      else this.#values.set(name, [value])
+    }
+  }
+
+  get(name: string): string | null {
+    return this.#values.get(name.toLowerCase())?.join(', ') ?? null
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(name.toLowerCase())
+  }
+
+  getSetCookie(): string[] {
+    return [...(this.#values.get('set-cookie') ?? [])]
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, values] of this.#values) {
+      if (name === 'set-cookie') for (const value of values) callback(value, name)
+      else callback(values.join(', '), name)
+    }
+  }
+}
+
+const latin1 = (value: Buffer | string) => (typeof value === 'string' ? value : value.toString('latin1'))
+
+/** A caller's headers with their names lower-cased, in a new object this call may add to. */
+function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (headers) for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!
+  return out
 }
 
 function parsedBody<T>(answer: Answer): T | null {
@@ -155,52 +197,54 @@ function parsedBody<T>(answer: Answer): T | null {
 }
 
 /**
- * Idle connections are closed a second before the IAM would close them (Node's agent reads the
- * server's `Keep-Alive: timeout=` hint, but only below its own `timeout`), so a call never goes out
- * on a connection the IAM is closing. Requests take no timeout from this: see `send`.
+ * Idle connections are closed before the IAM would close them: undici reads the server's
+ * `Keep-Alive: timeout=` hint and keeps a connection that long less a margin, so a call never goes
+ * out on a connection the IAM is closing. Without a hint, this. Requests take no timeout from
+ * this: see `send`.
  */
-const AGENT_SOCKET_TIMEOUT_MS = 60_000
+const IDLE_CONNECTION_MS = 4_000
 
 /** Creates a client for one IAM deployment. */
 export function createIamClient(options: IamClientOptions): IamClient {
   const timeoutMs = options.timeoutMs ?? 10_000
   // Validate once so a bad base URL is a start-up error, not a per-request one.
-  const secure = new URL(options.baseUrl).protocol === 'https:'
-  const agent = secure ? new HttpsAgent({ keepAlive: true, timeout: AGENT_SOCKET_TIMEOUT_MS }) : new HttpAgent({ keepAlive: true, timeout: AGENT_SOCKET_TIMEOUT_MS })
-  const open = secure ? httpsRequest : httpRequest
+  const base = new URL(options.baseUrl)
+  const { origin } = base
+  // As many connections as calls in flight (node:http's agent did the same), each kept for the next call.
+  const pool = new Pool(origin, { keepAliveTimeout: IDLE_CONNECTION_MS })
 
   async function request<T = unknown>(req: IamRequest): Promise<IamResponse<T>> {
     const method = req.method.toUpperCase()
-    const url = targetUrl(options.baseUrl, req.path, req.query)
-    const headers = new Headers(req.headers)
-    headers.set('accept', 'application/json')
+    const url = targetUrl(base, req.path, req.query)
+    const headers = lowerCased(req.headers)
+    headers.accept = 'application/json'
     const cookie = req.cookies ? cookieHeader(req.cookies) : undefined
-    if (cookie) headers.set('cookie', cookie)
-    if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
+    if (cookie) headers.cookie = cookie
+    if (req.clientIp) headers['x-forwarded-for'] = req.clientIp
     // An empty browser User-Agent is forwarded as empty, as the browser sent it.
-    if (req.userAgent !== undefined) headers.set('user-agent', req.userAgent)
+    if (req.userAgent !== undefined) headers['user-agent'] = req.userAgent
     let body: string | Uint8Array | undefined
     if (req.raw !== undefined) {
       body = req.raw.bytes
-      headers.set('content-type', req.raw.contentType)
+      headers['content-type'] = req.raw.contentType
     } else if (req.body !== undefined) {
       body = JSON.stringify(req.body)
-      headers.set('content-type', 'application/json')
+      headers['content-type'] = 'application/json'
     }
     const answer = await send(method, url, headers, body, req.purpose ?? 'bff')
     return { status: answer.status, headers: answer.headers, body: parsedBody<T>(answer), raw: answer.body, setCookies: answer.headers.getSetCookie() }
   }
 
-  function sign(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined, purpose: GatewayPurpose): void {
+  function sign(method: string, url: URL, headers: Record<string, string>, body: string | Uint8Array | undefined, purpose: GatewayPurpose): void {
     if (!options.hmac) return
     // Version 3 always: the signature also covers the body, the credential headers and the purpose,
     // so signed headers cannot be replayed with another body or session, nor reach a route that
     // does not accept what they were signed for (iam/client/hmac.ts). Set last: the signature
     // headers (and the nonce as X-Request-ID) always win over caller headers.
     const covered: SignedHeaderValues = {}
-    for (const name of SIGNED_HEADERS_V2) covered[name] = headers.get(name) ?? undefined
+    for (const name of SIGNED_HEADERS_V2) covered[name] = headers[name]
     const signed = signRequestV3({ ...options.hmac, method, url: url.pathname + url.search, body, headers: covered, purpose })
-    for (const [name, value] of Object.entries(signed)) headers.set(name, value)
+    for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value
   }
 
   /**
@@ -208,12 +252,8 @@ export function createIamClient(options: IamClientOptions): IamClient {
    * observed, the answer read whole. Redirects are returned, never followed. A refused or lost
    * connection, or no whole answer within timeoutMs, is IamUnavailableError.
    */
-  function send(method: string, url: URL, headers: Headers, body: string | Uint8Array | undefined, purpose: GatewayPurpose): Promise<Answer> {
-    sign(method, url, headers, body, purpose)
-    const outgoing: Record<string, string> = {}
-    headers.forEach((value, name) => {
-      outgoing[name] = value
-    })
+  function send(method: string, url: URL, outgoing: Record<string, string>, body: string | Uint8Array | undefined, purpose: GatewayPurpose): Promise<Answer> {
+    sign(method, url, outgoing, body, purpose)
     if (body !== undefined) outgoing['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
     // after the caller's headers: a forwarded request's own traceparent never outranks this call's
     const traced = options.trace?.(method)
@@ -225,6 +265,7 @@ export function createIamClient(options: IamClientOptions): IamClient {
     }
     return new Promise<Answer>((resolve, reject) => {
       let done = false
+      let exchange: Dispatcher.DispatchController | undefined
       // true the first time only: an answer, an error and the timer may each try to end the call
       const finish = () => {
         if (done) return false
@@ -234,28 +275,45 @@ export function createIamClient(options: IamClientOptions): IamClient {
       }
       const fail = (reason: string, cause?: unknown) => {
         if (!finish()) return
-        outbound.destroy()
+        exchange?.abort(new Error(reason))
         observe('unavailable')
         reject(new IamUnavailableError(`IAM unreachable: ${method} ${url.pathname} (${reason})`, { cause }))
       }
-      // throws for a header value no request may carry (a caller's bug), before anything is sent
-      const outbound = open(url, { method, headers: outgoing, agent }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('error', (error) => fail(error.message, error))
-        // a connection lost mid-answer ends the response without 'end'
-        res.on('close', () => {
-          if (!res.complete) fail('connection closed before the whole answer')
-        })
-        res.on('end', () => {
-          if (!finish()) return
-          observe(res.statusCode ?? 0)
-          resolve({ status: res.statusCode ?? 0, headers: headersOf(res.rawHeaders), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
-        })
-      })
       const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs)
-      outbound.on('error', (error) => fail(error.message, error))
-      outbound.end(body)
+      let status = 0
+      let rawHeaders: Dispatcher.DispatchController['rawHeaders']
+      const chunks: Buffer[] = []
+      pool.dispatch(
+        { path: url.pathname + url.search, method, headers: outgoing, body: body ?? null },
+        {
+          onRequestStart(controller) {
+            // a call still queued when its time ran out never leaves
+            if (done) controller.abort(new Error('abandoned'))
+            else exchange = controller
+          },
+          onResponseStart(controller, statusCode) {
+            status = statusCode
+            rawHeaders = controller.rawHeaders
+          },
+          onResponseData(_controller, chunk) {
+            chunks.push(chunk)
+          },
+          onResponseEnd() {
+            if (!finish()) return
+            observe(status)
+            resolve({ status, headers: new AnswerHeaders(Array.isArray(rawHeaders) ? rawHeaders : undefined), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
+          },
+          onResponseError(_controller, error) {
+            // a header value no request may carry is a caller's bug, refused before anything is sent
+            if (error instanceof undiciErrors.InvalidArgumentError && exchange === undefined) {
+              if (finish()) reject(new TypeError(error.message, { cause: error }))
+              return
+            }
+            // refused, reset, or lost in the middle of the answer
+            fail(error.message, error)
+          },
+        },
+      )
     })
   }
 
@@ -263,9 +321,9 @@ export function createIamClient(options: IamClientOptions): IamClient {
     const method = req.method.toUpperCase()
     const { path, query } = splitTarget(req.target)
     if (query.includes('#')) throw new IamTargetError(`IAM forward target carries a fragment: ${JSON.stringify(req.target)}`)
-    const url = urlUnderBase(options.baseUrl, path, query)
-    const headers = new Headers(req.headers)
-    if (req.clientIp) headers.set('x-forwarded-for', req.clientIp)
+    const url = urlUnderBase(base, path, query)
+    const headers = lowerCased(req.headers)
+    if (req.clientIp) headers['x-forwarded-for'] = req.clientIp
     const body = req.body && req.body.length > 0 ? req.body : undefined
     const answer = await send(method, url, headers, body, req.purpose ?? 'provider')
     return { status: answer.status, headers: answer.headers, body: answer.body, setCookies: answer.headers.getSetCookie() }

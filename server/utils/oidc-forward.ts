@@ -5,7 +5,7 @@
  * never followed here. The issuer is this origin + /oidc (iam/features/oidc/provider.ts), so the
  * IAM builds every URL it prints from its configuration, not from these headers.
  */
-import { appendResponseHeader, getRequestHeader, readRawBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
+import { appendResponseHeader, readRawBody, setResponseHeader, setResponseStatus, type H3Event } from 'h3'
 import { IamUnavailableError, type IamRawResponse } from '../../iam/client/iam-client'
 import { isForwardableTarget } from '../../iam/contract/request-path'
 import { OIDC_MOUNT } from '../../iam/contract/oidc-mount'
@@ -49,10 +49,12 @@ export async function forwardToProvider(event: H3Event, target = event.node.req.
     event.node.res.end('Your network address could not be determined.')
     return undefined
   }
+  // read from the request's own header table: h3's getRequestHeader copies every header per call
+  const passed = event.node.req.headers
   const headers: Record<string, string> = {}
   for (const name of PASSED_REQUEST_HEADERS) {
-    const value = getRequestHeader(event, name)
-    if (value !== undefined) headers[name] = value
+    const value = passed[name]
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
   }
   const raw = event.method === 'GET' || event.method === 'HEAD' ? undefined : await readRawBody(event, false)
   try {

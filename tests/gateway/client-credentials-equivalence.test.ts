@@ -103,10 +103,12 @@ async function ask(iam: IamClient, c: { headers: Record<string, string>; body: s
     await new Promise((resolve) => setTimeout(resolve, 100))
     return ask(iam, c, target, attempt + 1)
   }
-  const headers: Record<string, string> = {}
+  // by name: the members' order is compared (the body's), the headers' order on the wire is not
+  const shown: Array<[string, string]> = []
   res.headers.forEach((value, name) => {
-    if (!PER_RESPONSE.has(name)) headers[name] = value
+    if (!PER_RESPONSE.has(name)) shown.push([name, value])
   })
+  const headers = Object.fromEntries(shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   const text = Buffer.from(res.body).toString('utf8')
   let body: Record<string, unknown> | string = text
   try {

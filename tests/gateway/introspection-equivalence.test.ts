@@ -222,10 +222,12 @@ async function ask(iam: IamClient, c: Case, attempt = 1): Promise<Answer> {
     await new Promise((resolve) => setTimeout(resolve, 100))
     return ask(iam, c, attempt + 1)
   }
-  const headers: Record<string, string> = {}
+  // by name: the members' order is compared (the body's), the headers' order on the wire is not
+  const shown: Array<[string, string]> = []
   res.headers.forEach((value, name) => {
-    if (!PER_RESPONSE.has(name)) headers[name] = value
+    if (!PER_RESPONSE.has(name)) shown.push([name, value])
   })
+  const headers = Object.fromEntries(shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   return { status: res.status, headers, body: Buffer.from(res.body).toString('utf8') }
 }
 

@@ -146,6 +146,13 @@ describe('createIamClient', () => {
     expect(seen).toEqual([])
   })
 
+  it('refuses a header value no request may carry, sending nothing', async () => {
+    const client = createIamClient({ baseUrl: base })
+    await expect(client.forward({ method: 'GET', target: '/x', headers: { 'user-agent': 'a\r\nx-injected: 1' } })).rejects.toBeInstanceOf(TypeError)
+    await expect(client.request({ method: 'GET', path: '/x', headers: { 'x-note': 'line\nbreak' } })).rejects.toBeInstanceOf(TypeError)
+    expect(seen).toHaveLength(0)
+  })
+
   it('refuses a path with a query string or without a leading slash', async () => {
     const client = createIamClient({ baseUrl: base })
     await expect(client.request({ method: 'GET', path: '/x?y=1' })).rejects.toThrow(TypeError)
@@ -189,10 +196,13 @@ describe('createIamClient', () => {
     server.closeAllConnections()
   })
 
-  it('keeps its connection to the IAM between calls', async () => {
+  it('keeps its connections to the IAM between calls: ten calls in a row open at most two', async () => {
+    // undici's pool frees a connection a microtask after its answer ends, so the next call in a row
+    // may find it still busy and take a second one; from then on the two are reused
     const client = createIamClient({ baseUrl: base })
-    for (let i = 0; i < 3; i++) await client.request({ method: 'GET', path: '/health' })
-    expect(new Set(seen.map((r) => r.port)).size).toBe(1)
+    for (let i = 0; i < 10; i++) await client.request({ method: 'GET', path: '/health' })
+    expect(seen).toHaveLength(10)
+    expect(new Set(seen.map((r) => r.port)).size).toBeLessThanOrEqual(2)
   })
 
   it('throws IamUnavailableError when the connection is lost in the middle of the answer', async () => {

@@ -38,7 +38,7 @@ export function isBotCheckRefusal(res: { body: unknown }): boolean {
 }
 
 /** The wait of an IAM 429 in whole seconds (its body's `retry`, else Retry-After); undefined otherwise or when permanent. */
-export function retryOf(res: { status: number; body: unknown; headers: Headers }): number | undefined {
+export function retryOf(res: { status: number; body: unknown; headers: Pick<Headers, 'get'> }): number | undefined {
   if (res.status !== 429) return undefined
   const retry = (res.body as { retry?: unknown } | null)?.retry ?? res.headers.get('retry-after')
   const seconds = typeof retry === 'number' ? retry : typeof retry === 'string' && /^\d+$/.test(retry) ? Number(retry) : NaN
