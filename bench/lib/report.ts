@@ -48,7 +48,8 @@ export const GOALS = {
   health: { minRatio: 0.5 },
   fullAuth: { minRatio: 0.3, maxStatements: 1, maxWrites: 0 },
   verify: { minRatio: 0.5, maxP99Ms: 15 },
-  refresh: { minRps: 1000, maxStatements: 5 },
+  /** an absolute floor, and a share of h3 + SELECT 1 measured in the same run, as the other IAM rows have */
+  refresh: { minRps: 1000, minRatio: 0.15, maxStatements: 5 },
   login: { minRatio: 0.9 },
   gatewaySession: { minRatio: 0.5 },
   /** Keycloak's sizing guide: 120 client-credentials and 120 refresh-token grants per vCPU; this box has 2 */
