@@ -6,14 +6,15 @@
  * beside each round.
  *
  *   DATABASE_URL=postgres://... REDIS_URL=redis://... node bench/gateway-cpu.mjs \
- *     --builds /tmp/before/.output,.output [--request introspect|jwks] [--rate 2000] \
+ *     --builds /tmp/before/.output,.output [--request introspect|jwks|session] [--rate 2000] \
  *     [--duration 5] [--rounds 6] [--warmup 2] [--connections 50]
  *
  * --builds: the gateways' `.output` directories, comma-separated (`npm run build` writes `.output`;
  * copy it away before building the other side). --request: `introspect` posts a client-credentials
  * access token to /oidc/token/introspection as its machine client (the bench's
- * `oidc-introspect-gateway` row), `jwks` gets /oidc/jwks. On its own PostgreSQL database, dropped
- * at the end.
+ * `oidc-introspect-gateway` row), `jwks` gets /oidc/jwks, `session` a page script's
+ * `GET /api/auth/session` of a person signed in through that gateway (the `gateway-session` row).
+ * On its own PostgreSQL database, dropped at the end.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -21,6 +22,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { CHROME_UA, newDevice, signupUser } from '../tests/helpers/accounts.ts'
+import { gatewaySignIn } from './lib/gateway-sign-in.mjs'
 import { tokenRequest } from './lib/oidc.mjs'
 import { createPgDatabase, runIamCli, startIam } from './lib/servers.mjs'
 
@@ -37,10 +40,10 @@ const { values } = parseArgs({
   strict: true,
 })
 if (!values.builds || !process.env.DATABASE_URL) {
-  console.error('usage: DATABASE_URL=postgres://... [REDIS_URL=...] node bench/gateway-cpu.mjs --builds <dir>,<dir> [--request introspect|jwks]')
+  console.error('usage: DATABASE_URL=postgres://... [REDIS_URL=...] node bench/gateway-cpu.mjs --builds <dir>,<dir> [--request introspect|jwks|session]')
   process.exit(2)
 }
-if (!['introspect', 'jwks'].includes(values.request)) throw new Error(`--request: introspect or jwks, not ${values.request}`)
+if (!['introspect', 'jwks', 'session'].includes(values.request)) throw new Error(`--request: introspect, jwks or session, not ${values.request}`)
 
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
 
@@ -59,6 +62,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'gateway-cpu-'))
 const iam = await startIam({ databaseUrl: db.url, redisUrl: process.env.REDIS_URL, dataDir })
 const gateways = []
 let request = { method: 'GET', path: '/oidc/jwks' }
+let person
 try {
   if (values.request === 'introspect') {
     const created = await runIamCli(['clients:create', '--name', 'gateway cpu probe', '--grant', 'client_credentials', '--json'], { databaseUrl: db.url, dataDir })
@@ -68,14 +72,21 @@ try {
     const { access_token: token } = await tokenRequest(iam.url, { authorization }, { grant_type: 'client_credentials' })
     request = { method: 'POST', path: '/oidc/token/introspection', body: `token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded', authorization } }
   }
+  if (values.request === 'session') {
+    person = await signupUser(iam, { client: await newDevice(iam) })
+    request = { method: 'GET', path: '/api/auth/session' }
+  }
   // each build's servers.mjs reads GATEWAY_OUTPUT_DIR when imported: one import per build
   for (const [i, output] of builds.entries()) {
     process.env.GATEWAY_OUTPUT_DIR = output
     const { startGateway } = await import(`./lib/servers.mjs?build=${i}`)
-    gateways.push({ output, server: await startGateway(iam.url), rounds: [] })
+    const server = await startGateway(iam.url)
+    // each gateway its own sign-in: its cookies are sealed with its own secret
+    const headers = person ? { cookie: await gatewaySignIn(server.url, person.email, person.password), 'user-agent': CHROME_UA } : request.headers
+    gateways.push({ output, server, headers, rounds: [] })
   }
   const load = (gateway, duration) =>
-    cannon({ url: `${gateway.server.url}${request.path}`, method: request.method, body: request.body, headers: request.headers ?? {}, connections: Number(values.connections), duration, overallRate: Number(values.rate) })
+    cannon({ url: `${gateway.server.url}${request.path}`, method: request.method, body: request.body, headers: gateway.headers ?? {}, connections: Number(values.connections), duration, overallRate: Number(values.rate) })
   for (const gateway of gateways) await load(gateway, Number(values.warmup))
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const gateway of round % 2 ? [...gateways].reverse() : gateways) {

@@ -22,6 +22,7 @@ import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
 import { startWebhookReceiver } from '../tests/helpers/webhook-receiver.ts'
+import { gatewaySignIn } from './lib/gateway-sign-in.mjs'
 import { scrapeMetrics } from '../tests/helpers/prometheus.ts'
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -43,23 +44,6 @@ function roundRobin(method, path, sessions) {
       setupRequest: (req) => ({ ...req, headers: sessionHeaders(sessions[next++ % sessions.length]) }),
     }],
   }
-}
-
-/** Signs in through the gateway as a page of it would (CSRF header, same origin); returns its cookies. */
-async function gatewaySignIn(gatewayUrl, email, password) {
-  const jar = new Map()
-  const res = await fetch(`${gatewayUrl}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'user-agent': CHROME_UA, accept: 'application/json', 'content-type': 'application/json', origin: gatewayUrl, 'sec-fetch-site': 'same-origin', 'x-csrf': '1' },
-    body: JSON.stringify({ email, password }),
-  })
-  for (const line of res.headers.getSetCookie()) {
-    const [pair = ''] = line.split(';')
-    const eq = pair.indexOf('=')
-    jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim())
-  }
-  if (res.status !== 200) throw new Error(`gateway sign-in answered ${res.status}: ${await res.text()}`)
-  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
 }
 
 /** The raw key and reference of a new API token of `s`'s user. */
