@@ -22,12 +22,12 @@
  * client-credentials grant, so what its first request leaves switched on for the process (its
  * AsyncLocalStorage, docs/performance.md) is part of what is measured.
  */
-import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import { loginUser, newDevice, signupUser } from '../tests/helpers/accounts.ts'
+import { cannon } from './lib/load.mjs'
 import { registerClient, tokenRequest } from './lib/oidc.mjs'
+import { cpuMicros } from './lib/process-cpu.mjs'
 import { IAM_OUTPUT, startIam } from './lib/servers.mjs'
 
 const { values } = parseArgs({
@@ -44,21 +44,6 @@ const { values } = parseArgs({
   },
   strict: true,
 })
-
-const ticksPerSecond = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/** utime + stime of `pid` in microseconds (fields 14 and 15 of /proc/<pid>/stat, after the command's closing parenthesis). */
-function cpuMicros(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6
-}
 
 const signedIn = values['signed-in']
 const path = values.path ?? (signedIn ? '/secret/data' : '/health')
@@ -85,7 +70,6 @@ function asSessions(sessions) {
   }
 }
 
-const cannon = (options) => new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))))
 
 const iam = await startIam({ databaseUrl: 'memory://' })
 const pid = iam.child.pid

@@ -16,15 +16,15 @@
  * `GET /api/auth/session` of a person signed in through that gateway (the `gateway-session` row).
  * On its own PostgreSQL database, dropped at the end.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import { CHROME_UA, newDevice, signupUser } from '../tests/helpers/accounts.ts'
 import { gatewaySignIn } from './lib/gateway-sign-in.mjs'
+import { cannon } from './lib/load.mjs'
 import { tokenRequest } from './lib/oidc.mjs'
+import { cpuMicros } from './lib/process-cpu.mjs'
 import { createPgDatabase, runIamCli, startIam } from './lib/servers.mjs'
 
 const { values } = parseArgs({
@@ -44,17 +44,6 @@ if (!values.builds || !process.env.DATABASE_URL) {
   process.exit(2)
 }
 if (!['introspect', 'jwks', 'session'].includes(values.request)) throw new Error(`--request: introspect, jwks or session, not ${values.request}`)
-
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
-
-/** utime + stime of `pid` in microseconds (fields 14 and 15 of /proc/<pid>/stat). */
-function cpuMicros(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6
-}
-
-const cannon = (options) => new Promise((done, fail) => autocannon(options, (error, result) => (error ? fail(error) : done(result))))
 
 const builds = values.builds.split(',').map((dir) => resolve(dir))
 const db = await createPgDatabase(process.env.DATABASE_URL)

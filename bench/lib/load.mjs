@@ -9,7 +9,8 @@ import { statementsPerRequest } from './report.ts'
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function cannon(options) {
+/** One autocannon run, as a promise. */
+export function cannon(options) {
   return new Promise((resolve, reject) => {
     autocannon(options, (error, result) => (error ? reject(error) : resolve(result)))
   })

@@ -209,9 +209,8 @@ export function createIamClient(options: IamClientOptions): IamClient {
   const timeoutMs = options.timeoutMs ?? 10_000
   // Validate once so a bad base URL is a start-up error, not a per-request one.
   const base = new URL(options.baseUrl)
-  const { origin } = base
   // As many connections as calls in flight (node:http's agent did the same), each kept for the next call.
-  const pool = new Pool(origin, { keepAliveTimeout: IDLE_CONNECTION_MS })
+  const pool = new Pool(base.origin, { keepAliveTimeout: IDLE_CONNECTION_MS })
 
   async function request<T = unknown>(req: IamRequest): Promise<IamResponse<T>> {
     const method = req.method.toUpperCase()
