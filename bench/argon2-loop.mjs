@@ -2,12 +2,15 @@
  * The login row's baseline: raw Argon2id verifications in a loop, in a process of their own (the
  * IAM verifies in its own process too). @node-rs/argon2 runs each verify on libuv's thread pool,
  * so `--concurrency` verifications in flight (the HTTP run's connections) are computed at most
- * UV_THREADPOOL_SIZE at a time (4 unless set), as in the IAM: the same effective parallelism.
+ * UV_THREADPOOL_SIZE at a time (4 unless set): the library as it runs by default.
+ * `--threads N`: on N threads of their own instead, each verifying with the library's synchronous
+ * call, through the IAM's own pool (iam/features/passwords/hash-pool.ts), as the IAM does.
  * Parameters: the IAM's production defaults unless given. Prints one JSON line with the run.
  */
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { hash, verify } from '@node-rs/argon2'
+import { argon2idPool } from '../iam/features/passwords/hash-pool.ts'
 
 const { values } = parseArgs({
   options: {
@@ -17,12 +20,20 @@ const { values } = parseArgs({
     memoryCost: { type: 'string', default: '19456' },
     timeCost: { type: 'string', default: '2' },
     parallelism: { type: 'string', default: '1' },
+    threads: { type: 'string' },
   },
 })
 const ARGON2ID = 2
 const options = { algorithm: ARGON2ID, memoryCost: Number(values.memoryCost), timeCost: Number(values.timeCost), parallelism: Number(values.parallelism) }
 const password = 'correct horse battery staple 42'
 const stored = await hash(password, options)
+const pool = values.threads === undefined ? undefined : argon2idPool(Number(values.threads))
+const check = pool
+  ? async () => {
+      const outcome = await pool.run({ kind: 'argon2id-verify', hash: stored, password, options })
+      return outcome.type === 'done' && outcome.match
+    }
+  : () => verify(stored, password, options)
 
 /**
  * `concurrency` loops verifying for `seconds`; the latencies of the calls that finished within
@@ -39,7 +50,7 @@ async function loop(seconds) {
     Array.from({ length: Number(values.concurrency) }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now()
-        const ok = await verify(stored, password, options)
+        const ok = await check()
         const t1 = performance.now()
         if (t1 > end) break
         if (!ok) failures += 1
@@ -62,3 +73,4 @@ console.log(JSON.stringify({
   non2xx: failures,
   errors: 0,
 }))
+process.exit(0)

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { defineNitroConfig } from 'nitropack/config'
 
-// The worker that verifies imported password hashes (features/passwords/imported-hash-pool.ts)
+// The worker that verifies imported password hashes (features/passwords/hash-pool.ts)
 // require()s these at run time and nothing imports them: traced by their CommonJS entries
 // (bcryptjs's `require` export is its own build), they are copied to the output's node_modules.
 const requireHere = createRequire(import.meta.url)

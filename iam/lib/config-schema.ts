@@ -46,6 +46,11 @@ const argon2Schema = z
     memoryCost: z.number().int().min(8192).default(19456),
     timeCost: z.number().int().min(1).default(2),
     parallelism: z.number().int().min(1).default(1),
+    /**
+     * threads computing Argon2id, each one hash at a time (others wait in arrival order); the
+     * cores the process may use unless set (features/passwords/hash-pool.ts)
+     */
+    threads: z.number().int().min(1).max(256).optional(),
   })
   .prefault({})
 

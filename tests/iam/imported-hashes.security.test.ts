@@ -1,5 +1,5 @@
 /**
- * Imported password hashes cannot stall sign-in (imported-hash-caps.ts, imported-hash-pool.ts,
+ * Imported password hashes cannot stall sign-in (imported-hash-caps.ts, hash-pool.ts,
  * docs/import.md), against a built IAM over HTTP:
  *
  * - the import (POST /admin/users/import, the lines `users:import` reads) refuses a line whose

@@ -3,9 +3,9 @@
  * (Argon2's `secret` input, so a leaked database alone is not enough to test guesses). Passwords are
  * NFKC-normalised first so the same visible password always hashes the same.
  */
-import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2'
+import { parseOptions, type Algorithm } from '@node-rs/argon2'
 import { ImportedHashRefused, isImportedHash, verifyImportedHash, type ImportedHashSettings } from './imported-hashes'
-import type { HashPool } from './imported-hash-pool'
+import { argon2idPool, type HashJob, type HashPool, type PoolOutcome } from './hash-pool'
 import { CapacityExceeded } from '../../lib/outage'
 import { withSpan } from '../../../shared/tracing'
 
@@ -13,6 +13,8 @@ export interface Argon2Params {
   memoryCost: number
   timeCost: number
   parallelism: number
+  /** threads of the process's Argon2id pool (hash-pool.ts), set by the first hasher; one per core unless given */
+  threads?: number
 }
 
 export interface PasswordHasher {
@@ -52,6 +54,8 @@ export function createPasswordHasher(
   onImportedError: (error: Error) => void = () => {},
   /** the workers imported hashes are verified on (the process's own unless given) */
   pool?: HashPool,
+  /** the threads our own Argon2id runs on (the process's own unless given) */
+  threads: HashPool = argon2idPool(params.threads),
 ): PasswordHasher {
   const options = {
     algorithm: ARGON2ID,
@@ -59,6 +63,18 @@ export function createPasswordHasher(
     timeCost: params.timeCost,
     parallelism: params.parallelism,
     ...(pepper ? { secret: new TextEncoder().encode(pepper) } : {}),
+  }
+  // on the pool's threads: one hash per core at a time, off libuv's pool (hash-pool.ts)
+  const compute = async (job: HashJob): Promise<PoolOutcome> => {
+    const outcome = await threads.run(job)
+    // the pool has no deadline and no queue bound for these: only a lost worker fails a job
+    if (outcome.type === 'failed' || outcome.type === 'busy' || outcome.type === 'timeout') throw new CapacityExceeded('the password could not be checked; try again')
+    return outcome
+  }
+  const hashOf = async (password: string): Promise<string> => {
+    const outcome = await compute({ kind: 'argon2id-hash', password, options })
+    if (outcome.type !== 'hashed') throw new Error('the Argon2id pool answered a hash job with no hash')
+    return outcome.hash
   }
   let verifications = 0
   let dummy: Promise<string> | undefined
@@ -71,18 +87,15 @@ export function createPasswordHasher(
     }
     onImportedError(error)
   }
+  // a span each when tracing is on (shared/tracing.ts); nothing of the password or the hash is
+  // recorded. A malformed stored hash is a non-match (the worker answers false), never a crash.
   const doVerify = async (stored: string, password: string) => {
     verifications += 1
-    try {
-      // a span when tracing is on (shared/tracing.ts); nothing of the password or the hash is recorded
-      return await withSpan('argon2 verify', ARGON2_SPAN, () => verify(stored, normalizePassword(password), options))
-    } catch {
-      // a malformed stored hash is a non-match, never a crash
-      return false
-    }
+    const outcome = await withSpan('argon2 verify', ARGON2_SPAN, () => compute({ kind: 'argon2id-verify', hash: stored, password: normalizePassword(password), options }))
+    return outcome.type === 'done' && outcome.match
   }
   return {
-    hash: (password) => withSpan('argon2 hash', ARGON2_SPAN, () => hash(normalizePassword(password), options)),
+    hash: (password) => withSpan('argon2 hash', ARGON2_SPAN, () => hashOf(normalizePassword(password))),
     async verify(stored, password) {
       if (isImportedHash(stored)) {
         verifications += 1
@@ -113,7 +126,11 @@ export function createPasswordHasher(
     },
     async verifyDummy(password) {
       // created lazily with the live parameters, so the dummy costs exactly what a real hash costs
-      dummy ??= hash('dummy-password-for-timing-equalisation', options)
+      // a failure is not kept: the next call hashes again
+      dummy ??= hashOf('dummy-password-for-timing-equalisation').catch((error: unknown) => {
+        dummy = undefined
+        throw error
+      })
       await doVerify(await dummy, password)
     },
     get verifications() {

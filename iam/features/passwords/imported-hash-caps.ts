@@ -8,7 +8,7 @@
  * Each cap sits above what the systems docs/import.md names ship as their defaults, so real
  * exports go in, and bounds one verification at about a second of one core (the figures per
  * algorithm: docs/performance.md, "Checks that cost CPU on purpose"). Verification runs on the worker
- * pool of imported-hash-pool.ts with a deadline; the caps keep that deadline from being the only
+ * pool of hash-pool.ts with a deadline; the caps keep that deadline from being the only
  * bound.
  */
 

@@ -19,12 +19,12 @@
  *
  * What a hash may cost to verify is capped (imported-hash-caps.ts): past a cap it is refused at
  * import, naming the parameter, and a stored one (imported before the caps) is a wrong password,
- * never computed. Verification runs on the worker pool of imported-hash-pool.ts with a deadline,
+ * never computed. Verification runs on the worker pool of hash-pool.ts with a deadline,
  * never on the event loop or libuv's pool that every other sign-in uses.
  */
 import { deserialize, serialize, type PhcObject } from '@phc/format'
 import { argon2OverCap, bcryptOverCap, overCapReason, pbkdf2OverCap, scryptOverCap, type OverCap } from './imported-hash-caps'
-import { importedHashPool, type HashJob, type HashPool } from './imported-hash-pool'
+import { importedHashPool, type HashJob, type HashPool } from './hash-pool'
 import { isPasslibPbkdf2, parsePasslibPbkdf2 } from './passlib-pbkdf2'
 
 /** Firebase's project-wide hash parameters (Authentication > Users > Password hash parameters). */
@@ -305,5 +305,8 @@ export async function verifyImportedHash(storedHash: string, password: string, s
       throw new ImportedHashRefused('busy', 'imported password hash verifications queued past their bound: answered 503', { kind })
     case 'failed':
       throw new Error(outcome.message)
+    case 'hashed':
+      // a verify job is answered done or not at all: a hash here is the pool's fault
+      throw new Error('the hash pool answered a verification with a hash')
   }
 }

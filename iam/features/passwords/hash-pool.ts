@@ -1,24 +1,33 @@
 /**
- * The threads that verify imported password hashes (imported-hashes.ts), apart from everyone
- * else's sign-in.
+ * Threads of their own for password hashes, apart from the event loop and libuv's pool: two pools
+ * of one kind, each process-wide.
  *
- * Our own Argon2id runs on libuv's thread pool (@node-rs/argon2's async verify), four threads
- * shared by the whole process, as do node:crypto's async pbkdf2 and scrypt; bcryptjs runs in
- * JavaScript on the event loop. An imported hash verified in either place competes with every
- * other request: four slow guesses filled libuv's pool and every sign-in waited behind them. Here
- * each verification runs synchronously on a worker thread of its own small pool (pbkdf2Sync,
- * scryptSync, bcryptjs's compareSync, @node-rs/argon2's verifySync), so it takes one of at most
- * `size` threads and nothing else: the event loop only passes messages, libuv's pool stays for
- * our Argon2id. (Firebase's variant goes through its library, whose scrypt is libuv's; its cost is
- * the project's config, capped like scrypt's.)
+ * **Our own Argon2id** (hasher.ts: every sign-in, sign-up and password change), one thread per core
+ * (`password.argon2.threads`). @node-rs/argon2's async calls run on libuv's pool, four threads
+ * unless UV_THREADPOOL_SIZE says otherwise, shared with DNS lookups and file reads: on two cores
+ * four memory-hard computations at once ran ~25% fewer verifications a second than two threads
+ * doing one each (bench/argon2-loop.mjs `--threads`), and during a burst of sign-ins every lookup
+ * (a webhook's, the SSRF guard's) waited behind the queued hashes. Here each hash is its library's
+ * synchronous call (hashSync, verifySync) on a worker thread; nothing bounds the queue or times a
+ * job out, as before: the rate limits and the login admission bound what reaches it.
  *
- * Bounded three ways: the caps of imported-hash-caps.ts (checked before a job is queued), a queue
- * of at most QUEUE_MAX jobs waiting (one more is answered `busy` at once), and a deadline per job
- * from the moment it is queued: a job still waiting is dropped, a job still running has its
- * worker terminated (a replacement starts with the next job) and answers `timeout`. A native call
- * in progress (pbkdf2Sync, Argon2) finishes before its thread can exit, which the caps bound.
+ * **Imported hashes** (imported-hashes.ts), verified apart from everyone else's sign-in. bcryptjs
+ * runs in JavaScript on the event loop and node:crypto's async pbkdf2 and scrypt on libuv's pool:
+ * an imported hash verified in either place competes with every other request (four slow guesses
+ * filled libuv's pool and every sign-in waited behind them). Here each verification runs
+ * synchronously on a worker of its own small pool (pbkdf2Sync, scryptSync, bcryptjs's
+ * compareSync, @node-rs/argon2's verifySync), so it takes one of at most `size` threads and nothing
+ * else. (Firebase's variant goes through its library, whose scrypt is libuv's; its cost is the
+ * project's config, capped like scrypt's.)
  *
- * Workers start with the first job, stop after IDLE_MS without one, and never hold the process
+ * The imported pool is bounded three ways: the caps of imported-hash-caps.ts (checked before a job
+ * is queued), a queue of at most QUEUE_MAX jobs waiting (one more is answered `busy` at once), and
+ * a deadline per job from the moment it is queued: a job still waiting is dropped, a job still
+ * running has its worker terminated (a replacement starts with the next job) and answers
+ * `timeout`. A native call in progress (pbkdf2Sync, Argon2) finishes before its thread can exit,
+ * which the caps bound.
+ *
+ * Workers start with the first job, stop after `idleMs` without one, and never hold the process
  * open while idle.
  *
  * The worker's code is a string run with `eval: true` rather than a file: the IAM is one Nitro
@@ -40,15 +49,37 @@ const QUEUE_MAX = 16
 /** A worker without a job for this long is stopped: imported accounts are few and dwindle. */
 const IDLE_MS = 60_000
 
-/** One verification, with everything the worker needs (its caps already checked). */
+/** The options of @node-rs/argon2's hashSync and verifySync that our own Argon2id passes. */
+export interface Argon2idOptions {
+  algorithm: number
+  memoryCost: number
+  timeCost: number
+  parallelism: number
+  secret?: Uint8Array
+}
+
+/**
+ * One computation, with everything the worker needs (an imported hash's caps already checked).
+ * `argon2id-hash` and `argon2id-verify` are our own hashes; the others imported ones.
+ */
 export type HashJob =
+  | { kind: 'argon2id-hash'; password: string; options: Argon2idOptions }
+  | { kind: 'argon2id-verify'; hash: string; password: string; options: Argon2idOptions }
   | { kind: 'argon2' | 'bcrypt'; hash: string; password: string }
   | { kind: 'pbkdf2'; password: string; salt: Uint8Array; expected: Uint8Array; iterations: number; digest: 'sha1' | 'sha256' | 'sha512' }
   | { kind: 'scrypt'; password: string; salt: Uint8Array; expected: Uint8Array; N: number; r: number; p: number; maxmem: number }
   | { kind: 'firebase-scrypt'; password: string; salt: string; hash: string; params: { signerKey: string; saltSeparator: string; rounds: number; memCost: number } }
 
-/** done: verified (match or not); timeout: past the deadline; busy: the queue was full; failed: the algorithm threw (an unreadable hash). */
-export type PoolOutcome = { type: 'done'; match: boolean } | { type: 'timeout' } | { type: 'busy' } | { type: 'failed'; message: string }
+/**
+ * done: verified (match or not); hashed: `argon2id-hash`'s PHC string; timeout: past the deadline;
+ * busy: the queue was full; failed: the algorithm threw (an unreadable hash), or the worker was lost.
+ */
+export type PoolOutcome =
+  | { type: 'done'; match: boolean }
+  | { type: 'hashed'; hash: string }
+  | { type: 'timeout' }
+  | { type: 'busy' }
+  | { type: 'failed'; message: string }
 
 export interface HashPool {
   /** Verifies `job` within `timeoutMs` (the pool's own by default). Never rejects. */
@@ -62,8 +93,12 @@ export interface HashPool {
 export interface HashPoolOptions {
   /** worker threads at most (default: one per core beyond the first, at most two, at least one) */
   size?: number
+  /** from queued to answered; Infinity: no deadline */
   timeoutMs?: number
+  /** jobs waiting at most; Infinity: no bound */
   queueMax?: number
+  /** jobs posted to one worker at most, the running one included (default 1) */
+  depth?: number
   idleMs?: number
 }
 
@@ -83,6 +118,15 @@ const load = (name) => {
 const equal = (a, b) => a.length === b.length && crypto.timingSafeEqual(a, b)
 const verify = async (job) => {
   switch (job.kind) {
+    case 'argon2id-hash':
+      return load('@node-rs/argon2').hashSync(job.password, job.options)
+    case 'argon2id-verify':
+      // a malformed stored hash is a non-match, never an error (which would say the pool failed)
+      try {
+        return load('@node-rs/argon2').verifySync(job.hash, job.password, job.options)
+      } catch {
+        return false
+      }
     case 'argon2':
       return load('@node-rs/argon2').verifySync(job.hash, job.password)
     case 'bcrypt':
@@ -101,7 +145,7 @@ const verify = async (job) => {
 }
 parentPort.on('message', (job) => {
   verify(job).then(
-    (match) => parentPort.postMessage({ id: job.id, match: match === true }),
+    (result) => parentPort.postMessage(typeof result === 'string' ? { id: job.id, hash: result } : { id: job.id, match: result === true }),
     (error) => parentPort.postMessage({ id: job.id, error: String((error && error.message) || error) }),
   )
 })
@@ -118,16 +162,18 @@ interface Task {
 
 interface Slot {
   worker: Worker
-  task: Task | null
+  /** posted to the worker, in the order it computes them: the first is running */
+  tasks: Task[]
   idle?: NodeJS.Timeout
 }
 
-type Reply = { id: number; match?: boolean; error?: string }
+type Reply = { id: number; match?: boolean; hash?: string; error?: string }
 
 const defaultSize = () => Math.max(1, Math.min(2, availableParallelism() - 1))
 
 export function createHashPool(options: HashPoolOptions = {}): HashPool {
   const size = options.size ?? defaultSize()
+  const depth = options.depth ?? 1
   const timeoutMs = options.timeoutMs ?? IMPORTED_VERIFY_TIMEOUT_MS
   const queueMax = options.queueMax ?? QUEUE_MAX
   const idleMs = options.idleMs ?? IDLE_MS
@@ -144,34 +190,38 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     task.resolve(outcome)
   }
 
-  /** Takes a worker out of the pool and stops it; its job, if any, is answered by the caller. */
+  /** Takes a worker out of the pool and stops it; its running job is answered by the caller, the ones posted behind it wait again first. */
   const retire = (slot: Slot) => {
     slots.delete(slot)
     clearTimeout(slot.idle)
+    queue.unshift(...slot.tasks.slice(1).filter((task) => !task.answered))
+    slot.tasks = []
     void slot.worker.terminate()
   }
 
-  /** A worker that ended by itself (an uncaught error): its job fails, the next job starts another. */
+  /** A worker that ended by itself (an uncaught error): its jobs fail, the next job starts another. */
   const lost = (slot: Slot, message: string) => {
     if (!slots.has(slot)) return
     slots.delete(slot)
     clearTimeout(slot.idle)
-    const task = slot.task
-    slot.task = null
-    if (task) answer(task, { type: 'failed', message })
+    for (const task of slot.tasks.splice(0)) answer(task, { type: 'failed', message })
     pump()
   }
 
   const start = (): Slot => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { anchor } })
     started += 1
-    const slot: Slot = { worker, task: null }
+    const slot: Slot = { worker, tasks: [] }
     worker.on('message', (reply: Reply) => {
-      const task = slot.task
+      // the worker answers in the order it was posted to
+      const task = slot.tasks[0]
       if (!task || task.id !== reply.id) return
-      slot.task = null
-      answer(task, reply.error === undefined ? { type: 'done', match: reply.match === true } : { type: 'failed', message: reply.error })
-      rest(slot)
+      slot.tasks.shift()
+      answer(
+        task,
+        reply.error !== undefined ? { type: 'failed', message: reply.error } : reply.hash !== undefined ? { type: 'hashed', hash: reply.hash } : { type: 'done', match: reply.match === true },
+      )
+      if (slot.tasks.length === 0) rest(slot)
       pump()
     })
     worker.on('error', (error) => lost(slot, error.message))
@@ -185,20 +235,31 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     slot.worker.unref()
     clearTimeout(slot.idle)
     slot.idle = setTimeout(() => {
-      if (!slot.task) retire(slot)
+      if (slot.tasks.length === 0) retire(slot)
     }, idleMs).unref()
+  }
+
+  /**
+   * The worker for the next job: an idle one, else a new one while there are fewer than `size`,
+   * else the least busy with fewer than `depth` jobs posted (posted ahead, the next job starts the
+   * moment the last ends, without waiting for this thread to hand it over).
+   */
+  const next = (): Slot | undefined => {
+    let least: Slot | undefined
+    for (const slot of slots) {
+      if (slot.tasks.length === 0) return slot
+      if (slot.tasks.length < depth && (!least || slot.tasks.length < least.tasks.length)) least = slot
+    }
+    return slots.size < size ? start() : least
   }
 
   function pump(): void {
     while (queue.length > 0) {
-      let slot = [...slots].find((s) => !s.task)
-      if (!slot) {
-        if (slots.size >= size) return
-        slot = start()
-      }
+      const slot = next()
+      if (!slot) return
       const task = queue.shift()!
       clearTimeout(slot.idle)
-      slot.task = task
+      slot.tasks.push(task)
       task.slot = slot
       slot.worker.ref()
       slot.worker.postMessage({ ...task.job, id: task.id })
@@ -208,10 +269,8 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
   const deadline = (task: Task) => {
     const waiting = queue.indexOf(task)
     if (waiting >= 0) queue.splice(waiting, 1)
-    else if (task.slot && task.slot.task === task) {
-      task.slot.task = null
-      retire(task.slot)
-    }
+    // a running job's thread cannot be stopped otherwise; one posted behind it is computed and its answer dropped
+    else if (task.slot && task.slot.tasks[0] === task) retire(task.slot)
     answer(task, { type: 'timeout' })
     pump()
   }
@@ -221,7 +280,7 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
       if (queue.length >= queueMax) return Promise.resolve({ type: 'busy' })
       return new Promise<PoolOutcome>((resolve) => {
         const task: Task = { id: ++nextId, job, resolve, answered: false }
-        task.timer = setTimeout(() => deadline(task), ms)
+        if (Number.isFinite(ms)) task.timer = setTimeout(() => deadline(task), ms)
         queue.push(task)
         pump()
       })
@@ -232,9 +291,7 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     async close() {
       for (const task of queue.splice(0)) answer(task, { type: 'failed', message: 'the pool was closed' })
       const stopping = [...slots].map((slot) => {
-        const task = slot.task
-        slot.task = null
-        if (task) answer(task, { type: 'failed', message: 'the pool was closed' })
+        for (const task of slot.tasks.splice(0)) answer(task, { type: 'failed', message: 'the pool was closed' })
         slots.delete(slot)
         clearTimeout(slot.idle)
         return slot.worker.terminate()
@@ -248,3 +305,15 @@ let shared: HashPool | undefined
 
 /** The process's one pool: every context's imported verifications share its threads. */
 export const importedHashPool = (): HashPool => (shared ??= createHashPool())
+
+/** Our own hashes are the product's steady work: a worker idle this long is stopped. */
+const ARGON2ID_IDLE_MS = 10 * 60_000
+
+let argon2id: HashPool | undefined
+
+/**
+ * The process's one pool for our own Argon2id, `threads` wide (the cores this process may use
+ * unless given): the first caller's width holds for the process, which runs one IAM.
+ */
+export const argon2idPool = (threads = availableParallelism()): HashPool =>
+  (argon2id ??= createHashPool({ size: threads, depth: 2, timeoutMs: Number.POSITIVE_INFINITY, queueMax: Number.POSITIVE_INFINITY, idleMs: ARGON2ID_IDLE_MS }))
