@@ -256,7 +256,9 @@ async function metadataDocumentRows(kind, db, label, load, servers) {
  */
 async function webhookRows(opts, label, load, servers, want) {
   const { endpoints, minRatio, throughputEvents } = GOALS.webhooks
-  const receiver = await startWebhookReceiver('127.0.0.1')
+  // verified when a row is checked, not as each delivery arrives: the receiver stands for a team's
+  // system, which runs elsewhere, not on the two cores the IAM is measured on
+  const receiver = await startWebhookReceiver('127.0.0.1', { deferVerification: true })
   servers.push({ stop: () => receiver.stop() })
   const hooksConfig = { webhooks: { enabled: true, allowHttp: true, allowAddresses: ['127.0.0.1/32'] } }
   const own = async (extra = {}) => {
@@ -295,6 +297,7 @@ async function webhookRows(opts, label, load, servers, want) {
     return ids
   }
   const verifiedCheck = (tag) => {
+    receiver.verifyReceived()
     const got = receiver.received.filter((r) => r.path.startsWith(`/${tag}/`))
     const failed = got.filter((r) => r.error !== null).length
     return { goal: 'deliveries arrived, every one verified (standardwebhooks)', actual: `${got.length} received, ${failed} not verified`, pass: got.length > 0 && failed === 0 }

@@ -1,7 +1,9 @@
 /**
  * A webhook receiver for tests: node:http on a loopback address, answering each path from a script
  * (the last answer repeats; `hang` never answers), and verifying every delivery with the
- * `standardwebhooks` package and the secrets registered for its path, never with the IAM's code.
+ * `standardwebhooks` package and the secrets registered for its path, never with the IAM's code:
+ * as it arrives, or with `deferVerification` when `verifyReceived()` is called (the bench, whose
+ * receiver shares the machine with the IAM it measures: a team's receiver runs elsewhere).
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -26,6 +28,8 @@ export interface WebhookReceiver {
   scripts: Map<string, Answer[]>
   secrets: Map<string, string[]>
   at(path: string): Received[]
+  /** verifies every delivery received and not verified yet (only `deferVerification` leaves any) */
+  verifyReceived(): void
   /** answers every request still hanging (the socket is destroyed) */
   releaseHanging(): void
   stop(): Promise<void>
@@ -47,7 +51,10 @@ export function verifyDelivery(secrets: readonly string[], headers: IncomingHttp
   return { verified: null, error: errors.join('; ') || 'no secret' }
 }
 
-export async function startWebhookReceiver(host: string): Promise<WebhookReceiver> {
+/** Not verified yet: what a deferred delivery holds until verifyReceived(). */
+const UNVERIFIED = 'not verified yet'
+
+export async function startWebhookReceiver(host: string, options: { deferVerification?: boolean } = {}): Promise<WebhookReceiver> {
   const received: Received[] = []
   const scripts = new Map<string, Answer[]>()
   const secrets = new Map<string, string[]>()
@@ -58,7 +65,8 @@ export async function startWebhookReceiver(host: string): Promise<WebhookReceive
     req.on('end', () => {
       const path = req.url ?? '/'
       const body = Buffer.concat(chunks).toString('utf8')
-      received.push({ path, headers: req.headers, body, ...verifyDelivery(secrets.get(path) ?? [], req.headers, body) })
+      const verdict = options.deferVerification ? { verified: null, error: UNVERIFIED } : verifyDelivery(secrets.get(path) ?? [], req.headers, body)
+      received.push({ path, headers: req.headers, body, ...verdict })
       const script = scripts.get(path) ?? [{ status: 200 }]
       const answer = script.length > 1 ? script.shift()! : script[0]!
       if (answer === 'hang') {
@@ -80,6 +88,9 @@ export async function startWebhookReceiver(host: string): Promise<WebhookReceive
     scripts,
     secrets,
     at: (path) => received.filter((r) => r.path === path),
+    verifyReceived: () => {
+      for (const r of received) if (r.error === UNVERIFIED) Object.assign(r, verifyDelivery(secrets.get(r.path) ?? [], r.headers, r.body))
+    },
     releaseHanging,
     stop: async () => {
       releaseHanging()
