@@ -48,7 +48,7 @@ const argon2Schema = z
     parallelism: z.number().int().min(1).default(1),
     /**
      * threads computing Argon2id, each one hash at a time (others wait in arrival order); the
-     * cores the process may use unless set (features/passwords/hash-pool.ts)
+     * cores the process may use, at most 8, unless set (features/passwords/hash-pool.ts)
      */
     threads: z.number().int().min(1).max(256).optional(),
   })

@@ -312,8 +312,15 @@ const ARGON2ID_IDLE_MS = 10 * 60_000
 let argon2id: HashPool | undefined
 
 /**
- * The process's one pool for our own Argon2id, `threads` wide (the cores this process may use
- * unless given): the first caller's width holds for the process, which runs one IAM.
+ * Threads for our own Argon2id unless configured: one per core, at most eight. Each running hash
+ * holds its memory cost (19 MiB by default) and each thread a JavaScript heap of its own; libuv's
+ * pool, which computed them before, ran four at most. A larger machine raises it in the config.
  */
-export const argon2idPool = (threads = availableParallelism()): HashPool =>
+export const DEFAULT_ARGON2ID_THREADS = Math.min(8, availableParallelism())
+
+/**
+ * The process's one pool for our own Argon2id, `threads` wide: the first caller's width holds for
+ * the process, which runs one IAM.
+ */
+export const argon2idPool = (threads = DEFAULT_ARGON2ID_THREADS): HashPool =>
   (argon2id ??= createHashPool({ size: threads, depth: 2, timeoutMs: Number.POSITIVE_INFINITY, queueMax: Number.POSITIVE_INFINITY, idleMs: ARGON2ID_IDLE_MS }))

@@ -13,7 +13,7 @@ export interface Argon2Params {
   memoryCost: number
   timeCost: number
   parallelism: number
-  /** threads of the process's Argon2id pool (hash-pool.ts), set by the first hasher; one per core unless given */
+  /** threads of the process's Argon2id pool (hash-pool.ts), set by the first hasher; DEFAULT_ARGON2ID_THREADS unless given */
   threads?: number
 }
 
