@@ -32,6 +32,8 @@ export interface IamMetrics {
   watchReplicas(stats: () => ReplicaStats[]): void
   /** what the webhook queue gauges read at scrape time (features/webhooks/queue-stats.ts) */
   watchWebhookQueue(stats: () => Promise<WebhookQueueStats>): void
+  /** the Argon2id threads' jobs the gauge reads (features/passwords/hash-pool.ts) */
+  watchPasswordHashing(stats: () => { running: number; waiting: number }): void
 }
 
 /** The webhook outbox as the gauges show it. */
@@ -150,6 +152,20 @@ function createIamMetrics(): IamMetrics {
     },
   })
 
+  let hashing: (() => { running: number; waiting: number }) | undefined
+  new Gauge({
+    name: 'iam_password_hash_jobs',
+    help: 'Argon2id hashes and verifications: running (posted to a thread) and waiting for one',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const stats = hashing?.()
+      if (!stats) return
+      this.set({ state: 'running' }, stats.running)
+      this.set({ state: 'waiting' }, stats.waiting)
+    },
+  })
+
   let webhookQueue: (() => Promise<WebhookQueueStats>) | undefined
   // one database read serves both gauges and every scrape within a second: a scraper that polls
   // (a dashboard, the benchmark's settling loop) costs the database one statement a second at most
@@ -204,6 +220,9 @@ function createIamMetrics(): IamMetrics {
     },
     watchWebhookQueue(stats) {
       webhookQueue = stats
+    },
+    watchPasswordHashing(stats) {
+      hashing = stats
     },
   }
 }

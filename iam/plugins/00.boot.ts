@@ -16,6 +16,7 @@ import { createStore } from '../lib/storage'
 import { drainBackgroundWork } from '../lib/background'
 import { createDatabase, databaseKind, databasePoolStats, databaseReplicaStats, migrateToLatest, warmDatabase } from '../db/database'
 import { useIamMetrics } from '../lib/metrics'
+import { argon2idPool } from '../features/passwords/hash-pool'
 import { createAccessTokenState } from '../features/tokens/token-service'
 import { buildSessionHooks } from '../session-hooks'
 import { openAdminBootstrap } from '../features/admin/bootstrap'
@@ -54,6 +55,9 @@ async function boot(config: IamConfig, production: boolean): Promise<IamContext>
   }
   useIamMetrics().watchPool(() => databasePoolStats(db))
   useIamMetrics().watchReplicas(() => databaseReplicaStats(db))
+  // the process's Argon2id threads, at the configured width (the hasher made later uses the same pool)
+  const hashing = argon2idPool(config.password.argon2.threads)
+  useIamMetrics().watchPasswordHashing(() => ({ running: hashing.running, waiting: hashing.waiting }))
   const bootstrapFile = await openAdminBootstrap({ db, config })
   // where the code is, never the code: whoever may read the server's files may use it
   if (bootstrapFile) log.info('no platform administrator yet: sign in and enter the code from this file at <gateway>/admin/bootstrap', { file: bootstrapFile })

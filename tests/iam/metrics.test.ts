@@ -51,6 +51,15 @@ describe('GET /metrics', () => {
     expect(moved(before, after, 'iam_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(1)
   })
 
+  it('shows the Argon2id jobs running and waiting, none once every sign-in was answered', async () => {
+    const session = await signupUser(iam)
+    await loginUser(iam, session.email, session.password, session)
+    const text = await scrape()
+    expect(text.types.get('iam_password_hash_jobs')).toBe('gauge')
+    expect(text.value('iam_password_hash_jobs', { state: 'running' })).toBe(0)
+    expect(text.value('iam_password_hash_jobs', { state: 'waiting' })).toBe(0)
+  })
+
   it('counts a successful login and its security event', async () => {
     const session = await signupUser(iam)
     const before = await scrape()

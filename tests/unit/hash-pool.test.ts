@@ -100,6 +100,15 @@ describe('our own Argon2id on threads of their own', () => {
     expect(p.workersStarted).toBe(1)
   })
 
+  it('counts the jobs posted to its workers and those waiting for one, until each is answered', async () => {
+    const p = pool({ size: 1, depth: 2, timeoutMs: Number.POSITIVE_INFINITY })
+    const stored = await argon2.hash('right', options)
+    const jobs = [1, 2, 3, 4].map(() => p.run({ kind: 'argon2id-verify', hash: stored, password: 'right', options }))
+    expect([p.running, p.waiting]).toEqual([2, 2])
+    await Promise.all(jobs)
+    expect([p.running, p.waiting]).toEqual([0, 0])
+  })
+
   it('starts a second worker before posting behind a busy one', async () => {
     const p = pool({ size: 2, depth: 2, timeoutMs: Number.POSITIVE_INFINITY })
     const stored = await argon2.hash('right', options)
@@ -108,7 +117,7 @@ describe('our own Argon2id on threads of their own', () => {
   })
 
   it('a hash the threads could not compute is "retry later" (an outage, 503), never a wrong password', async () => {
-    const lost: HashPool = { run: async () => ({ type: 'failed', message: 'the verifying worker exited' }), workersStarted: 1, close: async () => {} }
+    const lost: HashPool = { run: async () => ({ type: 'failed', message: 'the verifying worker exited' }), workersStarted: 1, running: 0, waiting: 0, close: async () => {} }
     const hasher = createPasswordHasher(low, undefined, {}, () => {}, undefined, lost)
     const stored = await argon2.hash('right', options)
     for (const attempt of [hasher.verify(stored, 'right'), hasher.hash('right'), hasher.verifyDummy('right')]) {

@@ -86,6 +86,10 @@ export interface HashPool {
   run(job: HashJob, timeoutMs?: number): Promise<PoolOutcome>
   /** workers started so far, replacements included */
   readonly workersStarted: number
+  /** jobs posted to workers and not answered yet (computing, or next in a worker's line) */
+  readonly running: number
+  /** jobs waiting for a worker */
+  readonly waiting: number
   /** Answers every job not yet answered `failed` and stops the workers. */
   close(): Promise<void>
 }
@@ -287,6 +291,14 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     },
     get workersStarted() {
       return started
+    },
+    get running() {
+      let posted = 0
+      for (const slot of slots) posted += slot.tasks.filter((task) => !task.answered).length
+      return posted
+    },
+    get waiting() {
+      return queue.length
     },
     async close() {
       for (const task of queue.splice(0)) answer(task, { type: 'failed', message: 'the pool was closed' })
