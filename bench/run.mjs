@@ -7,7 +7,7 @@
  *   npm run bench -- [--duration 10] [--warmup 2] [--connections 50] [--only row,...]
  *                    [--databases pglite,postgres] [--seed 1000000] [--json report.json]
  */
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -20,6 +20,7 @@ import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, format
 import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startDocumentServer, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
+import { DEFAULT_ARGON2ID_THREADS } from '../iam/features/passwords/hash-pool.ts'
 import { refreshTokenFor, registerClient, tokenRequest } from './lib/oidc.mjs'
 import { startWebhookReceiver } from '../tests/helpers/webhook-receiver.ts'
 import { gatewaySignIn } from './lib/gateway-sign-in.mjs'
@@ -473,8 +474,8 @@ async function runDatabase(kind, opts, report) {
     if (want('login')) {
       small.login = await login()
       argon2 = { label: 'raw Argon2id verify (same parameters)', run: rawArgon2(opts) }
-      // the same loop on the IAM's own pool (one thread per core): how much of the row is the hash
-      const threads = availableParallelism()
+      // the same loop on the IAM's own pool, at its default width: how much of the row is the hash
+      const threads = DEFAULT_ARGON2ID_THREADS
       const pooled = rawArgon2(opts, ['--threads', String(threads)])
       rows.push(againstBaseline({ id: 'login', database: label, label: 'password login POST /login', run: small.login, baseline: argon2,
         notes: [

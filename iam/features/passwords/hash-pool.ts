@@ -120,7 +120,7 @@ const load = (name) => {
 }
 // the lengths are the stored hash's own, never a secret
 const equal = (a, b) => a.length === b.length && crypto.timingSafeEqual(a, b)
-const verify = async (job) => {
+const compute = async (job) => {
   switch (job.kind) {
     case 'argon2id-hash':
       return load('@node-rs/argon2').hashSync(job.password, job.options)
@@ -148,7 +148,7 @@ const verify = async (job) => {
   }
 }
 parentPort.on('message', (job) => {
-  verify(job).then(
+  compute(job).then(
     (result) => parentPort.postMessage(typeof result === 'string' ? { id: job.id, hash: result } : { id: job.id, match: result === true }),
     (error) => parentPort.postMessage({ id: job.id, error: String((error && error.message) || error) }),
   )
@@ -273,7 +273,8 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
   const deadline = (task: Task) => {
     const waiting = queue.indexOf(task)
     if (waiting >= 0) queue.splice(waiting, 1)
-    // a running job's thread cannot be stopped otherwise; one posted behind it is computed and its answer dropped
+    // a running job's thread cannot be stopped otherwise (the jobs posted behind it wait again);
+    // a job still posted behind another is computed when its turn comes, and its answer dropped
     else if (task.slot && task.slot.tasks[0] === task) retire(task.slot)
     answer(task, { type: 'timeout' })
     pump()
