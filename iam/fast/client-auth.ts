@@ -1,6 +1,6 @@
 /**
  * A client's secret at the token and introspection endpoints (RFC 6749 section 2.3.1), read the way
- * the one-statement paths (introspection.ts, client-credentials.ts) accept it: only the forms whose
+ * the fast paths (introspection.ts, client-credentials.ts, refresh-token.ts) accept it: only the forms whose
  * outcome is certain to be oidc-provider's. Anything else is undefined here, and the provider's
  * own client authentication (its shared/client_auth.js) answers the request, errors included.
  */

@@ -729,6 +729,13 @@ export const configSchema = z.strictObject({
        */
       fastClientCredentials: z.boolean().default(true),
       /**
+       * The refresh token grant of a client authenticated with its secret, for a token not due for
+       * rotation, answered in two statements (fast/refresh-token.ts) where that answer is exactly
+       * the provider's; off: every refresh grant goes through oidc-provider's token endpoint.
+       * tests/gateway/refresh-token-equivalence.test.ts holds their answers equal.
+       */
+      fastRefreshToken: z.boolean().default(true),
+      /**
        * Client ID Metadata Documents: a client whose id is an https URL is described by the JSON
        * document at that URL (how MCP clients and agents sign in without registering;
        * features/oidc/client-metadata-documents.ts). `allowedHosts` (empty: any public host) and

@@ -16,6 +16,7 @@ import { countUsesStatement } from '../../iam/features/api-tokens/repository'
 import { visitorByCanary } from '../../iam/features/devices/visitors-repo'
 import { introspectionRow } from '../../iam/fast/introspection'
 import { clientRow, insertClientCredentials } from '../../iam/fast/client-credentials'
+import { insertRefreshedAccessToken, refreshRow } from '../../iam/fast/refresh-token'
 import { grantBoundById, grantBoundByUid, grantBoundByUserCode, payloadById, upsertPayload } from '../../iam/features/oidc/adapter'
 import { clientForProvider } from '../../iam/features/oidc/clients'
 import { securityEventRow } from '../../iam/features/security-events/repository'
@@ -110,6 +111,7 @@ async function seed(db: Kysely<Database>): Promise<void> {
     payload('AccessToken', 'at-extra', { clientId: 'pairwise', accountId: 'acc-1', exp, extra: { a: 1 } }),
     payload('ClientCredentials', 'cc-1', { clientId: 'basic', exp, scope: 'api' }),
     payload('RefreshToken', 'rt-oidc', { clientId: 'app', accountId: 'acc-1', grantId: 'grant-1', exp }),
+    payload('RefreshToken', 'rt-user', { clientId: 'basic', accountId: '00000000-0000-4000-8000-000000000001', grantId: 'grant-1', exp }),
     payload('DeviceCode', 'dc-1', { clientId: 'app', accountId: 'acc-1', grantId: 'grant-1', exp, userCode: 'CODE-1', uid: 'uid-dc' }, { user_code: 'CODE-1', uid: 'uid-dc' }),
   ]).execute()
 }
@@ -401,6 +403,23 @@ export const DIRECT_CASES: DirectCase[] = [
     params: [
       ['cc-fast-1', JSON.stringify({ iat: 1, exp: 2, jti: 'cc-fast-1', kind: 'ClientCredentials', clientId: 'basic', scope: 'orders:read' }), iso(at(600_000))],
       ['cc-fast-2', JSON.stringify({ iat: 1, exp: 2, jti: 'cc-fast-2', kind: 'ClientCredentials', clientId: 'basic' }), iso(at(60_000))],
+    ],
+  },
+  {
+    name: 'refreshRow',
+    statement: refreshRow as unknown as AnyDirect,
+    writes: false,
+    // the client id, the refresh token: with its grant and account, another client's, a grant-less
+    // or account-less token, an unknown token, an unknown client
+    params: [['basic', 'rt-user'], ['app', 'rt-oidc'], ['app', 'rt-user'], ['basic', 'at-1'], ['basic', 'no-such-token'], ['no-such-client', 'rt-user']],
+  },
+  {
+    name: 'insertRefreshedAccessToken',
+    statement: insertRefreshedAccessToken as unknown as AnyDirect,
+    writes: true,
+    // the token's id, its payload, grant id, account id, expiry
+    params: [
+      ['at-fast-1', JSON.stringify({ iat: 1, exp: 2, jti: 'at-fast-1', kind: 'AccessToken', clientId: 'basic', gty: 'authorization_code refresh_token', grantId: 'grant-1', accountId: '00000000-0000-4000-8000-000000000001', scope: 'openid' }), 'grant-1', '00000000-0000-4000-8000-000000000001', iso(at(600_000))],
     ],
   },
 ]

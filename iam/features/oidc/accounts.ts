@@ -62,8 +62,13 @@ export async function findOidcAccount(db: Kysely<Database>, sub: string, now: nu
         .select(['id', 'public_id', 'email', 'name', 'email_verified', 'banned_until', 'deletion_due_at', 'locale'])
         .where('public_id', '=', sub)
         .executeTakeFirst()
+  return user ? oidcAccountOf(db, user, now) : undefined
+}
+
+/** The account of a users row as the provider's findAccount gives it: undefined when banned or being deleted. The fast refresh grant (fast/refresh-token.ts) builds it from its own read. */
+export function oidcAccountOf(db: Kysely<Database>, user: OidcAccountRow, now: number): OidcAccount | undefined {
   // a disabled account (a confirmed deletion) has no claims either: the provider refuses its grants
-  if (!user || (user.banned_until && user.banned_until.getTime() > now) || isDeletionPending(user)) return undefined
+  if ((user.banned_until && user.banned_until.getTime() > now) || isDeletionPending(user)) return undefined
   return {
     accountId: user.public_id,
     // the provider drops what the granted scopes and claims do not cover; the memberships are read

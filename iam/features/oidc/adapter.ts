@@ -69,7 +69,8 @@ export async function sweepExpired(db: Kysely<Database>, now: number): Promise<v
 /**
  * After an artefact was stored: sweeps expired ones when the last sweep of this process is
  * SWEEP_EVERY_MS old. The one-statement client credentials grant stores its tokens past this
- * adapter (fast/client-credentials.ts) and calls it too.
+ * adapter (fast/client-credentials.ts), as does the two-statement refresh grant (fast/refresh-token.ts):
+ * both call it too.
  */
 export function sweepWhenDue(deps: Pick<AdapterDeps, 'db' | 'now' | 'later'>): void {
   const now = deps.now()

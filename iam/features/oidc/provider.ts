@@ -15,6 +15,7 @@
  * /interaction/<uid>, and interactions.ts finishes it for the signed-in account.
  */
 import { createHmac } from 'node:crypto'
+import type { JWK } from 'jose'
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
 import type { IamContext } from '../../context'
 import type { IamConfig } from '../../lib/config-schema'
@@ -42,6 +43,21 @@ import { recordDocumentClientSeen } from './client-directory'
  * chose in their account (OIDC Core 5.1), released only once they chose one.
  */
 const CLAIMS = { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'locale'], organization: ['orgs'] }
+
+/**
+ * What the provider makes of CLAIMS for an ID token (its helpers/configuration.js): the `openid`
+ * scope's claims in order, `sub` added when absent, and the claims it supports, every scope's (each
+ * scope CLAIMS names is one of its scopes). The fast refresh grant (fast/refresh-token.ts) picks
+ * the ID token's claims with them.
+ */
+export const ID_TOKEN_CLAIMS: readonly string[] = CLAIMS.openid.includes('sub') ? CLAIMS.openid : [...CLAIMS.openid, 'sub']
+export const CLAIMS_SUPPORTED: ReadonlySet<string> = new Set(Object.values(CLAIMS).flat())
+
+// the keys handed to the provider (its `jwks.keys`), in their order: the fast refresh grant signs
+// with the one the provider's keystore would select
+let signingKeys: readonly JWK[] = []
+/** The provider's signing keys, once it was built (useOidcProvider). */
+export const providerSigningKeys = (): readonly JWK[] => signingKeys
 
 /** Keys signing the provider's cookies: configured, else derived from secrets.codes (same on every instance). */
 function cookieKeys(ctx: IamContext): string[] {
@@ -108,6 +124,7 @@ export async function createOidcProvider(ctx: IamContext): Promise<Provider> {
   const { oidc } = config
   const ttl = oidc.ttl
   const keys = await loadOidcKeys(db, config)
+  signingKeys = keys
   const httpsIssuer = new URL(oidc.issuer).protocol === 'https:'
   const resourceServers = new Map(oidc.resourceServers.map((rs) => [rs.indicator, rs]))
   const mayIntrospect = introspectionPolicy(oidc.resourceServers)

@@ -1,7 +1,7 @@
 import { callNodeListener, defineEventHandler, getCookie, getRequestHeader, setResponseHeader, setResponseStatus } from 'h3'
 import { useIam } from '../../context'
 import { OIDC_BODY_LIMIT_BYTES, OIDC_MOUNT } from '../../contract/oidc-mount'
-import { providerScopes, sweepAfterResponse, ttlSeconds, useOidcProvider } from '../../features/oidc/provider'
+import { CLAIMS_SUPPORTED, ID_TOKEN_CLAIMS, providerScopes, providerSigningKeys, sweepAfterResponse, ttlSeconds, useOidcProvider } from '../../features/oidc/provider'
 import { endProviderSessionOfAnotherAccount, startsProviderSignIn } from '../../features/oidc/gateway-session'
 import { oidcCsp, pageLocale, pageLookOf, tooManyCodesPage } from '../../features/oidc/pages'
 import { useLimiter } from '../../features/rate-limits/registry'
@@ -9,6 +9,8 @@ import { retrySeconds } from '../../features/rate-limits/limiter'
 import { failTooLarge, readRawBody } from '../../http/raw-body'
 import { fastIntrospection, type IntrospectionDeps } from '../../fast/introspection'
 import { fastClientCredentials, type ClientCredentialsDeps } from '../../fast/client-credentials'
+import { fastRefreshToken, type RefreshTokenDeps } from '../../fast/refresh-token'
+import { oidcAccountOf } from '../../features/oidc/accounts'
 import { sweepWhenDue } from '../../features/oidc/adapter'
 import { openClientSecretOnce } from '../../features/oidc/clients'
 import { introspectionPolicy } from '../../features/oidc/introspection-policy'
@@ -47,6 +49,9 @@ let introspectionDeps: Omit<IntrospectionDeps, 'now'> | undefined
 // the same for the two-statement client credentials grant (fast/client-credentials.ts): the
 // provider's scopes and token lifetime, as features/oidc/provider.ts hands them to the library
 let clientCredentialsDeps: Omit<ClientCredentialsDeps, 'now'> | undefined
+// and for the two-statement refresh grant (fast/refresh-token.ts): the provider's keys, claims and
+// lifetimes, as features/oidc/provider.ts hands them to the library
+let refreshTokenDeps: Omit<RefreshTokenDeps, 'now'> | undefined
 
 /** oidc-provider's browser session cookie (its default `cookies.names.session`). */
 const PROVIDER_SESSION_COOKIE = '_session'
@@ -146,6 +151,25 @@ export default defineEventHandler(async (event) => {
       stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
     }
     const answer = await fastClientCredentials({ ...clientCredentialsDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
+    if (answer) {
+      for (const [name, value] of FAST_TOKEN_HEADERS) event.node.res.setHeader(name, value)
+      return answer
+    }
+  }
+  if (granting && ctx.config.oidc.fastRefreshToken && read !== undefined && req.headers.origin === undefined && req.headers.dpop === undefined) {
+    refreshTokenDeps ??= {
+      db: ctx.db,
+      issuer: ctx.config.oidc.issuer,
+      openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
+      account: (row) => oidcAccountOf(ctx.db, row, Date.now()),
+      idTokenClaims: ID_TOKEN_CLAIMS,
+      claimsSupported: CLAIMS_SUPPORTED,
+      signingKeys: providerSigningKeys(),
+      accessTokenTtlSeconds: ttlSeconds(ctx.config.oidc.ttl.accessTokenMs),
+      idTokenTtlSeconds: ttlSeconds(ctx.config.oidc.ttl.idTokenMs),
+      stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
+    }
+    const answer = await fastRefreshToken({ ...refreshTokenDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
     if (answer) {
       for (const [name, value] of FAST_TOKEN_HEADERS) event.node.res.setHeader(name, value)
       return answer
