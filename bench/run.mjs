@@ -89,6 +89,24 @@ async function exactCount(iamUrl, s, token, connections, amount = 1000) {
   return { goal: `usage_count exact (${amount} verifications)`, actual: `${ok} answered 2xx, usage_count moved ${moved}`, pass: ok === amount && moved === ok }
 }
 
+/**
+ * Rotated tokens the sessions of a deployment already hold (the rotation row's PostgreSQL database):
+ * `perFamily` spent rows behind each live family's active token, then the tables analyzed. Without
+ * them the row starts on a refresh_tokens table of a few pages, whose generic plan for the session
+ * read scans the table (docs/performance.md, "Refresh rotation"), and it grows it a hundredfold
+ * within one autovacuum naptime, which would replan it: a table no deployment has.
+ */
+const ROTATION_HISTORY_PER_FAMILY = 500
+
+async function seedRotationHistory(client, perFamily) {
+  await client.query(`
+    insert into refresh_tokens (family_id, token_hash, status, created_at, expires_at, used_at)
+    select f.id, md5(f.id || ':' || i) || md5(i || ':' || f.id), 'rotated', now() - interval '1 day', now() + interval '6 days', now() - interval '1 day'
+    from session_families f cross join generate_series(1, $1::int) as i
+    where f.revoked_at is null`, [perFamily])
+  await client.query('analyze refresh_tokens, session_families')
+}
+
 /** A supply of fresh refresh tokens: every 201 hands back the successor, used once by a later request. */
 function rotationChain(tokens, canary) {
   const pool = [...tokens]
@@ -463,6 +481,7 @@ async function runDatabase(kind, opts, report) {
     if (want('refresh')) {
       // twice the connections: the requests cut off at the end of the warm-up take their successors with them
       const fresh = await inBatches(2 * opts.connections, 4, () => loginUser(iam, user.email, user.password, device))
+      if (pg) await seedRotationHistory(pg.client, ROTATION_HISTORY_PER_FAMILY)
       const baseline = await selectOne()
       const run = await measure({ url: iam.url, ...rotationChain(fresh.map((s) => s.refreshToken), device.canary) }, counted)
       rows.push(againstBaseline({ id: 'refresh', database: label, label: 'refresh rotation POST /auth/user/refresh-session', run, baseline, notes: [] }, GOALS.refresh.minRatio,
