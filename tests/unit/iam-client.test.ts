@@ -65,6 +65,16 @@ describe('createIamClient', () => {
     expect(verifies(request!, 'another-secret-of-at-least-32-characters!')).toBe(false)
   })
 
+  it('refuses a non-canonical path at every call, and sends a checked path again as it sent it the first time', async () => {
+    const client = createIamClient({ baseUrl: `${base}/iam`, hmac })
+    for (let i = 0; i < 3; i++) await expect(client.request({ method: 'GET', path: '/orgs/../check' })).rejects.toBeInstanceOf(IamTargetError)
+    for (let i = 0; i < 3; i++) await client.request({ method: 'GET', path: '/secret/accesstoken/metadata' })
+    await client.request({ method: 'GET', path: '/secret/accesstoken/metadata', query: { a: 'b' } })
+    await client.request({ method: 'GET', path: '/secret/accesstoken/metadata' })
+    expect(seen.map((r) => r.url)).toEqual([...Array(3).fill('/iam/secret/accesstoken/metadata'), '/iam/secret/accesstoken/metadata?a=b', '/iam/secret/accesstoken/metadata'])
+    expect(seen.every((r) => verifies(r))).toBe(true)
+  })
+
   it('keeps and signs a path prefix of the base URL', async () => {
     const client = createIamClient({ baseUrl: `${base}/iam/`, hmac })
     await client.request({ method: 'GET', path: '/health' })
