@@ -5,8 +5,7 @@
  * the IAM's cookies: the BFF forwards the IAM's Set-Cookie headers verbatim and never mints them.
  */
 import { parseSetCookie as parseCookieHeader } from 'cookie-es'
-import { appendResponseHeader, deleteCookie, setCookie, type H3Event } from 'h3'
-import { requestCookie } from '../request-cookies'
+import { appendResponseHeader, deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
 import { gatewayNow } from '../clock'
 
 export const ACCESS_COOKIE = '__Secure-a'
@@ -93,5 +92,5 @@ export function currentCookie(event: H3Event, name: 'session' | 'canary_id' | 'a
   const key = name === 'session' ? 'bffSession' : name === 'canary_id' ? 'bffCanary' : 'bffAccessToken'
   const fromContext: unknown = event.context[key]
   if (typeof fromContext === 'string') return fromContext || undefined
-  return requestCookie(event, name === 'access' ? ACCESS_COOKIE : name) || undefined
+  return getCookie(event, name === 'access' ? ACCESS_COOKIE : name) || undefined
 }

@@ -3,8 +3,7 @@
  * a double-submit token instead: the `__Host-csrf` cookie (set with the page) equals the `_csrf` field.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { getRequestHeader, setCookie, type H3Event } from 'h3'
-import { requestCookie } from '../request-cookies'
+import { getCookie, getRequestHeader, setCookie, type H3Event } from 'h3'
 
 export const CSRF_COOKIE = '__Host-csrf'
 
@@ -15,7 +14,7 @@ export function isFormPost(event: H3Event): boolean {
 
 /** The page's CSRF token: the existing cookie, or a new one (32 random bytes) set now. */
 export function issueCsrfToken(event: H3Event): string {
-  const existing = requestCookie(event, CSRF_COOKIE)
+  const existing = getCookie(event, CSRF_COOKIE)
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing
   const token = randomBytes(32).toString('base64url')
   setCookie(event, CSRF_COOKIE, token, { httpOnly: true, secure: true, sameSite: 'strict', path: '/' })
@@ -24,7 +23,7 @@ export function issueCsrfToken(event: H3Event): string {
 
 /** Constant-time check of the form's `_csrf` field against the cookie. */
 export function csrfTokenMatches(event: H3Event, field: unknown): boolean {
-  const cookie = requestCookie(event, CSRF_COOKIE)
+  const cookie = getCookie(event, CSRF_COOKIE)
   if (!cookie || typeof field !== 'string') return false
   const a = Buffer.from(cookie)
   const b = Buffer.from(field)

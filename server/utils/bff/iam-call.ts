@@ -2,8 +2,7 @@
  * One signed call from the BFF to the IAM on behalf of the browser: allow-listed path + method,
  * the end user's IP and User-Agent forwarded, and only the cookies this call needs.
  */
-import { getRequestHeader, type H3Event } from 'h3'
-import { requestCookie } from '../request-cookies'
+import { getCookie, getRequestHeader, type H3Event } from 'h3'
 import { IamUnavailableError, type IamResponse } from '../../../iam/client/iam-client'
 import { ACCEPT_LANGUAGE_MAX, isLocale } from '../../../iam/contract/locales'
 import { isCanonicalPath } from '../../../iam/contract/request-path'
@@ -26,7 +25,7 @@ export type BffIamCall = IamRouteCall
  * Not a credential: outside the signature's covered headers (iam/client/hmac.ts), like User-Agent.
  */
 export function acceptLanguageFor(event: H3Event): string | undefined {
-  const chosen = requestCookie(event, 'locale')
+  const chosen = getCookie(event, 'locale')
   if (isLocale(chosen)) return chosen
   // only the characters a language list has (RFC 9110 section 12.5.4): no header injection
   const sent = getRequestHeader(event, 'accept-language')?.slice(0, ACCEPT_LANGUAGE_MAX).replace(/[^A-Za-z0-9*,;=.\- ]/g, '')
@@ -38,7 +37,7 @@ export function acceptLanguageFor(event: H3Event): string | undefined {
  * (plugins/time-zone.client.ts) when it names a zone this runtime knows, else none (the IAM checks
  * it again and ignores what it does not know). Not a credential, like the language.
  */
-export const timeZoneFor = (event: H3Event): string | null => readTimeZone(requestCookie(event, TIME_ZONE_COOKIE))
+export const timeZoneFor = (event: H3Event): string | null => readTimeZone(getCookie(event, TIME_ZONE_COOKIE))
 
 /** Sends one allow-listed request to the IAM; a network failure becomes 503 JSON for the browser. */
 export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Promise<IamResponse<T>> {
@@ -54,7 +53,7 @@ export async function callIam<T = unknown>(event: H3Event, call: BffIamCall): Pr
   if (!clientIp) bffFail(400, { ok: false, error: 'Your network address could not be determined.', code: 'client_ip_unknown' })
   const cookies: Record<string, string> = {}
   for (const name of call.cookies ?? []) {
-    const value = name === 'session' || name === 'canary_id' ? currentCookie(event, name) : requestCookie(event, name)
+    const value = name === 'session' || name === 'canary_id' ? currentCookie(event, name) : getCookie(event, name)
     if (value && isCookieValue(value)) cookies[name] = value
   }
   const acceptLanguage = acceptLanguageFor(event)

@@ -15,8 +15,7 @@
  * sets the administrator's session cookie again; the kept cookies are cleared. Signing out while
  * impersonating ends both sessions (server/utils/bff/sign-out.ts).
  */
-import { deleteCookie, setCookie, type H3Event } from 'h3'
-import { requestCookie } from '../request-cookies'
+import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
 import { clearAccessCookies, currentCookie, forwardSetCookies, isCookieValue } from './cookies'
 import { callIamRoute } from './iam-call'
 import { BffReply } from './respond'
@@ -40,7 +39,7 @@ export function keepAdminSession(event: H3Event, adminRefreshToken: string, admi
 
 /** The administrator's email while impersonating (for the banner), or null. */
 export function impersonatingAdminEmail(event: H3Event): string | null {
-  const raw = requestCookie(event, ADMIN_WHO_COOKIE)
+  const raw = getCookie(event, ADMIN_WHO_COOKIE)
   if (!raw) return null
   try {
     return decodeURIComponent(raw) || null
@@ -72,7 +71,7 @@ async function logoutCurrent(event: H3Event): Promise<void> {
  * then signed out and the administrator signs in again.
  */
 export async function endImpersonation(event: H3Event): Promise<{ restored: boolean }> {
-  const adminToken = requestCookie(event, ADMIN_SESSION_COOKIE)
+  const adminToken = getCookie(event, ADMIN_SESSION_COOKIE)
   await logoutCurrent(event)
   forgetKept(event)
   if (!adminToken || !isCookieValue(adminToken)) return { restored: false }
@@ -85,7 +84,7 @@ export async function endImpersonation(event: H3Event): Promise<{ restored: bool
 
 /** Signing out while impersonating: the administrator's kept session ends too (best effort, as every sign-out). */
 export async function endKeptAdminSession(event: H3Event): Promise<void> {
-  const adminToken = requestCookie(event, ADMIN_SESSION_COOKIE)
+  const adminToken = getCookie(event, ADMIN_SESSION_COOKIE)
   if (adminToken && isCookieValue(adminToken)) {
     const before = event.context.bffSession
     event.context.bffSession = adminToken
@@ -98,5 +97,5 @@ export async function endKeptAdminSession(event: H3Event): Promise<void> {
       event.context.bffSession = before
     }
   }
-  if (adminToken !== undefined || requestCookie(event, ADMIN_WHO_COOKIE) !== undefined) forgetKept(event)
+  if (adminToken !== undefined || getCookie(event, ADMIN_WHO_COOKIE) !== undefined) forgetKept(event)
 }

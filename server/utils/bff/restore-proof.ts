@@ -5,8 +5,7 @@
  * token, page JavaScript does not hold it (respond.ts strips it from every relayed body), and the
  * no-JavaScript sign-in form can ask for the link with a plain form post.
  */
-import { deleteCookie, setCookie, type H3Event } from 'h3'
-import { requestCookie } from '../request-cookies'
+import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
 import { gatewayNow } from '../clock'
 
 export const RESTORE_COOKIE = '__Host-restore'
@@ -38,7 +37,7 @@ export function keepRestoreProof(event: H3Event, res: { status: number; body: un
 
 /** This browser's restore proof, when it holds one of the right shape. */
 export function readRestoreProof(event: H3Event): string | undefined {
-  const value = requestCookie(event, RESTORE_COOKIE)
+  const value = getCookie(event, RESTORE_COOKIE)
   return value && PROOF.test(value) ? value : undefined
 }
 

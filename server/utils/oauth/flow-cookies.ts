@@ -4,8 +4,7 @@
  * they come back on the provider's top-level GET redirect, or None when the provider answers with a
  * cross-site form POST (response_mode=form_post), which Lax cookies would not accompany.
  */
-import { deleteCookie, setCookie, type H3Event } from 'h3'
-import { requestCookie } from '../request-cookies'
+import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3'
 import type { ProviderConfig } from '../gateway-config'
 import { FLOW_COOKIE_TTL_MS } from './state-cookie'
 
@@ -50,7 +49,7 @@ export function setFlowCookies(
 /** The flow cookies as the browser sent them. */
 export function readFlowCookies(event: H3Event, provider: ProviderConfig): { state?: string; pkceVerifier?: string; nonce?: string } {
   const names = flowCookieNames(provider.name)
-  return { state: requestCookie(event, names.state), pkceVerifier: requestCookie(event, names.pkce), nonce: requestCookie(event, names.nonce) }
+  return { state: getCookie(event, names.state), pkceVerifier: getCookie(event, names.pkce), nonce: getCookie(event, names.nonce) }
 }
 
 /** Expires all three flow cookies (gateway.md: cleared whatever the outcome). */
