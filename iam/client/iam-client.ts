@@ -216,8 +216,9 @@ export function createIamClient(options: IamClientOptions): IamClient {
   const pool = new Pool(base.origin, { keepAliveTimeout: IDLE_CONNECTION_MS })
 
   // The checked URL of each path called without a query: the same few paths on every call, and
-  // building and checking a URL was a percent of the gateway's CPU per session read. Never mutated
-  // (send reads its pathname and search); emptied when it grows past CHECKED_PATHS (paths with ids).
+  // building and checking a URL at each was about a fifth of the gateway's CPU per session read
+  // (docs/performance.md). Never mutated (send reads its pathname and search); emptied when it grows
+  // past CHECKED_PATHS (paths with ids).
   const checked = new Map<string, URL>()
   const checkedTarget = (path: string): URL => {
     let url = checked.get(path)
