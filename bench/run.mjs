@@ -89,6 +89,9 @@ async function exactCount(iamUrl, s, token, connections, amount = 1000) {
   return { goal: `usage_count exact (${amount} verifications)`, actual: `${ok} answered 2xx, usage_count moved ${moved}`, pass: ok === amount && moved === ok }
 }
 
+/** Spent tokens behind each live session in the rotation row (seedRotationHistory). */
+const ROTATION_HISTORY_PER_FAMILY = 500
+
 /**
  * Rotated tokens the sessions of a deployment already hold (the rotation row's PostgreSQL database):
  * `perFamily` spent rows behind each live family's active token, then the tables analyzed. Without
@@ -96,8 +99,6 @@ async function exactCount(iamUrl, s, token, connections, amount = 1000) {
  * read scans the table (docs/performance.md, "Refresh rotation"), and it grows it a hundredfold
  * within one autovacuum naptime, which would replan it: a table no deployment has.
  */
-const ROTATION_HISTORY_PER_FAMILY = 500
-
 async function seedRotationHistory(client, perFamily) {
   await client.query(`
     insert into refresh_tokens (family_id, token_hash, status, created_at, expires_at, used_at)

@@ -230,14 +230,23 @@ function keyFor(keys: readonly JWK[], alg: string): JWK | undefined {
   return fitting.sort((a, b) => score(b) - score(a))[0]?.jwk
 }
 
-// each signing key imported once per process and algorithm, as jose caches the provider's own
-const imported = new WeakMap<JWK, Map<string, ReturnType<typeof importJWK>>>()
-function signingKey(jwk: JWK, alg: string): ReturnType<typeof importJWK> {
-  let byAlg = imported.get(jwk)
-  if (!byAlg) imported.set(jwk, (byAlg = new Map()))
-  let key = byAlg.get(alg)
-  if (!key) byAlg.set(alg, (key = importJWK(jwk, alg)))
-  return key
+/** How an ID token of one algorithm is signed: its protected header and the imported key. */
+interface Signer {
+  header: { alg: string; kid?: string }
+  key: ReturnType<typeof importJWK>
+}
+
+// per key set and algorithm, the key selected and imported once (the keys are fixed once the
+// provider is built), as jose caches the import of the provider's own; undefined: no key fits
+const signers = new WeakMap<readonly JWK[], Map<string, Signer | undefined>>()
+function signerFor(keys: readonly JWK[], alg: string): Signer | undefined {
+  let byAlg = signers.get(keys)
+  if (!byAlg) signers.set(keys, (byAlg = new Map()))
+  if (!byAlg.has(alg)) {
+    const jwk = keyFor(keys, alg)
+    byAlg.set(alg, jwk && { header: jwk.kid ? { alg, kid: jwk.kid } : { alg }, key: importJWK(jwk, alg) })
+  }
+  return byAlg.get(alg)
 }
 
 /** The percentage of the token's life passed, as the library's BaseModel.ttlPercentagePassed. */
@@ -327,15 +336,15 @@ export async function fastRefreshToken(deps: RefreshTokenDeps, request: RefreshT
     tokenScopes.has('openid') ? signIdToken(deps, alg, caller.id, account, token, [...tokenScopes].join(' '), nowSeconds) : undefined,
   ])
   deps.stored?.()
-  const answer: RefreshTokenAnswer = { access_token: jti, expires_in: deps.accessTokenTtlSeconds, refresh_token: value, scope: accessScope, token_type: 'Bearer' }
-  return idToken === undefined ? answer : { access_token: jti, expires_in: deps.accessTokenTtlSeconds, id_token: idToken, refresh_token: value, scope: accessScope, token_type: 'Bearer' }
+  // the provider's member order (helpers/grant_response.js), id_token only when there is one
+  return { access_token: jti, expires_in: deps.accessTokenTtlSeconds, ...(idToken === undefined ? {} : { id_token: idToken }), refresh_token: value, scope: accessScope, token_type: 'Bearer' }
 }
 
 /** The ID token the provider's IdToken.issue({ use: 'idtoken' }) signs for this grant. */
-async function signIdToken(deps: RefreshTokenDeps, alg: string, clientId: string, account: RefreshAccount, token: Record<string, unknown>, scope: string, nowSeconds: number): Promise<string | undefined> {
-  const jwk = keyFor(deps.signingKeys, alg)
+async function signIdToken(deps: RefreshTokenDeps, alg: string, clientId: string, account: RefreshAccount, token: Record<string, unknown>, scope: string, nowSeconds: number): Promise<string> {
+  const signer = signerFor(deps.signingKeys, alg)
   // no key for the client's algorithm: the provider fails the request its own way
-  if (!jwk) throw new Error(`no signing key for ${alg}`)
+  if (!signer) throw new Error(`no signing key for ${alg}`)
   const available: Record<string, unknown> = { ...(await account.claims('id_token', scope)), sub: account.accountId, acr: token.acr, amr: token.amr, auth_time: token.authTime }
   const payload: Record<string, unknown> = {}
   // the `openid` scope's claims the provider supports, present on the account (helpers/claims.js), undefined ones left out
@@ -343,6 +352,5 @@ async function signIdToken(deps: RefreshTokenDeps, alg: string, clientId: string
   if (token.nonce !== undefined) payload.nonce = token.nonce
   if (token.sid !== undefined) payload.sid = token.sid
   Object.assign(payload, { aud: clientId, exp: nowSeconds + deps.idTokenTtlSeconds, iat: nowSeconds, iss: deps.issuer, sub: payload.sub })
-  const header = jwk.kid ? { alg, kid: jwk.kid } : { alg }
-  return new CompactSign(Buffer.from(JSON.stringify(payload))).setProtectedHeader(header).sign(await signingKey(jwk, alg))
+  return new CompactSign(Buffer.from(JSON.stringify(payload))).setProtectedHeader(signer.header).sign(await signer.key)
 }

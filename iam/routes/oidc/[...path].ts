@@ -53,6 +53,28 @@ let clientCredentialsDeps: Omit<ClientCredentialsDeps, 'now'> | undefined
 // lifetimes, as features/oidc/provider.ts hands them to the library
 let refreshTokenDeps: Omit<RefreshTokenDeps, 'now'> | undefined
 
+const clientCredentialsDepsOf = (ctx: ReturnType<typeof useIam>): Omit<ClientCredentialsDeps, 'now'> => ({
+  db: ctx.db,
+  openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
+  knownScopes: new Set(providerScopes(ctx.config.oidc)),
+  ttlSeconds: ttlSeconds(ctx.config.oidc.ttl.clientCredentialsMs),
+  stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
+})
+
+/** Built once the provider is (its signing keys are known then: useOidcProvider). */
+const refreshTokenDepsOf = (ctx: ReturnType<typeof useIam>): Omit<RefreshTokenDeps, 'now'> => ({
+  db: ctx.db,
+  issuer: ctx.config.oidc.issuer,
+  openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
+  account: (row) => oidcAccountOf(ctx.db, row, Date.now()),
+  idTokenClaims: ID_TOKEN_CLAIMS,
+  claimsSupported: CLAIMS_SUPPORTED,
+  signingKeys: providerSigningKeys(),
+  accessTokenTtlSeconds: ttlSeconds(ctx.config.oidc.ttl.accessTokenMs),
+  idTokenTtlSeconds: ttlSeconds(ctx.config.oidc.ttl.idTokenMs),
+  stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
+})
+
 /** oidc-provider's browser session cookie (its default `cookies.names.session`). */
 const PROVIDER_SESSION_COOKIE = '_session'
 
@@ -142,34 +164,12 @@ export default defineEventHandler(async (event) => {
     }
   }
   // A DPoP proof binds the token to a key (features/oidc/provider.ts): the provider checks it.
-  if (granting && ctx.config.oidc.fastClientCredentials && read !== undefined && req.headers.origin === undefined && req.headers.dpop === undefined) {
-    clientCredentialsDeps ??= {
-      db: ctx.db,
-      openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
-      knownScopes: new Set(providerScopes(ctx.config.oidc)),
-      ttlSeconds: ttlSeconds(ctx.config.oidc.ttl.clientCredentialsMs),
-      stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
-    }
-    const answer = await fastClientCredentials({ ...clientCredentialsDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
-    if (answer) {
-      for (const [name, value] of FAST_TOKEN_HEADERS) event.node.res.setHeader(name, value)
-      return answer
-    }
-  }
-  if (granting && ctx.config.oidc.fastRefreshToken && read !== undefined && req.headers.origin === undefined && req.headers.dpop === undefined) {
-    refreshTokenDeps ??= {
-      db: ctx.db,
-      issuer: ctx.config.oidc.issuer,
-      openSecret: (clientId, sealed) => openClientSecretOnce(ctx.config, clientId, sealed),
-      account: (row) => oidcAccountOf(ctx.db, row, Date.now()),
-      idTokenClaims: ID_TOKEN_CLAIMS,
-      claimsSupported: CLAIMS_SUPPORTED,
-      signingKeys: providerSigningKeys(),
-      accessTokenTtlSeconds: ttlSeconds(ctx.config.oidc.ttl.accessTokenMs),
-      idTokenTtlSeconds: ttlSeconds(ctx.config.oidc.ttl.idTokenMs),
-      stored: () => sweepWhenDue({ db: ctx.db, now: Date.now, later: sweepAfterResponse(ctx) }),
-    }
-    const answer = await fastRefreshToken({ ...refreshTokenDeps, now: Date.now() }, { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization })
+  if (granting && read !== undefined && req.headers.origin === undefined && req.headers.dpop === undefined) {
+    const { oidc } = ctx.config
+    const grant = { body: read, contentType: req.headers['content-type'], authorization: req.headers.authorization }
+    const answer =
+      (oidc.fastClientCredentials ? await fastClientCredentials({ ...(clientCredentialsDeps ??= clientCredentialsDepsOf(ctx)), now: Date.now() }, grant) : undefined) ??
+      (oidc.fastRefreshToken ? await fastRefreshToken({ ...(refreshTokenDeps ??= refreshTokenDepsOf(ctx)), now: Date.now() }, grant) : undefined)
     if (answer) {
       for (const [name, value] of FAST_TOKEN_HEADERS) event.node.res.setHeader(name, value)
       return answer
