@@ -7,9 +7,10 @@
  * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
  * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
- * does not wait for their answers: a slow receiver holds its own slots, not the worker. When a
- * group of deliveries has its answers, the instance claims again for the slots it freed, without
- * waiting for the next poll, until a claim finds fewer than it asked for. Deliveries and these claims go through
+ * does not wait for their answers: a slow receiver holds its own slots, not the worker. A slot goes
+ * on with the next delivery of the same account while there is one (deliver.ts, startDeliveries);
+ * when slots come free, the instance claims again for them, without waiting for the next poll,
+ * until a claim finds fewer than it asked for. Deliveries and these claims go through
  * runAfterResponse (lib/background.ts) like the rounds (lib/periodic.ts), so a shutdown waits for
  * them before the pools close.
  */
@@ -47,17 +48,20 @@ export default defineNitroPlugin((nitroApp) => {
       try {
         while (worker && !state.closed && inFlight < batch) {
           const asked = batch - inFlight
-          const { claimed, done } = await startDeliveries(ctx, asked)
+          const { claimed, settled } = await startDeliveries(ctx, asked, { chain: goingOn })
           if (claimed === 0) break
           inFlight += claimed
-          runAfterResponse(
-            () =>
-              done.finally(() => {
-                inFlight -= claimed
-                refill()
-              }),
-            onError,
-          )
+          // a slot is free once its delivery, and the ones of the same account chained after it, are done
+          for (const slot of settled) {
+            runAfterResponse(
+              () =>
+                slot.finally(() => {
+                  inFlight -= 1
+                  refill()
+                }),
+              onError,
+            )
+          }
           // fewer than asked: nothing else was due a moment ago; what the answers free is claimed then
           if (claimed < asked) break
         }
@@ -66,9 +70,11 @@ export default defineNitroPlugin((nitroApp) => {
         claiming = false
       }
     }
-    // the slots a group frees are taken again at once, not at the next poll: a backlog drains as fast
-    // as its receivers answer (and one account's events, sent one at a time per endpoint, one after
-    // another), not `batch` per `pollMs`. Tracked like the deliveries, so a shutdown waits for it.
+    // a slot goes on with its account's next delivery until the worker stops
+    const goingOn = () => worker && !state.closed
+    // the slots that come free are taken again at once, not at the next poll: a backlog drains as
+    // fast as its receivers answer, not `batch` per `pollMs`. Tracked like the deliveries, so a
+    // shutdown waits for it.
     const refill = () => {
       if (worker && !state.closed && !claiming) runAfterResponse(fill, onError)
     }

@@ -15,6 +15,7 @@ import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 import { startDeliveries } from '../../iam/features/webhooks/deliver'
 import { listDeliveries } from '../../iam/features/webhooks/deliveries'
+import { deleteEndpoint } from '../../iam/features/webhooks/endpoints'
 import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
 import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
 import { newWebhookSecret, sealWebhookSecret } from '../../iam/features/webhooks/secret'
@@ -26,11 +27,13 @@ const config = configSchema.parse({
   webhooks: { allowHttp: true, allowAddresses: ['127.0.0.0/8'] },
 })
 
-/** Counts the statements that write successes (the one with the group as a JSON parameter). */
+/** Counts the statements that write successes (the one with the group as a JSON parameter), and the claims. */
 let successWrites = 0
+let claims = 0
 const counting: KyselyPlugin = {
   transformQuery({ node }): RootOperationNode {
     if (node.kind === 'RawNode' && node.sqlFragments.join('').includes('jsonb_to_recordset')) successWrites++
+    if (node.kind === 'RawNode' && node.sqlFragments.join('').includes('skip locked')) claims++
     return node
   },
   transformResult: async ({ result }) => result,
@@ -63,10 +66,11 @@ afterAll(async () => {
 beforeEach(() => {
   held = []
   successWrites = 0
+  claims = 0
 })
 
 type Ctx = Parameters<typeof startDeliveries>[0] & Parameters<typeof listDeliveries>[0]
-const ctx = (c = config) => ({ config: c, db, now: () => Date.now(), log: { info() {}, warn() {}, error() {} } }) as unknown as Ctx
+const ctx = (c = config, now = () => Date.now()) => ({ config: c, db, now, log: { info() {}, warn() {}, error() {} } }) as unknown as Ctx
 
 async function endpointWithDeliveries(count: number, failures = 0): Promise<{ endpointId: number; publicId: string; ids: number[] }> {
   const publicId = `whe_${randomBytes(8).toString('hex')}`
@@ -213,5 +217,125 @@ describe('one account, one endpoint: in order, and a claim never reads the queue
     expect(await moveUpStranded(db, new Date())).toBe(1)
     expect(await nextAttempts([second!, third!])).toEqual(['due', 'waiting'])
     expect(await moveUpStranded(db, new Date())).toBe(0)
+  })
+})
+
+describe('a chain: each success leases the next delivery of its account, sent without a claim', () => {
+  const queueFor = async (endpointId: number, account: string, count: number) => {
+    const ids: number[] = []
+    for (let i = 0; i < count; i++) {
+      const rows = await enqueueWebhookEvent(db, { type: 'user.updated', subject: { publicId: account }, data: { n: i }, at: new Date(), endpointId })
+      ids.push(rows[0]!.id)
+    }
+    return ids
+  }
+  // what the tests before left pending would be claimed with these
+  beforeEach(async () => {
+    await db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('status', '=', 'pending').execute()
+  })
+  const deliveries = (ids: number[]) =>
+    db.selectFrom('webhook_deliveries').select(['id', 'msg_id', 'status', 'attempts', 'leased_until', 'next_attempt_at']).where('id', 'in', ids).orderBy('id').execute()
+
+  it('sends one account queued deliveries in order from one claim, each delivered and logged once', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const ids = await queueFor(endpointId, `acct_${randomBytes(4).toString('hex')}`, 3)
+    const { claimed, settled, done } = await startDeliveries(ctx(), 10, { chain: () => true })
+    expect(claimed).toBe(1)
+    expect(settled).toHaveLength(1)
+    const sent: string[] = []
+    for (let i = 0; i < 3; i++) {
+      await whenArrived(1)
+      // one at a time: the next is leased only once the one before it is written as delivered
+      expect(held).toHaveLength(1)
+      sent.push(held[0]!.msgId)
+      release()
+    }
+    await done
+    expect(claims).toBe(1)
+    const rows = await deliveries(ids)
+    expect(sent).toEqual(rows.map((r) => r.msg_id))
+    expect(rows.map((r) => [r.status, r.attempts, r.leased_until])).toEqual(ids.map(() => ['delivered', 1, null]))
+    const logged = await db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpointId).orderBy('id').execute()
+    expect(logged.map((r) => r.delivery_id)).toEqual(ids)
+    expect((await startDeliveries(ctx(), 10)).claimed).toBe(0)
+  })
+
+  it('leaves the next delivery due and unleased for a claim when the worker stops during the one before', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const ids = await queueFor(endpointId, `acct_${randomBytes(4).toString('hex')}`, 2)
+    let going = true
+    const { settled } = await startDeliveries(ctx(), 10, { chain: () => going })
+    await whenArrived(1)
+    going = false
+    release()
+    await Promise.all(settled)
+    expect(held).toHaveLength(0)
+    const [first, second] = await deliveries(ids)
+    expect(first!.status).toBe('delivered')
+    expect([second!.status, second!.leased_until, waitsBehindEarlier(second!.next_attempt_at)]).toEqual(['pending', null, false])
+    const taken = await startDeliveries(ctx(), 10)
+    expect(taken.claimed).toBe(1)
+    await whenArrived(1)
+    release()
+    await taken.done
+    expect((await deliveries(ids)).map((r) => r.status)).toEqual(['delivered', 'delivered'])
+  })
+
+  it('does not lease the next delivery of an endpoint switched off meanwhile, and no claim takes it', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const ids = await queueFor(endpointId, `acct_${randomBytes(4).toString('hex')}`, 2)
+    const { settled } = await startDeliveries(ctx(), 10, { chain: () => true })
+    await whenArrived(1)
+    await db.updateTable('webhook_endpoints').set({ enabled: false, disabled_reason: 'admin' }).where('id', '=', endpointId).execute()
+    release()
+    await Promise.all(settled)
+    expect(held).toHaveLength(0)
+    const [, second] = await deliveries(ids)
+    expect([second!.status, second!.leased_until, waitsBehindEarlier(second!.next_attempt_at)]).toEqual(['pending', null, false])
+    expect((await startDeliveries(ctx(), 10, { chain: () => true })).claimed).toBe(0)
+  })
+
+  it('takes a chained delivery again once its lease ran out when its instance died mid-delivery, and writes nothing for the late answer', async () => {
+    const { endpointId } = await endpointWithDeliveries(0)
+    const ids = await queueFor(endpointId, `acct_${randomBytes(4).toString('hex')}`, 2)
+    const { settled } = await startDeliveries(ctx(), 10, { chain: () => true })
+    await whenArrived(1)
+    release()
+    // the second, chained: sent, and its instance dies before the answer
+    await whenArrived(1)
+    const [, chained] = await deliveries(ids)
+    expect([chained!.status, waitsBehindEarlier(chained!.next_attempt_at), chained!.leased_until === null]).toEqual(['pending', false, false])
+    expect((await startDeliveries(ctx(), 10)).claimed).toBe(0)
+    const afterLease = ctx(config, () => chained!.leased_until!.getTime() + 1000)
+    const taken = await startDeliveries(afterLease, 10)
+    expect(taken.claimed).toBe(1)
+    await whenArrived(2)
+    // the dead instance's answer first: its lease is gone, so only the second instance's is written
+    held.shift()!.res.writeHead(204).end()
+    await Promise.all(settled)
+    expect((await deliveries(ids)).map((r) => r.status)).toEqual(['delivered', 'pending'])
+    release()
+    await taken.done
+    expect((await deliveries(ids)).map((r) => [r.status, r.attempts])).toEqual([['delivered', 1], ['delivered', 1]])
+  })
+})
+
+describe('deleting an endpoint', () => {
+  it('removes its deliveries and their logged attempts with it, and no other endpoint rows', async () => {
+    await db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('status', '=', 'pending').execute()
+    const gone = await endpointWithDeliveries(2)
+    const kept = await endpointWithDeliveries(1)
+    const { claimed, done } = await startDeliveries(ctx(), 10)
+    expect(claimed).toBe(3)
+    await whenArrived(3)
+    release()
+    await done
+    const attemptsOf = async (endpointId: number) => (await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).length
+    expect([await attemptsOf(gone.endpointId), await attemptsOf(kept.endpointId)]).toEqual([2, 1])
+    expect(await deleteEndpoint(ctx(), gone.publicId)).toBe(true)
+    expect([await attemptsOf(gone.endpointId), await attemptsOf(kept.endpointId)]).toEqual([0, 1])
+    const left = await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [...gone.ids, ...kept.ids]).execute()
+    expect(left.map((r) => r.id)).toEqual(kept.ids)
+    expect(await deleteEndpoint(ctx(), gone.publicId)).toBe(false)
   })
 })

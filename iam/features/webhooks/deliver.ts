@@ -92,16 +92,48 @@ async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> 
   return rows
 }
 
+/** How a worker goes on from a delivered row to the next one of its account (see startDeliveries). */
+export interface DeliveryOptions {
+  random?: () => number
+  /**
+   * Asked as each success is written: while it says yes, that statement also leases the next
+   * delivery of the same account to the same endpoint, and it is sent at once, without a claim.
+   * Without it, the next one is only moved up, for a later claim to take.
+   */
+  chain?: () => boolean
+}
+
 /**
- * Takes up to `limit` due deliveries and starts sending them: `claimed` says how many, `done`
- * settles once each attempt was recorded. The caller does not wait for `done` before taking more,
- * so one slow receiver holds only its own deliveries' slots, not the whole worker.
+ * Takes up to `limit` due deliveries and starts sending them: `claimed` says how many, `settled`
+ * holds one promise per slot, settling once that delivery, and every delivery chained after it,
+ * was recorded; `done`, once all are. The caller does not wait for them before taking more, so one
+ * slow receiver holds only its own deliveries' slots, not the whole worker.
+ *
+ * A chain: one account's events reach an endpoint one at a time, in order (queue-order.ts), so
+ * each delivered one makes the next due. The statement that writes the success leases that next
+ * one to this instance and reads what its request needs, and the slot goes on with it: for an
+ * account with a backlog (a person signing in again and again), one statement per answer instead
+ * of a write and then a claim, and no wait for the next poll.
  */
-export async function startDeliveries(ctx: Ctx, limit: number, random: () => number = Math.random): Promise<{ claimed: number; done: Promise<void> }> {
+export async function startDeliveries(ctx: Ctx, limit: number, options: DeliveryOptions = {}): Promise<{ claimed: number; settled: Promise<void>[]; done: Promise<void> }> {
   const claimed = await claimDue(ctx, new Date(ctx.now()), limit)
-  if (claimed.length === 0) return { claimed: 0, done: Promise.resolve() }
-  const done = Promise.all(claimed.map((row) => attempt(ctx, row, random))).then(() => undefined)
-  return { claimed: claimed.length, done }
+  const settled = claimed.map((row) => deliverChain(ctx, row, options))
+  return { claimed: claimed.length, settled, done: Promise.all(settled).then(() => undefined) }
+}
+
+async function deliverChain(ctx: Ctx, first: Claimed, options: DeliveryOptions): Promise<void> {
+  const random = options.random ?? Math.random
+  const chain = options.chain ?? (() => false)
+  let row: Claimed | null = first
+  while (row) {
+    const next: Claimed | null = await attempt(ctx, row, random, chain())
+    // leased by the write, but the worker stopped since (a shutdown): released for a claim to take
+    if (next && !chain()) {
+      await sql`update webhook_deliveries set leased_until = null where id = ${next.id} and leased_until = ${next.leased_until.toISOString()}::timestamptz`.execute(ctx.db)
+      return
+    }
+    row = next
+  }
 }
 
 interface Outcome {
@@ -148,7 +180,8 @@ async function send(ctx: Ctx, row: Claimed): Promise<Outcome> {
   }
 }
 
-async function attempt(ctx: Ctx, row: Claimed, random: () => number): Promise<void> {
+/** One request and its record; the next delivery of the account when the record leased it (`chain`). */
+async function attempt(ctx: Ctx, row: Claimed, random: () => number, chain: boolean): Promise<Claimed | null> {
   const endpoint = { id: row.endpoint_id, public_id: row.endpoint_public_id }
   const started = performance.now()
   const outcome = await send(ctx, row)
@@ -157,8 +190,9 @@ async function attempt(ctx: Ctx, row: Claimed, random: () => number): Promise<vo
   const attempts = row.attempts + 1
   const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
   if (ok) {
-    if (await recordDelivered(ctx, row, endpoint.id, attempts, now, outcome, durationMs)) emitSignal({ kind: 'webhookDelivery', outcome: 'delivered' })
-    return
+    const written = await recordDelivered(ctx, row, endpoint.id, attempts, now, outcome, durationMs, chain)
+    if (written) emitSignal({ kind: 'webhookDelivery', outcome: 'delivered' })
+    return written ? written.next : null
   }
   await ctx.db.transaction().execute(async (trx) => {
     const mine = sql<boolean>`leased_until = ${row.leased_until.toISOString()}::timestamptz`
@@ -197,6 +231,7 @@ async function attempt(ctx: Ctx, row: Claimed, random: () => number): Promise<vo
       .execute()
     emitSignal({ kind: 'webhookDelivery', outcome: kind })
   })
+  return null
 }
 
 /** A delivered attempt waiting for its write, and the promise of that write. */
@@ -210,8 +245,15 @@ interface Success {
   durationMs: number
   error: string | null
   excerpt: string | null
-  settle: (written: boolean) => void
+  /** whether to lease the next delivery of its account (DeliveryOptions.chain) */
+  chain: boolean
+  settle: (written: Written | null) => void
   fail: (error: unknown) => void
+}
+
+/** A success as written: with the next delivery of its account when the statement leased it. */
+interface Written {
+  next: Claimed | null
 }
 
 /** The successes each database's writer has not written yet (one writer per pool: per instance). */
@@ -225,13 +267,13 @@ const WRITE_GROUP = 200
  * turn of the event loop, and while a statement runs the answers that come in queue for the next
  * (group commit). A lone success is written at once; ten answers of one event cost one or two
  * statements instead of ten.
- * True when it was written: false when this instance had lost the lease.
+ * Null when it was not written: this instance had lost the lease.
  */
-function recordDelivered(ctx: Ctx, row: Claimed, endpointId: number, attempts: number, now: Date, outcome: Outcome, durationMs: number): Promise<boolean> {
+function recordDelivered(ctx: Ctx, row: Claimed, endpointId: number, attempts: number, now: Date, outcome: Outcome, durationMs: number, chain: boolean): Promise<Written | null> {
   let writer = writers.get(ctx.db)
   if (!writer) writers.set(ctx.db, (writer = { queue: [], writing: false }))
   const { queue } = writer
-  const written = new Promise<boolean>((settle, fail) => {
+  const written = new Promise<Written | null>((settle, fail) => {
     queue.push({
       id: row.id,
       leasedUntil: row.leased_until.toISOString(),
@@ -242,6 +284,7 @@ function recordDelivered(ctx: Ctx, row: Claimed, endpointId: number, attempts: n
       durationMs,
       error: outcome.error,
       excerpt: outcome.excerpt,
+      chain,
       settle,
       fail,
     })
@@ -260,7 +303,7 @@ async function writeQueued(ctx: Ctx, writer: { queue: Success[]; writing: boolea
       const group = writer.queue.splice(0, WRITE_GROUP)
       try {
         const written = await writeDelivered(ctx, group)
-        for (const s of group) s.settle(written.has(s.id))
+        for (const s of group) s.settle(written.get(s.id) ?? null)
       } catch (error) {
         for (const s of group) s.fail(error)
       }
@@ -272,27 +315,29 @@ async function writeQueued(ctx: Ctx, writer: { queue: Success[]; writing: boolea
 
 /**
  * Successes in one statement (a statement is atomic by itself): each delivery marked delivered
- * while this instance still holds its lease, the next delivery of its account moved up, the
- * endpoints' runs of failures forgotten (written
- * only when there is one: most successes follow a success, and an unchanged row is not rewritten,
- * so parallel deliveries to one endpoint do not queue on its row lock), the attempts logged.
- * Nothing but the deliveries' checks where the lease was lost. The ids it wrote.
+ * while this instance still holds its lease, the next delivery of its account moved up (and, for a
+ * chaining success of an enabled endpoint, leased to this instance and read for its request), the
+ * endpoints' runs of failures forgotten (written only when there is one: most successes follow a
+ * success, and an unchanged row is not rewritten, so parallel deliveries to one endpoint do not
+ * queue on its row lock), the attempts logged. Nothing but the deliveries' checks where the lease
+ * was lost. What it wrote, by delivery id.
  *
  * Every delivery the worker sends is one of these on a healthy receiver: few round trips instead
  * of a transaction of five each keeps the worker's share of the database small beside the
  * requests it shares it with (bench/README.md, `webhooks-signup`). The group travels as one JSON
  * parameter, which PostgreSQL and PGlite read alike.
  */
-async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<number>> {
+async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<number, Written>> {
   const values = JSON.stringify(
-    group.map((s) => ({ id: s.id, leased_until: s.leasedUntil, endpoint_id: s.endpointId, attempts: s.attempts, at: s.at, status: s.status, duration_ms: s.durationMs, error: s.error, excerpt: s.excerpt })),
+    group.map((s) => ({ id: s.id, leased_until: s.leasedUntil, endpoint_id: s.endpointId, attempts: s.attempts, at: s.at, status: s.status, duration_ms: s.durationMs, error: s.error, excerpt: s.excerpt, chain: s.chain })),
   )
-  const { rows } = await sql<{ id: number }>`
+  const leaseEnd = new Date(ctx.now() + ctx.config.webhooks.leaseMs).toISOString()
+  const { rows } = await sql<{ id: number } & { [K in keyof Claimed as `next_${K}`]: Claimed[K] | null }>`
     with v as (
       -- the limit tells the planner how few rows these are: it reaches the deliveries by their
       -- primary key instead of reading the whole table (a set-returning function counts as 100 rows)
       select * from jsonb_to_recordset(${values}::jsonb)
-        as v(id int, leased_until timestamptz, endpoint_id int, attempts int, at timestamptz, status int, duration_ms int, error text, excerpt text)
+        as v(id int, leased_until timestamptz, endpoint_id int, attempts int, at timestamptz, status int, duration_ms int, error text, excerpt text, chain boolean)
       limit ${group.length}::int
     ), d as (
       update webhook_deliveries w set status = 'delivered', attempts = v.attempts, delivered_at = v.at, leased_until = null, last_status = v.status
@@ -300,12 +345,16 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<
       returning w.id, w.endpoint_id, w.account_key
     ), n as (
       -- the next delivery of each settled one's account to its endpoint, waiting behind it
-      -- (queue-order.ts): this statement still sees the settled rows as pending, hence id > d.id
-      update webhook_deliveries f set next_attempt_at = v.at
-      from d join v on v.id = d.id
+      -- (queue-order.ts): this statement still sees the settled rows as pending, hence id > d.id.
+      -- Moved up, and leased too when chained, as a claim would lease it: its endpoint enabled
+      update webhook_deliveries f set next_attempt_at = v.at,
+        leased_until = case when v.chain and ep.enabled then ${leaseEnd}::timestamptz end
+      from d join v on v.id = d.id join webhook_endpoints ep on ep.id = d.endpoint_id
       where d.account_key is not null and f.next_attempt_at = 'infinity'
         and f.id = (select min(o.id) from webhook_deliveries o
                     where o.endpoint_id = d.endpoint_id and o.account_key = d.account_key and o.status = 'pending' and o.id > d.id)
+      returning d.id as after_id, f.id, f.msg_id, f.endpoint_id, f.account_key, f.payload, f.attempts, f.leased_until,
+        ep.public_id as endpoint_public_id, ep.url as endpoint_url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
     ), e as (
       update webhook_endpoints set consecutive_failures = 0, failing_since = null
       where id in (select v.endpoint_id from v join d on d.id = v.id) and (consecutive_failures <> 0 or failing_since is not null)
@@ -314,8 +363,33 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Set<
       select v.id, v.endpoint_id, v.at, v.status, v.duration_ms, v.error, v.excerpt from v join d on d.id = v.id
       order by v.at, v.id
     )
-    select id from d`.execute(ctx.db)
-  return new Set(rows.map((r) => r.id))
+    select d.id, n.id as next_id, n.msg_id as next_msg_id, n.endpoint_id as next_endpoint_id, n.account_key as next_account_key,
+      n.payload as next_payload, n.attempts as next_attempts, n.leased_until as next_leased_until,
+      n.endpoint_public_id as next_endpoint_public_id, n.endpoint_url as next_endpoint_url, n.secret_sealed as next_secret_sealed,
+      n.previous_secret_sealed as next_previous_secret_sealed, n.previous_secret_expires_at as next_previous_secret_expires_at
+    from d left join n on n.after_id = d.id`.execute(ctx.db)
+  const written = new Map<number, Written>()
+  for (const r of rows) {
+    const next: Claimed | null =
+      r.next_id !== null && r.next_leased_until !== null
+        ? {
+            id: r.next_id,
+            msg_id: r.next_msg_id!,
+            endpoint_id: r.next_endpoint_id!,
+            account_key: r.next_account_key,
+            payload: r.next_payload!,
+            attempts: r.next_attempts!,
+            leased_until: r.next_leased_until,
+            endpoint_public_id: r.next_endpoint_public_id!,
+            endpoint_url: r.next_endpoint_url!,
+            secret_sealed: r.next_secret_sealed!,
+            previous_secret_sealed: r.next_previous_secret_sealed,
+            previous_secret_expires_at: r.next_previous_secret_expires_at,
+          }
+        : null
+    written.set(r.id, { next })
+  }
+  return written
 }
 
 /** One more failure in a row; switches the endpoint off once the run is long enough in count and in time. */

@@ -120,10 +120,21 @@ export async function updateEndpoint(ctx: Ctx, publicId: string, input: Endpoint
   return { ok: true, endpoint: (await readEndpoint(ctx, publicId))! }
 }
 
+/**
+ * The endpoint, its deliveries (their foreign key's cascade) and its attempts (no key: migration
+ * 0028), together. The attempts go in a statement after the endpoint's: a delivery being settled
+ * meanwhile holds its row, which the cascade waits for, so by then the attempt that settling wrote
+ * has committed and this statement sees it; a settling that comes later finds no delivery and
+ * writes none.
+ */
 export async function deleteEndpoint(ctx: Ctx, publicId: string): Promise<boolean> {
-  const result = await ctx.db.deleteFrom('webhook_endpoints').where('public_id', '=', publicId).executeTakeFirst()
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx.deleteFrom('webhook_endpoints').where('public_id', '=', publicId).returning('id').executeTakeFirst()
+    if (row) await trx.deleteFrom('webhook_attempts').where('endpoint_id', '=', row.id).execute()
+    return row !== undefined
+  })
   await reloadSubscriptions(ctx)
-  return result.numDeletedRows > 0n
+  return deleted
 }
 
 /**
