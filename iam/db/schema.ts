@@ -421,6 +421,9 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: Timestamp
   leased_until: NullableTimestamp
   last_status: number | null
+  /** the delivering attempt's duration and answer excerpt, once delivered (migration 0029; null on rows delivered before it) */
+  last_duration_ms: number | null
+  last_excerpt: string | null
   delivered_at: NullableTimestamp
   created_at: Timestamp
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 import { startDeliveries } from '../../iam/features/webhooks/deliver'
-import { listDeliveries } from '../../iam/features/webhooks/deliveries'
+import { listDeliveries, replayDelivery, replayRange } from '../../iam/features/webhooks/deliveries'
 import { deleteEndpoint } from '../../iam/features/webhooks/endpoints'
 import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
 import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
@@ -112,8 +112,8 @@ const release = (status = 204) => {
 }
 
 describe('the successes of the delivery worker', () => {
-  it('writes answers that arrive together in fewer statements than deliveries, each delivery marked and logged once', async () => {
-    const { endpointId, ids } = await endpointWithDeliveries(10, 3)
+  it('writes answers that arrive together in fewer statements than deliveries, each delivery marked delivered with its attempt kept on its row, logged once', async () => {
+    const { endpointId, publicId, ids } = await endpointWithDeliveries(10, 3)
     const { claimed, done } = await startDeliveries(ctx(), 10)
     expect(claimed).toBe(10)
     await whenArrived(10)
@@ -123,15 +123,19 @@ describe('the successes of the delivery worker', () => {
     expect(successWrites).toBeLessThan(10)
     const rows = await db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts', 'last_status', 'leased_until']).where('id', 'in', ids).orderBy('id').execute()
     expect(rows.map((r) => [r.status, r.attempts, r.last_status, r.leased_until])).toEqual(ids.map(() => ['delivered', 1, 204, null]))
-    const attempts = await db.selectFrom('webhook_attempts').select(['delivery_id', 'status']).where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
-    expect(attempts).toEqual(ids.map((id) => ({ delivery_id: id, status: 204 })))
+    // the delivering attempt is the row's own: no webhook_attempts row, one entry in the log
+    expect(await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).toEqual([])
+    const listed = await listDeliveries(ctx(), publicId, { limit: 20 })
+    expect(listed!.map((d) => [d.id, d.log.map((a) => [a.status, a.error, a.at === d.deliveredAt, a.durationMs >= 0])]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(
+      ids.map((id) => [id, [[204, null, true, true]]]),
+    )
     // a success ends the endpoint's run of failures
     const endpoint = await db.selectFrom('webhook_endpoints').select(['consecutive_failures', 'failing_since']).where('id', '=', endpointId).executeTakeFirstOrThrow()
     expect(endpoint).toEqual({ consecutive_failures: 0, failing_since: null })
   })
 
   it('writes nothing for a delivery whose lease another instance took meanwhile, and the others of its group all the same', async () => {
-    const { endpointId, ids } = await endpointWithDeliveries(3)
+    const { ids } = await endpointWithDeliveries(3)
     const { done } = await startDeliveries(ctx(), 3)
     await whenArrived(3)
     // the lease ran out and another instance took the middle one while its answer was on the way
@@ -147,8 +151,9 @@ describe('the successes of the delivery worker', () => {
     ])
     const taken = await db.selectFrom('webhook_deliveries').select('leased_until').where('id', '=', ids[1]!).executeTakeFirstOrThrow()
     expect(taken.leased_until?.getTime()).toBe(theirs.getTime())
-    const logged = await db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
-    expect(logged.map((r) => r.delivery_id)).toEqual([ids[0], ids[2]])
+    // the delivering attempt is kept on the two rows written, not on the one taken
+    const logged = await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where('last_duration_ms', 'is not', null).orderBy('id').execute()
+    expect(logged.map((r) => r.id)).toEqual([ids[0], ids[2]])
   })
 })
 
@@ -255,8 +260,8 @@ describe('a chain: each success leases the next delivery of its account, sent wi
     const rows = await deliveries(ids)
     expect(sent).toEqual(rows.map((r) => r.msg_id))
     expect(rows.map((r) => [r.status, r.attempts, r.leased_until])).toEqual(ids.map(() => ['delivered', 1, null]))
-    const logged = await db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpointId).orderBy('id').execute()
-    expect(logged.map((r) => r.delivery_id)).toEqual(ids)
+    const delivered = await db.selectFrom('webhook_deliveries').select(['last_status', 'last_duration_ms']).where('id', 'in', ids).orderBy('id').execute()
+    expect(delivered.map((r) => [r.last_status, r.last_duration_ms !== null])).toEqual(ids.map(() => [204, true]))
     expect((await startDeliveries(ctx(), 10)).claimed).toBe(0)
   })
 
@@ -320,6 +325,53 @@ describe('a chain: each success leases the next delivery of its account, sent wi
   })
 })
 
+describe('replaying a delivered delivery', () => {
+  it('keeps the attempt that delivered it in its log, before the attempts of the replay', async () => {
+    await db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('status', '=', 'pending').execute()
+    const { publicId, ids } = await endpointWithDeliveries(1)
+    const first = await startDeliveries(ctx(), 10)
+    expect(first.claimed).toBe(1)
+    await whenArrived(1)
+    release(204)
+    await first.done
+    expect(await replayDelivery(ctx(), publicId, ids[0]!)).toEqual({ ok: true, replayed: 1 })
+    const second = await startDeliveries(ctx(), 10)
+    expect(second.claimed).toBe(1)
+    await whenArrived(1)
+    release(201)
+    await second.done
+    const [listed] = (await listDeliveries(ctx(), publicId, { limit: 10 }))!
+    expect(listed!.status).toBe('delivered')
+    expect(listed!.log.map((a) => a.status)).toEqual([204, 201])
+    expect(listed!.log[1]!.at).toBe(listed!.deliveredAt)
+  })
+
+  it('moves each delivering attempt of a replayed range into the log once, and leaves the delivery pending without it', async () => {
+    await db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('status', '=', 'pending').execute()
+    const { endpointId, publicId, ids } = await endpointWithDeliveries(2)
+    const { done } = await startDeliveries(ctx(), 10)
+    await whenArrived(2)
+    release(202)
+    await done
+    const since = new Date(Date.now() - 60_000)
+    expect(await replayRange(ctx(), publicId, { since, until: null, delivered: true })).toEqual({ ok: true, replayed: 2 })
+    const rows = await db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'delivered_at', 'last_duration_ms', 'last_excerpt']).where('id', 'in', ids).execute()
+    expect(rows).toEqual(ids.map(() => ({ status: 'pending', attempts: 0, delivered_at: null, last_duration_ms: null, last_excerpt: null })))
+    const logged = await db.selectFrom('webhook_attempts').select(['delivery_id', 'status']).where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
+    expect(logged).toEqual(ids.map((id) => ({ delivery_id: id, status: 202 })))
+    const listed = (await listDeliveries(ctx(), publicId, { limit: 10 }))!
+    expect(listed.map((d) => d.log.map((a) => a.status))).toEqual([[202], [202]])
+    // taken again at once, then delivered: the earlier attempt stays, the new one follows it
+    const again = await startDeliveries(ctx(), 10)
+    expect(again.claimed).toBe(2)
+    await whenArrived(2)
+    release(200)
+    await again.done
+    const relisted = (await listDeliveries(ctx(), publicId, { limit: 10 }))!
+    expect(relisted.map((d) => d.log.map((a) => a.status))).toEqual([[202, 200], [202, 200]])
+  })
+})
+
 describe('deleting an endpoint', () => {
   it('removes its deliveries and their logged attempts with it, and no other endpoint rows', async () => {
     await db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('status', '=', 'pending').execute()
@@ -328,7 +380,8 @@ describe('deleting an endpoint', () => {
     const { claimed, done } = await startDeliveries(ctx(), 10)
     expect(claimed).toBe(3)
     await whenArrived(3)
-    release()
+    // failed attempts: the ones webhook_attempts keeps
+    release(500)
     await done
     const attemptsOf = async (endpointId: number) => (await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).length
     expect([await attemptsOf(gone.endpointId), await attemptsOf(kept.endpointId)]).toEqual([2, 1])

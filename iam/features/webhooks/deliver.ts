@@ -243,7 +243,6 @@ interface Success {
   at: string
   status: number
   durationMs: number
-  error: string | null
   excerpt: string | null
   /** whether to lease the next delivery of its account (DeliveryOptions.chain) */
   chain: boolean
@@ -282,7 +281,6 @@ function recordDelivered(ctx: Ctx, row: Claimed, endpointId: number, attempts: n
       at: now.toISOString(),
       status: outcome.status!,
       durationMs,
-      error: outcome.error,
       excerpt: outcome.excerpt,
       chain,
       settle,
@@ -319,7 +317,7 @@ async function writeQueued(ctx: Ctx, writer: { queue: Success[]; writing: boolea
  * chaining success of an enabled endpoint, leased to this instance and read for its request), the
  * endpoints' runs of failures forgotten (written only when there is one: most successes follow a
  * success, and an unchanged row is not rewritten, so parallel deliveries to one endpoint do not
- * queue on its row lock), the attempts logged. Nothing but the deliveries' checks where the lease
+ * queue on its row lock), the delivering attempt kept on each row (migration 0029). Nothing but the deliveries' checks where the lease
  * was lost. What it wrote, by delivery id.
  *
  * Every delivery the worker sends is one of these on a healthy receiver: few round trips instead
@@ -329,7 +327,7 @@ async function writeQueued(ctx: Ctx, writer: { queue: Success[]; writing: boolea
  */
 async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<number, Written>> {
   const values = JSON.stringify(
-    group.map((s) => ({ id: s.id, leased_until: s.leasedUntil, endpoint_id: s.endpointId, attempts: s.attempts, at: s.at, status: s.status, duration_ms: s.durationMs, error: s.error, excerpt: s.excerpt, chain: s.chain })),
+    group.map((s) => ({ id: s.id, leased_until: s.leasedUntil, endpoint_id: s.endpointId, attempts: s.attempts, at: s.at, status: s.status, duration_ms: s.durationMs, excerpt: s.excerpt, chain: s.chain })),
   )
   const leaseEnd = new Date(ctx.now() + ctx.config.webhooks.leaseMs).toISOString()
   const { rows } = await sql<{ id: number } & { [K in keyof Claimed as `next_${K}`]: Claimed[K] | null }>`
@@ -337,10 +335,12 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<
       -- the limit tells the planner how few rows these are: it reaches the deliveries by their
       -- primary key instead of reading the whole table (a set-returning function counts as 100 rows)
       select * from jsonb_to_recordset(${values}::jsonb)
-        as v(id int, leased_until timestamptz, endpoint_id int, attempts int, at timestamptz, status int, duration_ms int, error text, excerpt text, chain boolean)
+        as v(id int, leased_until timestamptz, endpoint_id int, attempts int, at timestamptz, status int, duration_ms int, excerpt text, chain boolean)
       limit ${group.length}::int
     ), d as (
-      update webhook_deliveries w set status = 'delivered', attempts = v.attempts, delivered_at = v.at, leased_until = null, last_status = v.status
+      -- the delivering attempt stays on the row (migration 0029): no webhook_attempts row for it
+      update webhook_deliveries w set status = 'delivered', attempts = v.attempts, delivered_at = v.at, leased_until = null, last_status = v.status,
+        last_duration_ms = v.duration_ms, last_excerpt = v.excerpt
       from v where w.id = v.id and w.leased_until = v.leased_until
       returning w.id, w.endpoint_id, w.account_key
     ), n as (
@@ -358,10 +358,6 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<
     ), e as (
       update webhook_endpoints set consecutive_failures = 0, failing_since = null
       where id in (select v.endpoint_id from v join d on d.id = v.id) and (consecutive_failures <> 0 or failing_since is not null)
-    ), a as (
-      insert into webhook_attempts (delivery_id, endpoint_id, attempted_at, status, duration_ms, error, response_excerpt)
-      select v.id, v.endpoint_id, v.at, v.status, v.duration_ms, v.error, v.excerpt from v join d on d.id = v.id
-      order by v.at, v.id
     )
     select d.id, n.id as next_id, n.msg_id as next_msg_id, n.endpoint_id as next_endpoint_id, n.account_key as next_account_key,
       n.payload as next_payload, n.attempts as next_attempts, n.leased_until as next_leased_until,

@@ -2,7 +2,7 @@
  * The delivery log an administrator reads (each delivery with every attempt), manual replays, and
  * the queue figures of the metrics.
  */
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { IamContext } from '../../context'
 import { endpointRowId } from './endpoints-repo'
@@ -30,7 +30,7 @@ export async function listDeliveries(ctx: Ctx, publicId: string, query: { status
   if (endpointId === null) return null
   let select = ctx.db
     .selectFrom('webhook_deliveries')
-    .select(['id', 'msg_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'delivered_at', 'created_at', 'payload'])
+    .select(['id', 'msg_id', 'event_type', 'status', 'attempts', 'next_attempt_at', 'delivered_at', 'created_at', 'payload', 'last_status', 'last_duration_ms', 'last_excerpt'])
     .where('endpoint_id', '=', endpointId)
   if (query.status) select = select.where('status', '=', query.status)
   const rows = await select.orderBy('id', 'desc').limit(query.limit).execute()
@@ -53,36 +53,68 @@ export async function listDeliveries(ctx: Ctx, publicId: string, query: { status
     deliveredAt: r.delivered_at?.toISOString() ?? null,
     createdAt: r.created_at.toISOString(),
     payload: r.payload,
-    log: attempts
-      .filter((a) => a.delivery_id === r.id)
-      .map((a) => ({ at: a.attempted_at.toISOString(), status: a.status, durationMs: a.duration_ms, error: a.error, responseExcerpt: a.response_excerpt })),
+    log: [
+      ...attempts
+        .filter((a) => a.delivery_id === r.id)
+        .map((a) => ({ at: a.attempted_at.toISOString(), status: a.status, durationMs: a.duration_ms, error: a.error, responseExcerpt: a.response_excerpt })),
+      ...deliveringAttempt(r),
+    ],
   }))
+}
+
+/**
+ * The attempt that delivered it, kept on the delivery row rather than in webhook_attempts
+ * (migration 0029): always the last one. None for a row delivered before that migration, whose
+ * delivering attempt is a webhook_attempts row like the others.
+ */
+function deliveringAttempt(r: { status: DeliveryStatus; delivered_at: Date | null; last_status: number | null; last_duration_ms: number | null; last_excerpt: string | null }) {
+  if (r.status !== 'delivered' || r.delivered_at === null || r.last_duration_ms === null) return []
+  return [{ at: r.delivered_at.toISOString(), status: r.last_status, durationMs: r.last_duration_ms, error: null, responseExcerpt: r.last_excerpt }]
 }
 
 export type ReplayResult = { ok: true; replayed: number } | { ok: false; code: 'webhook_not_found' | 'delivery_not_found' }
 
-/** Queues deliveries again at once with their schedule started over (their `webhook-id` unchanged). */
-const requeue = (db: Kysely<Database>, now: Date) =>
-  db.updateTable('webhook_deliveries').set({ status: 'pending', attempts: 0, next_attempt_at: now, leased_until: null, delivered_at: null })
+/**
+ * Queues the endpoint's deliveries that `which` picks again at once, their schedule started over
+ * (their `webhook-id` unchanged), in one statement. A delivered one's delivering attempt, kept on
+ * its row (migration 0029), moves to webhook_attempts first, so its log keeps it. How many.
+ */
+async function requeue(db: Kysely<Database>, endpointId: number, now: Date, which: RawBuilder<boolean>): Promise<number> {
+  const { rows } = await sql<{ replayed: number }>`
+    with o as (
+      select id, endpoint_id, status, delivered_at, last_status, last_duration_ms, last_excerpt from webhook_deliveries
+      where endpoint_id = ${endpointId} and ${which}
+      for update
+    ), kept as (
+      insert into webhook_attempts (delivery_id, endpoint_id, attempted_at, status, duration_ms, error, response_excerpt)
+      select id, endpoint_id, delivered_at, last_status, last_duration_ms, null, last_excerpt from o
+      where status = 'delivered' and delivered_at is not null and last_duration_ms is not null
+      order by id
+    ), r as (
+      update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = ${now.toISOString()}::timestamptz, leased_until = null,
+        delivered_at = null, last_duration_ms = null, last_excerpt = null
+      from o where d.id = o.id
+      returning d.id
+    )
+    select count(*)::int as replayed from r`.execute(db)
+  return rows[0]?.replayed ?? 0
+}
 
 export async function replayDelivery(ctx: Ctx, publicId: string, deliveryId: number): Promise<ReplayResult> {
   const endpointId = await endpointRowId(ctx.db, publicId)
   if (endpointId === null) return { ok: false, code: 'webhook_not_found' }
-  const result = await requeue(ctx.db, new Date(ctx.now())).where('id', '=', deliveryId).where('endpoint_id', '=', endpointId).executeTakeFirst()
-  return result.numUpdatedRows === 0n ? { ok: false, code: 'delivery_not_found' } : { ok: true, replayed: 1 }
+  const replayed = await requeue(ctx.db, endpointId, new Date(ctx.now()), sql<boolean>`id = ${deliveryId}`)
+  return replayed === 0 ? { ok: false, code: 'delivery_not_found' } : { ok: true, replayed }
 }
 
 /** Every dead delivery made in [since, until) (the delivered ones too with `delivered`) queued again. */
 export async function replayRange(ctx: Ctx, publicId: string, range: { since: Date; until: Date | null; delivered: boolean }): Promise<ReplayResult> {
   const endpointId = await endpointRowId(ctx.db, publicId)
   if (endpointId === null) return { ok: false, code: 'webhook_not_found' }
-  let update = requeue(ctx.db, new Date(ctx.now()))
-    .where('endpoint_id', '=', endpointId)
-    .where('created_at', '>=', range.since)
-    .where('status', 'in', range.delivered ? ['dead', 'delivered'] : ['dead'])
-  if (range.until) update = update.where('created_at', '<', range.until)
-  const result = await update.executeTakeFirst()
-  return { ok: true, replayed: Number(result.numUpdatedRows) }
+  const statuses = range.delivered ? ['dead', 'delivered'] : ['dead']
+  const until = range.until ? sql<boolean>`created_at < ${range.until.toISOString()}::timestamptz` : sql<boolean>`true`
+  const which = sql<boolean>`created_at >= ${range.since.toISOString()}::timestamptz and ${until} and status in (${sql.join(statuses)})`
+  return { ok: true, replayed: await requeue(ctx.db, endpointId, new Date(ctx.now()), which) }
 }
 
 /** What the queue gauges show (lib/metrics.ts): deliveries waiting for enabled endpoints, and the oldest one's age. */

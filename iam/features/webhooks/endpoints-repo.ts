@@ -32,6 +32,11 @@ export interface EndpointRow {
   dead: number
 }
 
+/** How many of endpoint `e`'s deliveries were delivered after `since` by an attempt kept on their row. */
+const deliveredSince = (since: Date) =>
+  sql<number>`select count(*)::int from webhook_deliveries d
+    where d.endpoint_id = e.id and d.status = 'delivered' and d.delivered_at > ${since.toISOString()}::timestamptz and d.last_duration_ms is not null`
+
 /** Endpoints (all, or the one `publicId` names) with their last day's attempts and their queue. */
 export async function selectEndpoints(db: Kysely<Database>, now: Date, publicId?: string): Promise<EndpointRow[]> {
   const since = new Date(now.getTime() - 24 * 60 * 60 * 1000)
@@ -39,10 +44,11 @@ export async function selectEndpoints(db: Kysely<Database>, now: Date, publicId?
     .selectFrom('webhook_endpoints as e')
     .select(ENDPOINT_COLUMNS)
     .select([
-      sql<number>`(select count(*)::int from webhook_attempts a where a.endpoint_id = e.id and a.attempted_at > ${since.toISOString()}::timestamptz)`.as('attempts24h'),
-      sql<number>`(select count(*)::int from webhook_attempts a where a.endpoint_id = e.id and a.attempted_at > ${since.toISOString()}::timestamptz and a.status between 200 and 299)`.as(
-        'succeeded24h',
-      ),
+      // the delivering attempts are kept on their delivery rows (migration 0029), the others in webhook_attempts
+      sql<number>`(select count(*)::int from webhook_attempts a where a.endpoint_id = e.id and a.attempted_at > ${since.toISOString()}::timestamptz)
+        + (${deliveredSince(since)})`.as('attempts24h'),
+      sql<number>`(select count(*)::int from webhook_attempts a where a.endpoint_id = e.id and a.attempted_at > ${since.toISOString()}::timestamptz and a.status between 200 and 299)
+        + (${deliveredSince(since)})`.as('succeeded24h'),
       sql<number>`(select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'pending')`.as('pending'),
       sql<number>`(select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'dead')`.as('dead'),
     ])

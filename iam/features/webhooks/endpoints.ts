@@ -121,16 +121,19 @@ export async function updateEndpoint(ctx: Ctx, publicId: string, input: Endpoint
 }
 
 /**
- * The endpoint, its deliveries (their foreign key's cascade) and its attempts (no key: migration
- * 0028), together. The attempts go in a statement after the endpoint's: a delivery being settled
- * meanwhile holds its row, which the cascade waits for, so by then the attempt that settling wrote
- * has committed and this statement sees it; a settling that comes later finds no delivery and
- * writes none.
+ * The endpoint, its deliveries and its attempts, together (no foreign key cascades to either:
+ * migrations 0028 and 0029). The attempts go in a statement after the deliveries': a delivery
+ * being settled or failed meanwhile holds its row, which that delete waits for, so by then the
+ * attempt the failure wrote has committed and the last statement sees it; a settling that comes
+ * later finds no delivery and writes nothing.
  */
 export async function deleteEndpoint(ctx: Ctx, publicId: string): Promise<boolean> {
   const deleted = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.deleteFrom('webhook_endpoints').where('public_id', '=', publicId).returning('id').executeTakeFirst()
-    if (row) await trx.deleteFrom('webhook_attempts').where('endpoint_id', '=', row.id).execute()
+    if (row) {
+      await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', row.id).execute()
+      await trx.deleteFrom('webhook_attempts').where('endpoint_id', '=', row.id).execute()
+    }
     return row !== undefined
   })
   await reloadSubscriptions(ctx)
