@@ -59,6 +59,8 @@ describe('the OpenID clients page', () => {
     await page.findAll(`#client-confirm-${AGENT_KEY} button`).find((b) => b.text() === 'Confirm')!.trigger('click')
     await vi.waitFor(() => expect(page.text()).toContain('agent.example is blocked. Grants revoked: 2.'))
     expect(blocked.bodies).toEqual([{ host: 'agent.example' }])
+    // the notice is shown before the list is read again (pages/admin/clients.vue, confirmed): wait for the new list
+    await vi.waitFor(() => expect(page.find(`[data-testid="client-blocked-${AGENT_KEY}"]`).exists()).toBe(true))
     expect(page.find(`[data-testid="client-blocked-${AGENT_KEY}"]`).text()).toBe('Its host is blocked: it gets no tokens.')
     expect(page.find(`#client-block-${AGENT_KEY}`).exists()).toBe(false)
     expect(page.find('#client-unblock-agent_example').exists()).toBe(true)
