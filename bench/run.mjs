@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PASSWORD } from '../tests/helpers/accounts.ts'
 import { ROOT } from '../scripts/lib/build.ts'
-import { burst, measure } from './lib/load.mjs'
+import { alternated, burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
 import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, ratio, resultsPage, statementChecks } from './lib/report.ts'
 import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startDocumentServer, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
@@ -353,12 +353,13 @@ async function webhookRows(opts, label, load, servers, want) {
       return pending()
     }
     const compare = async (id, text, measureAt) => {
-      const left = await drained()
-      // the baseline right before the row, as the other comparisons: the box's speed drifts over a run
-      const baseline = { label: 'the same IAM config, no endpoint', run: await measureAt('plain') }
-      const measured = await measureAt('hooked')
+      // alternated, each round after the queue drained: a backlog delivered while the plain IAM
+      // is measured would slow the baseline instead of the row
+      const left = []
+      const { run: measured, baselineRun } = await alternated(opts.rounds, () => measureAt('hooked'), () => measureAt('plain'), async () => { left.push(await drained()) })
+      const baseline = { label: 'the same IAM config, no endpoint', run: baselineRun }
       rows.push(againstBaseline({ id, database: label, label: `${text} with ${endpoints} webhook endpoints subscribed to *`, run: measured, baseline,
-        notes: [`the delivery worker sends to the receiver while the row runs (webhooks defaults: poll 1 s, 20 in flight); ${left} deliveries of the previous row still queued at its start; the statements include the worker's`] },
+        notes: [`the delivery worker sends to the receiver while the row runs (webhooks defaults: poll 1 s, 20 in flight); at most ${Math.max(...left)} deliveries of an earlier round still queued at a round's start; the statements include the worker's`] },
         minRatio, [verifiedCheck('rows')]))
     }
     // sign-up first: its events are about a new account each and drain in parallel; the login row's
@@ -454,19 +455,24 @@ async function runDatabase(kind, opts, report) {
       }
       return { label: 'h3 + SELECT 1', run: await measure({ url: `${select1Server.url}/select1` }, load) }
     }
+    /** `row` against h3 + SELECT 1 in alternated rounds: the row's run and the baseline */
+    const againstSelectOne = async (row) => {
+      const { run, baselineRun } = await alternated(opts.rounds, row, async () => (await selectOne()).run)
+      return { run, baseline: { label: 'h3 + SELECT 1', run: baselineRun } }
+    }
     const small = {}
 
     if (want('health')) {
       const plain = await startBaseline('health')
       servers.push(plain)
-      const run = await measure({ url: `${iam.url}/health` }, counted)
-      const baseline = { label: 'plain h3 /health', run: await measure({ url: `${plain.url}/health` }, load) }
+      const { run, baselineRun } = await alternated(opts.rounds, () => measure({ url: `${iam.url}/health` }, counted), () => measure({ url: `${plain.url}/health` }, load))
+      const baseline = { label: 'plain h3 /health', run: baselineRun }
       rows.push(againstBaseline({ id: 'health', database: label, label: 'IAM GET /health', run, baseline, notes: [] }, GOALS.health.minRatio))
     }
     const fullAuth = (of = sessions) => measure({ url: iam.url, ...roundRobin('GET', '/secret/data', of) }, counted)
     if (want('full-auth')) {
-      const baseline = await selectOne()
-      small.fullAuth = await fullAuth()
+      const { run, baseline } = await againstSelectOne(() => fullAuth())
+      small.fullAuth = run
       rows.push(againstBaseline({ id: 'full-auth', database: label, label: 'full authentication GET /secret/data', run: small.fullAuth, baseline, notes: [] },
         GOALS.fullAuth.minRatio, statementChecks(small.fullAuth, { statements: GOALS.fullAuth.maxStatements, writes: GOALS.fullAuth.maxWrites })))
     }
@@ -474,17 +480,18 @@ async function runDatabase(kind, opts, report) {
     const verify = () => measure({ url: `${iam.url}/api/public/verify?privilege=full`, headers: { 'x-api-key': token.raw } }, counted)
     if (want('verify')) {
       token = await createToken(iam.url, user)
-      const baseline = await selectOne()
-      small.verify = await verify()
+      const { run, baseline } = await againstSelectOne(() => verify())
+      small.verify = run
       rows.push(againstBaseline({ id: 'verify', database: label, label: 'counted API token verify, one hot token', run: small.verify, baseline, notes: [] },
         GOALS.verify.minRatio, [atMost(`p99 <= ${GOALS.verify.maxP99Ms} ms`, small.verify.p99, GOALS.verify.maxP99Ms, ' ms'), await exactCount(iam.url, user, token, opts.connections)]))
     }
     if (want('refresh')) {
-      // twice the connections: the requests cut off at the end of the warm-up take their successors with them
-      const fresh = await inBatches(2 * opts.connections, 4, () => loginUser(iam, user.email, user.password, device))
+      // twice the connections: the requests cut off at the end of the warm-up take their successors
+      // with them; sessions of their own for every round, for the same reason
+      const fresh = []
+      for (let i = 0; i < opts.rounds; i++) fresh.push(await inBatches(2 * opts.connections, 4, () => loginUser(iam, user.email, user.password, device)))
       if (pg) await seedRotationHistory(pg.client, ROTATION_HISTORY_PER_FAMILY)
-      const baseline = await selectOne()
-      const run = await measure({ url: iam.url, ...rotationChain(fresh.map((s) => s.refreshToken), device.canary) }, counted)
+      const { run, baseline } = await againstSelectOne((i) => measure({ url: iam.url, ...rotationChain(fresh[i].map((s) => s.refreshToken), device.canary) }, counted))
       rows.push(againstBaseline({ id: 'refresh', database: label, label: 'refresh rotation POST /auth/user/refresh-session', run, baseline, notes: [] }, GOALS.refresh.minRatio,
         [atLeast(`>= ${GOALS.refresh.minRps} req/s`, run.rps, GOALS.refresh.minRps, '/s'), ...statementChecks(run, { statements: GOALS.refresh.maxStatements })]))
     }
@@ -492,8 +499,9 @@ async function runDatabase(kind, opts, report) {
       body: JSON.stringify({ email: user.email, password: STRONG_PASSWORD }) }, counted)
     let argon2
     if (want('login')) {
-      small.login = await login()
-      argon2 = { label: 'raw Argon2id verify (same parameters)', run: rawArgon2(opts) }
+      const { run, baselineRun } = await alternated(opts.rounds, () => login(), async () => rawArgon2(opts))
+      small.login = run
+      argon2 = { label: 'raw Argon2id verify (same parameters)', run: baselineRun }
       // the same loop on the IAM's own pool, at its default width: how much of the row is the hash
       const threads = DEFAULT_ARGON2ID_THREADS
       const pooled = rawArgon2(opts, ['--threads', String(threads)])
@@ -520,8 +528,9 @@ async function runDatabase(kind, opts, report) {
       const cookie = await gatewaySignIn(gateway.url, own.email, own.password)
       const probe = await (await fetch(`${gateway.url}/api/auth/session`, { headers: { cookie, 'user-agent': CHROME_UA } })).json()
       if (probe.authenticated !== true) throw new Error(`the gateway does not see the session: ${JSON.stringify(probe)}`)
-      const run = await measure({ url: `${gateway.url}/api/auth/session`, headers: { cookie, 'user-agent': CHROME_UA } }, counted)
-      const baseline = { label: 'IAM /secret/accesstoken/metadata', run: await measure({ url: iam.url, ...roundRobin('GET', '/secret/accesstoken/metadata', ownSessions) }, counted) }
+      const { run, baselineRun } = await alternated(opts.rounds, () => measure({ url: `${gateway.url}/api/auth/session`, headers: { cookie, 'user-agent': CHROME_UA } }, counted),
+        () => measure({ url: iam.url, ...roundRobin('GET', '/secret/accesstoken/metadata', ownSessions) }, counted))
+      const baseline = { label: 'IAM /secret/accesstoken/metadata', run: baselineRun }
       rows.push(againstBaseline({ id: 'gateway-session', database: label, label: 'gateway GET /api/auth/session', run, baseline,
         notes: ['HMAC off between gateway and IAM in the bench (unsigned calls to the IAM in both runs)'] }, GOALS.gatewaySession.minRatio))
     }
@@ -545,16 +554,20 @@ async function runDatabase(kind, opts, report) {
       const gateway = kind === 'postgres' ? await gatewayOnce() : undefined
       const viaGateway = (id, text, request, libraryRequest, minRatio, notes = []) =>
         againstBaseline({ id, database: label, label: `${text}, through the gateway`, run: request, baseline: { label: 'oidc-provider alone, clients in PostgreSQL', run: libraryRequest }, notes }, minRatio)
+      /** the request through the gateway against the library alone, alternated: { through, alone }, or the library alone once without a gateway (PGlite) */
+      const throughAndAlone = async (through, alone) => {
+        if (!library) return {}
+        const { run, baselineRun } = await alternated(opts.rounds, through, alone)
+        return { through: run, alone: baselineRun }
+      }
       if (want('oidc-client-credentials') && machine) {
-        const alone = library && (await measure(form(library.client, { grant_type: 'client_credentials' }, '/oidc/token', library.url), load))
+        const { through, alone } = await throughAndAlone(() => measure(form(machine, { grant_type: 'client_credentials' }, '/oidc/token', gateway.url), counted),
+          () => measure(form(library.client, { grant_type: 'client_credentials' }, '/oidc/token', library.url), load))
         const run = await measure(form(machine, { grant_type: 'client_credentials' }), counted)
         rows.push({ id: 'oidc-client-credentials', database: label, label: 'OpenID client-credentials grant POST /oidc/token', run,
           checks: [atLeast(`>= ${GOALS.oidcClientCredentials.minRps} req/s`, run.rps, GOALS.oidcClientCredentials.minRps, '/s'), answeredCleanly(run)],
           notes: alone ? [`${ratio(run.rps, alone.rps).toFixed(2)}x of oidc-provider alone (${Math.round(alone.rps)} req/s) at the IAM, without the gateway`] : [] })
-        if (library) {
-          const through = await measure(form(machine, { grant_type: 'client_credentials' }, '/oidc/token', gateway.url), counted)
-          rows.push(viaGateway('oidc-client-credentials-gateway', 'OpenID client-credentials grant', through, alone, GOALS.oidcViaGateway.clientCredentials.minRatio))
-        }
+        if (through) rows.push(viaGateway('oidc-client-credentials-gateway', 'OpenID client-credentials grant', through, alone, GOALS.oidcViaGateway.clientCredentials.minRatio))
       }
       if (want('oidc-refresh')) {
         const redirectUri = 'http://127.0.0.1:9/cb'
@@ -564,12 +577,13 @@ async function runDatabase(kind, opts, report) {
         // a confidential client's refresh token is not rotated until 70% of its life passed (the
         // provider's default): every request redeems the same one, as a busy server-side app does
         const grant = (base) => form(web, { grant_type: 'refresh_token', refresh_token: refreshToken }, '/oidc/token', base)
-        const alone = library && (await measure(form(library.client, { grant_type: 'refresh_token', refresh_token: library.refreshToken }, '/oidc/token', library.url), load))
+        const { through, alone } = await throughAndAlone(() => measure(grant(gateway.url), counted),
+          () => measure(form(library.client, { grant_type: 'refresh_token', refresh_token: library.refreshToken }, '/oidc/token', library.url), load))
         const run = await measure(grant(iam.url), counted)
         rows.push({ id: 'oidc-refresh', database: label, label: 'OpenID refresh-token grant POST /oidc/token', run,
           checks: [atLeast(`>= ${GOALS.oidcRefresh.minRps} req/s`, run.rps, GOALS.oidcRefresh.minRps, '/s'), answeredCleanly(run)],
           notes: ['confidential client, refresh token not rotated (below 70% of its lifetime)', ...(alone ? [`${ratio(run.rps, alone.rps).toFixed(2)}x of oidc-provider alone (${Math.round(alone.rps)} req/s) at the IAM`] : [])] })
-        if (library) rows.push(viaGateway('oidc-refresh-gateway', 'OpenID refresh-token grant', await measure(grant(gateway.url), counted), alone, GOALS.oidcViaGateway.refresh.minRatio))
+        if (through) rows.push(viaGateway('oidc-refresh-gateway', 'OpenID refresh-token grant', through, alone, GOALS.oidcViaGateway.refresh.minRatio))
       }
       if (want('oidc-introspect') && machine) {
         const { access_token: accessToken } = await tokenRequest(iam.url, machine, { grant_type: 'client_credentials' })
@@ -577,16 +591,18 @@ async function runDatabase(kind, opts, report) {
         // endpoint alone) on the same database
         const providerOnly = await startIam({ databaseUrl: db.url, redisUrl: kind === 'postgres' ? process.env.REDIS_URL : undefined, fastIntrospection: false })
         servers.push(providerOnly)
-        const baseline = await selectOne()
-        const run = await measure(form(machine, { token: accessToken }, '/oidc/token/introspection'), counted)
-        const alone = await measure({ ...form(machine, { token: accessToken }, '/oidc/token/introspection'), url: `${providerOnly.url}/oidc/token/introspection` }, { ...counted, iamUrl: providerOnly.url })
+        const introspect = () => measure(form(machine, { token: accessToken }, '/oidc/token/introspection'), counted)
+        const { run, baseline } = await againstSelectOne(introspect)
+        const gain = await alternated(opts.rounds, introspect,
+          () => measure({ ...form(machine, { token: accessToken }, '/oidc/token/introspection'), url: `${providerOnly.url}/oidc/token/introspection` }, { ...counted, iamUrl: providerOnly.url }))
+        const alone = gain.baselineRun
         rows.push(againstBaseline({ id: 'oidc-introspect', database: label, label: 'OpenID introspection of an active token', run, baseline, notes: [] }, GOALS.oidcIntrospect.minRatio))
-        rows.push(againstBaseline({ id: 'oidc-introspect-gain', database: label, label: 'the same, one-statement path against the provider alone', run, baseline: { label: 'oidc.fastIntrospection false', run: alone },
+        rows.push(againstBaseline({ id: 'oidc-introspect-gain', database: label, label: 'the same, one-statement path against the provider alone', run: gain.run, baseline: { label: 'oidc.fastIntrospection false', run: alone },
           notes: [`provider alone: ${alone.statements ? `${alone.statements.total.toFixed(2)} statements per request` : 'statements not counted'}`] }, GOALS.oidcIntrospectFastGain.minRatio))
         if (library) {
           const { access_token: libraryToken } = await tokenRequest(`${library.url}`, library.client, { grant_type: 'client_credentials' })
-          const libraryRun = await measure(form(library.client, { token: libraryToken }, '/oidc/token/introspection', library.url), load)
-          const through = await measure(form(machine, { token: accessToken }, '/oidc/token/introspection', gateway.url), counted)
+          const { through, alone: libraryRun } = await throughAndAlone(() => measure(form(machine, { token: accessToken }, '/oidc/token/introspection', gateway.url), counted),
+            () => measure(form(library.client, { token: libraryToken }, '/oidc/token/introspection', library.url), load))
           rows.push(viaGateway('oidc-introspect-gateway', 'OpenID introspection of an active token', through, libraryRun, GOALS.oidcViaGateway.introspect.minRatio))
         }
       }

@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon'
 import { scrapeMetrics } from '../../tests/helpers/prometheus.ts'
-import { statementsPerRequest } from './report.ts'
+import { medianRound, statementsPerRequest } from './report.ts'
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -90,6 +90,24 @@ export async function measure(request, { durationS, warmupS, connections, iamUrl
   if (before) run.statements = statementsPerRequest(before, await settledCounts(iamUrl), served)
   if (statsBefore) run.pgStatements = statementBreakdown(statsBefore, await statStatements(pg), served)
   return run
+}
+
+/**
+ * A row and its baseline measured in `rounds` alternating rounds (baseline, row, baseline, row, ...),
+ * each side reported by its median round (report.ts medianRound): a slow spell of a shared box
+ * then falls on both sides instead of on whichever ran through it. `before`, when given, runs
+ * ahead of every round (a queue drained, fresh fixtures).
+ */
+export async function alternated(rounds, measureRow, measureBaseline, before = async () => {}) {
+  const row = []
+  const baseline = []
+  for (let i = 0; i < rounds; i++) {
+    await before(i)
+    baseline.push(await measureBaseline(i))
+    await before(i)
+    row.push(await measureRow(i))
+  }
+  return { run: medianRound(row), baselineRun: medianRound(baseline) }
 }
 
 /** Exactly `amount` requests (for counts that must come out exact); resolves with autocannon's result. */

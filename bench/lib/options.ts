@@ -15,6 +15,8 @@ export interface BenchOptions {
   warmupS: number
   /** autocannon connections (the hot-path table's: 50) */
   connections: number
+  /** a row against a baseline measures both in this many alternating rounds and compares their median rounds */
+  rounds: number
   /** the rows to run */
   only: RowId[]
   /** every row runs (no --only): the run is written to bench/RESULTS.md */
@@ -45,6 +47,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '50' },
+      rounds: { type: 'string', default: '3' },
       only: { type: 'string' },
       json: { type: 'string' },
       seed: { type: 'string', default: '0' },
@@ -66,6 +69,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     durationS: positive('duration', values.duration),
     warmupS: positive('warmup', values.warmup, { min: 0 }),
     connections: positive('connections', values.connections, { integer: true }),
+    rounds: positive('rounds', values.rounds, { integer: true }),
     // keep the table's order whatever order --only names them in
     only: ROW_IDS.filter((id) => only.includes(id)),
     writeResults: !values.only,

@@ -17,6 +17,8 @@ export interface Run {
   statements?: StatementsPerRequest
   /** answers by status (autocannon's statusCodeStats) */
   statusCodes?: Record<string, { count: number }>
+  /** req/s of every round, in the order they ran, when the run is the median of several (medianRound) */
+  rounds?: number[]
 }
 
 export type StatementKind = 'read' | 'write' | 'transaction'
@@ -126,12 +128,43 @@ export function answeredWith(run: Run, status: number): Check {
   }
 }
 
+/**
+ * Several rounds of one side of a comparison as one run: the round of median req/s (the lower of
+ * the two middle ones for an even count) gives the throughput and latencies, while the answers
+ * are summed over every round, so a bad answer in any round still fails `answeredCleanly`.
+ * Statements per request come from the median round with its throughput.
+ */
+export function medianRound(runs: Run[]): Run {
+  if (runs.length === 0) throw new RangeError('no round to take a median of')
+  const median = [...runs].sort((a, b) => a.rps - b.rps)[(runs.length - 1) >> 1]!
+  const sum = (pick: (run: Run) => number) => runs.reduce((total, run) => total + pick(run), 0)
+  const statusCodes: Record<string, { count: number }> = {}
+  for (const run of runs) {
+    for (const [code, { count }] of Object.entries(run.statusCodes ?? {})) statusCodes[code] = { count: (statusCodes[code]?.count ?? 0) + count }
+  }
+  return {
+    ...median,
+    requests: sum((run) => run.requests),
+    non2xx: sum((run) => run.non2xx),
+    errors: sum((run) => run.errors),
+    ...(runs.some((run) => run.statusCodes) ? { statusCodes } : {}),
+    rounds: runs.map((run) => run.rps),
+  }
+}
+
+const roundsText = (rounds: number[]) => rounds.map((rps) => Math.round(rps).toLocaleString('en-US')).join(', ')
+
 /** A row compared with its baseline: the ratio of req/s and the check of `minRatio`. */
 export function againstBaseline(row: Omit<Row, 'ratio' | 'checks'>, minRatio: number, checks: Check[] = []): Row {
   if (!row.run || !row.baseline) throw new Error(`${row.id}: a row against a baseline needs both runs`)
   const r = ratio(row.run.rps, row.baseline.run.rps)
+  const rowRounds = row.run.rounds
+  const baselineRounds = row.baseline.run.rounds
   return {
     ...row,
+    notes: rowRounds && baselineRounds
+      ? [...row.notes, `${rowRounds.length} alternated rounds, req/s: the row ${roundsText(rowRounds)}; the baseline ${roundsText(baselineRounds)} (median rounds compared)`]
+      : row.notes,
     ratio: r,
     checks: [atLeast(`>= ${minRatio}x of ${row.baseline.label}`, r, minRatio, 'x'), answeredCleanly(row.run), ...checks],
   }

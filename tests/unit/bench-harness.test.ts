@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import { parseBenchArgs, ROW_IDS } from '../../bench/lib/options.ts'
-import { againstBaseline, answeredWith, atLeast, atMost, formatTable, ratio, resultsPage, statementChecks, statementsPerRequest, type RunFacts, type Run } from '../../bench/lib/report.ts'
+import { againstBaseline, answeredWith, atLeast, atMost, formatTable, medianRound, ratio, resultsPage, statementChecks, statementsPerRequest, type RunFacts, type Run } from '../../bench/lib/report.ts'
 
 const run = (over: Partial<Run> = {}): Run => ({ rps: 1000, p50: 5, p99: 12, requests: 10_000, non2xx: 0, errors: 0, ...over })
 
 describe('bench arguments', () => {
   it('defaults to every row, 10 s runs, 50 connections and PGlite only without DATABASE_URL', () => {
     const opts = parseBenchArgs([])
-    expect(opts).toMatchObject({ durationS: 10, warmupS: 2, connections: 50, seed: 0, databases: ['pglite'] })
+    expect(opts).toMatchObject({ durationS: 10, warmupS: 2, connections: 50, rounds: 3, seed: 0, databases: ['pglite'] })
     expect(opts.only).toEqual([...ROW_IDS])
   })
 
@@ -30,6 +30,12 @@ describe('bench arguments', () => {
     expect(() => parseBenchArgs(['--duration', '0'])).toThrow(/--duration/)
     expect(() => parseBenchArgs(['--connections', '2.5'])).toThrow(/--connections/)
     expect(parseBenchArgs(['--duration', '2.5', '--warmup', '0']).durationS).toBe(2.5)
+  })
+
+  it('takes a whole number of rounds, at least one', () => {
+    expect(parseBenchArgs(['--rounds', '5']).rounds).toBe(5)
+    expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/--rounds/)
+    expect(() => parseBenchArgs(['--rounds', '1.5'])).toThrow(/--rounds/)
   })
 
   it('writes bench/RESULTS.md only when every row runs', () => {
@@ -93,6 +99,25 @@ describe('ratios and goals', () => {
     expect(errors.checks.map((c) => c.pass)).toEqual([true, false])
     const silent = againstBaseline({ ...base, run: run({ rps: 0, requests: 0 }), baseline }, 0.5)
     expect(silent.checks.some((c) => c.pass)).toBe(false)
+  })
+
+  it('rounds are reported by the round of median req/s, with the answers of every round counted', () => {
+    const rounds = [run({ rps: 900, p99: 30, requests: 9_000 }), run({ rps: 1_200, p99: 10, requests: 12_000 }), run({ rps: 1_000, p99: 20, requests: 10_000, non2xx: 2, statusCodes: { 200: { count: 9_998 }, 500: { count: 2 } } })]
+    const merged = medianRound(rounds)
+    expect(merged).toMatchObject({ rps: 1_000, p99: 20, requests: 31_000, non2xx: 2, rounds: [900, 1_200, 1_000] })
+    expect(merged.statusCodes).toEqual({ 200: { count: 9_998 }, 500: { count: 2 } })
+    // an even count takes the lower of the two middle rounds: never the better one by default
+    expect(medianRound([run({ rps: 4 }), run({ rps: 1 }), run({ rps: 3 }), run({ rps: 2 })]).rps).toBe(2)
+    expect(() => medianRound([])).toThrow(RangeError)
+  })
+
+  it('a bad answer in any round fails the row, and the rounds of both sides are in its notes', () => {
+    const base = { id: 'health', database: 'PGlite', label: 'IAM GET /health', notes: [] }
+    const baseline = { label: 'plain h3 /health', run: medianRound([run({ rps: 10_000 }), run({ rps: 9_000 }), run({ rps: 11_000 })]) }
+    const row = againstBaseline({ ...base, run: medianRound([run({ rps: 6_000 }), run({ rps: 5_000, errors: 1 }), run({ rps: 7_000 })]), baseline }, 0.5)
+    expect(row.ratio).toBe(0.6)
+    expect(row.checks.map((c) => c.pass)).toEqual([true, false])
+    expect(row.notes).toEqual(['3 alternated rounds, req/s: the row 6,000, 5,000, 7,000; the baseline 10,000, 9,000, 11,000 (median rounds compared)'])
   })
 
   it('a row whose right answer is a redirect passes only when every answer has that status', () => {
