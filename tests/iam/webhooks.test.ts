@@ -228,6 +228,8 @@ describe('retries and failures', () => {
     expect(delivery!.status).toBe('pending')
     const waitMs = Date.parse(delivery!.nextAttemptAt as string) - Date.parse(delivery!.log[0]!.at as string)
     expect(waitMs).toBeGreaterThanOrEqual(30_000)
+    // the endpoint's figures count the waiting delivery once, among the day's attempts
+    expect((await endpointOf(hook.id)).stats).toMatchObject({ attempts24h: 1, succeeded24h: 0, pending: 1, dead: 0 })
   })
 
   it('gives up on a receiver that never answers after the deadline, logged as a timeout', async () => {
@@ -244,10 +246,13 @@ describe('retries and failures', () => {
     await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.status === 'dead', 'the delivery to be dead')
     const [dead] = await deliveriesOf(hook.id)
     expect(dead!.log).toHaveLength(4)
+    expect((await endpointOf(hook.id)).stats).toMatchObject({ attempts24h: 4, succeeded24h: 0, pending: 0, dead: 1 })
     const res = await asAdmin('POST', `/admin/webhooks/${hook.id}/deliveries/${dead!.id}/replay`)
     expect(res.status, await res.clone().text()).toBe(200)
     await waitUntil(async () => (await deliveriesOf(hook.id))[0]?.status === 'delivered', 'the replayed delivery')
     expect(at(hook.path).map((r) => r.headers['webhook-id'])).toEqual(Array(5).fill(dead!.msgId))
+    // the replay's delivering attempt is on the row, the four before it in the log: each counted once
+    expect((await endpointOf(hook.id)).stats).toMatchObject({ attempts24h: 5, succeeded24h: 1, pending: 0, dead: 0 })
   })
 })
 
