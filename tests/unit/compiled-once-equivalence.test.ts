@@ -5,6 +5,7 @@
  * same affected-row count, the same refusal, and for a write the same rows left in the tables.
  * Run against a migrated, seeded database on PGlite and, with DATABASE_URL, on PostgreSQL.
  */
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { COMPILED_CASES, declaredIn, outcomeOf, reset, snapshot } from './data-layer-cases'
 import { dataLayerDbForSuite, KINDS } from './data-layer-db'
@@ -31,6 +32,23 @@ describe.each(KINDS)('compiledOnce against plain Kysely on $label', ({ kind, ski
       expect({ args: a, ...once }).toEqual({ args: a, ...plain })
       expect(onceRows).toEqual(plainRows)
     }
+  })
+
+  it.skipIf(kindAbsent)('a sign-in with its outbox writes a delivery for each enabled endpoint subscribed, queued behind the account\'s pending one', async () => {
+    const { db } = t
+    await reset(db)
+    const [first] = COMPILED_CASES.find((c) => c.name === 'sessionWithOutbox')!.args
+    await COMPILED_CASES.find((c) => c.name === 'sessionWithOutbox')!.statement(db, first as never)
+    const rows = await db.selectFrom('webhook_deliveries as d').innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['e.public_id', 'd.msg_id', 'd.event_type', 'd.account_key', 'd.payload', sql<boolean>`d.next_attempt_at = 'infinity'::timestamptz`.as('waits')]).where('d.msg_id', '!=', 'msg_seeded').orderBy('e.public_id').execute()
+    expect(rows.map((r) => [r.public_id, r.event_type, r.account_key])).toEqual([
+      ['ep_all', 'session.created', '00000000-0000-4000-8000-000000000001'],
+      ['ep_sessions', 'session.created', '00000000-0000-4000-8000-000000000001'],
+    ])
+    expect(rows[0]!.msg_id).toMatch(/^msg_[0-9a-f]{32}$/)
+    expect(rows[0]!.payload).toEqual({ type: 'session.created', timestamp: '2026-11-27T12:00:00.000Z', data: { user: { id: '00000000-0000-4000-8000-000000000001' }, method: 'password' } })
+    // ep_all holds a pending delivery about the account: the new one waits behind it
+    expect(rows.map((r) => r.waits)).toEqual([true, false])
   })
 
   // skipped where KINDS says: PostgreSQL runs with DATABASE_URL (CI's PostgreSQL + Redis run), PGlite without it

@@ -21,7 +21,8 @@ import { grantBoundById, grantBoundByUid, grantBoundByUserCode, payloadById, ups
 import { clientForProvider } from '../../iam/features/oidc/clients'
 import { securityEventRow } from '../../iam/features/security-events/repository'
 import { readAuthState } from '../../iam/features/sessions/auth-state-repo'
-import { sendRotation, sessionAlone, sessionWithEvent } from '../../iam/features/sessions/sessions-repo'
+import { sendRotation, sessionAlone, sessionWithEvent, sessionWithOutbox } from '../../iam/features/sessions/sessions-repo'
+import { patternsFor } from '../../iam/features/webhooks/event-map'
 import { deviceAndLoginAccount } from '../../iam/features/users/users-repo'
 
 export const NOW = new Date('2026-11-27T12:00:00.000Z')
@@ -30,7 +31,7 @@ const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
 /** The tables the statements read or write, emptied (identity counters restarted) and re-seeded by `reset`. */
-const TABLES = ['users', 'visitors', 'totp_factors', 'session_families', 'refresh_tokens', 'security_events', 'api_tokens', 'oidc_clients', 'oidc_payloads'] as const
+const TABLES = ['users', 'visitors', 'totp_factors', 'session_families', 'refresh_tokens', 'security_events', 'api_tokens', 'oidc_clients', 'oidc_payloads', 'webhook_endpoints', 'webhook_deliveries'] as const
 
 async function seed(db: Kysely<Database>): Promise<void> {
   const user = (id: number, email: string, over: Record<string, unknown> = {}) => ({
@@ -114,6 +115,20 @@ async function seed(db: Kysely<Database>): Promise<void> {
     payload('RefreshToken', 'rt-user', { clientId: 'basic', accountId: '00000000-0000-4000-8000-000000000001', grantId: 'grant-1', exp }),
     payload('DeviceCode', 'dc-1', { clientId: 'app', accountId: 'acc-1', grantId: 'grant-1', exp, userCode: 'CODE-1', uid: 'uid-dc' }, { user_code: 'CODE-1', uid: 'uid-dc' }),
   ]).execute()
+  const endpoint = (publicId: string, eventTypes: string[], over: Record<string, unknown> = {}) => ({
+    public_id: publicId, url: `https://hooks.example.com/${publicId}`, event_types: JSON.stringify(eventTypes), secret_sealed: `sealed-${publicId}`,
+    created_at: at(-DAY), updated_at: at(-DAY), ...over,
+  })
+  await db.insertInto('webhook_endpoints').values([
+    endpoint('ep_all', ['*']),
+    endpoint('ep_sessions', ['session.*']),
+    endpoint('ep_users', ['user.*']),
+    endpoint('ep_off', ['*'], { enabled: false, disabled_reason: 'admin' }),
+  ]).execute()
+  // a pending delivery about user 1 for ep_all: a new one about the same account waits behind it
+  await sql`insert into webhook_deliveries (msg_id, endpoint_id, event_type, account_key, payload, status, attempts, next_attempt_at, created_at)
+    select 'msg_seeded', e.id, 'session.created', '00000000-0000-4000-8000-000000000001', '{}'::jsonb, 'pending', 0, ${at(-60_000).toISOString()}::timestamptz, ${at(-60_000).toISOString()}::timestamptz
+    from webhook_endpoints e where e.public_id = 'ep_all'`.execute(db)
 }
 
 /** Empties the tables (identity counters restarted) and seeds the same rows again. */
@@ -141,7 +156,9 @@ const sequencesOf = new WeakMap<Kysely<Database>, string[]>()
 export async function snapshot(db: Kysely<Database>): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {}
   for (const table of TABLES) {
-    const rows = await db.selectFrom(table).selectAll().execute()
+    // a delivery's msg_id is random (gen_random_uuid()): its shape is checked, its value left out
+    const rows = (await db.selectFrom(table).selectAll().execute()).map((row) =>
+      'msg_id' in row ? { ...row, msg_id: /^msg_(?:[0-9a-f]{32}|seeded)$/.test(String(row.msg_id)) ? 'msg_<random>' : row.msg_id } : row)
     tables[table] = rows.map((row) => [JSON.stringify(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
   }
   return tables
@@ -182,6 +199,12 @@ const newFamily = (id: string, over: Record<string, unknown> = {}) => ({
 const newToken = (familyId: string, hash: string) => ({ family_id: familyId, token_hash: hash, status: 'active', created_at: NOW, expires_at: at(DAY) })
 const loginEvent = (userId: number | null) =>
   securityEventRow({ type: 'login_succeeded', userId, visitorRowId: 1, ipAddress: '198.51.100.7', details: { method: 'password' }, at: NOW })
+
+/** features/webhooks/outbox.ts outboxPartOf's values for a webhook of `type` about user `userId`. */
+const outboxPart = (type: string, userId: number, data: Record<string, string> = { method: 'password' }) => {
+  const [pattern1, pattern2, pattern3] = patternsFor(type)
+  return { type, userId, data: JSON.stringify(data), at: NOW.toISOString(), pattern1, pattern2, pattern3 }
+}
 
 const uses = (hash: string, over: Record<string, unknown> = {}) => ({ hash, privilege: 'full', at: NOW, ip: '198.51.100.9', bypassIp: false, uses: 1, ...over })
 
@@ -256,6 +279,19 @@ export const COMPILED_CASES: CompiledCase[] = [
       { family: newFamily('f-new-2', { user_id: 3, remember: true }), token: newToken('f-new-2', 'rt-new-2'), event: loginEvent(3) },
       { family: newFamily('f-live'), token: newToken('f-live', 'rt-other'), event: loginEvent(1) },
       { family: newFamily('f-dup-token'), token: newToken('f-dup-token', 'rt-live'), event: loginEvent(1) },
+    ],
+  },
+  {
+    name: 'sessionWithOutbox',
+    statement: sessionWithOutbox as unknown as AnyCompiled,
+    writes: true,
+    args: [
+      // user 1: ep_all (queued behind its pending one) and ep_sessions; user 3: nothing pending; a type no
+      // enabled endpoint but ep_all takes; a duplicate token: refused, nothing written
+      { family: newFamily('f-new'), token: newToken('f-new', 'rt-new'), event: loginEvent(1), outbox: outboxPart('session.created', 1) },
+      { family: newFamily('f-new-2', { user_id: 3, remember: true }), token: newToken('f-new-2', 'rt-new-2'), event: loginEvent(3), outbox: outboxPart('session.created', 3, { method: 'passkey' }) },
+      { family: newFamily('f-new-3', { user_id: 2 }), token: newToken('f-new-3', 'rt-new-3'), event: loginEvent(2), outbox: outboxPart('factor.added', 2) },
+      { family: newFamily('f-dup-token'), token: newToken('f-dup-token', 'rt-live'), event: loginEvent(1), outbox: outboxPart('session.created', 1) },
     ],
   },
   {

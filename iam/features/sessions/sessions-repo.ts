@@ -1,10 +1,11 @@
 /**
  * Session families and refresh tokens: SQL only. Functions take `db` or a transaction first.
  */
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { compiledOnce } from '../../fast/compiled-once'
 import { directStatement } from '../../fast/direct'
 import type { SessionHooks } from './session-hooks'
+import { outboxOfPart, type OutboxPart } from '../webhooks/outbox'
 import type { Database, NewSecurityEvent, RefreshToken, SessionFamily } from '../../db/schema'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -92,16 +93,22 @@ export const sessionWithEvent = compiledOnce((db: Kysely<Database>, rows: Sessio
  * outbox.ts outboxPartOf) in one statement: a statement is atomic by itself, so the rows commit
  * together or not at all, as in a transaction, with one round trip instead of four.
  */
-export async function insertSessionWithOutbox(db: Kysely<Database>, family: NewFamily, token: NewRefreshToken, event: NewSecurityEvent, outbox: RawBuilder<unknown>): Promise<void> {
-  await withFamily(db, { family: familyRow(family), token: tokenRow(token) })
-    .with('event', (q) => q.insertInto('security_events').values(event).returning('id'))
+export async function insertSessionWithOutbox(db: Kysely<Database>, family: NewFamily, token: NewRefreshToken, event: NewSecurityEvent, outbox: OutboxPart): Promise<void> {
+  await sessionWithOutbox(db, { family: familyRow(family), token: tokenRow(token), event, outbox })
+}
+
+// every sign-in with an endpoint subscribed runs it: compiled once (fast/compiled-once.ts); building
+// and compiling it per sign-in was ~4% of the main thread's time in the bench's login row with ten
+// endpoints
+export const sessionWithOutbox = compiledOnce((db: Kysely<Database>, rows: SessionRows & { event: NewSecurityEvent; outbox: OutboxPart }) =>
+  withFamily(db, rows)
+    .with('event', (q) => q.insertInto('security_events').values(rows.event).returning('id'))
     // a raw statement is an operation node source, which Kysely takes as a CTE's body as it is,
     // without the parentheses it puts around a builder's
-    .with('outbox', sql`(${outbox})` as unknown as (q: unknown) => never)
+    .with('outbox', sql`(${outboxOfPart(rows.outbox)})` as unknown as (q: unknown) => never)
     .insertInto('refresh_tokens')
-    .values(tokenRow(token))
-    .execute()
-}
+    .values(rows.token),
+)
 
 /**
  * A session a platform administrator opens on the account's behalf (features/admin/impersonation.ts):

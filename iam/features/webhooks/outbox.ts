@@ -45,24 +45,36 @@ export async function enqueueWebhookEvent(db: Db, event: WebhookEventInput): Pro
   return rows
 }
 
-/** The outbox statement of `event`: run by itself, or as a part (a CTE) of the change's own statement. */
+/** The outbox statement of `event`, run by itself. */
 function outboxInsert(event: WebhookEventInput): RawBuilder<{ id: number; msg_id: string }> {
   const subject = event.subject
   // the account's public id: looked up by the statement itself, so the caller needs no round trip
   const publicId =
-    subject === null ? sql<string | null>`null::text` : 'userId' in subject ? sql<string | null>`(select public_id::text from users where id = ${subject.userId})` : sql<string | null>`${subject.publicId}::text`
+    subject === null ? sql<string | null>`null::text` : 'userId' in subject ? accountPublicId(subject.userId) : sql<string | null>`${subject.publicId}::text`
   const where =
     event.endpointId === undefined
       ? sql`e.enabled and e.event_types ?| array[${sql.join(patternsFor(event.type))}]::text[]`
       : sql`e.id = ${event.endpointId}`
+  return outboxStatement({ type: event.type, where, publicId, data: JSON.stringify(event.data), at: event.at.toISOString() })
+}
+
+const accountPublicId = (userId: number) => sql<string | null>`(select public_id::text from users where id = ${userId})`
+
+/**
+ * The outbox statement's text around its parts; every value a parameter. `data` is the event's
+ * JSON text, `at` its moment as ISO 8601 text: each a single value, so the sign-in statement that
+ * carries this one can be compiled once (sessions-repo.ts sessionWithOutbox).
+ */
+function outboxStatement(part: { type: string; where: RawBuilder<unknown>; publicId: RawBuilder<string | null>; data: string; at: string }): RawBuilder<{ id: number; msg_id: string }> {
+  const { type, where, publicId, data, at } = part
   return sql<{ id: number; msg_id: string }>`
     insert into webhook_deliveries (msg_id, endpoint_id, event_type, account_key, payload, status, attempts, next_attempt_at, created_at)
-    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, ${event.type}::text, s.public_id,
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, ${type}::text, s.public_id,
       jsonb_build_object(
-        'type', ${event.type}::text,
-        'timestamp', ${event.at.toISOString()}::text,
-        'data', case when s.public_id is null then ${JSON.stringify(event.data)}::jsonb
-                     else jsonb_build_object('user', jsonb_build_object('id', s.public_id)) || ${JSON.stringify(event.data)}::jsonb end),
+        'type', ${type}::text,
+        'timestamp', ${at}::text,
+        'data', case when s.public_id is null then ${data}::jsonb
+                     else jsonb_build_object('user', jsonb_build_object('id', s.public_id)) || ${data}::jsonb end),
       'pending', 0,
       -- the newest pending one of the account, read from the top of the account index: read from
       -- its bottom (as EXISTS is), the probe passed every entry of the account's settled deliveries
@@ -70,8 +82,8 @@ function outboxInsert(event: WebhookEventInput): RawBuilder<{ id: number; msg_id
       case when s.public_id is not null and (
           select o.id from webhook_deliveries o where o.endpoint_id = e.id and o.account_key = s.public_id and o.status = 'pending'
           order by o.id desc limit 1) is not null
-        then 'infinity'::timestamptz else ${event.at.toISOString()}::timestamptz end,
-      ${event.at.toISOString()}::timestamptz
+        then 'infinity'::timestamptz else ${at}::timestamptz end,
+      ${at}::timestamptz
     from webhook_endpoints e cross join (select ${publicId} as public_id) s
     where ${where}
     returning id, msg_id`
@@ -84,11 +96,38 @@ function outboxInsert(event: WebhookEventInput): RawBuilder<{ id: number; msg_id
  * not a transaction of four). Null when the event needs more (several types, the record of another
  * account) or none: enqueueForSecurityEvent in a transaction then.
  */
-export function outboxPartOf(event: SecurityEventInput): RawBuilder<{ id: number; msg_id: string }> | null {
+export function outboxPartOf(event: SecurityEventInput): OutboxPart | null {
   if (event.userId === null || reportsSubjectOnly(event.type)) return null
   const types = webhookTypesOf(event.type).filter((type) => maybeSubscribed(type))
   if (types.length !== 1) return null
-  return outboxInsert({ type: types[0]!, subject: { userId: event.userId }, data: webhookData(event.details), at: event.at })
+  const type = types[0]!
+  // three patterns (event-map.ts patternsFor): the compiled statement has a parameter for each
+  const patterns = patternsFor(type)
+  if (patterns.length !== 3) return null
+  return { type, userId: event.userId, data: JSON.stringify(webhookData(event.details)), at: event.at.toISOString(), pattern1: patterns[0]!, pattern2: patterns[1]!, pattern3: patterns[2]! }
+}
+
+/**
+ * A webhook about one account as the values of its outbox statement: each a single parameter, so
+ * the statement's text is the same for every event (the patterns the endpoints' subscriptions are
+ * matched against are event-map.ts patternsFor's three).
+ */
+export interface OutboxPart {
+  type: WebhookEventType
+  userId: number
+  /** the payload's `data`, JSON text */
+  data: string
+  /** ISO 8601 */
+  at: string
+  pattern1: string
+  pattern2: string
+  pattern3: string
+}
+
+/** The outbox statement of `part`, as a part (a CTE) of the change's own statement. */
+export function outboxOfPart(part: OutboxPart): RawBuilder<{ id: number; msg_id: string }> {
+  const where = sql`e.enabled and e.event_types ?| array[${part.pattern1}::text, ${part.pattern2}::text, ${part.pattern3}::text]`
+  return outboxStatement({ type: part.type, where, publicId: accountPublicId(part.userId), data: part.data, at: part.at })
 }
 
 /**
