@@ -95,4 +95,4 @@ export function patternsMatch(patterns: Iterable<string>, type: string): boolean
 }
 
 /** The patterns that match `type`, as the outbox statement looks them up (`event_types ?| ...`). */
-export const patternsFor = (type: string): string[] => ['*', type, `${type.slice(0, type.indexOf('.'))}.*`]
+export const patternsFor = (type: string): [all: string, exact: string, family: string] => ['*', type, `${type.slice(0, type.indexOf('.'))}.*`]

@@ -101,10 +101,9 @@ export function outboxPartOf(event: SecurityEventInput): OutboxPart | null {
   const types = webhookTypesOf(event.type).filter((type) => maybeSubscribed(type))
   if (types.length !== 1) return null
   const type = types[0]!
-  // three patterns (event-map.ts patternsFor): the compiled statement has a parameter for each
-  const patterns = patternsFor(type)
-  if (patterns.length !== 3) return null
-  return { type, userId: event.userId, data: JSON.stringify(webhookData(event.details)), at: event.at.toISOString(), pattern1: patterns[0]!, pattern2: patterns[1]!, pattern3: patterns[2]! }
+  // the compiled statement has a parameter for each of patternsFor's three patterns
+  const [pattern1, pattern2, pattern3] = patternsFor(type)
+  return { type, userId: event.userId, data: JSON.stringify(webhookData(event.details)), at: event.at.toISOString(), pattern1, pattern2, pattern3 }
 }
 
 /**
