@@ -368,6 +368,12 @@ export const configSchema = z.strictObject({
       disableAfterFailures: z.number().int().min(1).default(50),
       /** ... once it has failed for at least this long without a success */
       disableAfterFailingMs: z.number().int().nonnegative().default(5 * DAY_MS),
+      /**
+       * How long a settled delivery (delivered, or given up) stays in the delivery log with its
+       * attempts, counted from its event; then the worker deletes it (features/webhooks/retention.ts).
+       * A pending delivery is never deleted. 0: the log keeps every delivery.
+       */
+      retentionMs: z.number().int().nonnegative().max(3650 * DAY_MS).default(30 * DAY_MS),
       /** ranges a receiver may be at although outbound calls refuse them (shared/outbound.ts), e.g. a company network */
       allowAddresses: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([]),
       /** plain http receivers: development and tests only (refused in production) */

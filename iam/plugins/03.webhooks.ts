@@ -2,7 +2,8 @@
  * The webhook delivery worker on a timer (features/webhooks/deliver.ts): every `webhooks.pollMs`
  * each instance re-reads which event types are subscribed (features/webhooks/subscriptions.ts) and
  * sends the deliveries that are due, and every few seconds moves up a delivery left waiting behind
- * one already settled (features/webhooks/queue-order.ts). Every instance may run it at once:
+ * one already settled (features/webhooks/queue-order.ts), and every ten minutes deletes what the
+ * delivery log no longer keeps (features/webhooks/retention.ts). Every instance may run it at once:
  * deliveries are taken with a lease under `FOR UPDATE SKIP LOCKED`. `webhooks.worker: false` leaves the sending to others
  * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
@@ -20,6 +21,7 @@ import { startDeliveries } from '../features/webhooks/deliver'
 import { moveUpStranded, STRANDED_SWEEP_MS } from '../features/webhooks/queue-order'
 import { webhookQueueStats } from '../features/webhooks/deliveries'
 import { reloadSubscriptions } from '../features/webhooks/endpoints'
+import { pruneSettledDeliveries, PRUNE_SWEEP_MS } from '../features/webhooks/retention'
 import { turnSubscriptionsOff } from '../features/webhooks/subscriptions'
 import { runAfterResponse } from '../lib/background'
 import { useIamMetrics } from '../lib/metrics'
@@ -79,6 +81,27 @@ export default defineNitroPlugin((nitroApp) => {
       if (worker && !state.closed && !claiming) runAfterResponse(fill, onError)
     }
     let sweptAt = 0
+    // the log's prune (features/webhooks/retention.ts): apart from the round, so a long first prune
+    // delays no delivery; one at a time, the first at the worker's start
+    let prunedAt = -Infinity
+    let pruning = false
+    const prune = () => {
+      const { retentionMs } = ctx.config.webhooks
+      if (!worker || state.closed || retentionMs === 0 || pruning || ctx.now() - prunedAt < PRUNE_SWEEP_MS) return
+      pruning = true
+      prunedAt = ctx.now()
+      runAfterResponse(
+        () =>
+          pruneSettledDeliveries(ctx.db, new Date(prunedAt - retentionMs))
+            .then((pruned) => {
+              if (pruned > 0) ctx.log.info('webhook deliveries pruned from the log', { pruned })
+            })
+            .finally(() => {
+              pruning = false
+            }),
+        (error) => ctx.log.error('webhook log prune failed', { error: error.message }),
+      )
+    }
     return {
       everyMs: pollMs,
       runAtStart: true,
@@ -89,6 +112,7 @@ export default defineNitroPlugin((nitroApp) => {
           sweptAt = ctx.now()
           await moveUpStranded(ctx.db, new Date(sweptAt))
         }
+        prune()
         await fill()
       },
       onError,

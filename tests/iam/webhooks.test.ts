@@ -7,6 +7,7 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loginUser, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
+import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 import { waitUntil } from '../helpers/wait'
@@ -387,5 +388,60 @@ describe('a run of failures', () => {
     const got = at(path)
     expect(got.length).toBeGreaterThanOrEqual(6)
     expect(got.map((r) => r.error)).toEqual(Array(got.length).fill(null))
+  })
+})
+
+describe("the delivery log's retention", () => {
+  // an IAM of its own: the test moves its clock a month on, which every other test here would feel
+  const DAY_MS = 24 * 3600 * 1000
+  let kept: IamServer
+  let owner: Session
+  const asOwner = (method: string, path: string, body?: unknown) => authed(kept, owner, method, path, body)
+  const deliveriesAt = async (id: string) => ((await json(await asOwner('GET', `/admin/webhooks/${id}/deliveries`))).data as { deliveries: Json[] }).deliveries
+  const endpointAt = async (path: string, script: Answer[]) => {
+    hooks.scripts.set(path, script)
+    const made = await json(await asOwner('POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes: ['user.deleted'] }))
+    const { endpoint, secret } = made.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(path, [secret])
+    return endpoint.id
+  }
+  const testEventTo = async (id: string) => ((await json(await asOwner('POST', `/admin/webhooks/${id}/test`))).data as { msgId: string }).msgId
+
+  beforeAll(async () => {
+    kept = await startIam({
+      config: { ...PROXY_CONFIG, ...WIDE_LOGIN, webhooks: { ...WEBHOOKS, retentionMs: 30 * DAY_MS } },
+      env: CLOCK_ENV,
+    })
+    owner = await platformAdminOf(kept, '203.0.113.237')
+  }, START_TIMEOUT_MS)
+
+  afterAll(async () => {
+    await kept?.stop()
+  })
+
+  it('drops a delivered delivery from the log once its event is older than webhooks.retentionMs, and keeps a pending one and a newer one', async () => {
+    const delivering = await endpointAt('/retention/ok', [{ status: 200 }])
+    // a receiver that asks for a day's wait each time: its delivery stays pending
+    const waiting = await endpointAt('/retention/wait', [{ status: 503, headers: { 'retry-after': '86400' } }])
+    const old = await testEventTo(delivering)
+    const stuck = await testEventTo(waiting)
+    await waitUntil(async () => (await deliveriesAt(delivering)).some((d) => d.msgId === old && d.status === 'delivered'), 'the first test event to be delivered')
+    await waitUntil(async () => (await deliveriesAt(waiting)).some((d) => d.msgId === stuck && d.attempts === 1), 'the waiting endpoint to answer once')
+
+    // signed as the spec says (the ones after the move carry the moved clock's timestamp, which a
+    // receiver rightly refuses as too new)
+    const before = [...at('/retention/ok'), ...at('/retention/wait')]
+    expect(before.map((r) => r.error)).toEqual(Array(before.length).fill(null))
+
+    await advanceClock(kept, 31 * DAY_MS)
+    // a month on, the session has expired: signed in again, as an administrator would be
+    owner = await loginUser(kept, owner.email, owner.password, owner)
+    const recent = await testEventTo(delivering)
+    await waitUntil(async () => {
+      const log = await deliveriesAt(delivering)
+      return log.length === 1 && log[0]!.msgId === recent && log[0]!.status === 'delivered'
+    }, 'the month-old delivery to leave the log, and the new one to be delivered')
+    const waitingLog = await deliveriesAt(waiting)
+    expect(waitingLog.map((d) => [d.msgId, d.status])).toEqual([[stuck, 'pending']])
   })
 })

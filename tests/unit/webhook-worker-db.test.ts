@@ -4,7 +4,8 @@
  * releases them: answers that arrive together are written together, each only while this instance
  * holds its lease; one account's deliveries wait out of the claim's order behind the one before
  * them and are moved up one at a time as each is settled, delivered or dead; a delivery stranded
- * by the race of a queueing and a settling is moved up by the sweep.
+ * by the race of a queueing and a settling is moved up by the sweep; the log's prune deletes only
+ * what is settled and old enough.
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server, type ServerResponse } from 'node:http'
@@ -18,6 +19,7 @@ import { listDeliveries, replayDelivery, replayRange } from '../../iam/features/
 import { deleteEndpoint } from '../../iam/features/webhooks/endpoints'
 import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
 import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
+import { pruneSettledDeliveries } from '../../iam/features/webhooks/retention'
 import { newWebhookSecret, sealWebhookSecret } from '../../iam/features/webhooks/secret'
 import { createMigratedDatabase } from '../helpers/test-database'
 
@@ -390,5 +392,34 @@ describe('deleting an endpoint', () => {
     const left = await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [...gone.ids, ...kept.ids]).execute()
     expect(left.map((r) => r.id)).toEqual(kept.ids)
     expect(await deleteEndpoint(ctx(), gone.publicId)).toBe(false)
+  })
+})
+
+describe("the delivery log's retention", () => {
+  const DAY_MS = 24 * 3600 * 1000
+
+  it('deletes settled deliveries queued before the cutoff with their logged attempts, oldest first in batches, and never a pending one however old', async () => {
+    const { endpointId, ids } = await endpointWithDeliveries(6)
+    const old = new Date(Date.now() - 40 * DAY_MS)
+    // 0 and 1 delivered, 2 and 3 dead, 4 still pending: all queued 40 days ago; 5 delivered, queued today
+    await db.updateTable('webhook_deliveries').set({ status: 'delivered', delivered_at: old }).where('id', 'in', [ids[0]!, ids[1]!, ids[5]!]).execute()
+    await db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('id', 'in', [ids[2]!, ids[3]!]).execute()
+    await db.updateTable('webhook_deliveries').set({ created_at: old }).where('id', 'in', ids.slice(0, 5)).execute()
+    for (const id of ids.slice(0, 5)) {
+      await db.insertInto('webhook_attempts').values({ delivery_id: id, endpoint_id: endpointId, attempted_at: old, status: 500, duration_ms: 3, error: null, response_excerpt: 'no' }).execute()
+    }
+    const left = async () => (await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpointId).orderBy('id').execute()).map((r) => r.id)
+    const logged = async () => (await db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()).map((r) => r.delivery_id)
+    const cutoff = new Date(Date.now() - 30 * DAY_MS)
+
+    // one batch of two: the two oldest
+    expect(await pruneSettledDeliveries(db, cutoff, { batch: 2, maxBatches: 1 })).toBe(2)
+    expect(await left()).toEqual([ids[2], ids[3], ids[4], ids[5]])
+    expect(await logged()).toEqual([ids[2], ids[3], ids[4]])
+    // batches until one comes back short: the dead ones, then nothing more
+    expect(await pruneSettledDeliveries(db, cutoff, { batch: 2 })).toBe(2)
+    expect(await pruneSettledDeliveries(db, cutoff, { batch: 2 })).toBe(0)
+    expect(await left()).toEqual([ids[4], ids[5]])
+    expect(await logged()).toEqual([ids[4]])
   })
 })
