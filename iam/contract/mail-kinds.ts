@@ -28,4 +28,5 @@ export const MAIL_KINDS = [
   'accountDisabled',
   'restoreLink',
   'accountRestored',
+  'webhookEndpointDisabled',
 ] as const

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loginUser, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
 import { waitUntil } from '../helpers/wait'
@@ -342,6 +343,9 @@ describe('a run of failures', () => {
   // an IAM that switches an endpoint off at its second failed attempt in a row, however recent the first
   let strict: IamServer
   let owner: Session
+  // a second platform administrator, who reads German
+  let colleague: Session
+  let smtp: SmtpCapture
   const asOwner = (method: string, path: string, body?: unknown) => authed(strict, owner, method, path, body)
   const endpoint = async (id: string) => ((await json(await asOwner('GET', `/admin/webhooks/${id}`))).data as { endpoint: Json }).endpoint
   const delivered = async (id: string, msgId: string) => {
@@ -351,20 +355,29 @@ describe('a run of failures', () => {
   const sendTestTo = async (id: string) => ((await json(await asOwner('POST', `/admin/webhooks/${id}/test`))).data as { msgId: string }).msgId
 
   beforeAll(async () => {
+    smtp = await startSmtp()
     strict = await startIam({
       config: {
         ...PROXY_CONFIG,
         ...WIDE_LOGIN,
+        email: { siteName: 'Acme' },
         webhooks: { ...WEBHOOKS, disableAfterFailures: 2, disableAfterFailingMs: 0 },
       },
-      env: { IAM_TEST_ROUTES: '1' },
+      env: { IAM_TEST_ROUTES: '1', SMTP_URL: smtp.url },
     })
     owner = await platformAdminOf(strict, '203.0.113.236')
+    colleague = await platformAdminOf(strict, '203.0.113.238')
+    const chosen = await authed(strict, colleague, 'POST', '/auth/profile', { locale: 'de' })
+    expect(chosen.status).toBe(200)
   }, START_TIMEOUT_MS)
 
   afterAll(async () => {
     await strict?.stop()
+    await smtp?.stop()
   })
+
+  const switchedOffMails = (to: string, shown: string) =>
+    smtp.mails.filter((m) => recipients(m).includes(to) && (m.text ?? '').includes(shown))
 
   it('forgets a run of failures at a success: the failure after it starts a new run, two in a row switch the endpoint off', async () => {
     const path = '/strict/1'
@@ -388,6 +401,53 @@ describe('a run of failures', () => {
     const got = at(path)
     expect(got.length).toBeGreaterThanOrEqual(6)
     expect(got.map((r) => r.error)).toEqual(Array(got.length).fill(null))
+  })
+
+  it('mails every platform administrator, in their language, once, when a run of failures switches an endpoint off, naming it without its query', async () => {
+    // the receiver's scripts and secrets are keyed by the request's whole target, query included
+    const target = '/strict/mailed?token=kept-out-of-mails'
+    hooks.scripts.set(target, [{ status: 500 }])
+    const made = await json(await asOwner('POST', '/admin/webhooks', { url: `${hooks.base}${target}`, eventTypes: ['user.deleted'] }))
+    const { endpoint: created, secret } = made.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(target, [secret])
+    await sendTestTo(created.id)
+    await waitUntil(async () => (await endpoint(created.id)).enabled === false, 'two failures in a row to switch the endpoint off')
+    const shown = `${hooks.base}/strict/mailed`
+    const [toOwner, toColleague] = await Promise.all([
+      smtp.waitForMail((m) => recipients(m).includes(owner.email) && (m.text ?? '').includes(shown)),
+      smtp.waitForMail((m) => recipients(m).includes(colleague.email) && (m.text ?? '').includes(shown)),
+    ])
+    expect(toOwner.subject).toBe('Acme: a webhook endpoint was switched off')
+    expect(toOwner.text).toContain('every attempt to deliver to it has failed since')
+    expect(toOwner.text).toContain('/admin/webhooks')
+    expect(toColleague.subject).toBe('Acme: Ein Webhook-Endpunkt wurde abgeschaltet')
+    for (const mail of [toOwner, toColleague]) {
+      expect(`${mail.text ?? ''}${String(mail.html)}`).not.toContain('kept-out-of-mails')
+    }
+    // the retries after the switch fail again, on an endpoint already off: no second mail
+    await waitUntil(() => at(target).length >= 4, 'the retries of the test event')
+    expect(switchedOffMails(owner.email, shown)).toHaveLength(1)
+  })
+
+  it('mails the administrators once when an endpoint answers 410 Gone, and not again at its next 410', async () => {
+    const path = '/strict/gone'
+    hooks.scripts.set(path, [{ status: 410 }])
+    const made = await json(await asOwner('POST', '/admin/webhooks', { url: `${hooks.base}${path}`, eventTypes: ['user.deleted'] }))
+    const { endpoint: created, secret } = made.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(path, [secret])
+    await sendTestTo(created.id)
+    const shown = `${hooks.base}${path}`
+    const mail = await smtp.waitForMail((m) => recipients(m).includes(owner.email) && (m.text ?? '').includes(shown))
+    expect(mail.text).toContain('it answered 410 Gone')
+    expect(await endpoint(created.id)).toMatchObject({ enabled: false, disabledReason: 'gone' })
+    // a test event still goes to an endpoint that is off; its 410 switches nothing
+    const again = await sendTestTo(created.id)
+    const recorded = async () => {
+      const { deliveries } = (await json(await asOwner('GET', `/admin/webhooks/${created.id}/deliveries`))).data as { deliveries: Json[] }
+      return deliveries.some((d) => d.msgId === again && (d.attempts as number) >= 1)
+    }
+    await waitUntil(recorded, 'the second 410 to be recorded')
+    expect(switchedOffMails(owner.email, shown)).toHaveLength(1)
   })
 })
 
@@ -428,8 +488,8 @@ describe("the delivery log's retention", () => {
     await waitUntil(async () => (await deliveriesAt(delivering)).some((d) => d.msgId === old && d.status === 'delivered'), 'the first test event to be delivered')
     await waitUntil(async () => (await deliveriesAt(waiting)).some((d) => d.msgId === stuck && d.attempts === 1), 'the waiting endpoint to answer once')
 
-    // signed as the spec says (the ones after the move carry the moved clock's timestamp, which a
-    // receiver rightly refuses as too new)
+    // each verified by standardwebhooks (the ones after the move carry the moved clock's
+    // timestamp, which a receiver rightly refuses as too new)
     const before = [...at('/retention/ok'), ...at('/retention/wait')]
     expect(before.map((r) => r.error)).toEqual(Array(before.length).fill(null))
 

@@ -58,5 +58,7 @@ export function sampleMail(kind: MailKind, locale: Locale, siteName: string, sit
       return mails.restoreLinkMail({ ...base, asked: 'forgot_password', eraseAt: new Date(AT.getTime() + 30 * 86_400_000), undoLink: url('/auth/undo-delete-account'), undoTtlMs: 30 * 86_400_000 })
     case 'accountRestored':
       return mails.accountRestoredNotice({ ...base, when: AT, ipAddress: IP, loginUrl: new URL('/login', siteUrl).toString() })
+    case 'webhookEndpointDisabled':
+      return mails.webhookEndpointDisabledNotice({ ...base, endpoint: 'https://hooks.example.com/identity', reason: 'failing', when: AT, since: new Date(AT.getTime() - 5 * 86_400_000), consoleUrl: new URL('/admin/webhooks', siteUrl).toString() })
   }
 }

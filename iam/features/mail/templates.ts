@@ -519,3 +519,26 @@ export function accountRestoredNotice(input: MailBase & { when: Date; ipAddress:
     ],
   }))
 }
+
+/**
+ * To every platform administrator when a webhook endpoint is switched off by itself: a run of
+ * failed attempts (`failing`, since `since`) or a 410 Gone (`gone`). The endpoint is named by its
+ * origin and path: a receiver's URL may carry a token in its query, which a mail does not repeat.
+ */
+export function webhookEndpointDisabledNotice(
+  input: MailBase & { endpoint: string; reason: 'failing' | 'gone'; when: Date; since: Date | null; consoleUrl: string },
+): LocalizedMail {
+  const { siteName, locale } = input
+  return localized('webhookEndpointDisabled', input, (t) => ({
+    subject: fill(t.subject, { siteName }),
+    blocks: [
+      p(
+        input.reason === 'gone'
+          ? fill(t.gone, { endpoint: input.endpoint, date: humanDate(input.when, locale, input.timeZone) })
+          : fill(t.failing, { endpoint: input.endpoint, date: humanDate(input.when, locale, input.timeZone), since: humanDate(input.since ?? input.when, locale, input.timeZone) }),
+      ),
+      p(t.waiting),
+      { kind: 'link', label: t.button, url: input.consoleUrl },
+    ],
+  }))
+}

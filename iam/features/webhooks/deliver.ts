@@ -27,6 +27,8 @@ import type { Database } from '../../db/schema'
 import type { IamContext } from '../../context'
 import { emitSignal } from '../../lib/signals'
 import { guardedFetch, OutboundRefused } from '../../../shared/outbound'
+import { runAfterResponse } from '../../lib/background'
+import { mailEndpointSwitchedOff, type SwitchedOff } from './disabled-notice'
 import { outboundPolicyOf } from './policy'
 import { moveUpNext } from './queue-order'
 import { nextAttempt, parseRetryAfter } from './schedule'
@@ -194,7 +196,7 @@ async function attempt(ctx: Ctx, row: Claimed, random: () => number, chain: bool
     if (written) emitSignal({ kind: 'webhookDelivery', outcome: 'delivered' })
     return written ? written.next : null
   }
-  await ctx.db.transaction().execute(async (trx) => {
+  const switchedOff = await ctx.db.transaction().execute(async (trx): Promise<SwitchedOff | null> => {
     const mine = sql<boolean>`leased_until = ${row.leased_until.toISOString()}::timestamptz`
     const step = nextAttempt({
       attempts,
@@ -217,20 +219,38 @@ async function attempt(ctx: Ctx, row: Claimed, random: () => number, chain: bool
       .where('id', '=', row.id)
       .where(mine)
       .executeTakeFirst()
-    if (done.numUpdatedRows === 0n) return
+    if (done.numUpdatedRows === 0n) return null
     if (step.kind === 'dead') await moveUpNext(trx, { endpointId: row.endpoint_id, accountKey: row.account_key }, now)
+    let switched: SwitchedOff | null = null
     if (outcome.status === 410) {
-      await trx.updateTable('webhook_endpoints').set({ enabled: false, disabled_reason: 'gone', updated_at: now }).where('id', '=', endpoint.id).execute()
+      // only an endpoint still on is switched (and its owners told): a second 410 changes nothing
+      const gone = await trx
+        .updateTable('webhook_endpoints')
+        .set({ enabled: false, disabled_reason: 'gone', updated_at: now })
+        .where('id', '=', endpoint.id)
+        .where('enabled', '=', true)
+        .returning('id')
+        .executeTakeFirst()
       ctx.log.warn('webhook endpoint disabled: it answered 410 Gone', { endpoint: endpoint.public_id })
+      if (gone) switched = { publicId: endpoint.public_id, url: row.endpoint_url, reason: 'gone', since: null, at: now }
     } else {
-      await countFailure(ctx, trx, endpoint, now)
+      const since = await countFailure(ctx, trx, endpoint, now)
+      if (since) switched = { publicId: endpoint.public_id, url: row.endpoint_url, reason: 'failing', since, at: now }
     }
     await trx
       .insertInto('webhook_attempts')
       .values({ delivery_id: row.id, endpoint_id: endpoint.id, attempted_at: now, status: outcome.status, duration_ms: durationMs, error: outcome.error, response_excerpt: outcome.excerpt })
       .execute()
     emitSignal({ kind: 'webhookDelivery', outcome: kind })
+    return switched
   })
+  // told once the switch committed, apart from the delivery (a shutdown waits for the mails)
+  if (switchedOff) {
+    runAfterResponse(
+      () => mailEndpointSwitchedOff(ctx, switchedOff),
+      (error) => ctx.log.error('webhook endpoint notice not sent', { endpoint: switchedOff.publicId, error: error.message }),
+    )
+  }
   return null
 }
 
@@ -388,12 +408,15 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<
   return written
 }
 
-/** One more failure in a row; switches the endpoint off once the run is long enough in count and in time. */
-async function countFailure(ctx: Ctx, trx: Transaction<Database>, endpoint: { id: number; public_id: string }, now: Date): Promise<void> {
+/**
+ * One more failure in a row; switches the endpoint off once the run is long enough in count and in
+ * time. When it switched it: the moment the run began, else null.
+ */
+async function countFailure(ctx: Ctx, trx: Transaction<Database>, endpoint: { id: number; public_id: string }, now: Date): Promise<Date | null> {
   const { disableAfterFailures, disableAfterFailingMs } = ctx.config.webhooks
   const nowText = now.toISOString()
   const cutoff = new Date(now.getTime() - disableAfterFailingMs).toISOString()
-  const { rows } = await sql<{ switched: boolean }>`
+  const { rows } = await sql<{ switched: boolean; failing_since: Date | string }>`
     update webhook_endpoints w set
       enabled = w.enabled and not s.off,
       disabled_reason = case when s.off then 'failing' else w.disabled_reason end,
@@ -405,6 +428,9 @@ async function countFailure(ctx: Ctx, trx: Transaction<Database>, endpoint: { id
       from webhook_endpoints where id = ${endpoint.id} for update
     ) s
     where w.id = s.id
-    returning s.off as switched`.execute(trx)
-  if (rows[0]?.switched) ctx.log.warn('webhook endpoint disabled: it kept failing', { endpoint: endpoint.public_id })
+    returning s.off as switched, w.failing_since`.execute(trx)
+  const row = rows[0]
+  if (!row?.switched) return null
+  ctx.log.warn('webhook endpoint disabled: it kept failing', { endpoint: endpoint.public_id })
+  return new Date(row.failing_since)
 }

@@ -195,5 +195,12 @@ export const de: MailCatalogue = {
       sessions: 'Durch die Löschung beendete Sitzungen und API-Tokens bleiben beendet: Melden Sie sich erneut an und erstellen Sie bei Bedarf neue API-Tokens.',
       button: 'Anmelden',
     },
+    webhookEndpointDisabled: {
+      subject: '{siteName}: Ein Webhook-Endpunkt wurde abgeschaltet',
+      failing: 'Der Webhook-Endpunkt {endpoint} wurde am {date} abgeschaltet: Seit {since} ist jeder Versuch fehlgeschlagen, an ihn zuzustellen.',
+      gone: 'Der Webhook-Endpunkt {endpoint} wurde am {date} abgeschaltet: Er hat mit 410 Gone geantwortet, nimmt also keine Zustellungen mehr an.',
+      waiting: 'Die schon für ihn eingereihten Zustellungen warten, und Ereignisse ab jetzt werden für ihn nicht eingereiht. Sobald der Empfänger wieder funktioniert, schalten Sie den Endpunkt in der Konsole ein: Die wartenden Zustellungen gehen der Reihe nach hinaus, und solche ohne verbleibende Versuche lassen sich aus seinem Protokoll erneut senden.',
+      button: 'Webhooks öffnen',
+    },
   },
 }

@@ -203,6 +203,13 @@ export const en = {
       sessions: 'Sessions and API tokens ended by the deletion stay ended: sign in again, and create new API tokens if you need them.',
       button: 'Sign in',
     },
+    webhookEndpointDisabled: {
+      subject: '{siteName}: a webhook endpoint was switched off',
+      failing: 'The webhook endpoint {endpoint} was switched off on {date}: every attempt to deliver to it has failed since {since}.',
+      gone: 'The webhook endpoint {endpoint} was switched off on {date}: it answered 410 Gone, which says it takes no more deliveries.',
+      waiting: 'The deliveries already queued for it wait, and events from now on are not queued for it. Once the receiver works again, switch the endpoint on in the console: the waiting deliveries are sent in order, and any that ran out of attempts can be sent again from its log.',
+      button: 'Open the webhooks',
+    },
   },
 }
 

@@ -195,5 +195,12 @@ export const es: MailCatalogue = {
       sessions: 'Las sesiones y los tokens de API terminados por la eliminación siguen terminados: vuelva a iniciar sesión y cree tokens de API nuevos si los necesita.',
       button: 'Iniciar sesión',
     },
+    webhookEndpointDisabled: {
+      subject: '{siteName}: se desactivó un punto de conexión de webhook',
+      failing: 'El punto de conexión de webhook {endpoint} se desactivó el {date}: todos los intentos de entregarle han fallado desde el {since}.',
+      gone: 'El punto de conexión de webhook {endpoint} se desactivó el {date}: respondió 410 Gone, lo que indica que ya no acepta entregas.',
+      waiting: 'Las entregas que ya estaban en cola para él esperan, y los eventos de ahora en adelante no se ponen en cola para él. Cuando el receptor vuelva a funcionar, active el punto de conexión en la consola: las entregas en espera se envían en orden, y las que agotaron sus intentos se pueden volver a enviar desde su registro.',
+      button: 'Abrir los webhooks',
+    },
   },
 }

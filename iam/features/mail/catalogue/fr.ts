@@ -195,5 +195,12 @@ export const fr: MailCatalogue = {
       sessions: 'Les sessions et les jetons d’API auxquels la suppression a mis fin le restent : reconnectez-vous et créez de nouveaux jetons d’API si vous en avez besoin.',
       button: 'Se connecter',
     },
+    webhookEndpointDisabled: {
+      subject: '{siteName} : un point de terminaison de webhook a été désactivé',
+      failing: 'Le point de terminaison de webhook {endpoint} a été désactivé le {date} : toutes les tentatives de livraison ont échoué depuis le {since}.',
+      gone: 'Le point de terminaison de webhook {endpoint} a été désactivé le {date} : il a répondu 410 Gone, ce qui signifie qu’il n’accepte plus de livraisons.',
+      waiting: 'Les livraisons déjà en file pour lui attendent, et les événements à partir de maintenant ne sont plus mis en file pour lui. Dès que le récepteur fonctionne à nouveau, réactivez le point de terminaison dans la console : les livraisons en attente partent dans l’ordre, et celles qui ont épuisé leurs tentatives peuvent être renvoyées depuis son journal.',
+      button: 'Ouvrir les webhooks',
+    },
   },
 }

@@ -193,5 +193,12 @@ export const ja: MailCatalogue = {
       sessions: '削除によって終了したセッションと API トークンは元に戻りません。再度サインインし、必要に応じて新しい API トークンを作成してください。',
       button: 'サインイン',
     },
+    webhookEndpointDisabled: {
+      subject: '{siteName}: Webhook エンドポイントが停止されました',
+      failing: 'Webhook エンドポイント {endpoint} は {date} に停止されました。{since} 以降、このエンドポイントへの配信はすべて失敗しています。',
+      gone: 'Webhook エンドポイント {endpoint} は {date} に停止されました。410 Gone が返されました。これは、今後の配信を受け付けないことを示します。',
+      waiting: 'このエンドポイント宛てにすでに入っている配信は待機し、今後のイベントはこのエンドポイント宛てには入りません。受信側が再び動作するようになったら、コンソールでエンドポイントを有効にしてください。待機中の配信は順番に送信され、試行回数を使い切った配信はログから再送できます。',
+      button: 'Webhook を開く',
+    },
   },
 }
