@@ -523,7 +523,7 @@ export function accountRestoredNotice(input: MailBase & { when: Date; ipAddress:
 /**
  * To every platform administrator when a webhook endpoint is switched off by itself: a run of
  * failed attempts (`failing`, since `since`) or a 410 Gone (`gone`). The endpoint is named by its
- * origin and path: a receiver's URL may carry a token in its query, which a mail does not repeat.
+ * host and path (disabled-notice.ts shownEndpoint): not a link, and never the query of its URL.
  */
 export function webhookEndpointDisabledNotice(
   input: MailBase & { endpoint: string; reason: 'failing' | 'gone'; when: Date; since: Date | null; consoleUrl: string },

@@ -25,13 +25,15 @@ export interface SwitchedOff {
 }
 
 /**
- * The endpoint as a mail names it: origin and path. A receiver's URL may carry a token in its
- * query (some services authenticate deliveries that way), which a mail does not repeat.
+ * The endpoint as a mail names it: host and path. A receiver's URL may carry a token in its query
+ * (some services authenticate deliveries that way), which a mail does not repeat; and without its
+ * scheme it is not a link (every link of a mail leads to the site, tests/iam/mail-languages.test.ts),
+ * only the name of a receiver.
  */
 export function shownEndpoint(url: string): string {
   try {
     const parsed = new URL(url)
-    return `${parsed.origin}${parsed.pathname}`
+    return `${parsed.host}${parsed.pathname}`
   } catch {
     return url
   }
