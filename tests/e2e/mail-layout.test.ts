@@ -33,7 +33,7 @@ const MAILS: Record<string, templates.MailContent> = {
   restoreLink: templates.restoreLinkMail({ siteName: SITE, locale: 'en', asked: 'sign_in', eraseAt: WHEN, undoLink: LONG, undoTtlMs: 7 * 86_400_000 }),
   emailSignIn: templates.emailSignInMail({ siteName: SITE, locale: 'en', link: LONG, linkTtlMs: 900_000, code: '1234567', codeTtlMs: 900_000 }),
   accountRestored: templates.accountRestoredNotice({ siteName: SITE, locale: 'en', when: WHEN, ipAddress: '203.0.113.7', loginUrl: LONG }),
-  webhookEndpointDisabled: templates.webhookEndpointDisabledNotice({ siteName: SITE, locale: 'en', endpoint: 'hooks.example.com/identity', reason: 'failing', when: WHEN, since: WHEN, consoleUrl: LONG }),
+  webhookEndpointDisabled: templates.webhookEndpointDisabledNotice({ siteName: SITE, locale: 'en', endpoint: 'hooks.example.com/identity', switch: { reason: 'failing', at: WHEN, since: WHEN }, consoleUrl: LONG }),
   passkeySignup: templates.passkeySignupMail({ siteName: SITE, locale: 'en', code: '1234567', codeTtlMs: 900_000 }),
   accountExists: templates.accountExistsMail({ siteName: SITE, locale: 'en', loginUrl: LONG }),
   noAccount: templates.noAccountMail({ siteName: SITE, locale: 'en', asked: 'forgot_password', signupUrl: LONG }),

@@ -59,6 +59,6 @@ export function sampleMail(kind: MailKind, locale: Locale, siteName: string, sit
     case 'accountRestored':
       return mails.accountRestoredNotice({ ...base, when: AT, ipAddress: IP, loginUrl: new URL('/login', siteUrl).toString() })
     case 'webhookEndpointDisabled':
-      return mails.webhookEndpointDisabledNotice({ ...base, endpoint: 'hooks.example.com/identity', reason: 'failing', when: AT, since: new Date(AT.getTime() - 5 * 86_400_000), consoleUrl: new URL('/admin/webhooks', siteUrl).toString() })
+      return mails.webhookEndpointDisabledNotice({ ...base, endpoint: 'hooks.example.com/identity', switch: { reason: 'failing', at: AT, since: new Date(AT.getTime() - 5 * 86_400_000) }, consoleUrl: new URL('/admin/webhooks', siteUrl).toString() })
   }
 }

@@ -521,22 +521,19 @@ export function accountRestoredNotice(input: MailBase & { when: Date; ipAddress:
 }
 
 /**
- * To every platform administrator when a webhook endpoint is switched off by itself: a run of
- * failed attempts (`failing`, since `since`) or a 410 Gone (`gone`). The endpoint is named by its
- * host and path (disabled-notice.ts shownEndpoint): not a link, and never the query of its URL.
+ * To every platform administrator when a webhook endpoint is switched off by itself (`switch`, at
+ * `switch.at`): a run of failed attempts since `switch.since`, or a 410 Gone. The endpoint is named
+ * by its host and path (disabled-notice.ts shownEndpoint): not a link, and never the query of its URL.
  */
 export function webhookEndpointDisabledNotice(
-  input: MailBase & { endpoint: string; reason: 'failing' | 'gone'; when: Date; since: Date | null; consoleUrl: string },
+  input: MailBase & { endpoint: string; switch: { at: Date } & ({ reason: 'failing'; since: Date } | { reason: 'gone' }); consoleUrl: string },
 ): LocalizedMail {
-  const { siteName, locale } = input
+  const { siteName, locale, endpoint, switch: off } = input
+  const date = humanDate(off.at, locale, input.timeZone)
   return localized('webhookEndpointDisabled', input, (t) => ({
     subject: fill(t.subject, { siteName }),
     blocks: [
-      p(
-        input.reason === 'gone'
-          ? fill(t.gone, { endpoint: input.endpoint, date: humanDate(input.when, locale, input.timeZone) })
-          : fill(t.failing, { endpoint: input.endpoint, date: humanDate(input.when, locale, input.timeZone), since: humanDate(input.since ?? input.when, locale, input.timeZone) }),
-      ),
+      p(off.reason === 'gone' ? fill(t.gone, { endpoint, date }) : fill(t.failing, { endpoint, date, since: humanDate(off.since, locale, input.timeZone) })),
       p(t.waiting),
       { kind: 'link', label: t.button, url: input.consoleUrl },
     ],

@@ -231,8 +231,10 @@ async function attempt(ctx: Ctx, row: Claimed, random: () => number, chain: bool
         .where('enabled', '=', true)
         .returning('id')
         .executeTakeFirst()
-      ctx.log.warn('webhook endpoint disabled: it answered 410 Gone', { endpoint: endpoint.public_id })
-      if (gone) switched = { publicId: endpoint.public_id, url: row.endpoint_url, reason: 'gone', since: null, at: now }
+      if (gone) {
+        ctx.log.warn('webhook endpoint disabled: it answered 410 Gone', { endpoint: endpoint.public_id })
+        switched = { publicId: endpoint.public_id, url: row.endpoint_url, reason: 'gone', at: now }
+      }
     } else {
       const since = await countFailure(ctx, trx, endpoint, now)
       if (since) switched = { publicId: endpoint.public_id, url: row.endpoint_url, reason: 'failing', since, at: now }

@@ -15,14 +15,8 @@ import { webhookEndpointDisabledNotice } from '../mail/templates'
 
 type Ctx = Pick<IamContext, 'config' | 'db' | 'log'>
 
-export interface SwitchedOff {
-  publicId: string
-  url: string
-  reason: 'failing' | 'gone'
-  /** when the run of failures began (`failing`) */
-  since: Date | null
-  at: Date
-}
+/** A switch the worker made: a run of failures since `since`, or a 410 Gone. */
+export type SwitchedOff = { publicId: string; url: string; at: Date } & ({ reason: 'failing'; since: Date } | { reason: 'gone' })
 
 /**
  * The endpoint as a mail names it: host and path. A receiver's URL may carry a token in its query
@@ -31,12 +25,9 @@ export interface SwitchedOff {
  * only the name of a receiver.
  */
 export function shownEndpoint(url: string): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.host}${parsed.pathname}`
-  } catch {
-    return url
-  }
+  // a stored URL was parsed when it was saved (url-check.ts)
+  const parsed = new URL(url)
+  return `${parsed.host}${parsed.pathname}`
 }
 
 /** Mails every platform administrator that `endpoint` was switched off; a mail that fails is logged, not retried. */
@@ -59,9 +50,7 @@ export async function mailEndpointSwitchedOff(ctx: Ctx, endpoint: SwitchedOff): 
             locale: chooseLocale(admin.locale, null),
             timeZone: admin.time_zone,
             endpoint: shownEndpoint(endpoint.url),
-            reason: endpoint.reason,
-            when: endpoint.at,
-            since: endpoint.since,
+            switch: endpoint,
             consoleUrl,
           }),
           links: [consoleUrl],
