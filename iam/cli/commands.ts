@@ -21,6 +21,7 @@ import { importUsers, recordImport, type ImportSummary } from '../features/users
 import { findUserByEmail } from '../features/users/users-repo'
 import { normalizeEmail } from '../features/email-checks/email-checks'
 import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, type EndpointView } from '../features/webhooks/endpoints'
+import { PLATFORM } from '../features/webhooks/endpoints-repo'
 import { isWebhookPattern } from '../contract/webhooks'
 import { loadConfig, productionProblems } from '../lib/config'
 import { isProduction, openCliContext, type CliContext } from './context'
@@ -421,7 +422,7 @@ const endpointLines = (e: EndpointView) => [
 const WEBHOOK_SECRET_ONCE = '(the secret is shown only now: give it to the receiver, which verifies every delivery with it; docs/webhooks.md)'
 
 export const webhooksList = command('webhooks:list', 'List the webhook endpoints with their last day of attempts and their queue', {}, async () => {
-  const { endpoints } = await withContext((ctx) => listEndpoints(ctx), { storage: false })
+  const { endpoints } = await withContext((ctx) => listEndpoints(ctx, PLATFORM), { storage: false })
   const rate = (e: EndpointView) => (e.stats.successRate24h === null ? '-' : `${Math.round(e.stats.successRate24h * 100)}%`)
   const text =
     endpoints.map((e) => `${e.id}\t${e.enabled ? 'on' : `off (${e.disabledReason})`}\t${e.url}\t${e.eventTypes.join(',')}\tsuccess ${rate(e)}\tpending ${e.stats.pending}\tdead ${e.stats.dead}`).join('\n') ||
@@ -441,7 +442,7 @@ export const webhooksCreate = command(
     const eventTypes = repeatedOption(rawArgs, 'event-type')
     const unknown = eventTypes.filter((t) => !isWebhookPattern(t))
     if (unknown.length) throw new CliFailure(`not an event type of the catalogue (docs/webhooks.md): ${unknown.join(', ')}`)
-    const result = await withContext((ctx) => createEndpoint(ctx, { url: args.url, eventTypes, description: args.description }), { storage: false })
+    const result = await withContext((ctx) => createEndpoint(ctx, PLATFORM, { url: args.url, eventTypes, description: args.description }), { storage: false })
     if (!result.ok) throw new CliFailure(result.code === 'webhook_url_refused' ? result.message : 'the endpoint could not be added')
     return { data: { endpoint: result.endpoint, secret: result.secret }, text: [...endpointLines(result.endpoint), `secret           ${result.secret}`, WEBHOOK_SECRET_ONCE].join('\n') }
   },
@@ -452,7 +453,7 @@ export const webhooksRotateSecret = command(
   'Give an endpoint a new secret, printed once; the previous one keeps signing beside it for webhooks.secretOverlapMs',
   endpointIdArg,
   async (args) => {
-    const result = await withContext((ctx) => rotateEndpointSecret(ctx, args.id), { storage: false })
+    const result = await withContext((ctx) => rotateEndpointSecret(ctx, PLATFORM, args.id), { storage: false })
     if (!result.ok) throw new CliFailure(`no webhook endpoint with the id ${args.id}`)
     const until = result.endpoint.previousSecretUntil
     return {
@@ -463,6 +464,6 @@ export const webhooksRotateSecret = command(
 )
 
 export const webhooksDelete = command('webhooks:delete', 'Remove a webhook endpoint with its deliveries and their log', endpointIdArg, async (args) => {
-  if (!(await withContext((ctx) => deleteEndpoint(ctx, args.id), { storage: false }))) throw new CliFailure(`no webhook endpoint with the id ${args.id}`)
+  if (!(await withContext((ctx) => deleteEndpoint(ctx, PLATFORM, args.id), { storage: false }))) throw new CliFailure(`no webhook endpoint with the id ${args.id}`)
   return { data: { id: args.id, deleted: true }, text: `deleted webhook endpoint ${args.id}` }
 })

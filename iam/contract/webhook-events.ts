@@ -57,6 +57,23 @@ export function isWebhookPattern(pattern: string): boolean {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(pattern)
 }
 
+/**
+ * The families an organization's own endpoints hear (migration 0030): the events about the
+ * organization, its members and its invitations. Nothing else about a member (their sign-ins,
+ * factors, tokens) belongs to the organization: the account is the person's.
+ */
+export const ORGANIZATION_WEBHOOK_FAMILIES = ['organization', 'membership', 'invitation'] as const
+
+/** The types an organization's endpoint can hear (the form offers these). */
+export const ORGANIZATION_WEBHOOK_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => (ORGANIZATION_WEBHOOK_FAMILIES as readonly string[]).includes(t.slice(0, t.indexOf('.'))))
+
+/** Whether an organization's endpoint may subscribe to `pattern`: `*` (all it can hear), one of its families' wildcards or types. */
+export function isOrganizationWebhookPattern(pattern: string): boolean {
+  if (pattern === '*') return true
+  if (pattern.endsWith('.*')) return (ORGANIZATION_WEBHOOK_FAMILIES as readonly string[]).includes(pattern.slice(0, -2))
+  return (ORGANIZATION_WEBHOOK_TYPES as readonly string[]).includes(pattern)
+}
+
 /** An endpoint as GET /admin/webhooks answers it: the IAM builds it (features/webhooks/endpoints.ts), the console page reads it. */
 export interface EndpointView {
   id: string

@@ -1,14 +1,16 @@
 /**
  * Signed webhooks (features/webhooks, docs/webhooks.md): the event catalogue receivers rely on, and
- * the admin routes that manage endpoints, read the delivery log and replay deliveries. Admin routes:
- * full authentication, `platform-admin` and `recent-sign-in` (contract/admin.ts).
+ * the routes that manage endpoints, read the delivery log and replay deliveries: the platform's
+ * under /admin/webhooks (full authentication, `platform-admin` and `recent-sign-in`,
+ * contract/admin.ts), and an organization's under /orgs/:orgId/webhooks (full authentication, its
+ * owners; the same bodies and answers). Each reaches only its own endpoints.
  */
 import { z } from 'zod'
 import { ADMIN, ADMIN_GUARDS } from './admin'
 import { defineRoutes, json, noBody } from './define'
-import { errorFail, failure, JSON_BODY_FIELDS, okData, responses } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, responses, type Responses } from './responses'
 import { safeString } from './text'
-import { isWebhookPattern } from './webhook-events'
+import { isOrganizationWebhookPattern, isWebhookPattern } from './webhook-events'
 
 export { isWebhookPattern, WEBHOOK_CATALOGUE_VERSION, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events'
 
@@ -36,6 +38,15 @@ const endpointBody = z.strictObject({
   description: description.optional(),
   enabled: z.boolean({ error: 'enabled: true or false' }).optional(),
 })
+
+/** An organization's endpoint hears only the events about it (migration 0030): it subscribes to those alone. */
+const organizationEventTypes = z
+  .array(z.string().refine(isOrganizationWebhookPattern, 'Not an organization event type: organization.*, membership.*, invitation.*, one of their types, or *'), {
+    error: 'eventTypes: a list of event types',
+  })
+  .min(1, 'eventTypes: at least one event type')
+  .max(50, 'eventTypes: at most 50')
+const organizationEndpointBody = endpointBody.extend({ eventTypes: organizationEventTypes })
 
 const endpointView = z.object({
   id: z.string(),
@@ -91,6 +102,49 @@ const REFUSED_URL = {
 
 const ADMIN_ROUTE = { auth: 'full', guards: ADMIN_GUARDS, limiters: [] } as const
 
+const LISTED = { 200: { description: 'the endpoints', body: okData(z.object({ endpoints: z.array(endpointView), catalogueVersion: z.string() })) } }
+const WITH_SECRET = (description: string) => ({ 200: { description, body: okData(z.object({ endpoint: endpointView, secret: z.string() })) } })
+const ONE = { 200: { description: 'the endpoint', body: okData(z.object({ endpoint: endpointView })) } }
+const DELETED = { 200: { description: 'removed', body: okData(z.object({ deleted: z.literal(true) })) } }
+const QUEUED = { 200: { description: 'queued', body: okData(z.object({ deliveryId: z.number().int(), msgId: z.string() })) } }
+const DELIVERIES = { 200: { description: 'the deliveries', body: okData(z.object({ deliveries: z.array(deliveryView) })) } }
+const REPLAYED_ONE = {
+  200: { description: 'queued again', body: okData(z.object({ replayed: z.literal(1) })) },
+  404: failure('No such delivery of this endpoint', errorFail, 'delivery_not_found'),
+  400: failure('Not a delivery id (`fields`)', errorFail, 'validation_failed'),
+} satisfies Responses
+const REPLAYED = { 200: { description: 'how many were queued again', body: okData(z.object({ replayed: z.number().int() })) } }
+
+const deliveriesQuery = z.strictObject({
+  status: z.enum(['pending', 'delivered', 'dead'], { error: 'status: pending, delivered or dead' }).optional(),
+  limit: z.coerce.number({ error: 'limit: 1 to 100' }).int('limit: 1 to 100').min(1, 'limit: 1 to 100').max(100, 'limit: 1 to 100').default(50),
+})
+const replayBody = z
+  .strictObject({
+    since: z.iso.datetime({ error: 'since: an ISO 8601 date and time', offset: true }),
+    until: z.iso.datetime({ error: 'until: an ISO 8601 date and time', offset: true }).optional(),
+    delivered: z.boolean({ error: 'delivered: true or false' }).optional(),
+  })
+  .refine((b) => !b.until || Date.parse(b.until) > Date.parse(b.since), { message: 'until: after since', path: ['until'] })
+
+const orgId = z.string({ error: 'Not an organization id' }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Not an organization id')
+const orgParams = z.object({ orgId })
+const orgEndpointParams = z.object({ orgId, endpointId })
+const orgDeliveryParams = deliveryParams.extend({ orgId })
+
+/** The organization routes' own failures: not a member (or no such organization, the same answer), not an owner. */
+const IN_ORG = responses(
+  {
+    400: failure('Not an organization id, or the body failed validation (`fields`)', errorFail, 'validation_failed'),
+    403: failure('The member\'s role does not allow it (owners only)', errorFail, 'org_permission_denied'),
+    404: failure('No such organization, or the user is no member of it (the same answer)', errorFail, 'org_not_found'),
+  },
+  FULL_AUTH,
+)
+/** Reads need only an owner; a change, a secret or a send is refused to a session a platform administrator opened for the owner. */
+const ORG_READ = { auth: 'full', limiters: [] } as const
+const ORG_WRITE = { auth: 'full', guards: ['not-impersonated'], limiters: [] } as const
+
 export const WEBHOOK_ROUTES = defineRoutes({
   adminWebhooks: {
     ...ADMIN_ROUTE,
@@ -98,7 +152,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     path: '/admin/webhooks',
     summary: 'Every webhook endpoint, oldest first, with its success rate',
     request: noBody,
-    responses: responses({ 200: { description: 'the endpoints', body: okData(z.object({ endpoints: z.array(endpointView), catalogueVersion: z.string() })) } }, ADMIN),
+    responses: responses(LISTED, ADMIN),
   },
   adminWebhookCreate: {
     ...ADMIN_ROUTE,
@@ -107,12 +161,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'Add an endpoint: its signing secret (`whsec_…`) is in this answer only',
     request: json(),
     body: endpointBody,
-    responses: responses(
-      { 200: { description: 'the endpoint and its secret', body: okData(z.object({ endpoint: endpointView, secret: z.string() })) } },
-      REFUSED_URL,
-      JSON_BODY_FIELDS,
-      ADMIN,
-    ),
+    responses: responses(WITH_SECRET('the endpoint and its secret'), REFUSED_URL, JSON_BODY_FIELDS, ADMIN),
   },
   adminWebhook: {
     ...ADMIN_ROUTE,
@@ -121,7 +170,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'One endpoint with its success rate',
     request: noBody,
     params: endpointParams,
-    responses: responses({ 200: { description: 'the endpoint', body: okData(z.object({ endpoint: endpointView })) } }, NOT_FOUND, ADMIN),
+    responses: responses(ONE, NOT_FOUND, ADMIN),
   },
   adminWebhookUpdate: {
     ...ADMIN_ROUTE,
@@ -131,7 +180,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     request: json(),
     params: endpointParams,
     body: endpointBody,
-    responses: responses({ 200: { description: 'the endpoint', body: okData(z.object({ endpoint: endpointView })) } }, REFUSED_URL, NOT_FOUND, JSON_BODY_FIELDS, ADMIN),
+    responses: responses(ONE, REFUSED_URL, NOT_FOUND, JSON_BODY_FIELDS, ADMIN),
   },
   adminWebhookDelete: {
     ...ADMIN_ROUTE,
@@ -140,7 +189,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'Remove an endpoint with its deliveries and their log',
     request: noBody,
     params: endpointParams,
-    responses: responses({ 200: { description: 'removed', body: okData(z.object({ deleted: z.literal(true) })) } }, NOT_FOUND, ADMIN),
+    responses: responses(DELETED, NOT_FOUND, ADMIN),
   },
   adminWebhookRotateSecret: {
     ...ADMIN_ROUTE,
@@ -149,7 +198,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'A new signing secret (in this answer only); the previous one keeps signing beside it for webhooks.secretOverlapMs',
     request: noBody,
     params: endpointParams,
-    responses: responses({ 200: { description: 'the new secret', body: okData(z.object({ endpoint: endpointView, secret: z.string() })) } }, NOT_FOUND, ADMIN),
+    responses: responses(WITH_SECRET('the new secret'), NOT_FOUND, ADMIN),
   },
   adminWebhookTest: {
     ...ADMIN_ROUTE,
@@ -158,7 +207,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'Queue a `webhook.test` event for this endpoint alone (sent even when it is disabled or subscribes to other types)',
     request: noBody,
     params: endpointParams,
-    responses: responses({ 200: { description: 'queued', body: okData(z.object({ deliveryId: z.number().int(), msgId: z.string() })) } }, NOT_FOUND, ADMIN),
+    responses: responses(QUEUED, NOT_FOUND, ADMIN),
   },
   adminWebhookDeliveries: {
     ...ADMIN_ROUTE,
@@ -167,11 +216,8 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'The delivery log, newest first: each delivery with every attempt (status, duration, an excerpt of the answer)',
     request: noBody,
     params: endpointParams,
-    query: z.strictObject({
-      status: z.enum(['pending', 'delivered', 'dead'], { error: 'status: pending, delivered or dead' }).optional(),
-      limit: z.coerce.number({ error: 'limit: 1 to 100' }).int('limit: 1 to 100').min(1, 'limit: 1 to 100').max(100, 'limit: 1 to 100').default(50),
-    }),
-    responses: responses({ 200: { description: 'the deliveries', body: okData(z.object({ deliveries: z.array(deliveryView) })) } }, NOT_FOUND, ADMIN),
+    query: deliveriesQuery,
+    responses: responses(DELIVERIES, NOT_FOUND, ADMIN),
   },
   adminWebhookReplayOne: {
     ...ADMIN_ROUTE,
@@ -180,13 +226,7 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'Send one delivery again, at once, with its schedule started over (same `webhook-id`)',
     request: noBody,
     params: deliveryParams,
-    responses: responses(
-      { 200: { description: 'queued again', body: okData(z.object({ replayed: z.literal(1) })) } },
-      { 404: failure('No such delivery of this endpoint', errorFail, 'delivery_not_found') },
-      { 400: failure('Not a delivery id (`fields`)', errorFail, 'validation_failed') },
-      NOT_FOUND,
-      ADMIN,
-    ),
+    responses: responses(REPLAYED_ONE, NOT_FOUND, ADMIN),
   },
   adminWebhookReplay: {
     ...ADMIN_ROUTE,
@@ -195,18 +235,101 @@ export const WEBHOOK_ROUTES = defineRoutes({
     summary: 'Send again every delivery made in [`since`, `until`) that ended dead (and, with `delivered: true`, those delivered too)',
     request: json(),
     params: endpointParams,
-    body: z
-      .strictObject({
-        since: z.iso.datetime({ error: 'since: an ISO 8601 date and time', offset: true }),
-        until: z.iso.datetime({ error: 'until: an ISO 8601 date and time', offset: true }).optional(),
-        delivered: z.boolean({ error: 'delivered: true or false' }).optional(),
-      })
-      .refine((b) => !b.until || Date.parse(b.until) > Date.parse(b.since), { message: 'until: after since', path: ['until'] }),
-    responses: responses(
-      { 200: { description: 'how many were queued again', body: okData(z.object({ replayed: z.number().int() })) } },
-      NOT_FOUND,
-      JSON_BODY_FIELDS,
-      ADMIN,
-    ),
+    body: replayBody,
+    responses: responses(REPLAYED, NOT_FOUND, JSON_BODY_FIELDS, ADMIN),
+  },
+  orgWebhooks: {
+    ...ORG_READ,
+    method: 'GET',
+    path: '/orgs/:orgId/webhooks',
+    summary: 'The organization\'s webhook endpoints (owners), oldest first, with their success rates',
+    request: noBody,
+    params: orgParams,
+    responses: responses(LISTED, IN_ORG),
+  },
+  orgWebhookCreate: {
+    ...ORG_WRITE,
+    method: 'POST',
+    path: '/orgs/:orgId/webhooks',
+    summary: 'Add an endpoint of the organization (owners): it hears the organization\'s own events; its signing secret is in this answer only',
+    request: json(),
+    params: orgParams,
+    body: organizationEndpointBody,
+    responses: responses(WITH_SECRET('the endpoint and its secret'), REFUSED_URL, JSON_BODY_FIELDS, IN_ORG),
+  },
+  orgWebhook: {
+    ...ORG_READ,
+    method: 'GET',
+    path: '/orgs/:orgId/webhooks/:endpointId',
+    summary: 'One endpoint of the organization (owners) with its success rate',
+    request: noBody,
+    params: orgEndpointParams,
+    responses: responses(ONE, NOT_FOUND, IN_ORG),
+  },
+  orgWebhookUpdate: {
+    ...ORG_WRITE,
+    method: 'PUT',
+    path: '/orgs/:orgId/webhooks/:endpointId',
+    summary: 'Replace an organization endpoint\'s URL, event types, description (owners); `enabled: true` switches it on again',
+    request: json(),
+    params: orgEndpointParams,
+    body: organizationEndpointBody,
+    responses: responses(ONE, REFUSED_URL, NOT_FOUND, JSON_BODY_FIELDS, IN_ORG),
+  },
+  orgWebhookDelete: {
+    ...ORG_WRITE,
+    method: 'DELETE',
+    path: '/orgs/:orgId/webhooks/:endpointId',
+    summary: 'Remove an organization endpoint (owners) with its deliveries and their log',
+    request: noBody,
+    params: orgEndpointParams,
+    responses: responses(DELETED, NOT_FOUND, IN_ORG),
+  },
+  orgWebhookRotateSecret: {
+    ...ORG_WRITE,
+    method: 'POST',
+    path: '/orgs/:orgId/webhooks/:endpointId/rotate-secret',
+    summary: 'A new signing secret for an organization endpoint (owners; in this answer only); the previous one signs beside it for webhooks.secretOverlapMs',
+    request: noBody,
+    params: orgEndpointParams,
+    responses: responses(WITH_SECRET('the new secret'), NOT_FOUND, IN_ORG),
+  },
+  orgWebhookTest: {
+    ...ORG_WRITE,
+    method: 'POST',
+    path: '/orgs/:orgId/webhooks/:endpointId/test',
+    summary: 'Queue a `webhook.test` event for this organization endpoint alone (owners)',
+    request: noBody,
+    params: orgEndpointParams,
+    responses: responses(QUEUED, NOT_FOUND, IN_ORG),
+  },
+  orgWebhookDeliveries: {
+    ...ORG_READ,
+    method: 'GET',
+    path: '/orgs/:orgId/webhooks/:endpointId/deliveries',
+    summary: 'An organization endpoint\'s delivery log (owners), newest first, each delivery with every attempt',
+    request: noBody,
+    params: orgEndpointParams,
+    query: deliveriesQuery,
+    responses: responses(DELIVERIES, NOT_FOUND, IN_ORG),
+  },
+  orgWebhookReplayOne: {
+    ...ORG_WRITE,
+    method: 'POST',
+    path: '/orgs/:orgId/webhooks/:endpointId/deliveries/:deliveryId/replay',
+    summary: 'Send one delivery of an organization endpoint again (owners), at once, its schedule started over',
+    request: noBody,
+    params: orgDeliveryParams,
+    responses: responses(REPLAYED_ONE, NOT_FOUND, IN_ORG),
+  },
+  orgWebhookReplay: {
+    ...ORG_WRITE,
+    method: 'POST',
+    path: '/orgs/:orgId/webhooks/:endpointId/replay',
+    summary: 'Send again every dead delivery of an organization endpoint made in [`since`, `until`) (owners; with `delivered: true`, the delivered ones too)',
+    request: json(),
+    params: orgEndpointParams,
+    body: replayBody,
+    responses: responses(REPLAYED, NOT_FOUND, JSON_BODY_FIELDS, IN_ORG),
   },
 })

@@ -404,6 +404,8 @@ export interface WebhookEndpointsTable {
   previous_secret_expires_at: NullableTimestamp
   consecutive_failures: Generated<number>
   failing_since: NullableTimestamp
+  /** the public id of the organization it belongs to (its owners manage it, it hears only that organization's events); null: a platform endpoint (migration 0030) */
+  organization_id: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -16,6 +16,7 @@ export const TEST_ROUTE_RULES: readonly RouteRule[] = [
   { method: 'POST', path: '/__test/platform-admin', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/account-purge', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/webhook-change', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
+  { method: 'GET', path: '/__test/webhook-rows', body: { kind: 'none' } },
   { method: 'POST', path: '/__test/account-footprint', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
   { method: 'POST', path: '/__test/domain-verified', body: { kind: 'json', limitBytes: JSON_LIMIT_BYTES } },
 ]

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loginUser, PROXY_CONFIG, signupUser, type Session } from '../helpers/accounts'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { mailTo, signupConfirmed } from '../helpers/confirm-email'
 import { recipients, startSmtp, type SmtpCapture } from '../helpers/smtp'
 import { startIam, type IamServer, type Json } from '../helpers/iam-server'
 import { moved, scrapeMetrics } from '../helpers/prometheus'
@@ -339,6 +340,129 @@ describe('metrics', () => {
   })
 })
 
+describe("an organization's endpoints", () => {
+  let owner: Session
+  let colleague: Session
+  let org: string
+  let otherOrg: string
+  const asOwner = (method: string, path: string, body?: unknown) => authed(iam, owner, method, path, body)
+
+  async function newOrg(by: Session, slug: string): Promise<string> {
+    const res = await authed(iam, by, 'POST', '/orgs', { name: `Hooks ${slug}`, slug: `${slug}-${Date.now().toString(36)}` })
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(201)
+    return (body.data as { org: { id: string } }).org.id
+  }
+
+  /** `invitee` joins `orgId` as `role`, by the link mailed to them. */
+  async function join(orgId: string, invitee: Session, role: string): Promise<void> {
+    expect((await asOwner('POST', `/orgs/${orgId}/invitations`, { email: invitee.email, role })).status).toBe(201)
+    const mail = await mailTo({ dataDir: iam.dataDir }, invitee.email, (m) => /invited you to join/.test(m.text ?? ''))
+    const token = /[?&]token=([A-Za-z0-9_-]{43})/.exec(mail.text ?? '')![1]!
+    expect((await authed(iam, invitee, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
+  }
+
+  async function addOrgEndpoint(orgId: string, eventTypes: string[]): Promise<{ id: string; path: string }> {
+    const path = `/org-hook/${++pathCounter}`
+    hooks.scripts.set(path, [{ status: 200 }])
+    const res = await asOwner('POST', `/orgs/${orgId}/webhooks`, { url: `${hooks.base}${path}`, eventTypes })
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    const data = body.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(path, [data.secret])
+    return { id: data.endpoint.id, path }
+  }
+
+  const typesAt = (path: string) => at(path).map((r) => (r.verified as { type: string; data: { orgId?: string } }) ?? null)
+
+  beforeAll(async () => {
+    owner = await signupUser(iam, { client: { ip: '203.0.113.240' } })
+    // accepting an invitation takes a confirmed address
+    colleague = await signupConfirmed(iam, { dataDir: iam.dataDir }, { client: { ip: '203.0.113.241' } })
+    org = await newOrg(owner, 'hooks-a')
+    otherOrg = await newOrg(owner, 'hooks-b')
+    await join(org, colleague, 'admin')
+  })
+
+  it("delivers the organization's own membership and invitation events to its endpoint, and no other organization's", async () => {
+    const hook = await addOrgEndpoint(org, ['*'])
+    const platform = await addEndpoint(['invitation.created'])
+    const invitee = `invitee-${Date.now().toString(36)}@example.com`
+    expect((await asOwner('POST', `/orgs/${otherOrg}/invitations`, { email: `elsewhere-${invitee}`, role: 'member' })).status).toBe(201)
+    expect((await asOwner('POST', `/orgs/${org}/invitations`, { email: invitee, role: 'member' })).status).toBe(201)
+    // the platform's endpoint hears both; by then the organization's has had its chance at both
+    await waitUntil(() => at(platform.path).length >= 2, "both invitations at the platform's endpoint")
+    await waitUntil(() => at(hook.path).length >= 1, "the organization's invitation at its endpoint")
+    const heard = typesAt(hook.path)
+    expect(at(hook.path).map((r) => r.error)).toEqual([null])
+    expect(heard).toEqual([expect.objectContaining({ type: 'invitation.created', data: expect.objectContaining({ orgId: org }) })])
+  })
+
+  it("hears nothing about its members' own accounts: an organization endpoint may subscribe only to organization, membership and invitation events", async () => {
+    for (const eventTypes of [['user.*'], ['session.created'], ['membership.*', 'factor.added']]) {
+      const res = await asOwner('POST', `/orgs/${org}/webhooks`, { url: `${hooks.base}/org-hook/refused`, eventTypes })
+      const body = await json(res)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(body.code).toBe('validation_failed')
+    }
+    const hook = await addOrgEndpoint(org, ['*'])
+    const platform = await addEndpoint(['user.updated'])
+    expect((await asOwner('POST', '/auth/profile', { name: 'Owner Renamed' })).status).toBe(200)
+    await waitUntil(() => at(platform.path).length >= 1, "user.updated at the platform's endpoint")
+    expect(await json(await asOwner('GET', `/orgs/${org}/webhooks/${hook.id}/deliveries`))).toMatchObject({ data: { deliveries: [] } })
+  })
+
+  it("keeps each side's endpoints to itself: the administrators' routes and another organization's do not find them", async () => {
+    const hook = await addOrgEndpoint(org, ['membership.*'])
+    const platform = await addEndpoint(['user.banned'])
+    const listed = (await json(await asAdmin('GET', '/admin/webhooks'))).data as { endpoints: Array<{ id: string }> }
+    expect(listed.endpoints.map((e) => e.id)).toContain(platform.id)
+    expect(listed.endpoints.map((e) => e.id)).not.toContain(hook.id)
+    for (const [method, path] of [
+      ['GET', `/admin/webhooks/${hook.id}`],
+      ['POST', `/admin/webhooks/${hook.id}/rotate-secret`],
+      ['DELETE', `/admin/webhooks/${hook.id}`],
+      ['GET', `/orgs/${otherOrg}/webhooks/${hook.id}`],
+      ['POST', `/orgs/${otherOrg}/webhooks/${hook.id}/test`],
+      ['DELETE', `/orgs/${otherOrg}/webhooks/${hook.id}`],
+      ['GET', `/orgs/${org}/webhooks/${platform.id}`],
+      ['DELETE', `/orgs/${org}/webhooks/${platform.id}`],
+    ] as const) {
+      const res = await (path.startsWith('/admin') ? asAdmin(method, path) : asOwner(method, path))
+      const body = await json(res)
+      expect(`${method} ${path}: ${res.status} ${String(body.code)}`).toBe(`${method} ${path}: 404 webhook_not_found`)
+    }
+    const own = (await json(await asOwner('GET', `/orgs/${org}/webhooks`))).data as { endpoints: Array<{ id: string }> }
+    expect(own.endpoints.map((e) => e.id)).toContain(hook.id)
+    expect(own.endpoints.map((e) => e.id)).not.toContain(platform.id)
+    expect(((await json(await asOwner('GET', `/orgs/${otherOrg}/webhooks`))).data as { endpoints: unknown[] }).endpoints).toEqual([])
+  })
+
+  it('answers a member who is no owner 403 and a person outside the organization as if it did not exist', async () => {
+    const hook = await addOrgEndpoint(org, ['membership.*'])
+    const outsider = await signupUser(iam, { client: { ip: '203.0.113.242' } })
+    for (const [who, status, code] of [[colleague, 403, 'org_permission_denied'], [outsider, 404, 'org_not_found'], [admin, 404, 'org_not_found']] as const) {
+      for (const [method, path] of [['GET', `/orgs/${org}/webhooks`], ['GET', `/orgs/${org}/webhooks/${hook.id}`], ['POST', `/orgs/${org}/webhooks/${hook.id}/rotate-secret`]] as const) {
+        const res = await authed(iam, who, method, path)
+        const body = await json(res)
+        expect(`${method} ${path}: ${res.status} ${String(body.code)}`).toBe(`${method} ${path}: ${status} ${code}`)
+      }
+    }
+  })
+
+  it("removes the organization's endpoints with their deliveries when it is deleted, and tells the platform's endpoints it is gone", async () => {
+    const doomed = await newOrg(owner, 'hooks-doomed')
+    const hook = await addOrgEndpoint(doomed, ['organization.*', 'invitation.*'])
+    const platform = await addEndpoint(['organization.deleted'])
+    expect((await asOwner('POST', `/orgs/${doomed}/invitations`, { email: `doomed-${Date.now().toString(36)}@example.com`, role: 'member' })).status).toBe(201)
+    await waitUntil(() => at(hook.path).length >= 1, 'the invitation at the organization endpoint')
+    const deleted = await asOwner('POST', `/orgs/${doomed}/delete`)
+    expect(deleted.status, JSON.stringify(await json(deleted))).toBe(200)
+    await waitUntil(() => at(platform.path).some((r) => (r.verified as { data: { orgId?: string } }).data.orgId === doomed), "organization.deleted at the platform's endpoint")
+    expect(await fetch(`${iam.url}/__test/webhook-rows?org=${doomed}`).then(json)).toEqual({ endpoints: 0, orphanDeliveries: 0, orphanAttempts: 0 })
+  })
+})
+
 describe('a run of failures', () => {
   // an IAM that switches an endpoint off at its second failed attempt in a row, however recent the first
   let strict: IamServer
@@ -451,6 +575,33 @@ describe('a run of failures', () => {
     }
     await waitUntil(recorded, 'the second 410 to be recorded')
     expect(switchedOffMails(owner.email, shown)).toHaveLength(1)
+  })
+
+  it("mails an organization endpoint's switch-off to the organization's owners, with a link to its page, and not to the platform's administrators", async () => {
+    const orgOwner = await signupUser(strict, { client: { ip: '203.0.113.243' } })
+    const created = await authed(strict, orgOwner, 'POST', '/orgs', { name: 'Strict Hooks', slug: `strict-hooks-${Date.now().toString(36)}` })
+    expect(created.status).toBe(201)
+    const orgId = ((await json(created)).data as { org: { id: string } }).org.id
+    const path = '/strict/org-gone'
+    hooks.scripts.set(path, [{ status: 410 }])
+    const made = await json(await authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks`, { url: `${hooks.base}${path}`, eventTypes: ['membership.*'] }))
+    const { endpoint: hook, secret } = made.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(path, [secret])
+    const test = () => authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks/${hook.id}/test`).then(json)
+    await test()
+    const shown = `${new URL(hooks.base).host}${path}`
+    const mail = await smtp.waitForMail((m) => recipients(m).includes(orgOwner.email) && (m.text ?? '').includes(shown))
+    expect(mail.text).toContain('it answered 410 Gone')
+    expect(mail.text).toContain(`/orgs/${orgId}#webhooks`)
+    // a second event's attempt recorded: any mail of the first switch has been sent by then
+    const again = ((await test()).data as { msgId: string }).msgId
+    await waitUntil(async () => {
+      const { deliveries } = (await json(await authed(strict, orgOwner, 'GET', `/orgs/${orgId}/webhooks/${hook.id}/deliveries`))).data as { deliveries: Json[] }
+      return deliveries.some((d) => d.msgId === again && (d.attempts as number) >= 1)
+    }, 'the second test event to be tried')
+    expect(switchedOffMails(owner.email, shown)).toEqual([])
+    expect(switchedOffMails(colleague.email, shown)).toEqual([])
+    expect(switchedOffMails(orgOwner.email, shown)).toHaveLength(1)
   })
 })
 

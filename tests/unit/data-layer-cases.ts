@@ -203,7 +203,7 @@ const loginEvent = (userId: number | null) =>
 /** features/webhooks/outbox.ts outboxPartOf's values for a webhook of `type` about user `userId`. */
 const outboxPart = (type: string, userId: number, data: Record<string, string> = { method: 'password' }) => {
   const [pattern1, pattern2, pattern3] = patternsFor(type)
-  return { type, userId, data: JSON.stringify(data), at: NOW.toISOString(), pattern1, pattern2, pattern3 }
+  return { type, userId, data: JSON.stringify(data), at: NOW.toISOString(), pattern1, pattern2, pattern3, organizationId: null }
 }
 
 const uses = (hash: string, over: Record<string, unknown> = {}) => ({ hash, privilege: 'full', at: NOW, ip: '198.51.100.9', bypassIp: false, uses: 1, ...over })

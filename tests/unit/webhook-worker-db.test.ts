@@ -17,6 +17,7 @@ import { configSchema } from '../../iam/lib/config-schema'
 import { startDeliveries } from '../../iam/features/webhooks/deliver'
 import { listDeliveries, replayDelivery, replayRange } from '../../iam/features/webhooks/deliveries'
 import { deleteEndpoint } from '../../iam/features/webhooks/endpoints'
+import { PLATFORM } from '../../iam/features/webhooks/endpoints-repo'
 import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
 import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
 import { pruneSettledDeliveries } from '../../iam/features/webhooks/retention'
@@ -127,7 +128,7 @@ describe('the successes of the delivery worker', () => {
     expect(rows.map((r) => [r.status, r.attempts, r.last_status, r.leased_until])).toEqual(ids.map(() => ['delivered', 1, 204, null]))
     // the delivering attempt is the row's own: no webhook_attempts row, one entry in the log
     expect(await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).toEqual([])
-    const listed = await listDeliveries(ctx(), publicId, { limit: 20 })
+    const listed = await listDeliveries(ctx(), PLATFORM, publicId, { limit: 20 })
     expect(listed!.map((d) => [d.id, d.log.map((a) => [a.status, a.error, a.at === d.deliveredAt, a.durationMs >= 0])]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(
       ids.map((id) => [id, [[204, null, true, true]]]),
     )
@@ -181,7 +182,7 @@ describe('one account, one endpoint: in order, and a claim never reads the queue
     expect(await nextAttempts(ids)).toEqual(['due', 'waiting', 'waiting'])
     expect(await nextAttempts(other)).toEqual(['due'])
     // the delivery log shows no next attempt for a waiting delivery
-    const listed = await listDeliveries(ctx(), publicId, { limit: 10 })
+    const listed = await listDeliveries(ctx(), PLATFORM, publicId, { limit: 10 })
     expect(listed!.filter((d) => ids.includes(d.id)).map((d) => d.nextAttemptAt === null)).toEqual([true, true, false])
 
     const sent: string[] = []
@@ -336,13 +337,13 @@ describe('replaying a delivered delivery', () => {
     await whenArrived(1)
     release(204)
     await first.done
-    expect(await replayDelivery(ctx(), publicId, ids[0]!)).toEqual({ ok: true, replayed: 1 })
+    expect(await replayDelivery(ctx(), PLATFORM, publicId, ids[0]!)).toEqual({ ok: true, replayed: 1 })
     const second = await startDeliveries(ctx(), 10)
     expect(second.claimed).toBe(1)
     await whenArrived(1)
     release(201)
     await second.done
-    const [listed] = (await listDeliveries(ctx(), publicId, { limit: 10 }))!
+    const [listed] = (await listDeliveries(ctx(), PLATFORM, publicId, { limit: 10 }))!
     expect(listed!.status).toBe('delivered')
     expect(listed!.log.map((a) => a.status)).toEqual([204, 201])
     expect(listed!.log[1]!.at).toBe(listed!.deliveredAt)
@@ -356,12 +357,12 @@ describe('replaying a delivered delivery', () => {
     release(202)
     await done
     const since = new Date(Date.now() - 60_000)
-    expect(await replayRange(ctx(), publicId, { since, until: null, delivered: true })).toEqual({ ok: true, replayed: 2 })
+    expect(await replayRange(ctx(), PLATFORM, publicId, { since, until: null, delivered: true })).toEqual({ ok: true, replayed: 2 })
     const rows = await db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'delivered_at', 'last_duration_ms', 'last_excerpt']).where('id', 'in', ids).execute()
     expect(rows).toEqual(ids.map(() => ({ status: 'pending', attempts: 0, delivered_at: null, last_duration_ms: null, last_excerpt: null })))
     const logged = await db.selectFrom('webhook_attempts').select(['delivery_id', 'status']).where('endpoint_id', '=', endpointId).orderBy('delivery_id').execute()
     expect(logged).toEqual(ids.map((id) => ({ delivery_id: id, status: 202 })))
-    const listed = (await listDeliveries(ctx(), publicId, { limit: 10 }))!
+    const listed = (await listDeliveries(ctx(), PLATFORM, publicId, { limit: 10 }))!
     expect(listed.map((d) => d.log.map((a) => a.status))).toEqual([[202], [202]])
     // taken again at once, then delivered: the earlier attempt stays, the new one follows it
     const again = await startDeliveries(ctx(), 10)
@@ -369,7 +370,7 @@ describe('replaying a delivered delivery', () => {
     await whenArrived(2)
     release(200)
     await again.done
-    const relisted = (await listDeliveries(ctx(), publicId, { limit: 10 }))!
+    const relisted = (await listDeliveries(ctx(), PLATFORM, publicId, { limit: 10 }))!
     expect(relisted.map((d) => d.log.map((a) => a.status))).toEqual([[202, 200], [202, 200]])
   })
 })
@@ -387,11 +388,11 @@ describe('deleting an endpoint', () => {
     await done
     const attemptsOf = async (endpointId: number) => (await db.selectFrom('webhook_attempts').select('id').where('endpoint_id', '=', endpointId).execute()).length
     expect([await attemptsOf(gone.endpointId), await attemptsOf(kept.endpointId)]).toEqual([2, 1])
-    expect(await deleteEndpoint(ctx(), gone.publicId)).toBe(true)
+    expect(await deleteEndpoint(ctx(), PLATFORM, gone.publicId)).toBe(true)
     expect([await attemptsOf(gone.endpointId), await attemptsOf(kept.endpointId)]).toEqual([0, 1])
     const left = await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [...gone.ids, ...kept.ids]).execute()
     expect(left.map((r) => r.id)).toEqual(kept.ids)
-    expect(await deleteEndpoint(ctx(), gone.publicId)).toBe(false)
+    expect(await deleteEndpoint(ctx(), PLATFORM, gone.publicId)).toBe(false)
   })
 })
 

@@ -31,6 +31,7 @@ import * as timeZoneChoice from './2026-11-30-0026-time-zone-choice'
 import * as profilePictures from './2026-11-30-0027-profile-pictures'
 import * as webhookWritePath from './2026-12-01-0028-webhook-write-path'
 import * as webhookSuccessOnDelivery from './2026-12-01-0029-webhook-success-on-delivery'
+import * as organizationWebhooks from './2026-12-02-0030-organization-webhooks'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-0027-profile-pictures': profilePictures,
   '2026-12-01-0028-webhook-write-path': webhookWritePath,
   '2026-12-01-0029-webhook-success-on-delivery': webhookSuccessOnDelivery,
+  '2026-12-02-0030-organization-webhooks': organizationWebhooks,
 }

@@ -8,6 +8,7 @@ import type { orgListEntry } from '../../contract/organizations'
 import type { Database } from '../../db/schema'
 import type { Actor } from '../security-events/repository'
 import { recordUserAction } from '../security-events/repository'
+import { deleteOrganizationEndpoints } from '../webhooks/endpoints-repo'
 import { actorSql, eventDetails, FORBIDDEN, holds, lockActor, NOT_FOUND, readActor, viewOf, type Forbidden, type NotFound, type OrgView } from './actor'
 
 export type CreateOrgResult = { ok: true; org: OrgView } | { ok: false; code: 'slug_taken' }
@@ -66,7 +67,10 @@ export async function deleteOrganization(
   return db.transaction().execute(async (trx) => {
     const actor = await lockActor(trx, input.orgId, input.userId)
     if (!actor) return NOT_FOUND
-    // the permission is checked by the statement that deletes, on the actor it joins
+    if (!holds(actor, 'organization:delete')) return FORBIDDEN
+    // its endpoints' deliveries have no key to cascade from: they go first, by the endpoints
+    await deleteOrganizationEndpoints(trx, actor.id)
+    // the permission is checked by the statement that deletes as well, on the actor it joins
     const deleted = await sql<{ id: number }>`with a as (${actorSql(input.orgId, input.userId)})
       delete from organizations o using a where o.id = a."orgId" and 'organization:delete' = any(a.permissions) returning o.id`.execute(trx)
     if (deleted.rows.length === 0) return FORBIDDEN

@@ -5,7 +5,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { IamContext } from '../../context'
-import { endpointRowId } from './endpoints-repo'
+import { endpointRowId, type EndpointScope } from './endpoints-repo'
 import { waitsBehindEarlier } from './queue-order'
 
 type Ctx = Pick<IamContext, 'db' | 'now'>
@@ -25,8 +25,8 @@ export interface DeliveryView {
 }
 
 /** The endpoint's deliveries, newest first, each with its attempts in order; null when there is no such endpoint. */
-export async function listDeliveries(ctx: Ctx, publicId: string, query: { status?: DeliveryStatus; limit: number }): Promise<DeliveryView[] | null> {
-  const endpointId = await endpointRowId(ctx.db, publicId)
+export async function listDeliveries(ctx: Ctx, scope: EndpointScope, publicId: string, query: { status?: DeliveryStatus; limit: number }): Promise<DeliveryView[] | null> {
+  const endpointId = await endpointRowId(ctx.db, scope, publicId)
   if (endpointId === null) return null
   let select = ctx.db
     .selectFrom('webhook_deliveries')
@@ -100,16 +100,16 @@ async function requeue(db: Kysely<Database>, endpointId: number, now: Date, whic
   return rows[0]?.replayed ?? 0
 }
 
-export async function replayDelivery(ctx: Ctx, publicId: string, deliveryId: number): Promise<ReplayResult> {
-  const endpointId = await endpointRowId(ctx.db, publicId)
+export async function replayDelivery(ctx: Ctx, scope: EndpointScope, publicId: string, deliveryId: number): Promise<ReplayResult> {
+  const endpointId = await endpointRowId(ctx.db, scope, publicId)
   if (endpointId === null) return { ok: false, code: 'webhook_not_found' }
   const replayed = await requeue(ctx.db, endpointId, new Date(ctx.now()), sql<boolean>`id = ${deliveryId}`)
   return replayed === 0 ? { ok: false, code: 'delivery_not_found' } : { ok: true, replayed }
 }
 
 /** Every dead delivery made in [since, until) (the delivered ones too with `delivered`) queued again. */
-export async function replayRange(ctx: Ctx, publicId: string, range: { since: Date; until: Date | null; delivered: boolean }): Promise<ReplayResult> {
-  const endpointId = await endpointRowId(ctx.db, publicId)
+export async function replayRange(ctx: Ctx, scope: EndpointScope, publicId: string, range: { since: Date; until: Date | null; delivered: boolean }): Promise<ReplayResult> {
+  const endpointId = await endpointRowId(ctx.db, scope, publicId)
   if (endpointId === null) return { ok: false, code: 'webhook_not_found' }
   const statuses = range.delivered ? ['dead', 'delivered'] : ['dead']
   const until = range.until ? sql<boolean>`created_at < ${range.until.toISOString()}::timestamptz` : sql<boolean>`true`

@@ -1,9 +1,10 @@
 /**
  * An endpoint the worker switched off by itself (deliver.ts: a run of failures, or 410 Gone) is told
- * to the people who can switch it on again: every platform administrator, each in their own
- * language and time zone, with a link to the console's webhooks page. Only a switch made by the
- * worker is mailed, once, by the instance whose statement made it (the update that switches it
- * requires the endpoint to be on, so two instances cannot both switch one); an administrator
+ * to the people who can switch it on again, each in their own language and time zone, with a link to
+ * where they do it: a platform endpoint's to every platform administrator (the console's webhooks
+ * page), an organization's to its owners (the organization's page, migration 0030). Only a switch
+ * made by the worker is mailed, once, by the instance whose statement made it (the update that
+ * switches it requires the endpoint to be on, so two instances cannot both switch one); a person
  * switching one off in the console is not told what they did.
  */
 import { sql } from 'kysely'
@@ -30,18 +31,42 @@ export function shownEndpoint(url: string): string {
   return `${parsed.host}${parsed.pathname}`
 }
 
-/** Mails every platform administrator that `endpoint` was switched off; a mail that fails is logged, not retried. */
-export async function mailEndpointSwitchedOff(ctx: Ctx, endpoint: SwitchedOff): Promise<void> {
-  const admins = await ctx.db
-    .selectFrom('users')
-    .select(['email', 'locale', 'time_zone'])
-    .where(sql<boolean>`roles @> ${JSON.stringify([PLATFORM_ADMIN_ROLE])}::jsonb`)
-    .where('deletion_due_at', 'is', null)
+type Recipient = { email: string; locale: string | null; time_zone: string | null }
+
+/** Who may switch the endpoint on again and where: null when it is gone meanwhile (nothing to switch on). */
+async function peopleToTell(ctx: Ctx, publicId: string): Promise<{ recipients: Recipient[]; path: string } | null> {
+  const endpoint = await ctx.db.selectFrom('webhook_endpoints').select('organization_id').where('public_id', '=', publicId).executeTakeFirst()
+  if (!endpoint) return null
+  if (endpoint.organization_id === null) {
+    const admins = await ctx.db
+      .selectFrom('users')
+      .select(['email', 'locale', 'time_zone'])
+      .where(sql<boolean>`roles @> ${JSON.stringify([PLATFORM_ADMIN_ROLE])}::jsonb`)
+      .where('deletion_due_at', 'is', null)
+      .execute()
+    return { recipients: admins, path: '/admin/webhooks' }
+  }
+  const owners = await ctx.db
+    .selectFrom('memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.org_id')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.email', 'u.locale', 'u.time_zone'])
+    .where(sql<boolean>`o.public_id = ${endpoint.organization_id}::uuid`)
+    .where('m.role', '=', 'owner')
+    .where('m.deprovisioned_at', 'is', null)
+    .where('u.deletion_due_at', 'is', null)
     .execute()
+  return { recipients: owners, path: `/orgs/${endpoint.organization_id}#webhooks` }
+}
+
+/** Mails the people who can switch `endpoint` on again that it was switched off; a mail that fails is logged, not retried. */
+export async function mailEndpointSwitchedOff(ctx: Ctx, endpoint: SwitchedOff): Promise<void> {
+  const told = await peopleToTell(ctx, endpoint.publicId)
+  if (!told) return
   const mailer = getMailer(ctx)
-  const consoleUrl = new URL('/admin/webhooks', ctx.config.magic_links.domain).toString()
+  const consoleUrl = new URL(told.path, ctx.config.magic_links.domain).toString()
   await Promise.all(
-    admins.map((admin) =>
+    told.recipients.map((admin) =>
       mailer
         .send({
           to: admin.email,

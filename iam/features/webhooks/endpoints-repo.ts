@@ -1,6 +1,23 @@
 /** Webhook endpoints and their figures (SQL only; features/webhooks/endpoints.ts orchestrates). */
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
+
+/**
+ * Whose endpoints a statement may reach: the platform's (administrators, /admin/webhooks) or one
+ * organization's (its owners, /orgs/:orgId/webhooks; the organization's public id). Every
+ * statement that names an endpoint takes one and ANDs `inScope`, so an endpoint of another
+ * organization, or of the platform, is not found from an organization's routes, and no
+ * organization's endpoint is from the administrators'.
+ */
+export type EndpointScope = { kind: 'platform' } | { kind: 'organization'; organizationId: string }
+
+export const PLATFORM: EndpointScope = { kind: 'platform' }
+
+/** The predicate of `scope` on webhook_endpoints (named `table` in the statement). */
+export const inScope = (scope: EndpointScope, table: 'webhook_endpoints' | 'e' = 'webhook_endpoints') =>
+  scope.kind === 'platform'
+    ? sql<SqlBool>`${sql.ref(`${table}.organization_id`)} is null`
+    : sql<SqlBool>`${sql.ref(`${table}.organization_id`)} = ${scope.organizationId}::uuid`
 
 export const ENDPOINT_COLUMNS = [
   'e.id',
@@ -40,7 +57,7 @@ export interface EndpointRow {
  * in webhook_attempts; a row of an earlier release has `last_duration_ms` null and its delivering
  * attempt in webhook_attempts, so it is not counted twice.
  */
-export async function selectEndpoints(db: Kysely<Database>, now: Date, publicId?: string): Promise<EndpointRow[]> {
+export async function selectEndpoints(db: Kysely<Database>, now: Date, scope: EndpointScope, publicId?: string): Promise<EndpointRow[]> {
   const since = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString()
   let query = db
     .selectFrom('webhook_endpoints as e')
@@ -74,6 +91,7 @@ export async function selectEndpoints(db: Kysely<Database>, now: Date, publicId?
       'del.pending as pending',
       'del.dead as dead',
     ])
+    .where(inScope(scope, 'e'))
   if (publicId !== undefined) query = query.where('e.public_id', '=', publicId)
   return (await query.orderBy('e.id').execute()) as EndpointRow[]
 }
@@ -84,7 +102,25 @@ export async function selectSubscribedPatterns(db: Kysely<Database>): Promise<st
   return rows.flatMap((r) => r.event_types)
 }
 
-export async function endpointRowId(db: Kysely<Database>, publicId: string): Promise<number | null> {
-  const row = await db.selectFrom('webhook_endpoints').select('id').where('public_id', '=', publicId).executeTakeFirst()
+export async function endpointRowId(db: Kysely<Database>, scope: EndpointScope, publicId: string): Promise<number | null> {
+  const row = await db.selectFrom('webhook_endpoints').select('id').where('public_id', '=', publicId).where(inScope(scope)).executeTakeFirst()
   return row?.id ?? null
+}
+
+/**
+ * Inside the transaction that deletes an organization (features/organizations/organizations.ts),
+ * before its row: the organization's endpoints with their deliveries and attempts, as
+ * deleteEndpoint deletes one (the foreign key's cascade would leave the deliveries behind). Other
+ * instances drop the endpoints' patterns from their snapshot on their next poll.
+ */
+export async function deleteOrganizationEndpoints(trx: Transaction<Database>, organizationId: string): Promise<void> {
+  const rows = await trx.deleteFrom('webhook_endpoints').where(inScope({ kind: 'organization', organizationId })).returning('id').execute()
+  await deleteLogsOf(trx, rows.map((r) => r.id))
+}
+
+/** The deliveries and attempts of endpoints being deleted (no foreign key cascades to them: migrations 0028 and 0029). */
+export async function deleteLogsOf(trx: Transaction<Database>, endpointIds: number[]): Promise<void> {
+  if (endpointIds.length === 0) return
+  await trx.deleteFrom('webhook_deliveries').where('endpoint_id', 'in', endpointIds).execute()
+  await trx.deleteFrom('webhook_attempts').where('endpoint_id', 'in', endpointIds).execute()
 }

@@ -1,6 +1,8 @@
 /**
- * Webhook endpoints as the admin API and CLI manage them: add (the secret shown once), change,
- * remove, rotate the secret with an overlap, and queue a test event. Every change reloads this
+ * Webhook endpoints as the admin API and CLI manage the platform's, and an organization's owners
+ * their organization's (endpoints-repo.ts EndpointScope, migration 0030): add (the secret shown
+ * once), change, remove, rotate the secret with an overlap, and queue a test event. Every function
+ * takes the scope and reaches no endpoint outside it. Every change reloads this
  * instance's subscription snapshot at once (subscriptions.ts); other instances read it on their
  * next poll.
  */
@@ -10,7 +12,7 @@ import { mayLag } from '../../db/replicas'
 import type { EndpointView } from '../../contract/webhook-events'
 import { WEBHOOK_CATALOGUE_VERSION } from '../../contract/webhooks'
 import { outboundPolicyOf } from './policy'
-import { endpointRowId, selectEndpoints, selectSubscribedPatterns, type EndpointRow } from './endpoints-repo'
+import { deleteLogsOf, endpointRowId, inScope, selectEndpoints, selectSubscribedPatterns, type EndpointRow, type EndpointScope } from './endpoints-repo'
 import { enqueueWebhookEvent } from './outbox'
 import { newWebhookSecret, sealWebhookSecret } from './secret'
 import { rememberSubscriptions } from './subscriptions'
@@ -25,7 +27,7 @@ export interface EndpointInput {
   enabled?: boolean
 }
 
-export type { EndpointView }
+export type { EndpointView, EndpointScope }
 
 export type EndpointResult = { ok: true; endpoint: EndpointView; secret?: string } | { ok: false; code: 'webhook_url_refused'; message: string } | { ok: false; code: 'webhook_not_found' }
 
@@ -62,21 +64,21 @@ export async function reloadSubscriptions(ctx: Ctx): Promise<void> {
   rememberSubscriptions(await selectSubscribedPatterns(ctx.db), 3 * ctx.config.webhooks.pollMs)
 }
 
-export async function listEndpoints(ctx: Ctx): Promise<{ endpoints: EndpointView[]; catalogueVersion: string }> {
+export async function listEndpoints(ctx: Ctx, scope: EndpointScope): Promise<{ endpoints: EndpointView[]; catalogueVersion: string }> {
   const now = new Date(ctx.now())
   // may lag: the listing an administrator browses (the delivery worker reads the primary)
-  return { endpoints: (await selectEndpoints(mayLag(ctx.db), now)).map((row) => viewOf(row, now)), catalogueVersion: WEBHOOK_CATALOGUE_VERSION }
+  return { endpoints: (await selectEndpoints(mayLag(ctx.db), now, scope)).map((row) => viewOf(row, now)), catalogueVersion: WEBHOOK_CATALOGUE_VERSION }
 }
 
-export async function readEndpoint(ctx: Ctx, publicId: string): Promise<EndpointView | null> {
+export async function readEndpoint(ctx: Ctx, scope: EndpointScope, publicId: string): Promise<EndpointView | null> {
   const now = new Date(ctx.now())
-  const [row] = await selectEndpoints(ctx.db, now, publicId)
+  const [row] = await selectEndpoints(ctx.db, now, scope, publicId)
   return row ? viewOf(row, now) : null
 }
 
 const uniquePatterns = (types: string[]) => [...new Set(types)]
 
-export async function createEndpoint(ctx: Ctx, input: EndpointInput): Promise<EndpointResult> {
+export async function createEndpoint(ctx: Ctx, scope: EndpointScope, input: EndpointInput): Promise<EndpointResult> {
   const checked = await checkEndpointUrl(input.url, outboundPolicyOf(ctx.config))
   if (!checked.ok) return { ok: false, code: 'webhook_url_refused', message: checked.message }
   const publicId = newEndpointId()
@@ -93,17 +95,18 @@ export async function createEndpoint(ctx: Ctx, input: EndpointInput): Promise<En
       enabled,
       disabled_reason: enabled ? null : 'admin',
       secret_sealed: sealWebhookSecret(ctx.config.secrets.totpKeys, publicId, secret),
+      organization_id: scope.kind === 'organization' ? scope.organizationId : null,
       created_at: now,
       updated_at: now,
     })
     .execute()
   await reloadSubscriptions(ctx)
-  const endpoint = await readEndpoint(ctx, publicId)
+  const endpoint = await readEndpoint(ctx, scope, publicId)
   return { ok: true, endpoint: endpoint!, secret }
 }
 
 /** Replaces URL, types and description; `enabled` switches it on (failures forgotten) or off. */
-export async function updateEndpoint(ctx: Ctx, publicId: string, input: EndpointInput): Promise<EndpointResult> {
+export async function updateEndpoint(ctx: Ctx, scope: EndpointScope, publicId: string, input: EndpointInput): Promise<EndpointResult> {
   const checked = await checkEndpointUrl(input.url, outboundPolicyOf(ctx.config))
   if (!checked.ok) return { ok: false, code: 'webhook_url_refused', message: checked.message }
   const now = new Date(ctx.now())
@@ -111,13 +114,14 @@ export async function updateEndpoint(ctx: Ctx, publicId: string, input: Endpoint
     .updateTable('webhook_endpoints')
     .set({ url: checked.url, event_types: JSON.stringify(uniquePatterns(input.eventTypes)), updated_at: now })
     .where('public_id', '=', publicId)
+    .where(inScope(scope))
   if (input.description !== undefined) update = update.set({ description: input.description })
   if (input.enabled === true) update = update.set({ enabled: true, disabled_reason: null, consecutive_failures: 0, failing_since: null })
   if (input.enabled === false) update = update.set({ enabled: false, disabled_reason: 'admin' })
   const result = await update.executeTakeFirst()
   if (result.numUpdatedRows === 0n) return NOT_FOUND
   await reloadSubscriptions(ctx)
-  return { ok: true, endpoint: (await readEndpoint(ctx, publicId))! }
+  return { ok: true, endpoint: (await readEndpoint(ctx, scope, publicId))! }
 }
 
 /**
@@ -127,14 +131,11 @@ export async function updateEndpoint(ctx: Ctx, publicId: string, input: Endpoint
  * attempt the failure wrote has committed and the last statement sees it; a settling that comes
  * later finds no delivery and writes nothing.
  */
-export async function deleteEndpoint(ctx: Ctx, publicId: string): Promise<boolean> {
+export async function deleteEndpoint(ctx: Ctx, scope: EndpointScope, publicId: string): Promise<boolean> {
   const deleted = await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.deleteFrom('webhook_endpoints').where('public_id', '=', publicId).returning('id').executeTakeFirst()
-    if (row) {
-      await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', row.id).execute()
-      await trx.deleteFrom('webhook_attempts').where('endpoint_id', '=', row.id).execute()
-    }
-    return row !== undefined
+    const rows = await trx.deleteFrom('webhook_endpoints').where('public_id', '=', publicId).where(inScope(scope)).returning('id').execute()
+    await deleteLogsOf(trx, rows.map((r) => r.id))
+    return rows.length > 0
   })
   await reloadSubscriptions(ctx)
   return deleted
@@ -144,7 +145,7 @@ export async function deleteEndpoint(ctx: Ctx, publicId: string): Promise<boolea
  * A new secret; the current one becomes the previous and signs beside it until the overlap ends
  * (a previous secret still in its overlap is dropped: two live secrets at most).
  */
-export async function rotateEndpointSecret(ctx: Ctx, publicId: string): Promise<EndpointResult> {
+export async function rotateEndpointSecret(ctx: Ctx, scope: EndpointScope, publicId: string): Promise<EndpointResult> {
   const secret = newWebhookSecret()
   const now = new Date(ctx.now())
   const result = await ctx.db
@@ -156,14 +157,15 @@ export async function rotateEndpointSecret(ctx: Ctx, publicId: string): Promise<
       updated_at: now,
     }))
     .where('public_id', '=', publicId)
+    .where(inScope(scope))
     .executeTakeFirst()
   if (result.numUpdatedRows === 0n) return NOT_FOUND
-  return { ok: true, endpoint: (await readEndpoint(ctx, publicId))!, secret }
+  return { ok: true, endpoint: (await readEndpoint(ctx, scope, publicId))!, secret }
 }
 
 /** Queues a `webhook.test` event for this endpoint alone; null when there is no such endpoint. */
-export async function queueTestEvent(ctx: Ctx, publicId: string): Promise<{ deliveryId: number; msgId: string } | null> {
-  const id = await endpointRowId(ctx.db, publicId)
+export async function queueTestEvent(ctx: Ctx, scope: EndpointScope, publicId: string): Promise<{ deliveryId: number; msgId: string } | null> {
+  const id = await endpointRowId(ctx.db, scope, publicId)
   if (id === null) return null
   const [row] = await enqueueWebhookEvent(ctx.db, { type: 'webhook.test', subject: null, data: { endpointId: publicId }, at: new Date(ctx.now()), endpointId: id })
   return row ? { deliveryId: row.id, msgId: row.msg_id } : null

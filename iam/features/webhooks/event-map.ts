@@ -9,7 +9,7 @@
  * records. The account's public id is added by the outbox statement itself (`data.user.id`).
  */
 import type { SecurityEventType } from '../../contract/security-event-types'
-import type { WebhookEventType } from '../../contract/webhooks'
+import { ORGANIZATION_WEBHOOK_FAMILIES, type WebhookEventType } from '../../contract/webhook-events'
 
 interface Mapping {
   types: readonly WebhookEventType[]
@@ -93,6 +93,19 @@ export function patternsMatch(patterns: Iterable<string>, type: string): boolean
   for (const p of patterns) if (p === '*' || p === type || p === family) return true
   return false
 }
+
+/**
+ * The organization an event of `type` is about, for its own endpoints: `data.orgId` (the public id
+ * features/organizations/actor.ts eventDetails records) for a type of ORGANIZATION_WEBHOOK_FAMILIES
+ * (contract/webhook-events.ts), else null: platform endpoints only.
+ */
+export function organizationOf(type: string, data: Record<string, unknown>): string | null {
+  const family = type.slice(0, type.indexOf('.'))
+  if (!(ORGANIZATION_WEBHOOK_FAMILIES as readonly string[]).includes(family)) return null
+  return typeof data.orgId === 'string' && UUID.test(data.orgId) ? data.orgId : null
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The patterns that match `type`, as the outbox statement looks them up (`event_types ?| ...`). */
 export const patternsFor = (type: string): [all: string, exact: string, family: string] => ['*', type, `${type.slice(0, type.indexOf('.'))}.*`]

@@ -20,7 +20,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema'
 import type { SecurityEventInput } from '../security-events/repository'
 import type { WebhookEventType } from '../../contract/webhooks'
-import { patternsFor, reportsSubjectOnly, webhookData, webhookTypesOf } from './event-map'
+import { organizationOf, patternsFor, reportsSubjectOnly, webhookData, webhookTypesOf } from './event-map'
 import { maybeSubscribed } from './subscriptions'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -53,10 +53,17 @@ function outboxInsert(event: WebhookEventInput): RawBuilder<{ id: number; msg_id
     subject === null ? sql<string | null>`null::text` : 'userId' in subject ? accountPublicId(subject.userId) : sql<string | null>`${subject.publicId}::text`
   const where =
     event.endpointId === undefined
-      ? sql`e.enabled and e.event_types ?| array[${sql.join(patternsFor(event.type))}]::text[]`
+      ? sql`e.enabled and e.event_types ?| array[${sql.join(patternsFor(event.type))}]::text[] and ${heardBy(organizationOf(event.type, event.data))}`
       : sql`e.id = ${event.endpointId}`
   return outboxStatement({ type: event.type, where, publicId, data: JSON.stringify(event.data), at: event.at.toISOString() })
 }
+
+/**
+ * Which endpoints hear an event about `organizationId` (null: about no organization): the
+ * platform's always, an organization's only about itself (migration 0030). One parameter either
+ * way, so the compiled sign-in statement keeps one text.
+ */
+const heardBy = (organizationId: string | null) => sql<boolean>`(e.organization_id is null or e.organization_id = ${organizationId}::uuid)`
 
 const accountPublicId = (userId: number) => sql<string | null>`(select public_id::text from users where id = ${userId})`
 
@@ -103,7 +110,8 @@ export function outboxPartOf(event: SecurityEventInput): OutboxPart | null {
   const type = types[0]!
   // the compiled statement has a parameter for each of patternsFor's three patterns
   const [pattern1, pattern2, pattern3] = patternsFor(type)
-  return { type, userId: event.userId, data: JSON.stringify(webhookData(event.details)), at: event.at.toISOString(), pattern1, pattern2, pattern3 }
+  const data = webhookData(event.details)
+  return { type, userId: event.userId, data: JSON.stringify(data), at: event.at.toISOString(), pattern1, pattern2, pattern3, organizationId: organizationOf(type, data) }
 }
 
 /**
@@ -121,11 +129,13 @@ export interface OutboxPart {
   pattern1: string
   pattern2: string
   pattern3: string
+  /** the organization it is about, whose own endpoints hear it too (event-map.ts organizationOf); null: platform endpoints only */
+  organizationId: string | null
 }
 
 /** The outbox statement of `part`, as a part (a CTE) of the change's own statement. */
 export function outboxOfPart(part: OutboxPart): RawBuilder<{ id: number; msg_id: string }> {
-  const where = sql`e.enabled and e.event_types ?| array[${part.pattern1}::text, ${part.pattern2}::text, ${part.pattern3}::text]`
+  const where = sql`e.enabled and e.event_types ?| array[${part.pattern1}::text, ${part.pattern2}::text, ${part.pattern3}::text] and ${heardBy(part.organizationId)}`
   return outboxStatement({ type: part.type, where, publicId: accountPublicId(part.userId), data: part.data, at: part.at })
 }
 

@@ -1,5 +1,6 @@
 import { ROUTES } from '../../../contract/routes'
 import { createEndpoint } from '../../../features/webhooks/endpoints'
+import { PLATFORM } from '../../../features/webhooks/endpoints-repo'
 import { okEnvelope } from '../../../http/respond'
 import { body, defineRoute } from '../../../http/route'
 import { refuseWebhook } from '../../../http/webhook-failures'
@@ -11,7 +12,7 @@ import { refuseWebhook } from '../../../http/webhook-failures'
  * administrator can fix it.
  */
 export default defineRoute(ROUTES.adminWebhookCreate, [body({ markupCheck: false })], async ({ ctx, body }) => {
-  const result = await createEndpoint(ctx, body)
+  const result = await createEndpoint(ctx, PLATFORM, body)
   if (!result.ok) return refuseWebhook(result)
   return okEnvelope({ endpoint: result.endpoint, secret: result.secret! })
 })
