@@ -1,5 +1,6 @@
 /** Webhook endpoints and their figures (SQL only; features/webhooks/endpoints.ts orchestrates). */
 import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely'
+import { ORGANIZATION_WEBHOOK_FAMILIES } from '../../contract/webhook-events'
 import type { Database } from '../../db/schema'
 
 /**
@@ -96,11 +97,17 @@ export async function selectEndpoints(db: Kysely<Database>, now: Date, scope: En
   return (await query.orderBy('e.id').execute()) as EndpointRow[]
 }
 
-/** The patterns every enabled endpoint subscribes to. */
+/**
+ * The patterns every enabled endpoint subscribes to, as far as it can hear them: an organization's
+ * `*` stands for its organization's families alone (migration 0030), so an owner's catch-all
+ * endpoint does not make every sign-in of the platform run the outbox statement for nothing.
+ */
 export async function selectSubscribedPatterns(db: Kysely<Database>): Promise<string[]> {
-  const rows = await db.selectFrom('webhook_endpoints').select('event_types').where('enabled', '=', true).execute()
-  return rows.flatMap((r) => r.event_types)
+  const rows = await db.selectFrom('webhook_endpoints').select(['event_types', 'organization_id']).where('enabled', '=', true).execute()
+  return rows.flatMap((r) => (r.organization_id === null ? r.event_types : r.event_types.flatMap((p) => (p === '*' ? ORGANIZATION_WILDCARDS : [p]))))
 }
+
+const ORGANIZATION_WILDCARDS = ORGANIZATION_WEBHOOK_FAMILIES.map((family) => `${family}.*`)
 
 export async function endpointRowId(db: Kysely<Database>, scope: EndpointScope, publicId: string): Promise<number | null> {
   const row = await db.selectFrom('webhook_endpoints').select('id').where('public_id', '=', publicId).where(inScope(scope)).executeTakeFirst()
