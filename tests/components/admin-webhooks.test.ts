@@ -47,13 +47,13 @@ describe('the webhooks page', () => {
     const userCreated = page.findAll('#webhook-new input[type="checkbox"]').find((box) => (box.element as HTMLInputElement).value === 'user.created')!
     await userCreated.setValue(true)
     await page.find('#webhook-new').trigger('submit')
-    await vi.waitFor(() => expect(page.find('#raw-token').exists()).toBe(true))
+    await vi.waitFor(() => expect(page.find('#webhook-secret').exists()).toBe(true))
     expect(created.bodies).toEqual([{ url: 'https://hooks.example.org/x', description: 'Billing', eventTypes: ['user.created'] }])
-    expect((page.find('#raw-token').element as HTMLInputElement).value).toBe('whsec_c2VjcmV0')
-    expect(page.find('#raw-heading').text()).toBe('Signing secret of https://hooks.example.org/x')
+    expect((page.find('#webhook-secret').element as HTMLInputElement).value).toBe('whsec_c2VjcmV0')
+    expect(page.find('#webhook-secret-heading').text()).toBe('Signing secret of https://hooks.example.org/x')
     // "I have saved it": the secret is gone from the page
     await page.findAll('.raw button').at(1)!.trigger('click')
-    expect(page.find('#raw-token').exists()).toBe(false)
+    expect(page.find('#webhook-secret').exists()).toBe(false)
     expect(page.text()).not.toContain('whsec_c2VjcmV0')
   })
 

@@ -300,7 +300,7 @@ describe('the SCIM provisioning', () => {
 describe('the organization page', () => {
   const ADMIN = ['organization:read', 'members:read', 'members:manage', 'invitations:read', 'invitations:manage', 'roles:read', 'roles:manage']
 
-  async function orgPage(permissions: string[]) {
+  async function orgPage(permissions: string[], route = '/orgs/o-1') {
     answer('GET', '/api/auth/session', 200, { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] })
     answer('GET', '/api/orgs/o-1', 200, { ok: true, data: { org: { ...org(permissions), role: permissions === OWNER ? 'owner' : 'admin', roleName: permissions === OWNER ? 'owner' : 'admin' } } })
     answer('GET', '/api/orgs/o-1/roles', 200, { ok: true, data: { roles: [] } })
@@ -310,11 +310,13 @@ describe('the organization page', () => {
     answer('GET', '/api/orgs/o-1/sso', 200, { ok: true, data: { connection: null } })
     const scim = answer('GET', '/api/orgs/o-1/scim', 200, { ok: true, data: { connection: null } })
     answer('GET', '/api/orgs/o-1/scim/events', 200, { ok: true, data: { events: [] } })
+    const webhooks = answer('GET', '/api/orgs/o-1/webhooks', 200, { ok: true, data: { endpoints: [], catalogueVersion: '2026-11-30' } })
     const { default: OrgPage } = await import('../../pages/orgs/[orgId].vue')
-    const page = await mountSuspended(OrgPage, { route: '/orgs/o-1' })
+    // attached to the document: a link to a section finds it there
+    const page = await mountSuspended(OrgPage, { route, attachTo: document.body })
     mounted.push(page)
     await vi.waitFor(() => expect(page.find('#leave-delete').exists()).toBe(true))
-    return { page, domains, scim }
+    return { page, domains, scim, webhooks }
   }
 
   it('shows the enterprise sign-in section to an owner, with its link among the sections', async () => {
@@ -324,12 +326,31 @@ describe('the organization page', () => {
     expect(page.findAll('nav.sections a').map((a) => a.attributes('href'))).toContain('#enterprise')
   })
 
-  it('shows no enterprise sign-in section to an admin and asks nothing about it', async () => {
-    const { page, domains, scim } = await orgPage(ADMIN)
+  it("shows an owner the organization's webhooks, with its link among the sections (the IAM's mail links to #webhooks)", async () => {
+    const { page, webhooks } = await orgPage(OWNER)
+    await vi.waitFor(() => expect(page.find('#webhooks #webhook-add').exists()).toBe(true))
+    expect(page.find('#webhooks-heading').text()).toBe('Webhooks')
+    expect(page.find('#webhooks').text()).toContain('about this organization alone')
+    expect(page.findAll('nav.sections a').map((a) => a.attributes('href'))).toContain('#webhooks')
+    expect(webhooks.bodies).toHaveLength(1)
+  })
+
+  it('brings a link to a section into view once the sections are there', async () => {
+    const scrolled = vi.spyOn(Element.prototype, 'scrollIntoView')
+    await orgPage(OWNER, '/orgs/o-1#webhooks')
+    await vi.waitFor(() => expect(scrolled.mock.contexts.map((el) => (el as Element).id)).toContain('webhooks'))
+    scrolled.mockRestore()
+  })
+
+  it('shows no enterprise sign-in or webhooks section to an admin and asks nothing about them', async () => {
+    const { page, domains, scim, webhooks } = await orgPage(ADMIN)
     expect(page.find('#members').exists()).toBe(true)
     expect(page.find('#enterprise').exists()).toBe(false)
     expect(page.findAll('nav.sections a').map((a) => a.attributes('href'))).not.toContain('#enterprise')
     expect(domains.bodies).toEqual([])
     expect(scim.bodies).toEqual([])
+    expect(page.find('#webhooks').exists()).toBe(false)
+    expect(page.findAll('nav.sections a').map((a) => a.attributes('href'))).not.toContain('#webhooks')
+    expect(webhooks.bodies).toEqual([])
   })
 })

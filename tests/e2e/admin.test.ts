@@ -304,7 +304,7 @@ describe('the admin console', () => {
     const secret = page.getByRole('textbox', { name: 'Signing secret' })
     await expect.poll(() => secret.isVisible(), WAIT).toBe(true)
     hooks.secrets.set('/console-hook', [await secret.inputValue()])
-    await expect.poll(() => page.getByTestId('admin-webhooks').getByText(url).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByTestId('webhook-endpoints').getByText(url).isVisible(), WAIT).toBe(true)
     await page.getByRole('button', { name: `Send a test event to ${url}` }).click()
     await expect.poll(() => page.getByText('A test event is on its way.').isVisible(), WAIT).toBe(true)
     await expect.poll(() => hooks!.at('/console-hook').filter((r) => r.verified !== null).length, WAIT).toBe(1)

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot, type Browser } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
+import { ORGANIZATION_WEBHOOK_TYPES } from '../../iam/contract/webhook-events'
 import { confirmEmailInBrowser, freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 const ownerEmail = freshEmail('owner')
@@ -17,7 +18,11 @@ const e2e = useE2eStack(
   {
     iamEnv: CLOCK_ENV,
     // the gateway signs with the real time while the IAM's clock runs ahead (the last test moves it)
-    iamConfig: () => ({ service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } } }),
+    iamConfig: () => ({
+      service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
+      // an owner's webhook endpoint names this machine's 127.0.0.2, where nothing listens: the walk only adds it
+      webhooks: { allowAddresses: ['127.0.0.2/32'] },
+    }),
   },
   { browsers: ['owner', 'invited'] },
 )
@@ -218,6 +223,18 @@ describe('organizations in the browser', () => {
     await page.getByRole('button', { name: 'Delete the role Talent' }).click()
     await page.getByRole('group', { name: 'Delete the role “Talent”?' }).getByRole('button', { name: 'Confirm' }).click()
     await expect.poll(() => page.getByText('This organization has no custom roles.').isVisible(), WAIT).toBe(true)
+
+    // the owner's webhooks: the form offers the organization's own event types alone; the secret is shown once
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Webhooks' }).click()
+    await page.getByRole('button', { name: 'Add an endpoint' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), WAIT).toBe('webhook-new-url')
+    expect(await page.getByRole('group', { name: 'Event types' }).getByRole('checkbox').count()).toBe(1 + ORGANIZATION_WEBHOOK_TYPES.length)
+    await page.getByLabel('Endpoint URL').fill('https://127.0.0.2/org-hook')
+    await page.getByLabel('membership.created', { exact: true }).check()
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    await expect.poll(() => page.getByRole('textbox', { name: 'Signing secret' }).isVisible(), WAIT).toBe(true)
+    await expect.poll(() => page.getByTestId('webhook-endpoints').getByText('https://127.0.0.2/org-hook', { exact: true }).isVisible(), WAIT).toBe(true)
+    expect(await seriousA11yViolations(page)).toEqual([])
 
     await page.getByRole('button', { name: 'Delete organization' }).click()
     await page.getByRole('group', { name: 'Delete Short Lived for everyone?' }).getByRole('button', { name: 'Confirm' }).click()

@@ -4,6 +4,7 @@
  * `webhooks.allowAddresses` opens): add an endpoint (its secret in that answer only), edit it
  * (the IAM's PUT behind a POST), send a test event, read the delivery log, send a failed delivery
  * again, send a time range again, rotate the secret, remove it; a URL the IAM refuses keeps its code.
+ * And an organization's own routes (server/api/orgs/[orgId]/webhooks/**), for its owners alone.
  */
 // store-independent: the gateway keeps no store of its own; delivery, its claims and its log run on both stores in tests/iam/webhooks.test.ts and webhooks-postgres.test.ts
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -133,5 +134,55 @@ describe('webhooks through the BFF', () => {
     }
     const badDelivery = await b.call('/api/admin/webhooks/ep_AAAAAAAAAAAAAAAAAAAAAA/deliveries/0/replay', { method: 'POST' })
     expect(badDelivery.status).toBe(400)
+  })
+})
+
+describe("an organization's webhooks through the BFF", () => {
+  async function signedUp(tag: string): Promise<Browser> {
+    const b = browserLike(stack.gateway.url)
+    const res = await b.call('/api/auth/signup', { method: 'POST', body: { email: freshEmail(tag), password: PASSWORD, confirmedPassword: PASSWORD, name: `${tag} user`, termsConsent: 'on' } })
+    expect(res.status, res.text).toBe(201)
+    return b
+  }
+
+  it("lets the owner add, list, test, edit and remove an endpoint of the organization's own events, and no one else", async () => {
+    const owner = await signedUp('org-hook-owner')
+    const org = await owner.call('/api/orgs', { method: 'POST', body: { name: 'Hook Org', slug: `hook-org-${Date.now().toString(36)}` } })
+    expect(org.status, org.text).toBe(201)
+    const base = `/api/orgs/${(org.json.data as { org: { id: string } }).org.id}/webhooks`
+
+    // a type about accounts is not the organization's to hear: refused before the IAM is asked
+    const foreign = await owner.call(base, { method: 'POST', body: { url: `${hooks.base}/hook/org`, eventTypes: ['user.created'] } })
+    expect(foreign.status, foreign.text).toBe(400)
+    expect(foreign.json.code).toBe('validation_failed')
+
+    const created = await owner.call(base, { method: 'POST', body: { url: `${hooks.base}/hook/org`, eventTypes: ['membership.*'] } })
+    expect(created.status, created.text).toBe(200)
+    const { endpoint, secret } = created.json.data as { endpoint: { id: string }; secret: string }
+    expect(secret).toMatch(/^whsec_/)
+    const list = await owner.call(base)
+    expect(list.status, list.text).toBe(200)
+    expect((list.json.data as { endpoints: Array<{ id: string }> }).endpoints.map((e) => e.id)).toEqual([endpoint.id])
+
+    expect((await owner.call(`${base}/${endpoint.id}/test`, { method: 'POST' })).status).toBe(200)
+    const log = await owner.call(`${base}/${endpoint.id}/deliveries?limit=5`)
+    expect(log.status, log.text).toBe(200)
+    const updated = await owner.call(`${base}/${endpoint.id}/update`, { method: 'POST', body: { url: `${hooks.base}/hook/org`, eventTypes: ['*'] } })
+    expect(updated.status, updated.text).toBe(200)
+    expect(updated.json.data).toMatchObject({ endpoint: { eventTypes: ['*'] } })
+
+    // someone who is no member reads it as no such organization; ids the IAM would refuse never reach it
+    const stranger = await signedUp('org-hook-stranger')
+    const refused = await stranger.call(base)
+    expect(refused.status).toBe(404)
+    expect(refused.json.code).toBe('org_not_found')
+    for (const path of ['/api/orgs/not-an-id/webhooks', `${base}/not-an-id/deliveries`, `${base}/${endpoint.id}/deliveries?limit=500`]) {
+      const res = await owner.call(path)
+      expect(res.status, path).toBe(400)
+      expect(res.json.code, path).toBe('validation_failed')
+    }
+
+    expect((await owner.call(`${base}/${endpoint.id}/delete`, { method: 'POST' })).status).toBe(200)
+    expect((await owner.call(base)).json.data).toMatchObject({ endpoints: [] })
   })
 })

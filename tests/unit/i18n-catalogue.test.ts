@@ -109,6 +109,8 @@ const CONVERTED = [
   'pages/admin/webhooks.vue',
   'components/AdminWebhookForm.vue',
   'components/AdminWebhookDeliveries.vue',
+  'components/WebhookEndpoints.vue',
+  'components/OrgWebhooks.vue',
 ]
 
 /**

@@ -19,16 +19,16 @@ export const MAIL_TEMPLATE_ERROR = 'This is not a mail or language the service h
 /** The 400 of a path whose webhook endpoint id (or delivery id) the IAM's params schema would refuse. */
 export const WEBHOOK_ID_ERROR = 'This is not a webhook endpoint or delivery id.'
 
-/** `?status=&limit=` of a webhook endpoint's delivery log, checked by the IAM route's query schema. */
-export function readDeliveriesQuery(event: H3Event): IamInput<'adminWebhookDeliveries', 'query'> {
+/** `?status=&limit=` of a webhook endpoint's delivery log (the platform's or an organization's), checked by the IAM route's query schema. */
+export function readDeliveriesQuery<I extends 'adminWebhookDeliveries' | 'orgWebhookDeliveries'>(event: H3Event, id: I): IamInput<I, 'query'> {
   const sent = getQuery(event)
   const query: Record<string, string> = {}
   for (const key of ['status', 'limit'] as const) {
     const value = sent[key]
     if (typeof value === 'string' && value !== '') query[key] = value
   }
-  if (!(ROUTES.adminWebhookDeliveries.query as z.ZodType).safeParse(query).success) bffFail(400, { ok: false, error: 'That filter is not valid. Reload the page and try again.', code: 'validation_failed' })
-  return query as IamInput<'adminWebhookDeliveries', 'query'>
+  if (!(ROUTES[id].query as z.ZodType).safeParse(query).success) bffFail(400, { ok: false, error: 'That filter is not valid. Reload the page and try again.', code: 'validation_failed' })
+  return query as IamInput<I, 'query'>
 }
 
 /** `?hours=` of the sign-up statistics, checked by the IAM route's query schema. */

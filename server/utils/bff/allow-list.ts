@@ -192,6 +192,17 @@ export const BFF_IAM_ROUTES = [
   'scimTokenRotate',
   'scimTokenRevoke',
   'scimEvents',
+  // an organization's own webhook endpoints (owners' settings): the console's webhook calls, under
+  // the organization; reading one endpoint alone has no page that asks for it
+  'orgWebhooks',
+  'orgWebhookCreate',
+  'orgWebhookUpdate',
+  'orgWebhookDelete',
+  'orgWebhookRotateSecret',
+  'orgWebhookTest',
+  'orgWebhookDeliveries',
+  'orgWebhookReplayOne',
+  'orgWebhookReplay',
 ] as const satisfies readonly RouteId[]
 
 export type BffRouteId = (typeof BFF_IAM_ROUTES)[number]

@@ -7,6 +7,9 @@
 /** The 400 of a path whose organization id the IAM's params schema would refuse. */
 export const ORG_ID_ERROR = 'Not an organization id'
 
+/** The 400 of an organization webhook path whose organization, endpoint or delivery id the IAM's params schema would refuse. */
+export const ORG_WEBHOOK_ID_ERROR = 'Not an organization id, or not a webhook endpoint or delivery id'
+
 /** The organization a session acts for, as the pages see it. */
 export interface ActiveOrg {
   id: string

@@ -6,6 +6,6 @@ import { callAuthedRoute } from '../../../../utils/bff/session'
 
 export default defineBffHandler(async (event) => {
   const params = readIamParams(event, 'adminWebhookDeliveries', WEBHOOK_ID_ERROR)
-  const query = readDeliveriesQuery(event)
+  const query = readDeliveriesQuery(event, 'adminWebhookDeliveries')
   return relay(event, await callAuthedRoute(event, 'adminWebhookDeliveries', { params, query }))
 })
