@@ -105,6 +105,9 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/admin/oidc-clients/blocked-hosts': { host: 'agent.example' },
   '/admin/webhooks/:endpointId': { url: 'https://93.184.215.14/hook', eventTypes: ['user.*'], enabled: true },
   '/admin/webhooks/:endpointId/replay': { since: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00Z', delivered: false },
+  '/orgs/:orgId/webhooks': { url: 'https://93.184.215.14/hook', eventTypes: ['membership.created'], description: 'hostile bodies' },
+  '/orgs/:orgId/webhooks/:endpointId': { url: 'https://93.184.215.14/hook', eventTypes: ['membership.*'], enabled: true },
+  '/orgs/:orgId/webhooks/:endpointId/replay': { since: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00Z', delivered: false },
   '/admin/users/import': { jsonl: '{"email":"imported@example.com","name":"Imported"}\n', dryRun: true },
   '/auth/delete-account/restore-link': { restoreProof: 'A'.repeat(43) },
   // enterprise sign-in (iam/contract/enterprise.ts)
