@@ -11,7 +11,8 @@ import { PERMISSION_SHAPE, SLUG_SHAPE } from './org-permissions'
 import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, REAUTH, responses, tokensBody, VERIFIED_EMAIL, XSS, type Responses } from './responses'
 
 const uuid = (message: string) => z.string({ error: message }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, message)
-const orgParams = z.object({ orgId: uuid('Not an organization id') })
+/** `:orgId`, the organization's public id: every route under /orgs/:orgId (contract/webhooks.ts too) */
+export const orgParams = z.object({ orgId: uuid('Not an organization id') })
 /** a built-in role, or a custom role's id */
 const roleInput = z.union([z.enum(['owner', 'admin', 'member']), uuid('Not a role')], { error: 'Not a role' })
 const permissionString = z.string().regex(PERMISSION_SHAPE, 'A permission is `resource:action`')

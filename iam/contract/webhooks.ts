@@ -10,6 +10,7 @@ import { ADMIN, ADMIN_GUARDS } from './admin'
 import { defineRoutes, json, noBody } from './define'
 import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, responses, type Responses } from './responses'
 import { safeString } from './text'
+import { orgParams } from './organizations'
 import { isOrganizationWebhookPattern, isWebhookPattern } from './webhook-events'
 
 export { isWebhookPattern, WEBHOOK_CATALOGUE_VERSION, WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events'
@@ -127,10 +128,8 @@ const replayBody = z
   })
   .refine((b) => !b.until || Date.parse(b.until) > Date.parse(b.since), { message: 'until: after since', path: ['until'] })
 
-const orgId = z.string({ error: 'Not an organization id' }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Not an organization id')
-const orgParams = z.object({ orgId })
-const orgEndpointParams = z.object({ orgId, endpointId })
-const orgDeliveryParams = deliveryParams.extend({ orgId })
+const orgEndpointParams = orgParams.extend({ endpointId })
+const orgDeliveryParams = deliveryParams.extend({ orgId: orgParams.shape.orgId })
 
 /** The organization routes' own failures: not a member (or no such organization, the same answer), not an owner. */
 const IN_ORG = responses(

@@ -66,14 +66,14 @@ export async function mailEndpointSwitchedOff(ctx: Ctx, endpoint: SwitchedOff): 
   const mailer = getMailer(ctx)
   const consoleUrl = new URL(told.path, ctx.config.magic_links.domain).toString()
   await Promise.all(
-    told.recipients.map((admin) =>
+    told.recipients.map((person) =>
       mailer
         .send({
-          to: admin.email,
+          to: person.email,
           content: webhookEndpointDisabledNotice({
             siteName: ctx.config.email.siteName,
-            locale: chooseLocale(admin.locale, null),
-            timeZone: admin.time_zone,
+            locale: chooseLocale(person.locale, null),
+            timeZone: person.time_zone,
             endpoint: shownEndpoint(endpoint.url),
             switch: endpoint,
             consoleUrl,
