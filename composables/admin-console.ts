@@ -153,7 +153,21 @@ export function useAdminDetail<Detail>(options: {
     state.value = 'ready'
   }
 
-  return { state, error, detail, gate, load, start: useAdminStart(load) }
+  /**
+   * Reads the item again after a change made on the page: the page stays as it is (with what the
+   * change showed once, a new secret), and a failure is only said, in the page's words; null when
+   * it was read.
+   */
+  async function refresh(): Promise<string | null> {
+    const result = await gate.guard(() => bffFetch(options.path()))
+    if (!result) return t('admin.failure.notConfirmed')
+    if (result.status === 404 || result.status === 400) return options.notFound()
+    if (result.status !== 200) return adminFailure(result).message
+    detail.value = result.body.data as Detail
+    return null
+  }
+
+  return { state, error, detail, gate, load, refresh, start: useAdminStart(load) }
 }
 
 /** What an admin page does when it mounts: signed out, to the sign-in page and back here; else `load`. */

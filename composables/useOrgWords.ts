@@ -25,7 +25,7 @@ export function useOrgWords() {
    */
   function orgFailure(result: BffResult): string {
     if (result.status === 403 && result.body.impersonated === true) return t('orgs.failure.impersonated')
-    if (result.status === 403 && result.body.reauthenticate !== true && result.body.verifyEmail !== true) return t('orgs.failure.roleDenied')
+    if (result.status === 403 && result.body.code === 'org_permission_denied') return t('orgs.failure.roleDenied')
     if (result.body.code === 'org_not_found') return t('orgs.failure.gone')
     return describeFailure(result)
   }

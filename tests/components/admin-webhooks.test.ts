@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import WebhooksPage from '../../pages/admin/webhooks.vue'
 import { mountSignedIn } from './admin-mount'
-import { answer, answerInTurn } from './bff'
+import { answer, answerInTurn, held } from './bff'
 
 const SIGNED_IN = { authenticated: true, userId: 'u-1', email: 'ada@example.com', emailVerified: true, name: 'Ada', roles: [] }
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -75,6 +75,21 @@ describe('the webhooks page', () => {
     expect(created.bodies).toEqual([{ url: 'https://10.0.0.1/x', description: '', eventTypes: ['*'] }])
     expect(page.find('#webhook-new-url-error').text()).toContain('Deliveries may not go to this address')
     expect(page.find('#webhook-new-url').attributes('aria-invalid')).toBe('true')
+    // on the field the refusal is about, whose description reads it out
+    await vi.waitFor(() => expect(document.activeElement?.id).toBe('webhook-new-url'))
+  })
+
+  it("keeps a new endpoint's secret on the page when the list cannot be read again after it, and says the failure", async () => {
+    answerInTurn('GET', '/api/admin/webhooks', [{ status: 200, body: list([]) }, { status: 503, body: { ok: false, code: 'service_unavailable', error: 'Unavailable' } }])
+    answer('POST', '/api/admin/webhooks', 200, { ok: true, data: { endpoint: endpoint({ enabled: true, disabledReason: null }), secret: 'whsec_a2VlcA' } })
+    const page = await mountPage()
+    await page.find('#webhook-add').trigger('click')
+    await page.find('#webhook-new-url').setValue('https://crm.example.com/in')
+    await page.find('#webhook-new-type-0').setValue(true)
+    await page.find('#webhook-new').trigger('submit')
+    await vi.waitFor(() => expect(page.find('[role="alert"]').exists()).toBe(true))
+    expect((page.find('#webhook-secret').element as HTMLInputElement).value).toBe('whsec_a2VlcA')
+    expect(page.find('[role="alert"]').text()).toBe('The service is unavailable for a moment. Please try again shortly.')
   })
 
   it('edits an endpoint keeping a pattern given by API, and switches it on again', async () => {
@@ -154,6 +169,23 @@ describe('the webhooks page', () => {
     expect(replayed.bodies[0]).toEqual({ since: new Date('2026-01-02T10:00').toISOString(), until: new Date('2026-01-02T12:30').toISOString(), delivered: true })
     await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('3 deliveries queued again.'))
     expect(page.find(form).exists()).toBe(false)
+  })
+
+  it('sends a confirmed time range once, however often Confirm is pressed while it goes', async () => {
+    answer('GET', '/api/admin/webhooks', 200, list([endpoint()]))
+    const gate = held()
+    const replayed = answer('POST', `/api/admin/webhooks/${ID}/replay`, 200, { ok: true, data: { replayed: 2 } }, gate.gate)
+    const page = await mountPage()
+    await page.find(`#webhook-range-button-${ID}`).trigger('click')
+    await page.find(`#webhook-range-${ID}-since`).setValue('2026-01-02T10:00')
+    await page.find(`#webhook-range-${ID}`).trigger('submit')
+    const confirm = () => page.find(`#webhook-range-${ID}-confirm button.danger`)
+    await confirm().trigger('click')
+    await vi.waitFor(() => expect(confirm().attributes('disabled')).toBeDefined())
+    await confirm().trigger('click')
+    gate.release()
+    await vi.waitFor(() => expect(page.find('[role="status"]').text()).toBe('2 deliveries queued again.'))
+    expect(replayed.bodies).toHaveLength(1)
   })
 
   it('sends the failed deliveries since a moment up to now without an end, and says when none matched', async () => {

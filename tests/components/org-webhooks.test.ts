@@ -65,6 +65,8 @@ describe("an organization's webhooks", () => {
     expect(created.bodies).toEqual([{ url: 'https://hr.example.com/in', description: '', eventTypes: ['membership.created'] }])
     expect((section.find('#webhook-secret').element as HTMLInputElement).value).toBe('whsec_b3Jn')
     await vi.waitFor(() => expect(section.find('[data-testid="webhook-endpoints"]').text()).toContain('https://hr.example.com/in'))
+    // focus on the secret itself, not on the notice around it: the form that had focus is gone
+    expect(document.activeElement?.id).toBe('webhook-secret')
   })
 
   it("edits, tests and reads the deliveries of an endpoint under the organization's path", async () => {
@@ -103,11 +105,94 @@ describe("an organization's webhooks", () => {
     expect(section.find('#webhook-secret').exists()).toBe(false)
   })
 
+  it('an endpoint removed meanwhile: the refusal closes its form and the list is read again, as the sentence says', async () => {
+    const listed = answerInTurn('GET', BASE, [{ status: 200, body: list([endpoint()]) }, { status: 200, body: list([]) }])
+    answer('POST', `${BASE}/${ID}/update`, 404, { ok: false, code: 'webhook_not_found', error: 'No such webhook endpoint' })
+    const section = await mountSection()
+    await section.find(`#webhook-edit-button-${ID}`).trigger('click')
+    await section.find(`#webhook-edit-${ID}`).trigger('submit')
+    await vi.waitFor(() => expect(section.find('[role="alert"]').text()).toBe('This endpoint no longer exists. The list is up to date again.'))
+    expect(listed.bodies).toHaveLength(2)
+    expect(section.find(`#webhook-edit-${ID}`).exists()).toBe(false)
+    expect(section.text()).toContain('No endpoints yet.')
+    expect(document.activeElement?.getAttribute('role')).toBe('alert')
+  })
+
+  it('a rotated secret stays on the page when the list cannot be read again after it, and the failure is said', async () => {
+    answerInTurn('GET', BASE, [{ status: 200, body: list([endpoint()]) }, { status: 503, body: { ok: false, code: 'service_unavailable', error: 'Unavailable' } }])
+    answer('POST', `${BASE}/${ID}/rotate-secret`, 200, { ok: true, data: { endpoint: endpoint(), secret: 'whsec_bmV3' } })
+    const section = await mountSection()
+    await section.find(`#webhook-rotate-${ID}`).trigger('click')
+    await section.find(`#webhook-confirm-${ID} button.danger`).trigger('click')
+    await vi.waitFor(() => expect(section.find('[role="alert"]').exists()).toBe(true))
+    expect((section.find('#webhook-secret').element as HTMLInputElement).value).toBe('whsec_bmV3')
+    expect(section.find('[role="alert"]').text()).toBe('The service is unavailable for a moment. Please try again shortly.')
+    expect(section.find('[data-testid="webhook-endpoints"]').text()).toContain('https://hr.example.com/in')
+  })
+
+  it('a second secret in the same place is not marked copied, and a copy the browser refuses says how to copy by hand', async () => {
+    answer('GET', BASE, 200, list([endpoint()]))
+    answerInTurn('POST', `${BASE}/${ID}/rotate-secret`, [
+      { status: 200, body: { ok: true, data: { endpoint: endpoint(), secret: 'whsec_Zmlyc3Q' } } },
+      { status: 200, body: { ok: true, data: { endpoint: endpoint(), secret: 'whsec_c2Vjb25k' } } },
+    ])
+    const writeText = vi.fn().mockResolvedValueOnce(undefined).mockRejectedValueOnce(new Error('denied'))
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    const section = await mountSection()
+    const rotate = async () => {
+      await section.find(`#webhook-rotate-${ID}`).trigger('click')
+      await section.find(`#webhook-confirm-${ID} button.danger`).trigger('click')
+    }
+    await rotate()
+    await vi.waitFor(() => expect((section.find('#webhook-secret').element as HTMLInputElement).value).toBe('whsec_Zmlyc3Q'))
+    const copyButton = () => section.findAll('.raw button').at(0)!
+    await copyButton().trigger('click')
+    await vi.waitFor(() => expect(copyButton().text()).toBe('Copied'))
+    await rotate()
+    await vi.waitFor(() => expect((section.find('#webhook-secret').element as HTMLInputElement).value).toBe('whsec_c2Vjb25k'))
+    expect(copyButton().text()).toBe('Copy secret')
+    await copyButton().trigger('click')
+    await vi.waitFor(() => expect(section.find('.raw [role="alert"]').text()).toBe('Copying did not work here: select the text in the field and copy it yourself.'))
+    expect(writeText).toHaveBeenLastCalledWith('whsec_c2Vjb25k')
+  })
+
+  it('an endpoint switched off by its failures says how to switch it back on and send the failed deliveries again', async () => {
+    answer('GET', BASE, 200, list([endpoint({ enabled: false, disabledReason: 'failing' }), endpoint({ id: 'ep_BBBBBBBBBBBBBBBBBBBBBB', enabled: false, disabledReason: null })]))
+    const section = await mountSection()
+    expect(section.find(`[data-testid="webhook-off-hint-${ID}"]`).text()).toBe('When the receiver works again, switch the endpoint on under “Edit”, then send its failed deliveries again with “Send again a time range”.')
+    // switched off by hand: nothing to repair, no hint
+    expect(section.find('[data-testid="webhook-off-hint-ep_BBBBBBBBBBBBBBBBBBBBBB"]').exists()).toBe(false)
+  })
+
+  it('says in words why a delivery got no answer, never the worker\'s code', async () => {
+    answer('GET', BASE, 200, list([endpoint()]))
+    const delivery = (id: number, error: string) => ({ id, eventType: 'membership.created', status: 'dead', attempts: 1, nextAttemptAt: null, createdAt: NOW, log: [{ at: NOW, status: null, error }] })
+    answer('GET', `${BASE}/${ID}/deliveries`, 200, { ok: true, data: { deliveries: [delivery(1, 'address_refused'), delivery(2, 'timeout'), delivery(3, 'something_new')] } })
+    const section = await mountSection()
+    await section.find(`#webhook-deliveries-button-${ID}`).trigger('click')
+    await vi.waitFor(() => expect(section.find(`[data-testid="webhook-deliveries-${ID}-list"]`).exists()).toBe(true))
+    const rows = section.findAll(`[data-testid="webhook-deliveries-${ID}-list"] li`).map((row) => row.text())
+    expect(rows[0]).toContain('no answer (the address is not a public one, so nothing was sent: point the endpoint at a public address)')
+    expect(rows[1]).toContain('no answer (no full answer in time: the receiver should answer at once and do its work afterwards)')
+    expect(rows[2]).toContain('no answer (the receiver could not be reached)')
+    expect(rows.join(' ')).not.toMatch(/address_refused|timeout|something_new/)
+  })
+
+  it('a refusal that is not about the role is not said as one', async () => {
+    answer('GET', BASE, 200, list([endpoint()]))
+    answer('POST', `${BASE}/${ID}/test`, 403, { ok: false, code: 'csrf_refused', error: 'Refused' })
+    const section = await mountSection()
+    await section.find(`#webhook-test-${ID}`).trigger('click')
+    await vi.waitFor(() => expect(section.find('[role="alert"]').exists()).toBe(true))
+    expect(section.find('[role="alert"]').text()).not.toBe('Your role in this organization does not allow this. Ask an owner or an admin.')
+  })
+
   it('says why the list could not be read', async () => {
     answer('GET', BASE, 404, { ok: false, code: 'org_not_found', error: 'No such organization' })
     const section = await mountSuspended(OrgWebhooks, { props: { org } })
     mounted.push(section)
     await vi.waitFor(() => expect(section.find('[role="alert"]').text()).toBe('This organization no longer exists, or you are no longer a member of it.'))
     expect(section.find('#webhook-add').exists()).toBe(false)
+    expect(section.find('#org-webhooks-retry').text()).toBe('Try again')
   })
 })
