@@ -120,10 +120,21 @@ const deliveriesQuery = z.strictObject({
   status: z.enum(['pending', 'delivered', 'dead'], { error: 'status: pending, delivered or dead' }).optional(),
   limit: z.coerce.number({ error: 'limit: 1 to 100' }).int('limit: 1 to 100').min(1, 'limit: 1 to 100').max(100, 'limit: 1 to 100').default(50),
 })
+/**
+ * A moment of a replay range: ISO 8601 with an offset, from 1970 to the end of 9999 once read.
+ * PostgreSQL stores no year 0, and an offset can carry 9999-12-31 into year 10000: both would fail
+ * the statement instead of the request.
+ */
+const RANGE_START = Date.parse('1970-01-01T00:00:00Z')
+const RANGE_END = Date.parse('9999-12-31T23:59:59.999Z')
+const rangeMoment = (name: string) =>
+  z.iso
+    .datetime({ error: `${name}: an ISO 8601 date and time`, offset: true })
+    .refine((value) => Date.parse(value) >= RANGE_START && Date.parse(value) <= RANGE_END, `${name}: a date and time from 1970 to 9999`)
 const replayBody = z
   .strictObject({
-    since: z.iso.datetime({ error: 'since: an ISO 8601 date and time', offset: true }),
-    until: z.iso.datetime({ error: 'until: an ISO 8601 date and time', offset: true }).optional(),
+    since: rangeMoment('since'),
+    until: rangeMoment('until').optional(),
     delivered: z.boolean({ error: 'delivered: true or false' }).optional(),
   })
   .refine((b) => !b.until || Date.parse(b.until) > Date.parse(b.since), { message: 'until: after since', path: ['until'] })

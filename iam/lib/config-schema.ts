@@ -374,8 +374,17 @@ export const configSchema = z.strictObject({
        * A pending delivery is never deleted. 0: the log keeps every delivery.
        */
       retentionMs: z.number().int().nonnegative().max(3650 * DAY_MS).default(30 * DAY_MS),
-      /** ranges a receiver may be at although outbound calls refuse them (shared/outbound.ts), e.g. a company network */
+      /**
+       * ranges the platform's endpoints may be at although outbound calls refuse them (shared/outbound.ts),
+       * e.g. a company network; not an organization's endpoints (features/webhooks/policy.ts)
+       */
       allowAddresses: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([]),
+      /**
+       * ranges every organization's endpoints may be at although refused: whoever founds an
+       * organization chooses its URLs, so only for development and tests, or a deployment whose
+       * organizations are all trusted
+       */
+      organizationAllowAddresses: z.array(z.string().refine(isAllowEntry, 'expected an IP address or CIDR')).default([]),
       /** plain http receivers: development and tests only (refused in production) */
       allowHttp: z.boolean().default(false),
     })

@@ -21,7 +21,7 @@ const e2e = useE2eStack(
     iamConfig: () => ({
       service: { Hmac: { ...hmac, maxClockSkew: 60 * 60_000 }, proxy: { trust: true, ipToTrust: '127.0.0.1' } },
       // an owner's webhook endpoint names this machine's 127.0.0.2, where nothing listens: the walk only adds it
-      webhooks: { allowAddresses: ['127.0.0.2/32'] },
+      webhooks: { organizationAllowAddresses: ['127.0.0.2/32'] },
     }),
   },
   { browsers: ['owner', 'invited'] },

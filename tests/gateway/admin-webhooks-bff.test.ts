@@ -1,7 +1,7 @@
 /**
  * The admin console's webhook BFF routes (server/api/admin/webhooks/**) against the real IAM with
  * webhooks on and a receiver of the test's own on 127.0.0.2 (the one loopback address this IAM's
- * `webhooks.allowAddresses` opens): add an endpoint (its secret in that answer only), edit it
+ * `webhooks.allowAddresses` and `webhooks.organizationAllowAddresses` open): add an endpoint (its secret in that answer only), edit it
  * (the IAM's PUT behind a POST), send a test event, read the delivery log, send a failed delivery
  * again, send a time range again, rotate the secret, remove it; a URL the IAM refuses keeps its code.
  * And an organization's own routes (server/api/orgs/[orgId]/webhooks/**), for its owners alone.
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 // one try and no retry: a receiver's 500 ends the delivery dead at once, for "send again"
 const stack = await setupStack(
-  { webhooks: { enabled: true, pollMs: 50, retryScheduleMs: [], jitter: 0, timeoutMs: 1000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`], disableAfterFailures: 1000 } },
+  { webhooks: { enabled: true, pollMs: 50, retryScheduleMs: [], jitter: 0, timeoutMs: 1000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`], organizationAllowAddresses: [`${RECEIVER_HOST}/32`], disableAfterFailures: 1000 } },
   {},
   { iam: { IAM_TEST_ROUTES: '1' } },
 )

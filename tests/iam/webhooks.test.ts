@@ -78,8 +78,21 @@ async function publicIdOn(server: IamServer, by: Session, email: string): Promis
 }
 const publicIdOf = (email: string) => publicIdOn(iam, admin, email)
 
-/** The delivery settings of this file's IAMs: quick polls and retries, the test receiver allowed. */
-const WEBHOOKS = { enabled: true, pollMs: 50, retryScheduleMs: [100, 100, 100], jitter: 0, timeoutMs: 1000, allowHttp: true, allowAddresses: [`${RECEIVER_HOST}/32`] }
+/**
+ * The delivery settings of this file's IAMs: quick polls and retries, the test receiver allowed to
+ * both kinds of endpoint, and one more loopback address to the platform's only.
+ */
+const PLATFORM_ONLY_HOST = '127.0.0.4'
+const WEBHOOKS = {
+  enabled: true,
+  pollMs: 50,
+  retryScheduleMs: [100, 100, 100],
+  jitter: 0,
+  timeoutMs: 1000,
+  allowHttp: true,
+  allowAddresses: [`${RECEIVER_HOST}/32`, `${PLATFORM_ONLY_HOST}/32`],
+  organizationAllowAddresses: [`${RECEIVER_HOST}/32`],
+}
 
 /** A new account made platform administrator through the test route. */
 async function platformAdminOf(server: IamServer, ip: string): Promise<Session> {
@@ -314,6 +327,24 @@ describe('where deliveries may go', () => {
     expect(body.code).toBe('validation_failed')
   })
 
+  it('refuses a URL longer than the limit once written out (each character outside ASCII as several) with 400, not a failed write', async () => {
+    const res = await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}/${'€'.repeat(300)}`, eventTypes: ['*'] })
+    const body = await json(res)
+    expect(res.status, JSON.stringify(body)).toBe(400)
+    expect(body.code).toBe('webhook_url_refused')
+    expect((body.fields as { url: string }).url).toMatch(/at most 2048 characters once written out/)
+  })
+
+  it('refuses a replay range outside the years the database keeps (year 0, an offset past 9999) with 400', async () => {
+    const hook = await addEndpoint(['user.deleted'])
+    for (const range of [{ since: '0000-01-01T00:00:00Z' }, { since: '2026-01-01T00:00:00Z', until: '9999-12-31T23:59:59-23:59' }, { since: '1969-12-31T23:59:59Z' }]) {
+      const res = await asAdmin('POST', `/admin/webhooks/${hook.id}/replay`, range)
+      const body = await json(res)
+      expect(res.status, `${JSON.stringify(range)}: ${JSON.stringify(body)}`).toBe(400)
+      expect(body.code).toBe('validation_failed')
+    }
+  })
+
   it('does not follow a redirect: the 3xx is a failed attempt and its target is never called', async () => {
     const hook = await addEndpoint(['user.deleted'], [{ status: 302, headers: { location: `${hooks.base}/elsewhere` } }])
     await sendTest(hook.id)
@@ -410,6 +441,21 @@ describe("an organization's endpoints", () => {
     expect((await asOwner('POST', '/auth/profile', { name: 'Owner Renamed' })).status).toBe(200)
     await waitUntil(() => at(platform.path).length >= 1, "user.updated at the platform's endpoint")
     expect(await json(await asOwner('GET', `/orgs/${org}/webhooks/${hook.id}/deliveries`))).toMatchObject({ data: { deliveries: [] } })
+  })
+
+  it("may not be at an address the operator opened to the platform's endpoints only, on creation or on a change", async () => {
+    const url = `http://${PLATFORM_ONLY_HOST}:${new URL(hooks.base).port}/org-hook/inside`
+    const created = await asOwner('POST', `/orgs/${org}/webhooks`, { url, eventTypes: ['*'] })
+    const body = await json(created)
+    expect(created.status, JSON.stringify(body)).toBe(400)
+    expect(body.code).toBe('webhook_url_refused')
+    const hook = await addOrgEndpoint(org, ['membership.*'])
+    const changed = await asOwner('PUT', `/orgs/${org}/webhooks/${hook.id}`, { url, eventTypes: ['*'] })
+    expect(changed.status).toBe(400)
+    expect((await json(changed)).code).toBe('webhook_url_refused')
+    // the same address is the platform's to use
+    const platform = await asAdmin('POST', '/admin/webhooks', { url, eventTypes: ['user.deleted'] })
+    expect(platform.status).toBe(200)
   })
 
   it("keeps each side's endpoints to itself: the administrators' routes and another organization's do not find them", async () => {

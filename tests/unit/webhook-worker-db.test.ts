@@ -424,3 +424,21 @@ describe("the delivery log's retention", () => {
     expect(await logged()).toEqual([ids[4]])
   })
 })
+
+describe("an organization's endpoint", () => {
+  it("is refused at delivery an address the operator opened to the platform's endpoints only, and the platform's is sent there", async () => {
+    const { public_id: orgId } = await db.insertInto('organizations').values({ slug: `hooks-${randomBytes(4).toString('hex')}`, name: 'Hooks' }).returning('public_id').executeTakeFirstOrThrow()
+    const platform = await endpointWithDeliveries(1)
+    const own = await endpointWithDeliveries(1)
+    await db.updateTable('webhook_endpoints').set({ organization_id: orgId }).where('id', '=', own.endpointId).execute()
+    // every request that arrives is answered at once (a delivery left pending by another test among them)
+    const answering = setInterval(() => release(200), 10)
+    const { done } = await startDeliveries(ctx(), 10)
+    await done.finally(() => clearInterval(answering))
+    const [ownDelivery] = (await listDeliveries(ctx(), { kind: 'organization', organizationId: orgId }, own.publicId, { limit: 5 }))!
+    expect(ownDelivery!.status).toBe('pending')
+    expect(ownDelivery!.log.map((a) => a.error)).toEqual(['address_refused'])
+    const [platformDelivery] = (await listDeliveries(ctx(), PLATFORM, platform.publicId, { limit: 5 }))!
+    expect(platformDelivery!.status).toBe('delivered')
+  })
+})

@@ -50,6 +50,8 @@ interface Claimed {
   leased_until: Date
   endpoint_public_id: string
   endpoint_url: string
+  /** an organization's endpoint: its owners chose the URL, which may reach less (policy.ts) */
+  endpoint_of_organization: boolean
   secret_sealed: string
   previous_secret_sealed: string | null
   previous_secret_expires_at: Date | null
@@ -90,7 +92,8 @@ async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> 
     ) c, webhook_endpoints e
     where d.id = c.id and e.id = d.endpoint_id
     returning d.id, d.msg_id, d.endpoint_id, d.account_key, d.payload, d.attempts, d.leased_until,
-      e.public_id as endpoint_public_id, e.url as endpoint_url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`.execute(ctx.db)
+      e.public_id as endpoint_public_id, e.url as endpoint_url, e.organization_id is not null as endpoint_of_organization,
+      e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`.execute(ctx.db)
   return rows
 }
 
@@ -168,7 +171,7 @@ async function send(ctx: Ctx, row: Claimed): Promise<Outcome> {
         },
         body,
       },
-      outboundPolicyOf(ctx.config),
+      outboundPolicyOf(ctx.config, row.endpoint_of_organization ? 'organization' : 'platform'),
     )
     const text = answer.body.toString('utf8')
     return {
@@ -376,14 +379,16 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<
         and f.id = (select min(o.id) from webhook_deliveries o
                     where o.endpoint_id = d.endpoint_id and o.account_key = d.account_key and o.status = 'pending' and o.id > d.id)
       returning d.id as after_id, f.id, f.msg_id, f.endpoint_id, f.account_key, f.payload, f.attempts, f.leased_until,
-        ep.public_id as endpoint_public_id, ep.url as endpoint_url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
+        ep.public_id as endpoint_public_id, ep.url as endpoint_url, ep.organization_id is not null as endpoint_of_organization,
+        ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
     ), e as (
       update webhook_endpoints set consecutive_failures = 0, failing_since = null
       where id in (select v.endpoint_id from v join d on d.id = v.id) and (consecutive_failures <> 0 or failing_since is not null)
     )
     select d.id, n.id as next_id, n.msg_id as next_msg_id, n.endpoint_id as next_endpoint_id, n.account_key as next_account_key,
       n.payload as next_payload, n.attempts as next_attempts, n.leased_until as next_leased_until,
-      n.endpoint_public_id as next_endpoint_public_id, n.endpoint_url as next_endpoint_url, n.secret_sealed as next_secret_sealed,
+      n.endpoint_public_id as next_endpoint_public_id, n.endpoint_url as next_endpoint_url, n.endpoint_of_organization as next_endpoint_of_organization,
+      n.secret_sealed as next_secret_sealed,
       n.previous_secret_sealed as next_previous_secret_sealed, n.previous_secret_expires_at as next_previous_secret_expires_at
     from d left join n on n.after_id = d.id`.execute(ctx.db)
   const written = new Map<number, Written>()
@@ -400,6 +405,7 @@ async function writeDelivered(ctx: Ctx, group: readonly Success[]): Promise<Map<
             leased_until: r.next_leased_until,
             endpoint_public_id: r.next_endpoint_public_id!,
             endpoint_url: r.next_endpoint_url!,
+            endpoint_of_organization: r.next_endpoint_of_organization!,
             secret_sealed: r.next_secret_sealed!,
             previous_secret_sealed: r.next_previous_secret_sealed,
             previous_secret_expires_at: r.next_previous_secret_expires_at,

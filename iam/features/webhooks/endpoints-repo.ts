@@ -121,13 +121,23 @@ export async function endpointRowId(db: Kysely<Database>, scope: EndpointScope, 
  * instances drop the endpoints' patterns from their snapshot on their next poll.
  */
 export async function deleteOrganizationEndpoints(trx: Transaction<Database>, organizationId: string): Promise<void> {
-  const rows = await trx.deleteFrom('webhook_endpoints').where(inScope({ kind: 'organization', organizationId })).returning('id').execute()
-  await deleteLogsOf(trx, rows.map((r) => r.id))
+  await deleteWithLogs(trx, { kind: 'organization', organizationId })
 }
 
-/** The deliveries and attempts of endpoints being deleted (no foreign key cascades to them: migrations 0028 and 0029). */
-export async function deleteLogsOf(trx: Transaction<Database>, endpointIds: number[]): Promise<void> {
-  if (endpointIds.length === 0) return
+/**
+ * Deletes the endpoints of `scope` (the one of them named `publicId`, when given) with their deliveries and attempts (no foreign key cascades to
+ * them: migrations 0028 and 0029); how many endpoints. The deliveries go first, their endpoint
+ * last: the worker locks a delivery before its endpoint (features/webhooks/deliver.ts, a failure's
+ * transaction and the success statement), and a deletion that locked the endpoint first and then
+ * waited for a delivery the worker held could deadlock with it (PostgreSQL aborts one of the two).
+ */
+export async function deleteWithLogs(trx: Transaction<Database>, scope: EndpointScope, publicId?: string): Promise<number> {
+  let endpoints = trx.selectFrom('webhook_endpoints').select('id').where(inScope(scope))
+  if (publicId !== undefined) endpoints = endpoints.where('public_id', '=', publicId)
+  const endpointIds = (await endpoints.execute()).map((r) => r.id)
+  if (endpointIds.length === 0) return 0
   await trx.deleteFrom('webhook_deliveries').where('endpoint_id', 'in', endpointIds).execute()
   await trx.deleteFrom('webhook_attempts').where('endpoint_id', 'in', endpointIds).execute()
+  const deleted = await trx.deleteFrom('webhook_endpoints').where('id', 'in', endpointIds).returning('id').execute()
+  return deleted.length
 }

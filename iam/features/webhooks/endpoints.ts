@@ -12,7 +12,7 @@ import { mayLag } from '../../db/replicas'
 import type { EndpointView } from '../../contract/webhook-events'
 import { WEBHOOK_CATALOGUE_VERSION } from '../../contract/webhooks'
 import { outboundPolicyOf } from './policy'
-import { deleteLogsOf, endpointRowId, inScope, selectEndpoints, selectSubscribedPatterns, type EndpointRow, type EndpointScope } from './endpoints-repo'
+import { deleteWithLogs, endpointRowId, inScope, selectEndpoints, selectSubscribedPatterns, type EndpointRow, type EndpointScope } from './endpoints-repo'
 import { enqueueWebhookEvent } from './outbox'
 import { newWebhookSecret, sealWebhookSecret } from './secret'
 import { rememberSubscriptions } from './subscriptions'
@@ -79,7 +79,7 @@ export async function readEndpoint(ctx: Ctx, scope: EndpointScope, publicId: str
 const uniquePatterns = (types: string[]) => [...new Set(types)]
 
 export async function createEndpoint(ctx: Ctx, scope: EndpointScope, input: EndpointInput): Promise<EndpointResult> {
-  const checked = await checkEndpointUrl(input.url, outboundPolicyOf(ctx.config))
+  const checked = await checkEndpointUrl(input.url, outboundPolicyOf(ctx.config, scope.kind))
   if (!checked.ok) return { ok: false, code: 'webhook_url_refused', message: checked.message }
   const publicId = newEndpointId()
   const secret = newWebhookSecret()
@@ -107,7 +107,7 @@ export async function createEndpoint(ctx: Ctx, scope: EndpointScope, input: Endp
 
 /** Replaces URL, types and description; `enabled` switches it on (failures forgotten) or off. */
 export async function updateEndpoint(ctx: Ctx, scope: EndpointScope, publicId: string, input: EndpointInput): Promise<EndpointResult> {
-  const checked = await checkEndpointUrl(input.url, outboundPolicyOf(ctx.config))
+  const checked = await checkEndpointUrl(input.url, outboundPolicyOf(ctx.config, scope.kind))
   if (!checked.ok) return { ok: false, code: 'webhook_url_refused', message: checked.message }
   const now = new Date(ctx.now())
   let update = ctx.db
@@ -132,11 +132,7 @@ export async function updateEndpoint(ctx: Ctx, scope: EndpointScope, publicId: s
  * later finds no delivery and writes nothing.
  */
 export async function deleteEndpoint(ctx: Ctx, scope: EndpointScope, publicId: string): Promise<boolean> {
-  const deleted = await ctx.db.transaction().execute(async (trx) => {
-    const rows = await trx.deleteFrom('webhook_endpoints').where('public_id', '=', publicId).where(inScope(scope)).returning('id').execute()
-    await deleteLogsOf(trx, rows.map((r) => r.id))
-    return rows.length > 0
-  })
+  const deleted = await ctx.db.transaction().execute(async (trx) => (await deleteWithLogs(trx, scope, publicId)) > 0)
   await reloadSubscriptions(ctx)
   return deleted
 }

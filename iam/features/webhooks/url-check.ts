@@ -8,6 +8,7 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { addressAllowed, type OutboundPolicy } from '../../../shared/outbound'
+import { WEBHOOK_URL_MAX } from '../../contract/webhooks'
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; message: string }
 
@@ -23,6 +24,8 @@ export async function checkEndpointUrl(raw: string, policy: Policy, resolve = de
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) return { ok: false, message: 'url: https only' }
   if (url.username || url.password) return { ok: false, message: 'url: no user name or password in it' }
   if (url.hash) return { ok: false, message: 'url: no fragment' }
+  // what is stored and sent is the URL written out: characters outside ASCII take three or more each
+  if (url.href.length > WEBHOOK_URL_MAX) return { ok: false, message: `url: at most ${WEBHOOK_URL_MAX} characters once written out (a character outside ASCII counts as several)` }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   let addresses: string[]
   if (isIP(host)) addresses = [host]
