@@ -42,6 +42,8 @@ export const LIMITER_NAMES = [
   'deviceUserCode',
   // dynamic client registrations (POST /oidc/reg), per IP (iam/routes/oidc/[...path].ts)
   'oidcRegistration',
+  // an organization's webhook changes and test events, per user: each resolves a URL or queues a delivery
+  'organizationWebhooks',
 ] as const
 
 export type LimiterName = (typeof LIMITER_NAMES)[number]

@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import { ADMIN, ADMIN_GUARDS } from './admin'
 import { defineRoutes, json, noBody } from './define'
-import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, okData, responses, type Responses } from './responses'
+import { errorFail, failure, FULL_AUTH, JSON_BODY_FIELDS, LIMITED, okData, responses, type Responses } from './responses'
 import { safeString } from './text'
 import { orgParams } from './organizations'
 import { isOrganizationWebhookPattern, isWebhookPattern } from './webhook-events'
@@ -154,6 +154,8 @@ const IN_ORG = responses(
 /** Reads need only an owner; a change, a secret or a send is refused to a session a platform administrator opened for the owner. */
 const ORG_READ = { auth: 'full', limiters: [] } as const
 const ORG_WRITE = { auth: 'full', guards: ['not-impersonated'], limiters: [] } as const
+/** A change that resolves a URL or queues deliveries: counted per user (rate_limiters.organizationWebhooks) */
+const ORG_COUNTED = { auth: 'full', guards: ['not-impersonated'], limiters: ['organizationWebhooks'] } as const
 
 export const WEBHOOK_ROUTES = defineRoutes({
   adminWebhooks: {
@@ -258,14 +260,14 @@ export const WEBHOOK_ROUTES = defineRoutes({
     responses: responses(LISTED, IN_ORG),
   },
   orgWebhookCreate: {
-    ...ORG_WRITE,
+    ...ORG_COUNTED,
     method: 'POST',
     path: '/orgs/:orgId/webhooks',
     summary: 'Add an endpoint of the organization (owners): it hears the organization\'s own events; its signing secret is in this answer only',
     request: json(),
     params: orgParams,
     body: organizationEndpointBody,
-    responses: responses(WITH_SECRET('the endpoint and its secret'), REFUSED_URL, JSON_BODY_FIELDS, IN_ORG),
+    responses: responses(WITH_SECRET('the endpoint and its secret'), REFUSED_URL, JSON_BODY_FIELDS, IN_ORG, LIMITED),
   },
   orgWebhook: {
     ...ORG_READ,
@@ -277,14 +279,14 @@ export const WEBHOOK_ROUTES = defineRoutes({
     responses: responses(ONE, NOT_FOUND, IN_ORG),
   },
   orgWebhookUpdate: {
-    ...ORG_WRITE,
+    ...ORG_COUNTED,
     method: 'PUT',
     path: '/orgs/:orgId/webhooks/:endpointId',
     summary: 'Replace an organization endpoint\'s URL, event types, description (owners); `enabled: true` switches it on again',
     request: json(),
     params: orgEndpointParams,
     body: organizationEndpointBody,
-    responses: responses(ONE, REFUSED_URL, NOT_FOUND, JSON_BODY_FIELDS, IN_ORG),
+    responses: responses(ONE, REFUSED_URL, NOT_FOUND, JSON_BODY_FIELDS, IN_ORG, LIMITED),
   },
   orgWebhookDelete: {
     ...ORG_WRITE,
@@ -296,22 +298,22 @@ export const WEBHOOK_ROUTES = defineRoutes({
     responses: responses(DELETED, NOT_FOUND, IN_ORG),
   },
   orgWebhookRotateSecret: {
-    ...ORG_WRITE,
+    ...ORG_COUNTED,
     method: 'POST',
     path: '/orgs/:orgId/webhooks/:endpointId/rotate-secret',
     summary: 'A new signing secret for an organization endpoint (owners; in this answer only); the previous one signs beside it for webhooks.secretOverlapMs',
     request: noBody,
     params: orgEndpointParams,
-    responses: responses(WITH_SECRET('the new secret'), NOT_FOUND, IN_ORG),
+    responses: responses(WITH_SECRET('the new secret'), NOT_FOUND, IN_ORG, LIMITED),
   },
   orgWebhookTest: {
-    ...ORG_WRITE,
+    ...ORG_COUNTED,
     method: 'POST',
     path: '/orgs/:orgId/webhooks/:endpointId/test',
     summary: 'Queue a `webhook.test` event for this organization endpoint alone (owners)',
     request: noBody,
     params: orgEndpointParams,
-    responses: responses(QUEUED, NOT_FOUND, IN_ORG),
+    responses: responses(QUEUED, NOT_FOUND, IN_ORG, LIMITED),
   },
   orgWebhookDeliveries: {
     ...ORG_READ,
@@ -324,22 +326,22 @@ export const WEBHOOK_ROUTES = defineRoutes({
     responses: responses(DELIVERIES, NOT_FOUND, IN_ORG),
   },
   orgWebhookReplayOne: {
-    ...ORG_WRITE,
+    ...ORG_COUNTED,
     method: 'POST',
     path: '/orgs/:orgId/webhooks/:endpointId/deliveries/:deliveryId/replay',
     summary: 'Send one delivery of an organization endpoint again (owners), at once, its schedule started over',
     request: noBody,
     params: orgDeliveryParams,
-    responses: responses(REPLAYED_ONE, NOT_FOUND, IN_ORG),
+    responses: responses(REPLAYED_ONE, NOT_FOUND, IN_ORG, LIMITED),
   },
   orgWebhookReplay: {
-    ...ORG_WRITE,
+    ...ORG_COUNTED,
     method: 'POST',
     path: '/orgs/:orgId/webhooks/:endpointId/replay',
     summary: 'Send again every dead delivery of an organization endpoint made in [`since`, `until`) (owners; with `delivered: true`, the delivered ones too)',
     request: json(),
     params: orgEndpointParams,
     body: replayBody,
-    responses: responses(REPLAYED, NOT_FOUND, JSON_BODY_FIELDS, IN_ORG),
+    responses: responses(REPLAYED, NOT_FOUND, JSON_BODY_FIELDS, IN_ORG, LIMITED),
   },
 })

@@ -521,6 +521,13 @@ export const configSchema = z.strictObject({
        */
       picture: limiter(20, 3600, 3600),
       /**
+       * An organization's webhook changes (add, change, rotate the secret) and test events and
+       * replays, per user: any signed-in person can found an organization, and each call resolves
+       * a host name or queues deliveries on the worker every organization and the platform share.
+       * 60 an hour is plenty for setting endpoints up.
+       */
+      organizationWebhooks: limiter(60, 3600, 3600),
+      /**
        * Reset and verification link mails per recipient address, whoever asks: over it a mail is
        * not sent (the request is answered as usual). 5 an hour leaves a sign-up's mail, its 3
        * resends and a reset; no block beyond the window, so mails resume when it ends.

@@ -496,6 +496,26 @@ describe("an organization's endpoints", () => {
     }
   })
 
+  it("counts an organization's webhook changes and test events per person: past rate_limiters.organizationWebhooks (60 an hour) a 429 with Retry-After", async () => {
+    const founder = await signupUser(iam, { client: { ip: '203.0.113.244' } })
+    const own = await newOrg(founder, 'hooks-counted')
+    const path = `/org-hook/${++pathCounter}`
+    hooks.scripts.set(path, [{ status: 200 }])
+    const created = await json(await authed(iam, founder, 'POST', `/orgs/${own}/webhooks`, { url: `${hooks.base}${path}`, eventTypes: ['*'] }))
+    const hook = (created.data as { endpoint: { id: string } }).endpoint
+    const statuses: number[] = []
+    // the creation was the first of the 60
+    for (let i = 0; i < 60; i++) statuses.push((await authed(iam, founder, 'POST', `/orgs/${own}/webhooks/${hook.id}/test`)).status)
+    expect(statuses.slice(0, 59).every((status) => status === 200)).toBe(true)
+    expect(statuses[59]).toBe(429)
+    const refused = await authed(iam, founder, 'POST', `/orgs/${own}/webhooks/${hook.id}/rotate-secret`)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    // reading is not counted, and another owner has a count of their own
+    expect((await authed(iam, founder, 'GET', `/orgs/${own}/webhooks/${hook.id}/deliveries`)).status).toBe(200)
+    expect((await asOwner('POST', `/orgs/${org}/webhooks/${(await addOrgEndpoint(org, ['*'])).id}/test`)).status).toBe(200)
+  })
+
   it("removes the organization's endpoints with their deliveries when it is deleted, and tells the platform's endpoints it is gone", async () => {
     const doomed = await newOrg(owner, 'hooks-doomed')
     const hook = await addOrgEndpoint(doomed, ['organization.*', 'invitation.*'])

@@ -52,6 +52,7 @@ describe('limiter registry and route table', () => {
       mailbox: 'auth.mailbox',
       deviceUserCode: 'oidc.deviceUserCode',
       oidcRegistration: 'oidc.registration',
+      organizationWebhooks: 'orgs.webhooks',
     } satisfies Record<LimiterName, string>)
   })
 

@@ -68,7 +68,7 @@ export const loginDelaySubject = (email: string, device?: number) => {
 }
 
 /** The IAM's own limiters beyond the API token ones: `rate_limiters.<name>`, windows and timed blocks, never permanent. */
-type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emailSignIn' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'picture' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration'
+type DesignLimiter = 'signup' | 'login' | 'oauth' | 'refresh' | 'links' | 'codes' | 'forgotPassword' | 'emailSignIn' | 'emails' | 'check' | 'passkeyOptions' | 'resendVerification' | 'export' | 'picture' | 'mailbox' | 'deviceUserCode' | 'oidcRegistration' | 'organizationWebhooks'
 const design = <F>(config: DesignLimiter, storage: string, key: (facts: F) => string) =>
   count({ storage, config: `rate_limiters.${config}`, parts: (rl) => rl[config], permanentAfter: 0, key })
 
@@ -171,6 +171,11 @@ const RULES = {
   ),
   /** dynamic client registrations per client IP: each stores a client row, so open registration stays bounded */
   oidcRegistration: design('oidcRegistration', 'oidc.registration', byIp),
+  /**
+   * an organization's webhook changes and test events per user: anyone may found an organization,
+   * and each call resolves a host name or queues a delivery on the worker the platform shares
+   */
+  organizationWebhooks: design('organizationWebhooks', 'orgs.webhooks', byUser),
 } satisfies { [N in LimiterName]: CountRule<never> | DelayRule<never> }
 
 type Rules = typeof RULES

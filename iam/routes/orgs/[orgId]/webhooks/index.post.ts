@@ -1,6 +1,6 @@
 import { ROUTES } from '../../../../contract/routes'
 import { createEndpoint } from '../../../../features/webhooks/endpoints'
-import { ownersWebhookScope } from '../../../../http/org-webhook-scope'
+import { COUNTED, ownersWebhookScope } from '../../../../http/org-webhook-scope'
 import { okEnvelope } from '../../../../http/respond'
 import { body, defineRoute } from '../../../../http/route'
 import { refuseWebhook } from '../../../../http/webhook-failures'
@@ -10,7 +10,7 @@ import { refuseWebhook } from '../../../../http/webhook-failures'
  * owners): an endpoint hearing the organization's own events, and its signing secret, which no later
  * answer shows again. Markup in the description is refused by its text rule, as on the admin route.
  */
-export default defineRoute(ROUTES.orgWebhookCreate, [body({ markupCheck: false })], async ({ ctx, user, params, body }) => {
+export default defineRoute(ROUTES.orgWebhookCreate, [body({ markupCheck: false }), COUNTED], async ({ ctx, user, params, body }) => {
   const result = await createEndpoint(ctx, await ownersWebhookScope(ctx, params.orgId, user.userId), body)
   if (!result.ok) return refuseWebhook(result)
   return okEnvelope({ endpoint: result.endpoint, secret: result.secret! })
