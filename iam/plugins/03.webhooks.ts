@@ -21,7 +21,7 @@ import { startDeliveries } from '../features/webhooks/deliver'
 import { moveUpStranded, STRANDED_SWEEP_MS } from '../features/webhooks/queue-order'
 import { webhookQueueStats } from '../features/webhooks/deliveries'
 import { reloadSubscriptions } from '../features/webhooks/endpoints'
-import { pruneSettledDeliveries, PRUNE_SWEEP_MS } from '../features/webhooks/retention'
+import { pruneOrphanedDeliveries, pruneSettledDeliveries, PRUNE_SWEEP_MS } from '../features/webhooks/retention'
 import { turnSubscriptionsOff } from '../features/webhooks/subscriptions'
 import { runAfterResponse } from '../lib/background'
 import { useIamMetrics } from '../lib/metrics'
@@ -87,18 +87,21 @@ export default defineNitroPlugin((nitroApp) => {
     let pruning = false
     const prune = () => {
       const { retentionMs } = ctx.config.webhooks
-      if (!worker || state.closed || retentionMs === 0 || pruning || ctx.now() - prunedAt < PRUNE_SWEEP_MS) return
+      if (!worker || state.closed || pruning || ctx.now() - prunedAt < PRUNE_SWEEP_MS) return
       pruning = true
       prunedAt = ctx.now()
       runAfterResponse(
-        () =>
-          pruneSettledDeliveries(ctx.db, new Date(prunedAt - retentionMs))
-            .then((pruned) => {
-              if (pruned > 0) ctx.log.info('webhook deliveries pruned from the log', { pruned })
-            })
-            .finally(() => {
-              pruning = false
-            }),
+        async () => {
+          try {
+            // a delivery whose endpoint is gone goes whatever the retention: nobody is left to send it to
+            const orphaned = await pruneOrphanedDeliveries(ctx.db)
+            if (orphaned > 0) ctx.log.info('webhook deliveries of deleted endpoints pruned', { pruned: orphaned })
+            const pruned = retentionMs === 0 ? 0 : await pruneSettledDeliveries(ctx.db, new Date(prunedAt - retentionMs))
+            if (pruned > 0) ctx.log.info('webhook deliveries pruned from the log', { pruned })
+          } finally {
+            pruning = false
+          }
+        },
         (error) => ctx.log.error('webhook log prune failed', { error: error.message }),
       )
     }

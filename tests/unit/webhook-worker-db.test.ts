@@ -16,11 +16,11 @@ import type { Database } from '../../iam/db/schema'
 import { configSchema } from '../../iam/lib/config-schema'
 import { startDeliveries } from '../../iam/features/webhooks/deliver'
 import { listDeliveries, replayDelivery, replayRange } from '../../iam/features/webhooks/deliveries'
-import { deleteEndpoint } from '../../iam/features/webhooks/endpoints'
+import { createEndpoint, deleteEndpoint } from '../../iam/features/webhooks/endpoints'
 import { PLATFORM } from '../../iam/features/webhooks/endpoints-repo'
 import { enqueueWebhookEvent } from '../../iam/features/webhooks/outbox'
 import { moveUpStranded, waitsBehindEarlier } from '../../iam/features/webhooks/queue-order'
-import { pruneSettledDeliveries } from '../../iam/features/webhooks/retention'
+import { pruneOrphanedDeliveries, pruneSettledDeliveries } from '../../iam/features/webhooks/retention'
 import { newWebhookSecret, sealWebhookSecret } from '../../iam/features/webhooks/secret'
 import { createMigratedDatabase } from '../helpers/test-database'
 
@@ -423,9 +423,30 @@ describe("the delivery log's retention", () => {
     expect(await left()).toEqual([ids[4], ids[5]])
     expect(await logged()).toEqual([ids[4]])
   })
+
+  it('deletes a pending delivery whose endpoint is gone (queued as its endpoint was deleted), with its attempts, and keeps a live endpoint\'s', async () => {
+    const gone = await endpointWithDeliveries(1)
+    const live = await endpointWithDeliveries(1)
+    await db.insertInto('webhook_attempts').values({ delivery_id: gone.ids[0]!, endpoint_id: gone.endpointId, attempted_at: new Date(), status: 500, duration_ms: 3, error: null, response_excerpt: null }).execute()
+    // the endpoint's row alone, as a deletion that committed before this delivery's change did leaves it
+    await db.deleteFrom('webhook_endpoints').where('id', '=', gone.endpointId).execute()
+
+    expect(await pruneOrphanedDeliveries(db)).toBeGreaterThanOrEqual(1)
+    expect(await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [...gone.ids, ...live.ids]).execute()).toEqual([{ id: live.ids[0] }])
+    expect(await db.selectFrom('webhook_attempts').select('id').where('delivery_id', '=', gone.ids[0]!).execute()).toEqual([])
+  })
 })
 
 describe("an organization's endpoint", () => {
+  it('added just after its organization was deleted (the owner\'s check passed before): org_not_found, nothing written', async () => {
+    const orgId = '0b9d7c1e-5f3a-4c2b-8e6d-1a2b3c4d5e6f'
+    const before = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const result = await createEndpoint(ctx(), { kind: 'organization', organizationId: orgId }, { url: 'https://1.1.1.1/in', eventTypes: ['*'] })
+    expect(result).toEqual({ ok: false, code: 'org_not_found' })
+    const after = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    expect(Number(after.n)).toBe(Number(before.n))
+  })
+
   it("is refused at delivery an address the operator opened to the platform's endpoints only, and the platform's is sent there", async () => {
     const { public_id: orgId } = await db.insertInto('organizations').values({ slug: `hooks-${randomBytes(4).toString('hex')}`, name: 'Hooks' }).returning('public_id').executeTakeFirstOrThrow()
     const platform = await endpointWithDeliveries(1)

@@ -29,7 +29,15 @@ export interface EndpointInput {
 
 export type { EndpointView, EndpointScope }
 
-export type EndpointResult = { ok: true; endpoint: EndpointView; secret?: string } | { ok: false; code: 'webhook_url_refused'; message: string } | { ok: false; code: 'webhook_not_found' }
+export type EndpointResult =
+  | { ok: true; endpoint: EndpointView; secret?: string }
+  | { ok: false; code: 'webhook_url_refused'; message: string }
+  | { ok: false; code: 'webhook_not_found' }
+  // the organization was deleted after its owner's check and before the endpoint's insert
+  | { ok: false; code: 'org_not_found' }
+
+/** A foreign key's refusal (SQLSTATE 23503), as PostgreSQL and PGlite report it. */
+const isForeignKeyViolation = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503'
 
 const NOT_FOUND = { ok: false, code: 'webhook_not_found' } as const
 
@@ -85,21 +93,28 @@ export async function createEndpoint(ctx: Ctx, scope: EndpointScope, input: Endp
   const secret = newWebhookSecret()
   const now = new Date(ctx.now())
   const enabled = input.enabled ?? true
-  await ctx.db
-    .insertInto('webhook_endpoints')
-    .values({
-      public_id: publicId,
-      url: checked.url,
-      description: input.description ?? '',
-      event_types: JSON.stringify(uniquePatterns(input.eventTypes)),
-      enabled,
-      disabled_reason: enabled ? null : 'admin',
-      secret_sealed: sealWebhookSecret(ctx.config.secrets.totpKeys, publicId, secret),
-      organization_id: scope.kind === 'organization' ? scope.organizationId : null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute()
+  try {
+    await ctx.db
+      .insertInto('webhook_endpoints')
+      .values({
+        public_id: publicId,
+        url: checked.url,
+        description: input.description ?? '',
+        event_types: JSON.stringify(uniquePatterns(input.eventTypes)),
+        enabled,
+        disabled_reason: enabled ? null : 'admin',
+        secret_sealed: sealWebhookSecret(ctx.config.secrets.totpKeys, publicId, secret),
+        organization_id: scope.kind === 'organization' ? scope.organizationId : null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute()
+  } catch (error) {
+    // an organization deleted meanwhile (its owners' check passed, its deletion committed since): as
+    // if it had been gone at the check
+    if (scope.kind === 'organization' && isForeignKeyViolation(error)) return { ok: false, code: 'org_not_found' }
+    throw error
+  }
   await reloadSubscriptions(ctx)
   const endpoint = await readEndpoint(ctx, scope, publicId)
   return { ok: true, endpoint: endpoint!, secret }

@@ -7,13 +7,14 @@
  *
  * Never a pending delivery, however old (its endpoint switched off, or waiting behind another of its
  * account): deleting it would lose an event that was never delivered. A delivery being replayed is
- * pending again, and so kept.
+ * pending again, and so kept. The one exception is a pending delivery whose endpoint is gone
+ * (pruneOrphanedDeliveries): there is nobody left to deliver it to.
  *
  * Rows go in batches, oldest first by id (the outbox writes ids in the order of its events), each a
  * statement of its own that takes its rows with `FOR UPDATE SKIP LOCKED`: instances pruning at once
  * do not wait on each other, and a row a replay holds is left for the next prune.
  */
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/schema'
 
 /** How often a worker prunes the log. */
@@ -27,17 +28,37 @@ export const PRUNE_MAX_BATCHES = 50
  * Deletes settled deliveries queued before `before`, with their logged attempts, in batches of
  * `batch` (at most `maxBatches` of them). How many deliveries were deleted.
  */
-export async function pruneSettledDeliveries(db: Kysely<Database>, before: Date, options: { batch?: number; maxBatches?: number } = {}): Promise<number> {
+export function pruneSettledDeliveries(db: Kysely<Database>, before: Date, options: BatchOptions = {}): Promise<number> {
+  return pruneInBatches(db, sql<boolean>`o.status <> 'pending' and o.created_at < ${before.toISOString()}::timestamptz`, options)
+}
+
+/**
+ * Deletes pending deliveries whose endpoint is gone, with their logged attempts: a change that read
+ * an endpoint just before its deletion committed can queue a delivery after the deletion removed the
+ * endpoint's others (the outbox's INSERT ... SELECT takes no lock on the endpoint), and such a row
+ * would wait for ever, never claimed, never shown, never old enough to prune as settled. Nothing
+ * reads it: a delivery's every reader starts from its endpoint. How many.
+ */
+export function pruneOrphanedDeliveries(db: Kysely<Database>, options: BatchOptions = {}): Promise<number> {
+  return pruneInBatches(db, sql<boolean>`o.status = 'pending' and not exists (select 1 from webhook_endpoints e where e.id = o.endpoint_id)`, options)
+}
+
+interface BatchOptions {
+  batch?: number
+  maxBatches?: number
+}
+
+/** The deliveries `which` picks (of `webhook_deliveries o`), oldest first, with their attempts, batch by batch. */
+async function pruneInBatches(db: Kysely<Database>, which: RawBuilder<boolean>, options: BatchOptions): Promise<number> {
   const batch = options.batch ?? PRUNE_BATCH
   const maxBatches = options.maxBatches ?? PRUNE_MAX_BATCHES
-  const cutoff = before.toISOString()
   let pruned = 0
   for (let i = 0; i < maxBatches; i++) {
     const { rows } = await sql<{ pruned: number }>`
       with gone as (
         delete from webhook_deliveries d where d.id in (
           select o.id from webhook_deliveries o
-          where o.status <> 'pending' and o.created_at < ${cutoff}::timestamptz
+          where ${which}
           order by o.id
           limit ${batch}::int
           for update skip locked)
