@@ -346,6 +346,12 @@ export const configSchema = z.strictObject({
       pollMs: z.number().int().min(10).max(60_000).default(1000),
       /** deliveries one instance has in flight at once (it takes more as answers free slots, not only at its poll) */
       batch: z.number().int().min(1).max(500).default(20),
+      /**
+       * of those, at most this many to one endpoint (half of the default batch): a receiver that
+       * answers slowly or not at all (an organization's, whose owners chose it) holds its own slots,
+       * not the whole worker
+       */
+      maxInFlightPerEndpoint: z.number().int().min(1).max(500).default(10),
       /** how long a taken delivery is this instance's; after it another instance takes it again (a crash loses nothing) */
       leaseMs: z.number().int().min(1000).max(HOUR_MS).default(MINUTE_MS),
       /** one deadline per request: lookup, connect, answer */

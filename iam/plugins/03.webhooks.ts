@@ -7,8 +7,9 @@
  * deliveries are taken with a lease under `FOR UPDATE SKIP LOCKED`. `webhooks.worker: false` leaves the sending to others
  * (events are still queued by this instance's changes, and the subscriptions still re-read).
  *
- * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance and
- * does not wait for their answers: a slow receiver holds its own slots, not the worker. A slot goes
+ * A round takes due deliveries while fewer than `webhooks.batch` are in flight on this instance, at
+ * most `webhooks.maxInFlightPerEndpoint` of them to one endpoint, and does not wait for their
+ * answers: a slow receiver holds its own slots, not the worker. A slot goes
  * on with the next delivery of the same account while there is one (deliver.ts, startDeliveries);
  * when slots come free, the instance claims again for them, without waiting for the next poll,
  * until a claim finds fewer than it asked for. Deliveries and these claims go through
@@ -35,8 +36,10 @@ export default defineNitroPlugin((nitroApp) => {
       return undefined
     }
     useIamMetrics().watchWebhookQueue(() => webhookQueueStats(ctx.db, ctx.now()))
-    // deliveries in flight on this instance: at most `batch`, whatever their receivers take
+    // deliveries in flight on this instance: at most `batch`, whatever their receivers take, and of
+    // them at most `maxInFlightPerEndpoint` to one endpoint (counted by endpoint row id)
     let inFlight = 0
+    const busy = new Map<number, number>()
     // one claim loop at a time on this instance: two groups finishing together claim once, not twice
     let claiming = false
     const onError = (error: Error) => ctx.log.error('webhook round failed', { error: error.message })
@@ -50,15 +53,20 @@ export default defineNitroPlugin((nitroApp) => {
       try {
         while (worker && !state.closed && inFlight < batch) {
           const asked = batch - inFlight
-          const { claimed, settled } = await startDeliveries(ctx, asked, { chain: goingOn })
+          const { claimed, slots } = await startDeliveries(ctx, asked, { chain: goingOn, busy })
           if (claimed === 0) break
           inFlight += claimed
-          // a slot is free once its delivery, and the ones of the same account chained after it, are done
-          for (const slot of settled) {
+          for (const { endpointId } of slots) busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1)
+          // a slot is free once its delivery, and the ones of the same account chained after it (to
+          // the same endpoint), are done
+          for (const { endpointId, settled } of slots) {
             runAfterResponse(
               () =>
-                slot.finally(() => {
+                settled.finally(() => {
                   inFlight -= 1
+                  const left = busy.get(endpointId)! - 1
+                  if (left > 0) busy.set(endpointId, left)
+                  else busy.delete(endpointId)
                   refill()
                 }),
               onError,

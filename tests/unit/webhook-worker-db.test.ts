@@ -437,6 +437,27 @@ describe("the delivery log's retention", () => {
   })
 })
 
+describe('deliveries in flight per endpoint', () => {
+  it('a claim takes at most webhooks.maxInFlightPerEndpoint for one endpoint, less those already in flight on the instance, and the others\' as usual', async () => {
+    const capped = configSchema.parse({ ...config, webhooks: { ...config.webhooks, maxInFlightPerEndpoint: 3 } })
+    const slow = await endpointWithDeliveries(8)
+    const other = await endpointWithDeliveries(2)
+    const first = await startDeliveries(ctx(capped), 10)
+    const taken = (slots: Array<{ endpointId: number }>, endpointId: number) => slots.filter((slot) => slot.endpointId === endpointId).length
+    expect(taken(first.slots, slow.endpointId)).toBe(3)
+    expect(taken(first.slots, other.endpointId)).toBe(2)
+    // with those in flight, the slow endpoint has no room left: nothing more of it is taken
+    const busy = new Map([[slow.endpointId, 3], [other.endpointId, 2]])
+    const second = await startDeliveries(ctx(capped), 10, { busy })
+    expect(taken(second.slots, slow.endpointId)).toBe(0)
+    // one of its three answered: room for one more
+    const third = await startDeliveries(ctx(capped), 10, { busy: new Map([[slow.endpointId, 2]]) })
+    expect(taken(third.slots, slow.endpointId)).toBe(1)
+    const answering = setInterval(() => release(200), 10)
+    await Promise.all([first.done, second.done, third.done]).finally(() => clearInterval(answering))
+  })
+})
+
 describe("an organization's endpoint", () => {
   it('added just after its organization was deleted (the owner\'s check passed before): org_not_found, nothing written', async () => {
     const orgId = '0b9d7c1e-5f3a-4c2b-8e6d-1a2b3c4d5e6f'

@@ -68,26 +68,35 @@ interface Claimed {
  * passes over is only a row queued behind another of its account (queue-order.ts), which is rare
  * among due rows: the rows it holds are locked for this statement only.
  */
-async function claimDue(ctx: Ctx, now: Date, limit: number): Promise<Claimed[]> {
-  const { leaseMs } = ctx.config.webhooks
+async function claimDue(ctx: Ctx, now: Date, limit: number, busy: ReadonlyMap<number, number>): Promise<Claimed[]> {
+  const { leaseMs, maxInFlightPerEndpoint: cap } = ctx.config.webhooks
   const nowText = now.toISOString()
   const leaseEnd = new Date(now.getTime() + leaseMs).toISOString()
+  // the room each endpoint with deliveries in flight on this instance has left; the others have `cap`
+  const busyIds = [...busy.keys()]
+  const rooms = busyIds.map((id) => Math.max(0, cap - busy.get(id)!))
   const { rows } = await sql<Claimed>`
     update webhook_deliveries d set leased_until = ${leaseEnd}::timestamptz
     from (
-      select w.id from (
-        select d1.id, d1.endpoint_id, d1.account_key, d1.next_attempt_at from webhook_deliveries d1
-        where d1.status = 'pending' and d1.next_attempt_at <= ${nowText}::timestamptz
-          and (d1.leased_until is null or d1.leased_until <= ${nowText}::timestamptz)
-          and exists (select 1 from webhook_endpoints e where e.id = d1.endpoint_id and (e.enabled or d1.event_type = 'webhook.test'))
-        order by d1.next_attempt_at, d1.id
-        limit ${limit * 4}::int
-        for update of d1 skip locked
-      ) w
-      where w.account_key is null or w.id = (
-        select min(o.id) from webhook_deliveries o
-        where o.endpoint_id = w.endpoint_id and o.account_key = w.account_key and o.status = 'pending')
-      order by w.next_attempt_at, w.id
+      select f.id from (
+        select w.id, w.next_attempt_at, w.endpoint_id,
+          row_number() over (partition by w.endpoint_id order by w.next_attempt_at, w.id) as nth
+        from (
+          select d1.id, d1.endpoint_id, d1.account_key, d1.next_attempt_at from webhook_deliveries d1
+          where d1.status = 'pending' and d1.next_attempt_at <= ${nowText}::timestamptz
+            and (d1.leased_until is null or d1.leased_until <= ${nowText}::timestamptz)
+            and exists (select 1 from webhook_endpoints e where e.id = d1.endpoint_id and (e.enabled or d1.event_type = 'webhook.test'))
+          order by d1.next_attempt_at, d1.id
+          limit ${limit * 4}::int
+          for update of d1 skip locked
+        ) w
+        where w.account_key is null or w.id = (
+          select min(o.id) from webhook_deliveries o
+          where o.endpoint_id = w.endpoint_id and o.account_key = w.account_key and o.status = 'pending')
+      ) f
+      left join unnest(${busyIds}::int[], ${rooms}::int[]) as r(endpoint_id, room) on r.endpoint_id = f.endpoint_id
+      where f.nth <= coalesce(r.room, ${cap}::int)
+      order by f.next_attempt_at, f.id
       limit ${limit}::int
     ) c, webhook_endpoints e
     where d.id = c.id and e.id = d.endpoint_id
@@ -106,6 +115,11 @@ export interface DeliveryOptions {
    * Without it, the next one is only moved up, for a later claim to take.
    */
   chain?: () => boolean
+  /**
+   * deliveries in flight on this instance by endpoint row id: a claim takes no more for an endpoint
+   * than `webhooks.maxInFlightPerEndpoint` less these (a slot's chain stays on its endpoint)
+   */
+  busy?: ReadonlyMap<number, number>
 }
 
 /**
@@ -120,10 +134,15 @@ export interface DeliveryOptions {
  * account with a backlog (a person signing in again and again), one statement per answer instead
  * of a write and then a claim, and no wait for the next poll.
  */
-export async function startDeliveries(ctx: Ctx, limit: number, options: DeliveryOptions = {}): Promise<{ claimed: number; settled: Promise<void>[]; done: Promise<void> }> {
-  const claimed = await claimDue(ctx, new Date(ctx.now()), limit)
-  const settled = claimed.map((row) => deliverChain(ctx, row, options))
-  return { claimed: claimed.length, settled, done: Promise.all(settled).then(() => undefined) }
+export async function startDeliveries(
+  ctx: Ctx,
+  limit: number,
+  options: DeliveryOptions = {},
+): Promise<{ claimed: number; slots: Array<{ endpointId: number; settled: Promise<void> }>; settled: Promise<void>[]; done: Promise<void> }> {
+  const claimed = await claimDue(ctx, new Date(ctx.now()), limit, options.busy ?? new Map())
+  const slots = claimed.map((row) => ({ endpointId: row.endpoint_id, settled: deliverChain(ctx, row, options) }))
+  const settled = slots.map((slot) => slot.settled)
+  return { claimed: claimed.length, slots, settled, done: Promise.all(settled).then(() => undefined) }
 }
 
 async function deliverChain(ctx: Ctx, first: Claimed, options: DeliveryOptions): Promise<void> {
