@@ -153,10 +153,44 @@ export function addressAllowed(address: string, policy: Pick<OutboundPolicy, 'al
   return !REFUSED.check(address, type)
 }
 
-const defaultResolve = (hostname: string) =>
-  new Promise<readonly LookupAddress[]>((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)))
-  })
+/**
+ * At most `max` calls of `run` at once; the others wait in order for one to end. A call's slot is
+ * held until its promise settles, however long that takes.
+ */
+export function limitConcurrency<A extends unknown[], R>(run: (...args: A) => Promise<R>, max: number): (...args: A) => Promise<R> {
+  let running = 0
+  const waiting: Array<() => void> = []
+  const next = () => {
+    running -= 1
+    waiting.shift()?.()
+  }
+  return async (...args) => {
+    if (running >= max) await new Promise<void>((resume) => waiting.push(resume))
+    running += 1
+    return run(...args).finally(next)
+  }
+}
+
+/**
+ * How many host names the guard resolves at once. node's resolver (getaddrinfo) holds a thread of
+ * libuv's pool of four until the name server answers or the system resolver gives up, tens of
+ * seconds for a name server that never answers; the pool also runs the crypto jobs that sign every
+ * sign-in's tokens. A host name anyone can choose (an organization's webhook endpoint, a client's
+ * metadata document) must not be able to take the whole pool: lookups past these wait for a
+ * thread, within their caller's deadline.
+ */
+export const CONCURRENT_LOOKUPS = 2
+
+/** node's resolver, at most CONCURRENT_LOOKUPS at once: every address of `hostname`, as the system orders them. */
+export const resolveHost = limitConcurrency(
+  (hostname: string) =>
+    new Promise<readonly LookupAddress[]>((resolve, reject) => {
+      dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)))
+    }),
+  CONCURRENT_LOOKUPS,
+)
+
+const defaultResolve = resolveHost
 
 /**
  * The lookup the socket uses: resolves, refuses the whole name if any address is refused, and

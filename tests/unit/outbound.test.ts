@@ -6,8 +6,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { LookupAddress } from 'node:dns'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { addressAllowed, guardedFetch, guardedFetchApi, OutboundRefused, type OutboundPolicy } from '../../shared/outbound'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { addressAllowed, CONCURRENT_LOOKUPS, guardedFetch, guardedFetchApi, limitConcurrency, OutboundRefused, type OutboundPolicy } from '../../shared/outbound'
+import { checkEndpointUrl } from '../../iam/features/webhooks/url-check'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 const seen: Array<{ path: string; host: string; body: string }> = []
@@ -276,5 +277,43 @@ describe('guardedFetchApi, the guard in the shape of fetch for libraries', () =>
     handler = () => {}
     const error = await guardedFetchApi(LOCAL)(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(50) }).then(() => null, (e: unknown) => e)
     expect(((error as TypeError).cause as OutboundRefused).reason).toBe('timeout')
+  })
+})
+
+describe('host names resolved a few at a time', () => {
+  it('limitConcurrency runs at most `max` calls at once, starts the next in order as one settles, a failure included', async () => {
+    const started: number[] = []
+    const finish = new Map<number, { ok: () => void; fail: () => void }>()
+    const run = limitConcurrency(
+      (n: number) =>
+        new Promise<number>((resolve, reject) => {
+          started.push(n)
+          finish.set(n, { ok: () => resolve(n), fail: () => reject(new Error(`call ${n} failed`)) })
+        }),
+      2,
+    )
+    const calls = [1, 2, 3, 4].map((n) => run(n))
+    await Promise.resolve()
+    expect(started).toEqual([1, 2])
+    finish.get(2)!.fail()
+    await expect(calls[1]).rejects.toThrow('call 2 failed')
+    await vi.waitFor(() => expect(started).toEqual([1, 2, 3]))
+    finish.get(1)!.ok()
+    expect(await calls[0]).toBe(1)
+    await vi.waitFor(() => expect(started).toEqual([1, 2, 3, 4]))
+    finish.get(3)!.ok()
+    finish.get(4)!.ok()
+    expect(await Promise.all([calls[2], calls[3]])).toEqual([3, 4])
+  })
+
+  it('the guard resolves at most CONCURRENT_LOOKUPS names at once, fewer than the four threads of the pool the crypto jobs share', () => {
+    expect(CONCURRENT_LOOKUPS).toBeGreaterThanOrEqual(1)
+    expect(CONCURRENT_LOOKUPS).toBeLessThan(4)
+  })
+
+  it("a webhook endpoint's name that never resolves is refused within the policy's deadline", async () => {
+    const never = () => new Promise<string[]>(() => {})
+    const checked = await checkEndpointUrl('https://hangs.example.com/in', { allowHttp: false, allowAddresses: [], timeoutMs: 50 }, never)
+    expect(checked).toEqual({ ok: false, message: 'url: hangs.example.com did not resolve within 50 ms' })
   })
 })

@@ -5,14 +5,13 @@
  * against the addresses the name resolves to then (a name that later resolves to an internal
  * address is refused there: DNS rebinding).
  */
-import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { addressAllowed, type OutboundPolicy } from '../../../shared/outbound'
+import { addressAllowed, resolveHost, type OutboundPolicy } from '../../../shared/outbound'
 import { WEBHOOK_URL_MAX } from '../../contract/webhooks'
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; message: string }
 
-type Policy = Pick<OutboundPolicy, 'allowHttp' | 'allowAddresses'>
+type Policy = Pick<OutboundPolicy, 'allowHttp' | 'allowAddresses' | 'timeoutMs'>
 
 export async function checkEndpointUrl(raw: string, policy: Policy, resolve = defaultResolve): Promise<UrlCheck> {
   let url: URL
@@ -30,10 +29,17 @@ export async function checkEndpointUrl(raw: string, policy: Policy, resolve = de
   let addresses: string[]
   if (isIP(host)) addresses = [host]
   else {
+    // a name server that never answers costs the request its deadline, not the caller's patience
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((settle) => (timer = setTimeout(() => settle('late'), policy.timeoutMs)))
     try {
-      addresses = await resolve(host)
+      const found = await Promise.race([resolve(host), late])
+      if (found === 'late') return { ok: false, message: `url: ${host} did not resolve within ${policy.timeoutMs} ms` }
+      addresses = found
     } catch {
       return { ok: false, message: `url: ${host} does not resolve` }
+    } finally {
+      clearTimeout(timer)
     }
     if (addresses.length === 0) return { ok: false, message: `url: ${host} does not resolve` }
   }
@@ -44,6 +50,5 @@ export async function checkEndpointUrl(raw: string, policy: Policy, resolve = de
 }
 
 async function defaultResolve(host: string): Promise<string[]> {
-  const found = await lookup(host, { all: true, verbatim: true })
-  return found.map((a) => a.address)
+  return (await resolveHost(host)).map((a) => a.address)
 }
