@@ -4,41 +4,22 @@
 // then waiting for the family would deadlock with such a revocation, and PostgreSQL would abort one
 // of them (a 500 for its request). PostgreSQL only: PGlite serves one connection at a time.
 import { randomBytes } from 'node:crypto'
-import { sql, type Kysely } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { migrateToLatest } from '../../iam/db/database'
-import type { Database } from '../../iam/db/schema'
 import { hashRefreshToken, newRefreshToken } from '../../iam/features/sessions/refresh-token'
 import { insertSessionAtOnce, revokeFamilies, rotateInOneStatement } from '../../iam/features/sessions/sessions-repo'
-import { connectDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { twoConnections, untilWaitingOnLock } from '../helpers/lock-order'
 import { skippedWithout, titled } from '../helpers/skip-notes'
 
-const cleanups: Array<() => Promise<void>> = []
+let close: (() => Promise<void>) | undefined
 afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
+  await close?.()
 })
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Resolves once some statement of the database waits for a row lock (checked every 20 ms). */
-async function untilWaitingOnLock(db: Kysely<Database>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
-    if (rows[0]!.n > 0) return
-    await pause(20)
-  }
-  throw new Error('no statement ever waited for the lock')
-}
 
 // PostgreSQL only when DATABASE_URL names a server (the PostgreSQL + Redis run of the suite sets it)
 describe.skipIf(skippedWithout('postgres'))(titled('rotation against a revocation of its family, on PostgreSQL', 'postgres'), () => {
   it('waits for the revocation that holds the family, then spends nothing: no deadlock, no successor', async () => {
-    const pg = await createThrowawayPg(DATABASE_URL!)
-    cleanups.push(() => pg.drop())
-    const [revoker, rotator] = await Promise.all([connectDatabase(pg.url), connectDatabase(pg.url)])
-    cleanups.push(async () => void (await Promise.all([revoker.destroy(), rotator.destroy()])))
-    await migrateToLatest(revoker)
+    const { first: revoker, second: rotator, ...opened } = await twoConnections()
+    close = opened.close
 
     const now = new Date()
     const { id: userId } = await revoker.insertInto('users').values({ email: 'lock-order@example.com', name: 'n', roles: ['user'] }).returning('id').executeTakeFirstOrThrow()

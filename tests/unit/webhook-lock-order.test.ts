@@ -5,40 +5,22 @@
 // and then waited for a delivery the worker held would deadlock with it, and PostgreSQL would abort
 // one of them (a 500 for the owner who deleted). PostgreSQL only: PGlite serves one connection at a time.
 import { randomBytes } from 'node:crypto'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { migrateToLatest } from '../../iam/db/database'
-import type { Database } from '../../iam/db/schema'
 import { deleteWithLogs, PLATFORM } from '../../iam/features/webhooks/endpoints-repo'
-import { connectDatabase, createThrowawayPg, DATABASE_URL } from '../helpers/test-database'
+import { twoConnections, untilWaitingOnLock } from '../helpers/lock-order'
 import { skippedWithout, titled } from '../helpers/skip-notes'
 
-const cleanups: Array<() => Promise<void>> = []
+let close: (() => Promise<void>) | undefined
 afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
+  await close?.()
 })
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Resolves once some statement of the database waits for a row lock (checked every 20 ms). */
-async function untilWaitingOnLock(db: Kysely<Database>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
-    if (rows[0]!.n > 0) return
-    await pause(20)
-  }
-  throw new Error('no statement ever waited for the lock')
-}
 
 // PostgreSQL only when DATABASE_URL names a server (the PostgreSQL + Redis run of the suite sets it)
 describe.skipIf(skippedWithout('postgres'))(titled('deleting a webhook endpoint while the worker records a failure of it, on PostgreSQL', 'postgres'), () => {
   it('waits for the worker, which locks the delivery and then the endpoint, and then deletes both: no deadlock', async () => {
-    const pg = await createThrowawayPg(DATABASE_URL!)
-    cleanups.push(() => pg.drop())
-    const [worker, owner] = await Promise.all([connectDatabase(pg.url), connectDatabase(pg.url)])
-    cleanups.push(async () => void (await Promise.all([worker.destroy(), owner.destroy()])))
-    await migrateToLatest(worker)
+    const { first: worker, second: owner, ...opened } = await twoConnections()
+    close = opened.close
 
     const now = new Date()
     const publicId = `ep_${randomBytes(16).toString('base64url').slice(0, 22)}`
