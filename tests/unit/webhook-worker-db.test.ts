@@ -438,6 +438,9 @@ describe("the delivery log's retention", () => {
 })
 
 describe('deliveries in flight per endpoint', () => {
+  // what a test leaves due would be the next test's claim
+  const dropPending = (...endpointIds: number[]) => db.deleteFrom('webhook_deliveries').where('endpoint_id', 'in', endpointIds).where('status', '=', 'pending').execute()
+
   it('a claim takes at most webhooks.maxInFlightPerEndpoint for one endpoint, less those already in flight on the instance, and the others\' as usual', async () => {
     const capped = configSchema.parse({ ...config, webhooks: { ...config.webhooks, maxInFlightPerEndpoint: 3 } })
     const slow = await endpointWithDeliveries(8)
@@ -455,6 +458,23 @@ describe('deliveries in flight per endpoint', () => {
     expect(taken(third.slots, slow.endpointId)).toBe(1)
     const answering = setInterval(() => release(200), 10)
     await Promise.all([first.done, second.done, third.done]).finally(() => clearInterval(answering))
+    await dropPending(slow.endpointId, other.endpointId)
+  })
+
+  it("an endpoint without room does not hide the others' due deliveries behind its older backlog", async () => {
+    const capped = configSchema.parse({ ...config, webhooks: { ...config.webhooks, maxInFlightPerEndpoint: 3 } })
+    const slow = await endpointWithDeliveries(8)
+    const other = await endpointWithDeliveries(1)
+    // a claim of one reads a window of four due rows: the slow endpoint's oldest four, were it not full
+    const claim = await startDeliveries(ctx(capped), 1, { busy: new Map([[slow.endpointId, 3]]) })
+    expect(claim.slots.map((slot) => slot.endpointId)).toEqual([other.endpointId])
+    const answering = setInterval(() => release(200), 10)
+    await claim.done
+    // the slow endpoint's backlog is taken by claims that have room for it, up to the cap each
+    const rest = await startDeliveries(ctx(capped), 10)
+    expect(rest.slots.map((slot) => slot.endpointId)).toEqual([slow.endpointId, slow.endpointId, slow.endpointId])
+    await rest.done.finally(() => clearInterval(answering))
+    await dropPending(slow.endpointId, other.endpointId)
   })
 })
 

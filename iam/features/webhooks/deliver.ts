@@ -67,14 +67,21 @@ interface Claimed {
  * 4,000 due rows). The window holds no row of a disabled endpoint and none in flight, so what it
  * passes over is only a row queued behind another of its account (queue-order.ts), which is rare
  * among due rows: the rows it holds are locked for this statement only.
+ *
+ * Of the rows it picks, at most `webhooks.maxInFlightPerEndpoint` less those in flight (`busy`) are
+ * one endpoint's (ranked per endpoint in the same order); an endpoint with no room is kept out of
+ * the window. What an endpoint's rank leaves out waits for the next claim, at the latest the next poll.
  */
 async function claimDue(ctx: Ctx, now: Date, limit: number, busy: ReadonlyMap<number, number>): Promise<Claimed[]> {
   const { leaseMs, maxInFlightPerEndpoint: cap } = ctx.config.webhooks
   const nowText = now.toISOString()
   const leaseEnd = new Date(now.getTime() + leaseMs).toISOString()
-  // the room each endpoint with deliveries in flight on this instance has left; the others have `cap`
+  // the room each endpoint with deliveries in flight on this instance has left; the others have `cap`.
+  // An endpoint without room is left out of the window itself: its backlog, oldest first, would
+  // otherwise fill the window and hide every other endpoint's due rows behind it.
   const busyIds = [...busy.keys()]
   const rooms = busyIds.map((id) => Math.max(0, cap - busy.get(id)!))
+  const full = busyIds.filter((_, i) => rooms[i] === 0)
   const { rows } = await sql<Claimed>`
     update webhook_deliveries d set leased_until = ${leaseEnd}::timestamptz
     from (
@@ -86,6 +93,7 @@ async function claimDue(ctx: Ctx, now: Date, limit: number, busy: ReadonlyMap<nu
           where d1.status = 'pending' and d1.next_attempt_at <= ${nowText}::timestamptz
             and (d1.leased_until is null or d1.leased_until <= ${nowText}::timestamptz)
             and exists (select 1 from webhook_endpoints e where e.id = d1.endpoint_id and (e.enabled or d1.event_type = 'webhook.test'))
+            and d1.endpoint_id <> all(${full}::int[])
           order by d1.next_attempt_at, d1.id
           limit ${limit * 4}::int
           for update of d1 skip locked
