@@ -72,7 +72,12 @@ const attemptView = z.object({
   at: z.string(),
   status: z.number().int().nullable().describe('the HTTP status; null when no answer came (`error` says why)'),
   durationMs: z.number().int(),
-  error: z.string().nullable().describe('timeout, address_refused, network, too_large, ...; null when an answer came'),
+  error: z
+    .string()
+    .nullable()
+    .describe(
+      'why the attempt got no answer or failed, a code: address_refused, unresolvable, timeout, too_large, network, invalid_url, scheme_refused, credentials_in_url (shared/outbound.ts), secret_unreadable, redirect_not_followed; null when a usable answer came',
+    ),
   responseExcerpt: z.string().nullable().describe('the first 1,000 characters of the answer'),
 })
 const deliveryView = z.object({
