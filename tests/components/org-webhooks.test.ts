@@ -157,7 +157,7 @@ describe("an organization's webhooks", () => {
   })
 
   it('an endpoint switched off by its failures says how to switch it back on and send the failed deliveries again', async () => {
-    answer('GET', BASE, 200, list([endpoint({ enabled: false, disabledReason: 'failing' }), endpoint({ id: 'ep_BBBBBBBBBBBBBBBBBBBBBB', enabled: false, disabledReason: null })]))
+    answer('GET', BASE, 200, list([endpoint({ enabled: false, disabledReason: 'failing' }), endpoint({ id: 'ep_BBBBBBBBBBBBBBBBBBBBBB', enabled: false, disabledReason: 'admin' })]))
     const section = await mountSection()
     expect(section.find(`[data-testid="webhook-off-hint-${ID}"]`).text()).toBe('When the receiver works again, switch the endpoint on under “Edit”, then send its failed deliveries again with “Send again a time range”.')
     // switched off by hand: nothing to repair, no hint
