@@ -669,6 +669,38 @@ describe('a run of failures', () => {
     expect(switchedOffMails(colleague.email, shown)).toEqual([])
     expect(switchedOffMails(orgOwner.email, shown)).toHaveLength(1)
   })
+  it("does not mail an organization's owner whose account is suspended: they cannot switch the endpoint on until the ban ends", async () => {
+    const orgOwner = await signupUser(strict, { client: { ip: '203.0.113.244' } })
+    // accepting an invitation takes a confirmed address
+    const suspended = await signupConfirmed(strict, smtp, { client: { ip: '203.0.113.245' } })
+    const created = await authed(strict, orgOwner, 'POST', '/orgs', { name: 'Banned Hooks', slug: `banned-hooks-${Date.now().toString(36)}` })
+    expect(created.status).toBe(201)
+    const orgId = ((await json(created)).data as { org: { id: string } }).org.id
+    // the second owner joins by the mailed invitation
+    expect((await authed(strict, orgOwner, 'POST', `/orgs/${orgId}/invitations`, { email: suspended.email, role: 'owner' })).status).toBe(201)
+    const invitation = await smtp.waitForMail((m) => recipients(m).includes(suspended.email) && /invited you to join/.test(m.text ?? ''))
+    const token = /[?&]token=([A-Za-z0-9_-]{43})/.exec(invitation.text ?? '')![1]!
+    expect((await authed(strict, suspended, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
+    const banned = await asOwner('POST', `/admin/users/${await publicIdOn(strict, owner, suspended.email)}/ban`, { reason: 'review', until: '2100-01-01T00:00:00Z' })
+    expect(banned.status).toBe(200)
+    const path = '/strict/org-banned-owner'
+    hooks.scripts.set(path, [{ status: 410 }])
+    const made = await json(await authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks`, { url: `${hooks.base}${path}`, eventTypes: ['membership.*'] }))
+    const { endpoint: hook, secret } = made.data as { endpoint: { id: string }; secret: string }
+    hooks.secrets.set(path, [secret])
+    const test = () => authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks/${hook.id}/test`).then(json)
+    await test()
+    const shown = `${new URL(hooks.base).host}${path}`
+    await smtp.waitForMail((m) => recipients(m).includes(orgOwner.email) && (m.text ?? '').includes(shown))
+    // a second event's attempt recorded: any mail of the first switch has been sent by then
+    const again = ((await test()).data as { msgId: string }).msgId
+    await waitUntil(async () => {
+      const { deliveries } = (await json(await authed(strict, orgOwner, 'GET', `/orgs/${orgId}/webhooks/${hook.id}/deliveries`))).data as { deliveries: Json[] }
+      return deliveries.some((d) => d.msgId === again && (d.attempts as number) >= 1)
+    }, 'the second test event to be tried')
+    expect(switchedOffMails(orgOwner.email, shown)).toHaveLength(1)
+    expect(switchedOffMails(suspended.email, shown)).toEqual([])
+  })
 })
 
 describe("the delivery log's retention", () => {

@@ -33,16 +33,20 @@ export function shownEndpoint(url: string): string {
 
 type Recipient = { email: string; locale: string | null; time_zone: string | null }
 
+// A suspended account (a ban in force, docs/administration.md "Suspensions") cannot sign in to
+// switch the endpoint on, so it is not told; nor is one whose deletion is confirmed.
+const canAct = sql<boolean>`(u.banned_until is null or u.banned_until <= now()) and u.deletion_due_at is null`
+
 /** Who may switch the endpoint on again and where: null when it is gone meanwhile (nothing to switch on). */
 async function peopleToTell(ctx: Ctx, publicId: string): Promise<{ recipients: Recipient[]; path: string } | null> {
   const endpoint = await ctx.db.selectFrom('webhook_endpoints').select('organization_id').where('public_id', '=', publicId).executeTakeFirst()
   if (!endpoint) return null
   if (endpoint.organization_id === null) {
     const admins = await ctx.db
-      .selectFrom('users')
-      .select(['email', 'locale', 'time_zone'])
-      .where(sql<boolean>`roles @> ${JSON.stringify([PLATFORM_ADMIN_ROLE])}::jsonb`)
-      .where('deletion_due_at', 'is', null)
+      .selectFrom('users as u')
+      .select(['u.email', 'u.locale', 'u.time_zone'])
+      .where(sql<boolean>`u.roles @> ${JSON.stringify([PLATFORM_ADMIN_ROLE])}::jsonb`)
+      .where(canAct)
       .execute()
     return { recipients: admins, path: '/admin/webhooks' }
   }
@@ -54,7 +58,7 @@ async function peopleToTell(ctx: Ctx, publicId: string): Promise<{ recipients: R
     .where(sql<boolean>`o.public_id = ${endpoint.organization_id}::uuid`)
     .where('m.role', '=', 'owner')
     .where('m.deprovisioned_at', 'is', null)
-    .where('u.deletion_due_at', 'is', null)
+    .where(canAct)
     .execute()
   return { recipients: owners, path: `/orgs/${endpoint.organization_id}#webhooks` }
 }
