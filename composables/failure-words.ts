@@ -19,6 +19,22 @@ const ENDED_KEYS: Record<string, string> = {
 /** Codes whose sentence names what the field was refused for: said at the field too, in the language. */
 const FIELD_CODES = new Set(['password_rejected', 'passwords_mismatch', 'email_taken', 'email_invalid', 'email_unchanged', 'wrong_password', 'slug_taken', 'role_name_taken', 'already_member', 'locale_unsupported', 'time_zone_unsupported'])
 
+/**
+ * The catalogue's sentence per field issue code (iam/contract/field-issues.ts): `count` when the
+ * bound is a number of characters or items (a counted message), `limit` when it is a number the
+ * sentence names as it is.
+ */
+const FIELD_ISSUE_KEYS: Record<string, { key: string; counted?: 'count' | 'limit' }> = {
+  required: { key: 'formError.fieldRequired' },
+  too_long: { key: 'formError.fieldTooLong', counted: 'count' },
+  too_short: { key: 'formError.fieldTooShort', counted: 'count' },
+  too_many: { key: 'formError.fieldTooMany', counted: 'count' },
+  too_few: { key: 'formError.fieldTooFew', counted: 'count' },
+  too_large: { key: 'formError.fieldTooLarge', counted: 'limit' },
+  too_small: { key: 'formError.fieldTooSmall', counted: 'limit' },
+  invalid: { key: 'formError.fieldInvalid' },
+}
+
 /** A number of seconds from the body's `retry` (a number, or the Retry-After header's digits). */
 function retrySeconds(retry: unknown): number | null {
   if (typeof retry === 'number' && Number.isFinite(retry) && retry >= 0) return retry
@@ -34,13 +50,30 @@ export function useFailureWords() {
     return typeof code === 'string' && /^[a-z][a-z0-9_]*$/.test(code) && te(`errors.${code}`) ? t(`errors.${code}`) : null
   }
 
-  /** Field messages of a 400 answer: the code's sentence where the code says what was wrong, else the IAM's. */
+  /** A field's refusal in words, from its code in `fieldIssues` (iam/contract/field-issues.ts); null for a code this page does not know. */
+  function fieldIssueSentence(issue: unknown): string | null {
+    if (!issue || typeof issue !== 'object') return null
+    const { code, limit } = issue as { code?: unknown; limit?: unknown }
+    if (typeof code !== 'string' || !Object.hasOwn(FIELD_ISSUE_KEYS, code)) return null
+    const key = FIELD_ISSUE_KEYS[code]!
+    if (!key.counted) return t(key.key)
+    if (typeof limit !== 'number' || !Number.isSafeInteger(limit)) return t('formError.fieldInvalid')
+    return key.counted === 'count' ? t(key.key, limit) : t(key.key, { limit: new Intl.NumberFormat(locale.value).format(limit) })
+  }
+
+  /**
+   * Field messages of a 400 answer: the code's sentence where the code says what was wrong; for
+   * `validation_failed`, each field's issue code in words; else (an IAM newer than the pages) the IAM's.
+   */
   function fieldErrorsOf(result: BffResult): Record<string, string> {
     const fields = result.body.fields
     if (!fields || typeof fields !== 'object') return {}
-    const { code } = result.body
+    const { code, fieldIssues } = result.body
     const own = typeof code === 'string' && FIELD_CODES.has(code) ? codeSentence(code) : null
-    return Object.fromEntries(Object.entries(fields).map(([key, message]) => [key, own ?? String(message)]))
+    const issues = code === 'validation_failed' && fieldIssues && typeof fieldIssues === 'object' ? fieldIssues : {}
+    return Object.fromEntries(
+      Object.entries(fields).map(([key, message]) => [key, own ?? (Object.hasOwn(issues, key) ? fieldIssueSentence(issues[key]) : null) ?? String(message)]),
+    )
   }
 
   /** A sentence for the person about a failed call (rate limit with its wait, MFA notice, ended session, the code's words). */

@@ -20,6 +20,8 @@ export interface BffBody {
   signedOut?: boolean
   retry?: number | string
   fields?: Record<string, string>
+  /** with `validation_failed`: each field's refusal as a code (iam/contract/field-issues.ts) */
+  fieldIssues?: Record<string, { code?: unknown; limit?: unknown }>
   data?: unknown
   [key: string]: unknown
 }

@@ -5,6 +5,7 @@
  * authentication chain, rate limits). Route entries merge them with their own statuses.
  */
 import { z } from 'zod'
+import { FIELD_ISSUE_CODES } from './field-issues'
 import { refusedWhileImpersonating, type ResponseContract, type RouteContract } from './define'
 import { errorCode, isErrorCode, type ErrorCode } from './error-codes'
 
@@ -23,13 +24,15 @@ const shared = <T extends z.ZodType>(id: string, schema: T): T => schema.meta({ 
 export const okData = <T extends z.ZodType>(data: T) => z.object({ ok: z.literal(true), date, data })
 /** `{ ok: true, date }` (logout) */
 export const okPlain = shared('okPlain', z.object({ ok: z.literal(true), date }))
-/** The auth routes' failure: `{ ok: false, date, error, code, fields?, banned?, reason? }` (http/auth.ts authFail). */
+/** The auth routes' failure: `{ ok: false, date, error, code, fields?, fieldIssues?, banned?, reason? }` (http/auth.ts authFail). */
 export const errorFail = shared('errorFail', z.object({
   ok: z.literal(false),
   date,
   error: z.string(),
   code: errorCode,
   fields: z.record(z.string(), z.string()).optional(),
+  /** with `validation_failed`: what was wrong with each field of `fields`, as a code (field-issues.ts) */
+  fieldIssues: z.record(z.string(), z.object({ code: z.enum(FIELD_ISSUE_CODES), limit: z.number().optional() })).optional(),
   banned: z.literal(true).optional(),
   reason: z.string().optional(),
   /** with reason SESSION_REVOKED: why the session was revoked (`logout`, `password_changed`, `refresh_token_reused`, ...) */

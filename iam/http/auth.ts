@@ -6,7 +6,6 @@
  */
 import { setResponseStatus, type H3Event } from 'h3'
 import type { JWTPayload } from 'jose'
-import type { z } from 'zod'
 import type { ErrorCode } from '../contract/error-codes'
 import { useIam, type IamContext } from '../context'
 import type { Visitor } from '../db/schema'
@@ -78,13 +77,6 @@ export function sessionEndedCode(reason: string): ErrorCode {
 /** 401 `Re-login is required` with `reason` (an anomaly type or a cause) and its code. */
 export function failRelogin(reason?: string, extra: Record<string, unknown> = {}): never {
   return authFail(401, reason ? sessionEndedCode(reason) : 'relogin_required', RELOGIN_ERROR, { ...(reason ? { reason } : {}), ...extra })
-}
-
-/** `{ field: first message }` of a zod failure (the `fields` of a 400). */
-export function validationFields(error: z.ZodError): Record<string, string> {
-  const fields: Record<string, string> = {}
-  for (const issue of error.issues) fields[String(issue.path[0] ?? 'body')] ??= issue.message
-  return fields
 }
 
 /** Spec Authentication 2: the header is checked, the token is not verified here. */

@@ -6,7 +6,8 @@
 import { getQuery, getRouterParams, type H3Event } from 'h3'
 import type { z } from 'zod'
 import type { RouteContract } from '../contract/define'
-import { authFail, validationFields } from './auth'
+import { refusedFields } from '../contract/field-issues'
+import { authFail } from './auth'
 import { getJsonBody } from './request'
 import { failEnvelope, httpFail } from './respond'
 
@@ -15,13 +16,13 @@ export type InputPart = 'params' | 'query' | 'body'
 /** The parsed type of one part of an entry; `never` when the entry declares no schema for it. */
 export type RouteInput<R extends RouteContract, P extends InputPart> = R[P] extends z.ZodType ? z.infer<R[P]> : never
 
-/** What a route answers for input its schema refuses. */
-export type InvalidInput = (error: z.ZodError) => never
+/** What a route answers for input its schema refuses (`input`: the part as it was sent). */
+export type InvalidInput = (error: z.ZodError, input: unknown) => never
 
-/** The route's own 400: `{ ok: false, date, reason: "Bad Request" }` or `{ ok: false, date, error, fields }`. */
+/** The route's own 400: `{ ok: false, date, reason: "Bad Request" }` or `{ ok: false, date, error, fields, fieldIssues }` (iam/contract/field-issues.ts). */
 function invalidFor(route: RouteContract): InvalidInput {
   if (route.request.kind === 'json' && route.request.invalid === 'reason') return () => httpFail(400, failEnvelope('Bad Request', 'bad_request'))
-  return (error) => authFail(400, 'validation_failed', 'Validation failed', { fields: validationFields(error) })
+  return (error, input) => authFail(400, 'validation_failed', 'Validation failed', refusedFields(error, input, 'body'))
 }
 
 function rawPart(event: H3Event, part: InputPart): unknown {
@@ -42,7 +43,8 @@ export function readRouteInput<R extends RouteContract, P extends InputPart>(
 ): RouteInput<R, P> {
   const schema = route[part]
   if (!schema) throw new Error(`readRouteInput: ${route.method} ${route.path} declares no ${part} schema`)
-  const parsed = schema.safeParse(rawPart(event, part))
-  if (!parsed.success) return invalid(parsed.error)
+  const raw = rawPart(event, part)
+  const parsed = schema.safeParse(raw)
+  if (!parsed.success) return invalid(parsed.error, raw)
   return parsed.data as RouteInput<R, P>
 }

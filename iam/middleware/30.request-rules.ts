@@ -30,6 +30,7 @@ import { failTooLarge, readRawBody } from '../http/raw-body'
 import { requestHeader } from '../http/request'
 import { failEnvelope, httpFail } from '../http/respond'
 import type { AuthRule, JsonTextRule } from '../contract/route-rules'
+import type { FieldIssue } from '../contract/field-issues'
 import { isSafeText, UNSAFE_TEXT_MESSAGE } from '../contract/text'
 import { findRejectedText, isStorableText } from '../lib/text'
 
@@ -54,7 +55,8 @@ function rejectUnsafeText(value: unknown, rule: JsonTextRule): void {
   const field = findRejectedText(value, rule.text === 'storable' ? isStorableText : isSafeText)
   if (field === undefined) return
   if (rule.invalid === 'reason') httpFail(400, failEnvelope('Bad Request', 'bad_request'))
-  authFail(400, 'validation_failed', 'Validation failed', { fields: { [field || 'body']: UNSAFE_TEXT_MESSAGE } })
+  const key = field || 'body'
+  authFail(400, 'validation_failed', 'Validation failed', { fields: { [key]: UNSAFE_TEXT_MESSAGE }, fieldIssues: { [key]: { code: 'invalid' } satisfies FieldIssue } })
 }
 
 async function applyJsonRule(event: H3Event, rule: { limitBytes: number; tooLarge?: string } & JsonTextRule): Promise<void> {

@@ -123,3 +123,53 @@ describe('failure banners', () => {
     expect(describeFailure({ status: 409, body: { ok: false, code: 'a_code_from_a_newer_iam', error: ENGLISH } })).toBe(ENGLISH)
   })
 })
+
+describe('validation refusals in the page language', () => {
+  beforeEach(async () => {
+    await useNuxtApp().$i18n.setLocale('de')
+  }, 30_000)
+  afterEach(async () => {
+    await useNuxtApp().$i18n.setLocale('en')
+  })
+
+  /** a counted German message's form: 0 for one, 1 for other (German has two) */
+  const form = (key: string, n: 0 | 1, count: number) => de.formError[key]!.split('|')[n]!.trim().replace('{count}', String(count))
+  const refused = (fieldIssues: Record<string, unknown>) => ({
+    status: 400,
+    body: { ok: false, error: 'Validation failed', code: 'validation_failed' as const, fields: Object.fromEntries(Object.keys(fieldIssues).map((key) => [key, ENGLISH])), fieldIssues },
+  })
+
+  it("says each refused field's issue code in German, never the IAM's English sentence", async () => {
+    const { fieldErrorsOf } = await failureWords()
+    const result = refused({
+      url: { code: 'too_long', limit: 2048 },
+      name: { code: 'required' },
+      eventTypes: { code: 'too_many', limit: 1 },
+      description: { code: 'too_short', limit: 12 },
+      retries: { code: 'too_large', limit: 10000 },
+      since: { code: 'invalid' },
+    })
+    expect(fieldErrorsOf(result)).toEqual({
+      url: form('fieldTooLong', 1, 2048),
+      name: de.formError.fieldRequired,
+      eventTypes: form('fieldTooMany', 0, 1),
+      description: form('fieldTooShort', 1, 12),
+      // a number the sentence names is written as the language writes numbers
+      retries: de.formError.fieldTooLarge!.replace('{limit}', '10.000'),
+      since: de.formError.fieldInvalid,
+    })
+  })
+
+  it("keeps the IAM's sentence for an issue code the page does not know (an IAM newer than the pages), and for a bound that is no whole number", async () => {
+    const { fieldErrorsOf } = await failureWords()
+    expect(fieldErrorsOf(refused({ url: { code: 'too_fancy' } }))).toEqual({ url: ENGLISH })
+    expect(fieldErrorsOf(refused({ url: { code: 'too_long', limit: '2048' } }))).toEqual({ url: de.formError.fieldInvalid })
+  })
+
+  it('says in the banner, in German, a refused field the form has no place for', async () => {
+    const { formFailure, describeFailure } = await failureWords()
+    const result = refused({ url: { code: 'invalid' }, description: { code: 'too_long', limit: 500 } })
+    expect(formFailure(result, ['url'])).toBe(form('fieldTooLong', 1, 500))
+    expect(describeFailure(result)).toBe(`${de.formError.fieldInvalid} ${form('fieldTooLong', 1, 500)}`)
+  })
+})

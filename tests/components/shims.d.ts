@@ -26,4 +26,5 @@ type ShimBffResult = { status: number; body: Record<string, unknown> }
 declare function useFailureWords(): {
   describeFailure(result: ShimBffResult): string
   formFailure(result: ShimBffResult, shownFields: readonly string[]): string | null
+  fieldErrorsOf(result: ShimBffResult): Record<string, string>
 }

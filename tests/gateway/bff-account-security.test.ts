@@ -158,6 +158,9 @@ describe('first password and linked accounts through the BFF', () => {
     const noPassword = await a.call('/api/auth/set-password', { method: 'POST', body: {} })
     expect(noPassword.status).toBe(400)
     expect(noPassword.json.fields).toMatchObject({ password: expect.any(String), confirmedPassword: expect.any(String) })
+    // what was wrong, as a code a page says in the person's language
+    expect(noPassword.json.fieldIssues).toEqual({ password: { code: 'required' }, confirmedPassword: { code: 'required' } })
+    expect(noProvider.json.fieldIssues).toEqual({ provider: { code: 'invalid' } })
     const stranger = browserLike(stack.gateway.url)
     expect((await stranger.call('/api/auth/set-password', { method: 'POST', body: { password: 'x', confirmedPassword: 'x' } })).status).toBe(401)
     expect((await stranger.call('/api/auth/linked-accounts/unlink', { method: 'POST', body: { provider: 'demo' } })).status).toBe(401)

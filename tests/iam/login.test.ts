@@ -59,7 +59,14 @@ describe('POST /login', () => {
     expect(noCanary.status).toBe(400)
     const missing = await post({ email: user.email })
     expect(missing.status).toBe(400)
-    expect(await missing.json()).toEqual({ ok: false, date: expect.any(String), error: 'Validation failed', code: 'validation_failed', fields: { password: expect.any(String) } })
+    expect(await missing.json()).toEqual({
+      ok: false,
+      date: expect.any(String),
+      error: 'Validation failed',
+      code: 'validation_failed',
+      fields: { password: expect.any(String) },
+      fieldIssues: { password: { code: 'required' } },
+    })
   })
 
   it('limits failures per IP + address with 429 and Retry-After, without locking the address out for other IPs', async () => {

@@ -327,6 +327,17 @@ describe('where deliveries may go', () => {
     expect(body.code).toBe('validation_failed')
   })
 
+  it('says what was wrong with each refused field as a code beside its sentence: one left out, too few, too long, a control character', async () => {
+    const res = await asAdmin('POST', '/admin/webhooks', { eventTypes: [], description: 'x'.repeat(501) })
+    const body = await json(res)
+    expect(res.status).toBe(400)
+    expect(body).toMatchObject({ code: 'validation_failed', fields: { url: expect.any(String), eventTypes: expect.any(String), description: expect.any(String) } })
+    expect(body.fieldIssues).toEqual({ url: { code: 'required' }, eventTypes: { code: 'too_few', limit: 1 }, description: { code: 'too_long', limit: 500 } })
+    // a control character: refused by the body rule of every JSON route or by the field's schema, invalid either way
+    const unsafe = await json(await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}/x`, eventTypes: ['*'], description: 'a\u0007b' }))
+    expect(unsafe).toMatchObject({ code: 'validation_failed', fieldIssues: { description: { code: 'invalid' } } })
+  })
+
   it('refuses a URL longer than the limit once written out (each character outside ASCII as several) with 400, not a failed write', async () => {
     const res = await asAdmin('POST', '/admin/webhooks', { url: `${hooks.base}/${'€'.repeat(300)}`, eventTypes: ['*'] })
     const body = await json(res)

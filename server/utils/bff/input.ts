@@ -11,6 +11,7 @@ import { ROUTES } from '../../../iam/contract/routes'
 import type { BffRouteId } from './allow-list'
 import { isFormPost } from './forms'
 import type { IamInput } from './iam-route'
+import { refusedFields } from '../../../iam/contract/field-issues'
 import { bffFail, bffRedirect } from './respond'
 
 /**
@@ -63,15 +64,6 @@ export function formErrorCode(status: number): string {
   return 'invalid'
 }
 
-function fieldErrors(error: z.ZodError): Record<string, string> {
-  const fields: Record<string, string> = {}
-  for (const issue of error.issues) {
-    const key = String(issue.path[0] ?? 'form')
-    fields[key] ??= issue.message
-  }
-  return fields
-}
-
 /** The parsed body as sent, `{}` when there is none or it does not parse (the schema check that follows refuses it). */
 export async function rawBody(event: H3Event): Promise<unknown> {
   try {
@@ -85,7 +77,7 @@ function parseOrFail<S extends z.ZodType>(event: H3Event, schema: S, raw: unknow
   const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
   if (formPath && isFormPost(event)) formReply(formPath, 'invalid')
-  bffFail(400, { ok: false, error: 'Please check the highlighted fields.', code: 'validation_failed', fields: fieldErrors(parsed.error) })
+  bffFail(400, { ok: false, error: 'Please check the highlighted fields.', code: 'validation_failed', ...refusedFields(parsed.error, raw, 'form') })
 }
 
 type Entry<I extends BffRouteId> = (typeof ROUTES)[I]
