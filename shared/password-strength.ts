@@ -19,14 +19,21 @@ export interface PasswordStrength {
   /** what makes it guessable, when zxcvbn found a reason */
   warning: string | null
   suggestions: string[]
+  /**
+   * The same advice as zxcvbn-ts's keys (`warnings.<key>`, `suggestions.<key>` of ENGLISH below), which
+   * the pages say in the person's language (`passwordStrength.*` of i18n/locales); the sentences
+   * above are the English the IAM's refusal carries.
+   */
+  warningKey: string | null
+  suggestionKeys: string[]
 }
 
-/** zxcvbn's scores as a person reads them (0 and 1 both fall to online guessing). */
+/** zxcvbn's scores as a person reads them (0 and 1 both fall to online guessing); the pages' are `passwordStrength.score.<n>`. */
 export const STRENGTH_LABELS: Readonly<Record<StrengthScore, string>> = { 0: 'Very weak', 1: 'Weak', 2: 'Fair', 3: 'Strong', 4: 'Very strong' }
 
 // zxcvbn-ts returns keys; these are the sentences. Its English package would bring a large
 // dictionary of English words along with them, for a few kilobytes of text.
-const ENGLISH: TranslationKeys = {
+export const ENGLISH: TranslationKeys = {
   warnings: {
     straightRow: 'A row of keys on the keyboard is easy to guess.',
     keyPattern: 'A short keyboard pattern is easy to guess.',
@@ -88,8 +95,14 @@ const ENGLISH: TranslationKeys = {
 // scored. Characters past them can only add
 // guesses, so the estimate errs towards refusing, and 64 characters reaching score 3 is easy.
 const ANALYSED_LENGTH = 64
+// The estimator is given each key as its own "translation", so its feedback is the keys; the English
+// sentences are looked up here, and a page looks up its language's (one estimate, both words).
+const keysOf = <K extends string>(sentences: Record<K, string>) => Object.fromEntries(Object.keys(sentences).map((key) => [key, key])) as Record<K, string>
+const KEYS: TranslationKeys = { warnings: keysOf(ENGLISH.warnings), suggestions: keysOf(ENGLISH.suggestions), timeEstimation: ENGLISH.timeEstimation }
+const englishOf = (sentences: Record<string, string>, key: string): string => (Object.hasOwn(sentences, key) ? sentences[key]! : key)
+
 let factory: ZxcvbnFactory | undefined
-const getFactory = () => (factory ??= new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs, translations: ENGLISH, maxLength: ANALYSED_LENGTH }))
+const getFactory = () => (factory ??= new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs, translations: KEYS, maxLength: ANALYSED_LENGTH }))
 
 /**
  * The words of a person's own details that a guesser would try first: the email, its local part
@@ -118,7 +131,16 @@ export function userInputsOf(details: { email?: string | null; name?: string | n
 export function estimatePasswordStrength(password: string, userInputs: string[] = []): PasswordStrength {
   const result = getFactory().check(password.normalize('NFKC'), userInputs)
   const score = result.score as StrengthScore
-  return { score, label: STRENGTH_LABELS[score], warning: result.feedback.warning, suggestions: result.feedback.suggestions }
+  const warningKey = result.feedback.warning || null
+  const suggestionKeys = result.feedback.suggestions
+  return {
+    score,
+    label: STRENGTH_LABELS[score],
+    warning: warningKey && englishOf(ENGLISH.warnings, warningKey),
+    suggestions: suggestionKeys.map((key) => englishOf(ENGLISH.suggestions, key)),
+    warningKey,
+    suggestionKeys,
+  }
 }
 
 /** The sentence a refusal carries: zxcvbn's warning, else its first suggestion, else a general one. */

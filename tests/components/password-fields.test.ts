@@ -5,7 +5,7 @@
  * say the breach check was skipped is said to the person.
  */
 import { mountSuspended } from '@nuxt/test-utils/runtime'
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import FlashNotices from '../../components/FlashNotices.vue'
 import PasswordChangeForm from '../../components/PasswordChangeForm.vue'
 import ResetPasswordPage from '../../pages/reset-password.vue'
@@ -54,6 +54,28 @@ describe('password strength meter', () => {
     const change = await mountSuspended(PasswordChangeForm, { props: { email: 'ada@example.com', name: 'Ada Lovelace' } })
     await change.find('input#new-password').setValue('adalovelace2026')
     await vi.waitFor(() => expect(change.find('#new-password-strength').text()).toContain('It contains your name or email address.'))
+  })
+})
+
+describe('password strength meter in German', () => {
+  // the first switch loads the German catalogue: seconds on a loaded 2-core runner
+  beforeEach(async () => {
+    await useNuxtApp().$i18n.setLocale('de')
+  }, 30_000)
+  afterEach(async () => {
+    await useNuxtApp().$i18n.setLocale('en')
+  })
+
+  it("says the strength, what makes the password guessable and what to do in the page's language", async () => {
+    const page = await mountSuspended(SignupPage, { route: '/signup' })
+    await page.find('input#password').setValue('aaaaaaaaaaaa')
+    await vi.waitFor(() =>
+      expect(page.find('#password-strength').text()).toBe(
+        'Stärke: Sehr schwach. Ein wiederholtes Zeichen wie „aaa“ ist leicht zu erraten. Fügen Sie weitere, weniger gängige Wörter hinzu.',
+      ),
+    )
+    await page.find('input#password').setValue('correct horse battery staple 42')
+    await vi.waitFor(() => expect(page.find('#password-strength').text()).toBe('Stärke: Sehr stark.'))
   })
 })
 

@@ -17,7 +17,7 @@ const LOCALES = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const
  * `oauthError.`: the title and text per OAuth error code (utils/oauth-errors.ts);
  * the factor words of composables/security-event-label.ts; the mail kinds' names of pages/admin/mails.vue.
  */
-const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'oauthError.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.', 'admin.mails.kinds.']
+const DYNAMIC_PREFIXES: readonly string[] = ['errors.', 'passwordStrength.', 'oauthError.', 'activity.factorAdded.', 'activity.factorRemoved.', 'activity.adminFactorRemoved.', 'admin.mails.kinds.']
 
 /** The files converted to catalogue keys; the others stay English until they are converted. */
 const CONVERTED = [

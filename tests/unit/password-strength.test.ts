@@ -1,5 +1,11 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { checkPasswordStrength, estimatePasswordStrength, userInputsOf } from '../../shared/password-strength'
+import { checkPasswordStrength, ENGLISH, estimatePasswordStrength, userInputsOf } from '../../shared/password-strength'
+
+const LOCALES = ['en', 'de', 'es', 'fr', 'ja', 'ar']
+type StrengthWords = { score: Record<string, string>; warnings: Record<string, string>; suggestions: Record<string, string> }
+const wordsOf = (locale: string) => (JSON.parse(readFileSync(join(process.cwd(), 'i18n', 'locales', `${locale}.json`), 'utf8')) as { passwordStrength: StrengthWords }).passwordStrength
 
 const alice = userInputsOf({ email: 'alice.smith@example.com', name: 'Alice Smith' })
 
@@ -48,5 +54,33 @@ describe('password strength (zxcvbn-ts, password.policy.minScore)', () => {
     expect(userInputsOf({ email: 'Alice.Smith+id@Example.com', name: 'Alice  Smith' }).sort()).toEqual(
       ['alice', 'alice.smith+id', 'alice.smith+id@example.com', 'alicesmith', 'smith'].sort(),
     )
+  })
+
+  it("gives the advice as the estimator's keys beside its English sentences", () => {
+    expect(estimatePasswordStrength('aaaaaaaaaaaa')).toMatchObject({
+      warningKey: 'simpleRepeat',
+      warning: ENGLISH.warnings.simpleRepeat,
+      suggestionKeys: ['anotherWord', 'repeated'],
+      suggestions: [ENGLISH.suggestions.anotherWord, ENGLISH.suggestions.repeated],
+    })
+    expect(estimatePasswordStrength('correct horse battery staple 42', alice)).toMatchObject({ warningKey: null, suggestionKeys: [] })
+  })
+})
+
+describe("the strength meter's words in every language of the pages", () => {
+  it.each(LOCALES)('%s has a sentence for every score, warning and suggestion the estimator can give', (locale) => {
+    const words = wordsOf(locale)
+    expect(Object.keys(words.score).sort()).toEqual(['0', '1', '2', '3', '4'])
+    expect(Object.keys(words.warnings).sort()).toEqual(Object.keys(ENGLISH.warnings).sort())
+    expect(Object.keys(words.suggestions).sort()).toEqual(Object.keys(ENGLISH.suggestions).sort())
+    for (const sentence of [...Object.values(words.score), ...Object.values(words.warnings), ...Object.values(words.suggestions)]) expect(sentence.trim()).not.toBe('')
+  })
+
+  it("English says what the IAM's refusal says", () => {
+    const words = wordsOf('en')
+    expect(words.warnings).toEqual(ENGLISH.warnings)
+    // a literal @ is written {'@'} in the catalogue (vue-i18n's linked-message sign)
+    expect(Object.fromEntries(Object.entries(words.suggestions).map(([key, sentence]) => [key, sentence.replaceAll("{'@'}", '@')]))).toEqual(ENGLISH.suggestions)
+    expect(Object.values(words.score)).toEqual(['Very weak', 'Weak', 'Fair', 'Strong', 'Very strong'])
   })
 })
