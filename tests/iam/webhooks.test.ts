@@ -654,39 +654,53 @@ describe('a run of failures', () => {
     expect(switchedOffMails(owner.email, shown)).toHaveLength(1)
   })
 
-  it("mails an organization endpoint's switch-off to the organization's owners, with a link to its page, and not to the platform's administrators", async () => {
-    const orgOwner = await signupUser(strict, { client: { ip: '203.0.113.243' } })
-    const created = await authed(strict, orgOwner, 'POST', '/orgs', { name: 'Strict Hooks', slug: `strict-hooks-${Date.now().toString(36)}` })
+  /** A new organization of `orgOwner`: its public id. */
+  async function orgOf(orgOwner: Session, name: string, slug: string): Promise<string> {
+    const created = await authed(strict, orgOwner, 'POST', '/orgs', { name, slug: `${slug}-${Date.now().toString(36)}` })
     expect(created.status).toBe(201)
-    const orgId = ((await json(created)).data as { org: { id: string } }).org.id
-    const path = '/strict/org-gone'
+    return ((await json(created)).data as { org: { id: string } }).org.id
+  }
+
+  /**
+   * An endpoint of `orgId` at `path` that answers 410 to everything, sent a first test event: how mails
+   * name it (`shown`), and `settled()`, which sends a second test event and waits for its attempt to be
+   * recorded, by when any mail of the first switch has been sent.
+   */
+  async function goneOrgEndpoint(orgOwner: Session, orgId: string, path: string): Promise<{ shown: string; settled: () => Promise<void> }> {
     hooks.scripts.set(path, [{ status: 410 }])
     const made = await json(await authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks`, { url: `${hooks.base}${path}`, eventTypes: ['membership.*'] }))
     const { endpoint: hook, secret } = made.data as { endpoint: { id: string }; secret: string }
     hooks.secrets.set(path, [secret])
     const test = () => authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks/${hook.id}/test`).then(json)
     await test()
-    const shown = `${new URL(hooks.base).host}${path}`
+    const settled = async () => {
+      const again = ((await test()).data as { msgId: string }).msgId
+      await waitUntil(async () => {
+        const { deliveries } = (await json(await authed(strict, orgOwner, 'GET', `/orgs/${orgId}/webhooks/${hook.id}/deliveries`))).data as { deliveries: Json[] }
+        return deliveries.some((d) => d.msgId === again && (d.attempts as number) >= 1)
+      }, 'the second test event to be tried')
+    }
+    return { shown: `${new URL(hooks.base).host}${path}`, settled }
+  }
+
+  it("mails an organization endpoint's switch-off to the organization's owners, with a link to its page, and not to the platform's administrators", async () => {
+    const orgOwner = await signupUser(strict, { client: { ip: '203.0.113.243' } })
+    const orgId = await orgOf(orgOwner, 'Strict Hooks', 'strict-hooks')
+    const { shown, settled } = await goneOrgEndpoint(orgOwner, orgId, '/strict/org-gone')
     const mail = await smtp.waitForMail((m) => recipients(m).includes(orgOwner.email) && (m.text ?? '').includes(shown))
     expect(mail.text).toContain('it answered 410 Gone')
     expect(mail.text).toContain(`/orgs/${orgId}#webhooks`)
-    // a second event's attempt recorded: any mail of the first switch has been sent by then
-    const again = ((await test()).data as { msgId: string }).msgId
-    await waitUntil(async () => {
-      const { deliveries } = (await json(await authed(strict, orgOwner, 'GET', `/orgs/${orgId}/webhooks/${hook.id}/deliveries`))).data as { deliveries: Json[] }
-      return deliveries.some((d) => d.msgId === again && (d.attempts as number) >= 1)
-    }, 'the second test event to be tried')
+    await settled()
     expect(switchedOffMails(owner.email, shown)).toEqual([])
     expect(switchedOffMails(colleague.email, shown)).toEqual([])
     expect(switchedOffMails(orgOwner.email, shown)).toHaveLength(1)
   })
+
   it("does not mail an organization's owner whose account is suspended: they cannot switch the endpoint on until the ban ends", async () => {
     const orgOwner = await signupUser(strict, { client: { ip: '203.0.113.244' } })
     // accepting an invitation takes a confirmed address
     const suspended = await signupConfirmed(strict, smtp, { client: { ip: '203.0.113.245' } })
-    const created = await authed(strict, orgOwner, 'POST', '/orgs', { name: 'Banned Hooks', slug: `banned-hooks-${Date.now().toString(36)}` })
-    expect(created.status).toBe(201)
-    const orgId = ((await json(created)).data as { org: { id: string } }).org.id
+    const orgId = await orgOf(orgOwner, 'Banned Hooks', 'banned-hooks')
     // the second owner joins by the mailed invitation
     expect((await authed(strict, orgOwner, 'POST', `/orgs/${orgId}/invitations`, { email: suspended.email, role: 'owner' })).status).toBe(201)
     const invitation = await smtp.waitForMail((m) => recipients(m).includes(suspended.email) && /invited you to join/.test(m.text ?? ''))
@@ -694,21 +708,9 @@ describe('a run of failures', () => {
     expect((await authed(strict, suspended, 'POST', '/orgs/invitations/accept', { token })).status).toBe(200)
     const banned = await asOwner('POST', `/admin/users/${await publicIdOn(strict, owner, suspended.email)}/ban`, { reason: 'review', until: '2100-01-01T00:00:00Z' })
     expect(banned.status).toBe(200)
-    const path = '/strict/org-banned-owner'
-    hooks.scripts.set(path, [{ status: 410 }])
-    const made = await json(await authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks`, { url: `${hooks.base}${path}`, eventTypes: ['membership.*'] }))
-    const { endpoint: hook, secret } = made.data as { endpoint: { id: string }; secret: string }
-    hooks.secrets.set(path, [secret])
-    const test = () => authed(strict, orgOwner, 'POST', `/orgs/${orgId}/webhooks/${hook.id}/test`).then(json)
-    await test()
-    const shown = `${new URL(hooks.base).host}${path}`
+    const { shown, settled } = await goneOrgEndpoint(orgOwner, orgId, '/strict/org-banned-owner')
     await smtp.waitForMail((m) => recipients(m).includes(orgOwner.email) && (m.text ?? '').includes(shown))
-    // a second event's attempt recorded: any mail of the first switch has been sent by then
-    const again = ((await test()).data as { msgId: string }).msgId
-    await waitUntil(async () => {
-      const { deliveries } = (await json(await authed(strict, orgOwner, 'GET', `/orgs/${orgId}/webhooks/${hook.id}/deliveries`))).data as { deliveries: Json[] }
-      return deliveries.some((d) => d.msgId === again && (d.attempts as number) >= 1)
-    }, 'the second test event to be tried')
+    await settled()
     expect(switchedOffMails(orgOwner.email, shown)).toHaveLength(1)
     expect(switchedOffMails(suspended.email, shown)).toEqual([])
   })
