@@ -20,7 +20,15 @@ const NUL = 'a\u0000b'
 const LONE_SURROGATE = 'a\ud800b'
 const CONTROL = 'a\u0007b'
 
-const validationFailure = { ok: false, date: expect.any(String), error: 'Validation failed', code: 'validation_failed', fields: expect.any(Object) }
+/** The 400 of refused text in `field`: its sentence, and its issue as a code (iam/contract/field-issues.ts). */
+const validationFailure = (field: string) => ({
+  ok: false,
+  date: expect.any(String),
+  error: 'Validation failed',
+  code: 'validation_failed',
+  fields: { [field]: expect.any(String) },
+  fieldIssues: { [field]: { code: 'invalid' } },
+})
 const authed = (path: string, body: unknown) => call(iam, 'POST', path, { client: user, cookies: { session: user.refreshToken }, bearer: user.accessToken, body })
 
 /** Signs up `email` with valid values; 201 proves no account with that address existed. */
@@ -32,7 +40,7 @@ describe('JSON bodies: NUL, control characters and lone surrogates', () => {
   it('POST /login answers 400 for a NUL in the email', async () => {
     const res = await call(iam, 'POST', '/login', { client: device, body: { email: `${NUL}@example.com`, password: STRONG_PASSWORD } })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual(validationFailure)
+    expect(await res.json()).toEqual(validationFailure('email'))
   })
 
   for (const [label, bad] of [['a NUL', NUL], ['a lone surrogate', LONE_SURROGATE], ['a control character', CONTROL]] as const) {
@@ -40,7 +48,7 @@ describe('JSON bodies: NUL, control characters and lone surrogates', () => {
       const email = uniqueEmail('hostile')
       const res = await call(iam, 'POST', '/signup', { client: device, body: signupBody(email, STRONG_PASSWORD, { name: bad }) })
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(validationFailure)
+      expect(await res.json()).toEqual(validationFailure('name'))
       expect(await signupStatus(email)).toBe(201)
     })
   }
@@ -68,7 +76,7 @@ describe('JSON bodies: NUL, control characters and lone surrogates', () => {
     it(`POST /custom/mfa/:reason answers 400 for ${label} in the note`, async () => {
       const res = await authed('/custom/mfa/PAYMENT_CONFIRM', { note: bad })
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual(validationFailure)
+      expect(await res.json()).toEqual(validationFailure('note'))
     })
 
     it(`POST /api/manage/new-token answers 400 Bad Request for ${label} in the name and creates no token`, async () => {
