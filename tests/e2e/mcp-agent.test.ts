@@ -177,6 +177,10 @@ describe('an AI agent through the official MCP SDK, the person in Chromium', () 
 
     // the browser lands on the agent's redirect URI; the SDK redeems the code and calls a tool
     const code = (await callback).searchParams
+    // the listener answers before Chromium commits its page: wait for that, or the next test's first
+    // navigation in this page can be overtaken by this one on a loaded machine
+    await page.waitForURL((url) => url.pathname === '/mcp-callback')
+    expect(await page.title()).toBe('Notes Agent')
     expect(code.get('iss')).toBe(e2e.stack.issuer)
     await new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }).finishAuth(code.get('code')!)
     expect(provider.saved?.refresh_token).toBeTruthy()
