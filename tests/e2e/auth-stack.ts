@@ -166,6 +166,15 @@ export function watchCsp(page: Page): string[] {
   return violations
 }
 
+/**
+ * Resolves once the strength meter under a new password says its word (components/PasswordStrengthMeter.vue).
+ * Its estimator loads on the first character typed, and when it lands the meter's bar and advice
+ * push everything below them down: a click aimed before then can land beside its target.
+ */
+export async function passwordMeterSettled(page: Page): Promise<void> {
+  await expect.poll(() => page.getByText(/^Strength: /).first().isVisible(), { ...WAIT, message: 'the password strength meter' }).toBe(true)
+}
+
 /** Signs up through /signup and waits for the account page. */
 export async function signUpInBrowser(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
   await page.goto(`${base}/signup`)
@@ -173,6 +182,7 @@ export async function signUpInBrowser(page: Page, base: string, email: string, p
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(password)
   await page.getByLabel('Repeat the password').fill(password)
+  await passwordMeterSettled(page)
   await page.getByLabel('I accept the terms of service').check()
   await page.getByRole('button', { name: 'Create account' }).click()
   await page.waitForURL(`${base}/account`)

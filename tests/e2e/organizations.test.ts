@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { saveScreenshot, type Browser } from '../helpers/browser'
 import { advanceClock, CLOCK_ENV } from '../helpers/clock'
 import { ORGANIZATION_WEBHOOK_TYPES } from '../../iam/contract/webhook-events'
-import { confirmEmailInBrowser, freshEmail, hmac, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { confirmEmailInBrowser, freshEmail, hmac, mailTo, PASSWORD, passwordMeterSettled, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 const ownerEmail = freshEmail('owner')
 const e2e = useE2eStack(
@@ -94,6 +94,7 @@ describe('organizations in the browser', () => {
     await page.getByLabel('Name', { exact: true }).fill('Grace Hopper')
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await passwordMeterSettled(page)
     await page.getByLabel('I accept the terms of service').check()
     await axeClean(page)
     await page.getByRole('button', { name: 'Create account' }).click()
