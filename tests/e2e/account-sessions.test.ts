@@ -1,7 +1,7 @@
 /** The account console's sessions and security parts in Chromium: sessions, password change, recent activity. */
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
-import { freshEmail, PASSWORD, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { freshEmail, PASSWORD, passwordMeterSettled, seriousA11yViolations, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 // two browsers with their own cookies: two devices of one user
 const e2e = useE2eStack({}, { browsers: ['laptop', 'phone'] })
@@ -101,6 +101,7 @@ describe('account page: sessions and security', () => {
     await page.getByLabel('Current password', { exact: true }).fill('not the password at all')
     await page.getByLabel('New password', { exact: true }).fill('a new account passphrase')
     await page.getByLabel('Repeat the new password').fill('a new account passphrase')
+    await passwordMeterSettled(page)
     await page.getByRole('button', { name: 'Change password' }).click()
     const current = page.getByLabel('Current password', { exact: true })
     await expect.poll(() => current.getAttribute('aria-invalid'), WAIT).toBe('true')

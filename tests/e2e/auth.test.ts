@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { saveScreenshot } from '../helpers/browser'
 import { codeOf, magicLinkOf } from '../helpers/smtp'
-import { freshEmail, mailTo, PASSWORD, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { freshEmail, mailTo, PASSWORD, passwordMeterSettled, signInInBrowser, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 // each test launches its own browser (a fresh profile: no cookies from the one before)
 const e2e = useE2eStack({}, { browsers: [] })
@@ -76,6 +76,7 @@ describe('password reset', () => {
     const newPassword = 'a brand new passphrase 2026'
     await page.getByLabel('New password', { exact: true }).fill(newPassword)
     await page.getByLabel('Repeat the new password').fill(newPassword)
+    await passwordMeterSettled(page)
     await expect.poll(() => page.getByRole('button', { name: 'Change password' }).isEnabled(), WAIT).toBe(true)
     await page.getByRole('button', { name: 'Change password' }).click()
     await page.waitForURL(`${e2e.stack.url}/login?reset=1`)

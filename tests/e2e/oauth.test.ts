@@ -14,7 +14,7 @@ import { freePort } from '../helpers/fake-iam'
 import { startGateway, type GatewayServer } from '../helpers/gateway-server'
 import { startIam, type IamServer } from '../helpers/iam-server'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider'
-import { hmac, PASSWORD, seriousA11yViolations, WAIT } from './auth-stack'
+import { hmac, PASSWORD, passwordMeterSettled, seriousA11yViolations, WAIT } from './auth-stack'
 
 interface DemoEntry {
   displayName: string
@@ -121,6 +121,7 @@ describe('OAuth sign-in in the browser', () => {
     const setPassword = page.getByRole('region', { name: 'Set a password' })
     await setPassword.getByLabel('New password', { exact: true }).fill(PASSWORD)
     await setPassword.getByLabel('Repeat the new password').fill(PASSWORD)
+    await passwordMeterSettled(page)
     await setPassword.getByRole('button', { name: 'Set password' }).click()
     await expect.poll(() => page.getByText('Your password is set.', { exact: false }).isVisible(), WAIT).toBe(true)
     await expect.poll(() => page.getByLabel('Current password').isVisible(), WAIT).toBe(true)
