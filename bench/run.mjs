@@ -16,8 +16,9 @@ import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PAS
 import { ROOT } from '../scripts/lib/build.ts'
 import { alternated, burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
-import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, ratio, resultsPage, statementChecks } from './lib/report.ts'
+import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, medianRound, ratio, resultsPage, statementChecks } from './lib/report.ts'
 import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startDocumentServer, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
+import { startRotationFloor } from './lib/rotation-floor.ts'
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { DEFAULT_ARGON2ID_THREADS } from '../iam/features/passwords/hash-pool.ts'
@@ -109,13 +110,13 @@ async function seedRotationHistory(client, perFamily) {
 }
 
 /** A supply of fresh refresh tokens: every 201 hands back the successor, used once by a later request. */
-function rotationChain(tokens, canary) {
+function rotationChain(tokens, canary, path = '/auth/user/refresh-session') {
   const pool = [...tokens]
   let spent = tokens[0]
   return {
     requests: [{
       method: 'POST',
-      path: '/auth/user/refresh-session',
+      path,
       setupRequest: (req) => {
         // an empty pool (every token lost to cut-off requests) replays a spent one: a 401, counted as non-2xx
         spent = pool.shift() ?? spent
@@ -499,8 +500,21 @@ async function runDatabase(kind, opts, report) {
       const fresh = []
       for (let i = 0; i < opts.rounds; i++) fresh.push(await inBatches(2 * opts.connections, 4, () => loginUser(iam, user.email, user.password, device)))
       if (pg) await seedRotationHistory(pg.client, ROTATION_HISTORY_PER_FAMILY)
-      const { run, baseline } = await againstSelectOne((i) => measure({ url: iam.url, ...rotationChain(fresh[i].map((s) => s.refreshToken), device.canary) }, counted))
-      rows.push(againstBaseline({ id: 'refresh', database: label, label: 'refresh rotation POST /auth/user/refresh-session', run, baseline, notes: [] }, GOALS.refresh.minRatio,
+      // on PostgreSQL, the floor of any rotation (bench/rotation-floor.mjs) measured in every round
+      // right after the row: what the goal asks of the row, read against what nothing can go below
+      const floor = pg ? await startRotationFloor(db.url, opts.rounds * 2 * opts.connections, ROTATION_HISTORY_PER_FAMILY) : null
+      if (floor) servers.push(floor)
+      const floorRounds = []
+      const { run, baseline } = await againstSelectOne(async (i) => {
+        const row = await measure({ url: iam.url, ...rotationChain(fresh[i].map((s) => s.refreshToken), device.canary) }, counted)
+        if (floor) floorRounds.push(await measure({ url: floor.url, ...rotationChain(floor.tokens.slice(i * 2 * opts.connections, (i + 1) * 2 * opts.connections), device.canary, '/rotate') }, load))
+        return row
+      })
+      const floorRun = floorRounds.length ? medianRound(floorRounds) : null
+      const floorNotes = floorRun ? [
+        `the floor of a rotation (bench/rotation-floor.mjs: h3, one statement that spends the token and files its successor, one EdDSA signature, no check), each round right after the row: ${floorRounds.map((r) => Math.round(r.rps)).join(', ')}/s, median ${ratio(floorRun.rps, baseline.run.rps).toFixed(2)}x of h3 + SELECT 1; the row ${ratio(run.rps, floorRun.rps).toFixed(2)}x of the floor`,
+      ] : []
+      rows.push(againstBaseline({ id: 'refresh', database: label, label: 'refresh rotation POST /auth/user/refresh-session', run, baseline, notes: floorNotes }, GOALS.refresh.minRatio,
         [atLeast(`>= ${GOALS.refresh.minRps} req/s`, run.rps, GOALS.refresh.minRps, '/s'), ...statementChecks(run, { statements: GOALS.refresh.maxStatements })]))
     }
     const login = () => measure({ url: `${iam.url}/login`, method: 'POST', headers: { 'user-agent': device.ua, 'content-type': 'application/json', cookie: `canary_id=${device.canary}` },
