@@ -18,7 +18,7 @@ import { alternated, burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
 import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, medianRound, ratio, resultsPage, statementChecks } from './lib/report.ts'
 import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startDocumentServer, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
-import { startRotationFloor } from './lib/rotation-floor.ts'
+import { startLoginFloor, startRotationFloor } from './lib/floors.ts'
 import { writeImportFile } from './import-file.mjs'
 import { seedGrowth } from './seed.mjs'
 import { DEFAULT_ARGON2ID_THREADS } from '../iam/features/passwords/hash-pool.ts'
@@ -521,8 +521,17 @@ async function runDatabase(kind, opts, report) {
       body: JSON.stringify({ email: user.email, password: STRONG_PASSWORD }) }, counted)
     let argon2
     if (want('login')) {
-      const { run, baselineRun } = await alternated(opts.rounds, () => login(), async () => rawArgon2(opts))
+      // on PostgreSQL, the floor of any password login (bench/login-floor.mjs), each round right after the row
+      const floor = pg ? await startLoginFloor(db.url, user.email, STRONG_PASSWORD) : null
+      if (floor) servers.push(floor)
+      const floorRounds = []
+      const { run, baselineRun } = await alternated(opts.rounds, async () => {
+        const row = await login()
+        if (floor) floorRounds.push(await measure({ url: `${floor.url}/login`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, password: STRONG_PASSWORD }) }, load))
+        return row
+      }, async () => rawArgon2(opts))
       small.login = run
+      const floorRun = floorRounds.length ? medianRound(floorRounds) : null
       argon2 = { label: 'raw Argon2id verify (same parameters)', run: baselineRun }
       // the same loop on the IAM's own pool, at its default width: how much of the row is the hash
       const threads = DEFAULT_ARGON2ID_THREADS
@@ -531,6 +540,7 @@ async function runDatabase(kind, opts, report) {
         notes: [
           `raw verify: ${opts.connections} in flight, the library's async verify on libuv's pool (UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? 4}), as it runs by default`,
           `the same loop on the IAM's pool of ${threads} threads: ${Math.round(pooled.rps)}/s (login ${ratio(small.login.rps, pooled.rps).toFixed(2)}x of it)`,
+          ...(floorRun ? [`the floor of a password login (bench/login-floor.mjs: h3, one read, Argon2id on the IAM's pool, one insert, one EdDSA signature, no check), each round right after the row: ${floorRounds.map((r) => Math.round(r.rps)).join(', ')}/s, median ${ratio(floorRun.rps, argon2.run.rps).toFixed(2)}x of the raw verify; the row ${ratio(small.login.rps, floorRun.rps).toFixed(2)}x of the floor`] : []),
         ] }, GOALS.login.minRatio))
     }
     let gatewayServer

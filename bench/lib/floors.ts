@@ -1,6 +1,7 @@
 /**
- * bench/rotation-floor.mjs, the floor the `refresh` row is read against (bench/run.mjs): started on
- * a PostgreSQL database with its tables made and seeded first.
+ * The floors the `refresh` and `login` rows are read against (bench/run.mjs):
+ * bench/rotation-floor.mjs and bench/login-floor.mjs, each started on a PostgreSQL database with
+ * its tables made and seeded first.
  */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -32,4 +33,18 @@ export async function startRotationFloor(database: string, families: number, his
     startTimeoutMs: START_TIMEOUT_MS,
   })
   return { ...server, tokens }
+}
+
+/** The login floor on `database`, its one account `email` with `password`. */
+export async function startLoginFloor(database: string, email: string, password: string): Promise<NodeServer> {
+  const entry = join(ROOT, 'bench', 'login-floor.mjs')
+  execFileSync(process.execPath, [entry, '--database', database, '--setup', '--email', email, '--password', password], { encoding: 'utf8', env: childEnv({}) })
+  return startNodeServer({
+    name: 'login floor',
+    entry,
+    args: ['--database', database],
+    env: childEnv({ NODE_ENV: 'production' }),
+    keepLogs: false,
+    startTimeoutMs: START_TIMEOUT_MS,
+  })
 }

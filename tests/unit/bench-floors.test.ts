@@ -1,12 +1,13 @@
 /**
- * bench/rotation-floor.mjs, the floor the refresh row is read against (bench/run.mjs), must do what
- * a rotation does, or its figure says nothing: each live token is spent exactly once, its successor
- * filed and handed back, a spent token refused. Skipped without DATABASE_URL (PostgreSQL only, as
- * the row's floor is).
+ * The floors the refresh and login rows are read against (bench/run.mjs) must do what a rotation
+ * and a sign-in do, or their figures say nothing. bench/rotation-floor.mjs: each live token spent
+ * exactly once, its successor filed and handed back, a spent token refused. bench/login-floor.mjs:
+ * the right password opens a session row, a wrong one or an unknown address none. Skipped without
+ * DATABASE_URL (PostgreSQL only, as the rows' floors are).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { startRotationFloor } from '../../bench/lib/rotation-floor'
+import { startLoginFloor, startRotationFloor } from '../../bench/lib/floors'
 import { skippedWithout, titled } from '../helpers/skip-notes'
 import { createThrowawayPg } from '../helpers/test-database'
 
@@ -14,18 +15,23 @@ const START_TIMEOUT_MS = 60_000
 
 let db: Awaited<ReturnType<typeof createThrowawayPg>>
 let floor: Awaited<ReturnType<typeof startRotationFloor>>
+let loginFloor: Awaited<ReturnType<typeof startLoginFloor>>
+const EMAIL = 'floor@example.com'
+const PASSWORD = 'correct horse battery staple 42'
 
 const rotate = (token: string) => fetch(`${floor.url}/rotate`, { method: 'POST', headers: { cookie: `session=${token}` } })
 const sessionCookie = (res: Response) => /^session=([^;]+)/.exec(res.headers.getSetCookie().find((line) => line.startsWith('session=')) ?? '')?.[1]
 
-describe.skipIf(skippedWithout('postgres'))(titled('the rotation floor of the bench', 'postgres'), () => {
+describe.skipIf(skippedWithout('postgres'))(titled('the floors of the bench', 'postgres'), () => {
   beforeAll(async () => {
     db = await createThrowawayPg(process.env.DATABASE_URL!)
     floor = await startRotationFloor(db.url, 3, 2)
+    loginFloor = await startLoginFloor(db.url, EMAIL, PASSWORD)
   }, START_TIMEOUT_MS)
 
   afterAll(async () => {
     await floor?.stop()
+    await loginFloor?.stop()
     await db?.drop()
   })
 
@@ -63,5 +69,26 @@ describe.skipIf(skippedWithout('postgres'))(titled('the rotation floor of the be
 
   it('answers 401 without a session cookie', async () => {
     expect((await fetch(`${floor.url}/rotate`, { method: 'POST' })).status).toBe(401)
+  })
+
+  it('the login floor opens a session for the right password only, and refuses a wrong one and an unknown address', async () => {
+    const login = (email: string, password: string) =>
+      fetch(`${loginFloor.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })
+    const sessions = async () => {
+      const client = new pg.Client({ connectionString: db.url })
+      await client.connect()
+      try {
+        return Number((await client.query<{ n: string }>('select count(*) as n from floor_sessions')).rows[0]!.n)
+      } finally {
+        await client.end()
+      }
+    }
+    const opened = await login(EMAIL, PASSWORD)
+    expect(opened.status).toBe(201)
+    expect(sessionCookie(opened)).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(await sessions()).toBe(1)
+    expect((await login(EMAIL, `${PASSWORD}!`)).status).toBe(401)
+    expect((await login('nobody@example.com', PASSWORD)).status).toBe(401)
+    expect(await sessions()).toBe(1)
   })
 })
