@@ -19,14 +19,17 @@
  * `login` row (PostgreSQL), right after the row.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { createServer } from 'node:http'
+import { Agent, request as httpRequest } from 'node:http'
 import { parseArgs } from 'node:util'
 import { hash } from '@node-rs/argon2'
-import { createApp, createRouter, defineEventHandler, readBody, setCookie, setResponseStatus, toNodeListener } from 'h3'
-import { generateKeyPair, SignJWT } from 'jose'
+import { createRouter, defineEventHandler, readBody, setResponseStatus } from 'h3'
+import { Webhook } from 'standardwebhooks'
+import { serve, sessionAnswer } from './lib/floor-server.ts'
 import { argon2idPool } from '../iam/features/passwords/hash-pool.ts'
 
-const { values } = parseArgs({ options: { database: { type: 'string' }, setup: { type: 'boolean' }, email: { type: 'string' }, password: { type: 'string' } } })
+const { values } = parseArgs({
+  options: { database: { type: 'string' }, setup: { type: 'boolean' }, email: { type: 'string' }, password: { type: 'string' }, webhooks: { type: 'string' } },
+})
 if (!values.database?.startsWith('postgres')) throw new Error('--database <postgres url>')
 const { default: pg } = await import('pg')
 
@@ -56,7 +59,8 @@ const db = new pg.Pool({ connectionString: values.database, max: 10 })
 const hashes = argon2idPool(2)
 // an unknown address costs one verification too, as a login must (no enumeration by timing)
 const dummyHash = await hash(randomBytes(16).toString('base64url'), ARGON2ID)
-const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' })
+// --webhooks <json>: { "urls": [...], "secrets": [...] }, each sign-in sent to every URL once it is answered
+const hooks = values.webhooks ? webhookSender(JSON.parse(values.webhooks)) : null
 
 const router = createRouter().post('/login', defineEventHandler(async (event) => {
   const body = await readBody(event)
@@ -76,25 +80,40 @@ const router = createRouter().post('/login', defineEventHandler(async (event) =>
     text: `insert into floor_sessions (id, account_id, token_hash, created_at, expires_at) values ($1, $2, $3, now(), now() + interval '7 days')`,
     values: [sessionId, account.id, createHash('sha256').update(token).digest('hex')],
   })
-  const accessToken = await new SignJWT({ sid: sessionId })
-    .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' })
-    .setSubject(String(account.id))
-    .setIssuer('http://floor')
-    .setAudience('http://floor')
-    .setIssuedAt()
-    .setExpirationTime('15m')
-    .sign(privateKey)
-  setCookie(event, 'session', token, { httpOnly: true, sameSite: 'lax', path: '/' })
-  setCookie(event, 'access', accessToken, { httpOnly: true, sameSite: 'lax', path: '/' })
-  setResponseStatus(event, 201)
-  return { ok: true }
+  if (hooks) event.node.res.once('finish', () => hooks.send('session.created', { user: { id: String(account.id) }, session: { id: sessionId } }))
+  return sessionAnswer(event, { token, subject: String(account.id), sessionId })
 }))
 
-const server = createServer(toNodeListener(createApp().use(router)))
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  console.log(`Listening on http://127.0.0.1:${server.address().port}`)
-})
-process.once('SIGTERM', () => server.close(async () => {
-  await db.end()
-  process.exit(0)
-}))
+serve(router, () => db.end())
+
+/**
+ * The least a sign-in's webhooks can cost: each event signed (standardwebhooks) and POSTed to every
+ * URL on kept connections, with nothing written, retried or ordered (no outbox: this floor loses
+ * what a receiver misses).
+ */
+function webhookSender({ urls, secrets }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 10 })
+  const signers = secrets.map((secret) => new Webhook(secret))
+  return {
+    send(type, data) {
+      const timestamp = new Date()
+      const body = JSON.stringify({ type, timestamp: timestamp.toISOString(), data })
+      urls.forEach((url, i) => {
+        const id = `msg_${randomUUID()}`
+        const req = httpRequest(url, {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'webhook-id': id,
+            'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+            'webhook-signature': signers[i].sign(id, timestamp, body),
+          },
+        }, (res) => res.resume())
+        req.on('error', () => {})
+        req.end(body)
+      })
+    },
+  }
+}

@@ -19,10 +19,9 @@
  * bench/run.mjs measures it in every round of the `refresh` row (PostgreSQL), right after the row.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { createServer } from 'node:http'
 import { parseArgs } from 'node:util'
-import { createApp, createRouter, defineEventHandler, getCookie, setCookie, setResponseStatus, toNodeListener } from 'h3'
-import { generateKeyPair, SignJWT } from 'jose'
+import { createRouter, defineEventHandler, getCookie, setResponseStatus } from 'h3'
+import { serve, sessionAnswer } from './lib/floor-server.ts'
 
 const { values } = parseArgs({ options: { database: { type: 'string' }, setup: { type: 'string' }, history: { type: 'string' } } })
 if (!values.database?.startsWith('postgres')) throw new Error('--database <postgres url>')
@@ -81,7 +80,6 @@ const ROTATE = {
     )
     select old.family_id, f.user_id from old join floor_families f on f.id = old.family_id`,
 }
-const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' })
 
 const router = createRouter().post('/rotate', defineEventHandler(async (event) => {
   const raw = getCookie(event, 'session')
@@ -91,25 +89,7 @@ const router = createRouter().post('/rotate', defineEventHandler(async (event) =
     setResponseStatus(event, 401)
     return { error: 'no active session' }
   }
-  const accessToken = await new SignJWT({ sid: rows[0].family_id })
-    .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt' })
-    .setSubject(String(rows[0].user_id))
-    .setIssuer('http://floor')
-    .setAudience('http://floor')
-    .setIssuedAt()
-    .setExpirationTime('15m')
-    .sign(privateKey)
-  setCookie(event, 'session', next, { httpOnly: true, sameSite: 'lax', path: '/' })
-  setCookie(event, 'access', accessToken, { httpOnly: true, sameSite: 'lax', path: '/' })
-  setResponseStatus(event, 201)
-  return { ok: true }
+  return sessionAnswer(event, { token: next, subject: String(rows[0].user_id), sessionId: rows[0].family_id })
 }))
 
-const server = createServer(toNodeListener(createApp().use(router)))
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  console.log(`Listening on http://127.0.0.1:${server.address().port}`)
-})
-process.once('SIGTERM', () => server.close(async () => {
-  await pool.end()
-  process.exit(0)
-}))
+serve(router, () => pool.end())

@@ -275,6 +275,12 @@ async function metadataDocumentRows(kind, db, label, load, servers) {
  * The receiver (tests/helpers/webhook-receiver.ts) answers 200 at once and verifies every delivery
  * with the `standardwebhooks` package and the secret of its endpoint.
  */
+/** The webhook login row's floor, per round: with ten endpoints against without. */
+function floorNote({ plain, hooked }, deliveries) {
+  const floorRatio = ratio(medianRound(hooked).rps, medianRound(plain).rps)
+  return `${deliveries}; the floor (bench/login-floor.mjs: a bare sign-in, and one that also sends each sign-in signed to ten receiver paths once answered, with nothing written, retried or ordered), each round after the row: ${hooked.map((r) => Math.round(r.rps)).join(', ')}/s with the ten against ${plain.map((r) => Math.round(r.rps)).join(', ')}/s without, median ${floorRatio.toFixed(2)}x`
+}
+
 async function webhookRows(opts, label, load, servers, want) {
   const { endpoints, minRatio, throughputEvents } = GOALS.webhooks
   // verified when a row is checked, not as each delivery arrives: the receiver stands for a team's
@@ -353,29 +359,59 @@ async function webhookRows(opts, label, load, servers, want) {
       while ((await pending()) > 0 && Date.now() < deadline) await pause(200)
       return pending()
     }
-    const compare = async (id, text, measureAt) => {
+    const compare = async (id, text, measureAt, floorAt) => {
       // alternated, each round after the queue drained: a backlog delivered while the plain IAM
       // is measured would slow the baseline instead of the row
       const left = []
       // what a round queued and did not send within it: sent after the round, outside its measure
       const behind = []
+      const floorRounds = { plain: [], hooked: [] }
       const hookedRound = async () => {
         const run = await measureAt('hooked')
         behind.push(await pending())
+        if (floorAt) {
+          // the IAM's backlog sent first, so that the floors do not share the box with it
+          await drained()
+          for (const which of ['plain', 'hooked']) floorRounds[which].push(await floorAt(which))
+        }
         return run
       }
       const { run: measured, baselineRun } = await alternated(opts.rounds, hookedRound, () => measureAt('plain'), async () => { left.push(await drained()) })
       const baseline = { label: 'the same IAM config, no endpoint', run: baselineRun }
       rows.push(againstBaseline({ id, database: label, label: `${text} with ${endpoints} webhook endpoints subscribed to *`, run: measured, baseline,
         notes: [`the delivery worker sends to the receiver while the row runs (webhooks defaults: poll 1 s, 20 in flight); at most ${Math.max(...left)} deliveries of an earlier round still queued at a round's start; the statements include the worker's`,
-          `deliveries still queued at the end of each round, sent after it (work outside the row's measure): ${behind.join(', ')}`] },
+          `deliveries still queued at the end of each round, sent after it (work outside the row's measure): ${behind.join(', ')}`,
+          ...(floorAt ? [floorNote(floorRounds, verifiedCheck('floor').actual + ' to the floor')] : [])] },
         minRatio, [verifiedCheck('rows')]))
     }
     // sign-up first: its events are about a new account each and drain in parallel; the login row's
     // are all about one account, delivered in order one at a time per endpoint
     // (features/webhooks/deliver.ts), so its backlog outlasts the row
     if (want('webhooks-signup')) await compare('webhooks-signup', 'sign-up POST /signup', signupAt)
-    if (want('webhooks-login')) await compare('webhooks-login', 'password login POST /login', loginAt)
+    if (want('webhooks-login')) {
+      // the floor of the same comparison (bench/login-floor.mjs): a bare sign-in, and one that also
+      // sends ten signed deliveries to the same receiver with no outbox, each round after the row
+      const urls = []
+      const secrets = []
+      for (let i = 0; i < endpoints; i++) {
+        const secret = `whsec_${randomBytes(32).toString('base64')}`
+        urls.push(`${receiver.base}/floor/${i}`)
+        secrets.push(secret)
+        receiver.secrets.set(`/floor/${i}`, [secret])
+      }
+      const floorUser = { email: `floor.${run}@example.com`, password: STRONG_PASSWORD }
+      // a database each, dropped after its floor stops (servers stop in reverse)
+      const floorOn = async (webhooks) => {
+        const db = await createPgDatabase(process.env.DATABASE_URL)
+        servers.push({ stop: () => db.drop() })
+        const floor = await startLoginFloor(db.url, floorUser.email, floorUser.password, webhooks)
+        servers.push(floor)
+        return floor
+      }
+      const floors = { plain: await floorOn(), hooked: await floorOn({ urls, secrets }) }
+      const floorAt = (which) => measure({ url: `${floors[which].url}/login`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(floorUser) }, load)
+      await compare('webhooks-login', 'password login POST /login', loginAt, floorAt)
+    }
   }
 
   if (want('webhooks-throughput')) {

@@ -16,35 +16,28 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, PORT: '0', HOST: '127.0.0.1', ...extra }
 }
 
+/** Runs `file`'s setup on `database` with `setup` arguments (its stdout), then serves it there. */
+async function startFloor(name: string, file: string, database: string, setup: string[], serveArgs: string[] = []): Promise<NodeServer & { setupOutput: string }> {
+  const entry = join(ROOT, 'bench', file)
+  const setupOutput = execFileSync(process.execPath, [entry, '--database', database, '--setup', ...setup], { encoding: 'utf8', env: childEnv({}) })
+  const server = await startNodeServer({ name, entry, args: ['--database', database, ...serveArgs], env: childEnv({ NODE_ENV: 'production' }), keepLogs: false, startTimeoutMs: START_TIMEOUT_MS })
+  return { ...server, setupOutput }
+}
+
 /**
- * The floor on `database`: `families` live tokens, `history` spent ones behind each (as the row
- * seeds the IAM's), then served; `tokens` are the live ones, each to be spent once.
+ * The rotation floor on `database`: `families` live tokens, `history` spent ones behind each (as
+ * the row seeds the IAM's), then served; `tokens` are the live ones, each to be spent once.
  */
 export async function startRotationFloor(database: string, families: number, history: number): Promise<NodeServer & { tokens: string[] }> {
-  const entry = join(ROOT, 'bench', 'rotation-floor.mjs')
-  const setup = execFileSync(process.execPath, [entry, '--database', database, '--setup', String(families), '--history', String(history)], { encoding: 'utf8', env: childEnv({}) })
-  const { tokens } = JSON.parse(setup.trim().split('\n').at(-1)!) as { tokens: string[] }
-  const server = await startNodeServer({
-    name: 'rotation floor',
-    entry,
-    args: ['--database', database],
-    env: childEnv({ NODE_ENV: 'production' }),
-    keepLogs: false,
-    startTimeoutMs: START_TIMEOUT_MS,
-  })
+  const server = await startFloor('rotation floor', 'rotation-floor.mjs', database, [String(families), '--history', String(history)])
+  const { tokens } = JSON.parse(server.setupOutput.trim().split('\n').at(-1)!) as { tokens: string[] }
   return { ...server, tokens }
 }
 
-/** The login floor on `database`, its one account `email` with `password`. */
-export async function startLoginFloor(database: string, email: string, password: string): Promise<NodeServer> {
-  const entry = join(ROOT, 'bench', 'login-floor.mjs')
-  execFileSync(process.execPath, [entry, '--database', database, '--setup', '--email', email, '--password', password], { encoding: 'utf8', env: childEnv({}) })
-  return startNodeServer({
-    name: 'login floor',
-    entry,
-    args: ['--database', database],
-    env: childEnv({ NODE_ENV: 'production' }),
-    keepLogs: false,
-    startTimeoutMs: START_TIMEOUT_MS,
-  })
+/**
+ * The login floor on `database`, its one account `email` with `password`; with `webhooks`, each
+ * sign-in also sent to every URL, signed with the secret of the same index.
+ */
+export function startLoginFloor(database: string, email: string, password: string, webhooks?: { urls: string[]; secrets: string[] }): Promise<NodeServer> {
+  return startFloor('login floor', 'login-floor.mjs', database, ['--email', email, '--password', password], webhooks ? ['--webhooks', JSON.stringify(webhooks)] : [])
 }

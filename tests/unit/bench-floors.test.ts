@@ -2,20 +2,28 @@
  * The floors the refresh and login rows are read against (bench/run.mjs) must do what a rotation
  * and a sign-in do, or their figures say nothing. bench/rotation-floor.mjs: each live token spent
  * exactly once, its successor filed and handed back, a spent token refused. bench/login-floor.mjs:
- * the right password opens a session row, a wrong one or an unknown address none. Skipped without
+ * the right password opens a session row, a wrong one or an unknown address none; with webhooks,
+ * each sign-in reaches every receiver path signed (verified by `standardwebhooks`). Skipped without
  * DATABASE_URL (PostgreSQL only, as the rows' floors are).
  */
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { startLoginFloor, startRotationFloor } from '../../bench/lib/floors'
 import { skippedWithout, titled } from '../helpers/skip-notes'
 import { createThrowawayPg } from '../helpers/test-database'
+import { waitUntil } from '../helpers/wait'
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver'
 
 const START_TIMEOUT_MS = 60_000
 
 let db: Awaited<ReturnType<typeof createThrowawayPg>>
 let floor: Awaited<ReturnType<typeof startRotationFloor>>
 let loginFloor: Awaited<ReturnType<typeof startLoginFloor>>
+let hookedDb: Awaited<ReturnType<typeof createThrowawayPg>>
+let hookedFloor: Awaited<ReturnType<typeof startLoginFloor>>
+let receiver: WebhookReceiver
+const SECRETS = [0, 1].map(() => `whsec_${randomBytes(32).toString('base64')}`)
 const EMAIL = 'floor@example.com'
 const PASSWORD = 'correct horse battery staple 42'
 
@@ -27,12 +35,19 @@ describe.skipIf(skippedWithout('postgres'))(titled('the floors of the bench', 'p
     db = await createThrowawayPg(process.env.DATABASE_URL!)
     floor = await startRotationFloor(db.url, 3, 2)
     loginFloor = await startLoginFloor(db.url, EMAIL, PASSWORD)
+    receiver = await startWebhookReceiver('127.0.0.1')
+    SECRETS.forEach((secret, i) => receiver.secrets.set(`/floor/${i}`, [secret]))
+    hookedDb = await createThrowawayPg(process.env.DATABASE_URL!)
+    hookedFloor = await startLoginFloor(hookedDb.url, EMAIL, PASSWORD, { urls: SECRETS.map((_, i) => `${receiver.base}/floor/${i}`), secrets: SECRETS })
   }, START_TIMEOUT_MS)
 
   afterAll(async () => {
     await floor?.stop()
     await loginFloor?.stop()
+    await hookedFloor?.stop()
+    await receiver?.stop()
     await db?.drop()
+    await hookedDb?.drop()
   })
 
   it('spends a live token once, hands back its successor and refuses the spent one', async () => {
@@ -90,5 +105,18 @@ describe.skipIf(skippedWithout('postgres'))(titled('the floors of the bench', 'p
     expect((await login(EMAIL, `${PASSWORD}!`)).status).toBe(401)
     expect((await login('nobody@example.com', PASSWORD)).status).toBe(401)
     expect(await sessions()).toBe(1)
+  })
+
+  it('the login floor with webhooks sends each sign-in, signed, to every receiver path, and nothing for a refused one', async () => {
+    const login = (password: string) =>
+      fetch(`${hookedFloor.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password }) })
+    expect((await login(`${PASSWORD}!`)).status).toBe(401)
+    expect((await login(PASSWORD)).status).toBe(201)
+    await waitUntil(() => receiver.received.length >= SECRETS.length, 'the sign-in at every receiver path')
+    expect(receiver.received.map((r) => r.path).sort()).toEqual(['/floor/0', '/floor/1'])
+    for (const delivery of receiver.received) {
+      expect(delivery.error).toBeNull()
+      expect(delivery.verified).toMatchObject({ type: 'session.created' })
+    }
   })
 })
