@@ -260,5 +260,13 @@ export function resultsPage(rows: Row[], facts: RunFacts): string {
     '',
     'The ratios are against baselines measured in the same run, right before their row; on a shared 2-core machine a row still moves from run to run, the absolute rows most. What each path costs and why: [docs/performance.md](../docs/performance.md).',
     '',
+    ...notesSection(rows),
   ].join('\n')
+}
+
+/** Each row's notes (its rounds, its floor, what it left undone), under the row's database and label. */
+function notesSection(rows: Row[]): string[] {
+  const noted = rows.filter((row) => row.notes.length > 0)
+  if (noted.length === 0) return []
+  return ['## Notes', '', ...noted.map((row) => `- **${row.database}, ${row.label}**: ${row.notes.join('; ')}`), '']
 }

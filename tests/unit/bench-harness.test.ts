@@ -161,6 +161,14 @@ describe('the results page', () => {
     expect(resultsPage([met], { ...facts, dirty: true, args: [] })).toContain('`abc1234` with uncommitted changes')
   })
 
+  it("lists each row's notes under its database and label, and no notes section when no row has one", () => {
+    const noted = againstBaseline({ id: 'refresh', database: 'PostgreSQL + Redis', label: 'refresh rotation', run: run({ rps: 200 }), baseline: { label: 'h3 + SELECT 1', run: run() }, notes: ['the floor: 400/s', 'the row 0.50x of it'] }, 0.15)
+    const page = resultsPage([met, noted], facts)
+    expect(page).toContain('## Notes\n\n- **PostgreSQL + Redis, refresh rotation**: the floor: 400/s; the row 0.50x of it\n')
+    expect(page).not.toContain('**PGlite, IAM GET /health**')
+    expect(resultsPage([met], facts)).not.toContain('## Notes')
+  })
+
   it('names each row that missed a goal, with the goal and the figure', () => {
     const page = resultsPage([met, missed], facts)
     expect(page).toContain('Missed a goal: password login POST /login (PGlite: >= 0.9x of raw Argon2id: 0.7x).')
