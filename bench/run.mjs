@@ -16,7 +16,7 @@ import { CHROME_UA, loginUser, newDevice, setCookieValue, signupUser, STRONG_PAS
 import { ROOT } from '../scripts/lib/build.ts'
 import { alternated, burst, measure } from './lib/load.mjs'
 import { parseBenchArgs } from './lib/options.ts'
-import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, medianRound, ratio, resultsPage, statementChecks } from './lib/report.ts'
+import { againstBaseline, answeredCleanly, answeredWith, atLeast, atMost, formatTable, GOALS, medianRound, ratio, resultsPage, roundsText, statementChecks } from './lib/report.ts'
 import { buildServers, createPgDatabase, rssMb, runIamCli, startBaseline, startDocumentServer, startGateway, startIam, startOidcLibrary } from './lib/servers.mjs'
 import { startLoginFloor, startRotationFloor } from './lib/floors.ts'
 import { writeImportFile } from './import-file.mjs'
@@ -267,6 +267,12 @@ async function metadataDocumentRows(kind, db, label, load, servers) {
   ]
 }
 
+/** The webhook login row's floor: its rounds with ten endpoints against without, and their medians' ratio. */
+function floorNote({ plain, hooked }, deliveries) {
+  const [withTen, without] = [medianRound(hooked), medianRound(plain)]
+  return `${deliveries}; the floor (bench/login-floor.mjs: a bare sign-in, and one that also sends each sign-in signed to ten receiver paths once answered, with nothing written, retried or ordered), each round after the row: ${roundsText(withTen.rounds)}/s with the ten against ${roundsText(without.rounds)}/s without, median ${ratio(withTen.rps, without.rps).toFixed(2)}x`
+}
+
 /**
  * The webhook rows (PostgreSQL only: the admin CLI grants the administrator role beside the running
  * IAM). Each IAM has a database and data dir of its own, webhooks on with their defaults (poll,
@@ -275,12 +281,6 @@ async function metadataDocumentRows(kind, db, label, load, servers) {
  * The receiver (tests/helpers/webhook-receiver.ts) answers 200 at once and verifies every delivery
  * with the `standardwebhooks` package and the secret of its endpoint.
  */
-/** The webhook login row's floor, per round: with ten endpoints against without. */
-function floorNote({ plain, hooked }, deliveries) {
-  const floorRatio = ratio(medianRound(hooked).rps, medianRound(plain).rps)
-  return `${deliveries}; the floor (bench/login-floor.mjs: a bare sign-in, and one that also sends each sign-in signed to ten receiver paths once answered, with nothing written, retried or ordered), each round after the row: ${hooked.map((r) => Math.round(r.rps)).join(', ')}/s with the ten against ${plain.map((r) => Math.round(r.rps)).join(', ')}/s without, median ${floorRatio.toFixed(2)}x`
-}
-
 async function webhookRows(opts, label, load, servers, want) {
   const { endpoints, minRatio, throughputEvents } = GOALS.webhooks
   // verified when a row is checked, not as each delivery arrives: the receiver stands for a team's
@@ -548,7 +548,7 @@ async function runDatabase(kind, opts, report) {
       })
       const floorRun = floorRounds.length ? medianRound(floorRounds) : null
       const floorNotes = floorRun ? [
-        `the floor of a rotation (bench/rotation-floor.mjs: h3, one statement that spends the token and files its successor, one EdDSA signature, no check), each round right after the row: ${floorRounds.map((r) => Math.round(r.rps)).join(', ')}/s, median ${ratio(floorRun.rps, baseline.run.rps).toFixed(2)}x of h3 + SELECT 1; the row ${ratio(run.rps, floorRun.rps).toFixed(2)}x of the floor`,
+        `the floor of a rotation (bench/rotation-floor.mjs: h3, one statement that spends the token and files its successor, one EdDSA signature, no check), each round right after the row: ${roundsText(floorRun.rounds)}/s, median ${ratio(floorRun.rps, baseline.run.rps).toFixed(2)}x of h3 + SELECT 1; the row ${ratio(run.rps, floorRun.rps).toFixed(2)}x of the floor`,
       ] : []
       rows.push(againstBaseline({ id: 'refresh', database: label, label: 'refresh rotation POST /auth/user/refresh-session', run, baseline, notes: floorNotes }, GOALS.refresh.minRatio,
         [atLeast(`>= ${GOALS.refresh.minRps} req/s`, run.rps, GOALS.refresh.minRps, '/s'), ...statementChecks(run, { statements: GOALS.refresh.maxStatements })]))
@@ -576,7 +576,7 @@ async function runDatabase(kind, opts, report) {
         notes: [
           `raw verify: ${opts.connections} in flight, the library's async verify on libuv's pool (UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? 4}), as it runs by default`,
           `the same loop on the IAM's pool of ${threads} threads: ${Math.round(pooled.rps)}/s (login ${ratio(small.login.rps, pooled.rps).toFixed(2)}x of it)`,
-          ...(floorRun ? [`the floor of a password login (bench/login-floor.mjs: h3, one read, Argon2id on the IAM's pool, one insert, one EdDSA signature, no check), each round right after the row: ${floorRounds.map((r) => Math.round(r.rps)).join(', ')}/s, median ${ratio(floorRun.rps, argon2.run.rps).toFixed(2)}x of the raw verify; the row ${ratio(small.login.rps, floorRun.rps).toFixed(2)}x of the floor`] : []),
+          ...(floorRun ? [`the floor of a password login (bench/login-floor.mjs: h3, one read, Argon2id on the IAM's pool, one insert, one EdDSA signature, no check), each round right after the row: ${roundsText(floorRun.rounds)}/s, median ${ratio(floorRun.rps, argon2.run.rps).toFixed(2)}x of the raw verify; the row ${ratio(small.login.rps, floorRun.rps).toFixed(2)}x of the floor`] : []),
         ] }, GOALS.login.minRatio))
     }
     let gatewayServer

@@ -10,17 +10,14 @@ import { startNodeServer, type NodeServer } from '../../scripts/lib/run-server.t
 
 const START_TIMEOUT_MS = 60_000
 
-/** The parent's environment, less what would point the child at another database or port. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env
-  return { ...env, PORT: '0', HOST: '127.0.0.1', ...extra }
-}
+// a floor reads its database from --database and nothing else from the environment but PORT
+const serveEnv = { ...process.env, PORT: '0', NODE_ENV: 'production' }
 
 /** Runs `file`'s setup on `database` with `setup` arguments (its stdout), then serves it there. */
 async function startFloor(name: string, file: string, database: string, setup: string[], serveArgs: string[] = []): Promise<NodeServer & { setupOutput: string }> {
   const entry = join(ROOT, 'bench', file)
-  const setupOutput = execFileSync(process.execPath, [entry, '--database', database, '--setup', ...setup], { encoding: 'utf8', env: childEnv({}) })
-  const server = await startNodeServer({ name, entry, args: ['--database', database, ...serveArgs], env: childEnv({ NODE_ENV: 'production' }), keepLogs: false, startTimeoutMs: START_TIMEOUT_MS })
+  const setupOutput = execFileSync(process.execPath, [entry, '--database', database, '--setup', ...setup], { encoding: 'utf8' })
+  const server = await startNodeServer({ name, entry, args: ['--database', database, ...serveArgs], env: serveEnv, keepLogs: false, startTimeoutMs: START_TIMEOUT_MS })
   return { ...server, setupOutput }
 }
 
