@@ -218,6 +218,29 @@ export async function signInInBrowser(page: Page, base: string, email: string, p
   await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), WAIT).toBe(true)
 }
 
+/**
+ * On an OpenID Provider's interaction page that found nobody signed in: follows the page's own
+ * "Sign in" link, which carries the way back to the app (it comes once the page knows nobody is
+ * signed in; the header's link, there from the start, leads to the account page instead), and
+ * waits for the sign-in page. On a loaded machine a click can land while the page still settles
+ * and lead nowhere (CI saw the wait time out with the link on screen, in two files): the link is
+ * clicked again while it is still there, at most three times in all.
+ */
+export async function signInFromInteraction(page: Page): Promise<void> {
+  const signIn = page.locator('#main').getByRole('link', { name: 'Sign in', exact: true })
+  await expect.poll(() => signIn.isVisible(), WAIT).toBe(true)
+  expect(await signIn.getAttribute('href')).toMatch(/^\/login\?returnTo=%2Finteraction%2F/)
+  for (let attempt = 1; ; attempt++) {
+    await signIn.click()
+    try {
+      await page.waitForURL(/\/login\?returnTo=%2Finteraction%2F/, { timeout: 10_000 })
+      return
+    } catch (error) {
+      if (attempt === 3 || !(await signIn.isVisible())) throw error
+    }
+  }
+}
+
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
 
 export interface AxeViolation {

@@ -32,7 +32,7 @@ import { freePort } from '../helpers/fake-iam'
 import { AgentAuth } from '../helpers/mcp-agent-auth'
 import { Browser as BffBrowser, newEmail, signUp, startOpStack } from '../helpers/oidc-op'
 import { waitUntil } from '../helpers/wait'
-import { hmac, PASSWORD, seriousA11yViolations, useE2eStack, WAIT, watchCsp } from './auth-stack'
+import { hmac, PASSWORD, seriousA11yViolations, signInFromInteraction, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 const MCP_CLIENT_ID = 'notes-mcp-server'
 
@@ -151,21 +151,7 @@ describe('an AI agent through the official MCP SDK, the person in Chromium', () 
     await page.goto(provider.sentTo!.href)
     await page.waitForURL(/\/interaction\//)
     await expect.poll(() => page.getByRole('heading', { name: `Sign in to ${host}`, exact: true }).isVisible(), { ...WAIT, message: 'the interaction page signed out' }).toBe(true)
-    // the page's own link, which comes once it knows nobody is signed in (the header's has no way back)
-    const signIn = page.locator('#main').getByRole('link', { name: 'Sign in', exact: true })
-    await expect.poll(() => signIn.isVisible(), WAIT).toBe(true)
-    expect(await signIn.getAttribute('href')).toMatch(/^\/login\?returnTo=%2Finteraction%2F/)
-    // on a loaded machine a click can land while the page still settles and lead nowhere (CI saw
-    // the wait for the sign-in page time out with the link on screen): clicked again, at most twice
-    for (let attempt = 1; ; attempt++) {
-      await signIn.click()
-      try {
-        await page.waitForURL(/\/login\?returnTo=%2Finteraction%2F/, { timeout: 10_000 })
-        break
-      } catch (error) {
-        if (attempt === 3 || !(await signIn.isVisible())) throw error
-      }
-    }
+    await signInFromInteraction(page)
     await page.getByLabel('Email', { exact: true }).fill(email)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()

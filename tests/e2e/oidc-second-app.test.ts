@@ -8,23 +8,10 @@
 import { createServer, type Server } from 'node:http'
 import * as oauth from 'oauth4webapi'
 import { Secret, TOTP } from 'otpauth'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authorizationUrl, codeParams, insecure, redeem, startOpStack, type RegisteredClient } from '../helpers/oidc-op'
 import { codeOf } from '../helpers/smtp'
-import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, seriousA11yViolations, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
-
-/**
- * The interaction page's own "Sign in" link, which carries the way back to the app: it appears once
- * the page knows nobody is signed in, while the header's link (there from the start) leads to the
- * account page instead, so a click on whichever came first raced the page.
- */
-async function signInFromInteraction(page: Page): Promise<void> {
-  const signIn = page.locator('#main').getByRole('link', { name: 'Sign in', exact: true })
-  await expect.poll(() => signIn.isVisible(), WAIT).toBe(true)
-  await signIn.click()
-  await page.waitForURL(/\/login\?returnTo=%2Finteraction%2F/)
-}
+import { confirmEmailInBrowser, freshEmail, mailTo, PASSWORD, seriousA11yViolations, signInFromInteraction, signUpInBrowser, useE2eStack, WAIT, watchCsp } from './auth-stack'
 
 const e2e = useE2eStack({}, { start: startOpStack })
 let app: Server
