@@ -7,7 +7,7 @@
  */
 import type { H3Event } from 'h3'
 import { useIam } from '../context'
-import { readRawBody } from './raw-body'
+import { readRawBody, refusalHeaders } from './raw-body'
 import { requestHeader } from './request'
 import { httpFail } from './respond'
 
@@ -20,10 +20,10 @@ declare module 'h3' {
 
 export const pictureLimitBytes = (): number => useIam().config.profilePicture.maxBytes
 
-/** 413 with the cap in bytes, so the page can say it; the rest of the body stays unread (http/raw-body.ts failTooLarge). */
-export function failPictureTooLarge(): never {
+/** 413 with the cap in bytes, so the page can say it (the rest of the body: http/raw-body.ts readRawBody). */
+export function failPictureTooLarge(event: H3Event): never {
   const limitBytes = pictureLimitBytes()
-  return httpFail(413, { error: `The picture is larger than ${limitBytes} bytes`, code: 'picture_too_large', limitBytes }, { connection: 'close' })
+  return httpFail(413, { error: `The picture is larger than ${limitBytes} bytes`, code: 'picture_too_large', limitBytes }, refusalHeaders(event))
 }
 
 /** The body bytes of an image route, at most the cap (read once per request: http/raw-body.ts). */
@@ -32,7 +32,7 @@ export async function readPictureBody(event: H3Event): Promise<Buffer> {
   const encoding = requestHeader(event, 'content-encoding')
   if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported', code: 'content_encoding_unsupported' })
   const raw = await readRawBody(event, pictureLimitBytes())
-  if (raw === 'too-large') failPictureTooLarge()
+  if (raw === 'too-large') failPictureTooLarge(event)
   return raw
 }
 

@@ -4,22 +4,26 @@
  * the stream; the second gets the same bytes from the event, so the body is neither read twice
  * nor read without a limit.
  */
-import type { H3Event } from 'h3'
-import { readBounded } from '../../shared/read-bounded'
+import type { H3Event, H3EventContext } from 'h3'
+import { dropRest, readBounded } from '../../shared/read-bounded'
 import { requestHeader } from './request'
 import { httpFail } from './respond'
 
 declare module 'h3' {
   interface H3EventContext {
-    /** set by readRawBody: the bytes read (or 'too-large') and the bound they were read under */
-    rawBody?: { limitBytes: number; result: Promise<Buffer | 'too-large'> }
+    /**
+     * set by readRawBody: the bytes read (or 'too-large') and the bound they were read under;
+     * `closing` once a refused body is too large to drop (shared/read-bounded.ts dropRest)
+     */
+    rawBody?: { limitBytes: number; result: Promise<Buffer | 'too-large'>; closing?: boolean }
   }
 }
 
 /**
  * The body, at most `limitBytes`: 'too-large' when a declared Content-Length exceeds the bound
- * (nothing is read) or when one byte more arrives (a chunked body has no declared length).
- * Memoised per request; every caller passes the route's own limit.
+ * (nothing is kept) or when one byte more arrives (a chunked body has no declared length). The
+ * rest of a refused body is dropped as it arrives, within a bound, so the client can read the 413
+ * (shared/read-bounded.ts dropRest). Memoised per request; every caller passes the route's own limit.
  */
 export function readRawBody(event: H3Event, limitBytes: number): Promise<Buffer | 'too-large'> {
   const kept = event.context.rawBody
@@ -27,17 +31,24 @@ export function readRawBody(event: H3Event, limitBytes: number): Promise<Buffer 
     if (kept.limitBytes !== limitBytes) throw new Error('readRawBody: one request read under two limits')
     return kept.result
   }
+  const { req, res } = event.node
   const declared = requestHeader(event, 'content-length')
-  const result: Promise<Buffer | 'too-large'> =
-    declared !== undefined && Number(declared) > limitBytes ? Promise.resolve('too-large') : readBounded(event.node.req, limitBytes)
-  event.context.rawBody = { limitBytes, result }
-  return result
+  const read: Promise<Buffer | 'too-large'> = declared !== undefined && Number(declared) > limitBytes ? Promise.resolve('too-large') : readBounded(req, limitBytes)
+  const entry: NonNullable<H3EventContext['rawBody']> = { limitBytes, result: read }
+  entry.result = read.then((body) => {
+    if (body === 'too-large') entry.closing = !dropRest(req, res, limitBytes)
+    return body
+  })
+  event.context.rawBody = entry
+  return entry.result
 }
 
-/**
- * 413, with the route's `message` when it has one (iam/contract/define.ts `tooLarge`); the rest of
- * an oversized body stays unread: closing the connection is cheaper than draining it.
- */
-export function failTooLarge(message?: string): never {
-  return httpFail(413, { error: 'Payload too large', code: 'payload_too_large', ...(message ? { message } : {}) }, { connection: 'close' })
+/** The headers of a 413: `Connection: close` when the refused body is too large to drop. */
+export function refusalHeaders(event: H3Event): Record<string, string> {
+  return event.context.rawBody?.closing ? { connection: 'close' } : {}
+}
+
+/** 413, with the route's `message` when it has one (iam/contract/define.ts `tooLarge`). */
+export function failTooLarge(event: H3Event, message?: string): never {
+  return httpFail(413, { error: 'Payload too large', code: 'payload_too_large', ...(message ? { message } : {}) }, refusalHeaders(event))
 }

@@ -32,7 +32,7 @@ import { authenticateScimToken, type ScimTenant } from '../features/enterprise/s
 import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ScimFailure } from '../features/enterprise/scim-users'
 import { findRejectedText, isStorableText } from '../lib/text'
 import type { ScimCall } from '../features/enterprise/scim-member-events'
-import { readRawBody } from './raw-body'
+import { readRawBody, refusalHeaders } from './raw-body'
 import { getClientIp, requestHeader } from './request'
 
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8'
@@ -66,7 +66,7 @@ async function readScimBody(event: H3Event): Promise<{ ok: true; value: Record<s
   const encoding = requestHeader(event, 'content-encoding')
   if (encoding && encoding.toLowerCase() !== 'identity') return { ok: false, answer: failure(415, 'A compressed body is not taken') }
   const raw = await readRawBody(event, SCIM_BODY_LIMIT_BYTES)
-  if (raw === 'too-large') return { ok: false, answer: { ...failure(413, `A body is at most ${SCIM_BODY_LIMIT_BYTES} bytes`), headers: { connection: 'close' } } }
+  if (raw === 'too-large') return { ok: false, answer: { ...failure(413, `A body is at most ${SCIM_BODY_LIMIT_BYTES} bytes`), headers: refusalHeaders(event) } }
   let value: unknown
   try {
     value = JSON.parse(decoder.decode(raw), reviver)

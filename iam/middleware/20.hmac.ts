@@ -167,7 +167,7 @@ async function coveredParts(event: H3Event): Promise<CoveredParts> {
   const limitBytes = rule?.body.kind === 'json' ? rule.body.limitBytes : !rule ? mountBodyLimit(event.path) : undefined
   if (limitBytes === undefined) return { bodySha256: EMPTY_BODY_SHA256, headers }
   const raw = await readRawBody(event, limitBytes)
-  if (raw === 'too-large') failTooLarge(rule?.body.kind === 'json' ? rule.body.tooLarge : undefined)
+  if (raw === 'too-large') failTooLarge(event, rule?.body.kind === 'json' ? rule.body.tooLarge : undefined)
   return { bodySha256: sha256Hex(raw), headers }
 }
 

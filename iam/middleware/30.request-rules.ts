@@ -67,7 +67,7 @@ async function applyJsonRule(event: H3Event, rule: { limitBytes: number; tooLarg
   if (encoding && encoding.toLowerCase() !== 'identity') httpFail(415, { error: 'Content-Encoding not supported', code: 'content_encoding_unsupported' })
   // Already read by middleware 20 when a version 2 signature covers it: the same bytes, not read again.
   const raw = await readRawBody(event, limitBytes)
-  if (raw === 'too-large') failTooLarge(rule.tooLarge)
+  if (raw === 'too-large') failTooLarge(event, rule.tooLarge)
   if (raw.length === 0) httpFail(403, { error: 'Empty body', code: 'empty_body' })
   let text: string
   try {

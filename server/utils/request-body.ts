@@ -9,7 +9,7 @@ import { getRequestHeader, setResponseHeader, setResponseHeaders, setResponseSta
 import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
 import { PICTURE_MAX_BYTES_CEILING } from '../../iam/contract/profile-picture'
 import { isScimPath, SCIM_BODY_LIMIT_BYTES } from '../../iam/contract/scim-mount'
-import { readBounded } from '../../shared/read-bounded'
+import { dropRest, readBounded } from '../../shared/read-bounded'
 import type { BffErrorCode } from './bff/error-codes'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
 import { answerStatus } from './oauth/respond'
@@ -86,32 +86,35 @@ export function bodyLimitFor(path: string): number {
 }
 
 /**
- * Buffers the request body, at most `limitBytes`, where h3's readers find it; false when it is
- * larger (a declared Content-Length is refused before reading, a chunked body when the count
- * passes the limit; the rest stays unread). A refused body reads as empty afterwards, so nothing
- * later waits on the socket or buffers it.
+ * Buffers the request body, at most `limitBytes`, where h3's readers find it: 'fits', or 'too-large'
+ * (a declared Content-Length is refused before reading, a chunked body when the count passes the
+ * limit). The rest of a refused body is dropped as it arrives, within a bound, so the client can
+ * read the 413 ('close' when it is too large to drop: shared/read-bounded.ts dropRest). A refused
+ * body reads as empty afterwards, so nothing later waits on the socket or buffers it.
  */
-export async function bufferBody(event: H3Event, limitBytes: number): Promise<boolean> {
-  if (!PAYLOAD_METHODS.has(event.method)) return true
+export async function bufferBody(event: H3Event, limitBytes: number): Promise<'fits' | 'too-large' | 'close'> {
+  if (!PAYLOAD_METHODS.has(event.method)) return 'fits'
   const req = event.node.req as IncomingMessage & { [H3_RAW_BODY]?: Promise<Buffer> }
-  if (req[H3_RAW_BODY]) return true
+  if (req[H3_RAW_BODY]) return 'fits'
   const declared = getRequestHeader(event, 'content-length')
   const body = declared !== undefined && Number(declared) > limitBytes ? 'too-large' : await readBounded(req, limitBytes)
   req[H3_RAW_BODY] = Promise.resolve(body === 'too-large' ? Buffer.alloc(0) : body)
-  return body !== 'too-large'
+  if (body !== 'too-large') return 'fits'
+  return dropRest(req, event.node.res, limitBytes) ? 'too-large' : 'close'
 }
 
 /**
  * Buffers the request's body within its path's limit; undefined when it fits. An oversized body is
  * 413: JSON `{ ok: false, error, code }` like the BFF's other refusals, or `{ error: 'payload_too_large' }`
  * like the OAuth callback's other status answers, returned for the caller to send, with the status and
- * headers set. The connection is closed: the rest of the body stays unread, which is cheaper than
- * draining it. Run by server/middleware/15.body-limit.ts, and by the gateway's direct lane
+ * headers set. The connection stays open for the next request unless the body is too large to
+ * drop (`bufferBody`). Run by server/middleware/15.body-limit.ts, and by the gateway's direct lane
  * (server/utils/direct-lane.ts) for the requests it answers.
  */
 export async function bodyRefusal(event: H3Event): Promise<object | undefined> {
-  if (await bufferBody(event, bodyLimitFor(event.path))) return undefined
-  setResponseHeader(event, 'connection', 'close')
+  const buffered = await bufferBody(event, bodyLimitFor(event.path))
+  if (buffered === 'fits') return undefined
+  if (buffered === 'close') setResponseHeader(event, 'connection', 'close')
   if (isCallbackPath(event.path)) return answerStatus(event, 413, 'payload_too_large')
   setResponseStatus(event, 413)
   setResponseHeaders(event, { 'content-type': 'application/json', 'cache-control': 'no-store' })

@@ -2,12 +2,14 @@
  * Request bodies are bounded before they are buffered (server/utils/request-body.ts): BFF JSON and
  * form bodies at 8 kB, the OAuth form_post callback at 64 kB. A declared oversized length is
  * refused before reading; an endless chunked body is cut at the limit; both are 413 and the
- * gateway keeps serving. Runs the built gateway against the built IAM.
+ * gateway keeps serving. The rest of a refused body is dropped within a bound, so the connection
+ * stays open for a client still writing; past the bound it is closed. Runs the built gateway against the built IAM.
  */
 // store-independent: bodies are refused by the gateway before they reach the IAM, so no store is reached
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { BFF_BODY_LIMIT_BYTES, CALLBACK_BODY_LIMIT_BYTES } from '../../server/utils/request-body'
+import { drainBound } from '../../shared/read-bounded'
 import { browserLike, setupStackOnSharedIam } from './bff-harness'
 
 // answers with form_post: POST /oauth/callback/acme is an authorization response
@@ -73,10 +75,22 @@ async function expectStillServing() {
 }
 
 describe('BFF JSON bodies', () => {
-  it('refuses a declared Content-Length over 8 kB with 413 before the body is sent', async () => {
+  it('refuses a declared Content-Length over 8 kB with 413 before the body is sent, keeping the connection for the body to be dropped', async () => {
     const res = await send({
       path: '/api/auth/login',
       headers: { ...browserHeaders(stack.gateway.url), 'content-type': 'application/json', 'content-length': String(BFF_BODY_LIMIT_BYTES + 1) },
+      headersOnly: true,
+    })
+    expect(res.status).toBe(413)
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'Payload too large', code: 'payload_too_large' })
+    // a client that writes its whole body before reading can finish and read this (shared/read-bounded.ts dropRest)
+    expect(res.headers.connection).toBe('keep-alive')
+  })
+
+  it('closes the connection after the 413 when the declared length is past what it would drop', async () => {
+    const res = await send({
+      path: '/api/auth/login',
+      headers: { ...browserHeaders(stack.gateway.url), 'content-type': 'application/json', 'content-length': String(drainBound(BFF_BODY_LIMIT_BYTES) + 1) },
       headersOnly: true,
     })
     expect(res.status).toBe(413)

@@ -14,6 +14,7 @@ import { sharedIam, sharedSmtp } from '../helpers/shared-iam'
 import { expectDocumented } from './documented'
 import { authed } from './second-factor-http'
 import { createHash } from 'node:crypto'
+import { connect } from 'node:net'
 
 const iam = sharedIam()
 const mails = sharedSmtp()
@@ -33,6 +34,31 @@ const upload = (s: Session, bytes: Buffer, contentType?: string) =>
     // a copy on an ArrayBuffer of its own: what fetch's BodyInit types take
     body: new Uint8Array(bytes),
   })
+
+/**
+ * Writes `bytes` on one connection, all at once as most clients do, and collects what comes back
+ * until `responses` status lines have arrived or the server closed the connection.
+ */
+function exchange(bytes: Buffer, responses: number): Promise<{ statuses: string[]; text: string; error?: string }> {
+  const url = new URL(iam.url)
+  const socket = connect(Number(url.port), url.hostname)
+  let text = ''
+  let error: string | undefined
+  const statuses = () => text.match(/HTTP\/1\.1 \d{3}/g) ?? []
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.destroy()
+      resolve({ statuses: statuses(), text, error })
+    }
+    socket.on('data', (data: Buffer) => {
+      text += data.toString('latin1')
+      if (statuses().length >= responses) done()
+    })
+    socket.on('error', (failure) => (error = failure.message))
+    socket.on('close', done)
+    socket.write(bytes)
+  })
+}
 
 const read = (s: Session, headers: Record<string, string> = {}) =>
   call(iam, 'GET', '/auth/picture', { client: s, cookies: { session: s.refreshToken }, bearer: s.accessToken, headers })
@@ -112,6 +138,32 @@ describe('PUT /auth/picture and GET /auth/picture', () => {
     expect(Buffer.from(await (await read(user)).arrayBuffer()).equals(PNG)).toBe(true)
     // exactly the cap is taken
     expect((await upload(user, big.subarray(0, CAP), 'image/png')).status).toBe(200)
+  })
+
+  // Most clients write their whole body before they read: a server that answers and closes
+  // mid-body resets the connection under the write, and the client sees a broken pipe instead of
+  // the 413 (shared/read-bounded.ts dropRest).
+  it('lets a client that writes a whole over-cap picture first read the 413, and serves its next request on the same connection', async () => {
+    const user = await signupConfirmed(iam, mails)
+    const big = Buffer.concat([PNG, Buffer.alloc(2 * CAP - PNG.length)])
+    const head =
+      `PUT /auth/picture HTTP/1.1\r\nHost: iam\r\nUser-Agent: ${user.ua}\r\nX-Forwarded-For: ${user.ip}\r\n` +
+      `Cookie: canary_id=${user.canary}; session=${user.refreshToken}\r\nAuthorization: Bearer ${user.accessToken}\r\n` +
+      `Content-Type: image/png\r\nContent-Length: ${big.length}\r\n\r\n`
+    const health = `GET /health HTTP/1.1\r\nHost: iam\r\nUser-Agent: ${user.ua}\r\nX-Forwarded-For: ${user.ip}\r\n\r\n`
+    const answer = await exchange(Buffer.concat([Buffer.from(head), big, Buffer.from(health)]), 2)
+    expect(answer.error).toBeUndefined()
+    expect(answer.statuses).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200'])
+    expect(answer.text).toContain('"code":"picture_too_large"')
+  })
+
+  it('answers every over-cap upload sent through fetch with a readable 413', async () => {
+    const user = await signupConfirmed(iam, mails)
+    for (const size of [CAP + 1, 2 * CAP, 3 * CAP, CAP + 1, 2 * CAP, 3 * CAP]) {
+      const res = await upload(user, Buffer.concat([PNG, Buffer.alloc(size - PNG.length)]), 'image/png')
+      expect(res.status).toBe(413)
+      expect(((await res.json()) as Json).code).toBe('picture_too_large')
+    }
   })
 
   it('refuses an empty upload with 400 picture_empty and stores nothing', async () => {

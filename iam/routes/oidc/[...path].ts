@@ -135,7 +135,7 @@ export default defineEventHandler(async (event) => {
   // (`oidc.fastIntrospection`, `oidc.fastClientCredentials`), so a switch changes who answers and
   // nothing else (the same body bound, the same 413)
   const read = event.context.rawBody ? await event.context.rawBody.result : introspecting || granting ? await readRawBody(event, OIDC_BODY_LIMIT_BYTES) : undefined
-  if (read === 'too-large') failTooLarge()
+  if (read === 'too-large') failTooLarge(event)
   if (read !== undefined) req.body = read
   event.node.res.setHeader('content-security-policy', oidcCsp(pageLookOf(ctx.config.email)))
   if (event.method === 'POST' && routePath(event.path) === `${OIDC_MOUNT}/device`) {
