@@ -67,6 +67,18 @@ describe('the profile picture through the BFF', () => {
     expect(res.json).toMatchObject({ code: 'picture_too_large', limitBytes: 1024 * 1024 })
   })
 
+  // the gateway takes up to the largest cap the IAM may be configured with, so a picture between
+  // the IAM's cap and that ceiling reaches the IAM whole: the gateway must read the IAM's 413, not
+  // lose it to a connection closed under its upload (a 502)
+  it('relays the 413 for pictures well over the IAM cap every time, never a failed upstream', async () => {
+    const { b } = await signedIn()
+    for (const mib of [2, 4, 2, 4]) {
+      const res = await upload(b, Buffer.concat([PNG, Buffer.alloc(mib * 1024 * 1024 - PNG.length)]), 'image/png')
+      expect(res.status, JSON.stringify(res.json)).toBe(413)
+      expect(res.json).toMatchObject({ code: 'picture_too_large', limitBytes: 1024 * 1024 })
+    }
+  })
+
   it('switches to Gravatar and back to none, the session state naming the Gravatar address while chosen', async () => {
     const { b, email } = await signedIn()
     const chosen = await b.call('/api/auth/picture/choice', { method: 'POST', body: { source: 'gravatar' } })
