@@ -9,6 +9,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
+/**
+ * What both apps read a body with: the bytes within `limit`, or 'too-large' with the rest of the
+ * body being dropped (`dropRest`), or 'close' when it is too large even to drop and the 413 must
+ * end the connection. A declared Content-Length past the limit is refused before any byte is read.
+ */
+export async function readBodyWithin(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | 'too-large' | 'close'> {
+  const declared = req.headers['content-length']
+  const body = declared !== undefined && Number(declared) > limit ? 'too-large' : await readBounded(req, limit)
+  if (body !== 'too-large') return body
+  return dropRest(req, res, limit) ? 'too-large' : 'close'
+}
+
 /** Reads at most `limit` bytes; 'too-large' as soon as one more arrives (the rest is not read). */
 export function readBounded(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
   // A small body usually arrives with the headers, and the parser has finished the message before

@@ -5,8 +5,7 @@
  * nor read without a limit.
  */
 import type { H3Event, H3EventContext } from 'h3'
-import { dropRest, readBounded } from '../../shared/read-bounded'
-import { requestHeader } from './request'
+import { readBodyWithin } from '../../shared/read-bounded'
 import { httpFail } from './respond'
 
 declare module 'h3' {
@@ -31,14 +30,14 @@ export function readRawBody(event: H3Event, limitBytes: number): Promise<Buffer 
     if (kept.limitBytes !== limitBytes) throw new Error('readRawBody: one request read under two limits')
     return kept.result
   }
-  const { req, res } = event.node
-  const declared = requestHeader(event, 'content-length')
-  const read: Promise<Buffer | 'too-large'> = declared !== undefined && Number(declared) > limitBytes ? Promise.resolve('too-large') : readBounded(req, limitBytes)
-  const entry: NonNullable<H3EventContext['rawBody']> = { limitBytes, result: read }
-  entry.result = read.then((body) => {
-    if (body === 'too-large') entry.closing = !dropRest(req, res, limitBytes)
-    return body
-  })
+  const entry: NonNullable<H3EventContext['rawBody']> = {
+    limitBytes,
+    result: readBodyWithin(event.node.req, event.node.res, limitBytes).then((body) => {
+      if (body !== 'close') return body
+      entry.closing = true
+      return 'too-large'
+    }),
+  }
   event.context.rawBody = entry
   return entry.result
 }

@@ -5,11 +5,11 @@
  * readMultipartFormData) then answer from that buffer and never read the socket again.
  */
 import type { IncomingMessage } from 'node:http'
-import { getRequestHeader, setResponseHeader, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
+import { setResponseHeader, setResponseHeaders, setResponseStatus, type H3Event } from 'h3'
 import { OIDC_BODY_LIMIT_BYTES } from '../../iam/contract/oidc-mount'
 import { PICTURE_MAX_BYTES_CEILING } from '../../iam/contract/profile-picture'
 import { isScimPath, SCIM_BODY_LIMIT_BYTES } from '../../iam/contract/scim-mount'
-import { dropRest, readBounded } from '../../shared/read-bounded'
+import { readBodyWithin } from '../../shared/read-bounded'
 import type { BffErrorCode } from './bff/error-codes'
 import { UPSTREAM_DEFAULT_BODY_LIMIT_BYTES, useGatewayConfig } from './gateway-config'
 import { answerStatus } from './oauth/respond'
@@ -96,11 +96,13 @@ export async function bufferBody(event: H3Event, limitBytes: number): Promise<'f
   if (!PAYLOAD_METHODS.has(event.method)) return 'fits'
   const req = event.node.req as IncomingMessage & { [H3_RAW_BODY]?: Promise<Buffer> }
   if (req[H3_RAW_BODY]) return 'fits'
-  const declared = getRequestHeader(event, 'content-length')
-  const body = declared !== undefined && Number(declared) > limitBytes ? 'too-large' : await readBounded(req, limitBytes)
-  req[H3_RAW_BODY] = Promise.resolve(body === 'too-large' ? Buffer.alloc(0) : body)
-  if (body !== 'too-large') return 'fits'
-  return dropRest(req, event.node.res, limitBytes) ? 'too-large' : 'close'
+  const body = await readBodyWithin(req, event.node.res, limitBytes)
+  if (typeof body !== 'string') {
+    req[H3_RAW_BODY] = Promise.resolve(body)
+    return 'fits'
+  }
+  req[H3_RAW_BODY] = Promise.resolve(Buffer.alloc(0))
+  return body
 }
 
 /**

@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { drainBound, dropRest, readBounded } from '../../shared/read-bounded'
+import { drainBound, readBodyWithin } from '../../shared/read-bounded'
 
 const LIMIT = 64
 let server: Server
@@ -20,11 +20,11 @@ beforeAll(async () => {
     // as the apps do: the body is asked for a few turns after the request started
     setImmediate(async () => {
       const complete = req.complete
-      const body = await readBounded(req, LIMIT)
-      // as the apps answer a refusal (iam/http/raw-body.ts, server/utils/request-body.ts)
-      if (body === 'too-large' && !dropRest(req, res, LIMIT)) res.setHeader('connection', 'close')
+      // what the apps read with (iam/http/raw-body.ts, server/utils/request-body.ts)
+      const body = await readBodyWithin(req, res, LIMIT)
+      if (body === 'close') res.setHeader('connection', 'close')
       // one line a response, the body in base64: nothing in it can look like the framing
-      res.end(`answer ${complete} ${body === 'too-large' ? body : body.toString('base64')};`)
+      res.end(`answer ${complete} ${typeof body === 'string' ? 'too-large' : body.toString('base64')};`)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
